@@ -1,0 +1,4 @@
+#ifndef WEBARC_CLZ4_SHIM_H
+#define WEBARC_CLZ4_SHIM_H
+#include <lz4.h>
+#endif

@@ -1,0 +1,220 @@
+import Foundation
+
+/// One HTTP header field, name and value as captured.
+public struct HTTPHeader: Equatable, Hashable, Sendable {
+    public var name: String
+    public var value: String
+
+    /// Makes a header field.
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+extension Array where Element == HTTPHeader {
+    /// The value of the first header named `name`, compared case-insensitively.
+    public func value(for name: String) -> String? {
+        first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    /// Names and values alternately, as the index stores them (spec §6.3).
+    var flattened: [String] { flatMap { [$0.name, $0.value] } }
+
+    init(flattened list: [String]) {
+        self = stride(from: 0, to: list.count - 1, by: 2).map { HTTPHeader(list[$0], list[$0 + 1]) }
+    }
+}
+
+/// A captured HTTP request: what a response or redirect answers.
+///
+/// Spec: §6.3 `Request`.
+public struct RequestRecord: Equatable, Sendable {
+    /// The method, upper case.
+    public var method: String
+    /// The absolute URL as captured, not canonicalized.
+    public var url: String
+    public var headers: [HTTPHeader]
+
+    /// Makes a request record.
+    public init(method: String = "GET", url: String, headers: [HTTPHeader] = []) {
+        self.method = method.uppercased()
+        self.url = url
+        self.headers = headers
+    }
+
+    /// The lookup key: method, a space, and the canonical URL (spec §7.1).
+    ///
+    /// - Throws: ``WebArcError/badURL(url:reason:)`` when the URL is not absolute.
+    public func canonicalKey() throws -> String { try URLKey.key(method: method, url: url) }
+}
+
+/// A stored HTTP response with its body reference.
+///
+/// Spec: §6.3 `Response`.
+public struct ResponseRecord: Equatable, Sendable {
+    public var request: RequestRecord
+    public var status: Int
+    public var reason: String?
+    /// Headers as stored: they describe the stored body (no `Transfer-Encoding`).
+    public var headers: [HTTPHeader]
+    /// Media type without parameters, lower case.
+    public var mimeType: String?
+    public var textEncoding: String?
+    public var body: BodyReference
+    public var bodyLength: UInt64
+    public var captureDate: Date?
+
+    /// Makes a response record for a body already added to a writer.
+    public init(
+        request: RequestRecord, status: Int = 200, reason: String? = nil, headers: [HTTPHeader] = [],
+        mimeType: String? = nil, textEncoding: String? = nil, body: StoredBody, captureDate: Date? = nil
+    ) {
+        self.init(
+            request: request, status: status, reason: reason, headers: headers, mimeType: mimeType,
+            textEncoding: textEncoding, body: body.reference, bodyLength: body.length, captureDate: captureDate)
+    }
+
+    /// Makes a response record from all its stored fields.
+    public init(
+        request: RequestRecord, status: Int, reason: String?, headers: [HTTPHeader], mimeType: String?,
+        textEncoding: String?, body: BodyReference, bodyLength: UInt64, captureDate: Date?
+    ) {
+        self.request = request
+        self.status = status
+        self.reason = reason
+        self.headers = headers
+        self.mimeType = mimeType
+        self.textEncoding = textEncoding
+        self.body = body
+        self.bodyLength = bodyLength
+        self.captureDate = captureDate
+    }
+}
+
+/// A stored HTTP redirect: the request it answers and where it points.
+///
+/// Spec: §6.3 `Redirect`.
+public struct RedirectRecord: Equatable, Sendable {
+    /// The statuses a redirect record may hold.
+    public static let allowedStatuses: Set<Int> = [301, 302, 303, 307, 308]
+
+    public var request: RequestRecord
+    /// 301, 302, 303, 307 or 308.
+    public var status: Int
+    /// The absolute target URL.
+    public var target: String
+    public var headers: [HTTPHeader]
+    public var captureDate: Date?
+
+    /// Makes a redirect record.
+    public init(
+        request: RequestRecord, status: Int = 301, target: String, headers: [HTTPHeader] = [],
+        captureDate: Date? = nil
+    ) {
+        self.request = request
+        self.status = status
+        self.target = target
+        self.headers = headers
+        self.captureDate = captureDate
+    }
+}
+
+/// A record found by a lookup: a response or a redirect.
+public enum ArchiveRecord: Equatable, Sendable {
+    case response(ResponseRecord)
+    case redirect(RedirectRecord)
+
+    /// The request the record answers.
+    public var request: RequestRecord {
+        switch self {
+        case .response(let response): response.request
+        case .redirect(let redirect): redirect.request
+        }
+    }
+
+    /// The HTTP status stored.
+    public var status: Int {
+        switch self {
+        case .response(let response): response.status
+        case .redirect(let redirect): redirect.status
+        }
+    }
+
+    /// The stored response headers.
+    public var headers: [HTTPHeader] {
+        switch self {
+        case .response(let response): response.headers
+        case .redirect(let redirect): redirect.headers
+        }
+    }
+
+    /// When the record was captured, if known.
+    public var captureDate: Date? {
+        switch self {
+        case .response(let response): response.captureDate
+        case .redirect(let redirect): redirect.captureDate
+        }
+    }
+}
+
+/// A record with its place in the archive, as listings return it.
+public struct ArchiveEntry: Equatable, Sendable {
+    /// The canonical key the lookup table holds for it.
+    public var key: String
+    /// Its object id in the index.
+    public var objectID: UInt32
+    public var record: ArchiveRecord
+}
+
+/// Archive-level metadata: object 0 of the index.
+///
+/// Spec: §6.3 `Archive`.
+public struct ArchiveMetadata: Equatable, Sendable {
+    /// One free-form key/value pair.
+    public struct Entry: Equatable, Sendable {
+        public var key: String
+        public var value: String
+
+        /// Makes an entry.
+        public init(_ key: String, _ value: String) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    /// When the archive was made; absent unless given, so that output stays deterministic.
+    public var created: Date?
+    public var creator: String?
+    /// The page to open first.
+    public var startURL: String?
+    public var baseURL: String?
+    public var entries: [Entry]
+
+    /// Makes metadata; every field is optional.
+    public init(
+        created: Date? = nil, creator: String? = nil, startURL: String? = nil, baseURL: String? = nil,
+        entries: [Entry] = []
+    ) {
+        self.created = created
+        self.creator = creator
+        self.startURL = startURL
+        self.baseURL = baseURL
+        self.entries = entries
+    }
+}
+
+/// A body the writer stored: its reference and length, to put in a response record.
+public struct StoredBody: Equatable, Sendable {
+    public var reference: BodyReference
+    public var length: UInt64
+    /// Whether this add found the body already stored.
+    public var wasDeduplicated: Bool
+}
+
+extension Date {
+    /// Milliseconds since 1970, as dates are stored (spec §6.2 type `date`).
+    var webarcMilliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
+
+    init(webarcMilliseconds: Int64) { self.init(timeIntervalSince1970: Double(webarcMilliseconds) / 1000) }
+}

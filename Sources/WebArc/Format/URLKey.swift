@@ -1,0 +1,157 @@
+/// URL canonicalization and the lookup key built from it.
+///
+/// Spec: §7.1 URL canonicalization.
+public enum URLKey {
+    /// Default ports dropped from canonical URLs.
+    static let defaultPorts: [String: String] = ["http": "80", "https": "443", "ws": "80", "wss": "443", "ftp": "21"]
+
+    /// The lookup key of a request: upper-case method, a space, the canonical URL.
+    ///
+    /// - Throws: ``WebArcError/badURL(url:reason:)`` when `url` has no canonical form.
+    public static func key(method: String, url: String) throws -> String {
+        method.uppercased() + " " + (try canonicalize(url))
+    }
+
+    /// The canonical form of an absolute URL (spec §7.1 steps 1–9).
+    ///
+    /// - Throws: ``WebArcError/badURL(url:reason:)`` when `url` has no scheme.
+    public static func canonicalize(_ url: String) throws -> String {
+        var bytes = Array(url.utf8)
+        while let first = bytes.first, first <= 0x20 { bytes.removeFirst() }
+        while let last = bytes.last, last <= 0x20 { bytes.removeLast() }
+        bytes.removeAll { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        if let hash = bytes.firstIndex(of: UInt8(ascii: "#")) { bytes.removeSubrange(hash...) }
+
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0, isAlpha(bytes[0]),
+            bytes[0..<colon].allSatisfy({ isAlpha($0) || isDigit($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E })
+        else {
+            throw WebArcError.badURL(url: url, reason: "no scheme: an absolute URL is needed")
+        }
+        let scheme = String(decoding: bytes[0..<colon].map(lowercased), as: UTF8.self)
+        var rest = bytes[(colon + 1)...]
+        var output = Array(scheme.utf8) + [UInt8(ascii: ":")]
+
+        let hasAuthority = rest.starts(with: [0x2F, 0x2F])
+        if hasAuthority {
+            rest = rest.dropFirst(2)
+            let end = rest.firstIndex { $0 == 0x2F || $0 == 0x3F } ?? rest.endIndex
+            output += [0x2F, 0x2F] + canonicalAuthority(Array(rest[rest.startIndex..<end]), scheme: scheme)
+            rest = rest[end...]
+        }
+        let queryStart = rest.firstIndex(of: UInt8(ascii: "?"))
+        var path = normalizePercentEncoding(rest[rest.startIndex..<(queryStart ?? rest.endIndex)], inQuery: false)
+        if hasAuthority && path.isEmpty { path = [0x2F] }
+        output += removeDotSegments(path)
+        if let queryStart {
+            output.append(UInt8(ascii: "?"))
+            output += normalizePercentEncoding(rest[(queryStart + 1)...], inQuery: true)
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    private static func canonicalAuthority(_ authority: [UInt8], scheme: String) -> [UInt8] {
+        var hostPort = authority[...]
+        if let at = hostPort.lastIndex(of: UInt8(ascii: "@")) { hostPort = hostPort[(at + 1)...] }
+        var host = hostPort
+        var port: ArraySlice<UInt8> = []
+        let closing = hostPort.lastIndex(of: UInt8(ascii: "]"))
+        if let colon = hostPort.lastIndex(of: UInt8(ascii: ":")), closing.map({ colon > $0 }) ?? true,
+            hostPort[(colon + 1)...].allSatisfy(isDigit)
+        {
+            host = hostPort[hostPort.startIndex..<colon]
+            port = hostPort[(colon + 1)...].drop { $0 == UInt8(ascii: "0") }
+            if port.isEmpty && colon + 1 < hostPort.endIndex { port = [UInt8(ascii: "0")] }
+        }
+        var output = host.map(lowercased)
+        let portText = String(decoding: port, as: UTF8.self)
+        if !port.isEmpty && defaultPorts[scheme] != portText {
+            output += [UInt8(ascii: ":")] + port
+        }
+        return output
+    }
+
+    /// Rewrites `%XX` escapes and raw bytes to the one form of spec §7.1 step 6.
+    static func normalizePercentEncoding(_ bytes: ArraySlice<UInt8>, inQuery: Bool) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%") {
+                if index + 2 < bytes.endIndex, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+                {
+                    let value = high << 4 | low
+                    if isUnreserved(value) { output.append(value) } else { appendEscape(value, to: &output) }
+                    index += 3
+                    continue
+                }
+                output += Array("%25".utf8)
+            } else if isUnreserved(byte) || isKept(byte) || (inQuery && byte == UInt8(ascii: "?")) {
+                output.append(byte)
+            } else {
+                appendEscape(byte, to: &output)
+            }
+            index += 1
+        }
+        return output
+    }
+
+    /// RFC 3986 §5.2.4, on an already normalized path.
+    static func removeDotSegments(_ path: [UInt8]) -> [UInt8] {
+        guard path.contains(UInt8(ascii: ".")) else { return path }
+        let absolute = path.first == UInt8(ascii: "/")
+        var segments: [ArraySlice<UInt8>] = []
+        let parts = path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        let body = absolute ? parts.dropFirst() : parts[...]
+        var trailingSlash = false
+        for (position, segment) in body.enumerated() {
+            let isLast = position == body.count - 1
+            if segment.elementsEqual([UInt8(ascii: ".")]) {
+                trailingSlash = isLast
+            } else if segment.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")]) {
+                if !segments.isEmpty { segments.removeLast() }
+                trailingSlash = isLast
+            } else {
+                segments.append(segment)
+                trailingSlash = false
+            }
+        }
+        var output: [UInt8] = absolute ? [UInt8(ascii: "/")] : []
+        output += Array(segments.joined(separator: [UInt8(ascii: "/")]))
+        if trailingSlash && !(output.last == UInt8(ascii: "/")) { output.append(UInt8(ascii: "/")) }
+        return output
+    }
+
+    private static func appendEscape(_ byte: UInt8, to output: inout [UInt8]) {
+        let digits = Array("0123456789ABCDEF".utf8)
+        output += [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]]
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    static func isAlpha(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+    }
+
+    static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+
+    static func isUnreserved(_ byte: UInt8) -> Bool {
+        isAlpha(byte) || isDigit(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+            || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
+    }
+
+    private static func isKept(_ byte: UInt8) -> Bool {
+        Array("!$&'()*+,;=:@/".utf8).contains(byte)
+    }
+
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Random access to an archive's bytes by offset and length: a file, a mapping, or (later) ranged HTTP.
+public protocol ByteSource: Sendable {
+    /// Total number of bytes.
+    var size: UInt64 { get }
+    /// Reads exactly `count` bytes at `offset`, or throws when the source ends before.
+    func read(at offset: UInt64, count: Int) throws -> [UInt8]
+}
+
+/// A file read with positioned reads (`pread`); safe to share between threads.
+public final class FileByteSource: ByteSource {
+    private let descriptor: Int32
+    /// The path the file was opened at.
+    public let path: String
+    public let size: UInt64
+
+    /// Opens `path` for reading.
+    ///
+    /// - Throws: ``WebArcError/io(path:operation:errno:)`` when it cannot be opened or is a directory.
+    public init(path: String) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw WebArcError.io(path: path, operation: "open", errno: errno) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            close(fd)
+            throw WebArcError.io(path: path, operation: "stat", errno: code)
+        }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            close(fd)
+            throw WebArcError.io(path: path, operation: "read", errno: EISDIR)
+        }
+        descriptor = fd
+        self.path = path
+        size = UInt64(info.st_size)
+    }
+
+    deinit { close(descriptor) }
+
+    public func read(at offset: UInt64, count: Int) throws -> [UInt8] {
+        guard count > 0 else { return [] }
+        guard offset <= size, UInt64(count) <= size - offset else {
+            throw WebArcError.truncated(
+                section: "file", offset: offset, needed: UInt64(count), available: size > offset ? size - offset : 0)
+        }
+        var buffer = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let result = buffer.withUnsafeMutableBytes { raw in
+                pread(descriptor, raw.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+            }
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw WebArcError.io(path: path, operation: "read", errno: errno)
+            }
+            if result == 0 {
+                throw WebArcError.truncated(
+                    section: "file", offset: offset + UInt64(done), needed: UInt64(count - done), available: 0)
+            }
+            done += result
+        }
+        return buffer
+    }
+}
+
+/// Bytes held in memory or mapped from a file (`Data(contentsOf:options: .alwaysMapped)`).
+public struct DataByteSource: ByteSource {
+    private let data: Data
+    public var size: UInt64 { UInt64(data.count) }
+
+    /// Wraps `data`; its indices need not start at zero.
+    public init(_ data: Data) { self.data = data }
+
+    /// Maps the file at `path` into memory; pages load on first touch.
+    public init(mapping path: String) throws {
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
+        } catch {
+            throw WebArcError.io(path: path, operation: "map", errno: Int32((error as NSError).code))
+        }
+    }
+
+    public func read(at offset: UInt64, count: Int) throws -> [UInt8] {
+        guard count > 0 else { return [] }
+        guard offset <= size, UInt64(count) <= size - offset else {
+            throw WebArcError.truncated(
+                section: "file", offset: offset, needed: UInt64(count), available: size > offset ? size - offset : 0)
+        }
+        let start = data.startIndex + Int(offset)
+        return [UInt8](data[start..<start + count])
+    }
+}

@@ -1,0 +1,31 @@
+/// Appends little-endian integers and bytes to a growing buffer; the mirror of ``ByteReader``.
+struct ByteWriter {
+    private(set) var bytes: [UInt8] = []
+
+    init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
+
+    var count: Int { bytes.count }
+
+    mutating func write(_ value: UInt8) { bytes.append(value) }
+    mutating func write(_ value: UInt16) { writeLittleEndian(UInt64(value), width: 2) }
+    mutating func write(_ value: UInt32) { writeLittleEndian(UInt64(value), width: 4) }
+    mutating func write(_ value: UInt64) { writeLittleEndian(value, width: 8) }
+    mutating func write(_ value: Int64) { writeLittleEndian(UInt64(bitPattern: value), width: 8) }
+    mutating func write<C: Collection>(bytes other: C) where C.Element == UInt8 { bytes.append(contentsOf: other) }
+    mutating func writeZeros(_ count: Int) { bytes.append(contentsOf: repeatElement(0, count: count)) }
+
+    /// Pads with zero bytes until the count is a multiple of `alignment`.
+    mutating func pad(toMultipleOf alignment: Int) {
+        let extra = bytes.count % alignment
+        if extra != 0 { writeZeros(alignment - extra) }
+    }
+
+    /// Overwrites four bytes at `position` with `value`, little-endian.
+    mutating func patch(_ value: UInt32, at position: Int) {
+        for index in 0..<4 { bytes[position + index] = UInt8(truncatingIfNeeded: value >> (8 * UInt32(index))) }
+    }
+
+    private mutating func writeLittleEndian(_ value: UInt64, width: Int) {
+        for index in 0..<width { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(index)))) }
+    }
+}

@@ -1,0 +1,131 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file written through a temporary sibling and renamed into place only when complete.
+///
+/// Appends are buffered; the file can be read back (for dedup comparison) and rolled back to an
+/// earlier length. Until ``commit()`` the target path is never touched; ``discard()`` (or deinit)
+/// removes the temporary file.
+final class OutputFile {
+    let targetPath: String
+    let temporaryPath: String
+    private var descriptor: Int32
+    private var buffer: [UInt8] = []
+    private let bufferLimit = 1 << 20
+    /// Bytes written so far, buffered ones included.
+    private(set) var length: UInt64 = 0
+    private var flushedLength: UInt64 = 0
+    private var committed = false
+
+    /// Creates a temporary file next to `targetPath`.
+    ///
+    /// - Throws: `outputExists` when the target exists and `overwrite` is false; `io` otherwise.
+    init(targetPath: String, overwrite: Bool) throws {
+        self.targetPath = targetPath
+        if !overwrite && access(targetPath, F_OK) == 0 { throw WebArcError.outputExists(path: targetPath) }
+        let slash = targetPath.lastIndex(of: "/")
+        let directory = slash.map { String(targetPath[..<$0]) } ?? "."
+        let name = slash.map { String(targetPath[targetPath.index(after: $0)...]) } ?? targetPath
+        var template = Array("\(directory.isEmpty ? "/" : directory)/.\(name).tmp-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw WebArcError.io(path: targetPath, operation: "create temporary file for", errno: errno) }
+        descriptor = fd
+        temporaryPath = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        buffer.reserveCapacity(bufferLimit)
+    }
+
+    deinit { if !committed { discard() } }
+
+    /// Appends bytes at the end.
+    func append<C: Collection>(_ bytes: C) throws where C.Element == UInt8 {
+        buffer.append(contentsOf: bytes)
+        length += UInt64(bytes.count)
+        if buffer.count >= bufferLimit { try flush() }
+    }
+
+    /// Writes buffered bytes to the file.
+    func flush() throws {
+        guard !buffer.isEmpty else { return }
+        try write(buffer, at: flushedLength)
+        flushedLength += UInt64(buffer.count)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Reads back `count` bytes written earlier at `offset`.
+    func read(at offset: UInt64, count: Int) throws -> [UInt8] {
+        if offset + UInt64(count) > flushedLength { try flush() }
+        var result = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let got = result.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset) + off_t(done)) }
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else { throw WebArcError.io(path: temporaryPath, operation: "read back", errno: got < 0 ? errno : EIO) }
+            done += got
+        }
+        return result
+    }
+
+    /// Drops everything written after `newLength`.
+    func rollBack(to newLength: UInt64) throws {
+        try flush()
+        guard ftruncate(descriptor, off_t(newLength)) == 0 else {
+            throw WebArcError.io(path: temporaryPath, operation: "truncate", errno: errno)
+        }
+        length = newLength
+        flushedLength = newLength
+    }
+
+    /// Overwrites bytes at `offset` (used once, for the header).
+    func write(_ bytes: [UInt8], at offset: UInt64) throws {
+        var done = 0
+        while done < bytes.count {
+            let wrote = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done)) }
+            if wrote < 0 && errno == EINTR { continue }
+            guard wrote > 0 else { throw WebArcError.io(path: temporaryPath, operation: "write", errno: wrote < 0 ? errno : EIO) }
+            done += wrote
+        }
+    }
+
+    /// Flushes, syncs and renames the temporary file onto the target, then syncs the folder.
+    func commit(overwrite: Bool) throws {
+        try flush()
+        guard fsync(descriptor) == 0 else { throw WebArcError.io(path: temporaryPath, operation: "sync", errno: errno) }
+        fchmod(descriptor, 0o644)
+        close(descriptor)
+        descriptor = -1
+        if !overwrite && access(targetPath, F_OK) == 0 {
+            unlink(temporaryPath)
+            committed = true
+            throw WebArcError.outputExists(path: targetPath)
+        }
+        guard rename(temporaryPath, targetPath) == 0 else {
+            let code = errno
+            unlink(temporaryPath)
+            committed = true
+            throw WebArcError.io(path: targetPath, operation: "rename onto", errno: code)
+        }
+        committed = true
+        let slash = targetPath.lastIndex(of: "/")
+        let directory = slash.map { String(targetPath[..<$0]) } ?? "."
+        let folder = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY)
+        if folder >= 0 {
+            fsync(folder)
+            close(folder)
+        }
+    }
+
+    /// Closes and removes the temporary file; the target path is untouched.
+    func discard() {
+        if descriptor >= 0 {
+            close(descriptor)
+            descriptor = -1
+        }
+        if !committed {
+            unlink(temporaryPath)
+            committed = true
+        }
+    }
+}

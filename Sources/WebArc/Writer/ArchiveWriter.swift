@@ -1,0 +1,81 @@
+import Crypto
+import Foundation
+
+/// Writes a new archive: bodies (deduplicated by MD5, confirmed byte for byte), records and
+/// metadata, finished atomically.
+///
+/// ```swift
+/// let writer = try ArchiveWriter(path: "site.webarc")
+/// let body = try writer.addBody(Array("<h1>Hello</h1>".utf8))
+/// try writer.add(ResponseRecord(request: RequestRecord(url: "http://localhost/"), body: body))
+/// try writer.finish()
+/// ```
+///
+/// Nothing appears at `path` until ``finish()`` succeeds: the archive is written to a temporary
+/// file in the same folder, synced and renamed. Memory stays bounded by one chunk per streamed body
+/// plus the index. Not thread-safe: one task owns a writer (use ``PreparedBody`` to compress in
+/// parallel). Spec: Appendix C.
+public final class ArchiveWriter {
+    /// Choices that change what the writer does, not what it writes.
+    public struct Options: Sendable {
+        /// Replace an existing file at the path.
+        public var overwrite: Bool
+
+        /// Makes options.
+        public init(overwrite: Bool = false) { self.overwrite = overwrite }
+    }
+
+    /// Archive-level metadata written as object 0.
+    public var metadata = ArchiveMetadata()
+
+    let output: OutputFile
+    let options: Options
+    var bodies: [BodyDigest: [BodyEntry]] = [:]
+    var chunks: [ChunkEntry] = []
+    var records: [PendingRecord] = []
+    var closed = false
+
+    /// Statistics about what has been added so far.
+    public internal(set) var statistics = Statistics()
+
+    /// Counts of what the writer has stored.
+    public struct Statistics: Sendable, Equatable {
+        /// Bodies added, duplicates included.
+        public var bodiesAdded = 0
+        /// Distinct bodies stored.
+        public var bodiesStored = 0
+        /// Uncompressed bytes of every body added.
+        public var rawBytes: UInt64 = 0
+        /// Bytes stored in the body data section.
+        public var storedBytes: UInt64 = 0
+    }
+
+    /// Starts an archive that will appear at `path` when finished.
+    ///
+    /// - Throws: `outputExists` when `path` exists and `options.overwrite` is false; `io`.
+    public init(path: String, options: Options = Options()) throws {
+        self.options = options
+        output = try OutputFile(targetPath: path, overwrite: options.overwrite)
+        try output.append(repeatElement(UInt8(0), count: FileHeader.size))
+    }
+
+    /// Abandons the archive: the temporary file is removed and `path` is left as it was.
+    public func cancel() {
+        closed = true
+        output.discard()
+    }
+
+    func ensureOpen() throws {
+        if closed { throw WebArcError.writerClosed }
+    }
+
+    /// Runs `body`, and on any error abandons the archive so that nothing half-written remains.
+    func failing<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            cancel()
+            throw error
+        }
+    }
+}

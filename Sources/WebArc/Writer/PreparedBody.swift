@@ -1,0 +1,35 @@
+import Crypto
+import Foundation
+
+/// A body hashed and compressed ahead of time, off the writer's thread, so that a packer can use
+/// every core and hand finished bodies to the writer in order.
+public struct PreparedBody: Sendable {
+    let digest: BodyDigest
+    let length: UInt64
+    let chunks: [ChunkEncoder.Encoded]
+
+    /// Hashes and compresses `bytes` into chunks of at most 256 KiB.
+    public init<D: DataProtocol>(_ bytes: D) {
+        let contiguous = Array(bytes)
+        var hasher = Insecure.MD5()
+        var chunks: [ChunkEncoder.Encoded] = []
+        var start = 0
+        while start < contiguous.count {
+            let end = min(start + ChunkEntry.maxRawLength, contiguous.count)
+            let slice = contiguous[start..<end]
+            slice.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+            chunks.append(ChunkEncoder.encode(slice))
+            start = end
+        }
+        digest = BodyDigest(hasher.finalize())
+        length = UInt64(contiguous.count)
+        self.chunks = chunks
+    }
+
+    /// Reads and prepares a whole file.
+    ///
+    /// - Throws: `io` when the file cannot be read.
+    public init(contentsOfFile path: String) throws {
+        self.init(try FileInput.readAll(path))
+    }
+}

@@ -1,0 +1,40 @@
+"""LZ4 block codec through the system liblz4 (ctypes).
+
+The Swift library links the same `liblz4.so.1`, so `compress` here yields the
+very bytes the Swift writer stores (spec §5.4: `LZ4_compress_default`,
+acceleration 1).
+"""
+
+import ctypes
+
+_lib = ctypes.CDLL("liblz4.so.1")
+_lib.LZ4_compressBound.argtypes = [ctypes.c_int]
+_lib.LZ4_compressBound.restype = ctypes.c_int
+_lib.LZ4_compress_default.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_int]
+_lib.LZ4_compress_default.restype = ctypes.c_int
+_lib.LZ4_decompress_safe.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_int]
+_lib.LZ4_decompress_safe.restype = ctypes.c_int
+
+
+def compress_bound(raw_length: int) -> int:
+    """LZ4_compressBound: the largest block LZ4 can produce for `raw_length` bytes."""
+    return _lib.LZ4_compressBound(raw_length)
+
+
+def compress(data: bytes) -> bytes:
+    """One LZ4 block of `data` (LZ4_compress_default, acceleration 1)."""
+    capacity = compress_bound(len(data))
+    out = ctypes.create_string_buffer(capacity)
+    written = _lib.LZ4_compress_default(data, out, len(data), capacity)
+    if written <= 0:
+        raise RuntimeError("LZ4_compress_default failed")
+    return out.raw[:written]
+
+
+def decompress(block: bytes, raw_length: int) -> bytes | None:
+    """Decode one LZ4 block that must expand to exactly `raw_length` bytes; None if it does not."""
+    out = ctypes.create_string_buffer(max(raw_length, 1))
+    produced = _lib.LZ4_decompress_safe(block, out, len(block), raw_length)
+    if produced != raw_length:
+        return None
+    return out.raw[:raw_length]

@@ -6,11 +6,16 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "WebArc", targets: ["WebArc"]),
+        .library(name: "WebArcURLProtocol", targets: ["WebArcURLProtocol"]),
+        .library(name: "WebArcServer", targets: ["WebArcServer"]),
+        .library(name: "WebArcInterop", targets: ["WebArcInterop"]),
         .executable(name: "webarc", targets: ["WebArcCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .systemLibrary(
@@ -18,6 +23,7 @@ let package = Package(
             pkgConfig: "liblz4",
             providers: [.apt(["liblz4-dev"])]
         ),
+        // Format, reader, writer, verification. Depends on nothing heavier than liblz4 and swift-crypto.
         .target(
             name: "WebArc",
             dependencies: [
@@ -25,18 +31,35 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // URLSession replay and recording through a URLProtocol subclass.
+        .target(name: "WebArcURLProtocol", dependencies: ["WebArc"]),
+        // The HTTP server behind `webarc serve`.
+        .target(
+            name: "WebArcServer",
+            dependencies: [
+                "WebArc",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Import from WARC, HAR, .webarchive; export to them. The core never imports it.
+        .target(name: "WebArcInterop", dependencies: ["WebArc"]),
         .executableTarget(
             name: "WebArcCLI",
             dependencies: [
                 "WebArc",
+                "WebArcServer",
+                "WebArcURLProtocol",
+                "WebArcInterop",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(
-            name: "WebArcTests",
-            dependencies: ["WebArc"],
-            resources: []
-        ),
+        .testTarget(name: "WebArcTests", dependencies: ["WebArc"]),
+        .testTarget(name: "WebArcURLProtocolTests", dependencies: ["WebArcURLProtocol", "WebArc"]),
+        .testTarget(name: "WebArcServerTests", dependencies: ["WebArcServer", "WebArc"]),
+        .testTarget(name: "WebArcInteropTests", dependencies: ["WebArcInterop", "WebArc"]),
+        .testTarget(name: "WebArcCLITests", dependencies: ["WebArc"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -21,6 +21,7 @@ Environment:
                            `swift build -c release --static-swift-stdlib` in the repository
   CORPUS=DIR               the site to pack (default: /usr/share/doc/python3.11/html)
   CAT_PATH=PATH            the file looked up by the one-URL test (default: library/index.html)
+  NO_HYPERFINE=1           time with the Python loop even if hyperfine is installed
 
 Missing tools (python3.11-doc lz4 zip unzip hyperfine time) are installed with apt-get.
 Without hyperfine, a Python timing loop with the same rules is used.
@@ -56,19 +57,19 @@ die() { printf 'pack-bench: error: %s\n' "$*" >&2; exit 1; }
 
 ensure_tools() {
     local missing=()
-    [[ -d "$CORPUS" ]] || [[ "$CORPUS" != /usr/share/doc/python3.11/html ]] || missing+=(python3.11-doc)
+    if [[ "$CORPUS" == /usr/share/doc/python3.11/html && ! -d "$CORPUS" ]]; then missing+=(python3.11-doc); fi
     command -v lz4 >/dev/null || missing+=(lz4)
     command -v zip >/dev/null || missing+=(zip)
     command -v unzip >/dev/null || missing+=(unzip)
     [[ -x /usr/bin/time ]] || missing+=(time)
     command -v python3 >/dev/null || missing+=(python3)
     local want_hyperfine=0
-    command -v hyperfine >/dev/null || want_hyperfine=1
+    if [[ -z "${NO_HYPERFINE:-}" ]] && ! command -v hyperfine >/dev/null; then want_hyperfine=1; fi
     ((${#missing[@]} || want_hyperfine)) || return 0
 
     local sudo=()
     if ((EUID != 0)); then
-        command -v sudo >/dev/null || die "missing ${missing[*]} ${want_hyperfine:+hyperfine}: install them (not root, no sudo)"
+        command -v sudo >/dev/null || die "missing packages ${missing[*]}: install them (not root, no sudo)"
         sudo=(sudo)
     fi
     say "installing: ${missing[*]}$( ((want_hyperfine)) && echo ' hyperfine (if packaged)')"
@@ -118,7 +119,7 @@ cp -rL "$CORPUS" "$COPY"
 FILES="$(find "$COPY" -type f | wc -l)"
 BYTES="$(du -sb --apparent-size "$COPY" | cut -f1)"
 
-if command -v hyperfine >/dev/null; then
+if [[ -z "${NO_HYPERFINE:-}" ]] && command -v hyperfine >/dev/null; then
     TIMER="hyperfine $(hyperfine --version | awk '{print $2}')"
 else
     TIMER="python3 perf_counter loop"
@@ -126,30 +127,38 @@ fi
 
 q() { printf '%q' "$1"; }
 
-# time_cmd NAME PREPARE COMMAND: median and minimum seconds of RUNS runs after one warm-up,
-# PREPARE run untimed before each; the cost of spawning the shell is subtracted.
+# time_cmd NAME PREPARE COMMAND [shell|direct]: median and minimum seconds of RUNS runs after one
+# warm-up, PREPARE run untimed before each. A shell command has the cost of starting the shell
+# subtracted; a direct one (no pipes, redirections or cd) is started without a shell, which
+# keeps millisecond figures such as `unzip -p` exact. Output of the timed commands is discarded.
 declare -A MEDIAN MINIMUM
 time_cmd() {
-    local name="$1" prepare="$2" cmd="$3" result
-    if command -v hyperfine >/dev/null; then
-        hyperfine --style none --runs "$RUNS" --warmup 1 --prepare "${prepare:-true}" \
+    local name="$1" prepare="$2" cmd="$3" mode="${4:-shell}" result
+    if [[ "$TIMER" == hyperfine* ]]; then
+        local opts=()
+        [[ -z "$prepare" ]] || opts+=(--prepare "$prepare")
+        [[ "$mode" == shell ]] || opts+=(--shell=none)
+        hyperfine --style none --runs "$RUNS" --warmup 1 "${opts[@]}" \
             --export-json "$WORK/$name.json" "$cmd" >/dev/null
         result="$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print(r["median"], r["min"])' \
             "$WORK/$name.json")"
     else
-        result="$(python3 - "$RUNS" "$prepare" "$cmd" <<'PY'
-import statistics, subprocess, sys, time
-runs, prepare, cmd = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-def once(c):
+        result="$(python3 - "$RUNS" "$prepare" "$cmd" "$mode" <<'PY'
+import shlex, statistics, subprocess, sys, time
+runs, prepare, cmd, mode = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+def argv(c, shell):
+    return ["/bin/sh", "-c", c] if shell else shlex.split(c)
+def once(c, shell):
+    args = argv(c, shell)
     t = time.perf_counter()
-    subprocess.run(["/bin/sh", "-c", c], check=True)
+    subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
     return time.perf_counter() - t
-spawn = statistics.median(once("true") for _ in range(20))
+spawn = statistics.median(once("true", True) for _ in range(20)) if mode == "shell" else 0.0
 samples = []
 for i in range(runs + 1):
     if prepare:
-        subprocess.run(["/bin/sh", "-c", prepare], check=True)
-    s = once(cmd)
+        subprocess.run(argv(prepare, True), check=True, stdout=subprocess.DEVNULL)
+    s = once(cmd, mode == "shell")
     if i:  # run 0 is the warm-up
         samples.append(max(0.0, s - spawn))
 print(statistics.median(samples), min(samples))
@@ -173,6 +182,7 @@ peak_rss() {
 # --- pack ----------------------------------------------------------------------------------------
 
 say "pack ($RUNS runs each)"
+# pack-webarc is started through the shell like its peers, which need one for the pipe and cd.
 PACK_WEBARC="$(q "$WEBARC") pack $(q "$CORPUS") -o $(q "$ARC") --follow-outside --quiet"
 PACK_TLZ="tar -cf - -C $(q "$COPY") . | lz4 -1 -q > $(q "$TLZ")"
 PACK_ZIP="cd $(q "$COPY") && zip -qr $(q "$ZIP") ."
@@ -189,22 +199,28 @@ SIZE_WEBARC="$(stat -c %s "$ARC")"
 SIZE_TLZ="$(stat -c %s "$TLZ")"
 SIZE_ZIP="$(stat -c %s "$ZIP")"
 
+# What whole-body dedup plus per-body LZ4 -1 weighs before any index: the sum of `lz4 -1` over
+# each distinct file. A reference for the size goal, since tar | lz4 compresses across files.
+say "per-file lz4 -1 over distinct files"
+SIZE_PERFILE="$(find "$COPY" -type f -print0 | xargs -0 md5sum | sort -u -k1,1 | cut -c35- |
+    while IFS= read -r f; do lz4 -1 -c -q "$f" | wc -c; done | awk '{s += $1} END {print s + 0}')"
+
 # --- unpack --------------------------------------------------------------------------------------
 
 say "unpack"
-time_cmd unpack-webarc "rm -rf $(q "$OUT")" "$(q "$WEBARC") unpack $(q "$ARC") -o $(q "$OUT") --quiet"
+time_cmd unpack-webarc "rm -rf $(q "$OUT")" "$(q "$WEBARC") unpack $(q "$ARC") -o $(q "$OUT") --quiet" direct
 UNPACKED="$(find "$OUT" -type f 2>/dev/null | wc -l)"
 ((UNPACKED == FILES)) || say "warning: webarc unpack wrote $UNPACKED files, the corpus has $FILES"
 time_cmd unpack-tlz "rm -rf $(q "$OUT") && mkdir $(q "$OUT")" "lz4 -dc $(q "$TLZ") | tar -xf - -C $(q "$OUT")"
-time_cmd unpack-zip "rm -rf $(q "$OUT")" "unzip -q $(q "$ZIP") -d $(q "$OUT")"
+time_cmd unpack-zip "rm -rf $(q "$OUT")" "unzip -q $(q "$ZIP") -d $(q "$OUT")" direct
 rm -rf "$OUT"
 
 # --- verify --------------------------------------------------------------------------------------
 
 say "verify"
-time_cmd verify-webarc "" "$(q "$WEBARC") verify $(q "$ARC") --quiet"
-time_cmd verify-tlz "" "lz4 -tq $(q "$TLZ")"
-time_cmd verify-zip "" "unzip -tq $(q "$ZIP") >/dev/null"
+time_cmd verify-webarc "" "$(q "$WEBARC") verify $(q "$ARC") --quiet" direct
+time_cmd verify-tlz "" "lz4 -tq $(q "$TLZ")" direct
+time_cmd verify-zip "" "unzip -tq $(q "$ZIP")" direct
 
 # --- one URL from a fresh process ----------------------------------------------------------------
 
@@ -213,9 +229,9 @@ CAT_URL="$BASE_URL$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quo
 if ! "$WEBARC" cat "$ARC" "$CAT_URL" | cmp -s - "$CORPUS/$CAT_PATH"; then
     say "warning: webarc cat $CAT_URL does not print the bytes of $CORPUS/$CAT_PATH"
 fi
-time_cmd cat-webarc "" "$(q "$WEBARC") cat $(q "$ARC") $(q "$CAT_URL") >/dev/null"
-time_cmd cat-tlz "" "lz4 -dc $(q "$TLZ") | tar -xOf - $(q "./$CAT_PATH") >/dev/null"
-time_cmd cat-zip "" "unzip -p $(q "$ZIP") $(q "$CAT_PATH") >/dev/null"
+time_cmd cat-webarc "" "$(q "$WEBARC") cat $(q "$ARC") $(q "$CAT_URL")" direct
+time_cmd cat-tlz "" "lz4 -dc $(q "$TLZ") | tar -xOf - $(q "./$CAT_PATH")"
+time_cmd cat-zip "" "unzip -p $(q "$ZIP") $(q "$CAT_PATH")" direct
 
 # --- report --------------------------------------------------------------------------------------
 
@@ -238,8 +254,6 @@ fmt() {
     }'
 }
 
-M=("${MEDIAN[@]}")  # only to fail early under set -u if a measure is missing
-: "${M[0]}"
 t() { fmt time "${MEDIAN[$1]}"; }
 
 NOW="$(date '+%Y-%m-%d %H:%M:%S %z')"
@@ -254,8 +268,8 @@ REPORT="$(cat <<EOF
 Corpus: \`$CORPUS\` ($FILES files, $(fmt bytes "$BYTES")); webarc packs it with \`--follow-outside\`,
 the peers pack a \`cp -rL\` copy. Times are medians of $RUNS runs after one warm-up ($TIMER),
 shell start-up subtracted. Machine: $(nproc) cores, $CPU, Linux $(uname -r), temp files on
-$(findmnt -no FSTYPE -T "$WORK" 2>/dev/null || echo '?'). webarc: $COMMIT. Peers: lz4 $(lz4 -V 2>&1 | grep -o 'v[0-9.]*' | head -1),
-$(tar --version | head -1), Zip $(zip -v | awk 'NR == 2 {print $4}'), UnZip $(unzip -v | awk 'NR == 1 {print $2}').
+$(findmnt -no FSTYPE -T "$WORK" 2>/dev/null || echo '?'). webarc: $COMMIT. Peers: lz4 $(lz4 -V 2>&1 | awk '{for (i = 1; i <= NF; i++) if ($i ~ /^v[0-9]/) {sub(/,$/, "", $i); print $i; exit}}'),
+$(tar --version | awk 'NR == 1'), Zip $(zip -v | awk 'NR == 2 {print $4}'), UnZip $(unzip -v | awk 'NR == 1 {print $2}').
 
 | | webarc | tar \\| lz4 -1 | zip -r | webarc / tar\\|lz4 | webarc / zip | goal | met |
 |---|---|---|---|---|---|---|---|
@@ -268,7 +282,8 @@ $(tar --version | head -1), Zip $(zip -v | awk 'NR == 2 {print $4}'), UnZip $(un
 | one URL, fresh process (\`cat\`, \`lz4 -dc \\| tar -xO\`, \`unzip -p\`) | $(t cat-webarc) | $(t cat-tlz) | $(t cat-zip) | $(fmt ratio "${MEDIAN[cat-webarc]}" "${MEDIAN[cat-tlz]}") | $(fmt ratio "${MEDIAN[cat-webarc]}" "${MEDIAN[cat-zip]}") | ≤ 1 × unzip -p | $(fmt met "${MEDIAN[cat-webarc]}" "${MEDIAN[cat-zip]}" 1) |
 
 One URL: \`$CAT_URL\`. Minimum times (s): $(for k in pack-webarc pack-tlz pack-zip unpack-webarc unpack-tlz unpack-zip verify-webarc verify-tlz verify-zip cat-webarc cat-tlz cat-zip; do printf '%s %.4f; ' "$k" "${MINIMUM[$k]}"; done | sed 's/; $//').
-Sizes (bytes): corpus $BYTES, webarc $SIZE_WEBARC, tar.lz4 $SIZE_TLZ, zip $SIZE_ZIP.
+Sizes (bytes): corpus $BYTES, webarc $SIZE_WEBARC, tar.lz4 $SIZE_TLZ, zip $SIZE_ZIP;
+\`lz4 -1\` of each distinct file, summed (frames included): $SIZE_PERFILE ($(fmt bytes "$SIZE_PERFILE"), $(fmt ratio "$SIZE_PERFILE" "$SIZE_TLZ") × .tar.lz4).
 EOF
 )"
 

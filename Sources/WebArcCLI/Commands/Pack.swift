@@ -1,0 +1,6 @@
+import ArgumentParser
+
+struct Pack: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "In progress.")
+    func run() throws { throw CommandFailure("not available yet", code: ExitCodes.failure) }
+}

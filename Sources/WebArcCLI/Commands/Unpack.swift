@@ -1,0 +1,6 @@
+import ArgumentParser
+
+struct Unpack: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "In progress.")
+    func run() throws { throw CommandFailure("not available yet", code: ExitCodes.failure) }
+}

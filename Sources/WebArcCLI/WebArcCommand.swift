@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+import WebArc
+
+/// The `webarc` command: pack, read, verify and serve single-file web archives.
+@main
+struct WebArcCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "webarc",
+        abstract: "Pack, verify, read and serve single-file web archives.",
+        discussion: """
+            A .webarc file holds a website — requests, responses, redirects and their bodies, each \
+            distinct body stored once and LZ4-compressed — for replay with no network.
+
+              webarc pack site/ -o site.webarc
+              webarc verify site.webarc
+              webarc cat site.webarc http://localhost/index.html
+
+            \(ExitCodes.helpText)
+            """,
+        version: "1.0.0",
+        subcommands: [
+            Pack.self, Unpack.self, Verify.self, List.self, Cat.self, Info.self,
+        ]
+    )
+
+    /// Runs the command, mapping failures to one stderr line and a distinct exit code.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let failure as CommandFailure {
+            Output.error("webarc: error: \(failure.message)")
+            Foundation.exit(failure.code)
+        } catch let error as WebArcError {
+            Output.error("webarc: error: \(error.description)")
+            Foundation.exit(ExitCodes.code(for: error))
+        } catch {
+            exit(withError: error)
+        }
+    }
+}

@@ -1,0 +1,172 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How `pack` treats a symbolic link whose target lies outside the packed folder.
+public enum OutsideLinkPolicy: String, Sendable, CaseIterable {
+    /// Fail, listing each such link (the default: following could ship `/etc` to every kiosk).
+    case refuse
+    /// Include what the link points at.
+    case follow
+    /// Leave the link out.
+    case skip
+}
+
+/// A file found under the packed folder.
+public struct ScannedFile: Sendable, Equatable {
+    /// Path relative to the folder, `/`-separated, as it will appear in the URL.
+    public var relativePath: String
+    /// The path to read (symlinks resolved).
+    public var readPath: String
+    public var size: UInt64
+    /// Modification time, seconds since 1970.
+    public var modified: Int64
+}
+
+/// Something under the folder that `pack` cannot or will not include as it stands.
+public struct ScanProblem: Sendable, Equatable, CustomStringConvertible {
+    /// What kind of problem.
+    public enum Kind: String, Sendable {
+        case linkOutside = "link leaves the folder"
+        case loop = "symbolic link loop"
+        case special = "not a regular file"
+        case unreadable = "unreadable"
+    }
+
+    public var kind: Kind
+    /// Path relative to the folder.
+    public var path: String
+    /// The link target, the file type, or the system error.
+    public var detail: String
+
+    public var description: String { "\(path): \(kind.rawValue) (\(detail))" }
+}
+
+/// Walks a folder for `pack`: follows links that stay inside, applies the outside-link policy,
+/// and lists loops, sockets, FIFOs (never opened) and unreadable entries.
+public struct FolderScanner {
+    public let root: String
+    public let outsideLinks: OutsideLinkPolicy
+
+    /// Files found, sorted by relative path bytes.
+    public private(set) var files: [ScannedFile] = []
+    /// Problems found, in walk order.
+    public private(set) var problems: [ScanProblem] = []
+    /// Links left out under ``OutsideLinkPolicy/skip``.
+    public private(set) var skippedLinks: [ScanProblem] = []
+    private var realRoot = ""
+
+    /// Makes a scanner for `root`.
+    public init(root: String, outsideLinks: OutsideLinkPolicy) {
+        self.root = root
+        self.outsideLinks = outsideLinks
+    }
+
+    /// Walks the folder.
+    ///
+    /// - Throws: `io` when the root itself is missing or not a folder.
+    public mutating func scan() throws {
+        guard let real = Self.realPath(root) else { throw WebArcError.io(path: root, operation: "open", errno: errno) }
+        var info = stat()
+        guard stat(real, &info) == 0 else { throw WebArcError.io(path: root, operation: "open", errno: errno) }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else { throw WebArcError.io(path: root, operation: "open folder", errno: ENOTDIR) }
+        realRoot = real
+        walk(directory: real, relative: "", ancestors: [Self.identity(info)])
+        files.sort { Array($0.relativePath.utf8).lexicographicallyPrecedes(Array($1.relativePath.utf8)) }
+    }
+
+    private static func identity(_ info: stat) -> [UInt64] { [UInt64(info.st_dev), UInt64(info.st_ino)] }
+
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    private func isInside(_ real: String) -> Bool {
+        real == realRoot || real.hasPrefix(realRoot == "/" ? "/" : realRoot + "/")
+    }
+
+    private mutating func walk(directory: String, relative: String, ancestors: Set<[UInt64]>) {
+        guard let handle = opendir(directory) else {
+            problems.append(ScanProblem(kind: .unreadable, path: relative.isEmpty ? "." : relative, detail: Self.errorText(errno)))
+            return
+        }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        closedir(handle)
+        for name in names.sorted() {
+            visit(path: directory + "/" + name, relative: relative.isEmpty ? name : relative + "/" + name, ancestors: ancestors)
+        }
+    }
+
+    private mutating func visit(path: String, relative: String, ancestors: Set<[UInt64]>) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            problems.append(ScanProblem(kind: .unreadable, path: relative, detail: Self.errorText(errno)))
+            return
+        }
+        var readPath = path
+        if (info.st_mode & S_IFMT) == S_IFLNK {
+            let target = Self.linkTarget(path)
+            guard let real = Self.realPath(path), stat(real, &info) == 0 else {
+                let code = errno
+                problems.append(ScanProblem(
+                    kind: code == ELOOP ? .loop : .unreadable, path: relative,
+                    detail: "→ \(target): \(Self.errorText(code))"))
+                return
+            }
+            if !isInside(real) {
+                switch outsideLinks {
+                case .refuse:
+                    problems.append(ScanProblem(kind: .linkOutside, path: relative, detail: "→ \(real)"))
+                    return
+                case .skip:
+                    skippedLinks.append(ScanProblem(kind: .linkOutside, path: relative, detail: "→ \(real)"))
+                    return
+                case .follow: break
+                }
+            }
+            readPath = real
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR:
+            let identity = Self.identity(info)
+            guard !ancestors.contains(identity) else {
+                problems.append(ScanProblem(kind: .loop, path: relative, detail: "→ \(readPath) is a folder above it"))
+                return
+            }
+            walk(directory: readPath, relative: relative, ancestors: ancestors.union([identity]))
+        case S_IFREG:
+            guard access(readPath, R_OK) == 0 else {
+                problems.append(ScanProblem(kind: .unreadable, path: relative, detail: Self.errorText(errno)))
+                return
+            }
+            files.append(ScannedFile(relativePath: relative, readPath: readPath, size: UInt64(info.st_size), modified: Int64(info.st_mtim.tv_sec)))
+        default:
+            let kind: String = switch info.st_mode & S_IFMT {
+            case S_IFIFO: "FIFO"
+            case S_IFSOCK: "socket"
+            case S_IFCHR: "character device"
+            case S_IFBLK: "block device"
+            default: "special file"
+            }
+            problems.append(ScanProblem(kind: .special, path: relative, detail: kind))
+        }
+    }
+
+    private static func linkTarget(_ path: String) -> String {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = buffer.withUnsafeMutableBytes { readlink(path, $0.baseAddress!.assumingMemoryBound(to: CChar.self), 4096) }
+        return count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : "?"
+    }
+
+    static func errorText(_ code: Int32) -> String { String(cString: strerror(code)) }
+}

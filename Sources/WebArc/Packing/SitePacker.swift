@@ -1,0 +1,212 @@
+import Foundation
+
+/// Packs a folder holding a website into an archive: every file a GET response at the base URL
+/// plus its percent-encoded path, `folder/` answering with `folder/index.html`, and `folder` a 301
+/// to `folder/`.
+///
+/// ```swift
+/// var packer = SitePacker(options: .init(baseURL: "http://localhost/"))
+/// let summary = try packer.pack(folder: "site", to: "site.webarc")
+/// ```
+public struct SitePacker {
+    /// What to pack and how.
+    public struct Options: Sendable {
+        /// The URL the folder is packed under; ends with `/`.
+        public var baseURL: String
+        public var outsideLinks: OutsideLinkPolicy
+        /// Leave out loops, special and unreadable files instead of failing.
+        public var skipUnreadable: Bool
+        public var overwrite: Bool
+        /// The archive's creation date; absent by default so output is deterministic.
+        public var created: Date?
+
+        /// Makes options.
+        public init(
+            baseURL: String = "http://localhost/", outsideLinks: OutsideLinkPolicy = .refuse, skipUnreadable: Bool = false,
+            overwrite: Bool = false, created: Date? = nil
+        ) {
+            self.baseURL = baseURL.hasSuffix("/") ? baseURL : baseURL + "/"
+            self.outsideLinks = outsideLinks
+            self.skipUnreadable = skipUnreadable
+            self.overwrite = overwrite
+            self.created = created
+        }
+    }
+
+    /// Why a pack did not start.
+    public enum Failure: Error, Equatable, CustomStringConvertible {
+        /// Entries the options do not allow, each listed.
+        case refused([ScanProblem])
+        /// Two files that map to one URL.
+        case urlClash(first: String, second: String, url: String)
+
+        public var description: String {
+            switch self {
+            case .refused(let problems):
+                let outside = problems.contains { $0.kind == .linkOutside }
+                let other = problems.contains { $0.kind != .linkOutside }
+                var fixes: [String] = []
+                if outside { fixes.append("--follow-outside to include link targets or --skip-outside to leave them out") }
+                if other { fixes.append("--skip-unreadable to leave out what cannot be read") }
+                return "\(problems.count) entr\(problems.count == 1 ? "y" : "ies") cannot be packed as they stand: use " + fixes.joined(separator: ", or ")
+            case .urlClash(let first, let second, let url):
+                return "\(first) and \(second) both map to \(url)"
+            }
+        }
+    }
+
+    /// What a pack did.
+    public struct Summary: Sendable {
+        public var files = 0
+        public var responses = 0
+        public var redirects = 0
+        public var statistics = ArchiveWriter.Statistics()
+        /// Entries left out by `--skip-outside` / `--skip-unreadable`.
+        public var skipped: [ScanProblem] = []
+        public var startURL: String?
+    }
+
+    /// Progress: files done, files in all, bytes done, bytes in all.
+    public typealias Progress = (_ files: Int, _ totalFiles: Int, _ bytes: UInt64, _ totalBytes: UInt64) -> Void
+
+    public let options: Options
+
+    /// Makes a packer.
+    public init(options: Options) { self.options = options }
+
+    /// Bodies up to this size are read and compressed in parallel; larger ones stream.
+    static let parallelLimit: UInt64 = 8 << 20
+    /// Bytes of prepared bodies held at once.
+    static let windowBytes: UInt64 = 64 << 20
+
+    /// Scans `folder` and writes the archive to `output` atomically.
+    ///
+    /// - Throws: ``Failure`` before anything is written when entries are refused or URLs clash;
+    ///   ``WebArcError`` for I/O problems (nothing is left at `output`).
+    public func pack(folder: String, to output: String, progress: Progress? = nil) throws -> Summary {
+        var scanner = FolderScanner(root: folder, outsideLinks: options.outsideLinks)
+        try scanner.scan()
+        var summary = Summary()
+        summary.skipped = scanner.skippedLinks
+        if !scanner.problems.isEmpty {
+            let refused = scanner.problems.filter { $0.kind == .linkOutside || !options.skipUnreadable }
+            guard refused.isEmpty else { throw Failure.refused(refused) }
+            summary.skipped += scanner.problems
+        }
+        let files = scanner.files
+        var urls: [String: String] = [:]
+        for file in files {
+            let key = try URLKey.key(method: "GET", url: url(for: file.relativePath))
+            if let other = urls[key] { throw Failure.urlClash(first: other, second: file.relativePath, url: String(key.dropFirst(4))) }
+            urls[key] = file.relativePath
+        }
+
+        let writer = try ArchiveWriter(path: output, options: .init(overwrite: options.overwrite))
+        let totalBytes = files.reduce(UInt64(0)) { $0 + $1.size }
+        var doneBytes: UInt64 = 0
+        var start = 0
+        while start < files.count {
+            var end = start
+            var windowBytes: UInt64 = 0
+            while end < files.count, files[end].size <= Self.parallelLimit, windowBytes < Self.windowBytes {
+                windowBytes += files[end].size
+                end += 1
+            }
+            if end == start {
+                let body = try writer.failing { try writer.addBody(contentsOfFile: files[start].readPath) }
+                try addRecords(for: files[start], body: body, writer: writer, summary: &summary)
+                end = start + 1
+            } else {
+                let prepared = try Self.prepare(files[start..<end])
+                for (file, body) in zip(files[start..<end], prepared) {
+                    try addRecords(for: file, body: try writer.addBody(body), writer: writer, summary: &summary)
+                }
+            }
+            for file in files[start..<end] { doneBytes += file.size }
+            summary.files = end
+            progress?(end, files.count, doneBytes, totalBytes)
+            start = end
+        }
+        let startURL = files.contains { $0.relativePath == "index.html" } ? options.baseURL
+            : files.first { $0.relativePath.hasSuffix(".html") }.map { url(for: $0.relativePath) }
+        writer.metadata = ArchiveMetadata(created: options.created, creator: "webarc 1.0", startURL: startURL, baseURL: options.baseURL)
+        try writer.finish()
+        summary.statistics = writer.statistics
+        summary.startURL = startURL
+        return summary
+    }
+
+    /// Reads, hashes and compresses files on every core, keeping their order.
+    static func prepare(_ files: ArraySlice<ScannedFile>) throws -> [PreparedBody] {
+        let paths = files.map(\.readPath)
+        let results = UnsafeResults<Result<PreparedBody, any Error>>(count: paths.count)
+        DispatchQueue.concurrentPerform(iterations: paths.count) { index in
+            results.set(index, Result { try PreparedBody(contentsOfFile: paths[index]) })
+        }
+        return try results.values.map { try $0!.get() }
+    }
+
+    /// The URL of a file: the base URL plus its percent-encoded relative path.
+    public func url(for relativePath: String) -> String {
+        options.baseURL + relativePath.split(separator: "/", omittingEmptySubsequences: false).map { Self.encode(String($0)) }.joined(separator: "/")
+    }
+
+    static func encode(_ segment: String) -> String {
+        var output = ""
+        for byte in segment.utf8 {
+            if URLKey.isUnreserved(byte) || Array("!$&'()*+,;=:@".utf8).contains(byte) {
+                output.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                output += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return output
+    }
+
+    private func addRecords(for file: ScannedFile, body: StoredBody, writer: ArchiveWriter, summary: inout Summary) throws {
+        let name = file.relativePath.split(separator: "/").last.map(String.init) ?? file.relativePath
+        let mediaType = MediaTypes.mediaType(forFileName: name)
+        let isText = MediaTypes.isText(mediaType)
+        let headers = [
+            HTTPHeader("Content-Type", isText ? "\(mediaType); charset=utf-8" : mediaType),
+            HTTPHeader("Content-Length", String(body.length)),
+            HTTPHeader("Last-Modified", HTTPDate.format(file.modified)),
+            HTTPHeader("ETag", body.reference.etag),
+        ]
+        func response(_ url: String) -> ResponseRecord {
+            ResponseRecord(
+                request: RequestRecord(url: url), status: 200, reason: "OK", headers: headers, mimeType: mediaType,
+                textEncoding: isText ? "utf-8" : nil, body: body)
+        }
+        try writer.add(response(url(for: file.relativePath)))
+        summary.responses += 1
+        if name == "index.html" {
+            let folder = String(file.relativePath.dropLast("index.html".count))
+            try writer.add(response(url(for: folder)))
+            summary.responses += 1
+            if !folder.isEmpty {
+                let bare = url(for: String(folder.dropLast()))
+                try writer.add(RedirectRecord(
+                    request: RequestRecord(url: bare), status: 301, target: url(for: folder),
+                    headers: [HTTPHeader("Location", url(for: folder)), HTTPHeader("Content-Length", "0")]))
+                summary.redirects += 1
+            }
+        }
+    }
+}
+
+/// Slots written by concurrent workers, each index by exactly one worker.
+final class UnsafeResults<T>: @unchecked Sendable {
+    private var storage: [T?]
+    private let lock = NSLock()
+
+    init(count: Int) { storage = Array(repeating: nil, count: count) }
+
+    func set(_ index: Int, _ value: T) { lock.withLock { storage[index] = value } }
+
+    var values: [T?] { lock.withLock { storage } }
+}
+
+extension String {
+    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+}

@@ -1,0 +1,149 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes every response body of an archive to a file under a folder (see ``UnpackPlan`` for the
+/// mapping), never outside it, never through a symbolic link, never over a file without `overwrite`.
+public struct SiteUnpacker {
+    /// A URL that could not be written, and why.
+    public struct Skipped: Sendable, Equatable, CustomStringConvertible {
+        public var url: String
+        public var reason: String
+        public var description: String { "\(url): \(reason)" }
+    }
+
+    /// What an unpack did.
+    public struct Summary: Sendable {
+        public var filesWritten = 0
+        public var bytesWritten: UInt64 = 0
+        /// Responses whose file another response with the same body already wrote.
+        public var duplicates = 0
+        /// Redirect records (not files).
+        public var redirects = 0
+        public var skipped: [Skipped] = []
+    }
+
+    /// Progress: files done, in all, bytes done, in all.
+    public typealias Progress = (_ files: Int, _ totalFiles: Int, _ bytes: UInt64, _ totalBytes: UInt64) -> Void
+
+    public let overwrite: Bool
+
+    /// Makes an unpacker.
+    public init(overwrite: Bool = false) { self.overwrite = overwrite }
+
+    /// Unpacks `reader` into `folder`, creating it.
+    ///
+    /// - Throws: `outputExists` when `folder` exists and is not empty and `overwrite` is false;
+    ///   `io` on write errors (files written so far stay, each complete).
+    public func unpack(_ reader: ArchiveReader, into folder: String, progress: Progress? = nil) throws -> Summary {
+        var summary = Summary()
+        var responses: [(url: String, path: [String], body: BodyReference, length: UInt64)] = []
+        var origins = Set<String>()
+        try reader.forEachEntry { entry in
+            guard case .response(let response) = entry.record, response.request.method == "GET" else {
+                if case .redirect = entry.record { summary.redirects += 1 } else {
+                    summary.skipped.append(Skipped(url: entry.key, reason: "not a GET response"))
+                }
+                return
+            }
+            let canonical = String(entry.key.dropFirst(4))
+            if let origin = UnpackPlan.relativePath(forCanonicalURL: canonical, includeOrigin: true)?.first { origins.insert(origin) }
+            responses.append((canonical, [], response.body, response.bodyLength))
+        }
+        let withOrigin = origins.count > 1
+        var planned: [String: BodyReference] = [:]
+        var folders = Set<String>()
+        var files: [(url: String, path: [String], body: BodyReference, length: UInt64)] = []
+        for response in responses {
+            guard let path = UnpackPlan.relativePath(forCanonicalURL: response.url, includeOrigin: withOrigin) else {
+                summary.skipped.append(Skipped(url: response.url, reason: "no safe file name (not http(s), or a name over 255 bytes)"))
+                continue
+            }
+            let joined = path.joined(separator: "/")
+            if let existing = planned[joined] {
+                if existing == response.body { summary.duplicates += 1 } else {
+                    summary.skipped.append(Skipped(url: response.url, reason: "\(joined) is already written from another URL with a different body"))
+                }
+                continue
+            }
+            planned[joined] = response.body
+            for depth in 1..<path.count { folders.insert(path[0..<depth].joined(separator: "/")) }
+            files.append((response.url, path, response.body, response.length))
+        }
+        files.removeAll { file in
+            let joined = file.path.joined(separator: "/")
+            guard folders.contains(joined) else { return false }
+            summary.skipped.append(Skipped(url: file.url, reason: "\(joined) is needed as a folder for other URLs"))
+            return true
+        }
+        try prepare(folder)
+        let totalBytes = files.reduce(UInt64(0)) { $0 + $1.length }
+        for (index, file) in files.enumerated() {
+            try write(reader, body: file.body, to: file.path, under: folder)
+            summary.filesWritten += 1
+            summary.bytesWritten += file.length
+            progress?(index + 1, files.count, summary.bytesWritten, totalBytes)
+        }
+        return summary
+    }
+
+    private func prepare(_ folder: String) throws {
+        var info = stat()
+        if lstat(folder, &info) == 0 {
+            guard (info.st_mode & S_IFMT) == S_IFDIR else { throw WebArcError.outputExists(path: folder) }
+            let contents = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            if !contents.isEmpty && !overwrite { throw WebArcError.outputExists(path: folder) }
+        } else if mkdir(folder, 0o755) != 0 {
+            throw WebArcError.io(path: folder, operation: "create folder", errno: errno)
+        }
+    }
+
+    /// Creates folders one by one (refusing symbolic links) and writes the file through a
+    /// temporary name, renamed into place when complete.
+    private func write(_ reader: ArchiveReader, body: BodyReference, to path: [String], under root: String) throws {
+        var directory = root
+        for segment in path.dropLast() {
+            directory += "/" + segment
+            var info = stat()
+            if lstat(directory, &info) == 0 {
+                guard (info.st_mode & S_IFMT) == S_IFDIR else {
+                    throw WebArcError.io(path: directory, operation: "create folder (a file or link is in the way)", errno: EEXIST)
+                }
+            } else if mkdir(directory, 0o755) != 0 {
+                throw WebArcError.io(path: directory, operation: "create folder", errno: errno)
+            }
+        }
+        let target = directory + "/" + path.last!
+        var info = stat()
+        if lstat(target, &info) == 0 {
+            guard overwrite, (info.st_mode & S_IFMT) == S_IFREG else { throw WebArcError.outputExists(path: target) }
+        }
+        let temporary = directory + "/.webarc-unpack-\(getpid())-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw WebArcError.io(path: temporary, operation: "create", errno: errno) }
+        do {
+            defer { close(fd) }
+            try reader.forEachChunk(of: body) { bytes in
+                var done = 0
+                while done < bytes.count {
+                    let wrote = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, bytes.count - done) }
+                    if wrote < 0 && errno == EINTR { continue }
+                    guard wrote > 0 else { throw WebArcError.io(path: target, operation: "write", errno: errno) }
+                    done += wrote
+                }
+            }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        guard rename(temporary, target) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw WebArcError.io(path: target, operation: "rename onto", errno: code)
+        }
+    }
+}

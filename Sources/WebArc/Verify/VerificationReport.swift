@@ -1,0 +1,57 @@
+/// What `verify` found: every problem, not only the first, plus what it covered.
+///
+/// Spec: §8.
+public struct VerificationReport: Sendable, Equatable {
+    /// One problem found by a named check.
+    public struct Problem: Sendable, Equatable, CustomStringConvertible {
+        /// How bad a problem is.
+        public enum Severity: String, Sendable {
+            /// The archive breaks the spec; verify fails.
+            case error
+            /// Worth knowing, not a breach (e.g. a redirect leaving the archive).
+            case warning
+        }
+
+        /// The check that found it (`header`, `index-digest`, `body-digests`, …; spec §8 table).
+        public var check: String
+        /// The spec error code (Appendix A).
+        public var code: String
+        public var severity: Severity
+        public var message: String
+        /// Byte offset the problem points at.
+        public var offset: UInt64?
+        /// Object id of the record concerned.
+        public var record: UInt32?
+        /// URL of the record concerned.
+        public var url: String?
+
+        public var description: String {
+            var parts = ["\(severity.rawValue) [\(check)]"]
+            if let record { parts.append("record \(record)") }
+            if let url { parts.append(url) }
+            return parts.joined(separator: " ") + ": " + message
+        }
+    }
+
+    public var problems: [Problem] = []
+    /// Records checked.
+    public var records = 0
+    /// Distinct bodies checked.
+    public var bodies = 0
+    /// Uncompressed body bytes re-hashed.
+    public var bodyBytes: UInt64 = 0
+    /// Checks run, in order.
+    public var checks: [String] = []
+
+    /// Whether no check found an error (warnings allowed).
+    public var passed: Bool { !problems.contains { $0.severity == .error } }
+
+    mutating func add(_ check: String, _ error: WebArcError, record: UInt32? = nil, url: String? = nil) {
+        problems.append(Problem(check: check, code: error.code, severity: .error, message: error.description,
+                                offset: error.offset, record: record, url: url))
+    }
+
+    mutating func warn(_ check: String, code: String, _ message: String, record: UInt32? = nil, url: String? = nil) {
+        problems.append(Problem(check: check, code: code, severity: .warning, message: message, record: record, url: url))
+    }
+}

@@ -177,3 +177,8 @@ public struct BodyChunkIterator: Sendable {
         return nil
     }
 }
+
+extension ArchiveReader {
+    /// The body table entry at position `index` in digest order, for listing every body.
+    public func bodyEntry(atPosition index: Int) throws -> BodyEntry { try bodyEntry(at: index) }
+}

@@ -1,6 +1,94 @@
 import ArgumentParser
+import Foundation
+import WebArc
 
 struct Pack: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "In progress.")
-    func run() throws { throw CommandFailure("not available yet", code: ExitCodes.failure) }
+    static let configuration = CommandConfiguration(
+        abstract: "Pack a folder holding a website into one archive.",
+        discussion: """
+            Every file becomes a GET response at the base URL plus its path, with Content-Type, \
+            Content-Length, Last-Modified and an ETag from its MD5; a folder's index.html also \
+            answers at folder/, and folder redirects (301) to folder/. Identical files are stored once.
+
+            Symbolic links that stay inside the folder are followed. Links that leave it are refused \
+            unless --follow-outside or --skip-outside says what to do; loops, FIFOs, sockets and \
+            unreadable files are refused unless --skip-unreadable.
+
+              webarc pack site/ -o site.webarc
+              webarc pack /usr/share/doc/python3.11/html -o pydocs.webarc --follow-outside
+              webarc pack site/ -o site.webarc --base-url https://kiosk.example/
+
+            \(ExitCodes.helpText)
+            """
+    )
+
+    @Argument(help: "The folder to pack.")
+    var folder: String
+
+    @Option(name: .shortAndLong, help: "The archive to write.")
+    var output: String
+
+    @Option(help: "The URL the folder's files are served under.")
+    var baseURL: String = "http://localhost/"
+
+    @Flag(help: "Include the targets of symbolic links that leave the folder.")
+    var followOutside = false
+
+    @Flag(help: "Leave out symbolic links that leave the folder.")
+    var skipOutside = false
+
+    @Flag(help: "Leave out loops, FIFOs, sockets and unreadable files instead of failing.")
+    var skipUnreadable = false
+
+    @Flag(name: .shortAndLong, help: "Replace the output if it exists.")
+    var force = false
+
+    @Flag(name: .shortAndLong, help: "No progress or summary on stderr.")
+    var quiet = false
+
+    @Flag(help: "Print the summary as one JSON object on stdout.")
+    var json = false
+
+    func validate() throws {
+        if followOutside && skipOutside { throw ValidationError("--follow-outside and --skip-outside exclude each other") }
+        guard baseURL.hasPrefix("http://") || baseURL.hasPrefix("https://"), (try? URLKey.canonicalize(baseURL)) != nil else {
+            throw ValidationError("--base-url must be an absolute http(s) URL, got \(baseURL)")
+        }
+    }
+
+    func run() throws {
+        let policy: OutsideLinkPolicy = followOutside ? .follow : skipOutside ? .skip : .refuse
+        let packer = SitePacker(options: .init(baseURL: baseURL, outsideLinks: policy, skipUnreadable: skipUnreadable, overwrite: force))
+        let progress = ProgressReporter(label: "packing", quiet: quiet)
+        let started = Date()
+        let summary: SitePacker.Summary
+        do {
+            summary = try packer.pack(folder: folder, to: output) { files, totalFiles, bytes, totalBytes in
+                progress.update(items: files, totalItems: totalFiles, bytes: bytes, totalBytes: totalBytes)
+            }
+        } catch let failure as SitePacker.Failure {
+            progress.finish()
+            if case .refused(let problems) = failure { for problem in problems { Output.error("webarc: \(folder)/\(problem)") } }
+            throw CommandFailure("\(folder): \(failure.description)", code: ExitCodes.dataError)
+        } catch let error as WebArcError {
+            progress.finish()
+            throw CommandFailure(error, file: error.code == "output-exists" ? nil : folder)
+        }
+        progress.finish()
+        let seconds = Date().timeIntervalSince(started)
+        let stats = summary.statistics
+        if json {
+            Output.json([
+                "archive": output, "files": summary.files, "responses": summary.responses, "redirects": summary.redirects,
+                "distinctBodies": stats.bodiesStored, "rawBytes": stats.rawBytes, "storedBodyBytes": stats.storedBytes,
+                "seconds": seconds, "skipped": summary.skipped.map(\.description), "startURL": summary.startURL ?? NSNull(),
+            ] as [String: Any])
+        }
+        guard !quiet else { return }
+        for skipped in summary.skipped { Output.error("webarc: skipped \(folder)/\(skipped)") }
+        Output.error(String(
+            format: "packed %d files (%d responses, %d redirects, %d distinct bodies) into %@: %@ → %@ in %.2fs",
+            summary.files, summary.responses, summary.redirects, stats.bodiesStored, output,
+            ProgressReporter.size(stats.rawBytes), ProgressReporter.size(stats.storedBytes), seconds))
+    }
 }

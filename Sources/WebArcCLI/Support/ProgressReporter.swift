@@ -1,0 +1,51 @@
+import Foundation
+
+/// A one-line progress display on stderr (items, bytes, rate, ETA), shown only when stderr is a
+/// terminal and `--quiet` is absent; redrawn at most ten times a second.
+final class ProgressReporter: @unchecked Sendable {
+    private let label: String
+    private let enabled: Bool
+    private let started = Date()
+    private var lastDraw = Date.distantPast
+    private let lock = NSLock()
+
+    init(label: String, quiet: Bool) {
+        self.label = label
+        enabled = !quiet && Output.stderrIsTerminal
+    }
+
+    /// Updates the line; `items`/`totalItems` may be nil for byte-only work.
+    func update(items: Int? = nil, totalItems: Int? = nil, bytes: UInt64, totalBytes: UInt64) {
+        guard enabled else { return }
+        lock.withLock {
+            let now = Date()
+            guard now.timeIntervalSince(lastDraw) >= 0.1 || bytes >= totalBytes else { return }
+            lastDraw = now
+            let elapsed = max(now.timeIntervalSince(started), 0.001)
+            let rate = Double(bytes) / elapsed
+            let remaining = rate > 0 ? Double(totalBytes - min(bytes, totalBytes)) / rate : 0
+            var line = "\(label)"
+            if let items, let totalItems { line += " \(items)/\(totalItems) files" }
+            line += "  \(Self.size(bytes))/\(Self.size(totalBytes))  \(Self.size(UInt64(rate)))/s  ETA \(Int(remaining.rounded()))s"
+            FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+        }
+    }
+
+    /// Clears the line.
+    func finish() {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+
+    /// Bytes in human units (KiB, MiB, GiB).
+    static func size(_ bytes: UInt64) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(bytes)
+        var unit = 0
+        while value >= 1024 && unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return unit == 0 ? "\(bytes) B" : String(format: "%.1f %@", value, units[unit])
+    }
+}

@@ -59,7 +59,7 @@ let package = Package(
         .testTarget(name: "WebArcURLProtocolTests", dependencies: ["WebArcURLProtocol", "WebArc"]),
         .testTarget(name: "WebArcServerTests", dependencies: ["WebArcServer", "WebArc"]),
         .testTarget(name: "WebArcInteropTests", dependencies: ["WebArcInterop", "WebArc"]),
-        .testTarget(name: "WebArcCLITests", dependencies: ["WebArc"]),
+        .testTarget(name: "WebArcCLITests", dependencies: ["WebArc", "WebArcCLI"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -10,7 +10,7 @@ Usage: Tools/bench/pack-bench.sh [--runs N] [--help]
 Packs the Python 3.11 docs (Debian package python3.11-doc) with webarc, tar | lz4 -1 and zip,
 then times pack, unpack, verify and a one-URL lookup from a fresh process, and records archive
 sizes and peak memory of pack. Prints a Markdown table of medians and ratios to stdout and
-writes it to Tools/bench/results/pack-<date>.md. Progress goes to stderr.
+writes it to Tools/bench/results/pack-<date>-<time>.md. Progress goes to stderr.
 
 Options:
   --runs N   timed runs per command, after one warm-up run (default: 10)
@@ -128,7 +128,8 @@ fi
 q() { printf '%q' "$1"; }
 
 # time_cmd NAME PREPARE COMMAND [shell|direct]: median and minimum seconds of RUNS runs after one
-# warm-up, PREPARE run untimed before each. A shell command has the cost of starting the shell
+# warm-up, PREPARE run untimed before each (those that write end with `sync`, so no run pays for
+# the write-back of the previous one). A shell command has the cost of starting the shell
 # subtracted; a direct one (no pipes, redirections or cd) is started without a shell, which
 # keeps millisecond figures such as `unzip -p` exact. Output of the timed commands is discarded.
 declare -A MEDIAN MINIMUM
@@ -136,8 +137,12 @@ time_cmd() {
     local name="$1" prepare="$2" cmd="$3" mode="${4:-shell}" result
     if [[ "$TIMER" == hyperfine* ]]; then
         local opts=()
+        if [[ "$mode" == direct ]]; then
+            # --shell=none also runs --prepare without a shell: hand it one explicitly.
+            opts+=(--shell=none)
+            [[ -z "$prepare" ]] || prepare="sh -c '${prepare//\'/\'\\\'\'}'"
+        fi
         [[ -z "$prepare" ]] || opts+=(--prepare "$prepare")
-        [[ "$mode" == shell ]] || opts+=(--shell=none)
         hyperfine --style none --runs "$RUNS" --warmup 1 "${opts[@]}" \
             --export-json "$WORK/$name.json" "$cmd" >/dev/null
         result="$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print(r["median"], r["min"])' \
@@ -186,9 +191,9 @@ say "pack ($RUNS runs each)"
 PACK_WEBARC="$(q "$WEBARC") pack $(q "$CORPUS") -o $(q "$ARC") --follow-outside --quiet"
 PACK_TLZ="tar -cf - -C $(q "$COPY") . | lz4 -1 -q > $(q "$TLZ")"
 PACK_ZIP="cd $(q "$COPY") && zip -qr $(q "$ZIP") ."
-time_cmd pack-webarc "rm -f $(q "$ARC")" "$PACK_WEBARC"
-time_cmd pack-tlz "rm -f $(q "$TLZ")" "$PACK_TLZ"
-time_cmd pack-zip "rm -f $(q "$ZIP")" "$PACK_ZIP"
+time_cmd pack-webarc "rm -f $(q "$ARC") && sync" "$PACK_WEBARC"
+time_cmd pack-tlz "rm -f $(q "$TLZ") && sync" "$PACK_TLZ"
+time_cmd pack-zip "rm -f $(q "$ZIP") && sync" "$PACK_ZIP"
 
 rm -f "$ARC" "$TLZ" "$ZIP"
 peak_rss pack-webarc "$PACK_WEBARC"
@@ -208,11 +213,11 @@ SIZE_PERFILE="$(find "$COPY" -type f -print0 | xargs -0 md5sum | sort -u -k1,1 |
 # --- unpack --------------------------------------------------------------------------------------
 
 say "unpack"
-time_cmd unpack-webarc "rm -rf $(q "$OUT")" "$(q "$WEBARC") unpack $(q "$ARC") -o $(q "$OUT") --quiet" direct
+time_cmd unpack-webarc "rm -rf $(q "$OUT") && sync" "$(q "$WEBARC") unpack $(q "$ARC") -o $(q "$OUT") --quiet" direct
 UNPACKED="$(find "$OUT" -type f 2>/dev/null | wc -l)"
 ((UNPACKED == FILES)) || say "warning: webarc unpack wrote $UNPACKED files, the corpus has $FILES"
-time_cmd unpack-tlz "rm -rf $(q "$OUT") && mkdir $(q "$OUT")" "lz4 -dc $(q "$TLZ") | tar -xf - -C $(q "$OUT")"
-time_cmd unpack-zip "rm -rf $(q "$OUT")" "unzip -q $(q "$ZIP") -d $(q "$OUT")" direct
+time_cmd unpack-tlz "rm -rf $(q "$OUT") && mkdir $(q "$OUT") && sync" "lz4 -dc $(q "$TLZ") | tar -xf - -C $(q "$OUT")"
+time_cmd unpack-zip "rm -rf $(q "$OUT") && sync" "unzip -q $(q "$ZIP") -d $(q "$OUT")" direct
 rm -rf "$OUT"
 
 # --- verify --------------------------------------------------------------------------------------
@@ -267,7 +272,7 @@ REPORT="$(cat <<EOF
 
 Corpus: \`$CORPUS\` ($FILES files, $(fmt bytes "$BYTES")); webarc packs it with \`--follow-outside\`,
 the peers pack a \`cp -rL\` copy. Times are medians of $RUNS runs after one warm-up ($TIMER),
-shell start-up subtracted. Machine: $(nproc) cores, $CPU, Linux $(uname -r), temp files on
+pipes run in a shell whose start-up is subtracted. Machine: $(nproc) cores, $CPU, Linux $(uname -r), temp files on
 $(findmnt -no FSTYPE -T "$WORK" 2>/dev/null || echo '?'). webarc: $COMMIT. Peers: lz4 $(lz4 -V 2>&1 | awk '{for (i = 1; i <= NF; i++) if ($i ~ /^v[0-9]/) {sub(/,$/, "", $i); print $i; exit}}'),
 $(tar --version | awk 'NR == 1'), Zip $(zip -v | awk 'NR == 2 {print $4}'), UnZip $(unzip -v | awk 'NR == 1 {print $2}').
 

@@ -85,21 +85,22 @@ def canonical_authority(scheme: str, authority: str) -> str:
     host = ascii_lower(host)
     if port is None:
         return host
-    if port.isascii() and port.isdigit():
+    if port != "":
         port = port.lstrip("0") or "0"
-    elif port != "":
-        return host + ":" + port          # not all digits: kept as written
     if port == "" or DEFAULT_PORTS.get(scheme) == port:
         return host
     return host + ":" + port
 
 
 def split_port(hostport: str) -> tuple[str, str | None]:
-    """The port follows the last `:` that comes after any `]` (IPv6 literals keep their colons)."""
+    """The port is the digits (maybe none) after the last `:` outside `[...]`; otherwise no port."""
     colon = hostport.rfind(":")
     if colon < 0 or colon < hostport.rfind("]"):
         return hostport, None
-    return hostport[:colon], hostport[colon + 1:]
+    port = hostport[colon + 1:]
+    if not all("0" <= c <= "9" for c in port):
+        return hostport, None             # not digits: the `:` belongs to the host
+    return hostport[:colon], port
 
 
 def normalize_percent(text: str, kept: frozenset) -> str:

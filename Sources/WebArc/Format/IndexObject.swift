@@ -103,16 +103,19 @@ struct IndexObject {
 ///
 /// Spec: §6.1 String table, Appendix C step 3.
 struct StringInterner {
-    private var ids: [String: UInt32] = [:]
-    private(set) var strings: [String] = []
+    // Keyed by bytes: Swift's String equality treats canonically equivalent strings (precomposed
+    // and decomposed "café") as equal, but the spec interns by bytes.
+    private var ids: [[UInt8]: UInt32] = [:]
+    private(set) var strings: [[UInt8]] = []
 
     mutating func id(_ string: String) -> UInt32 {
-        if let id = ids[string] { return id }
+        let bytes = Array(string.utf8)
+        if let id = ids[bytes] { return id }
         let id = UInt32(strings.count)
-        ids[string] = id
-        strings.append(string)
+        ids[bytes] = id
+        strings.append(bytes)
         return id
     }
 
-    func serialize() -> [UInt8] { OffsetTable.serialize(strings.map { Array($0.utf8) }) }
+    func serialize() -> [UInt8] { OffsetTable.serialize(strings) }
 }

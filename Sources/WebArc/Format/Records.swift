@@ -38,7 +38,7 @@ public struct RequestRecord: Equatable, Sendable {
 
     /// Makes a request record.
     public init(method: String = "GET", url: String, headers: [HTTPHeader] = []) {
-        self.method = method.uppercased()
+        self.method = URLKey.asciiUppercased(method)
         self.url = url
         self.headers = headers
     }

@@ -9,7 +9,7 @@ public enum URLKey {
     ///
     /// - Throws: ``WebArcError/badURL(url:reason:)`` when `url` has no canonical form.
     public static func key(method: String, url: String) throws -> String {
-        method.uppercased() + " " + (try canonicalize(url))
+        asciiUppercased(method) + " " + (try canonicalize(url))
     }
 
     /// The canonical form of an absolute URL (spec §7.1 steps 1–9).
@@ -96,30 +96,46 @@ public enum URLKey {
         return output
     }
 
-    /// RFC 3986 §5.2.4, on an already normalized path.
+    /// RFC 3986 §5.2.4 taken literally, on an already normalized path.
     static func removeDotSegments(_ path: [UInt8]) -> [UInt8] {
         guard path.contains(UInt8(ascii: ".")) else { return path }
-        let absolute = path.first == UInt8(ascii: "/")
-        var segments: [ArraySlice<UInt8>] = []
-        let parts = path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-        let body = absolute ? parts.dropFirst() : parts[...]
-        var trailingSlash = false
-        for (position, segment) in body.enumerated() {
-            let isLast = position == body.count - 1
-            if segment.elementsEqual([UInt8(ascii: ".")]) {
-                trailingSlash = isLast
-            } else if segment.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")]) {
-                if !segments.isEmpty { segments.removeLast() }
-                trailingSlash = isLast
+        let slash = UInt8(ascii: "/")
+        let dot = UInt8(ascii: ".")
+        var input = path[...]
+        var output: [UInt8] = []
+        func removeLastSegment() {
+            if let last = output.lastIndex(of: slash) { output.removeSubrange(last...) } else { output.removeAll() }
+        }
+        while !input.isEmpty {
+            if input.starts(with: [dot, dot, slash]) {
+                input = input.dropFirst(3)
+            } else if input.starts(with: [dot, slash]) {
+                input = input.dropFirst(2)
+            } else if input.starts(with: [slash, dot, slash]) {
+                input = input.dropFirst(2)
+            } else if input.elementsEqual([slash, dot]) {
+                input = [slash][...]
+            } else if input.starts(with: [slash, dot, dot, slash]) {
+                input = input.dropFirst(3)
+                removeLastSegment()
+            } else if input.elementsEqual([slash, dot, dot]) {
+                input = [slash][...]
+                removeLastSegment()
+            } else if input.elementsEqual([dot]) || input.elementsEqual([dot, dot]) {
+                input = []
             } else {
-                segments.append(segment)
-                trailingSlash = false
+                let searchStart = input.first == slash ? input.startIndex + 1 : input.startIndex
+                let end = input[searchStart...].firstIndex(of: slash) ?? input.endIndex
+                output += input[input.startIndex..<end]
+                input = input[end...]
             }
         }
-        var output: [UInt8] = absolute ? [UInt8(ascii: "/")] : []
-        output += Array(segments.joined(separator: [UInt8(ascii: "/")]))
-        if trailingSlash && !(output.last == UInt8(ascii: "/")) { output.append(UInt8(ascii: "/")) }
         return output
+    }
+
+    /// Upper-cases ASCII letters only, as the spec's method rule says.
+    static func asciiUppercased(_ text: String) -> String {
+        String(decoding: text.utf8.map { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) ? $0 - 32 : $0 }, as: UTF8.self)
     }
 
     private static func appendEscape(_ byte: UInt8, to output: inout [UInt8]) {

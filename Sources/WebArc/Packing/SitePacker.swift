@@ -94,11 +94,13 @@ public struct SitePacker {
             summary.skipped += scanner.problems
         }
         let files = scanner.files
-        var urls: [String: String] = [:]
+        var urls: [[UInt8]: String] = [:]
         for file in files {
             let key = try URLKey.key(method: "GET", url: url(for: file.relativePath))
-            if let other = urls[key] { throw Failure.urlClash(first: other, second: file.relativePath, url: String(key.dropFirst(4))) }
-            urls[key] = file.relativePath
+            if let other = urls[Array(key.utf8)] {
+                throw Failure.urlClash(first: other, second: file.relativePath, url: String(key.dropFirst(4)))
+            }
+            urls[Array(key.utf8)] = file.relativePath
         }
 
         let writer = try ArchiveWriter(path: output, options: .init(overwrite: options.overwrite))

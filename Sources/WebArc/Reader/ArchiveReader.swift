@@ -17,7 +17,7 @@ public final class ArchiveReader: Sendable {
     public let path: String
     /// The decoded file header.
     public let header: FileHeader
-    /// Archive-level metadata (object 0), decoded on each call.
+    /// Archive-level metadata (object 0), decoded on each call (opening does not touch it).
     public var metadata: ArchiveMetadata { get throws { try decodeMetadata() } }
 
     let source: any ByteSource
@@ -62,7 +62,6 @@ public final class ArchiveReader: Sendable {
         lookupTable = try FixedTable(section: sections.lookup, minimumEntrySize: 8, source: source)
         strings = try OffsetTable(section: sections.strings, source: source)
         objects = try OffsetTable(section: sections.objects, source: source)
-        _ = try decodeMetadata()
     }
 
     /// Number of records (responses and redirects) in the lookup table.

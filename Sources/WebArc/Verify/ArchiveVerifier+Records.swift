@@ -8,10 +8,10 @@ extension ArchiveVerifier {
         for id in 0..<UInt32(reader.objectCount) {
             do {
                 let object = try reader.object(id)
+                if id == 0 { _ = try reader.decodeMetadata() }
                 switch object.className {
                 case "Response", "Redirect": recordObjects.insert(id)
                 case "Request": requestObjects.insert(id)
-                case "Archive" where id == 0: _ = try reader.decodeMetadata()
                 default: break
                 }
             } catch let error as WebArcError {

@@ -134,6 +134,10 @@ public enum ArchiveVerifier {
         guard position == data.end else {
             throw WebArcError.corruptIndex(section: "BDAT", offset: position, reason: "BDAT bytes \(position)..<\(data.end) belong to no chunk")
         }
+        let padding = try reader.source.read(at: data.end, count: Int(reader.header.indexOffset - data.end))
+        if let nonZero = padding.firstIndex(where: { $0 != 0 }) {
+            throw WebArcError.corruptIndex(section: "padding", offset: data.end + UInt64(nonZero), reason: "padding before the index is not zero")
+        }
     }
 
     static func checkBodyTable(_ reader: ArchiveReader) throws {

@@ -1,0 +1,91 @@
+import Foundation
+
+/// Runs the real `webarc` binary and captures what it prints.
+struct CLIRunner {
+    struct Result {
+        var status: Int32
+        var stdout: Data
+        var stderr: String
+        var text: String { String(decoding: stdout, as: UTF8.self) }
+    }
+
+    /// The built binary: `WEBARC_BIN`, or `webarc` next to the test bundle.
+    static let binary: String = {
+        if let path = ProcessInfo.processInfo.environment["WEBARC_BIN"] { return path }
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = folder.appendingPathComponent("webarc").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            folder = folder.deletingLastPathComponent()
+        }
+        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return repo.appendingPathComponent(".build/debug/webarc").path
+    }()
+
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func run(_ arguments: [String], in directory: String? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let errorReader = Thread.detachNewThreadWithResult { err.fileHandleForReading.readDataToEndOfFile() }
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: output, stderr: String(decoding: errorReader.value, as: UTF8.self))
+    }
+}
+
+extension Thread {
+    /// Runs `body` on a new thread; `value` waits for it.
+    static func detachNewThreadWithResult<T>(_ body: @escaping @Sendable () -> T) -> ThreadResult<T> {
+        let result = ThreadResult<T>()
+        Thread.detachNewThread { result.set(body()) }
+        return result
+    }
+}
+
+/// A value produced on another thread.
+final class ThreadResult<T>: @unchecked Sendable {
+    private var stored: T?
+    private let condition = NSCondition()
+
+    func set(_ value: T) {
+        condition.lock()
+        stored = value
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    var value: T {
+        condition.lock()
+        defer { condition.unlock() }
+        while stored == nil { condition.wait() }
+        return stored!
+    }
+}
+
+/// A fresh folder, removed when dropped.
+final class Scratch: @unchecked Sendable {
+    let path: String
+
+    init() throws {
+        path = NSTemporaryDirectory() + "webarc-cli-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    func file(_ name: String) -> String { path + "/" + name }
+
+    func write(_ name: String, _ text: String) throws {
+        let url = URL(fileURLWithPath: file(name))
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: url)
+    }
+}

@@ -1,0 +1,211 @@
+import Foundation
+import Testing
+import WebArc
+
+/// The `webarc` binary end to end: stdout, stderr and exit codes.
+@Suite("webarc command line", .serialized)
+struct CLITests {
+    static let sampleSite = CLIRunner.repository.appendingPathComponent("Tools/sample-site").path
+
+    @Test("pack, verify, info, ls, cat and unpack the bundled sample site")
+    func sampleSiteRoundTrip() throws {
+        let scratch = try Scratch()
+        let archive = scratch.file("site.webarc")
+        let pack = try CLIRunner.run(["pack", Self.sampleSite, "-o", archive])
+        #expect(pack.status == 0, "\(pack.stderr)")
+        #expect(pack.stderr.contains("packed"))
+
+        let verify = try CLIRunner.run(["verify", archive])
+        #expect(verify.status == 0)
+        #expect(verify.text.contains(": ok:"))
+
+        let info = try CLIRunner.run(["info", archive, "--json"])
+        let object = try JSONSerialization.jsonObject(with: info.stdout) as! [String: Any]
+        #expect(object["formatVersion"] as? String == "1.0")
+        #expect(object["startURL"] as? String == "http://localhost/")
+        #expect((object["redirects"] as? Int ?? 0) >= 1)
+        #expect((object["dedupRatio"] as? Double ?? 0) > 1)
+
+        let list = try CLIRunner.run(["ls", archive, "--json"])
+        let lines = list.text.split(separator: "\n")
+        #expect(lines.count == (object["responses"] as! Int) + (object["redirects"] as! Int))
+        for line in lines { _ = try JSONSerialization.jsonObject(with: Data(line.utf8)) }
+
+        let page = try CLIRunner.run(["cat", archive, "HTTP://LOCALHOST:80/docs/guide.html#x"])
+        #expect(page.status == 0)
+        #expect(page.stdout == FileManager.default.contents(atPath: Self.sampleSite + "/docs/guide.html"))
+
+        let unicode = try CLIRunner.run(["cat", archive, "http://localhost/docs/caf%C3%A9%20menu.html"])
+        #expect(unicode.stdout == FileManager.default.contents(atPath: Self.sampleSite + "/docs/café menu.html"))
+
+        let redirect = try CLIRunner.run(["cat", archive, "http://localhost/about", "-L", "-i"])
+        #expect(redirect.text.hasPrefix("HTTP/1.1 301"))
+        #expect(redirect.text.contains("HTTP/1.1 200 OK"))
+
+        let missing = try CLIRunner.run(["cat", archive, "http://localhost/nope.html"])
+        #expect(missing.status == 66)
+        #expect(missing.stderr.contains("no record for GET http://localhost/nope.html"))
+
+        let out = scratch.file("out")
+        let unpack = try CLIRunner.run(["unpack", archive, "-o", out])
+        #expect(unpack.status == 0, "\(unpack.stderr)")
+        #expect(try Self.treeDiff(Self.sampleSite, out).isEmpty)
+        let again = try CLIRunner.run(["unpack", archive, "-o", out])
+        #expect(again.status == 73)
+        #expect(try CLIRunner.run(["unpack", archive, "-o", out, "--force"]).status == 0)
+    }
+
+    @Test("the same folder packs to the same bytes; an existing output is refused without --force")
+    func determinismAndOverwrite() throws {
+        let scratch = try Scratch()
+        #expect(try CLIRunner.run(["pack", Self.sampleSite, "-o", scratch.file("a.webarc"), "-q"]).status == 0)
+        #expect(try CLIRunner.run(["pack", Self.sampleSite, "-o", scratch.file("b.webarc"), "-q"]).status == 0)
+        #expect(FileManager.default.contents(atPath: scratch.file("a.webarc")) == FileManager.default.contents(atPath: scratch.file("b.webarc")))
+        let exists = try CLIRunner.run(["pack", Self.sampleSite, "-o", scratch.file("a.webarc")])
+        #expect(exists.status == 73)
+        #expect(exists.stderr.contains("already exists"))
+        #expect(try CLIRunner.run(["pack", Self.sampleSite, "-o", scratch.file("a.webarc"), "--force", "-q"]).status == 0)
+    }
+
+    @Test("links leaving the folder are refused and listed unless a flag says what to do")
+    func outsideLinks() throws {
+        let scratch = try Scratch()
+        try scratch.write("site/index.html", "<p>home</p>")
+        try scratch.write("secret/key.txt", "do not ship")
+        try FileManager.default.createSymbolicLink(atPath: scratch.file("site/key.txt"), withDestinationPath: scratch.file("secret/key.txt"))
+        try FileManager.default.createSymbolicLink(atPath: scratch.file("site/home.html"), withDestinationPath: "index.html")
+        let refused = try CLIRunner.run(["pack", scratch.file("site"), "-o", scratch.file("a.webarc")])
+        #expect(refused.status == 65)
+        #expect(refused.stderr.contains("key.txt: link leaves the folder"))
+        #expect(refused.stderr.contains("--follow-outside"))
+        #expect(!FileManager.default.fileExists(atPath: scratch.file("a.webarc")))
+
+        #expect(try CLIRunner.run(["pack", scratch.file("site"), "-o", scratch.file("f.webarc"), "--follow-outside"]).status == 0)
+        #expect(try CLIRunner.run(["cat", scratch.file("f.webarc"), "http://localhost/key.txt"]).text == "do not ship")
+        let followed = try ArchiveReader(path: scratch.file("f.webarc"))
+        #expect(followed.bodyCount == 2)
+
+        #expect(try CLIRunner.run(["pack", scratch.file("site"), "-o", scratch.file("s.webarc"), "--skip-outside", "-q"]).status == 0)
+        #expect(try CLIRunner.run(["cat", scratch.file("s.webarc"), "http://localhost/key.txt"]).status == 66)
+        #expect(try CLIRunner.run(["cat", scratch.file("s.webarc"), "http://localhost/home.html"]).text == "<p>home</p>")
+    }
+
+    @Test("FIFOs, loops and unreadable files are listed and fail the pack unless skipped")
+    func unreadableEntries() throws {
+        let scratch = try Scratch()
+        try scratch.write("site/index.html", "<p>home</p>")
+        #expect(mkfifo(scratch.file("site/pipe"), 0o644) == 0)
+        try FileManager.default.createSymbolicLink(atPath: scratch.file("site/loop"), withDestinationPath: scratch.file("site"))
+        try FileManager.default.createSymbolicLink(atPath: scratch.file("site/dangling"), withDestinationPath: scratch.file("nowhere"))
+        let failed = try CLIRunner.run(["pack", scratch.file("site"), "-o", scratch.file("a.webarc")])
+        #expect(failed.status == 65)
+        #expect(failed.stderr.contains("pipe: not a regular file (FIFO)"))
+        #expect(failed.stderr.contains("loop: symbolic link loop"))
+        #expect(failed.stderr.contains("dangling: unreadable"))
+        let skipped = try CLIRunner.run(["pack", scratch.file("site"), "-o", scratch.file("a.webarc"), "--skip-unreadable"])
+        #expect(skipped.status == 0, "\(skipped.stderr)")
+        #expect(skipped.stderr.contains("skipped"))
+        #expect(try ArchiveReader(path: scratch.file("a.webarc")).recordCount == 2)
+    }
+
+    @Test("bad archives give one line naming the file and a distinct exit code", arguments: [
+        ("empty", Data(), 65, "is empty"),
+        ("text", Data("hello, this is not an archive\n".utf8), 65, "not a webarc archive"),
+    ])
+    func badArchives(name: String, bytes: Data, status: Int32, message: String) throws {
+        let scratch = try Scratch()
+        try bytes.write(to: URL(fileURLWithPath: scratch.file(name)))
+        for command in [["verify"], ["info"], ["ls"], ["cat"]] {
+            let result = try CLIRunner.run(command + [scratch.file(name)] + (command == ["cat"] ? ["http://localhost/"] : []))
+            #expect(result.status == status, "\(command): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(command): \(result.stderr)")
+        }
+    }
+
+    @Test("a damaged archive fails verify with the problem, its offset, and exit 65; --json says the same")
+    func damagedArchive() throws {
+        let scratch = try Scratch()
+        let archive = scratch.file("site.webarc")
+        #expect(try CLIRunner.run(["pack", Self.sampleSite, "-o", archive, "-q"]).status == 0)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: archive))
+        bytes[200] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: archive))
+        let verify = try CLIRunner.run(["verify", archive])
+        #expect(verify.status == 65)
+        #expect(verify.text.contains("FAILED"))
+        #expect(verify.stderr.contains("body-digests"))
+        let json = try JSONSerialization.jsonObject(with: try CLIRunner.run(["verify", archive, "--json"]).stdout) as! [String: Any]
+        #expect(json["passed"] as? Bool == false)
+        #expect(!(json["problems"] as! [Any]).isEmpty)
+
+        try Data(bytes.prefix(bytes.count / 2)).write(to: URL(fileURLWithPath: archive))
+        let truncated = try CLIRunner.run(["info", archive])
+        #expect(truncated.status == 65)
+        #expect(truncated.stderr.contains("truncated"))
+        #expect(truncated.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test("missing inputs exit 66, a folder given as archive too; bad usage exits 64")
+    func missingInputs() throws {
+        let scratch = try Scratch()
+        #expect(try CLIRunner.run(["verify", scratch.file("none.webarc")]).status == 66)
+        #expect(try CLIRunner.run(["info", scratch.path]).status == 66)
+        #expect(try CLIRunner.run(["pack", scratch.file("none"), "-o", scratch.file("x.webarc")]).status == 66)
+        #expect(try CLIRunner.run(["pack"]).status == 64)
+        #expect(try CLIRunner.run(["frobnicate"]).status == 64)
+    }
+
+    @Test("help teaches: examples and exit codes")
+    func help() throws {
+        let help = try CLIRunner.run(["pack", "--help"])
+        #expect(help.text.contains("webarc pack site/ -o site.webarc"))
+        #expect(help.text.contains("Exit codes"))
+        #expect(try CLIRunner.run(["--help"]).text.contains("unpack"))
+    }
+
+    @Test("unpack never writes outside its folder, whatever the URLs hold")
+    func unpackEscapes() throws {
+        let scratch = try Scratch()
+        let archive = scratch.file("evil.webarc")
+        let writer = try ArchiveWriter(path: archive)
+        let urls = [
+            "http://x/../../escape1", "http://x/%2e%2e/%2e%2e/escape2", "http://x/a%2F..%2F..%2Fescape3",
+            "http://x/%5C..%5C..%5Cescape4", "http://x/a%00b", "http://x//etc/escape5", "http://x/q?../../escape6",
+            "http://x/dir/", "http://x/dir", "http://x/dir/file",
+        ]
+        for (index, url) in urls.enumerated() {
+            let body = try writer.addBody(Array("body \(index)".utf8))
+            try writer.add(ResponseRecord(request: RequestRecord(url: url), body: body))
+        }
+        try writer.finish()
+        let out = scratch.file("out")
+        let result = try CLIRunner.run(["unpack", archive, "-o", out])
+        #expect(result.status == 65, "the /dir file beside /dir/file must be reported")
+        #expect(result.stderr.contains("http://x/dir"))
+        let outside = try FileManager.default.contentsOfDirectory(atPath: scratch.path).sorted()
+        #expect(outside == ["evil.webarc", "out"])
+        let written = FileManager.default.enumerator(atPath: out)!.allObjects as! [String]
+        #expect(written.count >= 8)
+        for path in written {
+            let resolved = URL(fileURLWithPath: out + "/" + path).standardizedFileURL.path
+            #expect(resolved.hasPrefix(URL(fileURLWithPath: out).standardizedFileURL.path + "/"))
+        }
+    }
+
+    /// Paths whose bytes differ between two trees (both ways), symlinks resolved.
+    static func treeDiff(_ first: String, _ second: String) throws -> [String] {
+        func files(_ root: String) -> [String: Data] {
+            var result: [String: Data] = [:]
+            for case let path as String in FileManager.default.enumerator(atPath: root)! {
+                var isFolder: ObjCBool = false
+                if FileManager.default.fileExists(atPath: root + "/" + path, isDirectory: &isFolder), !isFolder.boolValue {
+                    result[path] = FileManager.default.contents(atPath: root + "/" + path)
+                }
+            }
+            return result
+        }
+        let a = files(first)
+        let b = files(second)
+        return Set(a.keys).union(b.keys).filter { a[$0] != b[$0] }.sorted()
+    }
+}

@@ -1,0 +1,276 @@
+#!/usr/bin/env bash
+# Serving benchmark: webarc serve vs nginx vs kiwix-serve on the Python docs, in one run, as ratios.
+set -euo pipefail
+
+usage() {
+    cat <<'EOF'
+Usage: Tools/bench/serve-bench.sh [--duration SECONDS] [--connections N] [--help]
+
+Serves the Python 3.11 docs (Debian package python3.11-doc) three ways on 127.0.0.1, in one run:
+  webarc serve   the docs packed with `webarc pack`
+  nginx          the unpacked folder (sendfile, keep-alive, access log off)
+  kiwix-serve    a ZIM of the folder made with zimwriterfs (--nosearchbar)
+and drives each with wrk (2 threads, N connections, --latency): first one hot page (the start
+page, index.html), then a mix of about 500 real paths (every k-th file of the sorted listing:
+HTML, CSS, JS, images) taken round-robin. Before timing, each server must answer every mixed
+path with 200. Reports requests/s, p50/p99 latency, non-2xx counts, server RSS before and after
+(nginx: master + workers), and the ratios webarc/nginx and webarc/kiwix-serve. Prints a
+Markdown table to stdout and writes it to Tools/bench/results/serve-<date>-<time>.md.
+Progress goes to stderr. webarc and nginx run without access logs (kiwix-serve has none).
+
+Options:
+  --duration SECONDS   length of each wrk run (default: 10), after a 2 s warm-up run
+  --connections N      wrk connections (default: 32)
+  -h, --help           show this help
+
+Environment:
+  WEBARC=/path/to/webarc   use this binary instead of building `swift build -c release`
+                           in the repository (then .build/release/webarc)
+  CORPUS=DIR               the site to serve (default: /usr/share/doc/python3.11/html)
+  WORK=DIR                 keep the copied corpus, archive and ZIM here between runs
+                           (default: a temporary folder removed on exit)
+
+Missing tools (python3.11-doc nginx wrk zim-tools kiwix-tools curl) are installed with apt-get.
+wrk and the servers share the machine's cores: compare ratios from one run, never absolute
+figures from different runs or machines.
+EOF
+}
+
+DURATION=10
+CONNECTIONS=32
+while (($#)); do
+    case "$1" in
+        --duration) [[ $# -ge 2 && "$2" =~ ^[1-9][0-9]*$ ]] || { echo "serve-bench: error: --duration needs a positive integer" >&2; exit 64; }
+            DURATION="$2"; shift 2 ;;
+        --connections) [[ $# -ge 2 && "$2" =~ ^[1-9][0-9]*$ ]] || { echo "serve-bench: error: --connections needs a positive integer" >&2; exit 64; }
+            CONNECTIONS="$2"; shift 2 ;;
+        -h|--help) usage; exit 0 ;;
+        *) echo "serve-bench: error: unknown argument '$1' (see --help)" >&2; exit 64 ;;
+    esac
+done
+
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO_ROOT="$(cd "$SCRIPT_DIR/../.." && pwd)"
+CORPUS="${CORPUS:-/usr/share/doc/python3.11/html}"
+say() { printf 'serve-bench: %s\n' "$*" >&2; }
+die() { printf 'serve-bench: error: %s\n' "$*" >&2; exit 1; }
+
+# --- tools -------------------------------------------------------------------------------------
+
+missing=()
+[[ "$CORPUS" == /usr/share/doc/python3.11/html && ! -d "$CORPUS" ]] && missing+=(python3.11-doc)
+for pair in nginx:nginx wrk:wrk zimwriterfs:zim-tools kiwix-serve:kiwix-tools curl:curl; do
+    command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
+done
+if ((${#missing[@]})); then
+    say "installing ${missing[*]}"
+    sudo_cmd=(); [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
+    "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}" >&2 \
+        || die "apt-get install ${missing[*]} failed"
+fi
+[[ -d "$CORPUS" ]] || die "no corpus at $CORPUS"
+
+if [[ -z "${WEBARC:-}" ]]; then
+    say "building webarc (release)"
+    (cd "$REPO_ROOT" && swift build -c release >&2) || die "swift build failed"
+    WEBARC="$REPO_ROOT/.build/release/webarc"
+fi
+[[ -x "$WEBARC" ]] || die "no webarc binary at $WEBARC"
+
+# --- corpus, archive, ZIM ------------------------------------------------------------------------
+
+if [[ -z "${WORK:-}" ]]; then WORK="$(mktemp -d /tmp/serve-bench.XXXXXX)"; CLEAN_WORK=1; else CLEAN_WORK=0; mkdir -p "$WORK"; fi
+PIDS=()
+cleanup() {
+    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+    [[ -f "$WORK/nginx.pid" ]] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true
+    ((CLEAN_WORK)) && rm -rf "$WORK"
+    return 0
+}
+trap cleanup EXIT INT TERM
+
+SITE="$WORK/site"
+if [[ ! -d "$SITE" ]]; then
+    say "copying $CORPUS (cp -rL)"
+    cp -rL "$CORPUS" "$SITE"
+    # zimwriterfs wants a 48x48 PNG illustration inside the folder; the same file is served by all.
+    python3 - "$SITE/webarc-bench-illustration.png" <<'PY'
+import struct, sys, zlib
+rows = b"".join(b"\0" + bytes([40, 90, 160]) * 48 for _ in range(48))
+def chunk(kind, data): return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 48, 48, 8, 2, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+open(sys.argv[1], "wb").write(png)
+PY
+fi
+if [[ ! -f "$WORK/site.webarc" ]]; then
+    say "packing with webarc"
+    "$WEBARC" pack "$SITE" -o "$WORK/site.webarc" --quiet
+fi
+if [[ ! -f "$WORK/site.zim" ]]; then
+    say "making the ZIM with zimwriterfs (about 30 s)"
+    zimwriterfs --welcome=index.html --illustration=webarc-bench-illustration.png --language=eng \
+        --title="Python 3.11 docs" --description="Python documentation" --creator=Python --publisher=webarc \
+        --name=pydocs --withoutFTIndex "$SITE" "$WORK/site.zim" >/dev/null 2>&1 || die "zimwriterfs failed"
+fi
+
+HOT="index.html"
+(cd "$SITE" && find . -type f \( -name '*.html' -o -name '*.css' -o -name '*.js' -o -name '*.png' -o -name '*.svg' \) \
+    | sed 's|^\./||' | LC_ALL=C sort) > "$WORK/all-paths.txt"
+total=$(wc -l < "$WORK/all-paths.txt")
+step=$(( (total + 499) / 500 ))
+awk -v step="$step" 'NR % step == 1' "$WORK/all-paths.txt" | grep -v ' ' > "$WORK/paths.txt"
+say "$(wc -l < "$WORK/paths.txt") mixed paths (every ${step}th of $total files)"
+
+make_lua() {   # $1 = URL prefix before each path
+    {
+        echo "local prefix = \"$1\""
+        echo "local paths = {"
+        sed 's/.*/  "&",/' "$WORK/paths.txt"
+        echo "}"
+        echo 'local counter = 0'
+        echo 'request = function()'
+        echo '  counter = counter % #paths + 1'
+        echo '  return wrk.format("GET", prefix .. paths[counter])'
+        echo 'end'
+    } > "$WORK/mixed-$2.lua"
+}
+
+# --- servers -------------------------------------------------------------------------------------
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_for() {   # $1 = URL
+    for _ in $(seq 1 100); do curl -fs -o /dev/null "$1" && return 0; sleep 0.1; done
+    die "no answer from $1"
+}
+rss_kib() {   # total VmRSS of the given PIDs
+    local sum=0 pid value
+    for pid in "$@"; do
+        value=$(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0)
+        sum=$((sum + ${value:-0}))
+    done
+    echo "$sum"
+}
+
+WEBARC_PORT=$(free_port)
+"$WEBARC" serve "$WORK/site.webarc" --port "$WEBARC_PORT" --quiet > "$WORK/webarc.out" &
+PIDS+=($!); WEBARC_PID=$!
+
+NGINX_PORT=$(free_port)
+mkdir -p "$WORK/nginx-temp"
+cat > "$WORK/nginx.conf" <<EOF
+worker_processes auto;
+pid $WORK/nginx.pid;
+error_log $WORK/nginx-error.log;
+daemon off;
+events { worker_connections 1024; }
+http {
+    include /etc/nginx/mime.types;
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 100000;
+    client_body_temp_path $WORK/nginx-temp;
+    proxy_temp_path $WORK/nginx-temp;
+    fastcgi_temp_path $WORK/nginx-temp;
+    uwsgi_temp_path $WORK/nginx-temp;
+    scgi_temp_path $WORK/nginx-temp;
+    server {
+        listen 127.0.0.1:$NGINX_PORT;
+        root $SITE;
+    }
+}
+EOF
+nginx -c "$WORK/nginx.conf" -p "$WORK" &
+PIDS+=($!); NGINX_PID=$!
+
+KIWIX_PORT=$(free_port)
+kiwix-serve --address=127.0.0.1 --port="$KIWIX_PORT" --nosearchbar "$WORK/site.zim" > "$WORK/kiwix.log" 2>&1 &
+PIDS+=($!); KIWIX_PID=$!
+
+wait_for "http://127.0.0.1:$WEBARC_PORT/$HOT"
+wait_for "http://127.0.0.1:$NGINX_PORT/$HOT"
+KIWIX_PREFIX=""
+for candidate in /content/pydocs/ /pydocs/ /pydocs/A/; do
+    for _ in $(seq 1 50); do
+        if curl -fs -o /dev/null "http://127.0.0.1:$KIWIX_PORT$candidate$HOT"; then KIWIX_PREFIX="$candidate"; break 2; fi
+        [[ "$candidate" == /content/pydocs/ ]] && sleep 0.1 || break
+    done
+done
+[[ -n "$KIWIX_PREFIX" ]] || die "kiwix-serve does not answer $HOT under /content/pydocs/, /pydocs/ or /pydocs/A/"
+
+declare -A PREFIX=([webarc]="/" [nginx]="/" [kiwix]="$KIWIX_PREFIX")
+declare -A PORT=([webarc]=$WEBARC_PORT [nginx]=$NGINX_PORT [kiwix]=$KIWIX_PORT)
+server_pids() {
+    case "$1" in
+        webarc) echo "$WEBARC_PID" ;;
+        nginx) echo "$NGINX_PID $(pgrep -P "$NGINX_PID" | tr '\n' ' ')" ;;
+        kiwix) echo "$KIWIX_PID" ;;
+    esac
+}
+
+for name in webarc nginx kiwix; do
+    base="http://127.0.0.1:${PORT[$name]}${PREFIX[$name]}"
+    bad=0
+    while read -r path; do
+        code=$(curl -s -o /dev/null -w '%{http_code}' "$base$path")
+        [[ "$code" == 200 ]] || { bad=$((bad + 1)); ((bad <= 3)) && say "$name: $path gave $code"; }
+    done < "$WORK/paths.txt"
+    ((bad == 0)) || die "$name failed $bad of the mixed paths"
+    make_lua "${PREFIX[$name]}" "$name"
+done
+say "every server answers all mixed paths with 200"
+
+# --- runs ------------------------------------------------------------------------------------------
+
+to_ms() {   # wrk latency like 1.23ms, 456.00us, 1.02s → milliseconds
+    awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n = n; else if (v ~ /s$/) n *= 1000; printf "%.2f", n }'
+}
+declare -A RPS P50 P99 NON2XX RSS_BEFORE RSS_AFTER
+run_wrk() {   # $1 = server, $2 = hot|mixed
+    local name=$1 kind=$2 url="http://127.0.0.1:${PORT[$1]}${PREFIX[$1]}" args=() out
+    if [[ $kind == hot ]]; then url="$url$HOT"; else args=(-s "$WORK/mixed-$name.lua"); fi
+    wrk -t2 -c"$CONNECTIONS" -d2s "${args[@]}" "$url" > /dev/null
+    out=$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency "${args[@]}" "$url")
+    echo "$out" > "$WORK/wrk-$name-$kind.txt"
+    RPS[$name-$kind]=$(awk '/^Requests\/sec:/ {printf "%.0f", $2}' <<<"$out")
+    P50[$name-$kind]=$(to_ms "$(awk '$1 == "50%" {print $2}' <<<"$out")")
+    P99[$name-$kind]=$(to_ms "$(awk '$1 == "99%" {print $2}' <<<"$out")")
+    NON2XX[$name-$kind]=$(awk '/Non-2xx or 3xx responses:/ {print $NF}' <<<"$out")
+    NON2XX[$name-$kind]=${NON2XX[$name-$kind]:-0}
+}
+
+for name in webarc nginx kiwix; do
+    RSS_BEFORE[$name]=$(rss_kib $(server_pids "$name"))
+    for kind in hot mixed; do
+        say "wrk: $name, $kind"
+        run_wrk "$name" "$kind"
+    done
+    RSS_AFTER[$name]=$(rss_kib $(server_pids "$name"))
+done
+
+# --- report ----------------------------------------------------------------------------------------
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
+mkdir -p "$SCRIPT_DIR/results"
+REPORT="$SCRIPT_DIR/results/serve-$(date +%Y%m%d-%H%M%S).md"
+hot_size=$(stat -c %s "$SITE/$HOT")
+{
+    echo "## Serving the Python docs ($(date -u +%Y-%m-%d), $(nproc) cores, wrk -t2 -c$CONNECTIONS -d${DURATION}s --latency)"
+    echo
+    echo "Hot page: /$HOT ($hot_size bytes). Mixed: $(wc -l < "$WORK/paths.txt") real paths round-robin. RSS in MiB before → after the runs."
+    echo
+    echo "| server | hot req/s | hot p50 / p99 ms | mixed req/s | mixed p50 / p99 ms | non-2xx | RSS MiB |"
+    echo "|---|---|---|---|---|---|---|"
+    for name in webarc nginx kiwix; do
+        label=$name; [[ $name == kiwix ]] && label=kiwix-serve
+        echo "| $label | ${RPS[$name-hot]} | ${P50[$name-hot]} / ${P99[$name-hot]} | ${RPS[$name-mixed]} | ${P50[$name-mixed]} / ${P99[$name-mixed]} | $((NON2XX[$name-hot] + NON2XX[$name-mixed])) | $(mib "${RSS_BEFORE[$name]}") → $(mib "${RSS_AFTER[$name]}") |"
+    done
+    echo
+    echo "| ratio | hot req/s | mixed req/s |"
+    echo "|---|---|---|"
+    echo "| webarc / nginx | $(ratio "${RPS[webarc-hot]}" "${RPS[nginx-hot]}") | $(ratio "${RPS[webarc-mixed]}" "${RPS[nginx-mixed]}") |"
+    echo "| webarc / kiwix-serve | $(ratio "${RPS[webarc-hot]}" "${RPS[kiwix-hot]}") | $(ratio "${RPS[webarc-mixed]}" "${RPS[kiwix-mixed]}") |"
+} | tee "$REPORT"
+say "wrote $REPORT"

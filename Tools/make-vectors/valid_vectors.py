@@ -1,0 +1,252 @@
+"""The recipes of the valid vectors (Spec/vectors/valid/NAME.input.json).
+
+Every body is literal text or comes from `seeded_bytes` (SHA-256 in counter
+mode), so the recipes are the same on every machine and Python version.
+"""
+
+import base64
+import hashlib
+import re
+from pathlib import Path
+
+# Fixed dates (milliseconds since 1970) so that nothing depends on the clock.
+NOV_20 = 1795163400000   # 2026-11-20T08:30:00Z
+NOV_21 = 1795252500000   # 2026-11-21T09:15:00Z
+NOV_22 = 1795348800000   # 2026-11-22T12:00:00Z
+NOV_23 = 1795428000000   # 2026-11-23T10:00:00Z
+
+# A public MD5 collision (Wang and Yu, 2004): two 128-byte messages, one MD5.
+COLLISION_M1 = bytes.fromhex(
+    "d131dd02c5e6eec4693d9a0698aff95c2fcab58712467eab4004583eb8fb7f89"
+    "55ad340609f4b30283e488832571415a085125e8f7cdc99fd91dbdf280373c5b"
+    "d8823e3156348f5bae6dacd436c919c6dd53e2b487da03fd02396306d248cda0"
+    "e99f33420f577ee8ce54b67080a80d1ec69821bcb6a8839396f9652b6ff72a70")
+COLLISION_M2 = bytes.fromhex(
+    "d131dd02c5e6eec4693d9a0698aff95c2fcab50712467eab4004583eb8fb7f89"
+    "55ad340609f4b30283e4888325f1415a085125e8f7cdc99fd91dbd7280373c5b"
+    "d8823e3156348f5bae6dacd436c919c6dd53e23487da03fd02396306d248cda0"
+    "e99f33420f577ee8ce54b67080280d1ec69821bcb6a8839396f965ab6ff72a70")
+
+HTML = [["Content-Type", "text/html; charset=utf-8"]]
+BROWSER = [["User-Agent", "make-vectors/1.0"], ["Accept", "*/*"]]
+
+
+def seeded_bytes(seed: str, length: int) -> bytes:
+    """Deterministic pseudo-random bytes: SHA-256(seed:0) || SHA-256(seed:1) || ..."""
+    out = bytearray()
+    counter = 0
+    while len(out) < length:
+        out += hashlib.sha256(f"{seed}:{counter}".encode()).digest()
+        counter += 1
+    return bytes(out[:length])
+
+
+def b64(data: bytes | str) -> str:
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    return base64.b64encode(data).decode("ascii")
+
+
+def response(url: str, body: bytes | str, *, method="GET", status=200, reason="OK", headers=(),
+             mime=None, encoding=None, request_headers=(), date=None) -> dict:
+    """A response record of the recipe schema; empty lists and None values are left out."""
+    record = {"kind": "response", "method": method, "url": url}
+    if request_headers:
+        record["requestHeaders"] = [list(h) for h in request_headers]
+    record["status"] = status
+    if reason is not None:
+        record["reason"] = reason
+    if headers:
+        record["headers"] = [list(h) for h in headers]
+    if mime is not None:
+        record["mimeType"] = mime
+    if encoding is not None:
+        record["textEncoding"] = encoding
+    record["body"] = b64(body)
+    if date is not None:
+        record["captureDate"] = date
+    return record
+
+
+def redirect(url: str, target: str, *, status=301, headers=(), request_headers=(), date=None) -> dict:
+    record = {"kind": "redirect", "method": "GET", "url": url}
+    if request_headers:
+        record["requestHeaders"] = [list(h) for h in request_headers]
+    record["status"] = status
+    record["target"] = target
+    if headers:
+        record["headers"] = [list(h) for h in headers]
+    if date is not None:
+        record["captureDate"] = date
+    return record
+
+
+def html_page(title: str, paragraph: str, repeat: int = 3) -> str:
+    paragraphs = "\n".join(f"<p>{paragraph}</p>" for _ in range(repeat))
+    return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{title}</title></head>\n"
+            f"<body>\n<h1>{title}</h1>\n{paragraphs}\n</body></html>\n")
+
+
+# ---------------------------------------------------------------------------- recipes
+
+def empty() -> dict:
+    return {"archive": {}, "records": []}
+
+
+def minimal() -> dict:
+    body = html_page("Minimal", "Hello, webarc! This page is stored as one LZ4 block.")
+    return {"archive": {}, "records": [
+        response("https://example.com/", body, headers=HTML + [["Server", "make-vectors"]],
+                 mime="text/html", encoding="utf-8"),
+    ]}
+
+
+def site() -> dict:
+    css = "body { font-family: sans-serif; margin: 2em; }\nh1 { color: #336; }\np { line-height: 1.4; }\n" * 3
+    logo = b"\x89PNG\r\n\x1a\n" + seeded_bytes("site/logo.png", 1992)
+    return {
+        "archive": {
+            "created": NOV_23,
+            "creator": "make-vectors 1.0",
+            "startURL": "https://example.org/",
+            "baseURL": "https://example.org/",
+            # Two spellings of "café": precomposed (NFC) and decomposed (NFD). They are
+            # different strings: STRS must hold both (§6.1 interning is by bytes).
+            "metadata": [["title", "A tiny site"], ["lang", "en"],
+                         ["note-nfc", "caf\u00e9"], ["note-nfd", "cafe\u0301"]],
+        },
+        "records": [
+            response("https://example.org/", html_page("Tiny site", "Welcome to the tiny site."),
+                     headers=HTML + [["Set-Cookie", "a=1"], ["Set-Cookie", "b=2"]],
+                     mime="text/html", encoding="utf-8", request_headers=BROWSER, date=NOV_22),
+            response("https://example.org/style.css", css, headers=[["Content-Type", "text/css"]],
+                     mime="text/css", encoding="utf-8", request_headers=BROWSER, date=NOV_22),
+            response("https://example.org/images/logo.png", logo, headers=[["Content-Type", "image/png"]],
+                     mime="image/png", date=NOV_22),
+            response("https://example.org/robots.txt", b"", headers=[["Content-Length", "0"]],
+                     mime="text/plain", date=NOV_22),
+            redirect("https://example.org/folder", "https://example.org/folder/",
+                     headers=[["Location", "/folder/"]], request_headers=BROWSER, date=NOV_22),
+            response("https://example.org/folder/", html_page("Folder", "An index page inside a folder."),
+                     headers=HTML, mime="text/html", encoding="utf-8", reason=None, date=NOV_22),
+        ],
+    }
+
+
+def dedup() -> dict:
+    shared = "Shared body: the same bytes are served under three URLs.\n" * 4
+    other = "A different body, stored once as well.\n" * 4
+    plain = [["Content-Type", "text/plain"]]
+    return {"archive": {"creator": "make-vectors 1.0"}, "records": [
+        response("https://example.com/a", shared, headers=plain, mime="text/plain"),
+        response("https://example.com/b", shared, headers=plain, mime="text/plain"),
+        response("https://example.com/d", other, headers=plain, mime="text/plain"),
+        response("https://example.com/c", shared, headers=plain, mime="text/plain"),
+    ]}
+
+
+def multichunk_body(length: int = 600_000) -> bytes:
+    """Log-like text: numbered lines naming two words picked by a seeded generator (compressible, not trivial)."""
+    words = ("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november "
+             "oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu").split()
+    out, line = bytearray(), 0
+    while len(out) < length:
+        noise = hashlib.sha256(f"multichunk:{line}".encode()).digest()
+        route = " ".join(words[b % len(words)] for b in noise[:2])
+        out += f"{line:06d} level=info msg=\"request served\" route={route}\n".encode()
+        line += 1
+    return bytes(out[:length])
+
+
+def multichunk() -> dict:
+    return {"archive": {}, "records": [
+        response("https://example.com/big.log", multichunk_body(), headers=[["Content-Type", "text/plain"]],
+                 mime="text/plain", encoding="us-ascii"),
+    ]}
+
+
+def captures() -> dict:
+    url = "https://example.com/page"
+    plain = [["Content-Type", "text/plain"]]
+    return {"archive": {}, "records": [
+        response(url, "capture 0: Nov 22\n", headers=plain, mime="text/plain", date=NOV_22),
+        response(url, "capture 1: Nov 20\n", headers=plain, mime="text/plain", date=NOV_20),
+        response(url, "posted: Nov 23\n", method="POST", headers=plain, mime="text/plain", date=NOV_23,
+                 request_headers=[["Content-Type", "application/x-www-form-urlencoded"]]),
+        response("HTTPS://EXAMPLE.COM:443/page#top", "capture 3: no date, same key\n", headers=plain,
+                 mime="text/plain"),
+        response(url, "capture 4: Nov 20 again\n", headers=plain, mime="text/plain", date=NOV_20),
+    ]}
+
+
+# Canonicalization cases beyond the §7.1 table (input -> key); all of them GET.
+EXTRA_CANONICAL = [
+    (" \thttp://Example.com/tab\tand\nnew\rline \r\n", "GET http://example.com/tabandnewline"),
+    ("https://example.com:08443/port", "GET https://example.com:8443/port"),
+    ("http://example.com/pct%zz%4", "GET http://example.com/pct%25zz%254"),
+    ("http://example.com/q?a b&c=%7e?d#frag", "GET http://example.com/q?a%20b&c=~?d"),
+    ("http://example.com/a/b/../../../c/./d/.", "GET http://example.com/c/d/"),
+    ("HTTPS://EXAMPLE.COM/Case/Kept", "GET https://example.com/Case/Kept"),
+    ("http://[2001:DB8::1]:80/v6", "GET http://[2001:db8::1]/v6"),
+    ("http://example.com/%41%2D%5F%2e%7E%2a%e2%82%ac", "GET http://example.com/A-_.~%2A%E2%82%AC"),
+    ("http://example.com/[x]{y}|^`\"<>\\", "GET http://example.com/%5Bx%5D%7By%7D%7C%5E%60%22%3C%3E%5C"),
+    ("http://example.com/dir//.", "GET http://example.com/dir//"),
+    ("http://Example.COM:00/zero-port", "GET http://example.com:0/zero-port"),
+]
+
+# More cases for canonical-urls.json only (not worth a record).
+EXTRA_CANONICAL_UNIT = [
+    ("urn:example:a/../b", "GET urn:/b"),                    # §5.2.4 also runs on a path with no authority
+    ("http://Example.COM:HTTP/x", "GET http://example.com:http/x"),   # not digits: no port, all host
+    ("http://example.com:/empty-port", "GET http://example.com/empty-port"),
+    ("http://[::1]:8080/v6", "GET http://[::1]:8080/v6"),
+]
+
+# Inputs with no canonical form (bad-url).
+BAD_URLS = ["", "example.com/page", "/relative/path", "//example.com/", "1http://example.com/",
+            "ht tp://example.com/", ":no-scheme"]
+
+
+def spec_canonical_table(spec: Path) -> list[tuple[str, str]]:
+    """The (input, canonical key) rows of the §7.1 table, read from the spec itself."""
+    text = spec.read_text(encoding="utf-8")
+    table = text[text.index("| Input | Canonical key (method GET) |"):]
+    rows = []
+    for line in table.splitlines()[2:]:
+        match = re.fullmatch(r"\| `(.*)` \| `(.*)` \|", line)
+        if not match:
+            break
+        rows.append((match.group(1), match.group(2)))
+    return rows
+
+
+def canonical(spec: Path) -> dict:
+    cases = spec_canonical_table(spec) + EXTRA_CANONICAL
+    return {"archive": {}, "records": [
+        response(url, f"canonical example {i}\n", headers=[["Content-Type", "text/plain"]], mime="text/plain")
+        for i, (url, _) in enumerate(cases)
+    ]}
+
+
+def collision() -> dict:
+    octet = [["Content-Type", "application/octet-stream"]]
+    mime = "application/octet-stream"
+    return {"archive": {}, "records": [
+        response("https://example.com/m1", COLLISION_M1, headers=octet, mime=mime),
+        response("https://example.com/m2", COLLISION_M2, headers=octet, mime=mime),
+        response("https://example.com/m2-again", COLLISION_M2, headers=octet, mime=mime),
+        response("https://example.com/m1-again", COLLISION_M1, headers=octet, mime=mime),
+    ]}
+
+
+def newer_base() -> dict:
+    """The 1.0 content of the newer-minor and newer-entries vectors."""
+    plain = [["Content-Type", "text/plain"]]
+    return {"archive": {"creator": "a future webarc"}, "records": [
+        response("https://example.net/", html_page("Newer", "Written by a newer minor version."),
+                 headers=HTML, mime="text/html", encoding="utf-8", date=NOV_23),
+        response("https://example.net/notes.txt", "Notes, kept as they were.\n" * 3, headers=plain,
+                 mime="text/plain", date=NOV_23),
+        redirect("https://example.net/old", "https://example.net/notes.txt", status=308,
+                 headers=[["Location", "/notes.txt"]], date=NOV_23),
+    ]}

@@ -1,0 +1,70 @@
+import Logging
+import NIOCore
+import NIOHTTP1
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One line per request through swift-log, e.g.
+/// `127.0.0.1 "GET /docs/ HTTP/1.1" 200 5120`: client, request line, status, body bytes sent.
+public struct AccessLog: Sendable {
+    /// The logger lines go to, at level `info`.
+    public let logger: Logger
+
+    /// Makes an access log writing to `logger`.
+    public init(logger: Logger) { self.logger = logger }
+
+    /// An access log printing one plain line per request on stderr.
+    public static func standardError() -> AccessLog {
+        AccessLog(logger: Logger(label: "webarc.access") { _ in StandardErrorLineHandler() })
+    }
+
+    /// Logs one answered request.
+    func record(_ request: ArchiveRequest, version: HTTPVersion, decision: ResponseDecision, client: SocketAddress?) {
+        let address = client?.ipAddress ?? "-"
+        let target = request.target.count > 200 ? request.target.prefix(200) + "…" : Substring(request.target)
+        logger.info("\(address) \"\(request.method) \(target) HTTP/\(version.major).\(version.minor)\" \(decision.status) \(decision.body.count)")
+    }
+
+    /// Logs a body that failed after its head was sent.
+    func failure(_ error: any Error) {
+        logger.error("body read failed, connection closed: \(error)")
+    }
+}
+
+/// A swift-log handler that writes each message as one line on stderr, prefixed by the UTC time.
+public struct StandardErrorLineHandler: LogHandler {
+    public var metadata: Logger.Metadata = [:]
+    public var logLevel: Logger.Level = .info
+
+    /// Makes a handler at level `info`.
+    public init() {}
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var now = time(nil)
+        var parts = tm()
+        gmtime_r(&now, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let stamp = "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+        let level = event.level >= .warning ? " \(event.level)" : ""
+        let line = Array("\(stamp)\(level) \(event.message)\n".utf8)
+        line.withUnsafeBytes { bytes in
+            var done = 0
+            while done < bytes.count {
+                let wrote = write(STDERR_FILENO, bytes.baseAddress! + done, bytes.count - done)
+                if wrote < 0 && errno == EINTR { continue }
+                guard wrote > 0 else { return }
+                done += wrote
+            }
+        }
+    }
+}

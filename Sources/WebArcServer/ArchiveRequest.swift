@@ -1,0 +1,34 @@
+/// What the responder needs to know about one HTTP request, independent of the transport.
+///
+/// The transport copies the request line and the few headers that change the answer; every other
+/// request header is ignored.
+public struct ArchiveRequest: Sendable, Equatable {
+    /// The method as sent, e.g. `GET`.
+    public var method: String
+    /// The request target as sent: origin form (`/docs/?q=1`) or absolute form (`http://host/docs/`).
+    public var target: String
+    /// The `Range` header, if any.
+    public var range: String?
+    /// The `If-Range` header, if any.
+    public var ifRange: String?
+    /// The `If-None-Match` header, if any.
+    public var ifNoneMatch: String?
+    /// The `If-Modified-Since` header, if any.
+    public var ifModifiedSince: String?
+
+    /// Makes a request description.
+    public init(
+        method: String, target: String, range: String? = nil, ifRange: String? = nil, ifNoneMatch: String? = nil,
+        ifModifiedSince: String? = nil
+    ) {
+        self.method = method
+        self.target = target
+        self.range = range
+        self.ifRange = ifRange
+        self.ifNoneMatch = ifNoneMatch
+        self.ifModifiedSince = ifModifiedSince
+    }
+
+    /// Whether only the head of the response is to be sent.
+    public var isHead: Bool { method == "HEAD" }
+}

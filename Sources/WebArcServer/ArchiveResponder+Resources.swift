@@ -1,0 +1,119 @@
+import NIOCore
+import WebArc
+
+extension ArchiveResponder {
+    /// The resource a target resolves to, from the cache or looked up now; nil on a miss.
+    ///
+    /// Origin-form targets (`/…`) map through the ``OriginMap`` and get links rewritten and
+    /// redirects mapped; absolute-form targets of an archived origin (a browser using the server
+    /// as its proxy) are answered exactly as stored.
+    ///
+    /// - Throws: ``TargetError`` for a target that is neither form; ``WebArcError`` from the archives.
+    func resource(for target: String) throws -> Resource? {
+        if let cached = resources.withLock({ $0.value(for: target) }) { return cached }
+        let resource: Resource?
+        if target.hasPrefix("/") {
+            resource = try resolve(path: target)
+        } else if let origin = Origin(url: target) {
+            resource = archives.originMap.contains(origin) ? try resolve(url: target, origin: origin, mapped: false) : nil
+        } else {
+            throw TargetError()
+        }
+        if let resource { resources.withLock { $0.insert(resource, for: target, cost: resource.cost) } }
+        return resource
+    }
+
+    /// Resolves an origin-form target; `/` falls back to a redirect to the start page.
+    private func resolve(path: String) throws -> Resource? {
+        switch archives.originMap.route(forPath: path) {
+        case nil:
+            return nil
+        case .addSlash(let location):
+            return .redirect(status: 301, location: location)
+        case .archive(let url, let origin):
+            if let resource = try resolve(url: url, origin: origin, mapped: true) { return resource }
+            guard path == "/", let start = archives.startURL, let served = archives.originMap.servedPath(forArchiveURL: start),
+                served != "/"
+            else { return nil }
+            return .redirect(status: 302, location: served)
+        }
+    }
+
+    /// Looks `url` up in the archives; `mapped` rewrites links and redirect targets to served paths.
+    ///
+    /// A URL with a query that no archive holds falls back to the same URL without its query, as
+    /// a static server ignores `?v=2` cache-busters: `pack` stores files without queries.
+    private func resolve(url: String, origin: Origin, mapped: Bool) throws -> Resource? {
+        var found = try archives.lookup(url: url)
+        if found == nil, let question = url.firstIndex(of: "?") { found = try archives.lookup(url: String(url[..<question])) }
+        guard let (archive, record) = found else { return nil }
+        switch record {
+        case .redirect(let redirect):
+            let location = mapped ? archives.originMap.servedPath(forArchiveURL: redirect.target) ?? redirect.target : redirect.target
+            return .redirect(status: redirect.status, location: location, stored: redirect.headers)
+        case .response(let response):
+            return try resource(for: response, url: url, archive: archive, rewritingFor: mapped ? origin : nil)
+        }
+    }
+
+    /// A stored response's resource: replayed headers plus the server's own, and the body
+    /// rewritten when it is HTML or CSS served under a mapped path.
+    private func resource(for response: ResponseRecord, url: String, archive: Int, rewritingFor origin: Origin?) throws -> Resource {
+        var headers = ReplayedHeaders.replayed(response.headers)
+        let contentType = ReplayedHeaders.contentType(
+            stored: response.headers, mimeType: response.mimeType, textEncoding: response.textEncoding, url: url)
+        if response.headers.value(for: "Content-Type") == nil { headers.append(HTTPHeader("Content-Type", contentType)) }
+        var etag = response.body.etag
+        var length = response.bodyLength
+        var content = Resource.Content.stored(archive: archive, reference: response.body)
+        if let origin, let kind = LinkRewriter.kind(forMediaType: ReplayedHeaders.mediaType(of: contentType)),
+            length <= Self.rewriteLimit, (response.headers.value(for: "Content-Encoding") ?? "identity") == "identity"
+        {
+            let stored = try wholeBody(archive: archive, reference: response.body, length: length)
+            let rewriter = LinkRewriter(map: archives.originMap, kind: kind, pageOrigin: origin)
+            if let rewritten = rewriter.rewrite(Array(stored.readableBytesView)) {
+                content = .memory(ByteBuffer(bytes: rewritten))
+                length = UInt64(rewritten.count)
+                etag = String(etag.dropLast()) + "-r" + String(FNV1a.hash(rewritten), radix: 16) + "\""
+            }
+        }
+        let lastModifiedText = response.headers.value(for: "Last-Modified")
+            ?? response.captureDate.map { HTTPDate.format(Int64($0.timeIntervalSince1970)) }
+        headers.append(HTTPHeader("ETag", etag))
+        if let lastModifiedText { headers.append(HTTPHeader("Last-Modified", lastModifiedText)) }
+        headers.append(HTTPHeader("Accept-Ranges", "bytes"))
+        return Resource(
+            status: response.status, reason: response.reason, headers: headers, etag: etag,
+            lastModified: lastModifiedText.flatMap(HTTPDate.parse), length: length, content: content)
+    }
+
+    /// A whole stored body in memory: from the hot-body cache when it fits there, decoded otherwise.
+    private func wholeBody(archive: Int, reference: BodyReference, length: UInt64) throws -> ByteBuffer {
+        if let cached = try cachedBody(archive: archive, reference: reference, length: length) { return cached }
+        return ByteBuffer(bytes: try archives.readers[archive].body(reference))
+    }
+
+    /// A stored body from the hot-body cache (decoding it on a miss), or nil when it is too large
+    /// to cache and must be streamed with ``chunkIterator(archive:reference:range:)``.
+    ///
+    /// - Throws: ``WebArcError`` when the body cannot be read.
+    public func cachedBody(archive: Int, reference: BodyReference, length: UInt64) throws -> ByteBuffer? {
+        try bodies.body(.init(archive: archive, reference: reference), length: length, reader: archives.readers[archive])
+    }
+
+    /// A pull-based reader of a stored body's range, one decoded chunk (at most 256 KiB) at a time.
+    ///
+    /// - Throws: ``WebArcError`` when the body is missing or the range lies outside it.
+    public func chunkIterator(archive: Int, reference: BodyReference, range: Range<UInt64>) throws -> BodyChunkIterator {
+        try archives.readers[archive].makeChunkIterator(for: reference, range: range)
+    }
+}
+
+/// The 64-bit FNV-1a hash, to tell rewritten bodies apart in entity tags (not a security check).
+enum FNV1a {
+    static func hash(_ bytes: [UInt8]) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        return hash
+    }
+}

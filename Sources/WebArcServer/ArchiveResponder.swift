@@ -1,0 +1,108 @@
+import NIOCore
+import Synchronization
+import WebArc
+
+/// Turns a request into a ``ResponseDecision``: method, target, lookup, conditionals and range are
+/// all settled here, before the transport writes a byte.
+///
+/// ```swift
+/// let responder = ArchiveResponder(archives: try ArchiveSet(readers: [reader]))
+/// let decision = responder.decide(ArchiveRequest(method: "GET", target: "/index.html"))
+/// print(decision.status, decision.headers)
+/// ```
+///
+/// Targets map to archive URLs as ``OriginMap`` describes. Answers: the stored status and headers
+/// (see ``ReplayedHeaders`` for what is recomputed), 3xx with `Location` for redirect records,
+/// 304 for a matching `If-None-Match` or `If-Modified-Since`, 206 or 416 for `Range` on a 200,
+/// 404 for a miss, 405 for methods other than GET and HEAD, 400 and 414 for targets that are not a
+/// path or an absolute URL or are longer than ``maxTargetLength``, 500 when an archive is damaged.
+public final class ArchiveResponder: Sendable {
+    /// The archives answered from.
+    public let archives: ArchiveSet
+    /// The longest request target served.
+    public static let maxTargetLength = 8192
+    /// The largest HTML or CSS body whose links are rewritten; larger ones go out as stored.
+    static let rewriteLimit: UInt64 = 8 << 20
+
+    let bodies: HotBodyCache
+    let resources: Mutex<LRUCache<String, Resource>>
+
+    /// Makes a responder keeping up to `cacheBytes` of decoded bodies and resolved targets.
+    public init(archives: ArchiveSet, cacheBytes: Int = 64 << 20) {
+        self.archives = archives
+        bodies = HotBodyCache(capacity: cacheBytes - cacheBytes / 4)
+        resources = Mutex(LRUCache(capacity: max(cacheBytes / 4, 1 << 20)))
+    }
+
+    /// The answer to `request`.
+    public func decide(_ request: ArchiveRequest) -> ResponseDecision {
+        guard request.method == "GET" || request.method == "HEAD" else {
+            return ServerPages.methodNotAllowed(request.method)
+        }
+        guard request.target.utf8.count <= Self.maxTargetLength else { return ServerPages.uriTooLong(isHead: request.isHead) }
+        do {
+            guard let resource = try resource(for: request.target) else {
+                return ServerPages.notFound(request.target, isHead: request.isHead)
+            }
+            return answer(resource, to: request)
+        } catch is TargetError {
+            return ServerPages.badRequest(isHead: request.isHead)
+        } catch {
+            return ServerPages.archiveError(error, isHead: request.isHead)
+        }
+    }
+
+    /// Applies the request's conditionals and range to a resolved resource.
+    func answer(_ resource: Resource, to request: ArchiveRequest) -> ResponseDecision {
+        guard let content = resource.content else {
+            return ResponseDecision(
+                status: resource.status, reason: resource.reason,
+                headers: resource.headers + [HTTPHeader("Content-Length", "0")])
+        }
+        if resource.status == 204 || resource.status == 304 || resource.status < 200 {
+            return ResponseDecision(status: resource.status, reason: resource.reason, headers: resource.headers)
+        }
+        if (200..<300).contains(resource.status), let etag = resource.etag,
+            ConditionalRequest.isNotModified(
+                ifNoneMatch: request.ifNoneMatch, ifModifiedSince: request.ifModifiedSince, etag: etag,
+                lastModified: resource.lastModified)
+        {
+            let kept: Set<String> = ["etag", "last-modified", "cache-control", "content-location", "date", "expires", "vary"]
+            return ResponseDecision(
+                status: 304, reason: "Not Modified", headers: resource.headers.filter { kept.contains($0.name.lowercased()) })
+        }
+        var status = resource.status
+        var reason = resource.reason
+        var headers = resource.headers
+        var range = 0..<resource.length
+        if resource.status == 200, request.range != nil, let etag = resource.etag,
+            ConditionalRequest.rangeApplies(ifRange: request.ifRange, etag: etag, lastModified: resource.lastModified)
+        {
+            switch ByteRangeRequest(header: request.range, length: resource.length) {
+            case .whole:
+                break
+            case .partial(let partial):
+                range = partial
+                (status, reason) = (206, "Partial Content")
+                headers.append(HTTPHeader("Content-Range", "bytes \(partial.lowerBound)-\(partial.upperBound - 1)/\(resource.length)"))
+            case .unsatisfiable:
+                return ServerPages.decision(
+                    status: 416, reason: "Range Not Satisfiable", detail: "The range lies outside the body.",
+                    extra: [HTTPHeader("Content-Range", "bytes */\(resource.length)")], isHead: request.isHead)
+            }
+        }
+        headers.append(HTTPHeader("Content-Length", String(range.upperBound - range.lowerBound)))
+        guard !request.isHead else { return ResponseDecision(status: status, reason: reason, headers: headers) }
+        switch content {
+        case .stored(let archive, let reference):
+            return ResponseDecision(
+                status: status, reason: reason, headers: headers, body: .stored(archive: archive, reference: reference, length: resource.length, range: range))
+        case .memory(let buffer):
+            let slice = buffer.getSlice(at: buffer.readerIndex + Int(range.lowerBound), length: Int(range.upperBound - range.lowerBound))
+            return ResponseDecision(status: status, reason: reason, headers: headers, body: .bytes(slice ?? buffer))
+        }
+    }
+}
+
+/// A request target that is neither a path nor an absolute http(s) URL.
+struct TargetError: Error {}

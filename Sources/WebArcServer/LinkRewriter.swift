@@ -1,0 +1,186 @@
+/// Rewrites the links of a served HTML or CSS body so that they stay inside the server.
+///
+/// Two kinds of link change (see ``OriginMap`` for where origins are served):
+/// - an absolute or protocol-relative URL of an archived origin (`https://cdn.example/x.css`,
+///   `//cdn.example/x.css`) becomes its served path (`/_/https/cdn.example/x.css`, or `/x.css` for
+///   the primary origin), when it starts a quoted string, an attribute value or a CSS `url(`;
+/// - on a page of a non-primary origin, a root-relative URL (`/x.css`) in a URL-valued HTML
+///   attribute, a CSS `url(…)` or an `@import "…"` gets the origin's prefix.
+///
+/// It is a byte scanner, not a parser: URLs that scripts assemble at run time, JSON-escaped URLs
+/// (`https:\/\/…`) and candidates after the first in a `srcset` are left as they are. URLs of
+/// origins the archives do not hold are never touched.
+struct LinkRewriter {
+    /// What the body is, which decides the contexts a root-relative URL is looked for in.
+    enum Kind: Sendable {
+        case html
+        case css
+    }
+
+    let map: OriginMap
+    let kind: Kind
+    /// The origin of the page being served.
+    let pageOrigin: Origin
+    private let pagePrefix: [UInt8]
+
+    /// HTML attributes whose value is a URL (`srcset` for its first candidate).
+    static let urlAttributes: Set<String> = [
+        "href", "src", "action", "formaction", "poster", "data", "background", "cite", "longdesc", "usemap",
+        "icon", "manifest", "codebase", "srcset", "xlink:href",
+    ]
+
+    /// Makes a rewriter for a page of `pageOrigin`.
+    init(map: OriginMap, kind: Kind, pageOrigin: Origin) {
+        self.map = map
+        self.kind = kind
+        self.pageOrigin = pageOrigin
+        pagePrefix = Array((map.servedPrefix(of: pageOrigin) ?? "").utf8)
+    }
+
+    /// The kind of body a media type names, or nil when its links are not rewritten.
+    static func kind(forMediaType mediaType: String) -> Kind? {
+        switch mediaType {
+        case "text/html", "application/xhtml+xml": .html
+        case "text/css": .css
+        default: nil
+        }
+    }
+
+    /// The rewritten body, or nil when no link needed a change.
+    func rewrite(_ bytes: [UInt8]) -> [UInt8]? {
+        var output: [UInt8] = []
+        var changed = false
+        var copied = 0
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            guard byte == UInt8(ascii: "/") || byte | 0x20 == UInt8(ascii: "h") else {
+                index += 1
+                continue
+            }
+            guard index > 0, Self.opensURL(bytes[index - 1]) else {
+                index += 1
+                continue
+            }
+            if let (end, replacement) = absoluteLink(bytes, at: index) ?? rootRelativeLink(bytes, at: index) {
+                if !changed { output.reserveCapacity(bytes.count + 256) }
+                changed = true
+                output += bytes[copied..<index]
+                output += replacement
+                copied = end
+                index = end
+            } else {
+                index += 1
+            }
+        }
+        guard changed else { return nil }
+        output += bytes[copied...]
+        return output
+    }
+
+    /// A byte after which a URL may start: a quote, `=`, `(` or a backtick.
+    static func opensURL(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") || byte == UInt8(ascii: "=")
+            || byte == UInt8(ascii: "(") || byte == UInt8(ascii: "`")
+    }
+
+    /// `http://`, `https://` or `//` then an archived origin's authority: the end of the authority
+    /// and the served prefix that replaces everything before it.
+    private func absoluteLink(_ bytes: [UInt8], at start: Int) -> (Int, [UInt8])? {
+        var schemes: [String]
+        var authorityStart: Int
+        if Self.matches(bytes, at: start, "https://") {
+            (schemes, authorityStart) = (["https"], start + 8)
+        } else if Self.matches(bytes, at: start, "http://") {
+            (schemes, authorityStart) = (["http"], start + 7)
+        } else if Self.matches(bytes, at: start, "//") {
+            (schemes, authorityStart) = ([pageOrigin.scheme, pageOrigin.scheme == "https" ? "http" : "https"], start + 2)
+        } else {
+            return nil
+        }
+        var end = authorityStart
+        while end < bytes.count, Self.isAuthorityByte(bytes[end]) { end += 1 }
+        guard end > authorityStart, end == bytes.count || Self.endsAuthority(bytes[end]) else { return nil }
+        let authority = String(decoding: bytes[authorityStart..<end], as: UTF8.self)
+        for scheme in schemes {
+            guard let origin = Origin(scheme: scheme, rawAuthority: authority), let prefix = map.servedPrefix(of: origin)
+            else { continue }
+            let needsSlash = end == bytes.count || bytes[end] != UInt8(ascii: "/")
+            return (end, Array(prefix.utf8) + (needsSlash ? [UInt8(ascii: "/")] : []))
+        }
+        return nil
+    }
+
+    /// A root-relative URL in a link context, on a page whose origin is served under a prefix.
+    private func rootRelativeLink(_ bytes: [UInt8], at start: Int) -> (Int, [UInt8])? {
+        guard !pagePrefix.isEmpty, bytes[start] == UInt8(ascii: "/"),
+            start + 1 == bytes.count || bytes[start + 1] != UInt8(ascii: "/"), isLinkContext(bytes, before: start)
+        else { return nil }
+        return (start + 1, pagePrefix + [UInt8(ascii: "/")])
+    }
+
+    /// Whether the URL starting at `start` is a CSS `url(…)`, an `@import "…"` or (in HTML) the
+    /// value of a URL-valued attribute.
+    private func isLinkContext(_ bytes: [UInt8], before start: Int) -> Bool {
+        var index = start - 1
+        let opener = bytes[index]
+        if opener == UInt8(ascii: "\"") || opener == UInt8(ascii: "'") { index -= 1 }
+        while index >= 0, Self.isSpace(bytes[index]) { index -= 1 }
+        guard index >= 0 else { return false }
+        if bytes[index] == UInt8(ascii: "(") {
+            return index >= 3 && Self.matches(bytes, at: index - 3, "url")
+        }
+        if Self.word(before: index + 1, in: bytes) == "@import" { return true }
+        guard kind == .html, bytes[index] == UInt8(ascii: "=") else { return false }
+        index -= 1
+        while index >= 0, Self.isSpace(bytes[index]) { index -= 1 }
+        return Self.urlAttributes.contains(Self.word(before: index + 1, in: bytes))
+    }
+
+    /// The lower-cased run of name bytes (letters, digits, `-`, `:`, `@`) that ends at `end`.
+    private static func word(before end: Int, in bytes: [UInt8]) -> String {
+        var start = end
+        while start > 0, end - start < 32, isNameByte(bytes[start - 1]) { start -= 1 }
+        return String(decoding: bytes[start..<end], as: UTF8.self).lowercased()
+    }
+
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        isAlphanumeric(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ":") || byte == UInt8(ascii: "@")
+    }
+
+    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
+        let lower = byte | 0x20
+        return (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+    }
+
+    /// Whether `bytes` holds `text` at `index`, ASCII letters compared without case.
+    private static func matches(_ bytes: [UInt8], at index: Int, _ text: StaticString) -> Bool {
+        let count = text.utf8CodeUnitCount
+        guard index >= 0, index + count <= bytes.count else { return false }
+        let pattern = text.utf8Start
+        for offset in 0..<count {
+            let expected = pattern[offset]
+            let found = bytes[index + offset]
+            if found != expected && !(expected >= UInt8(ascii: "a") && expected <= UInt8(ascii: "z") && found | 0x20 == expected) {
+                return false
+            }
+        }
+        return true
+    }
+
+    private static let authoritySymbols = Array(".-:[]_".utf8)
+    private static let authorityEnds = Array("/?#\"'`) \t\r\n<>,;\\".utf8)
+
+    private static func isAuthorityByte(_ byte: UInt8) -> Bool {
+        isAlphanumeric(byte) || authoritySymbols.contains(byte)
+    }
+
+    /// Bytes that may follow an authority in a link: path, query, fragment, or the end of the URL.
+    private static func endsAuthority(_ byte: UInt8) -> Bool {
+        authorityEnds.contains(byte)
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0C
+    }
+}

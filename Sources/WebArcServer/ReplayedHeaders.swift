@@ -1,0 +1,46 @@
+import WebArc
+
+/// Which stored response headers go out as stored, and which the server recomputes.
+///
+/// Stored headers are replayed in their stored order and case, except:
+/// - hop-by-hop headers (`Connection`, `Keep-Alive`, `Proxy-Connection`, `TE`, `Trailer`,
+///   `Transfer-Encoding`, `Upgrade`, `Proxy-Authenticate`, `Proxy-Authorization`) and any header
+///   a stored `Connection` names: they described the captured connection, not the body;
+/// - `Content-Length` and `Content-Range`: recomputed for the bytes actually sent;
+/// - `ETag`, `Last-Modified`, `Accept-Ranges` and (for redirects) `Location`: replaced by the
+///   server's own values, so that conditionals and ranges work against the stored body.
+enum ReplayedHeaders {
+    /// Lower-case names never replayed.
+    static let dropped: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
+        "proxy-authenticate", "proxy-authorization", "content-length", "content-range", "etag", "last-modified",
+        "accept-ranges", "location",
+    ]
+
+    /// The stored headers that go out unchanged.
+    static func replayed(_ stored: [HTTPHeader]) -> [HTTPHeader] {
+        let nominated = stored.filter { $0.name.lowercased() == "connection" }
+            .flatMap { $0.value.split(separator: ",").map { $0.trimmingSpaces.lowercased() } }
+        return stored.filter {
+            let name = $0.name.lowercased()
+            return !dropped.contains(name) && !nominated.contains(name)
+        }
+    }
+
+    /// The `Content-Type` to send: the stored header's, else the record's media type and charset,
+    /// else the type the URL's file extension suggests (`application/octet-stream` when unknown).
+    static func contentType(stored: [HTTPHeader], mimeType: String?, textEncoding: String?, url: String) -> String {
+        if let value = stored.value(for: "Content-Type"), !value.isEmpty { return value }
+        if let mimeType, !mimeType.isEmpty {
+            return textEncoding.map { "\(mimeType); charset=\($0)" } ?? mimeType
+        }
+        let path = url.split(separator: "?", maxSplits: 1).first ?? ""
+        let name = path.split(separator: "/").last.map(String.init) ?? ""
+        return MediaTypes.mediaType(forFileName: name)
+    }
+
+    /// The media type of a `Content-Type` value: lower case, parameters dropped.
+    static func mediaType(of contentType: String) -> String {
+        String(contentType.split(separator: ";", maxSplits: 1).first?.trimmingSpaces ?? "").lowercased()
+    }
+}

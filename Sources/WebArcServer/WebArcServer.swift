@@ -1,0 +1,196 @@
+import NIOCore
+import NIOExtras
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// An HTTP/1.1 server answering from archives: `webarc serve` without the command line.
+///
+/// ```swift
+/// let archives = try ArchiveSet(readers: [try ArchiveReader(path: "site.webarc", mapped: true)])
+/// let server = try await WebArcServer.start(archives: archives, configuration: .init(port: 0))
+/// print(server.url)   // http://127.0.0.1:54321/
+/// ```
+///
+/// Built on SwiftNIO directly: one event loop per core, the NIO HTTP/1 codec (pipelining, 400
+/// for malformed requests, header size limits), ``ArchiveResponder`` for decisions and
+/// ``ArchiveHTTPHandler`` to write them. ``stop()`` stops accepting, lets requests in flight
+/// finish for up to ``Configuration/shutdownGrace`` seconds, then closes everything.
+public final class WebArcServer: Sendable {
+    /// How to listen and how much to cache.
+    public struct Configuration: Sendable {
+        /// The address to bind; `127.0.0.1` unless told otherwise.
+        public var host: String
+        /// The port; 0 picks a free one.
+        public var port: Int
+        /// Bytes of decoded bodies and resolved targets kept in memory.
+        public var cacheBytes: Int
+        /// Event loop threads; one per core by default.
+        public var threads: Int
+        /// Where to log one line per request; nil logs nothing.
+        public var accessLog: AccessLog?
+        /// Seconds ``WebArcServer/stop()`` waits for requests in flight.
+        public var shutdownGrace: Double
+
+        /// Makes a configuration.
+        public init(
+            host: String = "127.0.0.1", port: Int = 8080, cacheBytes: Int = 64 << 20,
+            threads: Int = System.coreCount, accessLog: AccessLog? = nil, shutdownGrace: Double = 2
+        ) {
+            self.host = host
+            self.port = port
+            self.cacheBytes = cacheBytes
+            self.threads = threads
+            self.accessLog = accessLog
+            self.shutdownGrace = shutdownGrace
+        }
+    }
+
+    /// The responder every connection shares.
+    public let responder: ArchiveResponder
+    /// The address bound.
+    public let host: String
+    /// The port bound (the one picked when 0 was asked for).
+    public let port: Int
+    private let group: MultiThreadedEventLoopGroup
+    private let channel: any Channel
+    /// Present until ``stop()`` takes it.
+    private let quiescing: Mutex<ServerQuiescingHelper?>
+    private let grace: Double
+    private let closed = CloseSignal()
+
+    private init(responder: ArchiveResponder, host: String, port: Int, group: MultiThreadedEventLoopGroup,
+                 channel: any Channel, quiescing: ServerQuiescingHelper, grace: Double) {
+        self.responder = responder
+        self.host = host
+        self.port = port
+        self.group = group
+        self.channel = channel
+        self.quiescing = Mutex(quiescing)
+        self.grace = grace
+        let closed = self.closed
+        channel.closeFuture.whenComplete { _ in closed.fire() }
+    }
+
+    /// The URL to open: `http://host:port/` (IPv6 hosts in brackets).
+    public var url: String {
+        let shown = host.contains(":") ? "[\(host)]" : host
+        return "http://\(shown):\(port)/"
+    }
+
+    /// Binds and starts serving `archives`.
+    ///
+    /// - Throws: ``WebArcServerError/cannotListen(host:port:reason:)`` when the address cannot be bound.
+    public static func start(archives: ArchiveSet, configuration: Configuration = .init()) async throws -> WebArcServer {
+        let responder = ArchiveResponder(archives: archives, cacheBytes: configuration.cacheBytes)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.threads))
+        switch await bind(responder: responder, group: group, configuration: configuration) {
+        case .success(let (channel, quiescing)):
+            return WebArcServer(
+                responder: responder, host: configuration.host, port: channel.localAddress?.port ?? configuration.port,
+                group: group, channel: channel, quiescing: quiescing, grace: configuration.shutdownGrace)
+        case .failure(let error):
+            try? await group.shutdownGracefully()
+            throw WebArcServerError.cannotListen(host: configuration.host, port: configuration.port, reason: "\(error)")
+        }
+    }
+
+    /// Sets up the pipeline and binds. A separate function so that, on failure, the quiescing
+    /// helper is gone before the event loops shut down (its deinit needs a running loop).
+    private static func bind(
+        responder: ArchiveResponder, group: MultiThreadedEventLoopGroup, configuration: Configuration
+    ) async -> Result<(any Channel, ServerQuiescingHelper), any Error> {
+        let quiescing = ServerQuiescingHelper(group: group)
+        let accessLog = configuration.accessLog
+        var limits = NIOHTTPDecoderLimitConfiguration()
+        limits.maxHeaderFieldSize = 16 << 10
+        limits.maxHeaderListSize = 64 << 10
+        limits.maxHeaderFieldCount = 256
+        let decoderLimits = limits
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(quiescing.makeServerChannelHandler(channel: channel))
+                }
+            }
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.maxMessagesPerRead, value: 16)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+                        withEncoderConfiguration: .init(), withDecoderLimitConfiguration: decoderLimits)
+                    try channel.pipeline.syncOperations.addHandler(ArchiveHTTPHandler(responder: responder, accessLog: accessLog))
+                }
+            }
+        do {
+            return .success((try await bootstrap.bind(host: configuration.host, port: configuration.port).get(), quiescing))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Stops accepting, waits up to the grace period for requests in flight, then closes every
+    /// connection and the event loops. Calling it again does nothing.
+    public func stop() async {
+        guard let helper = quiescing.withLock({ $0.take() }) else { return }
+        // Whichever comes first completes `finished`: every connection closed, or the grace period.
+        let loop = group.next()
+        let finished = loop.makePromise(of: Void.self)
+        helper.initiateShutdown(promise: finished)
+        let deadline = loop.scheduleTask(in: .milliseconds(Int64(grace * 1000))) { finished.succeed() }
+        try? await finished.futureResult.get()
+        deadline.cancel()
+        // The helper must be released while the loops still run (its deinit completes a promise).
+        _ = consume helper
+        try? await group.shutdownGracefully()
+    }
+
+    /// Returns when the listening socket has closed (after ``stop()``).
+    public func waitUntilStopped() async {
+        await closed.wait()
+    }
+}
+
+/// Wakes every waiter once the listening channel has closed, also waiters that come after (an
+/// `EventLoopFuture` cannot be awaited once its event loop has shut down).
+private final class CloseSignal: Sendable {
+    private let state = Mutex<(fired: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func fire() {
+        let waiters = state.withLock { state in
+            state.fired = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state in
+                if !state.fired { state.waiters.append(continuation) }
+                return state.fired
+            }
+            if now { continuation.resume() }
+        }
+    }
+}
+
+/// Failures of the server itself; archive errors are answered as HTTP statuses instead.
+public enum WebArcServerError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The address could not be bound (in use, not local, no permission).
+    case cannotListen(host: String, port: Int, reason: String)
+    /// No archive was given.
+    case noArchives
+
+    public var description: String {
+        switch self {
+        case .cannotListen(let host, let port, let reason):
+            "cannot listen on \(host):\(port): \(reason): pick another --port or --host"
+        case .noArchives:
+            "no archive to serve: name at least one .webarc file"
+        }
+    }
+}

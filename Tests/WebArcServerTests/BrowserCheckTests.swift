@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+import WebArc
+import WebArcServer
+
+/// Headless Chromium loads served pages through `Tools/browser-check/browser_check.py`; every
+/// subresource must load. Skipped when chromium or python3 is missing.
+@Suite(.serialized) struct BrowserCheckTests {
+    static let repository = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().path
+    static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let pydocs = "/usr/share/doc/python3.11/html"
+
+    @Test(.enabled(if: chromium != nil && python != nil, "chromium or python3 not installed: apt-get install -y chromium python3"))
+    func sampleSiteLoadsWithNoFailedRequest() async throws {
+        let summary = try await check(folder: Self.repository + "/Tools/sample-site", outsideLinks: .refuse, paths: ["/", "/about/", "/docs/guide.html"])
+        #expect(summary.pages == 3)
+        #expect(summary.subresources > 0)
+    }
+
+    @Test(.enabled(
+        if: chromium != nil && python != nil && FileManager.default.fileExists(atPath: pydocs),
+        "chromium, python3 or the Python docs missing: apt-get install -y chromium python3 python3.11-doc"))
+    func pythonDocsStartPageLoadsWithNoFailedRequest() async throws {
+        let summary = try await check(folder: Self.pydocs, outsideLinks: .follow, paths: ["/", "/library/index.html"])
+        #expect(summary.pages == 2)
+    }
+
+    struct Summary: Decodable {
+        var pages: Int
+        var notLoaded: Int
+        var failedSubresources: Int
+        var subresources: Int
+    }
+
+    /// Packs `folder`, serves it, runs the browser check on `paths` and expects no failure.
+    private func check(folder: String, outsideLinks: OutsideLinkPolicy, paths: [String]) async throws -> Summary {
+        let temporary = try TemporaryFolder()
+        let archive = temporary.file("site.webarc")
+        _ = try SitePacker(options: .init(outsideLinks: outsideLinks)).pack(folder: folder, to: archive)
+        let reader = try ArchiveReader(path: archive, mapped: true)
+        return try await withServer([reader]) { server in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Self.python!)
+            process.arguments = [Self.repository + "/Tools/browser-check/browser_check.py", "--out", temporary.file("shots")]
+                + paths.map { server.url.dropLast() + $0 }
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
+            guard lines.last?.contains("\"pages\"") == true else {
+                Issue.record("browser check printed no summary: \(lines.joined(separator: "\n"))")
+                return Summary(pages: 0, notLoaded: 0, failedSubresources: 0, subresources: 0)
+            }
+            let summary = try JSONDecoder().decode(Summary.self, from: Data((lines.last ?? "{}").utf8))
+            #expect(summary.notLoaded == 0, "\(lines.joined(separator: "\n"))")
+            #expect(summary.failedSubresources == 0, "\(lines.joined(separator: "\n"))")
+            #expect(process.terminationStatus == 0)
+            return summary
+        }
+    }
+}

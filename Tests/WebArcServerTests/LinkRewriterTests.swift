@@ -1,0 +1,51 @@
+import Testing
+
+@testable import WebArcServer
+
+@Suite struct LinkRewriterTests {
+    static let map = OriginMapTests.map
+
+    func rewrite(_ text: String, kind: LinkRewriter.Kind = .html, page: Origin = OriginMapTests.primary) -> String? {
+        LinkRewriter(map: Self.map, kind: kind, pageOrigin: page).rewrite(Array(text.utf8)).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    @Test func absoluteAndProtocolRelativeLinks() {
+        #expect(rewrite("<a href=\"https://www.example.org/a\">") == "<a href=\"/a\">")
+        #expect(rewrite("<a href=\"https://www.example.org\">") == "<a href=\"/\">")
+        #expect(rewrite("<a href='https://www.example.org?q'>") == "<a href='/?q'>")
+        #expect(rewrite("<a href=https://CDN.example:443/x>") == "<a href=/_/https/cdn.example/x>")
+        #expect(rewrite("<script src=\"//cdn.example/a.js\">") == "<script src=\"/_/https/cdn.example/a.js\">")
+        #expect(rewrite("<a href=\"http://blog.example:8080/p\">") == "<a href=\"/_/http/blog.example:8080/p\">")
+        #expect(rewrite("fetch(`https://cdn.example/api`)") == "fetch(`/_/https/cdn.example/api`)")
+    }
+
+    @Test func linksLeftAlone() {
+        #expect(rewrite("<a href=\"https://live.example/a\">") == nil)
+        #expect(rewrite("<a href=\"http://www.example.org/a\">") == nil)
+        #expect(rewrite("Visit https://www.example.org/ today") == nil)
+        #expect(rewrite("<a href=\"https://www.example.org.evil/a\">") == nil)
+        #expect(rewrite("<a href=\"https://user@www.example.org/a\">") == nil)
+        #expect(rewrite("<a href=\"/root\">") == nil)
+        #expect(rewrite("\"https:\\/\\/www.example.org\\/\"") == nil)
+        #expect(rewrite("") == nil)
+    }
+
+    @Test func rootRelativeLinksOnAPrefixedOrigin() {
+        let page = OriginMapTests.cdn
+        #expect(rewrite("<img src=\"/a.png\" title=\"/not\">", page: page) == "<img src=\"/_/https/cdn.example/a.png\" title=\"/not\">")
+        #expect(rewrite("<a HREF = '/x'>", page: page) == "<a HREF = '/_/https/cdn.example/x'>")
+        #expect(rewrite("<form action=/post>", page: page) == "<form action=/_/https/cdn.example/post>")
+        #expect(rewrite("<div style=\"background: url(/bg.png)\">", page: page) == "<div style=\"background: url(/_/https/cdn.example/bg.png)\">")
+        #expect(rewrite("a { b: url( \"/f.woff\" ) } @import '/more.css';", kind: .css, page: page)
+            == "a { b: url( \"/_/https/cdn.example/f.woff\" ) } @import '/_/https/cdn.example/more.css';")
+        #expect(rewrite("x = \"/api\"", kind: .css, page: page) == nil)
+        #expect(rewrite("<p data-x=\"/a\">", page: page) == nil)
+    }
+
+    @Test func kinds() {
+        #expect(LinkRewriter.kind(forMediaType: "text/html") == .html)
+        #expect(LinkRewriter.kind(forMediaType: "application/xhtml+xml") == .html)
+        #expect(LinkRewriter.kind(forMediaType: "text/css") == .css)
+        #expect(LinkRewriter.kind(forMediaType: "text/javascript") == nil)
+    }
+}

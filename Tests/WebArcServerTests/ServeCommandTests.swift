@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+import WebArc
+
+/// The real `webarc serve` binary: URL on the first stdout line, access log on stderr, clean stop
+/// on SIGTERM and SIGINT, exit codes. Skipped when the binary has not been built next to the tests.
+@Suite struct ServeCommandTests {
+    static let binary: String? = {
+        let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let candidates = [folder, folder.deletingLastPathComponent()].map { $0.appendingPathComponent("webarc").path }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
+
+    /// A running `webarc serve`, its URL read from the first stdout line.
+    final class Serving {
+        let process = Process()
+        let output = Pipe()
+        let errors = Pipe()
+        var url = ""
+
+        init(_ arguments: [String]) throws {
+            process.executableURL = URL(fileURLWithPath: ServeCommandTests.binary!)
+            process.arguments = ["serve"] + arguments
+            process.standardOutput = output
+            process.standardError = errors
+            try process.run()
+            var line = Data()
+            while !line.contains(UInt8(ascii: "\n")) {
+                let data = output.fileHandleForReading.availableData
+                guard !data.isEmpty else { break }
+                line += data
+            }
+            url = String(decoding: line, as: UTF8.self).components(separatedBy: "\n")[0]
+        }
+
+        var port: Int { Int(url.split(separator: ":").last?.dropLast() ?? "") ?? 0 }
+
+        /// Sends `signal`, waits, and returns the exit status and everything written to stderr.
+        func stop(with signal: Int32) -> (status: Int32, stderr: String) {
+            kill(process.processIdentifier, signal)
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        }
+    }
+
+    @Test(.enabled(if: binary != nil, "webarc binary not built next to the tests: run swift build first"),
+          arguments: [SIGTERM, SIGINT])
+    func servesLogsAndStopsOnSignal(signal: Int32) async throws {
+        let folder = try TemporaryFolder()
+        _ = try SiteFixture.make(in: folder)
+        let serving = try Serving([folder.file("test.webarc"), "--port", "0"])
+        #expect(serving.url.hasPrefix("http://127.0.0.1:"))
+        #expect(serving.url.hasSuffix("/"))
+        #expect(try fetch(serving.port, "/small.txt").body == SiteFixture.small)
+        let missing = try fetch(serving.port, "/missing")
+        #expect(missing.status == 404)
+        let (status, log) = serving.stop(with: signal)
+        #expect(status == 0)
+        let lines = log.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines.first?.hasSuffix("127.0.0.1 \"GET /small.txt HTTP/1.1\" 200 1000") == true)
+        #expect(lines.last?.hasSuffix("\"GET /missing HTTP/1.1\" 404 \(missing.body.count)") == true)
+    }
+
+    @Test(.enabled(if: binary != nil, "webarc binary not built next to the tests: run swift build first"))
+    func quietLogsNothing() async throws {
+        let folder = try TemporaryFolder()
+        _ = try SiteFixture.make(in: folder)
+        let serving = try Serving([folder.file("test.webarc"), "--port", "0", "--quiet"])
+        #expect(try fetch(serving.port, "/small.txt").status == 200)
+        let (status, log) = serving.stop(with: SIGTERM)
+        #expect(status == 0)
+        #expect(log.isEmpty)
+    }
+
+    @Test(.enabled(if: binary != nil, "webarc binary not built next to the tests: run swift build first"))
+    func missingArchiveAndBusyPortFail() async throws {
+        let folder = try TemporaryFolder()
+        let missing = try runToExit(["serve", folder.file("absent.webarc"), "--port", "0"])
+        #expect(missing.status == 66)
+        #expect(missing.stderr.hasPrefix("webarc: error:"))
+
+        _ = try SiteFixture.make(in: folder)
+        let first = try Serving([folder.file("test.webarc"), "--port", "0", "--quiet"])
+        let busy = try runToExit(["serve", folder.file("test.webarc"), "--port", String(first.port)])
+        #expect(busy.status == 1)
+        #expect(busy.stderr.contains("cannot listen"))
+        #expect(first.stop(with: SIGTERM).status == 0)
+    }
+
+    /// Runs `webarc` with `arguments` to its end.
+    private func runToExit(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary!)
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+import WebArc
+import WebArcServer
+
+/// Many clients at once, pipelining, a body larger than the cache, and a clean stop.
+@Suite struct ServerLoadTests {
+    @Test func manyConcurrentClientsGetTheRightBodies() async throws {
+        let folder = try TemporaryFolder()
+        try await withServer([try SiteFixture.make(in: folder)], cacheBytes: 1 << 20) { server in
+            let port = server.port
+            let expected: [(String, [UInt8])] = [
+                ("/small.txt", SiteFixture.small), ("/big.bin", SiteFixture.big),
+                ("/index.html", Array(SiteFixture.indexHTML.utf8)), ("/style.css", Array(SiteFixture.css.utf8)),
+            ]
+            let failures = onThreads(32) { client in
+                let connection = try RawHTTPClient(port: port)
+                for round in 0..<20 {
+                    let (target, body) = expected[(client + round) % expected.count]
+                    let response = try connection.request("GET", target)
+                    guard response.status == 200, response.body == body else {
+                        throw RawHTTPError.malformed("\(target): \(response.status), \(response.body.count) bytes")
+                    }
+                }
+            }
+            #expect(failures.isEmpty, "\(failures)")
+        }
+    }
+
+    @Test func pipelinedRequestsAnswerInOrder() async throws {
+        let folder = try TemporaryFolder()
+        try await withServer([try SiteFixture.make(in: folder)]) { server in
+            let client = try RawHTTPClient(port: server.port)
+            try client.send(
+                "GET /small.txt HTTP/1.1\r\nHost: x\r\n\r\nHEAD /big.bin HTTP/1.1\r\nHost: x\r\n\r\nGET /docs/ HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try client.readResponse().body == SiteFixture.small)
+            let head = try client.readResponse(isHead: true)
+            #expect(head.header("Content-Length") == String(SiteFixture.big.count))
+            #expect(try client.readResponse().text == "<p>docs</p>")
+        }
+    }
+
+    @Test func largeBodyStreamsWhole() async throws {
+        let folder = try TemporaryFolder()
+        var state: UInt64 = 7
+        let video = (0..<3_000_000).map { _ -> UInt8 in
+            state = state &* 6_364_136_223_846_793_005 &+ 1
+            return UInt8(truncatingIfNeeded: state >> 40)
+        }
+        let reader = try makeArchive(
+            in: folder, [.page("http://localhost/video.mp4", video, headers: [HTTPHeader("Content-Type", "video/mp4")])])
+        try await withServer([reader], cacheBytes: 1 << 20) { server in
+            let response = try fetch(server.port, "/video.mp4")
+            #expect(response.status == 200)
+            #expect(response.body == video)
+            let tail = try fetch(server.port, "/video.mp4", headers: ["Range: bytes=-1000000"])
+            #expect(tail.body == Array(video[2_000_000...]))
+        }
+    }
+
+    @Test func stopClosesIdleConnectionsAndTheListener() async throws {
+        let folder = try TemporaryFolder()
+        let server = try await WebArcServer.start(
+            archives: try ArchiveSet(readers: [try SiteFixture.make(in: folder)]), configuration: .init(port: 0))
+        let client = try RawHTTPClient(port: server.port)
+        #expect(try client.request("GET", "/small.txt").status == 200)
+        let started = Date()
+        await server.stop()
+        await server.waitUntilStopped()
+        #expect(Date().timeIntervalSince(started) < 10)
+        #expect(client.isClosedByPeer())
+        #expect(throws: RawHTTPError.self) { try RawHTTPClient(port: server.port) }
+        await server.stop()
+    }
+
+    @Test func busyPortIsReported() async throws {
+        let folder = try TemporaryFolder()
+        let archives = try ArchiveSet(readers: [try SiteFixture.make(in: folder)])
+        let first = try await WebArcServer.start(archives: archives, configuration: .init(port: 0))
+        await #expect(throws: WebArcServerError.self) {
+            _ = try await WebArcServer.start(archives: archives, configuration: .init(port: first.port))
+        }
+        await first.stop()
+    }
+}

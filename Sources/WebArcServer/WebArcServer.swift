@@ -54,8 +54,10 @@ public final class WebArcServer: Sendable {
     public let port: Int
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
-    /// Present until ``stop()`` takes it.
+    /// Taken by ``stop()``: the helper must be released while the loops still run (its deinit
+    /// completes a promise on one of them).
     private let quiescing: Mutex<ServerQuiescingHelper?>
+    private let stopping = Mutex<Task<Void, Never>?>(nil)
     private let grace: Double
     private let closed = CloseSignal()
 
@@ -132,18 +134,28 @@ public final class WebArcServer: Sendable {
     }
 
     /// Stops accepting, waits up to the grace period for requests in flight, then closes every
-    /// connection and the event loops. Calling it again does nothing.
+    /// connection and the event loops. Every call returns once that is done; only the first
+    /// one does the work.
     public func stop() async {
-        guard let helper = quiescing.withLock({ $0.take() }) else { return }
+        let task = stopping.withLock { stopping in
+            if let stopping { return stopping }
+            let task = Task { await self.shutDown() }
+            stopping = task
+            return task
+        }
+        await task.value
+    }
+
+    private func shutDown() async {
+        var quiescing = self.quiescing.withLock { $0.take() }
         // Whichever comes first completes `finished`: every connection closed, or the grace period.
         let loop = group.next()
         let finished = loop.makePromise(of: Void.self)
-        helper.initiateShutdown(promise: finished)
+        quiescing?.initiateShutdown(promise: finished)
         let deadline = loop.scheduleTask(in: .milliseconds(Int64(grace * 1000))) { finished.succeed() }
         try? await finished.futureResult.get()
         deadline.cancel()
-        // The helper must be released while the loops still run (its deinit completes a promise).
-        _ = consume helper
+        quiescing = nil
         try? await group.shutdownGracefully()
     }
 

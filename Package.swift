@@ -42,8 +42,21 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // zlib for gzip WARC records and gzip/deflate HTTP bodies; only WebArcInterop imports it.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         // Import from WARC, HAR, .webarchive; export to them. The core never imports it.
-        .target(name: "WebArcInterop", dependencies: ["WebArc"]),
+        .target(
+            name: "WebArcInterop",
+            dependencies: [
+                "WebArc",
+                "CZlib",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .executableTarget(
             name: "WebArcCLI",
             dependencies: [

@@ -27,6 +27,10 @@ struct WebArcCommand: AsyncParsableCommand {
     /// Runs the command, mapping failures to one stderr line and a distinct exit code.
     static func main() async {
         do {
+            if let plain = FastCat.parse(CommandLine.arguments) {
+                try Cat.write(archive: plain.archive, url: plain.url, method: "GET", includeHeaders: plain.headers, followRedirects: plain.follow)
+                return
+            }
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()

@@ -101,3 +101,27 @@ struct WriterTests {
         }
     }
 }
+
+@Suite("Compression levels")
+struct CompressionLevelTests {
+    @Test("LZ4HC levels write the same format, smaller on text, and read back identically")
+    func highLevel() throws {
+        let folder = try TemporaryFolder()
+        var random = SeededGenerator(seed: 9)
+        let text = random.text(400_000)
+        var sizes: [Int: UInt64] = [:]
+        for level in [1, 3, 9] {
+            let path = folder.file("l\(level).webarc")
+            let writer = try ArchiveWriter(path: path, options: .init(compressionLevel: level))
+            let body = try writer.addBody(text)
+            try writer.add(ResponseRecord(request: RequestRecord(url: "http://localhost/t"), body: body))
+            try writer.finish()
+            let reader = try ArchiveReader(path: path)
+            #expect(Array(try reader.body(body.reference)) == text)
+            #expect(ArchiveVerifier.verify(reader).passed)
+            sizes[level] = reader.storedBodyBytes
+        }
+        #expect(sizes[3]! < sizes[1]!)
+        #expect(sizes[9]! <= sizes[3]!)
+    }
+}

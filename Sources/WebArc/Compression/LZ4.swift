@@ -11,15 +11,18 @@ enum LZ4 {
 
     /// Compresses `source` as one LZ4 block into `destination`, returning the compressed size.
     ///
-    /// Returns `nil` when the block would not fit in `destination` (the caller then stores raw).
-    static func compress(_ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer) -> Int? {
+    /// Level 1 and 2 use `LZ4_compress_default`; 3 to 12 use LZ4HC at that level. Both produce
+    /// the same block format, so readers never know the difference. Returns `nil` when the block
+    /// would not fit in `destination` (the caller then stores raw).
+    static func compress(
+        _ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer, level: Int = 1
+    ) -> Int? {
         guard source.count > 0, let src = source.baseAddress, let dst = destination.baseAddress else { return nil }
-        let written = LZ4_compress_default(
-            src.assumingMemoryBound(to: CChar.self),
-            dst.assumingMemoryBound(to: CChar.self),
-            Int32(source.count),
-            Int32(destination.count)
-        )
+        let input = src.assumingMemoryBound(to: CChar.self)
+        let output = dst.assumingMemoryBound(to: CChar.self)
+        let written = level < 3
+            ? LZ4_compress_default(input, output, Int32(source.count), Int32(destination.count))
+            : LZ4_compress_HC(input, output, Int32(source.count), Int32(destination.count), Int32(min(level, 12)))
         return written > 0 ? Int(written) : nil
     }
 

@@ -102,7 +102,7 @@ public struct FolderScanner {
             if name != "." && name != ".." { names.append(name) }
         }
         closedir(handle)
-        for name in names.sorted() {
+        for name in names.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
             visit(path: directory + "/" + name, relative: relative.isEmpty ? name : relative + "/" + name, ancestors: ancestors)
         }
     }

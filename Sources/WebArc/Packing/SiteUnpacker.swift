@@ -55,8 +55,10 @@ public struct SiteUnpacker {
             responses.append((canonical, [], response.body, response.bodyLength))
         }
         let withOrigin = origins.count > 1
-        var planned: [String: BodyReference] = [:]
-        var folders = Set<String>()
+        // Keyed by bytes: String equality would merge "café" precomposed and decomposed, which
+        // are two different file names.
+        var planned: [[UInt8]: BodyReference] = [:]
+        var folders = Set<[UInt8]>()
         var files: [(url: String, path: [String], body: BodyReference, length: UInt64)] = []
         for response in responses {
             guard let path = UnpackPlan.relativePath(forCanonicalURL: response.url, includeOrigin: withOrigin) else {
@@ -64,19 +66,19 @@ public struct SiteUnpacker {
                 continue
             }
             let joined = path.joined(separator: "/")
-            if let existing = planned[joined] {
+            if let existing = planned[Array(joined.utf8)] {
                 if existing == response.body { summary.duplicates += 1 } else {
                     summary.skipped.append(Skipped(url: response.url, reason: "\(joined) is already written from another URL with a different body"))
                 }
                 continue
             }
-            planned[joined] = response.body
-            for depth in 1..<path.count { folders.insert(path[0..<depth].joined(separator: "/")) }
+            planned[Array(joined.utf8)] = response.body
+            for depth in 1..<path.count { folders.insert(Array(path[0..<depth].joined(separator: "/").utf8)) }
             files.append((response.url, path, response.body, response.length))
         }
         files.removeAll { file in
             let joined = file.path.joined(separator: "/")
-            guard folders.contains(joined) else { return false }
+            guard folders.contains(Array(joined.utf8)) else { return false }
             summary.skipped.append(Skipped(url: file.url, reason: "\(joined) is needed as a folder for other URLs"))
             return true
         }

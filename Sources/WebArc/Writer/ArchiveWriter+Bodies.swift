@@ -6,7 +6,7 @@ extension ArchiveWriter {
     ///
     /// - Returns: the stored body, possibly one stored earlier with the same bytes.
     public func addBody<D: DataProtocol>(_ bytes: D) throws -> StoredBody {
-        try addBody(PreparedBody(bytes))
+        try addBody(PreparedBody(bytes, level: options.compressionLevel))
     }
 
     /// Adds a body hashed and compressed ahead of time (see ``PreparedBody``).
@@ -80,7 +80,7 @@ extension ArchiveWriter {
         }
 
         private mutating func flushChunk() throws {
-            let encoded = ChunkEncoder.encode(pending[...])
+            let encoded = ChunkEncoder.encode(pending[...], level: writer.options.compressionLevel)
             entries.append(ArchiveWriter.entry(for: encoded, at: writer.output.length))
             try writer.output.append(encoded.stored)
             pending.removeAll(keepingCapacity: true)

@@ -20,9 +20,15 @@ public final class ArchiveWriter {
     public struct Options: Sendable {
         /// Replace an existing file at the path.
         public var overwrite: Bool
+        /// LZ4 level for bodies added here: 1 fast (`LZ4_compress_default`, spec Appendix C), 3–12
+        /// LZ4HC (smaller, slower to write, as fast to read). Same format either way.
+        public var compressionLevel: Int
 
         /// Makes options.
-        public init(overwrite: Bool = false) { self.overwrite = overwrite }
+        public init(overwrite: Bool = false, compressionLevel: Int = 1) {
+            self.overwrite = overwrite
+            self.compressionLevel = compressionLevel
+        }
     }
 
     /// Archive-level metadata written as object 0.

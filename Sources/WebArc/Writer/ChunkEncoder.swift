@@ -9,9 +9,9 @@ enum ChunkEncoder {
         var codec: ChunkEntry.Codec
     }
 
-    static func encode(_ raw: UnsafeRawBufferPointer) -> Encoded {
+    static func encode(_ raw: UnsafeRawBufferPointer, level: Int) -> Encoded {
         var output = [UInt8](repeating: 0, count: LZ4.compressBound(raw.count))
-        let compressed = output.withUnsafeMutableBytes { LZ4.compress(raw, into: $0) }
+        let compressed = output.withUnsafeMutableBytes { LZ4.compress(raw, into: $0, level: level) }
         if let compressed, compressed < raw.count {
             output.removeSubrange(compressed...)
             return Encoded(stored: output, rawLength: raw.count, codec: .lz4)
@@ -19,8 +19,8 @@ enum ChunkEncoder {
         return Encoded(stored: Array(raw), rawLength: raw.count, codec: .raw)
     }
 
-    static func encode(_ raw: ArraySlice<UInt8>) -> Encoded {
-        raw.withUnsafeBytes { encode($0) }
+    static func encode(_ raw: ArraySlice<UInt8>, level: Int) -> Encoded {
+        raw.withUnsafeBytes { encode($0, level: level) }
     }
 
     /// Decodes a stored chunk, checking it expands to exactly `rawLength` bytes.

@@ -9,7 +9,9 @@ public struct PreparedBody: Sendable {
     let chunks: [ChunkEncoder.Encoded]
 
     /// Hashes and compresses `bytes` into chunks of at most 256 KiB.
-    public init<D: DataProtocol>(_ bytes: D) {
+    ///
+    /// - Parameter level: 1 (fast, `LZ4_compress_default`, the default) or 3–12 (LZ4HC).
+    public init<D: DataProtocol>(_ bytes: D, level: Int = 1) {
         let contiguous = Array(bytes)
         var hasher = Insecure.MD5()
         var chunks: [ChunkEncoder.Encoded] = []
@@ -18,7 +20,7 @@ public struct PreparedBody: Sendable {
             let end = min(start + ChunkEntry.maxRawLength, contiguous.count)
             let slice = contiguous[start..<end]
             slice.withUnsafeBytes { hasher.update(bufferPointer: $0) }
-            chunks.append(ChunkEncoder.encode(slice))
+            chunks.append(ChunkEncoder.encode(slice, level: level))
             start = end
         }
         digest = BodyDigest(hasher.finalize())
@@ -29,7 +31,7 @@ public struct PreparedBody: Sendable {
     /// Reads and prepares a whole file.
     ///
     /// - Throws: `io` when the file cannot be read.
-    public init(contentsOfFile path: String) throws {
-        self.init(try FileInput.readAll(path))
+    public init(contentsOfFile path: String, level: Int = 1) throws {
+        self.init(try FileInput.readAll(path), level: level)
     }
 }

@@ -32,6 +32,11 @@ struct Cat: ParsableCommand {
     var followRedirects = false
 
     func run() throws {
+        try Self.write(archive: archive, url: url, method: method, includeHeaders: includeHeaders, followRedirects: followRedirects)
+    }
+
+    /// Looks up `url` and writes its body (and headers) to stdout; shared with ``FastCat``.
+    static func write(archive: String, url: String, method: String, includeHeaders: Bool, followRedirects: Bool) throws {
         let reader = try ArchiveOpening.open(archive)
         var current = url
         var visited = Set<String>()

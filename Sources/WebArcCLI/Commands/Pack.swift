@@ -40,6 +40,9 @@ struct Pack: ParsableCommand {
     @Flag(help: "Leave out loops, FIFOs, sockets and unreadable files instead of failing.")
     var skipUnreadable = false
 
+    @Option(help: "LZ4 level: 1 fastest, 3–12 LZ4HC (smaller archive, same read speed).")
+    var level: Int = SitePacker.defaultLevel
+
     @Flag(name: .shortAndLong, help: "Replace the output if it exists.")
     var force = false
 
@@ -50,6 +53,7 @@ struct Pack: ParsableCommand {
     var json = false
 
     func validate() throws {
+        guard (1...12).contains(level) else { throw ValidationError("--level must be 1 to 12, got \(level)") }
         if followOutside && skipOutside { throw ValidationError("--follow-outside and --skip-outside exclude each other") }
         guard baseURL.hasPrefix("http://") || baseURL.hasPrefix("https://"), (try? URLKey.canonicalize(baseURL)) != nil else {
             throw ValidationError("--base-url must be an absolute http(s) URL, got \(baseURL)")
@@ -58,7 +62,7 @@ struct Pack: ParsableCommand {
 
     func run() throws {
         let policy: OutsideLinkPolicy = followOutside ? .follow : skipOutside ? .skip : .refuse
-        let packer = SitePacker(options: .init(baseURL: baseURL, outsideLinks: policy, skipUnreadable: skipUnreadable, overwrite: force))
+        let packer = SitePacker(options: .init(baseURL: baseURL, outsideLinks: policy, skipUnreadable: skipUnreadable, overwrite: force, compressionLevel: level))
         let progress = ProgressReporter(label: "packing", quiet: quiet)
         let started = Date()
         let summary: SitePacker.Summary

@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import WebArcInterop
+
+struct Export: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Export an archive as WARC, HAR or a Safari web archive.",
+        discussion: """
+            warc writes WARC 1.1 with one gzip member per record, request and response records, \
+            SHA-1 digests, and a revisit record for every body already written once. har writes HAR \
+            1.2 (bodies as text where textual, base64 otherwise). webarchive writes one page (--page, \
+            or the archive's start URL) with the resources it uses and its frames.
+
+              webarc export site.webarc --format warc -o site.warc.gz
+              webarc export site.webarc --format har -o site.har
+              webarc export site.webarc --format webarchive --page https://example.com/ -o page.webarchive
+
+            \(ExitCodes.helpText)
+            """
+    )
+
+    @Argument(help: "The archive to export.")
+    var archive: String
+
+    @Option(help: "The format to write: warc, har or webarchive.")
+    var format: ExportFormat
+
+    @Option(name: .shortAndLong, help: "The file to write.")
+    var output: String
+
+    @Option(help: "For webarchive: the page to export (default: the archive's start URL).")
+    var page: String?
+
+    @OptionGroup var writing: WritingOptions
+
+    func validate() throws {
+        if page != nil && format != .webarchive { throw ValidationError("--page applies only to --format webarchive") }
+    }
+
+    func run() throws {
+        let started = Date()
+        let summary: ExportSummary
+        do {
+            summary = try ArchiveExporter(options: ExportOptions(overwrite: writing.force, page: page))
+                .run(archive: archive, format: format, output: output)
+        } catch let error as InteropError {
+            throw CommandFailure(error.description, code: error.exitCode)
+        }
+        let seconds = Date().timeIntervalSince(started)
+        if writing.json {
+            Output.json([
+                "output": output, "format": format.rawValue, "responses": summary.responses, "redirects": summary.redirects,
+                "revisits": summary.revisits, "requests": summary.requests, "bytes": summary.bytes, "seconds": seconds,
+                "notes": summary.notes.map(\.description),
+            ] as [String: Any])
+        }
+        guard !writing.quiet else { return }
+        for note in summary.notes { Output.error("webarc: note: \(note)") }
+        Output.error(String(
+            format: "exported %d responses, %d redirects and %d revisits to %@ (%@) in %.2fs", summary.responses,
+            summary.redirects, summary.revisits, output, ProgressReporter.size(summary.bytes), seconds))
+    }
+}
+
+extension ExportFormat: ExpressibleByArgument {}

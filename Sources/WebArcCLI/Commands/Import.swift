@@ -1,0 +1,101 @@
+import ArgumentParser
+import Foundation
+import WebArc
+import WebArcInterop
+
+struct Import: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Import WARC, HAR and Safari web archive files into one archive.",
+        discussion: """
+            Each input's kind is told from its content: WARC 1.0 or 1.1 (plain, gzip per record or \
+            whole-file gzip), HAR 1.2, or a Safari .webarchive. Of several captures of one URL only the \
+            latest is kept unless --keep says otherwise; bodies equal across inputs are stored once. \
+            gzip and deflate bodies are stored decoded; br and other codings are kept as sent. Bad \
+            records fail the import (nothing is written) unless --skip-bad skips and lists them.
+
+              webarc import crawl.warc.gz -o site.webarc
+              webarc import page.har saved.webarchive old.warc -o all.webarc --keep all
+              webarc import damaged.warc -o site.webarc --skip-bad
+
+            \(ExitCodes.helpText)
+            """
+    )
+
+    @Argument(help: "The files to import (WARC, HAR or .webarchive, in any mix).")
+    var files: [String]
+
+    @Option(name: .shortAndLong, help: "The archive to write.")
+    var output: String
+
+    @Option(help: "Which captures of one URL to keep: latest, earliest or all.")
+    var keep: DuplicatePolicy = .latest
+
+    @Flag(help: "Skip bad records (listed on stderr) instead of failing.")
+    var skipBad = false
+
+    @OptionGroup var writing: WritingOptions
+
+    func run() throws {
+        let started = Date()
+        let summary: ImportSummary
+        do {
+            summary = try ArchiveImporter(options: ImportOptions(keep: keep, skipBad: skipBad, overwrite: writing.force))
+                .run(inputs: files, output: output)
+        } catch let error as InteropError {
+            throw CommandFailure(error.description, code: error.exitCode)
+        }
+        let seconds = Date().timeIntervalSince(started)
+        if writing.json {
+            Output.json([
+                "archive": output,
+                "inputs": summary.inputs.map { ["path": $0.path, "format": $0.format.rawValue, "records": $0.records, "captures": $0.captures] },
+                "responses": summary.responses, "redirects": summary.redirects, "capturesDropped": summary.duplicatesDropped,
+                "bodiesReferenced": summary.bodiesReferenced, "bodiesStored": summary.bodiesStored,
+                "rawBodyBytes": summary.rawBodyBytes, "distinctBodyBytes": summary.distinctBodyBytes,
+                "storedBodyBytes": summary.storedBodyBytes, "dedupRatio": summary.dedupRatio, "seconds": seconds,
+                "startURL": summary.startURL ?? NSNull(),
+                "skipped": summary.skipped.map { ["code": $0.code, "message": $0.description] },
+                "notes": summary.notes.map(\.description),
+            ] as [String: Any])
+        }
+        guard !writing.quiet else { return }
+        for skipped in summary.skipped { Output.error("webarc: skipped: \(skipped)") }
+        for note in summary.notes { Output.error("webarc: note: \(note)") }
+        let captures = summary.inputs.reduce(0) { $0 + $1.captures }
+        Output.error(String(
+            format: "imported %d responses and %d redirects from %d captures in %d files into %@ (%d older captures left out, %d bad records skipped): %d distinct bodies of %d, %@ → %@ in %.2fs",
+            summary.responses, summary.redirects, captures, summary.inputs.count, output, summary.duplicatesDropped,
+            summary.skipped.count, summary.bodiesStored, summary.bodiesReferenced, ProgressReporter.size(summary.rawBodyBytes),
+            ProgressReporter.size(summary.storedBodyBytes), seconds))
+    }
+}
+
+extension DuplicatePolicy: ExpressibleByArgument {}
+
+/// The flags `import` and `export` share.
+struct WritingOptions: ParsableArguments {
+    @Flag(name: .shortAndLong, help: "Replace the output if it exists.")
+    var force = false
+
+    @Flag(name: .shortAndLong, help: "No notes or summary on stderr.")
+    var quiet = false
+
+    @Flag(help: "Print the summary as one JSON object on stdout.")
+    var json = false
+}
+
+extension InteropError {
+    /// The sysexits code `webarc` exits with for this error (see ``ExitCodes``).
+    var exitCode: Int32 {
+        switch self {
+        case .archive(let error, _): ExitCodes.code(for: error)
+        case .io(_, let operation, _):
+            operation.contains("create") || operation.contains("rename")
+                ? ExitCodes.cannotCreate
+                : operation.hasPrefix("open") || operation.hasPrefix("stat") || operation.contains("not a regular file")
+                    ? ExitCodes.noInput : ExitCodes.ioError
+        case .pageNotFound, .noPage: ExitCodes.usage
+        default: ExitCodes.dataError
+        }
+    }
+}

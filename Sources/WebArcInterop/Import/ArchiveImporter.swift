@@ -1,0 +1,133 @@
+import Foundation
+import WebArc
+
+/// Imports WARC, HAR and `.webarchive` files into one new archive.
+///
+/// ```swift
+/// let summary = try ArchiveImporter(options: ImportOptions(keep: .latest)).run(inputs: ["crawl.warc.gz"], output: "site.webarc")
+/// print(summary.records, summary.bodiesStored)
+/// for note in summary.notes { print(note) }
+/// ```
+///
+/// Inputs are read in two passes: the first reads every capture's headers and checks its
+/// framing, the duplicates rule (``DuplicatePolicy``) picks the captures to keep, and the second
+/// stores only their bodies. Bodies equal across inputs are stored once. Nothing appears at the
+/// output path unless the whole import succeeds. Spec: `Spec/interop.md`.
+public struct ArchiveImporter: Sendable {
+    public var options: ImportOptions
+
+    /// Makes an importer.
+    public init(options: ImportOptions = ImportOptions()) {
+        self.options = options
+    }
+
+    /// Reads every input and writes one archive at `output`.
+    ///
+    /// - Throws: ``InteropError``: the first bad record (unless ``ImportOptions/skipBad``),
+    ///   `unknownFormat`, `badJSON`, `badPropertyList`, `io`, or `archive` wrapping the writer's
+    ///   error (`outputExists` when `output` exists and overwriting is off).
+    public func run(inputs: [String], output: String) throws -> ImportSummary {
+        try OutputFile.checkAbsent(output, overwrite: options.overwrite)
+        let context = ImportContext(options: options)
+        var providers: [BodyProvider] = []
+        var warc: WARCImporter?
+        var captures: [Capture] = []
+        var summary = ImportSummary()
+        for path in inputs {
+            let file = try InputFile(path: path)
+            let format = try InputFormat.detect(file)
+            context.metadataEntries.append(ArchiveMetadata.Entry("source", "\((path as NSString).lastPathComponent) (\(format))"))
+            let records: Int
+            switch format {
+            case .warc, .warcGzip:
+                let importer = warc ?? WARCImporter(sourceID: providers.count)
+                if warc == nil {
+                    warc = importer
+                    providers.append(importer)
+                }
+                records = try importer.scan(path: path, isGzip: format == .warcGzip, context: context)
+            case .har, .webarchive:
+                let importer: BufferedImporter = format == .har
+                    ? HARImporter(sourceID: providers.count) : WebArchiveImporter(sourceID: providers.count)
+                providers.append(importer)
+                let read = try importer.read(file, context: context)
+                records = read.records
+                captures += read.captures
+            }
+            summary.inputs.append(ImportSummary.Input(path: path, format: format, records: records, captures: 0))
+        }
+        if let warc { captures += try warc.captures(context: context) }
+        captures.sort { $0.order < $1.order }
+        for index in summary.inputs.indices {
+            summary.inputs[index].captures = captures.count { $0.location.file == summary.inputs[index].path }
+        }
+        let kept = CaptureSelection.select(captures, policy: options.keep).map { captures[$0] }
+        summary.duplicatesDropped = captures.count - kept.count
+        let writer: ArchiveWriter
+        do {
+            writer = try ArchiveWriter(path: output, options: ArchiveWriter.Options(overwrite: options.overwrite))
+        } catch let error as WebArcError {
+            throw InteropError.archive(error, path: output)
+        }
+        do {
+            try write(kept, providers: providers, to: writer, context: context, summary: &summary)
+            summary.startURL = context.startURL ?? Self.firstPage(kept)
+            writer.metadata = ArchiveMetadata(creator: "webarc import", startURL: summary.startURL, entries: context.metadataEntries)
+            summary.bodiesStored = writer.statistics.bodiesStored
+            summary.storedBodyBytes = writer.statistics.storedBytes
+            try writer.finish()
+        } catch let error as WebArcError {
+            writer.cancel()
+            throw InteropError.archive(error, path: output)
+        } catch {
+            writer.cancel()
+            throw error
+        }
+        summary.skipped = context.skipped
+        summary.notes = context.notes
+        return summary
+    }
+
+    private func write(
+        _ kept: [Capture], providers: [BodyProvider], to writer: ArchiveWriter, context: ImportContext,
+        summary: inout ImportSummary
+    ) throws {
+        var needed: [Int: Set<Int>] = [:]
+        for capture in kept { if let body = capture.body { needed[capture.body!.source, default: []].insert(body.index) } }
+        var payloads: [BodyID: StoredPayload] = [:]
+        for (source, indices) in needed.sorted(by: { $0.key < $1.key }) {
+            for (index, payload) in try providers[source].storeBodies(indices.sorted(), in: writer, context: context) {
+                payloads[BodyID(source: source, index: index)] = payload
+            }
+        }
+        var distinct = Set<BodyReference>()
+        for capture in kept {
+            switch capture.kind {
+            case .redirect(let status, let target, let headers):
+                try writer.add(RedirectRecord(
+                    request: capture.request, status: status, target: target, headers: headers, captureDate: capture.captureDate))
+                summary.redirects += 1
+            case .response(let status, let reason, let headers):
+                let payload = try capture.body.flatMap { payloads[$0] } ?? StoredPayload(body: writer.addBody([UInt8]()), remaining: [])
+                let stored = ContentCoding.headers(headers, remaining: payload.remaining, length: payload.body.length)
+                let media = Capture.mediaType(stored.value(for: "Content-Type"))
+                try writer.add(ResponseRecord(
+                    request: capture.request, status: status, reason: reason, headers: stored,
+                    mimeType: media.mimeType ?? capture.fallbackMIMEType, textEncoding: media.charset ?? capture.fallbackTextEncoding,
+                    body: payload.body, captureDate: capture.captureDate))
+                summary.responses += 1
+                summary.bodiesReferenced += 1
+                summary.rawBodyBytes += payload.body.length
+                if distinct.insert(payload.body.reference).inserted { summary.distinctBodyBytes += payload.body.length }
+            }
+        }
+    }
+
+    /// The first kept GET 200 HTML response, as the page to open first.
+    static func firstPage(_ captures: [Capture]) -> String? {
+        captures.first { capture in
+            guard capture.request.method == "GET", case .response(200, _, let headers) = capture.kind else { return false }
+            return Capture.mediaType(headers.value(for: "Content-Type")).mimeType == "text/html"
+        }?.request.url
+    }
+}

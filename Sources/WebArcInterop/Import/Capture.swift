@@ -1,0 +1,108 @@
+import Foundation
+import WebArc
+
+/// Names a body that an input can store on request: which source holds it, and its number there.
+struct BodyID: Hashable {
+    let source: Int
+    let index: Int
+}
+
+/// One capture read from an input, before the duplicates rule and before its body is stored.
+struct Capture {
+    /// What the capture becomes in the archive.
+    enum Kind {
+        case response(status: Int, reason: String?, headers: [HTTPHeader])
+        case redirect(status: Int, target: String, headers: [HTTPHeader])
+    }
+
+    var location: InputLocation
+    var request: RequestRecord
+    var kind: Kind
+    var captureDate: Date?
+    /// The body, for responses.
+    var body: BodyID?
+    /// Media type and charset to use when no `Content-Type` header says them.
+    var fallbackMIMEType: String?
+    var fallbackTextEncoding: String?
+    /// The canonical key (spec §7.1), computed when the capture is made.
+    var key: String
+    /// Position among all captures of the import, for ties and output order.
+    var order = 0
+
+    /// Makes a capture, turning a 301/302/303/307/308 with a usable `Location` into a redirect.
+    ///
+    /// - Throws: ``InteropError/badURL(at:url:)`` when the request URL has no canonical form.
+    init(
+        location: InputLocation, request: RequestRecord, status: Int, reason: String?, headers: [HTTPHeader],
+        captureDate: Date?, body: BodyID?, redirectTarget: String? = nil
+    ) throws {
+        self.location = location
+        self.request = request
+        self.captureDate = captureDate
+        self.body = body
+        do {
+            key = try URLKey.key(method: request.method, url: request.url)
+        } catch {
+            throw InteropError.badURL(at: location, url: request.url)
+        }
+        let target = (redirectTarget.flatMap { $0.isEmpty ? nil : $0 } ?? headers.value(for: "Location"))
+            .flatMap { Self.resolve($0, against: request.url) }
+        if RedirectRecord.allowedStatuses.contains(status), let target {
+            let kept = headers.removing("Content-Length").removing("Content-Encoding").removing("Transfer-Encoding")
+            kind = .redirect(status: status, target: target, headers: kept)
+            self.body = nil
+        } else {
+            kind = .response(status: status, reason: reason, headers: headers)
+        }
+    }
+
+    /// The status the capture holds.
+    var status: Int {
+        switch kind {
+        case .response(let status, _, _), .redirect(let status, _, _): status
+        }
+    }
+
+    /// `reference` resolved against `base` (RFC 3986), or nil when the result is not absolute.
+    static func resolve(_ reference: String, against base: String) -> String? {
+        let trimmed = reference.trimmingHTTPWhitespace()
+        if (try? URLKey.canonicalize(trimmed)) != nil, trimmed.contains(":"),
+            trimmed.prefix(while: { $0 != ":" }).allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) })
+        {
+            return trimmed
+        }
+        let escaped = trimmed.addingPercentEncoding(withAllowedCharacters: .urlAllowed) ?? trimmed
+        guard let baseURL = URL(string: base) ?? URL(string: base.addingPercentEncoding(withAllowedCharacters: .urlAllowed) ?? base),
+            let resolved = URL(string: escaped, relativeTo: baseURL)?.absoluteString,
+            (try? URLKey.canonicalize(resolved)) != nil
+        else { return nil }
+        return resolved
+    }
+
+    /// `type/subtype` lower-cased and the `charset` parameter lower-cased, from a `Content-Type` value.
+    static func mediaType(_ contentType: String?) -> (mimeType: String?, charset: String?) {
+        guard let contentType else { return (nil, nil) }
+        let parts = contentType.split(separator: ";").map { String($0).trimmingHTTPWhitespace() }
+        let mimeType = parts.first.map { $0.lowercased() }.flatMap { $0.contains("/") ? $0 : nil }
+        var charset: String?
+        for parameter in parts.dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { String($0).trimmingHTTPWhitespace() }
+            if pair.count == 2, pair[0].lowercased() == "charset" {
+                charset = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"'")).lowercased()
+            }
+        }
+        return (mimeType, charset)
+    }
+}
+
+extension CharacterSet {
+    /// Characters left as they are when a URL reference is escaped before parsing: every ASCII
+    /// character that may appear in a URL, `%` included so existing escapes survive.
+    static let urlAllowed: CharacterSet = {
+        var set = CharacterSet.urlQueryAllowed
+        set.formUnion(.urlPathAllowed)
+        set.formUnion(.urlFragmentAllowed)
+        set.insert(charactersIn: "%#?/:@!$&'()*+,;=[]")
+        return set
+    }()
+}

@@ -1,0 +1,60 @@
+/// Something an import or export reports but does not fail on: a capture it could not take as it was, or
+/// a record it left out on purpose. `description` is one line: what, where, why.
+public enum InteropNote: Hashable, Sendable, CustomStringConvertible {
+    /// A HAR entry whose response body the browser did not save: reported, not invented.
+    case bodyNotSaved(at: InputLocation, url: String)
+    /// A HAR entry with no response at all (status 0: blocked, failed or cancelled).
+    case noResponse(at: InputLocation, url: String)
+    /// A WARC revisit whose original record is in none of the inputs.
+    case unresolvedRevisit(at: InputLocation, url: String, payloadDigest: String?)
+    /// A gzip WARC whose members do not start and end with records (warcio cannot read it).
+    case misalignedGzipMembers(at: InputLocation)
+    /// A `Content-Encoding` body that did not decode; stored as it was, with its header.
+    case contentNotDecoded(at: InputLocation, url: String, coding: String, reason: String)
+    /// A body sent with `Transfer-Encoding: chunked` that holds no chunk framing; stored as it is.
+    case notChunked(at: InputLocation, url: String)
+    /// A record cut short by its crawler (`WARC-Truncated`); imported with what it holds.
+    case truncatedPayload(at: InputLocation, url: String, reason: String)
+    /// Records of a kind that holds no web resource (metadata, conversion, continuation,
+    /// requests without a response), counted per file and type.
+    case recordsLeftOut(file: String, type: String, count: Int)
+    /// A `.webarchive` resource that cannot be exported (its body is still in a coding
+    /// WebKit would not decode).
+    case resourceLeftOut(url: String, reason: String)
+
+    /// The case name, for tests and `--json` output.
+    public var kind: String {
+        switch self {
+        case .bodyNotSaved: "bodyNotSaved"
+        case .noResponse: "noResponse"
+        case .unresolvedRevisit: "unresolvedRevisit"
+        case .misalignedGzipMembers: "misalignedGzipMembers"
+        case .contentNotDecoded: "contentNotDecoded"
+        case .notChunked: "notChunked"
+        case .truncatedPayload: "truncatedPayload"
+        case .recordsLeftOut: "recordsLeftOut"
+        case .resourceLeftOut: "resourceLeftOut"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .bodyNotSaved(let at, let url): "\(at): body of \(url) was not saved in the HAR; entry not imported"
+        case .noResponse(let at, let url): "\(at): \(url) got no response (status 0); entry not imported"
+        case .unresolvedRevisit(let at, let url, let digest):
+            "\(at): revisit of \(url) refers to a record in none of the inputs"
+                + (digest.map { " (payload digest \($0))" } ?? "") + "; not imported: add the WARC holding the original"
+        case .misalignedGzipMembers(let at):
+            "\(at): gzip members do not line up with WARC records; read as one stream "
+                + "(run `warcio recompress` to fix the file for other tools)"
+        case .contentNotDecoded(let at, let url, let coding, let reason):
+            "\(at): \(coding) body of \(url) did not decode (\(reason)); stored as sent, with its Content-Encoding"
+        case .notChunked(let at, let url):
+            "\(at): \(url) says Transfer-Encoding: chunked but its body is not chunked; stored as it is"
+        case .truncatedPayload(let at, let url, let reason):
+            "\(at): \(url) was truncated by its crawler (\(reason)); imported as it is"
+        case .recordsLeftOut(let file, let type, let count): "\(file): \(count) \(type) record(s) left out"
+        case .resourceLeftOut(let url, let reason): "\(url) left out: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+import WebArc
+
+@testable import WebArcInterop
+
+/// WARC → webarc → WARC and HAR → webarc → HAR, record by record (`Spec/interop.md` §7).
+@Suite("Round trips")
+struct RoundTripTests {
+    static let fixedDate = Date(timeIntervalSince1970: 1_700_000_000)
+
+    /// A WARC with every mapping case: gzip, br, chunked, redirect, 304, POST, a resource, a revisit.
+    static func mixedWARC(in folder: TemporaryFolder) throws -> String {
+        let text = Array(String(repeating: "round trip ", count: 300).utf8)
+        func pair(_ id: String, _ uri: String, _ response: [UInt8], method: String = "GET", date: String = "2024-05-01T10:00:00Z") -> [[UInt8]] {
+            WARCImportTests.pair(id, uri: uri, response: response, date: date, method: method)
+        }
+        var records = pair("g", "http://example.com/", WARCFixture.response(
+            headers: [("Content-Type", "text/html"), ("Content-Encoding", "gzip"), ("Transfer-Encoding", "chunked")],
+            body: WARCFixture.chunked(WARCFixture.gzip(text), size: 77)))
+        records += pair("b", "http://example.com/b.js", WARCFixture.response(headers: [("Content-Encoding", "br"), ("Content-Length", "3")], body: [9, 8, 7]))
+        records += pair("r", "http://example.com/old", WARCFixture.response(301, reason: "Moved", headers: [("Location", "http://example.com/")], body: []))
+        records += pair("n", "http://example.com/n", WARCFixture.response(304, reason: "Not Modified", headers: [("ETag", "\"1\"")], body: []))
+        records += pair("p", "http://example.com/form", WARCFixture.response(headers: [("Content-Type", "application/json")], body: Array("{}".utf8)), method: "POST")
+        records += pair("same", "http://example.com/copy.html", WARCFixture.response(headers: [("Content-Type", "text/html")], body: text), date: "2024-05-02T10:00:00.125Z")
+        records.append(WARCFixture.record("resource", uri: "urn:example:note", id: "res", fields: [("Content-Type", "text/plain")], block: Array("note".utf8)))
+        return try folder.write("mixed.warc.gz", WARCFixture.gzipPerRecord(records))
+    }
+
+    static var corpusWARCs: [String] {
+        ["pywb-iana.warc.gz", "pywb-dupes.warc.gz", "pywb-example-wget-1-14.warc.gz", "pywb-example-wpull.warc.gz",
+         "pywb-post-test.warc.gz", "warcio-example-iana.org-chunked.warc", "warcio-example-space-in-target-uri.warc.gz", "mixed"]
+    }
+
+    @Test("WARC → webarc → WARC → webarc keeps every record", arguments: corpusWARCs)
+    func warc(_ name: String) throws {
+        let folder = try TemporaryFolder()
+        let input: String
+        if name == "mixed" {
+            input = try Self.mixedWARC(in: folder)
+        } else {
+            guard let path = Corpus.path(name) else { return }
+            input = path
+        }
+        let (imported, first) = try importFiles([input], in: folder, name: "a.webarc", options: ImportOptions(keep: .all))
+        let warc = folder.file("a.warc.gz")
+        let exported = try ArchiveExporter(options: ExportOptions(date: Self.fixedDate)).run(archive: first, format: .warc, output: warc)
+        #expect(exported.responses + exported.revisits + exported.redirects == imported.records)
+        let (again, second) = try importFiles([warc], in: folder, name: "b.webarc", options: ImportOptions(keep: .all))
+        #expect(again.notes.filter { $0.kind != "notChunked" }.isEmpty, "\(again.notes)")
+        let before = try ArchiveDump(first)
+        let after = try ArchiveDump(second)
+        #expect(before.items.count == after.items.count)
+        for (a, b) in zip(before.items, after.items) { #expect(a == b, "\(a.key)") }
+        if name == "mixed" {
+            #expect(exported.revisits == 1, "the repeated body is written once, then as a revisit")
+            let page = try #require(after["GET http://example.com/"])
+            #expect(page.headers == [HTTPHeader("Content-Type", "text/html")])
+            #expect(after["GET http://example.com/b.js"]?.headers.value(for: "Content-Encoding") == "br")
+            #expect(after["POST http://example.com/form"]?.body == Array("{}".utf8))
+            #expect(after["GET http://example.com/copy.html"]?.captureDate == Date(timeIntervalSince1970: 1_714_644_000.125))
+        }
+    }
+
+    @Test("export is deterministic for a given date", arguments: ExportFormat.allCases)
+    func deterministic(_ format: ExportFormat) throws {
+        let folder = try TemporaryFolder()
+        let (_, archive) = try importFiles([try Self.mixedWARC(in: folder)], in: folder)
+        let exporter = ArchiveExporter(options: ExportOptions(page: format == .webarchive ? "http://example.com/copy.html" : nil, date: Self.fixedDate))
+        _ = try exporter.run(archive: archive, format: format, output: folder.file("1"))
+        _ = try exporter.run(archive: archive, format: format, output: folder.file("2"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder.file("1"))) == Data(contentsOf: URL(fileURLWithPath: folder.file("2"))))
+        #expect(throws: InteropError.archive(.outputExists(path: folder.file("1")), path: folder.file("1"))) {
+            try exporter.run(archive: archive, format: format, output: folder.file("1"))
+        }
+    }
+
+    @Test("HAR → webarc → HAR keeps every saved entry's URL, status, headers and body", arguments: ["harviewer-chrome51.har", "harviewer-www-cnn-com-fiddler.har", "made-up"])
+    func har(_ name: String) throws {
+        let folder = try TemporaryFolder()
+        let input: String
+        if name == "made-up" {
+            input = try folder.write("made-up.har", try HARImportTests.har([
+                HARImportTests.entry("https://example.com/", headers: [["name": "Content-Type", "value": "text/html"]], content: ["size": 4, "mimeType": "text/html", "text": "<p/>"]),
+                HARImportTests.entry("https://example.com/x.bin", headers: [["name": "Content-Type", "value": "application/octet-stream"]],
+                                     content: ["size": 3, "mimeType": "application/octet-stream", "text": "AAEC", "encoding": "base64"]),
+                HARImportTests.entry("https://example.com/go", status: 302, headers: [["name": "Location", "value": "https://example.com/"]],
+                                     content: ["size": 0, "mimeType": ""], redirectURL: "https://example.com/"),
+            ]))
+        } else {
+            guard let path = Corpus.path(name) else { return }
+            input = path
+        }
+        let (_, first) = try importFiles([input], in: folder, name: "a.webarc", options: ImportOptions(keep: .all))
+        let har = folder.file("a.har")
+        _ = try ArchiveExporter(options: ExportOptions(date: Self.fixedDate)).run(archive: first, format: .har, output: har)
+        let (_, second) = try importFiles([har], in: folder, name: "b.webarc", options: ImportOptions(keep: .all))
+        let before = try ArchiveDump(first)
+        let after = try ArchiveDump(second)
+        #expect(before.items.count == after.items.count)
+        for (a, b) in zip(before.items, after.items) { #expect(a == b, "\(a.key)") }
+        // Against the original file: every entry that was imported comes back with its status and bytes.
+        let original = try Self.entries(input)
+        let exported = try Self.entries(har)
+        for entry in original where entry.imported {
+            let match = exported.first { $0.url == entry.url && abs($0.started - entry.started) < 0.001 }
+            #expect(match?.status == entry.status, "\(entry.url)")
+            if !RedirectRecord.allowedStatuses.contains(entry.status) { #expect(match?.body == entry.body, "\(entry.url)") }
+            let dropped: Set<String> = ["content-encoding", "content-length", "transfer-encoding"]
+            #expect(match?.headers.filter { !dropped.contains($0.name.lowercased()) } == entry.headers.filter { !dropped.contains($0.name.lowercased()) && !$0.name.hasPrefix(":") }, "\(entry.url)")
+        }
+    }
+
+    struct Entry {
+        var url: String
+        var started: TimeInterval
+        var status: Int
+        var headers: [HTTPHeader]
+        var body: [UInt8]?
+        var imported: Bool
+    }
+
+    /// A HAR file's entries, bodies as bytes (text in its declared charset, base64 decoded).
+    static func entries(_ path: String) throws -> [Entry] {
+        var data = try Data(contentsOf: URL(fileURLWithPath: path))
+        if data.starts(with: [0xEF, 0xBB, 0xBF]) { data = data.dropFirst(3) }
+        let log = try #require((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["log"] as? [String: Any])
+        return (log["entries"] as? [[String: Any]] ?? []).map { entry in
+            let request = entry["request"] as! [String: Any]
+            let response = entry["response"] as! [String: Any]
+            let content = response["content"] as? [String: Any] ?? [:]
+            let headers = HARImporter.headers(response["headers"])
+            let text = content["text"] as? String
+            let body = text.map { text in
+                (content["encoding"] as? String) == "base64" ? Array(Data(base64Encoded: text, options: .ignoreUnknownCharacters)!)
+                    : TextCharset.encode(text, charset: Capture.mediaType(headers.value(for: "Content-Type") ?? content["mimeType"] as? String).charset)
+            }
+            let status = (response["status"] as? NSNumber)?.intValue ?? 0
+            return Entry(
+                url: request["url"] as! String, started: ISODate.parse(entry["startedDateTime"] as! String)!.timeIntervalSince1970,
+                status: status, headers: headers, body: body,
+                imported: status != 0 && (text != nil || RedirectRecord.allowedStatuses.contains(status)))
+        }
+    }
+}

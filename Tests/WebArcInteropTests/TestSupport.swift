@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+import WebArc
+
+@testable import WebArcInterop
+
+/// A fresh folder under the system temporary directory, removed when the value is dropped.
+final class TemporaryFolder: @unchecked Sendable {
+    let path: String
+
+    init() throws {
+        path = NSTemporaryDirectory() + "webarc-interop-tests-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    func file(_ name: String) -> String { path + "/" + name }
+
+    /// Writes bytes to a file in the folder and returns its path.
+    @discardableResult
+    func write(_ name: String, _ bytes: [UInt8]) throws -> String {
+        try Data(bytes).write(to: URL(fileURLWithPath: file(name)))
+        return file(name)
+    }
+
+    /// The names in the folder, sorted.
+    func names() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: path).sorted() }
+}
+
+/// The shared corpus of real captures (see its SOURCES.md); tests that need it skip without it.
+enum Corpus {
+    static let folder = ProcessInfo.processInfo.environment["WEBARC_CORPUS"] ?? "/work/shared/corpus"
+
+    /// The path of a corpus file, or nil (with a message) when it is absent.
+    static func path(_ name: String) -> String? {
+        let path = folder + "/" + name
+        guard FileManager.default.fileExists(atPath: path) else {
+            print("skipped: corpus file \(path) is absent (set WEBARC_CORPUS to its folder)")
+            return nil
+        }
+        return path
+    }
+}
+
+/// Builds WARC bytes for tests.
+enum WARCFixture {
+    /// One record: version line, fields, Content-Length (the block's, unless `contentLength` lies), block, CRLF CRLF.
+    static func record(
+        _ type: String, uri: String? = nil, id: String, date: String = "2024-05-01T10:00:00Z", fields: [(String, String)] = [],
+        block: [UInt8], contentLength: Int? = nil, version: String = "WARC/1.1"
+    ) -> [UInt8] {
+        var text = "\(version)\r\nWARC-Type: \(type)\r\nWARC-Record-ID: <urn:uuid:\(id)>\r\nWARC-Date: \(date)\r\n"
+        if let uri { text += "WARC-Target-URI: \(uri)\r\n" }
+        for (name, value) in fields { text += "\(name): \(value)\r\n" }
+        text += "Content-Length: \(contentLength ?? block.count)\r\n\r\n"
+        return Array(text.utf8) + block + Array("\r\n\r\n".utf8)
+    }
+
+    /// An HTTP response message.
+    static func response(_ status: Int = 200, reason: String = "OK", headers: [(String, String)], body: [UInt8]) -> [UInt8] {
+        var text = "HTTP/1.1 \(status) \(reason)\r\n"
+        for (name, value) in headers { text += "\(name): \(value)\r\n" }
+        return Array((text + "\r\n").utf8) + body
+    }
+
+    /// An HTTP request message without a body.
+    static func request(_ method: String = "GET", target: String, headers: [(String, String)]) -> [UInt8] {
+        var text = "\(method) \(target) HTTP/1.1\r\n"
+        for (name, value) in headers { text += "\(name): \(value)\r\n" }
+        return Array((text + "\r\n").utf8)
+    }
+
+    /// `records` gzip-compressed one member each (WARC Annex D).
+    static func gzipPerRecord(_ records: [[UInt8]]) -> [UInt8] {
+        let writer = GzipWriter()
+        var output: [UInt8] = []
+        for record in records {
+            writer.compress(record, into: &output)
+            writer.finishMember(into: &output)
+        }
+        return output
+    }
+
+    /// `bytes` as one gzip member.
+    static func gzip(_ bytes: [UInt8]) -> [UInt8] { gzipPerRecord([bytes]) }
+
+    /// `body` with chunked transfer framing, in chunks of `size`.
+    static func chunked(_ body: [UInt8], size: Int) -> [UInt8] {
+        var output: [UInt8] = []
+        var start = 0
+        while start < body.count {
+            let end = min(start + size, body.count)
+            output += Array((String(end - start, radix: 16) + "\r\n").utf8) + body[start..<end] + [0x0D, 0x0A]
+            start = end
+        }
+        return output + Array("0\r\n\r\n".utf8)
+    }
+}
+
+/// Every record of an archive with its body, in key order, for record-by-record comparisons.
+struct ArchiveDump: Equatable, CustomStringConvertible {
+    struct Item: Equatable {
+        var key: String
+        var kind: String
+        var status: Int
+        var headers: [HTTPHeader]
+        var target: String?
+        var body: [UInt8]?
+        var method: String
+        var requestHeaders: [HTTPHeader]
+        var captureDate: Date?
+    }
+
+    var items: [Item]
+
+    init(_ path: String) throws {
+        let reader = try ArchiveReader(path: path)
+        var items: [Item] = []
+        try reader.forEachEntry { entry in
+            switch entry.record {
+            case .response(let response):
+                items.append(Item(
+                    key: entry.key, kind: "response", status: response.status, headers: response.headers, target: nil,
+                    body: Array(try reader.body(response.body)), method: response.request.method,
+                    requestHeaders: response.request.headers, captureDate: response.captureDate))
+            case .redirect(let redirect):
+                items.append(Item(
+                    key: entry.key, kind: "redirect", status: redirect.status, headers: redirect.headers, target: redirect.target,
+                    body: nil, method: redirect.request.method, requestHeaders: redirect.request.headers,
+                    captureDate: redirect.captureDate))
+            }
+        }
+        self.items = items
+    }
+
+    var description: String { items.map { "\($0.kind) \($0.status) \($0.key)" }.joined(separator: "\n") }
+
+    /// The first item with `key`.
+    subscript(key: String) -> Item? { items.first { $0.key == key } }
+}
+
+/// Imports `inputs` into a new archive in `folder` and returns the summary and the archive path.
+func importFiles(
+    _ inputs: [String], in folder: TemporaryFolder, name: String = "out.webarc", options: ImportOptions = ImportOptions()
+) throws -> (summary: ImportSummary, path: String) {
+    let output = folder.file(name)
+    return (try ArchiveImporter(options: options).run(inputs: inputs, output: output), output)
+}

@@ -87,9 +87,9 @@ extension ArchiveResponder {
             lastModified: lastModifiedText.flatMap(HTTPDate.parse), length: length, content: content)
     }
 
-    /// A whole stored body in memory: from the hot-body cache when it fits there, decoded otherwise.
+    /// A whole stored body in memory: from the hot-body cache when it holds it as bytes, decoded otherwise.
     private func wholeBody(archive: Int, reference: BodyReference, length: UInt64) throws -> ByteBuffer {
-        if let cached = try cachedBody(archive: archive, reference: reference, length: length) { return cached }
+        if case .memory(let buffer)? = try cachedBody(archive: archive, reference: reference, length: length) { return buffer }
         return ByteBuffer(bytes: try archives.readers[archive].body(reference))
     }
 
@@ -97,7 +97,7 @@ extension ArchiveResponder {
     /// to cache and must be streamed with ``chunkIterator(archive:reference:range:)``.
     ///
     /// - Throws: ``WebArcError`` when the body cannot be read.
-    public func cachedBody(archive: Int, reference: BodyReference, length: UInt64) throws -> ByteBuffer? {
+    public func cachedBody(archive: Int, reference: BodyReference, length: UInt64) throws -> CachedBody? {
         try bodies.body(.init(archive: archive, reference: reference), length: length, reader: archives.readers[archive])
     }
 

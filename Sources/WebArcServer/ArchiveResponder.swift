@@ -28,9 +28,12 @@ public final class ArchiveResponder: Sendable {
     let resources: Mutex<LRUCache<String, Resource>>
 
     /// Makes a responder keeping up to `cacheBytes` of decoded bodies and resolved targets.
-    public init(archives: ArchiveSet, cacheBytes: Int = 64 << 20) {
+    ///
+    /// - Parameter bodyFiles: keep large cached bodies in shared-memory files for `sendfile`
+    ///   (Linux); when false every cached body is a `ByteBuffer`.
+    public init(archives: ArchiveSet, cacheBytes: Int = 64 << 20, bodyFiles: Bool = true) {
         self.archives = archives
-        bodies = HotBodyCache(capacity: cacheBytes - cacheBytes / 4)
+        bodies = HotBodyCache(capacity: cacheBytes - cacheBytes / 4, usesFiles: bodyFiles)
         resources = Mutex(LRUCache(capacity: max(cacheBytes / 4, 1 << 20)))
     }
 

@@ -5,8 +5,8 @@ import WebArc
 /// Decoded bodies kept in memory for the next request, bounded in total bytes.
 ///
 /// Bodies up to ``maxBodySize`` are decoded whole once and then written from memory (a
-/// `ByteBuffer` is shared, not copied, between connections); larger bodies are never cached and
-/// always stream chunk by chunk. Two threads missing the same body may both decode it; the last
+/// `ByteBuffer` is shared, not copied, between connections; see ``CachedBody`` for the memory
+/// files sent with `sendfile`); larger bodies are never cached and always stream chunk by chunk. Two threads missing the same body may both decode it; the last
 /// one stored wins, which costs time, never correctness.
 final class HotBodyCache: Sendable {
     /// Identifies a decoded body: the archive it came from and its reference there.
@@ -18,11 +18,15 @@ final class HotBodyCache: Sendable {
     /// The largest body the cache holds.
     let maxBodySize: UInt64
     private let allocator = ByteBufferAllocator()
-    private let cache: Mutex<LRUCache<Key, ByteBuffer>>
+    private let cache: Mutex<LRUCache<Key, CachedBody>>
+
+    /// Whether large bodies may go into memory files (see ``CachedBody``).
+    let usesFiles: Bool
 
     /// Makes a cache of at most `capacity` bytes; bodies larger than `capacity / 8` (and 4 MiB)
     /// are not cached.
-    init(capacity: Int) {
+    init(capacity: Int, usesFiles: Bool) {
+        self.usesFiles = usesFiles
         maxBodySize = UInt64(min(capacity / 8, 4 << 20))
         cache = Mutex(LRUCache(capacity: capacity))
     }
@@ -30,13 +34,13 @@ final class HotBodyCache: Sendable {
     /// The whole body, from the cache or decoded now; nil when it is too large to cache.
     ///
     /// - Throws: ``WebArcError`` when the body cannot be read or decoded.
-    func body(_ key: Key, length: UInt64, reader: ArchiveReader) throws -> ByteBuffer? {
+    func body(_ key: Key, length: UInt64, reader: ArchiveReader) throws -> CachedBody? {
         guard length <= maxBodySize else { return nil }
-        if let buffer = cache.withLock({ $0.value(for: key) }) { return buffer }
+        if let cached = cache.withLock({ $0.value(for: key) }) { return cached }
         var buffer = allocator.buffer(capacity: Int(length))
         try reader.forEachChunk(of: key.reference) { buffer.writeBytes($0) }
-        let stored = buffer
-        cache.withLock { $0.insert(stored, for: key, cost: stored.readableBytes + 64) }
-        return buffer
+        let cached = usesFiles ? CachedBody.make(buffer) : .memory(buffer)
+        cache.withLock { $0.insert(cached, for: key, cost: buffer.readableBytes + 64) }
+        return cached
     }
 }

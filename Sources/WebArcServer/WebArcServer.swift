@@ -1,5 +1,4 @@
 import NIOCore
-import NIOExtras
 import NIOHTTP1
 import NIOPosix
 import Synchronization
@@ -31,11 +30,13 @@ public final class WebArcServer: Sendable {
         public var accessLog: AccessLog?
         /// Seconds ``WebArcServer/stop()`` waits for requests in flight.
         public var shutdownGrace: Double
+        /// Keep large cached bodies in shared-memory files and send them with `sendfile` (Linux).
+        public var bodyFiles: Bool
 
         /// Makes a configuration.
         public init(
             host: String = "127.0.0.1", port: Int = 8080, cacheBytes: Int = 64 << 20,
-            threads: Int = System.coreCount, accessLog: AccessLog? = nil, shutdownGrace: Double = 2
+            threads: Int = System.coreCount, accessLog: AccessLog? = nil, shutdownGrace: Double = 2, bodyFiles: Bool = true
         ) {
             self.host = host
             self.port = port
@@ -43,6 +44,7 @@ public final class WebArcServer: Sendable {
             self.threads = threads
             self.accessLog = accessLog
             self.shutdownGrace = shutdownGrace
+            self.bodyFiles = bodyFiles
         }
     }
 
@@ -54,21 +56,19 @@ public final class WebArcServer: Sendable {
     public let port: Int
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
-    /// Taken by ``stop()``: the helper must be released while the loops still run (its deinit
-    /// completes a promise on one of them).
-    private let quiescing: Mutex<ServerQuiescingHelper?>
+    private let connections: ConnectionTracker
     private let stopping = Mutex<Task<Void, Never>?>(nil)
     private let grace: Double
     private let closed = CloseSignal()
 
     private init(responder: ArchiveResponder, host: String, port: Int, group: MultiThreadedEventLoopGroup,
-                 channel: any Channel, quiescing: ServerQuiescingHelper, grace: Double) {
+                 channel: any Channel, connections: ConnectionTracker, grace: Double) {
         self.responder = responder
         self.host = host
         self.port = port
         self.group = group
         self.channel = channel
-        self.quiescing = Mutex(quiescing)
+        self.connections = connections
         self.grace = grace
         let closed = self.closed
         channel.closeFuture.whenComplete { _ in closed.fire() }
@@ -84,25 +84,9 @@ public final class WebArcServer: Sendable {
     ///
     /// - Throws: ``WebArcServerError/cannotListen(host:port:reason:)`` when the address cannot be bound.
     public static func start(archives: ArchiveSet, configuration: Configuration = .init()) async throws -> WebArcServer {
-        let responder = ArchiveResponder(archives: archives, cacheBytes: configuration.cacheBytes)
+        let responder = ArchiveResponder(archives: archives, cacheBytes: configuration.cacheBytes, bodyFiles: configuration.bodyFiles)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.threads))
-        switch await bind(responder: responder, group: group, configuration: configuration) {
-        case .success(let (channel, quiescing)):
-            return WebArcServer(
-                responder: responder, host: configuration.host, port: channel.localAddress?.port ?? configuration.port,
-                group: group, channel: channel, quiescing: quiescing, grace: configuration.shutdownGrace)
-        case .failure(let error):
-            try? await group.shutdownGracefully()
-            throw WebArcServerError.cannotListen(host: configuration.host, port: configuration.port, reason: "\(error)")
-        }
-    }
-
-    /// Sets up the pipeline and binds. A separate function so that, on failure, the quiescing
-    /// helper is gone before the event loops shut down (its deinit needs a running loop).
-    private static func bind(
-        responder: ArchiveResponder, group: MultiThreadedEventLoopGroup, configuration: Configuration
-    ) async -> Result<(any Channel, ServerQuiescingHelper), any Error> {
-        let quiescing = ServerQuiescingHelper(group: group)
+        let connections = ConnectionTracker()
         let accessLog = configuration.accessLog
         var limits = NIOHTTPDecoderLimitConfiguration()
         limits.maxHeaderFieldSize = 16 << 10
@@ -112,24 +96,23 @@ public final class WebArcServer: Sendable {
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .serverChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(quiescing.makeServerChannelHandler(channel: channel))
-                }
-            }
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                connections.track(channel)
+                return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(
                         withEncoderConfiguration: .init(), withDecoderLimitConfiguration: decoderLimits)
                     try channel.pipeline.syncOperations.addHandler(ArchiveHTTPHandler(responder: responder, accessLog: accessLog))
                 }
             }
         do {
-            return .success((try await bootstrap.bind(host: configuration.host, port: configuration.port).get(), quiescing))
+            let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
+            return WebArcServer(
+                responder: responder, host: configuration.host, port: channel.localAddress?.port ?? configuration.port,
+                group: group, channel: channel, connections: connections, grace: configuration.shutdownGrace)
         } catch {
-            return .failure(error)
+            try? await group.shutdownGracefully()
+            throw WebArcServerError.cannotListen(host: configuration.host, port: configuration.port, reason: "\(error)")
         }
     }
 
@@ -147,15 +130,15 @@ public final class WebArcServer: Sendable {
     }
 
     private func shutDown() async {
-        var quiescing = self.quiescing.withLock { $0.take() }
-        // Whichever comes first completes `finished`: every connection closed, or the grace period.
+        // Stop accepting, then ask the connections to finish; whichever comes first completes
+        // `finished`: every connection closed, or the grace period.
+        try? await channel.close()
         let loop = group.next()
         let finished = loop.makePromise(of: Void.self)
-        quiescing?.initiateShutdown(promise: finished)
+        connections.quiesce(on: loop).cascade(to: finished)
         let deadline = loop.scheduleTask(in: .milliseconds(Int64(grace * 1000))) { finished.succeed() }
         try? await finished.futureResult.get()
         deadline.cancel()
-        quiescing = nil
         try? await group.shutdownGracefully()
     }
 

@@ -5,13 +5,14 @@ import WebArcServer
 
 /// Real HTTP over 127.0.0.1: `Range`, `If-Range`, `If-None-Match`, `If-Modified-Since`.
 @Suite struct ServerRangeTests {
-    /// Ranges on a cached body (small.txt) and on a streamed one (big.bin) must agree with slicing.
-    @Test(arguments: ["/small.txt", "/big.bin"])
-    func firstMiddleSuffixAndOpenRanges(target: String) async throws {
+    /// Ranges on a body cached in memory (small.txt), cached in a memory file (big.bin, 8 MiB
+    /// cache) and streamed (big.bin, 1 MiB cache) must agree with slicing.
+    @Test(arguments: [("/small.txt", 1 << 20), ("/big.bin", 8 << 20), ("/big.bin", 1 << 20)])
+    func firstMiddleSuffixAndOpenRanges(target: String, cacheBytes: Int) async throws {
         let folder = try TemporaryFolder()
         let body = target == "/big.bin" ? SiteFixture.big : SiteFixture.small
         let length = body.count
-        try await withServer([try SiteFixture.make(in: folder)], cacheBytes: 1 << 20) { server in
+        try await withServer([try SiteFixture.make(in: folder)], cacheBytes: cacheBytes) { server in
             let client = try RawHTTPClient(port: server.port)
             let cases: [(String, Range<Int>)] = [
                 ("bytes=0-9", 0..<10),

@@ -4,7 +4,7 @@ set -euo pipefail
 
 usage() {
     cat <<'EOF'
-Usage: Tools/bench/serve-bench.sh [--duration SECONDS] [--connections N] [--help]
+Usage: Tools/bench/serve-bench.sh [--duration SECONDS] [--connections N] [--rounds N] [--help]
 
 Serves the Python 3.11 docs (Debian package python3.11-doc) three ways on 127.0.0.1, in one run:
   webarc serve   the docs packed with `webarc pack`
@@ -12,15 +12,18 @@ Serves the Python 3.11 docs (Debian package python3.11-doc) three ways on 127.0.
   kiwix-serve    a ZIM of the folder made with zimwriterfs (--nosearchbar)
 and drives each with wrk (2 threads, N connections, --latency): first one hot page (the start
 page, index.html), then a mix of about 500 real paths (every k-th file of the sorted listing:
-HTML, CSS, JS, images) taken round-robin. Before timing, each server must answer every mixed
-path with 200. Reports requests/s, p50/p99 latency, non-2xx counts, server RSS before and after
-(nginx: master + workers), and the ratios webarc/nginx and webarc/kiwix-serve. Prints a
+HTML, CSS, JS, images, reST sources) taken round-robin. Before timing, each server must answer every mixed
+path with 200. The servers take turns, round after round, so that load from other work on the
+machine falls on all of them alike. Reports the median over the rounds of requests/s and of
+p50/p99 latency, non-2xx counts, server RSS before and after (nginx: master + workers), and the
+ratios webarc/nginx and webarc/kiwix-serve of the medians. Prints a
 Markdown table to stdout and writes it to Tools/bench/results/serve-<date>-<time>.md.
 Progress goes to stderr. webarc and nginx run without access logs (kiwix-serve has none).
 
 Options:
   --duration SECONDS   length of each wrk run (default: 10), after a 2 s warm-up run
   --connections N      wrk connections (default: 32)
+  --rounds N           rounds of turns (default: 3)
   -h, --help           show this help
 
 Environment:
@@ -38,12 +41,15 @@ EOF
 
 DURATION=10
 CONNECTIONS=32
+ROUNDS=3
 while (($#)); do
     case "$1" in
         --duration) [[ $# -ge 2 && "$2" =~ ^[1-9][0-9]*$ ]] || { echo "serve-bench: error: --duration needs a positive integer" >&2; exit 64; }
             DURATION="$2"; shift 2 ;;
         --connections) [[ $# -ge 2 && "$2" =~ ^[1-9][0-9]*$ ]] || { echo "serve-bench: error: --connections needs a positive integer" >&2; exit 64; }
             CONNECTIONS="$2"; shift 2 ;;
+        --rounds) [[ $# -ge 2 && "$2" =~ ^[1-9][0-9]*$ ]] || { echo "serve-bench: error: --rounds needs a positive integer" >&2; exit 64; }
+            ROUNDS="$2"; shift 2 ;;
         -h|--help) usage; exit 0 ;;
         *) echo "serve-bench: error: unknown argument '$1' (see --help)" >&2; exit 64 ;;
     esac
@@ -115,10 +121,9 @@ if [[ ! -f "$WORK/site.zim" ]]; then
 fi
 
 HOT="index.html"
-(cd "$SITE" && find . -type f \( -name '*.html' -o -name '*.css' -o -name '*.js' -o -name '*.png' -o -name '*.svg' \) \
-    | sed 's|^\./||' | LC_ALL=C sort) > "$WORK/all-paths.txt"
+(cd "$SITE" && find . -type f ! -name webarc-bench-illustration.png | sed 's|^\./||' | LC_ALL=C sort) > "$WORK/all-paths.txt"
 total=$(wc -l < "$WORK/all-paths.txt")
-step=$(( (total + 499) / 500 ))
+step=$(( total > 1000 ? total / 500 : 1 ))
 awk -v step="$step" 'NR % step == 1' "$WORK/all-paths.txt" | grep -v ' ' > "$WORK/paths.txt"
 say "$(wc -l < "$WORK/paths.txt") mixed paths (every ${step}th of $total files)"
 
@@ -191,13 +196,15 @@ PIDS+=($!); KIWIX_PID=$!
 wait_for "http://127.0.0.1:$WEBARC_PORT/$HOT"
 wait_for "http://127.0.0.1:$NGINX_PORT/$HOT"
 KIWIX_PREFIX=""
-for candidate in /content/pydocs/ /pydocs/ /pydocs/A/; do
-    for _ in $(seq 1 50); do
+# kiwix-serve names the book after the file (site.zim → site); 3.3 serves it at /site/, later
+# versions at /content/site/.
+for _ in $(seq 1 100); do
+    for candidate in /site/ /content/site/ /site/A/; do
         if curl -fs -o /dev/null "http://127.0.0.1:$KIWIX_PORT$candidate$HOT"; then KIWIX_PREFIX="$candidate"; break 2; fi
-        [[ "$candidate" == /content/pydocs/ ]] && sleep 0.1 || break
     done
+    sleep 0.1
 done
-[[ -n "$KIWIX_PREFIX" ]] || die "kiwix-serve does not answer $HOT under /content/pydocs/, /pydocs/ or /pydocs/A/"
+[[ -n "$KIWIX_PREFIX" ]] || die "kiwix-serve does not answer $HOT under /site/, /content/site/ or /site/A/"
 
 declare -A PREFIX=([webarc]="/" [nginx]="/" [kiwix]="$KIWIX_PREFIX")
 declare -A PORT=([webarc]=$WEBARC_PORT [nginx]=$NGINX_PORT [kiwix]=$KIWIX_PORT)
@@ -227,27 +234,30 @@ to_ms() {   # wrk latency like 1.23ms, 456.00us, 1.02s → milliseconds
     awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n = n; else if (v ~ /s$/) n *= 1000; printf "%.2f", n }'
 }
 declare -A RPS P50 P99 NON2XX RSS_BEFORE RSS_AFTER
-run_wrk() {   # $1 = server, $2 = hot|mixed
-    local name=$1 kind=$2 url="http://127.0.0.1:${PORT[$1]}${PREFIX[$1]}" args=() out
+run_wrk() {   # $1 = server, $2 = hot|mixed, $3 = round; appends to the lists
+    local name=$1 kind=$2 url="http://127.0.0.1:${PORT[$1]}${PREFIX[$1]}" args=() out non2xx
     if [[ $kind == hot ]]; then url="$url$HOT"; else args=(-s "$WORK/mixed-$name.lua"); fi
     wrk -t2 -c"$CONNECTIONS" -d2s "${args[@]}" "$url" > /dev/null
     out=$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency "${args[@]}" "$url")
-    echo "$out" > "$WORK/wrk-$name-$kind.txt"
-    RPS[$name-$kind]=$(awk '/^Requests\/sec:/ {printf "%.0f", $2}' <<<"$out")
-    P50[$name-$kind]=$(to_ms "$(awk '$1 == "50%" {print $2}' <<<"$out")")
-    P99[$name-$kind]=$(to_ms "$(awk '$1 == "99%" {print $2}' <<<"$out")")
-    NON2XX[$name-$kind]=$(awk '/Non-2xx or 3xx responses:/ {print $NF}' <<<"$out")
-    NON2XX[$name-$kind]=${NON2XX[$name-$kind]:-0}
+    echo "$out" > "$WORK/wrk-$name-$kind-$3.txt"
+    RPS[$name-$kind]+=" $(awk '/^Requests\/sec:/ {printf "%.0f", $2}' <<<"$out")"
+    P50[$name-$kind]+=" $(to_ms "$(awk '$1 == "50%" {print $2}' <<<"$out")")"
+    P99[$name-$kind]+=" $(to_ms "$(awk '$1 == "99%" {print $2}' <<<"$out")")"
+    non2xx=$(awk '/Non-2xx or 3xx responses:/ {print $NF}' <<<"$out")
+    NON2XX[$name]=$(( ${NON2XX[$name]:-0} + ${non2xx:-0} ))
 }
+median() { tr ' ' '\n' <<<"$1" | grep -v '^$' | sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 
-for name in webarc nginx kiwix; do
-    RSS_BEFORE[$name]=$(rss_kib $(server_pids "$name"))
-    for kind in hot mixed; do
-        say "wrk: $name, $kind"
-        run_wrk "$name" "$kind"
+for name in webarc nginx kiwix; do RSS_BEFORE[$name]=$(rss_kib $(server_pids "$name")); done
+for round in $(seq 1 "$ROUNDS"); do
+    for name in webarc nginx kiwix; do
+        for kind in hot mixed; do
+            say "round $round/$ROUNDS: $name, $kind"
+            run_wrk "$name" "$kind" "$round"
+        done
     done
-    RSS_AFTER[$name]=$(rss_kib $(server_pids "$name"))
 done
+for name in webarc nginx kiwix; do RSS_AFTER[$name]=$(rss_kib $(server_pids "$name")); done
 
 # --- report ----------------------------------------------------------------------------------------
 
@@ -257,7 +267,7 @@ mkdir -p "$SCRIPT_DIR/results"
 REPORT="$SCRIPT_DIR/results/serve-$(date +%Y%m%d-%H%M%S).md"
 hot_size=$(stat -c %s "$SITE/$HOT")
 {
-    echo "## Serving the Python docs ($(date -u +%Y-%m-%d), $(nproc) cores, wrk -t2 -c$CONNECTIONS -d${DURATION}s --latency)"
+    echo "## Serving the Python docs ($(date -u +%Y-%m-%d), $(nproc) cores, wrk -t2 -c$CONNECTIONS -d${DURATION}s --latency, median of $ROUNDS rounds)"
     echo
     echo "Hot page: /$HOT ($hot_size bytes). Mixed: $(wc -l < "$WORK/paths.txt") real paths round-robin. RSS in MiB before → after the runs."
     echo
@@ -265,12 +275,14 @@ hot_size=$(stat -c %s "$SITE/$HOT")
     echo "|---|---|---|---|---|---|---|"
     for name in webarc nginx kiwix; do
         label=$name; [[ $name == kiwix ]] && label=kiwix-serve
-        echo "| $label | ${RPS[$name-hot]} | ${P50[$name-hot]} / ${P99[$name-hot]} | ${RPS[$name-mixed]} | ${P50[$name-mixed]} / ${P99[$name-mixed]} | $((NON2XX[$name-hot] + NON2XX[$name-mixed])) | $(mib "${RSS_BEFORE[$name]}") → $(mib "${RSS_AFTER[$name]}") |"
+        echo "| $label | $(median "${RPS[$name-hot]}") | $(median "${P50[$name-hot]}") / $(median "${P99[$name-hot]}") | $(median "${RPS[$name-mixed]}") | $(median "${P50[$name-mixed]}") / $(median "${P99[$name-mixed]}") | ${NON2XX[$name]:-0} | $(mib "${RSS_BEFORE[$name]}") → $(mib "${RSS_AFTER[$name]}") |"
     done
     echo
-    echo "| ratio | hot req/s | mixed req/s |"
+    echo "| ratio of medians | hot req/s | mixed req/s |"
     echo "|---|---|---|"
-    echo "| webarc / nginx | $(ratio "${RPS[webarc-hot]}" "${RPS[nginx-hot]}") | $(ratio "${RPS[webarc-mixed]}" "${RPS[nginx-mixed]}") |"
-    echo "| webarc / kiwix-serve | $(ratio "${RPS[webarc-hot]}" "${RPS[kiwix-hot]}") | $(ratio "${RPS[webarc-mixed]}" "${RPS[kiwix-mixed]}") |"
+    echo "| webarc / nginx | $(ratio "$(median "${RPS[webarc-hot]}")" "$(median "${RPS[nginx-hot]}")") | $(ratio "$(median "${RPS[webarc-mixed]}")" "$(median "${RPS[nginx-mixed]}")") |"
+    echo "| webarc / kiwix-serve | $(ratio "$(median "${RPS[webarc-hot]}")" "$(median "${RPS[kiwix-hot]}")") | $(ratio "$(median "${RPS[webarc-mixed]}")" "$(median "${RPS[kiwix-mixed]}")") |"
+    echo
+    echo "Every run, req/s (hot; mixed): webarc${RPS[webarc-hot]};${RPS[webarc-mixed]} · nginx${RPS[nginx-hot]};${RPS[nginx-mixed]} · kiwix-serve${RPS[kiwix-hot]};${RPS[kiwix-mixed]}"
 } | tee "$REPORT"
 say "wrote $REPORT"

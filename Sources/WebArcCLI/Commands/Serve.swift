@@ -7,9 +7,9 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Serve archives over HTTP for a browser with no network.",
         discussion: """
-              webarc serve site.webarc
-              webarc serve update.webarc base.webarc --port 0 --quiet
-              chromium --kiosk "$(webarc serve site.webarc | head -1)"
+              webarc serve site.webarc &  chromium --kiosk http://127.0.0.1:8080/
+              webarc serve update.webarc base.webarc --port 0 --quiet > url.txt &
+              webarc serve crawl.webarc --host 0.0.0.0 --port 8000
 
             The first line on stdout is the URL to open. The first archive holding a URL answers \
             it: list an update before its base. The start page's origin is served at /; every \

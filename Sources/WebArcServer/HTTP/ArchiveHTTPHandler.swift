@@ -5,8 +5,8 @@ import WebArc
 /// The NIO channel handler of one connection: asks the responder for a decision, then writes it.
 ///
 /// Requests arrive one at a time (`HTTPServerPipelineHandler` holds pipelined ones back). Bodies
-/// small enough for the hot-body cache go out as one shared buffer; larger ones are decoded one
-/// chunk at a time, and the next chunk is decoded only while the channel is writable, so a slow
+/// small enough for the hot-body cache go out as one shared buffer or, from a memory file, with
+/// `sendfile`; larger ones are decoded one chunk at a time, and the next chunk is decoded only while the channel is writable, so a slow
 /// client holds at most one chunk plus the socket buffers in memory.
 final class ArchiveHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
@@ -17,6 +17,14 @@ final class ArchiveHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var head: HTTPRequestHead?
     private var keepAlive = true
     private var streaming: BodyChunkIterator?
+
+    /// `TCP_CORK` (3 on Linux) or `TCP_NOPUSH` (4 on Darwin); the C headers Swift imports do
+    /// not name them.
+    #if os(Linux)
+    private static let cork = ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: 3))
+    #else
+    private static let cork = ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: 4))
+    #endif
 
     init(responder: ArchiveResponder, accessLog: AccessLog?) {
         self.responder = responder
@@ -67,12 +75,22 @@ final class ArchiveHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             finish(context: context)
         case .stored(let archive, let reference, let length, let range):
             do {
-                if let body = try responder.cachedBody(archive: archive, reference: reference, length: length),
-                    let slice = body.getSlice(at: body.readerIndex + Int(range.lowerBound), length: Int(range.count))
-                {
+                switch try responder.cachedBody(archive: archive, reference: reference, length: length) {
+                case .memory(let body)?:
+                    let slice = body.getSlice(at: body.readerIndex + Int(range.lowerBound), length: range.count) ?? body
                     context.write(wrapOutboundOut(.body(.byteBuffer(slice))), promise: nil)
                     finish(context: context)
-                } else {
+                case .file(let file)?:
+                    // The head goes out by writev and the body by sendfile: cork so that they
+                    // leave in full segments, not as a lone head packet.
+                    let options = context.channel.syncOptions
+                    try? options?.setOption(Self.cork, value: 1)
+                    let region = FileRegion(
+                        fileHandle: file.handle, readerIndex: Int(range.lowerBound), endIndex: Int(range.upperBound))
+                    context.write(wrapOutboundOut(.body(.fileRegion(region))), promise: nil)
+                    finish(context: context, keeping: file)
+                    try? options?.setOption(Self.cork, value: 0)
+                case nil:
                     streaming = try responder.chunkIterator(archive: archive, reference: reference, range: range)
                     pump(context: context)
                 }
@@ -100,14 +118,19 @@ final class ArchiveHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    /// Ends the response, closing the connection afterwards unless it is kept alive.
-    private func finish(context: ChannelHandlerContext) {
-        guard !keepAlive else {
+    /// Ends the response, closing the connection afterwards unless it is kept alive; `file` (a
+    /// memory file a region of the response reads) stays open until the write is done.
+    private func finish(context: ChannelHandlerContext, keeping file: CachedBody.MemoryFile? = nil) {
+        guard !keepAlive || file != nil else {
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
             return
         }
         let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+        let close = !keepAlive
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+            withExtendedLifetime(file) {}
+            if close { channel.close(promise: nil) }
+        }
     }
 
     /// A body that fails after its head went out cannot change status: the connection is closed,

@@ -32,11 +32,14 @@ public final class WebArcServer: Sendable {
         public var shutdownGrace: Double
         /// Keep large cached bodies in shared-memory files and send them with `sendfile` (Linux).
         public var bodyFiles: Bool
+        /// Seconds a connection may send nothing, between requests, before it is closed.
+        public var idleTimeout: Double
 
         /// Makes a configuration.
         public init(
             host: String = "127.0.0.1", port: Int = 8080, cacheBytes: Int = 64 << 20,
-            threads: Int = System.coreCount, accessLog: AccessLog? = nil, shutdownGrace: Double = 2, bodyFiles: Bool = true
+            threads: Int = System.coreCount, accessLog: AccessLog? = nil, shutdownGrace: Double = 2, bodyFiles: Bool = true,
+            idleTimeout: Double = 120
         ) {
             self.host = host
             self.port = port
@@ -45,6 +48,7 @@ public final class WebArcServer: Sendable {
             self.accessLog = accessLog
             self.shutdownGrace = shutdownGrace
             self.bodyFiles = bodyFiles
+            self.idleTimeout = idleTimeout
         }
     }
 
@@ -93,6 +97,7 @@ public final class WebArcServer: Sendable {
         limits.maxHeaderListSize = 64 << 10
         limits.maxHeaderFieldCount = 256
         let decoderLimits = limits
+        let idleTimeout = TimeAmount.milliseconds(Int64(configuration.idleTimeout * 1000))
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -100,6 +105,7 @@ public final class WebArcServer: Sendable {
             .childChannelInitializer { channel in
                 connections.track(channel)
                 return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: idleTimeout))
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(
                         withEncoderConfiguration: .init(), withDecoderLimitConfiguration: decoderLimits)
                     try channel.pipeline.syncOperations.addHandler(ArchiveHTTPHandler(responder: responder, accessLog: accessLog))

@@ -73,6 +73,18 @@ import WebArcServer
         await server.stop()
     }
 
+    @Test func idleConnectionsAreClosed() async throws {
+        let folder = try TemporaryFolder()
+        let server = try await WebArcServer.start(
+            archives: try ArchiveSet(readers: [try SiteFixture.make(in: folder)]), configuration: .init(port: 0, idleTimeout: 0.5))
+        let idle = try RawHTTPClient(port: server.port)
+        #expect(try idle.request("GET", "/small.txt").status == 200)
+        let started = Date()
+        #expect(idle.isClosedByPeer())
+        #expect(Date().timeIntervalSince(started) < 5)
+        await server.stop()
+    }
+
     @Test func busyPortIsReported() async throws {
         let folder = try TemporaryFolder()
         let archives = try ArchiveSet(readers: [try SiteFixture.make(in: folder)])

@@ -143,6 +143,15 @@ make_lua() {   # $1 = URL prefix before each path
 
 # --- servers -------------------------------------------------------------------------------------
 
+shm_kib() {   # bytes webarc holds in unlinked /dev/shm body files (not counted in RSS), in KiB
+    local sum=0 fd size
+    for fd in /proc/"$1"/fd/*; do
+        [[ "$(readlink "$fd" 2>/dev/null)" == /dev/shm/webarc-* ]] || continue
+        size=$(stat -L -c %s "$fd" 2>/dev/null || echo 0)
+        sum=$((sum + size))
+    done
+    echo $((sum / 1024))
+}
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 wait_for() {   # $1 = URL
     for _ in $(seq 1 100); do curl -fs -o /dev/null "$1" && return 0; sleep 0.1; done
@@ -258,6 +267,7 @@ for round in $(seq 1 "$ROUNDS"); do
     done
 done
 for name in webarc nginx kiwix; do RSS_AFTER[$name]=$(rss_kib $(server_pids "$name")); done
+WEBARC_SHM=$(shm_kib "$WEBARC_PID")
 
 # --- report ----------------------------------------------------------------------------------------
 
@@ -282,6 +292,8 @@ hot_size=$(stat -c %s "$SITE/$HOT")
     echo "|---|---|---|"
     echo "| webarc / nginx | $(ratio "$(median "${RPS[webarc-hot]}")" "$(median "${RPS[nginx-hot]}")") | $(ratio "$(median "${RPS[webarc-mixed]}")" "$(median "${RPS[nginx-mixed]}")") |"
     echo "| webarc / kiwix-serve | $(ratio "$(median "${RPS[webarc-hot]}")" "$(median "${RPS[kiwix-hot]}")") | $(ratio "$(median "${RPS[webarc-mixed]}")" "$(median "${RPS[kiwix-mixed]}")") |"
+    echo
+    echo "webarc's hot-body cache also holds $(mib "$WEBARC_SHM") MiB in shared-memory files sent with sendfile (not in RSS; bounded by --cache-mib, like nginx's page cache is not in its RSS)."
     echo
     echo "Every run, req/s (hot; mixed): webarc${RPS[webarc-hot]};${RPS[webarc-mixed]} · nginx${RPS[nginx-hot]};${RPS[nginx-mixed]} · kiwix-serve${RPS[kiwix-hot]};${RPS[kiwix-mixed]}"
 } | tee "$REPORT"

@@ -44,6 +44,16 @@ final class ArchiveHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.fireChannelWritabilityChanged()
     }
 
+    /// A connection that sends nothing for ``WebArcServer/Configuration/idleTimeout`` while no body is streaming
+    /// is closed, so that abandoned keep-alive connections do not pile up.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is IdleStateHandler.IdleStateEvent {
+            if streaming == nil && head == nil { context.close(promise: nil) }
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         streaming = nil
         context.fireChannelInactive()

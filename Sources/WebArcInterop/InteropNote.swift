@@ -21,6 +21,8 @@ public enum InteropNote: Hashable, Sendable, CustomStringConvertible {
     /// A `.webarchive` resource that cannot be exported (its body is still in a coding
     /// WebKit would not decode).
     case resourceLeftOut(url: String, reason: String)
+    /// A `.webarchive` page written with its body still in a content coding (WebKit will not show it).
+    case stillEncoded(url: String, coding: String)
 
     /// The case name, for tests and `--json` output.
     public var kind: String {
@@ -34,6 +36,7 @@ public enum InteropNote: Hashable, Sendable, CustomStringConvertible {
         case .truncatedPayload: "truncatedPayload"
         case .recordsLeftOut: "recordsLeftOut"
         case .resourceLeftOut: "resourceLeftOut"
+        case .stillEncoded: "stillEncoded"
         }
     }
 
@@ -55,6 +58,7 @@ public enum InteropNote: Hashable, Sendable, CustomStringConvertible {
             "\(at): \(url) was truncated by its crawler (\(reason)); imported as it is"
         case .recordsLeftOut(let file, let type, let count): "\(file): \(count) \(type) record(s) left out"
         case .resourceLeftOut(let url, let reason): "\(url) left out: \(reason)"
+        case .stillEncoded(let url, let coding): "\(url) is written still \(coding)-encoded, as archived: WebKit will not show it"
         }
     }
 }

@@ -54,6 +54,15 @@ struct RoundTripTests {
         for (a, b) in zip(before.items, after.items) { #expect(a == b, "\(a.key)") }
         if name == "mixed" {
             #expect(exported.revisits == 1, "the repeated body is written once, then as a revisit")
+            let reader = WARCRecordReader(stream: try WARCStream(file: try InputFile(path: warc), gzip: true))
+            var records: [(type: String, uri: String?)] = []
+            while let start = try reader.next() {
+                records.append((start.header.type, start.header.targetURI))
+                try reader.finishRecord()
+            }
+            #expect(records.first?.type == "warcinfo")
+            #expect(records.filter { $0.type == "revisit" }.map(\.uri) == ["http://example.com/copy.html"], "the later capture is the revisit")
+            #expect(records.firstIndex { $0.uri == "http://example.com/" }! < records.firstIndex { $0.type == "revisit" }!)
             let page = try #require(after["GET http://example.com/"])
             #expect(page.headers == [HTTPHeader("Content-Type", "text/html")])
             #expect(after["GET http://example.com/b.js"]?.headers.value(for: "Content-Encoding") == "br")

@@ -10,6 +10,7 @@ import WebArc
 ///
 /// Nothing appears at the output path unless the export succeeds. Spec: `Spec/interop.md` §7.
 public struct ArchiveExporter: Sendable {
+    /// Overwriting, the page for `.webarchive`, the date for undated records.
     public var options: ExportOptions
 
     /// Makes an exporter.

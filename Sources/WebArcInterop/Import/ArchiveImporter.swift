@@ -14,6 +14,7 @@ import WebArc
 /// stores only their bodies. Bodies equal across inputs are stored once. Nothing appears at the
 /// output path unless the whole import succeeds. Spec: `Spec/interop.md`.
 public struct ArchiveImporter: Sendable {
+    /// What to keep, whether to skip bad records, whether to replace the output.
     public var options: ImportOptions
 
     /// Makes an importer.

@@ -2,7 +2,9 @@
 public struct ImportSummary: Sendable {
     /// One input file.
     public struct Input: Sendable {
+        /// The path as given.
         public var path: String
+        /// The kind detected from its content.
         public var format: InputFormat
         /// WARC records, HAR entries or `.webarchive` resources read.
         public var records: Int
@@ -10,6 +12,7 @@ public struct ImportSummary: Sendable {
         public var captures: Int
     }
 
+    /// Every input, in the order given.
     public var inputs: [Input] = []
     /// Responses written to the archive.
     public var responses = 0

@@ -1,8 +1,8 @@
 import Foundation
 import WebArc
 
-/// Writes an archive as WARC 1.1: a `warcinfo` record, then for every response a `response`
-/// record (a `revisit` when its body was written before) followed by its `request` record, and
+/// Writes an archive as WARC 1.1: a `warcinfo` record, then, oldest capture first, for every
+/// response a `response` record (a `revisit` when its body was written before) and its `request`, and
 /// for every redirect a 3xx `response` and its `request`. Responses for URLs that are not
 /// http(s) (from WARC `resource` records) are written back as `resource` records.
 ///
@@ -41,8 +41,13 @@ struct WARCExporter {
                 HTTPHeader("Content-Type", "application/warc-fields"),
             ], head: bytes, body: nil, bodyLength: 0)
         }
+        // Oldest first, so that a body is written in full at its first capture and revisited after.
+        var entries: [ArchiveEntry] = []
+        try reader.forEachEntry { entries.append($0) }
+        let undated = options.date ?? Date()
+        entries.sort { ($0.record.captureDate ?? undated, $0.key, $0.objectID) < ($1.record.captureDate ?? undated, $1.key, $1.objectID) }
         var originals: [BodyReference: Original] = [:]
-        try reader.forEachEntry { entry in
+        for entry in entries {
             let record = entry.record
             let uri = URIText.escaped(record.request.url)
             let date = record.captureDate.map { ISODate.format($0, milliseconds: true) } ?? exportDate
@@ -66,7 +71,7 @@ struct WARCExporter {
                            HTTPHeader("Content-Type", type)]
                 try writer.write(fields: fields, head: [], body: response.body, bodyLength: response.bodyLength)
                 summary.responses += 1
-                return
+                continue
             case .response(let response):
                 let reason = response.reason ?? HTTPStatus.reason(response.status)
                 let head = WARCRecordWriter.httpHead(

@@ -178,8 +178,9 @@ final class WARCImporter: BodyProvider {
             return nil
         }
         let firstText = HTTPHead.text(first.prefix(60))
-        let looksHTTP = first.starts(with: Array("HTTP/".utf8)) || first.suffix(8).starts(with: Array(" HTTP/".utf8))
-            || HTTPHead.text(first).split(separator: " ").last?.hasPrefix("HTTP/") == true
+        // A status line starts with HTTP/; a request line ends with it.
+        let looksHTTP = first.starts(with: Array("HTTP/".utf8))
+            || HTTPHead.text(first.suffix(16)).split(separator: " ").last?.hasPrefix("HTTP/") == true
         guard looksHTTP else {
             if required { throw InteropError.missingHTTPHeaders(at: start.location, firstLine: firstText) }
             return nil

@@ -43,6 +43,10 @@ struct WebArchiveExporter {
     ) throws -> [String: Any] {
         visited.insert((try? URLKey.canonicalize(url)) ?? url)
         let body = try reader.body(main.body)
+        let coded = main.headers.tokens(for: "Content-Encoding").filter { $0 != "identity" }
+        if !coded.isEmpty {
+            summary.notes.append(.stillEncoded(url: url, coding: coded.joined(separator: ", ")))
+        }
         var archive: [String: Any] = ["WebMainResource": resource(main, url: url, data: body, withResponse: false)]
         summary.responses += 1
         var subresources: [[String: Any]] = []

@@ -9,11 +9,15 @@ import WebArc
 /// `warcio check` and index with `warcio index`, and every payload webarc imports equals the one
 /// warcio reads. warcio is installed from PyPI into a virtual environment in a temporary folder;
 /// the tests are skipped with a message when that fails (no network, no `python3 -m venv`).
+/// The environment is kept as `$TMPDIR/webarc-warcio-venv` for the next run.
 @Suite("warcio agrees", .serialized)
 struct WarcioTests {
-    /// The virtual environment's `bin` folder, made once per test run; nil when warcio could not be installed.
+    /// The virtual environment's `bin` folder, kept in the temporary directory and reused by later
+    /// runs once warcio imports from it; nil when warcio could not be installed.
     static let bin: String? = {
-        let folder = NSTemporaryDirectory() + "webarc-warcio-" + UUID().uuidString
+        let folder = NSTemporaryDirectory() + "webarc-warcio-venv"
+        if run(folder + "/bin/python", ["-c", "import warcio"]).status == 0 { return folder + "/bin" }
+        try? FileManager.default.removeItem(atPath: folder)
         guard run("/usr/bin/env", ["python3", "-m", "venv", folder]).status == 0 else {
             print("skipped: python3 -m venv failed; install python3-venv to run the warcio checks")
             return nil

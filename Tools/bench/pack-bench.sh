@@ -23,7 +23,8 @@ Environment:
   CAT_PATH=PATH            the file looked up by the one-URL test (default: library/index.html)
   NO_HYPERFINE=1           time with the Python loop even if hyperfine is installed
 
-Missing tools (python3.11-doc lz4 zip unzip hyperfine time) are installed with apt-get.
+Missing tools (python3.11-doc lz4 zip unzip hyperfine time, libcurl4-openssl-dev for the static
+build) are installed with apt-get.
 Without hyperfine, a Python timing loop with the same rules is used.
 Compare ratios taken in one run, never absolute figures from different machines or runs.
 EOF
@@ -63,6 +64,9 @@ ensure_tools() {
     command -v unzip >/dev/null || missing+=(unzip)
     [[ -x /usr/bin/time ]] || missing+=(time)
     command -v python3 >/dev/null || missing+=(python3)
+    # A static Swift standard library links FoundationNetworking against libcurl's development files.
+    [[ -n "${WEBARC:-}" ]] || dpkg-query -W -f='${Status}' libcurl4-openssl-dev 2>/dev/null | grep -q "install ok installed" \
+        || missing+=(libcurl4-openssl-dev)
     local want_hyperfine=0
     if [[ -z "${NO_HYPERFINE:-}" ]] && ! command -v hyperfine >/dev/null; then want_hyperfine=1; fi
     ((${#missing[@]} || want_hyperfine)) || return 0

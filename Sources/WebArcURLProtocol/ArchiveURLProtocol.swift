@@ -29,10 +29,19 @@ import FoundationNetworking
 /// ArchiveURLProtocol {}`), since the loading system passes a protocol class nothing but the
 /// request. Many tasks may share one handler and one ``ArchiveReader`` at once.
 ///
-/// On Linux, bodies are delivered whole unless the session delegate adopts
-/// ``ArchiveStreamingDelegate``, and download tasks fail with `URLError(.cannotCreateFile)`
-/// (swift-corelibs-foundation lets only its own protocols give a download task its file); use a
-/// data task or ``ArchiveDownload`` instead.
+/// What callers on Linux (swift-corelibs-foundation) must know:
+/// - Bodies reach a session delegate in pieces of at most 256 KiB, and a completion handler or
+///   `data(for:)` whole in one piece, since those keep only the last piece a URL protocol sends.
+/// - Download tasks fail with `URLError(.cannotCreateFile)`: swift-corelibs-foundation lets only
+///   its own protocols give a download task its file (a third-party protocol's download task
+///   completes with a nil file, or stops the process in the delegate path). Use a data task with
+///   a delegate to stream a large body to a file.
+/// - The task's or session's delegate is asked `willPerformHTTPRedirection` for each stored hop,
+///   as for live traffic (see ``RedirectApproval``).
+/// - A 401's `WWW-Authenticate` is replayed as `X-Webarc-Original-WWW-Authenticate`, since a
+///   replayed challenge over https never completes.
+/// - `registerForSharedSession()` reaches `URLSession.shared` only; other sessions need
+///   ``WebArcHandler/install(in:)``.
 open class ArchiveURLProtocol: URLProtocol {
     private let load = ProtocolLoad()
 
@@ -55,14 +64,14 @@ open class ArchiveURLProtocol: URLProtocol {
 
     /// Starts answering on a worker thread and returns at once, so that `stopLoading` can interrupt.
     override open func startLoading() {
-        let queue = TaskWorkQueue.of(task)
+        let queue = TaskInternals.workQueue(of: task)
         guard load.start(self, queue: queue) else { return }
         let request = self.request
-        let setup = Self.setups.settings(for: type(of: self))
+        let replay = Replay(
+            setup: Self.setups.settings(for: type(of: self)), delivery: BodyDelivery.mode(for: task),
+            approval: RedirectApproval(task: task), load: load, inline: queue == nil)
         let isDownload = Self.isDownload(task)
-        let inline = TaskWorkQueue.mustAnswerInline(queue)
-        let replay = Replay(setup: setup, delivery: BodyDelivery.mode(for: task), load: load, inline: inline)
-        if inline {
+        if queue == nil {
             replay.answer(request, isDownload: isDownload)
         } else {
             DispatchQueue.global(qos: .userInitiated).async { replay.answer(request, isDownload: isDownload) }

@@ -106,6 +106,28 @@ final class LiveSession: Sendable {
             completionHandler(.allow)
         }
 
+        /// Ends the fetch with the 401 already received instead of answering its challenge.
+        ///
+        /// swift-corelibs-foundation asks for a credential only after a 401 carrying
+        /// `WWW-Authenticate` has arrived whole (head and body, on this serial delegate queue
+        /// before this call); with no credential to give, `performDefaultHandling` never completes
+        /// the task. A recording stores the 401 as served, so the stream ends here and the task
+        /// is cancelled (its cancellation finds no fetch left and is ignored).
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+            completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+        ) {
+            guard challenge.failureResponse != nil else { return completionHandler(.performDefaultHandling, nil) }
+            if let fetch = fetches.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) {
+                if let failure = fetch.failure {
+                    fetch.continuation.finish(throwing: failure)
+                } else {
+                    fetch.continuation.finish()
+                }
+            }
+            completionHandler(.cancelAuthenticationChallenge, nil)
+        }
+
         func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
             yield(.data(data), for: dataTask)
         }

@@ -9,7 +9,7 @@ import FoundationNetworking
 /// One load of a URL protocol instance: relays callbacks to the URL loading system until the
 /// load finishes or is stopped, and never after.
 ///
-/// Callbacks go through the task's work queue when one is known (see ``TaskWorkQueue``): the
+/// Callbacks go through the task's work queue when one is known (see ``TaskInternals``): the
 /// caller hops onto the queue first and takes the lock there, so a `stopLoading()` that the queue
 /// runs meanwhile never waits on a caller that waits on the queue.
 ///
@@ -23,7 +23,7 @@ final class ProtocolLoad: Sendable {
         var phase = Phase.idle
         var client: (any URLProtocolClient)?
         var instance: UncheckedProtocol?
-        var onStop: (@Sendable () -> Void)?
+        var onStop: [@Sendable () -> Void] = []
     }
 
     private let queue = Mutex<DispatchQueue?>(nil)
@@ -57,7 +57,7 @@ final class ProtocolLoad: Sendable {
     func onStop(_ action: @escaping @Sendable () -> Void) {
         let runNow = state.withLock { state in
             if state.phase == .stopped { return true }
-            state.onStop = action
+            if state.phase != .finished { state.onStop.append(action) }
             return false
         }
         if runNow { action() }
@@ -68,12 +68,12 @@ final class ProtocolLoad: Sendable {
 
     /// Stops the load: no callback reaches the client after this returns.
     func stop() {
-        let action = state.withLock { state in
-            let action = state.phase == .finished ? nil : state.onStop
+        let actions = state.withLock { state in
+            let actions = state.phase == .finished ? [] : state.onStop
             state = State(phase: state.phase == .finished ? .finished : .stopped)
-            return action
+            return actions
         }
-        action?()
+        for action in actions { action() }
     }
 
     /// Sends the response head; false when the load is no longer running.

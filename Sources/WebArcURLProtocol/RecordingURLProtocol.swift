@@ -19,8 +19,8 @@ import FoundationNetworking
 /// this class never sees again), is stored, and then reaches the caller as ``ArchiveURLProtocol``
 /// would replay it: the final response after any redirects, with `response.url` where the chain
 /// ended, and the stored headers and body. The caller sees the response once the body is complete.
-/// Bodies are delivered whole unless the session delegate adopts ``ArchiveStreamingDelegate``;
-/// download tasks fail on Linux, as with ``ArchiveURLProtocol``. Each subclass records into its
+/// Bodies reach the caller as with ``ArchiveURLProtocol`` (in pieces to a session delegate, whole
+/// to a completion handler); download tasks fail on Linux, as with ``ArchiveURLProtocol``. Each subclass records into its
 /// own recorder.
 open class RecordingURLProtocol: URLProtocol {
     static let recorders = ProtocolRegistry<ArchiveRecorder>()
@@ -48,7 +48,7 @@ open class RecordingURLProtocol: URLProtocol {
 
     /// Starts the exchange in a task and returns at once.
     override open func startLoading() {
-        let queue = TaskWorkQueue.of(task)
+        let queue = TaskInternals.workQueue(of: task)
         guard load.start(self, queue: queue) else { return }
         let request = self.request
         let url = request.url?.absoluteString ?? ""
@@ -77,7 +77,7 @@ open class RecordingURLProtocol: URLProtocol {
             }
         }
         load.onStop { exchange.cancel() }
-        if TaskWorkQueue.mustAnswerInline(queue) { done.wait() }
+        if queue == nil { done.wait() }
     }
 
     /// Stops the load and cancels the exchange.

@@ -11,8 +11,10 @@ struct Replay: Sendable {
     /// What the handler class serves; nil when it stopped serving after `canInit` said yes.
     let setup: ArchiveURLProtocol.Setup?
     let delivery: BodyDelivery
+    /// Who decides about each stored redirect hop.
+    let approval: RedirectApproval
     let load: ProtocolLoad
-    /// Answer before returning (see ``TaskWorkQueue``): a network continuation is waited for.
+    /// Answer before returning (see ``TaskInternals``): a network continuation is waited for.
     var inline = false
 
     /// The session that carries on a redirect chain whose target the archives lack, under
@@ -36,11 +38,18 @@ struct Replay: Sendable {
         guard !isDownload else { return load.fail(WebArcURLProtocolError.downloadTaskUnsupported(url: url).urlError) }
         guard let setup else { return load.fail(WebArcURLProtocolError.notInArchive(method: method, url: url).urlError) }
         do {
-            switch try ReplayResolver(archives: setup.archives).resolve(method: method, url: url) {
+            let resolver = ReplayResolver(archives: setup.archives)
+            let resolution = try resolver.resolve(method: method, url: url) { (redirect, at, hop) throws(WebArcURLProtocolError) in
+                try approve(redirect, at: URL(string: WebArcScheme.presented(at, requestScheme: scheme)) ?? requestURL, hop: hop, request)
+            }
+            switch resolution {
             case .response(let response, let reader, let finalURL, let finalMethod, _):
                 let plan = ReplayPlan(response: response, method: finalMethod, requestHeaders: request.allHTTPHeaderFields ?? [:])
                 let shown = URL(string: WebArcScheme.presented(finalURL, requestScheme: scheme)) ?? requestURL
                 try send(plan, body: response.body, from: reader, at: shown)
+            case .redirect(let redirect, let at, _):
+                let shown = URL(string: WebArcScheme.presented(at, requestScheme: scheme)) ?? requestURL
+                if load.receive(Self.response(for: redirect, at: shown)) { load.finish() }
             case .miss(let missedMethod, let missedURL, _):
                 if setup.onMiss == .passThrough && !WebArcScheme.isWebArc(missedURL) {
                     var live = request
@@ -61,6 +70,33 @@ struct Replay: Sendable {
         } catch {
             load.fail(WebArcURLProtocolError.archive(url: url, error).urlError)
         }
+    }
+
+    /// Asks ``approval`` about one stored redirect found at `url`.
+    private func approve(_ redirect: RedirectRecord, at url: URL, hop: ReplayResolver.Hop, _ original: URLRequest)
+        throws(WebArcURLProtocolError) -> ReplayResolver.HopDecision
+    {
+        guard approval.asksDelegate, let target = URL(string: hop.url) else { return .follow(hop) }
+        var proposed = original
+        proposed.url = URL(string: WebArcScheme.presented(hop.url, requestScheme: original.url?.scheme?.lowercased() ?? "")) ?? target
+        if hop.method != (original.httpMethod?.uppercased() ?? "GET") {
+            proposed.httpMethod = hop.method
+            proposed.httpBody = nil
+        }
+        let timeout = original.timeoutInterval > 0 ? original.timeoutInterval : 60
+        guard let chosen = try approval.decide(Self.response(for: redirect, at: url), proposing: proposed, load: load, timeout: timeout),
+            let chosenURL = chosen.url
+        else { return .stop }
+        return .follow(ReplayResolver.Hop(method: chosen.httpMethod?.uppercased() ?? "GET", url: chosenURL.absoluteString))
+    }
+
+    /// A stored redirect as the caller receives it when the chain stops there: its status and
+    /// headers (with `Location`), no body.
+    static func response(for redirect: RedirectRecord, at url: URL) -> HTTPURLResponse {
+        var headers = ReplayedHeaders.replayed(redirect.headers, status: redirect.status, mimeType: nil, textEncoding: nil)
+        if headers.value(for: "Location") == nil { headers.append(HTTPHeader("Location", redirect.target)) }
+        headers.append(HTTPHeader("Content-Length", "0"))
+        return HTTPURLResponse.replaying(status: redirect.status, headers: headers, url: url)
     }
 
     private func send(_ plan: ReplayPlan, body: BodyReference, from reader: ArchiveReader, at url: URL) throws {

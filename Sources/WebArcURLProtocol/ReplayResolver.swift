@@ -6,7 +6,23 @@ import WebArc
 /// so the chain is walked here: each stored redirect leads to a lookup of its target, with the
 /// method a browser would use (303, and 301/302 after a POST, become GET), until a stored response
 /// ends it. A target seen before, or more than ``redirectLimit`` hops, ends it with an error.
+/// Before each hop the caller may approve it, change where it goes, or stop the chain there (see
+/// ``RedirectApproval``).
 struct ReplayResolver: Sendable {
+    /// Where the next hop of a chain goes.
+    struct Hop: Equatable, Sendable {
+        var method: String
+        var url: String
+    }
+
+    /// What the caller decides about one stored redirect.
+    enum HopDecision: Sendable {
+        /// Go on to `hop` (the stored target, or another the caller chose).
+        case follow(Hop)
+        /// End the chain here: the redirect itself is the answer.
+        case stop
+    }
+
     /// A record one of the archives holds, and the URL it was found under.
     struct Hit: Sendable {
         let entry: ArchiveEntry
@@ -18,6 +34,8 @@ struct ReplayResolver: Sendable {
     enum Resolution: Sendable {
         /// A stored response, reached at `url` (after any redirects) with `method`.
         case response(ResponseRecord, reader: ArchiveReader, url: String, method: String, redirects: [String])
+        /// A stored redirect, found at `url`, that the caller chose not to follow.
+        case redirect(RedirectRecord, url: String, redirects: [String])
         /// Nothing stored for `method` `url`; `redirects` are the stored hops that led there.
         case miss(method: String, url: String, redirects: [String])
     }
@@ -50,10 +68,17 @@ struct ReplayResolver: Sendable {
         return nil
     }
 
-    /// Follows stored redirects from `method` `url` to a stored response or a miss.
+    /// Follows stored redirects from `method` `url` to a stored response, a miss, or a redirect
+    /// that `approve` stopped at.
     ///
-    /// - Throws: `redirectLoop`, `tooManyRedirects`, and the errors of ``find(method:url:)``.
-    func resolve(method: String, url: String) throws(WebArcURLProtocolError) -> Resolution {
+    /// - Parameter approve: asked before each hop with the redirect, the URL it was found under and
+    ///   the hop a browser would take; follows every hop when left out.
+    /// - Throws: `redirectLoop`, `tooManyRedirects`, what `approve` throws, and the errors of
+    ///   ``find(method:url:)``.
+    func resolve(
+        method: String, url: String,
+        approve: (RedirectRecord, String, Hop) throws(WebArcURLProtocolError) -> HopDecision = { .follow($2) }
+    ) throws(WebArcURLProtocolError) -> Resolution {
         var method = method
         var url = url
         var visited: [String] = []
@@ -72,8 +97,14 @@ struct ReplayResolver: Sendable {
                 guard visited.count <= redirectLimit else {
                     throw .tooManyRedirects(chain: visited.map(Self.url(ofKey:)), limit: redirectLimit)
                 }
-                method = Self.method(after: redirect.status, from: method)
-                url = redirect.target
+                let proposed = Hop(method: Self.method(after: redirect.status, from: method), url: redirect.target)
+                switch try approve(redirect, hit.url, proposed) {
+                case .follow(let hop):
+                    method = hop.method
+                    url = hop.url
+                case .stop:
+                    return .redirect(redirect, url: hit.url, redirects: Array(visited.dropLast()))
+                }
             }
         }
     }

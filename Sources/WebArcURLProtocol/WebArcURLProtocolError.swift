@@ -16,6 +16,10 @@ public enum WebArcURLProtocolError: Error, Equatable, Sendable, CustomStringConv
     case redirectLoop(chain: [String])
     /// A stored (or live) redirect chain is longer than the limit.
     case tooManyRedirects(chain: [String], limit: Int)
+    /// The task's delegate did not answer `willPerformHTTPRedirection` for a stored redirect in time.
+    case redirectNotAnswered(url: String)
+    /// The load was stopped (the task cancelled) while the handler waited.
+    case stopped(url: String)
     /// swift-corelibs-foundation gives a `URLProtocol` no way to hand a download task its file.
     case downloadTaskUnsupported(url: String)
     /// The archive could not be read while answering the request.
@@ -35,7 +39,7 @@ public enum WebArcURLProtocolError: Error, Equatable, Sendable, CustomStringConv
     /// The URL the error concerns.
     public var url: String {
         switch self {
-        case .notInArchive(_, let url), .downloadTaskUnsupported(let url), .archive(let url, _),
+        case .notInArchive(_, let url), .downloadTaskUnsupported(let url), .redirectNotAnswered(let url), .stopped(let url), .archive(let url, _),
             .recording(let url, _), .recorderClosed(let url), .badURL(let url):
             url
         case .redirectLoop(let chain), .tooManyRedirects(let chain, _): chain.first ?? ""
@@ -52,6 +56,8 @@ public enum WebArcURLProtocolError: Error, Equatable, Sendable, CustomStringConv
         case .notInArchive: .resourceUnavailable
         case .redirectLoop, .tooManyRedirects: .httpTooManyRedirects
         case .downloadTaskUnsupported: .cannotCreateFile
+        case .redirectNotAnswered: .timedOut
+        case .stopped: .cancelled
         case .archive: .cannotDecodeRawData
         case .recording, .recorderClosed: .cannotWriteToFile
         case .badURL: .badURL
@@ -74,6 +80,9 @@ public enum WebArcURLProtocolError: Error, Equatable, Sendable, CustomStringConv
         case .downloadTaskUnsupported(let url):
             "download task for \(url): swift-corelibs-foundation cannot take a file from a URLProtocol; "
                 + "use a data task (or ArchiveDownload) instead"
+        case .redirectNotAnswered(let url):
+            "redirect from \(url): the session delegate did not call the completion handler of willPerformHTTPRedirection"
+        case .stopped(let url): "cancelled: \(url)"
         case .archive(let url, let error): "cannot read \(url) from the archive: \(error.description)"
         case .recording(let url, let error): "cannot record \(url): \(error.description)"
         case .recorderClosed(let url): "cannot record \(url): the recorder is already finished or cancelled"

@@ -10,8 +10,8 @@ import FoundationNetworking
 final class LargeBodyReplay: ArchiveURLProtocol {}
 
 /// Bodies must arrive whole through every API: swift-corelibs-foundation hands a completion
-/// handler or `data(for:)` only the last `didLoad` piece, so those get one piece; a delegate that
-/// adopts ArchiveStreamingDelegate gets 256 KiB pieces.
+/// handler or `data(for:)` only the last `didLoad` piece, so those get one piece; a task that
+/// reports to its session delegate gets 256 KiB pieces.
 @Suite("Body delivery", .serialized, .timeLimit(.minutes(2)))
 struct BodyDeliveryTests {
     static let large = pseudoRandomBytes(count: 5 * 1024 * 1024 + 123)
@@ -33,7 +33,7 @@ struct BodyDeliveryTests {
         #expect(fetched.response?.value(forHTTPHeaderField: "Content-Length") == String(Self.large.count))
     }
 
-    @Test("a streaming delegate receives the body in pieces of at most 256 KiB")
+    @Test("a session delegate receives the body in pieces of at most 256 KiB")
     func pieces() async throws {
         let delegate = CollectingDelegate()
         let session = session(through: LargeBodyReplay.self, delegate: delegate)
@@ -44,21 +44,19 @@ struct BodyDeliveryTests {
         #expect(pieces.allSatisfy { $0 <= 256 * 1024 })
     }
 
-    @Test("a delegate that does not adopt ArchiveStreamingDelegate gets the body in one piece")
-    func modeFollowsDelegate() async throws {
-        final class Plain: NSObject, URLSessionDataDelegate {}
-        let plain = URLSession(configuration: .ephemeral, delegate: Plain(), delegateQueue: nil)
-        let streaming = URLSession(configuration: .ephemeral, delegate: CollectingDelegate(), delegateQueue: nil)
-        defer {
-            plain.invalidateAndCancel()
-            streaming.invalidateAndCancel()
-        }
-        let url = URL(string: "https://big.test/blob")!
-        #if canImport(FoundationNetworking)
-        #expect(BodyDelivery.mode(for: plain.dataTask(with: url)) == .whole)
-        #expect(BodyDelivery.mode(for: URLSession(configuration: .ephemeral).dataTask(with: url)) == .whole)
-        #endif
-        #expect(BodyDelivery.mode(for: streaming.dataTask(with: url)) == .pieces)
+    @Test("a completion handler or data(for:) on a session that has a data delegate still gets the whole body")
+    func completionHandlerBesideDelegate() async throws {
+        let delegate = CollectingDelegate()
+        let session = session(through: LargeBodyReplay.self, delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+        let request = URLRequest(url: URL(string: "https://big.test/blob")!)
+        let handled = await fetchWithCompletionHandler(session, request)
+        #expect(handled.data == Data(Self.large))
+        let awaited = await fetchAsync(session, request)
+        #expect(awaited.data == Data(Self.large))
+        let (streamed, pieces) = await delegate.fetch(session, request)
+        #expect(streamed.data == Data(Self.large))
+        #expect(pieces.count > 1)
     }
 
     #if canImport(FoundationNetworking)

@@ -100,4 +100,65 @@ struct ReplayResolverTests {
         #expect(fetched.text == "home")
         #expect(fetched.response?.url?.absoluteString == "webarc://site.test/home")
     }
+
+    @Test("the session delegate is asked about each stored hop, as online")
+    func delegateAsked() async throws {
+        let delegate = CollectingDelegate()
+        let session = session(through: RedirectReplay.self, delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+        let (fetched, _) = await delegate.fetch(session, URLRequest(url: URL(string: "http://site.test/old")!))
+        #expect(fetched.text == "home")
+        #expect(fetched.response?.url?.absoluteString == "https://site.test/home")
+        #expect(delegate.redirectsAsked == [
+            "301 http://site.test/old -> http://site.test/newer", "302 http://site.test/newer -> https://site.test/newest",
+            "308 https://site.test/newest -> https://site.test/home",
+        ])
+    }
+
+    @Test("a delegate that answers nil gets the stored redirect itself: status, Location, no body")
+    func delegateStops() async throws {
+        let delegate = CollectingDelegate { response, _ in response.statusCode == 302 ? nil : URLRequest(url: URL(string: "http://site.test/newer")!) }
+        let session = session(through: RedirectReplay.self, delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+        let (fetched, _) = await delegate.fetch(session, URLRequest(url: URL(string: "http://site.test/old")!))
+        #expect(fetched.error == nil)
+        #expect(fetched.status == 302)
+        #expect(fetched.response?.url?.absoluteString == "http://site.test/newer")
+        #expect(fetched.response?.value(forHTTPHeaderField: "Location") == "https://site.test/newest")
+        #expect(fetched.data?.isEmpty == true)
+        #expect(delegate.redirectsAsked.count == 2)
+    }
+
+    @Test("a delegate may send the chain to another stored URL")
+    func delegateRedirects() async throws {
+        let delegate = CollectingDelegate { _, _ in URLRequest(url: URL(string: "http://site.test/thanks")!) }
+        let session = session(through: RedirectReplay.self, delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+        let (fetched, _) = await delegate.fetch(session, URLRequest(url: URL(string: "http://site.test/old")!))
+        #expect(fetched.text == "thanks")
+        #expect(fetched.response?.url?.absoluteString == "http://site.test/thanks")
+        #expect(delegate.redirectsAsked == ["301 http://site.test/old -> http://site.test/newer"])
+    }
+
+    @Test("like the platform's own HTTP loader, a completion-handler task also has the session delegate asked")
+    func completionHandlerAsks() async throws {
+        let server = try TestHTTPServer(handler: TestSite.respond)
+        defer { server.stop() }
+        let liveDelegate = CollectingDelegate()
+        let live = URLSession(configuration: .ephemeral, delegate: liveDelegate, delegateQueue: nil)
+        defer { live.finishTasksAndInvalidate() }
+        let online = await fetchWithCompletionHandler(live, URLRequest(url: server.url("/redirect/2")))
+        #expect(online.text == "arrived")
+        #expect(liveDelegate.redirectsAsked.count == 2)
+
+        let delegate = CollectingDelegate()
+        let session = session(through: RedirectReplay.self, delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+        let replayed = await fetchWithCompletionHandler(session, URLRequest(url: URL(string: "http://site.test/old")!))
+        #expect(replayed.text == "home")
+        #expect(delegate.redirectsAsked.count == 3)
+        let awaited = await fetchAsync(session, URLRequest(url: URL(string: "http://site.test/old")!))
+        #expect(awaited.text == "home")
+        #expect(delegate.redirectsAsked.count == 6)
+    }
 }

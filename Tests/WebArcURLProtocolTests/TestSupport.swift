@@ -136,7 +136,7 @@ func fetchAsync(_ session: URLSession, _ request: URLRequest) async -> Fetched {
 }
 
 /// A session delegate that takes bodies in pieces and reports each task's outcome.
-final class CollectingDelegate: NSObject, ArchiveStreamingDelegate, @unchecked Sendable {
+final class CollectingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private struct Task {
         var pieces: [Int] = []
         var data = Data()
@@ -146,6 +146,26 @@ final class CollectingDelegate: NSObject, ArchiveStreamingDelegate, @unchecked S
     }
 
     private let tasks = Mutex<[Int: Task]>([:])
+    private let decision: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)?
+    private let hops = Mutex<[String]>([])
+
+    /// A delegate that answers `willPerformHTTPRedirection` with `decideRedirect` (nil stops the
+    /// chain), or follows every redirect when none is given.
+    init(decideRedirect: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)? = nil) {
+        decision = decideRedirect
+    }
+
+    /// The redirects `willPerformHTTPRedirection` was asked about: "status from -> to".
+    var redirectsAsked: [String] { hops.withLock { $0 } }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        let from = response.url?.absoluteString ?? "?"
+        hops.withLock { $0.append("\(response.statusCode) \(from) -> \(request.url?.absoluteString ?? "?")") }
+        completionHandler(decision.map { $0(response, request) } ?? request)
+    }
 
     /// Piece sizes received per task, in order.
     func pieces(of task: URLSessionTask) -> [Int] { tasks.withLock { $0[task.taskIdentifier]?.pieces ?? [] } }

@@ -63,7 +63,8 @@ open class RecordingURLProtocol: URLProtocol {
                 guard !isDownload else { throw WebArcURLProtocolError.downloadTaskUnsupported(url: url) }
                 guard let recorder else { throw WebArcURLProtocolError.recorderClosed(url: url) }
                 let (exchange, spool) = try await recorder.perform(request)
-                let plan = ReplayPlan(response: exchange.response, method: "GET", requestHeaders: [:])
+                let method = request.httpMethod?.uppercased() == "HEAD" ? "HEAD" : "GET"
+                let plan = ReplayPlan(response: exchange.response, method: method, requestHeaders: [:])
                 let shown = URL(string: exchange.response.request.url) ?? request.url!
                 guard load.receive(HTTPURLResponse.replaying(status: plan.status, headers: plan.headers, url: shown)) else {
                     return

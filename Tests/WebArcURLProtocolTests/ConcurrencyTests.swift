@@ -9,6 +9,34 @@ import FoundationNetworking
 #endif
 
 final class ConcurrentReplay: ArchiveURLProtocol {}
+final class WaitingPassThrough: ArchiveURLProtocol {}
+
+/// A delegate that cancels its task when asked about a redirect, and never answers.
+final class CancelOnRedirect: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private let completion = Mutex<CheckedContinuation<(any Error)?, Never>?>(nil)
+
+    /// Runs a data task and returns the error it completes with.
+    func run(_ session: URLSession, _ url: URL) async -> (any Error)? {
+        await withCheckedContinuation { continuation in
+            completion.withLock { $0 = continuation }
+            session.dataTask(with: url).resume()
+        }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        task.cancel()
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        completion.withLock {
+            $0?.resume(returning: error)
+            $0 = nil
+        }
+    }
+}
 
 @Suite("Concurrency and cancellation", .serialized, .timeLimit(.minutes(3)))
 struct ConcurrencyTests {
@@ -64,18 +92,12 @@ struct ConcurrencyTests {
         let outcomes = await withTaskGroup(of: String.self) { group in
             for index in 0..<24 {
                 group.addTask {
-                    let fetch = Task { () -> Fetched in
-                        switch api {
-                        case .completionHandler: await fetchWithCompletionHandler(session, request)
-                        case .async: await fetchAsync(session, request)
-                        case .delegate: await delegate.fetch(session, request).0
-                        }
-                    }
+                    let running = api.start(request, on: session, delegate: delegate)
                     if index % 4 != 0 {
                         try? await Task.sleep(for: .milliseconds(index % 3))
-                        fetch.cancel()
+                        running.cancel()
                     }
-                    let fetched = await fetch.value
+                    let fetched = await running.outcome
                     if fetched.data?.count == Self.large.count { return "whole" }
                     if fetched.urlErrorCode == .cancelled { return "cancelled" }
                     return "other: \(String(describing: fetched.error)) \(fetched.data?.count ?? -1)"
@@ -85,10 +107,7 @@ struct ConcurrencyTests {
         }
         #expect(outcomes.allSatisfy { $0 == "whole" || $0 == "cancelled" }, "\(outcomes)")
         #expect(outcomes.filter { $0 == "whole" }.count >= 6)
-        for _ in 0..<500 where Replay.activeWorkers.load(ordering: .relaxed) > 0 {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        #expect(Replay.activeWorkers.load(ordering: .relaxed) == 0)
+        #expect(try await workersFinish())
     }
 
     @Test("task.cancel() on a running data task stops it")
@@ -119,5 +138,51 @@ struct ConcurrencyTests {
             return await group.reduce(into: Set<String?>()) { $0.insert($1) }
         }
         #expect(urls == ["https://many.test/page/3?v=3"])
+    }
+
+    /// Waits (up to a minute, to avoid a hang) until no replay worker runs.
+    private func workersFinish() async throws -> Bool {
+        for _ in 0..<6000 where Replay.activeWorkers.load(ordering: .relaxed) > 0 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return Replay.activeWorkers.load(ordering: .relaxed) == 0
+    }
+
+    @Test("a task cancelled while the handler waits for the redirect delegate ends cancelled, and its worker stops")
+    func cancelWhileAskingDelegate() async throws {
+        let delegate = CancelOnRedirect()
+        let session = session(through: ConcurrentReplay.self, delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+        let error = await delegate.run(session, URL(string: "https://many.test/start")!)
+        #expect((error as? URLError)?.code == .cancelled)
+        #expect(try await workersFinish())
+    }
+
+    @Test("a pass-through task cancelled while the network has not answered ends cancelled, and its fetch stops",
+          arguments: LoadingAPI.allCases)
+    func cancelWhileForwarding(api: LoadingAPI) async throws {
+        let release = DispatchSemaphore(value: 0)
+        let arrived = DispatchSemaphore(value: 0)
+        let server = try TestHTTPServer { _ in
+            arrived.signal()
+            _ = release.wait(timeout: .now() + 60)
+            return .init(text: "late")
+        }
+        defer {
+            release.signal()
+            server.stop()
+        }
+        WaitingPassThrough.serve([], onMiss: .passThrough)
+        let delegate = CollectingDelegate()
+        let session = session(through: WaitingPassThrough.self, delegate: api == .delegate ? delegate : nil)
+        defer { session.finishTasksAndInvalidate() }
+        let request = URLRequest(url: server.url("/slow"))
+        let running = api.start(request, on: session, delegate: delegate)
+        #expect(await Task.detached { arrived.wait(timeout: .now() + 60) }.value == .success)
+        running.cancel()
+        let fetched = await running.outcome
+        #expect(fetched.urlErrorCode == .cancelled)
+        #expect(fetched.data == nil)
+        #expect(try await workersFinish())
     }
 }

@@ -170,12 +170,15 @@ final class CollectingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sen
     /// Piece sizes received per task, in order.
     func pieces(of task: URLSessionTask) -> [Int] { tasks.withLock { $0[task.taskIdentifier]?.pieces ?? [] } }
 
-    /// Runs a data task through the delegate.
-    func fetch(_ session: URLSession, _ request: URLRequest) async -> (Fetched, pieces: [Int]) {
+    /// Runs a data task through the delegate; `started` receives the task once it is resumed.
+    func fetch(_ session: URLSession, _ request: URLRequest, started: (URLSessionTask) -> Void = { _ in }) async
+        -> (Fetched, pieces: [Int])
+    {
         let task = session.dataTask(with: request)
         let fetched = await withCheckedContinuation { continuation in
             tasks.withLock { $0[task.taskIdentifier, default: Task()].continuation = continuation }
             task.resume()
+            started(task)
         }
         return (fetched, pieces(of: task))
     }
@@ -206,6 +209,31 @@ final class CollectingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sen
     }
 }
 
+/// A task started by ``LoadingAPI/start(_:on:delegate:)``: its outcome, and a way to cancel it.
+final class RunningFetch: @unchecked Sendable {
+    private let lock = NSLock()
+    private var task: URLSessionTask?
+    private var swiftTask: Task<Fetched, Never>?
+
+    fileprivate func started(_ task: URLSessionTask) { lock.withLock { self.task = task } }
+
+    fileprivate func run(_ body: @escaping @Sendable () async -> Fetched) {
+        lock.withLock { swiftTask = Task { await body() } }
+    }
+
+    /// Cancels the fetch the way a caller of its API does: `cancel()` on the task, or on the
+    /// Swift task awaiting `data(for:)`. Does nothing before the task exists.
+    func cancel() {
+        let (task, swiftTask) = lock.withLock { (self.task, self.swiftTask) }
+        if let task { task.cancel() } else { swiftTask?.cancel() }
+    }
+
+    /// How the fetch ended.
+    var outcome: Fetched {
+        get async { await lock.withLock { swiftTask! }.value }
+    }
+}
+
 /// The three ways a caller reads a body through `URLSession`.
 enum LoadingAPI: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case completionHandler, async, delegate
@@ -229,6 +257,28 @@ enum LoadingAPI: String, CaseIterable, Sendable, CustomTestStringConvertible {
             defer { session.finishTasksAndInvalidate() }
             return await delegate.fetch(session, request).0
         }
+    }
+
+    /// Starts `request` on `session` with this API; `delegate` must be the session's for `.delegate`.
+    func start(_ request: URLRequest, on session: URLSession, delegate: CollectingDelegate) -> RunningFetch {
+        let running = RunningFetch()
+        switch self {
+        case .completionHandler:
+            running.run {
+                await withCheckedContinuation { continuation in
+                    let task = session.dataTask(with: request) { data, response, error in
+                        continuation.resume(returning: Fetched(data: data, response: response as? HTTPURLResponse, error: error))
+                    }
+                    task.resume()
+                    running.started(task)
+                }
+            }
+        case .async:
+            running.run { await fetchAsync(session, request) }
+        case .delegate:
+            running.run { await delegate.fetch(session, request) { running.started($0) }.0 }
+        }
+        return running
     }
 
     func fetch(_ url: String, through handler: any WebArcHandler.Type) async -> Fetched {

@@ -71,6 +71,7 @@ public enum WebArcURLProtocolError: Error, Equatable, Sendable, CustomStringConv
         return URLError(code, userInfo: info)
     }
 
+    /// One line: what went wrong and the URL it concerns.
     public var description: String {
         switch self {
         case .notInArchive(let method, let url): "not in the archive: \(method) \(url)"
@@ -79,7 +80,7 @@ public enum WebArcURLProtocolError: Error, Equatable, Sendable, CustomStringConv
             "more than \(limit) redirects from \(chain.first ?? "?"): \(chain.suffix(3).joined(separator: " -> "))"
         case .downloadTaskUnsupported(let url):
             "download task for \(url): swift-corelibs-foundation cannot take a file from a URLProtocol; "
-                + "use a data task (or ArchiveDownload) instead"
+                + "use a data task with a session delegate instead"
         case .redirectNotAnswered(let url):
             "redirect from \(url): the session delegate did not call the completion handler of willPerformHTTPRedirection"
         case .stopped(let url): "cancelled: \(url)"

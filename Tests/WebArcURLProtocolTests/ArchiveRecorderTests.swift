@@ -76,6 +76,13 @@ struct ArchiveRecorderTests {
         #expect(missing.response.status == 404)
         #expect(missing.body == nil)
 
+        // swift-corelibs-foundation's own loader never completes a 401 with a Basic challenge
+        // when nobody offers a credential; the recorder stores it as served.
+        let challenged = try await recorder.record(URLRequest(url: server.url("/auth")), keepingBodyUpTo: 100)
+        #expect(challenged.response.status == 401)
+        #expect(challenged.response.headers.value(for: "WWW-Authenticate") == "Basic realm=\"test\"")
+        #expect(challenged.body == Data("no".utf8))
+
         let query = try await recorder.record(URLRequest(url: server.url("/echo?x=1&y=%20")), keepingBodyUpTo: 100)
         #expect(query.body == Data("query=x=1&y=%20".utf8))
         #expect(query.response.request.url == server.url("/echo?x=1&y=%20").absoluteString)

@@ -14,7 +14,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
@@ -33,12 +33,15 @@ let package = Package(
         ),
         // URLSession replay and recording through a URLProtocol subclass.
         .target(name: "WebArcURLProtocol", dependencies: ["WebArc"]),
-        // The HTTP server behind `webarc serve`.
+        // The HTTP server behind `webarc serve`: SwiftNIO's HTTP/1 pipeline directly (measured about
+        // twice Hummingbird's throughput here, and a shorter build).
         .target(
             name: "WebArcServer",
             dependencies: [
                 "WebArc",
-                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

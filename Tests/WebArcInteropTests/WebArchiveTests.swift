@@ -180,3 +180,47 @@ final class OtherResponse: NSObject, NSCoding {
         coder.encode(4096, forKey: "expectedLength")
     }
 }
+
+/// The hand-written binary property-list writer the `.webarchive` export uses for stable bytes.
+@Suite("Binary property lists")
+struct BinaryPropertyListTests {
+    @Test("Foundation reads back every kind of value the writer writes, long and non-ASCII ones too")
+    func foundationReadsItBack() throws {
+        let long = String(repeating: "x", count: 300)
+        let value = PropertyListValue.dictionary([
+            ("ascii", .string("hello")), ("unicode", .string("café ☕ 𝄞")), ("long", .string(long)),
+            ("data", .data(Data((0..<70_000).map { UInt8(truncatingIfNeeded: $0) }))),
+            ("numbers", .array([.integer(0), .integer(255), .integer(256), .integer(70_000), .integer(1 << 40), .integer(-1)])),
+            ("flags", .array([.boolean(true), .boolean(false)])),
+            ("many", .array((0..<300).map { .integer($0) })),
+        ])
+        let data = BinaryPropertyListWriter.data(value)
+        #expect(data.prefix(8) == Data("bplist00".utf8))
+        let parsed = try #require(try PropertyListSerialization.propertyList(from: data, options: [], format: nil) as? [String: Any])
+        #expect(parsed["ascii"] as? String == "hello")
+        #expect(parsed["unicode"] as? String == "café ☕ 𝄞")
+        #expect(parsed["long"] as? String == long)
+        #expect((parsed["data"] as? Data)?.count == 70_000)
+        #expect((parsed["data"] as? Data)?[69_999] == UInt8(truncatingIfNeeded: 69_999))
+        #expect((parsed["numbers"] as? [Any])?.compactMap { ($0 as? NSNumber)?.int64Value } == [0, 255, 256, 70_000, 1 << 40, -1])
+        #expect((parsed["flags"] as? [Any])?.compactMap { $0 as? Bool } == [true, false])
+        #expect((parsed["many"] as? [Any])?.count == 300)
+    }
+
+    @Test("the archived response is a keyed archive whose headers keep their stored order and case")
+    func archivedResponse() throws {
+        let record = ResponseRecord(
+            request: RequestRecord(url: "https://example.com/a.txt"), status: 404, reason: nil,
+            headers: [HTTPHeader("ETag", "\"a\""), HTTPHeader("X-Two", "1"), HTTPHeader("x-two", "2")],
+            mimeType: "text/plain", textEncoding: nil, body: BodyReference(digest: BodyDigest(hex: "d41d8cd98f00b204e9800998ecf8427e")!), bodyLength: 0, captureDate: nil)
+        let data = WebArchiveExporter.archivedResponse(record, url: "https://example.com/a.txt", mimeType: "text/plain", textEncoding: "utf-8")
+        #expect(data == WebArchiveExporter.archivedResponse(record, url: "https://example.com/a.txt", mimeType: "text/plain", textEncoding: "utf-8"))
+        let archive = try #require(KeyedArchive(data: data))
+        let response = try #require(archive.resolve(archive.top["WebResourceResponse"]) as? [String: Any])
+        #expect((response["NS.statusCode"] as? NSNumber)?.intValue == 404)
+        #expect(archive.string(response["NS.url"]) == "https://example.com/a.txt")
+        let headers = try #require(archive.dictionary(response["NS.allHeaderFields"]))
+        #expect(headers.map(\.key) == ["ETag", "X-Two"])
+        #expect(headers.map { $0.value as? String } == ["\"a\"", "1, 2"])
+    }
+}

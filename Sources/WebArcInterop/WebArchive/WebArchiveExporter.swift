@@ -33,24 +33,24 @@ struct WebArchiveExporter {
         var summary = ExportSummary()
         var visited = Set<String>()
         let archive = try archiveDictionary(main: main, url: main.request.url, catalog: catalog, visited: &visited, summary: &summary)
-        try file.append(try PropertyListSerialization.data(fromPropertyList: archive, format: .binary, options: 0))
+        try file.append(BinaryPropertyListWriter.data(archive))
         return summary
     }
 
     /// One archive level: a document, its subresources and its frames.
     private func archiveDictionary(
         main: ResponseRecord, url: String, catalog: Catalog, visited: inout Set<String>, summary: inout ExportSummary
-    ) throws -> [String: Any] {
+    ) throws -> PropertyListValue {
         visited.insert((try? URLKey.canonicalize(url)) ?? url)
         let body = try reader.body(main.body)
         let coded = main.headers.tokens(for: "Content-Encoding").filter { $0 != "identity" }
         if !coded.isEmpty {
             summary.notes.append(.stillEncoded(url: url, coding: coded.joined(separator: ", ")))
         }
-        var archive: [String: Any] = ["WebMainResource": resource(main, url: url, data: body, withResponse: false)]
+        var archive: [String: PropertyListValue] = ["WebMainResource": resource(main, url: url, data: body, withResponse: false)]
         summary.responses += 1
-        var subresources: [[String: Any]] = []
-        var frames: [[String: Any]] = []
+        var subresources: [PropertyListValue] = []
+        var frames: [PropertyListValue] = []
         for link in try links(of: main, url: url, body: body, catalog: catalog) {
             guard let key = try? URLKey.canonicalize(link.url), !visited.contains(key), let found = try resolve(link.url) else { continue }
             visited.insert(key)
@@ -76,9 +76,9 @@ struct WebArchiveExporter {
                 }
             }
         }
-        if !subresources.isEmpty { archive["WebSubresources"] = subresources }
-        if !frames.isEmpty { archive["WebSubframeArchives"] = frames }
-        return archive
+        if !subresources.isEmpty { archive["WebSubresources"] = .array(subresources) }
+        if !frames.isEmpty { archive["WebSubframeArchives"] = .array(frames) }
+        return .sortedDictionary(archive)
     }
 
     /// The page's links in document order, then records that named it as their `Referer`.
@@ -112,32 +112,78 @@ struct WebArchiveExporter {
 
     /// A resource dictionary; `withResponse` adds the archived `NSHTTPURLResponse` (WebKit never
     /// stores one for the main resource).
-    private func resource(_ response: ResponseRecord, url: String, data: Data, withResponse: Bool) -> [String: Any] {
+    private func resource(_ response: ResponseRecord, url: String, data: Data, withResponse: Bool) -> PropertyListValue {
         let media = Capture.mediaType(response.headers.value(for: "Content-Type"))
-        var resource: [String: Any] = [
-            "WebResourceURL": url, "WebResourceData": data,
-            "WebResourceMIMEType": response.mimeType ?? media.mimeType ?? "application/octet-stream",
+        let mimeType = response.mimeType ?? media.mimeType ?? "application/octet-stream"
+        let encoding = response.textEncoding ?? media.charset
+        var resource: [String: PropertyListValue] = [
+            "WebResourceURL": .string(url), "WebResourceData": .data(data), "WebResourceMIMEType": .string(mimeType),
         ]
-        if let encoding = response.textEncoding ?? media.charset { resource["WebResourceTextEncodingName"] = encoding }
-        if !withResponse { resource["WebResourceFrameName"] = "" }
-        if withResponse, let blob = Self.archivedResponse(response, url: url) { resource["WebResourceResponse"] = blob }
-        return resource
+        if let encoding { resource["WebResourceTextEncodingName"] = .string(encoding) }
+        if !withResponse { resource["WebResourceFrameName"] = .string("") }
+        if withResponse {
+            resource["WebResourceResponse"] = .data(Self.archivedResponse(response, url: url, mimeType: mimeType, textEncoding: encoding))
+        }
+        return .sortedDictionary(resource)
     }
 
-    /// An `NSHTTPURLResponse` archived with `NSKeyedArchiver` under the key `WebResourceResponse`;
-    /// headers that repeat are joined with ", " as `HTTPURLResponse` joins them.
-    static func archivedResponse(_ response: ResponseRecord, url: String) -> Data? {
-        var fields: [String: String] = [:]
+    /// An `NSHTTPURLResponse` as `NSKeyedArchiver` archives it under the key `WebResourceResponse`
+    /// (the object layout swift-corelibs-foundation writes), built by hand so that the bytes are
+    /// the same every time and header names keep their stored case. Headers that repeat are
+    /// joined with ", " as `HTTPURLResponse` joins them, in first-seen order.
+    static func archivedResponse(_ response: ResponseRecord, url: String, mimeType: String, textEncoding: String?) -> Data {
+        var names: [String] = []
+        var values: [String: String] = [:]
         for header in response.headers {
-            fields[header.name] = fields[header.name].map { $0 + ", " + header.value } ?? header.value
+            if let earlier = names.first(where: { $0.lowercased() == header.name.lowercased() }) {
+                values[earlier]! += ", " + header.value
+            } else {
+                names.append(header.name)
+                values[header.name] = header.value
+            }
         }
-        guard let target = URL(string: url) ?? URL(string: URIText.escaped(url)),
-            let http = HTTPURLResponse(url: target, statusCode: response.status, httpVersion: "HTTP/1.1", headerFields: fields)
-        else { return nil }
-        let archiver = NSKeyedArchiver(requiringSecureCoding: false)
-        archiver.outputFormat = .binary
-        archiver.encode(http, forKey: "WebResourceResponse")
-        archiver.finishEncoding()
-        return archiver.encodedData
+        var objects: [PropertyListValue] = [.string("$null")]
+        func add(_ object: PropertyListValue) -> PropertyListValue {
+            objects.append(object)
+            return .uid(UInt32(objects.count - 1))
+        }
+        func classObject(_ names: [String]) -> PropertyListValue {
+            .dictionary([("$classes", .array(names.map { .string($0) })), ("$classname", .string(names[0]))])
+        }
+        objects.append(.string("placeholder"))  // index 1: the response, filled in last
+        let urlObject = add(.string("placeholder"))
+        let urlString = add(.string(url))
+        let urlClass = add(classObject(["NSURL", "NSObject"]))
+        objects[Int(urlObject.uidValue)] = .dictionary([("$class", urlClass), ("NS.base", .uid(0)), ("NS.relative", urlString)])
+        let mime = add(.string(mimeType))
+        let lastComponent = URL(string: url)?.lastPathComponent ?? ""
+        let filename = add(.string(lastComponent.isEmpty || lastComponent == "/" ? "Unknown" : lastComponent))
+        let encoding = textEncoding.map { add(.string($0)) } ?? .uid(0)
+        let headerObject = add(.string("placeholder"))
+        let keyReferences = names.map { add(.string($0)) }
+        let valueReferences = names.map { add(.string(values[$0]!)) }
+        let dictionaryClass = add(classObject(["NSDictionary", "NSObject"]))
+        objects[Int(headerObject.uidValue)] = .dictionary([
+            ("$class", dictionaryClass), ("NS.keys", .array(keyReferences)), ("NS.objects", .array(valueReferences)),
+        ])
+        let responseClass = add(classObject(["NSHTTPURLResponse", "NSURLResponse", "NSObject"]))
+        let length = response.headers.value(for: "Content-Length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? -1
+        objects[1] = .dictionary([
+            ("$class", responseClass), ("NS.allHeaderFields", headerObject), ("NS.expectedContentLength", .integer(length)),
+            ("NS.mimeType", mime), ("NS.statusCode", .integer(response.status)), ("NS.suggestedFilename", filename),
+            ("NS.textEncodingName", encoding), ("NS.url", urlObject),
+        ])
+        return BinaryPropertyListWriter.data(.dictionary([
+            ("$archiver", .string("NSKeyedArchiver")), ("$objects", .array(objects)),
+            ("$top", .dictionary([("WebResourceResponse", .uid(1))])), ("$version", .integer(100000)),
+        ]))
+    }
+}
+
+private extension PropertyListValue {
+    /// The object number of a `.uid`; 0 for any other value.
+    var uidValue: UInt32 {
+        if case .uid(let number) = self { return number }
+        return 0
     }
 }

@@ -31,6 +31,17 @@ final class ProgressReporter: @unchecked Sendable {
         }
     }
 
+    /// Shows `text` after the label, for work whose total is not known in advance.
+    func status(_ text: String) {
+        guard enabled else { return }
+        lock.withLock {
+            let now = Date()
+            guard now.timeIntervalSince(lastDraw) >= 0.1 else { return }
+            lastDraw = now
+            FileHandle.standardError.write(Data(("\r\u{1B}[K\(label) " + text).utf8))
+        }
+    }
+
     /// Clears the line.
     func finish() {
         guard enabled else { return }

@@ -1,0 +1,142 @@
+import Foundation
+import Synchronization
+import WebArc
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Answers one request for ``ArchiveURLProtocol``: resolve, decide, then stream.
+struct Replay: Sendable {
+    /// What the handler class serves; nil when it stopped serving after `canInit` said yes.
+    let setup: ArchiveURLProtocol.Setup?
+    let delivery: BodyDelivery
+    /// Who decides about each stored redirect hop.
+    let approval: RedirectApproval
+    let load: ProtocolLoad
+    /// Answer before returning (see ``TaskInternals``): a network continuation is waited for.
+    var inline = false
+
+    /// The session that carries on a redirect chain whose target the archives lack, under
+    /// ``ArchiveURLProtocol/MissPolicy/passThrough``.
+    static let network = LiveSession()
+
+    /// Answers in progress on worker threads (a test seam: a stopped load must leave none behind).
+    static let activeWorkers = Atomic<Int>(0)
+
+    /// Answers `request` through the load: a stored response, an error, or the network.
+    ///
+    /// - Parameter isDownload: the request comes from a download task, which fails on Linux.
+    func answer(_ request: URLRequest, isDownload: Bool = false) {
+        Self.activeWorkers.add(1, ordering: .relaxed)
+        defer { Self.activeWorkers.subtract(1, ordering: .relaxed) }
+        let method = request.httpMethod?.uppercased() ?? "GET"
+        guard let requestURL = request.url, let scheme = requestURL.scheme?.lowercased() else {
+            return load.fail(WebArcURLProtocolError.badURL(url: request.url?.absoluteString ?? "").urlError)
+        }
+        let url = requestURL.absoluteString
+        guard !isDownload else { return load.fail(WebArcURLProtocolError.downloadTaskUnsupported(url: url).urlError) }
+        guard let setup else { return load.fail(WebArcURLProtocolError.notInArchive(method: method, url: url).urlError) }
+        do {
+            let resolver = ReplayResolver(archives: setup.archives)
+            let resolution = try resolver.resolve(method: method, url: url) { (redirect, at, hop) throws(WebArcURLProtocolError) in
+                try approve(redirect, at: URL(string: WebArcScheme.presented(at, requestScheme: scheme)) ?? requestURL, hop: hop, request)
+            }
+            switch resolution {
+            case .response(let response, let reader, let finalURL, let finalMethod, _):
+                let plan = ReplayPlan(response: response, method: finalMethod, requestHeaders: request.allHTTPHeaderFields ?? [:])
+                let shown = URL(string: WebArcScheme.presented(finalURL, requestScheme: scheme)) ?? requestURL
+                try send(plan, body: response.body, from: reader, at: shown)
+            case .redirect(let redirect, let at, _):
+                let shown = URL(string: WebArcScheme.presented(at, requestScheme: scheme)) ?? requestURL
+                if load.receive(Self.response(for: redirect, at: shown)) { load.finish() }
+            case .miss(let missedMethod, let missedURL, _):
+                if setup.onMiss == .passThrough && !WebArcScheme.isWebArc(missedURL) {
+                    var live = request
+                    live.url = URL(string: missedURL)
+                    live.httpMethod = missedMethod
+                    let done = DispatchSemaphore(value: 0)
+                    Task {
+                        await forward(live)
+                        done.signal()
+                    }
+                    if inline { done.wait() }
+                } else {
+                    load.fail(WebArcURLProtocolError.notInArchive(method: missedMethod, url: missedURL).urlError)
+                }
+            }
+        } catch let error as WebArcURLProtocolError {
+            load.fail(error.urlError)
+        } catch {
+            load.fail(WebArcURLProtocolError.archive(url: url, error).urlError)
+        }
+    }
+
+    /// Asks ``approval`` about one stored redirect found at `url`.
+    private func approve(_ redirect: RedirectRecord, at url: URL, hop: ReplayResolver.Hop, _ original: URLRequest)
+        throws(WebArcURLProtocolError) -> ReplayResolver.HopDecision
+    {
+        guard approval.asksDelegate, let target = URL(string: hop.url) else { return .follow(hop) }
+        var proposed = original
+        proposed.url = URL(string: WebArcScheme.presented(hop.url, requestScheme: original.url?.scheme?.lowercased() ?? "")) ?? target
+        if hop.method != (original.httpMethod?.uppercased() ?? "GET") {
+            proposed.httpMethod = hop.method
+            proposed.httpBody = nil
+        }
+        let timeout = original.timeoutInterval > 0 ? original.timeoutInterval : 60
+        guard let chosen = try approval.decide(Self.response(for: redirect, at: url), proposing: proposed, load: load, timeout: timeout),
+            let chosenURL = chosen.url
+        else { return .stop }
+        return .follow(ReplayResolver.Hop(method: chosen.httpMethod?.uppercased() ?? "GET", url: chosenURL.absoluteString))
+    }
+
+    /// A stored redirect as the caller receives it when the chain stops there: its status and
+    /// headers (with `Location`), no body.
+    static func response(for redirect: RedirectRecord, at url: URL) -> HTTPURLResponse {
+        var headers = ReplayedHeaders.replayed(redirect.headers, status: redirect.status, mimeType: nil, textEncoding: nil)
+        if headers.value(for: "Location") == nil { headers.append(HTTPHeader("Location", redirect.target)) }
+        headers.append(HTTPHeader("Content-Length", "0"))
+        return HTTPURLResponse.replaying(status: redirect.status, headers: headers, url: url)
+    }
+
+    private func send(_ plan: ReplayPlan, body: BodyReference, from reader: ArchiveReader, at url: URL) throws {
+        guard load.receive(HTTPURLResponse.replaying(status: plan.status, headers: plan.headers, url: url)) else { return }
+        if let range = plan.bodyRange, !range.isEmpty {
+            var pieces = try reader.makeChunkIterator(for: body, range: range)
+            guard try delivery.send(through: load, length: Int(range.count), { try pieces.next() }) else { return }
+        }
+        load.finish()
+    }
+
+    /// Fetches `request` from the network and relays it, for a chain that left the archives.
+    private func forward(_ request: URLRequest) async {
+        Self.activeWorkers.add(1, ordering: .relaxed)
+        defer { Self.activeWorkers.subtract(1, ordering: .relaxed) }
+        let events = Self.network.events(for: request)
+        let fetch = Task {
+            var response: HTTPURLResponse?
+            var pieces: [Data] = []
+            for try await event in events {
+                switch event {
+                case .redirect: break
+                case .response(let head): response = head
+                case .data(let data): pieces.append(data)
+                }
+            }
+            return (response, pieces)
+        }
+        load.onStop { fetch.cancel() }
+        do {
+            let (head, pieces) = try await fetch.value
+            guard let head, load.receive(head) else { return }
+            var remaining = pieces[...]
+            let length = pieces.reduce(0) { $0 + $1.count }
+            guard try delivery.send(through: load, length: length, { remaining.popFirst().map { [UInt8]($0) } }) else { return }
+            load.finish()
+        } catch let error as WebArcURLProtocolError {
+            load.fail(error.urlError)
+        } catch {
+            load.fail(error)
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import WebArc
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Everything the URL protocol handlers and the recorder report, with the URL it concerns.
+///
+/// URL loading callers see these wrapped in a `URLError` (see ``urlError``): the code tells the
+/// kind of failure the way Foundation's own loaders do, and `NSUnderlyingErrorKey` holds this value.
+public enum WebArcURLProtocolError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The archives hold no record for the request and the miss policy is offline.
+    case notInArchive(method: String, url: String)
+    /// A stored redirect chain comes back to a URL it already visited.
+    case redirectLoop(chain: [String])
+    /// A stored (or live) redirect chain is longer than the limit.
+    case tooManyRedirects(chain: [String], limit: Int)
+    /// The task's delegate did not answer `willPerformHTTPRedirection` for a stored redirect in time.
+    case redirectNotAnswered(url: String)
+    /// The load was stopped (the task cancelled) while the handler waited.
+    case stopped(url: String)
+    /// swift-corelibs-foundation gives a `URLProtocol` no way to hand a download task its file.
+    case downloadTaskUnsupported(url: String)
+    /// The archive could not be read while answering the request.
+    case archive(url: String, error: WebArcError)
+    /// The recorder could not store what it received.
+    case recording(url: String, error: WebArcError)
+    /// The recorder was finished or cancelled before the exchange could be stored.
+    case recorderClosed(url: String)
+    /// The request has no URL, or one without a canonical form.
+    case badURL(url: String)
+
+    /// An archive read failure for `url`; errors from outside the format keep their text.
+    static func archive(url: String, _ error: any Error) -> WebArcURLProtocolError {
+        .archive(url: url, error: error as? WebArcError ?? .io(path: url, operation: "read (\(error))", errno: 0))
+    }
+
+    /// The URL the error concerns.
+    public var url: String {
+        switch self {
+        case .notInArchive(_, let url), .downloadTaskUnsupported(let url), .redirectNotAnswered(let url), .stopped(let url), .archive(let url, _),
+            .recording(let url, _), .recorderClosed(let url), .badURL(let url):
+            url
+        case .redirectLoop(let chain), .tooManyRedirects(let chain, _): chain.first ?? ""
+        }
+    }
+
+    /// The `URLError` code a URL loading caller sees.
+    ///
+    /// A miss is `.resourceUnavailable` (-1008), which is what Foundation's own cache answers for a
+    /// request it does not hold under `.returnCacheDataDontLoad`; `.notConnectedToInternet` would
+    /// claim something about the network that the handler does not know.
+    public var code: URLError.Code {
+        switch self {
+        case .notInArchive: .resourceUnavailable
+        case .redirectLoop, .tooManyRedirects: .httpTooManyRedirects
+        case .downloadTaskUnsupported: .cannotCreateFile
+        case .redirectNotAnswered: .timedOut
+        case .stopped: .cancelled
+        case .archive: .cannotDecodeRawData
+        case .recording, .recorderClosed: .cannotWriteToFile
+        case .badURL: .badURL
+        }
+    }
+
+    /// This error as a `URLError` naming the URL, with this value as the underlying error.
+    public var urlError: URLError {
+        var info: [String: Any] = [NSLocalizedDescriptionKey: description, NSUnderlyingErrorKey: self]
+        if let failing = URL(string: url) { info[NSURLErrorFailingURLErrorKey] = failing }
+        return URLError(code, userInfo: info)
+    }
+
+    /// One line: what went wrong and the URL it concerns.
+    public var description: String {
+        switch self {
+        case .notInArchive(let method, let url): "not in the archive: \(method) \(url)"
+        case .redirectLoop(let chain): "redirect loop: \(chain.joined(separator: " -> "))"
+        case .tooManyRedirects(let chain, let limit):
+            "more than \(limit) redirects from \(chain.first ?? "?"): \(chain.suffix(3).joined(separator: " -> "))"
+        case .downloadTaskUnsupported(let url):
+            "download task for \(url): swift-corelibs-foundation cannot take a file from a URLProtocol; "
+                + "use a data task with a session delegate instead"
+        case .redirectNotAnswered(let url):
+            "redirect from \(url): the session delegate did not call the completion handler of willPerformHTTPRedirection"
+        case .stopped(let url): "cancelled: \(url)"
+        case .archive(let url, let error): "cannot read \(url) from the archive: \(error.description)"
+        case .recording(let url, let error): "cannot record \(url): \(error.description)"
+        case .recorderClosed(let url): "cannot record \(url): the recorder is already finished or cancelled"
+        case .badURL(let url): "bad URL \"\(url)\": an absolute http, https or webarc URL is needed"
+        }
+    }
+}

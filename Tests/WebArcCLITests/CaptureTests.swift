@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+import WebArc
+
+/// `webarc capture` against a real server on 127.0.0.1, checked with `webarc ls` and `cat`.
+@Suite("webarc capture", .serialized, .timeLimit(.minutes(3)))
+struct CaptureTests {
+    static let page = """
+        <!doctype html><html><head><base href="/">
+        <link rel="stylesheet" href="style.css"><link rel=icon href='/favicon.ico'>
+        <link rel="canonical" href="/canonical-is-not-a-requisite">
+        <script src="/app.js?v=2"></script>
+        <script>var s = "<img src='/inside-script.png'>";</script>
+        <style>body { background: url("img/bg.png") }</style></head>
+        <body><!-- <img src="/in-a-comment.png"> -->
+        <img src="img/logo.png" srcset="img/logo-2x.png 2x, img/logo-3x.png 3x">
+        <picture><source srcset="img/wide.webp 800w"></picture>
+        <img src="img/missing.png">
+        <a href="/about.html">About</a> <a href="/old#top">Old</a> <a href="https://elsewhere.test/x">Elsewhere</a>
+        <a href="#top">Top</a> <a href="mailto:a@b.test">Mail</a> <a href="/?q=a&amp;b=c">Query</a>
+        <div style="background-image:url(img/inline.png)"></div></body></html>
+        """
+
+    static let stylesheet = "@import 'more.css';\nh1 { background: url(img/h1.png) }\n/* url(img/commented.png) */\n@font-face { src: url(\"fonts/a.woff2\") format('woff2') }"
+
+    static func site(_ target: String) -> LocalHTTPServer.Response {
+        let path = String(target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0])
+        func text(_ type: String, _ body: String) -> LocalHTTPServer.Response {
+            .init(headers: [("Content-Type", type)], body: Array(body.utf8))
+        }
+        switch path {
+        case "/": return target == "/" ? text("text/html; charset=utf-8", page) : text("text/html", "<p>query \(target)</p>")
+        case "/about.html": return text("text/html", "<link rel=stylesheet href=style.css><a href=deep.html>deeper</a>")
+        case "/deep.html": return text("text/html", "<p>two levels down</p>")
+        case "/style.css": return text("text/css", stylesheet)
+        case "/more.css": return text("text/css", "p { background: url('img/more.png') }")
+        case "/app.js": return text("application/javascript", "console.log(\(target.count))")
+        case "/old": return .init(status: 301, headers: [("Location", "/about.html")])
+        case "/img/missing.png": return .init(status: 404, headers: [("Content-Type", "text/plain")], body: Array("gone".utf8))
+        default:
+            if path.hasPrefix("/img/") || path.hasPrefix("/fonts/") || path == "/favicon.ico" {
+                return .init(headers: [("Content-Type", "image/png")], body: Array("same picture".utf8))
+            }
+            return .init(status: 500, headers: [], body: Array("unexpected \(path)".utf8))
+        }
+    }
+
+    /// `webarc ls` of `archive`, as "kind status path" lines for the server's URLs.
+    static func listing(_ archive: String, server: LocalHTTPServer) throws -> Set<String> {
+        let list = try CLIRunner.run(["ls", archive, "--json"])
+        #expect(list.status == 0, "\(list.stderr)")
+        return Set(try list.text.split(separator: "\n").map { line in
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let url = (object["url"] as? String ?? "").replacingOccurrences(of: server.url(""), with: "")
+            let target = (object["target"] as? String).map { " -> " + $0.replacingOccurrences(of: server.url(""), with: "") } ?? ""
+            return "\(object["kind"] as? String ?? "?") \(object["status"] as? Int ?? 0) \(url)\(target)"
+        })
+    }
+
+    @Test("a page with its requisites and one level of same-origin links; ls and cat read it back")
+    func depthOneSameOrigin() throws {
+        let server = try LocalHTTPServer(handler: Self.site)
+        defer { server.stop() }
+        let scratch = try Scratch()
+        let archive = scratch.file("site.webarc")
+        let capture = try CLIRunner.run(["capture", server.url("/"), "-o", archive, "--depth", "1", "--same-origin", "--json"])
+        #expect(capture.status == 0, "\(capture.stderr)")
+
+        let summary = try #require(try JSONSerialization.jsonObject(with: capture.stdout) as? [String: Any])
+        #expect(summary["pages"] as? Int == 3)
+        #expect(summary["redirects"] as? Int == 1)
+        #expect((summary["failures"] as? [Any])?.isEmpty == true)
+        #expect((summary["errorStatuses"] as? [[String: Any]])?.map { $0["status"] as? Int } == [404])
+        #expect((summary["bodiesDeduplicated"] as? Int ?? 0) >= 10)
+        #expect(capture.stderr.contains("captured 3 pages"))
+
+        let expected: Set<String> = [
+            "response 200 /", "response 200 /?q=a&b=c", "response 200 /about.html", "redirect 301 /old -> /about.html",
+            "response 200 /style.css", "response 200 /more.css", "response 200 /app.js?v=2", "response 200 /favicon.ico",
+            "response 200 /img/bg.png", "response 200 /img/logo.png", "response 200 /img/logo-2x.png",
+            "response 200 /img/logo-3x.png", "response 200 /img/wide.webp", "response 404 /img/missing.png",
+            "response 200 /img/inline.png", "response 200 /img/h1.png", "response 200 /img/more.png",
+            "response 200 /fonts/a.woff2",
+        ]
+        #expect(try Self.listing(archive, server: server) == expected)
+        #expect(!server.received.contains("/deep.html"))
+
+        let css = try CLIRunner.run(["cat", archive, server.url("/style.css")])
+        #expect(css.status == 0)
+        #expect(css.text == Self.stylesheet)
+        let script = try CLIRunner.run(["cat", archive, server.url("/app.js?v=2"), "-i"])
+        #expect(script.text.hasPrefix("HTTP/1.1 200"))
+        #expect(script.text.contains("application/javascript"))
+        #expect(script.text.hasSuffix("console.log(\("/app.js?v=2".count))"))
+        let redirected = try CLIRunner.run(["cat", archive, server.url("/old"), "-L"])
+        #expect(redirected.text.contains("deeper"))
+        #expect(try CLIRunner.run(["verify", archive]).status == 0)
+    }
+
+    @Test("without --depth only the given pages and their requisites are recorded; progress stays off a pipe")
+    func depthZero() throws {
+        let server = try LocalHTTPServer(handler: Self.site)
+        defer { server.stop() }
+        let scratch = try Scratch()
+        let archive = scratch.file("page.webarc")
+        let capture = try CLIRunner.run(["capture", server.url("/about.html"), "-o", archive])
+        #expect(capture.status == 0, "\(capture.stderr)")
+        #expect(!capture.stderr.contains("\u{1B}["))
+        #expect(capture.text.isEmpty)
+        let listing = try Self.listing(archive, server: server)
+        #expect(listing.contains("response 200 /about.html"))
+        #expect(listing.contains("response 200 /style.css"))
+        #expect(listing.contains("response 200 /img/h1.png"))
+        #expect(!listing.contains { $0.contains("deep.html") })
+    }
+
+    @Test("nothing recordable: exit 66, the reason on stderr, no file written")
+    func nothingRecorded() throws {
+        let scratch = try Scratch()
+        let archive = scratch.file("none.webarc")
+        let url = "http://127.0.0.1:\(try LocalHTTPServer.refusedPort())/"
+        let capture = try CLIRunner.run(["capture", url, "-o", archive])
+        #expect(capture.status == 66)
+        #expect(capture.stderr.contains("nothing recorded"))
+        #expect(capture.stderr.contains(url))
+        #expect(!FileManager.default.fileExists(atPath: archive))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).isEmpty)
+    }
+
+    @Test("an existing output is refused without --force and replaced with it; bad arguments exit 64")
+    func existingOutput() throws {
+        let server = try LocalHTTPServer(handler: Self.site)
+        defer { server.stop() }
+        let scratch = try Scratch()
+        let archive = scratch.file("kept.webarc")
+        try scratch.write("kept.webarc", "not an archive")
+        let refused = try CLIRunner.run(["capture", server.url("/deep.html"), "-o", archive, "--quiet"])
+        #expect(refused.status == 73)
+        #expect(refused.stderr.contains(archive))
+        #expect(FileManager.default.contents(atPath: archive) == Data("not an archive".utf8))
+        #expect(server.received.isEmpty)
+        let forced = try CLIRunner.run(["capture", server.url("/deep.html"), "-o", archive, "--force", "--quiet"])
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(forced.stderr.isEmpty)
+        #expect(try Self.listing(archive, server: server) == ["response 200 /deep.html"])
+        #expect(try CLIRunner.run(["capture", "ftp://127.0.0.1/", "-o", scratch.file("x.webarc")]).status == 64)
+        #expect(try CLIRunner.run(["capture", server.url("/"), "-o", scratch.file("x.webarc"), "--depth", "-1"]).status == 64)
+    }
+}

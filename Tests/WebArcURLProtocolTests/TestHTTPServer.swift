@@ -1,0 +1,154 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A tiny HTTP/1.1 server on 127.0.0.1 for tests: one request per connection, answered by a closure.
+final class TestHTTPServer: Sendable {
+    struct Request: Sendable {
+        var method: String
+        /// Path and query, as sent.
+        var target: String
+        var headers: [String: String]
+    }
+
+    struct Response: Sendable {
+        var status: Int
+        var headers: [(String, String)] = []
+        var body: [UInt8] = []
+
+        init(status: Int = 200, headers: [(String, String)] = [], body: [UInt8] = []) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+        }
+
+        init(status: Int = 200, headers: [(String, String)] = [], text: String) {
+            self.init(status: status, headers: headers, body: Array(text.utf8))
+        }
+    }
+
+    let port: Int
+    private let listener: Int32
+    private let requests = Mutex<[Request]>([])
+    private let handler: @Sendable (Request) -> Response
+
+    /// Starts listening on 127.0.0.1 with a port the system picks.
+    init(handler: @escaping @Sendable (Request) -> Response) throws {
+        self.handler = handler
+        #if canImport(Glibc)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 512) == 0 else {
+            close(fd)
+            throw POSIXError(.EADDRINUSE)
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        listener = fd
+        let thread = Thread { [self] in acceptLoop() }
+        thread.start()
+    }
+
+    /// The URL of `path` on this server.
+    func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+
+    /// Every request received so far.
+    var received: [Request] { requests.withLock { $0 } }
+
+    /// Stops accepting connections.
+    func stop() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+
+    private func acceptLoop() {
+        while true {
+            let connection = accept(listener, nil, nil)
+            if connection < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            DispatchQueue.global().async { [self] in serve(connection) }
+        }
+    }
+
+    private func serve(_ connection: Int32) {
+        defer { close(connection) }
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        var headEnd: Int?
+        while headEnd == nil {
+            let count = read(connection, &chunk, chunk.count)
+            guard count > 0 else { return }
+            buffer += chunk[0..<count]
+            headEnd = buffer.indices.dropLast(3).first { buffer[$0...$0 + 3].elementsEqual([13, 10, 13, 10]) }
+        }
+        let head = String(decoding: buffer[0..<headEnd!], as: UTF8.self).components(separatedBy: "\r\n")
+        let requestLine = head[0].split(separator: " ")
+        guard requestLine.count >= 2 else { return }
+        var headers: [String: String] = [:]
+        for line in head.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        var bodyCount = buffer.count - headEnd! - 4
+        let wanted = Int(headers["content-length"] ?? "0") ?? 0
+        while bodyCount < wanted {
+            let count = read(connection, &chunk, chunk.count)
+            guard count > 0 else { break }
+            bodyCount += count
+        }
+        let request = Request(method: String(requestLine[0]), target: String(requestLine[1]), headers: headers)
+        requests.withLock { $0.append(request) }
+        let response = handler(request)
+        var out = "HTTP/1.1 \(response.status) \(HTTPURLResponseReason.phrase(response.status))\r\n"
+        for (name, value) in response.headers { out += "\(name): \(value)\r\n" }
+        out += "Content-Length: \(request.method == "HEAD" ? 0 : response.body.count)\r\nConnection: close\r\n\r\n"
+        var bytes = Array(out.utf8)
+        if request.method != "HEAD" { bytes += response.body }
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+            guard count > 0 else { return }
+            sent += count
+        }
+    }
+}
+
+/// Reason phrases for the statuses tests use.
+enum HTTPURLResponseReason {
+    static func phrase(_ status: Int) -> String {
+        switch status {
+        case 200: "OK"
+        case 301: "Moved Permanently"
+        case 302: "Found"
+        case 303: "See Other"
+        case 307: "Temporary Redirect"
+        case 308: "Permanent Redirect"
+        case 401: "Unauthorized"
+        case 404: "Not Found"
+        case 500: "Internal Server Error"
+        default: "Status"
+        }
+    }
+}

@@ -84,6 +84,8 @@ public enum WebArcError: Error, Equatable, Sendable, CustomStringConvertible {
             .corruptIndex(_, let offset, _), .duplicateKey(_, _, let offset), .unsupportedCodec(_, _, let offset),
             .corruptChunk(_, let offset), .bodyDigest(_, let offset, _), .trailingData(let offset, _):
             offset
+        case .empty, .notAnArchive: 0
+        case .unsupportedVersion: 8
         default: nil
         }
     }

@@ -32,6 +32,7 @@ struct WebArcCommand: AsyncParsableCommand {
                 return
             }
             var command = try parseAsRoot()
+            if !(command is Serve) { InterruptCleanup.install() }
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

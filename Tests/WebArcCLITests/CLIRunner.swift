@@ -24,7 +24,9 @@ struct CLIRunner {
 
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    static func run(_ arguments: [String], in directory: String? = nil) throws -> Result {
+    /// Runs the binary with `arguments`; a run still going after `timeout` seconds is killed and
+    /// reported with status -1, so a hang fails the test instead of stalling the suite.
+    static func run(_ arguments: [String], in directory: String? = nil, timeout: Double = 120) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
@@ -34,10 +36,14 @@ struct CLIRunner {
         process.standardOutput = out
         process.standardError = err
         try process.run()
+        let watchdog = DispatchWorkItem { [process] in if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+        defer { watchdog.cancel() }
         let errorReader = Thread.detachNewThreadWithResult { err.fileHandleForReading.readDataToEndOfFile() }
         let output = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: output, stderr: String(decoding: errorReader.value, as: UTF8.self))
+        let killed = process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL
+        return Result(status: killed ? -1 : process.terminationStatus, stdout: output, stderr: String(decoding: errorReader.value, as: UTF8.self))
     }
 }
 

@@ -47,8 +47,9 @@ public struct FileHeader: Equatable, Sendable {
                 major: majorVersion, minor: minorVersion, supportedMajor: Self.supportedMajor)
         }
         guard bytes.count >= Self.size else {
+            // Spec Appendix A: a truncation names the first missing byte, the file's length.
             throw WebArcError.truncated(
-                section: "header", offset: 0, needed: UInt64(Self.size), available: UInt64(bytes.count))
+                section: "header", offset: UInt64(bytes.count), needed: UInt64(Self.size - bytes.count), available: 0)
         }
         let stored = Array(bytes[Self.checkOffset..<Self.size])
         guard stored == Self.check(bytes[0..<Self.checkOffset]) else {

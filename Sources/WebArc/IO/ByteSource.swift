@@ -23,9 +23,21 @@ public final class FileByteSource: ByteSource {
 
     /// Opens `path` for reading.
     ///
-    /// - Throws: ``WebArcError/io(path:operation:errno:)`` when it cannot be opened or is a directory.
+    /// - Throws: ``WebArcError/io(path:operation:errno:)`` when it cannot be opened, is a directory, or
+    ///   is not a regular file (a FIFO, socket or device is refused without blocking).
     public init(path: String) throws {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let (fd, length) = try Self.openRegularFile(path)
+        descriptor = fd
+        self.path = path
+        size = length
+    }
+
+    deinit { close(descriptor) }
+
+    /// Opens a regular file without ever blocking (`O_NONBLOCK`, so a FIFO cannot stall the open)
+    /// and returns its descriptor and size; anything else is refused with the path named.
+    static func openRegularFile(_ path: String) throws -> (descriptor: Int32, size: UInt64) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw WebArcError.io(path: path, operation: "open", errno: errno) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
@@ -33,16 +45,17 @@ public final class FileByteSource: ByteSource {
             close(fd)
             throw WebArcError.io(path: path, operation: "stat", errno: code)
         }
-        if (info.st_mode & S_IFMT) == S_IFDIR {
+        switch info.st_mode & S_IFMT {
+        case S_IFREG:
+            return (fd, UInt64(info.st_size))
+        case S_IFDIR:
             close(fd)
             throw WebArcError.io(path: path, operation: "read", errno: EISDIR)
+        default:
+            close(fd)
+            throw WebArcError.io(path: path, operation: "read (not a regular file)", errno: EINVAL)
         }
-        descriptor = fd
-        self.path = path
-        size = UInt64(info.st_size)
     }
-
-    deinit { close(descriptor) }
 
     public func read(at offset: UInt64, count: Int) throws -> [UInt8] {
         guard count > 0 else { return [] }
@@ -79,7 +92,10 @@ public struct DataByteSource: ByteSource {
     public init(_ data: Data) { self.data = data }
 
     /// Maps the file at `path` into memory; pages load on first touch.
+    ///
+    /// - Throws: ``WebArcError/io(path:operation:errno:)`` as ``FileByteSource/init(path:)`` does.
     public init(mapping path: String) throws {
+        close(try FileByteSource.openRegularFile(path).descriptor)
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
         } catch {

@@ -34,6 +34,7 @@ final class OutputFile {
         guard fd >= 0 else { throw WebArcError.io(path: targetPath, operation: "create temporary file for", errno: errno) }
         descriptor = fd
         temporaryPath = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        PendingOutputs.register(temporaryPath)
         buffer.reserveCapacity(bufferLimit)
     }
 
@@ -99,15 +100,18 @@ final class OutputFile {
         if !overwrite && access(targetPath, F_OK) == 0 {
             unlink(temporaryPath)
             committed = true
+            PendingOutputs.unregister(temporaryPath)
             throw WebArcError.outputExists(path: targetPath)
         }
         guard rename(temporaryPath, targetPath) == 0 else {
             let code = errno
             unlink(temporaryPath)
             committed = true
+            PendingOutputs.unregister(temporaryPath)
             throw WebArcError.io(path: targetPath, operation: "rename onto", errno: code)
         }
         committed = true
+        PendingOutputs.unregister(temporaryPath)
         let slash = targetPath.lastIndex(of: "/")
         let directory = slash.map { String(targetPath[..<$0]) } ?? "."
         let folder = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY)
@@ -127,5 +131,6 @@ final class OutputFile {
             unlink(temporaryPath)
             committed = true
         }
+        PendingOutputs.unregister(temporaryPath)
     }
 }

@@ -21,6 +21,9 @@ public struct SitePacker {
         public var created: Date?
         /// LZ4 level: 1 fast, 3–12 LZ4HC (see ``ArchiveWriter/Options/compressionLevel``).
         public var compressionLevel: Int
+        /// Files larger than this are streamed through the writer chunk by chunk (memory stays at a
+        /// few chunks whatever their size); smaller ones are read and compressed on every core.
+        public var streamingThreshold: UInt64 = SitePacker.parallelLimit
 
         /// Makes options.
         public init(
@@ -82,7 +85,7 @@ public struct SitePacker {
     public static let defaultLevel = 3
 
     /// Bodies up to this size are read and compressed in parallel; larger ones stream.
-    static let parallelLimit: UInt64 = 8 << 20
+    public static let parallelLimit: UInt64 = 8 << 20
     /// Bytes of prepared bodies held at once.
     static let windowBytes: UInt64 = 16 << 20
 
@@ -118,12 +121,18 @@ public struct SitePacker {
         while start < files.count {
             var end = start
             var windowBytes: UInt64 = 0
-            while end < files.count, files[end].size <= Self.parallelLimit, windowBytes < Self.windowBytes {
+            while end < files.count, files[end].size <= options.streamingThreshold, windowBytes < Self.windowBytes {
                 windowBytes += files[end].size
                 end += 1
             }
             if end == start {
-                let body = try writer.failing { try writer.addBody(contentsOfFile: files[start].readPath) }
+                // One large file: progress moves with every piece read, not only when the file is done.
+                let before = doneBytes
+                let body = try writer.failing {
+                    try writer.addBody(contentsOfFile: files[start].readPath) { read in
+                        progress?(start, files.count, before + read, totalBytes)
+                    }
+                }
                 try addRecords(for: files[start], body: body, writer: writer, summary: &summary)
                 end = start + 1
             } else {

@@ -127,6 +127,8 @@ public struct SiteUnpacker {
         let temporary = directory + "/.webarc-unpack-\(getpid())-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw WebArcError.io(path: temporary, operation: "create", errno: errno) }
+        PendingOutputs.register(temporary)
+        defer { PendingOutputs.unregister(temporary) }
         do {
             defer { close(fd) }
             try reader.forEachChunk(of: body) { bytes in

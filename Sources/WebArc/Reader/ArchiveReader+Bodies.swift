@@ -20,6 +20,19 @@ extension ArchiveReader {
         throw WebArcError.bodyNotFound(body: reference)
     }
 
+    /// The absolute offset of the `BTAB` entry for `reference`, found by binary search.
+    func bodyTableOffset(of reference: BodyReference) -> UInt64? {
+        var low = 0
+        var high = bodyTable.count
+        while low < high {
+            let middle = (low + high) / 2
+            guard var reader = try? bodyTable.entry(middle, from: source), let entry = try? BodyEntry(parsing: &reader) else { return nil }
+            if entry.reference == reference { return bodyTable.offset(of: middle) }
+            if entry.reference < reference { low = middle + 1 } else { high = middle }
+        }
+        return nil
+    }
+
     /// The body table entry at position `index` (digest order).
     func bodyEntry(at index: Int) throws -> BodyEntry {
         var reader = try bodyTable.entry(index, from: source)
@@ -123,23 +136,23 @@ extension ArchiveReader {
 
     /// Decodes a whole body and checks its MD5 and length against the body table (spec §8).
     ///
-    /// - Throws: `bodyDigest` on a mismatch, chunk errors when a chunk does not decode.
+    /// - Throws: `bodyDigest` naming the body's `BTAB` entry on a mismatch, chunk errors when a
+    ///   chunk does not decode.
     public func verifyBody(_ entry: BodyEntry) throws {
         var hasher = Insecure.MD5()
         var length: UInt64 = 0
-        var firstOffset = sections.bodyData.offset
-        for (position, (index, chunk)) in try chunkEntries(of: entry).enumerated() {
-            if position == 0 { firstOffset = chunk.offset }
+        let tableOffset = bodyTableOffset(of: entry.reference) ?? sections.bodyTable.offset
+        for (index, chunk) in try chunkEntries(of: entry) {
             let bytes = try decodeChunk(chunk, index: index)
             bytes.withUnsafeBytes { hasher.update(bufferPointer: $0) }
             length += UInt64(bytes.count)
         }
         guard length == entry.length else {
-            throw WebArcError.bodyDigest(body: entry.reference, offset: firstOffset, reason: "decodes to \(length) bytes, table says \(entry.length)")
+            throw WebArcError.bodyDigest(body: entry.reference, offset: tableOffset, reason: "decodes to \(length) bytes, table says \(entry.length)")
         }
         let digest = BodyDigest(hasher.finalize())
         guard digest == entry.reference.digest else {
-            throw WebArcError.bodyDigest(body: entry.reference, offset: firstOffset, reason: "bytes hash to \(digest.hex)")
+            throw WebArcError.bodyDigest(body: entry.reference, offset: tableOffset, reason: "bytes hash to \(digest.hex)")
         }
     }
 }

@@ -4,6 +4,7 @@ extension ArchiveVerifier {
     static func checkObjectsAndLookup(_ reader: ArchiveReader, _ report: inout VerificationReport) {
         report.checks += ["objects", "lookup", "references", "redirects"]
         var recordObjects = Set<UInt32>()
+        var undecodable = Set<UInt32>()
         var requestObjects = Set<UInt32>()
         for id in 0..<UInt32(reader.objectCount) {
             do {
@@ -16,6 +17,7 @@ extension ArchiveVerifier {
                 }
             } catch let error as WebArcError {
                 report.add("objects", error, record: id)
+                undecodable.insert(id)
             } catch {}
         }
         var seen = Set<UInt32>()
@@ -34,6 +36,8 @@ extension ArchiveVerifier {
                     report.add("lookup", .corruptIndex(section: "LKUP", offset: entryOffset, reason: "record \(objectID) has two entries"), record: objectID)
                     continue
                 }
+                // An object that did not decode was reported under `objects`; its entry adds nothing.
+                if undecodable.contains(objectID) { continue }
                 guard recordObjects.contains(objectID), let record = try reader.record(objectID) else {
                     report.add("lookup", .corruptIndex(section: "LKUP", offset: entryOffset, reason: "entry \(index) names object \(objectID), not a response or redirect"))
                     continue
@@ -65,20 +69,20 @@ extension ArchiveVerifier {
         switch record {
         case .response(let response):
             guard (100...599).contains(response.status) else {
-                report.add("references", .corruptIndex(section: "OBJS", offset: 0, reason: "status \(response.status) is not 100–599"), record: objectID, url: url)
+                report.add("references", .corruptIndex(section: "OBJS", offset: fieldOffset(reader, objectID, "status"), reason: "status \(response.status) is not 100–599"), record: objectID, url: url)
                 return
             }
             do {
                 let body = try reader.bodyEntry(response.body)
                 if body.length != response.bodyLength {
-                    report.add("references", .corruptIndex(section: "OBJS", offset: 0, reason: "bodyLength \(response.bodyLength) but body \(response.body) holds \(body.length) bytes"), record: objectID, url: url)
+                    report.add("references", .corruptIndex(section: "OBJS", offset: fieldOffset(reader, objectID, "bodyLength"), reason: "bodyLength \(response.bodyLength) but body \(response.body) holds \(body.length) bytes"), record: objectID, url: url)
                 }
             } catch let error as WebArcError {
                 report.add("references", error, record: objectID, url: url)
             }
         case .redirect(let redirect):
             guard RedirectRecord.allowedStatuses.contains(redirect.status) else {
-                report.add("redirects", .corruptIndex(section: "OBJS", offset: 0, reason: "redirect status \(redirect.status)"), record: objectID, url: url)
+                report.add("redirects", .corruptIndex(section: "OBJS", offset: fieldOffset(reader, objectID, "status"), reason: "redirect status \(redirect.status)"), record: objectID, url: url)
                 return
             }
             do {
@@ -89,5 +93,12 @@ extension ArchiveVerifier {
                 report.add("redirects", error, record: objectID, url: url)
             }
         }
+    }
+
+    /// The absolute offset of field `key` of object `id` (its key), or of the object when the field
+    /// cannot be found, so that a record-level problem still points at bytes in the file.
+    private static func fieldOffset(_ reader: ArchiveReader, _ id: UInt32, _ key: String) -> UInt64 {
+        guard let object = try? reader.object(id) else { return reader.objects.section.offset }
+        return object.fields[key]?.offset ?? object.offset
     }
 }

@@ -9,8 +9,8 @@ import Synchronization
 /// if !report.passed { report.problems.forEach { print($0) } }
 /// ```
 public enum ArchiveVerifier {
-    /// Progress of the body-digest check: body bytes hashed so far and in all.
-    public typealias Progress = @Sendable (_ done: UInt64, _ total: UInt64) -> Void
+    /// Progress of the body-digest check: bodies and body bytes hashed so far, and in all.
+    public typealias Progress = @Sendable (_ bodies: Int, _ totalBodies: Int, _ done: UInt64, _ total: UInt64) -> Void
 
     /// Opens and verifies the archive at `path`; an archive that does not open yields one problem.
     public static func verify(path: String, progress: Progress? = nil) -> VerificationReport {
@@ -43,8 +43,8 @@ public enum ArchiveVerifier {
     public static func verify(_ reader: ArchiveReader, progress: Progress? = nil) -> VerificationReport {
         var report = VerificationReport()
         report.checks = ["header", "sections"]
-        run("appendix", &report) { try checkAppendix(reader) }
-        run("index-digest", &report) { try checkIndexDigest(reader) }
+        run("appendix", &report) { try checkAppendix(reader); return [] }
+        run("index-digest", &report) { try checkIndexDigest(reader); return [] }
         run("strings", &report) { try checkStrings(reader) }
         run("chunks", &report) { try checkChunks(reader) }
         run("bodies", &report) { try checkBodyTable(reader) }
@@ -53,10 +53,12 @@ public enum ArchiveVerifier {
         return report
     }
 
-    private static func run(_ check: String, _ report: inout VerificationReport, _ body: () throws -> Void) {
+    /// Runs one named check: the problems it returns are added, and a thrown error (one that stops
+    /// the check because what follows cannot be read) is added as its last problem.
+    private static func run(_ check: String, _ report: inout VerificationReport, _ body: () throws -> [WebArcError]) {
         report.checks.append(check)
         do {
-            try body()
+            for problem in try body() { report.add(check, problem) }
         } catch let error as WebArcError {
             report.add(check, error)
         } catch {
@@ -85,7 +87,9 @@ public enum ArchiveVerifier {
         }
     }
 
-    static func checkStrings(_ reader: ArchiveReader) throws {
+    /// Every string that is not UTF-8 is a problem; string bounds out of order stop the check.
+    static func checkStrings(_ reader: ArchiveReader) throws -> [WebArcError] {
+        var problems: [WebArcError] = []
         let table = reader.strings
         let section = table.section
         let bytes = try reader.source.read(at: section.offset, count: Int(section.length))
@@ -100,23 +104,34 @@ public enum ArchiveVerifier {
                 throw WebArcError.corruptIndex(section: "STRS", offset: entryOffset, reason: "string \(index) ends at \(end), out of order or bounds")
             }
             let start = area.startIndex + Int(previous)
-            guard String(validating: area[start..<area.startIndex + Int(end)], as: UTF8.self) != nil else {
-                throw WebArcError.corruptIndex(section: "STRS", offset: table.areaOffset + previous, reason: "string \(index) is not valid UTF-8")
+            if String(validating: area[start..<area.startIndex + Int(end)], as: UTF8.self) == nil {
+                problems.append(.corruptIndex(section: "STRS", offset: table.areaOffset + previous, reason: "string \(index) is not valid UTF-8"))
             }
             previous = end
         }
         guard previous == table.areaLength else {
             throw WebArcError.corruptIndex(section: "STRS", offset: ends.offset, reason: "strings end at \(previous), the area at \(table.areaLength)")
         }
+        return problems
     }
 
-    static func checkChunks(_ reader: ArchiveReader) throws {
+    /// Every chunk entry out of bounds, every gap or overlap in `BDAT` and non-zero padding is a problem.
+    static func checkChunks(_ reader: ArchiveReader) throws -> [WebArcError] {
+        var problems: [WebArcError] = []
         var extents: [(offset: UInt64, length: UInt64)] = []
         extents.reserveCapacity(reader.chunkCount)
         for index in 0..<reader.chunkCount {
             var cursor = try reader.chunkTable.entry(index, from: reader.source)
             let entry = try ChunkEntry(parsing: &cursor)
-            try reader.check(entry, index: UInt64(index))
+            do {
+                try reader.check(entry, index: UInt64(index))
+            } catch let error as WebArcError {
+                problems.append(error)
+                // An entry whose bytes still lie inside BDAT covers them (an unknown codec), so that
+                // one bad field is not also reported as a gap.
+                let data = reader.sections.bodyData
+                guard entry.offset >= data.offset, entry.offset <= data.end, UInt64(entry.storedLength) <= data.end - entry.offset else { continue }
+            }
             extents.append((entry.offset, UInt64(entry.storedLength)))
         }
         extents.sort { ($0.offset, $0.length) < ($1.offset, $1.length) }
@@ -125,39 +140,49 @@ public enum ArchiveVerifier {
         var last: (offset: UInt64, length: UInt64)?
         for extent in extents {
             if let last, last == extent { continue }
-            guard extent.offset == position else {
-                throw WebArcError.corruptIndex(
+            if extent.offset != position {
+                problems.append(.corruptIndex(
                     section: "CTAB", offset: extent.offset,
-                    reason: extent.offset > position ? "BDAT bytes \(position)..<\(extent.offset) belong to no chunk" : "chunks overlap at \(extent.offset)")
+                    reason: extent.offset > position ? "BDAT bytes \(position)..<\(extent.offset) belong to no chunk" : "chunks overlap at \(extent.offset)"))
             }
-            position += extent.length
+            position = max(position, extent.offset + extent.length)
             last = extent
         }
-        guard position == data.end else {
-            throw WebArcError.corruptIndex(section: "BDAT", offset: position, reason: "BDAT bytes \(position)..<\(data.end) belong to no chunk")
+        if position < data.end {
+            problems.append(.corruptIndex(section: "BDAT", offset: position, reason: "BDAT bytes \(position)..<\(data.end) belong to no chunk"))
         }
         let padding = try reader.source.read(at: data.end, count: Int(reader.header.indexOffset - data.end))
         if let nonZero = padding.firstIndex(where: { $0 != 0 }) {
-            throw WebArcError.corruptIndex(section: "padding", offset: data.end + UInt64(nonZero), reason: "padding before the index is not zero")
+            problems.append(.corruptIndex(section: "padding", offset: data.end + UInt64(nonZero), reason: "padding before the index is not zero"))
         }
+        return problems
     }
 
-    static func checkBodyTable(_ reader: ArchiveReader) throws {
+    /// Every body entry out of order, or whose chunks do not add up to its length, is a problem.
+    static func checkBodyTable(_ reader: ArchiveReader) throws -> [WebArcError] {
+        var problems: [WebArcError] = []
         var previous: BodyReference?
         for index in 0..<reader.bodyCount {
             let entry = try reader.bodyEntry(at: index)
             if let previous, !(previous < entry.reference) {
-                throw WebArcError.corruptIndex(section: "BTAB", offset: reader.bodyTable.offset(of: index), reason: "body \(entry.reference) is out of order")
+                problems.append(.corruptIndex(section: "BTAB", offset: reader.bodyTable.offset(of: index), reason: "body \(entry.reference) is out of order"))
             }
             previous = entry.reference
-            let chunks = try reader.chunkEntries(of: entry)
+            let chunks: [(index: UInt64, entry: ChunkEntry)]
+            do {
+                chunks = try reader.chunkEntries(of: entry)
+            } catch let error as WebArcError {
+                problems.append(error)
+                continue
+            }
             let sum = chunks.reduce(UInt64(0)) { $0 + UInt64($1.entry.rawLength) }
-            guard sum == entry.length else {
-                throw WebArcError.corruptIndex(
+            if sum != entry.length {
+                problems.append(.corruptIndex(
                     section: "BTAB", offset: reader.bodyTable.offset(of: index) + 24,
-                    reason: "body \(entry.reference) length \(entry.length) but its chunks hold \(sum) bytes")
+                    reason: "body \(entry.reference) length \(entry.length) but its chunks hold \(sum) bytes"))
             }
         }
+        return problems
     }
 
     static func checkBodyDigests(_ reader: ArchiveReader, _ report: inout VerificationReport, progress: Progress?) {
@@ -168,6 +193,7 @@ public enum ArchiveVerifier {
         }
         let total = entries.reduce(UInt64(0)) { $0 + $1.length }
         let done = Atomic<UInt64>(0)
+        let hashed = Atomic<Int>(0)
         let failures = Mutex<[(Int, WebArcError)]>([])
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
         let frozen = entries
@@ -181,11 +207,31 @@ public enum ArchiveVerifier {
                     failures.withLock { $0.append((index, .corruptChunk(chunk: 0, offset: 0))) }
                 }
                 let now = done.add(frozen[index].length, ordering: .relaxed).newValue
-                progress?(now, total)
+                let bodies = hashed.add(1, ordering: .relaxed).newValue
+                progress?(bodies, frozen.count, now, total)
             }
         }
-        for (_, error) in failures.withLock({ $0 }).sorted(by: { $0.0 < $1.0 }) { report.add("body-digests", error) }
+        let failed = failures.withLock { $0 }.sorted { $0.0 < $1.0 }
+        let users = failed.isEmpty ? [:] : firstRecords(in: reader, using: Set(failed.map { frozen[$0.0].reference }))
+        for (index, error) in failed {
+            let user = users[frozen[index].reference]
+            report.add("body-digests", error, record: user?.record, url: user?.url)
+        }
         report.bodies = entries.count
         report.bodyBytes = total
+    }
+
+    /// For each body in `bodies`, the first record (in lookup order) that serves it, so that a damaged
+    /// body is reported with a record and URL a person can act on. Only run when a body failed.
+    static func firstRecords(in reader: ArchiveReader, using bodies: Set<BodyReference>) -> [BodyReference: (record: UInt32, url: String)] {
+        var found: [BodyReference: (record: UInt32, url: String)] = [:]
+        for index in 0..<reader.lookupTable.count where found.count < bodies.count {
+            guard let (_, objectID) = try? reader.lookupEntry(index),
+                case .response(let response)? = try? reader.record(objectID),
+                bodies.contains(response.body), found[response.body] == nil
+            else { continue }
+            found[response.body] = (objectID, response.request.url)
+        }
+        return found
     }
 }

@@ -31,11 +31,19 @@ extension ArchiveWriter {
 
     /// Adds a file's contents, streamed chunk by chunk so memory stays bounded whatever its size.
     ///
+    /// - Parameter progress: called after each piece (at most 256 KiB) with the bytes read so far.
     /// - Throws: `io` naming the file when it cannot be read.
-    public func addBody(contentsOfFile path: String) throws -> StoredBody {
+    public func addBody(contentsOfFile path: String, progress: ((UInt64) -> Void)? = nil) throws -> StoredBody {
         try ensureOpen()
         var stream = BodyStream(writer: self)
-        try failing { try FileInput.forEachPiece(of: path) { try stream.append($0) } }
+        var read: UInt64 = 0
+        try failing {
+            try FileInput.forEachPiece(of: path) { piece in
+                try stream.append(piece)
+                read += UInt64(piece.count)
+                progress?(read)
+            }
+        }
         return try stream.finish()
     }
 

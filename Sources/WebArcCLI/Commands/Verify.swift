@@ -28,11 +28,14 @@ struct Verify: ParsableCommand {
     var quiet = false
 
     func run() throws {
-        var info = stat()
-        if stat(archive, &info) != 0 { throw CommandFailure(.io(path: archive, operation: "open", errno: errno), file: archive) }
-        let progress = ProgressReporter(label: "verifying", quiet: quiet || json)
+        // A file that cannot be opened as an archive at all (missing, a folder, a FIFO, no permission)
+        // is missing input (66), like every other command says; only what opens gets the checks.
+        do { _ = try FileByteSource(path: archive) } catch let error as WebArcError { throw CommandFailure(error, file: archive) }
+        let progress = ProgressReporter(label: "verifying", quiet: quiet || json, unit: "bodies")
         let started = Date()
-        let report = ArchiveVerifier.verify(path: archive) { done, total in progress.update(bytes: done, totalBytes: total) }
+        let report = ArchiveVerifier.verify(path: archive) { bodies, totalBodies, done, total in
+            progress.update(items: bodies, totalItems: totalBodies, bytes: done, totalBytes: total)
+        }
         progress.finish()
         let seconds = Date().timeIntervalSince(started)
         if json {
@@ -61,7 +64,3 @@ struct Verify: ParsableCommand {
         if !report.passed { throw ExitCode(ExitCodes.dataError) }
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif

@@ -32,7 +32,7 @@ enum ExitCodes {
         switch error {
         case .outputExists: cannotCreate
         case .io(_, let operation, let errno):
-            if operation.hasPrefix("open") || operation == "stat" || errno == 2 || errno == 13 || errno == 21 {
+            if operation.hasPrefix("open") || operation.contains("not a regular file") || operation == "stat" || errno == 2 || errno == 13 || errno == 21 {
                 operation.contains("temporary") || operation.contains("create") ? cannotCreate : noInput
             } else if operation.contains("temporary") || operation.contains("create") || operation.contains("rename") {
                 cannotCreate

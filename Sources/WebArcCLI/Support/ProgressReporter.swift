@@ -9,8 +9,12 @@ final class ProgressReporter: @unchecked Sendable {
     private var lastDraw = Date.distantPast
     private let lock = NSLock()
 
-    init(label: String, quiet: Bool) {
+    /// What the items are called on the line (`files`, `bodies`).
+    private let unit: String
+
+    init(label: String, quiet: Bool, unit: String = "files") {
         self.label = label
+        self.unit = unit
         enabled = !quiet && Output.stderrIsTerminal
     }
 
@@ -25,7 +29,7 @@ final class ProgressReporter: @unchecked Sendable {
             let rate = Double(bytes) / elapsed
             let remaining = rate > 0 ? Double(totalBytes - min(bytes, totalBytes)) / rate : 0
             var line = "\(label)"
-            if let items, let totalItems { line += " \(items)/\(totalItems) files" }
+            if let items, let totalItems { line += " \(items)/\(totalItems) \(unit)" }
             line += "  \(Self.size(bytes))/\(Self.size(totalBytes))  \(Self.size(UInt64(rate)))/s  ETA \(Int(remaining.rounded()))s"
             FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
         }

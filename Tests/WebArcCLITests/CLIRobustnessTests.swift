@@ -1,0 +1,164 @@
+import Foundation
+import Testing
+import WebArc
+
+/// Inputs that are not archives at all, progress on a terminal, and interrupted writes.
+@Suite("webarc command line: bad inputs, progress, interrupts", .serialized)
+struct CLIRobustnessTests {
+    static let vectors = CLIRunner.repository.appendingPathComponent("Spec/vectors").path
+    static let readingCommands: [[String]] = [["verify"], ["info"], ["ls"], ["cat"], ["unpack"]]
+
+    /// The arguments that make `command` read `archive` (cat needs a URL, unpack an output folder).
+    static func arguments(_ command: [String], _ archive: String, scratch: Scratch) -> [String] {
+        switch command {
+        case ["cat"]: command + [archive, "http://localhost/"]
+        case ["unpack"]: command + [archive, "-o", scratch.file("out-\(UUID().uuidString)")]
+        default: command + [archive]
+        }
+    }
+
+    @Test("a FIFO or a folder given as the archive is refused at once with exit 66, never a hang")
+    func notRegularFiles() throws {
+        let scratch = try Scratch()
+        let fifo = scratch.file("pipe.webarc")
+        #expect(mkfifo(fifo, 0o644) == 0)
+        let folder = scratch.file("folder.webarc")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for (input, message) in [(fifo, "not a regular file"), (folder, "directory")] {
+            for command in Self.readingCommands {
+                let result = try CLIRunner.run(Self.arguments(command, input, scratch: scratch), timeout: 20)
+                #expect(result.status == 66, "\(command) \(input): \(result.status) \(result.stderr)")
+                #expect(result.stderr.contains(input) && result.stderr.lowercased().contains(message), "\(command): \(result.stderr)")
+                #expect(result.stderr.split(separator: "\n").count == 1, "\(command): \(result.stderr)")
+            }
+        }
+    }
+
+    @Test("an archive of a newer major version is refused by every command, naming both versions")
+    func newerMajorVersion() throws {
+        let scratch = try Scratch()
+        let archive = Self.vectors + "/invalid/major-version-2.webarc"
+        for command in Self.readingCommands {
+            let result = try CLIRunner.run(Self.arguments(command, archive, scratch: scratch))
+            #expect(result.status == 65, "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("2") && result.stderr.contains("1"), "\(command): \(result.stderr)")
+            #expect(result.stderr.lowercased().contains("upgrade"), "\(command): \(result.stderr)")
+        }
+    }
+
+    @Test("every invalid vector gives every reading command a non-zero exit and one line on stderr")
+    func invalidVectorsThroughTheBinary() throws {
+        let scratch = try Scratch()
+        let folder = Self.vectors + "/invalid"
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".webarc") }.sorted()
+        #expect(files.count >= 20)
+        for file in files {
+            let verify = try CLIRunner.run(["verify", folder + "/" + file, "--quiet"], timeout: 30)
+            #expect(verify.status == 65, "\(file): \(verify.status) \(verify.stderr)")
+            #expect(!verify.stderr.isEmpty, "\(file)")
+            for command in [["info"], ["ls"]] {
+                let result = try CLIRunner.run(Self.arguments(command, folder + "/" + file, scratch: scratch), timeout: 30)
+                // Problems only a full verification finds (a body's bytes) may still list or describe.
+                #expect(result.status == 0 || result.status == 65, "\(command) \(file): \(result.status) \(result.stderr)")
+                if result.status == 65 { #expect(result.stderr.split(separator: "\n").count == 1, "\(command) \(file): \(result.stderr)") }
+            }
+        }
+    }
+
+    @Test("progress shows on a terminal (items, bytes, rate, ETA) and never when stderr is a pipe")
+    func progressOnlyOnATerminal() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
+            Issue.record("/usr/bin/script (util-linux) is needed to give the binary a terminal")
+            return
+        }
+        let scratch = try Scratch()
+        let site = scratch.file("site")
+        try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
+        for index in 0..<40 { try Data(repeating: UInt8(index), count: 200_000).write(to: URL(fileURLWithPath: site + "/f\(index).bin")) }
+        let archive = scratch.file("site.webarc")
+        let command = [CLIRunner.binary, "pack", site, "-o", archive].map { "'\($0)'" }.joined(separator: " ")
+        let terminal = Process()
+        terminal.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        terminal.arguments = ["-qec", command, "/dev/null"]
+        let output = Pipe()
+        terminal.standardOutput = output
+        terminal.standardError = output
+        try terminal.run()
+        let screen = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        terminal.waitUntilExit()
+        #expect(terminal.terminationStatus == 0, "\(screen)")
+        #expect(screen.contains("packing") && screen.contains("/40 files") && screen.contains("ETA"), "\(screen)")
+        #expect(screen.contains("/s"), "\(screen)")
+
+        let piped = try CLIRunner.run(["pack", site, "-o", archive, "--force"])
+        #expect(piped.status == 0)
+        #expect(!piped.stderr.contains("ETA") && !piped.stderr.contains("\r"), "\(piped.stderr)")
+        let verify = try CLIRunner.run(["verify", archive])
+        #expect(!verify.stderr.contains("ETA"))
+    }
+
+    @Test("Ctrl-C during a pack leaves neither the output nor a temporary file, and exits 130")
+    func interruptedPack() throws {
+        let scratch = try Scratch()
+        let site = scratch.file("site")
+        try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
+        // Incompressible bytes at LZ4HC level 12 pack slowly enough to be interrupted midway.
+        var generator = SystemRandomNumberGenerator()
+        let big = (0..<(64 << 20) / 8).map { _ in generator.next() as UInt64 }
+        try big.withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: site + "/big.bin")) }
+        let output = scratch.file("out")
+        try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+        let archive = output + "/site.webarc"
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CLIRunner.binary)
+        process.arguments = ["pack", site, "-o", archive, "--level", "12", "--quiet"]
+        process.standardError = Pipe()
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        var sawTemporary = false
+        while Date() < deadline, process.isRunning, !sawTemporary {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []
+            sawTemporary = names.contains { $0.hasPrefix(".site.webarc.tmp-") }
+            if !sawTemporary { usleep(5_000) }
+        }
+        #expect(sawTemporary, "the pack never created its temporary file")
+        usleep(100_000)
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output).isEmpty)
+    }
+
+    @Test("a large file packs through the streaming path and unpacks byte for byte")
+    func largeFileStreams() throws {
+        let scratch = try Scratch()
+        let site = scratch.file("site")
+        try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
+        var bytes = [UInt8](repeating: 0, count: 3 << 20)
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for index in bytes.indices {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            bytes[index] = index % 3 == 0 ? UInt8(truncatingIfNeeded: state >> 56) : UInt8(index % 251)
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: site + "/video.bin"))
+        try Data("<p>small</p>".utf8).write(to: URL(fileURLWithPath: site + "/index.html"))
+        var seen: [UInt64] = []
+        var options = SitePacker.Options()
+        options.streamingThreshold = 1 << 20
+        let archive = scratch.file("site.webarc")
+        _ = try SitePacker(options: options).pack(folder: site, to: archive) { _, _, done, _ in seen.append(done) }
+        // Progress moved inside the large file, not only when it was done.
+        #expect(seen.contains { $0 > 0 && $0 < UInt64(bytes.count) }, "\(seen)")
+        let reader = try ArchiveReader(path: archive)
+        guard case .response(let response)? = try reader.lookup(url: "http://localhost/video.bin")?.record else {
+            Issue.record("video.bin is not in the archive")
+            return
+        }
+        #expect(Array(try reader.body(response.body)) == bytes)
+        #expect(try reader.bodyEntry(response.body).chunkCount == UInt32((bytes.count + (256 << 10) - 1) / (256 << 10)))
+        let unpack = try CLIRunner.run(["unpack", archive, "-o", scratch.file("out")])
+        #expect(unpack.status == 0, "\(unpack.stderr)")
+        #expect(FileManager.default.contents(atPath: scratch.file("out/video.bin")) == Data(bytes))
+    }
+}

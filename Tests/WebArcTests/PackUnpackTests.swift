@@ -65,6 +65,25 @@ struct PackUnpackTests {
         #expect(try SiteUnpacker().unpack(reader, into: folder.file("out")).filesWritten == 0)
     }
 
+    @Test("a file name that is not UTF-8 is listed, fails the pack, and is left out with skipUnreadable")
+    func nonUTF8Name() throws {
+        let folder = try TemporaryFolder()
+        let site = folder.file("site")
+        try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
+        try Data("ok".utf8).write(to: URL(fileURLWithPath: site + "/index.html"))
+        // "caf\xE9.html": Latin-1, not UTF-8.
+        let raw = Array((site + "/caf").utf8) + [0xE9] + Array(".html".utf8) + [0]
+        let fd = raw.withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_WRONLY | O_CREAT, 0o644) }
+        #expect(fd >= 0)
+        close(fd)
+        #expect(throws: SitePacker.Failure.refused([ScanProblem(kind: .unreadable, path: "caf%E9.html", detail: "file name is not UTF-8")])) {
+            try SitePacker(options: .init()).pack(folder: site, to: folder.file("a.webarc"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.file("a.webarc")))
+        let summary = try SitePacker(options: .init(skipUnreadable: true)).pack(folder: site, to: folder.file("a.webarc"))
+        #expect(summary.files == 1 && summary.skipped.map(\.path) == ["caf%E9.html"])
+    }
+
     @Test("many identical files are stored as one body")
     func identicalFiles() throws {
         let folder = try TemporaryFolder()

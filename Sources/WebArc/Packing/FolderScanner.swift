@@ -96,8 +96,14 @@ public struct FolderScanner {
         }
         var names: [String] = []
         while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+            guard let name = String(validating: bytes, as: UTF8.self) else {
+                // URLs and the paths this scanner reads are UTF-8: a name that is not cannot be given
+                // a URL without guessing its encoding, so it is listed (shown percent-encoded).
+                let shown = bytes.map { $0 < 0x80 ? String(UnicodeScalar($0)) : "%" + String($0, radix: 16, uppercase: true) }.joined()
+                problems.append(ScanProblem(
+                    kind: .unreadable, path: relative.isEmpty ? shown : relative + "/" + shown, detail: "file name is not UTF-8"))
+                continue
             }
             if name != "." && name != ".." { names.append(name) }
         }

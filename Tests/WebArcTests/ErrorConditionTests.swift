@@ -22,35 +22,52 @@ struct ErrorConditionTests {
         return (path, Array(try Data(contentsOf: URL(fileURLWithPath: path))))
     }
 
-    @Test("a flipped byte in each region is reported by verify with that region's error")
+    @Test("a flipped byte in each region is reported by verify with that region's exact error and offset")
     func flippedBytes() throws {
         let folder = try TemporaryFolder()
         let (_, bytes) = try Self.sample(in: folder)
         let reader = try ArchiveReader(path: folder.file("sample.webarc"))
         let sections = Dictionary(uniqueKeysWithValues: reader.sectionEntries.map { ($0.type, $0) })
         let header = reader.header
-        // (offset to flip, codes acceptable at open or verify)
-        var cases: [(String, UInt64, Set<String>)] = [
-            ("magic", 1, ["not-an-archive"]),
-            ("header flags", 12, ["header-checksum"]),
-            ("header reserved", 100, ["header-checksum"]),
-            ("header check", 125, ["header-checksum"]),
-            ("section table", header.sectionTableOffset + 30, ["index-digest", "bad-section-table", "unsupported-section"]),
+        // (region, offset to flip, the (code, offset) pairs any one of which the report must hold)
+        var cases: [(String, UInt64, [(String, UInt64)])] = [
+            ("magic", 1, [("not-an-archive", 0)]),
+            ("header flags", 12, [("header-checksum", 120)]),
+            ("header reserved", 100, [("header-checksum", 120)]),
+            ("header check", 125, [("header-checksum", 120)]),
+            ("section table", header.sectionTableOffset + 30, [("index-digest", header.indexOffset)]),
         ]
         for type in ["BTAB", "CTAB", "STRS", "OBJS", "LKUP"] {
-            cases.append((type, sections[type]!.offset + sections[type]!.length / 2, ["index-digest"]))
+            cases.append((type, sections[type]!.offset + sections[type]!.length / 2, [("index-digest", header.indexOffset)]))
         }
-        cases.append(("BDAT text chunk", sections["BDAT"]!.offset + 40, ["corrupt-chunk", "body-digest"]))
-        cases.append(("BDAT raw chunk", sections["BDAT"]!.offset + sections["BDAT"]!.length - 10, ["corrupt-chunk", "body-digest"]))
-        for (name, offset, codes) in cases {
+        // A flipped chunk byte either stops the LZ4 block decoding (`corrupt-chunk` at the chunk's
+        // bytes) or decodes to other bytes (`body-digest` at the body's BTAB entry).
+        for (name, offset) in [("BDAT first chunk", sections["BDAT"]!.offset + 40), ("BDAT last chunk", sections["BDAT"]!.end - 10)] {
+            let (chunkOffset, bodyEntryOffset) = try Self.owners(of: offset, in: reader)
+            cases.append((name, offset, [("corrupt-chunk", chunkOffset), ("body-digest", bodyEntryOffset)]))
+        }
+        for (name, offset, expected) in cases {
             var damaged = bytes
             damaged[Int(offset)] ^= 0x5A
             let path = folder.file("damaged-\(offset).webarc")
             try Data(damaged).write(to: URL(fileURLWithPath: path))
             let report = ArchiveVerifier.verify(path: path)
             #expect(!report.passed, "\(name): flip at \(offset) went unnoticed")
-            #expect(report.problems.contains { codes.contains($0.code) }, "\(name): \(report.problems.map(\.code))")
+            let found = report.problems.map { ($0.code, $0.offset ?? UInt64.max) }
+            #expect(found.contains { problem in expected.contains { $0 == problem } }, "\(name): \(found), expected one of \(expected)")
         }
+    }
+
+    /// The stored offset of the chunk holding byte `offset` of `BDAT`, and the `BTAB` entry offset
+    /// of the body that chunk belongs to.
+    static func owners(of offset: UInt64, in reader: ArchiveReader) throws -> (chunk: UInt64, bodyEntry: UInt64) {
+        for position in 0..<reader.bodyCount {
+            let body = try reader.bodyEntry(atPosition: position)
+            for (_, chunk) in try reader.chunkEntries(of: body) where chunk.offset <= offset && offset < chunk.offset + UInt64(chunk.storedLength) {
+                return (chunk.offset, reader.bodyTable.offset(of: position))
+            }
+        }
+        throw WebArcError.corruptIndex(section: "BDAT", offset: offset, reason: "no chunk holds this byte")
     }
 
     @Test("every byte flipped in turn never crashes; every flip that changes content is caught")

@@ -53,7 +53,10 @@ final class LiveSession: Sendable {
         let task = session.dataTask(with: request)
         router.begin(task, request: request, continuation: continuation)
         continuation.onTermination = { termination in
-            if case .cancelled = termination { task.cancel() }
+            // Cancelling runs this synchronously, and a handler's `stopLoading()` cancels from a
+            // task work queue; swift-corelibs-foundation's `cancel()` waits on the work queues of
+            // every session (they share one target), so calling it from there traps.
+            if case .cancelled = termination { DispatchQueue.global().async { task.cancel() } }
         }
         task.resume()
         return stream

@@ -96,13 +96,21 @@ public final class ArchiveRecorder: Sendable {
 
     /// Fetches `request` from the network and stores the exchange.
     ///
-    /// - Parameter keepingBodyUpTo: return the body in ``Exchange/body`` when it is at most this
-    ///   many bytes (0 keeps none).
+    /// - Parameters:
+    ///   - keepingBodyUpTo: return the body in ``Exchange/body`` when it is at most this many
+    ///     bytes (0 keeps none).
+    ///   - follows: whether to follow a live redirect to a URL (every one by default). A refused
+    ///     hop is stored as a redirect record, and its target is not fetched.
     /// - Throws: the transport's `URLError` (nothing is stored); ``WebArcURLProtocolError`` for a
     ///   redirect loop or too many redirects (the hops are stored, so replay fails the same way),
-    ///   for a recorder already finished, or for an exchange the writer refuses.
-    public func record(_ request: URLRequest, keepingBodyUpTo limit: Int = 0) async throws -> Exchange {
-        let (exchange, spool) = try await perform(request)
+    ///   for a redirect `follows` refused (`redirectNotFollowed`, the hops are stored and it is
+    ///   not counted as a failure), for a recorder already finished, or for an exchange the
+    ///   writer refuses.
+    public func record(
+        _ request: URLRequest, keepingBodyUpTo limit: Int = 0,
+        following follows: @escaping @Sendable (URL) -> Bool = { _ in true }
+    ) async throws -> Exchange {
+        let (exchange, spool) = try await perform(request) { $0.url.map(follows) ?? false }
         return Exchange(redirects: exchange.redirects, response: exchange.response, body: try spool.bytes(upTo: limit))
     }
 
@@ -127,7 +135,9 @@ public final class ArchiveRecorder: Sendable {
     }
 
     /// Fetches and stores one exchange, and hands back the body's spool for relaying.
-    func perform(_ request: URLRequest) async throws -> (Exchange, BodySpool) {
+    func perform(_ request: URLRequest, following follows: @escaping @Sendable (URLRequest) -> Bool = { _ in true })
+        async throws -> (Exchange, BodySpool)
+    {
         guard let firstURL = request.url else { throw WebArcURLProtocolError.badURL(url: "") }
         var method = request.httpMethod?.uppercased() ?? "GET"
         var hopRequest = LiveRecords.request(request, url: firstURL, method: method)
@@ -135,7 +145,7 @@ public final class ArchiveRecorder: Sendable {
         var head: HTTPURLResponse?
         let spool = BodySpool()
         do {
-            for try await event in network.events(for: request) {
+            for try await event in network.events(for: request, following: follows) {
                 switch event {
                 case .redirect(let response, let next):
                     if let hop = LiveRecords.redirect(response, to: next, from: hopRequest, date: Date()) { redirects.append(hop) }
@@ -149,7 +159,7 @@ public final class ArchiveRecorder: Sendable {
             }
         } catch let error as WebArcURLProtocolError {
             try store(redirects: redirects, for: firstURL)
-            count { $0.failures += 1 }
+            if case .redirectNotFollowed = error {} else { count { $0.failures += 1 } }
             throw error
         } catch {
             count { $0.failures += 1 }

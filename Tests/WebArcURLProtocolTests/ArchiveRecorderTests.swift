@@ -120,6 +120,31 @@ struct ArchiveRecorderTests {
         #expect(replayed.response?.url == server.url("/redirect/0"))
     }
 
+    @Test("a redirect the caller refuses is stored as a hop, and its target is never fetched")
+    func redirectNotFollowed() async throws {
+        let elsewhere = try TestHTTPServer(handler: TestSite.respond)
+        defer { elsewhere.stop() }
+        let target = elsewhere.url("/echo?left=1")
+        let leaving = try TestHTTPServer { request in
+            request.target == "/leave" ? .init(status: 302, headers: [("Location", target.absoluteString)]) : .init(text: "home")
+        }
+        defer { leaving.stop() }
+        let path = folder.file("not-followed.webarc")
+        let recorder = try ArchiveRecorder(path: path)
+        let refused = WebArcURLProtocolError.redirectNotFollowed(url: leaving.url("/leave").absoluteString, target: target.absoluteString)
+        await #expect(throws: refused) {
+            _ = try await recorder.record(URLRequest(url: leaving.url("/leave"))) { $0.port == leaving.port }
+        }
+        #expect(elsewhere.received.isEmpty)
+        #expect(recorder.statistics == ArchiveRecorder.Statistics(redirects: 1))
+        try recorder.finish()
+        RecordedReplay.serve(try ArchiveReader(path: path), onMiss: .offline)
+        let replayed = await LoadingAPI.async.fetch(URLRequest(url: leaving.url("/leave")), through: RecordedReplay.self)
+        #expect(replayed.urlErrorCode == .resourceUnavailable)
+        #expect(replayed.response == nil)
+        #expect((replayed.error as? URLError)?.failureURLString == target.absoluteString)
+    }
+
     @Test("a live redirect loop is stored as its hops and replays as the same error")
     func redirectLoop() async throws {
         let path = folder.file("loop.webarc")

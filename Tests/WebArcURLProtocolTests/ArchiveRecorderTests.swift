@@ -145,6 +145,22 @@ struct ArchiveRecorderTests {
         #expect((replayed.error as? URLError)?.failureURLString == target.absoluteString)
     }
 
+    @Test("recording follows and stores the whole chain without asking the app's redirect delegate")
+    func delegateNotAskedWhileRecording() async throws {
+        let path = folder.file("unasked.webarc")
+        let recorder = try ArchiveRecorder(path: path)
+        Recording.record(into: recorder)
+        defer { Recording.stopRecording() }
+        let delegate = CollectingDelegate { _, _ in nil }
+        let session = session(through: Recording.self, delegate: delegate)
+        defer { session.finishTasksAndInvalidate() }
+        let (fetched, _) = await delegate.fetch(session, URLRequest(url: server.url("/redirect/2")))
+        #expect(fetched.text == "arrived")
+        #expect(delegate.redirectsAsked.isEmpty)
+        #expect(recorder.statistics.redirects == 2)
+        try recorder.finish()
+    }
+
     @Test("a live redirect loop is stored as its hops and replays as the same error")
     func redirectLoop() async throws {
         let path = folder.file("loop.webarc")

@@ -21,8 +21,9 @@ import FoundationNetworking
 /// once: each body waits in its own spool (memory up to 1 MiB, then a temporary file) and goes
 /// into the writer whole, under a lock.
 ///
-/// Nothing appears at the path until ``finish()`` succeeds; a recorder dropped or cancelled
-/// before that leaves nothing behind.
+/// ``finish()`` is the close, and the only thing that writes the archive: nothing appears at the
+/// path until it succeeds. A recorder that is dropped without ``finish()`` (or ``cancel()``led)
+/// leaves no file, and everything it recorded is lost; there is no close on deinit.
 public final class ArchiveRecorder: Sendable {
     /// Counts of what the recorder has done so far.
     public struct Statistics: Equatable, Sendable {
@@ -114,7 +115,9 @@ public final class ArchiveRecorder: Sendable {
         return Exchange(redirects: exchange.redirects, response: exchange.response, body: try spool.bytes(upTo: limit))
     }
 
-    /// Writes the archive and renames it into place; later exchanges fail with `recorderClosed`.
+    /// Closes the recorder: writes the archive and renames it into place. Call it once recording
+    /// is done; a recorder dropped without it leaves no file. Later exchanges fail with
+    /// `recorderClosed`.
     ///
     /// - Throws: ``WebArcError`` (`io`, `outputExists`, `writerClosed` when already finished).
     public func finish() throws {
@@ -126,7 +129,8 @@ public final class ArchiveRecorder: Sendable {
         try writer.finish()
     }
 
-    /// Abandons the recording: nothing is written and later exchanges fail.
+    /// Abandons the recording: nothing is written, the temporary file is removed, and later
+    /// exchanges fail. Dropping an unfinished recorder has the same effect.
     public func cancel() {
         state.withLock { state in
             state.writer?.cancel()

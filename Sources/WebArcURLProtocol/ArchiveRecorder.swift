@@ -21,8 +21,9 @@ import FoundationNetworking
 /// once: each body waits in its own spool (memory up to 1 MiB, then a temporary file) and goes
 /// into the writer whole, under a lock.
 ///
-/// Nothing appears at the path until ``finish()`` succeeds; a recorder dropped or cancelled
-/// before that leaves nothing behind.
+/// ``finish()`` is the close, and the only thing that writes the archive: nothing appears at the
+/// path until it succeeds. A recorder that is dropped without ``finish()`` (or ``cancel()``led)
+/// leaves no file, and everything it recorded is lost; there is no close on deinit.
 public final class ArchiveRecorder: Sendable {
     /// Counts of what the recorder has done so far.
     public struct Statistics: Equatable, Sendable {
@@ -96,17 +97,27 @@ public final class ArchiveRecorder: Sendable {
 
     /// Fetches `request` from the network and stores the exchange.
     ///
-    /// - Parameter keepingBodyUpTo: return the body in ``Exchange/body`` when it is at most this
-    ///   many bytes (0 keeps none).
+    /// - Parameters:
+    ///   - keepingBodyUpTo: return the body in ``Exchange/body`` when it is at most this many
+    ///     bytes (0 keeps none).
+    ///   - follows: whether to follow a live redirect to a URL (every one by default). A refused
+    ///     hop is stored as a redirect record, and its target is not fetched.
     /// - Throws: the transport's `URLError` (nothing is stored); ``WebArcURLProtocolError`` for a
     ///   redirect loop or too many redirects (the hops are stored, so replay fails the same way),
-    ///   for a recorder already finished, or for an exchange the writer refuses.
-    public func record(_ request: URLRequest, keepingBodyUpTo limit: Int = 0) async throws -> Exchange {
-        let (exchange, spool) = try await perform(request)
+    ///   for a redirect `follows` refused (`redirectNotFollowed`, the hops are stored and it is
+    ///   not counted as a failure), for a recorder already finished, or for an exchange the
+    ///   writer refuses.
+    public func record(
+        _ request: URLRequest, keepingBodyUpTo limit: Int = 0,
+        following follows: @escaping @Sendable (URL) -> Bool = { _ in true }
+    ) async throws -> Exchange {
+        let (exchange, spool) = try await perform(request) { $0.url.map(follows) ?? false }
         return Exchange(redirects: exchange.redirects, response: exchange.response, body: try spool.bytes(upTo: limit))
     }
 
-    /// Writes the archive and renames it into place; later exchanges fail with `recorderClosed`.
+    /// Closes the recorder: writes the archive and renames it into place. Call it once recording
+    /// is done; a recorder dropped without it leaves no file. Later exchanges fail with
+    /// `recorderClosed`.
     ///
     /// - Throws: ``WebArcError`` (`io`, `outputExists`, `writerClosed` when already finished).
     public func finish() throws {
@@ -118,7 +129,8 @@ public final class ArchiveRecorder: Sendable {
         try writer.finish()
     }
 
-    /// Abandons the recording: nothing is written and later exchanges fail.
+    /// Abandons the recording: nothing is written, the temporary file is removed, and later
+    /// exchanges fail. Dropping an unfinished recorder has the same effect.
     public func cancel() {
         state.withLock { state in
             state.writer?.cancel()
@@ -127,7 +139,9 @@ public final class ArchiveRecorder: Sendable {
     }
 
     /// Fetches and stores one exchange, and hands back the body's spool for relaying.
-    func perform(_ request: URLRequest) async throws -> (Exchange, BodySpool) {
+    func perform(_ request: URLRequest, following follows: @escaping @Sendable (URLRequest) -> Bool = { _ in true })
+        async throws -> (Exchange, BodySpool)
+    {
         guard let firstURL = request.url else { throw WebArcURLProtocolError.badURL(url: "") }
         var method = request.httpMethod?.uppercased() ?? "GET"
         var hopRequest = LiveRecords.request(request, url: firstURL, method: method)
@@ -135,7 +149,7 @@ public final class ArchiveRecorder: Sendable {
         var head: HTTPURLResponse?
         let spool = BodySpool()
         do {
-            for try await event in network.events(for: request) {
+            for try await event in network.events(for: request, following: follows) {
                 switch event {
                 case .redirect(let response, let next):
                     if let hop = LiveRecords.redirect(response, to: next, from: hopRequest, date: Date()) { redirects.append(hop) }
@@ -149,7 +163,7 @@ public final class ArchiveRecorder: Sendable {
             }
         } catch let error as WebArcURLProtocolError {
             try store(redirects: redirects, for: firstURL)
-            count { $0.failures += 1 }
+            if case .redirectNotFollowed = error {} else { count { $0.failures += 1 } }
             throw error
         } catch {
             count { $0.failures += 1 }

@@ -46,14 +46,23 @@ final class LiveSession: Sendable {
 
     /// The events of fetching `request`; ending the iteration early cancels the fetch.
     ///
-    /// The stream throws the transport error, or ``WebArcURLProtocolError/redirectLoop(chain:)`` /
-    /// ``WebArcURLProtocolError/tooManyRedirects(chain:limit:)`` after yielding the hops.
-    func events(for request: URLRequest) -> AsyncThrowingStream<Event, any Error> {
+    /// - Parameter follows: whether to follow a redirect to the proposed request; a refused hop
+    ///   is yielded, and then the stream throws
+    ///   ``WebArcURLProtocolError/redirectNotFollowed(url:target:)``.
+    /// - Returns: a stream that throws the transport error, or
+    ///   ``WebArcURLProtocolError/redirectLoop(chain:)`` /
+    ///   ``WebArcURLProtocolError/tooManyRedirects(chain:limit:)`` after yielding the hops.
+    func events(for request: URLRequest, following follows: @escaping @Sendable (URLRequest) -> Bool = { _ in true })
+        -> AsyncThrowingStream<Event, any Error>
+    {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Event.self, throwing: (any Error).self)
         let task = session.dataTask(with: request)
-        router.begin(task, request: request, continuation: continuation)
+        router.begin(task, request: request, continuation: continuation, follows: follows)
         continuation.onTermination = { termination in
-            if case .cancelled = termination { task.cancel() }
+            // Cancelling runs this synchronously, and a handler's `stopLoading()` cancels from a
+            // task work queue; swift-corelibs-foundation's `cancel()` waits on the work queues of
+            // every session (they share one target), so calling it from there traps.
+            if case .cancelled = termination { DispatchQueue.global().async { task.cancel() } }
         }
         task.resume()
         return stream
@@ -64,6 +73,7 @@ final class LiveSession: Sendable {
         private struct Fetch {
             var continuation: AsyncThrowingStream<Event, any Error>.Continuation
             var visited: [String]
+            var follows: @Sendable (URLRequest) -> Bool
             var failure: WebArcURLProtocolError?
         }
 
@@ -72,9 +82,12 @@ final class LiveSession: Sendable {
 
         init(redirectLimit: Int) { self.redirectLimit = redirectLimit }
 
-        func begin(_ task: URLSessionTask, request: URLRequest, continuation: AsyncThrowingStream<Event, any Error>.Continuation) {
+        func begin(
+            _ task: URLSessionTask, request: URLRequest, continuation: AsyncThrowingStream<Event, any Error>.Continuation,
+            follows: @escaping @Sendable (URLRequest) -> Bool
+        ) {
             let first = request.url?.absoluteString ?? ""
-            fetches.withLock { $0[task.taskIdentifier] = Fetch(continuation: continuation, visited: [first]) }
+            fetches.withLock { $0[task.taskIdentifier] = Fetch(continuation: continuation, visited: [first], follows: follows) }
         }
 
         func urlSession(
@@ -91,6 +104,8 @@ final class LiveSession: Sendable {
                     fetch.failure = .redirectLoop(chain: fetch.visited + [target])
                 } else if fetch.visited.count > redirectLimit {
                     fetch.failure = .tooManyRedirects(chain: fetch.visited, limit: redirectLimit)
+                } else if !fetch.follows(request) {
+                    fetch.failure = .redirectNotFollowed(url: response.url?.absoluteString ?? "", target: target)
                 }
                 fetch.visited.append(target)
                 return fetch.failure == nil

@@ -20,8 +20,13 @@ import FoundationNetworking
 /// would replay it: the final response after any redirects, with `response.url` where the chain
 /// ended, and the stored headers and body. The caller sees the response once the body is complete.
 /// Bodies reach the caller as with ``ArchiveURLProtocol`` (in pieces to a session delegate, whole
-/// to a completion handler); download tasks fail on Linux, as with ``ArchiveURLProtocol``. Each subclass records into its
-/// own recorder.
+/// to a completion handler); download tasks fail on Linux, as with ``ArchiveURLProtocol``. Each
+/// subclass records into its own recorder.
+///
+/// Redirects: the recorder follows the whole live chain itself (up to 20 hops) and stores every
+/// hop; the app's task or session delegate is **not** asked `willPerformHTTPRedirection` while
+/// recording, so it can neither stop nor change a hop, and it receives the final response. (An
+/// ``ArchiveURLProtocol`` replaying the archive does ask it, hop by hop.)
 open class RecordingURLProtocol: URLProtocol {
     static let recorders = ProtocolRegistry<ArchiveRecorder>()
 

@@ -109,30 +109,36 @@ struct Replay: Sendable {
     }
 
     /// Fetches `request` from the network and relays it, for a chain that left the archives.
+    ///
+    /// The head is relayed when it arrives. The body goes on piece by piece as it arrives when
+    /// ``delivery`` is ``BodyDelivery/pieces``; otherwise it waits in a ``BodySpool`` (memory up
+    /// to 1 MiB, then a temporary file) and goes whole once complete, the one copy a completion
+    /// handler needs. Stopping the load cancels the fetch.
     private func forward(_ request: URLRequest) async {
         Self.activeWorkers.add(1, ordering: .relaxed)
         defer { Self.activeWorkers.subtract(1, ordering: .relaxed) }
         let events = Self.network.events(for: request)
+        let (delivery, load) = (self.delivery, self.load)
         let fetch = Task {
-            var response: HTTPURLResponse?
-            var pieces: [Data] = []
+            let spool = delivery == .whole ? BodySpool() : nil
+            var answered = false
             for try await event in events {
                 switch event {
                 case .redirect: break
-                case .response(let head): response = head
-                case .data(let data): pieces.append(data)
+                case .response(let head):
+                    guard load.receive(head) else { return }
+                    answered = true
+                case .data(let data):
+                    if let spool { try spool.append(data) } else if !data.isEmpty && !load.load(data) { return }
                 }
             }
-            return (response, pieces)
+            guard answered else { throw URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: request.url as Any]) }
+            if let spool, !(try delivery.send(through: load, length: spool.length, try spool.pieces())) { return }
+            load.finish()
         }
         load.onStop { fetch.cancel() }
         do {
-            let (head, pieces) = try await fetch.value
-            guard let head, load.receive(head) else { return }
-            var remaining = pieces[...]
-            let length = pieces.reduce(0) { $0 + $1.count }
-            guard try delivery.send(through: load, length: length, { remaining.popFirst().map { [UInt8]($0) } }) else { return }
-            load.finish()
+            try await fetch.value
         } catch let error as WebArcURLProtocolError {
             load.fail(error.urlError)
         } catch {

@@ -6,8 +6,10 @@ import WebArc
 /// A GET or HEAD of a stored 200 honours `If-None-Match` / `If-Modified-Since` (304, no body)
 /// and, for GET, one `Range` (206 with `Content-Range`, or 416 when no byte is in range), with
 /// `If-Range`. Validators are the body's MD5 entity tag (``BodyReference/etag``), any stored
-/// `ETag`, and the stored `Last-Modified` (else the capture date). HEAD gets the GET headers,
-/// with the full `Content-Length`, and no body.
+/// `ETag`, and the stored `Last-Modified` (else the capture date). A 200 or 206 to GET or HEAD
+/// carries the stored `ETag`, else the body's, and `Accept-Ranges: bytes`, so a client can ask
+/// again conditionally or by range. HEAD gets the GET headers, with the full `Content-Length`,
+/// and no body.
 struct ReplayPlan: Equatable, Sendable {
     var status: Int
     var headers: [HTTPHeader]
@@ -56,6 +58,11 @@ struct ReplayPlan: Equatable, Sendable {
                 sentLength = 0
                 headers.append(HTTPHeader("Content-Range", "bytes */\(length)"))
             }
+        }
+        if isRead && (status == 200 || status == 206) {
+            // Without a stored tag, a client could not learn one to send back in If-None-Match.
+            if headers.value(for: "ETag") == nil { headers.append(HTTPHeader("ETag", response.body.etag)) }
+            if headers.value(for: "Accept-Ranges") == nil { headers.append(HTTPHeader("Accept-Ranges", "bytes")) }
         }
         headers.append(HTTPHeader("Content-Length", String(sentLength)))
         self.headers = headers

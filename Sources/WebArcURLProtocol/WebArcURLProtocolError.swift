@@ -16,6 +16,8 @@ public enum WebArcURLProtocolError: Error, Equatable, Sendable, CustomStringConv
     case redirectLoop(chain: [String])
     /// A stored (or live) redirect chain is longer than the limit.
     case tooManyRedirects(chain: [String], limit: Int)
+    /// The recorder was told not to follow a live redirect from `url` to `target`; the hop is stored.
+    case redirectNotFollowed(url: String, target: String)
     /// The task's delegate did not answer `willPerformHTTPRedirection` for a stored redirect in time.
     case redirectNotAnswered(url: String)
     /// The load was stopped (the task cancelled) while the handler waited.
@@ -40,7 +42,7 @@ public enum WebArcURLProtocolError: Error, Equatable, Sendable, CustomStringConv
     public var url: String {
         switch self {
         case .notInArchive(_, let url), .downloadTaskUnsupported(let url), .redirectNotAnswered(let url), .stopped(let url), .archive(let url, _),
-            .recording(let url, _), .recorderClosed(let url), .badURL(let url):
+            .recording(let url, _), .recorderClosed(let url), .badURL(let url), .redirectNotFollowed(let url, _):
             url
         case .redirectLoop(let chain), .tooManyRedirects(let chain, _): chain.first ?? ""
         }
@@ -57,7 +59,7 @@ public enum WebArcURLProtocolError: Error, Equatable, Sendable, CustomStringConv
         case .redirectLoop, .tooManyRedirects: .httpTooManyRedirects
         case .downloadTaskUnsupported: .cannotCreateFile
         case .redirectNotAnswered: .timedOut
-        case .stopped: .cancelled
+        case .stopped, .redirectNotFollowed: .cancelled
         case .archive: .cannotDecodeRawData
         case .recording, .recorderClosed: .cannotWriteToFile
         case .badURL: .badURL
@@ -84,6 +86,7 @@ public enum WebArcURLProtocolError: Error, Equatable, Sendable, CustomStringConv
         case .redirectNotAnswered(let url):
             "redirect from \(url): the session delegate did not call the completion handler of willPerformHTTPRedirection"
         case .stopped(let url): "cancelled: \(url)"
+        case .redirectNotFollowed(let url, let target): "redirect not followed: \(url) -> \(target)"
         case .archive(let url, let error): "cannot read \(url) from the archive: \(error.description)"
         case .recording(let url, let error): "cannot record \(url): \(error.description)"
         case .recorderClosed(let url): "cannot record \(url): the recorder is already finished or cancelled"

@@ -97,6 +97,30 @@ struct CaptureTests {
         #expect(try CLIRunner.run(["verify", archive]).status == 0)
     }
 
+    @Test("--same-origin stores a redirect to another origin (another port) and does not fetch it")
+    func sameOriginStopsAtRedirect() throws {
+        let other = try LocalHTTPServer(handler: Self.site)
+        defer { other.stop() }
+        let server = try LocalHTTPServer { target in
+            switch target {
+            case "/": .init(headers: [("Content-Type", "text/html")], body: Array("<a href=/away>away</a>".utf8))
+            default: .init(status: 302, headers: [("Location", other.url("/about.html"))])
+            }
+        }
+        defer { server.stop() }
+        let scratch = try Scratch()
+        let archive = scratch.file("same-origin.webarc")
+        let capture = try CLIRunner.run(["capture", server.url("/"), "-o", archive, "--depth", "1", "--same-origin", "--json"])
+        #expect(capture.status == 0, "\(capture.stderr)")
+        #expect(other.received.isEmpty)
+        let summary = try #require(try JSONSerialization.jsonObject(with: capture.stdout) as? [String: Any])
+        #expect((summary["failures"] as? [Any])?.isEmpty == true)
+        #expect(summary["redirects"] as? Int == 1)
+        #expect(summary["redirectsNotFollowed"] as? [String] == ["\(server.url("/away")) -> \(other.url("/about.html"))"])
+        #expect(try Self.listing(archive, server: server) == ["response 200 /", "redirect 302 /away -> \(other.url("/about.html"))"])
+        #expect(try CLIRunner.run(["verify", archive]).status == 0)
+    }
+
     @Test("without --depth only the given pages and their requisites are recorded; progress stays off a pipe")
     func depthZero() throws {
         let server = try LocalHTTPServer(handler: Self.site)

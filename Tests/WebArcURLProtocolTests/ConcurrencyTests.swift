@@ -143,31 +143,38 @@ struct ConcurrencyTests {
         #expect(try await workersFinish())
     }
 
+    /// A stored redirect leads to a slow live server the archive lacks, so the handler itself
+    /// forwards the request (through ``Replay/forward``); cancelling the task must cancel that
+    /// fetch, which the server sees as its connection closing while it still holds the answer.
     @Test("a pass-through task cancelled while the network has not answered ends cancelled, and its fetch stops",
           arguments: LoadingAPI.allCases)
     func cancelWhileForwarding(api: LoadingAPI) async throws {
-        let release = DispatchSemaphore(value: 0)
         let arrived = DispatchSemaphore(value: 0)
-        let server = try TestHTTPServer { _ in
+        let closed = DispatchSemaphore(value: 0)
+        let sawClose = Mutex<Bool?>(nil)
+        let server = try TestHTTPServer { request in
             arrived.signal()
-            _ = release.wait(timeout: .now() + 60)
+            let wasClosed = request.waitForClose(timeout: 30)
+            sawClose.withLock { $0 = wasClosed }
+            closed.signal()
             return .init(text: "late")
         }
-        defer {
-            release.signal()
-            server.stop()
-        }
-        WaitingPassThrough.serve([], onMiss: .passThrough)
+        defer { server.stop() }
+        var archive = ArchiveBuilder()
+        archive.redirect("http://archived.test/slow", to: server.url("/slow").absoluteString)
+        WaitingPassThrough.serve(try archive.build(in: folder, name: "forward.webarc"), onMiss: .passThrough)
         let delegate = CollectingDelegate()
         let session = session(through: WaitingPassThrough.self, delegate: api == .delegate ? delegate : nil)
         defer { session.finishTasksAndInvalidate() }
-        let request = URLRequest(url: server.url("/slow"))
-        let running = api.start(request, on: session, delegate: delegate)
+        let running = api.start(URLRequest(url: URL(string: "http://archived.test/slow")!), on: session, delegate: delegate)
         #expect(await Task.detached { arrived.wait(timeout: .now() + 60) }.value == .success)
+        #expect(server.received.map(\.target) == ["/slow"])
         running.cancel()
         let fetched = await running.outcome
         #expect(fetched.urlErrorCode == .cancelled)
         #expect(fetched.data == nil)
+        #expect(await Task.detached { closed.wait(timeout: .now() + 60) }.value == .success)
+        #expect(sawClose.withLock { $0 } == true, "the forwarded fetch kept its connection open after the cancel")
         #expect(try await workersFinish())
     }
 }

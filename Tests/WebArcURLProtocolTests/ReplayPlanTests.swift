@@ -101,6 +101,21 @@ struct ReplayPlanTests {
         #expect(await fetch("data.bin", headers: ["If-None-Match": "W/\(etag)"]).status == 304)
     }
 
+    @Test("a 200 carries the body MD5 as its ETag, and sending it back gets 304", arguments: LoadingAPI.allCases)
+    func etagRoundTrip(api: LoadingAPI) async throws {
+        let first = await fetch("data.bin", api: api)
+        #expect(first.status == 200)
+        #expect(first.response?.value(forHTTPHeaderField: "Accept-Ranges") == "bytes")
+        let tag = try #require(first.response?.value(forHTTPHeaderField: "ETag"))
+        #expect(tag == etag)
+        let again = await fetch("data.bin", headers: ["If-None-Match": tag], api: api)
+        #expect(again.status == 304)
+        #expect(again.data?.isEmpty ?? true)
+        let part = await fetch("data.bin", headers: ["Range": "bytes=0-9"], api: api)
+        #expect(part.response?.value(forHTTPHeaderField: "ETag") == etag)
+        #expect(await fetch("origin-tag", api: api).response?.value(forHTTPHeaderField: "ETag") == "\"v7\"")
+    }
+
     @Test("If-None-Match also matches the ETag the origin sent")
     func originETag() async throws {
         #expect(await fetch("origin-tag", headers: ["If-None-Match": "\"v7\""]).status == 304)

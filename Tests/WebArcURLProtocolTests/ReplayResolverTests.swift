@@ -94,6 +94,20 @@ struct ReplayResolverTests {
         #expect(fetched.response?.url == server.url("/landing?x=1"))
     }
 
+    /// Larger than ``BodySpool/memoryLimit``, so a whole delivery spools through a file.
+    @Test("pass-through: a large live body arrives whole, or in pieces to a delegate", arguments: LoadingAPI.allCases)
+    func largePassThrough(api: LoadingAPI) async throws {
+        let server = try TestHTTPServer(handler: TestSite.respond)
+        defer { server.stop() }
+        var archive = ArchiveBuilder()
+        archive.redirect("http://archived.test/big", to: server.url("/large").absoluteString)
+        RedirectPassThrough.serve(try archive.build(in: folder, name: "pass-large.webarc"), onMiss: .passThrough)
+        let fetched = await api.fetch("http://archived.test/big", through: RedirectPassThrough.self)
+        #expect(fetched.status == 200)
+        #expect(fetched.data == Data(TestSite.large))
+        #expect(fetched.response?.value(forHTTPHeaderField: "ETag") == "\"big\"")
+    }
+
     @Test("a webarc: request follows http redirects and stays in the webarc scheme")
     func webarcChain() async throws {
         let fetched = await LoadingAPI.async.fetch("webarc://site.test/old", through: RedirectReplay.self)

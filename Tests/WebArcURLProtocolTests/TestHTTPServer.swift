@@ -14,6 +14,22 @@ final class TestHTTPServer: Sendable {
         /// Path and query, as sent.
         var target: String
         var headers: [String: String]
+        /// The connection's socket, for ``waitForClose(timeout:)``.
+        var connection: Int32
+
+        /// Waits while the client keeps this request's connection open; true when the client
+        /// closed it within `timeout` seconds (a guard against a hang), false when still open.
+        ///
+        /// Call from the handler, which holds the connection open until it returns.
+        func waitForClose(timeout: Int) -> Bool {
+            var byte: UInt8 = 0
+            for _ in 0..<timeout * 10 {
+                var watched = pollfd(fd: connection, events: Int16(POLLIN), revents: 0)
+                guard poll(&watched, 1, 100) != 0 else { continue }
+                if watched.revents & Int16(POLLIN) == 0 || recv(connection, &byte, 1, Int32(MSG_PEEK)) <= 0 { return true }
+            }
+            return false
+        }
     }
 
     struct Response: Sendable {
@@ -118,7 +134,8 @@ final class TestHTTPServer: Sendable {
             guard count > 0 else { break }
             bodyCount += count
         }
-        let request = Request(method: String(requestLine[0]), target: String(requestLine[1]), headers: headers)
+        let request = Request(
+            method: String(requestLine[0]), target: String(requestLine[1]), headers: headers, connection: connection)
         requests.withLock { $0.append(request) }
         let response = handler(request)
         var out = "HTTP/1.1 \(response.status) \(HTTPURLResponseReason.phrase(response.status))\r\n"
@@ -128,7 +145,12 @@ final class TestHTTPServer: Sendable {
         if request.method != "HEAD" { bytes += response.body }
         var sent = 0
         while sent < bytes.count {
+            // A client that went away must not raise SIGPIPE in the test process.
+            #if canImport(Glibc)
+            let count = bytes[sent...].withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            #else
             let count = bytes[sent...].withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+            #endif
             guard count > 0 else { return }
             sent += count
         }

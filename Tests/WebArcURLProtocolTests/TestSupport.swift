@@ -198,6 +198,17 @@ final class CollectingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sen
         }
     }
 
+    /// Ends a task at a 401 challenge with the response and body already received, as a caller
+    /// with no credential sees it (swift-corelibs-foundation's default handling never completes).
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        guard challenge.failureResponse != nil else { return completionHandler(.performDefaultHandling, nil) }
+        urlSession(session, task: task, didCompleteWithError: nil)
+        completionHandler(.cancelAuthenticationChallenge, nil)
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let (state, continuation) = tasks.withLock { tasks -> (Task, CheckedContinuation<Fetched, Never>?) in
             let state = tasks[task.taskIdentifier] ?? Task()

@@ -17,7 +17,8 @@ struct CaptureCrawl {
     struct Options {
         /// Levels of page links to follow (0: the given pages only, with their requisites).
         var depth = 0
-        /// Record only URLs on the origin (scheme, host, port) of one of the given pages.
+        /// Record only URLs on the origin (scheme, host, port) of one of the given pages: a
+        /// redirect to another origin is stored as a redirect record and not followed.
         var sameOrigin = false
         /// Record the requisites of each page.
         var requisites = true
@@ -37,6 +38,8 @@ struct CaptureCrawl {
         var errorStatuses: [(url: String, status: Int)] = []
         /// URLs that could not be recorded, with the reason.
         var failures: [(url: String, reason: String)] = []
+        /// Redirects stored but not followed because they leave the given origins, as `from -> to`.
+        var redirectsNotFollowed: [String] = []
     }
 
     /// Progress so far: exchanges finished, exchanges known (finished, running and waiting).
@@ -72,6 +75,8 @@ struct CaptureCrawl {
 
         let recorder = self.recorder
         let timeout = options.timeout
+        let sameOrigin = options.sameOrigin
+        let follows: @Sendable (URL) -> Bool = { url in !sameOrigin || Self.origin(url).map(origins.contains) == true }
         await withTaskGroup(of: (Item, Result<ArchiveRecorder.Exchange, any Error>).self) { group in
             var next = 0
             var running = 0
@@ -84,7 +89,8 @@ struct CaptureCrawl {
                     group.addTask {
                         do {
                             let request = URLRequest(url: item.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
-                            return (item, .success(try await recorder.record(request, keepingBodyUpTo: Self.linkBodyLimit)))
+                            let exchange = try await recorder.record(request, keepingBodyUpTo: Self.linkBodyLimit, following: follows)
+                            return (item, .success(exchange))
                         } catch {
                             return (item, .failure(error))
                         }
@@ -96,6 +102,8 @@ struct CaptureCrawl {
                 running -= 1
                 finished += 1
                 switch result {
+                case .failure(WebArcURLProtocolError.redirectNotFollowed(let from, let target)):
+                    summary.redirectsNotFollowed.append("\(from) -> \(target)")
                 case .failure(let error):
                     summary.failures.append((item.url.absoluteString, Self.reason(error)))
                 case .success(let exchange):

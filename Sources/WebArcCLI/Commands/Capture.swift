@@ -32,7 +32,7 @@ struct Capture: AsyncParsableCommand {
     @Option(help: "Levels of links to other pages to follow (0: the given pages only).")
     var depth: Int = 0
 
-    @Flag(help: "Record only URLs on the origin (scheme, host, port) of a given page.")
+    @Flag(help: "Record only URLs on the origin (scheme, host, port) of a given page; a redirect elsewhere is stored, not followed.")
     var sameOrigin = false
 
     @Flag(help: "Leave out page requisites (stylesheets, scripts, images, fonts).")
@@ -101,6 +101,7 @@ struct Capture: AsyncParsableCommand {
                 "bodyBytes": statistics.bodyBytes, "seconds": seconds,
                 "errorStatuses": summary.errorStatuses.map { ["url": $0.url, "status": $0.status] as [String: Any] },
                 "failures": summary.failures.map { ["url": $0.url, "reason": $0.reason] },
+                "redirectsNotFollowed": summary.redirectsNotFollowed,
             ] as [String: Any])
         }
         guard !quiet else { return }

@@ -38,7 +38,7 @@ struct ImportExportTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains("imported 2 responses and 1 redirects from 3 captures in 2 files into \(out)"), "\(result.stderr)")
-        #expect(result.stderr.contains("(0 older captures left out, 0 bad records skipped)"))
+        #expect(result.stderr.contains("(0 other captures left out, 0 bad records skipped)"))
         let reader = try ArchiveReader(path: out)
         #expect(try reader.lookup(url: "http://example.com/a.txt") != nil)
         #expect(try reader.lookup(url: "http://example.com/old") != nil)
@@ -102,7 +102,7 @@ struct ImportExportTests {
             let result = try CLIRunner.run(["import", input, "-o", out, "--keep", policy])
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stderr.contains("imported \(responses) responses"), "\(policy): \(result.stderr)")
-            #expect(result.stderr.contains("(\(2 - responses) older captures left out"), "\(policy): \(result.stderr)")
+            #expect(result.stderr.contains("(\(2 - responses) other captures left out"), "\(policy): \(result.stderr)")
             let cat = try CLIRunner.run(["cat", out, "http://example.com/"])
             #expect(cat.text == body, "\(policy)")
         }

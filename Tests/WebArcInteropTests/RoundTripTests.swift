@@ -72,6 +72,7 @@ struct RoundTripTests {
         let after = try ArchiveDump(second)
         #expect(before.items.count == after.items.count)
         for (a, b) in zip(before.items, after.items) { #expect(a == b, "\(a.key)") }
+        try WARCMessages.expectKept(original: input, exported: warc)
         return (exported, warc, after)
     }
 

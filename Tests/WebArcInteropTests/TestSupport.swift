@@ -142,6 +142,14 @@ struct ArchiveDump: Equatable, CustomStringConvertible {
         var method: String
         var requestHeaders: [HTTPHeader]
         var captureDate: Date?
+
+        /// The item as WARC export gives it back: no request `Content-Length` or
+        /// `Transfer-Encoding`, as no request body is written (`Spec/interop.md` §7.1).
+        var withoutRequestBodyFraming: Item {
+            var copy = self
+            copy.requestHeaders = requestHeaders.removing("Content-Length").removing("Transfer-Encoding")
+            return copy
+        }
     }
 
     var items: [Item]

@@ -28,18 +28,50 @@ final class TemporaryFolder: @unchecked Sendable {
     func names() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: path).sorted() }
 }
 
-/// The shared corpus of real captures (see its SOURCES.md); tests that need it skip without it.
+/// The shared corpus of real captures (see its SOURCES.md).
+///
+/// It lives in `shared/corpus` beside the repository's folder (CI clones the repository next to
+/// `shared/`); `WEBARC_CORPUS` names another folder. Tests that read it carry
+/// `.enabled(if: Corpus.available, …)`, so a machine without it shows them as skipped, not passed.
 enum Corpus {
-    static let folder = ProcessInfo.processInfo.environment["WEBARC_CORPUS"] ?? "/work/shared/corpus"
-
-    /// The path of a corpus file, or nil (with a message) when it is absent.
-    static func path(_ name: String) -> String? {
-        let path = folder + "/" + name
-        guard FileManager.default.fileExists(atPath: path) else {
-            print("skipped: corpus file \(path) is absent (set WEBARC_CORPUS to its folder)")
-            return nil
+    /// The package root: the nearest folder above this file that holds `Package.swift`.
+    static let repository: URL = {
+        var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while folder.path != "/" {
+            if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) { return folder }
+            folder = folder.deletingLastPathComponent()
         }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }()
+
+    static let folder: String = ProcessInfo.processInfo.environment["WEBARC_CORPUS"]
+        ?? repository.deletingLastPathComponent().appendingPathComponent("shared/corpus").standardizedFileURL.path
+
+    /// Whether corpus tests run: the folder exists, or `CI` is set (CI always has `shared/` beside
+    /// the clone, so there a missing corpus must fail the tests instead of skipping them).
+    static let available: Bool = isPresent || ProcessInfo.processInfo.environment["CI"] != nil
+
+    static var isPresent: Bool {
+        var isFolder: ObjCBool = false
+        return FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) && isFolder.boolValue
+    }
+
+    /// The trait comment shown when corpus tests are skipped.
+    static let skipReason: Comment = "corpus absent at \(folder) (set WEBARC_CORPUS to its folder)"
+
+    /// The path of a corpus file.
+    ///
+    /// - Throws: ``Missing`` when the file is absent (a test only asks once ``available`` let it run).
+    static func path(_ name: String) throws -> String {
+        let path = folder + "/" + name
+        guard FileManager.default.fileExists(atPath: path) else { throw Missing(path: path) }
         return path
+    }
+
+    /// A corpus file a running test needs is absent.
+    struct Missing: Error, CustomStringConvertible {
+        var path: String
+        var description: String { "corpus file \(path) is absent (CI needs shared/corpus beside the clone; WEBARC_CORPUS names another folder)" }
     }
 }
 
@@ -110,6 +142,14 @@ struct ArchiveDump: Equatable, CustomStringConvertible {
         var method: String
         var requestHeaders: [HTTPHeader]
         var captureDate: Date?
+
+        /// The item as WARC export gives it back: no request `Content-Length` or
+        /// `Transfer-Encoding`, as no request body is written (`Spec/interop.md` §7.1).
+        var withoutRequestBodyFraming: Item {
+            var copy = self
+            copy.requestHeaders = requestHeaders.removing("Content-Length").removing("Transfer-Encoding")
+            return copy
+        }
     }
 
     var items: [Item]

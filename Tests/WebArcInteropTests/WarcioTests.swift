@@ -5,31 +5,31 @@ import WebArc
 
 @testable import WebArcInterop
 
-/// Checks against warcio, the tool web archivists already trust: exported WARCs pass
-/// `warcio check` and index with `warcio index`, and every payload webarc imports equals the one
-/// warcio reads. warcio is installed from PyPI into a virtual environment in a temporary folder;
-/// the tests are skipped with a message when that fails (no network, no `python3 -m venv`).
-/// The environment is kept as `$TMPDIR/webarc-warcio-venv` for the next run.
-@Suite("warcio agrees", .serialized)
-struct WarcioTests {
-    /// The virtual environment's `bin` folder, kept in the temporary directory and reused by later
-    /// runs once warcio imports from it; nil when warcio could not be installed.
-    static let bin: String? = {
+/// warcio in a virtual environment: installed from PyPI into a temporary folder on first use and
+/// kept as `$TMPDIR/webarc-warcio-venv` for the next run.
+enum Warcio {
+    /// The virtual environment's `bin` folder; nil when warcio could not be installed.
+    static var bin: String? { venv.bin }
+
+    /// Why the warcio tests are skipped when ``bin`` is nil.
+    static var skipReason: Comment { Comment(rawValue: venv.problem ?? "") }
+
+    /// The virtual environment, made once per test run.
+    static let venv: (bin: String?, problem: String?) = {
         let folder = NSTemporaryDirectory() + "webarc-warcio-venv"
-        if run(folder + "/bin/python", ["-c", "import warcio"]).status == 0 { return folder + "/bin" }
+        if run(folder + "/bin/python", ["-c", "import warcio"]).status == 0 { return (folder + "/bin", nil) }
         try? FileManager.default.removeItem(atPath: folder)
         guard run("/usr/bin/env", ["python3", "-m", "venv", folder]).status == 0 else {
-            print("skipped: python3 -m venv failed; install python3-venv to run the warcio checks")
-            return nil
+            return (nil, "python3 -m venv failed; install python3-venv to run the warcio checks")
         }
         let install = run(folder + "/bin/pip", ["install", "--quiet", "warcio"])
         guard install.status == 0 else {
-            print("skipped: pip install warcio failed (\(install.error.prefix(200))); the warcio checks need PyPI")
-            return nil
+            return (nil, "pip install warcio failed (\(install.error.prefix(200))); the warcio checks need PyPI")
         }
-        return folder + "/bin"
+        return (folder + "/bin", nil)
     }()
 
+    /// Runs a program and returns its exit status, stdout and stderr.
     static func run(_ executable: String, _ arguments: [String]) -> (status: Int32, output: String, error: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -44,7 +44,16 @@ struct WarcioTests {
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
     }
+}
 
+/// Checks against warcio, the tool web archivists already trust: exported WARCs pass
+/// `warcio check` and index with `warcio index`, and every payload webarc imports equals the one
+/// warcio reads. Skipped, with the reason, when warcio cannot be installed (no network, no
+/// `python3 -m venv`).
+// `.enabled(if:)` rather than an early return, so a machine without warcio shows these tests as
+// skipped (with the reason), never as passed.
+@Suite("warcio agrees", .serialized, .enabled(if: Warcio.bin != nil, Warcio.skipReason))
+struct WarcioTests {
     /// Payloads as warcio reads them: one JSON line per response/resource record with its target,
     /// date, status and the SHA-1 of `content_stream()` (chunking and gzip removed).
     static let payloadScript = """
@@ -60,22 +69,30 @@ struct WarcioTests {
                                   'status': status, 'sha1': hashlib.sha1(body).hexdigest(), 'type': r.rec_type}))
         """
 
-    @Test("exported WARCs pass warcio check and index every record")
-    func checkAndIndex() throws {
-        guard let bin = Self.bin else { return }
+    @Test("an exported WARC of the mixed fixture passes warcio check and indexes every record")
+    func checkAndIndexMixed() throws {
         let folder = try TemporaryFolder()
-        var inputs = [try RoundTripTests.mixedWARC(in: folder)]
-        for name in ["pywb-iana.warc.gz", "pywb-dupes.warc.gz", "pywb-example-wget-1-14.warc.gz", "harviewer-www-cnn-com-fiddler.har"] {
-            if let path = Corpus.path(name) { inputs.append(path) }
-        }
+        try Self.checkAndIndex([try RoundTripTests.mixedWARC(in: folder)], in: folder)
+    }
+
+    @Test("an exported WARC of corpus captures passes warcio check and indexes every record", .enabled(if: Corpus.available, Corpus.skipReason))
+    func checkAndIndexCorpus() throws {
+        let folder = try TemporaryFolder()
+        let names = ["pywb-iana.warc.gz", "pywb-dupes.warc.gz", "pywb-example-wget-1-14.warc.gz", "harviewer-www-cnn-com-fiddler.har"]
+        try Self.checkAndIndex(try [try RoundTripTests.mixedWARC(in: folder)] + names.map(Corpus.path), in: folder)
+    }
+
+    /// Imports `inputs`, exports them as WARC, and runs `warcio check` and `warcio index` on the result.
+    static func checkAndIndex(_ inputs: [String], in folder: TemporaryFolder) throws {
+        let bin = try #require(Warcio.bin)
         let (_, archive) = try importFiles(inputs, in: folder, options: ImportOptions(keep: .all))
         let warc = folder.file("out.warc.gz")
         let summary = try ArchiveExporter().run(archive: archive, format: .warc, output: warc)
         #expect(summary.revisits > 0)
-        let check = Self.run(bin + "/warcio", ["check", "-v", warc])
+        let check = Warcio.run(bin + "/warcio", ["check", "-v", warc])
         #expect(check.status == 0, "warcio check: \(check.output.suffix(2000)) \(check.error.suffix(2000))")
         #expect(!check.output.contains("fail"))
-        let index = Self.run(bin + "/warcio", ["index", "-f", "warc-type,warc-target-uri,offset", warc])
+        let index = Warcio.run(bin + "/warcio", ["index", "-f", "warc-type,warc-target-uri,offset", warc])
         #expect(index.status == 0, "\(index.error.suffix(2000))")
         let lines = index.output.split(separator: "\n")
         let warcinfo = 1 + (try ArchiveReader(path: archive).metadata.entries.filter { $0.key == "warcinfo" }.count)
@@ -83,15 +100,14 @@ struct WarcioTests {
         #expect(lines.filter { $0.contains("\"revisit\"") }.count == summary.revisits)
     }
 
-    @Test("every payload webarc imports from the corpus equals warcio's", arguments: [
-        "pywb-iana.warc.gz", "pywb-dupes.warc.gz", "pywb-example-wget-1-14.warc.gz", "pywb-example-wpull.warc.gz",
-        "pywb-post-test.warc.gz", "warcio-example-iana.org-chunked.warc", "warcio-example-space-in-target-uri.warc.gz",
-    ])
+    @Test("every payload webarc imports from the corpus equals warcio's", .enabled(if: Corpus.available, Corpus.skipReason),
+          arguments: RoundTripTests.corpusWARCs)
     func payloadsAgree(_ name: String) throws {
-        guard let bin = Self.bin, let path = Corpus.path(name) else { return }
+        let bin = try #require(Warcio.bin)
+        let path = try Corpus.path(name)
         let folder = try TemporaryFolder()
         let script = try folder.write("payloads.py", Array(Self.payloadScript.utf8))
-        let result = Self.run(bin + "/python", [script, path])
+        let result = Warcio.run(bin + "/python", [script, path])
         #expect(result.status == 0, "\(result.error.suffix(1000))")
         let (_, archive) = try importFiles([path], in: folder, options: ImportOptions(keep: .all))
         let dump = try ArchiveDump(archive)

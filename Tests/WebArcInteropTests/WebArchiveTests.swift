@@ -74,6 +74,26 @@ struct WebArchiveTests {
         #expect(dump["GET https://example.com/f.png"]?.requestHeaders == [HTTPHeader("Referer", "https://example.com/frame.html")])
     }
 
+    @Test("an XML property list .webarchive imports exactly as the binary one does")
+    func xmlPropertyList() throws {
+        let folder = try TemporaryFolder()
+        // One fixture for both files: each archived response's header order is a dictionary's.
+        let fixture = Self.fixture()
+        let binary = folder.file("binary.webarchive")
+        try Self.write(fixture, to: binary)
+        let xml = folder.file("xml.webarchive")
+        try PropertyListSerialization.data(fromPropertyList: fixture, format: .xml, options: 0).write(to: URL(fileURLWithPath: xml))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: xml)).starts(with: Array("<?xml".utf8)))
+        let (summary, fromXML) = try importFiles([xml], in: folder, name: "xml.webarc")
+        #expect(summary.inputs.first?.format == .webarchive)
+        #expect(summary.responses == 7)
+        #expect(summary.startURL == Self.page)
+        let (_, fromBinary) = try importFiles([binary], in: folder, name: "binary.webarc")
+        let (xmlItems, binaryItems) = (try ArchiveDump(fromXML).items, try ArchiveDump(fromBinary).items)
+        #expect(xmlItems.count == binaryItems.count)
+        for (a, b) in zip(xmlItems, binaryItems) { #expect(a == b) }
+    }
+
     @Test("webarchive → webarc → webarchive keeps every resource, frame, status, header and byte")
     func roundTrip() throws {
         let folder = try TemporaryFolder()

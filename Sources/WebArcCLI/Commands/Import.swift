@@ -63,7 +63,7 @@ struct Import: ParsableCommand {
         for note in summary.notes { Output.error("webarc: note: \(note)") }
         let captures = summary.inputs.reduce(0) { $0 + $1.captures }
         Output.error(String(
-            format: "imported %d responses and %d redirects from %d captures in %d files into %@ (%d older captures left out, %d bad records skipped): %d distinct bodies of %d, %@ → %@ in %.2fs",
+            format: "imported %d responses and %d redirects from %d captures in %d files into %@ (%d other captures left out, %d bad records skipped): %d distinct bodies of %d, %@ → %@ in %.2fs",
             summary.responses, summary.redirects, captures, summary.inputs.count, output, summary.duplicatesDropped,
             summary.skipped.count, summary.bodiesStored, summary.bodiesReferenced, ProgressReporter.size(summary.rawBodyBytes),
             ProgressReporter.size(summary.storedBodyBytes), seconds))

@@ -103,9 +103,11 @@ struct WARCExporter {
     }
 
     private func writeRequest(_ request: RequestRecord, concurrentTo id: String, uri: String, date: String, writer: WARCRecordWriter) throws {
-        // The stored request headers as they are: no Host is invented, so a round trip keeps them.
+        // The stored request headers as they are (no Host is invented, so a round trip keeps them),
+        // except the body's framing: the format keeps no request body, so none is written.
         let head = WARCRecordWriter.httpHead(
-            startLine: "\(request.method) \(URIText.requestTarget(request.url)) HTTP/1.1", headers: request.headers)
+            startLine: "\(request.method) \(URIText.requestTarget(request.url)) HTTP/1.1",
+            headers: request.headers.removing("Content-Length").removing("Transfer-Encoding"))
         let digests = try writer.digests(head: head, body: nil)
         try writer.write(fields: [
             HTTPHeader("WARC-Type", "request"), HTTPHeader("WARC-Record-ID", WARCRecordWriter.recordID("request \(id)")),

@@ -51,7 +51,13 @@ struct WebArchiveExporter {
         summary.responses += 1
         var subresources: [PropertyListValue] = []
         var frames: [PropertyListValue] = []
-        for link in try links(of: main, url: url, body: body, catalog: catalog) {
+        // A queue rather than a loop over the page's links: a stylesheet's own links (`url()`,
+        // `@import`) join it, so stylesheets are followed to any depth; `visited` ends cycles.
+        var queue = try links(of: main, url: url, body: body, catalog: catalog)
+        var next = 0
+        while next < queue.count {
+            let link = queue[next]
+            next += 1
             guard let key = try? URLKey.canonicalize(link.url), !visited.contains(key), let found = try resolve(link.url) else { continue }
             visited.insert(key)
             if link.isFrame && found.mimeType == "text/html" {
@@ -63,16 +69,12 @@ struct WebArchiveExporter {
                 summary.notes.append(.resourceLeftOut(url: link.url, reason: "its body is still \(coded.joined(separator: ", "))-encoded"))
                 continue
             }
-            subresources.append(resource(found, url: link.url, data: try reader.body(found.body), withResponse: true))
+            let data = try reader.body(found.body)
+            subresources.append(resource(found, url: link.url, data: data, withResponse: true))
             summary.responses += 1
-            if found.mimeType == "text/css" {
-                for nested in PageLinks.css(String(decoding: try reader.body(found.body), as: UTF8.self)) {
-                    guard let nestedURL = Capture.resolve(nested, against: link.url), let nestedKey = try? URLKey.canonicalize(nestedURL),
-                        !visited.contains(nestedKey), let resource = try resolve(nestedURL)
-                    else { continue }
-                    visited.insert(nestedKey)
-                    subresources.append(self.resource(resource, url: nestedURL, data: try reader.body(resource.body), withResponse: true))
-                    summary.responses += 1
+            if Self.mimeType(of: found) == "text/css" {
+                queue += PageLinks.css(String(decoding: data, as: UTF8.self)).compactMap { nested in
+                    Capture.resolve(nested, against: link.url).map { PageLinks.Link(url: $0, isFrame: false) }
                 }
             }
         }
@@ -113,9 +115,8 @@ struct WebArchiveExporter {
     /// A resource dictionary; `withResponse` adds the archived `NSHTTPURLResponse` (WebKit never
     /// stores one for the main resource).
     private func resource(_ response: ResponseRecord, url: String, data: Data, withResponse: Bool) -> PropertyListValue {
-        let media = Capture.mediaType(response.headers.value(for: "Content-Type"))
-        let mimeType = response.mimeType ?? media.mimeType ?? "application/octet-stream"
-        let encoding = response.textEncoding ?? media.charset
+        let mimeType = Self.mimeType(of: response) ?? "application/octet-stream"
+        let encoding = response.textEncoding ?? Capture.mediaType(response.headers.value(for: "Content-Type")).charset
         var resource: [String: PropertyListValue] = [
             "WebResourceURL": .string(url), "WebResourceData": .data(data), "WebResourceMIMEType": .string(mimeType),
         ]
@@ -125,6 +126,11 @@ struct WebArchiveExporter {
             resource["WebResourceResponse"] = .data(Self.archivedResponse(response, url: url, mimeType: mimeType, textEncoding: encoding))
         }
         return .sortedDictionary(resource)
+    }
+
+    /// The stored MIME type, else the one `Content-Type` names.
+    static func mimeType(of response: ResponseRecord) -> String? {
+        response.mimeType ?? Capture.mediaType(response.headers.value(for: "Content-Type")).mimeType
     }
 
     /// An `NSHTTPURLResponse` as `NSKeyedArchiver` archives it under the key `WebResourceResponse`

@@ -88,7 +88,8 @@ struct SpecVectorTests {
             if let key = entry["key"] {
                 #expect(try URLKey.key(method: method, url: entry["url"]!) == key, "\(entry)")
             } else {
-                #expect(throws: WebArcError.self, "\(entry)") { try URLKey.key(method: method, url: entry["url"]!) }
+                let error = #expect(throws: WebArcError.self, "\(entry)") { try URLKey.key(method: method, url: entry["url"]!) }
+                #expect(error?.code == "bad-url", "\(entry): \(String(describing: error))")
             }
         }
     }

@@ -105,6 +105,14 @@ extension ArchiveResponder {
         try bodies.body(.init(archive: archive, reference: reference), length: length, reader: archives.readers[archive])
     }
 
+    /// A stored body the hot-body cache already holds, or nil; never reads the archive.
+    public func hotBody(archive: Int, reference: BodyReference) -> CachedBody? {
+        bodies.cached(.init(archive: archive, reference: reference))
+    }
+
+    /// Whether a body of `length` bytes goes through the hot-body cache rather than streaming.
+    public func cachesBody(length: UInt64) -> Bool { length <= bodies.maxBodySize }
+
     /// A pull-based reader of a stored body's range, one decoded chunk (at most 256 KiB) at a time.
     ///
     /// - Throws: ``WebArcError`` when the body is missing or the range lies outside it.

@@ -77,6 +77,7 @@ extension ArchiveResponder {
             let rewriter = LinkRewriter(map: archives.originMap, kind: kind, pageOrigin: origin)
             if let rewritten = rewriter.rewrite(Array(stored.readableBytesView)) {
                 content = .memory(ByteBuffer(bytes: rewritten))
+                headers.removeAll { ReplayedHeaders.droppedWhenRewritten.contains($0.name.lowercased()) }
                 length = UInt64(rewritten.count)
                 etag = String(etag.dropLast()) + "-r" + String(FNV1a.hash(rewritten), radix: 16) + "\""
             }

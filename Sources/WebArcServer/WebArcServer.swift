@@ -86,8 +86,19 @@ public final class WebArcServer: Sendable {
     }
 
     /// The URL to open: `http://host:port/` (IPv6 hosts in brackets).
-    public var url: String {
-        let shown = host.contains(":") ? "[\(host)]" : host
+    ///
+    /// A wildcard address (`0.0.0.0`, `::`) is not one a browser can open, so the URL names the
+    /// loopback address instead (`http://127.0.0.1:port/`, `http://[::1]:port/`); the server still
+    /// listens on every interface.
+    public var url: String { Self.url(host: host, port: port) }
+
+    /// The URL to open for a server bound to `host` and `port`; see ``url``.
+    public static func url(host: String, port: Int) -> String {
+        let shown = switch host {
+        case "0.0.0.0", "": "127.0.0.1"
+        case "::", "[::]": "[::1]"
+        default: host.contains(":") ? "[\(host)]" : host
+        }
         return "http://\(shown):\(port)/"
     }
 

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-Tools/install-packages.sh liblz4-dev pkg-config zlib1g-dev lz4 python3-venv chromium
+Tools/install-packages.sh liblz4-dev pkg-config zlib1g-dev lz4 python3-venv chromium python3.11-doc
 
 swift build --build-tests
 swift test --skip-build "$@"

@@ -8,19 +8,28 @@ extension ArchiveResponder {
     /// redirects mapped; absolute-form targets of an archived origin (a browser using the server
     /// as its proxy) are answered exactly as stored.
     ///
+    /// A target with a query that no archive holds falls back to the target without its query, as
+    /// a static server ignores `?v=2` cache-busters (`pack` stores files without queries). The
+    /// fallback is cached under the target without the query only, so that distinct queries (a
+    /// crawler's, or junk) never fill the cache with copies of one resource.
+    ///
     /// - Throws: ``TargetError`` for a target that is neither form; ``WebArcError`` from the archives.
     func resource(for target: String) throws -> Resource? {
         if let cached = resources.withLock({ $0.value(for: target) }) { return cached }
-        let resource: Resource?
-        if target.hasPrefix("/") {
-            resource = try resolve(path: target)
-        } else if let origin = Origin(url: target) {
-            resource = archives.originMap.contains(origin) ? try resolve(url: target, origin: origin, mapped: false) : nil
-        } else {
-            throw TargetError()
+        if let resource = try resolve(target: target) {
+            // The key is held as long as the resource, so it counts towards the budget too.
+            resources.withLock { $0.insert(resource, for: target, cost: resource.cost + target.utf8.count) }
+            return resource
         }
-        if let resource { resources.withLock { $0.insert(resource, for: target, cost: resource.cost) } }
-        return resource
+        guard let question = target.firstIndex(of: "?") else { return nil }
+        return try resource(for: String(target[..<question]))
+    }
+
+    /// Resolves a target exactly as given, query included.
+    private func resolve(target: String) throws -> Resource? {
+        if target.hasPrefix("/") { return try resolve(path: target) }
+        guard let origin = Origin(url: target) else { throw TargetError() }
+        return archives.originMap.contains(origin) ? try resolve(url: target, origin: origin, mapped: false) : nil
     }
 
     /// Resolves an origin-form target; `/` falls back to a redirect to the start page.
@@ -40,13 +49,8 @@ extension ArchiveResponder {
     }
 
     /// Looks `url` up in the archives; `mapped` rewrites links and redirect targets to served paths.
-    ///
-    /// A URL with a query that no archive holds falls back to the same URL without its query, as
-    /// a static server ignores `?v=2` cache-busters: `pack` stores files without queries.
     private func resolve(url: String, origin: Origin, mapped: Bool) throws -> Resource? {
-        var found = try archives.lookup(url: url)
-        if found == nil, let question = url.firstIndex(of: "?") { found = try archives.lookup(url: String(url[..<question])) }
-        guard let (archive, record) = found else { return nil }
+        guard let (archive, record) = try archives.lookup(url: url) else { return nil }
         switch record {
         case .redirect(let redirect):
             let location = mapped ? archives.originMap.servedPath(forArchiveURL: redirect.target) ?? redirect.target : redirect.target
@@ -73,6 +77,7 @@ extension ArchiveResponder {
             let rewriter = LinkRewriter(map: archives.originMap, kind: kind, pageOrigin: origin)
             if let rewritten = rewriter.rewrite(Array(stored.readableBytesView)) {
                 content = .memory(ByteBuffer(bytes: rewritten))
+                headers.removeAll { ReplayedHeaders.droppedWhenRewritten.contains($0.name.lowercased()) }
                 length = UInt64(rewritten.count)
                 etag = String(etag.dropLast()) + "-r" + String(FNV1a.hash(rewritten), radix: 16) + "\""
             }
@@ -100,6 +105,14 @@ extension ArchiveResponder {
     public func cachedBody(archive: Int, reference: BodyReference, length: UInt64) throws -> CachedBody? {
         try bodies.body(.init(archive: archive, reference: reference), length: length, reader: archives.readers[archive])
     }
+
+    /// A stored body the hot-body cache already holds, or nil; never reads the archive.
+    public func hotBody(archive: Int, reference: BodyReference) -> CachedBody? {
+        bodies.cached(.init(archive: archive, reference: reference))
+    }
+
+    /// Whether a body of `length` bytes goes through the hot-body cache rather than streaming.
+    public func cachesBody(length: UInt64) -> Bool { length <= bodies.maxBodySize }
 
     /// A pull-based reader of a stored body's range, one decoded chunk (at most 256 KiB) at a time.
     ///

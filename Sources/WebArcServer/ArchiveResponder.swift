@@ -55,6 +55,18 @@ public final class ArchiveResponder: Sendable {
         }
     }
 
+    /// The answer to `request` when it needs no archive read: a refused method or target, or a
+    /// target whose resource is cached; nil when ``decide(_:)`` would look up or decode.
+    ///
+    /// The transport answers these on its event loop and hands the others to a thread pool.
+    public func decideWithoutReading(_ request: ArchiveRequest) -> ResponseDecision? {
+        guard request.method == "GET" || request.method == "HEAD", request.target.utf8.count <= Self.maxTargetLength else {
+            return decide(request)
+        }
+        guard let resource = resources.withLock({ $0.value(for: request.target) }) else { return nil }
+        return answer(resource, to: request)
+    }
+
     /// Applies the request's conditionals and range to a resolved resource.
     func answer(_ resource: Resource, to request: ArchiveRequest) -> ResponseDecision {
         guard let content = resource.content else {

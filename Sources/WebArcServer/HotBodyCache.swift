@@ -31,12 +31,17 @@ final class HotBodyCache: Sendable {
         cache = Mutex(LRUCache(capacity: capacity))
     }
 
+    /// The whole body when the cache holds it, marking it most recently used.
+    func cached(_ key: Key) -> CachedBody? {
+        cache.withLock { $0.value(for: key) }
+    }
+
     /// The whole body, from the cache or decoded now; nil when it is too large to cache.
     ///
     /// - Throws: ``WebArcError`` when the body cannot be read or decoded.
     func body(_ key: Key, length: UInt64, reader: ArchiveReader) throws -> CachedBody? {
         guard length <= maxBodySize else { return nil }
-        if let cached = cache.withLock({ $0.value(for: key) }) { return cached }
+        if let cached = cached(key) { return cached }
         var buffer = allocator.buffer(capacity: Int(length))
         try reader.forEachChunk(of: key.reference) { buffer.writeBytes($0) }
         let cached = usesFiles ? CachedBody.make(buffer) : .memory(buffer)

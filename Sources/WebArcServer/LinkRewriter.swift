@@ -47,13 +47,24 @@ struct LinkRewriter {
     }
 
     /// The rewritten body, or nil when no link needed a change.
+    ///
+    /// In HTML that changed, an element with a rewritten link loses its `integrity` attribute (the
+    /// hash would name the stored bytes of a CSS file that is itself rewritten, and browsers refuse
+    /// the mismatch), and `<meta http-equiv="Content-Security-Policy">` elements are removed (their
+    /// sources name the archived origins, not the server).
     func rewrite(_ bytes: [UInt8]) -> [UInt8]? {
-        var output: [UInt8] = []
+        var edits: [Edit] = []
         var changed = false
-        var copied = 0
+        var tagStart: Int?
+        var cleanedTag = -1
         var index = 0
         while index < bytes.count {
             let byte = bytes[index]
+            if kind == .html, byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") {
+                let opensElement = byte == UInt8(ascii: "<") && index + 1 < bytes.count && Self.isAlphanumeric(bytes[index + 1])
+                tagStart = opensElement ? index : nil
+                if let policy = Self.policyMeta(bytes, at: index) { edits.append(Edit(range: policy, replacement: [])) }
+            }
             guard byte == UInt8(ascii: "/") || byte | 0x20 == UInt8(ascii: "h") else {
                 index += 1
                 continue
@@ -63,19 +74,21 @@ struct LinkRewriter {
                 continue
             }
             if let (end, replacement) = absoluteLink(bytes, at: index) ?? rootRelativeLink(bytes, at: index) {
-                if !changed { output.reserveCapacity(bytes.count + 256) }
                 changed = true
-                output += bytes[copied..<index]
-                output += replacement
-                copied = end
+                edits.append(Edit(range: index..<end, replacement: replacement))
+                if let tagStart, tagStart != cleanedTag {
+                    cleanedTag = tagStart
+                    if let integrity = Self.integrityAttribute(bytes, inTagAt: tagStart) {
+                        edits.append(Edit(range: integrity, replacement: []))
+                    }
+                }
                 index = end
             } else {
                 index += 1
             }
         }
         guard changed else { return nil }
-        output += bytes[copied...]
-        return output
+        return Self.apply(edits, to: bytes)
     }
 
     /// A byte after which a URL may start: a quote, `=`, `(` or a backtick.
@@ -144,17 +157,17 @@ struct LinkRewriter {
         return String(decoding: bytes[start..<end], as: UTF8.self).lowercased()
     }
 
-    private static func isNameByte(_ byte: UInt8) -> Bool {
+    static func isNameByte(_ byte: UInt8) -> Bool {
         isAlphanumeric(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ":") || byte == UInt8(ascii: "@")
     }
 
-    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
+    static func isAlphanumeric(_ byte: UInt8) -> Bool {
         let lower = byte | 0x20
         return (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
     }
 
     /// Whether `bytes` holds `text` at `index`, ASCII letters compared without case.
-    private static func matches(_ bytes: [UInt8], at index: Int, _ text: StaticString) -> Bool {
+    static func matches(_ bytes: [UInt8], at index: Int, _ text: StaticString) -> Bool {
         let count = text.utf8CodeUnitCount
         guard index >= 0, index + count <= bytes.count else { return false }
         let pattern = text.utf8Start
@@ -180,7 +193,7 @@ struct LinkRewriter {
         authorityEnds.contains(byte)
     }
 
-    private static func isSpace(_ byte: UInt8) -> Bool {
+    static func isSpace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0C
     }
 }

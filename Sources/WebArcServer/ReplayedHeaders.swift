@@ -8,7 +8,9 @@ import WebArc
 ///   a stored `Connection` names: they described the captured connection, not the body;
 /// - `Content-Length` and `Content-Range`: recomputed for the bytes actually sent;
 /// - `ETag`, `Last-Modified`, `Accept-Ranges` and (for redirects) `Location`: replaced by the
-///   server's own values, so that conditionals and ranges work against the stored body.
+///   server's own values, so that conditionals and ranges work against the stored body;
+/// - `Content-Security-Policy` and `Content-Security-Policy-Report-Only` of an HTML or CSS body
+///   whose links were rewritten (see ``droppedWhenRewritten``).
 enum ReplayedHeaders {
     /// Lower-case names never replayed.
     static let dropped: Set<String> = [
@@ -16,6 +18,10 @@ enum ReplayedHeaders {
         "proxy-authenticate", "proxy-authorization", "content-length", "content-range", "etag", "last-modified",
         "accept-ranges", "location",
     ]
+
+    /// Lower-case names not replayed with a body whose links were rewritten: a policy naming the
+    /// archived origins would block the served paths the links now point to.
+    static let droppedWhenRewritten: Set<String> = ["content-security-policy", "content-security-policy-report-only"]
 
     /// The stored headers that go out unchanged.
     static func replayed(_ stored: [HTTPHeader]) -> [HTTPHeader] {

@@ -36,9 +36,12 @@ struct Resource: Sendable {
             etag: nil, lastModified: nil, length: 0, content: nil)
     }
 
-    /// Memory the resource holds, for the resource cache's budget.
+    /// Memory the resource holds, for the resource cache's budget: a fixed overhead for the value
+    /// and its cache entry, the header names and values, and a rewritten body.
     var cost: Int {
-        if case .memory(let buffer)? = content { return 256 + buffer.readableBytes }
-        return 256
+        let headerBytes = headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 32 }
+        let fixed = 256 + headerBytes + (reason?.utf8.count ?? 0) + (etag?.utf8.count ?? 0)
+        if case .memory(let buffer)? = content { return fixed + buffer.readableBytes }
+        return fixed
     }
 }

@@ -13,7 +13,8 @@ import Synchronization
 ///
 /// Built on SwiftNIO directly: one event loop per core, the NIO HTTP/1 codec (pipelining, 400
 /// for malformed requests, header size limits), ``ArchiveResponder`` for decisions and
-/// ``ArchiveHTTPHandler`` to write them. ``stop()`` stops accepting, lets requests in flight
+/// ``ArchiveHTTPHandler`` to write them, a thread pool as large for the work that reads the archive
+/// (so that decoding never stalls an event loop). ``stop()`` stops accepting, lets requests in flight
 /// finish for up to ``Configuration/shutdownGrace`` seconds, then closes everything.
 public final class WebArcServer: Sendable {
     /// How to listen and how much to cache.
@@ -59,18 +60,24 @@ public final class WebArcServer: Sendable {
     /// The port bound (the one picked when 0 was asked for).
     public let port: Int
     private let group: MultiThreadedEventLoopGroup
+    /// Threads for the work that reads the archive, off the event loops.
+    private let pool: NIOThreadPool
+    /// The largest streaming backlog seen, for tests.
+    let streamGauge: StreamGauge
     private let channel: any Channel
     private let connections: ConnectionTracker
     private let stopping = Mutex<Task<Void, Never>?>(nil)
     private let grace: Double
     private let closed = CloseSignal()
 
-    private init(responder: ArchiveResponder, host: String, port: Int, group: MultiThreadedEventLoopGroup,
-                 channel: any Channel, connections: ConnectionTracker, grace: Double) {
+    private init(responder: ArchiveResponder, host: String, port: Int, group: MultiThreadedEventLoopGroup, pool: NIOThreadPool,
+                 streamGauge: StreamGauge, channel: any Channel, connections: ConnectionTracker, grace: Double) {
         self.responder = responder
         self.host = host
         self.port = port
         self.group = group
+        self.pool = pool
+        self.streamGauge = streamGauge
         self.channel = channel
         self.connections = connections
         self.grace = grace
@@ -79,8 +86,19 @@ public final class WebArcServer: Sendable {
     }
 
     /// The URL to open: `http://host:port/` (IPv6 hosts in brackets).
-    public var url: String {
-        let shown = host.contains(":") ? "[\(host)]" : host
+    ///
+    /// A wildcard address (`0.0.0.0`, `::`) is not one a browser can open, so the URL names the
+    /// loopback address instead (`http://127.0.0.1:port/`, `http://[::1]:port/`); the server still
+    /// listens on every interface.
+    public var url: String { Self.url(host: host, port: port) }
+
+    /// The URL to open for a server bound to `host` and `port`; see ``url``.
+    public static func url(host: String, port: Int) -> String {
+        let shown = switch host {
+        case "0.0.0.0", "": "127.0.0.1"
+        case "::", "[::]": "[::1]"
+        default: host.contains(":") ? "[\(host)]" : host
+        }
         return "http://\(shown):\(port)/"
     }
 
@@ -90,6 +108,9 @@ public final class WebArcServer: Sendable {
     public static func start(archives: ArchiveSet, configuration: Configuration = .init()) async throws -> WebArcServer {
         let responder = ArchiveResponder(archives: archives, cacheBytes: configuration.cacheBytes, bodyFiles: configuration.bodyFiles)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.threads))
+        let pool = NIOThreadPool(numberOfThreads: max(1, configuration.threads))
+        pool.start()
+        let streamGauge = StreamGauge()
         let connections = ConnectionTracker()
         let accessLog = configuration.accessLog
         var limits = NIOHTTPDecoderLimitConfiguration()
@@ -108,15 +129,18 @@ public final class WebArcServer: Sendable {
                     try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: idleTimeout))
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(
                         withEncoderConfiguration: .init(), withDecoderLimitConfiguration: decoderLimits)
-                    try channel.pipeline.syncOperations.addHandler(ArchiveHTTPHandler(responder: responder, accessLog: accessLog))
+                    try channel.pipeline.syncOperations.addHandler(
+                        ArchiveHTTPHandler(responder: responder, accessLog: accessLog, pool: pool, gauge: streamGauge))
                 }
             }
         do {
             let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
             return WebArcServer(
                 responder: responder, host: configuration.host, port: channel.localAddress?.port ?? configuration.port,
-                group: group, channel: channel, connections: connections, grace: configuration.shutdownGrace)
+                group: group, pool: pool, streamGauge: streamGauge, channel: channel, connections: connections,
+                grace: configuration.shutdownGrace)
         } catch {
+            try? await pool.shutdownGracefully()
             try? await group.shutdownGracefully()
             throw WebArcServerError.cannotListen(host: configuration.host, port: configuration.port, reason: "\(error)")
         }
@@ -145,6 +169,10 @@ public final class WebArcServer: Sendable {
         let deadline = loop.scheduleTask(in: .milliseconds(Int64(grace * 1000))) { finished.succeed() }
         try? await finished.futureResult.get()
         deadline.cancel()
+        // Close what the grace period left open, then the pool, while the event loops still run:
+        // the pool's work and the closing connections hop back to them.
+        try? await connections.closeAll(on: loop).get()
+        try? await pool.shutdownGracefully()
         try? await group.shutdownGracefully()
     }
 

@@ -42,6 +42,28 @@ import Testing
         #expect(rewrite("<p data-x=\"/a\">", page: page) == nil)
     }
 
+    @Test func rewrittenElementsLoseTheirIntegrityHash() {
+        #expect(rewrite("<link integrity=\"sha384-abc\" rel=stylesheet href=\"https://cdn.example/a.css\">")
+            == "<link rel=stylesheet href=\"/_/https/cdn.example/a.css\">")
+        #expect(rewrite("<script src=//cdn.example/a.js INTEGRITY = 'sha256-x' crossorigin></script>")
+            == "<script src=/_/https/cdn.example/a.js crossorigin></script>")
+        #expect(rewrite("<script src=https://cdn.example/a.js integrity=sha256-x>")
+            == "<script src=/_/https/cdn.example/a.js>")
+        let untouched = "<script src=\"https://live.example/a.js\" integrity=\"sha256-x\"></script>"
+        #expect(rewrite(untouched + "<a href=\"https://cdn.example/\">") == untouched + "<a href=\"/_/https/cdn.example/\">")
+        #expect(rewrite("<p data-integrity=\"x\"><a href=\"https://cdn.example/\">")
+            == "<p data-integrity=\"x\"><a href=\"/_/https/cdn.example/\">")
+    }
+
+    @Test func rewrittenPagesLosePolicyMetaElements() {
+        let policy = "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src https://cdn.example\">"
+        #expect(rewrite(policy + "<a href=\"https://cdn.example/\">") == "<a href=\"/_/https/cdn.example/\">")
+        #expect(rewrite("<META HTTP-EQUIV='content-security-policy-report-only' content=\"x\"/><img src=//cdn.example/i>")
+            == "<img src=/_/https/cdn.example/i>")
+        #expect(rewrite(policy) == nil, "a page with nothing to rewrite goes out as stored")
+        #expect(rewrite("<meta charset=utf-8><a href=\"https://cdn.example/\">") == "<meta charset=utf-8><a href=\"/_/https/cdn.example/\">")
+    }
+
     @Test func kinds() {
         #expect(LinkRewriter.kind(forMediaType: "text/html") == .html)
         #expect(LinkRewriter.kind(forMediaType: "application/xhtml+xml") == .html)

@@ -19,6 +19,15 @@ import WebArcServer
     static let stylesheet = "body { background: url(/img/bg.png) } @import \"/css/more.css\"; a { b: url('//cdn.example/f.woff') }"
     static let blogPage = "<a href=\"/\">blog home</a> <img srcset=\"/img/a.png 1x\"> <a href=\"https://www.example.org/\">main</a>"
 
+    static let securePage = """
+        <meta http-equiv="Content-Security-Policy" content="script-src https://cdn.example">\
+        <script src="https://cdn.example/js/app.js" integrity="sha384-stored" crossorigin></script>
+        """
+    static let policyHeaders = [
+        HTTPHeader("Content-Type", "text/html"), HTTPHeader("Content-Security-Policy", "default-src https://cdn.example"),
+        HTTPHeader("Content-Security-Policy-Report-Only", "default-src 'self'"), HTTPHeader("X-Kept", "yes"),
+    ]
+
     static func archive(in folder: TemporaryFolder) throws -> ArchiveReader {
         try makeArchive(
             in: folder,
@@ -34,6 +43,7 @@ import WebArcServer
                 .redirect("https://cdn.example/old.css", to: "https://cdn.example/css/site.css"),
                 .redirect("https://cdn.example/home", to: "https://www.example.org/", status: 302),
                 .text("http://blog.example:8080/post?id=1", blogPage),
+                .page("https://www.example.org/secure", Array(securePage.utf8), headers: policyHeaders),
             ],
             startURL: "https://www.example.org/")
     }
@@ -83,6 +93,20 @@ import WebArcServer
             #expect(bare.header("Location") == "/_/https/cdn.example/")
             #expect(try fetch(server.port, "/_/https/cdn.example/").text == "<p>cdn root</p>")
             #expect(try fetch(server.port, "/_/https/unknown.example/x").status == 404)
+        }
+    }
+
+    @Test func rewrittenPagesDropPoliciesAndIntegrityHashes() async throws {
+        let folder = try TemporaryFolder()
+        try await withServer([try Self.archive(in: folder)]) { server in
+            let page = try fetch(server.port, "/secure")
+            #expect(page.text == "<script src=\"/_/https/cdn.example/js/app.js\" crossorigin></script>")
+            #expect(page.header("Content-Security-Policy") == nil)
+            #expect(page.header("Content-Security-Policy-Report-Only") == nil)
+            #expect(page.header("X-Kept") == "yes")
+            let stored = try fetch(server.port, "https://www.example.org/secure")
+            #expect(stored.text == Self.securePage)
+            #expect(stored.header("Content-Security-Policy") == "default-src https://cdn.example")
         }
     }
 

@@ -161,6 +161,11 @@ final class RawHTTPClient {
         return response
     }
 
+    /// Waits until at least `count` bytes have arrived, keeping them for the next read.
+    func waitForBytes(_ count: Int) throws {
+        _ = try fill { $0.count >= count ? count : nil }
+    }
+
     /// Whether the server has closed the connection (reads return end of file).
     func isClosedByPeer() -> Bool {
         var byte: UInt8 = 0

@@ -24,7 +24,7 @@ struct Serve: AsyncParsableCommand {
     @Argument(help: "The archives to serve, searched in order.")
     var archives: [String]
 
-    @Option(help: "The address to listen on.")
+    @Option(help: "The address to listen on; with 0.0.0.0 the printed URL names 127.0.0.1.")
     var host = "127.0.0.1"
 
     @Option(help: "The port to listen on; 0 picks a free one.")

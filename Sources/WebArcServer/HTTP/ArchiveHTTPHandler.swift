@@ -1,22 +1,34 @@
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import WebArc
 
 /// The NIO channel handler of one connection: asks the responder for a decision, then writes it.
 ///
-/// Requests arrive one at a time (`HTTPServerPipelineHandler` holds pipelined ones back). Bodies
-/// small enough for the hot-body cache go out as one shared buffer or, from a memory file, with
-/// `sendfile`; larger ones are decoded one chunk at a time, and the next chunk is decoded only while the channel is writable, so a slow
-/// client holds at most one chunk plus the socket buffers in memory.
+/// Requests arrive one at a time (`HTTPServerPipelineHandler` holds pipelined ones back). A
+/// request whose resource and body are cached is answered on the event loop: one shared buffer
+/// or, from a memory file, `sendfile`. Everything that reads the archive (lookups, decoding a
+/// cold body, rewriting links) runs on a thread pool, and the answer is written back on the
+/// channel's event loop, so a cold 8 MiB page never stalls the other connections of its loop.
+/// Bodies too large to cache are decoded one chunk at a time, the next only while the channel
+/// is writable, so a slow client holds at most one chunk plus the socket buffers in memory.
 final class ArchiveHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
     private let responder: ArchiveResponder
     private let accessLog: AccessLog?
+    private let pool: NIOThreadPool
+    private let gauge: StreamGauge
     private var head: HTTPRequestHead?
     private var keepAlive = true
     private var streaming: BodyChunkIterator?
+    /// A pool thread is deciding or decoding for this connection.
+    private var working = false
+    /// A pool thread is decoding the next chunk of `streaming`.
+    private var decoding = false
+    /// Bytes of streamed chunks written to the channel and not yet taken by the kernel.
+    private var backlog = 0
 
     /// `TCP_CORK` (3 on Linux) or `TCP_NOPUSH` (4 on Darwin); the C headers Swift imports do
     /// not name them.
@@ -26,9 +38,11 @@ final class ArchiveHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private static let cork = ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: 4))
     #endif
 
-    init(responder: ArchiveResponder, accessLog: AccessLog?) {
+    init(responder: ArchiveResponder, accessLog: AccessLog?, pool: NIOThreadPool, gauge: StreamGauge) {
         self.responder = responder
         self.accessLog = accessLog
+        self.pool = pool
+        self.gauge = gauge
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -48,7 +62,7 @@ final class ArchiveHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// is closed, so that abandoned keep-alive connections do not pile up.
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is IdleStateHandler.IdleStateEvent {
-            if streaming == nil && head == nil { context.close(promise: nil) }
+            if streaming == nil && head == nil && !working { context.close(promise: nil) }
             return
         }
         context.fireUserInboundEventTriggered(event)
@@ -61,15 +75,27 @@ final class ArchiveHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
         self.head = nil
+        keepAlive = head.isKeepAlive
         let request = ArchiveRequest(
             method: head.method.rawValue, target: head.uri, range: head.headers.first(name: "range"),
             ifRange: head.headers.first(name: "if-range"), ifNoneMatch: head.headers.first(name: "if-none-match"),
             ifModifiedSince: head.headers.first(name: "if-modified-since"))
-        let decision = responder.decide(request)
-        accessLog?.record(request, version: head.version, decision: decision, client: context.channel.remoteAddress)
+        if let decision = responder.decideWithoutReading(request) {
+            write(decision, for: request, head: head, context: context)
+            return
+        }
+        let responder = self.responder
+        offload(context: context, { responder.decide(request) }) { handler, context, result in
+            guard case .success(let decision) = result else { return handler.fail(result, context: context) }
+            handler.write(decision, for: request, head: head, context: context)
+        }
+    }
 
+    /// Writes the head of `decision`, then its body: a hot body at once, a cold one once a pool
+    /// thread has decoded it, a large one chunk by chunk.
+    private func write(_ decision: ResponseDecision, for request: ArchiveRequest, head: HTTPRequestHead, context: ChannelHandlerContext) {
+        accessLog?.record(request, version: head.version, decision: decision, client: context.channel.remoteAddress)
         var headers = HTTPHeaders(decision.headers.map { ($0.name, $0.value) })
-        keepAlive = head.isKeepAlive
         if !keepAlive {
             headers.add(name: "Connection", value: "close")
         } else if head.version.major == 1 && head.version.minor == 0 {
@@ -84,47 +110,89 @@ final class ArchiveHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
             finish(context: context)
         case .stored(let archive, let reference, let length, let range):
-            do {
-                switch try responder.cachedBody(archive: archive, reference: reference, length: length) {
-                case .memory(let body)?:
-                    let slice = body.getSlice(at: body.readerIndex + Int(range.lowerBound), length: range.count) ?? body
-                    context.write(wrapOutboundOut(.body(.byteBuffer(slice))), promise: nil)
-                    finish(context: context)
-                case .file(let file)?:
-                    // The head goes out by writev and the body by sendfile: cork so that they
-                    // leave in full segments, not as a lone head packet.
-                    let options = context.channel.syncOptions
-                    try? options?.setOption(Self.cork, value: 1)
-                    let region = FileRegion(
-                        fileHandle: file.handle, readerIndex: Int(range.lowerBound), endIndex: Int(range.upperBound))
-                    context.write(wrapOutboundOut(.body(.fileRegion(region))), promise: nil)
-                    finish(context: context, keeping: file)
-                    try? options?.setOption(Self.cork, value: 0)
-                case nil:
+            if let body = responder.hotBody(archive: archive, reference: reference) {
+                write(body, range: range, context: context)
+            } else if responder.cachesBody(length: length) {
+                let responder = self.responder
+                offload(context: context, { try responder.cachedBody(archive: archive, reference: reference, length: length) }) {
+                    handler, context, result in
+                    guard case .success(let body?) = result else { return handler.fail(result, context: context) }
+                    handler.write(body, range: range, context: context)
+                }
+            } else {
+                do {
                     streaming = try responder.chunkIterator(archive: archive, reference: reference, range: range)
                     pump(context: context)
+                } catch {
+                    fail(error, context: context)
                 }
-            } catch {
-                fail(error, context: context)
             }
         }
     }
 
-    /// Writes decoded chunks while the channel accepts them; resumes on `channelWritabilityChanged`.
+    /// Writes `range` of a whole cached body and ends the response.
+    private func write(_ body: CachedBody, range: Range<UInt64>, context: ChannelHandlerContext) {
+        switch body {
+        case .memory(let body):
+            let slice = body.getSlice(at: body.readerIndex + Int(range.lowerBound), length: range.count) ?? body
+            context.write(wrapOutboundOut(.body(.byteBuffer(slice))), promise: nil)
+            finish(context: context)
+        case .file(let file):
+            // The head goes out by writev and the body by sendfile: cork so that they
+            // leave in full segments, not as a lone head packet.
+            let options = context.channel.syncOptions
+            try? options?.setOption(Self.cork, value: 1)
+            let region = FileRegion(fileHandle: file.handle, readerIndex: Int(range.lowerBound), endIndex: Int(range.upperBound))
+            context.write(wrapOutboundOut(.body(.fileRegion(region))), promise: nil)
+            finish(context: context, keeping: file)
+            try? options?.setOption(Self.cork, value: 0)
+        }
+    }
+
+    /// Decodes the next chunk on a pool thread while the channel accepts writes, writes it, and
+    /// goes on; resumes on `channelWritabilityChanged`. One chunk is decoded at a time, so a slow
+    /// client holds at most one chunk plus the channel's and the socket's buffers.
     private func pump(context: ChannelHandlerContext) {
-        while var iterator = streaming, context.channel.isWritable {
-            do {
-                guard let chunk = try iterator.next() else {
-                    streaming = nil
-                    finish(context: context)
-                    return
-                }
-                streaming = iterator
-                context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: chunk)))), promise: nil)
-            } catch {
-                fail(error, context: context)
-                return
+        guard let iterator = streaming, !decoding, context.channel.isWritable else { return }
+        decoding = true
+        offload(context: context, { () throws -> (BodyChunkIterator, [UInt8]?) in
+            var iterator = iterator
+            let chunk = try iterator.next()
+            return (iterator, chunk)
+        }) { handler, context, result in
+            handler.decoding = false
+            guard handler.streaming != nil else { return }
+            switch result {
+            case .success((let iterator, let chunk?)):
+                handler.streaming = iterator
+                handler.writeChunk(chunk, context: context)
+                handler.pump(context: context)
+            case .success((_, nil)):
+                handler.streaming = nil
+                handler.finish(context: context)
+            case .failure(let error):
+                handler.fail(error, context: context)
             }
+        }
+    }
+
+    /// Writes one streamed chunk, counting it as backlog until the kernel has taken it.
+    private func writeChunk(_ chunk: [UInt8], context: ChannelHandlerContext) {
+        backlog += chunk.count
+        gauge.record(backlog)
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: chunk)))))
+            .assumeIsolated().whenComplete { [self] _ in backlog -= chunk.count }
+    }
+
+    /// Runs `work` on the thread pool, then `then` back on the channel's event loop.
+    private func offload<Value: Sendable>(
+        context: ChannelHandlerContext, _ work: @escaping @Sendable () throws -> Value,
+        then: @escaping (ArchiveHTTPHandler, ChannelHandlerContext, Result<Value, any Error>) -> Void
+    ) {
+        working = true
+        pool.runIfActive(eventLoop: context.eventLoop, work).assumeIsolated().whenComplete { [self] result in
+            working = false
+            then(self, context, result)
         }
     }
 
@@ -150,4 +218,14 @@ final class ArchiveHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         accessLog?.failure(error)
         context.close(promise: nil)
     }
+
+    /// Fails with the error of `result`, or with ``ArchiveHTTPHandler/MissingBody`` when it holds
+    /// no body where one was expected.
+    private func fail<Value>(_ result: Result<Value, any Error>, context: ChannelHandlerContext) {
+        guard case .failure(let error) = result else { return fail(MissingBody(), context: context) }
+        fail(error, context: context)
+    }
+
+    /// A body the hot-body cache was to hold but did not.
+    struct MissingBody: Error {}
 }

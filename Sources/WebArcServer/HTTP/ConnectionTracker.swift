@@ -38,4 +38,11 @@ final class ConnectionTracker: Sendable {
         }
         return EventLoopFuture.andAllComplete(channels.map(\.closeFuture), on: loop)
     }
+
+    /// Closes every connection still open (after the grace period); completes when all have closed.
+    func closeAll(on loop: any EventLoop) -> EventLoopFuture<Void> {
+        let channels = state.withLock { Array($0.open.values) }
+        for channel in channels { channel.close(promise: nil) }
+        return EventLoopFuture.andAllComplete(channels.map(\.closeFuture), on: loop)
+    }
 }

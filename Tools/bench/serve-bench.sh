@@ -89,6 +89,9 @@ fi
 # --- corpus, archive, ZIM ------------------------------------------------------------------------
 
 if [[ -z "${WORK:-}" ]]; then WORK="$(mktemp -d /tmp/serve-bench.XXXXXX)"; CLEAN_WORK=1; else CLEAN_WORK=0; mkdir -p "$WORK"; fi
+# mktemp makes the folder 0700; nginx started as root serves through workers running as nobody,
+# which would then get 403 for every file.
+chmod 755 "$WORK"
 PIDS=()
 cleanup() {
     for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done

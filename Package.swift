@@ -60,10 +60,20 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // What the command-line binaries share: exit codes, stdout/stderr output, progress,
+        // interrupt cleanup.
+        .target(
+            name: "WebArcCLISupport",
+            dependencies: [
+                "WebArc",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .executableTarget(
             name: "WebArcCLI",
             dependencies: [
                 "WebArc",
+                "WebArcCLISupport",
                 "WebArcServer",
                 "WebArcURLProtocol",
                 "WebArcInterop",

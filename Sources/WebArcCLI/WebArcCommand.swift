@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WebArc
+import WebArcCLISupport
 
 /// The `webarc` command: pack, read, verify and serve single-file web archives.
 @main
@@ -38,14 +39,8 @@ struct WebArcCommand: AsyncParsableCommand {
             } else {
                 try command.run()
             }
-        } catch let failure as CommandFailure {
-            Output.error("webarc: error: \(failure.message)")
-            Foundation.exit(failure.code)
-        } catch let error as WebArcError {
-            Output.error("webarc: error: \(error.description)")
-            Foundation.exit(ExitCodes.code(for: error))
         } catch {
-            exit(withError: error)
+            ExitCodes.exit(for: error, command: self)
         }
     }
 }

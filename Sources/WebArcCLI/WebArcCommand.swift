@@ -17,6 +17,9 @@ struct WebArcCommand: AsyncParsableCommand {
               webarc verify site.webarc
               webarc cat site.webarc http://localhost/index.html
 
+            capture runs the companion webarc-capture binary, built with webarc, so that the other \
+            commands start without the networking stack.
+
             \(ExitCodes.helpText)
             """,
         version: "1.0.0",
@@ -33,7 +36,9 @@ struct WebArcCommand: AsyncParsableCommand {
                 return
             }
             var command = try parseAsRoot()
-            if !(command is Serve) { InterruptCleanup.install() }
+            // `serve` handles its own signals; `capture` execs webarc-capture, which would inherit
+            // the ignored signals.
+            if !(command is Serve || command is Capture) { InterruptCleanup.install() }
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

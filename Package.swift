@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "WebArcServer", targets: ["WebArcServer"]),
         .library(name: "WebArcInterop", targets: ["WebArcInterop"]),
         .executable(name: "webarc", targets: ["WebArcCLI"]),
+        .executable(name: "webarc-capture", targets: ["WebArcCaptureCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
@@ -60,22 +61,43 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // What both command-line binaries share: exit codes, stdout/stderr output, progress,
+        // interrupt cleanup.
+        .target(
+            name: "WebArcCLISupport",
+            dependencies: [
+                "WebArc",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // `webarc`. It must not link WebArcURLProtocol: FoundationNetworking brings libcurl and
+        // about 30 shared libraries whose loading doubles the start-up of `webarc cat`.
         .executableTarget(
             name: "WebArcCLI",
             dependencies: [
                 "WebArc",
+                "WebArcCLISupport",
                 "WebArcServer",
-                "WebArcURLProtocol",
                 "WebArcInterop",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // `webarc-capture`, the networking half of the CLI: `webarc capture` execs it.
+        .executableTarget(
+            name: "WebArcCaptureCLI",
+            dependencies: [
+                "WebArc",
+                "WebArcCLISupport",
+                "WebArcURLProtocol",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "WebArcTests", dependencies: ["WebArc"]),
         .testTarget(name: "WebArcURLProtocolTests", dependencies: ["WebArcURLProtocol", "WebArc"]),
         .testTarget(name: "WebArcServerTests", dependencies: ["WebArcServer", "WebArc"]),
         .testTarget(name: "WebArcInteropTests", dependencies: ["WebArcInterop", "WebArc"]),
-        .testTarget(name: "WebArcCLITests", dependencies: ["WebArc", "WebArcCLI"]),
+        .testTarget(name: "WebArcCLITests", dependencies: ["WebArc", "WebArcCLI", "WebArcCaptureCLI"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 Tools/install-packages.sh liblz4-dev pkg-config zlib1g-dev
 
 swift build -c release --product webarc
+swift build -c release --product webarc-capture   # what `webarc capture` runs
 webarc=.build/release/webarc
 $webarc pack Tools/sample-site -o sample.webarc --force
 $webarc verify sample.webarc

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WebArc
+import WebArcCLISupport
 
 /// The `webarc` command: pack, read, verify and serve single-file web archives.
 @main
@@ -15,6 +16,9 @@ struct WebArcCommand: AsyncParsableCommand {
               webarc pack site/ -o site.webarc
               webarc verify site.webarc
               webarc cat site.webarc http://localhost/index.html
+
+            capture runs the companion webarc-capture binary, built with webarc, so that the other \
+            commands start without the networking stack.
 
             \(ExitCodes.helpText)
             """,
@@ -32,20 +36,16 @@ struct WebArcCommand: AsyncParsableCommand {
                 return
             }
             var command = try parseAsRoot()
-            if !(command is Serve) { InterruptCleanup.install() }
+            // `serve` handles its own signals; `capture` execs webarc-capture, which would inherit
+            // the ignored signals.
+            if !(command is Serve || command is Capture) { InterruptCleanup.install() }
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
                 try command.run()
             }
-        } catch let failure as CommandFailure {
-            Output.error("webarc: error: \(failure.message)")
-            Foundation.exit(failure.code)
-        } catch let error as WebArcError {
-            Output.error("webarc: error: \(error.description)")
-            Foundation.exit(ExitCodes.code(for: error))
         } catch {
-            exit(withError: error)
+            ExitCodes.exit(for: error, command: self)
         }
     }
 }

@@ -24,12 +24,16 @@ struct CLIRunner {
 
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Runs the binary with `arguments`; a run still going after `timeout` seconds is killed and
-    /// reported with status -1, so a hang fails the test instead of stalling the suite.
-    static func run(_ arguments: [String], in directory: String? = nil, timeout: Double = 120) throws -> Result {
+    /// Runs the binary (or `executable`) with `arguments`; a run still going after `timeout` seconds
+    /// is killed and reported with status -1, so a hang fails the test instead of stalling the suite.
+    static func run(
+        _ arguments: [String], in directory: String? = nil, timeout: Double = 120, executable: String = binary,
+        environment: [String: String]? = nil
+    ) throws -> Result {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if let environment { process.environment = environment }
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         let out = Pipe()
         let err = Pipe()

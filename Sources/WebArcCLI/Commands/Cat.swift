@@ -1,5 +1,6 @@
 import ArgumentParser
 import WebArc
+import WebArcCLISupport
 
 struct Cat: ParsableCommand {
     static let configuration = CommandConfiguration(

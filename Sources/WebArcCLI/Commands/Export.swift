@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WebArcCLISupport
 import WebArcInterop
 
 struct Export: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WebArc
+import WebArcCLISupport
 
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WebArc
+import WebArcCLISupport
 
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WebArc
+import WebArcCLISupport
 import WebArcServer
 
 struct Serve: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WebArc
+import WebArcCLISupport
 
 struct Unpack: ParsableCommand {
     static let configuration = CommandConfiguration(

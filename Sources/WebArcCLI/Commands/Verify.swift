@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WebArc
+import WebArcCLISupport
 
 struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(

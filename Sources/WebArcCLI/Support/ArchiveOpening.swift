@@ -1,4 +1,5 @@
 import WebArc
+import WebArcCLISupport
 
 /// Opens an archive for a command, turning failures into one-line errors with exit codes.
 enum ArchiveOpening {

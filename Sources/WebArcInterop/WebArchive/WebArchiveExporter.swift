@@ -1,10 +1,6 @@
 import Foundation
 import WebArc
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// Writes one page of an archive as a Safari `.webarchive`: the page as `WebMainResource`, the
 /// resources it uses as `WebSubresources`, its frames as `WebSubframeArchives`.
 ///

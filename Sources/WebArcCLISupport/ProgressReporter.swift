@@ -2,7 +2,7 @@ import Foundation
 
 /// A one-line progress display on stderr (items, bytes, rate, ETA), shown only when stderr is a
 /// terminal and `--quiet` is absent; redrawn at most ten times a second.
-final class ProgressReporter: @unchecked Sendable {
+package final class ProgressReporter: @unchecked Sendable {
     private let label: String
     private let enabled: Bool
     private let started = Date()
@@ -12,14 +12,14 @@ final class ProgressReporter: @unchecked Sendable {
     /// What the items are called on the line (`files`, `bodies`).
     private let unit: String
 
-    init(label: String, quiet: Bool, unit: String = "files") {
+    package init(label: String, quiet: Bool, unit: String = "files") {
         self.label = label
         self.unit = unit
         enabled = !quiet && Output.stderrIsTerminal
     }
 
     /// Updates the line; `items`/`totalItems` may be nil for byte-only work.
-    func update(items: Int? = nil, totalItems: Int? = nil, bytes: UInt64, totalBytes: UInt64) {
+    package func update(items: Int? = nil, totalItems: Int? = nil, bytes: UInt64, totalBytes: UInt64) {
         guard enabled else { return }
         lock.withLock {
             let now = Date()
@@ -36,7 +36,7 @@ final class ProgressReporter: @unchecked Sendable {
     }
 
     /// Shows `text` after the label, for work whose total is not known in advance.
-    func status(_ text: String) {
+    package func status(_ text: String) {
         guard enabled else { return }
         lock.withLock {
             let now = Date()
@@ -47,13 +47,13 @@ final class ProgressReporter: @unchecked Sendable {
     }
 
     /// Clears the line.
-    func finish() {
+    package func finish() {
         guard enabled else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
     }
 
     /// Bytes in human units (KiB, MiB, GiB).
-    static func size(_ bytes: UInt64) -> String {
+    package static func size(_ bytes: UInt64) -> String {
         let units = ["B", "KiB", "MiB", "GiB", "TiB"]
         var value = Double(bytes)
         var unit = 0

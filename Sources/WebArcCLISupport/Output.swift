@@ -5,17 +5,17 @@ import Glibc
 #endif
 
 /// Writes to stdout and stderr without buffering surprises, and knows whether stderr is a terminal.
-enum Output {
+package enum Output {
     /// Whether stderr is a terminal (progress is shown only then).
-    static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+    package static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
 
     /// Writes a line to stdout.
-    static func line(_ text: String) {
+    package static func line(_ text: String) {
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }
 
     /// Writes raw bytes to stdout.
-    static func bytes(_ data: [UInt8]) throws {
+    package static func bytes(_ data: [UInt8]) throws {
         var done = 0
         while done < data.count {
             let wrote = data.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress! + done, data.count - done) }
@@ -28,12 +28,12 @@ enum Output {
     }
 
     /// Writes a line to stderr.
-    static func error(_ text: String) {
+    package static func error(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
     /// One JSON object on one line.
-    static func json(_ object: Any) {
+    package static func json(_ object: Any) {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         FileHandle.standardOutput.write(data + Data("\n".utf8))
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import WebArc
 
 /// The exit codes of `webarc`, in one place (sysexits values).
@@ -12,23 +13,23 @@ import WebArc
 /// | 66 | input missing or unreadable |
 /// | 73 | output cannot be created or exists |
 /// | 74 | I/O error while reading or writing |
-enum ExitCodes {
-    static let failure: Int32 = 1
-    static let usage: Int32 = 64
-    static let dataError: Int32 = 65
-    static let noInput: Int32 = 66
-    static let cannotCreate: Int32 = 73
-    static let ioError: Int32 = 74
+package enum ExitCodes {
+    package static let failure: Int32 = 1
+    package static let usage: Int32 = 64
+    package static let dataError: Int32 = 65
+    package static let noInput: Int32 = 66
+    package static let cannotCreate: Int32 = 73
+    package static let ioError: Int32 = 74
 
     /// The help text block every command shows.
-    static let helpText = """
+    package static let helpText = """
         Exit codes: 0 success, 1 unexpected failure, 64 bad command line, 65 archive or input \
         malformed (or verify found a problem), 66 input missing or unreadable, 73 output exists or \
         cannot be created, 74 I/O error.
         """
 
     /// The exit code for a library error.
-    static func code(for error: WebArcError) -> Int32 {
+    package static func code(for error: WebArcError) -> Int32 {
         switch error {
         case .outputExists: cannotCreate
         case .io(_, let operation, let errno):
@@ -44,23 +45,39 @@ enum ExitCodes {
         default: dataError
         }
     }
+
+    /// Ends the process for an error a command threw: a ``CommandFailure`` or a library error
+    /// becomes one `webarc: error: …` line on stderr and its exit code; anything else (a usage
+    /// error, `--help`, `--version`) goes to `command`'s argument parser.
+    package static func exit(for error: any Error, command: any ParsableCommand.Type) -> Never {
+        switch error {
+        case let failure as CommandFailure:
+            Output.error("webarc: error: \(failure.message)")
+            Foundation.exit(failure.code)
+        case let error as WebArcError:
+            Output.error("webarc: error: \(error.description)")
+            Foundation.exit(code(for: error))
+        default:
+            command.exit(withError: error)
+        }
+    }
 }
 
 /// Ends a command with a one-line `webarc: error: …` message on stderr and the matching exit code.
-struct CommandFailure: Error, CustomStringConvertible {
-    let message: String
-    let code: Int32
+package struct CommandFailure: Error, CustomStringConvertible {
+    package let message: String
+    package let code: Int32
 
-    var description: String { message }
+    package var description: String { message }
 
     /// Wraps a library error, naming the file it concerns when the message does not already.
-    init(_ error: WebArcError, file: String? = nil) {
+    package init(_ error: WebArcError, file: String? = nil) {
         let text = error.description
         message = file.map { text.contains($0) ? text : "\($0): \(text)" } ?? text
         code = ExitCodes.code(for: error)
     }
 
-    init(_ message: String, code: Int32) {
+    package init(_ message: String, code: Int32) {
         self.message = message
         self.code = code
     }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import WebArc
 
 /// An export written through a temporary sibling file and renamed into place only when complete.
 ///
@@ -36,6 +37,8 @@ final class OutputFile {
         }
         descriptor = fd
         temporaryPath = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // Listed so that an interrupted export removes it (``PendingOutputs``).
+        PendingOutputs.register(temporaryPath)
     }
 
     deinit { if !committed { discard() } }
@@ -75,6 +78,7 @@ final class OutputFile {
         close(descriptor)
         descriptor = -1
         committed = true
+        defer { PendingOutputs.unregister(temporaryPath) }
         if !overwrite && access(targetPath, F_OK) == 0 {
             unlink(temporaryPath)
             throw InteropError.archive(.outputExists(path: targetPath), path: targetPath)
@@ -94,5 +98,6 @@ final class OutputFile {
         }
         if !committed { unlink(temporaryPath) }
         committed = true
+        PendingOutputs.unregister(temporaryPath)
     }
 }

@@ -67,7 +67,9 @@ import WebArcServer
         let started = Date()
         await server.stop()
         await server.waitUntilStopped()
-        #expect(Date().timeIntervalSince(started) < 10)
+        // A hang guard, not a timing claim: stop takes milliseconds, but other tests blocking the
+        // two cooperative threads in socket reads can delay this task's resumption on a loaded machine.
+        #expect(Date().timeIntervalSince(started) < 120)
         #expect(client.isClosedByPeer())
         #expect(throws: RawHTTPError.self) { try RawHTTPClient(port: server.port) }
         await server.stop()
@@ -81,7 +83,7 @@ import WebArcServer
         #expect(try idle.request("GET", "/small.txt").status == 200)
         let started = Date()
         #expect(idle.isClosedByPeer())
-        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(Date().timeIntervalSince(started) < 60, "hang guard: the idle timeout is 0.5 s")
         await server.stop()
     }
 

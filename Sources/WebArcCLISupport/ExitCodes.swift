@@ -25,7 +25,7 @@ package enum ExitCodes {
     package static let helpText = """
         Exit codes: 0 success, 1 unexpected failure, 64 bad command line, 65 archive or input \
         malformed (or verify found a problem), 66 input missing or unreadable, 73 output exists or \
-        cannot be created, 74 I/O error.
+        cannot be created, 74 I/O error, 130 interrupted (temporary files removed).
         """
 
     /// The exit code for a library error.

@@ -30,8 +30,14 @@ enum ChunkEncoder {
             guard stored.count == Int(entry.rawLength) else { throw WebArcError.corruptChunk(chunk: index, offset: entry.offset) }
             return stored
         case .lz4:
-            var raw = [UInt8](repeating: 0, count: Int(entry.rawLength))
-            let ok = stored.withUnsafeBytes { source in raw.withUnsafeMutableBytes { LZ4.decompress(source, into: $0) } }
+            // No zero-fill first: LZ4_decompress_safe writes every byte or the chunk is refused
+            // (and then none of it is kept), which saves a memset of every decoded byte.
+            let length = Int(entry.rawLength)
+            var ok = false
+            let raw = [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
+                ok = stored.withUnsafeBytes { LZ4.decompress($0, into: UnsafeMutableRawBufferPointer(buffer)) }
+                count = ok ? length : 0
+            }
             guard ok else { throw WebArcError.corruptChunk(chunk: index, offset: entry.offset) }
             return raw
         case nil:

@@ -44,6 +44,11 @@ public struct BodyEntry: Equatable, Sendable {
 ///
 /// Spec: §5.4 Chunk table.
 public struct ChunkEntry: Equatable, Sendable {
+    /// Whether the stored bytes lie inside `section` (`BDAT`), overflow-safe.
+    func lies(within section: SectionEntry) -> Bool {
+        offset >= section.offset && offset <= section.end && UInt64(storedLength) <= section.end - offset
+    }
+
     /// Bytes a 1.0 writer uses per entry.
     public static let size = 24
     /// The most bytes one chunk decodes to.

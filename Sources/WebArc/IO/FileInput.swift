@@ -8,19 +8,13 @@ import Darwin
 enum FileInput {
     /// Calls `body` with successive pieces of at most `pieceSize` bytes (all but the last full).
     ///
-    /// The file is opened with `O_NONBLOCK` so that a FIFO can never block the caller; only
-    /// regular files are read.
+    /// The file is opened as ``FileByteSource`` opens one: a FIFO can never block the caller, and
+    /// only regular files are read.
     static func forEachPiece(
         of path: String, pieceSize: Int = ChunkEntry.maxRawLength, _ body: (ArraySlice<UInt8>) throws -> Void
     ) throws {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { throw WebArcError.io(path: path, operation: "open", errno: errno) }
+        let fd = try FileByteSource.openRegularFile(path).descriptor
         defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw WebArcError.io(path: path, operation: "stat", errno: errno) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw WebArcError.io(path: path, operation: "read (not a regular file)", errno: EINVAL)
-        }
         var buffer = [UInt8](repeating: 0, count: pieceSize)
         var filled = 0
         while true {

@@ -8,29 +8,29 @@ extension ArchiveReader {
     /// - Throws: `bodyNotFound` when the archive does not hold it; `corruptIndex` when its chunk
     ///   range lies outside the chunk table.
     public func bodyEntry(_ reference: BodyReference) throws -> BodyEntry {
+        guard let (entry, position) = try bodyTablePosition(of: reference) else { throw WebArcError.bodyNotFound(body: reference) }
+        return try checked(entry, at: position)
+    }
+
+    /// The `BTAB` entry for `reference` and its position, by binary search over the digest order;
+    /// nil when the table does not hold it.
+    private func bodyTablePosition(of reference: BodyReference) throws -> (BodyEntry, Int)? {
         var low = 0
         var high = bodyTable.count
         while low < high {
             let middle = (low + high) / 2
             var reader = try bodyTable.entry(middle, from: source)
             let entry = try BodyEntry(parsing: &reader)
-            if entry.reference == reference { return try checked(entry, at: middle) }
-            if entry.reference < reference { low = middle + 1 } else { high = middle }
-        }
-        throw WebArcError.bodyNotFound(body: reference)
-    }
-
-    /// The absolute offset of the `BTAB` entry for `reference`, found by binary search.
-    func bodyTableOffset(of reference: BodyReference) -> UInt64? {
-        var low = 0
-        var high = bodyTable.count
-        while low < high {
-            let middle = (low + high) / 2
-            guard var reader = try? bodyTable.entry(middle, from: source), let entry = try? BodyEntry(parsing: &reader) else { return nil }
-            if entry.reference == reference { return bodyTable.offset(of: middle) }
+            if entry.reference == reference { return (entry, middle) }
             if entry.reference < reference { low = middle + 1 } else { high = middle }
         }
         return nil
+    }
+
+    /// The absolute offset of the `BTAB` entry for `reference`, where errors about the body point.
+    func bodyTableOffset(of reference: BodyReference) -> UInt64 {
+        guard let (_, position) = try? bodyTablePosition(of: reference) else { return sections.bodyTable.offset }
+        return bodyTable.offset(of: position)
     }
 
     /// The body table entry at position `index` (digest order).
@@ -68,7 +68,7 @@ extension ArchiveReader {
     func check(_ entry: ChunkEntry, index: UInt64) throws {
         let data = sections.bodyData
         let offset = chunkTable.offset(of: Int(index))
-        guard entry.offset >= data.offset, entry.offset <= data.end, UInt64(entry.storedLength) <= data.end - entry.offset else {
+        guard entry.lies(within: data) else {
             throw WebArcError.corruptIndex(section: "CTAB", offset: offset, reason: "chunk \(index) lies outside BDAT")
         }
         guard entry.rawLength >= 1, entry.rawLength <= UInt32(ChunkEntry.maxRawLength) else {
@@ -141,18 +141,17 @@ extension ArchiveReader {
     public func verifyBody(_ entry: BodyEntry) throws {
         var hasher = Insecure.MD5()
         var length: UInt64 = 0
-        let tableOffset = bodyTableOffset(of: entry.reference) ?? sections.bodyTable.offset
         for (index, chunk) in try chunkEntries(of: entry) {
             let bytes = try decodeChunk(chunk, index: index)
             bytes.withUnsafeBytes { hasher.update(bufferPointer: $0) }
             length += UInt64(bytes.count)
         }
         guard length == entry.length else {
-            throw WebArcError.bodyDigest(body: entry.reference, offset: tableOffset, reason: "decodes to \(length) bytes, table says \(entry.length)")
+            throw WebArcError.bodyDigest(body: entry.reference, offset: bodyTableOffset(of: entry.reference), reason: "decodes to \(length) bytes, table says \(entry.length)")
         }
         let digest = BodyDigest(hasher.finalize())
         guard digest == entry.reference.digest else {
-            throw WebArcError.bodyDigest(body: entry.reference, offset: tableOffset, reason: "bytes hash to \(digest.hex)")
+            throw WebArcError.bodyDigest(body: entry.reference, offset: bodyTableOffset(of: entry.reference), reason: "bytes hash to \(digest.hex)")
         }
     }
 }

@@ -129,8 +129,7 @@ public enum ArchiveVerifier {
                 problems.append(error)
                 // An entry whose bytes still lie inside BDAT covers them (an unknown codec), so that
                 // one bad field is not also reported as a gap.
-                let data = reader.sections.bodyData
-                guard entry.offset >= data.offset, entry.offset <= data.end, UInt64(entry.storedLength) <= data.end - entry.offset else { continue }
+                guard entry.lies(within: reader.sections.bodyData) else { continue }
             }
             extents.append((entry.offset, UInt64(entry.storedLength)))
         }

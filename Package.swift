@@ -94,10 +94,12 @@ let package = Package(
             ]
         ),
         .testTarget(name: "WebArcTests", dependencies: ["WebArc"]),
-        .testTarget(name: "WebArcURLProtocolTests", dependencies: ["WebArcURLProtocol", "WebArc"]),
+        // A tiny 127.0.0.1 HTTP server shared by the URL protocol and capture tests.
+        .target(name: "WebArcTestSupport", path: "Tests/WebArcTestSupport"),
+        .testTarget(name: "WebArcURLProtocolTests", dependencies: ["WebArcURLProtocol", "WebArc", "WebArcTestSupport"]),
         .testTarget(name: "WebArcServerTests", dependencies: ["WebArcServer", "WebArc"]),
         .testTarget(name: "WebArcInteropTests", dependencies: ["WebArcInterop", "WebArc"]),
-        .testTarget(name: "WebArcCLITests", dependencies: ["WebArc", "WebArcCLI", "WebArcCaptureCLI"]),
+        .testTarget(name: "WebArcCLITests", dependencies: ["WebArc", "WebArcCLI", "WebArcCaptureCLI", "WebArcTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

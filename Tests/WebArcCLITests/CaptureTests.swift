@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebArcTestSupport
 import WebArc
 
 /// `webarc capture` against a real server on 127.0.0.1, checked with `webarc ls` and `cat`.
@@ -23,9 +24,9 @@ struct CaptureTests {
 
     static let stylesheet = "@import 'more.css';\nh1 { background: url(img/h1.png) }\n/* url(img/commented.png) */\n@font-face { src: url(\"fonts/a.woff2\") format('woff2') }"
 
-    static func site(_ target: String) -> LocalHTTPServer.Response {
+    static func site(_ target: String) -> TestHTTPServer.Response {
         let path = String(target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0])
-        func text(_ type: String, _ body: String) -> LocalHTTPServer.Response {
+        func text(_ type: String, _ body: String) -> TestHTTPServer.Response {
             .init(headers: [("Content-Type", type)], body: Array(body.utf8))
         }
         switch path {
@@ -46,24 +47,24 @@ struct CaptureTests {
     }
 
     /// `webarc ls` of `archive`, as "kind status path" lines for the server's URLs.
-    static func listing(_ archive: String, server: LocalHTTPServer) throws -> Set<String> {
+    static func listing(_ archive: String, server: TestHTTPServer) throws -> Set<String> {
         let list = try CLIRunner.run(["ls", archive, "--json"])
         #expect(list.status == 0, "\(list.stderr)")
         return Set(try list.text.split(separator: "\n").map { line in
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            let url = (object["url"] as? String ?? "").replacingOccurrences(of: server.url(""), with: "")
-            let target = (object["target"] as? String).map { " -> " + $0.replacingOccurrences(of: server.url(""), with: "") } ?? ""
+            let url = (object["url"] as? String ?? "").replacingOccurrences(of: server.url("").absoluteString, with: "")
+            let target = (object["target"] as? String).map { " -> " + $0.replacingOccurrences(of: server.url("").absoluteString, with: "") } ?? ""
             return "\(object["kind"] as? String ?? "?") \(object["status"] as? Int ?? 0) \(url)\(target)"
         })
     }
 
     @Test("a page with its requisites and one level of same-origin links; ls and cat read it back")
     func depthOneSameOrigin() throws {
-        let server = try LocalHTTPServer(handler: Self.site)
+        let server = try TestHTTPServer { Self.site($0.target) }
         defer { server.stop() }
         let scratch = try Scratch()
         let archive = scratch.file("site.webarc")
-        let capture = try CLIRunner.run(["capture", server.url("/"), "-o", archive, "--depth", "1", "--same-origin", "--json"])
+        let capture = try CLIRunner.run(["capture", server.url("/").absoluteString, "-o", archive, "--depth", "1", "--same-origin", "--json"])
         #expect(capture.status == 0, "\(capture.stderr)")
 
         let summary = try #require(try JSONSerialization.jsonObject(with: capture.stdout) as? [String: Any])
@@ -83,51 +84,51 @@ struct CaptureTests {
             "response 200 /fonts/a.woff2",
         ]
         #expect(try Self.listing(archive, server: server) == expected)
-        #expect(!server.received.contains("/deep.html"))
+        #expect(!server.received.map(\.target).contains("/deep.html"))
 
-        let css = try CLIRunner.run(["cat", archive, server.url("/style.css")])
+        let css = try CLIRunner.run(["cat", archive, server.url("/style.css").absoluteString])
         #expect(css.status == 0)
         #expect(css.text == Self.stylesheet)
-        let script = try CLIRunner.run(["cat", archive, server.url("/app.js?v=2"), "-i"])
+        let script = try CLIRunner.run(["cat", archive, server.url("/app.js?v=2").absoluteString, "-i"])
         #expect(script.text.hasPrefix("HTTP/1.1 200"))
         #expect(script.text.contains("application/javascript"))
         #expect(script.text.hasSuffix("console.log(\("/app.js?v=2".count))"))
-        let redirected = try CLIRunner.run(["cat", archive, server.url("/old"), "-L"])
+        let redirected = try CLIRunner.run(["cat", archive, server.url("/old").absoluteString, "-L"])
         #expect(redirected.text.contains("deeper"))
         #expect(try CLIRunner.run(["verify", archive]).status == 0)
     }
 
     @Test("--same-origin stores a redirect to another origin (another port) and does not fetch it")
     func sameOriginStopsAtRedirect() throws {
-        let other = try LocalHTTPServer(handler: Self.site)
+        let other = try TestHTTPServer { Self.site($0.target) }
         defer { other.stop() }
-        let server = try LocalHTTPServer { target in
-            switch target {
+        let server = try TestHTTPServer { request in
+            switch request.target {
             case "/": .init(headers: [("Content-Type", "text/html")], body: Array("<a href=/away>away</a>".utf8))
-            default: .init(status: 302, headers: [("Location", other.url("/about.html"))])
+            default: .init(status: 302, headers: [("Location", other.url("/about.html").absoluteString)])
             }
         }
         defer { server.stop() }
         let scratch = try Scratch()
         let archive = scratch.file("same-origin.webarc")
-        let capture = try CLIRunner.run(["capture", server.url("/"), "-o", archive, "--depth", "1", "--same-origin", "--json"])
+        let capture = try CLIRunner.run(["capture", server.url("/").absoluteString, "-o", archive, "--depth", "1", "--same-origin", "--json"])
         #expect(capture.status == 0, "\(capture.stderr)")
         #expect(other.received.isEmpty)
         let summary = try #require(try JSONSerialization.jsonObject(with: capture.stdout) as? [String: Any])
         #expect((summary["failures"] as? [Any])?.isEmpty == true)
         #expect(summary["redirects"] as? Int == 1)
-        #expect(summary["redirectsNotFollowed"] as? [String] == ["\(server.url("/away")) -> \(other.url("/about.html"))"])
-        #expect(try Self.listing(archive, server: server) == ["response 200 /", "redirect 302 /away -> \(other.url("/about.html"))"])
+        #expect(summary["redirectsNotFollowed"] as? [String] == ["\(server.url("/away").absoluteString) -> \(other.url("/about.html").absoluteString)"])
+        #expect(try Self.listing(archive, server: server) == ["response 200 /", "redirect 302 /away -> \(other.url("/about.html").absoluteString)"])
         #expect(try CLIRunner.run(["verify", archive]).status == 0)
     }
 
     @Test("without --depth only the given pages and their requisites are recorded; progress stays off a pipe")
     func depthZero() throws {
-        let server = try LocalHTTPServer(handler: Self.site)
+        let server = try TestHTTPServer { Self.site($0.target) }
         defer { server.stop() }
         let scratch = try Scratch()
         let archive = scratch.file("page.webarc")
-        let capture = try CLIRunner.run(["capture", server.url("/about.html"), "-o", archive])
+        let capture = try CLIRunner.run(["capture", server.url("/about.html").absoluteString, "-o", archive])
         #expect(capture.status == 0, "\(capture.stderr)")
         #expect(!capture.stderr.contains("\u{1B}["))
         #expect(capture.text.isEmpty)
@@ -142,7 +143,7 @@ struct CaptureTests {
     func nothingRecorded() throws {
         let scratch = try Scratch()
         let archive = scratch.file("none.webarc")
-        let url = "http://127.0.0.1:\(try LocalHTTPServer.refusedPort())/"
+        let url = "http://127.0.0.1:\(try TestHTTPServer.refusedPort())/"
         let capture = try CLIRunner.run(["capture", url, "-o", archive])
         #expect(capture.status == 66)
         #expect(capture.stderr.contains("nothing recorded"))
@@ -153,21 +154,21 @@ struct CaptureTests {
 
     @Test("an existing output is refused without --force and replaced with it; bad arguments exit 64")
     func existingOutput() throws {
-        let server = try LocalHTTPServer(handler: Self.site)
+        let server = try TestHTTPServer { Self.site($0.target) }
         defer { server.stop() }
         let scratch = try Scratch()
         let archive = scratch.file("kept.webarc")
         try scratch.write("kept.webarc", "not an archive")
-        let refused = try CLIRunner.run(["capture", server.url("/deep.html"), "-o", archive, "--quiet"])
+        let refused = try CLIRunner.run(["capture", server.url("/deep.html").absoluteString, "-o", archive, "--quiet"])
         #expect(refused.status == 73)
         #expect(refused.stderr.contains(archive))
         #expect(FileManager.default.contents(atPath: archive) == Data("not an archive".utf8))
         #expect(server.received.isEmpty)
-        let forced = try CLIRunner.run(["capture", server.url("/deep.html"), "-o", archive, "--force", "--quiet"])
+        let forced = try CLIRunner.run(["capture", server.url("/deep.html").absoluteString, "-o", archive, "--force", "--quiet"])
         #expect(forced.status == 0, "\(forced.stderr)")
         #expect(forced.stderr.isEmpty)
         #expect(try Self.listing(archive, server: server) == ["response 200 /deep.html"])
         #expect(try CLIRunner.run(["capture", "ftp://127.0.0.1/", "-o", scratch.file("x.webarc")]).status == 64)
-        #expect(try CLIRunner.run(["capture", server.url("/"), "-o", scratch.file("x.webarc"), "--depth", "-1"]).status == 64)
+        #expect(try CLIRunner.run(["capture", server.url("/").absoluteString, "-o", scratch.file("x.webarc"), "--depth", "-1"]).status == 64)
     }
 }

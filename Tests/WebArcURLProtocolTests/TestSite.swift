@@ -1,4 +1,5 @@
 import Foundation
+import WebArcTestSupport
 
 /// The routes of the test server that recorder and capture tests record.
 enum TestSite {

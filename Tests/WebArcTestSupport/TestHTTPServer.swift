@@ -8,20 +8,25 @@ import Darwin
 #endif
 
 /// A tiny HTTP/1.1 server on 127.0.0.1 for tests: one request per connection, answered by a closure.
-final class TestHTTPServer: Sendable {
-    struct Request: Sendable {
-        var method: String
+///
+/// Shared by the URL protocol tests and the CLI's capture tests (a test-support target).
+public final class TestHTTPServer: Sendable {
+    /// A request as the server read it.
+    public struct Request: Sendable {
+        /// The method, as sent.
+        public var method: String
         /// Path and query, as sent.
-        var target: String
-        var headers: [String: String]
+        public var target: String
+        /// Header fields by lower-case name.
+        public var headers: [String: String]
         /// The connection's socket, for ``waitForClose(timeout:)``.
-        var connection: Int32
+        public var connection: Int32
 
         /// Waits while the client keeps this request's connection open; true when the client
         /// closed it within `timeout` seconds (a guard against a hang), false when still open.
         ///
         /// Call from the handler, which holds the connection open until it returns.
-        func waitForClose(timeout: Int) -> Bool {
+        public func waitForClose(timeout: Int) -> Bool {
             var byte: UInt8 = 0
             for _ in 0..<timeout * 10 {
                 var watched = pollfd(fd: connection, events: Int16(POLLIN), revents: 0)
@@ -32,29 +37,36 @@ final class TestHTTPServer: Sendable {
         }
     }
 
-    struct Response: Sendable {
-        var status: Int
-        var headers: [(String, String)] = []
-        var body: [UInt8] = []
+    /// What the handler answers.
+    public struct Response: Sendable {
+        /// The status code.
+        public var status: Int
+        /// Header fields in order (`Content-Length` and `Connection` are added).
+        public var headers: [(String, String)] = []
+        /// The body (not sent for HEAD).
+        public var body: [UInt8] = []
 
-        init(status: Int = 200, headers: [(String, String)] = [], body: [UInt8] = []) {
+        /// A response with a byte body.
+        public init(status: Int = 200, headers: [(String, String)] = [], body: [UInt8] = []) {
             self.status = status
             self.headers = headers
             self.body = body
         }
 
-        init(status: Int = 200, headers: [(String, String)] = [], text: String) {
+        /// A response with a UTF-8 text body.
+        public init(status: Int = 200, headers: [(String, String)] = [], text: String) {
             self.init(status: status, headers: headers, body: Array(text.utf8))
         }
     }
 
-    let port: Int
+    /// The port the server listens on.
+    public let port: Int
     private let listener: Int32
     private let requests = Mutex<[Request]>([])
     private let handler: @Sendable (Request) -> Response
 
     /// Starts listening on 127.0.0.1 with a port the system picks.
-    init(handler: @escaping @Sendable (Request) -> Response) throws {
+    public init(handler: @escaping @Sendable (Request) -> Response) throws {
         self.handler = handler
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -86,13 +98,20 @@ final class TestHTTPServer: Sendable {
     }
 
     /// The URL of `path` on this server.
-    func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+    public func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
     /// Every request received so far.
-    var received: [Request] { requests.withLock { $0 } }
+    public var received: [Request] { requests.withLock { $0 } }
+
+    /// A port on 127.0.0.1 that refuses connections: bound, then closed at once.
+    public static func refusedPort() throws -> Int {
+        let server = try TestHTTPServer { _ in Response() }
+        server.stop()
+        return server.port
+    }
 
     /// Stops accepting connections.
-    func stop() {
+    public func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
     }
@@ -158,8 +177,9 @@ final class TestHTTPServer: Sendable {
 }
 
 /// Reason phrases for the statuses tests use.
-enum HTTPURLResponseReason {
-    static func phrase(_ status: Int) -> String {
+public enum HTTPURLResponseReason {
+    /// The phrase for `status`, or `Status`.
+    public static func phrase(_ status: Int) -> String {
         switch status {
         case 200: "OK"
         case 301: "Moved Permanently"

@@ -88,7 +88,7 @@ extension ArchiveResponder {
         if let lastModifiedText { headers.append(HTTPHeader("Last-Modified", lastModifiedText)) }
         headers.append(HTTPHeader("Accept-Ranges", "bytes"))
         return Resource(
-            status: response.status, reason: response.reason, headers: headers, etag: etag,
+            status: response.status, reason: response.reason, headers: HeaderBlock(headers), etag: etag,
             lastModified: lastModifiedText.flatMap(HTTPDate.parse), length: length, content: content)
     }
 

@@ -68,27 +68,28 @@ public final class ArchiveResponder: Sendable {
     }
 
     /// Applies the request's conditionals and range to a resolved resource.
+    ///
+    /// A plain GET of a 200 (the common case) shares the resource's encoded header block and adds
+    /// only its length: no header list is built per request.
     func answer(_ resource: Resource, to request: ArchiveRequest) -> ResponseDecision {
         guard let content = resource.content else {
-            return ResponseDecision(
-                status: resource.status, reason: resource.reason,
-                headers: resource.headers + [HTTPHeader("Content-Length", "0")])
+            return ResponseDecision(status: resource.status, reason: resource.reason, block: resource.headers, contentLength: 0)
         }
         if resource.status == 204 || resource.status == 304 || resource.status < 200 {
-            return ResponseDecision(status: resource.status, reason: resource.reason, headers: resource.headers)
+            return ResponseDecision(status: resource.status, reason: resource.reason, block: resource.headers)
         }
         if (200..<300).contains(resource.status), let etag = resource.etag,
+            request.ifNoneMatch != nil || request.ifModifiedSince != nil,
             ConditionalRequest.isNotModified(
                 ifNoneMatch: request.ifNoneMatch, ifModifiedSince: request.ifModifiedSince, etag: etag,
                 lastModified: resource.lastModified)
         {
-            let kept: Set<String> = ["etag", "last-modified", "cache-control", "content-location", "date", "expires", "vary"]
-            return ResponseDecision(
-                status: 304, reason: "Not Modified", headers: resource.headers.filter { kept.contains($0.name.lowercased()) })
+            let kept = resource.headers.fields.filter { Self.keptOnNotModified.contains($0.name.lowercased()) }
+            return ResponseDecision(status: 304, reason: "Not Modified", headers: kept)
         }
         var status = resource.status
         var reason = resource.reason
-        var headers = resource.headers
+        var contentRange: String?
         var range = 0..<resource.length
         if resource.status == 200, request.range != nil, let etag = resource.etag,
             ConditionalRequest.rangeApplies(ifRange: request.ifRange, etag: etag, lastModified: resource.lastModified)
@@ -99,24 +100,31 @@ public final class ArchiveResponder: Sendable {
             case .partial(let partial):
                 range = partial
                 (status, reason) = (206, "Partial Content")
-                headers.append(HTTPHeader("Content-Range", "bytes \(partial.lowerBound)-\(partial.upperBound - 1)/\(resource.length)"))
+                contentRange = "bytes \(partial.lowerBound)-\(partial.upperBound - 1)/\(resource.length)"
             case .unsatisfiable:
                 return ServerPages.decision(
                     status: 416, reason: "Range Not Satisfiable", detail: "The range lies outside the body.",
                     extra: [HTTPHeader("Content-Range", "bytes */\(resource.length)")], isHead: request.isHead)
             }
         }
-        headers.append(HTTPHeader("Content-Length", String(range.upperBound - range.lowerBound)))
-        guard !request.isHead else { return ResponseDecision(status: status, reason: reason, headers: headers) }
+        let length = range.upperBound - range.lowerBound
+        guard !request.isHead else {
+            return ResponseDecision(status: status, reason: reason, block: resource.headers, contentRange: contentRange, contentLength: length)
+        }
+        let body: ResponseDecision.Body
         switch content {
         case .stored(let archive, let reference):
-            return ResponseDecision(
-                status: status, reason: reason, headers: headers, body: .stored(archive: archive, reference: reference, length: resource.length, range: range))
+            body = .stored(archive: archive, reference: reference, length: resource.length, range: range)
         case .memory(let buffer):
-            let slice = buffer.getSlice(at: buffer.readerIndex + Int(range.lowerBound), length: Int(range.upperBound - range.lowerBound))
-            return ResponseDecision(status: status, reason: reason, headers: headers, body: .bytes(slice ?? buffer))
+            let slice = buffer.getSlice(at: buffer.readerIndex + Int(range.lowerBound), length: Int(length))
+            body = .bytes(slice ?? buffer)
         }
+        return ResponseDecision(
+            status: status, reason: reason, block: resource.headers, contentRange: contentRange, contentLength: length, body: body)
     }
+
+    /// Lower-case names of the headers a 304 repeats from the full answer.
+    static let keptOnNotModified: Set<String> = ["etag", "last-modified", "cache-control", "content-location", "date", "expires", "vary"]
 }
 
 /// A request target that is neither a path nor an absolute http(s) URL.

@@ -18,8 +18,8 @@ struct Resource: Sendable {
     var status: Int
     /// The stored reason phrase.
     var reason: String?
-    /// Every header but `Content-Length` (and `Content-Range`).
-    var headers: [HTTPHeader]
+    /// Every header but `Content-Length` (and `Content-Range`), encoded once for every answer.
+    var headers: HeaderBlock
     /// The body's entity tag, quoted; nil for redirects.
     var etag: String?
     /// The body's `Last-Modified` time in seconds since 1970, when known and parseable.
@@ -32,14 +32,14 @@ struct Resource: Sendable {
     /// A redirect to `location` (already mapped to where the client should go).
     static func redirect(status: Int, location: String, stored: [HTTPHeader] = []) -> Resource {
         Resource(
-            status: status, reason: nil, headers: ReplayedHeaders.replayed(stored) + [HTTPHeader("Location", location)],
+            status: status, reason: nil, headers: HeaderBlock(ReplayedHeaders.replayed(stored) + [HTTPHeader("Location", location)]),
             etag: nil, lastModified: nil, length: 0, content: nil)
     }
 
     /// Memory the resource holds, for the resource cache's budget: a fixed overhead for the value
     /// and its cache entry, the header names and values, and a rewritten body.
     var cost: Int {
-        let headerBytes = headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 32 }
+        let headerBytes = headers.fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 32 } + headers.encoded.readableBytes
         let fixed = 256 + headerBytes + (reason?.utf8.count ?? 0) + (etag?.utf8.count ?? 0)
         if case .memory(let buffer)? = content { return fixed + buffer.readableBytes }
         return fixed

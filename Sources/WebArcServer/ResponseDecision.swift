@@ -3,7 +3,8 @@ import WebArc
 
 /// Everything the transport needs to answer one request, settled before any body byte is read.
 ///
-/// `headers` is complete, `Content-Length` included; the transport adds nothing but framing.
+/// ``headers`` is complete, `Content-Length` included; the transport adds nothing but
+/// `Connection` and framing.
 public struct ResponseDecision: Sendable {
     /// What follows the head.
     public enum Body: Sendable {
@@ -28,16 +29,35 @@ public struct ResponseDecision: Sendable {
     public var status: Int
     /// The reason phrase: the stored one for replayed responses.
     public var reason: String?
-    /// The header fields in order.
-    public var headers: [HTTPHeader]
     /// The body.
     public var body: Body
+    /// The fields shared by every answer from one resource (or this answer's own), pre-encoded.
+    let block: HeaderBlock
+    /// `Content-Range`, sent after ``block``, for a 206.
+    let contentRange: String?
+    /// `Content-Length`, sent last; nil when ``block`` holds the length itself or the answer has none.
+    let contentLength: UInt64?
 
-    /// Makes a decision.
+    /// The header fields in order, `Content-Length` included; fields no peer could parse are left out.
+    public var headers: [HTTPHeader] {
+        var headers = block.fields
+        if let contentRange { headers.append(HTTPHeader("Content-Range", contentRange)) }
+        if let contentLength { headers.append(HTTPHeader("Content-Length", String(contentLength))) }
+        return headers
+    }
+
+    /// Makes a decision sending `headers` as given (they name the length themselves).
     public init(status: Int, reason: String? = nil, headers: [HTTPHeader], body: Body = .none) {
+        self.init(status: status, reason: reason, block: HeaderBlock(headers), body: body)
+    }
+
+    /// Makes a decision sending `block`, then `Content-Range` and `Content-Length` when given.
+    init(status: Int, reason: String?, block: HeaderBlock, contentRange: String? = nil, contentLength: UInt64? = nil, body: Body = .none) {
         self.status = status
         self.reason = reason
-        self.headers = headers
+        self.block = block
+        self.contentRange = contentRange
+        self.contentLength = contentLength
         self.body = body
     }
 }

@@ -11,9 +11,9 @@ import Synchronization
 /// print(server.url)   // http://127.0.0.1:54321/
 /// ```
 ///
-/// Built on SwiftNIO directly: one event loop per core, the NIO HTTP/1 codec (pipelining, 400
-/// for malformed requests, header size limits), ``ArchiveResponder`` for decisions and
-/// ``ArchiveHTTPHandler`` to write them, a thread pool as large for the work that reads the archive
+/// Built on SwiftNIO directly: one event loop per core, NIO's HTTP/1 request decoder (llhttp, with
+/// header size limits), ``ArchiveResponder`` for decisions and ``ArchiveHTTPHandler`` to write them
+/// (pipelining, 400 for requests the decoder refuses, idle timeout, heads written from bytes), a thread pool as large for the work that reads the archive
 /// (so that decoding never stalls an event loop). ``stop()`` stops accepting, lets requests in flight
 /// finish for up to ``Configuration/shutdownGrace`` seconds, then closes everything.
 public final class WebArcServer: Sendable {
@@ -126,11 +126,10 @@ public final class WebArcServer: Sendable {
             .childChannelInitializer { channel in
                 connections.track(channel)
                 return channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: idleTimeout))
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(
-                        withEncoderConfiguration: .init(), withDecoderLimitConfiguration: decoderLimits)
-                    try channel.pipeline.syncOperations.addHandler(
-                        ArchiveHTTPHandler(responder: responder, accessLog: accessLog, pool: pool, gauge: streamGauge))
+                    try channel.pipeline.syncOperations.addHandlers(
+                        ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: decoderLimits)),
+                        ArchiveHTTPHandler(
+                            responder: responder, accessLog: accessLog, pool: pool, gauge: streamGauge, idleTimeout: idleTimeout))
                 }
             }
         do {

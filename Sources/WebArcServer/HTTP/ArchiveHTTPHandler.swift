@@ -3,32 +3,59 @@ import NIOHTTP1
 import NIOPosix
 import WebArc
 
-/// The NIO channel handler of one connection: asks the responder for a decision, then writes it.
+/// The NIO channel handler of one connection, right after NIO's HTTP/1 request decoder: asks the
+/// responder for a decision, then writes it as bytes.
 ///
-/// Requests arrive one at a time (`HTTPServerPipelineHandler` holds pipelined ones back). A
-/// request whose resource and body are cached is answered on the event loop: one shared buffer
+/// It is the whole HTTP/1 server side but request parsing: it answers pipelined requests one at a
+/// time in order (holding reads back while it answers, so a client cannot queue unbounded work),
+/// sends 400 for a request NIO's parser refuses, closes a connection idle for
+/// ``WebArcServer/Configuration/idleTimeout``, and on NIO's `ChannelShouldQuiesceEvent` closes
+/// once the response in progress is written. Response heads are written from bytes: each
+/// resource's header fields are encoded once (``HeaderBlock``), so a hot request costs a lookup and
+/// two buffer writes rather than a pass through NIO's header validator, pipelining handler and
+/// encoder.
+///
+/// A request whose resource and body are cached is answered on the event loop: one shared buffer
 /// or, from a memory file, `sendfile`. Everything that reads the archive (lookups, decoding a
 /// cold body, rewriting links) runs on a thread pool, and the answer is written back on the
 /// channel's event loop, so a cold 8 MiB page never stalls the other connections of its loop.
 /// Bodies too large to cache are decoded one chunk at a time, the next only while the channel
 /// is writable, so a slow client holds at most one chunk plus the socket buffers in memory.
-final class ArchiveHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
+final class ArchiveHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
+    typealias OutboundIn = IOData
+    typealias OutboundOut = IOData
 
     private let responder: ArchiveResponder
     private let accessLog: AccessLog?
     private let pool: NIOThreadPool
     private let gauge: StreamGauge
+    private let idleTimeout: TimeAmount
+
+    /// The request whose head has arrived and whose end has not.
     private var head: HTTPRequestHead?
+    /// Complete requests not answered yet (pipelined behind the one in progress).
+    private var waiting = CircularBuffer<HTTPRequestHead>(initialCapacity: 2)
+    /// A response is being decided or written.
+    private var responding = false
+    /// ``drain(context:)`` is running (a response finished inside it must not start another drain).
+    private var draining = false
+    /// NIO asked for a read while a response was in progress; it is passed on once none is.
+    private var readHeld = false
+    /// No further request is answered: the client asked to close, the parser failed, or the server stops.
+    private var closing = false
+    /// The connection closes once the writes queued so far are done.
+    private var closeScheduled = false
+    /// The response in progress keeps the connection open afterwards.
     private var keepAlive = true
     private var streaming: BodyChunkIterator?
-    /// A pool thread is deciding or decoding for this connection.
-    private var working = false
     /// A pool thread is decoding the next chunk of `streaming`.
     private var decoding = false
     /// Bytes of streamed chunks written to the channel and not yet taken by the kernel.
     private var backlog = 0
+    /// When the client last sent bytes or a response last ended.
+    private var lastActivity = NIODeadline.now()
+    private var idleCheck: Scheduled<Void>?
 
     /// `TCP_CORK` (3 on Linux) or `TCP_NOPUSH` (4 on Darwin); the C headers Swift imports do
     /// not name them.
@@ -38,18 +65,51 @@ final class ArchiveHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private static let cork = ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: 4))
     #endif
 
-    init(responder: ArchiveResponder, accessLog: AccessLog?, pool: NIOThreadPool, gauge: StreamGauge) {
+    init(responder: ArchiveResponder, accessLog: AccessLog?, pool: NIOThreadPool, gauge: StreamGauge, idleTimeout: TimeAmount) {
         self.responder = responder
         self.accessLog = accessLog
         self.pool = pool
         self.gauge = gauge
+        self.idleTimeout = idleTimeout
+    }
+
+    // MARK: Connection events
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { scheduleIdleCheck(context: context, at: .now() + idleTimeout) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        if idleCheck == nil { scheduleIdleCheck(context: context, at: .now() + idleTimeout) }
+        context.fireChannelActive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head(let head): self.head = head
-        case .body: break
-        case .end: if let head { respond(to: head, context: context) }
+        case .head(let head):
+            self.head = head
+        case .body:
+            break
+        case .end:
+            guard let head else { return }
+            self.head = nil
+            if !closing { waiting.append(head) }
+            drain(context: context)
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        lastActivity = .now()
+        context.fireChannelReadComplete()
+    }
+
+    /// Holds NIO's next read back while a response is in progress, as NIO's own
+    /// `HTTPServerPipelineHandler` does: pipelined requests wait in the socket, not in memory.
+    func read(context: ChannelHandlerContext) {
+        if responding || !waiting.isEmpty {
+            readHeld = true
+        } else {
+            context.read()
         }
     }
 
@@ -58,70 +118,120 @@ final class ArchiveHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.fireChannelWritabilityChanged()
     }
 
-    /// A connection that sends nothing for ``WebArcServer/Configuration/idleTimeout`` while no body is streaming
-    /// is closed, so that abandoned keep-alive connections do not pile up.
+    /// A stop asks every connection to finish: an idle one closes now, a busy one after its response.
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is IdleStateHandler.IdleStateEvent {
-            if streaming == nil && head == nil && !working { context.close(promise: nil) }
+        guard event is ChannelShouldQuiesceEvent else { return context.fireUserInboundEventTriggered(event) }
+        closing = true
+        waiting.removeAll()
+        if !responding { closeAfterWrites(context: context) }
+    }
+
+    /// A request NIO's parser refuses gets a 400 when no response has begun, then the connection
+    /// closes; any other error (a reset, say) closes it at once.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard error is HTTPParserError else {
+            context.close(promise: nil)
             return
         }
-        context.fireUserInboundEventTriggered(event)
+        closing = true
+        waiting.removeAll()
+        head = nil
+        guard !responding else { return }
+        context.write(wrapOutboundOut(.byteBuffer(ResponseHeadEncoder.badRequest)), promise: nil)
+        closeAfterWrites(context: context)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         streaming = nil
+        idleCheck?.cancel()
+        idleCheck = nil
         context.fireChannelInactive()
     }
 
+    // MARK: Idle timeout
+
+    /// Closes the connection when it has sent nothing for ``idleTimeout`` while no response is in
+    /// progress, so that abandoned keep-alive connections do not pile up.
+    private func scheduleIdleCheck(context: ChannelHandlerContext, at deadline: NIODeadline) {
+        idleCheck = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
+            let now = NIODeadline.now()
+            if responding || head != nil || streaming != nil {
+                scheduleIdleCheck(context: context, at: now + idleTimeout)
+            } else if now - lastActivity >= idleTimeout {
+                idleCheck = nil
+                context.close(promise: nil)
+            } else {
+                scheduleIdleCheck(context: context, at: lastActivity + idleTimeout)
+            }
+        }
+    }
+
+    // MARK: Requests in order
+
+    /// Answers waiting requests one at a time while none is in progress; once none waits, closes
+    /// a closing connection or passes a held read on.
+    private func drain(context: ChannelHandlerContext) {
+        guard !draining else { return }
+        draining = true
+        defer { draining = false }
+        while !responding, !closing, let next = waiting.popFirst() {
+            respond(to: next, context: context)
+        }
+        guard !responding else { return }
+        if closing {
+            closeAfterWrites(context: context)
+        } else if readHeld {
+            readHeld = false
+            context.read()
+        }
+    }
+
     private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
-        self.head = nil
+        responding = true
         keepAlive = head.isKeepAlive
-        let request = ArchiveRequest(
-            method: head.method.rawValue, target: head.uri, range: head.headers.first(name: "range"),
-            ifRange: head.headers.first(name: "if-range"), ifNoneMatch: head.headers.first(name: "if-none-match"),
-            ifModifiedSince: head.headers.first(name: "if-modified-since"))
+        if !keepAlive { closing = true }
+        let request = ArchiveRequest(head)
         if let decision = responder.decideWithoutReading(request) {
-            write(decision, for: request, head: head, context: context)
+            write(decision, for: request, version: head.version, context: context)
             return
         }
         let responder = self.responder
         offload(context: context, { responder.decide(request) }) { handler, context, result in
             guard case .success(let decision) = result else { return handler.fail(result, context: context) }
-            handler.write(decision, for: request, head: head, context: context)
+            handler.write(decision, for: request, version: head.version, context: context)
         }
     }
 
+    // MARK: Writing
+
     /// Writes the head of `decision`, then its body: a hot body at once, a cold one once a pool
     /// thread has decoded it, a large one chunk by chunk.
-    private func write(_ decision: ResponseDecision, for request: ArchiveRequest, head: HTTPRequestHead, context: ChannelHandlerContext) {
-        accessLog?.record(request, version: head.version, decision: decision, client: context.channel.remoteAddress)
-        var headers = HTTPHeaders(decision.headers.map { ($0.name, $0.value) })
-        if !keepAlive {
-            headers.add(name: "Connection", value: "close")
-        } else if head.version.major == 1 && head.version.minor == 0 {
-            headers.add(name: "Connection", value: "keep-alive")
-        }
-        let status = HTTPResponseStatus(statusCode: decision.status, reasonPhrase: decision.reason ?? "")
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
+    private func write(_ decision: ResponseDecision, for request: ArchiveRequest, version: HTTPVersion, context: ChannelHandlerContext) {
+        accessLog?.record(request, version: version, decision: decision, client: context.channel.remoteAddress)
+        let connection: StaticString? = !keepAlive ? "close" : (version.major == 1 && version.minor == 0 ? "keep-alive" : nil)
+        let head = ResponseHeadEncoder.encode(decision, version: version, connection: connection)
         switch decision.body {
         case .none:
+            context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
             finish(context: context)
         case .bytes(let buffer):
-            context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+            context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
+            context.write(wrapOutboundOut(.byteBuffer(buffer)), promise: nil)
             finish(context: context)
         case .stored(let archive, let reference, let length, let range):
             if let body = responder.hotBody(archive: archive, reference: reference) {
-                write(body, range: range, context: context)
+                write(head: head, body: body, range: range, context: context)
             } else if responder.cachesBody(length: length) {
                 let responder = self.responder
                 offload(context: context, { try responder.cachedBody(archive: archive, reference: reference, length: length) }) {
                     handler, context, result in
                     guard case .success(let body?) = result else { return handler.fail(result, context: context) }
-                    handler.write(body, range: range, context: context)
+                    handler.write(head: head, body: body, range: range, context: context)
                 }
             } else {
                 do {
                     streaming = try responder.chunkIterator(archive: archive, reference: reference, range: range)
+                    context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
                     pump(context: context)
                 } catch {
                     fail(error, context: context)
@@ -130,21 +240,24 @@ final class ArchiveHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    /// Writes `range` of a whole cached body and ends the response.
-    private func write(_ body: CachedBody, range: Range<UInt64>, context: ChannelHandlerContext) {
+    /// Writes `head` and `range` of a whole cached body, and ends the response.
+    private func write(head: ByteBuffer, body: CachedBody, range: Range<UInt64>, context: ChannelHandlerContext) {
         switch body {
         case .memory(let body):
             let slice = body.getSlice(at: body.readerIndex + Int(range.lowerBound), length: range.count) ?? body
-            context.write(wrapOutboundOut(.body(.byteBuffer(slice))), promise: nil)
+            context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
+            context.write(wrapOutboundOut(.byteBuffer(slice)), promise: nil)
             finish(context: context)
         case .file(let file):
-            // The head goes out by writev and the body by sendfile: cork so that they
-            // leave in full segments, not as a lone head packet.
+            // The head goes out by write and the body by sendfile: cork so that they leave in
+            // full segments, not as a lone head packet.
             let options = context.channel.syncOptions
             try? options?.setOption(Self.cork, value: 1)
+            context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
             let region = FileRegion(fileHandle: file.handle, readerIndex: Int(range.lowerBound), endIndex: Int(range.upperBound))
-            context.write(wrapOutboundOut(.body(.fileRegion(region))), promise: nil)
-            finish(context: context, keeping: file)
+            // The memory file stays open until the kernel has taken the region.
+            context.write(wrapOutboundOut(.fileRegion(region))).assumeIsolated().whenComplete { _ in withExtendedLifetime(file) {} }
+            finish(context: context)
             try? options?.setOption(Self.cork, value: 0)
         }
     }
@@ -180,7 +293,7 @@ final class ArchiveHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func writeChunk(_ chunk: [UInt8], context: ChannelHandlerContext) {
         backlog += chunk.count
         gauge.record(backlog)
-        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: chunk)))))
+        context.writeAndFlush(wrapOutboundOut(.byteBuffer(ByteBuffer(bytes: chunk))))
             .assumeIsolated().whenComplete { [self] _ in backlog -= chunk.count }
     }
 
@@ -189,25 +302,27 @@ final class ArchiveHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         context: ChannelHandlerContext, _ work: @escaping @Sendable () throws -> Value,
         then: @escaping (ArchiveHTTPHandler, ChannelHandlerContext, Result<Value, any Error>) -> Void
     ) {
-        working = true
         pool.runIfActive(eventLoop: context.eventLoop, work).assumeIsolated().whenComplete { [self] result in
-            working = false
             then(self, context, result)
         }
     }
 
-    /// Ends the response, closing the connection afterwards unless it is kept alive; `file` (a
-    /// memory file a region of the response reads) stays open until the write is done.
-    private func finish(context: ChannelHandlerContext, keeping file: CachedBody.MemoryFile? = nil) {
-        guard !keepAlive || file != nil else {
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-            return
-        }
-        let channel = context.channel
-        let close = !keepAlive
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
-            withExtendedLifetime(file) {}
-            if close { channel.close(promise: nil) }
+    /// Ends the response and goes on with the next request; a connection that is not kept alive
+    /// closes once the response is written.
+    private func finish(context: ChannelHandlerContext) {
+        context.flush()
+        lastActivity = .now()
+        responding = false
+        drain(context: context)
+    }
+
+    /// Closes the connection once every write queued so far is done (closing at once would drop
+    /// the end of a body the kernel has not taken yet).
+    private func closeAfterWrites(context: ChannelHandlerContext) {
+        guard !closeScheduled else { return }
+        closeScheduled = true
+        context.writeAndFlush(wrapOutboundOut(.byteBuffer(ByteBuffer()))).assumeIsolated().whenComplete { _ in
+            context.close(promise: nil)
         }
     }
 
@@ -215,6 +330,7 @@ final class ArchiveHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// so the client sees a truncated body rather than a wrong one.
     private func fail(_ error: any Error, context: ChannelHandlerContext) {
         streaming = nil
+        closing = true
         accessLog?.failure(error)
         context.close(promise: nil)
     }
@@ -228,4 +344,14 @@ final class ArchiveHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// A body the hot-body cache was to hold but did not.
     struct MissingBody: Error {}
+}
+
+extension ArchiveRequest {
+    /// The request line and the headers that change the answer, from NIO's parsed head.
+    init(_ head: HTTPRequestHead) {
+        self.init(
+            method: head.method.rawValue, target: head.uri, range: head.headers.first(name: "range"),
+            ifRange: head.headers.first(name: "if-range"), ifNoneMatch: head.headers.first(name: "if-none-match"),
+            ifModifiedSince: head.headers.first(name: "if-modified-since"))
+    }
 }

@@ -3,7 +3,7 @@ import Synchronization
 
 /// The open connections of a server, so that a stop can ask each to finish and wait for them.
 ///
-/// A stop sends every connection NIO's `ChannelShouldQuiesceEvent`: `HTTPServerPipelineHandler`
+/// A stop sends every connection NIO's `ChannelShouldQuiesceEvent`: ``ArchiveHTTPHandler``
 /// closes an idle connection at once and a busy one after the response it is writing.
 final class ConnectionTracker: Sendable {
     private struct State {

@@ -70,16 +70,19 @@ extension ArchiveResponder {
         var etag = response.body.etag
         var length = response.bodyLength
         var content = Resource.Content.stored(archive: archive, reference: response.body)
+        var decodedNow: ByteBuffer?
         if let origin, let kind = LinkRewriter.kind(forMediaType: ReplayedHeaders.mediaType(of: contentType)),
             length <= Self.rewriteLimit, (response.headers.value(for: "Content-Encoding") ?? "identity") == "identity"
         {
-            let stored = try wholeBody(archive: archive, reference: response.body, length: length)
+            let (stored, isNew) = try wholeBody(archive: archive, reference: response.body, length: length)
             let rewriter = LinkRewriter(map: archives.originMap, kind: kind, pageOrigin: origin)
             if let rewritten = rewriter.rewrite(Array(stored.readableBytesView)) {
                 content = .memory(ByteBuffer(bytes: rewritten))
                 headers.removeAll { ReplayedHeaders.droppedWhenRewritten.contains($0.name.lowercased()) }
                 length = UInt64(rewritten.count)
                 etag = String(etag.dropLast()) + "-r" + String(FNV1a.hash(rewritten), radix: 16) + "\""
+            } else if isNew {
+                decodedNow = stored
             }
         }
         let lastModifiedText = response.headers.value(for: "Last-Modified")
@@ -87,23 +90,32 @@ extension ArchiveResponder {
         headers.append(HTTPHeader("ETag", etag))
         if let lastModifiedText { headers.append(HTTPHeader("Last-Modified", lastModifiedText)) }
         headers.append(HTTPHeader("Accept-Ranges", "bytes"))
-        return Resource(
+        let resource = Resource(
             status: response.status, reason: response.reason, headers: HeaderBlock(headers), etag: etag,
             lastModified: lastModifiedText.flatMap(HTTPDate.parse), length: length, content: content)
+        // A body decoded for the rewrite check and served as stored is cached now, after its plain head.
+        if let decodedNow, length <= bodies.maxBodySize {
+            bodies.store(decodedNow, for: .init(archive: archive, reference: response.body), head: resource.plainHead)
+        }
+        return resource
     }
 
-    /// A whole stored body in memory: from the hot-body cache when it holds it as bytes, decoded otherwise.
-    private func wholeBody(archive: Int, reference: BodyReference, length: UInt64) throws -> ByteBuffer {
-        if case .memory(let buffer)? = try cachedBody(archive: archive, reference: reference, length: length) { return buffer }
-        return ByteBuffer(bytes: try archives.readers[archive].body(reference))
+    /// A whole stored body in memory, and whether it was decoded now: from the hot-body cache when
+    /// it holds it as bytes, decoded otherwise (not cached: the caller caches it with its head).
+    private func wholeBody(archive: Int, reference: BodyReference, length: UInt64) throws -> (ByteBuffer, isNew: Bool) {
+        let key = HotBodyCache.Key(archive: archive, reference: reference)
+        if case .memory(let buffer)? = bodies.cached(key) { return (buffer, false) }
+        return (try bodies.decode(key, length: length, reader: archives.readers[archive]), true)
     }
 
     /// A stored body from the hot-body cache (decoding it on a miss), or nil when it is too large
     /// to cache and must be streamed with ``chunkIterator(archive:reference:range:)``.
     ///
+    /// - Parameter head: the complete response head to put before a body decoded now into a memory
+    ///   file, so that a plain GET of its resource is one `sendfile` (see ``CachedBody``).
     /// - Throws: ``WebArcError`` when the body cannot be read.
-    public func cachedBody(archive: Int, reference: BodyReference, length: UInt64) throws -> CachedBody? {
-        try bodies.body(.init(archive: archive, reference: reference), length: length, reader: archives.readers[archive])
+    public func cachedBody(archive: Int, reference: BodyReference, length: UInt64, head: ByteBuffer = ByteBuffer()) throws -> CachedBody? {
+        try bodies.body(.init(archive: archive, reference: reference), length: length, reader: archives.readers[archive], head: head)
     }
 
     /// A stored body the hot-body cache already holds, or nil; never reads the archive.

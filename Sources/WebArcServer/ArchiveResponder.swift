@@ -73,10 +73,11 @@ public final class ArchiveResponder: Sendable {
     /// only its length: no header list is built per request.
     func answer(_ resource: Resource, to request: ArchiveRequest) -> ResponseDecision {
         guard let content = resource.content else {
-            return ResponseDecision(status: resource.status, reason: resource.reason, block: resource.headers, contentLength: 0)
+            return ResponseDecision(
+                status: resource.status, reason: resource.reason, block: resource.headers, contentLength: 0, encodedHead: resource.plainHead)
         }
-        if resource.status == 204 || resource.status == 304 || resource.status < 200 {
-            return ResponseDecision(status: resource.status, reason: resource.reason, block: resource.headers)
+        if !Resource.sendsLength(status: resource.status, content: content) {
+            return ResponseDecision(status: resource.status, reason: resource.reason, block: resource.headers, encodedHead: resource.plainHead)
         }
         if (200..<300).contains(resource.status), let etag = resource.etag,
             request.ifNoneMatch != nil || request.ifModifiedSince != nil,
@@ -108,8 +109,11 @@ public final class ArchiveResponder: Sendable {
             }
         }
         let length = range.upperBound - range.lowerBound
+        let encodedHead = contentRange == nil ? resource.plainHead : nil
         guard !request.isHead else {
-            return ResponseDecision(status: status, reason: reason, block: resource.headers, contentRange: contentRange, contentLength: length)
+            return ResponseDecision(
+                status: status, reason: reason, block: resource.headers, contentRange: contentRange, contentLength: length,
+                encodedHead: encodedHead)
         }
         let body: ResponseDecision.Body
         switch content {
@@ -120,7 +124,8 @@ public final class ArchiveResponder: Sendable {
             body = .bytes(slice ?? buffer)
         }
         return ResponseDecision(
-            status: status, reason: reason, block: resource.headers, contentRange: contentRange, contentLength: length, body: body)
+            status: status, reason: reason, block: resource.headers, contentRange: contentRange, contentLength: length,
+            encodedHead: encodedHead, body: body)
     }
 
     /// Lower-case names of the headers a 304 repeats from the full answer.

@@ -9,6 +9,12 @@ import Glibc
 /// ``fileThreshold`` bytes or more) in an unlinked shared-memory file that the transport hands to
 /// `sendfile`, so that the kernel sends it without copying it from user space, as nginx does
 /// with files.
+///
+/// A memory file starts with the complete response head of the resource whose request decoded the
+/// body (``MemoryFile/head``), then the body: a plain GET of that resource is then one `sendfile`
+/// of the whole file — one system call per response, where head plus body take four (cork, write,
+/// sendfile, uncork). Other answers (ranges, HEAD, another resource with the same body) send their
+/// own head and the body's part of the file.
 public enum CachedBody: Sendable {
     /// Bytes in memory.
     case memory(ByteBuffer)
@@ -22,22 +28,26 @@ public enum CachedBody: Sendable {
     private static let openFiles = Atomic<Int>(0)
     private static let fileNumber = Atomic<Int>(0)
 
-    /// Caches `bytes`: in a memory file when they are long enough and one can be made, otherwise
-    /// as they are.
-    static func make(_ bytes: ByteBuffer) -> CachedBody {
-        guard bytes.readableBytes >= fileThreshold, let file = MemoryFile(bytes) else { return .memory(bytes) }
+    /// Caches `bytes`: in a memory file after `head` when they are long enough and one can be made,
+    /// otherwise as they are.
+    static func make(_ bytes: ByteBuffer, head: ByteBuffer) -> CachedBody {
+        guard bytes.readableBytes >= fileThreshold, let file = MemoryFile(head: head, body: bytes) else { return .memory(bytes) }
         return .file(file)
     }
 
-    /// A shared-memory file (`shm_open`, unlinked at once, so nothing else can open it) holding one
-    /// decoded body; closed on deinit, which frees its memory.
+    /// A shared-memory file (`shm_open`, unlinked at once, so nothing else can open it) holding a
+    /// response head and one decoded body; closed on deinit, which frees its memory.
     public final class MemoryFile: Sendable {
         /// The open file, for `FileRegion`s.
         public let handle: NIOFileHandle
-        /// Its length in bytes.
+        /// The response head the file starts with (possibly empty).
+        public let head: ByteBuffer
+        /// The body's length in bytes; it starts at ``bodyOffset``.
         public let length: Int
+        /// Where the body starts: the length of ``head``.
+        public var bodyOffset: Int { head.readableBytes }
 
-        fileprivate init?(_ bytes: ByteBuffer) {
+        fileprivate init?(head: ByteBuffer, body: ByteBuffer) {
             #if os(Linux)
             guard CachedBody.openFiles.wrappingAdd(1, ordering: .relaxed).newValue <= CachedBody.maxFiles else {
                 CachedBody.openFiles.wrappingSubtract(1, ordering: .relaxed)
@@ -46,13 +56,14 @@ public enum CachedBody: Sendable {
             let name = "/webarc-\(getpid())-\(CachedBody.fileNumber.wrappingAdd(1, ordering: .relaxed).newValue)"
             let descriptor = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             if descriptor >= 0 { shm_unlink(name) }
-            guard descriptor >= 0, Self.write(bytes, to: descriptor) else {
+            guard descriptor >= 0, Self.write(head, to: descriptor), Self.write(body, to: descriptor) else {
                 if descriptor >= 0 { close(descriptor) }
                 CachedBody.openFiles.wrappingSubtract(1, ordering: .relaxed)
                 return nil
             }
             handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: descriptor)
-            length = bytes.readableBytes
+            self.head = head
+            length = body.readableBytes
             #else
             return nil
             #endif

@@ -36,16 +36,30 @@ final class HotBodyCache: Sendable {
         cache.withLock { $0.value(for: key) }
     }
 
-    /// The whole body, from the cache or decoded now; nil when it is too large to cache.
+    /// The whole body, from the cache or decoded now; nil when it is too large to cache. A body
+    /// decoded now into a memory file is put after `head` (see ``CachedBody``).
     ///
     /// - Throws: ``WebArcError`` when the body cannot be read or decoded.
-    func body(_ key: Key, length: UInt64, reader: ArchiveReader) throws -> CachedBody? {
+    func body(_ key: Key, length: UInt64, reader: ArchiveReader, head: ByteBuffer = ByteBuffer()) throws -> CachedBody? {
         guard length <= maxBodySize else { return nil }
         if let cached = cached(key) { return cached }
+        return store(try decode(key, length: length, reader: reader), for: key, head: head)
+    }
+
+    /// The body decoded into one buffer, without looking in or adding to the cache.
+    ///
+    /// - Throws: ``WebArcError`` when the body cannot be read or decoded.
+    func decode(_ key: Key, length: UInt64, reader: ArchiveReader) throws -> ByteBuffer {
         var buffer = allocator.buffer(capacity: Int(length))
         try reader.forEachChunk(of: key.reference) { buffer.writeBytes($0) }
-        let cached = usesFiles ? CachedBody.make(buffer) : .memory(buffer)
-        cache.withLock { $0.insert(cached, for: key, cost: buffer.readableBytes + 64) }
+        return buffer
+    }
+
+    /// Caches a decoded body (after `head` when it goes into a memory file) and returns it as cached.
+    @discardableResult
+    func store(_ buffer: ByteBuffer, for key: Key, head: ByteBuffer) -> CachedBody {
+        let cached = usesFiles ? CachedBody.make(buffer, head: head) : .memory(buffer)
+        cache.withLock { $0.insert(cached, for: key, cost: buffer.readableBytes + head.readableBytes + 64) }
         return cached
     }
 }

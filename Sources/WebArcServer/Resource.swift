@@ -15,19 +15,43 @@ struct Resource: Sendable {
     }
 
     /// The status to send when no conditional or range changes it.
-    var status: Int
+    let status: Int
     /// The stored reason phrase.
-    var reason: String?
+    let reason: String?
     /// Every header but `Content-Length` (and `Content-Range`), encoded once for every answer.
-    var headers: HeaderBlock
+    let headers: HeaderBlock
     /// The body's entity tag, quoted; nil for redirects.
-    var etag: String?
+    let etag: String?
     /// The body's `Last-Modified` time in seconds since 1970, when known and parseable.
-    var lastModified: Int64?
+    let lastModified: Int64?
     /// Body length in bytes.
-    var length: UInt64
+    let length: UInt64
     /// The body; nil for redirects.
-    var content: Content?
+    let content: Content?
+    /// The whole head of the plain answer (GET or HEAD without conditionals or range, HTTP/1.1,
+    /// keep-alive): the answer nearly every request gets, encoded once.
+    let plainHead: ByteBuffer
+
+    /// Makes a resource and encodes its plain head.
+    init(status: Int, reason: String?, headers: HeaderBlock, etag: String?, lastModified: Int64?, length: UInt64, content: Content?) {
+        self.status = status
+        self.reason = reason
+        self.headers = headers
+        self.etag = etag
+        self.lastModified = lastModified
+        self.length = length
+        self.content = content
+        let sendsLength = Self.sendsLength(status: status, content: content)
+        plainHead = ResponseHeadEncoder.encode(
+            status: status, reason: reason, block: headers, contentRange: nil,
+            contentLength: sendsLength ? (content == nil ? 0 : length) : nil, version: .http1_1, connection: nil)
+    }
+
+    /// Whether an answer of `status` carries `Content-Length`: every one but 1xx, 204 and 304 of a
+    /// stored body (a redirect always does, with 0).
+    static func sendsLength(status: Int, content: Content?) -> Bool {
+        content == nil || !(status == 204 || status == 304 || status < 200)
+    }
 
     /// A redirect to `location` (already mapped to where the client should go).
     static func redirect(status: Int, location: String, stored: [HTTPHeader] = []) -> Resource {
@@ -40,7 +64,7 @@ struct Resource: Sendable {
     /// and its cache entry, the header names and values, and a rewritten body.
     var cost: Int {
         let headerBytes = headers.fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 32 } + headers.encoded.readableBytes
-        let fixed = 256 + headerBytes + (reason?.utf8.count ?? 0) + (etag?.utf8.count ?? 0)
+        let fixed = 256 + headerBytes + plainHead.readableBytes + (reason?.utf8.count ?? 0) + (etag?.utf8.count ?? 0)
         if case .memory(let buffer)? = content { return fixed + buffer.readableBytes }
         return fixed
     }

@@ -37,6 +37,9 @@ public struct ResponseDecision: Sendable {
     let contentRange: String?
     /// `Content-Length`, sent last; nil when ``block`` holds the length itself or the answer has none.
     let contentLength: UInt64?
+    /// The whole head as sent on an HTTP/1.1 keep-alive connection, when this answer is its
+    /// resource's plain one (encoded once per resource); nil otherwise.
+    var encodedHead: ByteBuffer?
 
     /// The header fields in order, `Content-Length` included; fields no peer could parse are left out.
     public var headers: [HTTPHeader] {
@@ -52,12 +55,16 @@ public struct ResponseDecision: Sendable {
     }
 
     /// Makes a decision sending `block`, then `Content-Range` and `Content-Length` when given.
-    init(status: Int, reason: String?, block: HeaderBlock, contentRange: String? = nil, contentLength: UInt64? = nil, body: Body = .none) {
+    init(
+        status: Int, reason: String?, block: HeaderBlock, contentRange: String? = nil, contentLength: UInt64? = nil,
+        encodedHead: ByteBuffer? = nil, body: Body = .none
+    ) {
         self.status = status
         self.reason = reason
         self.block = block
         self.contentRange = contentRange
         self.contentLength = contentLength
+        self.encodedHead = encodedHead
         self.body = body
     }
 }

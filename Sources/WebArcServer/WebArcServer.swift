@@ -123,6 +123,9 @@ public final class WebArcServer: Sendable {
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 16)
+            // NIO sets TCP_NODELAY on the listening socket only; without it on each connection a
+            // body's last partial segment waits for the client's delayed ACK (40 ms).
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 connections.track(channel)
                 return channel.eventLoop.makeCompletedFuture {

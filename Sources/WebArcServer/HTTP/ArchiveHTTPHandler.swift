@@ -209,7 +209,9 @@ final class ArchiveHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func write(_ decision: ResponseDecision, for request: ArchiveRequest, version: HTTPVersion, context: ChannelHandlerContext) {
         accessLog?.record(request, version: version, decision: decision, client: context.channel.remoteAddress)
         let connection: StaticString? = !keepAlive ? "close" : (version.major == 1 && version.minor == 0 ? "keep-alive" : nil)
-        let head = ResponseHeadEncoder.encode(decision, version: version, connection: connection)
+        // The resource's plain head, encoded once, serves every HTTP/1.1 keep-alive plain answer.
+        let plainHead = connection == nil && version.major == 1 && version.minor == 1 ? decision.encodedHead : nil
+        let head = plainHead ?? ResponseHeadEncoder.encode(decision, version: version, connection: connection)
         switch decision.body {
         case .none:
             context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
@@ -223,7 +225,8 @@ final class ArchiveHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 write(head: head, body: body, range: range, context: context)
             } else if responder.cachesBody(length: length) {
                 let responder = self.responder
-                offload(context: context, { try responder.cachedBody(archive: archive, reference: reference, length: length) }) {
+                let fileHead = plainHead ?? ByteBuffer()
+                offload(context: context, { try responder.cachedBody(archive: archive, reference: reference, length: length, head: fileHead) }) {
                     handler, context, result in
                     guard case .success(let body?) = result else { return handler.fail(result, context: context) }
                     handler.write(head: head, body: body, range: range, context: context)
@@ -248,13 +251,19 @@ final class ArchiveHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
             context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
             context.write(wrapOutboundOut(.byteBuffer(slice)), promise: nil)
             finish(context: context)
+        case .file(let file) where range.count == file.length && file.head == head:
+            // The file holds this very head before the body: one sendfile sends the response.
+            let region = FileRegion(fileHandle: file.handle, readerIndex: 0, endIndex: file.bodyOffset + file.length)
+            context.write(wrapOutboundOut(.fileRegion(region))).assumeIsolated().whenComplete { _ in withExtendedLifetime(file) {} }
+            finish(context: context)
         case .file(let file):
             // The head goes out by write and the body by sendfile: cork so that they leave in
             // full segments, not as a lone head packet.
             let options = context.channel.syncOptions
             try? options?.setOption(Self.cork, value: 1)
             context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
-            let region = FileRegion(fileHandle: file.handle, readerIndex: Int(range.lowerBound), endIndex: Int(range.upperBound))
+            let region = FileRegion(
+                fileHandle: file.handle, readerIndex: file.bodyOffset + Int(range.lowerBound), endIndex: file.bodyOffset + Int(range.upperBound))
             // The memory file stays open until the kernel has taken the region.
             context.write(wrapOutboundOut(.fileRegion(region))).assumeIsolated().whenComplete { _ in withExtendedLifetime(file) {} }
             finish(context: context)

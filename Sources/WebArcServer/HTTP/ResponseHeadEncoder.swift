@@ -10,22 +10,33 @@ enum ResponseHeadEncoder {
     /// The head of `decision` for a request of `version`; `connection` is the `Connection` value to
     /// send (`close`, `keep-alive` for HTTP/1.0), or nil.
     static func encode(_ decision: ResponseDecision, version: HTTPVersion, connection: StaticString?) -> ByteBuffer {
+        encode(
+            status: decision.status, reason: decision.reason, block: decision.block, contentRange: decision.contentRange,
+            contentLength: decision.contentLength, version: version, connection: connection)
+    }
+
+    /// A head of the given parts: status line, `block`, then `Content-Range`, `Content-Length` and
+    /// `Connection` when given, and the empty line.
+    static func encode(
+        status: Int, reason: String?, block: HeaderBlock, contentRange: String?, contentLength: UInt64?, version: HTTPVersion,
+        connection: StaticString?
+    ) -> ByteBuffer {
         var head = ByteBuffer()
-        head.reserveCapacity(decision.block.encoded.readableBytes + 128)
+        head.reserveCapacity(block.encoded.readableBytes + 128)
         head.writeStaticString(version.minor == 0 && version.major == 1 ? "HTTP/1.0 " : "HTTP/1.1 ")
-        head.writeString(String(decision.status))
+        head.writeString(String(status))
         head.writeStaticString(" ")
-        head.writeString(reasonPhrase(decision.reason, status: decision.status))
+        head.writeString(reasonPhrase(reason, status: status))
         head.writeStaticString("\r\n")
-        head.writeImmutableBuffer(decision.block.encoded)
-        if let range = decision.contentRange {
+        head.writeImmutableBuffer(block.encoded)
+        if let contentRange {
             head.writeStaticString("Content-Range: ")
-            head.writeString(range)
+            head.writeString(contentRange)
             head.writeStaticString("\r\n")
         }
-        if let length = decision.contentLength {
+        if let contentLength {
             head.writeStaticString("Content-Length: ")
-            head.writeString(String(length))
+            head.writeString(String(contentLength))
             head.writeStaticString("\r\n")
         }
         if let connection {

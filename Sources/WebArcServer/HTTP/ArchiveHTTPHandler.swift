@@ -42,8 +42,12 @@ final class ArchiveHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var draining = false
     /// NIO asked for a read while a response was in progress; it is passed on once none is.
     private var readHeld = false
-    /// No further request is answered: the client asked to close, the parser failed, or the server stops.
+    /// No further request is taken: the client asked to close, the parser failed, or the server
+    /// stops; the connection closes once the requests already queued are answered.
     private var closing = false
+    /// The parser refused what followed the queued requests: a 400 goes out after their answers
+    /// (unless the last of them closed the connection anyway).
+    private var refuseWhenDrained = false
     /// The connection closes once the writes queued so far are done.
     private var closeScheduled = false
     /// The response in progress keeps the connection open afterwards.
@@ -123,22 +127,20 @@ final class ArchiveHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         guard event is ChannelShouldQuiesceEvent else { return context.fireUserInboundEventTriggered(event) }
         closing = true
         waiting.removeAll()
-        if !responding { closeAfterWrites(context: context) }
+        drain(context: context)
     }
 
-    /// A request NIO's parser refuses gets a 400 when no response has begun, then the connection
-    /// closes; any other error (a reset, say) closes it at once.
+    /// A request NIO's parser refuses gets a 400 once the complete requests before it are
+    /// answered, then the connection closes; any other error (a reset, say) closes it at once.
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard error is HTTPParserError else {
             context.close(promise: nil)
             return
         }
         closing = true
-        waiting.removeAll()
+        refuseWhenDrained = true
         head = nil
-        guard !responding else { return }
-        context.write(wrapOutboundOut(.byteBuffer(ResponseHeadEncoder.badRequest)), promise: nil)
-        closeAfterWrites(context: context)
+        drain(context: context)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -169,16 +171,19 @@ final class ArchiveHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: Requests in order
 
     /// Answers waiting requests one at a time while none is in progress; once none waits, closes
-    /// a closing connection or passes a held read on.
+    /// a closing connection (after a 400 when the parser failed) or passes a held read on.
     private func drain(context: ChannelHandlerContext) {
         guard !draining else { return }
         draining = true
         defer { draining = false }
-        while !responding, !closing, let next = waiting.popFirst() {
+        while !responding, let next = waiting.popFirst() {
             respond(to: next, context: context)
         }
         guard !responding else { return }
         if closing {
+            if refuseWhenDrained && keepAlive && !closeScheduled {
+                context.write(wrapOutboundOut(.byteBuffer(ResponseHeadEncoder.badRequest)), promise: nil)
+            }
             closeAfterWrites(context: context)
         } else if readHeld {
             readHeld = false
@@ -189,7 +194,11 @@ final class ArchiveHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
         responding = true
         keepAlive = head.isKeepAlive
-        if !keepAlive { closing = true }
+        if !keepAlive {
+            // Nothing pipelined after a request that closes the connection is answered.
+            closing = true
+            waiting.removeAll()
+        }
         let request = ArchiveRequest(head)
         if let decision = responder.decideWithoutReading(request) {
             write(decision, for: request, version: head.version, context: context)
@@ -340,6 +349,7 @@ final class ArchiveHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func fail(_ error: any Error, context: ChannelHandlerContext) {
         streaming = nil
         closing = true
+        waiting.removeAll()
         accessLog?.failure(error)
         context.close(promise: nil)
     }

@@ -4,8 +4,9 @@ import WebArc
 /// What a request target resolves to before the request's own conditionals and range apply:
 /// a stored response (or its rewritten copy) or a redirect, with the headers every answer shares.
 ///
-/// Resources are cached by target, so a hot page costs one dictionary lookup.
-struct Resource: Sendable {
+/// Resources are cached by target, so a hot page costs one dictionary lookup; a class, so that
+/// handing one out costs one reference count rather than one per field.
+final class Resource: Sendable {
     /// Where the body bytes come from.
     enum Content: Sendable {
         /// A stored body, read (or taken from the hot-body cache) when written.

@@ -97,7 +97,9 @@ let package = Package(
         // A tiny 127.0.0.1 HTTP server shared by the URL protocol and capture tests.
         .target(name: "WebArcTestSupport", path: "Tests/WebArcTestSupport"),
         .testTarget(name: "WebArcURLProtocolTests", dependencies: ["WebArcURLProtocol", "WebArc", "WebArcTestSupport"]),
-        .testTarget(name: "WebArcServerTests", dependencies: ["WebArcServer", "WebArc"]),
+        .testTarget(
+            name: "WebArcServerTests",
+            dependencies: ["WebArcServer", "WebArc", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "WebArcInteropTests", dependencies: ["WebArcInterop", "WebArc"]),
         .testTarget(name: "WebArcCLITests", dependencies: ["WebArc", "WebArcCLI", "WebArcCaptureCLI", "WebArcTestSupport"]),
     ],

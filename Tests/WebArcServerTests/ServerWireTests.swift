@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import Synchronization
 import Testing
 import WebArc
 import WebArcServer
@@ -148,4 +150,47 @@ import WebArcServer
             #expect(client.isClosedByPeer())
         }
     }
+
+    @Test func aClientThatSendsAndNeverReadsGetsNoMoreAnswersThanItsSocketHolds() async throws {
+        let folder = try TemporaryFolder()
+        let answered = AnswerCounter()
+        let log = AccessLog(logger: Logger(label: "test.access") { _ in answered })
+        let server = try await WebArcServer.start(
+            archives: try ArchiveSet(readers: [try Self.archive(in: folder)]),
+            configuration: .init(port: 0, cacheBytes: 8 << 20, threads: 2, accessLog: log))
+        let client = try RawHTTPClient(port: server.port)
+        // 2000 pipelined requests for 100 KB each: 200 MB of answers, far more than the socket
+        // buffers on both sides hold.
+        let requests = String(repeating: "GET /a.bin HTTP/1.1\r\nHost: x\r\n\r\n", count: 2000)
+        try client.send(requests)
+        try await Task.sleep(for: .seconds(1))
+        let whileStalled = answered.count
+        #expect(whileStalled < 1000, "answered \(whileStalled) of 2000 for a client that reads nothing")
+        // Once the client reads, every answer comes, whole and in order.
+        for index in 0..<2000 {
+            let response = try client.readResponse()
+            guard response.status == 200, response.body == Self.body else {
+                Issue.record("answer \(index): \(response.status), \(response.body.count) bytes")
+                break
+            }
+        }
+        #expect(answered.count == 2000)
+        await server.stop()
+    }
+}
+
+/// Counts access-log lines: one per answered request.
+private final class AnswerCounter: LogHandler, @unchecked Sendable {
+    private let lines = Atomic<Int>(0)
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .info
+
+    var count: Int { lines.load(ordering: .relaxed) }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) { lines.wrappingAdd(1, ordering: .relaxed) }
 }

@@ -107,10 +107,11 @@ final class ArchiveHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelReadComplete()
     }
 
-    /// Holds NIO's next read back while a response is in progress, as NIO's own
-    /// `HTTPServerPipelineHandler` does: pipelined requests wait in the socket, not in memory.
+    /// Holds NIO's next read back while a response is in progress or the client is not taking
+    /// what was written: pipelined requests wait in the socket, not as answers piling up in memory
+    /// for a client that sends and never reads.
     func read(context: ChannelHandlerContext) {
-        if responding || !waiting.isEmpty {
+        if responding || !waiting.isEmpty || !context.channel.isWritable {
             readHeld = true
         } else {
             context.read()
@@ -118,7 +119,9 @@ final class ArchiveHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if streaming != nil, context.channel.isWritable { pump(context: context) }
+        if context.channel.isWritable {
+            if streaming != nil { pump(context: context) } else { drain(context: context) }
+        }
         context.fireChannelWritabilityChanged()
     }
 
@@ -170,22 +173,23 @@ final class ArchiveHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     // MARK: Requests in order
 
-    /// Answers waiting requests one at a time while none is in progress; once none waits, closes
-    /// a closing connection (after a 400 when the parser failed) or passes a held read on.
+    /// Answers waiting requests one at a time while none is in progress and the client takes
+    /// what is written; once none waits, closes a closing connection (after a 400 when the parser
+    /// failed) or passes a held read on.
     private func drain(context: ChannelHandlerContext) {
         guard !draining else { return }
         draining = true
         defer { draining = false }
-        while !responding, let next = waiting.popFirst() {
+        while !responding, context.channel.isWritable, let next = waiting.popFirst() {
             respond(to: next, context: context)
         }
-        guard !responding else { return }
+        guard !responding, waiting.isEmpty else { return }
         if closing {
             if refuseWhenDrained && keepAlive && !closeScheduled {
                 context.write(wrapOutboundOut(.byteBuffer(ResponseHeadEncoder.badRequest)), promise: nil)
             }
             closeAfterWrites(context: context)
-        } else if readHeld {
+        } else if readHeld, context.channel.isWritable {
             readHeld = false
             context.read()
         }

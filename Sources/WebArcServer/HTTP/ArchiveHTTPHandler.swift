@@ -21,52 +21,55 @@ import WebArc
 /// channel's event loop, so a cold 8 MiB page never stalls the other connections of its loop.
 /// Bodies too large to cache are decoded one chunk at a time, the next only while the channel
 /// is writable, so a slow client holds at most one chunk plus the socket buffers in memory.
+///
+/// Connection events and request order live here, writing in `ArchiveHTTPHandler+Writing.swift`;
+/// the state is internal only so that the two halves share it.
 final class ArchiveHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundIn = IOData
     typealias OutboundOut = IOData
 
-    private let responder: ArchiveResponder
-    private let accessLog: AccessLog?
-    private let pool: NIOThreadPool
-    private let gauge: StreamGauge
-    private let idleTimeout: TimeAmount
+    let responder: ArchiveResponder
+    let accessLog: AccessLog?
+    let pool: NIOThreadPool
+    let gauge: StreamGauge
+    let idleTimeout: TimeAmount
 
     /// The request whose head has arrived and whose end has not.
-    private var head: HTTPRequestHead?
+    var head: HTTPRequestHead?
     /// Complete requests not answered yet (pipelined behind the one in progress).
-    private var waiting = CircularBuffer<HTTPRequestHead>(initialCapacity: 2)
+    var waiting = CircularBuffer<HTTPRequestHead>(initialCapacity: 2)
     /// A response is being decided or written.
-    private var responding = false
+    var responding = false
     /// ``drain(context:)`` is running (a response finished inside it must not start another drain).
-    private var draining = false
+    var draining = false
     /// NIO asked for a read while a response was in progress; it is passed on once none is.
-    private var readHeld = false
+    var readHeld = false
     /// No further request is taken: the client asked to close, the parser failed, or the server
     /// stops; the connection closes once the requests already queued are answered.
-    private var closing = false
+    var closing = false
     /// The parser refused what followed the queued requests: a 400 goes out after their answers
     /// (unless the last of them closed the connection anyway).
-    private var refuseWhenDrained = false
+    var refuseWhenDrained = false
     /// The connection closes once the writes queued so far are done.
-    private var closeScheduled = false
+    var closeScheduled = false
     /// The response in progress keeps the connection open afterwards.
-    private var keepAlive = true
-    private var streaming: BodyChunkIterator?
+    var keepAlive = true
+    var streaming: BodyChunkIterator?
     /// A pool thread is decoding the next chunk of `streaming`.
-    private var decoding = false
+    var decoding = false
     /// Bytes of streamed chunks written to the channel and not yet taken by the kernel.
-    private var backlog = 0
+    var backlog = 0
     /// When the client last sent bytes or a response last ended.
-    private var lastActivity = NIODeadline.now()
-    private var idleCheck: Scheduled<Void>?
+    var lastActivity = NIODeadline.now()
+    var idleCheck: Scheduled<Void>?
 
     /// `TCP_CORK` (3 on Linux) or `TCP_NOPUSH` (4 on Darwin); the C headers Swift imports do
     /// not name them.
     #if os(Linux)
-    private static let cork = ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: 3))
+    static let cork = ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: 3))
     #else
-    private static let cork = ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: 4))
+    static let cork = ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: 4))
     #endif
 
     init(responder: ArchiveResponder, accessLog: AccessLog?, pool: NIOThreadPool, gauge: StreamGauge, idleTimeout: TimeAmount) {
@@ -176,7 +179,7 @@ final class ArchiveHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Answers waiting requests one at a time while none is in progress and the client takes
     /// what is written; once none waits, closes a closing connection (after a 400 when the parser
     /// failed) or passes a held read on.
-    private func drain(context: ChannelHandlerContext) {
+    func drain(context: ChannelHandlerContext) {
         guard !draining else { return }
         draining = true
         defer { draining = false }
@@ -213,168 +216,5 @@ final class ArchiveHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
             guard case .success(let decision) = result else { return handler.fail(result, context: context) }
             handler.write(decision, for: request, version: head.version, context: context)
         }
-    }
-
-    // MARK: Writing
-
-    /// Writes the head of `decision`, then its body: a hot body at once, a cold one once a pool
-    /// thread has decoded it, a large one chunk by chunk.
-    private func write(_ decision: ResponseDecision, for request: ArchiveRequest, version: HTTPVersion, context: ChannelHandlerContext) {
-        accessLog?.record(request, version: version, decision: decision, client: context.channel.remoteAddress)
-        let connection: StaticString? = !keepAlive ? "close" : (version.major == 1 && version.minor == 0 ? "keep-alive" : nil)
-        // The resource's plain head, encoded once, serves every HTTP/1.1 keep-alive plain answer.
-        let plainHead = connection == nil && version.major == 1 && version.minor == 1 ? decision.encodedHead : nil
-        let head = plainHead ?? ResponseHeadEncoder.encode(decision, version: version, connection: connection)
-        switch decision.body {
-        case .none:
-            context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
-            finish(context: context)
-        case .bytes(let buffer):
-            context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
-            context.write(wrapOutboundOut(.byteBuffer(buffer)), promise: nil)
-            finish(context: context)
-        case .stored(let archive, let reference, let length, let range):
-            if let body = responder.hotBody(archive: archive, reference: reference) {
-                write(head: head, body: body, range: range, context: context)
-            } else if responder.cachesBody(length: length) {
-                let responder = self.responder
-                let fileHead = plainHead ?? ByteBuffer()
-                offload(context: context, { try responder.cachedBody(archive: archive, reference: reference, length: length, head: fileHead) }) {
-                    handler, context, result in
-                    guard case .success(let body?) = result else { return handler.fail(result, context: context) }
-                    handler.write(head: head, body: body, range: range, context: context)
-                }
-            } else {
-                do {
-                    streaming = try responder.chunkIterator(archive: archive, reference: reference, range: range)
-                    context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
-                    pump(context: context)
-                } catch {
-                    fail(error, context: context)
-                }
-            }
-        }
-    }
-
-    /// Writes `head` and `range` of a whole cached body, and ends the response.
-    private func write(head: ByteBuffer, body: CachedBody, range: Range<UInt64>, context: ChannelHandlerContext) {
-        switch body {
-        case .memory(let body):
-            let slice = body.getSlice(at: body.readerIndex + Int(range.lowerBound), length: range.count) ?? body
-            context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
-            context.write(wrapOutboundOut(.byteBuffer(slice)), promise: nil)
-            finish(context: context)
-        case .file(let file) where range.count == file.length && file.head == head:
-            // The file holds this very head before the body: one sendfile sends the response.
-            let region = FileRegion(fileHandle: file.handle, readerIndex: 0, endIndex: file.bodyOffset + file.length)
-            context.write(wrapOutboundOut(.fileRegion(region))).assumeIsolated().whenComplete { _ in withExtendedLifetime(file) {} }
-            finish(context: context)
-        case .file(let file):
-            // The head goes out by write and the body by sendfile: cork so that they leave in
-            // full segments, not as a lone head packet.
-            let options = context.channel.syncOptions
-            try? options?.setOption(Self.cork, value: 1)
-            context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
-            let region = FileRegion(
-                fileHandle: file.handle, readerIndex: file.bodyOffset + Int(range.lowerBound), endIndex: file.bodyOffset + Int(range.upperBound))
-            // The memory file stays open until the kernel has taken the region.
-            context.write(wrapOutboundOut(.fileRegion(region))).assumeIsolated().whenComplete { _ in withExtendedLifetime(file) {} }
-            finish(context: context)
-            try? options?.setOption(Self.cork, value: 0)
-        }
-    }
-
-    /// Decodes the next chunk on a pool thread while the channel accepts writes, writes it, and
-    /// goes on; resumes on `channelWritabilityChanged`. One chunk is decoded at a time, so a slow
-    /// client holds at most one chunk plus the channel's and the socket's buffers.
-    private func pump(context: ChannelHandlerContext) {
-        guard let iterator = streaming, !decoding, context.channel.isWritable else { return }
-        decoding = true
-        offload(context: context, { () throws -> (BodyChunkIterator, [UInt8]?) in
-            var iterator = iterator
-            let chunk = try iterator.next()
-            return (iterator, chunk)
-        }) { handler, context, result in
-            handler.decoding = false
-            guard handler.streaming != nil else { return }
-            switch result {
-            case .success((let iterator, let chunk?)):
-                handler.streaming = iterator
-                handler.writeChunk(chunk, context: context)
-                handler.pump(context: context)
-            case .success((_, nil)):
-                handler.streaming = nil
-                handler.finish(context: context)
-            case .failure(let error):
-                handler.fail(error, context: context)
-            }
-        }
-    }
-
-    /// Writes one streamed chunk, counting it as backlog until the kernel has taken it.
-    private func writeChunk(_ chunk: [UInt8], context: ChannelHandlerContext) {
-        backlog += chunk.count
-        gauge.record(backlog)
-        context.writeAndFlush(wrapOutboundOut(.byteBuffer(ByteBuffer(bytes: chunk))))
-            .assumeIsolated().whenComplete { [self] _ in backlog -= chunk.count }
-    }
-
-    /// Runs `work` on the thread pool, then `then` back on the channel's event loop.
-    private func offload<Value: Sendable>(
-        context: ChannelHandlerContext, _ work: @escaping @Sendable () throws -> Value,
-        then: @escaping (ArchiveHTTPHandler, ChannelHandlerContext, Result<Value, any Error>) -> Void
-    ) {
-        pool.runIfActive(eventLoop: context.eventLoop, work).assumeIsolated().whenComplete { [self] result in
-            then(self, context, result)
-        }
-    }
-
-    /// Ends the response and goes on with the next request; a connection that is not kept alive
-    /// closes once the response is written.
-    private func finish(context: ChannelHandlerContext) {
-        context.flush()
-        lastActivity = .now()
-        responding = false
-        drain(context: context)
-    }
-
-    /// Closes the connection once every write queued so far is done (closing at once would drop
-    /// the end of a body the kernel has not taken yet).
-    private func closeAfterWrites(context: ChannelHandlerContext) {
-        guard !closeScheduled else { return }
-        closeScheduled = true
-        context.writeAndFlush(wrapOutboundOut(.byteBuffer(ByteBuffer()))).assumeIsolated().whenComplete { _ in
-            context.close(promise: nil)
-        }
-    }
-
-    /// A body that fails after its head went out cannot change status: the connection is closed,
-    /// so the client sees a truncated body rather than a wrong one.
-    private func fail(_ error: any Error, context: ChannelHandlerContext) {
-        streaming = nil
-        closing = true
-        waiting.removeAll()
-        accessLog?.failure(error)
-        context.close(promise: nil)
-    }
-
-    /// Fails with the error of `result`, or with ``ArchiveHTTPHandler/MissingBody`` when it holds
-    /// no body where one was expected.
-    private func fail<Value>(_ result: Result<Value, any Error>, context: ChannelHandlerContext) {
-        guard case .failure(let error) = result else { return fail(MissingBody(), context: context) }
-        fail(error, context: context)
-    }
-
-    /// A body the hot-body cache was to hold but did not.
-    struct MissingBody: Error {}
-}
-
-extension ArchiveRequest {
-    /// The request line and the headers that change the answer, from NIO's parsed head.
-    init(_ head: HTTPRequestHead) {
-        self.init(
-            method: head.method.rawValue, target: head.uri, range: head.headers.first(name: "range"),
-            ifRange: head.headers.first(name: "if-range"), ifNoneMatch: head.headers.first(name: "if-none-match"),
-            ifModifiedSince: head.headers.first(name: "if-modified-since"))
     }
 }

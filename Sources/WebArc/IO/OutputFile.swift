@@ -7,23 +7,32 @@ import Darwin
 /// A file written through a temporary sibling and renamed into place only when complete.
 ///
 /// Appends are buffered; the file can be read back (for dedup comparison) and rolled back to an
-/// earlier length. Until ``commit()`` the target path is never touched; ``discard()`` (or deinit)
-/// removes the temporary file.
-final class OutputFile {
-    let targetPath: String
-    let temporaryPath: String
+/// earlier length. Until ``commit(overwrite:)`` the target path is never touched; ``discard()``
+/// (or deinit) removes the temporary file, and an interrupted process removes it too
+/// (``PendingOutputs``). The archive writer and the exporters of `WebArcInterop` write through it.
+///
+/// ```swift
+/// let file = try OutputFile(targetPath: "out.warc", overwrite: false)
+/// try file.append(Array("WARC/1.1\r\n".utf8))
+/// try file.commit(overwrite: false)   // fsync, rename into place, fsync the folder
+/// ```
+public final class OutputFile {
+    /// The path the file appears at once committed.
+    public let targetPath: String
+    /// The temporary sibling written until then (`.NAME.tmp-XXXXXX` in the same folder).
+    public let temporaryPath: String
     private var descriptor: Int32
     private var buffer: [UInt8] = []
     private let bufferLimit = 1 << 20
     /// Bytes written so far, buffered ones included.
-    private(set) var length: UInt64 = 0
+    public private(set) var length: UInt64 = 0
     private var flushedLength: UInt64 = 0
     private var committed = false
 
     /// Creates a temporary file next to `targetPath`.
     ///
     /// - Throws: `outputExists` when the target exists and `overwrite` is false; `io` otherwise.
-    init(targetPath: String, overwrite: Bool) throws {
+    public init(targetPath: String, overwrite: Bool) throws {
         self.targetPath = targetPath
         if !overwrite && access(targetPath, F_OK) == 0 { throw WebArcError.outputExists(path: targetPath) }
         let slash = targetPath.lastIndex(of: "/")
@@ -40,8 +49,10 @@ final class OutputFile {
 
     deinit { if !committed { discard() } }
 
-    /// Appends bytes at the end.
-    func append<C: Collection>(_ bytes: C) throws where C.Element == UInt8 {
+    /// Appends bytes at the end, writing them out once a megabyte is buffered.
+    ///
+    /// - Throws: ``WebArcError/io(path:operation:errno:)`` when the write fails.
+    public func append<C: Collection>(_ bytes: C) throws where C.Element == UInt8 {
         buffer.append(contentsOf: bytes)
         length += UInt64(bytes.count)
         if buffer.count >= bufferLimit { try flush() }
@@ -91,7 +102,11 @@ final class OutputFile {
     }
 
     /// Flushes, syncs and renames the temporary file onto the target, then syncs the folder.
-    func commit(overwrite: Bool) throws {
+    ///
+    /// - Throws: ``WebArcError/outputExists(path:)`` when the target appeared meanwhile and
+    ///   `overwrite` is false; ``WebArcError/io(path:operation:errno:)`` when a step fails. The
+    ///   temporary file is removed either way.
+    public func commit(overwrite: Bool) throws {
         try flush()
         guard fsync(descriptor) == 0 else { throw WebArcError.io(path: temporaryPath, operation: "sync", errno: errno) }
         fchmod(descriptor, 0o644)
@@ -122,7 +137,7 @@ final class OutputFile {
     }
 
     /// Closes and removes the temporary file; the target path is untouched.
-    func discard() {
+    public func discard() {
         if descriptor >= 0 {
             close(descriptor)
             descriptor = -1

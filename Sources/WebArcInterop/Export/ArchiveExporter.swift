@@ -23,10 +23,10 @@ public struct ArchiveExporter: Sendable {
     /// - Throws: ``InteropError``: `archive` wrapping the reader's error or `outputExists`;
     ///   `pageNotFound` or `noPage` for `.webarchive`; `io`.
     public func run(archive: String, format: ExportFormat, output: String) throws -> ExportSummary {
-        try OutputFile.checkAbsent(output, overwrite: options.overwrite)
+        try InteropOutputFile.checkAbsent(output, overwrite: options.overwrite)
         do {
             let reader = try ArchiveReader(path: archive)
-            let file = try OutputFile(targetPath: output, overwrite: options.overwrite)
+            let file = try InteropOutputFile(targetPath: output, overwrite: options.overwrite)
             var summary: ExportSummary
             switch format {
             case .warc: summary = try WARCExporter(reader: reader, options: options).write(to: file)

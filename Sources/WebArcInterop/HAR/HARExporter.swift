@@ -9,7 +9,7 @@ struct HARExporter {
     let reader: ArchiveReader
     let options: ExportOptions
 
-    func write(to file: OutputFile) throws -> ExportSummary {
+    func write(to file: InteropOutputFile) throws -> ExportSummary {
         var summary = ExportSummary()
         var records: [ArchiveRecord] = []
         try reader.forEachEntry { records.append($0.record) }

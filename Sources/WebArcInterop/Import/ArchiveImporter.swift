@@ -28,7 +28,7 @@ public struct ArchiveImporter: Sendable {
     ///   `unknownFormat`, `badJSON`, `badPropertyList`, `io`, or `archive` wrapping the writer's
     ///   error (`outputExists` when `output` exists and overwriting is off).
     public func run(inputs: [String], output: String) throws -> ImportSummary {
-        try OutputFile.checkAbsent(output, overwrite: options.overwrite)
+        try InteropOutputFile.checkAbsent(output, overwrite: options.overwrite)
         let context = ImportContext(options: options)
         var providers: [BodyProvider] = []
         var warc: WARCImporter?

@@ -22,7 +22,7 @@ struct WARCExporter {
         let payloadDigest: String
     }
 
-    func write(to file: OutputFile) throws -> ExportSummary {
+    func write(to file: InteropOutputFile) throws -> ExportSummary {
         let writer = WARCRecordWriter(file: file, reader: reader)
         let exportDate = ISODate.format(options.date ?? Date())
         let metadata = try reader.metadata

@@ -6,11 +6,11 @@ import WebArc
 /// base32 as warcio writes them. Bodies stream from the archive twice (once to hash, once to
 /// write), so memory holds one chunk at a time.
 final class WARCRecordWriter {
-    let file: OutputFile
+    let file: InteropOutputFile
     let reader: ArchiveReader
     private let gzip = GzipWriter()
 
-    init(file: OutputFile, reader: ArchiveReader) {
+    init(file: InteropOutputFile, reader: ArchiveReader) {
         self.file = file
         self.reader = reader
     }

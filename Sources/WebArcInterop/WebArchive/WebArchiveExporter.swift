@@ -18,7 +18,7 @@ struct WebArchiveExporter {
         var byReferer: [String: [ArchiveEntry]] = [:]
     }
 
-    func write(to file: OutputFile) throws -> ExportSummary {
+    func write(to file: InteropOutputFile) throws -> ExportSummary {
         guard let page = try options.page ?? reader.metadata.startURL else { throw InteropError.noPage(archive: reader.path) }
         var catalog = Catalog()
         try reader.forEachEntry { entry in

@@ -87,6 +87,24 @@ import WebArcServer
         await server.stop()
     }
 
+    @Test func theIdleTimeoutDoesNotCutABodyASlowClientIsStillTaking() async throws {
+        let folder = try TemporaryFolder()
+        // 3 MB: a cached body (sent from a memory file) far larger than the socket buffers of a
+        // client that asks for a 4 KiB receive buffer.
+        let body = (0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 11) }
+        let reader = try makeArchive(in: folder, [.page("http://localhost/slow.bin", body)])
+        let server = try await WebArcServer.start(
+            archives: try ArchiveSet(readers: [reader]), configuration: .init(port: 0, cacheBytes: 64 << 20, idleTimeout: 0.5))
+        #expect(try fetch(server.port, "/slow.bin").body == body, "the first fetch caches the body")
+        let slow = try RawHTTPClient(port: server.port, receiveBuffer: 4096)
+        try slow.send("GET /slow.bin HTTP/1.1\r\nHost: x\r\n\r\n")
+        try await Task.sleep(for: .seconds(2))
+        let response = try slow.readResponse()
+        #expect(response.status == 200)
+        #expect(response.body == body)
+        await server.stop()
+    }
+
     @Test func busyPortIsReported() async throws {
         let folder = try TemporaryFolder()
         let archives = try ArchiveSet(readers: [try SiteFixture.make(in: folder)])

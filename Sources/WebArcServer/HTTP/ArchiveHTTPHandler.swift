@@ -159,11 +159,13 @@ final class ArchiveHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: Idle timeout
 
     /// Closes the connection when it has sent nothing for ``idleTimeout`` while no response is in
-    /// progress, so that abandoned keep-alive connections do not pile up.
+    /// progress, so that abandoned keep-alive connections do not pile up. A response still being
+    /// taken by a slow client (bytes waiting in the channel) counts as in progress.
     private func scheduleIdleCheck(context: ChannelHandlerContext, at deadline: NIODeadline) {
         idleCheck = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
             let now = NIODeadline.now()
-            if responding || head != nil || streaming != nil {
+            let unsent = (try? context.channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0
+            if responding || head != nil || streaming != nil || unsent > 0 {
                 scheduleIdleCheck(context: context, at: now + idleTimeout)
             } else if now - lastActivity >= idleTimeout {
                 idleCheck = nil

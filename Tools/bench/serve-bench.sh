@@ -16,7 +16,8 @@ HTML, CSS, JS, images, reST sources) taken round-robin. Before timing, each serv
 path with 200. The servers take turns, round after round, so that load from other work on the
 machine falls on all of them alike. Reports the median over the rounds of requests/s and of
 p50/p99 latency, non-2xx counts, server RSS before and after (nginx: master + workers), and the
-ratios webarc/nginx and webarc/kiwix-serve of the medians. Prints a
+ratios webarc/nginx and webarc/kiwix-serve of the medians, and the mixed ratio of each round
+(neighbouring runs, so their spread shows the machine's noise). Prints a
 Markdown table to stdout and writes it to Tools/bench/results/serve-<date>-<time>.md.
 Progress goes to stderr. webarc and nginx run without access logs (kiwix-serve has none).
 
@@ -283,6 +284,11 @@ met() {   # $1 OP $2 → yes / no (n/a when unmeasured)
         ok = (op == ">=") ? (a + 0 >= b + 0) : (a + 0 < b + 0); print ok ? "yes" : "no" }'
 }
 mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
+per_round() {   # $1, $2 = space-separated per-round figures → "r1 r2 … (k of N at least 1.0)"
+    awk -v a="$1" -v b="$2" 'BEGIN { n = split(a, x, " "); split(b, y, " "); met = 0; out = ""
+        for (i = 1; i <= n; i++) { r = (y[i] > 0) ? x[i] / y[i] : 0; if (r >= 1) met++; out = out sprintf("%.2f ", r) }
+        printf "%s(%d of %d at least 1.0)", out, met, n }'
+}
 mkdir -p "$SCRIPT_DIR/results"
 REPORT="$SCRIPT_DIR/results/serve-$(date +%Y%m%d-%H%M%S).md"
 hot_size=$(stat -c %s "$SITE/$HOT")
@@ -316,5 +322,8 @@ hot_size=$(stat -c %s "$SITE/$HOT")
     echo "webarc's hot-body cache also holds $(mib "$WEBARC_SHM") MiB in shared-memory files sent with sendfile (not in RSS; bounded by --cache-mib, like nginx's page cache is not in its RSS)."
     echo
     echo "Every run, req/s (hot; mixed): webarc${RPS[webarc-hot]};${RPS[webarc-mixed]} · nginx${RPS[nginx-hot]};${RPS[nginx-mixed]} · kiwix-serve${RPS[kiwix-hot]};${RPS[kiwix-mixed]}"
+    echo
+    # The same round's runs are neighbours in time, so their ratio shows how much of a median is noise.
+    echo "Mixed webarc / nginx per round: $(per_round "${RPS[webarc-mixed]}" "${RPS[nginx-mixed]}")"
 } | tee "$REPORT"
 say "wrote $REPORT"

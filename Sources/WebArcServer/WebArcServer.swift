@@ -13,9 +13,10 @@ import Synchronization
 ///
 /// Built on SwiftNIO directly: one event loop per core, NIO's HTTP/1 request decoder (llhttp, with
 /// header size limits), ``ArchiveResponder`` for decisions and ``ArchiveHTTPHandler`` to write them
-/// (pipelining, 400 for requests the decoder refuses, idle timeout, heads written from bytes), a thread pool as large for the work that reads the archive
-/// (so that decoding never stalls an event loop). ``stop()`` stops accepting, lets requests in flight
-/// finish for up to ``Configuration/shutdownGrace`` seconds, then closes everything.
+/// (pipelining, 400 for requests the decoder refuses, idle timeout, heads written from bytes), and
+/// a thread pool as large for the work that reads the archive (so that decoding never stalls an
+/// event loop). ``stop()`` stops accepting, lets requests in flight finish for up to
+/// ``Configuration/shutdownGrace`` seconds, then closes everything.
 public final class WebArcServer: Sendable {
     /// How to listen and how much to cache.
     public struct Configuration: Sendable {

@@ -304,13 +304,20 @@ hot_size=$(stat -c %s "$SITE/$HOT")
         echo "| $label | $(median "${RPS[$name-hot]}") | $(median "${P50[$name-hot]}") / $(median "${P99[$name-hot]}") | $(median "${RPS[$name-mixed]}") | $(median "${P50[$name-mixed]}") / $(median "${P99[$name-mixed]}") | ${NON2XX[$name]:-0} | $(mib "${RSS_BEFORE[$name]}") → $(mib "${RSS_AFTER[$name]}") |"
     done
     echo
+    # webarc's median over each peer's, per kind of run.
+    declare -A SHARE
+    for peer in nginx kiwix; do
+        for kind in hot mixed; do
+            SHARE[$peer-$kind]=$(ratio "$(median "${RPS[webarc-$kind]}")" "$(median "${RPS[$peer-$kind]}")")
+        done
+    done
+    mixed_nginx=${SHARE[nginx-mixed]}
+    mixed_kiwix=${SHARE[kiwix-mixed]}
     echo "| ratio of medians | hot req/s | mixed req/s |"
     echo "|---|---|---|"
-    echo "| webarc / nginx | $(ratio "$(median "${RPS[webarc-hot]}")" "$(median "${RPS[nginx-hot]}")") | $(ratio "$(median "${RPS[webarc-mixed]}")" "$(median "${RPS[nginx-mixed]}")") |"
-    echo "| webarc / kiwix-serve | $(ratio "$(median "${RPS[webarc-hot]}")" "$(median "${RPS[kiwix-hot]}")") | $(ratio "$(median "${RPS[webarc-mixed]}")" "$(median "${RPS[kiwix-mixed]}")") |"
+    echo "| webarc / nginx | ${SHARE[nginx-hot]} | $mixed_nginx |"
+    echo "| webarc / kiwix-serve | ${SHARE[kiwix-hot]} | $mixed_kiwix |"
     echo
-    mixed_nginx=$(ratio "$(median "${RPS[webarc-mixed]}")" "$(median "${RPS[nginx-mixed]}")")
-    mixed_kiwix=$(ratio "$(median "${RPS[webarc-mixed]}")" "$(median "${RPS[kiwix-mixed]}")")
     worst_p99=$(awk -v a="$(median "${P99[webarc-hot]}")" -v b="$(median "${P99[webarc-mixed]}")" 'BEGIN { print (a > b) ? a : b }')
     p99_note=""; [[ $CONNECTIONS == 32 ]] || p99_note=" (measured at $CONNECTIONS connections, the goal is stated at 32)"
     echo "| goal | measured | target | met |"

@@ -1,9 +1,13 @@
 /// URL canonicalization and the lookup key built from it.
 ///
-/// Spec: §7.1 URL canonicalization.
+/// Spec: §9 URL canonicalization.
 public enum URLKey {
     /// Default ports dropped from canonical URLs.
     static let defaultPorts: [String: String] = ["http": "80", "https": "443", "ws": "80", "wss": "443", "ftp": "21"]
+    /// Schemes in which a browser reads `\` as `/` before the query (WHATWG "special" schemes).
+    static let specialSchemes: Set<String> = ["http", "https", "ws", "wss", "ftp", "file"]
+    /// Bytes a browser refuses in a host once it is percent-decoded (spec §9 step 6).
+    static let forbiddenHostBytes: Set<UInt8> = Set(0...0x20).union(Array("#%/:<>?@[\\]^|".utf8))
 
     /// The lookup key of a request: upper-case method, a space, the canonical URL.
     ///
@@ -12,7 +16,7 @@ public enum URLKey {
         asciiUppercased(method) + " " + (try canonicalize(url))
     }
 
-    /// The canonical form of an absolute URL (spec §7.1 steps 1–9).
+    /// The canonical form of an absolute URL (spec §9 steps 1–11).
     ///
     /// - Throws: ``WebArcError/badURL(url:reason:)`` when `url` has no scheme.
     public static func canonicalize(_ url: String) throws -> String {
@@ -29,13 +33,17 @@ public enum URLKey {
         }
         let scheme = String(decoding: bytes[0..<colon].map(lowercased), as: UTF8.self)
         var rest = bytes[(colon + 1)...]
+        if specialSchemes.contains(scheme) {
+            let queryStart = rest.firstIndex(of: UInt8(ascii: "?")) ?? rest.endIndex
+            for index in rest.startIndex..<queryStart where rest[index] == UInt8(ascii: "\\") { rest[index] = UInt8(ascii: "/") }
+        }
         var output = Array(scheme.utf8) + [UInt8(ascii: ":")]
 
         let hasAuthority = rest.starts(with: [0x2F, 0x2F])
         if hasAuthority {
             rest = rest.dropFirst(2)
             let end = rest.firstIndex { $0 == 0x2F || $0 == 0x3F } ?? rest.endIndex
-            output += [0x2F, 0x2F] + canonicalAuthority(Array(rest[rest.startIndex..<end]), scheme: scheme)
+            output += [0x2F, 0x2F] + (try canonicalAuthority(Array(rest[rest.startIndex..<end]), scheme: scheme, url: url))
             rest = rest[end...]
         }
         let queryStart = rest.firstIndex(of: UInt8(ascii: "?"))
@@ -49,7 +57,7 @@ public enum URLKey {
         return String(decoding: output, as: UTF8.self)
     }
 
-    private static func canonicalAuthority(_ authority: [UInt8], scheme: String) -> [UInt8] {
+    private static func canonicalAuthority(_ authority: [UInt8], scheme: String, url: String) throws -> [UInt8] {
         var hostPort = authority[...]
         if let at = hostPort.lastIndex(of: UInt8(ascii: "@")) { hostPort = hostPort[(at + 1)...] }
         var host = hostPort
@@ -62,7 +70,7 @@ public enum URLKey {
             port = hostPort[(colon + 1)...].drop { $0 == UInt8(ascii: "0") }
             if port.isEmpty && colon + 1 < hostPort.endIndex { port = [UInt8(ascii: "0")] }
         }
-        var output = host.map(lowercased)
+        var output = try canonicalHost(Array(host), url: url)
         let portText = String(decoding: port, as: UTF8.self)
         if !port.isEmpty && defaultPorts[scheme] != portText {
             output += [UInt8(ascii: ":")] + port
@@ -70,7 +78,55 @@ public enum URLKey {
         return output
     }
 
-    /// Rewrites `%XX` escapes and raw bytes to the one form of spec §7.1 step 6.
+    /// The host as a browser requests it (spec §9 step 6): IP literals lower-cased; otherwise
+    /// percent-decoded when it holds a `%`, then each label ASCII-lower-cased, or, when it has a
+    /// non-ASCII character, Unicode-lower-cased and Punycode-encoded behind `xn--`.
+    static func canonicalHost(_ host: [UInt8], url: String) throws -> [UInt8] {
+        if host.first == UInt8(ascii: "[") { return host.map(lowercased) }
+        var bytes = host
+        if bytes.contains(UInt8(ascii: "%")) {
+            bytes = percentDecoded(bytes)
+            guard String(validating: bytes, as: UTF8.self) != nil else {
+                throw WebArcError.badURL(url: url, reason: "the host does not percent-decode to UTF-8")
+            }
+            if let byte = bytes.first(where: forbiddenHostBytes.contains) {
+                throw WebArcError.badURL(url: url, reason: "the host holds a byte a browser refuses (0x\(String(byte, radix: 16)))")
+            }
+        }
+        var output: [UInt8] = []
+        for (position, label) in bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).enumerated() {
+            if position > 0 { output.append(UInt8(ascii: ".")) }
+            if label.allSatisfy({ $0 < 0x80 }) {
+                output += label.map(lowercased)
+            } else {
+                guard let encoded = Punycode.encode(String(decoding: label, as: UTF8.self).lowercased()) else {
+                    throw WebArcError.badURL(url: url, reason: "a host label cannot be Punycode-encoded")
+                }
+                output += Array("xn--".utf8) + Array(encoded.utf8)
+            }
+        }
+        return output
+    }
+
+    /// `%XX` escapes replaced by their byte; a `%` without two hex digits is kept.
+    private static func percentDecoded(_ bytes: [UInt8]) -> [UInt8] {
+        var output: [UInt8] = []
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count, let high = hexValue(bytes[index + 1]),
+                let low = hexValue(bytes[index + 2])
+            {
+                output.append(high << 4 | low)
+                index += 3
+            } else {
+                output.append(bytes[index])
+                index += 1
+            }
+        }
+        return output
+    }
+
+    /// Rewrites `%XX` escapes and raw bytes to the one form of spec §9 step 8.
     static func normalizePercentEncoding(_ bytes: ArraySlice<UInt8>, inQuery: Bool) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)

@@ -1,0 +1,32 @@
+import Testing
+
+@testable import WebArc
+
+/// The 2.0 canonicalization rules that follow what a browser requests (spec §9 steps 4 and 6).
+@Suite struct CanonicalizationTests {
+    @Test(arguments: [
+        ("http://example.com\\@evil.com/x", "GET http://example.com/@evil.com/x"),
+        ("http://example.com\\a\\b?c\\d", "GET http://example.com/a/b?c%5Cd"),
+        ("http:\\\\example.com\\x", "GET http://example.com/x"),
+        ("urn:a\\b", "GET urn:a%5Cb"),
+        ("http://BÜCHER.example/", "GET http://xn--bcher-kva.example/"),
+        ("http://b%C3%BCcher.example/", "GET http://xn--bcher-kva.example/"),
+        ("https://правительство.рф/", "GET https://xn--80aealotwbjpid2k.xn--p1ai/"),
+        ("http://[::1]:80/", "GET http://[::1]/"),
+    ])
+    func browserEquivalentURLsShareOneKey(url: String, key: String) throws {
+        #expect(try URLKey.key(method: "get", url: url) == key)
+    }
+
+    @Test(arguments: ["http://a%2Fb.example/", "http://a%00b/", "http://%FF.example/", "http://a%40b.example/"])
+    func hostsABrowserRefusesHaveNoKey(url: String) {
+        #expect(throws: WebArcError.self) { try URLKey.canonicalize(url) }
+    }
+
+    @Test func punycodeMatchesRFC3492Samples() {
+        // RFC 3492 §7.1 (A) Arabic (Egyptian) and (L) 3<nen>B<gumi><kinpachi><sensei>.
+        #expect(Punycode.encode("\u{644}\u{64A}\u{647}\u{645}\u{627}\u{628}\u{62A}\u{643}\u{644}\u{645}\u{648}\u{634}\u{639}\u{631}\u{628}\u{64A}\u{61F}") == "egbpdaj6bu4bxfgehfvwxn")
+        #expect(Punycode.encode("3\u{5E74}B\u{7D44}\u{91D1}\u{516B}\u{5148}\u{751F}") == "3B-ww4c5e180e575a65lsy2b")
+        #expect(Punycode.encode("bücher") == "bcher-kva")
+    }
+}

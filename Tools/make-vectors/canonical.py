@@ -1,12 +1,13 @@
-"""URL canonicalization and canonical keys (spec §7.1), written from the spec text.
+"""URL canonicalization and canonical keys (spec §9), written from the spec text.
 
-`canonical_url(url)` follows the nine numbered steps of §7.1 literally;
+`canonical_url(url)` follows the eleven numbered steps of §9 literally;
 `canonical_key(method, url)` is `METHOD SP canonical-URL`. A URL with no
 canonical form raises `BadURL` (error code `bad-url`).
 """
 
 import re
 
+SPECIAL_SCHEMES = ("http", "https", "ws", "wss", "ftp", "file")
 DEFAULT_PORTS = {"http": "80", "https": "443", "ws": "80", "wss": "443", "ftp": "21"}
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+\-.]*\Z")
@@ -14,36 +15,40 @@ _UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
 _KEPT_IN_PATH = _UNRESERVED | frozenset(b"!$&'()*+,;=:@/")
 _KEPT_IN_QUERY = _KEPT_IN_PATH | frozenset(b"?")
 _HEX = frozenset(b"0123456789ABCDEFabcdef")
+_FORBIDDEN_HOST = frozenset(range(0x21)) | frozenset(b"#%/:<>?@[\\]^|")
 
 
 class BadURL(ValueError):
-    """The URL is not absolute: it has no canonical form (`bad-url`)."""
+    """The URL has no canonical form (`bad-url`)."""
 
 
 def canonical_key(method: str, url: str) -> str:
-    """The lookup key of a record: upper-cased method, one space, canonical URL."""
+    """The record key: upper-cased method (ASCII), one space, canonical URL."""
     return ascii_upper(method) + " " + canonical_url(url)
 
 
 def canonical_url(url: str) -> str:
-    """The canonical form of an absolute URL (§7.1 steps 1 to 9)."""
+    """The canonical form of an absolute URL (§9 steps 1 to 11)."""
     url = strip_controls(url)                                   # step 1
     url = url.split("#", 1)[0]                                  # step 2
     scheme, rest = split_scheme(url)                            # step 3
+    if scheme in SPECIAL_SCHEMES:                               # step 4
+        before, question, after = rest.partition("?")
+        rest = before.replace("\\", "/") + question + after
     authority = None
-    if rest.startswith("//"):                                   # step 4
+    if rest.startswith("//"):                                   # step 5
         authority, rest = split_authority(rest[2:])
-        authority = canonical_authority(scheme, authority)
-    path, question, query = rest.partition("?")                 # step 5
+        authority = canonical_authority(scheme, authority)      # steps 5 and 6
+    path, question, query = rest.partition("?")                 # step 7
     if authority is not None and path == "":
         path = "/"
-    path = normalize_percent(path, _KEPT_IN_PATH)               # step 6
-    path = remove_dot_segments(path)                            # step 7
-    out = scheme + ":"                                          # step 9
+    path = normalize_percent(path, _KEPT_IN_PATH)               # step 8
+    path = remove_dot_segments(path)                            # step 9
+    out = scheme + ":"                                          # step 11
     if authority is not None:
         out += "//" + authority
     out += path
-    if question:                                                # step 8: an empty query is kept
+    if question:                                                # step 10: an empty query is kept
         out += "?" + normalize_percent(query, _KEPT_IN_QUERY)
     return out
 
@@ -71,7 +76,7 @@ def split_scheme(url: str) -> tuple[str, str]:
 
 
 def split_authority(text: str) -> tuple[str, str]:
-    """Step 4: the authority runs to the next `/`, `?` or the end."""
+    """Step 5: the authority runs to the next `/`, `?` or the end."""
     for i, c in enumerate(text):
         if c in "/?":
             return text[:i], text[i:]
@@ -79,10 +84,10 @@ def split_authority(text: str) -> tuple[str, str]:
 
 
 def canonical_authority(scheme: str, authority: str) -> str:
-    """Step 4: drop user information, lower-case the host, normalize or drop the port."""
+    """Steps 5 and 6: drop user information, canonicalize the host, normalize or drop the port."""
     hostport = authority.rpartition("@")[2]
     host, port = split_port(hostport)
-    host = ascii_lower(host)
+    host = canonical_host(host)
     if port is None:
         return host
     if port != "":
@@ -103,8 +108,45 @@ def split_port(hostport: str) -> tuple[str, str | None]:
     return hostport[:colon], port
 
 
+def canonical_host(host: str) -> str:
+    """Step 6: an IP literal is only ASCII-lower-cased. Otherwise a host holding a `%` is
+    percent-decoded; the host MUST be UTF-8 and hold no forbidden byte (else bad-url); then per
+    label: ASCII lower-casing, or Unicode lower-casing and `xn--` + Punycode for a non-ASCII label."""
+    if host.startswith("["):
+        return ascii_lower(host)
+    data = host.encode("utf-8")
+    if b"%" in data:
+        data = percent_decode(data)
+    try:
+        host = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadURL(f"host is not UTF-8 once percent-decoded: {host!r}") from None
+    if any(b in _FORBIDDEN_HOST for b in data):
+        raise BadURL(f"forbidden byte in host: {host!r}")
+    labels = []
+    for label in host.split("."):
+        if label.isascii():
+            labels.append(ascii_lower(label))
+        else:
+            labels.append("xn--" + label.lower().encode("punycode").decode("ascii"))
+    return ".".join(labels)
+
+
+def percent_decode(data: bytes) -> bytes:
+    """`%` and two hex digits become that byte; any other byte (a lone `%` too) is kept."""
+    out, i = bytearray(), 0
+    while i < len(data):
+        if data[i] == 0x25 and i + 2 < len(data) and data[i + 1] in _HEX and data[i + 2] in _HEX:
+            out.append(int(data[i + 1:i + 3], 16))
+            i += 3
+        else:
+            out.append(data[i])
+            i += 1
+    return bytes(out)
+
+
 def normalize_percent(text: str, kept: frozenset) -> str:
-    """Step 6: normalize percent-encoding byte by byte over the UTF-8 of `text`."""
+    """Step 8: normalize percent-encoding byte by byte over the UTF-8 of `text`."""
     data = text.encode("utf-8")
     out = []
     i = 0
@@ -126,7 +168,7 @@ def normalize_percent(text: str, kept: frozenset) -> str:
 
 
 def remove_dot_segments(path: str) -> str:
-    """Step 7: RFC 3986 §5.2.4, literally."""
+    """Step 9: RFC 3986 §5.2.4, literally."""
     source, output = path, ""
     while source:
         if source.startswith("../"):

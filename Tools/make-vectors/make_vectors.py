@@ -1,105 +1,197 @@
 #!/usr/bin/env python3
-"""Regenerate the webarc test vectors under Spec/vectors/ (run from anywhere):
+"""Regenerate the webarc 2.0 test vectors under Spec/vectors/ (run from anywhere):
 
     python3 Tools/make-vectors/make_vectors.py
 
-This is an implementation of webarc 1.0 independent of the Swift library,
+This is an implementation of webarc 2.0 independent of the Swift library,
 written from Spec/webarc-format.md alone:
 
-- canonical.py       URL canonicalization (§7.1)
-- webarc_writer.py   the writer, in the deterministic order of Appendix C
-- webarc_reader.py   the reader, the §8 verifier and the JSON dump
+- canonical.py       URL canonicalization (§9)
+- webarc_writer.py   the writer, in the deterministic order of Appendix C; signing (§12)
+- webarc_reader.py   the reader, the §11.3 verifier, trust (§12.4), layers (§13), the JSON dump
+- ed25519.py         Ed25519 (RFC 8032): `cryptography` when importable, else pure Python
 - lz4block.py        LZ4 blocks through the system liblz4 (as the Swift code)
-- schema.py          constants and the §6.3 record classes
+- schema.py          constants and the §7.3 classes
 - valid_vectors.py   the recipes of the valid vectors
 - invalid_vectors.py the invalid vectors, derived from the valid ones
 
-For every valid vector it writes NAME.webarc (the writer's output for the
-recipe), NAME.input.json (the recipe) and NAME.json (the reader's dump of the
-.webarc bytes). It writes the invalid vectors and invalid/expected.json, and
-canonical-urls.json. Before writing, it checks its own output: every valid
-archive verifies clean and dumps back to its recipe, every invalid one fails
-exactly as expected.json says. The output depends only on this code and the
-system liblz4: two runs give identical bytes.
+For every valid vector it writes NAME.webarc, NAME.input.json (the recipe) and
+NAME.json (the reader's dump of the .webarc bytes); the invalid vectors and
+invalid/expected.json; the test keys (keys/); canonical-urls.json. Before
+writing, it checks its own output: every valid archive verifies clean, dumps
+back to its recipe and (unless crafted) is what the writer makes of its
+recipe; every invalid one fails exactly as expected.json says. The output
+depends only on this code and the system liblz4: two runs give identical bytes.
 """
 
 import base64
+import hashlib
 import json
+import struct
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.dont_write_bytecode = True      # keep Tools/make-vectors free of __pycache__
 
+import ed25519                                                  # noqa: E402
 import invalid_vectors                                          # noqa: E402
+import lz4block                                                 # noqa: E402
 import valid_vectors as vv                                      # noqa: E402
 from canonical import BadURL, canonical_key                     # noqa: E402
-from schema import BYTES, DATE, REQUIRED, STRING                # noqa: E402
-from webarc_reader import Reader, WebarcError                   # noqa: E402
-from webarc_writer import (Field, Layout, Obj, Section, assemble, build, default_sections,  # noqa: E402
-                           encode_sections, write)
+from schema import (BYTES, FEATURE_DICTIONARY, LZ4_DICT, OBJECT, RAW, STRING)   # noqa: E402
+from webarc_reader import Archive, Stack, WebarcError, check_trust, parse_private_key, parse_public_key  # noqa: E402
+from webarc_writer import (Chunk, Field, Obj, Raw, Record, build, key_files, plan, serialize, sign,  # noqa: E402
+                           write)
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "Spec" / "webarc-format.md"
 VECTORS = ROOT / "Spec" / "vectors"
+
+# The test keys: seed = SHA-256 of a fixed phrase (§12.3 private key = RFC 8032 seed).
+KEYS = {"test1": hashlib.sha256(b"webarc test key 1").digest(),
+        "test2": hashlib.sha256(b"webarc test key 2").digest()}
 
 
 def to_json(obj) -> str:
     return json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-# ---------------------------------------------------------------------------- newer-minor vectors
+@dataclass
+class Vector:
+    recipe: dict
+    data: bytes
+    bases: list[str] = field(default_factory=list)   # names of valid vectors below it, nearest first
+    crafted: bool = False                             # not what a 2.0 writer makes of the recipe
+
+
+# ---------------------------------------------------------------------------- crafted valid vectors
 
 def newer_minor(recipe: dict) -> bytes:
-    """Version 1.7: an unknown optional section XTRA, unknown fields on a Response (one of a known
-    type, one of an unknown type 42) and an object of an unknown class that LKUP does not name."""
+    """Version 2.7: an unknown optional feature bit, unknown fields on the Archive and a Response (one
+    of a known type, one of an unknown type 42), and records of an unknown class `Snapshot`: one with
+    the key of /notes.txt, sorted first in its group (a lookup skips it), one with a key of its own."""
     model = build(recipe)
-    response = model.objects[2]
-    response.fields.insert(2, Field("x-future", 42, bytes([1, 2, 3, 4, 5])))
-    response.fields.append(Field("sha256", BYTES, bytes(range(32))))
-    model.objects.append(Obj("Tombstone", [Field("url", STRING, "https://example.net/gone"),
-                                           Field("deletedAt", DATE, vv.NOV_23)]))
-    layout = Layout(minor_version=7)
-    sections = default_sections(encode_sections(model, layout), layout)
-    sections.insert(3, Section("XTRA", 0, b"An optional section a 1.0 reader skips.\n"))
-    return assemble(sections, layout)
+    model.minor = 7
+    model.optional = 1 << 9
+    model.archive.fields.append(Field("searchIndex", BYTES, b"a page tree a 2.0 reader does not know"))
+    home, notes = model.records[0], model.records[1]
+    home.obj.fields.insert(2, Field("x-future", 42, Raw(bytes([1, 2, 3, 4, 5]))))
+    home.obj.fields.append(Field("sha3", BYTES, bytes(range(32))))
+    request = notes.obj.field("request").value
+    model.records.append(Record(notes.key, Obj("Snapshot", [Field("request", OBJECT, request),
+                                                            Field("note", STRING, "a newer kind of record")]),
+                                vv.NOV_24, len(model.records)))
+    model.records.append(Record("GET https://example.net/snapshot",
+                                Obj("Snapshot", [Field("note", STRING, "a record only 2.7 knows")]),
+                                None, len(model.records)))
+    return serialize(model, plan(model))
 
 
-def newer_entries(recipe: dict) -> bytes:
-    """Version 1.3 with larger table entries (section table 32, BTAB 64, CTAB 32, LKUP 12, the extra
-    bytes 0xA5), reserved bits set in header and section flags and header bytes 80-119, and an
-    appendix after archiveLength."""
-    layout = Layout(minor_version=3, section_entry_size=32, btab_entry_size=64, ctab_entry_size=32,
-                    lkup_entry_size=12, entry_filler=0xA5, section_flags=REQUIRED | 0x8000_0000,
-                    header_flags=0x0000_0100, header_reserved=b"future header field".ljust(40, b"\xa5"),
-                    appendix=b"appendix: room for a signature block\n")
-    return assemble(default_sections(encode_sections(build(recipe), layout), layout), layout)
+def newer_reserved(recipe: dict) -> bytes:
+    """Version 2.3 with every reserved byte a reader ignores set to A5: the trailer's flags and
+    reserved bytes, page references, page headers, body entry flags, chunk entries. (Not the lead's:
+    a verifier reports those.)"""
+    model = build(recipe)
+    model.minor = 3
+    model.flags = 0xA5A5A5A5
+    for body in model.bodies:
+        body.flags = 0xA5A5A5A5
+        for chunk in body.chunks:
+            chunk.reserved = b"\xa5" * 6
+    the_plan = plan(model)
+    for page in the_plan.pages():
+        page.reserved = b"\xa5" * (2 if page.type == 1 else 3)
+        page.ref_reserved = b"\xa5" * 6
+
+    def edit(trailer):
+        trailer.reserved = b"\xa5" * 8
+    return serialize(model, the_plan, edit)
+
+
+def dictionary(recipe: dict) -> bytes:
+    """The second body coded against the first as its dictionary (codec 2, feature bit 1)."""
+    model = build(recipe)
+    v1, v2 = model.bodies
+    v1_bytes = base64.b64decode(recipe["records"][0]["body"])
+    v2_bytes = base64.b64decode(recipe["records"][1]["body"])
+    old = v2.chunks[0]
+    assert len(v2.chunks) == 1 and old.offset + old.stored_length == 16 + len(model.body_data)
+    del model.body_data[old.offset - 16:]
+    block = lz4block.compress_with_dict(v2_bytes, v1_bytes[-65536:])
+    d = v1.chunks[0]
+    v2.chunks = [Chunk(old.offset, len(block), len(v2_bytes), LZ4_DICT, hashlib.sha256(v2_bytes).digest(),
+                       dictionary=Chunk(d.offset, d.stored_length, d.raw_length, d.codec, d.digest))]
+    model.body_data += block
+    model.required |= FEATURE_DICTIONARY
+    return serialize(model, plan(model))
 
 
 # ---------------------------------------------------------------------------- valid vectors
 
-def valid_vectors() -> dict[str, tuple[dict, bytes]]:
-    """NAME -> (recipe, archive bytes)."""
-    recipes = {
-        "empty": vv.empty(), "minimal": vv.minimal(), "site": vv.site(), "dedup": vv.dedup(),
-        "multichunk": vv.multichunk(), "captures": vv.captures(), "canonical": vv.canonical(SPEC),
-        "collision": vv.collision(),
-    }
-    out = {name: (recipe, write(recipe)) for name, recipe in recipes.items()}
-    out["newer-minor"] = (vv.newer_base(), newer_minor(vv.newer_base()))
-    out["newer-entries"] = (vv.newer_base(), newer_entries(vv.newer_base()))
+def signature(key: str, sequence: int, created: int, expires: int) -> dict:
+    return {"type": 1, "key": key, "sequence": sequence, "created": created, "expires": expires}
+
+
+def signed_recipe(recipe: dict, blocks: list[dict]) -> dict:
+    return dict(recipe, appendix=blocks)
+
+
+def valid_vectors() -> dict[str, Vector]:
+    out: dict[str, Vector] = {}
+    plain = {"empty": vv.empty(), "minimal": vv.minimal(), "site": vv.site(), "dedup": vv.dedup(),
+             "multichunk": vv.multichunk(), "captures": vv.captures(), "canonical": vv.canonical(SPEC),
+             "collision": vv.collision(), "large": vv.large()}
+    for name, recipe in plain.items():
+        out[name] = Vector(recipe, write(recipe))
+    site = Archive(out["site"].data)
+    recipe = vv.update(site.archive_digest, site.archive_length)
+    out["update"] = Vector(recipe, write(recipe, [site]), bases=["site"])
+    recipe = signed_recipe(vv.minimal(), [signature("test1", 7, vv.NOV_23, 0)])
+    out["signed"] = Vector(recipe, sign(write(recipe), recipe["appendix"], KEYS))
+    recipe = signed_recipe(vv.minimal(), [
+        {"type": 126, "data": base64.b64encode(b"a block of a type a 2.0 reader skips\n").decode()},
+        signature("test1", 8, vv.NOV_23, 0),
+        signature("test2", 8, vv.NOV_23, 4102444800000)])               # expires 2100-01-01
+    out["signed-extra"] = Vector(recipe, sign(write(recipe), recipe["appendix"], KEYS))
+    out["newer-minor"] = Vector(vv.newer_base(), newer_minor(vv.newer_base()), crafted=True)
+    out["newer-reserved"] = Vector(vv.newer_base(), newer_reserved(vv.newer_base()), crafted=True)
+    out["dictionary"] = Vector(vv.dictionary(), dictionary(vv.dictionary()), crafted=True)
     return out
 
 
-def check_valid(name: str, recipe: dict, data: bytes) -> dict:
-    """The archive verifies clean and its dump says what the recipe said; returns the dump."""
-    reader = Reader(data)
-    problems = reader.verify()
-    assert not problems and not reader.warnings, (name, problems, reader.warnings)
-    dump = reader.dump()
+def opened_bases(vectors: dict[str, Vector], names: list[str]) -> list[Archive]:
+    return [Archive(vectors[n].data) for n in names]
+
+
+def check_valid(name: str, vector: Vector, vectors: dict[str, Vector]) -> dict:
+    """The archive verifies clean, its dump says what the recipe said, and (unless crafted) the
+    writer makes exactly these bytes of the recipe; returns the dump."""
+    recipe, data = vector.recipe, vector.data
+    bases = opened_bases(vectors, vector.bases)
+    archive = Archive(data)
+    problems = archive.verify(bases)
+    assert not problems and not archive.warnings, (name, problems, archive.warnings)
+    if not vector.crafted:
+        again = write(recipe, opened_bases(vectors, vector.bases))
+        if "appendix" in recipe:
+            again = sign(again, recipe["appendix"], KEYS)
+        assert again == data, name
+    dump = archive.dump(bases)
     assert dump["archive"] == recipe["archive"], name
     assert sorted(map(to_json, map(as_recipe_record, dump["records"]))) == sorted(map(to_json, recipe["records"])), name
     for record in dump["records"]:
         assert record["key"] == canonical_key(record["method"], record["url"]), name
+    blocks = recipe.get("appendix", [])
+    assert len(dump["appendix"]) == len(blocks), name
+    for got, want in zip(dump["appendix"], blocks):
+        if want["type"] == 1:
+            public = ed25519.public_key(KEYS[want["key"]])
+            assert got["keyID"] == hashlib.sha256(public).digest()[:8].hex(), name
+            assert all(got[k] == want[k] for k in ("sequence", "created", "expires")), name
+            check_trust(archive, [public])                  # a valid signature by that key
+        else:
+            assert got == want, name
     return dump
 
 
@@ -107,72 +199,139 @@ def as_recipe_record(record: dict) -> dict:
     """A dumped record in the recipe's shape (no key or body reference; no empty lists)."""
     out = {k: v for k, v in record.items() if k not in ("key", "bodyMD5", "bodyVariant", "bodyLength")}
     for k in ("requestHeaders", "headers"):
-        if not out[k]:
+        if k in out and not out[k]:
             del out[k]
     return out
 
 
 def check_pins(dumps: dict[str, dict]) -> None:
     """What each vector is there to show really is in it."""
-    chunks = [c for b in dumps["minimal"]["bodies"] for c in b["chunks"]]
-    assert [c["codec"] for c in chunks] == [1]
-    site_codecs = {c["codec"] for b in dumps["site"]["bodies"] for c in b["chunks"]}
-    assert site_codecs == {0, 1} and any(b["length"] == 0 for b in dumps["site"]["bodies"])
+    def chunks(name):
+        return [c for b in dumps[name]["bodies"] for c in b["chunks"]]
+    assert [c["codec"] for c in chunks("minimal")] == [1]
+    assert {c["codec"] for c in chunks("site")} == {0, 1} and any(b["length"] == 0 for b in dumps["site"]["bodies"])
     assert len(dumps["dedup"]["bodies"]) == 2
     big = dumps["multichunk"]["bodies"][0]["chunks"]
     assert [c["rawLength"] for c in big] == [262144, 262144, 75712] and all(c["codec"] == 1 for c in big)
     assert [b["variant"] for b in dumps["collision"]["bodies"]] == [0, 1]
     assert len({b["md5"] for b in dumps["collision"]["bodies"]}) == 1
-    expected_keys = [key for _, key in vv.spec_canonical_table(SPEC) + vv.EXTRA_CANONICAL]
+    expected_keys = [key for _, key in vv.spec_canonical_keys(SPEC) + vv.EXTRA_CANONICAL]
     assert sorted(r["key"] for r in dumps["canonical"]["records"]) == sorted(expected_keys)
     bodies = [base64.b64decode(r["body"]).split(b":")[0] for r in dumps["captures"]["records"]]
     assert bodies == [b"capture 0", b"capture 4", b"capture 1", b"capture 3", b"posted"], bodies
+    large = dumps["large"]["trailer"]
+    assert large["recordRoot"]["height"] >= 1 and large["bodyRoot"]["height"] >= 1, large
+    update = dumps["update"]
+    assert update["trailer"]["requiredFeatures"] == 1
+    assert {c["layer"] for c in chunks("update")} == {0, 1}
+    assert [r["kind"] for r in update["records"]].count("tombstone") == 1
+    assert dumps["newer-minor"]["formatVersion"] == "2.7" and dumps["newer-minor"]["trailer"]["optionalFeatures"]
+    assert dumps["newer-minor"]["trailer"]["recordCount"] == 5 and len(dumps["newer-minor"]["records"]) == 3
+    assert dumps["newer-reserved"]["formatVersion"] == "2.3"
+    assert dumps["dictionary"]["trailer"]["requiredFeatures"] == 2
+    assert [c["codec"] for c in chunks("dictionary")] == [1, 2] or [c["codec"] for c in chunks("dictionary")] == [2, 1]
+    assert [b["type"] for b in dumps["signed-extra"]["appendix"]] == [126, 1, 1]
 
 
-def write_valid(folder: Path) -> tuple[dict[str, bytes], dict[str, dict]]:
+def stack_json(vectors: dict[str, Vector]) -> dict:
+    """update.stack.json: the merged view of update over site, and lookups through the stack."""
+    stack = Stack([Archive(vectors["update"].data), Archive(vectors["site"].data)])
+    listing = [{"key": key, "layer": layer, "kind": cls.lower()} for key, layer, cls in stack.listing()]
+    lookups = []
+    for url in ("https://example.org/", "https://example.org/style.css", "https://example.org/robots.txt",
+                "https://example.org/images/logo.png", "https://example.org/folder", "https://example.org/news.html",
+                "https://example.org/missing"):
+        found = stack.lookup("GET", url)
+        entry = {"method": "GET", "url": url, "found": found is not None}
+        if found is not None:
+            entry["layer"], entry["kind"] = found[0], found[1].class_name.lower()
+        lookups.append(entry)
+    assert [e["found"] for e in lookups] == [True, True, False, True, True, True, False], lookups
+    assert {e["layer"] for e in listing} == {0, 1}
+    return {"stack": ["update.webarc", "site.webarc"], "listing": listing, "lookups": lookups}
+
+
+def write_valid(folder: Path) -> dict[str, Vector]:
     vectors = valid_vectors()
     dumps = {}
-    for name, (recipe, data) in vectors.items():
-        dumps[name] = check_valid(name, recipe, data)
-        (folder / f"{name}.webarc").write_bytes(data)
-        (folder / f"{name}.input.json").write_text(to_json(recipe), encoding="utf-8")
-        (folder / f"{name}.json").write_text(to_json(dumps[name]), encoding="utf-8")
+    for name, vector in vectors.items():
+        dumps[name] = check_valid(name, vector, vectors)
     check_pins(dumps)
-    return {name: data for name, (_, data) in vectors.items()}, {name: r for name, (r, _) in vectors.items()}
+    for name, vector in vectors.items():
+        (folder / f"{name}.webarc").write_bytes(vector.data)
+        (folder / f"{name}.input.json").write_text(to_json(vector.recipe), encoding="utf-8")
+        (folder / f"{name}.json").write_text(to_json(dumps[name]), encoding="utf-8")
+    (folder / "update.stack.json").write_text(to_json(stack_json(vectors)), encoding="utf-8")
+    return vectors
 
 
 # ---------------------------------------------------------------------------- invalid vectors
 
-def check_invalid(name: str, data: bytes, expected: dict) -> None:
-    """`open` vectors fail to open with the code and offset; `verify` vectors open, and verify
-    reports that code and no other, one of its problems at the offset."""
+def check_invalid(name: str, data: bytes, expected: dict, extra: dict[str, bytes], valid: dict[str, Vector]) -> None:
+    """Each vector fails where expected.json says, with that code (and offset), and nothing else:
+    `open` vectors fail to open; `verify` vectors open and verify reports that code and no other, one
+    problem at the offset; `trust` vectors verify clean and fail §12.4; `stack` vectors fail `bad-base`."""
+    at = expected["at"]
     try:
-        reader = Reader(data)
+        archive = Archive(data)
     except WebarcError as e:
-        assert expected["at"] == "open", (name, e)
-        assert (e.code, e.offset) == (expected["error"], expected.get("offset")), (name, e, expected)
+        assert at == "open", (name, e)
+        assert (e.code, e.offset) == (expected["error"], expected["offset"]), (name, e, expected)
         return
-    assert expected["at"] == "verify", (name, "opened")
-    problems = reader.verify()
-    assert {p.code for p in problems} == {expected["error"]}, (name, problems)
-    assert expected.get("offset") in {p.offset for p in problems}, (name, problems, expected)
+    assert at != "open", (name, "opened")
+    bases = [Archive(valid[Path(p).stem].data) for p in expected.get("bases", [])]
+    problems = archive.verify(bases if bases else None)
+    if at == "verify":
+        assert problems and {p.code for p in problems} == {expected["error"]}, (name, problems)
+        assert expected["offset"] in {p.offset for p in problems}, (name, problems, expected)
+        return
+    assert not problems, (name, problems)
+    if at == "trust":
+        keys = [parse_public_key((VECTORS / k).read_text(encoding="utf-8")) for k in expected["keys"]]
+        state: dict = {}
+        for first in expected.get("acceptFirst", []):
+            check_trust(Archive(extra[first]), keys, state=state)
+        try:
+            check_trust(archive, keys, state=state)
+        except WebarcError as e:
+            assert (e.code, e.offset) == (expected["error"], expected["offset"]), (name, e)
+            problems = archive.verify(trusted=keys)
+            if not expected.get("acceptFirst"):
+                assert [(p.code, p.offset) for p in problems] == [(e.code, e.offset)], (name, problems)
+            return
+        raise AssertionError((name, "trusted"))
+    if at == "stack":
+        stack = [Archive(valid[Path(p).stem].data) for p in expected["stack"]]
+        try:
+            Stack([archive] + stack)
+        except WebarcError as e:
+            assert e.code == expected["error"], (name, e)
+            return
+        raise AssertionError((name, "stacked"))
+    raise AssertionError((name, at))
 
 
-def write_invalid(folder: Path, valid: dict[str, bytes], recipes: dict[str, dict]) -> None:
+def write_invalid(folder: Path, valid: dict[str, Vector]) -> None:
+    vectors = invalid_vectors.all_vectors(valid, KEYS)
+    files = {name: data for name, (data, _) in vectors.items()}
     expected = {}
-    for name, (data, expectation) in invalid_vectors.all_vectors(valid, recipes).items():
-        check_invalid(name, data, expectation)
+    for name, (data, expectation) in vectors.items():
+        if expectation is not None:
+            check_invalid(name, data, expectation, files, valid)
+            expected[name] = expectation
+    for name, data in files.items():
         (folder / name).write_bytes(data)
-        expected[name] = expectation
     (folder / "expected.json").write_text(to_json(expected), encoding="utf-8")
 
 
-# ---------------------------------------------------------------------------- canonical URLs
+# ---------------------------------------------------------------------------- canonical URLs, keys
 
 def canonical_cases() -> list[dict]:
-    """Inputs and keys for unit tests of §7.1, beyond the archives."""
-    cases = [{"method": "GET", "url": url, "key": key}
-             for url, key in vv.spec_canonical_table(SPEC) + vv.EXTRA_CANONICAL + vv.EXTRA_CANONICAL_UNIT]
+    """Inputs and keys for unit tests of §9, beyond the archives."""
+    cases = []
+    for url, key in vv.spec_canonical_table(SPEC) + vv.EXTRA_CANONICAL + vv.EXTRA_CANONICAL_UNIT:
+        cases.append({"method": "GET", "url": url, "error": "bad-url"} if key == "bad-url" else
+                     {"method": "GET", "url": url, "key": key})
     cases.append({"method": "post", "url": "http://Example.com/form", "key": "POST http://example.com/form"})
     cases += [{"method": "GET", "url": url, "error": "bad-url"} for url in vv.BAD_URLS]
     for case in cases:
@@ -183,25 +342,38 @@ def canonical_cases() -> list[dict]:
     return cases
 
 
+def write_keys(folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    ed25519.self_check(KEYS["test1"], b"webarc make-vectors self check")
+    for name, seed in KEYS.items():
+        public, private = key_files(seed)
+        assert parse_private_key(private) == seed and parse_public_key(public) == ed25519.public_key(seed)
+        (folder / f"{name}.pub").write_text(public, encoding="utf-8")
+        path = folder / f"{name}.key"
+        path.write_text(private, encoding="utf-8")
+        path.chmod(0o600)
+
+
 # ---------------------------------------------------------------------------- main
 
 def reset(folder: Path) -> None:
     """Empty a generated folder (only files this script writes)."""
     folder.mkdir(parents=True, exist_ok=True)
     for path in folder.iterdir():
-        if path.suffix in (".webarc", ".json"):
+        if path.suffix in (".webarc", ".json", ".pub", ".key"):
             path.unlink()
 
 
 def main() -> None:
-    valid_dir, invalid_dir = VECTORS / "valid", VECTORS / "invalid"
-    reset(valid_dir)
-    reset(invalid_dir)
-    valid, recipes = write_valid(valid_dir)
-    write_invalid(invalid_dir, valid, recipes)
+    valid_dir, invalid_dir, keys_dir = VECTORS / "valid", VECTORS / "invalid", VECTORS / "keys"
+    for folder in (valid_dir, invalid_dir, keys_dir):
+        reset(folder)
+    write_keys(keys_dir)
+    valid = write_valid(valid_dir)
+    write_invalid(invalid_dir, valid)
     (VECTORS / "canonical-urls.json").write_text(to_json({"cases": canonical_cases()}), encoding="utf-8")
-    print(f"wrote {len(valid)} valid vectors, {len(list(invalid_dir.glob('*.webarc')))} invalid vectors "
-          f"and canonical-urls.json under {VECTORS.relative_to(ROOT)}")
+    print(f"wrote {len(valid)} valid vectors, {len(list(invalid_dir.glob('*.webarc')))} invalid vectors, "
+          f"keys and canonical-urls.json under {VECTORS.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

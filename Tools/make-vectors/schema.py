@@ -1,26 +1,57 @@
-"""Constants of the webarc 1.0 format shared by the writer and the reader.
+"""Constants of the webarc 2.0 format shared by the writer and the reader.
 
 Section numbers refer to Spec/webarc-format.md.
 """
 
-MAGIC = b"\x89WEBARC\n"                      # §4
-HEADER_SIZE = 128
-HEADER_CHECK_OFFSET = 120
-SECTION_ENTRY_SIZE = 24                      # §5.1 (1.0 writes 24)
-REQUIRED = 1                                 # §5.1 section flag bit 0
-MAX_CHUNK = 262_144                          # §5.4
-KNOWN_SECTIONS = ("BDAT", "BTAB", "CTAB", "STRS", "OBJS", "LKUP")   # §5.1, also the writer's order
-BTAB_ENTRY_SIZE = 48                         # §5.3
-CTAB_ENTRY_SIZE = 24                         # §5.4
-LKUP_ENTRY_SIZE = 8                          # §7.2
+LEAD_MAGIC = b"\x89WEBARC\n"                 # §4.1
+TRAILER_MAGIC = b"\x89WEBARCT"               # §4.2
+END_MAGIC = b"\nTCRABEW"                     # §4.2 endMagic
+APPENDIX_MAGIC = b"\nGISCRAW"                # §12.1
+MAJOR = 2
+LEAD_SIZE = 16
+TRAILER_SIZE = 256
+TRAILER_CHECK = 240                          # offset of trailerCheck in the trailer
+
+# §4.4 feature bits
+FEATURE_LAYER = 1 << 0
+FEATURE_DICTIONARY = 1 << 1
+SUPPORTED_FEATURES = FEATURE_LAYER | FEATURE_DICTIONARY
+
+# §5 pages
+PAGE_REF_SIZE = 56
+INTERIOR, RECORD_LEAF, BODY_LEAF, METADATA = 1, 2, 3, 4
+RECORD_TREE, BODY_TREE = 1, 2
+PAGE_TARGET = 65_536                         # Appendix C packing rule
+
+# §6
+CHUNK_ENTRY_SIZE = 56
+BODY_ENTRY_HEAD = 68                         # md5 16, variant 4, flags 4, length 8, sha256 32, chunkCount 4
+RAW, LZ4, LZ4_DICT = 0, 1, 2
+MAX_CHUNK = 262_144
+DICTIONARY_SIZE = 65_536
 EMPTY_MD5 = bytes.fromhex("d41d8cd98f00b204e9800998ecf8427e")
+EMPTY_SHA256 = bytes.fromhex("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
 
-# §6.2 field types: name -> (code, fixed value length or None for "any", or "x4" for lists of u32)
+# §10 bounds
+MAX_PAGE = 4_194_304
+MAX_COUNT = 1 << 40
+MAX_BODY = 1 << 40
+MAX_BODY_CHUNKS = 1 << 22
+MAX_HEIGHT = 8
+MAX_NESTING = 4
+MAX_APPENDIX = 1_048_576
+MAX_RATIO = 255
+
+# §12
+SIGNATURE_BLOCK = 1
+SIGNATURE_BLOCK_LENGTH = 120
+SIGNATURE_DOMAIN = b"webarc-signature-2\0".ljust(32, b"\0")
+
+# §7.1 field types
 UINT, INT, BOOL, STRING, OBJECT, BYTES, STRING_LIST, DATE, BODY_REF, OBJECT_LIST = range(1, 11)
-FIXED_LENGTH = {UINT: 8, INT: 8, BOOL: 1, STRING: 4, OBJECT: 4, DATE: 8, BODY_REF: 20}
-LIST_TYPES = (STRING_LIST, OBJECT_LIST)      # 4 × n bytes
+FIXED_LENGTH = {UINT: 8, INT: 8, BOOL: 1, DATE: 8, BODY_REF: 20}
 
-# §6.3 record classes: field key -> (type, required), in table order (the writer's field order).
+# §7.3 classes: field key -> (type, required), in table order (the writer's field order).
 CLASSES = {
     "Archive": {
         "created": (DATE, False),
@@ -28,6 +59,7 @@ CLASSES = {
         "startURL": (STRING, False),
         "baseURL": (STRING, False),
         "metadata": (STRING_LIST, False),
+        "bases": (OBJECT_LIST, False),
     },
     "Request": {
         "method": (STRING, True),
@@ -52,5 +84,17 @@ CLASSES = {
         "headers": (STRING_LIST, False),
         "captureDate": (DATE, False),
     },
+    "Tombstone": {
+        "request": (OBJECT, True),
+        "captureDate": (DATE, False),
+    },
+    "Base": {
+        "digest": (BYTES, True),
+        "archiveLength": (UINT, True),
+        "name": (STRING, False),
+    },
 }
+# The class a nested object field must have.
+NESTED_CLASS = {"request": "Request", "bases": "Base"}
+RECORD_CLASSES = ("Response", "Redirect", "Tombstone")
 REDIRECT_STATUSES = (301, 302, 303, 307, 308)

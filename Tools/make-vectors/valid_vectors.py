@@ -14,6 +14,8 @@ NOV_20 = 1795163400000   # 2026-11-20T08:30:00Z
 NOV_21 = 1795252500000   # 2026-11-21T09:15:00Z
 NOV_22 = 1795348800000   # 2026-11-22T12:00:00Z
 NOV_23 = 1795428000000   # 2026-11-23T10:00:00Z
+NOV_24 = 1795514400000   # 2026-11-24T10:00:00Z
+Y2K = 946684800000       # 2000-01-01T00:00:00Z (an expiry long past)
 
 # A public MD5 collision (Wang and Yu, 2004): two 128-byte messages, one MD5.
 COLLISION_M1 = bytes.fromhex(
@@ -28,7 +30,7 @@ COLLISION_M2 = bytes.fromhex(
     "e99f33420f577ee8ce54b67080280d1ec69821bcb6a8839396f965ab6ff72a70")
 
 HTML = [["Content-Type", "text/html; charset=utf-8"]]
-BROWSER = [["User-Agent", "make-vectors/1.0"], ["Accept", "*/*"]]
+BROWSER = [["User-Agent", "make-vectors/2.0"], ["Accept", "*/*"]]
 
 
 def seeded_bytes(seed: str, length: int) -> bytes:
@@ -107,11 +109,11 @@ def site() -> dict:
     return {
         "archive": {
             "created": NOV_23,
-            "creator": "make-vectors 1.0",
+            "creator": "make-vectors 2.0",
             "startURL": "https://example.org/",
             "baseURL": "https://example.org/",
             # Two spellings of "café": precomposed (NFC) and decomposed (NFD). They are
-            # different strings: STRS must hold both (§6.1 interning is by bytes).
+            # different strings and must come back byte for byte (no Unicode normalization).
             "metadata": [["title", "A tiny site"], ["lang", "en"],
                          ["note-nfc", "caf\u00e9"], ["note-nfd", "cafe\u0301"]],
         },
@@ -137,7 +139,7 @@ def dedup() -> dict:
     shared = "Shared body: the same bytes are served under three URLs.\n" * 4
     other = "A different body, stored once as well.\n" * 4
     plain = [["Content-Type", "text/plain"]]
-    return {"archive": {"creator": "make-vectors 1.0"}, "records": [
+    return {"archive": {"creator": "make-vectors 2.0"}, "records": [
         response("https://example.com/a", shared, headers=plain, mime="text/plain"),
         response("https://example.com/b", shared, headers=plain, mime="text/plain"),
         response("https://example.com/d", other, headers=plain, mime="text/plain"),
@@ -179,7 +181,7 @@ def captures() -> dict:
     ]}
 
 
-# Canonicalization cases beyond the §7.1 table (input -> key); all of them GET.
+# Canonicalization cases beyond the §9 table (input -> key); all of them GET.
 EXTRA_CANONICAL = [
     (" \thttp://Example.com/tab\tand\nnew\rline \r\n", "GET http://example.com/tabandnewline"),
     ("https://example.com:08443/port", "GET https://example.com:8443/port"),
@@ -189,26 +191,48 @@ EXTRA_CANONICAL = [
     ("HTTPS://EXAMPLE.COM/Case/Kept", "GET https://example.com/Case/Kept"),
     ("http://[2001:DB8::1]:80/v6", "GET http://[2001:db8::1]/v6"),
     ("http://example.com/%41%2D%5F%2e%7E%2a%e2%82%ac", "GET http://example.com/A-_.~%2A%E2%82%AC"),
-    ("http://example.com/[x]{y}|^`\"<>\\", "GET http://example.com/%5Bx%5D%7By%7D%7C%5E%60%22%3C%3E%5C"),
+    ("http://example.com/[x]{y}|^`\"<>", "GET http://example.com/%5Bx%5D%7By%7D%7C%5E%60%22%3C%3E"),
     ("http://example.com/dir//.", "GET http://example.com/dir//"),
     ("http://Example.COM:00/zero-port", "GET http://example.com:0/zero-port"),
+    # §9 step 4: backslashes before the first `?` of a special scheme are slashes
+    ("HTTP:\\\\Example.com\\path\\to?x\\y", "GET http://example.com/path/to?x%5Cy"),
+    ("file:///C:\\dir\\file.txt", "GET file:///C:/dir/file.txt"),
+    ("http://example.com/a\\..\\b", "GET http://example.com/b"),
+    ("mailto:a\\b@example.com", "GET mailto:a%5Cb@example.com"),
+    # §9 step 6: hosts
+    ("http://EX%41MPLE.com/pct-host", "GET http://example.com/pct-host"),
+    ("http://Bücher.Example.COM/idn", "GET http://xn--bcher-kva.example.com/idn"),
+    ("https://ÄÖÜ.example/upper", "GET https://xn--4ca0bs.example/upper"),
+    ("https://\u0130.example/dotted-i", "GET https://xn--i-9bb.example/dotted-i"),   # İ lower-cases to i + U+0307
+    ("http://xn--BCHER-KVA.example/ace", "GET http://xn--bcher-kva.example/ace"),
+    ("ws://Example.com:80/chat", "GET ws://example.com/chat"),
 ]
 
 # More cases for canonical-urls.json only (not worth a record).
 EXTRA_CANONICAL_UNIT = [
     ("urn:example:a/../b", "GET urn:/b"),                    # §5.2.4 also runs on a path with no authority
-    ("http://Example.COM:HTTP/x", "GET http://example.com:http/x"),   # not digits: no port, all host
     ("http://example.com:/empty-port", "GET http://example.com/empty-port"),
     ("http://[::1]:8080/v6", "GET http://[::1]:8080/v6"),
+    ("wss://Example.com:443/", "GET wss://example.com/"),
+    ("ftp://Example.com:21/f", "GET ftp://example.com/f"),
+    ("foo://Example.COM:80/x", "GET foo://example.com:80/x"),   # no default port for other schemes
 ]
 
 # Inputs with no canonical form (bad-url).
 BAD_URLS = ["", "example.com/page", "/relative/path", "//example.com/", "1http://example.com/",
-            "ht tp://example.com/", ":no-scheme"]
+            "ht tp://example.com/", ":no-scheme",
+            "http://Example.COM:HTTP/x",        # not digits: no port, and `:` is forbidden in a host
+            "http://exa mple.com/",             # space in a host
+            "http://a<b.example/",
+            "http://a%2Fb.example/x",           # decodes to `/`
+            "http://a%00b.example/",            # decodes to NUL
+            "http://a%zzb.example/",            # a `%` that is kept is forbidden
+            "http://a%FFb.example/",            # not UTF-8 once decoded
+            "foo://a\\b/c"]                     # `\` is ordinary in foo:, but forbidden in a host
 
 
 def spec_canonical_table(spec: Path) -> list[tuple[str, str]]:
-    """The (input, canonical key) rows of the §7.1 table, read from the spec itself."""
+    """The (input, canonical key or `bad-url`) rows of the §9 table, read from the spec itself."""
     text = spec.read_text(encoding="utf-8")
     table = text[text.index("| Input | Canonical key (method GET) |"):]
     rows = []
@@ -220,8 +244,13 @@ def spec_canonical_table(spec: Path) -> list[tuple[str, str]]:
     return rows
 
 
+def spec_canonical_keys(spec: Path) -> list[tuple[str, str]]:
+    """The §9 table rows that have a canonical key."""
+    return [(url, key) for url, key in spec_canonical_table(spec) if key != "bad-url"]
+
+
 def canonical(spec: Path) -> dict:
-    cases = spec_canonical_table(spec) + EXTRA_CANONICAL
+    cases = spec_canonical_keys(spec) + EXTRA_CANONICAL
     return {"archive": {}, "records": [
         response(url, f"canonical example {i}\n", headers=[["Content-Type", "text/plain"]], mime="text/plain")
         for i, (url, _) in enumerate(cases)
@@ -240,7 +269,7 @@ def collision() -> dict:
 
 
 def newer_base() -> dict:
-    """The 1.0 content of the newer-minor and newer-entries vectors."""
+    """The 2.0 content of the newer-minor and newer-reserved vectors."""
     plain = [["Content-Type", "text/plain"]]
     return {"archive": {"creator": "a future webarc"}, "records": [
         response("https://example.net/", html_page("Newer", "Written by a newer minor version."),
@@ -249,4 +278,57 @@ def newer_base() -> dict:
                  mime="text/plain", date=NOV_23),
         redirect("https://example.net/old", "https://example.net/notes.txt", status=308,
                  headers=[["Location", "/notes.txt"]], date=NOV_23),
+    ]}
+
+
+LARGE_COUNT = 800
+
+
+def large() -> dict:
+    """Enough records that both trees have several leaves under an interior root (height 1)."""
+    records = []
+    for i in range(LARGE_COUNT):
+        n = (i * 7919) % LARGE_COUNT                    # inserted out of key order
+        body = f"<!DOCTYPE html><title>Item {n}</title><p>Item {n} of {LARGE_COUNT}.</p>\n"
+        records.append(response(f"https://example.com/items/{n:04d}.html", body, headers=HTML, mime="text/html",
+                                encoding="utf-8", date=NOV_22))
+    return {"archive": {"creator": "make-vectors 2.0", "startURL": "https://example.com/items/0000.html"},
+            "records": records}
+
+
+def update(site_digest: bytes, site_length: int) -> dict:
+    """A layer over `site`: a tombstone, a changed page, a new page, and a re-captured body that
+    stays in the base (its chunk entries have layer 1)."""
+    css = "body { font-family: sans-serif; margin: 2em; }\nh1 { color: #336; }\np { line-height: 1.4; }\n" * 3
+    return {
+        "archive": {"created": NOV_24, "creator": "make-vectors 2.0",
+                    "bases": [{"digest": site_digest.hex(), "archiveLength": site_length, "name": "site.webarc"}]},
+        "records": [
+            response("https://example.org/", html_page("Tiny site", "Welcome back: the tiny site was updated."),
+                     headers=HTML, mime="text/html", encoding="utf-8", request_headers=BROWSER, date=NOV_24),
+            response("https://example.org/style.css", css, headers=[["Content-Type", "text/css"]],
+                     mime="text/css", encoding="utf-8", request_headers=BROWSER, date=NOV_24),
+            tombstone("https://example.org/robots.txt", date=NOV_24),
+            response("https://example.org/news.html", html_page("News", "Something new on the tiny site."),
+                     headers=HTML, mime="text/html", encoding="utf-8", date=NOV_24),
+        ],
+    }
+
+
+def tombstone(url: str, *, method="GET", request_headers=(), date=None) -> dict:
+    record = {"kind": "tombstone", "method": method, "url": url}
+    if request_headers:
+        record["requestHeaders"] = [list(h) for h in request_headers]
+    if date is not None:
+        record["captureDate"] = date
+    return record
+
+
+def dictionary() -> dict:
+    """Two versions of one page; the writer of the vector codes the second against the first (codec 2)."""
+    v1 = html_page("Changelog", "Version one of a long changelog, kept nearly as it was.", repeat=40)
+    v2 = v1.replace("</body>", "<p>One more line in version two.</p>\n</body>")
+    return {"archive": {}, "records": [
+        response("https://example.com/changelog-v1.html", v1, headers=HTML, mime="text/html", encoding="utf-8"),
+        response("https://example.com/changelog.html", v2, headers=HTML, mime="text/html", encoding="utf-8"),
     ]}

@@ -1,27 +1,33 @@
-"""An independent webarc reader and verifier (spec §4 to §8), plus the JSON dump of the vectors.
+"""An independent webarc 2.0 reader and verifier (spec §4 to §13), plus the JSON dump of the vectors.
 
-`Reader(data)` opens an archive the way §3 describes: the header (§4) and the
-section table (§5.1) are checked, nothing else. Failures raise `WebarcError`
-with an Appendix A code and a byte offset.
+`Archive(data)` opens an archive as §4.3 says: the lead and the trailer, in
+that order of checks, nothing else. A failure raises `WebarcError` with an
+Appendix A code and the byte offset Appendix A names.
 
-`Reader.verify()` runs the §8 checks and returns every `Problem` found (a list,
-empty when the archive is valid); warnings go to `Reader.warnings`.
-`Reader.dump()` returns the readable dump of Spec/vectors/README.md; it needs a
-valid archive.
-
-Offsets named in errors follow Spec/vectors/README.md ("offsets in errors").
+- `Archive.lookup(method, url)` follows Appendix B (verified reads).
+- `Archive.verify(bases, trusted)` runs the §11.3 checks and returns every
+  `Problem` (empty when the archive is valid); warnings go to `.warnings`.
+- `check_trust(archive, trusted, now, state)` is §12.4.
+- `Stack([top, base, ...])` checks `bad-base` and looks keys up across layers (§13).
+- `Archive.dump(bases)` is the dump of Spec/vectors/README.md (valid archives only).
 """
 
 import base64
 import hashlib
 import struct
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 
+import ed25519
 import lz4block
 from canonical import BadURL, canonical_key, canonical_url
-from schema import (BOOL, CLASSES, DATE, EMPTY_MD5, FIXED_LENGTH, HEADER_CHECK_OFFSET, HEADER_SIZE, INT,
-                    KNOWN_SECTIONS, LIST_TYPES, MAGIC, MAX_CHUNK, OBJECT, OBJECT_LIST, REDIRECT_STATUSES, REQUIRED,
-                    STRING, STRING_LIST)
+from schema import (APPENDIX_MAGIC, BODY_LEAF, BODY_REF, BODY_TREE, BOOL, BYTES, CHUNK_ENTRY_SIZE, CLASSES, DATE,
+                    DICTIONARY_SIZE, EMPTY_MD5, EMPTY_SHA256, END_MAGIC, FEATURE_LAYER, FIXED_LENGTH, INT, INTERIOR,
+                    LEAD_MAGIC, LZ4, LZ4_DICT, MAJOR, MAX_APPENDIX, MAX_BODY, MAX_CHUNK, MAX_COUNT, MAX_HEIGHT,
+                    MAX_NESTING, MAX_PAGE, MAX_RATIO, METADATA, NESTED_CLASS, OBJECT, OBJECT_LIST, PAGE_REF_SIZE, RAW,
+                    RECORD_CLASSES, RECORD_LEAF, RECORD_TREE, REDIRECT_STATUSES, SIGNATURE_BLOCK,
+                    SIGNATURE_BLOCK_LENGTH, SIGNATURE_DOMAIN, STRING, STRING_LIST, SUPPORTED_FEATURES, TRAILER_MAGIC,
+                    UINT)
 
 
 class WebarcError(Exception):
@@ -32,47 +38,22 @@ class WebarcError(Exception):
 
 @dataclass
 class Problem:
-    check: str           # the §8 check name
+    check: str           # the §11.3 check name
     code: str            # Appendix A code
     offset: int | None
     message: str
 
 
+# ---------------------------------------------------------------------------- parsed structures
+
 @dataclass
-class SectionEntry:
-    type: str
-    flags: int
+class PageRef:
     offset: int
-    length: int
-    entry_offset: int    # where its section table entry is
-
-    @property
-    def end(self) -> int:
-        return self.offset + self.length
-
-
-@dataclass
-class FieldValue:
-    type: int
-    raw: bytes
-    offset: int          # absolute offset of the field (its key)
-
-
-@dataclass
-class Object:
-    class_name: str
-    fields: dict[str, FieldValue]
-    offset: int          # absolute offset of the object
-
-
-@dataclass
-class BodyEntry:
+    stored_length: int
+    raw_length: int
+    codec: int
+    height: int
     digest: bytes
-    variant: int
-    length: int
-    first_chunk: int
-    chunk_count: int
-    offset: int          # absolute offset of the BTAB entry
 
 
 @dataclass
@@ -81,537 +62,1176 @@ class ChunkEntry:
     stored_length: int
     raw_length: int
     codec: int
-    entry_offset: int    # absolute offset of the CTAB entry
+    layer: int
+    digest: bytes
+    dictionary: "ChunkEntry | None" = None
 
 
-def corrupt(offset: int, message: str) -> WebarcError:
-    return WebarcError("corrupt-index", offset, message)
+@dataclass
+class BodyEntry:
+    md5: bytes
+    variant: int
+    flags: int
+    length: int
+    sha256: bytes
+    chunks: list[ChunkEntry]
+    raw: bytes           # the entry's encoded bytes (copies are compared byte for byte)
+
+    @property
+    def key(self) -> bytes:
+        return self.md5 + struct.pack(">I", self.variant)
 
 
-class Reader:
-    # ------------------------------------------------------------------ open (§4, §5.1)
+@dataclass
+class RecordEntry:
+    key: bytes
+    object: bytes
+
+
+@dataclass
+class Page:
+    ref: PageRef
+    type: int
+    tree: int = 0                                             # interior pages
+    children: list = field(default_factory=list)              # interior: [(key, PageRef)]
+    records: list = field(default_factory=list)               # record leaf: [RecordEntry]
+    bodies: list = field(default_factory=list)                # record leaf copies / body leaf: [BodyEntry]
+    object: bytes = b""                                       # metadata
+
+    @property
+    def offset(self) -> int:
+        return self.ref.offset
+
+
+@dataclass
+class Object:
+    class_name: str
+    fields: dict         # key -> (type, value bytes)
+
+
+class PageError(Exception):
+    """A violation found inside a decoded page: its code and the position in the decoded page."""
+
+    def __init__(self, code: str, position: int, message: str):
+        super().__init__(message)
+        self.code, self.position, self.message = code, position, message
+
+
+class Cursor:
+    """Reads a decoded page; every length is checked against the bytes that remain (§10)."""
 
     def __init__(self, data: bytes):
+        self.data, self.at = data, 0
+
+    def take(self, n: int, what: str) -> bytes:
+        if n > len(self.data) - self.at:
+            raise PageError("corrupt-page", self.at, f"{what}: {n} bytes, {len(self.data) - self.at} remain")
+        out = self.data[self.at:self.at + n]
+        self.at += n
+        return out
+
+    def u8(self, what: str) -> int:
+        return self.take(1, what)[0]
+
+    def u32(self, what: str) -> int:
+        return struct.unpack("<I", self.take(4, what))[0]
+
+    def u64(self, what: str) -> int:
+        return struct.unpack("<Q", self.take(8, what))[0]
+
+    def end(self, what: str) -> None:
+        if self.at != len(self.data):
+            raise PageError("corrupt-page", self.at, f"{what}: {len(self.data) - self.at} bytes after the last entry")
+
+
+def parse_ref(raw: bytes) -> PageRef:
+    offset, stored, raw_length, codec, height = struct.unpack_from("<QIIBB", raw, 0)
+    return PageRef(offset, stored, raw_length, codec, height, raw[24:56])
+
+
+def parse_chunk(raw: bytes) -> ChunkEntry:
+    offset, stored, raw_length, codec, layer = struct.unpack_from("<QIIBB", raw, 0)
+    return ChunkEntry(offset, stored, raw_length, codec, layer, raw[24:56])
+
+
+def parse_body_entry(c: Cursor) -> BodyEntry:
+    start = c.at
+    md5 = c.take(16, "body entry md5")
+    variant, flags = c.u32("variant"), c.u32("flags")
+    length = c.u64("length")
+    sha = c.take(32, "body entry sha256")
+    count = c.u32("chunkCount")
+    if count * CHUNK_ENTRY_SIZE > len(c.data) - c.at:
+        raise PageError("corrupt-page", c.at - 4, f"chunkCount {count}: more chunk entries than the page holds")
+    chunks = []
+    for _ in range(count):
+        chunk = parse_chunk(c.take(CHUNK_ENTRY_SIZE, "chunk entry"))
+        if chunk.codec == LZ4_DICT:
+            chunk.dictionary = parse_chunk(c.take(CHUNK_ENTRY_SIZE, "dictionary reference"))
+        chunks.append(chunk)
+    return BodyEntry(md5, variant, flags, length, sha, chunks, c.data[start:c.at])
+
+
+def parse_page(ref: PageRef, raw: bytes) -> Page:
+    """§5.2 to §5.4: the structure of a decoded page (objects are parsed later, §7)."""
+    c = Cursor(raw)
+    kind = c.u8("type")
+    page = Page(ref, kind)
+    if kind == INTERIOR:
+        page.tree = c.u8("tree")
+        c.take(2, "reserved")
+        count = c.u32("count")
+        if count == 0:
+            raise PageError("corrupt-page", 4, "interior page with count 0")
+        for _ in range(count):
+            key = c.take(c.u32("keyLength"), "key")
+            page.children.append((key, parse_ref(c.take(PAGE_REF_SIZE, "child reference"))))
+        c.end("interior page")
+    elif kind == RECORD_LEAF:
+        c.take(3, "reserved")
+        count, body_count = c.u32("count"), c.u32("bodyCount")
+        for _ in range(count):
+            key = c.take(c.u32("keyLength"), "key")
+            page.records.append(RecordEntry(key, c.take(c.u32("objectLength"), "object")))
+        for _ in range(body_count):
+            page.bodies.append(parse_body_entry(c))
+        c.end("record leaf")
+    elif kind == BODY_LEAF:
+        c.take(3, "reserved")
+        for _ in range(c.u32("count")):
+            page.bodies.append(parse_body_entry(c))
+        c.end("body leaf")
+    elif kind == METADATA:
+        c.take(3, "reserved")
+        page.object = c.take(c.u32("objectLength"), "object")
+        c.end("metadata page")
+    else:
+        raise PageError("corrupt-page", 0, f"unknown page type {kind}")
+    return page
+
+
+def child_positions(raw: bytes) -> list[int]:
+    """Positions of the child references in a decoded interior page (already parsed)."""
+    if raw[0] != INTERIOR:
+        return []
+    out, at = [], 8
+    for _ in range(struct.unpack_from("<I", raw, 4)[0]):
+        at += 4 + struct.unpack_from("<I", raw, at)[0]
+        out.append(at)
+        at += PAGE_REF_SIZE
+    return out
+
+
+# ---------------------------------------------------------------------------- objects (§7)
+
+class ObjectError(Exception):
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+def utf8(data: bytes, what: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ObjectError("corrupt-index", f"{what} is not valid UTF-8") from None
+
+
+def object_class(data: bytes) -> str:
+    """The class name of an encoded object."""
+    if len(data) < 4 or struct.unpack_from("<I", data)[0] > len(data) - 4:
+        raise ObjectError("corrupt-index", "object shorter than its class name")
+    return utf8(data[4:4 + struct.unpack_from("<I", data)[0]], "class name")
+
+
+def parse_object(data: bytes, depth: int = 1) -> Object:
+    """§7.1 layout; then, for a known class, the types and values of its known keys and its required
+    keys. Unknown keys are skipped; nested objects are parsed at `depth` + 1 (at most 4)."""
+    if depth > MAX_NESTING:
+        raise ObjectError("corrupt-index", f"object nested {depth} deep (at most {MAX_NESTING})")
+    at, n = 0, len(data)
+
+    def take(k: int, what: str) -> bytes:
+        nonlocal at
+        if k > n - at:
+            raise ObjectError("corrupt-index", f"{what}: {k} bytes, {n - at} remain in the object")
+        out = data[at:at + k]
+        at += k
+        return out
+
+    def u32(what: str) -> int:
+        return struct.unpack("<I", take(4, what))[0]
+
+    class_name = utf8(take(u32("classLength"), "class"), "class name")
+    count = u32("fieldCount")
+    fields = {}
+    for _ in range(count):
+        key_bytes = take(u32("keyLength"), "key")
+        key = utf8(key_bytes, "key")
+        ftype = take(1, "type")[0]
+        value = take(u32("length"), f"value of {key!r}")
+        if key in fields:
+            raise ObjectError("duplicate-key", f"key {key!r} repeats in a {class_name}")
+        fields[key] = (ftype, value)
+    if at != n:
+        raise ObjectError("corrupt-index", f"{n - at} bytes after the last field of a {class_name}")
+    obj = Object(class_name, fields)
+    if class_name in CLASSES:
+        check_fields(obj, depth)
+    return obj
+
+
+def check_fields(obj: Object, depth: int) -> None:
+    """§7.1/§7.3: a known key has its type, its length, a well-formed value; required keys are present."""
+    schema = CLASSES[obj.class_name]
+    for key, (ftype, value) in obj.fields.items():
+        if key not in schema:
+            continue
+        want, _ = schema[key]
+        if ftype != want:
+            raise ObjectError("corrupt-index", f"{obj.class_name}.{key}: type {ftype}, not {want}")
+        if want in FIXED_LENGTH and len(value) != FIXED_LENGTH[want]:
+            raise ObjectError("corrupt-index", f"{obj.class_name}.{key}: length {len(value)}")
+        if want == BOOL and value[0] > 1:
+            raise ObjectError("corrupt-index", f"{obj.class_name}.{key}: bool {value[0]}")
+        if want == STRING:
+            utf8(value, f"{obj.class_name}.{key}")
+        if want == STRING_LIST:
+            items = string_list(value, f"{obj.class_name}.{key}")
+            if key in ("headers", "metadata") and len(items) % 2:
+                raise ObjectError("corrupt-index", f"{obj.class_name}.{key}: odd count {len(items)}")
+        if want == OBJECT:
+            nested = parse_object(value, depth + 1)
+            if nested.class_name != NESTED_CLASS[key]:
+                raise ObjectError("corrupt-index", f"{obj.class_name}.{key}: class {nested.class_name}")
+        if want == OBJECT_LIST:
+            for item in object_list(value, f"{obj.class_name}.{key}"):
+                nested = parse_object(item, depth + 1)
+                if nested.class_name != NESTED_CLASS[key]:
+                    raise ObjectError("corrupt-index", f"{obj.class_name}.{key}: class {nested.class_name}")
+    for key, (_, required) in schema.items():
+        if required and key not in obj.fields:
+            raise ObjectError("corrupt-index", f"{obj.class_name} without required key {key!r}")
+    if obj.class_name == "Response" and not 100 <= uint(obj, "status") <= 599:
+        raise ObjectError("corrupt-index", f"Response status {uint(obj, 'status')}")
+    if obj.class_name == "Base" and len(obj.fields["digest"][1]) != 32:
+        raise ObjectError("corrupt-index", "Base digest is not 32 bytes")
+
+
+def string_list(value: bytes, what: str) -> list[str]:
+    return [utf8(item, what) for item in length_prefixed(value, what)]
+
+
+def object_list(value: bytes, what: str) -> list[bytes]:
+    return length_prefixed(value, what)
+
+
+def length_prefixed(value: bytes, what: str) -> list[bytes]:
+    if len(value) < 4:
+        raise ObjectError("corrupt-index", f"{what}: list shorter than its count")
+    count, at, out = struct.unpack_from("<I", value)[0], 4, []
+    for _ in range(count):
+        if len(value) - at < 4:
+            raise ObjectError("corrupt-index", f"{what}: list does not fill its value")
+        length = struct.unpack_from("<I", value, at)[0]
+        at += 4
+        if length > len(value) - at:
+            raise ObjectError("corrupt-index", f"{what}: list item past its value")
+        out.append(value[at:at + length])
+        at += length
+    if at != len(value):
+        raise ObjectError("corrupt-index", f"{what}: list does not fill its value")
+    return out
+
+
+def uint(obj: Object, key: str) -> int:
+    return struct.unpack("<Q", obj.fields[key][1])[0]
+
+
+def date(obj: Object, key: str) -> int:
+    return struct.unpack("<q", obj.fields[key][1])[0]
+
+
+def text(obj: Object, key: str) -> str:
+    return obj.fields[key][1].decode("utf-8")
+
+
+def nested(obj: Object, key: str) -> Object:
+    return parse_object(obj.fields[key][1], 2)
+
+
+def pairs(obj: Object, key: str) -> list[list[str]]:
+    if key not in obj.fields:
+        return []
+    items = string_list(obj.fields[key][1], key)
+    return [[items[i], items[i + 1]] for i in range(0, len(items), 2)]
+
+
+def body_ref(obj: Object) -> tuple[bytes, int]:
+    value = obj.fields["body"][1]
+    return value[:16], struct.unpack_from("<I", value, 16)[0]
+
+
+def ref_key(md5: bytes, variant: int) -> bytes:
+    return md5 + struct.pack(">I", variant)
+
+
+# ---------------------------------------------------------------------------- the archive
+
+class Archive:
+    # ------------------------------------------------------------------ open (§4.3)
+
+    def __init__(self, data: bytes, supported_features: int = SUPPORTED_FEATURES):
         self.data = data
+        self.supported = supported_features
         self.warnings: list[str] = []
-        self._strings = self._objects = self._bodies = self._chunks = self._lookup = None
-        self._read_header()
-        self._read_section_table()
+        self._pages: dict[int, Page] = {}
+        self._open()
 
-    def _read_header(self) -> None:
-        d = self.data
-        if len(d) == 0:
+    def _open(self) -> None:
+        d, n = self.data, len(self.data)
+        if n == 0:
             raise WebarcError("empty", 0, "the file is 0 bytes")
-        if len(d) < 8 or d[:8] != MAGIC:
+        if n < 8 or d[:8] != LEAD_MAGIC:
             raise WebarcError("not-an-archive", 0, "no webarc magic")
-        if len(d) < HEADER_SIZE:
-            raise WebarcError("truncated", len(d), f"header: file is {len(d)} bytes, header needs 128")
-        (self.major, self.minor, self.flags, self.archive_length, self.index_offset,
-         self.table_offset, self.section_count, self.section_entry_size) = struct.unpack_from("<HHIQQQII", d, 8)
-        self.index_digest = d[48:80]
-        if self.major != 1:
-            raise WebarcError("unsupported-version", 8,
-                              f"archive format {self.major}.{self.minor} is newer than this reader (reads 1.x)")
-        if hashlib.sha256(d[:HEADER_CHECK_OFFSET]).digest()[:8] != d[HEADER_CHECK_OFFSET:HEADER_SIZE]:
-            raise WebarcError("header-checksum", HEADER_CHECK_OFFSET, "headerCheck mismatch")
-        if self.archive_length > len(d):
-            raise WebarcError("truncated", len(d),
-                              f"archive: archiveLength {self.archive_length} > file length {len(d)}")
-        self._check_header_offsets()
-
-    def _check_header_offsets(self) -> None:
-        if not HEADER_SIZE <= self.index_offset <= self.table_offset:
-            raise WebarcError("bad-header", 24, f"indexOffset {self.index_offset}")
-        if self.table_offset > self.archive_length:
-            raise WebarcError("bad-header", 32, f"sectionTableOffset {self.table_offset}")
-        if not 1 <= self.section_count <= 1024:
-            raise WebarcError("bad-header", 40, f"sectionCount {self.section_count}")
-        if self.section_entry_size < 24:
-            raise WebarcError("bad-header", 44, f"sectionEntrySize {self.section_entry_size} < 24")
-        if self.section_count * self.section_entry_size != self.archive_length - self.table_offset:
-            raise WebarcError("bad-header", 40, "section table does not end at archiveLength")
-
-    def _read_section_table(self) -> None:
-        self.sections: dict[str, SectionEntry] = {}
-        entries = []
-        for i in range(self.section_count):
-            at = self.table_offset + i * self.section_entry_size
-            raw_type, flags, offset, length = struct.unpack_from("<4sIQQ", self.data, at)
-            kind = raw_type.decode("latin-1")
-            entry = SectionEntry(kind, flags, offset, length, at)
-            if kind not in KNOWN_SECTIONS and flags & REQUIRED:
-                raise WebarcError("unsupported-section", at, f"required section {raw_type!r} is unknown")
-            self._check_section_bounds(entry)
-            if kind in self.sections:
-                raise WebarcError("bad-section-table", at, f"duplicate section {kind}")
-            if kind in KNOWN_SECTIONS:
-                self.sections[kind] = entry
-            entries.append(entry)
-        self._check_overlaps(entries)
-        for kind in KNOWN_SECTIONS:
-            if kind not in self.sections:
-                raise WebarcError("bad-section-table", self.table_offset, f"section {kind} is missing")
-
-    def _check_section_bounds(self, s: SectionEntry) -> None:
-        if s.type == "BDAT":
-            ok = s.offset == HEADER_SIZE and s.end <= self.index_offset
+        if n < 16:
+            raise WebarcError("truncated", n, f"the file is {n} bytes, the lead needs 16")
+        self.lead_major, self.lead_minor = struct.unpack_from("<HH", d, 8)
+        if self.lead_major != MAJOR:
+            raise WebarcError("unsupported-version", 8, f"archive format {self.lead_major} is "
+                              f"{'newer' if self.lead_major > MAJOR else 'older'} than this reader (reads {MAJOR}.x)")
+        if n < 16 + 256:
+            raise WebarcError("truncated", n, f"the file is {n} bytes, shorter than a lead and a trailer")
+        self.appendix_offset = None
+        if d[-8:] == END_MAGIC:
+            end = n
+        elif d[-8:] == APPENDIX_MAGIC:
+            length = struct.unpack_from("<Q", d, n - 16)[0]
+            if length < 16 or length > MAX_APPENDIX or length > n - 272:
+                raise WebarcError("bad-appendix", n - 16, f"appendixLength {length} (file {n} bytes)")
+            end = n - length
+            self.appendix_offset = end
         else:
-            ok = self.index_offset <= s.offset and s.end <= self.table_offset
-        if not ok:
-            raise WebarcError("bad-section-table", s.entry_offset,
-                              f"section {s.type} [{s.offset}, {s.end}) out of bounds")
-
-    def _check_overlaps(self, entries: list[SectionEntry]) -> None:
-        spans = sorted((s for s in entries if s.length > 0), key=lambda s: (s.offset, s.entry_offset))
-        for before, after in zip(spans, spans[1:]):
-            if after.offset < before.end:
-                raise WebarcError("bad-section-table", after.entry_offset,
-                                  f"section {after.type} overlaps {before.type}")
-
-    # ------------------------------------------------------------------ tables (parsed on demand)
-
-    def section(self, kind: str) -> tuple[int, bytes]:
-        s = self.sections[kind]
-        return s.offset, self.data[s.offset:s.end]
-
-    def _fixed_table(self, kind: str, min_entry: int) -> tuple[int, int, int]:
-        """The 16-byte preamble of BTAB/CTAB/LKUP: (first entry offset, entry size, count)."""
-        base, sec = self.section(kind)
-        if len(sec) < 16:
-            raise corrupt(base, f"{kind} shorter than its preamble")
-        entry_size, _, count = struct.unpack_from("<IIQ", sec, 0)
-        if entry_size < min_entry:
-            raise corrupt(base, f"{kind} entrySize {entry_size} < {min_entry}")
-        if count > (len(sec) - 16) // entry_size or 16 + count * entry_size != len(sec):
-            raise corrupt(base + 8, f"{kind} count {count} does not fill the section")
-        return base + 16, entry_size, count
-
-    def _blob_table(self, kind: str) -> tuple[int, list[tuple[int, int]]]:
-        """STRS/OBJS layout: (byte area offset, [(start, end)] relative to the area)."""
-        base, sec = self.section(kind)
-        if len(sec) < 16:
-            raise corrupt(base, f"{kind} shorter than its preamble")
-        count = struct.unpack_from("<I", sec, 0)[0]
-        if count > (len(sec) - 16) // 8:
-            raise corrupt(base, f"{kind} count {count} exceeds the section")
-        ends = struct.unpack_from(f"<{count + 1}Q", sec, 8)
-        area = 8 + 8 * (count + 1)
-        if ends[0] != 0:
-            raise corrupt(base + 8, f"{kind} ends[0] is not 0")
-        for i in range(count):
-            if ends[i + 1] < ends[i]:
-                raise corrupt(base + 16 + 8 * i, f"{kind} ends decrease at {i + 1}")
-        if area + ends[count] != len(sec):
-            raise corrupt(base + 8 + 8 * count, f"{kind} byte area does not end at the section end")
-        return base + area, [(ends[i], ends[i + 1]) for i in range(count)]
-
-    def string_offset(self, sid: int) -> int:
-        """Absolute offset of string `sid`'s bytes."""
-        area, spans = self._blob_table("STRS")
-        return area + spans[sid][0]
-
-    def object_span(self, oid: int) -> tuple[int, int]:
-        """Absolute [start, end) of object `oid`, from the OBJS layout alone."""
-        area, spans = self._blob_table("OBJS")
-        return area + spans[oid][0], area + spans[oid][1]
+            raise WebarcError("truncated", n, "the file ends with neither the trailer's nor the appendix's end magic")
+        t = end - 256
+        self.trailer_offset = t
+        if d[t:t + 8] != TRAILER_MAGIC or d[t + 248:t + 256] != END_MAGIC:
+            raise WebarcError("truncated", n, f"no trailer magic at {t}")
+        if hashlib.sha256(d[t:t + 240]).digest()[:8] != d[t + 240:t + 248]:
+            raise WebarcError("trailer-checksum", t + 240, "trailerCheck mismatch")
+        (self.major, self.minor, self.flags, self.required, self.optional, self.archive_length,
+         self.body_data_end, self.record_count, self.body_count) = struct.unpack_from("<HHIQQQQQQ", d, t + 8)
+        if self.major != MAJOR:
+            raise WebarcError("bad-trailer", t + 8, f"trailer majorVersion {self.major}")
+        if self.minor != self.lead_minor:
+            raise WebarcError("bad-trailer", t + 10, f"trailer minorVersion {self.minor}, lead {self.lead_minor}")
+        unknown = self.required & ~self.supported
+        if unknown:
+            bit = (unknown & -unknown).bit_length() - 1
+            raise WebarcError("unsupported-feature", t + 16, f"required feature bit {bit}")
+        if self.archive_length != end:
+            raise WebarcError("bad-trailer", t + 32, f"archiveLength {self.archive_length}, archive ends at {end}")
+        if not 16 <= self.body_data_end <= self.archive_length - 256:
+            raise WebarcError("bad-trailer", t + 40, f"bodyDataEnd {self.body_data_end}")
+        self.metadata_ref = parse_ref(d[t + 64:t + 120])
+        self.record_root = parse_ref(d[t + 120:t + 176])
+        self.body_root = parse_ref(d[t + 176:t + 232])
+        for at, ref in ((t + 64, self.metadata_ref), (t + 120, self.record_root), (t + 176, self.body_root)):
+            problem = self.ref_problem(ref)
+            if problem:
+                raise WebarcError("bad-trailer", at, f"page reference: {problem[1]}")
+        if self.record_count > MAX_COUNT:
+            raise WebarcError("bad-trailer", t + 48, f"recordCount {self.record_count}")
+        if self.body_count > MAX_COUNT:
+            raise WebarcError("bad-trailer", t + 56, f"bodyCount {self.body_count}")
+        self.archive_digest = hashlib.sha256(d[t:t + 256]).digest()
 
     @property
-    def strings(self) -> list[str]:
-        if self._strings is None:
-            area, spans = self._blob_table("STRS")
-            out = []
-            for start, end in spans:
-                try:
-                    out.append(self.data[area + start:area + end].decode("utf-8"))
-                except UnicodeDecodeError:
-                    raise corrupt(area + start, f"string {len(out)} is not valid UTF-8") from None
-            self._strings = out
-        return self._strings
+    def page_area(self) -> tuple[int, int]:
+        return self.body_data_end, self.archive_length - 256
 
-    @property
-    def objects(self) -> list[Object]:
-        if self._objects is None:
-            area, spans = self._blob_table("OBJS")
-            self._objects = [self._parse_object(i, area + start, area + end) for i, (start, end) in enumerate(spans)]
-            if not self._objects or self._objects[0].class_name != "Archive":
-                raise corrupt(area, "object 0 is not Archive")
-        return self._objects
-
-    @property
-    def bodies(self) -> list[BodyEntry]:
-        if self._bodies is None:
-            first, size, count = self._fixed_table("BTAB", 48)
-            out = []
-            for i in range(count):
-                at = first + i * size
-                digest = self.data[at:at + 16]
-                variant, _, length, first_chunk, chunk_count = struct.unpack_from("<IIQQI", self.data, at + 16)
-                out.append(BodyEntry(digest, variant, length, first_chunk, chunk_count, at))
-            self._bodies = out
-        return self._bodies
-
-    @property
-    def chunks(self) -> list[ChunkEntry]:
-        if self._chunks is None:
-            first, size, count = self._fixed_table("CTAB", 24)
-            out = []
-            for i in range(count):
-                at = first + i * size
-                offset, stored, raw, codec = struct.unpack_from("<QIIB", self.data, at)
-                out.append(ChunkEntry(offset, stored, raw, codec, at))
-            self._chunks = out
-        return self._chunks
-
-    @property
-    def lookup(self) -> list[tuple[int, int, int]]:
-        """[(key string id, record object id, entry offset)] in table order."""
-        if self._lookup is None:
-            first, size, count = self._fixed_table("LKUP", 8)
-            self._lookup = [struct.unpack_from("<II", self.data, first + i * size) + (first + i * size,)
-                            for i in range(count)]
-        return self._lookup
-
-    # ------------------------------------------------------------------ objects (§6.2, §6.3)
-
-    def _parse_object(self, index: int, start: int, end: int) -> Object:
-        d, strings = self.data, self.strings
-        if end - start < 8:
-            raise corrupt(start, f"object {index} shorter than 8 bytes")
-        class_id, field_count = struct.unpack_from("<II", d, start)
-        class_name = self._string(class_id, start, f"object {index} class")
-        fields: dict[str, FieldValue] = {}
-        at = start + 8
-        for _ in range(field_count):
-            if end - at < 9:
-                raise corrupt(at, f"object {index}: fields overrun the object")
-            key_id, ftype, length = struct.unpack_from("<IBI", d, at)
-            key = self._string(key_id, at, f"object {index} field key")
-            if length > end - at - 9:
-                raise corrupt(at, f"object {index} field {key!r}: length {length} overruns the object")
-            if key in fields:
-                raise WebarcError("duplicate-key", at, f"object {index}: key {key!r} repeats")
-            fields[key] = FieldValue(ftype, d[at + 9:at + 9 + length], at)
-            at += 9 + length
-        if at != end:
-            raise corrupt(at, f"object {index}: fields do not fill the object")
-        obj = Object(class_name, fields, start)
-        if class_name in CLASSES:
-            self._check_known_fields(index, obj)
-        return obj
-
-    def _string(self, sid: int, offset: int, what: str) -> str:
-        if sid >= len(self.strings):
-            raise corrupt(offset, f"{what}: string id {sid} out of range")
-        return self.strings[sid]
-
-    def _check_known_fields(self, index: int, obj: Object) -> None:
-        """Types, lengths, ids and required keys of a known class (unknown keys are skipped)."""
-        schema = CLASSES[obj.class_name]
-        for key, (ftype, required) in schema.items():
-            f = obj.fields.get(key)
-            if f is None:
-                if required:
-                    raise corrupt(obj.offset, f"object {index} ({obj.class_name}) lacks required key {key!r}")
-                continue
-            where = f"object {index} field {key!r}"
-            if f.type != ftype:
-                raise corrupt(f.offset, f"{where}: type {f.type}, expected {ftype}")
-            if ftype in FIXED_LENGTH and len(f.raw) != FIXED_LENGTH[ftype]:
-                raise corrupt(f.offset, f"{where}: length {len(f.raw)}, expected {FIXED_LENGTH[ftype]}")
-            if ftype in LIST_TYPES and len(f.raw) % 4:
-                raise corrupt(f.offset, f"{where}: length {len(f.raw)} is not a multiple of 4")
-            if ftype == BOOL and f.raw[0] > 1:
-                raise corrupt(f.offset, f"{where}: bool {f.raw[0]}")
-            for sid in (u32_list(f.raw) if ftype in (STRING, STRING_LIST) else []):
-                self._string(sid, f.offset, where)
-            if ftype in (OBJECT, OBJECT_LIST) and any(oid >= self._object_count() for oid in u32_list(f.raw)):
-                raise corrupt(f.offset, f"{where}: object id out of range")
-            if key in ("headers", "metadata") and len(f.raw) % 8:
-                raise corrupt(f.offset, f"{where}: odd number of strings")
-        if obj.class_name == "Response" and not 100 <= u64(obj.fields["status"].raw) <= 599:
-            raise corrupt(obj.fields["status"].offset, f"object {index}: status out of 100-599")
-
-    def _object_count(self) -> int:
-        base, sec = self.section("OBJS")
-        return struct.unpack_from("<I", sec, 0)[0]
-
-    # typed accessors
-    def str_field(self, obj: Object, key: str) -> str | None:
-        f = obj.fields.get(key)
-        return None if f is None else self.strings[u32(f.raw)]
-
-    def pairs_field(self, obj: Object, key: str) -> list[list[str]]:
-        f = obj.fields.get(key)
-        items = [] if f is None else [self.strings[i] for i in u32_list(f.raw)]
-        return [[items[i], items[i + 1]] for i in range(0, len(items), 2)]
-
-    def int_field(self, obj: Object, key: str) -> int | None:
-        f = obj.fields.get(key)
-        if f is None:
-            return None
-        return struct.unpack("<q", f.raw)[0] if f.type in (INT, DATE) else u64(f.raw)
-
-    def request_of(self, obj: Object) -> Object:
-        request = self.objects[u32(obj.fields["request"].raw)]
-        if request.class_name != "Request":
-            raise corrupt(obj.fields["request"].offset, "request field does not name a Request")
-        return request
-
-    def record_key(self, obj: Object) -> str:
-        request = self.request_of(obj)
-        return canonical_key(self.str_field(request, "method"), self.str_field(request, "url"))
-
-    # ------------------------------------------------------------------ bodies (§5.3, §5.4)
-
-    def find_body(self, digest: bytes, variant: int) -> BodyEntry | None:
-        """Binary search of BTAB (Appendix B)."""
-        bodies, lo, hi = self.bodies, 0, len(self.bodies)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if (bodies[mid].digest, bodies[mid].variant) < (digest, variant):
-                lo = mid + 1
-            else:
-                hi = mid
-        if lo < len(bodies) and (bodies[lo].digest, bodies[lo].variant) == (digest, variant):
-            return bodies[lo]
+    def ref_problem(self, ref: PageRef) -> tuple[str, str] | None:
+        """§5.1 and §10: (code, message) when a page reference breaks a rule, else None."""
+        lo, hi = self.page_area
+        if not 1 <= ref.stored_length <= MAX_PAGE or not 1 <= ref.raw_length <= MAX_PAGE:
+            return "corrupt-page", f"lengths {ref.stored_length}/{ref.raw_length} out of 1..{MAX_PAGE}"
+        if ref.codec not in (RAW, LZ4):
+            return "corrupt-page", f"page codec {ref.codec}"
+        if ref.codec == RAW and ref.stored_length != ref.raw_length:
+            return "corrupt-page", "raw page with storedLength != rawLength"
+        if ref.codec == LZ4 and ref.stored_length > ref.raw_length + ref.raw_length // 255 + 16:
+            return "corrupt-page", "storedLength over the LZ4 bound"
+        if not (lo <= ref.offset and ref.offset + ref.stored_length <= hi):
+            return "corrupt-page", f"extent [{ref.offset}, {ref.offset + ref.stored_length}) outside the page area [{lo}, {hi})"
+        if ref.codec == LZ4 and ref.raw_length > MAX_RATIO * ref.stored_length:
+            return "amplification", f"page decodes {ref.raw_length} bytes from {ref.stored_length}"
         return None
 
-    def body_chunks(self, body: BodyEntry) -> list[ChunkEntry]:
-        if body.first_chunk + body.chunk_count > len(self.chunks):
-            raise corrupt(body.offset, "chunk range outside CTAB")
-        return self.chunks[body.first_chunk:body.first_chunk + body.chunk_count]
+    # ------------------------------------------------------------------ pages (§5)
 
-    def decode_chunk(self, c: ChunkEntry) -> bytes:
-        bdat = self.sections["BDAT"]
-        if not bdat.offset <= c.offset <= c.offset + c.stored_length <= bdat.end:
-            raise corrupt(c.entry_offset, "chunk outside BDAT")
-        stored = self.data[c.offset:c.offset + c.stored_length]
-        if c.codec == 0:
-            return stored
-        if c.codec != 1:
-            raise WebarcError("unsupported-codec", c.entry_offset + 16, f"chunk codec {c.codec}")
-        raw = lz4block.decompress(stored, c.raw_length)
+    def read_page(self, ref: PageRef) -> Page:
+        """A verified read: bounds, digest before decoding, decode, parse. Cached by offset."""
+        cached = self._pages.get(ref.offset)
+        if cached is not None and cached.ref == ref:
+            return cached
+        problem = self.ref_problem(ref)
+        if problem:
+            raise WebarcError(problem[0], ref.offset, f"page at {ref.offset}: {problem[1]}")
+        stored = self.data[ref.offset:ref.offset + ref.stored_length]
+        if hashlib.sha256(stored).digest() != ref.digest:
+            raise WebarcError("page-digest", ref.offset, f"page at {ref.offset}: SHA-256 mismatch")
+        raw = stored if ref.codec == RAW else lz4block.decompress(stored, ref.raw_length)
         if raw is None:
-            raise WebarcError("corrupt-chunk", c.offset, f"LZ4 block does not decode to {c.raw_length} bytes")
+            raise WebarcError("corrupt-page", ref.offset, f"page at {ref.offset}: LZ4 block does not decode to {ref.raw_length} bytes")
+        try:
+            page = parse_page(ref, raw)
+            for position, (_, child) in zip(child_positions(raw), page.children):
+                problem = self.ref_problem(child)
+                if problem and problem[0] == "corrupt-page":      # named at the parent (§5.1)
+                    raise PageError("corrupt-page", position, f"child reference: {problem[1]}")
+        except PageError as e:
+            raise WebarcError(e.code, ref.offset, f"page at {ref.offset}, byte {e.position}: {e.message}") from None
+        self._pages[ref.offset] = page
+        return page
+
+    def tree_page(self, ref: PageRef, tree: int) -> Page:
+        """A page of a tree, of the type its height calls for (§5, §8)."""
+        if ref.height > MAX_HEIGHT:
+            raise WebarcError("corrupt-page", ref.offset, f"page at {ref.offset}: height {ref.height} over {MAX_HEIGHT}")
+        page = self.read_page(ref)
+        leaf = RECORD_LEAF if tree == RECORD_TREE else BODY_LEAF
+        if ref.height == 0 and page.type != leaf:
+            raise WebarcError("corrupt-page", ref.offset, f"page at {ref.offset}: type {page.type} where a type-{leaf} leaf belongs")
+        if ref.height > 0 and (page.type != INTERIOR or page.tree != tree):
+            raise WebarcError("corrupt-page", ref.offset,
+                              f"page at {ref.offset}: type {page.type} tree {page.tree} where an interior page of tree {tree} belongs")
+        return page
+
+    def metadata_page(self) -> Page:
+        page = self.read_page(self.metadata_ref)
+        if page.type != METADATA or self.metadata_ref.height != 0:
+            raise WebarcError("corrupt-page", page.offset, f"page at {page.offset}: type {page.type} where the metadata page belongs")
+        return page
+
+    def metadata(self) -> Object:
+        page = self.metadata_page()
+        try:
+            obj = parse_object(page.object)
+        except ObjectError as e:
+            raise WebarcError(e.code, page.offset, f"page at {page.offset}: {e.message}") from None
+        if obj.class_name != "Archive":
+            raise WebarcError("corrupt-index", page.offset, f"page at {page.offset}: metadata object of class {obj.class_name}")
+        return obj
+
+    def bases(self) -> list[tuple[bytes, int, str | None]]:
+        """Archive.bases: (digest, archiveLength, name) nearest first."""
+        obj = self.metadata()
+        out = []
+        if "bases" in obj.fields:
+            for item in object_list(obj.fields["bases"][1], "bases"):
+                base = parse_object(item, 2)
+                out.append((base.fields["digest"][1], uint(base, "archiveLength"),
+                            text(base, "name") if "name" in base.fields else None))
+        return out
+
+    # ------------------------------------------------------------------ lookup (§8, Appendix B)
+
+    def leaf_for(self, key: bytes, root: PageRef, tree: int) -> Page | None:
+        page = self.tree_page(root, tree)
+        while page.type == INTERIOR:
+            chosen = None
+            for k, child in page.children:
+                if k <= key:
+                    chosen = child
+            if chosen is None:
+                return None
+            page = self.tree_page(chosen, tree)
+        return page
+
+    def lookup_key(self, key: bytes) -> tuple[Object, Page] | None:
+        """The first entry with `key` whose class this reader knows, with its leaf."""
+        leaf = self.leaf_for(key, self.record_root, RECORD_TREE)
+        if leaf is None:
+            return None
+        for entry in leaf.records:
+            if entry.key == key:
+                try:
+                    if object_class(entry.object) not in RECORD_CLASSES:
+                        continue
+                    return parse_object(entry.object), leaf
+                except ObjectError as e:
+                    raise WebarcError(e.code, leaf.offset, f"page at {leaf.offset}: {e.message}") from None
+        return None
+
+    def lookup(self, method: str, url: str) -> tuple[Object, Page] | None:
+        return self.lookup_key(canonical_key(method, url).encode("utf-8"))
+
+    def body_entries_with_md5(self, md5: bytes) -> list[BodyEntry]:
+        out = []
+        for page in self.leaves(self.body_root, BODY_TREE):
+            out += [b for b in page.bodies if b.md5 == md5]
+        return out
+
+    def find_body(self, key: bytes) -> BodyEntry | None:
+        leaf = self.leaf_for(key, self.body_root, BODY_TREE)
+        if leaf is None:
+            return None
+        return next((b for b in leaf.bodies if b.key == key), None)
+
+    def leaves(self, root: PageRef, tree: int) -> list[Page]:
+        page = self.tree_page(root, tree)
+        if page.type != INTERIOR:
+            return [page]
+        return [leaf for _, child in page.children for leaf in self.leaves(child, tree)]
+
+    # ------------------------------------------------------------------ bodies (§6)
+
+    def chunk_bytes(self, c: ChunkEntry, bases: list["Archive"]) -> bytes:
+        """A verified chunk: bounds, decode, SHA-256 (§6.2, §11.2). `bases` are this archive's
+        bases, nearest first (chunk layer n is bases[n - 1])."""
+        source = self
+        if c.layer:
+            if c.layer > len(bases):
+                raise WebarcError("corrupt-index", c.offset, f"chunk at {c.offset}: layer {c.layer}, no such base")
+            source = bases[c.layer - 1]
+        if c.codec not in (RAW, LZ4, LZ4_DICT):
+            raise WebarcError("unsupported-codec", c.offset, f"chunk codec {c.codec}")
+        problem = chunk_problem(c, source.body_data_end)
+        if problem:
+            raise WebarcError(problem[0], c.offset, problem[1])
+        stored = source.data[c.offset:c.offset + c.stored_length]
+        if c.codec == RAW:
+            raw = stored
+        elif c.codec == LZ4:
+            raw = lz4block.decompress(stored, c.raw_length)
+        else:
+            d = c.dictionary
+            if d.codec not in (RAW, LZ4):
+                raise WebarcError("corrupt-index", c.offset, f"dictionary reference of codec {d.codec}")
+            dictionary = self.chunk_bytes(d, bases)
+            raw = lz4block.decompress(stored, c.raw_length, dictionary[-DICTIONARY_SIZE:])
+        if raw is None:
+            raise WebarcError("corrupt-chunk", c.offset, f"chunk at {c.offset}: LZ4 block does not decode to {c.raw_length} bytes")
+        if hashlib.sha256(raw).digest() != c.digest:
+            raise WebarcError("chunk-digest", c.offset, f"chunk at {c.offset}: SHA-256 mismatch")
         return raw
 
-    def body_bytes(self, body: BodyEntry) -> bytes:
-        data = b"".join(self.decode_chunk(c) for c in self.body_chunks(body))
-        if len(data) != body.length or hashlib.md5(data).digest() != body.digest:
-            raise WebarcError("body-digest", body.offset, f"body {body.digest.hex()}/{body.variant} does not match")
-        return data
+    def body_bytes(self, entry: BodyEntry, bases: list["Archive"] | None = None) -> bytes:
+        return b"".join(self.chunk_bytes(c, bases or []) for c in entry.chunks)
 
-    # ------------------------------------------------------------------ verify (§8)
+    # ------------------------------------------------------------------ verify (§11.3)
 
-    def verify(self) -> list[Problem]:
-        """Every problem the §8 checks find (header and sections were checked by the constructor).
+    def verify(self, bases: list["Archive"] | None = None, trusted: list[bytes] | None = None,
+               now: int | None = None) -> list[Problem]:
+        """Every problem, check by check in §11.3 order, each check's problems in file-offset order.
+        `bases`: the update's bases, nearest first (chunks in them are read there); without them,
+        chunks of other layers are not checked (a warning says so)."""
+        v = _Verifier(self, bases, trusted, now)
+        return v.run()
 
-        A check that cannot go on raises; its error is recorded once, even when a later check
-        that depends on the same table meets it again.
-        """
-        problems: list[Problem] = []
-        checks = (("index-digest", self._check_index_digest), ("strings", self._check_strings),
-                  ("objects", self._check_objects), ("bodies", self._check_bodies),
-                  ("chunks", self._check_chunks), ("body-digests", self._check_body_digests),
-                  ("lookup", self._check_lookup), ("references", self._check_references),
-                  ("redirects", self._check_redirects), ("appendix", self._check_appendix))
-        def record(p: Problem) -> None:
-            if not any((q.code, q.offset) == (p.code, p.offset) for q in problems):
-                problems.append(p)
+    # ------------------------------------------------------------------ appendix (§12)
 
-        for name, check in checks:
-            try:
-                for problem in check():
-                    record(problem)
-            except WebarcError as e:
-                record(Problem(name, e.code, e.offset, e.message))
-        return problems
+    def appendix_blocks(self) -> list[tuple[int, bytes]]:
+        """(type, data) of each block; raises bad-appendix when the blocks do not fill the appendix."""
+        if self.appendix_offset is None:
+            return []
+        d, n = self.data, len(self.data)
+        at, end, out = self.appendix_offset, n - 16, []
+        while at < end:
+            if end - at < 8:
+                raise WebarcError("bad-appendix", n - 16, f"block header at {at} cut by appendixLength")
+            kind, length = struct.unpack_from("<II", d, at)
+            if length > end - at - 8:
+                raise WebarcError("bad-appendix", n - 16, f"block at {at} runs past appendixLength")
+            data = d[at + 8:at + 8 + length]
+            if kind == SIGNATURE_BLOCK and length != SIGNATURE_BLOCK_LENGTH:
+                raise WebarcError("bad-appendix", n - 16, f"signature block at {at} of length {length}")
+            out.append((kind, data))
+            at += 8 + length
+        return out
 
-    def _check_strings(self):
-        self.strings
-        return []
+    # ------------------------------------------------------------------ dump (Spec/vectors/README.md)
 
-    def _check_objects(self):
-        self.objects
-        return []
-
-    def _check_appendix(self):
-        if self.minor == 0 and len(self.data) > self.archive_length:
-            yield Problem("appendix", "trailing-data", self.archive_length,
-                          f"{len(self.data) - self.archive_length} bytes after archiveLength in a 1.0 archive")
-
-    def _check_index_digest(self):
-        if hashlib.sha256(self.data[self.index_offset:self.archive_length]).digest() != self.index_digest:
-            yield Problem("index-digest", "index-digest", self.index_offset, "index bytes do not match indexDigest")
-
-    def _check_bodies(self):
-        previous = None
-        for b in self.bodies:
-            if previous is not None and (b.digest, b.variant) <= previous:
-                yield Problem("bodies", "corrupt-index", b.offset, "BTAB not strictly ascending")
-            previous = (b.digest, b.variant)
-            try:
-                chunks = self.body_chunks(b)
-            except WebarcError as e:
-                yield Problem("bodies", e.code, e.offset, e.message)
-                continue
-            if sum(c.raw_length for c in chunks) != b.length:
-                yield Problem("bodies", "corrupt-index", b.offset, "chunk rawLength sum differs from length")
-
-    def _check_chunks(self):
-        bdat = self.sections["BDAT"]
-        for c in self.chunks:
-            if c.codec not in (0, 1):
-                yield Problem("chunks", "unsupported-codec", c.entry_offset + 16, f"chunk codec {c.codec}")
-            elif not (bdat.offset <= c.offset and c.offset + c.stored_length <= bdat.end):
-                yield Problem("chunks", "corrupt-index", c.entry_offset, "chunk outside BDAT")
-            elif not 1 <= c.raw_length <= MAX_CHUNK or c.stored_length == 0:
-                yield Problem("chunks", "corrupt-index", c.entry_offset, "chunk length out of range")
-            elif c.codec == 0 and c.stored_length != c.raw_length:
-                yield Problem("chunks", "corrupt-index", c.entry_offset, "raw chunk storedLength != rawLength")
-            elif c.codec == 1 and c.stored_length > lz4block.compress_bound(c.raw_length):
-                yield Problem("chunks", "corrupt-index", c.entry_offset, "LZ4 chunk larger than its bound")
-        yield from self._check_tiling(bdat)
-
-    def _check_tiling(self, bdat: SectionEntry):
-        """§5.2: distinct extents tile BDAT with no gap and no overlap."""
-        at = bdat.offset
-        for offset, length in sorted({(c.offset, c.stored_length) for c in self.chunks}):
-            if offset != at:
-                yield Problem("chunks", "corrupt-index", offset, "chunk extents do not tile BDAT")
-                return
-            at = offset + length
-        if at != bdat.end:
-            yield Problem("chunks", "corrupt-index", at, "chunk extents do not tile BDAT")
-
-    def _check_body_digests(self):
-        for b in self.bodies:
-            if b.length == 0 and b.digest != EMPTY_MD5:
-                yield Problem("body-digests", "body-digest", b.offset, "empty body with a non-empty digest")
-                continue
-            try:
-                self.body_bytes(b)
-            except WebarcError as e:
-                yield Problem("body-digests", e.code, e.offset, e.message)
-
-    def _check_lookup(self):
-        strings, objects = self.strings, self.objects
-        seen: dict[int, int] = {}
-        previous = None
-        for key_id, record, at in self.lookup:
-            if key_id >= len(strings) or record >= len(objects):
-                yield Problem("lookup", "corrupt-index", at, "LKUP id out of range")
-                continue
-            key = strings[key_id].encode("utf-8")
-            if previous is not None and key < previous:
-                yield Problem("lookup", "corrupt-index", at, "LKUP keys not in ascending order")
-            previous = key
-            obj = objects[record]
-            if obj.class_name not in CLASSES:
-                continue                              # a class from a newer minor: skipped
-            if obj.class_name not in ("Response", "Redirect"):
-                yield Problem("lookup", "corrupt-index", at, f"LKUP names a {obj.class_name}")
-                continue
-            if record in seen:
-                yield Problem("lookup", "corrupt-index", at, f"record {record} listed twice")
-            seen[record] = at
-            try:
-                if self.record_key(obj) != strings[key_id]:
-                    yield Problem("lookup", "corrupt-index", at, f"key is not the canonical key of record {record}")
-            except BadURL as e:
-                yield Problem("lookup", "corrupt-index", at, f"record {record}: {e}")
-        for i, obj in enumerate(objects):
-            if obj.class_name in ("Response", "Redirect") and i not in seen:
-                yield Problem("lookup", "corrupt-index", obj.offset, f"record {i} has no LKUP entry")
-
-    def _check_references(self):
-        for obj in self.objects:
-            if obj.class_name not in ("Response", "Redirect"):
-                continue
-            try:
-                self.request_of(obj)
-            except WebarcError as e:
-                yield Problem("references", e.code, e.offset, e.message)
-            if obj.class_name == "Response":
-                ref = obj.fields["body"]
-                body = self.find_body(ref.raw[:16], u32(ref.raw[16:]))
-                if body is None:
-                    yield Problem("references", "corrupt-index", ref.offset, "body not in BTAB")
-                elif body.length != u64(obj.fields["bodyLength"].raw):
-                    yield Problem("references", "corrupt-index", obj.fields["bodyLength"].offset,
-                                  "bodyLength differs from the body table")
-
-    def _check_redirects(self):
-        keys = {self.strings[k] for k, _, _ in self.lookup if k < len(self.strings)}
-        for obj in self.objects:
-            if obj.class_name != "Redirect":
-                continue
-            status = u64(obj.fields["status"].raw)
-            if status not in REDIRECT_STATUSES:
-                yield Problem("redirects", "corrupt-index", obj.fields["status"].offset, f"redirect status {status}")
-            target = self.str_field(obj, "target")
-            try:
-                if "GET " + canonical_url(target) not in keys:
-                    self.warnings.append(f"redirect target {target} is not in the archive")
-            except BadURL:
-                yield Problem("redirects", "corrupt-index", obj.fields["target"].offset, "target is not absolute")
-
-    # ------------------------------------------------------------------ dump
-
-    def dump(self) -> dict:
-        """The readable dump of Spec/vectors/README.md, read from the archive bytes."""
-        return {
-            "formatVersion": f"{self.major}.{self.minor}",
-            "archive": self._dump_archive(self.objects[0]),
-            "records": [self._dump_record(self.strings[k], self.objects[r])
-                        for k, r, _ in self.lookup if self.objects[r].class_name in ("Response", "Redirect")],
-            "bodies": [self._dump_body(b) for b in self.bodies],
+    def dump(self, bases: list["Archive"] | None = None) -> dict:
+        """What a reader reads from the archive, in the vectors' JSON shape (valid archives only)."""
+        bases = bases or []
+        t = self.trailer_offset
+        trailer = {
+            "majorVersion": self.major, "minorVersion": self.minor, "flags": self.flags,
+            "requiredFeatures": self.required, "optionalFeatures": self.optional,
+            "archiveLength": self.archive_length, "bodyDataEnd": self.body_data_end,
+            "recordCount": self.record_count, "bodyCount": self.body_count,
+            "metadata": dump_ref(self.metadata_ref), "recordRoot": dump_ref(self.record_root),
+            "bodyRoot": dump_ref(self.body_root),
+            "trailerCheck": self.data[t + 240:t + 248].hex(), "archiveDigest": self.archive_digest.hex(),
         }
+        records = []
+        for leaf in self.leaves(self.record_root, RECORD_TREE):
+            copies = {b.key: b for b in leaf.bodies}
+            for entry in leaf.records:
+                if object_class(entry.object) in RECORD_CLASSES:
+                    records.append(self.dump_record(entry, copies, bases))
+        bodies = [dump_body(b) for leaf in self.leaves(self.body_root, BODY_TREE) for b in leaf.bodies]
+        return {"formatVersion": f"{self.major}.{self.minor}", "trailer": trailer,
+                "archive": dump_archive(self.metadata()), "records": records, "bodies": bodies,
+                "appendix": [dump_block(kind, data) for kind, data in self.appendix_blocks()]}
 
-    def _dump_archive(self, obj: Object) -> dict:
-        out = {}
-        if "created" in obj.fields:
-            out["created"] = self.int_field(obj, "created")
-        for key in ("creator", "startURL", "baseURL"):
-            if key in obj.fields:
-                out[key] = self.str_field(obj, key)
-        if "metadata" in obj.fields:
-            out["metadata"] = self.pairs_field(obj, "metadata")
-        return out
-
-    def _dump_record(self, key: str, obj: Object) -> dict:
-        request = self.request_of(obj)
-        out = {"key": key, "method": self.str_field(request, "method"), "url": self.str_field(request, "url"),
-               "requestHeaders": self.pairs_field(request, "headers"), "status": self.int_field(obj, "status"),
-               "headers": self.pairs_field(obj, "headers")}
+    def dump_record(self, entry: RecordEntry, copies: dict, bases: list["Archive"]) -> dict:
+        obj = parse_object(entry.object)
+        request = nested(obj, "request")
+        out = {"kind": obj.class_name.lower(), "key": entry.key.decode("utf-8"),
+               "method": text(request, "method"), "url": text(request, "url"),
+               "requestHeaders": pairs(request, "headers")}
+        if obj.class_name in ("Response", "Redirect"):
+            out["status"] = uint(obj, "status")
+            out["headers"] = pairs(obj, "headers")
+        if obj.class_name == "Response":
+            for key in ("reason", "mimeType", "textEncoding"):
+                if key in obj.fields:
+                    out[key] = text(obj, key)
+            md5, variant = body_ref(obj)
+            out["bodyMD5"], out["bodyVariant"], out["bodyLength"] = md5.hex(), variant, uint(obj, "bodyLength")
+            out["body"] = base64.b64encode(self.body_bytes(copies[ref_key(md5, variant)], bases)).decode("ascii")
         if obj.class_name == "Redirect":
-            out.update(kind="redirect", target=self.str_field(obj, "target"))
-        else:
-            out["kind"] = "response"
-            for k in ("reason", "mimeType", "textEncoding"):
-                if k in obj.fields:
-                    out[k] = self.str_field(obj, k)
-            ref = obj.fields["body"].raw
-            body = self.find_body(ref[:16], u32(ref[16:]))
-            out.update(bodyMD5=ref[:16].hex(), bodyVariant=u32(ref[16:]), bodyLength=self.int_field(obj, "bodyLength"),
-                       body=base64.b64encode(self.body_bytes(body)).decode("ascii"))
+            out["target"] = text(obj, "target")
         if "captureDate" in obj.fields:
-            out["captureDate"] = self.int_field(obj, "captureDate")
+            out["captureDate"] = date(obj, "captureDate")
         return out
 
-    def _dump_body(self, b: BodyEntry) -> dict:
-        return {"md5": b.digest.hex(), "variant": b.variant, "length": b.length,
-                "chunks": [{"codec": c.codec, "storedLength": c.stored_length, "rawLength": c.raw_length}
-                           for c in self.body_chunks(b)]}
+
+def chunk_problem(c: ChunkEntry, body_data_end: int) -> tuple[str, str] | None:
+    """§6.2 bounds of a chunk entry whose codec is known: (code, message) or None."""
+    if not 1 <= c.raw_length <= MAX_CHUNK:
+        return "corrupt-index", f"chunk rawLength {c.raw_length}"
+    if c.stored_length < 1:
+        return "corrupt-index", "chunk storedLength 0"
+    if c.codec == RAW and c.stored_length != c.raw_length:
+        return "corrupt-index", "raw chunk with storedLength != rawLength"
+    if c.codec != RAW and c.stored_length > c.raw_length + c.raw_length // 255 + 16:
+        return "corrupt-index", "chunk storedLength over the LZ4 bound"
+    if not (16 <= c.offset and c.offset + c.stored_length <= body_data_end):
+        return "corrupt-index", f"chunk extent [{c.offset}, {c.offset + c.stored_length}) outside the body data"
+    if c.codec != RAW and c.raw_length > MAX_RATIO * c.stored_length:
+        return "amplification", f"chunk at {c.offset} decodes {c.raw_length} bytes from {c.stored_length}"
+    return None
 
 
-def u32(raw: bytes) -> int:
-    return struct.unpack("<I", raw[:4])[0]
+# ---------------------------------------------------------------------------- the verifier
+
+class _Verifier:
+    CHECKS = ("pages", "trees", "objects", "chunks", "body-digests", "layout", "references", "redirects", "appendix")
+
+    def __init__(self, archive: Archive, bases, trusted, now):
+        self.a, self.bases, self.trusted, self.now = archive, bases, trusted, now
+        self.problems: list[Problem] = []
+        self.check = ""
+        # filled by `pages`
+        self.record_pages: list[tuple[Page, int]] = []     # (page, depth-first order)
+        self.body_pages: list[Page] = []
+        self.refs: list[PageRef] = []                      # every page reference met (extents)
+        self.incomplete = {RECORD_TREE: False, BODY_TREE: False}
+        self.metadata: Page | None = None
+        self.objects: dict[tuple[int, int], Object] = {}   # (leaf offset, index) -> parsed object
+        self.body_ok: dict[bytes, bytes] = {}              # body key -> body bytes (chunks verified)
+        self.chunk_failed = False
+
+    def report(self, code: str, offset: int | None, message: str) -> None:
+        self.problems.append(Problem(self.check, code, offset, message))
+
+    def run(self) -> list[Problem]:
+        for name in self.CHECKS:
+            self.check = name
+            start = len(self.problems)
+            getattr(self, "check_" + name.replace("-", "_"))()
+            self.problems[start:] = sorted(self.problems[start:], key=lambda p: -1 if p.offset is None else p.offset)
+        return self.problems
+
+    # pages ------------------------------------------------------------------
+    def check_pages(self) -> None:
+        a = self.a
+        self.refs.append(a.metadata_ref)
+        try:
+            self.metadata = a.metadata_page()
+        except WebarcError as e:
+            self.report(e.code, e.offset, e.message)
+        for tree, root in ((BODY_TREE, a.body_root), (RECORD_TREE, a.record_root)):
+            self.refs.append(root)
+            self.walk(root, tree, is_root=True)
+
+    def walk(self, ref: PageRef, tree: int, is_root: bool = False) -> None:
+        try:
+            page = self.a.tree_page(ref, tree)
+        except WebarcError as e:
+            self.report(e.code, e.offset, e.message)
+            self.incomplete[tree] = True
+            return
+        if page.type == INTERIOR:
+            for _, child in page.children:
+                self.refs.append(child)
+                if child.height + 1 != ref.height:
+                    self.incomplete[tree] = True     # reported by `trees`
+                    continue
+                self.walk(child, tree)
+            return
+        if not is_root and not (page.records if tree == RECORD_TREE else page.bodies):
+            self.report("corrupt-page", page.offset, f"page at {page.offset}: an empty leaf that is not the root")
+        if tree == RECORD_TREE:
+            self.record_pages.append((page, len(self.record_pages)))
+        else:
+            self.body_pages.append(page)
+
+    # trees ------------------------------------------------------------------
+    def check_trees(self) -> None:
+        a = self.a
+        for tree, root in ((RECORD_TREE, a.record_root), (BODY_TREE, a.body_root)):
+            self.tree_structure(root, tree)
+        # keys ascend across each tree
+        previous = None
+        for page, _ in self.record_pages:
+            keys = [r.key for r in page.records]
+            if any(keys[i] > keys[i + 1] for i in range(len(keys) - 1)):
+                self.report("corrupt-index", page.offset, f"page at {page.offset}: record keys out of order")
+            if keys and previous is not None and not previous < keys[0]:
+                self.report("corrupt-index", page.offset, f"page at {page.offset}: first key not after the previous leaf's last")
+            if keys:
+                previous = keys[-1]
+            body_keys = [b.key for b in page.bodies]
+            if any(body_keys[i] >= body_keys[i + 1] for i in range(len(body_keys) - 1)):
+                self.report("corrupt-index", page.offset, f"page at {page.offset}: body entries out of order")
+        previous = None
+        for page in self.body_pages:
+            keys = [b.key for b in page.bodies]
+            if any(keys[i] >= keys[i + 1] for i in range(len(keys) - 1)) or \
+                    (keys and previous is not None and not previous < keys[0]):
+                self.report("corrupt-index", page.offset, f"page at {page.offset}: body keys out of order")
+            if keys:
+                previous = keys[-1]
+        # copies in record leaves equal the body tree's entries
+        if not self.incomplete[BODY_TREE]:
+            tree_entries = {b.key: b for p in self.body_pages for b in p.bodies}
+            for page, _ in self.record_pages:
+                for b in page.bodies:
+                    if b.key in tree_entries and tree_entries[b.key].raw != b.raw:
+                        self.report("corrupt-index", page.offset,
+                                    f"page at {page.offset}: body entry {b.md5.hex()}/{b.variant} differs from the body tree's")
+        # record keys are canonical keys of their requests
+        for page, _ in self.record_pages:
+            for i, entry in enumerate(page.records):
+                obj = self.object_at(page, i)
+                if obj is None or obj.class_name not in RECORD_CLASSES:
+                    continue
+                try:
+                    request = nested(obj, "request")
+                    want = canonical_key(text(request, "method"), text(request, "url")).encode("utf-8")
+                except (BadURL, ObjectError):
+                    want = None
+                if want != entry.key:
+                    self.report("corrupt-index", page.offset,
+                                f"page at {page.offset}: key {entry.key!r} is not its request's canonical key")
+        # counts equal the trailer's
+        t = a.trailer_offset
+        if not self.incomplete[RECORD_TREE]:
+            count = sum(len(p.records) for p, _ in self.record_pages)
+            if count != a.record_count:
+                self.report("corrupt-index", t + 48, f"recordCount {a.record_count}, the record tree holds {count}")
+        if not self.incomplete[BODY_TREE]:
+            count = sum(len(p.bodies) for p in self.body_pages)
+            if count != a.body_count:
+                self.report("corrupt-index", t + 56, f"bodyCount {a.body_count}, the body tree holds {count}")
+
+    def tree_structure(self, ref: PageRef, tree: int) -> None:
+        """Interior pages: child heights one less, keys ascending, each key its child's first key."""
+        try:
+            page = self.a.tree_page(ref, tree)
+        except WebarcError:
+            return                                          # reported by `pages`
+        if page.type != INTERIOR:
+            return
+        keys = [k for k, _ in page.children]
+        if any(keys[i] >= keys[i + 1] for i in range(len(keys) - 1)):
+            self.report("corrupt-index", page.offset, f"page at {page.offset}: interior keys out of order")
+        for key, child in page.children:
+            if child.height + 1 != ref.height:
+                self.report("corrupt-index", page.offset, f"page at {page.offset}: child of height {child.height} under height {ref.height}")
+                continue
+            first = self.first_key(child, tree)
+            if first is not None and first != key:
+                self.report("corrupt-index", page.offset, f"page at {page.offset}: key {key!r} is not its child's first key")
+            self.tree_structure(child, tree)
+
+    def first_key(self, ref: PageRef, tree: int) -> bytes | None:
+        try:
+            page = self.a.tree_page(ref, tree)
+        except WebarcError:
+            return None
+        if page.type == INTERIOR:
+            return page.children[0][0]
+        items = page.records if tree == RECORD_TREE else page.bodies
+        return items[0].key if items else None
+
+    def object_at(self, page: Page, i: int) -> Object | None:
+        """The parsed object of a record entry (None when it does not parse: `objects` reports it)."""
+        key = (page.offset, i)
+        if key not in self.objects:
+            try:
+                self.objects[key] = parse_object(page.records[i].object)
+            except ObjectError:
+                self.objects[key] = None
+        return self.objects[key]
+
+    # objects ----------------------------------------------------------------
+    def check_objects(self) -> None:
+        if self.metadata is not None:
+            try:
+                self.a.metadata()
+            except WebarcError as e:
+                self.report(e.code, e.offset, e.message)
+        for page, _ in self.record_pages:
+            for entry in page.records:
+                try:
+                    obj = parse_object(entry.object)
+                except ObjectError as e:
+                    self.report(e.code, page.offset, f"page at {page.offset}: {e.message}")
+                    continue
+                if obj.class_name == "Tombstone" and not self.a.required & FEATURE_LAYER:
+                    self.report("corrupt-index", page.offset, f"page at {page.offset}: Tombstone in an archive without the layer feature")
+                elif obj.class_name in CLASSES and obj.class_name not in RECORD_CLASSES:
+                    self.report("corrupt-index", page.offset, f"page at {page.offset}: a {obj.class_name} as a record")
+
+    # chunks -----------------------------------------------------------------
+    def check_chunks(self) -> None:
+        a = self.a
+        declared = len(a.bases()) if self.metadata is not None and self._metadata_ok() else None
+        for page in self.body_pages:
+            for b in page.bodies:
+                self.check_body_chunks(page, b, declared)
+
+    def _metadata_ok(self) -> bool:
+        try:
+            self.a.metadata()
+            return True
+        except WebarcError:
+            return False
+
+    def check_body_chunks(self, page: Page, b: BodyEntry, declared: int | None) -> None:
+        where = f"page at {page.offset}: body {b.md5.hex()}/{b.variant}"
+        if b.length > MAX_BODY:
+            self.report("corrupt-index", page.offset, f"{where}: length {b.length}")
+            return
+        entries = [(c, False) for c in b.chunks] + [(c.dictionary, True) for c in b.chunks if c.dictionary]
+        bad = False
+        for c, is_dict in entries:
+            if c.codec not in (RAW, LZ4, LZ4_DICT):
+                self.report("unsupported-codec", page.offset, f"{where}: chunk codec {c.codec}")
+                bad = True
+                continue
+            if is_dict and c.codec == LZ4_DICT:
+                self.report("corrupt-index", page.offset, f"{where}: dictionary reference of codec 2")
+                bad = True
+                continue
+            if c.layer and declared is not None and c.layer > declared:
+                self.report("corrupt-index", page.offset, f"{where}: chunk layer {c.layer}, {declared} bases")
+                bad = True
+                continue
+            if c.layer == 0:
+                problem = chunk_problem(c, self.a.body_data_end)
+                if problem:
+                    self.report(problem[0], page.offset if problem[0] == "corrupt-index" else c.offset,
+                                f"{where}: {problem[1]}")
+                    bad = True
+        if sum(c.raw_length for c in b.chunks) != b.length:
+            self.report("corrupt-index", page.offset, f"{where}: chunk rawLengths do not add up to length {b.length}")
+            bad = True
+        if bad:
+            return
+        if any(c.layer for c, _ in entries) and self.bases is None:
+            self.a.warnings.append(f"{where}: chunks in other layers not checked (no bases given)")
+            return
+        out = bytearray()
+        for c in b.chunks:
+            try:
+                out += self.a.chunk_bytes(c, self.bases or [])
+            except WebarcError as e:
+                self.report(e.code, e.offset if e.code != "corrupt-index" else page.offset, f"{where}: {e.message}")
+                return
+        self.body_ok[b.key] = bytes(out)
+
+    # body-digests -----------------------------------------------------------
+    def check_body_digests(self) -> None:
+        for page in self.body_pages:
+            for b in page.bodies:
+                data = self.body_ok.get(b.key)
+                if data is None:
+                    continue
+                if hashlib.md5(data).digest() != b.md5 or hashlib.sha256(data).digest() != b.sha256:
+                    first = b.chunks[0].offset if b.chunks else 0
+                    self.report("body-digest", first, f"body {b.md5.hex()}/{b.variant}: MD5 or SHA-256 mismatch")
+
+    # layout -----------------------------------------------------------------
+    def check_layout(self) -> None:
+        a = self.a
+        lead_reserved = a.data[12:16]
+        for i, byte in enumerate(lead_reserved):
+            if byte:
+                self.report("bad-layout", 12 + i, "non-zero reserved byte in the lead")
+                break
+        if any(p.check == "pages" for p in self.problems):
+            return                                          # the page set is not known
+        extents = []                                        # (offset, end)
+        chunk_extents = set()
+        dictionaries = []
+        for page in self.body_pages:
+            for b in page.bodies:
+                for c in b.chunks:
+                    inside = 16 <= c.offset and c.offset + c.stored_length <= a.body_data_end
+                    if c.layer == 0 and c.stored_length and inside:      # outside: reported by `chunks`
+                        extents.append((c.offset, c.offset + c.stored_length))
+                        chunk_extents.add((c.offset, c.offset + c.stored_length))
+                    if c.dictionary is not None and c.dictionary.layer == 0:
+                        dictionaries.append((c.dictionary.offset, c.dictionary.offset + c.dictionary.stored_length))
+        extents += sorted({e for e in dictionaries if e not in chunk_extents})
+        extents += [(r.offset, r.offset + r.stored_length) for r in self.refs]
+        extents.sort()
+        at = 16
+        for start, end in extents:
+            if start > at:
+                self.report("bad-layout", at, f"bytes [{at}, {start}) in no extent")
+            elif start < at:
+                self.report("shared-extent", start, f"extent [{start}, {end}) overlaps another")
+            at = max(at, end)
+        if at < a.archive_length - 256:
+            self.report("bad-layout", at, f"bytes [{at}, {a.archive_length - 256}) in no extent")
+
+    # references -------------------------------------------------------------
+    def check_references(self) -> None:
+        tree_entries = None if self.incomplete[BODY_TREE] else {b.key: b for p in self.body_pages for b in p.bodies}
+        for page, _ in self.record_pages:
+            copies = {b.key: b for b in page.bodies}
+            named, unknown = set(), False
+            for i in range(len(page.records)):
+                obj = self.object_at(page, i)
+                unknown = unknown or obj is None
+                if obj is None or obj.class_name != "Response":
+                    continue
+                key = ref_key(*body_ref(obj))
+                named.add(key)
+                entry = copies.get(key)
+                if entry is None:
+                    self.report("body-not-found", page.offset, f"page at {page.offset}: body {key.hex()} not in the page")
+                if tree_entries is not None and key not in tree_entries:
+                    self.report("body-not-found", page.offset, f"page at {page.offset}: body {key.hex()} not in the body tree")
+                entry = entry or (tree_entries or {}).get(key)
+                if entry is not None and uint(obj, "bodyLength") != entry.length:
+                    self.report("corrupt-index", page.offset, f"page at {page.offset}: bodyLength {uint(obj, 'bodyLength')}, body {entry.length}")
+            for key in copies:
+                if key not in named and not unknown:          # an object that does not parse may name it
+                    self.report("corrupt-index", page.offset, f"page at {page.offset}: body entry {key.hex()} named by no response")
+
+    # redirects --------------------------------------------------------------
+    def check_redirects(self) -> None:
+        for page, _ in self.record_pages:
+            for i in range(len(page.records)):
+                obj = self.object_at(page, i)
+                if obj is None or obj.class_name != "Redirect":
+                    continue
+                status = uint(obj, "status")
+                if status not in REDIRECT_STATUSES:
+                    self.report("corrupt-index", page.offset, f"page at {page.offset}: redirect status {status}")
+                target = text(obj, "target")
+                try:
+                    key = canonical_key("GET", target).encode("utf-8")
+                except BadURL:
+                    self.report("corrupt-index", page.offset, f"page at {page.offset}: redirect target {target!r} is not absolute")
+                    continue
+                try:
+                    found = self.a.lookup_key(key)
+                except WebarcError:
+                    found = None
+                if found is None:
+                    self.a.warnings.append(f"redirect target {target} is not in the archive")
+
+    # appendix ---------------------------------------------------------------
+    def check_appendix(self) -> None:
+        try:
+            self.a.appendix_blocks()
+        except WebarcError as e:
+            self.report(e.code, e.offset, e.message)
+            return
+        if self.trusted is not None:
+            try:
+                check_trust(self.a, self.trusted, self.now)
+            except WebarcError as e:
+                self.report(e.code, e.offset, e.message)
 
 
-def u64(raw: bytes) -> int:
-    return struct.unpack("<Q", raw[:8])[0]
+# ---------------------------------------------------------------------------- trust (§12.3, §12.4)
+
+@dataclass
+class Signature:
+    key_id: bytes
+    sequence: int
+    created: int
+    expires: int
+    signature: bytes
+    head: bytes          # block bytes 0-55
 
 
-def u32_list(raw: bytes) -> list[int]:
-    return list(struct.unpack(f"<{len(raw) // 4}I", raw[:len(raw) // 4 * 4]))
+def signatures(archive: Archive) -> list[Signature]:
+    out = []
+    for kind, data in archive.appendix_blocks():
+        if kind == SIGNATURE_BLOCK:
+            sequence, created, expires = struct.unpack_from("<Qqq", data, 8)
+            out.append(Signature(data[:8], sequence, created, expires, data[56:120], data[:56]))
+    return out
+
+
+def key_id(public: bytes) -> bytes:
+    return hashlib.sha256(public).digest()[:8]
+
+
+def parse_public_key(text_: str) -> bytes:
+    """§12.3: `webarc-ed25519-public BASE64 KEYID\\n`; raises ValueError when it does not parse or match."""
+    if not text_.endswith("\n") or text_.count("\n") != 1:
+        raise ValueError("a key file is one line ending with LF")
+    parts = text_[:-1].split(" ")
+    if len(parts) != 3 or parts[0] != "webarc-ed25519-public":
+        raise ValueError("not a webarc public key")
+    public = base64.b64decode(parts[1], validate=True)
+    if len(public) != 32 or key_id(public).hex() != parts[2]:
+        raise ValueError("key ID does not match the key")
+    return public
+
+
+def parse_private_key(text_: str) -> bytes:
+    """§12.3: `webarc-ed25519-private BASE64-SEED KEYID\\n` -> the 32-byte seed."""
+    if not text_.endswith("\n") or text_.count("\n") != 1:
+        raise ValueError("a key file is one line ending with LF")
+    parts = text_[:-1].split(" ")
+    if len(parts) != 3 or parts[0] != "webarc-ed25519-private":
+        raise ValueError("not a webarc private key")
+    seed = base64.b64decode(parts[1], validate=True)
+    if len(seed) != 32 or key_id(ed25519.public_key(seed)).hex() != parts[2]:
+        raise ValueError("key ID does not match the key")
+    return seed
+
+
+def check_trust(archive: Archive, trusted: list[bytes], now: int | None = None,
+                state: dict | None = None) -> Signature:
+    """§12.4: the accepted signature, or WebarcError at archiveLength. `state` (keyID -> (sequence,
+    archive digest)) is the rollback memory of a reader that keeps one; it is updated on success."""
+    if now is None:
+        now = int(time.time() * 1000)
+    at = archive.archive_length
+    sigs = signatures(archive)
+    if not sigs:
+        raise WebarcError("unsigned", at, "no signature block")
+    keys = {key_id(k): k for k in trusted}
+    mine = [s for s in sigs if s.key_id in keys]
+    if not mine:
+        raise WebarcError("untrusted-key", at, "no signature by a trusted key")
+    verified = [s for s in mine
+                if ed25519.verify(keys[s.key_id], signed_message(archive.archive_digest, s.head), s.signature)]
+    if not verified:
+        raise WebarcError("bad-signature", at, "a trusted key's signature does not verify")
+    current = [s for s in verified if s.expires == 0 or s.expires > now]
+    if not current:
+        raise WebarcError("expired", at, "the trusted signature has expired")
+    accepted = current[0]
+    if state is not None:
+        seen = state.get(accepted.key_id)
+        if seen is not None and (accepted.sequence < seen[0] or
+                                 (accepted.sequence == seen[0] and archive.archive_digest != seen[1])):
+            raise WebarcError("rolled-back", at, f"sequence {accepted.sequence}, already accepted {seen[0]}")
+        state[accepted.key_id] = (accepted.sequence, archive.archive_digest)
+    return accepted
+
+
+def signed_message(digest: bytes, head: bytes) -> bytes:
+    return SIGNATURE_DOMAIN + digest + head + bytes(8)
+
+
+# ---------------------------------------------------------------------------- layers (§13)
+
+class Stack:
+    """Archives read stacked, top first; raises bad-base when the archives below an update are not
+    exactly its bases, in order."""
+
+    def __init__(self, archives: list[Archive]):
+        self.archives = archives
+        for i, a in enumerate(archives):
+            below = [(b.archive_digest, b.archive_length) for b in archives[i + 1:]]
+            declared = [(digest, length) for digest, length, _ in a.bases()]
+            if declared and declared != below:
+                raise WebarcError("bad-base", None, f"layer {i}: its bases are not the archives below it")
+
+    def lookup(self, method: str, url: str) -> tuple[int, Object] | None:
+        """(layer, object) of the first layer with an entry for the key; a Tombstone means not found."""
+        key = canonical_key(method, url).encode("utf-8")
+        for i, a in enumerate(self.archives):
+            found = a.lookup_key(key)
+            if found is not None:
+                obj = found[0]
+                return None if obj.class_name == "Tombstone" else (i, obj)
+        return None
+
+    def listing(self) -> list[tuple[str, int, str]]:
+        """The merged view: (key, layer, class) per key from the topmost layer that has it, tombstones omitted."""
+        seen, out = set(), []
+        for i, a in enumerate(self.archives):
+            for leaf in a.leaves(a.record_root, RECORD_TREE):
+                for entry in leaf.records:
+                    cls = object_class(entry.object)
+                    if cls not in RECORD_CLASSES or entry.key in seen:
+                        continue
+                    seen.add(entry.key)
+                    if cls != "Tombstone":
+                        out.append((entry.key.decode("utf-8"), i, cls))
+        return sorted(out, key=lambda e: e[0].encode("utf-8"))
+
+
+# ---------------------------------------------------------------------------- dump helpers
+
+def dump_ref(ref: PageRef) -> dict:
+    return {"offset": ref.offset, "storedLength": ref.stored_length, "rawLength": ref.raw_length,
+            "codec": ref.codec, "height": ref.height, "digest": ref.digest.hex()}
+
+
+def dump_chunk(c: ChunkEntry) -> dict:
+    out = {"offset": c.offset, "storedLength": c.stored_length, "rawLength": c.raw_length, "codec": c.codec,
+           "layer": c.layer, "digest": c.digest.hex()}
+    if c.dictionary is not None:
+        out["dictionary"] = dump_chunk(c.dictionary)
+    return out
+
+
+def dump_body(b: BodyEntry) -> dict:
+    return {"md5": b.md5.hex(), "variant": b.variant, "length": b.length, "sha256": b.sha256.hex(),
+            "chunks": [dump_chunk(c) for c in b.chunks]}
+
+
+def dump_archive(obj: Object) -> dict:
+    out = {}
+    if "created" in obj.fields:
+        out["created"] = date(obj, "created")
+    for key in ("creator", "startURL", "baseURL"):
+        if key in obj.fields:
+            out[key] = text(obj, key)
+    if "metadata" in obj.fields:
+        out["metadata"] = pairs(obj, "metadata")
+    if "bases" in obj.fields:
+        out["bases"] = []
+        for item in object_list(obj.fields["bases"][1], "bases"):
+            base = parse_object(item, 2)
+            entry = {"digest": base.fields["digest"][1].hex(), "archiveLength": uint(base, "archiveLength")}
+            if "name" in base.fields:
+                entry["name"] = text(base, "name")
+            out["bases"].append(entry)
+    return out
+
+
+def dump_block(kind: int, data: bytes) -> dict:
+    if kind == SIGNATURE_BLOCK:
+        sequence, created, expires = struct.unpack_from("<Qqq", data, 8)
+        return {"type": kind, "keyID": data[:8].hex(), "sequence": sequence, "created": created,
+                "expires": expires, "signature": data[56:120].hex()}
+    return {"type": kind, "data": base64.b64encode(data).decode("ascii")}

@@ -1,56 +1,94 @@
-"""An independent webarc 1.0 writer (spec §3 to §7, Appendix C for its byte order).
+"""An independent webarc 2.0 writer (spec §3 to §8, §12, §13; Appendix C for its byte order).
 
 Input is a *recipe* (the `NAME.input.json` schema of Spec/vectors/README.md):
-archive metadata plus records in insertion order. The writer works in three
-stages so that the vector generator can tamper with any of them:
+archive metadata plus records in insertion order. The writer works in stages
+so that the vector generator can tamper with any of them and still get every
+digest of the chain recomputed:
 
-1. `build(recipe)` -> `Model`: the body store (BDAT bytes, chunk and body
-   tables, deduplicated per §5.3), the object list and the lookup entries.
-2. `encode_sections(model, layout)` -> the index sections, strings interned
-   in Appendix C order while the objects are encoded.
-3. `assemble(sections, layout)` -> the file: header, sections at multiples
-   of 8, section table, digests.
+1. `build(recipe, bases)` -> `Model`: the body store (body data, body entries
+   with their chunk entries, deduplicated per §6.3), the records (key, object,
+   body) and the `Archive` object (Appendix C steps 1, 2 and 10).
+2. `plan(model)` -> `Plan`: the pages of both trees and the metadata page as
+   Python objects (Appendix C steps 3 to 7).
+3. `serialize(model, plan)` -> bytes: every page encoded, compressed, placed
+   and named by its parent's reference (step 8), then the trailer (step 9).
+4. `sign(archive, blocks)`: the appendix (§12), which never changes the
+   archive's bytes.
 
-`write(recipe)` runs all three with the 1.0 layout and is what a 1.0 writer
-produces; `Layout` exists only to craft newer-minor vectors.
+`write(recipe, bases)` runs the first three stages.
 """
 
 import base64
 import hashlib
 import struct
 from dataclasses import dataclass, field
+from typing import Callable
 
+import ed25519
 import lz4block
 from canonical import ascii_upper, canonical_key, canonical_url
-from schema import (BODY_REF, BOOL, BTAB_ENTRY_SIZE, CTAB_ENTRY_SIZE, DATE, HEADER_SIZE, INT, LKUP_ENTRY_SIZE,
-                    MAGIC, MAX_CHUNK, OBJECT, OBJECT_LIST, REDIRECT_STATUSES, REQUIRED, SECTION_ENTRY_SIZE, STRING,
-                    STRING_LIST, UINT)
+from schema import (APPENDIX_MAGIC, BODY_LEAF, BODY_REF, BODY_TREE, BOOL, BYTES, DATE, END_MAGIC, FEATURE_DICTIONARY,
+                    FEATURE_LAYER, INT, INTERIOR, LEAD_MAGIC, LZ4, LZ4_DICT, MAJOR, MAX_CHUNK, MAX_PAGE, METADATA,
+                    OBJECT, OBJECT_LIST, PAGE_TARGET, RAW, RECORD_LEAF, RECORD_TREE, REDIRECT_STATUSES,
+                    SIGNATURE_BLOCK, SIGNATURE_DOMAIN, STRING, STRING_LIST, TRAILER_MAGIC, UINT)
+
+
+class WriterError(ValueError):
+    pass
 
 
 # ---------------------------------------------------------------------------- model
 
 @dataclass
 class Chunk:
-    offset: int          # absolute, inside BDAT
+    """A chunk entry (§6.2)."""
+    offset: int
     stored_length: int
     raw_length: int
-    codec: int           # 0 raw, 1 LZ4 block
+    codec: int
+    digest: bytes                    # SHA-256 of the decoded bytes
+    layer: int = 0
+    reserved: bytes = bytes(6)
+    dictionary: "Chunk | None" = None   # the dictionary reference of a codec-2 entry
+
+    def encode(self) -> bytes:
+        out = struct.pack("<QIIBB", self.offset, self.stored_length, self.raw_length, self.codec, self.layer)
+        out += self.reserved + self.digest
+        if self.dictionary is not None:
+            out += self.dictionary.encode()
+        return out
 
 
 @dataclass
-class Body:
-    digest: bytes
+class BodyEntry:
+    """A body entry (§6.3)."""
+    md5: bytes
     variant: int
-    data: bytes
-    first_chunk: int
-    chunk_count: int
+    length: int
+    sha256: bytes
+    chunks: list[Chunk]
+    flags: int = 0
+
+    @property
+    def key(self) -> bytes:
+        """§5.3: MD5 then the variant as a big-endian u32."""
+        return self.md5 + struct.pack(">I", self.variant)
+
+    def encode(self) -> bytes:
+        out = self.md5 + struct.pack("<IIQ", self.variant, self.flags, self.length) + self.sha256
+        out += struct.pack("<I", len(self.chunks))
+        return out + b"".join(c.encode() for c in self.chunks)
+
+
+class Raw(bytes):
+    """A field value written verbatim, whatever the field's type (for crafted vectors)."""
 
 
 @dataclass
 class Field:
     key: str
     type: int
-    value: object        # str, list[str], int, (digest, variant); bytes are written verbatim
+    value: object    # int, bool, str, list[str], Obj, list[Obj], (md5, variant), bytes; or Raw
 
 
 @dataclass
@@ -58,52 +96,109 @@ class Obj:
     class_name: str
     fields: list[Field]
 
+    def encode(self) -> bytes:
+        """§7.1: class, field count, then key, type, length, value per field."""
+        name = self.class_name.encode("utf-8")
+        out = bytearray(struct.pack("<I", len(name)) + name + struct.pack("<I", len(self.fields)))
+        for f in self.fields:
+            key = f.key.encode("utf-8")
+            value = encode_value(f)
+            out += struct.pack("<I", len(key)) + key + struct.pack("<BI", f.type, len(value)) + value
+        return bytes(out)
+
+    def field(self, key: str) -> Field:
+        return next(f for f in self.fields if f.key == key)
+
+
+def encode_value(f: Field) -> bytes:
+    v = f.value
+    if isinstance(v, Raw):
+        return bytes(v)
+    if f.type == UINT:
+        return struct.pack("<Q", v)
+    if f.type in (INT, DATE):
+        return struct.pack("<q", v)
+    if f.type == BOOL:
+        return bytes([1 if v else 0])
+    if f.type == STRING:
+        return v.encode("utf-8")
+    if f.type == BYTES:
+        return bytes(v)
+    if f.type == OBJECT:
+        return v.encode()
+    if f.type == STRING_LIST:
+        out = bytearray(struct.pack("<I", len(v)))
+        for s in v:
+            data = s.encode("utf-8")
+            out += struct.pack("<I", len(data)) + data
+        return bytes(out)
+    if f.type == OBJECT_LIST:
+        out = bytearray(struct.pack("<I", len(v)))
+        for o in v:
+            data = o.encode()
+            out += struct.pack("<I", len(data)) + data
+        return bytes(out)
+    if f.type == BODY_REF:
+        md5, variant = v
+        return md5 + struct.pack("<I", variant)
+    raise WriterError(f"field {f.key!r}: cannot encode type {f.type}")
+
 
 @dataclass
-class LookupEntry:
-    key: str
-    record: int          # object id
+class Record:
+    """One entry of the record tree."""
+    key: str                         # canonical key
+    obj: Obj
     capture_date: int | None
-    insertion: int       # index of the record in the recipe
+    insertion: int                   # index in the recipe
+    body: BodyEntry | None = None    # a Response's body
+    key_bytes: bytes | None = None   # crafted: a key other than `key`
+
+    def encoded_key(self) -> bytes:
+        return self.key_bytes if self.key_bytes is not None else self.key.encode("utf-8")
+
+    def sort_key(self):
+        """Appendix C step 5: key bytes; newest captureDate first (absent last); later-added first."""
+        absent = self.capture_date is None
+        return (self.encoded_key(), absent, 0 if absent else -self.capture_date, -self.insertion)
 
 
 @dataclass
 class Model:
-    bdat: bytearray = field(default_factory=bytearray)
-    chunks: list[Chunk] = field(default_factory=list)
-    bodies: list[Body] = field(default_factory=list)          # in the order first met
-    objects: list[Obj] = field(default_factory=list)
-    lookup: list[LookupEntry] = field(default_factory=list)
-
-
-@dataclass
-class Layout:
-    """How the file is laid out; the defaults are the 1.0 writer's."""
-    minor_version: int = 0
-    section_entry_size: int = SECTION_ENTRY_SIZE
-    btab_entry_size: int = BTAB_ENTRY_SIZE
-    ctab_entry_size: int = CTAB_ENTRY_SIZE
-    lkup_entry_size: int = LKUP_ENTRY_SIZE
-    entry_filler: int = 0            # byte value for the room a larger entry size adds
-    section_flags: int = REQUIRED    # flags of the six known sections
-    header_flags: int = 0
-    header_reserved: bytes = bytes(40)
-    appendix: bytes = b""
-
-
-class WriterError(ValueError):
-    pass
+    archive: Obj
+    records: list[Record] = field(default_factory=list)
+    bodies: list[BodyEntry] = field(default_factory=list)       # in the order first met
+    body_data: bytearray = field(default_factory=bytearray)
+    minor: int = 0
+    flags: int = 0
+    required: int = 0
+    optional: int = 0
+    body_bytes: dict = field(default_factory=dict)              # md5 -> [(bytes, BodyEntry)], this archive's
 
 
 # ---------------------------------------------------------------------------- stage 1: build
 
-def build(recipe: dict) -> Model:
-    """Bodies and objects in insertion order (Appendix C steps 1 and 2)."""
-    model = Model()
-    model.objects.append(archive_object(recipe.get("archive", {})))
+def build(recipe: dict, bases: list | None = None) -> Model:
+    """Bodies and records in insertion order (Appendix C steps 1, 2 and 10).
+
+    `bases` are opened base archives (webarc_reader.Archive, nearest first) for an update
+    archive: a body equal to one of a base is not stored again; its entry takes the base's chunk
+    entries with `layer` set to the base's position (§13, Appendix C step 11).
+    """
+    bases = bases or []
+    model = Model(archive_object(recipe.get("archive", {})))
     for index, record in enumerate(recipe.get("records", [])):
-        add_record(model, index, record)
+        add_record(model, index, record, bases)
+    if bases or any(r.obj.class_name == "Tombstone" for r in model.records) or \
+            any(c.layer for b in model.bodies for c in all_chunks(b)):
+        model.required |= FEATURE_LAYER
+    if any(c.codec == LZ4_DICT for b in model.bodies for c in b.chunks):
+        model.required |= FEATURE_DICTIONARY
     return model
+
+
+def all_chunks(body: BodyEntry) -> list[Chunk]:
+    return [x for c in body.chunks for x in ([c] if c.dictionary is None else [c, c.dictionary])]
 
 
 def archive_object(archive: dict) -> Obj:
@@ -115,33 +210,45 @@ def archive_object(archive: dict) -> Obj:
             fields.append(Field(key, STRING, archive[key]))
     if archive.get("metadata"):
         fields.append(Field("metadata", STRING_LIST, flatten_pairs(archive["metadata"])))
+    if archive.get("bases"):
+        fields.append(Field("bases", OBJECT_LIST, [base_object(b) for b in archive["bases"]]))
     return Obj("Archive", fields)
 
 
-def add_record(model: Model, index: int, record: dict) -> None:
+def base_object(base: dict) -> Obj:
+    fields = [Field("digest", BYTES, bytes.fromhex(base["digest"])), Field("archiveLength", UINT, base["archiveLength"])]
+    if "name" in base:
+        fields.append(Field("name", STRING, base["name"]))
+    return Obj("Base", fields)
+
+
+def add_record(model: Model, index: int, record: dict, bases: list) -> None:
     method, url = record["method"], record["url"]
     if method != ascii_upper(method):
         raise WriterError(f"record {index}: method {method!r} is not upper case")
     key = canonical_key(method, url)                 # raises BadURL (bad-url)
     check_headers(index, record.get("headers", []))
-    request_id = len(model.objects)
-    model.objects.append(request_object(record))
-    if record["kind"] == "response":
-        body = base64.b64decode(record["body"], validate=True)
-        digest, variant = store_body(model, body)
-        model.objects.append(response_object(record, request_id, digest, variant, len(body)))
-    elif record["kind"] == "redirect":
+    request = request_object(record)
+    body = None
+    kind = record["kind"]
+    if kind == "response":
+        data = base64.b64decode(record["body"], validate=True)
+        body = store_body(model, data, bases)
+        obj = response_object(record, request, body)
+    elif kind == "redirect":
         if record["status"] not in REDIRECT_STATUSES:
             raise WriterError(f"record {index}: redirect status {record['status']}")
         canonical_url(record["target"])             # must be absolute: raises BadURL
-        model.objects.append(redirect_object(record, request_id))
+        obj = redirect_object(record, request)
+    elif kind == "tombstone":
+        obj = tombstone_object(record, request)
     else:
-        raise WriterError(f"record {index}: unknown kind {record['kind']!r}")
-    model.lookup.append(LookupEntry(key, len(model.objects) - 1, record.get("captureDate"), index))
+        raise WriterError(f"record {index}: unknown kind {kind!r}")
+    model.records.append(Record(key, obj, record.get("captureDate"), index, body))
 
 
 def check_headers(index: int, headers: list) -> None:
-    """§6.3: stored bodies are de-chunked, so a recipe must not carry Transfer-Encoding."""
+    """§7.3: stored bodies are de-chunked, so a recipe must not carry Transfer-Encoding."""
     for name, _ in headers:
         if name.lower() == "transfer-encoding":
             raise WriterError(f"record {index}: Transfer-Encoding must not be stored")
@@ -154,11 +261,11 @@ def request_object(record: dict) -> Obj:
     return Obj("Request", fields)
 
 
-def response_object(record: dict, request_id: int, digest: bytes, variant: int, length: int) -> Obj:
+def response_object(record: dict, request: Obj, body: BodyEntry) -> Obj:
     status = record["status"]
     if not 100 <= status <= 599:
         raise WriterError(f"status {status} out of range")
-    fields = [Field("request", OBJECT, request_id), Field("status", UINT, status)]
+    fields = [Field("request", OBJECT, request), Field("status", UINT, status)]
     if "reason" in record:
         fields.append(Field("reason", STRING, record["reason"]))
     if record.get("headers"):
@@ -166,15 +273,15 @@ def response_object(record: dict, request_id: int, digest: bytes, variant: int, 
     for key in ("mimeType", "textEncoding"):
         if key in record:
             fields.append(Field(key, STRING, record[key]))
-    fields.append(Field("body", BODY_REF, (digest, variant)))
-    fields.append(Field("bodyLength", UINT, length))
+    fields.append(Field("body", BODY_REF, (body.md5, body.variant)))
+    fields.append(Field("bodyLength", UINT, body.length))
     if "captureDate" in record:
         fields.append(Field("captureDate", DATE, record["captureDate"]))
     return Obj("Response", fields)
 
 
-def redirect_object(record: dict, request_id: int) -> Obj:
-    fields = [Field("request", OBJECT, request_id), Field("status", UINT, record["status"]),
+def redirect_object(record: dict, request: Obj) -> Obj:
+    fields = [Field("request", OBJECT, request), Field("status", UINT, record["status"]),
               Field("target", STRING, record["target"])]
     if record.get("headers"):
         fields.append(Field("headers", STRING_LIST, flatten_pairs(record["headers"])))
@@ -183,211 +290,356 @@ def redirect_object(record: dict, request_id: int) -> Obj:
     return Obj("Redirect", fields)
 
 
+def tombstone_object(record: dict, request: Obj) -> Obj:
+    fields = [Field("request", OBJECT, request)]
+    if "captureDate" in record:
+        fields.append(Field("captureDate", DATE, record["captureDate"]))
+    return Obj("Tombstone", fields)
+
+
 def flatten_pairs(pairs: list) -> list[str]:
     return [item for pair in pairs for item in pair]
 
 
-def store_body(model: Model, data: bytes) -> tuple[bytes, int]:
-    """§5.3 deduplication: reuse a stored body only when its bytes are equal."""
-    digest = hashlib.md5(data).digest()
-    same_digest = [b for b in model.bodies if b.digest == digest]
-    for body in same_digest:
-        if body.data == data:
-            return digest, body.variant
-    first_chunk = len(model.chunks)
-    for start in range(0, len(data), MAX_CHUNK):
-        append_chunk(model, data[start:start + MAX_CHUNK])
-    model.bodies.append(Body(digest, len(same_digest), data, first_chunk, len(model.chunks) - first_chunk))
-    return digest, len(same_digest)
+def store_body(model: Model, data: bytes, bases: list) -> BodyEntry:
+    """§6.3 deduplication: reuse a body only when its bytes are equal; a new body with a known MD5
+    takes the next free variant. A body a base holds is not stored again (§13)."""
+    md5 = hashlib.md5(data).digest()
+    same_md5 = model.body_bytes.setdefault(md5, [])
+    for stored, entry in same_md5:
+        if stored == data:
+            return entry
+    sha = hashlib.sha256(data).digest()
+    chunks = base_chunks(data, md5, sha, bases)
+    if chunks is None:
+        chunks = [append_chunk(model, data[start:start + MAX_CHUNK]) for start in range(0, len(data), MAX_CHUNK)]
+    entry = BodyEntry(md5, len(same_md5), len(data), sha, chunks)
+    same_md5.append((data, entry))
+    model.bodies.append(entry)
+    return entry
 
 
-def append_chunk(model: Model, raw: bytes) -> None:
-    """§5.4: LZ4 when the block is smaller than the raw bytes, raw otherwise."""
+def base_chunks(data: bytes, md5: bytes, sha: bytes, bases: list) -> list[Chunk] | None:
+    """The chunk entries of an equal body in the nearest base that holds one, moved to that layer."""
+    for position, base in enumerate(bases, start=1):
+        for entry in base.body_entries_with_md5(md5):
+            if entry.length == len(data) and entry.sha256 == sha and base.body_bytes(entry, bases[position:]) == data:
+                return [relayer(c, position) for c in entry.chunks]
+    return None
+
+
+def relayer(c, position: int) -> Chunk:
+    """A base's chunk entry as seen from the update: its layer counted from the update."""
+    dictionary = relayer(c.dictionary, position) if c.dictionary is not None else None
+    return Chunk(c.offset, c.stored_length, c.raw_length, c.codec, c.digest, c.layer + position, bytes(6), dictionary)
+
+
+def append_chunk(model: Model, raw: bytes) -> Chunk:
+    """§6.3, level 1: LZ4 when the block is smaller than the raw bytes, raw otherwise."""
     block = lz4block.compress(raw)
-    stored, codec = (block, 1) if len(block) < len(raw) else (raw, 0)
-    model.chunks.append(Chunk(HEADER_SIZE + len(model.bdat), len(stored), len(raw), codec))
-    model.bdat += stored
+    stored, codec = (block, LZ4) if len(block) < len(raw) else (raw, RAW)
+    chunk = Chunk(16 + len(model.body_data), len(stored), len(raw), codec, hashlib.sha256(raw).digest())
+    model.body_data += stored
+    return chunk
 
 
-# ---------------------------------------------------------------------------- stage 2: encode
-
-class Interner:
-    """Strings by first use; distinct means distinct UTF-8 bytes (no Unicode normalization)."""
-
-    def __init__(self):
-        self.ids: dict[bytes, int] = {}
-        self.order: list[bytes] = []
-
-    def id(self, text: str) -> int:
-        data = text.encode("utf-8")
-        if data not in self.ids:
-            self.ids[data] = len(self.order)
-            self.order.append(data)
-        return self.ids[data]
-
-
-def encode_sections(model: Model, layout: Layout = Layout()) -> dict[str, bytes]:
-    """The index sections (Appendix C steps 1, 3 and 4) plus BDAT."""
-    strings = Interner()
-    objects = [encode_object(obj, strings) for obj in model.objects]
-    key_ids = {id(entry): strings.id(entry.key) for entry in sorted(model.lookup, key=lambda e: e.record)}
-    return {
-        "BDAT": bytes(model.bdat),
-        "BTAB": encode_btab(model.bodies, layout),
-        "CTAB": encode_ctab(model.chunks, layout),
-        "STRS": encode_blob_table(strings.order),
-        "OBJS": encode_blob_table(objects),
-        "LKUP": encode_lkup(model.lookup, key_ids, layout),
-    }
-
-
-def encode_object(obj: Obj, strings: Interner) -> bytes:
-    """§6.2: class id, field count, then key, type, length, value per field."""
-    out = bytearray(struct.pack("<II", strings.id(obj.class_name), len(obj.fields)))
-    for f in obj.fields:
-        key_id = strings.id(f.key)
-        value = encode_value(f, strings)
-        out += struct.pack("<IBI", key_id, f.type, len(value)) + value
-    return bytes(out)
-
-
-def encode_value(f: Field, strings: Interner) -> bytes:
-    if isinstance(f.value, (bytes, bytearray)):
-        return bytes(f.value)      # BYTES, types this writer does not know, or a crafted value
-    if f.type == UINT:
-        return struct.pack("<Q", f.value)
-    if f.type in (INT, DATE):
-        return struct.pack("<q", f.value)
-    if f.type == BOOL:
-        return bytes([1 if f.value else 0])
-    if f.type == STRING:
-        return struct.pack("<I", strings.id(f.value))
-    if f.type == OBJECT:
-        return struct.pack("<I", f.value)
-    if f.type == STRING_LIST:
-        return b"".join(struct.pack("<I", strings.id(s)) for s in f.value)
-    if f.type == OBJECT_LIST:
-        return b"".join(struct.pack("<I", i) for i in f.value)
-    if f.type == BODY_REF:
-        digest, variant = f.value
-        return digest + struct.pack("<I", variant)
-    raise WriterError(f"field {f.key!r}: cannot encode type {f.type}")
-
-
-def table_preamble(entry_size: int, count: int) -> bytes:
-    """The 16-byte preamble of BTAB, CTAB and LKUP."""
-    return struct.pack("<IIQ", entry_size, 0, count)
-
-
-def pad_entry(entry: bytes, entry_size: int, filler: int) -> bytes:
-    return entry + bytes([filler]) * (entry_size - len(entry))
-
-
-def encode_btab(bodies: list[Body], layout: Layout) -> bytes:
-    """§5.3, sorted by (digest, variant)."""
-    out = bytearray(table_preamble(layout.btab_entry_size, len(bodies)))
-    for b in sorted(bodies, key=lambda b: (b.digest, b.variant)):
-        entry = b.digest + struct.pack("<IIQQII", b.variant, 0, len(b.data), b.first_chunk, b.chunk_count, 0)
-        out += pad_entry(entry, layout.btab_entry_size, layout.entry_filler)
-    return bytes(out)
-
-
-def encode_ctab(chunks: list[Chunk], layout: Layout) -> bytes:
-    """§5.4, in storage order."""
-    out = bytearray(table_preamble(layout.ctab_entry_size, len(chunks)))
-    for c in chunks:
-        entry = struct.pack("<QIIB", c.offset, c.stored_length, c.raw_length, c.codec) + bytes(7)
-        out += pad_entry(entry, layout.ctab_entry_size, layout.entry_filler)
-    return bytes(out)
-
-
-def encode_blob_table(items: list[bytes]) -> bytes:
-    """§6.1 / §6.2: count, reserved, ends[count + 1], byte area."""
-    ends, total = [0], 0
-    for item in items:
-        total += len(item)
-        ends.append(total)
-    return struct.pack("<II", len(items), 0) + struct.pack(f"<{len(ends)}Q", *ends) + b"".join(items)
-
-
-def lookup_order(entry: LookupEntry):
-    """§7.2 / Appendix C step 4: key bytes; newest captureDate first (absent last); later-added first."""
-    absent = entry.capture_date is None
-    return (entry.key.encode("utf-8"), absent, 0 if absent else -entry.capture_date, -entry.insertion)
-
-
-def encode_lkup(lookup: list[LookupEntry], key_ids: dict, layout: Layout) -> bytes:
-    out = bytearray(table_preamble(layout.lkup_entry_size, len(lookup)))
-    for entry in sorted(lookup, key=lookup_order):
-        out += pad_entry(struct.pack("<II", key_ids[id(entry)], entry.record), layout.lkup_entry_size,
-                         layout.entry_filler)
-    return bytes(out)
-
-
-# ---------------------------------------------------------------------------- stage 3: assemble
+# ---------------------------------------------------------------------------- stage 2: plan
 
 @dataclass
-class Section:
-    type: str
+class PageRef:
+    """A page reference (§5.1)."""
+    offset: int
+    stored_length: int
+    raw_length: int
+    codec: int
+    height: int
+    digest: bytes
+    reserved: bytes = bytes(6)
+
+    def encode(self) -> bytes:
+        return struct.pack("<QIIBB", self.offset, self.stored_length, self.raw_length, self.codec,
+                           self.height) + self.reserved + self.digest
+
+
+@dataclass
+class Page:
+    type: int
+    height: int = 0
+    tree: int = 0                                                # interior pages: RECORD_TREE or BODY_TREE
+    children: list = field(default_factory=list)                 # interior: [Page]
+    records: list = field(default_factory=list)                  # record leaf: [Record]
+    bodies: list = field(default_factory=list)                   # record leaf (copies) or body leaf: [BodyEntry]
+    obj: Obj | None = None                                       # metadata
+    reserved: bytes | None = None                                # crafted non-zero reserved header bytes
+    patch: Callable[[bytes], bytes] | None = None                # crafted: change the encoded page
+    codec: int | None = None                                     # crafted: force a codec
+    patch_stored: Callable[[bytes], bytes] | None = None         # crafted: change the stored bytes
+    ref_reserved: bytes = bytes(6)                               # crafted: reserved bytes of its reference
+    ref: PageRef | None = None                                   # set by serialize
+    raw: bytes | None = None                                     # set by serialize
+    stored: bytes | None = None                                  # set by serialize
+
+    def first_key(self) -> bytes:
+        if self.type == INTERIOR:
+            return self.children[0].first_key()
+        if self.type == RECORD_LEAF:
+            return self.records[0].encoded_key()
+        return self.bodies[0].key
+
+
+@dataclass
+class Plan:
+    body_levels: list[list[Page]]
+    record_levels: list[list[Page]]
+    metadata: Page
+
+    def pages(self) -> list[Page]:
+        """Appendix C step 8: body leaves, body interior levels bottom up, record leaves, record
+        interior levels bottom up, metadata."""
+        return [p for level in self.body_levels + self.record_levels for p in level] + [self.metadata]
+
+    @property
+    def body_root(self) -> Page:
+        return self.body_levels[-1][0]
+
+    @property
+    def record_root(self) -> Page:
+        return self.record_levels[-1][0]
+
+
+def record_entry_size(r: Record) -> int:
+    return 8 + len(r.encoded_key()) + len(r.obj.encode())
+
+
+def interior_entry_size(child: Page) -> int:
+    return 4 + len(child.first_key()) + 56
+
+
+def pack(items: list, size: Callable, header: int) -> list[list]:
+    """Appendix C step 3: greedy; an item goes into the current page unless the page holds at
+    least one item and adding it would make the encoded page longer than 65 536 bytes."""
+    pages, current, used = [], [], header
+    for item in items:
+        n = size(item)
+        if current and used + n > PAGE_TARGET:
+            pages.append(current)
+            current, used = [], header
+        current.append(item)
+        used += n
+    if current or not pages:
+        pages.append(current)
+    return pages
+
+
+def interior_levels(leaves: list[Page], tree: int) -> list[list[Page]]:
+    """Appendix C steps 4 and 6."""
+    levels = [leaves]
+    while len(levels[-1]) > 1:
+        height = levels[-1][0].height + 1
+        groups = pack(levels[-1], interior_entry_size, 8)
+        levels.append([Page(INTERIOR, height, tree, children=g) for g in groups])
+    return levels
+
+
+def record_groups(records: list[Record]) -> list[list[Record]]:
+    out: list[list[Record]] = []
+    for r in sorted(records, key=Record.sort_key):
+        if out and out[-1][0].encoded_key() == r.encoded_key():
+            out[-1].append(r)
+        else:
+            out.append([r])
+    return out
+
+
+def page_bodies(records: list[Record]) -> list[BodyEntry]:
+    """§5.3: the body entries a record leaf's responses name, sorted by key, once each."""
+    unique = {}
+    for r in records:
+        if r.body is not None:
+            unique.setdefault(r.body.key, r.body)
+    return [unique[k] for k in sorted(unique)]
+
+
+def pack_record_groups(groups: list[list[Record]]) -> list[list[Record]]:
+    """Appendix C step 5: groups packed greedily by the 65 536-byte rule, the page's body entries
+    counted (a body named twice in a page is counted once)."""
+    pages, current, used, keys = [], [], 12, set()
+    for group in groups:
+        records_size = sum(record_entry_size(r) for r in group)
+        new_bodies = {r.body.key: len(r.body.encode()) for r in group if r.body is not None and r.body.key not in keys}
+        size = records_size + sum(new_bodies.values())
+        if current and used + size > PAGE_TARGET:
+            pages.append(current)
+            current, used, keys = [], 12, set()
+            new_bodies = {r.body.key: len(r.body.encode()) for r in group if r.body is not None}
+            size = records_size + sum(new_bodies.values())
+        current = current + group
+        used += size
+        keys |= set(new_bodies)
+    pages.append(current)
+    for records in pages:
+        if record_leaf_size(records) > MAX_PAGE:
+            raise WriterError(f"a record group does not fit in a {MAX_PAGE}-byte page")
+    return pages
+
+
+def record_leaf_size(records: list[Record]) -> int:
+    return 12 + sum(record_entry_size(r) for r in records) + sum(len(b.encode()) for b in page_bodies(records))
+
+
+def plan(model: Model) -> Plan:
+    bodies = sorted(model.bodies, key=lambda b: b.key)
+    body_leaves = [Page(BODY_LEAF, bodies=group) for group in pack(bodies, lambda b: len(b.encode()), 8)]
+    record_leaves = [Page(RECORD_LEAF, records=rs, bodies=page_bodies(rs))
+                     for rs in pack_record_groups(record_groups(model.records))]
+    return Plan(interior_levels(body_leaves, BODY_TREE), interior_levels(record_leaves, RECORD_TREE),
+                Page(METADATA, obj=model.archive))
+
+
+# ---------------------------------------------------------------------------- stage 3: serialize
+
+def encode_page(page: Page) -> bytes:
+    """§5.2 to §5.4; children must be stored already (their references are known)."""
+    if page.type == INTERIOR:
+        out = bytearray(struct.pack("<BB", INTERIOR, page.tree) + (page.reserved or bytes(2)))
+        out += struct.pack("<I", len(page.children))
+        for child in page.children:
+            key = child.first_key()
+            out += struct.pack("<I", len(key)) + key + child.ref.encode()
+        return bytes(out)
+    if page.type == RECORD_LEAF:
+        out = bytearray(bytes([RECORD_LEAF]) + (page.reserved or bytes(3)))
+        out += struct.pack("<II", len(page.records), len(page.bodies))
+        for r in page.records:
+            key, obj = r.encoded_key(), r.obj.encode()
+            out += struct.pack("<I", len(key)) + key + struct.pack("<I", len(obj)) + obj
+        return bytes(out + b"".join(b.encode() for b in page.bodies))
+    if page.type == BODY_LEAF:
+        out = bytes([BODY_LEAF]) + (page.reserved or bytes(3)) + struct.pack("<I", len(page.bodies))
+        return out + b"".join(b.encode() for b in page.bodies)
+    if page.type == METADATA:
+        obj = page.obj.encode()
+        return bytes([METADATA]) + (page.reserved or bytes(3)) + struct.pack("<I", len(obj)) + obj
+    raise WriterError(f"page type {page.type}")
+
+
+def store_page(page: Page, offset: int) -> bytes:
+    """Appendix C step 8: LZ4 (level 1) when smaller than the decoded page, raw otherwise."""
+    raw = encode_page(page)
+    if page.patch is not None:
+        raw = page.patch(raw)
+    if len(raw) > MAX_PAGE:
+        raise WriterError(f"page of {len(raw)} bytes is over the {MAX_PAGE}-byte bound")
+    block = lz4block.compress(raw)
+    codec = page.codec if page.codec is not None else (LZ4 if len(block) < len(raw) else RAW)
+    stored = block if codec == LZ4 else raw
+    if page.patch_stored is not None:
+        stored = page.patch_stored(stored)
+    page.raw, page.stored = raw, stored
+    page.ref = PageRef(offset, len(stored), len(raw), codec, page.height, hashlib.sha256(stored).digest(),
+                       page.ref_reserved)
+    return stored
+
+
+@dataclass
+class Trailer:
+    """§4.2; `encode` computes trailerCheck unless `check` is set (crafted)."""
+    minor: int
     flags: int
-    data: bytes
+    required: int
+    optional: int
+    archive_length: int
+    body_data_end: int
+    record_count: int
+    body_count: int
+    metadata: PageRef
+    record_root: PageRef
+    body_root: PageRef
+    major: int = MAJOR
+    reserved: bytes = bytes(8)
+    check: bytes | None = None
+
+    def encode(self) -> bytes:
+        head = TRAILER_MAGIC + struct.pack("<HHIQQQQQQ", self.major, self.minor, self.flags, self.required,
+                                           self.optional, self.archive_length, self.body_data_end,
+                                           self.record_count, self.body_count)
+        head += self.metadata.encode() + self.record_root.encode() + self.body_root.encode() + self.reserved
+        assert len(head) == 240
+        check = self.check if self.check is not None else hashlib.sha256(head).digest()[:8]
+        return head + check + END_MAGIC
 
 
-def default_sections(encoded: dict[str, bytes], layout: Layout = Layout()) -> list[Section]:
-    """The six 1.0 sections in the writer's order (Appendix C step 5)."""
-    return [Section(t, layout.section_flags, encoded[t]) for t in ("BDAT", "BTAB", "CTAB", "STRS", "OBJS", "LKUP")]
+def lead(minor: int, major: int = MAJOR, reserved: bytes = bytes(4)) -> bytes:
+    """§4.1."""
+    return LEAD_MAGIC + struct.pack("<HH", major, minor) + reserved
 
 
-def align8(n: int) -> int:
-    return (n + 7) & ~7
+def serialize(model: Model, the_plan: Plan, edit_trailer: Callable[[Trailer], None] | None = None) -> bytes:
+    """Lead, body data, pages in Appendix C order (children before parents), trailer."""
+    out = bytearray(lead(model.minor)) + model.body_data
+    body_data_end = len(out)
+    for page in the_plan.pages():
+        out += store_page(page, len(out))
+    trailer = Trailer(model.minor, model.flags, model.required, model.optional, len(out) + 256, body_data_end,
+                      len(model.records), len(model.bodies), the_plan.metadata.ref, the_plan.record_root.ref,
+                      the_plan.body_root.ref)
+    if edit_trailer is not None:
+        edit_trailer(trailer)
+    return bytes(out + trailer.encode())
 
 
-def assemble(sections: list[Section], layout: Layout = Layout()) -> bytes:
-    """Header, BDAT at 128, index sections at multiples of 8, section table (same order), digests.
-
-    `sections[0]` must be BDAT; the others are laid out in list order and listed in the table
-    in the same order.
-    """
-    assert sections[0].type == "BDAT"
-    out = bytearray(HEADER_SIZE) + sections[0].data
-    placed = [(sections[0], HEADER_SIZE)]
-    out += bytes(align8(len(out)) - len(out))
-    index_offset = len(out)
-    for section in sections[1:]:
-        out += bytes(align8(len(out)) - len(out))
-        placed.append((section, len(out)))
-        out += section.data
-    out += bytes(align8(len(out)) - len(out))
-    table_offset = len(out)
-    for section, offset in placed:
-        entry = section.type.encode("ascii") + struct.pack("<IQQ", section.flags, offset, len(section.data))
-        out += pad_entry(entry, layout.section_entry_size, layout.entry_filler)
-    write_header(out, layout, index_offset, table_offset, len(placed))
-    return bytes(out) + layout.appendix
+def write(recipe: dict, bases: list | None = None) -> bytes:
+    """What a 2.0 writer produces for `recipe` (over `bases` for an update archive)."""
+    model = build(recipe, bases)
+    return serialize(model, plan(model))
 
 
-def write_header(out: bytearray, layout: Layout, index_offset: int, table_offset: int, count: int) -> None:
-    """§4; `out` is the whole archive (without appendix)."""
-    out[0:48] = MAGIC + struct.pack("<HHIQQQII", 1, layout.minor_version, layout.header_flags, len(out), index_offset,
-                                    table_offset, count, layout.section_entry_size)
-    out[80:120] = layout.header_reserved
-    refresh_digests(out)
+# ---------------------------------------------------------------------------- signing (§12)
+
+def archive_digest(archive: bytes) -> bytes:
+    """SHA-256 of the trailer: the last 256 bytes of the archive."""
+    return hashlib.sha256(archive[-256:]).digest()
 
 
-def refresh_digests(out: bytearray) -> None:
-    """Recompute `indexDigest` and then `headerCheck` from the bytes as they are."""
-    archive_length, index_offset = struct.unpack_from("<QQ", out, 16)
-    out[48:80] = hashlib.sha256(out[index_offset:archive_length]).digest()
-    refresh_header_check(out)
+def key_id(public: bytes) -> bytes:
+    return hashlib.sha256(public).digest()[:8]
 
 
-def refresh_header_check(out: bytearray) -> None:
-    out[120:128] = hashlib.sha256(out[0:120]).digest()[:8]
+def signed_message(digest: bytes, block_head: bytes) -> bytes:
+    """§12.2: domain (32 bytes), archive digest, block bytes 0-55, 8 zero bytes."""
+    assert len(block_head) == 56
+    return SIGNATURE_DOMAIN + digest + block_head + bytes(8)
 
 
-# ---------------------------------------------------------------------------- all stages
+def signature_block(archive: bytes, seed: bytes, sequence: int, created: int, expires: int) -> bytes:
+    """A type-1 block's 120 bytes."""
+    head = key_id(ed25519.public_key(seed)) + struct.pack("<Qqq", sequence, created, expires) + bytes(24)
+    return head + ed25519.sign(seed, signed_message(archive_digest(archive), head))
 
-def write(recipe: dict) -> bytes:
-    """What a 1.0 writer produces for `recipe`."""
-    model = build(recipe)
-    return assemble(default_sections(encode_sections(model)))
+
+def appendix(blocks: list[tuple[int, bytes]]) -> bytes:
+    """§12.1: blocks, appendixLength, end magic."""
+    body = b"".join(struct.pack("<II", t, len(data)) + data for t, data in blocks)
+    return body + struct.pack("<Q", len(body) + 16) + APPENDIX_MAGIC
+
+
+def sign(archive: bytes, blocks: list[dict], keys: dict[str, bytes]) -> bytes:
+    """The archive followed by an appendix of `blocks` in order: a signature
+    `{"type": 1, "key": NAME, "sequence", "created", "expires"}` (NAME a seed in `keys`) or any
+    other block `{"type": N, "data": base64}`."""
+    out = []
+    for b in blocks:
+        if b["type"] == SIGNATURE_BLOCK:
+            out.append((SIGNATURE_BLOCK, signature_block(archive, keys[b["key"]], b["sequence"], b["created"],
+                                                         b["expires"])))
+        else:
+            out.append((b["type"], base64.b64decode(b["data"], validate=True)))
+    return archive + appendix(out)
+
+
+def key_files(seed: bytes) -> tuple[str, str]:
+    """§12.3: the `.pub` and `.key` texts of a key."""
+    public = ed25519.public_key(seed)
+    kid = key_id(public).hex()
+    return (f"webarc-ed25519-public {base64.b64encode(public).decode()} {kid}\n",
+            f"webarc-ed25519-private {base64.b64encode(seed).decode()} {kid}\n")

@@ -1,42 +1,66 @@
 /// Everything that can go wrong reading, writing or verifying an archive, with the context a user needs.
 ///
-/// Each case maps to one error code of the spec (Appendix A) through ``code``; `description` is one
-/// line: what, where, then the fix when there is one.
+/// Each format case maps to one error code of the spec (Appendix A) through ``code`` and names the
+/// offset the spec says it names through ``offset``; errors found inside a decoded page also give
+/// the position inside it (``pagePosition``). `description` is one line: what, where, then the fix
+/// when there is one.
 public enum WebArcError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The file holds no bytes at all.
     case empty(path: String)
     /// The file does not start with the webarc magic.
     case notAnArchive(path: String)
-    /// A structure runs past the end of the file or of its section.
+    /// The file ends before a structure it must hold; `offset` is the file length for a file.
     case truncated(section: String, offset: UInt64, needed: UInt64, available: UInt64)
     /// The archive's major version is one this reader does not read.
     case unsupportedVersion(major: UInt16, minor: UInt16, supportedMajor: UInt16)
-    /// The header bytes do not match their check value.
-    case headerChecksum(offset: UInt64)
-    /// A header field breaks the layout rules.
-    case badHeader(field: String, offset: UInt64, reason: String)
-    /// The section table is missing, duplicating or misplacing a section.
-    case badSectionTable(offset: UInt64, reason: String)
-    /// A required section of a type this reader does not know.
-    case unsupportedSection(type: String, offset: UInt64)
-    /// The index bytes do not match the header's index digest.
-    case indexDigest(offset: UInt64, length: UInt64)
-    /// A table or object of the index breaks the format.
-    case corruptIndex(section: String, offset: UInt64, reason: String)
-    /// A key appears twice in one object.
-    case duplicateKey(object: UInt32, key: String, offset: UInt64)
-    /// A chunk uses a codec this reader does not know.
-    case unsupportedCodec(codec: UInt8, chunk: UInt64, offset: UInt64)
+    /// The appendix after the archive breaks its layout; `offset` is its `appendixLength` field.
+    case badAppendix(offset: UInt64, reason: String)
+    /// The trailer bytes do not match `trailerCheck`.
+    case trailerChecksum(offset: UInt64)
+    /// A trailer field breaks the rules of opening.
+    case badTrailer(field: String, offset: UInt64, reason: String)
+    /// A required feature bit this reader does not implement.
+    case unsupportedFeature(bit: Int, offset: UInt64)
+    /// A page's stored bytes do not match the digest its reference gives.
+    case pageDigest(page: UInt64)
+    /// A page that does not decode, or breaks the page layout or a bound.
+    case corruptPage(page: UInt64, position: Int?, reason: String)
+    /// A record, object, body entry or tree order that breaks the format, in the page at `page`.
+    case corruptIndex(page: UInt64, position: Int?, reason: String)
+    /// A key appears twice in one object; `position` is the second field.
+    case duplicateKey(key: String, page: UInt64, position: Int)
+    /// A chunk uses a codec this reader does not know; `page` holds its entry.
+    case unsupportedCodec(codec: UInt8, body: BodyReference, chunk: Int, page: UInt64)
     /// A chunk's stored bytes do not decode to its raw length.
-    case corruptChunk(chunk: UInt64, offset: UInt64)
-    /// A body's decoded bytes do not match its digest or length.
+    case corruptChunk(body: BodyReference, chunk: Int, offset: UInt64)
+    /// A chunk's decoded bytes do not match its SHA-256: they are never delivered.
+    case chunkDigest(body: BodyReference, chunk: Int, offset: UInt64)
+    /// An LZ4 chunk or page claims to decode to more than 255 bytes per stored byte.
+    case amplification(offset: UInt64, storedLength: UInt32, rawLength: UInt32)
+    /// A body's decoded bytes do not match its length, MD5 or SHA-256; `offset` is its first chunk.
     case bodyDigest(body: BodyReference, offset: UInt64, reason: String)
-    /// Bytes follow the archive where its version allows none.
-    case trailingData(offset: UInt64, count: UInt64)
+    /// A body the archive does not hold; `page` is the page that should have held it, if any.
+    case bodyNotFound(body: BodyReference, page: UInt64?)
+    /// A byte of the archive in no extent, or a non-zero reserved lead byte.
+    case badLayout(offset: UInt64, reason: String)
+    /// Two extents overlap; `offset` is the later one's.
+    case sharedExtent(offset: UInt64, reason: String)
     /// A URL that has no canonical form.
     case badURL(url: String, reason: String)
-    /// A body reference that the archive's body table does not hold.
-    case bodyNotFound(body: BodyReference)
+    /// A layer stack that does not match an update's `bases`.
+    case badBase(reason: String)
+    /// A chunk stored in a base layer, read from the update archive alone.
+    case baseRequired(body: BodyReference, chunk: Int, layer: UInt8)
+    /// No signature block, where a trust list asks for one.
+    case unsigned(offset: UInt64)
+    /// Signature blocks by keys that are not trusted only.
+    case untrustedKey(keyIDs: [String], offset: UInt64)
+    /// A trusted key's signature that does not verify.
+    case badSignature(keyID: String, offset: UInt64)
+    /// A trusted key's signature that has expired.
+    case expired(keyID: String, expires: Int64, offset: UInt64)
+    /// A validly signed archive older than one already accepted from the same key.
+    case rolledBack(keyID: String, sequence: UInt64, accepted: UInt64, offset: UInt64)
     /// A byte range outside a body.
     case rangeOutOfBounds(body: BodyReference, lower: UInt64, upper: UInt64, length: UInt64)
     /// A record handed to the writer that cannot be stored as given.
@@ -55,19 +79,30 @@ public enum WebArcError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notAnArchive: "not-an-archive"
         case .truncated: "truncated"
         case .unsupportedVersion: "unsupported-version"
-        case .headerChecksum: "header-checksum"
-        case .badHeader: "bad-header"
-        case .badSectionTable: "bad-section-table"
-        case .unsupportedSection: "unsupported-section"
-        case .indexDigest: "index-digest"
+        case .badAppendix: "bad-appendix"
+        case .trailerChecksum: "trailer-checksum"
+        case .badTrailer: "bad-trailer"
+        case .unsupportedFeature: "unsupported-feature"
+        case .pageDigest: "page-digest"
+        case .corruptPage: "corrupt-page"
         case .corruptIndex: "corrupt-index"
         case .duplicateKey: "duplicate-key"
         case .unsupportedCodec: "unsupported-codec"
         case .corruptChunk: "corrupt-chunk"
+        case .chunkDigest: "chunk-digest"
+        case .amplification: "amplification"
         case .bodyDigest: "body-digest"
-        case .trailingData: "trailing-data"
-        case .badURL: "bad-url"
         case .bodyNotFound: "body-not-found"
+        case .badLayout: "bad-layout"
+        case .sharedExtent: "shared-extent"
+        case .badURL: "bad-url"
+        case .badBase: "bad-base"
+        case .baseRequired: "base-required"
+        case .unsigned: "unsigned"
+        case .untrustedKey: "untrusted-key"
+        case .badSignature: "bad-signature"
+        case .expired: "expired"
+        case .rolledBack: "rolled-back"
         case .rangeOutOfBounds: "range-out-of-bounds"
         case .invalidRecord: "invalid-record"
         case .writerClosed: "writer-closed"
@@ -76,16 +111,29 @@ public enum WebArcError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The byte offset the error points at, when it points at one.
+    /// The byte offset the error names (spec Appendix A), when it names one.
     public var offset: UInt64? {
         switch self {
-        case .truncated(_, let offset, _, _), .headerChecksum(let offset), .badHeader(_, let offset, _),
-            .badSectionTable(let offset, _), .unsupportedSection(_, let offset), .indexDigest(let offset, _),
-            .corruptIndex(_, let offset, _), .duplicateKey(_, _, let offset), .unsupportedCodec(_, _, let offset),
-            .corruptChunk(_, let offset), .bodyDigest(_, let offset, _), .trailingData(let offset, _):
-            offset
         case .empty, .notAnArchive: 0
         case .unsupportedVersion: 8
+        case .truncated(_, let offset, _, _), .badAppendix(let offset, _), .trailerChecksum(let offset),
+            .badTrailer(_, let offset, _), .unsupportedFeature(_, let offset), .pageDigest(let offset),
+            .corruptPage(let offset, _, _), .corruptIndex(let offset, _, _), .duplicateKey(_, let offset, _),
+            .unsupportedCodec(_, _, _, let offset), .corruptChunk(_, _, let offset), .chunkDigest(_, _, let offset),
+            .amplification(let offset, _, _), .bodyDigest(_, let offset, _), .badLayout(let offset, _),
+            .sharedExtent(let offset, _), .unsigned(let offset), .untrustedKey(_, let offset),
+            .badSignature(_, let offset), .expired(_, _, let offset), .rolledBack(_, _, _, let offset):
+            offset
+        case .bodyNotFound(_, let page): page
+        default: nil
+        }
+    }
+
+    /// For an error inside a decoded page, the byte position inside the decoded page.
+    public var pagePosition: Int? {
+        switch self {
+        case .corruptPage(_, let position, _), .corruptIndex(_, let position, _): position
+        case .duplicateKey(_, _, let position): position
         default: nil
         }
     }
@@ -99,23 +147,39 @@ public enum WebArcError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unsupportedVersion(let major, let minor, let supported):
             "archive format \(major).\(minor) is not readable by this webarc (reads \(supported).x)"
                 + (major > supported ? ": upgrade webarc" : "")
-        case .headerChecksum(let offset): "header check mismatch at offset \(Self.hex(offset)): the header is damaged"
-        case .badHeader(let field, let offset, let reason): "bad header field \(field) at offset \(Self.hex(offset)): \(reason)"
-        case .badSectionTable(let offset, let reason): "bad section table at offset \(Self.hex(offset)): \(reason)"
-        case .unsupportedSection(let type, let offset):
-            "required section \(type) at offset \(Self.hex(offset)) is unknown to this webarc: upgrade webarc"
-        case .indexDigest(let offset, let length):
-            "index digest mismatch over \(length) bytes at offset \(Self.hex(offset)): the index is damaged"
-        case .corruptIndex(let section, let offset, let reason): "corrupt \(section) at offset \(Self.hex(offset)): \(reason)"
-        case .duplicateKey(let object, let key, let offset):
-            "object \(object) repeats key \"\(key)\" at offset \(Self.hex(offset))"
-        case .unsupportedCodec(let codec, let chunk, let offset):
-            "chunk \(chunk) at offset \(Self.hex(offset)) uses unknown codec \(codec)"
-        case .corruptChunk(let chunk, let offset): "chunk \(chunk) at offset \(Self.hex(offset)) does not decode"
+        case .badAppendix(let offset, let reason): "bad appendix (length field at offset \(Self.hex(offset))): \(reason)"
+        case .trailerChecksum(let offset): "trailer check mismatch at offset \(Self.hex(offset)): the trailer is damaged"
+        case .badTrailer(let field, let offset, let reason): "bad trailer field \(field) at offset \(Self.hex(offset)): \(reason)"
+        case .unsupportedFeature(let bit, let offset):
+            "required feature bit \(bit) (trailer at offset \(Self.hex(offset))) is unknown to this webarc: upgrade webarc"
+        case .pageDigest(let page): "page at \(Self.hex(page)) does not match its digest: the page is damaged"
+        case .corruptPage(let page, let position, let reason): "corrupt page at \(Self.place(page, position)): \(reason)"
+        case .corruptIndex(let page, let position, let reason): "corrupt index in page at \(Self.place(page, position)): \(reason)"
+        case .duplicateKey(let key, let page, let position):
+            "an object repeats key \"\(key)\" in page at \(Self.place(page, position))"
+        case .unsupportedCodec(let codec, let body, let chunk, let page):
+            "body \(body) chunk \(chunk) (entry in page at \(Self.hex(page))) uses unknown codec \(codec)"
+        case .corruptChunk(let body, let chunk, let offset):
+            "body \(body) chunk \(chunk) at offset \(Self.hex(offset)) does not decode to its length"
+        case .chunkDigest(let body, let chunk, let offset):
+            "body \(body) chunk \(chunk) at offset \(Self.hex(offset)) does not match its SHA-256: the chunk is damaged"
+        case .amplification(let offset, let stored, let raw):
+            "\(raw) bytes decoded from \(stored) stored at offset \(Self.hex(offset)) is over the 255:1 bound"
         case .bodyDigest(let body, let offset, let reason): "body \(body) at offset \(Self.hex(offset)): \(reason)"
-        case .trailingData(let offset, let count): "\(count) unexpected bytes after the archive at offset \(Self.hex(offset))"
+        case .bodyNotFound(let body, let page):
+            page.map { "body \(body) is not in the page at \(Self.hex($0))" } ?? "body \(body) is not in the archive"
+        case .badLayout(let offset, let reason): "bad layout at offset \(Self.hex(offset)): \(reason)"
+        case .sharedExtent(let offset, let reason): "shared extent at offset \(Self.hex(offset)): \(reason)"
         case .badURL(let url, let reason): "bad URL \"\(url)\": \(reason)"
-        case .bodyNotFound(let body): "body \(body) is not in the archive"
+        case .badBase(let reason): "the layers do not match the update's bases: \(reason)"
+        case .baseRequired(let body, let chunk, let layer):
+            "body \(body) chunk \(chunk) is stored in base layer \(layer): open the update over its bases"
+        case .unsigned: "the archive is not signed"
+        case .untrustedKey(let keys, _): "the archive is signed only by keys that are not trusted (\(keys.joined(separator: ", ")))"
+        case .badSignature(let key, _): "the signature by trusted key \(key) does not verify"
+        case .expired(let key, let expires, _): "the signature by key \(key) expired at \(expires) ms since 1970"
+        case .rolledBack(let key, let sequence, let accepted, _):
+            "sequence \(sequence) signed by key \(key) is older than the accepted \(accepted): a rolled-back archive"
         case .rangeOutOfBounds(let body, let lower, let upper, let length):
             "range \(lower)..<\(upper) is outside body \(body) of \(length) bytes"
         case .invalidRecord(let url, let reason): "cannot store record for \(url): \(reason)"
@@ -126,6 +190,10 @@ public enum WebArcError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     static func hex(_ value: UInt64) -> String { "\(value) (0x\(String(value, radix: 16)))" }
+
+    static func place(_ page: UInt64, _ position: Int?) -> String {
+        position.map { "\(hex(page)), byte \($0)" } ?? hex(page)
+    }
 
     static func errnoText(_ code: Int32) -> String {
         guard let text = strerror(code) else { return "errno \(code)" }

@@ -57,6 +57,8 @@ extension ArchiveResponder {
             return .redirect(status: redirect.status, location: location, stored: redirect.headers)
         case .response(let response):
             return try resource(for: response, url: url, archive: archive, rewritingFor: mapped ? origin : nil)
+        case .tombstone:
+            return nil
         }
     }
 

@@ -48,13 +48,17 @@ public struct ArchiveSet: Sendable {
     }
 
     /// The first record for a GET of `url` and the index of the archive holding it, or nil when
-    /// no archive holds it or the URL has no canonical form.
+    /// no archive holds it, the first that has it holds a tombstone (an update deleted it), or the
+    /// URL has no canonical form.
     ///
     /// - Throws: ``WebArcError`` when an archive's index is damaged.
     public func lookup(url: String) throws -> (archive: Int, record: ArchiveRecord)? {
         guard let key = try? URLKey.key(method: "GET", url: url) else { return nil }
         for (index, reader) in readers.enumerated() {
-            if let entry = try reader.lookup(key: key) { return (index, entry.record) }
+            if let entry = try reader.lookup(key: key) {
+                if case .tombstone = entry.record { return nil }
+                return (index, entry.record)
+            }
         }
         return nil
     }

@@ -55,6 +55,9 @@ struct ReplayResolver: Sendable {
                 for reader in archives {
                     do {
                         if let entry = try reader.lookup(method: method, url: candidate) {
+                            // A tombstone (an update deleting the URL) answers "not found" for every
+                            // archive below it.
+                            if case .tombstone = entry.record { return nil }
                             return Hit(entry: entry, reader: reader, url: candidate)
                         }
                     } catch WebArcError.badURL {
@@ -89,6 +92,8 @@ struct ReplayResolver: Sendable {
             switch hit.entry.record {
             case .response(let response):
                 return .response(response, reader: hit.reader, url: hit.url, method: method, redirects: visited)
+            case .tombstone:
+                return .miss(method: method, url: url, redirects: visited)
             case .redirect(let redirect):
                 if visited.contains(hit.entry.key) {
                     throw .redirectLoop(chain: visited.map(Self.url(ofKey:)) + [hit.url])

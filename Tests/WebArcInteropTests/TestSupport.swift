@@ -169,6 +169,8 @@ struct ArchiveDump: Equatable, CustomStringConvertible {
                     key: entry.key, kind: "redirect", status: redirect.status, headers: redirect.headers, target: redirect.target,
                     body: nil, method: redirect.request.method, requestHeaders: redirect.request.headers,
                     captureDate: redirect.captureDate))
+            case .tombstone:
+                break
             }
         }
         self.items = items

@@ -2,7 +2,7 @@ import CLZ4
 
 /// Thin wrapper over liblz4's block API; the only file in the module that touches `CLZ4`.
 ///
-/// Spec: §5.3 Chunk codecs.
+/// Spec: §5.1 (page codec 1), §6.2 (chunk codecs 1 and 2).
 enum LZ4 {
     /// The largest output `compress` can produce for `count` input bytes.
     static func compressBound(_ count: Int) -> Int {
@@ -26,19 +26,41 @@ enum LZ4 {
         return written > 0 ? Int(written) : nil
     }
 
-    /// Decompresses one LZ4 block that must expand to exactly `destination.count` bytes.
+    /// Compresses `source` as one block, or returns nil when the block is not smaller than the input.
+    static func compressedIfSmaller(_ source: UnsafeRawBufferPointer, level: Int = 1) -> [UInt8]? {
+        var output = [UInt8](repeating: 0, count: compressBound(source.count))
+        let written = output.withUnsafeMutableBytes { compress(source, into: $0, level: level) }
+        guard let written, written < source.count else { return nil }
+        output.removeSubrange(written...)
+        return output
+    }
+
+    /// Decodes one LZ4 block that must expand to exactly `rawLength` bytes (with `LZ4_decompress_safe`,
+    /// or `LZ4_decompress_safe_usingDict` when a dictionary is given), or returns nil.
     ///
-    /// Returns `false` when the block is malformed or does not expand to that size.
-    static func decompress(_ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer) -> Bool {
-        guard let src = source.baseAddress, let dst = destination.baseAddress else {
-            return source.isEmpty && destination.isEmpty
+    /// The output is not zero-filled first: LZ4 writes every byte or the block is refused (and
+    /// then none of it is kept).
+    static func decode(_ stored: [UInt8], rawLength: Int, dictionary: ArraySlice<UInt8>? = nil) -> [UInt8]? {
+        guard rawLength > 0, !stored.isEmpty else { return nil }
+        var ok = false
+        let raw = [UInt8](unsafeUninitializedCapacity: rawLength) { buffer, count in
+            stored.withUnsafeBytes { source in
+                let src = source.baseAddress!.assumingMemoryBound(to: CChar.self)
+                let dst = UnsafeMutableRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
+                let produced: Int32
+                if let dictionary {
+                    produced = dictionary.withUnsafeBytes { dict in
+                        LZ4_decompress_safe_usingDict(
+                            src, dst, Int32(stored.count), Int32(rawLength),
+                            dict.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(dict.count))
+                    }
+                } else {
+                    produced = LZ4_decompress_safe(src, dst, Int32(stored.count), Int32(rawLength))
+                }
+                ok = produced == Int32(rawLength)
+            }
+            count = ok ? rawLength : 0
         }
-        let produced = LZ4_decompress_safe(
-            src.assumingMemoryBound(to: CChar.self),
-            dst.assumingMemoryBound(to: CChar.self),
-            Int32(source.count),
-            Int32(destination.count)
-        )
-        return produced == Int32(destination.count)
+        return ok ? raw : nil
     }
 }

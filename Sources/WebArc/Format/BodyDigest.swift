@@ -3,7 +3,7 @@ import Crypto
 /// The MD5 of a body's uncompressed bytes: its content address in the body store.
 ///
 /// MD5 is not collision-resistant, so this is an address, not a tamper seal; bodies that share a
-/// digest are told apart by ``BodyReference/variant``. Spec: §5.3 Body table.
+/// digest are told apart by ``BodyReference/variant``. Spec: §6.3 Body entry.
 public struct BodyDigest: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// The first eight digest bytes, big-endian, so that integer order is byte order.
     public let high: UInt64
@@ -78,7 +78,7 @@ public struct BodyDigest: Hashable, Comparable, Sendable, CustomStringConvertibl
 
 /// Names one stored body: its digest plus the variant that tells apart different bodies with one MD5.
 ///
-/// Spec: §5.3 Body table, §6.2 field type `bodyRef`.
+/// Spec: §6.3 Body entry, §7.1 field type `bodyRef`.
 public struct BodyReference: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// The MD5 of the body's bytes.
     public let digest: BodyDigest

@@ -18,7 +18,7 @@ extension Array where Element == HTTPHeader {
         first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 
-    /// Names and values alternately, as the index stores them (spec §6.3).
+    /// Names and values alternately, as objects store them (spec §7.2).
     var flattened: [String] { flatMap { [$0.name, $0.value] } }
 
     init(flattened list: [String]) {
@@ -26,9 +26,9 @@ extension Array where Element == HTTPHeader {
     }
 }
 
-/// A captured HTTP request: what a response or redirect answers.
+/// A captured HTTP request: what a response, redirect or tombstone answers.
 ///
-/// Spec: §6.3 `Request`.
+/// Spec: §7.3 `Request`.
 public struct RequestRecord: Equatable, Sendable {
     /// The method, upper case.
     public var method: String
@@ -43,7 +43,7 @@ public struct RequestRecord: Equatable, Sendable {
         self.headers = headers
     }
 
-    /// The lookup key: method, a space, and the canonical URL (spec §7.1).
+    /// The lookup key: method, a space, and the canonical URL (spec §9).
     ///
     /// - Throws: ``WebArcError/badURL(url:reason:)`` when the URL is not absolute.
     public func canonicalKey() throws -> String { try URLKey.key(method: method, url: url) }
@@ -51,7 +51,7 @@ public struct RequestRecord: Equatable, Sendable {
 
 /// A stored HTTP response with its body reference.
 ///
-/// Spec: §6.3 `Response`.
+/// Spec: §7.3 `Response`.
 public struct ResponseRecord: Equatable, Sendable {
     public var request: RequestRecord
     public var status: Int
@@ -94,7 +94,7 @@ public struct ResponseRecord: Equatable, Sendable {
 
 /// A stored HTTP redirect: the request it answers and where it points.
 ///
-/// Spec: §6.3 `Redirect`.
+/// Spec: §7.3 `Redirect`.
 public struct RedirectRecord: Equatable, Sendable {
     /// The statuses a redirect record may hold.
     public static let allowedStatuses: Set<Int> = [301, 302, 303, 307, 308]
@@ -120,32 +120,60 @@ public struct RedirectRecord: Equatable, Sendable {
     }
 }
 
-/// A record found by a lookup: a response or a redirect.
+/// An update archive's deletion of a URL: a lookup that meets it answers "not found" and does not
+/// go on to the base (spec §13). Only archives with required feature bit 0 hold tombstones.
+///
+/// Spec: §7.3 `Tombstone`.
+public struct TombstoneRecord: Equatable, Sendable {
+    /// The request whose URL the update deletes.
+    public var request: RequestRecord
+    /// When the deletion was decided.
+    public var captureDate: Date?
+
+    /// Makes a tombstone.
+    public init(request: RequestRecord, captureDate: Date? = nil) {
+        self.request = request
+        self.captureDate = captureDate
+    }
+}
+
+/// A record found by a lookup: a response, a redirect, or (in an update archive) a tombstone.
 public enum ArchiveRecord: Equatable, Sendable {
     case response(ResponseRecord)
     case redirect(RedirectRecord)
+    /// The URL is deleted by this update archive: it answers "not found".
+    case tombstone(TombstoneRecord)
 
     /// The request the record answers.
     public var request: RequestRecord {
         switch self {
         case .response(let response): response.request
         case .redirect(let redirect): redirect.request
+        case .tombstone(let tombstone): tombstone.request
         }
     }
 
-    /// The HTTP status stored.
+    /// Whether this is a tombstone: the URL is deleted and a lookup answers "not found".
+    public var isTombstone: Bool {
+        if case .tombstone = self { return true }
+        return false
+    }
+
+    /// The HTTP status stored; 0 for a tombstone, which answers nothing.
     public var status: Int {
         switch self {
         case .response(let response): response.status
         case .redirect(let redirect): redirect.status
+        case .tombstone: 0
         }
     }
 
-    /// The stored response headers.
+    /// The stored response headers (none for a tombstone).
     public var headers: [HTTPHeader] {
         switch self {
         case .response(let response): response.headers
         case .redirect(let redirect): redirect.headers
+        case .tombstone: []
         }
     }
 
@@ -154,22 +182,69 @@ public enum ArchiveRecord: Equatable, Sendable {
         switch self {
         case .response(let response): response.captureDate
         case .redirect(let redirect): redirect.captureDate
+        case .tombstone(let tombstone): tombstone.captureDate
         }
     }
 }
 
-/// A record with its place in the archive, as listings return it.
-public struct ArchiveEntry: Equatable, Sendable {
-    /// The canonical key the lookup table holds for it.
-    public var key: String
-    /// Its object id in the index.
-    public var objectID: UInt32
-    public var record: ArchiveRecord
+/// Where a record is stored: its record leaf and its entry there.
+///
+/// Locations order as the writer stores records: leaves in key order, entries in leaf order.
+public struct RecordLocation: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// Offset of the record leaf page.
+    public var page: UInt64
+    /// The entry's index in the leaf.
+    public var entry: Int
+
+    /// Makes a location.
+    public init(page: UInt64, entry: Int) {
+        self.page = page
+        self.entry = entry
+    }
+
+    public var description: String { "page \(page) entry \(entry)" }
+
+    public static func < (lhs: RecordLocation, rhs: RecordLocation) -> Bool { (lhs.page, lhs.entry) < (rhs.page, rhs.entry) }
 }
 
-/// Archive-level metadata: object 0 of the index.
+/// A record with its key and place in the archive, as lookups and listings return it.
+public struct ArchiveEntry: Equatable, Sendable {
+    /// The canonical key the record tree holds for it.
+    public var key: String
+    /// Where the record is stored.
+    public var location: RecordLocation
+    public var record: ArchiveRecord
+
+    /// Makes an entry.
+    public init(key: String, location: RecordLocation, record: ArchiveRecord) {
+        self.key = key
+        self.location = location
+        self.record = record
+    }
+}
+
+/// A base an update archive is stacked over, named by its archive digest.
 ///
-/// Spec: §6.3 `Archive`.
+/// Spec: §7.3 `Base`, §13.
+public struct BaseArchive: Equatable, Sendable {
+    /// The base's archive digest (SHA-256 of its trailer), 32 bytes.
+    public var digest: [UInt8]
+    /// The base's `archiveLength`.
+    public var archiveLength: UInt64
+    /// A file name hint, e.g. `site-2026-11.webarc`.
+    public var name: String?
+
+    /// Makes a base entry.
+    public init(digest: [UInt8], archiveLength: UInt64, name: String? = nil) {
+        self.digest = digest
+        self.archiveLength = archiveLength
+        self.name = name
+    }
+}
+
+/// Archive-level metadata: the metadata page's `Archive` object.
+///
+/// Spec: §5.4, §7.3 `Archive`.
 public struct ArchiveMetadata: Equatable, Sendable {
     /// One free-form key/value pair.
     public struct Entry: Equatable, Sendable {
@@ -190,17 +265,20 @@ public struct ArchiveMetadata: Equatable, Sendable {
     public var startURL: String?
     public var baseURL: String?
     public var entries: [Entry]
+    /// For an update archive: its bases, nearest first (spec §13). Non-empty sets feature bit 0.
+    public var bases: [BaseArchive]
 
     /// Makes metadata; every field is optional.
     public init(
         created: Date? = nil, creator: String? = nil, startURL: String? = nil, baseURL: String? = nil,
-        entries: [Entry] = []
+        entries: [Entry] = [], bases: [BaseArchive] = []
     ) {
         self.created = created
         self.creator = creator
         self.startURL = startURL
         self.baseURL = baseURL
         self.entries = entries
+        self.bases = bases
     }
 }
 
@@ -213,7 +291,7 @@ public struct StoredBody: Equatable, Sendable {
 }
 
 extension Date {
-    /// Milliseconds since 1970, as dates are stored (spec §6.2 type `date`).
+    /// Milliseconds since 1970, as dates are stored (spec §7.1 type `date`).
     var webarcMilliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
 
     init(webarcMilliseconds: Int64) { self.init(timeIntervalSince1970: Double(webarcMilliseconds) / 1000) }

@@ -14,15 +14,10 @@ struct ByteWriter {
     mutating func write<C: Collection>(bytes other: C) where C.Element == UInt8 { bytes.append(contentsOf: other) }
     mutating func writeZeros(_ count: Int) { bytes.append(contentsOf: repeatElement(0, count: count)) }
 
-    /// Pads with zero bytes until the count is a multiple of `alignment`.
-    mutating func pad(toMultipleOf alignment: Int) {
-        let extra = bytes.count % alignment
-        if extra != 0 { writeZeros(alignment - extra) }
-    }
-
-    /// Overwrites four bytes at `position` with `value`, little-endian.
-    mutating func patch(_ value: UInt32, at position: Int) {
-        for index in 0..<4 { bytes[position + index] = UInt8(truncatingIfNeeded: value >> (8 * UInt32(index))) }
+    /// Writes a `u32` length, then the bytes.
+    mutating func writeLengthPrefixed<C: Collection>(_ other: C) where C.Element == UInt8 {
+        write(UInt32(other.count))
+        bytes.append(contentsOf: other)
     }
 
     private mutating func writeLittleEndian(_ value: UInt64, width: Int) {

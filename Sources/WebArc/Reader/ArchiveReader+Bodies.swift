@@ -3,124 +3,77 @@ import Foundation
 import Synchronization
 
 extension ArchiveReader {
-    /// The body table entry for `reference`, found by binary search (spec §5.3).
+    /// The body entry for `reference`: remembered from a record just looked up, or found by
+    /// descending the body tree (spec §8).
     ///
-    /// - Throws: `bodyNotFound` when the archive does not hold it; `corruptIndex` when its chunk
-    ///   range lies outside the chunk table.
+    /// - Throws: `bodyNotFound` when the archive does not hold it; page errors.
     public func bodyEntry(_ reference: BodyReference) throws -> BodyEntry {
-        guard let (entry, position) = try bodyTablePosition(of: reference) else { throw WebArcError.bodyNotFound(body: reference) }
-        return try checked(entry, at: position)
-    }
-
-    /// The `BTAB` entry for `reference` and its position, by binary search over the digest order;
-    /// nil when the table does not hold it.
-    private func bodyTablePosition(of reference: BodyReference) throws -> (BodyEntry, Int)? {
-        var low = 0
-        var high = bodyTable.count
-        while low < high {
-            let middle = (low + high) / 2
-            var reader = try bodyTable.entry(middle, from: source)
-            let entry = try BodyEntry(parsing: &reader)
-            if entry.reference == reference { return (entry, middle) }
-            if entry.reference < reference { low = middle + 1 } else { high = middle }
-        }
-        return nil
-    }
-
-    /// The absolute offset of the `BTAB` entry for `reference`, where errors about the body point.
-    func bodyTableOffset(of reference: BodyReference) -> UInt64 {
-        guard let (_, position) = try? bodyTablePosition(of: reference) else { return sections.bodyTable.offset }
-        return bodyTable.offset(of: position)
-    }
-
-    /// The body table entry at position `index` (digest order).
-    func bodyEntry(at index: Int) throws -> BodyEntry {
-        var reader = try bodyTable.entry(index, from: source)
-        return try checked(try BodyEntry(parsing: &reader), at: index)
-    }
-
-    private func checked(_ entry: BodyEntry, at index: Int) throws -> BodyEntry {
-        let (end, overflow) = entry.firstChunk.addingReportingOverflow(UInt64(entry.chunkCount))
-        guard !overflow, end <= UInt64(chunkTable.count) else {
-            throw WebArcError.corruptIndex(
-                section: "BTAB", offset: bodyTable.offset(of: index) + 32,
-                reason: "body \(entry.reference) names chunks \(entry.firstChunk)..<\(end) of \(chunkTable.count)")
-        }
+        if let cached = bodyCache.withLock({ $0.value(for: reference) }) { return cached }
+        guard let (node, _) = try leaf(holding: reference.treeKey, in: .bodies), case .bodyLeaf(let leaf) = node,
+            let entry = leaf.entry(reference)
+        else { throw WebArcError.bodyNotFound(body: reference, page: nil) }
         return entry
     }
 
-    /// The chunk entries of a body, read in one positioned read.
-    func chunkEntries(of body: BodyEntry) throws -> [(index: UInt64, entry: ChunkEntry)] {
-        guard body.chunkCount > 0 else { return [] }
-        let first = Int(body.firstChunk)
-        let bytes = try chunkTable.read(first..<first + Int(body.chunkCount), from: source)
-        return try (0..<Int(body.chunkCount)).map { position in
-            var reader = ByteReader(
-                Array(bytes[position * chunkTable.entrySize..<(position + 1) * chunkTable.entrySize]),
-                baseOffset: chunkTable.offset(of: first + position), section: "CTAB")
-            let entry = try ChunkEntry(parsing: &reader)
-            try check(entry, index: UInt64(first + position))
-            return (UInt64(first + position), entry)
+    /// Calls `body` with every body entry in body tree order (by MD5, then variant).
+    public func forEachBody(_ body: (BodyEntry) throws -> Void) throws {
+        try forEachLeaf(of: .bodies) { node, _ in
+            guard case .bodyLeaf(let leaf) = node else { return }
+            for entry in leaf.entries { try body(entry) }
         }
     }
 
-    /// Checks a chunk entry's extent and lengths against spec §5.4.
-    func check(_ entry: ChunkEntry, index: UInt64) throws {
-        let data = sections.bodyData
-        let offset = chunkTable.offset(of: Int(index))
-        guard entry.lies(within: data) else {
-            throw WebArcError.corruptIndex(section: "CTAB", offset: offset, reason: "chunk \(index) lies outside BDAT")
-        }
-        guard entry.rawLength >= 1, entry.rawLength <= UInt32(ChunkEntry.maxRawLength) else {
-            throw WebArcError.corruptIndex(section: "CTAB", offset: offset + 12, reason: "chunk \(index) raw length \(entry.rawLength)")
-        }
-        switch entry.codec {
-        case .raw where entry.storedLength != entry.rawLength:
-            throw WebArcError.corruptIndex(section: "CTAB", offset: offset + 8, reason: "raw chunk \(index) stored length differs from raw")
-        case .lz4 where Int(entry.storedLength) > LZ4.compressBound(Int(entry.rawLength)):
-            throw WebArcError.corruptIndex(section: "CTAB", offset: offset + 8, reason: "LZ4 chunk \(index) exceeds the LZ4 bound")
-        case nil:
-            throw WebArcError.unsupportedCodec(codec: entry.codecValue, chunk: index, offset: offset + 16)
-        default:
-            break
+    /// Number of chunks of all bodies, counted by walking the body tree.
+    public var chunkCount: Int {
+        get throws {
+            var count = 0
+            try forEachBody { count += $0.chunkCount }
+            return count
         }
     }
 
-    /// Reads and decodes one chunk.
-    func decodeChunk(_ entry: ChunkEntry, index: UInt64) throws -> [UInt8] {
-        try ChunkEncoder.decode(try source.read(at: entry.offset, count: Int(entry.storedLength)), entry: entry, index: index)
-    }
-
-    /// A pull-based iterator over a body's bytes (or a range of them), one chunk at a time.
+    /// A pull-based iterator over a body's bytes (or a range of them), one verified chunk at a time.
     ///
-    /// - Throws: `bodyNotFound`, `rangeOutOfBounds`, index errors.
+    /// - Throws: `bodyNotFound`, `rangeOutOfBounds`, `corruptIndex` when the chunks do not add
+    ///   up to the body's length, page errors.
     public func makeChunkIterator(for reference: BodyReference, range: Range<UInt64>? = nil) throws -> BodyChunkIterator {
-        let body = try bodyEntry(reference)
+        try makeChunkIterator(for: try bodyEntry(reference), range: range)
+    }
+
+    /// A pull-based iterator over the bytes (or a range) of a body entry already in hand.
+    public func makeChunkIterator(for body: BodyEntry, range: Range<UInt64>? = nil) throws -> BodyChunkIterator {
         let range = range ?? 0..<body.length
         guard range.upperBound <= body.length else {
-            throw WebArcError.rangeOutOfBounds(
-                body: reference, lower: range.lowerBound, upper: range.upperBound, length: body.length)
+            throw WebArcError.rangeOutOfBounds(body: body.reference, lower: range.lowerBound, upper: range.upperBound, length: body.length)
         }
-        return BodyChunkIterator(reader: self, chunks: try chunkEntries(of: body), range: range)
+        try body.checkLength()
+        return BodyChunkIterator(reader: self, body: body, range: range)
     }
 
-    /// Calls `body` with successive pieces of a body (or of a byte range of it); memory holds
-    /// one chunk at a time.
-    public func forEachChunk(
-        of reference: BodyReference, range: Range<UInt64>? = nil, _ body: ([UInt8]) throws -> Void
-    ) throws {
+    /// Calls `body` with successive verified pieces of a body (or of a byte range of it); memory
+    /// holds one chunk at a time.
+    public func forEachChunk(of reference: BodyReference, range: Range<UInt64>? = nil, _ body: ([UInt8]) throws -> Void) throws {
         var iterator = try makeChunkIterator(for: reference, range: range)
         while let piece = try iterator.next() { try body(piece) }
     }
 
-    /// A body (or a byte range of it) in memory.
+    /// A body (or a byte range of it) in memory. A whole body is also checked against its length,
+    /// MD5 and body hash (spec §11.2).
+    ///
+    /// - Throws: chunk errors (`chunkDigest`, `corruptChunk`, …), `bodyDigest`, lookup errors.
     public func body(_ reference: BodyReference, range: Range<UInt64>? = nil) throws -> Data {
         var data = Data()
-        try forEachChunk(of: reference, range: range) { data.append(contentsOf: $0) }
+        if range == nil {
+            let entry = try bodyEntry(reference)
+            try verifyBody(entry) { data.append(contentsOf: $0) }
+        } else {
+            try forEachChunk(of: reference, range: range) { data.append(contentsOf: $0) }
+        }
         return data
     }
 
-    /// A body (or a byte range of it) as an asynchronous stream of chunks, read as the consumer pulls.
+    /// A body (or a byte range of it) as an asynchronous stream of verified chunks, read as the
+    /// consumer pulls. A chunk that fails its digest ends the stream with `chunkDigest`.
     public func chunks(of reference: BodyReference, range: Range<UInt64>? = nil) -> AsyncThrowingStream<Data, any Error> {
         let state = Mutex<Result<BodyChunkIterator, any Error>?>(nil)
         return AsyncThrowingStream(unfolding: { [self] in
@@ -134,63 +87,97 @@ extension ArchiveReader {
         })
     }
 
-    /// Decodes a whole body and checks its MD5 and length against the body table (spec §8).
+    /// Decodes a whole body and checks its length, MD5 and SHA-256 against its entry (spec §11.3
+    /// `body-digests`); each chunk is verified against its own digest on the way.
     ///
-    /// - Throws: `bodyDigest` naming the body's `BTAB` entry on a mismatch, chunk errors when a
-    ///   chunk does not decode.
-    public func verifyBody(_ entry: BodyEntry) throws {
-        var hasher = Insecure.MD5()
+    /// - Parameter deliver: called with each verified chunk (for a caller that keeps the bytes).
+    /// - Throws: chunk errors; `bodyDigest` naming the body's first chunk offset on a mismatch.
+    public func verifyBody(_ entry: BodyEntry, deliver: (([UInt8]) throws -> Void)? = nil) throws {
+        var md5 = Insecure.MD5()
+        var sha256 = SHA256()
         var length: UInt64 = 0
-        for (index, chunk) in try chunkEntries(of: entry) {
-            let bytes = try decodeChunk(chunk, index: index)
-            bytes.withUnsafeBytes { hasher.update(bufferPointer: $0) }
-            length += UInt64(bytes.count)
+        var iterator = try makeChunkIterator(for: entry)
+        while let piece = try iterator.next() {
+            piece.withUnsafeBytes {
+                md5.update(bufferPointer: $0)
+                sha256.update(bufferPointer: $0)
+            }
+            length += UInt64(piece.count)
+            try deliver?(piece)
         }
-        guard length == entry.length else {
-            throw WebArcError.bodyDigest(body: entry.reference, offset: bodyTableOffset(of: entry.reference), reason: "decodes to \(length) bytes, table says \(entry.length)")
+        func fail(_ reason: String) -> WebArcError {
+            .bodyDigest(body: entry.reference, offset: entry.firstChunkOffset, reason: reason)
         }
-        let digest = BodyDigest(hasher.finalize())
-        guard digest == entry.reference.digest else {
-            throw WebArcError.bodyDigest(body: entry.reference, offset: bodyTableOffset(of: entry.reference), reason: "bytes hash to \(digest.hex)")
+        guard length == entry.length else { throw fail("decodes to \(length) bytes, its entry says \(entry.length)") }
+        let digest = BodyDigest(md5.finalize())
+        guard digest == entry.reference.digest else { throw fail("bytes hash to MD5 \(digest.hex)") }
+        let hash = SHA256Hash(sha256.finalize())
+        guard hash == entry.sha256 else { throw fail("bytes hash to SHA-256 \(hash.hex), its entry says \(entry.sha256.hex)") }
+    }
+
+    /// Reads, decodes and verifies chunk `index` of `body`: no byte is returned unless its SHA-256
+    /// matches the chunk entry's (spec §6.2).
+    ///
+    /// - Throws: `corruptIndex`, `unsupportedCodec`, `amplification`, `baseRequired` (entry checks);
+    ///   `corruptChunk` when it does not decode; `chunkDigest` when the bytes do not match.
+    func decodeChunk(_ body: BodyEntry, index: Int) throws -> [UInt8] {
+        let context = ChunkContext(body: body.reference, index: index, page: body.origin.page, position: body.origin.position)
+        return try decode(body.chunks[index], context)
+    }
+
+    func decode(_ chunk: ChunkEntry, _ context: ChunkContext, isDictionary: Bool = false) throws -> [UInt8] {
+        try chunk.validate(context, bodyDataEnd: trailer.bodyDataEnd, features: trailer.requiredFeatures, isDictionary: isDictionary)
+        let stored = try source.read(at: chunk.offset, count: Int(chunk.storedLength))
+        let raw: [UInt8]?
+        switch chunk.codec {
+        case .raw: raw = stored
+        case .lz4: raw = LZ4.decode(stored, rawLength: Int(chunk.rawLength))
+        case .lz4Dictionary:
+            let reference = chunk.dictionary!
+            let dictionary = try decode(reference, context, isDictionary: true)
+            raw = LZ4.decode(stored, rawLength: Int(chunk.rawLength), dictionary: dictionary.suffix(ChunkEntry.maxDictionaryLength))
+        case nil: raw = nil
         }
+        guard let raw else { throw WebArcError.corruptChunk(body: context.body, chunk: context.index, offset: chunk.offset) }
+        guard SHA256Hash.of(raw) == chunk.digest else {
+            throw WebArcError.chunkDigest(body: context.body, chunk: context.index, offset: chunk.offset)
+        }
+        return raw
     }
 }
 
-/// Yields a body's bytes chunk by chunk, trimmed to a range; holds one decoded chunk at a time.
+/// Yields a body's verified bytes chunk by chunk, trimmed to a range; holds one decoded chunk at a time.
 public struct BodyChunkIterator: Sendable {
     let reader: ArchiveReader
-    let chunks: [(index: UInt64, entry: ChunkEntry)]
+    let body: BodyEntry
     let range: Range<UInt64>
     var position = 0
     /// Body offset of the start of chunk `position`.
     var chunkStart: UInt64 = 0
 
-    init(reader: ArchiveReader, chunks: [(index: UInt64, entry: ChunkEntry)], range: Range<UInt64>) {
+    init(reader: ArchiveReader, body: BodyEntry, range: Range<UInt64>) {
         self.reader = reader
-        self.chunks = chunks
+        self.body = body
         self.range = range
     }
 
     /// The next piece, or nil after the last.
+    ///
+    /// - Throws: the chunk errors of verified reads; the failing chunk's bytes are never returned.
     public mutating func next() throws -> [UInt8]? {
-        while position < chunks.count {
-            let (index, entry) = chunks[position]
+        while position < body.chunks.count {
+            let index = position
             let start = chunkStart
-            let end = start + UInt64(entry.rawLength)
+            let end = start + UInt64(body.chunks[index].rawLength)
             position += 1
             chunkStart = end
             if end <= range.lowerBound { continue }
             if start >= range.upperBound { return nil }
-            let bytes = try reader.decodeChunk(entry, index: index)
+            let bytes = try reader.decodeChunk(body, index: index)
             let lower = Int(max(range.lowerBound, start) - start)
             let upper = Int(min(range.upperBound, end) - start)
             return lower == 0 && upper == bytes.count ? bytes : Array(bytes[lower..<upper])
         }
         return nil
     }
-}
-
-extension ArchiveReader {
-    /// The body table entry at position `index` in digest order, for listing every body.
-    public func bodyEntry(atPosition index: Int) throws -> BodyEntry { try bodyEntry(at: index) }
 }

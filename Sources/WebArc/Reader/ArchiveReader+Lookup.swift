@@ -1,62 +1,63 @@
 extension ArchiveReader {
-    /// Finds the record for a request, by canonical key (spec §7).
+    /// Finds the record for a request, by canonical key (spec §8, Appendix B).
     ///
-    /// - Returns: the preferred record (the newest capture), or nil when the archive has none.
-    /// - Throws: `badURL` when `url` is not absolute; index errors when the table is damaged.
+    /// - Returns: the preferred record (the newest capture), or nil when the archive has none. In
+    ///   an update archive it may be a tombstone, which answers "not found".
+    /// - Throws: `badURL` when `url` has no canonical form; page and index errors when a page on
+    ///   the way is damaged; `bodyNotFound` when a response's body entry is not in its page.
     public func lookup(method: String = "GET", url: String) throws -> ArchiveEntry? {
         try lookup(key: try URLKey.key(method: method, url: url))
     }
 
-    /// Finds the record for a canonical key, by binary search over the lookup table.
+    /// Finds the record for a canonical key: one page per tree level, each verified, then the
+    /// first entry with the key whose class this reader knows.
     public func lookup(key: String) throws -> ArchiveEntry? {
         let wanted = Array(key.utf8)
-        var low = 0
-        var high = lookupTable.count
-        while low < high {
-            let middle = (low + high) / 2
-            let (keyID, _) = try lookupEntry(middle)
-            if Array(try string(keyID).utf8).lexicographicallyPrecedes(wanted) { low = middle + 1 } else { high = middle }
-        }
-        while low < lookupTable.count {
-            let (keyID, objectID) = try lookupEntry(low)
-            let found = try string(keyID)
-            guard Array(found.utf8) == wanted else { return nil }
-            if let record = try record(objectID) { return ArchiveEntry(key: found, objectID: objectID, record: record) }
-            low += 1
+        guard let (node, _) = try leaf(holding: wanted, in: .records), case .recordLeaf(let leaf) = node else { return nil }
+        var index = leaf.firstIndex(notBelow: wanted)
+        while index < leaf.entries.count, leaf.key(index).elementsEqual(wanted) {
+            if let entry = try entry(leaf, index) { return entry }
+            index += 1
         }
         return nil
     }
 
-    /// The lookup table's entry `index`: key string id and record object id.
-    func lookupEntry(_ index: Int) throws -> (key: UInt32, object: UInt32) {
-        var reader = try lookupTable.entry(index, from: source)
-        return (try reader.readUInt32(), try reader.readUInt32())
-    }
-
-    /// The record at position `index` of the lookup table (key order), or nil for a record class
-    /// this reader does not know.
-    public func entry(at index: Int) throws -> ArchiveEntry? {
-        let (keyID, objectID) = try lookupEntry(index)
-        guard let record = try record(objectID) else { return nil }
-        return ArchiveEntry(key: try string(keyID), objectID: objectID, record: record)
-    }
-
-    /// Calls `body` with every record in key order, skipping classes this reader does not know.
+    /// Calls `body` with every record in key order (several captures of one URL newest first),
+    /// skipping classes this reader does not know.
+    ///
+    /// - Throws: page and index errors, or what `body` throws.
     public func forEachEntry(_ body: (ArchiveEntry) throws -> Void) throws {
-        let batch = 4096
-        for start in stride(from: 0, to: lookupTable.count, by: batch) {
-            let range = start..<min(start + batch, lookupTable.count)
-            let bytes = try lookupTable.read(range, from: source)
-            for (position, _) in range.enumerated() {
-                var reader = ByteReader(
-                    Array(bytes[position * lookupTable.entrySize..<position * lookupTable.entrySize + 8]),
-                    baseOffset: lookupTable.offset(of: start + position), section: "LKUP")
-                let keyID = try reader.readUInt32()
-                let objectID = try reader.readUInt32()
-                if let record = try record(objectID) {
-                    try body(ArchiveEntry(key: try string(keyID), objectID: objectID, record: record))
-                }
+        try forEachLeaf(of: .records) { node, _ in
+            guard case .recordLeaf(let leaf) = node else { return }
+            for index in leaf.entries.indices {
+                if let entry = try entry(leaf, index) { try body(entry) }
             }
         }
+    }
+
+    /// Decodes entry `index` of a record leaf, or nil for a class this reader does not know; a
+    /// response's body entry (copied in the leaf) is checked and remembered for `chunks(of:)`.
+    func entry(_ leaf: RecordLeaf, _ index: Int) throws -> ArchiveEntry? {
+        let object = try leaf.object(index)
+        guard let record = try RecordObjects.record(object, features: trailer.requiredFeatures) else { return nil }
+        if case .response(let response) = record {
+            let body = try bodyEntry(of: response, object: object, in: leaf)
+            bodyCache.withLock { $0.insert(body, for: body.reference, cost: body.encodedSize) }
+        }
+        return ArchiveEntry(key: try leaf.keyText(index), location: RecordLocation(page: leaf.page, entry: index), record: record)
+    }
+
+    /// The body entry a response names, from its own leaf, checked against its `bodyLength`.
+    ///
+    /// - Throws: `bodyNotFound` naming the page when the leaf lacks it; `corruptIndex` when the
+    ///   lengths differ.
+    func bodyEntry(of response: ResponseRecord, object: DecodedObject, in leaf: RecordLeaf) throws -> BodyEntry {
+        guard let body = leaf.body(response.body) else { throw WebArcError.bodyNotFound(body: response.body, page: leaf.page) }
+        guard body.length == response.bodyLength else {
+            throw object.corrupt(
+                "bodyLength \(response.bodyLength), but body \(response.body) holds \(body.length) bytes",
+                at: try object.field("bodyLength", type: FieldType.uint)?.position)
+        }
+        return body
     }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Synchronization
 
@@ -9,34 +10,40 @@ import Synchronization
 /// for try await chunk in reader.chunks(of: page.body) { print(chunk.count) }
 /// ```
 ///
-/// Opening reads the header and the section table and checks their bounds; records, strings
-/// and bodies are read only when asked for, with positioned reads (or from a mapping).
-/// Spec: §3, §4, §5.1.
+/// Opening reads the lead and the last 64 KiB of the file (the trailer, and the appendix, the
+/// record root and the metadata when they are near it) and checks them (spec §4.3). Everything
+/// is a verified read: each page's SHA-256 is checked before it is decoded, each chunk's after it is
+/// decoded and before a byte of it is returned. Verified pages are kept in a small bounded cache,
+/// and the body entries of records just looked up in another, so a body streams right after its
+/// lookup without another page read. Spec: §4, §5, §11.2.
 public final class ArchiveReader: Sendable {
     /// The path the archive was opened from, used in messages.
     public let path: String
-    /// The decoded file header.
-    public let header: FileHeader
-    /// Archive-level metadata (object 0), decoded on each call (opening does not touch it).
-    public var metadata: ArchiveMetadata { get throws { try decodeMetadata() } }
+    /// The lead (offset 0).
+    public let lead: Lead
+    /// The decoded trailer.
+    public let trailer: Trailer
+    /// The archive digest: SHA-256 of the 256 trailer bytes as stored, what a signature signs.
+    public let archiveDigest: [UInt8]
 
     let source: any ByteSource
-    let sections: SectionTable
-    let bodyTable: FixedTable
-    let chunkTable: FixedTable
-    let lookupTable: FixedTable
-    let strings: OffsetTable
-    let objects: OffsetTable
-    let stringCache = Mutex<[UInt32: String]>([:])
-    static let stringCacheLimit = 200_000
+    /// Offset of the trailer.
+    let trailerOffset: UInt64
+    /// The last bytes of the file, read at open; pages inside them are not read again.
+    let tail: [UInt8]
+    let tailOffset: UInt64
+    let pageCache = Mutex(LRUCache<PageCacheKey, Page>(maxCount: 256, maxCost: 32 << 20))
+    let bodyCache = Mutex(LRUCache<BodyReference, BodyEntry>(maxCount: 4096, maxCost: 16 << 20))
+    /// Bytes read at open from the end of the file.
+    static let tailLength: UInt64 = 65_536
 
     /// Opens the archive at `path`.
     ///
     /// - Parameter mapped: map the file into memory instead of using positioned reads; faster
     ///   for a long-running server, the same bytes either way.
-    /// - Throws: ``WebArcError`` naming the first problem of spec §4/§5.1 (`empty`,
-    ///   `notAnArchive`, `truncated`, `unsupportedVersion`, `headerChecksum`, `badHeader`,
-    ///   `badSectionTable`, `unsupportedSection`, `corruptIndex`) or `io`.
+    /// - Throws: ``WebArcError`` naming the first problem of spec §4.3 (`empty`, `notAnArchive`,
+    ///   `truncated`, `unsupportedVersion`, `badAppendix`, `trailerChecksum`, `badTrailer`,
+    ///   `unsupportedFeature`) or `io`.
     public convenience init(path: String, mapped: Bool = false) throws {
         let file = try FileByteSource(path: path)
         if mapped && file.size > 0 {
@@ -46,50 +53,77 @@ public final class ArchiveReader: Sendable {
         }
     }
 
-    /// Opens an archive from any byte source.
+    /// Opens an archive from any byte source: two reads, the lead and the end of the file.
     public init(source: any ByteSource, path: String) throws {
         self.path = path
         self.source = source
-        guard source.size > 0 else { throw WebArcError.empty(path: path) }
-        let headerBytes = try source.read(at: 0, count: Int(min(source.size, UInt64(FileHeader.size))))
-        header = try FileHeader(parsing: headerBytes, path: path)
-        try header.validate(fileSize: source.size)
-        let tableBytes = try source.read(
-            at: header.sectionTableOffset, count: Int(header.archiveLength - header.sectionTableOffset))
-        sections = try SectionTable(parsing: tableBytes, header: header)
-        bodyTable = try FixedTable(section: sections.bodyTable, minimumEntrySize: BodyEntry.size, source: source)
-        chunkTable = try FixedTable(section: sections.chunkTable, minimumEntrySize: ChunkEntry.size, source: source)
-        lookupTable = try FixedTable(section: sections.lookup, minimumEntrySize: 8, source: source)
-        strings = try OffsetTable(section: sections.strings, source: source)
-        objects = try OffsetTable(section: sections.objects, source: source)
+        let size = source.size
+        guard size > 0 else { throw WebArcError.empty(path: path) }
+        lead = try Lead(parsing: try source.read(at: 0, count: Int(min(size, UInt64(Lead.size)))), fileLength: size, path: path)
+        let tailCount = min(size, Self.tailLength)
+        guard size >= UInt64(Lead.size + Trailer.size) else {
+            throw WebArcError.truncated(section: "archive", offset: size, needed: UInt64(Lead.size + Trailer.size), available: size)
+        }
+        tailOffset = size - tailCount
+        tail = try source.read(at: tailOffset, count: Int(tailCount))
+        let archiveEnd = try ArchiveAppendix.archiveEnd(tail: tail, fileLength: size)
+        trailerOffset = archiveEnd - UInt64(Trailer.size)
+        let trailerBytes: [UInt8]
+        if trailerOffset >= tailOffset {
+            let start = Int(trailerOffset - tailOffset)
+            trailerBytes = Array(tail[start..<start + Trailer.size])
+        } else {
+            trailerBytes = try source.read(at: trailerOffset, count: Trailer.size)
+        }
+        trailer = try Trailer(parsing: trailerBytes, at: trailerOffset, fileLength: size)
+        try trailer.validate(lead: lead, at: trailerOffset, archiveEnd: archiveEnd)
+        archiveDigest = Array(SHA256.hash(data: trailerBytes))
     }
 
-    /// Number of records (responses and redirects) in the lookup table.
-    public var recordCount: Int { lookupTable.count }
-    /// Number of distinct bodies.
-    public var bodyCount: Int { bodyTable.count }
-    /// Number of stored chunks.
-    public var chunkCount: Int { chunkTable.count }
+    /// The archive's length; an appendix may follow it.
+    public var archiveLength: UInt64 { trailer.archiveLength }
+    /// Number of records (responses, redirects, tombstones) the trailer counts.
+    public var recordCount: Int { Int(trailer.recordCount) }
+    /// Number of distinct bodies the trailer counts.
+    public var bodyCount: Int { Int(trailer.bodyCount) }
     /// Bytes of stored body data (compressed or raw chunks).
-    public var storedBodyBytes: UInt64 { sections.bodyData.length }
-    /// Every section, known and unknown, in table order.
-    public var sectionEntries: [SectionEntry] { sections.all }
+    public var storedBodyBytes: UInt64 { trailer.bodyDataEnd - UInt64(Lead.size) }
+    /// Bytes of pages and trailer: everything of the archive after the body data.
+    public var indexBytes: UInt64 { trailer.archiveLength - trailer.bodyDataEnd }
     /// Size of the underlying file.
     public var fileSize: UInt64 { source.size }
+    /// Where pages lie: after the body data, before the trailer.
+    var pageArea: Range<UInt64> { trailer.bodyDataEnd..<trailerOffset }
 
-    /// The string with id `id`.
+    /// Archive-level metadata, from the verified metadata page.
     ///
-    /// - Throws: `corruptIndex` when the id is out of range or the bytes are not UTF-8.
-    func string(_ id: UInt32) throws -> String {
-        if let cached = stringCache.withLock({ $0[id] }) { return cached }
-        var reader = try strings.item(Int(id), from: source)
-        let offset = reader.offset
-        guard let text = String(validating: try reader.readBytes(reader.remaining), as: UTF8.self) else {
-            throw WebArcError.corruptIndex(section: "STRS", offset: offset, reason: "string \(id) is not valid UTF-8")
+    /// - Throws: `pageDigest`, `corruptPage`, `corruptIndex`.
+    public var metadata: ArchiveMetadata {
+        get throws {
+            guard case .metadata(let page) = try page(trailer.metadata, .metadata) else { return ArchiveMetadata() }
+            return try page.metadata()
         }
-        stringCache.withLock { cache in
-            if cache.count < Self.stringCacheLimit { cache[id] = text }
+    }
+
+    /// The bytes after `archiveLength` (signatures), empty when there are none; at most 1 MiB,
+    /// which opening checked.
+    ///
+    /// - Throws: `io` or `truncated` when the file cannot be read.
+    public func appendixBytes() throws -> [UInt8] {
+        let count = source.size - trailer.archiveLength
+        guard count > 0 else { return [] }
+        guard count <= FormatBounds.maxAppendixLength else {
+            throw WebArcError.badAppendix(offset: source.size - 16, reason: "appendix of \(count) bytes is over 1 MiB")
         }
-        return text
+        return try read(at: trailer.archiveLength, count: Int(count))
+    }
+
+    /// Reads stored bytes, from the tail read at open when they lie inside it.
+    func read(at offset: UInt64, count: Int) throws -> [UInt8] {
+        if offset >= tailOffset, offset - tailOffset + UInt64(count) <= UInt64(tail.count) {
+            let start = Int(offset - tailOffset)
+            return Array(tail[start..<start + count])
+        }
+        return try source.read(at: offset, count: count)
     }
 }

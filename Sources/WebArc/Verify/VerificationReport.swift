@@ -1,6 +1,6 @@
 /// What `verify` found: every problem, not only the first, plus what it covered.
 ///
-/// Spec: §8.
+/// Spec: §11.3 Verification.
 public struct VerificationReport: Sendable, Equatable {
     /// One problem found by a named check.
     public struct Problem: Sendable, Equatable, CustomStringConvertible {
@@ -12,15 +12,17 @@ public struct VerificationReport: Sendable, Equatable {
             case warning
         }
 
-        /// The check that found it (`header`, `index-digest`, `body-digests`, …; spec §8 table).
+        /// The check that found it (`open`, `pages`, `trees`, …, `appendix`; spec §11.3 table).
         public var check: String
         /// The spec error code (Appendix A).
         public var code: String
         public var severity: Severity
         public var message: String
-        /// Byte offset the problem points at.
+        /// Byte offset the problem points at (spec Appendix A).
         public var offset: UInt64?
-        /// Object id of the record concerned.
+        /// For a problem inside a decoded page (at `offset`), the byte position inside it.
+        public var position: Int?
+        /// The record concerned: its position in key order (0 for the first record of the tree).
         public var record: UInt32?
         /// URL of the record concerned.
         public var url: String?
@@ -46,12 +48,15 @@ public struct VerificationReport: Sendable, Equatable {
     /// Whether no check found an error (warnings allowed).
     public var passed: Bool { !problems.contains { $0.severity == .error } }
 
+    /// Adds an error found by `check`.
     mutating func add(_ check: String, _ error: WebArcError, record: UInt32? = nil, url: String? = nil) {
-        problems.append(Problem(check: check, code: error.code, severity: .error, message: error.description,
-                                offset: error.offset, record: record, url: url))
+        problems.append(Problem(
+            check: check, code: error.code, severity: .error, message: error.description, offset: error.offset,
+            position: error.pagePosition, record: record, url: url))
     }
 
-    mutating func warn(_ check: String, code: String, _ message: String, record: UInt32? = nil, url: String? = nil) {
-        problems.append(Problem(check: check, code: code, severity: .warning, message: message, record: record, url: url))
+    /// Adds a warning: worth knowing, not a breach.
+    mutating func warn(_ check: String, code: String, _ message: String, offset: UInt64? = nil, record: UInt32? = nil, url: String? = nil) {
+        problems.append(Problem(check: check, code: code, severity: .warning, message: message, offset: offset, record: record, url: url))
     }
 }

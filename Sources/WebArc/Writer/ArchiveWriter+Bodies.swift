@@ -13,19 +13,16 @@ extension ArchiveWriter {
     public func addBody(_ prepared: PreparedBody) throws -> StoredBody {
         try ensureOpen()
         return try failing {
-            if let existing = try findEqual(digest: prepared.digest, length: prepared.length, chunks: {
-                prepared.chunks.map { chunk in
-                    { try ChunkEncoder.decode(chunk.stored, entry: Self.entry(for: chunk, at: 0), index: 0) }
-                }
-            }) {
+            let newChunks = prepared.chunks.map { chunk in { try ChunkEncoder.decode(chunk.stored, entry: ChunkEncoder.entry(for: chunk, at: 0)) } }
+            if let existing = try findEqual(digest: prepared.digest, length: prepared.length, sha256: prepared.sha256, chunks: newChunks) {
                 return note(existing, deduplicated: true)
             }
             var entries: [ChunkEntry] = []
             for chunk in prepared.chunks {
-                entries.append(Self.entry(for: chunk, at: output.length))
+                entries.append(ChunkEncoder.entry(for: chunk, at: output.length))
                 try output.append(chunk.stored)
             }
-            return note(store(digest: prepared.digest, length: prepared.length, chunks: entries), deduplicated: false)
+            return note(store(digest: prepared.digest, length: prepared.length, sha256: prepared.sha256, chunks: entries), deduplicated: false)
         }
     }
 
@@ -64,7 +61,8 @@ extension ArchiveWriter {
     struct BodyStream {
         let writer: ArchiveWriter
         let start: UInt64
-        var hasher = Insecure.MD5()
+        var md5 = Insecure.MD5()
+        var sha256 = SHA256()
         var pending: [UInt8] = []
         var entries: [ChunkEntry] = []
         var length: UInt64 = 0
@@ -76,7 +74,10 @@ extension ArchiveWriter {
         }
 
         mutating func append(_ piece: ArraySlice<UInt8>) throws {
-            piece.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+            piece.withUnsafeBytes {
+                md5.update(bufferPointer: $0)
+                sha256.update(bufferPointer: $0)
+            }
             length += UInt64(piece.count)
             var rest = piece
             while !rest.isEmpty {
@@ -89,7 +90,7 @@ extension ArchiveWriter {
 
         private mutating func flushChunk() throws {
             let encoded = ChunkEncoder.encode(pending[...], level: writer.options.compressionLevel)
-            entries.append(ArchiveWriter.entry(for: encoded, at: writer.output.length))
+            entries.append(ChunkEncoder.entry(for: encoded, at: writer.output.length))
             try writer.output.append(encoded.stored)
             pending.removeAll(keepingCapacity: true)
         }
@@ -98,37 +99,34 @@ extension ArchiveWriter {
             let writer = self.writer
             return try writer.failing {
                 if !pending.isEmpty { try flushChunk() }
-                let digest = BodyDigest(hasher.finalize())
+                let digest = BodyDigest(md5.finalize())
+                let hash = SHA256Hash(sha256.finalize())
                 let written = entries
-                if let existing = try writer.findEqual(digest: digest, length: length, chunks: {
-                    written.map { entry in { try writer.readChunk(entry) } }
-                }) {
+                if let existing = try writer.findEqual(
+                    digest: digest, length: length, sha256: hash, chunks: written.map { entry in { try writer.readChunk(entry) } })
+                {
                     try writer.output.rollBack(to: start)
                     return writer.note(existing, deduplicated: true)
                 }
-                return writer.note(writer.store(digest: digest, length: length, chunks: written), deduplicated: false)
+                return writer.note(writer.store(digest: digest, length: length, sha256: hash, chunks: written), deduplicated: false)
             }
         }
     }
 
-    static func entry(for chunk: ChunkEncoder.Encoded, at offset: UInt64) -> ChunkEntry {
-        ChunkEntry(offset: offset, storedLength: UInt32(chunk.stored.count), rawLength: UInt32(chunk.rawLength), codec: chunk.codec)
-    }
-
     func readChunk(_ entry: ChunkEntry) throws -> [UInt8] {
-        try ChunkEncoder.decode(try output.read(at: entry.offset, count: Int(entry.storedLength)), entry: entry, index: 0)
+        try ChunkEncoder.decode(try output.read(at: entry.offset, count: Int(entry.storedLength)), entry: entry)
     }
 
-    /// Finds a stored body with the same digest whose bytes are equal, comparing chunk by chunk.
+    /// Finds a stored body with the same MD5 whose bytes are equal, comparing chunk by chunk.
     ///
-    /// MD5 collisions exist, so an equal digest alone never merges two bodies (spec §5.3).
-    func findEqual(digest: BodyDigest, length: UInt64, chunks newChunks: () -> [() throws -> [UInt8]]) throws -> BodyEntry? {
+    /// MD5 collisions exist, so an equal MD5 alone never merges two bodies (spec §6.3): a body
+    /// whose length or SHA-256 differs is different without reading, and one whose SHA-256 agrees
+    /// is still compared byte for byte.
+    func findEqual(digest: BodyDigest, length: UInt64, sha256: SHA256Hash, chunks newChunks: [() throws -> [UInt8]]) throws -> BodyEntry? {
         guard let candidates = bodies[digest] else { return nil }
-        let loaders = newChunks()
-        candidateLoop: for candidate in candidates where candidate.length == length {
-            let stored = chunks[Int(candidate.firstChunk)..<Int(candidate.firstChunk) + Int(candidate.chunkCount)]
-            guard stored.count == loaders.count else { continue }
-            for (entry, load) in zip(stored, loaders) where try readChunk(entry) != (try load()) {
+        candidateLoop: for candidate in candidates
+        where candidate.length == length && candidate.sha256 == sha256 && candidate.chunks.count == newChunks.count {
+            for (entry, load) in zip(candidate.chunks, newChunks) where try readChunk(entry) != (try load()) {
                 continue candidateLoop
             }
             return candidate
@@ -136,16 +134,13 @@ extension ArchiveWriter {
         return nil
     }
 
-    /// Records a new distinct body under the next free variant of its digest.
-    func store(digest: BodyDigest, length: UInt64, chunks newChunks: [ChunkEntry]) -> BodyEntry {
+    /// Records a new distinct body under the next free variant of its MD5.
+    func store(digest: BodyDigest, length: UInt64, sha256: SHA256Hash, chunks: [ChunkEntry]) -> BodyEntry {
         let variant = UInt32(bodies[digest]?.count ?? 0)
-        let entry = BodyEntry(
-            reference: BodyReference(digest: digest, variant: variant), length: length,
-            firstChunk: UInt64(chunks.count), chunkCount: UInt32(newChunks.count))
-        chunks.append(contentsOf: newChunks)
+        let entry = BodyEntry(reference: BodyReference(digest: digest, variant: variant), length: length, sha256: sha256, chunks: chunks)
         bodies[digest, default: []].append(entry)
         statistics.bodiesStored += 1
-        statistics.storedBytes += newChunks.reduce(0) { $0 + UInt64($1.storedLength) }
+        statistics.storedBytes += chunks.reduce(0) { $0 + UInt64($1.storedLength) }
         return entry
     }
 

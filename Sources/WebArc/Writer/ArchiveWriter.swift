@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// Writes a new archive: bodies (deduplicated by MD5, confirmed byte for byte), records and
@@ -12,9 +11,10 @@ import Foundation
 /// ```
 ///
 /// Nothing appears at `path` until ``finish()`` succeeds: the archive is written to a temporary
-/// file in the same folder, synced and renamed. Memory stays bounded by one chunk per streamed body
-/// plus the index. Not thread-safe: one task owns a writer (use ``PreparedBody`` to compress in
-/// parallel). Spec: Appendix C.
+/// file in the same folder, synced and renamed. Bodies go to the file as they are added; records
+/// wait in memory (encoded) until ``finish()`` writes the page trees, the metadata page and the
+/// trailer in the order of spec Appendix C, so that the same input gives the same bytes. Not
+/// thread-safe: one task owns a writer (use ``PreparedBody`` to compress in parallel).
 public final class ArchiveWriter {
     /// Choices that change what the writer does, not what it writes.
     public struct Options: Sendable {
@@ -31,14 +31,16 @@ public final class ArchiveWriter {
         }
     }
 
-    /// Archive-level metadata written as object 0.
+    /// Archive-level metadata written to the metadata page; non-empty `bases` make the archive an
+    /// update (required feature bit 0).
     public var metadata = ArchiveMetadata()
 
     let output: OutputFile
     let options: Options
+    /// Stored bodies by MD5, variants in the order first met.
     var bodies: [BodyDigest: [BodyEntry]] = [:]
-    var chunks: [ChunkEntry] = []
     var records: [PendingRecord] = []
+    var hasTombstones = false
     var closed = false
 
     /// Statistics about what has been added so far.
@@ -52,7 +54,7 @@ public final class ArchiveWriter {
         public var bodiesStored = 0
         /// Uncompressed bytes of every body added.
         public var rawBytes: UInt64 = 0
-        /// Bytes stored in the body data section.
+        /// Bytes stored in the body data.
         public var storedBytes: UInt64 = 0
     }
 
@@ -62,7 +64,7 @@ public final class ArchiveWriter {
     public init(path: String, options: Options = Options()) throws {
         self.options = options
         output = try OutputFile(targetPath: path, overwrite: options.overwrite)
-        try output.append(repeatElement(UInt8(0), count: FileHeader.size))
+        try output.append(Lead().serialize())
     }
 
     /// Abandons the archive: the temporary file is removed and `path` is left as it was.

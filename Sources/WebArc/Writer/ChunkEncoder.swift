@@ -1,47 +1,44 @@
-/// Encodes one raw chunk the way a 1.0 writer does: LZ4 when that is smaller, raw otherwise.
+/// Encodes one raw chunk the way a 2.0 writer does: LZ4 when that is smaller, raw otherwise, with
+/// the SHA-256 of the raw bytes.
 ///
-/// Spec: §5.4, "A 1.0 writer splits a body…".
+/// Spec: §6.3, "A 2.0 writer splits a body…".
 enum ChunkEncoder {
     /// One chunk ready to store.
     struct Encoded: Sendable {
         var stored: [UInt8]
         var rawLength: Int
         var codec: ChunkEntry.Codec
+        /// SHA-256 of the raw bytes.
+        var digest: SHA256Hash
     }
 
     static func encode(_ raw: UnsafeRawBufferPointer, level: Int) -> Encoded {
-        var output = [UInt8](repeating: 0, count: LZ4.compressBound(raw.count))
-        let compressed = output.withUnsafeMutableBytes { LZ4.compress(raw, into: $0, level: level) }
-        if let compressed, compressed < raw.count {
-            output.removeSubrange(compressed...)
-            return Encoded(stored: output, rawLength: raw.count, codec: .lz4)
+        let digest = SHA256Hash.of(raw)
+        if let compressed = LZ4.compressedIfSmaller(raw, level: level),
+            FormatBounds.ratioAllowed(stored: UInt32(compressed.count), raw: UInt32(raw.count))
+        {
+            return Encoded(stored: compressed, rawLength: raw.count, codec: .lz4, digest: digest)
         }
-        return Encoded(stored: Array(raw), rawLength: raw.count, codec: .raw)
+        return Encoded(stored: Array(raw), rawLength: raw.count, codec: .raw, digest: digest)
     }
 
     static func encode(_ raw: ArraySlice<UInt8>, level: Int) -> Encoded {
         raw.withUnsafeBytes { encode($0, level: level) }
     }
 
-    /// Decodes a stored chunk, checking it expands to exactly `rawLength` bytes.
-    static func decode(_ stored: [UInt8], entry: ChunkEntry, index: UInt64) throws -> [UInt8] {
-        switch entry.codec {
-        case .raw:
-            guard stored.count == Int(entry.rawLength) else { throw WebArcError.corruptChunk(chunk: index, offset: entry.offset) }
-            return stored
-        case .lz4:
-            // No zero-fill first: LZ4_decompress_safe writes every byte or the chunk is refused
-            // (and then none of it is kept), which saves a memset of every decoded byte.
-            let length = Int(entry.rawLength)
-            var ok = false
-            let raw = [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
-                ok = stored.withUnsafeBytes { LZ4.decompress($0, into: UnsafeMutableRawBufferPointer(buffer)) }
-                count = ok ? length : 0
-            }
-            guard ok else { throw WebArcError.corruptChunk(chunk: index, offset: entry.offset) }
-            return raw
-        case nil:
-            throw WebArcError.unsupportedCodec(codec: entry.codecValue, chunk: index, offset: entry.offset)
+    /// The chunk entry for an encoded chunk stored at `offset`.
+    static func entry(for chunk: Encoded, at offset: UInt64) -> ChunkEntry {
+        ChunkEntry(
+            offset: offset, storedLength: UInt32(chunk.stored.count), rawLength: UInt32(chunk.rawLength), codec: chunk.codec,
+            digest: chunk.digest)
+    }
+
+    /// Decodes a chunk this writer stored (codec 0 or 1), for comparing bodies with one MD5.
+    static func decode(_ stored: [UInt8], entry: ChunkEntry) throws -> [UInt8] {
+        if entry.codec == .raw { return stored }
+        guard let raw = LZ4.decode(stored, rawLength: Int(entry.rawLength)) else {
+            throw WebArcError.corruptChunk(body: BodyReference(digest: BodyDigest.ofEmpty), chunk: 0, offset: entry.offset)
         }
+        return raw
     }
 }

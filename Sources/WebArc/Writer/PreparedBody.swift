@@ -5,25 +5,32 @@ import Foundation
 /// every core and hand finished bodies to the writer in order.
 public struct PreparedBody: Sendable {
     let digest: BodyDigest
+    let sha256: SHA256Hash
     let length: UInt64
     let chunks: [ChunkEncoder.Encoded]
 
-    /// Hashes and compresses `bytes` into chunks of at most 256 KiB.
+    /// Hashes (MD5, SHA-256 of the body and of each chunk) and compresses `bytes` into chunks of
+    /// 256 KiB, the last one shorter.
     ///
     /// - Parameter level: 1 (fast, `LZ4_compress_default`, the default) or 3–12 (LZ4HC).
     public init<D: DataProtocol>(_ bytes: D, level: Int = 1) {
         let contiguous = Array(bytes)
-        var hasher = Insecure.MD5()
+        var md5 = Insecure.MD5()
+        var sha256 = SHA256()
         var chunks: [ChunkEncoder.Encoded] = []
         var start = 0
         while start < contiguous.count {
             let end = min(start + ChunkEntry.maxRawLength, contiguous.count)
             let slice = contiguous[start..<end]
-            slice.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+            slice.withUnsafeBytes {
+                md5.update(bufferPointer: $0)
+                sha256.update(bufferPointer: $0)
+            }
             chunks.append(ChunkEncoder.encode(slice, level: level))
             start = end
         }
-        digest = BodyDigest(hasher.finalize())
+        digest = BodyDigest(md5.finalize())
+        self.sha256 = SHA256Hash(sha256.finalize())
         length = UInt64(contiguous.count)
         self.chunks = chunks
     }

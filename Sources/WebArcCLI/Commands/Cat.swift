@@ -42,7 +42,9 @@ struct Cat: ParsableCommand {
         var current = url
         var visited = Set<String>()
         for _ in 0...20 {
-            guard let entry = try withFile(archive, { try reader.lookup(method: method, url: current) }) else {
+            let found = try withFile(archive, { try reader.lookup(method: method, url: current) })
+            // A tombstone (an update archive deleting the URL) answers "not found".
+            guard let entry = found, !entry.record.isTombstone else {
                 throw CommandFailure("\(archive): no record for \(method.uppercased()) \(current)", code: ExitCodes.noInput)
             }
             if includeHeaders {
@@ -61,6 +63,8 @@ struct Cat: ParsableCommand {
                     throw CommandFailure("\(archive): redirect loop at \(current)", code: ExitCodes.dataError)
                 }
                 current = redirect.target
+            case .tombstone:
+                return
             }
         }
         throw CommandFailure("\(archive): more than 20 redirects from \(url)", code: ExitCodes.dataError)

@@ -5,7 +5,7 @@ import WebArcCLISupport
 
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Describe an archive: version, records, bodies, sizes and ratios.",
+        abstract: "Describe an archive: version, features, records, bodies, sizes and ratios.",
         discussion: """
               webarc info site.webarc
               webarc info site.webarc --json
@@ -26,6 +26,7 @@ struct Info: ParsableCommand {
         let reader = try ArchiveOpening.open(archive)
         var responses = 0
         var redirects = 0
+        var tombstones = 0
         var responseBytes: UInt64 = 0
         var origins = Set<String>()
         try withFile(archive) {
@@ -35,6 +36,7 @@ struct Info: ParsableCommand {
                     responses += 1
                     responseBytes += response.bodyLength
                 case .redirect: redirects += 1
+                case .tombstone: tombstones += 1
                 }
                 let canonical = entry.key.split(separator: " ", maxSplits: 1).last.map(String.init) ?? ""
                 if let range = canonical.range(of: "://") {
@@ -43,17 +45,30 @@ struct Info: ParsableCommand {
             }
         }
         var distinctBytes: UInt64 = 0
-        for index in 0..<reader.bodyCount { distinctBytes += try withFile(archive) { try reader.bodyEntry(atPosition: index).length } }
+        var chunks = 0
+        try withFile(archive) {
+            try reader.forEachBody { body in
+                distinctBytes += body.length
+                chunks += body.chunkCount
+            }
+        }
         let metadata = try withFile(archive) { try reader.metadata }
-        let header = reader.header
+        let trailer = reader.trailer
+        let version = "\(trailer.majorVersion).\(trailer.minorVersion)"
+        let features = Self.featureNames(trailer.requiredFeatures)
+        let formatLine = "webarc \(version)" + (features.isEmpty ? "" : ", requires " + features.joined(separator: ", "))
+        let tombstoneText = tombstones > 0 ? ", \(tombstones) tombstones" : ""
+        let recordLine = "\(reader.recordCount): \(responses) responses, \(redirects) redirects" + tombstoneText
         let dedup = distinctBytes > 0 ? Double(responseBytes) / Double(distinctBytes) : 1
         let compression = distinctBytes > 0 ? Double(reader.storedBodyBytes) / Double(distinctBytes) : 1
         if json {
             Output.json([
-                "archive": archive, "formatVersion": "\(header.majorVersion).\(header.minorVersion)", "fileBytes": reader.fileSize,
-                "responses": responses, "redirects": redirects, "distinctBodies": reader.bodyCount, "chunks": reader.chunkCount,
-                "rawBytes": responseBytes, "distinctBodyBytes": distinctBytes, "storedBodyBytes": reader.storedBodyBytes,
-                "indexBytes": header.archiveLength - header.indexOffset, "dedupRatio": dedup, "compressionRatio": compression,
+                "archive": archive, "formatVersion": version, "requiredFeatures": features, "fileBytes": reader.fileSize,
+                "archiveLength": trailer.archiveLength, "records": reader.recordCount,
+                "responses": responses, "redirects": redirects, "tombstones": tombstones, "distinctBodies": reader.bodyCount,
+                "chunks": chunks, "rawBytes": responseBytes, "distinctBodyBytes": distinctBytes, "storedBodyBytes": reader.storedBodyBytes,
+                "indexBytes": reader.indexBytes, "dedupRatio": dedup, "compressionRatio": compression,
+                "archiveDigest": reader.archiveDigest.map { String(format: "%02x", $0) }.joined(),
                 "origins": origins.sorted(), "startURL": metadata.startURL ?? NSNull(), "baseURL": metadata.baseURL ?? NSNull(),
                 "creator": metadata.creator ?? NSNull(),
                 "metadata": Dictionary(metadata.entries.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first }),
@@ -62,17 +77,29 @@ struct Info: ParsableCommand {
         }
         let lines: [(String, String)] = [
             ("archive", archive),
-            ("format", "webarc \(header.majorVersion).\(header.minorVersion)"),
+            ("format", formatLine),
             ("file size", ProgressReporter.size(reader.fileSize)),
-            ("records", "\(responses) responses, \(redirects) redirects"),
-            ("bodies", "\(reader.bodyCount) distinct in \(reader.chunkCount) chunks"),
+            ("records", recordLine),
+            ("bodies", "\(reader.bodyCount) distinct in \(chunks) chunks"),
             ("raw bytes", "\(ProgressReporter.size(responseBytes)) in responses, \(ProgressReporter.size(distinctBytes)) distinct"),
-            ("stored bytes", "\(ProgressReporter.size(reader.storedBodyBytes)) of bodies, \(ProgressReporter.size(header.archiveLength - header.indexOffset)) of index"),
+            ("stored bytes", "\(ProgressReporter.size(reader.storedBodyBytes)) of bodies, \(ProgressReporter.size(reader.indexBytes)) of index"),
             ("dedup ratio", String(format: "%.2f×", dedup)),
             ("compression", String(format: "%.3f (stored ÷ distinct)", compression)),
             ("origins", origins.sorted().joined(separator: ", ")),
             ("start URL", metadata.startURL ?? "none"),
         ] + (metadata.creator.map { [("creator", $0)] } ?? []) + metadata.entries.map { ($0.key, $0.value) }
         for (name, value) in lines { Output.line(name.padding(toLength: 13, withPad: " ", startingAt: 0) + value) }
+    }
+
+    /// The names of the required feature bits (spec §4.4); unknown bits by number.
+    static func featureNames(_ features: Trailer.Features) -> [String] {
+        (0..<64).compactMap { bit -> String? in
+            guard features.rawValue & (1 << UInt64(bit)) != 0 else { return nil }
+            switch bit {
+            case 0: return "layer"
+            case 1: return "dictionary-codec"
+            default: return "bit \(bit)"
+            }
+        }
     }
 }

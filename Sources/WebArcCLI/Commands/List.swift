@@ -49,6 +49,12 @@ struct List: ParsableCommand {
                     } else {
                         Output.line("redirect \(request.method) \(redirect.status) \(request.url) -> \(redirect.target)")
                     }
+                case .tombstone:
+                    if json {
+                        Output.json(["kind": "tombstone", "method": request.method, "url": request.url, "key": entry.key] as [String: Any])
+                    } else {
+                        Output.line("tombstone \(request.method) \(request.url)")
+                    }
                 }
             }
         }

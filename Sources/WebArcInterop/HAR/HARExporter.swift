@@ -12,7 +12,8 @@ struct HARExporter {
     func write(to file: InteropOutputFile) throws -> ExportSummary {
         var summary = ExportSummary()
         var records: [ArchiveRecord] = []
-        try reader.forEachEntry { records.append($0.record) }
+        // A tombstone (an update deleting a URL) has no HTTP exchange to export.
+        try reader.forEachEntry { if case .tombstone = $0.record {} else { records.append($0.record) } }
         let fallback = options.date ?? Date()
         records.sort { ($0.captureDate ?? fallback, $0.request.url) < ($1.captureDate ?? fallback, $1.request.url) }
         var entries: [[String: Any]] = []
@@ -43,6 +44,8 @@ struct HARExporter {
                     status: response.status, reason: response.reason ?? HTTPStatus.reason(response.status), headers: response.headers,
                     content: Self.content(body, response: response), redirectURL: "", bodySize: body.count)
                 summary.responses += 1
+            case .tombstone:
+                continue
             }
             entries.append(entry)
         }

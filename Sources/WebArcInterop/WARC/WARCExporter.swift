@@ -45,15 +45,18 @@ struct WARCExporter {
         var entries: [ArchiveEntry] = []
         try reader.forEachEntry { entries.append($0) }
         let undated = options.date ?? Date()
-        entries.sort { ($0.record.captureDate ?? undated, $0.key, $0.objectID) < ($1.record.captureDate ?? undated, $1.key, $1.objectID) }
+        entries.sort { ($0.record.captureDate ?? undated, $0.key, $0.location) < ($1.record.captureDate ?? undated, $1.key, $1.location) }
         var originals: [BodyReference: Original] = [:]
         for entry in entries {
             let record = entry.record
             let uri = URIText.escaped(record.request.url)
             let date = record.captureDate.map { ISODate.format($0, milliseconds: true) } ?? exportDate
-            let id = WARCRecordWriter.recordID("\(entry.key) \(entry.objectID) \(date)")
+            let id = WARCRecordWriter.recordID("\(entry.key) \(entry.location.page) \(entry.location.entry) \(date)")
             var fields = [HTTPHeader("WARC-Type", "response"), HTTPHeader("WARC-Record-ID", id), HTTPHeader("WARC-Date", date), HTTPHeader("WARC-Target-URI", uri)]
             switch record {
+            case .tombstone:
+                // An update's deletion of a URL has no WARC form.
+                continue
             case .redirect(let redirect):
                 var headers = Self.exported(redirect.headers, length: 0)
                 if headers.value(for: "Location") == nil { headers.append(HTTPHeader("Location", redirect.target)) }

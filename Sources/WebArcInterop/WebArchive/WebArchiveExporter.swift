@@ -103,6 +103,7 @@ struct WebArchiveExporter {
             switch entry.record {
             case .response(let response): return response
             case .redirect(let redirect): current = redirect.target
+            case .tombstone: return nil
             }
         }
         return nil

@@ -1,0 +1,113 @@
+/// One body: its reference, length, body hash and chunk entries.
+///
+/// The same entry appears in the body tree and, copied byte for byte, in every record leaf whose
+/// responses name it, so a lookup finds a body's chunks in the page that holds its record.
+/// Spec: §6.3 Body entry.
+public struct BodyEntry: Equatable, Sendable {
+    /// Bytes before the chunk entries.
+    static let headSize = 68
+
+    /// The body's MD5 and variant.
+    public var reference: BodyReference
+    /// Reserved; zero when written.
+    public var flags: UInt32
+    /// The body's length, the sum of its chunks' raw lengths.
+    public var length: UInt64
+    /// SHA-256 of the body's bytes: the body hash.
+    public var sha256: SHA256Hash
+    /// The chunks in order; decoded and concatenated they are the body.
+    public var chunks: [ChunkEntry]
+    /// Where the entry was read (page offset, position in the decoded page), for errors.
+    var origin: Origin
+
+    /// Where a body entry was read.
+    struct Origin: Hashable, Sendable {
+        var page: UInt64
+        var position: Int
+    }
+
+    init(reference: BodyReference, length: UInt64, sha256: SHA256Hash, chunks: [ChunkEntry]) {
+        self.reference = reference
+        flags = 0
+        self.length = length
+        self.sha256 = sha256
+        self.chunks = chunks
+        origin = Origin(page: 0, position: 0)
+    }
+
+    /// Decodes one entry from a decoded page stored at `page`.
+    ///
+    /// - Throws: `corruptIndex` when `length` or `chunkCount` break the bounds of spec §10,
+    ///   `corruptPage` when the chunk entries run past the page.
+    init(parsing reader: inout ByteReader, page: UInt64) throws {
+        let start = reader.position
+        try reader.require(UInt64(Self.headSize), what: "body entry")
+        let digest = BodyDigest(sixteen: try reader.readBytes(16))
+        reference = BodyReference(digest: digest, variant: try reader.readUInt32())
+        flags = try reader.readUInt32()
+        length = try reader.readUInt64()
+        sha256 = try SHA256Hash(parsing: &reader)
+        let countPosition = reader.position
+        let count = try reader.readUInt32()
+        origin = Origin(page: page, position: start)
+        guard length <= FormatBounds.maxBodyLength else {
+            throw WebArcError.corruptIndex(page: page, position: start + 24, reason: "body \(reference) length \(length) is over 2^40")
+        }
+        guard count <= FormatBounds.maxBodyChunks else {
+            throw WebArcError.corruptIndex(page: page, position: countPosition, reason: "body \(reference) has \(count) chunks, over 2^22")
+        }
+        try reader.require(UInt64(count) * UInt64(ChunkEntry.size), what: "\(count) chunk entries")
+        var chunks: [ChunkEntry] = []
+        chunks.reserveCapacity(Int(count))
+        for _ in 0..<count { chunks.append(try ChunkEntry(parsing: &reader)) }
+        self.chunks = chunks
+    }
+
+    func serialize(into writer: inout ByteWriter) {
+        writer.write(bytes: reference.digest.bytes)
+        writer.write(reference.variant)
+        writer.write(flags)
+        writer.write(length)
+        sha256.serialize(into: &writer)
+        writer.write(UInt32(chunks.count))
+        for chunk in chunks { chunk.serialize(into: &writer) }
+    }
+
+    /// Bytes the encoded entry takes.
+    var encodedSize: Int { Self.headSize + chunks.reduce(0) { $0 + $1.encodedSize } }
+
+    /// The number of chunks (dictionary references not counted).
+    public var chunkCount: Int { chunks.count }
+
+    /// Offset of the first chunk's stored bytes, where a body's errors point (0 for an empty body).
+    public var firstChunkOffset: UInt64 { chunks.first?.offset ?? 0 }
+
+    /// The sum of the chunks' raw lengths.
+    var chunkLengthSum: UInt64 { chunks.reduce(0) { $0 + UInt64($1.rawLength) } }
+
+    /// Checks that the chunks add up to `length` (spec §6.3).
+    ///
+    /// - Throws: `corruptIndex` at the entry's page.
+    func checkLength() throws {
+        let sum = chunkLengthSum
+        guard sum == length else {
+            throw WebArcError.corruptIndex(
+                page: origin.page, position: origin.position,
+                reason: "body \(reference) has length \(length) but its chunks hold \(sum) bytes")
+        }
+    }
+
+    /// Equal content; where the entries were read is not compared.
+    public static func == (lhs: BodyEntry, rhs: BodyEntry) -> Bool {
+        lhs.reference == rhs.reference && lhs.flags == rhs.flags && lhs.length == rhs.length && lhs.sha256 == rhs.sha256
+            && lhs.chunks == rhs.chunks
+    }
+}
+
+extension BodyReference {
+    /// The body tree key: the 16 MD5 bytes, then the variant big-endian, so that byte order is
+    /// (digest, variant) order (spec §5.3).
+    var treeKey: [UInt8] {
+        digest.bytes + [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: variant >> UInt32($0)) }
+    }
+}

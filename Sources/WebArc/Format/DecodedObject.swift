@@ -1,0 +1,165 @@
+/// A keyed object read from a decoded page: its class and fields, values still encoded.
+///
+/// Decoding checks the layout (fields fill the object exactly, no key twice); the typed accessors
+/// check a known key's type, length and value when it is asked for. Unknown keys are never looked
+/// at beyond their length. Errors name the page and the position inside the decoded page.
+/// Spec: §7.1 Encoding.
+struct DecodedObject {
+    /// One field, located in the page.
+    struct Field {
+        let key: ArraySlice<UInt8>
+        let type: UInt8
+        let value: Range<Int>
+        /// Position of the field (its key length) in the decoded page.
+        let position: Int
+    }
+
+    let className: String
+    /// Offset of the page holding the object.
+    let page: UInt64
+    /// Position of the object in the decoded page.
+    let position: Int
+    /// How deep the object is nested (0 for a record or the metadata object).
+    let depth: Int
+    let fields: [Field]
+    private let bytes: [UInt8]
+
+    /// Decodes the object in `bytes[range]`, a decoded page stored at `page`.
+    ///
+    /// - Throws: `corruptIndex` when the layout breaks §7.1 or the nesting is deeper than 4;
+    ///   `duplicateKey` naming the second of two equal keys.
+    init(_ bytes: [UInt8], range: Range<Int>, page: UInt64, depth: Int = 0) throws {
+        self.bytes = bytes
+        self.page = page
+        position = range.lowerBound
+        self.depth = depth
+        guard depth <= FormatBounds.maxObjectNesting else {
+            throw WebArcError.corruptIndex(page: page, position: range.lowerBound, reason: "objects nest deeper than \(FormatBounds.maxObjectNesting)")
+        }
+        var reader = ByteReader(bytes, region: .object(page: page), range: range)
+        let classRange = try reader.readLengthPrefixed(what: "class name")
+        guard let className = String(validating: bytes[classRange], as: UTF8.self) else {
+            throw WebArcError.corruptIndex(page: page, position: classRange.lowerBound, reason: "class name is not valid UTF-8")
+        }
+        self.className = className
+        let count = try reader.readUInt32()
+        // Each field takes at least 9 bytes: checked before the loop, so a count cannot spin.
+        try reader.require(UInt64(count) * 9, what: "\(count) fields")
+        var fields: [Field] = []
+        var keys = Set<ArraySlice<UInt8>>()
+        for _ in 0..<count {
+            let fieldPosition = reader.position
+            let key = bytes[try reader.readLengthPrefixed(what: "field key")]
+            let type = try reader.readUInt8()
+            let value = try reader.readLengthPrefixed(what: "field value")
+            guard keys.insert(key).inserted else {
+                throw WebArcError.duplicateKey(key: String(decoding: key, as: UTF8.self), page: page, position: fieldPosition)
+            }
+            fields.append(Field(key: key, type: type, value: value, position: fieldPosition))
+        }
+        guard reader.isAtEnd else {
+            throw WebArcError.corruptIndex(page: page, position: reader.position, reason: "\(reader.remaining) bytes after the fields of a \(className)")
+        }
+        self.fields = fields
+    }
+
+    // MARK: Typed access
+
+    func corrupt(_ reason: String, at position: Int? = nil) -> WebArcError {
+        .corruptIndex(page: page, position: position ?? self.position, reason: "\(className): \(reason)")
+    }
+
+    /// The field `key` checked to have `type`, nil when absent (or `corruptIndex` when required).
+    func field(_ key: String, type: UInt8, required: Bool = false) throws -> Field? {
+        let wanted = Array(key.utf8)
+        guard let field = fields.first(where: { $0.key.elementsEqual(wanted) }) else {
+            if required { throw corrupt("required field \"\(key)\" is missing") }
+            return nil
+        }
+        guard field.type == type else {
+            throw corrupt("field \"\(key)\" has type \(field.type), expected \(type)", at: field.position)
+        }
+        if let fixed = FieldType.fixedLength(type), fixed != field.value.count {
+            throw corrupt("field \"\(key)\" holds \(field.value.count) bytes, expected \(fixed)", at: field.position)
+        }
+        return field
+    }
+
+    private func integer(_ field: Field) -> UInt64 {
+        bytes[field.value].reversed().reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    func uint(_ key: String, required: Bool = false) throws -> UInt64? {
+        try field(key, type: FieldType.uint, required: required).map(integer)
+    }
+
+    func date(_ key: String) throws -> Int64? {
+        try field(key, type: FieldType.date).map { Int64(bitPattern: integer($0)) }
+    }
+
+    func bool(_ key: String) throws -> Bool? {
+        guard let field = try field(key, type: FieldType.bool) else { return nil }
+        let value = bytes[field.value.lowerBound]
+        guard value <= 1 else { throw corrupt("field \"\(key)\" is bool \(value), not 0 or 1", at: field.position) }
+        return value == 1
+    }
+
+    func string(_ key: String, required: Bool = false) throws -> String? {
+        guard let field = try field(key, type: FieldType.string, required: required) else { return nil }
+        guard let text = String(validating: bytes[field.value], as: UTF8.self) else {
+            throw corrupt("field \"\(key)\" is not valid UTF-8", at: field.position)
+        }
+        return text
+    }
+
+    func byteString(_ key: String, required: Bool = false) throws -> [UInt8]? {
+        try field(key, type: FieldType.bytes, required: required).map { Array(bytes[$0.value]) }
+    }
+
+    func bodyReference(_ key: String, required: Bool = false) throws -> BodyReference? {
+        guard let field = try field(key, type: FieldType.bodyRef, required: required) else { return nil }
+        let start = field.value.lowerBound
+        let variant = bytes[start + 16..<start + 20].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        return BodyReference(digest: BodyDigest(sixteen: Array(bytes[start..<start + 16])), variant: variant)
+    }
+
+    func stringList(_ key: String) throws -> [String]? {
+        guard let field = try field(key, type: FieldType.stringList) else { return nil }
+        return try items(of: field, key: key).map { range in
+            guard let text = String(validating: bytes[range], as: UTF8.self) else {
+                throw corrupt("an item of \"\(key)\" is not valid UTF-8", at: field.position)
+            }
+            return text
+        }
+    }
+
+    /// The nested object of field `key`, checked to be of class `className`.
+    func object(_ key: String, className: String, required: Bool = false) throws -> DecodedObject? {
+        guard let field = try field(key, type: FieldType.object, required: required) else { return nil }
+        return try nested(field.value, className: className, key: key)
+    }
+
+    func objectList(_ key: String, className: String) throws -> [DecodedObject]? {
+        guard let field = try field(key, type: FieldType.objectList) else { return nil }
+        return try items(of: field, key: key).map { try nested($0, className: className, key: key) }
+    }
+
+    private func nested(_ range: Range<Int>, className: String, key: String) throws -> DecodedObject {
+        let object = try DecodedObject(bytes, range: range, page: page, depth: depth + 1)
+        guard object.className == className else {
+            throw corrupt("field \"\(key)\" holds a \(object.className), expected a \(className)", at: range.lowerBound)
+        }
+        return object
+    }
+
+    /// The items of a list value: a `u32` count, then each item length-prefixed, filling it exactly.
+    private func items(of field: Field, key: String) throws -> [Range<Int>] {
+        var reader = ByteReader(bytes, region: .object(page: page), range: field.value)
+        let count = try reader.readUInt32()
+        try reader.require(UInt64(count) * 4, what: "\(count) items of \"\(key)\"")
+        var items: [Range<Int>] = []
+        for _ in 0..<count { items.append(try reader.readLengthPrefixed(what: "an item of \"\(key)\"")) }
+        guard reader.isAtEnd else { throw corrupt("list \"\(key)\" does not fill its value", at: field.position) }
+        return items
+    }
+}

@@ -1,0 +1,56 @@
+/// The 16 bytes at offset 0: magic and version.
+///
+/// The lead is not covered by a digest; it holds nothing a reader uses beyond the checks of
+/// opening, and its version must agree with the trailer's.
+/// Spec: §4.1 Lead.
+public struct Lead: Equatable, Sendable {
+    /// `\x89WEBARC\n`.
+    public static let magic: [UInt8] = [0x89, 0x57, 0x45, 0x42, 0x41, 0x52, 0x43, 0x0A]
+    /// Bytes in the lead.
+    public static let size = 16
+    /// The major version this library reads and writes.
+    public static let supportedMajor: UInt16 = 2
+    /// The minor version this library writes.
+    public static let currentMinor: UInt16 = 0
+
+    public var majorVersion: UInt16 = Lead.supportedMajor
+    public var minorVersion: UInt16 = Lead.currentMinor
+    /// The reserved bytes 12–15 as stored (zero when written; a verifier reports other values).
+    public var reserved: UInt32 = 0
+
+    /// Makes the lead a 2.0 writer writes.
+    public init() {}
+
+    /// Decodes the lead from the first bytes of a file of `fileLength` bytes, checking opening steps
+    /// 1–2 in order (spec §4.3).
+    ///
+    /// - Parameter bytes: the first `min(16, fileLength)` bytes.
+    /// - Throws: `empty`, `notAnArchive`, `truncated` (at the file length), `unsupportedVersion`.
+    public init(parsing bytes: [UInt8], fileLength: UInt64, path: String) throws {
+        guard fileLength > 0 else { throw WebArcError.empty(path: path) }
+        guard bytes.count >= 8, Array(bytes[0..<8]) == Self.magic else { throw WebArcError.notAnArchive(path: path) }
+        guard bytes.count >= Self.size else {
+            throw WebArcError.truncated(
+                section: "lead", offset: fileLength, needed: UInt64(Self.size) - fileLength, available: 0)
+        }
+        var reader = ByteReader(bytes, region: .file(section: "lead", offset: 0))
+        try reader.skip(8)
+        majorVersion = try reader.readUInt16()
+        minorVersion = try reader.readUInt16()
+        reserved = try reader.readUInt32()
+        guard majorVersion == Self.supportedMajor else {
+            throw WebArcError.unsupportedVersion(
+                major: majorVersion, minor: minorVersion, supportedMajor: Self.supportedMajor)
+        }
+    }
+
+    /// Encodes the lead.
+    public func serialize() -> [UInt8] {
+        var writer = ByteWriter(capacity: Self.size)
+        writer.write(bytes: Self.magic)
+        writer.write(majorVersion)
+        writer.write(minorVersion)
+        writer.write(reserved)
+        return writer.bytes
+    }
+}

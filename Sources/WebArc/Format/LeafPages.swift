@@ -1,0 +1,198 @@
+/// A leaf of the record tree: records sorted by key, then copies of the body entries they name.
+///
+/// ```
+/// | 2 | reserved(3) | count | bodyCount | keyLength key objectLength object | … | body entries …
+/// ```
+/// Spec: §5.3 Leaf pages (record leaf).
+struct RecordLeaf: Sendable {
+    /// Bytes before the entries.
+    static let headSize = 12
+
+    /// One record: where its key and object are in the decoded page.
+    struct Entry: Sendable {
+        let key: Range<Int>
+        let object: Range<Int>
+        /// Position of the entry (its key length) in the decoded page.
+        let position: Int
+    }
+
+    /// The decoded page.
+    let bytes: [UInt8]
+    /// Offset of the stored page.
+    let page: UInt64
+    let entries: [Entry]
+    /// The body entries the page's responses name, in the order stored.
+    let bodies: [BodyEntry]
+
+    /// Parses a decoded record leaf stored at `page`.
+    ///
+    /// - Throws: `corruptPage` for a broken layout; `corruptIndex` for a body entry over a bound.
+    init(parsing raw: [UInt8], page: UInt64) throws {
+        bytes = raw
+        self.page = page
+        var reader = ByteReader(raw, region: .page(offset: page))
+        try reader.skip(4)
+        let count = try reader.readUInt32()
+        let bodyCount = try reader.readUInt32()
+        try reader.require(UInt64(count) * 8, what: "\(count) records")
+        var entries: [Entry] = []
+        entries.reserveCapacity(Int(count))
+        for _ in 0..<count {
+            let position = reader.position
+            let key = try reader.readLengthPrefixed(what: "key")
+            let object = try reader.readLengthPrefixed(what: "object")
+            entries.append(Entry(key: key, object: object, position: position))
+        }
+        try reader.require(UInt64(bodyCount) * UInt64(BodyEntry.headSize), what: "\(bodyCount) body entries")
+        var bodies: [BodyEntry] = []
+        bodies.reserveCapacity(Int(bodyCount))
+        for _ in 0..<bodyCount { bodies.append(try BodyEntry(parsing: &reader, page: page)) }
+        try reader.requireEnd("body entries")
+        self.entries = entries
+        self.bodies = bodies
+    }
+
+    func key(_ index: Int) -> ArraySlice<UInt8> { bytes[entries[index].key] }
+
+    /// The index of the first entry whose key is *bytes*-≥ `key` (`entries.count` when none is).
+    func firstIndex<K: Collection>(notBelow key: K) -> Int where K.Element == UInt8 {
+        var low = 0
+        var high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            if KeyOrder.less(self.key(middle), key) { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// The entry's object, decoded.
+    func object(_ index: Int) throws -> DecodedObject {
+        try DecodedObject(bytes, range: entries[index].object, page: page)
+    }
+
+    /// The entry's key as text.
+    ///
+    /// - Throws: `corruptIndex` when it is not UTF-8.
+    func keyText(_ index: Int) throws -> String {
+        guard let text = String(validating: key(index), as: UTF8.self) else {
+            throw WebArcError.corruptIndex(page: page, position: entries[index].position, reason: "record key is not valid UTF-8")
+        }
+        return text
+    }
+
+    /// The copied body entry for `reference`, by binary search over the sorted entries.
+    func body(_ reference: BodyReference) -> BodyEntry? {
+        BodyLeaf.search(bodies, reference)
+    }
+
+    /// Encodes a record leaf from `(key, object)` pairs and the body entries they name.
+    static func encode(records: [(key: [UInt8], object: [UInt8])], bodies: [BodyEntry]) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.write(Page.Kind.recordLeaf.rawValue)
+        writer.writeZeros(3)
+        writer.write(UInt32(records.count))
+        writer.write(UInt32(bodies.count))
+        for record in records {
+            writer.writeLengthPrefixed(record.key)
+            writer.writeLengthPrefixed(record.object)
+        }
+        for body in bodies { body.serialize(into: &writer) }
+        return writer.bytes
+    }
+
+    /// Bytes one record entry takes.
+    static func entrySize(key: [UInt8], object: [UInt8]) -> Int { 8 + key.count + object.count }
+}
+
+/// A leaf of the body tree: body entries strictly ascending by body reference.
+///
+/// ```
+/// | 3 | reserved(3) | count | body entry | body entry | …
+/// ```
+/// Spec: §5.3 Leaf pages (body leaf).
+struct BodyLeaf: Sendable {
+    /// Bytes before the entries.
+    static let headSize = 8
+
+    let entries: [BodyEntry]
+
+    /// Parses a decoded body leaf stored at `page`.
+    ///
+    /// - Throws: `corruptPage` for a broken layout; `corruptIndex` for a body entry over a bound.
+    init(parsing raw: [UInt8], page: UInt64) throws {
+        var reader = ByteReader(raw, region: .page(offset: page))
+        try reader.skip(4)
+        let count = try reader.readUInt32()
+        try reader.require(UInt64(count) * UInt64(BodyEntry.headSize), what: "\(count) body entries")
+        var entries: [BodyEntry] = []
+        entries.reserveCapacity(Int(count))
+        for _ in 0..<count { entries.append(try BodyEntry(parsing: &reader, page: page)) }
+        try reader.requireEnd("body entries")
+        self.entries = entries
+    }
+
+    /// The entry for `reference`, by binary search.
+    func entry(_ reference: BodyReference) -> BodyEntry? { Self.search(entries, reference) }
+
+    static func search(_ entries: [BodyEntry], _ reference: BodyReference) -> BodyEntry? {
+        var low = 0
+        var high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            let found = entries[middle].reference
+            if found == reference { return entries[middle] }
+            if found < reference { low = middle + 1 } else { high = middle }
+        }
+        return nil
+    }
+
+    /// Encodes a body leaf.
+    static func encode(_ entries: [BodyEntry]) -> [UInt8] {
+        var writer = ByteWriter(capacity: headSize + entries.reduce(0) { $0 + $1.encodedSize })
+        writer.write(Page.Kind.bodyLeaf.rawValue)
+        writer.writeZeros(3)
+        writer.write(UInt32(entries.count))
+        for entry in entries { entry.serialize(into: &writer) }
+        return writer.bytes
+    }
+}
+
+/// The page holding the `Archive` object.
+///
+/// ```
+/// | 4 | reserved(3) | objectLength | object
+/// ```
+/// Spec: §5.4 Metadata page.
+struct MetadataPage: Sendable {
+    let bytes: [UInt8]
+    let page: UInt64
+    let object: Range<Int>
+
+    /// Parses a decoded metadata page stored at `page`.
+    ///
+    /// - Throws: `corruptPage` for a broken layout.
+    init(parsing raw: [UInt8], page: UInt64) throws {
+        bytes = raw
+        self.page = page
+        var reader = ByteReader(raw, region: .page(offset: page))
+        try reader.skip(4)
+        object = try reader.readLengthPrefixed(what: "object")
+        try reader.requireEnd("object")
+    }
+
+    /// The metadata, decoded.
+    ///
+    /// - Throws: `corruptIndex` when the object breaks §7.
+    func metadata() throws -> ArchiveMetadata {
+        try RecordObjects.metadata(try DecodedObject(bytes, range: object, page: page))
+    }
+
+    /// Encodes a metadata page around an encoded object.
+    static func encode(object: [UInt8]) -> [UInt8] {
+        var writer = ByteWriter(capacity: 8 + object.count)
+        writer.write(Page.Kind.metadata.rawValue)
+        writer.writeZeros(3)
+        writer.writeLengthPrefixed(object)
+        return writer.bytes
+    }
+}

@@ -1,0 +1,114 @@
+/// A decoded, parsed page of one of the four types.
+///
+/// Spec: §5 Pages.
+enum Page: Sendable {
+    case interior(InteriorPage)
+    case recordLeaf(RecordLeaf)
+    case bodyLeaf(BodyLeaf)
+    case metadata(MetadataPage)
+
+    /// The page type byte.
+    enum Kind: UInt8, Sendable {
+        case interior = 1
+        case recordLeaf = 2
+        case bodyLeaf = 3
+        case metadata = 4
+    }
+
+    /// Which tree an interior page belongs to.
+    enum Tree: UInt8, Sendable {
+        case records = 1
+        case bodies = 2
+
+        /// The leaf type of the tree.
+        var leafKind: Kind { self == .records ? .recordLeaf : .bodyLeaf }
+    }
+
+    /// What a reader expects where it reads a page: the metadata page, or a node of a tree at the
+    /// height its reference gives.
+    enum Expectation: Sendable {
+        case metadata
+        case node(Tree)
+    }
+
+    /// Reads the stored bytes of `reference`: checks their SHA-256 before anything decodes them,
+    /// decodes, then parses the page it must be (spec §5.1).
+    ///
+    /// - Parameter pageArea: where pages may lie, for the child references of an interior page.
+    /// - Throws: `pageDigest`, `corruptPage`, `amplification`, `corruptIndex` (a body entry over
+    ///   a bound of §10).
+    init(stored: [UInt8], reference: PageReference, expected: Expectation, pageArea: Range<UInt64>) throws {
+        let raw = try Self.decode(stored: stored, reference: reference)
+        let offset = reference.offset
+        guard let kindValue = raw.first, let kind = Kind(rawValue: kindValue) else {
+            throw WebArcError.corruptPage(page: offset, position: 0, reason: "unknown page type \(raw.first ?? 0)")
+        }
+        let wanted: Kind
+        switch expected {
+        case .metadata: wanted = .metadata
+        case .node(let tree):
+            guard reference.height <= FormatBounds.maxTreeHeight else {
+                throw WebArcError.corruptPage(page: offset, position: nil, reason: "tree height \(reference.height) is over \(FormatBounds.maxTreeHeight)")
+            }
+            wanted = reference.height > 0 ? .interior : tree.leafKind
+        }
+        guard kind == wanted else {
+            throw WebArcError.corruptPage(page: offset, position: 0, reason: "a page of type \(kind.rawValue) where type \(wanted.rawValue) belongs")
+        }
+        switch kind {
+        case .interior:
+            guard case .node(let tree) = expected else { fatalError("unreachable: interior pages are tree nodes") }
+            self = .interior(try InteriorPage(parsing: raw, page: offset, tree: tree, pageArea: pageArea))
+        case .recordLeaf: self = .recordLeaf(try RecordLeaf(parsing: raw, page: offset))
+        case .bodyLeaf: self = .bodyLeaf(try BodyLeaf(parsing: raw, page: offset))
+        case .metadata: self = .metadata(try MetadataPage(parsing: raw, page: offset))
+        }
+    }
+
+    /// The decoded bytes of a page, verified first: the digest is over the stored bytes so that a
+    /// damaged page is refused before any decoder sees it.
+    static func decode(stored: [UInt8], reference: PageReference) throws -> [UInt8] {
+        guard SHA256Hash.of(stored) == reference.digest else { throw WebArcError.pageDigest(page: reference.offset) }
+        switch reference.codec {
+        case .raw:
+            return stored
+        case .lz4:
+            guard let raw = LZ4.decode(stored, rawLength: Int(reference.rawLength)) else {
+                throw WebArcError.corruptPage(page: reference.offset, position: nil, reason: "the LZ4 block does not decode to \(reference.rawLength) bytes")
+            }
+            return raw
+        case nil:
+            throw WebArcError.corruptPage(page: reference.offset, position: nil, reason: "unknown page codec \(reference.codecValue)")
+        }
+    }
+
+    /// The decoded size of the parsed page, for the cache's budget.
+    var cost: Int {
+        switch self {
+        case .interior(let page): page.keys.reduce(64) { $0 + $1.count + PageReference.size + 32 }
+        case .recordLeaf(let page): page.bytes.count + page.bodies.reduce(0) { $0 + $1.encodedSize }
+        case .bodyLeaf(let page): page.entries.reduce(64) { $0 + $1.encodedSize + 64 }
+        case .metadata(let page): page.bytes.count
+        }
+    }
+}
+
+extension ByteReader {
+    /// Throws unless every byte has been read: `corruptPage` in a page, `corruptIndex` in an object.
+    func requireEnd(_ what: String) throws {
+        guard !isAtEnd else { return }
+        let reason = "\(remaining) bytes after the \(what)"
+        switch region {
+        case .page(let offset): throw WebArcError.corruptPage(page: offset, position: position, reason: reason)
+        case .object(let page): throw WebArcError.corruptIndex(page: page, position: position, reason: reason)
+        case .file(let section, let offset): throw WebArcError.truncated(section: section, offset: offset + UInt64(position), needed: 0, available: UInt64(remaining))
+        }
+    }
+}
+
+/// Keys compared by *bytes*: unsigned lexicographic order, a proper prefix first (spec §2).
+enum KeyOrder {
+    static func less<A: Collection, B: Collection>(_ lhs: A, _ rhs: B) -> Bool where A.Element == UInt8, B.Element == UInt8 {
+        lhs.lexicographicallyPrecedes(rhs)
+    }
+}

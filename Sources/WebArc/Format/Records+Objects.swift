@@ -1,0 +1,147 @@
+import Foundation
+
+/// The records as keyed objects, both ways: fields in the order of the tables of spec §7.3, absent
+/// optional fields (and empty header or metadata lists) omitted, as a 2.0 writer stores them.
+///
+/// Spec: §7.3 Classes, Appendix C step 10.
+enum RecordObjects {
+    /// The classes a record tree entry may hold.
+    static let recordClasses: Set<String> = ["Response", "Redirect", "Tombstone"]
+    /// The classes this library knows; an object of another class is skipped wherever it is met.
+    static let knownClasses: Set<String> = ["Archive", "Request", "Response", "Redirect", "Tombstone", "Base"]
+
+    // MARK: Encoding
+
+    static func archive(_ metadata: ArchiveMetadata) -> KeyedObject {
+        var object = KeyedObject(className: "Archive")
+        object.set("created", metadata.created.map { .date($0.webarcMilliseconds) })
+        object.set("creator", metadata.creator.map { .string($0) })
+        object.set("startURL", metadata.startURL.map { .string($0) })
+        object.set("baseURL", metadata.baseURL.map { .string($0) })
+        object.set("metadata", metadata.entries.isEmpty ? nil : .stringList(metadata.entries.flatMap { [$0.key, $0.value] }))
+        object.set("bases", metadata.bases.isEmpty ? nil : .objectList(metadata.bases.map(base)))
+        return object
+    }
+
+    static func base(_ base: BaseArchive) -> KeyedObject {
+        var object = KeyedObject(className: "Base")
+        object.set("digest", .bytes(base.digest))
+        object.set("archiveLength", .uint(base.archiveLength))
+        object.set("name", base.name.map { .string($0) })
+        return object
+    }
+
+    static func request(_ request: RequestRecord) -> KeyedObject {
+        var object = KeyedObject(className: "Request")
+        object.set("method", .string(request.method))
+        object.set("url", .string(request.url))
+        object.set("headers", request.headers.isEmpty ? nil : .stringList(request.headers.flattened))
+        return object
+    }
+
+    static func record(_ record: ArchiveRecord) -> KeyedObject {
+        switch record {
+        case .response(let response):
+            var object = KeyedObject(className: "Response")
+            object.set("request", .object(request(response.request)))
+            object.set("status", .uint(UInt64(response.status)))
+            object.set("reason", response.reason.map { .string($0) })
+            object.set("headers", response.headers.isEmpty ? nil : .stringList(response.headers.flattened))
+            object.set("mimeType", response.mimeType.map { .string($0) })
+            object.set("textEncoding", response.textEncoding.map { .string($0) })
+            object.set("body", .bodyRef(response.body))
+            object.set("bodyLength", .uint(response.bodyLength))
+            object.set("captureDate", response.captureDate.map { .date($0.webarcMilliseconds) })
+            return object
+        case .redirect(let redirect):
+            var object = KeyedObject(className: "Redirect")
+            object.set("request", .object(request(redirect.request)))
+            object.set("status", .uint(UInt64(redirect.status)))
+            object.set("target", .string(redirect.target))
+            object.set("headers", redirect.headers.isEmpty ? nil : .stringList(redirect.headers.flattened))
+            object.set("captureDate", redirect.captureDate.map { .date($0.webarcMilliseconds) })
+            return object
+        case .tombstone(let tombstone):
+            var object = KeyedObject(className: "Tombstone")
+            object.set("request", .object(request(tombstone.request)))
+            object.set("captureDate", tombstone.captureDate.map { .date($0.webarcMilliseconds) })
+            return object
+        }
+    }
+
+    // MARK: Decoding
+
+    /// The metadata page's object.
+    ///
+    /// - Throws: `corruptIndex` when it is not an `Archive` or a known field is malformed.
+    static func metadata(_ object: DecodedObject) throws -> ArchiveMetadata {
+        guard object.className == "Archive" else { throw object.corrupt("the metadata page holds a \(object.className), not an Archive") }
+        let pairs = try pairs(object, "metadata")
+        return ArchiveMetadata(
+            created: try object.date("created").map(Date.init(webarcMilliseconds:)), creator: try object.string("creator"),
+            startURL: try object.string("startURL"), baseURL: try object.string("baseURL"),
+            entries: pairs.map { ArchiveMetadata.Entry($0.0, $0.1) },
+            bases: try (object.objectList("bases", className: "Base") ?? []).map(base))
+    }
+
+    static func base(_ object: DecodedObject) throws -> BaseArchive {
+        let digest = try object.byteString("digest", required: true)!
+        guard digest.count == 32 else { throw object.corrupt("base digest holds \(digest.count) bytes, not 32") }
+        return BaseArchive(
+            digest: digest, archiveLength: try object.uint("archiveLength", required: true)!, name: try object.string("name"))
+    }
+
+    static func request(_ object: DecodedObject) throws -> RequestRecord {
+        RequestRecord(
+            method: try object.string("method", required: true)!, url: try object.string("url", required: true)!,
+            headers: try headers(object))
+    }
+
+    /// A record tree entry's object, or nil for a class this library does not know (skipped).
+    ///
+    /// - Parameter features: the trailer's required features; a `Tombstone` needs bit 0.
+    /// - Throws: `corruptIndex` for a known class that is not a record, a tombstone outside an
+    ///   update archive, a response status outside 100–599, or a malformed known field.
+    static func record(_ object: DecodedObject, features: Trailer.Features) throws -> ArchiveRecord? {
+        switch object.className {
+        case "Response":
+            let status = try object.uint("status", required: true)!
+            guard (100...599).contains(status) else {
+                throw object.corrupt("status \(status) is not 100–599", at: try object.field("status", type: FieldType.uint)?.position)
+            }
+            return .response(ResponseRecord(
+                request: try request(object.object("request", className: "Request", required: true)!), status: Int(status),
+                reason: try object.string("reason"), headers: try headers(object), mimeType: try object.string("mimeType"),
+                textEncoding: try object.string("textEncoding"), body: try object.bodyReference("body", required: true)!,
+                bodyLength: try object.uint("bodyLength", required: true)!,
+                captureDate: try object.date("captureDate").map(Date.init(webarcMilliseconds:))))
+        case "Redirect":
+            return .redirect(RedirectRecord(
+                request: try request(object.object("request", className: "Request", required: true)!),
+                status: Int(clamping: try object.uint("status", required: true)!), target: try object.string("target", required: true)!,
+                headers: try headers(object), captureDate: try object.date("captureDate").map(Date.init(webarcMilliseconds:))))
+        case "Tombstone":
+            guard features.contains(.layer) else { throw object.corrupt("a tombstone in an archive without required feature bit 0") }
+            return .tombstone(TombstoneRecord(
+                request: try request(object.object("request", className: "Request", required: true)!),
+                captureDate: try object.date("captureDate").map(Date.init(webarcMilliseconds:))))
+        case let other where knownClasses.contains(other):
+            throw object.corrupt("a \(other) is not a record")
+        default:
+            return nil
+        }
+    }
+
+    /// A header list: names and values alternately, an even count (spec §7.2).
+    static func headers(_ object: DecodedObject) throws -> [HTTPHeader] {
+        try pairs(object, "headers").map { HTTPHeader($0.0, $0.1) }
+    }
+
+    private static func pairs(_ object: DecodedObject, _ key: String) throws -> [(String, String)] {
+        guard let list = try object.stringList(key) else { return [] }
+        guard list.count % 2 == 0 else {
+            throw object.corrupt("list \"\(key)\" holds \(list.count) strings, not pairs", at: try object.field(key, type: FieldType.stringList)?.position)
+        }
+        return stride(from: 0, to: list.count, by: 2).map { (list[$0], list[$0 + 1]) }
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+
+extension ArchiveWriter {
+    /// Writes the page trees, the metadata page and the trailer, syncs, and renames the archive
+    /// into place.
+    ///
+    /// Pages follow the body data in the order of spec Appendix C: body leaves, body interior
+    /// levels bottom up, record leaves, record interior levels bottom up, the metadata page; each
+    /// is compressed with LZ4 when that is smaller. On any error the temporary file is removed and
+    /// the target path is untouched.
+    /// - Throws: `invalidRecord` when one URL's records need a page over 4 MiB; `io`, or
+    ///   `outputExists` when the path appeared meanwhile and overwriting is off.
+    public func finish() throws {
+        try ensureOpen()
+        try failing {
+            let bodyDataEnd = output.length
+            let allBodies = bodies.values.flatMap { $0 }.sorted { $0.reference < $1.reference }
+            let bodyRoot = try writeBodyTree(allBodies)
+            let recordRoot = try writeRecordTree()
+            let metadataRaw = MetadataPage.encode(object: RecordObjects.archive(metadata).encoded())
+            let metadataReference = try storePage(metadataRaw, height: 0)
+
+            var trailer = Trailer(metadata: metadataReference, recordRoot: recordRoot, bodyRoot: bodyRoot)
+            if hasTombstones || !metadata.bases.isEmpty { trailer.requiredFeatures.insert(.layer) }
+            trailer.archiveLength = output.length + UInt64(Trailer.size)
+            trailer.bodyDataEnd = bodyDataEnd
+            trailer.recordCount = UInt64(records.count)
+            trailer.bodyCount = UInt64(allBodies.count)
+            try output.append(trailer.serialize())
+            try output.commit(overwrite: options.overwrite)
+            closed = true
+        }
+    }
+
+    /// Writes the body tree's leaves, then its interior levels, and returns the root's reference.
+    private func writeBodyTree(_ entries: [BodyEntry]) throws -> PageReference {
+        var level: [(key: [UInt8], child: PageReference)] = []
+        for page in PagePacking.pack(entries, headSize: BodyLeaf.headSize, size: { $0.encodedSize }) {
+            let reference = try storePage(BodyLeaf.encode(page), height: 0)
+            level.append((page.first?.reference.treeKey ?? [], reference))
+        }
+        return try writeInteriorLevels(level, tree: .bodies)
+    }
+
+    /// Writes the record tree's leaves (records grouped by key, each leaf with copies of the body
+    /// entries its responses name), then its interior levels, and returns the root's reference.
+    private func writeRecordTree() throws -> PageReference {
+        let sorted = records.sorted { lhs, rhs in
+            if lhs.key != rhs.key { return KeyOrder.less(lhs.key, rhs.key) }
+            switch (lhs.date, rhs.date) {
+            case let (left?, right?) where left != right: return left > right
+            case (.some, nil): return true
+            case (nil, .some): return false
+            default: return lhs.order > rhs.order
+            }
+        }
+        var groups: [[PendingRecord]] = []
+        for record in sorted {
+            if let last = groups.last?.first, last.key == record.key { groups[groups.count - 1].append(record) } else { groups.append([record]) }
+        }
+        var level: [(key: [UInt8], child: PageReference)] = []
+        var page: [PendingRecord] = []
+        var pageBodies = Set<BodyReference>()
+        var used = RecordLeaf.headSize
+        func flush() throws {
+            let entries = pageBodies.sorted().map { storedBody($0)! }
+            let raw = RecordLeaf.encode(records: page.map { ($0.key, $0.object) }, bodies: entries)
+            guard raw.count <= Int(FormatBounds.maxPageLength) else {
+                throw WebArcError.invalidRecord(url: page.first?.url ?? "", reason: "its records need a page of \(raw.count) bytes, over the 4 MiB bound")
+            }
+            level.append((page.first?.key ?? [], try storePage(raw, height: 0)))
+            page = []
+            pageBodies = []
+            used = RecordLeaf.headSize
+        }
+        for group in groups {
+            var extra = group.reduce(0) { $0 + RecordLeaf.entrySize(key: $1.key, object: $1.object) }
+            let named = Set(group.compactMap(\.body))
+            let added = named.subtracting(pageBodies)
+            extra += added.reduce(0) { $0 + storedBody($1)!.encodedSize }
+            if !page.isEmpty && used + extra > PagePacking.target {
+                try flush()
+                extra = group.reduce(0) { $0 + RecordLeaf.entrySize(key: $1.key, object: $1.object) }
+                extra += named.reduce(0) { $0 + storedBody($1)!.encodedSize }
+            }
+            page += group
+            pageBodies.formUnion(named)
+            used += extra
+        }
+        try flush()
+        return try writeInteriorLevels(level, tree: .records)
+    }
+
+    /// Builds interior levels over `level` until one page remains, writing each level bottom up;
+    /// returns the root's reference.
+    private func writeInteriorLevels(_ leaves: [(key: [UInt8], child: PageReference)], tree: Page.Tree) throws -> PageReference {
+        var level = leaves
+        var height: UInt8 = 0
+        while level.count > 1 {
+            height += 1
+            var next: [(key: [UInt8], child: PageReference)] = []
+            for page in PagePacking.pack(level, headSize: InteriorPage.headSize, size: { InteriorPage.entrySize(key: $0.key) }) {
+                next.append((page[0].key, try storePage(InteriorPage.encode(tree: tree, entries: page), height: height)))
+            }
+            level = next
+        }
+        return level[0].child
+    }
+
+    /// Compresses a page with `LZ4_compress_default` when that is smaller, appends it, and returns
+    /// its reference (spec Appendix C step 8).
+    private func storePage(_ raw: [UInt8], height: UInt8) throws -> PageReference {
+        guard raw.count <= Int(FormatBounds.maxPageLength) else {
+            throw WebArcError.invalidRecord(url: "", reason: "a page of \(raw.count) bytes is over the 4 MiB bound")
+        }
+        var stored = raw
+        var codec = PageReference.Codec.raw
+        if let compressed = raw.withUnsafeBytes({ LZ4.compressedIfSmaller($0, level: 1) }),
+            FormatBounds.ratioAllowed(stored: UInt32(compressed.count), raw: UInt32(raw.count))
+        {
+            stored = compressed
+            codec = .lz4
+        }
+        let reference = PageReference(
+            offset: output.length, storedLength: UInt32(stored.count), rawLength: UInt32(raw.count), codec: codec, height: height,
+            digest: SHA256Hash.of(stored))
+        try output.append(stored)
+        return reference
+    }
+}

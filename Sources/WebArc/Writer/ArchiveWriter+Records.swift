@@ -1,0 +1,69 @@
+import Foundation
+
+/// A record waiting for ``ArchiveWriter/finish()``: its key and object encoded when it was added.
+struct PendingRecord {
+    let key: [UInt8]
+    let object: [UInt8]
+    /// `captureDate` in milliseconds, for the order of equal keys.
+    let date: Int64?
+    /// Insertion order.
+    let order: Int
+    /// The body a response names.
+    let body: BodyReference?
+    let url: String
+}
+
+extension ArchiveWriter {
+    /// Adds a response whose body this writer stored.
+    ///
+    /// - Throws: `invalidRecord` for a status outside 100–599 or a body this writer did not store;
+    ///   `badURL` when the request URL has no canonical form.
+    public func add(_ response: ResponseRecord) throws {
+        try ensureOpen()
+        guard (100...599).contains(response.status) else {
+            throw WebArcError.invalidRecord(url: response.request.url, reason: "status \(response.status) is not 100–599")
+        }
+        guard let body = storedBody(response.body), body.length == response.bodyLength else {
+            throw WebArcError.invalidRecord(url: response.request.url, reason: "body \(response.body) was not added to this writer")
+        }
+        try append(.response(response), body: response.body)
+    }
+
+    /// Adds a redirect.
+    ///
+    /// - Throws: `invalidRecord` for a status other than 301, 302, 303, 307, 308; `badURL` when the
+    ///   request or target URL has no canonical form.
+    public func add(_ redirect: RedirectRecord) throws {
+        try ensureOpen()
+        guard RedirectRecord.allowedStatuses.contains(redirect.status) else {
+            throw WebArcError.invalidRecord(url: redirect.request.url, reason: "redirect status \(redirect.status) is not 301, 302, 303, 307 or 308")
+        }
+        _ = try URLKey.canonicalize(redirect.target)
+        try append(.redirect(redirect), body: nil)
+    }
+
+    /// Adds a tombstone: the archive becomes an update (required feature bit 0) that deletes the
+    /// request's URL from its bases (spec §13).
+    ///
+    /// - Throws: `badURL` when the request URL has no canonical form.
+    public func add(_ tombstone: TombstoneRecord) throws {
+        try ensureOpen()
+        try append(.tombstone(tombstone), body: nil)
+        hasTombstones = true
+    }
+
+    /// Number of records added so far.
+    public var recordCount: Int { records.count }
+
+    private func append(_ record: ArchiveRecord, body: BodyReference?) throws {
+        let key = try record.request.canonicalKey()
+        records.append(PendingRecord(
+            key: Array(key.utf8), object: RecordObjects.record(record).encoded(), date: record.captureDate?.webarcMilliseconds,
+            order: records.count, body: body, url: record.request.url))
+    }
+
+    /// The stored body entry for `reference`, if this writer stored it.
+    func storedBody(_ reference: BodyReference) -> BodyEntry? {
+        bodies[reference.digest]?.first { $0.reference == reference }
+    }
+}

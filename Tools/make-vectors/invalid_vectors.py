@@ -11,16 +11,15 @@ from the reader's errors; `make_vectors.check_invalid` then confirms that the
 reader reports exactly that code at that offset.
 """
 
-import base64
 import dataclasses
 import hashlib
 import struct
 
 import lz4block
 import valid_vectors as vv
-from schema import APPENDIX_MAGIC, END_MAGIC, FEATURE_LAYER, INTERIOR, LEAD_MAGIC, LZ4, RAW, STRING, UINT
+from schema import APPENDIX_MAGIC, END_MAGIC, FEATURE_LAYER, INTERIOR, LEAD_MAGIC, LZ4, RAW, STRING
 from webarc_reader import Archive
-from webarc_writer import (Field, Raw, Record, build, plan, serialize, sign, tombstone_object, request_object, write)
+from webarc_writer import Raw, Record, build, plan, request_object, serialize, sign, tombstone_object, write
 
 KEY1 = ["keys/test1.pub"]
 
@@ -78,6 +77,17 @@ def record_leaf(the_plan):
 
 def body_leaf(the_plan):
     return the_plan.body_levels[0][0]
+
+
+def child_ref_at(raw: bytes, index: int) -> int:
+    """Where the `index`-th child reference starts in an encoded interior page."""
+    assert raw[0] == INTERIOR
+    at = 8
+    for i in range(index + 1):
+        at += 4 + struct.unpack_from("<I", raw, at)[0]
+        if i < index:
+            at += 56
+    return at
 
 
 # ---------------------------------------------------------------------------- open (§4.3)
@@ -197,9 +207,8 @@ def page_vectors(v) -> dict:
         assert len(p.record_levels) == 2
 
         def patch(raw):
-            key_length = struct.unpack_from("<I", raw, 8)[0]
             buf = bytearray(raw)
-            struct.pack_into("<Q", buf, 8 + 4 + key_length, 1 << 32)    # the first child's offset
+            struct.pack_into("<Q", buf, child_ref_at(raw, 0), 1 << 32)   # the first child's offset
             return bytes(buf)
         root.patch = patch
     data, p = craft(vv.large(), edit_plan=child_past_end)
@@ -208,14 +217,30 @@ def page_vectors(v) -> dict:
         "large's content with the record root's first child reference at offset 2^32, past the page area: a "
         "truncated tree (digests recomputed). The error names the interior page holding the reference.")
 
+    def amplify_child(p):
+        root = p.record_levels[1][0]
+        last = root.children[-1]
+
+        def patch(raw):
+            buf = bytearray(raw)
+            at = child_ref_at(raw, len(root.children) - 1)
+            struct.pack_into("<I", buf, at + 12, 255 * last.ref.stored_length + 1)   # rawLength
+            return bytes(buf)
+        root.patch = patch
+    data, p = craft(vv.large(), edit_plan=amplify_child)
+    last = p.record_levels[1][0].children[-1]
+    assert 255 * last.ref.stored_length + 1 <= 4_194_304
+    out["page-amplification.webarc"] = data, expect(
+        "amplification", "verify", last.ref.offset,
+        "large's content with the record root's last child reference claiming rawLength 255 x storedLength + 1 "
+        "(within every other bound; digests recomputed): named at that child's offset, refused before it is read.")
+
     def interior_key(p):
         root = p.body_levels[1][0]
 
         def patch(raw):
             buf = bytearray(raw)
-            at = 8 + 4 + struct.unpack_from("<I", raw, 8)[0] + 56       # the second entry
-            key_length = struct.unpack_from("<I", raw, at)[0]
-            buf[at + 4 + key_length - 1] ^= 0x01                         # variant 0 -> 1: still ascending
+            buf[child_ref_at(raw, 1) - 1] ^= 0x01        # the second key's last byte: variant 0 -> 1, still ascending
             return bytes(buf)
         root.patch = patch
     data, p = craft(vv.large(), edit_plan=interior_key)
@@ -469,7 +494,6 @@ def chunk_vectors(v) -> dict:
 
 def trust_vectors(v, keys) -> dict:
     out = {}
-    minimal_recipe = vv.minimal()
     minimal = v["minimal"].data
     n = len(minimal)
 
@@ -502,7 +526,6 @@ def trust_vectors(v, keys) -> dict:
         "rolled-back", "trust", len(site),
         "site.webarc signed by test1 with sequence 5, the sequence of rollback-5.webarc, another archive digest. "
         "Check rollback-5.webarc first, then this file: refused.", keys=KEY1, acceptFirst=["rollback-5.webarc"])
-    del minimal_recipe
     return out
 
 

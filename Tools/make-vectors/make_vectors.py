@@ -27,7 +27,6 @@ depends only on this code and the system liblz4: two runs give identical bytes.
 import base64
 import hashlib
 import json
-import struct
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,7 +38,7 @@ import invalid_vectors                                          # noqa: E402
 import lz4block                                                 # noqa: E402
 import valid_vectors as vv                                      # noqa: E402
 from canonical import BadURL, canonical_key                     # noqa: E402
-from schema import (BYTES, FEATURE_DICTIONARY, LZ4_DICT, OBJECT, RAW, STRING)   # noqa: E402
+from schema import BYTES, FEATURE_DICTIONARY, LZ4_DICT, OBJECT, STRING       # noqa: E402
 from webarc_reader import Archive, Stack, WebarcError, check_trust, parse_private_key, parse_public_key  # noqa: E402
 from webarc_writer import (Chunk, Field, Obj, Raw, Record, build, key_files, plan, serialize, sign,  # noqa: E402
                            write)
@@ -204,8 +203,13 @@ def as_recipe_record(record: dict) -> dict:
     return out
 
 
-def check_pins(dumps: dict[str, dict]) -> None:
+def check_pins(dumps: dict[str, dict], vectors: dict[str, Vector]) -> None:
     """What each vector is there to show really is in it."""
+    newer = Archive(vectors["newer-minor"].data)
+    leaf = newer.leaves(newer.record_root, 1)[0]
+    notes = b"GET https://example.net/notes.txt"
+    assert [e.object[4:12] for e in leaf.records if e.key == notes] == [b"Snapshot", b"Response"]
+    assert newer.lookup("GET", "https://example.net/notes.txt")[0].class_name == "Response"
     def chunks(name):
         return [c for b in dumps[name]["bodies"] for c in b["chunks"]]
     assert [c["codec"] for c in chunks("minimal")] == [1]
@@ -256,7 +260,7 @@ def write_valid(folder: Path) -> dict[str, Vector]:
     dumps = {}
     for name, vector in vectors.items():
         dumps[name] = check_valid(name, vector, vectors)
-    check_pins(dumps)
+    check_pins(dumps, vectors)
     for name, vector in vectors.items():
         (folder / f"{name}.webarc").write_bytes(vector.data)
         (folder / f"{name}.input.json").write_text(to_json(vector.recipe), encoding="utf-8")

@@ -240,14 +240,18 @@ def page_vectors(v) -> dict:
 
         def patch(raw):
             buf = bytearray(raw)
-            buf[child_ref_at(raw, 1) - 1] ^= 0x01        # the second key's last byte: variant 0 -> 1, still ascending
+            end = child_ref_at(raw, 1)                       # the second key ends here
+            key = int.from_bytes(raw[end - 20:end], "big") - 1
+            buf[end - 20:end] = key.to_bytes(20, "big")
             return bytes(buf)
         root.patch = patch
+        first, previous_last = root.children[1].first_key(), root.children[0].bodies[-1].key
+        assert previous_last < (int.from_bytes(first, "big") - 1).to_bytes(20, "big") < first
     data, p = craft(vv.large(), edit_plan=interior_key)
     out["interior-key.webarc"] = data, expect(
         "corrupt-index", "verify", p.body_levels[1][0].ref.offset,
-        "large's content with the body root's second key not its child's first key (its variant byte 0 made 1; "
-        "keys still ascend; digests recomputed).")
+        "large's content with the body root's second key one less (as a 160-bit number) than its child's first "
+        "key: still above the previous leaf's last key, so every lookup still finds its body (digests recomputed).")
 
     def swap_records(p):
         leaf_page = record_leaf(p)

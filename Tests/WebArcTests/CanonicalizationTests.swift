@@ -30,3 +30,11 @@ import Testing
         #expect(Punycode.encode("bücher") == "bcher-kva")
     }
 }
+
+extension CanonicalizationTests {
+    /// A "port" that is not digits leaves a `:` in the host, which a browser refuses (spec §9 step 6).
+    @Test func aHostWithAColonHasNoKey() {
+        #expect(throws: WebArcError.self) { try URLKey.canonicalize("http://Example.COM:HTTP/x") }
+        #expect(throws: WebArcError.self) { try URLKey.canonicalize("http://exa mple.com/") }
+    }
+}

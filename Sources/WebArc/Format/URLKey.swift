@@ -79,7 +79,8 @@ public enum URLKey {
     }
 
     /// The host as a browser requests it (spec §9 step 6): IP literals lower-cased; otherwise
-    /// percent-decoded when it holds a `%`, then each label ASCII-lower-cased, or, when it has a
+    /// percent-decoded when it holds a `%`, refused when it holds a byte a browser refuses in a
+    /// host, then each label ASCII-lower-cased, or, when it has a
     /// non-ASCII character, Unicode-lower-cased and Punycode-encoded behind `xn--`.
     static func canonicalHost(_ host: [UInt8], url: String) throws -> [UInt8] {
         if host.first == UInt8(ascii: "[") { return host.map(lowercased) }
@@ -89,9 +90,9 @@ public enum URLKey {
             guard String(validating: bytes, as: UTF8.self) != nil else {
                 throw WebArcError.badURL(url: url, reason: "the host does not percent-decode to UTF-8")
             }
-            if let byte = bytes.first(where: forbiddenHostBytes.contains) {
-                throw WebArcError.badURL(url: url, reason: "the host holds a byte a browser refuses (0x\(String(byte, radix: 16)))")
-            }
+        }
+        if let byte = bytes.first(where: forbiddenHostBytes.contains) {
+            throw WebArcError.badURL(url: url, reason: "the host holds a byte a browser refuses (0x\(String(byte, radix: 16)))")
         }
         var output: [UInt8] = []
         for (position, label) in bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).enumerated() {

@@ -5,7 +5,25 @@ import Foundation
 /// Builds the vectors' readable dump from a reader, and archives from their recipes
 /// (schemas in `Spec/vectors/README.md`).
 enum VectorDump {
+    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+
     static func dump(_ reader: ArchiveReader) throws -> [String: Any] {
+        let trailer = reader.trailer
+        let trailerBytes = try reader.read(at: reader.trailerOffset, count: Trailer.size)
+        func reference(_ reference: PageReference) -> [String: Any] {
+            [
+                "offset": reference.offset, "storedLength": reference.storedLength, "rawLength": reference.rawLength,
+                "codec": reference.codecValue, "height": reference.height, "digest": reference.digest.hex,
+            ]
+        }
+        let trailerDump: [String: Any] = [
+            "majorVersion": trailer.majorVersion, "minorVersion": trailer.minorVersion, "flags": trailer.flags,
+            "requiredFeatures": trailer.requiredFeatures.rawValue, "optionalFeatures": trailer.optionalFeatures,
+            "archiveLength": trailer.archiveLength, "bodyDataEnd": trailer.bodyDataEnd, "recordCount": trailer.recordCount,
+            "bodyCount": trailer.bodyCount, "metadata": reference(trailer.metadata), "recordRoot": reference(trailer.recordRoot),
+            "bodyRoot": reference(trailer.bodyRoot), "trailerCheck": hex(Array(trailerBytes[240..<248])),
+            "archiveDigest": hex(reader.archiveDigest),
+        ]
         let metadata = try reader.metadata
         var archive: [String: Any] = [:]
         archive["created"] = metadata.created.map { $0.webarcMilliseconds }
@@ -13,18 +31,26 @@ enum VectorDump {
         archive["startURL"] = metadata.startURL
         archive["baseURL"] = metadata.baseURL
         if !metadata.entries.isEmpty { archive["metadata"] = metadata.entries.map { [$0.key, $0.value] } }
+        if !metadata.bases.isEmpty {
+            archive["bases"] = metadata.bases.map { base -> [String: Any] in
+                var entry: [String: Any] = ["digest": hex(base.digest), "archiveLength": base.archiveLength]
+                entry["name"] = base.name
+                return entry
+            }
+        }
         var records: [[String: Any]] = []
         try reader.forEachEntry { entry in
             let request = entry.record.request
             var record: [String: Any] = [
                 "key": entry.key, "method": request.method, "url": request.url,
                 "requestHeaders": request.headers.map { [$0.name, $0.value] },
-                "headers": entry.record.headers.map { [$0.name, $0.value] }, "status": entry.record.status,
             ]
             record["captureDate"] = entry.record.captureDate.map { $0.webarcMilliseconds }
             switch entry.record {
             case .response(let response):
                 record["kind"] = "response"
+                record["status"] = response.status
+                record["headers"] = response.headers.map { [$0.name, $0.value] }
                 record["reason"] = response.reason
                 record["mimeType"] = response.mimeType
                 record["textEncoding"] = response.textEncoding
@@ -34,23 +60,50 @@ enum VectorDump {
                 record["body"] = try reader.body(response.body).base64EncodedString()
             case .redirect(let redirect):
                 record["kind"] = "redirect"
+                record["status"] = redirect.status
+                record["headers"] = redirect.headers.map { [$0.name, $0.value] }
                 record["target"] = redirect.target
+            case .tombstone:
+                record["kind"] = "tombstone"
             }
             records.append(record)
         }
         var bodies: [[String: Any]] = []
-        for index in 0..<reader.bodyCount {
-            let body = try reader.bodyEntry(at: index)
+        try reader.forEachBody { body in
             bodies.append([
                 "md5": body.reference.digest.hex, "variant": body.reference.variant, "length": body.length,
-                "chunks": try reader.chunkEntries(of: body).map {
-                    ["codec": $0.entry.codecValue, "storedLength": $0.entry.storedLength, "rawLength": $0.entry.rawLength]
-                },
+                "sha256": body.sha256.hex, "chunks": body.chunks.map { chunk($0) },
             ])
         }
-        return ["formatVersion": "\(reader.header.majorVersion).\(reader.header.minorVersion)", "archive": archive, "records": records, "bodies": bodies]
+        let appendixBytes = try reader.appendixBytes()
+        let blocks = appendixBytes.isEmpty ? [] : try ArchiveAppendix(parsing: appendixBytes, at: reader.archiveLength).blocks
+        let appendix = blocks.map { block -> [String: Any] in
+            guard block.type == ArchiveAppendix.signatureBlockType else {
+                return ["type": block.type, "data": Data(block.bytes).base64EncodedString()]
+            }
+            var fields = ByteReader(block.bytes, region: .file(section: "appendix", offset: block.offset), range: 8..<32)
+            return [
+                "type": block.type, "keyID": hex(Array(block.bytes[0..<8])), "sequence": (try? fields.readUInt64()) ?? 0,
+                "created": (try? fields.readInt64()) ?? 0, "expires": (try? fields.readInt64()) ?? 0,
+                "signature": hex(Array(block.bytes[56..<120])),
+            ]
+        }
+        return [
+            "formatVersion": "\(trailer.majorVersion).\(trailer.minorVersion)", "trailer": trailerDump, "archive": archive,
+            "records": records, "bodies": bodies, "appendix": appendix,
+        ]
     }
 
+    static func chunk(_ chunk: ChunkEntry) -> [String: Any] {
+        var out: [String: Any] = [
+            "offset": chunk.offset, "storedLength": chunk.storedLength, "rawLength": chunk.rawLength,
+            "codec": chunk.codecValue, "layer": chunk.layer, "digest": chunk.digest.hex,
+        ]
+        out["dictionary"] = chunk.dictionary.map { self.chunk($0) }
+        return out
+    }
+
+    /// Writes the archive a 2.0 writer makes of `recipe` (its appendix, if any, is the signing code's).
     static func build(recipe: [String: Any], at path: String) throws {
         let writer = try ArchiveWriter(path: path)
         let archive = recipe["archive"] as? [String: Any] ?? [:]
@@ -58,16 +111,24 @@ enum VectorDump {
             created: (archive["created"] as? NSNumber).map { Date(webarcMilliseconds: $0.int64Value) },
             creator: archive["creator"] as? String, startURL: archive["startURL"] as? String,
             baseURL: archive["baseURL"] as? String,
-            entries: (archive["metadata"] as? [[String]] ?? []).map { ArchiveMetadata.Entry($0[0], $0[1]) })
+            entries: (archive["metadata"] as? [[String]] ?? []).map { ArchiveMetadata.Entry($0[0], $0[1]) },
+            bases: (archive["bases"] as? [[String: Any]] ?? []).map { base in
+                BaseArchive(
+                    digest: bytes(hex: base["digest"] as! String), archiveLength: (base["archiveLength"] as! NSNumber).uint64Value,
+                    name: base["name"] as? String)
+            })
         func headers(_ value: Any?) -> [HTTPHeader] { (value as? [[String]] ?? []).map { HTTPHeader($0[0], $0[1]) } }
         for case let record as [String: Any] in recipe["records"] as? [Any] ?? [] {
             let request = RequestRecord(method: record["method"] as! String, url: record["url"] as! String, headers: headers(record["requestHeaders"]))
             let date = (record["captureDate"] as? NSNumber).map { Date(webarcMilliseconds: $0.int64Value) }
-            if record["kind"] as? String == "redirect" {
+            switch record["kind"] as? String {
+            case "redirect":
                 try writer.add(RedirectRecord(
                     request: request, status: (record["status"] as! NSNumber).intValue, target: record["target"] as! String,
                     headers: headers(record["headers"]), captureDate: date))
-            } else {
+            case "tombstone":
+                try writer.add(TombstoneRecord(request: request, captureDate: date))
+            default:
                 let body = try writer.addBody(Data(base64Encoded: record["body"] as! String)!)
                 try writer.add(ResponseRecord(
                     request: request, status: (record["status"] as! NSNumber).intValue, reason: record["reason"] as? String,
@@ -76,5 +137,10 @@ enum VectorDump {
             }
         }
         try writer.finish()
+    }
+
+    static func bytes(hex: String) -> [UInt8] {
+        let digits = Array(hex.utf8)
+        return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16)! }
     }
 }

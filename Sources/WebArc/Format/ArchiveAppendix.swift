@@ -12,6 +12,8 @@ public struct ArchiveAppendix: Equatable, Sendable {
     public static let footerSize = 16
     /// Block type 1: an Ed25519 signature (spec §12.2).
     public static let signatureBlockType: UInt32 = 1
+    /// Bytes of a signature block (spec §12.2).
+    public static let signatureBlockLength: UInt32 = 120
 
     /// One block of the appendix.
     public struct Block: Equatable, Sendable {
@@ -28,7 +30,7 @@ public struct ArchiveAppendix: Equatable, Sendable {
     ///
     /// - Parameter offset: the absolute offset of `bytes[0]` (the archive length).
     /// - Throws: `badAppendix` (at the `appendixLength` field) when the blocks do not fill the space
-    ///   before the length field exactly, or the footer is wrong.
+    ///   before the length field exactly, a signature block is not 120 bytes, or the footer is wrong.
     public init(parsing bytes: [UInt8], at offset: UInt64) throws {
         let lengthOffset = offset + UInt64(max(bytes.count - Self.footerSize, 0))
         func bad(_ reason: String) -> WebArcError { .badAppendix(offset: lengthOffset, reason: reason) }
@@ -45,6 +47,9 @@ public struct ArchiveAppendix: Equatable, Sendable {
             let length = try reader.readUInt32()
             guard UInt64(length) <= UInt64(reader.remaining) else {
                 throw bad("block at \(blockOffset) claims \(length) bytes, \(reader.remaining) remain")
+            }
+            guard type != Self.signatureBlockType || length == Self.signatureBlockLength else {
+                throw bad("signature block at \(blockOffset) is \(length) bytes, not \(Self.signatureBlockLength)")
             }
             blocks.append(Block(type: type, bytes: try reader.readBytes(Int(length)), offset: blockOffset))
         }

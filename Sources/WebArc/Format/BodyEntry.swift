@@ -37,8 +37,8 @@ public struct BodyEntry: Equatable, Sendable {
 
     /// Decodes one entry from a decoded page stored at `page`.
     ///
-    /// - Throws: `corruptIndex` when `length` or `chunkCount` break the bounds of spec §10,
-    ///   `corruptPage` when the chunk entries run past the page.
+    /// - Throws: `corruptPage` when the chunk entries run past the page (`length` is checked by
+    ///   ``checkLength()`` before the body is read).
     init(parsing reader: inout ByteReader, page: UInt64) throws {
         let start = reader.position
         try reader.require(UInt64(Self.headSize), what: "body entry")
@@ -47,16 +47,11 @@ public struct BodyEntry: Equatable, Sendable {
         flags = try reader.readUInt32()
         length = try reader.readUInt64()
         sha256 = try SHA256Hash(parsing: &reader)
-        let countPosition = reader.position
         let count = try reader.readUInt32()
         origin = Origin(page: page, position: start)
-        guard length <= FormatBounds.maxBodyLength else {
-            throw WebArcError.corruptIndex(page: page, position: start + 24, reason: "body \(reference) length \(length) is over 2^40")
-        }
-        guard count <= FormatBounds.maxBodyChunks else {
-            throw WebArcError.corruptIndex(page: page, position: countPosition, reason: "body \(reference) has \(count) chunks, over 2^22")
-        }
-        try reader.require(UInt64(count) * UInt64(ChunkEntry.size), what: "\(count) chunk entries")
+        // Checked against the bytes left before anything is allocated; a count over 2^22 can never
+        // fit a 4 MiB page, so this also keeps the bound of spec §10.
+        try reader.require(UInt64(count) * UInt64(ChunkEntry.size), what: "body \(reference) with \(count) chunk entries")
         var chunks: [ChunkEntry] = []
         chunks.reserveCapacity(Int(count))
         for _ in 0..<count { chunks.append(try ChunkEntry(parsing: &reader)) }
@@ -85,10 +80,13 @@ public struct BodyEntry: Equatable, Sendable {
     /// The sum of the chunks' raw lengths.
     var chunkLengthSum: UInt64 { chunks.reduce(0) { $0 + UInt64($1.rawLength) } }
 
-    /// Checks that the chunks add up to `length` (spec §6.3).
+    /// Checks `length` against the bound of spec §10 and that the chunks add up to it (§6.3).
     ///
     /// - Throws: `corruptIndex` at the entry's page.
     func checkLength() throws {
+        guard length <= FormatBounds.maxBodyLength else {
+            throw WebArcError.corruptIndex(page: origin.page, position: origin.position, reason: "body \(reference) length \(length) is over 2^40")
+        }
         let sum = chunkLengthSum
         guard sum == length else {
             throw WebArcError.corruptIndex(

@@ -95,44 +95,54 @@ public struct ChunkEntry: Hashable, Sendable {
         return overflow ? nil : end
     }
 
-    /// Checks the entry against spec §6.2 and §10 before any byte of it is read.
+    /// Checks the entry against spec §6.2 and §10 before any byte of it is read: a known codec
+    /// (and no codec 2 for a dictionary reference), then ``boundsProblem(bodyDataEnd:)``.
     ///
     /// - Parameters:
     ///   - context: the body, the chunk's position in it and the page the body entry was read from.
+    ///   - bodyDataEnd: the end of the body data the chunk is stored in (its layer's).
     ///   - isDictionary: whether this is a codec-2 entry's dictionary reference (codec 0 or 1 only).
-    /// - Throws: `unsupportedCodec`, `corruptIndex` (at the page), `amplification` (at the chunk),
-    ///   or `baseRequired` for a chunk stored in a base layer.
-    func validate(_ context: ChunkContext, bodyDataEnd: UInt64, features: Trailer.Features, isDictionary: Bool = false) throws {
-        func corrupt(_ reason: String) -> WebArcError {
-            .corruptIndex(page: context.page, position: context.position, reason: "body \(context.body) chunk \(context.index): \(reason)")
-        }
+    /// - Throws: `unsupportedCodec`, `corruptIndex` (at the page), `amplification` (at the chunk).
+    func validate(_ context: ChunkContext, bodyDataEnd: UInt64, isDictionary: Bool = false) throws {
         guard let codec else {
             throw WebArcError.unsupportedCodec(codec: codecValue, body: context.body, chunk: context.index, page: context.page)
         }
-        if codec == .lz4Dictionary {
-            if isDictionary { throw corrupt("a dictionary reference has codec 2") }
-            if !features.contains(.dictionaryCodec) { throw corrupt("codec 2 without required feature bit 1") }
+        if isDictionary && codec == .lz4Dictionary {
+            throw context.corrupt("a dictionary reference has codec 2")
         }
+        switch boundsProblem(bodyDataEnd: bodyDataEnd) {
+        case .corrupt(let reason)?: throw context.corrupt(reason)
+        case .amplification?: throw WebArcError.amplification(offset: offset, storedLength: storedLength, rawLength: rawLength)
+        case nil: break
+        }
+    }
+
+    /// A bound of spec §6.2 a chunk entry of known codec breaks.
+    enum BoundsProblem: Equatable {
+        /// `corrupt-index`, named at the page holding the body entry.
+        case corrupt(String)
+        /// `amplification`, named at the chunk.
+        case amplification
+    }
+
+    /// The first bound the entry breaks, in the spec's order: raw length 1…256 KiB, a stored byte at
+    /// least, raw lengths equal for codec 0, the LZ4 bound otherwise, the extent inside
+    /// `[16, bodyDataEnd)`, then the decode ratio.
+    func boundsProblem(bodyDataEnd: UInt64) -> BoundsProblem? {
         guard rawLength >= 1, rawLength <= FormatBounds.maxChunkLength else {
-            throw corrupt("raw length \(rawLength) is not 1 to \(FormatBounds.maxChunkLength)")
+            return .corrupt("raw length \(rawLength) is not 1 to \(FormatBounds.maxChunkLength)")
         }
+        guard storedLength >= 1 else { return .corrupt("stored length 0") }
         if codec == .raw {
-            guard storedLength == rawLength else { throw corrupt("raw chunk stores \(storedLength) bytes for \(rawLength)") }
-        } else {
-            guard storedLength >= 1, UInt64(storedLength) <= FormatBounds.maxLZ4StoredLength(rawLength: rawLength) else {
-                throw corrupt("LZ4 chunk stores \(storedLength) bytes for \(rawLength), outside the LZ4 bound")
-            }
-            guard FormatBounds.ratioAllowed(stored: storedLength, raw: rawLength) else {
-                throw WebArcError.amplification(offset: offset, storedLength: storedLength, rawLength: rawLength)
-            }
-        }
-        if layer > 0 {
-            guard features.contains(.layer) else { throw corrupt("layer \(layer) without required feature bit 0") }
-            throw WebArcError.baseRequired(body: context.body, chunk: context.index, layer: layer)
+            guard storedLength == rawLength else { return .corrupt("raw chunk stores \(storedLength) bytes for \(rawLength)") }
+        } else if UInt64(storedLength) > FormatBounds.maxLZ4StoredLength(rawLength: rawLength) {
+            return .corrupt("LZ4 chunk stores \(storedLength) bytes for \(rawLength), over the LZ4 bound")
         }
         guard let end, offset >= UInt64(Lead.size), end <= bodyDataEnd else {
-            throw corrupt("extent [\(offset), +\(storedLength)) is outside the body data 16..<\(bodyDataEnd)")
+            return .corrupt("extent [\(offset), +\(storedLength)) is outside the body data 16..<\(bodyDataEnd)")
         }
+        if codec != .raw && !FormatBounds.ratioAllowed(stored: storedLength, raw: rawLength) { return .amplification }
+        return nil
     }
 }
 
@@ -145,4 +155,8 @@ struct ChunkContext: Sendable {
     var page: UInt64
     /// Position of the body entry inside the decoded page.
     var position: Int?
+
+    func corrupt(_ reason: String) -> WebArcError {
+        .corruptIndex(page: page, position: position, reason: "body \(body) chunk \(index): \(reason)")
+    }
 }

@@ -19,7 +19,7 @@ struct DecodedObject {
     let page: UInt64
     /// Position of the object in the decoded page.
     let position: Int
-    /// How deep the object is nested (0 for a record or the metadata object).
+    /// How deep the object is nested (0 for a record or the metadata object; at most 3).
     let depth: Int
     let fields: [Field]
     private let bytes: [UInt8]
@@ -33,8 +33,8 @@ struct DecodedObject {
         self.page = page
         position = range.lowerBound
         self.depth = depth
-        guard depth <= FormatBounds.maxObjectNesting else {
-            throw WebArcError.corruptIndex(page: page, position: range.lowerBound, reason: "objects nest deeper than \(FormatBounds.maxObjectNesting)")
+        guard depth < FormatBounds.maxObjectNesting else {
+            throw WebArcError.corruptIndex(page: page, position: range.lowerBound, reason: "objects nest more than \(FormatBounds.maxObjectNesting) deep")
         }
         var reader = ByteReader(bytes, region: .object(page: page), range: range)
         let classRange = try reader.readLengthPrefixed(what: "class name")
@@ -50,6 +50,9 @@ struct DecodedObject {
         for _ in 0..<count {
             let fieldPosition = reader.position
             let key = bytes[try reader.readLengthPrefixed(what: "field key")]
+            guard String(validating: key, as: UTF8.self) != nil else {
+                throw WebArcError.corruptIndex(page: page, position: fieldPosition, reason: "a key of a \(className) is not valid UTF-8")
+            }
             let type = try reader.readUInt8()
             let value = try reader.readLengthPrefixed(what: "field value")
             guard keys.insert(key).inserted else {

@@ -16,7 +16,8 @@ public enum FormatBounds {
     public static let maxCount: UInt64 = 1 << 40
     /// The greatest tree `height` (`corrupt-page` beyond).
     public static let maxTreeHeight: UInt8 = 8
-    /// How deep objects may nest inside a top-level object (`corrupt-index` beyond).
+    /// How many levels of objects a record or the metadata object may hold, itself included
+    /// (`corrupt-index` beyond): a `Response` (1) nesting a `Request` (2) uses two.
     public static let maxObjectNesting = 4
     /// The longest appendix (`bad-appendix` beyond).
     public static let maxAppendixLength: UInt64 = 1_048_576

@@ -65,6 +65,19 @@ struct RecordLeaf: Sendable {
         return low
     }
 
+    /// The class name of the entry's object, read without decoding the rest (a reader skips
+    /// entries whose class it does not know without looking further).
+    ///
+    /// - Throws: `corruptIndex` when the object cannot hold its class name or it is not UTF-8.
+    func className(_ index: Int) throws -> String {
+        var reader = ByteReader(bytes, region: .object(page: page), range: entries[index].object)
+        let name = try reader.readLengthPrefixed(what: "class name")
+        guard let text = String(validating: bytes[name], as: UTF8.self) else {
+            throw WebArcError.corruptIndex(page: page, position: name.lowerBound, reason: "class name is not valid UTF-8")
+        }
+        return text
+    }
+
     /// The entry's object, decoded.
     func object(_ index: Int) throws -> DecodedObject {
         try DecodedObject(bytes, range: entries[index].object, page: page)

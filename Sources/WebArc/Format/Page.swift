@@ -40,6 +40,9 @@ enum Page: Sendable {
     init(stored: [UInt8], reference: PageReference, expected: Expectation, pageArea: Range<UInt64>) throws {
         let raw = try Self.decode(stored: stored, reference: reference)
         let offset = reference.offset
+        if case .metadata = expected, reference.height != 0 {
+            throw WebArcError.corruptPage(page: offset, position: nil, reason: "the metadata page has height \(reference.height), not 0")
+        }
         guard let kindValue = raw.first, let kind = Kind(rawValue: kindValue) else {
             throw WebArcError.corruptPage(page: offset, position: 0, reason: "unknown page type \(raw.first ?? 0)")
         }
@@ -47,9 +50,6 @@ enum Page: Sendable {
         switch expected {
         case .metadata: wanted = .metadata
         case .node(let tree):
-            guard reference.height <= FormatBounds.maxTreeHeight else {
-                throw WebArcError.corruptPage(page: offset, position: nil, reason: "tree height \(reference.height) is over \(FormatBounds.maxTreeHeight)")
-            }
             wanted = reference.height > 0 ? .interior : tree.leafKind
         }
         guard kind == wanted else {

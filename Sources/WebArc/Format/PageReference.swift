@@ -70,7 +70,8 @@ public struct PageReference: Hashable, Sendable {
     }
 
     /// The first rule of spec §5.1 this reference breaks, or nil: lengths within 1…4 MiB, a known
-    /// codec with lengths that agree with it, and the stored bytes inside `pageArea`.
+    /// codec with lengths that agree with it, the stored bytes inside `pageArea`, then the decode
+    /// ratio (checked last: a child's ratio is named at the child when it is read).
     func violation(pageArea: Range<UInt64>) -> Violation? {
         let limit = FormatBounds.maxPageLength
         guard storedLength >= 1, storedLength <= limit else { return .invalid("stored length \(storedLength) is not 1 to \(limit)") }
@@ -82,13 +83,13 @@ public struct PageReference: Hashable, Sendable {
             guard UInt64(storedLength) <= FormatBounds.maxLZ4StoredLength(rawLength: rawLength) else {
                 return .invalid("LZ4 page stores \(storedLength) bytes for \(rawLength), over the LZ4 bound")
             }
-            guard FormatBounds.ratioAllowed(stored: storedLength, raw: rawLength) else { return .amplification }
         case nil:
             return .invalid("unknown page codec \(codecValue)")
         }
         guard let end, offset >= pageArea.lowerBound, end <= pageArea.upperBound else {
             return .invalid("page [\(offset), +\(storedLength)) is outside the page area \(pageArea.lowerBound)..<\(pageArea.upperBound)")
         }
+        if codec == .lz4 && !FormatBounds.ratioAllowed(stored: storedLength, raw: rawLength) { return .amplification }
         return nil
     }
 }

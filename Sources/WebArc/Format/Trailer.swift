@@ -52,10 +52,10 @@ public struct Trailer: Equatable, Sendable {
 
     /// Decodes the 256 trailer bytes stored at `offset`, checking opening step 4 (spec §4.3).
     ///
-    /// - Throws: `truncated` at `fileLength` when the magic differs (the file was cut or appended
-    ///   to); `trailerChecksum` when `trailerCheck` does not match.
+    /// - Throws: `truncated` at `fileLength` when `magic` or `endMagic` differs (the file was cut or
+    ///   appended to); `trailerChecksum` when `trailerCheck` does not match.
     public init(parsing bytes: [UInt8], at offset: UInt64, fileLength: UInt64) throws {
-        guard bytes.count == Self.size, Array(bytes[0..<8]) == Self.magic else {
+        guard bytes.count == Self.size, Array(bytes[0..<8]) == Self.magic, Array(bytes[248..<256]) == Self.endMagic else {
             throw WebArcError.truncated(section: "trailer", offset: fileLength, needed: UInt64(Self.size), available: 0)
         }
         guard Array(bytes[Self.checkOffset..<Self.checkOffset + 8]) == Self.check(bytes[0..<Self.checkOffset]) else {
@@ -110,7 +110,6 @@ public struct Trailer: Equatable, Sendable {
             case nil: break
             }
         }
-        guard metadata.height == 0 else { throw bad("metadata", 64, "the metadata page has height \(metadata.height), not 0") }
         guard recordCount <= FormatBounds.maxCount else { throw bad("recordCount", 48, "recordCount \(recordCount) is over 2^40") }
         guard bodyCount <= FormatBounds.maxCount else { throw bad("bodyCount", 56, "bodyCount \(bodyCount) is over 2^40") }
     }

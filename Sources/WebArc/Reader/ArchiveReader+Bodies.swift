@@ -118,7 +118,8 @@ extension ArchiveReader {
     /// Reads, decodes and verifies chunk `index` of `body`: no byte is returned unless its SHA-256
     /// matches the chunk entry's (spec §6.2).
     ///
-    /// - Throws: `corruptIndex`, `unsupportedCodec`, `amplification`, `baseRequired` (entry checks);
+    /// - Throws: `baseRequired` for a chunk in a base layer; `unsupportedCodec`, `corruptIndex`,
+    ///   `amplification` (entry checks);
     ///   `corruptChunk` when it does not decode; `chunkDigest` when the bytes do not match.
     func decodeChunk(_ body: BodyEntry, index: Int) throws -> [UInt8] {
         let context = ChunkContext(body: body.reference, index: index, page: body.origin.page, position: body.origin.position)
@@ -126,7 +127,8 @@ extension ArchiveReader {
     }
 
     func decode(_ chunk: ChunkEntry, _ context: ChunkContext, isDictionary: Bool = false) throws -> [UInt8] {
-        try chunk.validate(context, bodyDataEnd: trailer.bodyDataEnd, features: trailer.requiredFeatures, isDictionary: isDictionary)
+        if chunk.layer > 0 { throw WebArcError.baseRequired(body: context.body, chunk: context.index, layer: chunk.layer) }
+        try chunk.validate(context, bodyDataEnd: trailer.bodyDataEnd, isDictionary: isDictionary)
         let stored = try source.read(at: chunk.offset, count: Int(chunk.storedLength))
         let raw: [UInt8]?
         switch chunk.codec {

@@ -35,9 +35,11 @@ extension ArchiveReader {
         }
     }
 
-    /// Decodes entry `index` of a record leaf, or nil for a class this reader does not know; a
-    /// response's body entry (copied in the leaf) is checked and remembered for `chunks(of:)`.
+    /// Decodes entry `index` of a record leaf, or nil when its class is not a record class (a
+    /// class this reader does not know is skipped unread); a response's body entry (copied in the
+    /// leaf) is checked and remembered for `chunks(of:)`.
     func entry(_ leaf: RecordLeaf, _ index: Int) throws -> ArchiveEntry? {
+        guard RecordObjects.recordClasses.contains(try leaf.className(index)) else { return nil }
         let object = try leaf.object(index)
         guard let record = try RecordObjects.record(object, features: trailer.requiredFeatures) else { return nil }
         if case .response(let response) = record {

@@ -8,11 +8,23 @@ struct PageCacheKey: Hashable, Sendable {
 extension ArchiveReader {
     /// The verified, parsed page `reference` names, from the cache or read now.
     ///
-    /// Reading checks the stored bytes' SHA-256 before decoding them (spec §5.1, §11.2).
+    /// The reference is checked first (tree height, spec §5.1 rules: a child's decode ratio is
+    /// found here), then the stored bytes' SHA-256 before they are decoded (spec §5.1, §11.2).
     /// - Throws: `pageDigest`, `corruptPage`, `amplification`, `corruptIndex`, `io`.
     func page(_ reference: PageReference, _ expected: Page.Expectation) throws -> Page {
         let key = PageCacheKey(reference: reference, expectation: expected.cacheTag)
         if let cached = pageCache.withLock({ $0.value(for: key) }) { return cached }
+        if case .node = expected, reference.height > FormatBounds.maxTreeHeight {
+            throw WebArcError.corruptPage(page: reference.offset, position: nil, reason: "tree height \(reference.height) is over \(FormatBounds.maxTreeHeight)")
+        }
+        switch reference.violation(pageArea: pageArea) {
+        case .amplification?:
+            throw WebArcError.amplification(offset: reference.offset, storedLength: reference.storedLength, rawLength: reference.rawLength)
+        case .invalid(let reason)?:
+            throw WebArcError.corruptPage(page: reference.offset, position: nil, reason: reason)
+        case nil:
+            break
+        }
         let stored = try read(at: reference.offset, count: Int(reference.storedLength))
         let page = try Page(stored: stored, reference: reference, expected: expected, pageArea: pageArea)
         pageCache.withLock { $0.insert(page, for: key, cost: page.cost) }

@@ -41,7 +41,10 @@ package enum ExitCodes {
                 ioError
             }
         case .badURL, .invalidRecord: usage
-        case .writerClosed, .bodyNotFound, .rangeOutOfBounds: failure
+        // A body missing from the page that names it is a malformed archive; one a caller asked
+        // for that the archive does not hold is the caller's mistake.
+        case .bodyNotFound(_, let page): page == nil ? failure : dataError
+        case .writerClosed, .rangeOutOfBounds: failure
         default: dataError
         }
     }

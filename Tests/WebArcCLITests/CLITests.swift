@@ -21,7 +21,7 @@ struct CLITests {
 
         let info = try CLIRunner.run(["info", archive, "--json"])
         let object = try JSONSerialization.jsonObject(with: info.stdout) as! [String: Any]
-        #expect(object["formatVersion"] as? String == "1.0")
+        #expect(object["formatVersion"] as? String == "2.0")
         #expect(object["startURL"] as? String == "http://localhost/")
         #expect((object["redirects"] as? Int ?? 0) >= 1)
         #expect((object["dedupRatio"] as? Double ?? 0) > 1)
@@ -133,7 +133,8 @@ struct CLITests {
         let verify = try CLIRunner.run(["verify", archive])
         #expect(verify.status == 65)
         #expect(verify.text.contains("FAILED"))
-        #expect(verify.stderr.contains("body-digests"))
+        // A flipped byte in a chunk fails the chunk's SHA-256 (spec §6.2), before any body check.
+        #expect(verify.stderr.contains("[chunks]") && verify.stderr.contains("SHA-256"))
         let json = try JSONSerialization.jsonObject(with: try CLIRunner.run(["verify", archive, "--json"]).stdout) as! [String: Any]
         #expect(json["passed"] as? Bool == false)
         #expect(!(json["problems"] as! [Any]).isEmpty)

@@ -20,10 +20,11 @@ public struct BodyEntry: Equatable, Sendable {
     /// Where the entry was read (page offset, position in the decoded page), for errors.
     var origin: Origin
 
-    /// Where a body entry was read.
+    /// Where a body entry was read: its page and its bytes in the decoded page.
     struct Origin: Hashable, Sendable {
         var page: UInt64
         var position: Int
+        var length: Int = 0
     }
 
     init(reference: BodyReference, length: UInt64, sha256: SHA256Hash, chunks: [ChunkEntry]) {
@@ -56,6 +57,7 @@ public struct BodyEntry: Equatable, Sendable {
         chunks.reserveCapacity(Int(count))
         for _ in 0..<count { chunks.append(try ChunkEntry(parsing: &reader)) }
         self.chunks = chunks
+        origin.length = reader.position - start
     }
 
     func serialize(into writer: inout ByteWriter) {

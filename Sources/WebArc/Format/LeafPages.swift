@@ -93,6 +93,12 @@ struct RecordLeaf: Sendable {
         return text
     }
 
+    /// The encoded bytes of copied body entry `index` as stored.
+    func encodedBody(_ index: Int) -> ArraySlice<UInt8> {
+        let origin = bodies[index].origin
+        return bytes[origin.position..<origin.position + origin.length]
+    }
+
     /// The copied body entry for `reference`, by binary search over the sorted entries.
     func body(_ reference: BodyReference) -> BodyEntry? {
         BodyLeaf.search(bodies, reference)
@@ -128,6 +134,8 @@ struct BodyLeaf: Sendable {
     static let headSize = 8
 
     let entries: [BodyEntry]
+    /// The decoded page (entries are compared byte for byte with their copies).
+    let bytes: [UInt8]
 
     /// Parses a decoded body leaf stored at `page`.
     ///
@@ -142,6 +150,13 @@ struct BodyLeaf: Sendable {
         for _ in 0..<count { entries.append(try BodyEntry(parsing: &reader, page: page)) }
         try reader.requireEnd("body entries")
         self.entries = entries
+        bytes = raw
+    }
+
+    /// The encoded bytes of entry `index` as stored.
+    func encoded(_ index: Int) -> ArraySlice<UInt8> {
+        let origin = entries[index].origin
+        return bytes[origin.position..<origin.position + origin.length]
     }
 
     /// The entry for `reference`, by binary search.

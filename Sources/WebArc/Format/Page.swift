@@ -87,7 +87,7 @@ enum Page: Sendable {
         switch self {
         case .interior(let page): page.keys.reduce(64) { $0 + $1.count + PageReference.size + 32 }
         case .recordLeaf(let page): page.bytes.count + page.bodies.reduce(0) { $0 + $1.encodedSize }
-        case .bodyLeaf(let page): page.entries.reduce(64) { $0 + $1.encodedSize + 64 }
+        case .bodyLeaf(let page): page.bytes.count + page.entries.reduce(64) { $0 + $1.encodedSize + 64 }
         case .metadata(let page): page.bytes.count
         }
     }

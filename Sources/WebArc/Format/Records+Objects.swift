@@ -103,6 +103,51 @@ enum RecordObjects {
     /// - Throws: `corruptIndex` for a known class that is not a record, a tombstone outside an
     ///   update archive, a response status outside 100–599, or a malformed known field.
     static func record(_ object: DecodedObject, features: Trailer.Features) throws -> ArchiveRecord? {
+        switch try parse(object) {
+        case .record(let record):
+            if record.isTombstone && !features.contains(.layer) {
+                throw object.corrupt("a tombstone in an archive without required feature bit 0")
+            }
+            return record
+        case .other(let name):
+            throw object.corrupt("a \(name) is not a record")
+        case .unknown:
+            return nil
+        }
+    }
+
+    /// What an object of the record tree holds once its known fields are checked.
+    enum Parsed {
+        case record(ArchiveRecord)
+        /// A known class that is not a record class (`Archive`, `Request`, `Base`).
+        case other(String)
+        /// A class this library does not know: its fields are not looked at.
+        case unknown
+    }
+
+    /// Checks an object's known fields for its class (spec §7.3), whatever place it is found in.
+    ///
+    /// - Throws: `corruptIndex` for a malformed known field, a missing required one, a response
+    ///   status outside 100–599.
+    static func parse(_ object: DecodedObject) throws -> Parsed {
+        switch object.className {
+        case "Archive":
+            _ = try metadata(object)
+            return .other("Archive")
+        case "Request":
+            _ = try request(object)
+            return .other("Request")
+        case "Base":
+            _ = try base(object)
+            return .other("Base")
+        case "Response", "Redirect", "Tombstone":
+            return .record(try decodeRecord(object))
+        default:
+            return .unknown
+        }
+    }
+
+    private static func decodeRecord(_ object: DecodedObject) throws -> ArchiveRecord {
         switch object.className {
         case "Response":
             let status = try object.uint("status", required: true)!
@@ -120,15 +165,10 @@ enum RecordObjects {
                 request: try request(object.object("request", className: "Request", required: true)!),
                 status: Int(clamping: try object.uint("status", required: true)!), target: try object.string("target", required: true)!,
                 headers: try headers(object), captureDate: try object.date("captureDate").map(Date.init(webarcMilliseconds:))))
-        case "Tombstone":
-            guard features.contains(.layer) else { throw object.corrupt("a tombstone in an archive without required feature bit 0") }
+        default:
             return .tombstone(TombstoneRecord(
                 request: try request(object.object("request", className: "Request", required: true)!),
                 captureDate: try object.date("captureDate").map(Date.init(webarcMilliseconds:))))
-        case let other where knownClasses.contains(other):
-            throw object.corrupt("a \(other) is not a record")
-        default:
-            return nil
         }
     }
 

@@ -6,43 +6,149 @@ import Foundation
 /// let report = ArchiveVerifier.verify(path: "site.webarc")
 /// if !report.passed { report.problems.forEach { print($0) } }
 /// ```
+///
+/// The checks run in the spec's order (`open`, `pages`, `trees`, `objects`, `chunks`,
+/// `body-digests`, `layout`, `references`, `redirects`, `appendix`), each check's problems in
+/// file-offset order. A check skips what an earlier problem left unknown: the pages below a page
+/// that fails are not read, a body with a chunk that fails has no `body-digests` check, `layout`
+/// needs every page, an object that does not parse names no body. Memory stays bounded: pages are
+/// read again by each check that needs them (through the reader's bounded cache), bodies stream
+/// chunk by chunk; what is kept is one (offset, length) per page and chunk, and one length and
+/// entry hash per body.
 public enum ArchiveVerifier {
-    /// Progress of the body checks: bodies and body bytes checked so far, and in all.
+    /// Progress of the body checks: bodies and body bytes checked so far, and in all so far known.
     public typealias Progress = @Sendable (_ bodies: Int, _ totalBodies: Int, _ done: UInt64, _ total: UInt64) -> Void
+
+    /// The checks of spec §11.3, in order.
+    public static let checks = [
+        "open", "pages", "trees", "objects", "chunks", "body-digests", "layout", "references", "redirects", "appendix",
+    ]
 
     /// Opens and verifies the archive at `path`; an archive that does not open yields one problem.
     public static func verify(path: String, progress: Progress? = nil) -> VerificationReport {
         let reader: ArchiveReader
         do {
+            // Mapped: verify touches every structure, and slicing a mapping is cheaper than a
+            // positioned read per entry.
             reader = try ArchiveReader(path: path, mapped: true)
-        } catch let error as WebArcError {
-            var report = VerificationReport()
-            report.checks = ["open"]
-            report.add("open", error)
-            return report
         } catch {
             var report = VerificationReport()
             report.checks = ["open"]
-            report.add("open", .io(path: path, operation: "open", errno: 0))
+            report.add("open", error as? WebArcError ?? .io(path: path, operation: "open (\(error))", errno: 0))
             return report
         }
         return verify(reader, progress: progress)
     }
 
-    /// Verifies an opened archive.
+    /// Verifies an opened archive (its `open` check passed when it opened).
     public static func verify(_ reader: ArchiveReader, progress: Progress? = nil) -> VerificationReport {
-        var report = VerificationReport()
-        report.checks = ["open", "body-digests"]
-        do {
-            try reader.forEachBody { entry in
-                do { try reader.verifyBody(entry) } catch let error as WebArcError { report.add("body-digests", error) }
-                report.bodies += 1
-                report.bodyBytes += entry.length
-            }
-            try reader.forEachEntry { _ in report.records += 1 }
-        } catch let error as WebArcError {
-            report.add("pages", error)
-        } catch {}
+        let verification = Verification(reader: reader, progress: progress)
+        verification.checkPages()
+        verification.checkTrees()
+        verification.checkObjects()
+        verification.checkBodies()
+        verification.checkLayout()
+        verification.checkReferences()
+        verification.checkRedirects()
+        verification.checkAppendix()
+        return verification.finish()
+    }
+}
+
+/// One verification's state: what the `pages` walk found, what later checks need, and the
+/// problems of each check until they are sorted into the report.
+final class Verification {
+    let reader: ArchiveReader
+    let progress: ArchiveVerifier.Progress?
+    /// Problems by check, with the error each came from (warnings have none).
+    private var problems: [String: [(problem: VerificationReport.Problem, error: WebArcError?)]] = [:]
+    var report = VerificationReport()
+
+    // Found by `pages`.
+    var metadataReadable = false
+    var recordLeaves: [PageReference] = []
+    var bodyLeaves: [PageReference] = []
+    var pageExtents: [(offset: UInt64, end: UInt64)] = []
+    var incomplete: Set<Page.Tree> = []
+    var visited: Set<PageReference> = []
+
+    // Found by `trees`: every body of the body tree, when the tree could be read whole.
+    var bodyIndex: [BodyReference: (length: UInt64, entry: SHA256Hash)]?
+    var bodyEntryCount: UInt64 = 0
+
+    // Found by `chunks`.
+    var chunkExtents: [(offset: UInt64, end: UInt64)] = []
+    var dictionaryExtents: Set<Extent> = []
+    var failedBodies: Set<BodyReference> = []
+
+    /// An extent as a hashable pair.
+    struct Extent: Hashable {
+        let offset: UInt64
+        let end: UInt64
+    }
+
+    init(reader: ArchiveReader, progress: ArchiveVerifier.Progress?) {
+        self.reader = reader
+        self.progress = progress
+    }
+
+    func add(_ check: String, _ error: Error, record: UInt32? = nil, url: String? = nil) {
+        let error = error as? WebArcError ?? .io(path: reader.path, operation: "verify (\(error))", errno: 0)
+        problems[check, default: []].append((VerificationReport.Problem(check: check, error: error, record: record, url: url), error))
+    }
+
+    func warn(_ check: String, code: String, _ message: String, offset: UInt64? = nil, record: UInt32? = nil, url: String? = nil) {
+        problems[check, default: []].append((VerificationReport.Problem(
+            check: check, code: code, severity: .warning, message: message, offset: offset, record: record, url: url), nil))
+    }
+
+    func hasProblems(in check: String) -> Bool { !(problems[check]?.isEmpty ?? true) }
+
+    /// Edits the problems of `check` that came from an error.
+    func rewrite(_ check: String, _ change: (inout VerificationReport.Problem, WebArcError) -> Void) {
+        guard var list = problems[check] else { return }
+        for index in list.indices {
+            if let error = list[index].error { change(&list[index].problem, error) }
+        }
+        problems[check] = list
+    }
+
+    /// The report: checks in the spec's order, each check's problems by file offset (stable).
+    func finish() -> VerificationReport {
+        report.checks = ArchiveVerifier.checks
+        for check in ArchiveVerifier.checks {
+            let found = (problems[check] ?? []).map(\.problem)
+            report.problems += found.enumerated().sorted { lhs, rhs in
+                let left = lhs.element.offset.map { Int128($0) } ?? -1
+                let right = rhs.element.offset.map { Int128($0) } ?? -1
+                return left != right ? left < right : lhs.offset < rhs.offset
+            }.map(\.element)
+        }
         return report
+    }
+
+    /// Calls `visit` with each record leaf that reads, in key order, and the position in key order
+    /// of its first entry.
+    func forEachRecordLeaf(_ visit: (RecordLeaf, _ firstIndex: Int) throws -> Void) rethrows {
+        var index = 0
+        for reference in recordLeaves {
+            guard case .recordLeaf(let leaf)? = try? reader.page(reference, .node(.records)) else { continue }
+            try visit(leaf, index)
+            index += leaf.entries.count
+        }
+    }
+
+    /// Each body leaf that reads, in key order.
+    func forEachBodyLeaf(_ visit: (BodyLeaf, PageReference) throws -> Void) rethrows {
+        for reference in bodyLeaves {
+            guard case .bodyLeaf(let leaf)? = try? reader.page(reference, .node(.bodies)) else { continue }
+            try visit(leaf, reference)
+        }
+    }
+
+    /// A record entry's object with its known fields checked, or nil when it does not parse.
+    func parsed(_ leaf: RecordLeaf, _ index: Int) -> (object: DecodedObject, parsed: RecordObjects.Parsed)? {
+        guard let object = try? leaf.object(index), let parsed = try? RecordObjects.parse(object) else { return nil }
+        return (object, parsed)
     }
 }

@@ -27,6 +27,28 @@ public struct VerificationReport: Sendable, Equatable {
         /// URL of the record concerned.
         public var url: String?
 
+        /// An error found by `check`.
+        init(check: String, error: WebArcError, record: UInt32? = nil, url: String? = nil) {
+            self.init(
+                check: check, code: error.code, severity: .error, message: error.description, offset: error.offset,
+                position: error.pagePosition, record: record, url: url)
+        }
+
+        /// Makes a problem.
+        public init(
+            check: String, code: String, severity: Severity, message: String, offset: UInt64? = nil, position: Int? = nil,
+            record: UInt32? = nil, url: String? = nil
+        ) {
+            self.check = check
+            self.code = code
+            self.severity = severity
+            self.message = message
+            self.offset = offset
+            self.position = position
+            self.record = record
+            self.url = url
+        }
+
         public var description: String {
             var parts = ["\(severity.rawValue) [\(check)]"]
             if let record { parts.append("record \(record)") }
@@ -50,9 +72,7 @@ public struct VerificationReport: Sendable, Equatable {
 
     /// Adds an error found by `check`.
     mutating func add(_ check: String, _ error: WebArcError, record: UInt32? = nil, url: String? = nil) {
-        problems.append(Problem(
-            check: check, code: error.code, severity: .error, message: error.description, offset: error.offset,
-            position: error.pagePosition, record: record, url: url))
+        problems.append(Problem(check: check, error: error, record: record, url: url))
     }
 
     /// Adds a warning: worth knowing, not a breach.

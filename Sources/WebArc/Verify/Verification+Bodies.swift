@@ -1,0 +1,161 @@
+import Crypto
+import Foundation
+import Synchronization
+
+extension Verification {
+    /// What checking one body found.
+    struct BodyOutcome: Sendable {
+        var chunkProblems: [WebArcError] = []
+        var digestProblem: WebArcError?
+        var warning: String?
+    }
+
+    /// `chunks` and `body-digests` in one pass over the body tree: each body entry's chunk entries
+    /// against §6.2 (codecs, bounds, extents), then, for a body whose entries are sound, each chunk
+    /// decoded and checked against its digest while the body's MD5 and SHA-256 are computed. Bodies
+    /// of a leaf are checked on every core; memory holds one chunk per core.
+    func checkBodies() {
+        let declaredBases = metadataReadable ? (try? reader.metadata)?.bases.count : nil
+        var total: UInt64 = 0
+        var bodyTotal = 0
+        forEachBodyLeaf { leaf, _ in
+            total = leaf.entries.reduce(total) { $0 &+ $1.length }
+            bodyTotal += leaf.entries.count
+        }
+        var done: UInt64 = 0
+        var checked = 0
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+        // Leaves are read one at a time, so that memory holds one leaf's entries, not the tree's.
+        forEachBodyLeaf { leaf, _ in
+            let bodies = leaf.entries
+            for body in bodies { collectExtents(body) }
+            let outcomes = Mutex<[Int: BodyOutcome]>([:])
+            let reader = self.reader
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                for index in stride(from: worker, to: bodies.count, by: workers) {
+                    let outcome = Self.check(bodies[index], reader: reader, declaredBases: declaredBases)
+                    outcomes.withLock { $0[index] = outcome }
+                }
+            }
+            let results = outcomes.withLock { $0 }
+            for (index, body) in bodies.enumerated() {
+                let outcome = results[index] ?? BodyOutcome()
+                for problem in outcome.chunkProblems { add("chunks", problem) }
+                if let problem = outcome.digestProblem { add("body-digests", problem) }
+                if let warning = outcome.warning { warn("chunks", code: "base-required", warning, offset: leaf.entries[index].origin.page) }
+                if !outcome.chunkProblems.isEmpty || outcome.digestProblem != nil { failedBodies.insert(body.reference) }
+                done &+= body.length
+                checked += 1
+                progress?(checked, bodyTotal, done, total)
+            }
+            report.bodies += bodies.count
+            report.bodyBytes &+= bodies.reduce(UInt64(0)) { $0 &+ $1.length }
+        }
+        nameUsersOfFailedBodies()
+    }
+
+    /// Adds the record and URL that first uses each failed body to its problems.
+    private func nameUsersOfFailedBodies() {
+        let users = firstUsers(of: failedBodies)
+        guard !users.isEmpty else { return }
+        for check in ["chunks", "body-digests"] {
+            rewrite(check) { problem, error in
+                guard let body = Self.body(of: error), let user = users[body] else { return }
+                problem.record = user.record
+                problem.url = user.url
+            }
+        }
+    }
+
+    /// The body an error names, if any.
+    static func body(of error: WebArcError) -> BodyReference? {
+        switch error {
+        case .unsupportedCodec(_, let body, _, _), .corruptChunk(let body, _, _), .chunkDigest(let body, _, _),
+            .bodyDigest(let body, _, _), .baseRequired(let body, _, _):
+            body
+        default:
+            nil
+        }
+    }
+
+    /// The chunk and dictionary extents in this archive's body data, for `layout`.
+    private func collectExtents(_ body: BodyEntry) {
+        let bodyDataEnd = reader.trailer.bodyDataEnd
+        for chunk in body.chunks {
+            if chunk.layer == 0, chunk.storedLength > 0, let end = chunk.end, chunk.offset >= UInt64(Lead.size), end <= bodyDataEnd {
+                chunkExtents.append((chunk.offset, end))
+            }
+            if let dictionary = chunk.dictionary, dictionary.layer == 0 {
+                dictionaryExtents.insert(Extent(offset: dictionary.offset, end: dictionary.offset &+ UInt64(dictionary.storedLength)))
+            }
+        }
+    }
+
+    /// Checks one body entry of a body leaf (spec §6.2, §6.3, §11.3 `chunks` and `body-digests`).
+    static func check(_ body: BodyEntry, reader: ArchiveReader, declaredBases: Int?) -> BodyOutcome {
+        var outcome = BodyOutcome()
+        let page = body.origin.page
+        let bodyDataEnd = reader.trailer.bodyDataEnd
+        func context(_ index: Int) -> ChunkContext {
+            ChunkContext(body: body.reference, index: index, page: page, position: body.origin.position)
+        }
+        guard body.length <= FormatBounds.maxBodyLength else {
+            outcome.chunkProblems.append(context(0).corrupt("length \(body.length) is over 2^40"))
+            return outcome
+        }
+        var layered = false
+        let entries = body.chunks.enumerated().map { ($0, $1, false) }
+            + body.chunks.enumerated().compactMap { index, chunk in chunk.dictionary.map { (index, $0, true) } }
+        for (index, chunk, isDictionary) in entries {
+            guard let codec = chunk.codec else {
+                outcome.chunkProblems.append(.unsupportedCodec(codec: chunk.codecValue, body: body.reference, chunk: index, page: page))
+                continue
+            }
+            if isDictionary && codec == .lz4Dictionary {
+                outcome.chunkProblems.append(context(index).corrupt("a dictionary reference has codec 2"))
+                continue
+            }
+            if chunk.layer > 0 {
+                layered = true
+                if let declaredBases, Int(chunk.layer) > declaredBases {
+                    outcome.chunkProblems.append(context(index).corrupt("layer \(chunk.layer), but the archive names \(declaredBases) bases"))
+                }
+                continue
+            }
+            switch chunk.boundsProblem(bodyDataEnd: bodyDataEnd) {
+            case .corrupt(let reason)?: outcome.chunkProblems.append(context(index).corrupt(reason))
+            case .amplification?: outcome.chunkProblems.append(.amplification(offset: chunk.offset, storedLength: chunk.storedLength, rawLength: chunk.rawLength))
+            case nil: break
+            }
+        }
+        if body.chunkLengthSum != body.length {
+            outcome.chunkProblems.append(context(0).corrupt("the chunks hold \(body.chunkLengthSum) bytes, its length is \(body.length)"))
+        }
+        guard outcome.chunkProblems.isEmpty else { return outcome }
+        if layered {
+            outcome.warning = "body \(body.reference) has chunks in a base layer: they are checked only over its bases"
+            return outcome
+        }
+        var md5 = Insecure.MD5()
+        var sha256 = SHA256()
+        for index in body.chunks.indices {
+            do {
+                let bytes = try reader.decodeChunk(body, index: index)
+                bytes.withUnsafeBytes {
+                    md5.update(bufferPointer: $0)
+                    sha256.update(bufferPointer: $0)
+                }
+            } catch {
+                outcome.chunkProblems.append(error as? WebArcError ?? .corruptChunk(body: body.reference, chunk: index, offset: body.chunks[index].offset))
+                return outcome
+            }
+        }
+        let digest = BodyDigest(md5.finalize())
+        let hash = SHA256Hash(sha256.finalize())
+        if digest != body.reference.digest || hash != body.sha256 {
+            let which = digest != body.reference.digest ? "MD5 \(digest.hex)" : "SHA-256 \(hash.hex), its entry says \(body.sha256.hex)"
+            outcome.digestProblem = .bodyDigest(body: body.reference, offset: body.firstChunkOffset, reason: "bytes hash to \(which)")
+        }
+        return outcome
+    }
+}

@@ -1,0 +1,60 @@
+extension Verification {
+    /// `pages`: every page of both trees and the metadata page is read (digest, codec, bounds,
+    /// type, structure; spec §5). The pages below a page that fails are not read.
+    func checkPages() {
+        let trailer = reader.trailer
+        addExtent(trailer.metadata)
+        do {
+            _ = try reader.page(trailer.metadata, .metadata)
+            metadataReadable = true
+        } catch {
+            add("pages", error)
+        }
+        for (tree, root) in [(Page.Tree.bodies, trailer.bodyRoot), (.records, trailer.recordRoot)] {
+            addExtent(root)
+            walk(root, tree, isRoot: true)
+        }
+    }
+
+    private func addExtent(_ reference: PageReference) {
+        pageExtents.append((reference.offset, reference.offset &+ UInt64(reference.storedLength)))
+    }
+
+    private func walk(_ reference: PageReference, _ tree: Page.Tree, isRoot: Bool) {
+        // A page named twice is read once (the second name is a shared extent for `layout`), so
+        // that no file can make the walk revisit a subtree without end.
+        guard visited.insert(reference).inserted else { return }
+        let page: Page
+        do {
+            page = try reader.page(reference, .node(tree))
+        } catch {
+            add("pages", error)
+            incomplete.insert(tree)
+            return
+        }
+        switch page {
+        case .interior(let node):
+            for child in node.children {
+                addExtent(child)
+                // A child at the wrong height is reported by `trees`; the walk does not go there.
+                guard child.height &+ 1 == reference.height else {
+                    incomplete.insert(tree)
+                    continue
+                }
+                walk(child, tree, isRoot: false)
+            }
+        case .recordLeaf(let leaf):
+            if !isRoot && leaf.entries.isEmpty { emptyLeaf(reference) }
+            recordLeaves.append(reference)
+        case .bodyLeaf(let leaf):
+            if !isRoot && leaf.entries.isEmpty { emptyLeaf(reference) }
+            bodyLeaves.append(reference)
+        case .metadata:
+            break
+        }
+    }
+
+    private func emptyLeaf(_ reference: PageReference) {
+        add("pages", WebArcError.corruptPage(page: reference.offset, position: 4, reason: "an empty leaf that is not the root"))
+    }
+}

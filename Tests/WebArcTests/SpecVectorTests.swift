@@ -14,8 +14,13 @@ struct SpecVectorTests {
     /// Vectors made by hand to look written by a newer or other writer: a 2.0 writer makes a
     /// different file from their recipe.
     static let crafted: Set<String> = ["newer-minor", "newer-reserved", "dictionary"]
-    /// Vectors read over bases (layers, spec §13): the stacking reader is a later issue.
-    static let layered: Set<String> = ["update"]
+    /// Vectors read over bases (layers, spec §13), and their bases, nearest first.
+    static let bases: [String: [String]] = ["update": ["valid/site.webarc"]]
+
+    /// A reader of a vector file (a path relative to `Spec/vectors`), over its bases.
+    static func open(_ path: String, bases: [String] = []) throws -> ArchiveReader {
+        try ArchiveReader(path: vectors.path + "/" + path, bases: bases.map { try ArchiveReader(path: vectors.path + "/" + $0) })
+    }
 
     static var validNames: [String] {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: vectors.path + "/valid")) ?? []
@@ -58,10 +63,10 @@ struct SpecVectorTests {
         #expect(Self.invalidCases.count >= 50)
     }
 
-    @Test("valid vectors read to their dump and verify with no problem", arguments: validNames.filter { !layered.contains($0) })
+    @Test("valid vectors read to their dump and verify with no problem (an update over its base)", arguments: validNames)
     func validReads(name: String) throws {
-        let path = Self.vectors.path + "/valid/\(name).webarc"
-        let reader = try ArchiveReader(path: path)
+        let reader = try Self.open("valid/\(name).webarc", bases: Self.bases[name] ?? [])
+        try reader.validateBases()
         let expected = try Self.json(Self.vectors.path + "/valid/\(name).json")
         #expect(try Self.canonicalJSON(VectorDump.dump(reader)) == Self.canonicalJSON(expected))
         let report = ArchiveVerifier.verify(reader)
@@ -69,11 +74,12 @@ struct SpecVectorTests {
     }
 
     @Test("valid vectors are rebuilt byte for byte from their recipe (the archive; an appendix is signing's)",
-          arguments: validNames.filter { !crafted.contains($0) && !layered.contains($0) })
+          arguments: validNames.filter { !crafted.contains($0) })
     func validRebuilds(name: String) throws {
         let folder = try TemporaryFolder()
         let recipe = try Self.json(Self.vectors.path + "/valid/\(name).input.json") as! [String: Any]
-        try VectorDump.build(recipe: recipe, at: folder.file("rebuilt.webarc"))
+        let bases = try (Self.bases[name] ?? []).map { try Self.open($0) }
+        try VectorDump.build(recipe: recipe, at: folder.file("rebuilt.webarc"), bases: bases)
         let rebuilt = try Data(contentsOf: URL(fileURLWithPath: folder.file("rebuilt.webarc")))
         let original = try Data(contentsOf: URL(fileURLWithPath: Self.vectors.path + "/valid/\(name).webarc"))
         let archiveLength = try ArchiveReader(path: Self.vectors.path + "/valid/\(name).webarc").archiveLength
@@ -89,11 +95,19 @@ struct SpecVectorTests {
             #expect(error?.offset == vector.offset, "\(vector.file): \(String(describing: error))")
             return
         }
-        try #require(vector.bases.isEmpty, "verifying over bases needs the stacking reader (a later issue)")
-        let reader = try ArchiveReader(path: path)
+        let reader = try Self.open("invalid/\(vector.file)", bases: vector.bases)
         let errors = ArchiveVerifier.verify(reader).problems.filter { $0.severity == .error }
         #expect(errors.contains { $0.code == vector.code && $0.offset == vector.offset }, "\(vector.file): \(errors)")
         #expect(errors.allSatisfy { $0.code == vector.code }, "\(vector.file): other codes in \(errors)")
+    }
+
+    @Test("an update stacked over archives that are not its bases is refused with bad-base; it verifies over them",
+          arguments: invalidCases.filter { $0.stage == "stack" })
+    func stackVectors(vector: Invalid) throws {
+        let reader = try Self.open("invalid/\(vector.file)", bases: vector.bases)
+        #expect(ArchiveVerifier.verify(reader).problems.isEmpty, "\(ArchiveVerifier.verify(reader).problems)")
+        let error = #expect(throws: WebArcError.self) { try reader.validateBases() }
+        #expect(error?.code == vector.code, "\(String(describing: error))")
     }
 
     @Test("vectors for trust checks open and verify clean (the trust checks are signing's)", arguments: invalidCases.filter { $0.stage == "trust" })

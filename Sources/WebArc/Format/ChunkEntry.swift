@@ -86,6 +86,15 @@ public struct ChunkEntry: Hashable, Sendable {
     /// For a codec-2 chunk, the chunk whose last decoded bytes are its dictionary.
     public var dictionary: ChunkEntry? { dictionaryStorage.first }
 
+    /// The entry as an archive `depth` layers above this one sees it: `layer` (and its dictionary
+    /// reference's) increased by `depth` (spec Appendix C step 11).
+    func relayered(by depth: UInt8) -> ChunkEntry {
+        var copy = self
+        copy.layer &+= depth
+        copy.dictionaryStorage = dictionaryStorage.map { $0.relayered(by: depth) }
+        return copy
+    }
+
     /// Bytes the entry takes in a body entry (its dictionary reference included).
     var encodedSize: Int { Self.size * (1 + dictionaryStorage.count) }
 

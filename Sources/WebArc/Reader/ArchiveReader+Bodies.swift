@@ -127,9 +127,9 @@ extension ArchiveReader {
     }
 
     func decode(_ chunk: ChunkEntry, _ context: ChunkContext, isDictionary: Bool = false) throws -> [UInt8] {
-        if chunk.layer > 0 { throw WebArcError.baseRequired(body: context.body, chunk: context.index, layer: chunk.layer) }
-        try chunk.validate(context, bodyDataEnd: trailer.bodyDataEnd, isDictionary: isDictionary)
-        let stored = try source.read(at: chunk.offset, count: Int(chunk.storedLength))
+        let store = try self.store(of: chunk, context)
+        try chunk.validate(context, bodyDataEnd: store.trailer.bodyDataEnd, isDictionary: isDictionary)
+        let stored = try store.source.read(at: chunk.offset, count: Int(chunk.storedLength))
         let raw: [UInt8]?
         switch chunk.codec {
         case .raw: raw = stored
@@ -145,6 +145,19 @@ extension ArchiveReader {
             throw WebArcError.chunkDigest(body: context.body, chunk: context.index, offset: chunk.offset)
         }
         return raw
+    }
+}
+
+extension ArchiveReader {
+    /// The archive whose body data holds `chunk`: this one for layer 0, base n for layer n.
+    ///
+    /// - Throws: `baseRequired` when the archive is read without its bases; `corruptIndex` for a
+    ///   layer deeper than the bases given.
+    func store(of chunk: ChunkEntry, _ context: ChunkContext) throws -> ArchiveReader {
+        guard chunk.layer > 0 else { return self }
+        guard !bases.isEmpty else { throw WebArcError.baseRequired(body: context.body, chunk: context.index, layer: chunk.layer) }
+        guard Int(chunk.layer) <= bases.count else { throw context.corrupt("layer \(chunk.layer), but \(bases.count) bases") }
+        return bases[Int(chunk.layer) - 1]
     }
 }
 

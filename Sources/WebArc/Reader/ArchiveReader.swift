@@ -25,6 +25,9 @@ public final class ArchiveReader: Sendable {
     public let trailer: Trailer
     /// The archive digest: SHA-256 of the 256 trailer bytes as stored, what a signature signs.
     public let archiveDigest: [UInt8]
+    /// The archives an update is read over, nearest first: a chunk of `layer` n is read from
+    /// `bases[n - 1]` (spec §13). Empty for a plain archive, or an update read alone.
+    public let bases: [ArchiveReader]
 
     let source: any ByteSource
     /// Offset of the trailer.
@@ -39,24 +42,28 @@ public final class ArchiveReader: Sendable {
 
     /// Opens the archive at `path`.
     ///
-    /// - Parameter mapped: map the file into memory instead of using positioned reads; faster
-    ///   for a long-running server, the same bytes either way.
+    /// - Parameters:
+    ///   - mapped: map the file into memory instead of using positioned reads; faster for a
+    ///     long-running server, the same bytes either way.
+    ///   - bases: for an update archive, its bases (nearest first, each opened over its own bases),
+    ///     whose body data holds the chunks of other layers; see ``validateBases()``.
     /// - Throws: ``WebArcError`` naming the first problem of spec §4.3 (`empty`, `notAnArchive`,
     ///   `truncated`, `unsupportedVersion`, `badAppendix`, `trailerChecksum`, `badTrailer`,
     ///   `unsupportedFeature`) or `io`.
-    public convenience init(path: String, mapped: Bool = false) throws {
+    public convenience init(path: String, mapped: Bool = false, bases: [ArchiveReader] = []) throws {
         let file = try FileByteSource(path: path)
         if mapped && file.size > 0 {
-            try self.init(source: DataByteSource(mapping: path), path: path)
+            try self.init(source: DataByteSource(mapping: path), path: path, bases: bases)
         } else {
-            try self.init(source: file, path: path)
+            try self.init(source: file, path: path, bases: bases)
         }
     }
 
     /// Opens an archive from any byte source: two reads, the lead and the end of the file.
-    public init(source: any ByteSource, path: String) throws {
+    public init(source: any ByteSource, path: String, bases: [ArchiveReader] = []) throws {
         self.path = path
         self.source = source
+        self.bases = bases
         let size = source.size
         guard size > 0 else { throw WebArcError.empty(path: path) }
         lead = try Lead(parsing: try source.read(at: 0, count: Int(min(size, UInt64(Lead.size)))), fileLength: size, path: path)
@@ -116,6 +123,22 @@ public final class ArchiveReader: Sendable {
             throw WebArcError.badAppendix(offset: source.size - 16, reason: "appendix of \(count) bytes is over 1 MiB")
         }
         return try read(at: trailer.archiveLength, count: Int(count))
+    }
+
+    /// Checks that the bases this reader was given are exactly the archive's `Archive.bases`, in
+    /// order, by archive digest and length (spec §13). A reader of a layer stack calls it before it
+    /// serves anything; chunk digests keep wrong bases from delivering a byte either way.
+    ///
+    /// - Throws: `badBase`; page errors reading the metadata.
+    public func validateBases() throws {
+        let declared = try metadata.bases
+        guard declared.count == bases.count else {
+            throw WebArcError.badBase(reason: "\(path) names \(declared.count) bases, \(bases.count) given")
+        }
+        for (index, (base, reader)) in zip(declared, bases).enumerated()
+        where base.digest != reader.archiveDigest || base.archiveLength != reader.archiveLength {
+            throw WebArcError.badBase(reason: "base \(index + 1) of \(path) is not \(reader.path) (archive digest or length differ)")
+        }
     }
 
     /// Reads stored bytes, from the tail read at open when they lie inside it.

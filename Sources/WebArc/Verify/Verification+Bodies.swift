@@ -120,6 +120,11 @@ extension Verification {
                 if let declaredBases, Int(chunk.layer) > declaredBases {
                     outcome.chunkProblems.append(context(index).corrupt("layer \(chunk.layer), but the archive names \(declaredBases) bases"))
                 }
+                // Over its bases, a chunk of another layer is checked against that layer's body data.
+                guard let store = try? reader.store(of: chunk, context(index)) else { continue }
+                if case .corrupt(let reason)? = chunk.boundsProblem(bodyDataEnd: store.trailer.bodyDataEnd) {
+                    outcome.chunkProblems.append(context(index).corrupt(reason))
+                }
                 continue
             }
             switch chunk.boundsProblem(bodyDataEnd: bodyDataEnd) {
@@ -132,7 +137,7 @@ extension Verification {
             outcome.chunkProblems.append(context(0).corrupt("the chunks hold \(body.chunkLengthSum) bytes, its length is \(body.length)"))
         }
         guard outcome.chunkProblems.isEmpty else { return outcome }
-        if layered {
+        if layered && reader.bases.isEmpty {
             outcome.warning = "body \(body.reference) has chunks in a base layer: they are checked only over its bases"
             return outcome
         }

@@ -17,6 +17,9 @@ extension ArchiveWriter {
             if let existing = try findEqual(digest: prepared.digest, length: prepared.length, sha256: prepared.sha256, chunks: newChunks) {
                 return note(existing, deduplicated: true)
             }
+            if let (base, found) = try findInBases(digest: prepared.digest, length: prepared.length, sha256: prepared.sha256, chunks: newChunks) {
+                return note(store(found, from: base, digest: prepared.digest), deduplicated: true)
+            }
             var entries: [ChunkEntry] = []
             for chunk in prepared.chunks {
                 entries.append(ChunkEncoder.entry(for: chunk, at: output.length))
@@ -102,11 +105,14 @@ extension ArchiveWriter {
                 let digest = BodyDigest(md5.finalize())
                 let hash = SHA256Hash(sha256.finalize())
                 let written = entries
-                if let existing = try writer.findEqual(
-                    digest: digest, length: length, sha256: hash, chunks: written.map { entry in { try writer.readChunk(entry) } })
-                {
+                let loaders = written.map { entry in { try writer.readChunk(entry) } }
+                if let existing = try writer.findEqual(digest: digest, length: length, sha256: hash, chunks: loaders) {
                     try writer.output.rollBack(to: start)
                     return writer.note(existing, deduplicated: true)
+                }
+                if let (base, found) = try writer.findInBases(digest: digest, length: length, sha256: hash, chunks: loaders) {
+                    try writer.output.rollBack(to: start)
+                    return writer.note(writer.store(found, from: base, digest: digest), deduplicated: true)
                 }
                 return writer.note(writer.store(digest: digest, length: length, sha256: hash, chunks: written), deduplicated: false)
             }
@@ -124,8 +130,14 @@ extension ArchiveWriter {
     /// is still compared byte for byte.
     func findEqual(digest: BodyDigest, length: UInt64, sha256: SHA256Hash, chunks newChunks: [() throws -> [UInt8]]) throws -> BodyEntry? {
         guard let candidates = bodies[digest] else { return nil }
-        candidateLoop: for candidate in candidates
-        where candidate.length == length && candidate.sha256 == sha256 && candidate.chunks.count == newChunks.count {
+        candidateLoop: for candidate in candidates where candidate.length == length && candidate.sha256 == sha256 {
+            if let (base, entry) = fromBases[candidate.reference] {
+                var stored = try base.makeChunkIterator(for: entry)
+                var fresh = newChunks.makeIterator()
+                if try Self.sameBytes({ try stored.next() }, { try fresh.next()?() }) { return candidate }
+                continue
+            }
+            guard candidate.chunks.count == newChunks.count else { continue }
             for (entry, load) in zip(candidate.chunks, newChunks) where try readChunk(entry) != (try load()) {
                 continue candidateLoop
             }
@@ -134,13 +146,63 @@ extension ArchiveWriter {
         return nil
     }
 
+    /// The nearest base holding a body equal to this one, and its entry there, or nil (spec
+    /// Appendix C step 11). A candidate with the same MD5, length and SHA-256 is still compared
+    /// byte for byte.
+    func findInBases(
+        digest: BodyDigest, length: UInt64, sha256: SHA256Hash, chunks newChunks: [() throws -> [UInt8]]
+    ) throws -> (base: Int, entry: BodyEntry)? {
+        for (position, base) in bases.enumerated() {
+            var variant: UInt32 = 0
+            while true {
+                let candidate: BodyEntry
+                do {
+                    candidate = try base.bodyEntry(BodyReference(digest: digest, variant: variant))
+                } catch WebArcError.bodyNotFound {
+                    break
+                }
+                variant += 1
+                guard candidate.length == length, candidate.sha256 == sha256 else { continue }
+                var stored = try base.makeChunkIterator(for: candidate)
+                var fresh = newChunks.makeIterator()
+                guard try Self.sameBytes({ try stored.next() }, { try fresh.next()?() }) else { continue }
+                return (position, candidate)
+            }
+        }
+        return nil
+    }
+
+    /// Whether two streams of byte pieces (cut anywhere) hold the same bytes.
+    static func sameBytes(_ first: () throws -> [UInt8]?, _ second: () throws -> [UInt8]?) throws -> Bool {
+        var left: ArraySlice<UInt8> = []
+        var right: ArraySlice<UInt8> = []
+        while true {
+            if left.isEmpty, let next = try first() { left = next[...] ; continue }
+            if right.isEmpty, let next = try second() { right = next[...] ; continue }
+            if left.isEmpty || right.isEmpty { return left.isEmpty && right.isEmpty }
+            let count = min(left.count, right.count)
+            guard left.prefix(count) == right.prefix(count) else { return false }
+            left = left.dropFirst(count)
+            right = right.dropFirst(count)
+        }
+    }
+
+    /// Records a body a base holds under the next free variant of its MD5 here: its chunk entries
+    /// are the base's with `layer` increased by the base's position (1 for the nearest).
+    func store(_ found: BodyEntry, from base: Int, digest: BodyDigest) -> BodyEntry {
+        let chunks = found.chunks.map { $0.relayered(by: UInt8(base + 1)) }
+        let entry = store(digest: digest, length: found.length, sha256: found.sha256, chunks: chunks)
+        fromBases[entry.reference] = (bases[base], found)
+        return entry
+    }
+
     /// Records a new distinct body under the next free variant of its MD5.
     func store(digest: BodyDigest, length: UInt64, sha256: SHA256Hash, chunks: [ChunkEntry]) -> BodyEntry {
         let variant = UInt32(bodies[digest]?.count ?? 0)
         let entry = BodyEntry(reference: BodyReference(digest: digest, variant: variant), length: length, sha256: sha256, chunks: chunks)
         bodies[digest, default: []].append(entry)
         statistics.bodiesStored += 1
-        statistics.storedBytes += chunks.reduce(0) { $0 + UInt64($1.storedLength) }
+        statistics.storedBytes += chunks.reduce(0) { $0 + ($1.layer == 0 ? UInt64($1.storedLength) : 0) }
         return entry
     }
 

@@ -37,8 +37,12 @@ public final class ArchiveWriter {
 
     let output: OutputFile
     let options: Options
+    /// For an update archive, its bases (nearest first): bodies they hold are not stored again.
+    let bases: [ArchiveReader]
     /// Stored bodies by MD5, variants in the order first met.
     var bodies: [BodyDigest: [BodyEntry]] = [:]
+    /// For a body whose chunks are a base's: that base and its own entry, to read it back.
+    var fromBases: [BodyReference: (base: ArchiveReader, entry: BodyEntry)] = [:]
     var records: [PendingRecord] = []
     var hasTombstones = false
     var closed = false
@@ -60,9 +64,17 @@ public final class ArchiveWriter {
 
     /// Starts an archive that will appear at `path` when finished.
     ///
+    /// - Parameter bases: for an update archive, its bases, nearest first (each opened over its own
+    ///   bases). A body equal to one a base holds is not stored again: its entry names the base's
+    ///   chunks (spec §13, Appendix C step 11). They become ``metadata``'s `bases` (named by file
+    ///   name), which makes the archive an update (required feature bit 0).
     /// - Throws: `outputExists` when `path` exists and `options.overwrite` is false; `io`.
-    public init(path: String, options: Options = Options()) throws {
+    public init(path: String, options: Options = Options(), bases: [ArchiveReader] = []) throws {
         self.options = options
+        self.bases = bases
+        metadata.bases = bases.map { base in
+            BaseArchive(digest: base.archiveDigest, archiveLength: base.archiveLength, name: base.path.split(separator: "/").last.map(String.init))
+        }
         output = try OutputFile(targetPath: path, overwrite: options.overwrite)
         try output.append(Lead().serialize())
     }

@@ -95,6 +95,37 @@ struct WriterTests {
         #expect(throws: WebArcError.self) { try writer.add(RedirectRecord(request: RequestRecord(url: "http://a/"), status: 200, target: "http://a/b")) }
     }
 
+    @Test("an update over a base does not store a body the base holds, streamed or not; it reads and verifies over the base")
+    func updateOverBase() throws {
+        let folder = try TemporaryFolder()
+        var random = SeededGenerator(seed: 5)
+        let shared = random.bytes(300_000)
+        let fresh = random.text(10_000)
+        try makeArchive(at: folder.file("base.webarc"), pages: [("http://localhost/big", shared)])
+        let base = try ArchiveReader(path: folder.file("base.webarc"))
+        try Data(shared).write(to: URL(fileURLWithPath: folder.file("shared.bin")))
+        let writer = try ArchiveWriter(path: folder.file("update.webarc"), bases: [base])
+        let streamed = try writer.addBody(contentsOfFile: folder.file("shared.bin"))
+        let again = try writer.addBody(shared)
+        let new = try writer.addBody(fresh)
+        #expect(streamed.wasDeduplicated && again.reference == streamed.reference && !new.wasDeduplicated)
+        try writer.add(ResponseRecord(request: RequestRecord(url: "http://localhost/big"), body: again))
+        try writer.add(ResponseRecord(request: RequestRecord(url: "http://localhost/new"), body: new))
+        try writer.add(TombstoneRecord(request: RequestRecord(url: "http://localhost/old")))
+        try writer.finish()
+
+        let update = try ArchiveReader(path: folder.file("update.webarc"), bases: [base])
+        try update.validateBases()
+        #expect(try update.metadata.bases == [BaseArchive(digest: base.archiveDigest, archiveLength: base.archiveLength, name: "base.webarc")])
+        #expect(update.storedBodyBytes < 10_000)
+        #expect(try update.bodyEntry(streamed.reference).chunks.allSatisfy { $0.layer == 1 })
+        #expect(Array(try update.body(streamed.reference)) == shared)
+        #expect(ArchiveVerifier.verify(update).problems.isEmpty, "\(ArchiveVerifier.verify(update).problems)")
+        let alone = try ArchiveReader(path: folder.file("update.webarc"))
+        #expect(throws: WebArcError.baseRequired(body: streamed.reference, chunk: 0, layer: 1)) { try alone.body(streamed.reference) }
+        #expect(Array(try alone.body(new.reference)) == fresh)
+    }
+
     static func hex(_ text: String) -> [UInt8] {
         stride(from: 0, to: text.count, by: 2).map {
             UInt8(text[text.index(text.startIndex, offsetBy: $0)..<text.index(text.startIndex, offsetBy: $0 + 2)], radix: 16)!

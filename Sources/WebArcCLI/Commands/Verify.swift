@@ -7,8 +7,10 @@ struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check an archive's structure and every body.",
         discussion: """
-            Runs the spec's checks: header, sections, index digest, strings, objects, lookup order \
-            and keys, references, redirects, chunk layout, and every body re-hashed against its MD5. \
+            Runs the spec's checks in order: open (lead and trailer), pages (every page's SHA-256 \
+            and structure), trees (key order, heights, counts, body entry copies), objects, chunks \
+            (every chunk decoded and checked against its SHA-256), body digests (MD5 and SHA-256 of \
+            every body), layout (extents tile the archive), references, redirects and the appendix. \
             Reports every problem (check, record, URL, byte offset), not only the first.
 
               webarc verify site.webarc
@@ -47,6 +49,7 @@ struct Verify: ParsableCommand {
                     [
                         "check": problem.check, "code": problem.code, "severity": problem.severity.rawValue,
                         "message": problem.message, "offset": problem.offset.map { $0 as Any } ?? NSNull(),
+                        "position": problem.position.map { $0 as Any } ?? NSNull(),
                         "record": problem.record.map { $0 as Any } ?? NSNull(), "url": problem.url ?? NSNull(),
                     ] as [String: Any]
                 },

@@ -17,7 +17,9 @@ public struct ArchiveAppendix: Equatable, Sendable {
 
     /// One block of the appendix.
     public struct Block: Equatable, Sendable {
+        /// The block type (1: a signature; others are skipped by readers).
         public var type: UInt32
+        /// The block's bytes, its length as stored.
         public var bytes: [UInt8]
         /// Absolute offset of the block's type field.
         public var offset: UInt64

@@ -19,7 +19,9 @@ public struct ChunkEntry: Hashable, Sendable {
 
     /// Absolute offset of the stored bytes (in this archive for layer 0, in a base otherwise).
     public var offset: UInt64
+    /// Stored bytes, at least 1.
     public var storedLength: UInt32
+    /// Decoded bytes, 1 to 262 144.
     public var rawLength: UInt32
     /// The codec byte as stored; unknown values are kept so that the error can name them.
     public var codecValue: UInt8

@@ -13,7 +13,9 @@ public struct Lead: Equatable, Sendable {
     /// The minor version this library writes.
     public static let currentMinor: UInt16 = 0
 
+    /// The major version: 2.
     public var majorVersion: UInt16 = Lead.supportedMajor
+    /// The minor version, equal to the trailer's.
     public var minorVersion: UInt16 = Lead.currentMinor
     /// The reserved bytes 12–15 as stored (zero when written; a verifier reports other values).
     public var reserved: UInt32 = 0

@@ -14,7 +14,9 @@ public struct PageReference: Hashable, Sendable {
 
     /// Absolute offset of the stored page.
     public var offset: UInt64
+    /// Stored bytes, 1 to 4 MiB.
     public var storedLength: UInt32
+    /// Decoded bytes, 1 to 4 MiB.
     public var rawLength: UInt32
     /// The codec byte as stored; values other than 0 and 1 are refused by ``violation(pageArea:)``.
     public var codecValue: UInt8

@@ -213,6 +213,7 @@ public struct ArchiveEntry: Equatable, Sendable {
     public var key: String
     /// Where the record is stored.
     public var location: RecordLocation
+    /// The record decoded.
     public var record: ArchiveRecord
 
     /// Makes an entry.

@@ -17,7 +17,9 @@ public struct Trailer: Equatable, Sendable {
 
     /// The `requiredFeatures` bits a reader must implement to read a file (spec §4.4).
     public struct Features: OptionSet, Hashable, Sendable {
+        /// The bits as stored.
         public let rawValue: UInt64
+        /// Makes a set from its bits.
         public init(rawValue: UInt64) { self.rawValue = rawValue }
 
         /// Bit 0: an update archive over a base (tombstones, chunks in a base layer; spec §13).
@@ -28,9 +30,13 @@ public struct Trailer: Equatable, Sendable {
         public static let supported: Features = [.layer, .dictionaryCodec]
     }
 
+    /// The major version: 2.
     public var majorVersion: UInt16 = Lead.supportedMajor
+    /// The minor version; a newer one is read normally.
     public var minorVersion: UInt16 = Lead.currentMinor
+    /// Reserved; zero when written.
     public var flags: UInt32 = 0
+    /// Features a reader must implement to read the file (spec §4.4).
     public var requiredFeatures: Features = []
     /// Informational bits; unknown ones are ignored.
     public var optionalFeatures: UInt64 = 0
@@ -38,10 +44,15 @@ public struct Trailer: Equatable, Sendable {
     public var archiveLength: UInt64 = 0
     /// End of the body data, which starts at 16.
     public var bodyDataEnd: UInt64 = UInt64(Lead.size)
+    /// Entries of the record tree, at most 2^40.
     public var recordCount: UInt64 = 0
+    /// Entries of the body tree, at most 2^40.
     public var bodyCount: UInt64 = 0
+    /// The metadata page.
     public var metadata: PageReference
+    /// The record tree's root; its `height` is the tree's.
     public var recordRoot: PageReference
+    /// The body tree's root.
     public var bodyRoot: PageReference
 
     init(metadata: PageReference, recordRoot: PageReference, bodyRoot: PageReference) {

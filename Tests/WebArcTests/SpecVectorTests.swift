@@ -116,6 +116,20 @@ struct SpecVectorTests {
         #expect(report.passed, "\(vector.file): \(report.problems)")
     }
 
+    @Test("a lookup skips an entry of an unknown class and answers the next entry with the key (newer-minor)")
+    func lookupSkipsUnknownClasses() throws {
+        let reader = try Self.open("valid/newer-minor.webarc")
+        guard case .response(let response)? = try reader.lookup(url: "https://example.net/notes.txt")?.record else {
+            Issue.record("no response for notes.txt")
+            return
+        }
+        #expect(response.request.url == "https://example.net/notes.txt")
+        #expect(reader.recordCount == 5)
+        var listed = 0
+        try reader.forEachEntry { _ in listed += 1 }
+        #expect(listed == 3)
+    }
+
     @Test("canonical URL cases give their key or bad-url")
     func canonicalCases() throws {
         let cases = (try Self.json(Self.vectors.path + "/canonical-urls.json") as! [String: Any])["cases"] as! [[String: String]]

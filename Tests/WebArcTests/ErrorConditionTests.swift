@@ -242,6 +242,46 @@ struct ErrorConditionTests {
         }
     }
 
+    @Test("features a writer must announce: bases or codec 2 without their required bit are corrupt-index")
+    func unannouncedFeatures() throws {
+        let folder = try TemporaryFolder()
+        let base = try ArchiveReader(path: try Self.sample(in: folder).path)
+        let writer = try ArchiveWriter(path: folder.file("update.webarc"), bases: [base])
+        try writer.add(ResponseRecord(request: RequestRecord(url: "http://localhost/x"), body: try writer.addBody(Array("x".utf8))))
+        try writer.finish()
+        let dictionary = SpecVectorTests.vectors.path + "/valid/dictionary.webarc"
+        for (path, check) in [(folder.file("update.webarc"), "objects"), (dictionary, "chunks")] {
+            var archive = try ArchiveBytes(path: path)
+            var trailer = try archive.trailer()
+            #expect(!trailer.requiredFeatures.isEmpty)
+            trailer.requiredFeatures = []
+            archive.seal(trailer)
+            try archive.write(to: folder.file("unannounced.webarc"))
+            let report = ArchiveVerifier.verify(path: folder.file("unannounced.webarc"))
+            #expect(report.problems.map(\.code) == ["corrupt-index"] && report.problems.map(\.check) == [check], "\(path): \(report.problems)")
+        }
+    }
+
+    @Test("bytes in no extent are bad-layout, but only a warning in an archive of a newer minor version")
+    func gapsInNewerMinors() throws {
+        let folder = try TemporaryFolder()
+        let (path, _) = try Self.sample(in: folder)
+        for minor: UInt16 in [0, 4] {
+            var archive = try ArchiveBytes(path: path)
+            var trailer = try archive.trailer()
+            let gap = UInt64(archive.trailerOffset)
+            archive.bytes.insert(contentsOf: [UInt8](repeating: 0, count: 8), at: archive.trailerOffset)
+            trailer.archiveLength += 8
+            trailer.minorVersion = minor
+            archive.bytes[10] = UInt8(minor)
+            archive.seal(trailer)
+            try archive.write(to: folder.file("gap.webarc"))
+            let report = ArchiveVerifier.verify(path: folder.file("gap.webarc"))
+            #expect(report.problems.map(\.code) == ["bad-layout"] && report.problems.first?.offset == gap, "\(report.problems)")
+            #expect(report.passed == (minor > 0))
+        }
+    }
+
     @Test("a directory or a missing file given as archive is an I/O error naming it")
     func notFiles() throws {
         let folder = try TemporaryFolder()

@@ -96,6 +96,7 @@ extension Verification {
         var outcome = BodyOutcome()
         let page = body.origin.page
         let bodyDataEnd = reader.trailer.bodyDataEnd
+        let features = reader.trailer.requiredFeatures
         func context(_ index: Int) -> ChunkContext {
             ChunkContext(body: body.reference, index: index, page: page, position: body.origin.position)
         }
@@ -113,6 +114,16 @@ extension Verification {
             }
             if isDictionary && codec == .lz4Dictionary {
                 outcome.chunkProblems.append(context(index).corrupt("a dictionary reference has codec 2"))
+                continue
+            }
+            // Features a writer must announce (spec §4.4): a reader that does not know them refuses
+            // the file at open instead of failing chunk by chunk.
+            if codec == .lz4Dictionary && !features.contains(.dictionaryCodec) {
+                outcome.chunkProblems.append(context(index).corrupt("codec 2 without required feature bit 1"))
+                continue
+            }
+            if chunk.layer > 0 && !features.contains(.layer) {
+                outcome.chunkProblems.append(context(index).corrupt("layer \(chunk.layer) without required feature bit 0"))
                 continue
             }
             if chunk.layer > 0 {

@@ -13,19 +13,28 @@ extension Verification {
         extents += dictionaryExtents.subtracting(chunkSet).map { ($0.offset, $0.end) }
         extents += pageExtents
         extents.sort { ($0.offset, $0.end) < ($1.offset, $1.end) }
+        // A newer minor version may add pages reachable only from keys this verifier does not
+        // know: bytes in no extent it knows are then a warning (spec §11.3).
+        let newer = reader.trailer.minorVersion > Lead.currentMinor
+        func gap(_ from: UInt64, _ to: UInt64) {
+            let error = WebArcError.badLayout(offset: from, reason: "bytes \(from)..<\(to) are in no extent")
+            if newer {
+                warn("layout", code: error.code, error.description + " this verifier knows (the archive is of a newer minor version)", offset: from)
+            } else {
+                add("layout", error)
+            }
+        }
         var position = UInt64(Lead.size)
         for extent in extents {
             if extent.offset > position {
-                add("layout", WebArcError.badLayout(offset: position, reason: "bytes \(position)..<\(extent.offset) are in no extent"))
+                gap(position, extent.offset)
             } else if extent.offset < position {
                 add("layout", WebArcError.sharedExtent(offset: extent.offset, reason: "extent \(extent.offset)..<\(extent.end) overlaps another"))
             }
             position = max(position, extent.end)
         }
         let end = reader.trailer.archiveLength - UInt64(Trailer.size)
-        if position < end {
-            add("layout", WebArcError.badLayout(offset: position, reason: "bytes \(position)..<\(end) are in no extent"))
-        }
+        if position < end { gap(position, end) }
     }
 
     /// `appendix`: the blocks after the archive fill it exactly (spec §12.1); trust lists are the

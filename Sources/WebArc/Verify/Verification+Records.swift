@@ -2,10 +2,16 @@ extension Verification {
     /// `objects`: the metadata object and every record tree object against §7 (layout, known
     /// fields' types and values, required keys), and the classes allowed in the record tree.
     func checkObjects() {
-        if metadataReadable {
-            do { _ = try reader.metadata } catch { add("objects", error) }
-        }
         let layered = reader.trailer.requiredFeatures.contains(.layer)
+        if metadataReadable {
+            do {
+                if try !reader.metadata.bases.isEmpty && !layered {
+                    add("objects", WebArcError.corruptIndex(page: reader.trailer.metadata.offset, position: nil, reason: "Archive.bases in an archive without required feature bit 0"))
+                }
+            } catch {
+                add("objects", error)
+            }
+        }
         forEachRecordLeaf { leaf, first in
             for index in leaf.entries.indices {
                 let record = UInt32(clamping: first + index)

@@ -59,8 +59,15 @@ public enum WebArcError: Error, Equatable, Sendable, CustomStringConvertible {
     case badSignature(keyID: String, offset: UInt64)
     /// A trusted key's signature that has expired.
     case expired(keyID: String, expires: Int64, offset: UInt64)
-    /// A validly signed archive older than one already accepted from the same key.
+    /// A validly signed archive older than one already accepted from the same key, or another
+    /// archive with the sequence already accepted (`sequence == accepted`).
     case rolledBack(keyID: String, sequence: UInt64, accepted: UInt64, offset: UInt64)
+    /// A key file that does not parse (spec §12.3).
+    case badKeyFile(path: String, reason: String)
+    /// A key file whose stated key ID is not the one its key gives (spec §12.3).
+    case keyIDMismatch(path: String, stated: String, computed: String)
+    /// A rollback state file that cannot be trusted to say what was accepted.
+    case badRollbackState(path: String, reason: String)
     /// A byte range outside a body.
     case rangeOutOfBounds(body: BodyReference, lower: UInt64, upper: UInt64, length: UInt64)
     /// A record handed to the writer that cannot be stored as given.
@@ -103,6 +110,9 @@ public enum WebArcError: Error, Equatable, Sendable, CustomStringConvertible {
         case .badSignature: "bad-signature"
         case .expired: "expired"
         case .rolledBack: "rolled-back"
+        case .badKeyFile: "bad-key-file"
+        case .keyIDMismatch: "key-id-mismatch"
+        case .badRollbackState: "bad-rollback-state"
         case .rangeOutOfBounds: "range-out-of-bounds"
         case .invalidRecord: "invalid-record"
         case .writerClosed: "writer-closed"
@@ -174,12 +184,19 @@ public enum WebArcError: Error, Equatable, Sendable, CustomStringConvertible {
         case .badBase(let reason): "the layers do not match the update's bases: \(reason)"
         case .baseRequired(let body, let chunk, let layer):
             "body \(body) chunk \(chunk) is stored in base layer \(layer): open the update over its bases"
-        case .unsigned: "the archive is not signed"
+        case .unsigned: "the archive is not signed: sign it with webarc sign"
         case .untrustedKey(let keys, _): "the archive is signed only by keys that are not trusted (\(keys.joined(separator: ", ")))"
-        case .badSignature(let key, _): "the signature by trusted key \(key) does not verify"
-        case .expired(let key, let expires, _): "the signature by key \(key) expired at \(expires) ms since 1970"
+        case .badSignature(let key, _):
+            "the signature by trusted key \(key) does not verify: the archive or its signature changed after signing"
+        case .expired(let key, let expires, _): "the signature by key \(key) expired at \(Self.date(milliseconds: expires))"
         case .rolledBack(let key, let sequence, let accepted, _):
-            "sequence \(sequence) signed by key \(key) is older than the accepted \(accepted): a rolled-back archive"
+            sequence == accepted
+                ? "sequence \(sequence) signed by key \(key) was already accepted for another archive: a replaced archive"
+                : "sequence \(sequence) signed by key \(key) is older than the accepted \(accepted): a rolled-back archive"
+        case .badKeyFile(let path, let reason): "\(path) is not a webarc key file: \(reason)"
+        case .keyIDMismatch(let path, let stated, let computed):
+            "\(path) names key ID \(stated) but its key has key ID \(computed): the file was altered"
+        case .badRollbackState(let path, let reason): "rollback state \(path): \(reason)"
         case .rangeOutOfBounds(let body, let lower, let upper, let length):
             "range \(lower)..<\(upper) is outside body \(body) of \(length) bytes"
         case .invalidRecord(let url, let reason): "cannot store record for \(url): \(reason)"
@@ -187,6 +204,16 @@ public enum WebArcError: Error, Equatable, Sendable, CustomStringConvertible {
         case .outputExists(let path): "\(path) already exists: use --force to replace it"
         case .io(let path, let operation, let errno): "\(operation) \(path): \(Self.errnoText(errno))"
         }
+    }
+
+    /// A time in ms since 1970 as UTC ISO 8601 (`2027-01-01T00:00:00Z`).
+    static func date(milliseconds: Int64) -> String {
+        var seconds = time_t(milliseconds / 1000)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        var text = [CChar](repeating: 0, count: 32)
+        let count = strftime(&text, text.count, "%Y-%m-%dT%H:%M:%SZ", &parts)
+        return String(decoding: text.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     static func hex(_ value: UInt64) -> String { "\(value) (0x\(String(value, radix: 16)))" }

@@ -25,6 +25,7 @@ struct WebArcCommand: AsyncParsableCommand {
         version: "1.0.0",
         subcommands: [
             Pack.self, Unpack.self, Verify.self, List.self, Cat.self, Info.self, Serve.self, Import.self, Export.self, Capture.self,
+            Keygen.self, Sign.self,
         ]
     )
 

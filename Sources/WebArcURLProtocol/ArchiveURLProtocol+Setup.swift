@@ -37,6 +37,28 @@ extension ArchiveURLProtocol {
         serve([archive], onMiss: onMiss)
     }
 
+    /// Serves `archives` through this class once `policy` trusts each of them; nothing is served
+    /// from an archive the policy refuses.
+    ///
+    /// The check runs here, before the handler answers anything: every archive must carry a
+    /// valid, unexpired signature by a trusted key (spec §12.4). The policy's rollback state
+    /// applies to the first archive, the newest release (the others may be older bases).
+    /// ```swift
+    /// let policy = TrustPolicy(trusting: [try PublicKey(contentsOf: "publisher.pub")])
+    /// try ArchiveURLProtocol.serve([try ArchiveReader(path: "site.webarc")], trusting: policy)
+    /// ```
+    /// - Throws: the first refusal as a ``WebArcError`` (`unsigned`, `untrustedKey`,
+    ///   `badSignature`, `expired`, `rolledBack`, `badAppendix`, `badRollbackState`, `io`); what
+    ///   this class served before then stays as it was.
+    public class func serve(
+        _ archives: [ArchiveReader], trusting policy: TrustPolicy, onMiss: MissPolicy = .offline, now: Date = Date()
+    ) throws {
+        for (index, archive) in archives.enumerated() {
+            _ = try archive.checkTrust(index == 0 ? policy : policy.withoutRollbackState, now: now)
+        }
+        serve(archives, onMiss: onMiss)
+    }
+
     /// Stops serving: this class then declines every request (they go to the network).
     public class func stopServing() {
         setups.set(nil, for: self)

@@ -80,6 +80,38 @@ public final class OutputFile {
         return result
     }
 
+    /// Appends the first `count` bytes of the file open at `source` (read from offset 0), copied
+    /// in the kernel (`sendfile`) where it can, through a 1 MiB buffer otherwise.
+    ///
+    /// - Throws: ``WebArcError/io(path:operation:errno:)`` naming `sourcePath` when it ends early
+    ///   or a read fails, the temporary file when a write fails.
+    func appendCopy(from source: Int32, sourcePath: String, count: UInt64) throws {
+        try flush()
+        var copied: UInt64 = 0
+        #if os(Linux)
+        if lseek(descriptor, off_t(flushedLength), SEEK_SET) >= 0 {
+            var sourceOffset = off_t(0)
+            while copied < count {
+                let sent = sendfile(descriptor, source, &sourceOffset, Int(min(count - copied, 1 << 30)))
+                if sent < 0 && errno == EINTR { continue }
+                guard sent > 0 else { break }  // unsupported here or an early end: the loop below decides
+                copied += UInt64(sent)
+            }
+        }
+        #endif
+        var buffer = [UInt8](repeating: 0, count: Int(min(count - copied, 1 << 20)))
+        while copied < count {
+            let want = Int(min(count - copied, UInt64(buffer.count)))
+            let got = buffer.withUnsafeMutableBytes { pread(source, $0.baseAddress!, want, off_t(copied)) }
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else { throw WebArcError.io(path: sourcePath, operation: "copy from", errno: got < 0 ? errno : EIO) }
+            try write(Array(buffer[0..<got]), at: flushedLength + copied)
+            copied += UInt64(got)
+        }
+        length += count
+        flushedLength += count
+    }
+
     /// Drops everything written after `newLength`.
     func rollBack(to newLength: UInt64) throws {
         try flush()
@@ -103,13 +135,15 @@ public final class OutputFile {
 
     /// Flushes, syncs and renames the temporary file onto the target, then syncs the folder.
     ///
+    /// - Parameter permissions: the file's mode once in place. The temporary file is created 0600
+    ///   (`mkstemp`), so a private key committed with 0600 is never readable by others at any moment.
     /// - Throws: ``WebArcError/outputExists(path:)`` when the target appeared meanwhile and
     ///   `overwrite` is false; ``WebArcError/io(path:operation:errno:)`` when a step fails. The
     ///   temporary file is removed either way.
-    public func commit(overwrite: Bool) throws {
+    public func commit(overwrite: Bool, permissions: mode_t = 0o644) throws {
         try flush()
         guard fsync(descriptor) == 0 else { throw WebArcError.io(path: temporaryPath, operation: "sync", errno: errno) }
-        fchmod(descriptor, 0o644)
+        if permissions != 0o600 { fchmod(descriptor, permissions) }
         close(descriptor)
         descriptor = -1
         if !overwrite && access(targetPath, F_OK) == 0 {

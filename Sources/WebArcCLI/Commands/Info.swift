@@ -59,6 +59,7 @@ struct Info: ParsableCommand {
         let formatLine = "webarc \(version)" + (features.isEmpty ? "" : ", requires " + features.joined(separator: ", "))
         let tombstoneText = tombstones > 0 ? ", \(tombstones) tombstones" : ""
         let recordLine = "\(reader.recordCount): \(responses) responses, \(redirects) redirects" + tombstoneText
+        let signatures = try withFile(archive) { try reader.signatureBlocks() }
         let dedup = distinctBytes > 0 ? Double(responseBytes) / Double(distinctBytes) : 1
         let compression = distinctBytes > 0 ? Double(reader.storedBodyBytes) / Double(distinctBytes) : 1
         if json {
@@ -70,7 +71,7 @@ struct Info: ParsableCommand {
                 "indexBytes": reader.indexBytes, "dedupRatio": dedup, "compressionRatio": compression,
                 "archiveDigest": reader.archiveDigest.map { String(format: "%02x", $0) }.joined(),
                 "origins": origins.sorted(), "startURL": metadata.startURL ?? NSNull(), "baseURL": metadata.baseURL ?? NSNull(),
-                "creator": metadata.creator ?? NSNull(),
+                "creator": metadata.creator ?? NSNull(), "signatures": signatures.map(SignatureText.json),
                 "metadata": Dictionary(metadata.entries.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first }),
             ] as [String: Any])
             return
@@ -88,7 +89,8 @@ struct Info: ParsableCommand {
             ("origins", origins.sorted().joined(separator: ", ")),
             ("start URL", metadata.startURL ?? "none"),
         ] + (metadata.creator.map { [("creator", $0)] } ?? []) + metadata.entries.map { ($0.key, $0.value) }
-        for (name, value) in lines { Output.line(name.padding(toLength: 13, withPad: " ", startingAt: 0) + value) }
+        let signatureLines: [(String, String)] = signatures.map { ("signature", SignatureText.line($0)) }
+        for (name, value) in lines + signatureLines { Output.line(name.padding(toLength: 13, withPad: " ", startingAt: 0) + value) }
     }
 
     /// The names of the required feature bits (spec §4.4); unknown bits by number.

@@ -11,6 +11,7 @@ struct Serve: AsyncParsableCommand {
               webarc serve site.webarc &  chromium --kiosk http://127.0.0.1:8080/
               webarc serve update.webarc base.webarc --port 0 --quiet > url.txt &
               webarc serve crawl.webarc --host 0.0.0.0 --port 8000
+              webarc serve --trust publisher.pub --state /var/lib/kiosk/webarc site.webarc
 
             The first line on stdout is the URL to open. The first archive holding a URL answers \
             it: list an update before its base. The start page's origin is served at /; every \
@@ -18,6 +19,11 @@ struct Serve: AsyncParsableCommand {
             match); proxy-form requests (a browser using the server as its HTTP proxy) get each \
             URL exactly as stored. One line per request goes to stderr unless --quiet. Stop with \
             Ctrl-C or SIGTERM.
+
+            With --trust, every archive must carry a valid, unexpired signature by one of the keys, \
+            checked before the server listens: one that does not is refused with the reason and exit \
+            65, and nothing is served. --state applies to the first archive (the newest release): an \
+            older release than one accepted before is refused as rolled back.
             \(ExitCodes.helpText)
             """
     )
@@ -37,6 +43,8 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Do not log requests.")
     var quiet = false
 
+    @OptionGroup var trust: TrustOptions
+
     func validate() throws {
         guard !archives.isEmpty else { throw ValidationError("name at least one archive to serve") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
@@ -44,7 +52,19 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let policy = try trust.policy()
         let readers = try archives.map { path in try withFile(path) { try ArchiveReader(path: path, mapped: true) } }
+        if let policy {
+            // The readers that will serve are the ones checked: a file swapped after the check is not served.
+            for (index, reader) in readers.enumerated() {
+                do {
+                    _ = try reader.checkTrust(index == 0 ? policy : policy.withoutRollbackState)
+                } catch let error as WebArcError {
+                    if case .io = error { throw CommandFailure(error, file: reader.path) }
+                    throw CommandFailure("\(reader.path): refused, not trusted (\(error.code)): \(error.description)", code: ExitCodes.dataError)
+                }
+            }
+        }
         let set = try archives.count == 1 ? withFile(archives[0]) { try ArchiveSet(readers: readers) } : ArchiveSet(readers: readers)
         let server: WebArcServer
         do {

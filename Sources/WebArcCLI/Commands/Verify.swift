@@ -15,8 +15,14 @@ struct Verify: ParsableCommand {
 
               webarc verify site.webarc
               webarc verify site.webarc --json | jq .problems
+              webarc verify site.webarc --trust publisher.pub --state /var/lib/kiosk/webarc
 
-            Exit 0 when the archive is sound (warnings allowed), 65 when a check failed.
+            With --trust the archive must also carry a valid, unexpired signature by one of the \
+            keys; it is refused as unsigned, untrusted-key, bad-signature (changed since signing) or \
+            expired, and with --state as rolled-back when an older release than one accepted before.
+
+            Exit 0 when the archive is sound (warnings allowed) and, with --trust, trusted; 65 when a \
+            check failed or the archive is not trusted.
             \(ExitCodes.helpText)
             """
     )
@@ -30,21 +36,27 @@ struct Verify: ParsableCommand {
     @Flag(name: .shortAndLong, help: "No progress or summary line.")
     var quiet = false
 
+    @OptionGroup var trust: TrustOptions
+
     func run() throws {
         // A file that cannot be opened as an archive at all (missing, a folder, a FIFO, no permission)
         // is missing input (66), like every other command says; only what opens gets the checks.
         do { _ = try FileByteSource(path: archive) } catch let error as WebArcError { throw CommandFailure(error, file: archive) }
+        let policy = try trust.policy()
         let progress = ProgressReporter(label: "verifying", quiet: quiet || json, unit: "bodies")
         let started = Date()
-        let report = ArchiveVerifier.verify(path: archive) { bodies, totalBodies, done, total in
+        let update: ArchiveVerifier.Progress = { bodies, totalBodies, done, total in
             progress.update(items: bodies, totalItems: totalBodies, bytes: done, totalBytes: total)
         }
+        let (report, trusted) = policy.map { ArchiveVerifier.verify(path: archive, trusting: $0, progress: update) }
+            ?? (ArchiveVerifier.verify(path: archive, progress: update), nil)
         progress.finish()
         let seconds = Date().timeIntervalSince(started)
+        let signature = SignatureVerdict(archive: archive, report: report, policyGiven: policy != nil, trust: trusted)
         if json {
             Output.json([
                 "archive": archive, "passed": report.passed, "records": report.records, "bodies": report.bodies,
-                "bodyBytes": report.bodyBytes, "checks": report.checks, "seconds": seconds,
+                "bodyBytes": report.bodyBytes, "checks": report.checks, "seconds": seconds, "signature": signature.json,
                 "problems": report.problems.map { problem in
                     [
                         "check": problem.check, "code": problem.code, "severity": problem.severity.rawValue,
@@ -64,6 +76,7 @@ struct Verify: ParsableCommand {
                     + "\(ProgressReporter.size(report.bodyBytes)) re-hashed, \(errors) errors, \(warnings) warnings "
                     + String(format: "(%.2fs)", seconds))
             }
+            if !quiet { signature.print() }
         }
         if !report.passed { throw ExitCode(ExitCodes.dataError) }
     }

@@ -1,0 +1,18 @@
+import Foundation
+
+extension ArchiveReader {
+    /// The archive's signature blocks, in appendix order (empty when unsigned).
+    ///
+    /// - Throws: `badAppendix`; `io` when the file cannot be read.
+    public func signatureBlocks() throws -> [SignatureBlock] {
+        try SignatureCheck.signatureBlocks(in: try appendixBytes(), archiveLength: archiveLength)
+    }
+
+    /// Decides whether `policy` accepts this archive, and records it in the policy's rollback state.
+    ///
+    /// Call it before serving anything from the archive.
+    /// - Throws: what ``TrustPolicy/check(archiveDigest:appendix:archiveLength:now:)`` throws.
+    public func checkTrust(_ policy: TrustPolicy, now: Date = Date()) throws -> TrustDecision {
+        try policy.check(archiveDigest: archiveDigest, appendix: try appendixBytes(), archiveLength: archiveLength, now: now)
+    }
+}

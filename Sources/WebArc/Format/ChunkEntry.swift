@@ -43,24 +43,17 @@ public struct ChunkEntry: Hashable, Sendable {
 
     /// Decodes one entry, and for codec 2 the dictionary reference after it.
     init(parsing reader: inout ByteReader) throws {
-        try reader.require(UInt64(Self.size), what: "chunk entry")
-        offset = try reader.readUInt64()
-        storedLength = try reader.readUInt32()
-        rawLength = try reader.readUInt32()
-        codecValue = try reader.readUInt8()
-        layer = try reader.readUInt8()
-        try reader.skip(6)
-        digest = try SHA256Hash(parsing: &reader)
+        try self.init(parsingSingle: &reader, what: "chunk entry")
         if codecValue == Codec.lz4Dictionary.rawValue {
-            var dictionary = try ChunkEntry(parsingSingle: &reader)
+            var dictionary = try ChunkEntry(parsingSingle: &reader, what: "dictionary reference")
             dictionary.dictionaryStorage = []
             dictionaryStorage = [dictionary]
         }
     }
 
-    /// Decodes one 56-byte entry and nothing after it (a dictionary reference).
-    private init(parsingSingle reader: inout ByteReader) throws {
-        try reader.require(UInt64(Self.size), what: "dictionary reference")
+    /// Decodes one 56-byte entry and nothing after it; `what` names it in errors.
+    private init(parsingSingle reader: inout ByteReader, what: String) throws {
+        try reader.require(UInt64(Self.size), what: what)
         offset = try reader.readUInt64()
         storedLength = try reader.readUInt32()
         rawLength = try reader.readUInt32()

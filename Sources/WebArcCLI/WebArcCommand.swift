@@ -11,18 +11,21 @@ struct WebArcCommand: AsyncParsableCommand {
         abstract: "Pack, verify, read and serve single-file web archives.",
         discussion: """
             A .webarc file holds a website — requests, responses, redirects and their bodies, each \
-            distinct body stored once and LZ4-compressed — for replay with no network.
+            distinct body stored once and LZ4-compressed — for replay with no network. Every read \
+            is verified against SHA-256 digests: a damaged byte is an error (exit 65), never data.
 
               webarc pack site/ -o site.webarc
               webarc verify site.webarc
               webarc cat site.webarc http://localhost/index.html
+              webarc sign site.webarc --key publisher.key
+              webarc serve site.webarc --trust publisher.pub
 
             capture runs the companion webarc-capture binary, built with webarc, so that the other \
             commands start without the networking stack.
 
             \(ExitCodes.helpText)
             """,
-        version: "1.0.0",
+        version: "2.0.0 (archive format 2.0)",
         subcommands: [
             Pack.self, Unpack.self, Verify.self, List.self, Cat.self, Info.self, Serve.self, Import.self, Export.self, Capture.self,
             Keygen.self, Sign.self,

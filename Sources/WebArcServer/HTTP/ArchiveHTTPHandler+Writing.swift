@@ -30,8 +30,11 @@ extension ArchiveHTTPHandler {
                 let fileHead = plainHead ?? ByteBuffer()
                 offload(context: context, { try responder.cachedBody(archive: archive, reference: reference, length: length, head: fileHead) }) {
                     handler, context, result in
-                    guard case .success(let body?) = result else { return handler.fail(result, context: context) }
-                    handler.write(head: head, body: body, range: range, context: context)
+                    switch result {
+                    case .success(let body?): handler.write(head: head, body: body, range: range, context: context)
+                    case .success(nil): handler.fail(MissingBody(), context: context)
+                    case .failure(let error): handler.failBeforeHead(error, isHead: request.isHead, version: version, context: context)
+                    }
                 }
             } else {
                 do {
@@ -39,7 +42,7 @@ extension ArchiveHTTPHandler {
                     context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
                     pump(context: context)
                 } catch {
-                    fail(error, context: context)
+                    failBeforeHead(error, isHead: request.isHead, version: version, context: context)
                 }
             }
         }
@@ -145,6 +148,20 @@ extension ArchiveHTTPHandler {
         waiting.removeAll()
         accessLog?.failure(error)
         context.close(promise: nil)
+    }
+
+    /// A body that fails (a chunk whose SHA-256 does not match, spec §11.2) before its head went
+    /// out: a 500 page instead of the stored status, then the connection closes; the failure is
+    /// logged. Nothing complete-looking is ever sent for a damaged body.
+    func failBeforeHead(_ error: any Error, isHead: Bool, version: HTTPVersion, context: ChannelHandlerContext) {
+        accessLog?.failure(error)
+        let page = ServerPages.archiveError(error, isHead: isHead)
+        context.write(wrapOutboundOut(.byteBuffer(ResponseHeadEncoder.encode(page, version: version, connection: "close"))), promise: nil)
+        if case .bytes(let buffer) = page.body { context.write(wrapOutboundOut(.byteBuffer(buffer)), promise: nil) }
+        streaming = nil
+        closing = true
+        waiting.removeAll()
+        closeAfterWrites(context: context)
     }
 
     /// Fails with the error of `result`, or with ``ArchiveHTTPHandler/MissingBody`` when it holds

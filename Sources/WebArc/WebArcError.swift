@@ -156,7 +156,9 @@ public enum WebArcError: Error, Equatable, Sendable, CustomStringConvertible {
             "truncated \(section) at offset \(Self.hex(offset)): needed \(needed) bytes, \(available) available"
         case .unsupportedVersion(let major, let minor, let supported):
             "archive format \(major).\(minor) is not readable by this webarc (reads \(supported).x)"
-                + (major > supported ? ": upgrade webarc" : "")
+                + (major > supported
+                    ? ": upgrade webarc"
+                    : ": pack the site again, or carry it over with webarc 1.x (`webarc export OLD --format warc -o site.warc`) and `webarc import site.warc -o NEW.webarc`")
         case .badAppendix(let offset, let reason): "bad appendix (length field at offset \(Self.hex(offset))): \(reason)"
         case .trailerChecksum(let offset): "trailer check mismatch at offset \(Self.hex(offset)): the trailer is damaged"
         case .badTrailer(let field, let offset, let reason): "bad trailer field \(field) at offset \(Self.hex(offset)): \(reason)"

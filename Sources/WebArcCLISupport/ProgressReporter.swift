@@ -25,12 +25,10 @@ package final class ProgressReporter: @unchecked Sendable {
             let now = Date()
             guard now.timeIntervalSince(lastDraw) >= 0.1 || bytes >= totalBytes else { return }
             lastDraw = now
-            let elapsed = max(now.timeIntervalSince(started), 0.001)
-            let rate = Double(bytes) / elapsed
-            let remaining = rate > 0 ? Double(totalBytes - min(bytes, totalBytes)) / rate : 0
+            let speed = Self.speed(bytes: bytes, totalBytes: totalBytes, elapsed: now.timeIntervalSince(started))
             var line = "\(label)"
             if let items, let totalItems { line += " \(items)/\(totalItems) \(unit)" }
-            line += "  \(Self.size(bytes))/\(Self.size(totalBytes))  \(Self.size(UInt64(rate)))/s  ETA \(Int(remaining.rounded()))s"
+            line += "  \(Self.size(bytes))/\(Self.size(totalBytes))  \(Self.size(speed.rate))/s  ETA \(speed.eta)s"
             FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
         }
     }
@@ -50,6 +48,14 @@ package final class ProgressReporter: @unchecked Sendable {
     package func finish() {
         guard enabled else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+
+    /// Bytes per second and seconds left, clamped to their types: totals can be the sizes an
+    /// archive declares, which need not be true or small.
+    package static func speed(bytes: UInt64, totalBytes: UInt64, elapsed: Double) -> (rate: UInt64, eta: Int) {
+        let rate = Double(bytes) / max(elapsed, 0.001)
+        let remaining = rate > 0 ? Double(totalBytes - min(bytes, totalBytes)) / rate : 0
+        return (rate < 0x1p64 ? UInt64(rate) : .max, remaining < 0x1p63 ? Int(remaining.rounded()) : .max)
     }
 
     /// Bytes in human units (KiB, MiB, GiB).

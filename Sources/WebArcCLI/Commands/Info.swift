@@ -34,7 +34,7 @@ struct Info: ParsableCommand {
                 switch entry.record {
                 case .response(let response):
                     responses += 1
-                    responseBytes += response.bodyLength
+                    responseBytes = Self.sum(responseBytes, response.bodyLength)
                 case .redirect: redirects += 1
                 case .tombstone: tombstones += 1
                 }
@@ -48,7 +48,7 @@ struct Info: ParsableCommand {
         var chunks = 0
         try withFile(archive) {
             try reader.forEachBody { body in
-                distinctBytes += body.length
+                distinctBytes = Self.sum(distinctBytes, body.length)
                 chunks += body.chunkCount
             }
         }
@@ -91,6 +91,13 @@ struct Info: ParsableCommand {
         ] + (metadata.creator.map { [("creator", $0)] } ?? []) + metadata.entries.map { ($0.key, $0.value) }
         let signatureLines: [(String, String)] = signatures.map { ("signature", SignatureText.line($0)) }
         for (name, value) in lines + signatureLines { Output.line(name.padding(toLength: 13, withPad: " ", startingAt: 0) + value) }
+    }
+
+    /// `a + b`, or `UInt64.max` when the sum does not fit: lengths are as the archive declares them
+    /// (a body entry's `length` is only checked against 2^40 when the body is read), so they must not trap.
+    static func sum(_ a: UInt64, _ b: UInt64) -> UInt64 {
+        let (total, overflow) = a.addingReportingOverflow(b)
+        return overflow ? .max : total
     }
 
     /// The names of the required feature bits (spec §4.4); unknown bits by number.

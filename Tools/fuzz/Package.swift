@@ -1,0 +1,34 @@
+// swift-tools-version:6.0
+// Fuzz targets for webarc, built with libFuzzer and AddressSanitizer: see README.md and run.sh.
+// Its own package, so that the sanitizer build (its own .build here) never invalidates the
+// root package's build.
+import PackageDescription
+
+/// A fuzz target: one executable whose single file (not `main.swift`) exports
+/// `LLVMFuzzerTestOneInput`; libFuzzer provides `main`.
+func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+    .executableTarget(name: name, dependencies: dependencies, path: "Sources/\(name)")
+}
+
+let webArc: Target.Dependency = .product(name: "WebArc", package: "webarc")
+let interop: Target.Dependency = .product(name: "WebArcInterop", package: "webarc")
+
+let package = Package(
+    name: "webarc-fuzz",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "webarc", path: "../.."),
+    ],
+    targets: [
+        // What the targets share: the in-memory byte source, the page wrapper.
+        .target(name: "FuzzSupport", dependencies: [webArc, interop]),
+        fuzzTarget("FuzzArchive", ["FuzzSupport"]),
+        fuzzTarget("FuzzArchivePages", ["FuzzSupport"]),
+        fuzzTarget("FuzzURLKey", [webArc]),
+        fuzzTarget("FuzzWARC", ["FuzzSupport"]),
+        fuzzTarget("FuzzHAR", ["FuzzSupport"]),
+        fuzzTarget("FuzzWebArchive", ["FuzzSupport"]),
+        fuzzTarget("FuzzHTTPRequest", [.product(name: "WebArcServer", package: "webarc")]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Makes the seed corpora of Tools/fuzz/Corpus from committed files.
+
+- FuzzArchive: the valid vectors of Spec/vectors/valid (small ones) as they are.
+- FuzzArchivePages: the same vectors as FuzzArchivePages reads them (see
+  Sources/FuzzSupport/PageArchive.swift): a 16-byte header, the body data, then each page decoded,
+  metadata, record root and body root first; an interior page's child references carry the index
+  of the child's piece in their offset field.
+- FuzzURLKey: the URLs of Spec/vectors/canonical-urls.json (other methods as "METHOD\nURL").
+- FuzzWARC, FuzzHAR, FuzzWebArchive: `webarc export` of the site vector (WARC also gunzipped),
+  when a built `webarc` is given with --webarc.
+
+Usage: Tools/fuzz/make-corpus.py [--webarc PATH]. Pages are decoded with the independent Python
+LZ4 of Tools/make-vectors.
+"""
+import argparse
+import gzip
+import json
+import hashlib
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "Tools", "make-vectors"))
+import lz4block  # noqa: E402
+
+SEPARATOR = b"\xfePAGE\xff"
+VECTORS = os.path.join(ROOT, "Spec", "vectors", "valid")
+MAX_SEED = 16 * 1024
+
+
+def ref(raw: bytes):
+    offset, stored, raw_length, codec, height = struct.unpack_from("<QIIBB", raw, 0)
+    return offset, stored, raw_length, codec, height
+
+
+def page_input(data: bytes) -> bytes:
+    trailer = data[-256:]
+    if trailer[:8] != b"\x89WEBARCT":
+        raise ValueError("has an appendix or no trailer")
+    minor = struct.unpack_from("<H", trailer, 10)[0]
+    features, = struct.unpack_from("<Q", trailer, 16)
+    body_end, records, bodies = struct.unpack_from("<QQQ", trailer, 40)
+    refs = [trailer[64 + 56 * i:120 + 56 * i] for i in range(3)]
+
+    pages = []  # decoded bytes, in piece order
+    index_of = {}
+
+    def load(reference: bytes) -> int:
+        offset, stored, raw_length, codec, _ = ref(reference)
+        if offset in index_of:
+            return index_of[offset]
+        block = data[offset:offset + stored]
+        raw = block if codec == 0 else lz4block.decompress(block, raw_length)
+        index_of[offset] = len(pages)
+        pages.append(bytearray(raw))
+        return index_of[offset]
+
+    for reference in refs:
+        load(reference)
+    at = 0
+    while at < len(pages):  # breadth first; children are loaded after their parent
+        raw = pages[at]
+        if raw[0] == 1:
+            position = 8
+            for _ in range(struct.unpack_from("<I", raw, 4)[0]):
+                position += 4 + struct.unpack_from("<I", raw, position)[0]
+                child = load(bytes(raw[position:position + 56]))
+                struct.pack_into("<Q", raw, position, child + 2)
+                position += 56
+        at += 1
+    header = struct.pack("<BBBBII", features, minor, ref(refs[1])[4], ref(refs[2])[4], records, bodies).ljust(16, b"\0")
+    return SEPARATOR.join([header, data[16:body_end]] + [bytes(p) for p in pages])
+
+
+def split_leaves(pieces: list) -> list:
+    """The single-leaf trees of a page input split into two leaves under an interior root each,
+    so that the seeds hold interior pages (height 1) too."""
+    header, body_data, metadata, record_leaf, body_leaf = pieces[:5]
+    assert record_leaf[0] == 2 and body_leaf[0] == 3 and len(pieces) == 5
+
+    def body_entries(raw: bytes, at: int, count: int) -> tuple:
+        entries = []
+        for _ in range(count):
+            start = at
+            at += 16 + 4 + 4 + 8 + 32
+            chunks = struct.unpack_from("<I", raw, at)[0]
+            at += 4
+            for _ in range(chunks):
+                at += 56 * (2 if raw[at + 16] == 2 else 1)
+            entries.append(raw[start:at])
+        return entries, at
+
+    count, body_count = struct.unpack_from("<II", record_leaf, 4)
+    at, records = 12, []
+    for _ in range(count):
+        key_length = struct.unpack_from("<I", record_leaf, at)[0]
+        key = record_leaf[at + 4:at + 4 + key_length]
+        at += 4 + key_length
+        object_length = struct.unpack_from("<I", record_leaf, at)[0]
+        records.append((key, record_leaf[at - 4 - key_length:at + 4 + object_length]))
+        at += 4 + object_length
+    bodies, _ = body_entries(record_leaf, at, body_count)
+    leaf_bodies, _ = body_entries(body_leaf, 8, struct.unpack_from("<I", body_leaf, 4)[0])
+    half = len(records) // 2
+    while 0 < half < len(records) and records[half][0] == records[half - 1][0]:
+        half += 1
+    if not 0 < half < len(records) or len(leaf_bodies) < 2:
+        return []
+
+    def record_page(part: list) -> bytes:
+        used = [b for b in bodies if any(b[:20] in entry for _, entry in part)]
+        return struct.pack("<B3xII", 2, len(part), len(used)) + b"".join(e for _, e in part) + b"".join(used)
+
+    def interior(tree: int, children: list) -> bytes:
+        out = struct.pack("<BBxxI", 1, tree, len(children))
+        for key, index in children:
+            out += struct.pack("<I", len(key)) + key + struct.pack("<QIIBB6x", index, 0, 0, 0, 0) + bytes(32)
+        return out
+
+    bhalf = len(leaf_bodies) // 2
+    body_pages = [struct.pack("<B3xI", 3, len(part)) + b"".join(part) for part in (leaf_bodies[:bhalf], leaf_bodies[bhalf:])]
+    # pieces: 2 metadata, 3 record root, 4 body root, 5-6 record leaves, 7-8 body leaves
+    record_root = interior(1, [(records[0][0], 5), (records[half][0], 6)])
+    body_root = interior(2, [(leaf_bodies[0][:16] + leaf_bodies[0][16:20][::-1], 7),
+                             (leaf_bodies[bhalf][:16] + leaf_bodies[bhalf][16:20][::-1], 8)])
+    header = bytearray(header)
+    header[2] = header[3] = 1
+    return [bytes(header), body_data, metadata, record_root, body_root,
+            record_page(records[:half]), record_page(records[half:])] + body_pages
+
+
+def write(target: str, name: str, data: bytes) -> None:
+    folder = os.path.join(HERE, "Corpus", target)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, name), "wb") as out:
+        out.write(data)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--webarc", help="a built webarc binary, for the importers' seeds")
+    args = parser.parse_args()
+    for name in sorted(os.listdir(VECTORS)):
+        if not name.endswith(".webarc"):
+            continue
+        data = open(os.path.join(VECTORS, name), "rb").read()
+        if len(data) <= MAX_SEED:
+            write("FuzzArchive", name, data)
+        try:
+            pages = page_input(data)
+        except ValueError as error:
+            print(f"{name}: skipped for FuzzArchivePages ({error})")
+            continue
+        if len(pages) <= MAX_SEED:
+            write("FuzzArchivePages", name.replace(".webarc", ".pages"), pages)
+        if name in ("site.webarc", "collision.webarc"):
+            split = split_leaves(pages.split(SEPARATOR))
+            if split:
+                write("FuzzArchivePages", name.replace(".webarc", "-interior.pages"), SEPARATOR.join(split))
+    cases = json.load(open(os.path.join(ROOT, "Spec", "vectors", "canonical-urls.json")))["cases"]
+    for number, case in enumerate(cases):
+        text = case["url"] if case["method"] == "GET" else f"{case['method']}\n{case['url']}"
+        write("FuzzURLKey", f"case-{number:02}.txt", text.encode())
+    if args.webarc:
+        with tempfile.TemporaryDirectory() as work:
+            site = os.path.join(VECTORS, "site.webarc")
+            for fmt, target, out in [("warc", "FuzzWARC", "site.warc.gz"), ("har", "FuzzHAR", "site.har"),
+                                     ("webarchive", "FuzzWebArchive", "site.webarchive")]:
+                path = os.path.join(work, out)
+                subprocess.run([args.webarc, "export", site, "--format", fmt, "-o", path], check=True)
+                data = open(path, "rb").read()
+                write(target, out, data)
+                if fmt == "warc":
+                    write(target, "site.warc", gzip.decompress(data))
+
+
+if __name__ == "__main__":
+    main()

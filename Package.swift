@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "WebArcURLProtocol", targets: ["WebArcURLProtocol"]),
         .library(name: "WebArcServer", targets: ["WebArcServer"]),
         .library(name: "WebArcInterop", targets: ["WebArcInterop"]),
+        .library(name: "WebArcRemote", targets: ["WebArcRemote"]),
         .executable(name: "webarc", targets: ["WebArcCLI"]),
         .executable(name: "webarc-capture", targets: ["WebArcCaptureCLI"]),
     ],
@@ -17,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
     ],
     targets: [
         .systemLibrary(
@@ -44,6 +47,20 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Archives read in place over HTTP(S) range requests (a CDN, an object store, any static
+        // server): AsyncHTTPClient on the SwiftNIO that `serve` already links, so `webarc` does not
+        // need FoundationNetworking.
+        .target(
+            name: "WebArcRemote",
+            dependencies: [
+                "WebArc",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         // zlib for gzip WARC records and gzip/deflate HTTP bodies; only WebArcInterop imports it.
@@ -79,6 +96,7 @@ let package = Package(
                 "WebArcCLISupport",
                 "WebArcServer",
                 "WebArcInterop",
+                "WebArcRemote",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -101,6 +119,18 @@ let package = Package(
             name: "WebArcServerTests",
             dependencies: ["WebArcServer", "WebArc", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "WebArcInteropTests", dependencies: ["WebArcInterop", "WebArc"]),
+        // Remote reading against a NIO range server on 127.0.0.1 with fault injection and TLS.
+        .testTarget(
+            name: "WebArcRemoteTests",
+            dependencies: [
+                "WebArcRemote", "WebArc", "WebArcServer", "WebArcURLProtocol", "WebArcCLI",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
         .testTarget(name: "WebArcCLITests", dependencies: ["WebArc", "WebArcCLI", "WebArcCaptureCLI", "WebArcTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import WebArc
 import WebArcCLISupport
+import WebArcRemote
 
 /// The `webarc` command: pack, read, verify and serve single-file web archives.
 @main
@@ -19,6 +20,10 @@ struct WebArcCommand: AsyncParsableCommand {
               webarc cat site.webarc http://localhost/index.html
               webarc sign site.webarc --key publisher.key
               webarc serve site.webarc --trust publisher.pub
+              webarc serve https://cdn.example.com/site.webarc
+
+            Wherever an archive is named, an http:// or https:// URL reads it in place from any \
+            server that answers Range requests (a CDN, an object store, nginx).
 
             capture runs the companion webarc-capture binary, built with webarc, so that the other \
             commands start without the networking stack.
@@ -48,6 +53,8 @@ struct WebArcCommand: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+        } catch let error as RemoteError {
+            ExitCodes.exit(for: CommandFailure(error), command: self)
         } catch {
             ExitCodes.exit(for: error, command: self)
         }

@@ -36,6 +36,10 @@ public final class WebArcServer: Sendable {
         public var bodyFiles: Bool
         /// Seconds a connection may send nothing, between requests, before it is closed.
         public var idleTimeout: Double
+        /// Threads that read archives (lookups and bodies never run on an event loop); as many as
+        /// `threads` by default. Archives read over the network wait for it there, so they want
+        /// more: as many as the requests a page load makes at once.
+        public var readerThreads: Int?
 
         /// Makes a configuration.
         public init(
@@ -109,7 +113,7 @@ public final class WebArcServer: Sendable {
     public static func start(archives: ArchiveSet, configuration: Configuration = .init()) async throws -> WebArcServer {
         let responder = ArchiveResponder(archives: archives, cacheBytes: configuration.cacheBytes, bodyFiles: configuration.bodyFiles)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.threads))
-        let pool = NIOThreadPool(numberOfThreads: max(1, configuration.threads))
+        let pool = NIOThreadPool(numberOfThreads: max(1, configuration.readerThreads ?? configuration.threads))
         pool.start()
         let streamGauge = StreamGauge()
         let connections = ConnectionTracker()

@@ -6,12 +6,23 @@ import Glibc
 import Darwin
 #endif
 
-/// Random access to an archive's bytes by offset and length: a file, a mapping, or (later) ranged HTTP.
+/// Random access to an archive's bytes by offset and length: a file, a mapping, or ranged HTTP
+/// (`WebArcRemote`).
 public protocol ByteSource: Sendable {
     /// Total number of bytes.
     var size: UInt64 { get }
     /// Reads exactly `count` bytes at `offset`, or throws when the source ends before.
     func read(at offset: UInt64, count: Int) throws -> [UInt8]
+    /// Tells the source that these extents are about to be read, in this order (a body's chunks).
+    ///
+    /// A remote source fetches neighbouring extents in one request instead of one per chunk;
+    /// local sources ignore it. Never required for correctness: every extent is still read with
+    /// ``read(at:count:)`` and verified.
+    func willRead(_ extents: [Range<UInt64>])
+}
+
+extension ByteSource {
+    public func willRead(_ extents: [Range<UInt64>]) {}
 }
 
 /// A file read with positioned reads (`pread`); safe to share between threads.

@@ -47,7 +47,26 @@ extension ArchiveReader {
             throw WebArcError.rangeOutOfBounds(body: body.reference, lower: range.lowerBound, upper: range.upperBound, length: body.length)
         }
         try body.checkLength()
+        announceChunks(of: body, range: range)
         return BodyChunkIterator(reader: self, body: body, range: range)
+    }
+
+    /// Tells the source which stored extents reading `range` of `body` will touch, so that a remote
+    /// source fetches them together (chunks in a base layer are left out, a codec-2 chunk's
+    /// dictionary is read on its own).
+    func announceChunks(of body: BodyEntry, range: Range<UInt64>) {
+        guard !range.isEmpty else { return }
+        var extents: [Range<UInt64>] = []
+        var start: UInt64 = 0
+        for chunk in body.chunks {
+            let end = start + UInt64(chunk.rawLength)
+            defer { start = end }
+            if end <= range.lowerBound { continue }
+            if start >= range.upperBound { break }
+            guard chunk.layer == 0, chunk.offset <= UInt64.max - UInt64(chunk.storedLength) else { continue }
+            extents.append(chunk.offset..<chunk.offset + UInt64(chunk.storedLength))
+        }
+        if !extents.isEmpty { source.willRead(extents) }
     }
 
     /// Calls `body` with successive verified pieces of a body (or of a byte range of it); memory

@@ -22,6 +22,15 @@ extension ArchiveVerifier {
         } catch {
             return (verify(path: path, progress: progress), nil)
         }
+        return verify(reader, trusting: policy, now: now, progress: progress)
+    }
+
+    /// Verifies an opened archive and decides whether `policy` trusts it, as
+    /// ``verify(path:trusting:now:progress:)`` does (for a reader over any byte source).
+    public static func verify(
+        _ reader: ArchiveReader, trusting policy: TrustPolicy, now: Date = Date(), progress: Progress? = nil
+    ) -> (report: VerificationReport, trust: TrustDecision?) {
+        let path = reader.path
         var report = verify(reader, progress: progress)
         // A structurally bad appendix is already reported; it has no trust decision to add.
         guard !report.problems.contains(where: { $0.check == "appendix" && $0.severity == .error }) else { return (report, nil) }

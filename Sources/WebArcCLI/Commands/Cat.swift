@@ -17,7 +17,7 @@ struct Cat: ParsableCommand {
             """
     )
 
-    @Argument(help: "The archive to read.")
+    @Argument(help: "The archive to read: a path or an http(s) URL.")
     var archive: String
 
     @Argument(help: "The absolute URL to look up.")

@@ -16,7 +16,7 @@ struct Info: ParsableCommand {
             """
     )
 
-    @Argument(help: "The archive to describe.")
+    @Argument(help: "The archive to describe: a path or an http(s) URL.")
     var archive: String
 
     @Flag(help: "Print one JSON object.")

@@ -18,7 +18,7 @@ struct List: ParsableCommand {
             """
     )
 
-    @Argument(help: "The archive to list.")
+    @Argument(help: "The archive to list: a path or an http(s) URL.")
     var archive: String
 
     @Flag(help: "Print one JSON object per record.")

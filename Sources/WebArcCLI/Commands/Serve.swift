@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import WebArc
 import WebArcCLISupport
+import WebArcRemote
 import WebArcServer
 
 struct Serve: AsyncParsableCommand {
@@ -12,6 +13,7 @@ struct Serve: AsyncParsableCommand {
               webarc serve update.webarc base.webarc --port 0 --quiet > url.txt &
               webarc serve crawl.webarc --host 0.0.0.0 --port 8000
               webarc serve --trust publisher.pub --state /var/lib/kiosk/webarc site.webarc
+              webarc serve https://cdn.example.com/update.webarc base.webarc
 
             The first line on stdout is the URL to open. The first archive holding a URL answers \
             it: list an update before its base. The start page's origin is served at /; every \
@@ -28,7 +30,7 @@ struct Serve: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The archives to serve, searched in order.")
+    @Argument(help: "The archives to serve (paths or http(s) URLs), searched in order.")
     var archives: [String]
 
     @Option(help: "The address to listen on; with 0.0.0.0 the printed URL names 127.0.0.1.")
@@ -53,7 +55,8 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let policy = try trust.policy()
-        let readers = try archives.map { path in try withFile(path) { try ArchiveReader(path: path, mapped: true) } }
+        let readers = try archives.map { location in try ArchiveOpening.open(location, mapped: true, cacheMiB: cacheMiB) }
+        let remote = archives.contains(where: HTTPByteSource.isRemote)
         if let policy {
             // The readers that will serve are the ones checked: a file swapped after the check is not served.
             for (index, reader) in readers.enumerated() {
@@ -70,7 +73,14 @@ struct Serve: AsyncParsableCommand {
         do {
             server = try await WebArcServer.start(
                 archives: set,
-                configuration: .init(host: host, port: port, cacheBytes: cacheMiB << 20, accessLog: quiet ? nil : .standardError()))
+                configuration: {
+                    var configuration = WebArcServer.Configuration(
+                        host: host, port: port, cacheBytes: cacheMiB << 20, accessLog: quiet ? nil : .standardError())
+                    // A reader thread waits for the network while a remote archive is read: as
+                    // many as a browser's parallel requests.
+                    if remote { configuration.readerThreads = max(16, configuration.threads) }
+                    return configuration
+                }())
         } catch let error as WebArcServerError {
             throw CommandFailure(error.description, code: ExitCodes.failure)
         }

@@ -20,7 +20,7 @@ struct Unpack: ParsableCommand {
             """
     )
 
-    @Argument(help: "The archive to read.")
+    @Argument(help: "The archive to read: a path or an http(s) URL.")
     var archive: String
 
     @Option(name: .shortAndLong, help: "The folder to write (created; must be empty unless --force).")

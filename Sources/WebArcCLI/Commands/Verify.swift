@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import WebArc
 import WebArcCLISupport
+import WebArcRemote
 
 struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,6 +17,10 @@ struct Verify: ParsableCommand {
               webarc verify site.webarc
               webarc verify site.webarc --json | jq .problems
               webarc verify site.webarc --trust publisher.pub --state /var/lib/kiosk/webarc
+              webarc verify https://cdn.example.com/site.webarc
+
+            A URL is downloaded once, front to back (temporary disk space for the whole file), \
+            and checked while it arrives.
 
             With --trust the archive must also carry a valid, unexpired signature by one of the \
             keys; it is refused as unsigned, untrusted-key, bad-signature (changed since signing) or \
@@ -27,7 +32,7 @@ struct Verify: ParsableCommand {
             """
     )
 
-    @Argument(help: "The archive to check.")
+    @Argument(help: "The archive to check: a path or an http(s) URL.")
     var archive: String
 
     @Flag(help: "Print the report as one JSON object on stdout.")
@@ -41,15 +46,27 @@ struct Verify: ParsableCommand {
     func run() throws {
         // A file that cannot be opened as an archive at all (missing, a folder, a FIFO, no permission)
         // is missing input (66), like every other command says; only what opens gets the checks.
-        do { _ = try FileByteSource(path: archive) } catch let error as WebArcError { throw CommandFailure(error, file: archive) }
+        let remote = HTTPByteSource.isRemote(archive)
+        if !remote {
+            do { _ = try FileByteSource(path: archive) } catch let error as WebArcError { throw CommandFailure(error, file: archive) }
+        }
         let policy = try trust.policy()
         let progress = ProgressReporter(label: "verifying", quiet: quiet || json, unit: "bodies")
         let started = Date()
         let update: ArchiveVerifier.Progress = { bodies, totalBodies, done, total in
             progress.update(items: bodies, totalItems: totalBodies, bytes: done, totalBytes: total)
         }
-        let (report, trusted) = policy.map { ArchiveVerifier.verify(path: archive, trusting: $0, progress: update) }
-            ?? (ArchiveVerifier.verify(path: archive, progress: update), nil)
+        let (report, trusted): (VerificationReport, TrustDecision?)
+        if remote {
+            // A URL is downloaded once, front to back, and checked as it arrives; a transfer that
+            // fails is an I/O error (74), not a verdict on the archive.
+            (report, trusted) = try withFile(archive) {
+                try RemoteVerifier.verify(url: archive, configuration: ArchiveOpening.remoteConfiguration, trusting: policy, progress: update)
+            }
+        } else {
+            (report, trusted) = policy.map { ArchiveVerifier.verify(path: archive, trusting: $0, progress: update) }
+                ?? (ArchiveVerifier.verify(path: archive, progress: update), nil)
+        }
         progress.finish()
         let seconds = Date().timeIntervalSince(started)
         let signature = SignatureVerdict(archive: archive, report: report, policyGiven: policy != nil, trust: trusted)

@@ -1,14 +1,34 @@
+import Foundation
 import WebArc
 import WebArcCLISupport
+import WebArcRemote
 
 /// Opens an archive for a command, turning failures into one-line errors with exit codes.
+///
+/// Every command that reads an archive takes an `http://` or `https://` URL where it takes a path:
+/// the file is read in place with range requests (``WebArcRemote/HTTPByteSource``).
 enum ArchiveOpening {
-    static func open(_ path: String) throws -> ArchiveReader {
-        do {
-            return try ArchiveReader(path: path)
-        } catch let error as WebArcError {
-            throw CommandFailure(error, file: path)
+    static func open(_ location: String, mapped: Bool = false, cacheMiB: Int? = nil) throws -> ArchiveReader {
+        try withFile(location) {
+            if HTTPByteSource.isRemote(location) {
+                var configuration = remoteConfiguration
+                if let cacheMiB { configuration.cacheBytes = cacheMiB << 20 }
+                return try ArchiveReader(url: location, configuration: configuration)
+            }
+            return try ArchiveReader(path: location, mapped: mapped)
         }
+    }
+
+    /// How the CLI reads over HTTP: the library's defaults; `SSL_CERT_FILE` names the CA
+    /// certificates to trust instead of the system's; `WEBARC_TRACE_HTTP=1` logs each request on
+    /// stderr (the remote bench counts requests, bytes and round trips with it).
+    static var remoteConfiguration: RemoteConfiguration {
+        let environment = ProcessInfo.processInfo.environment
+        var configuration = RemoteConfiguration()
+        if environment["WEBARC_TRACE_HTTP"].map({ !$0.isEmpty && $0 != "0" }) == true {
+            configuration.trace = { Output.error($0) }
+        }
+        return configuration
     }
 }
 
@@ -18,5 +38,14 @@ func withFile<T>(_ file: String, _ body: () throws -> T) throws -> T {
         return try body()
     } catch let error as WebArcError {
         throw CommandFailure(error, file: file)
+    } catch let error as RemoteError {
+        throw CommandFailure(error)
+    }
+}
+
+extension CommandFailure {
+    /// A transport failure: 66 when the archive cannot be reached at all, 74 when reading it failed.
+    init(_ error: RemoteError) {
+        self.init(error.description, code: error.isMissingInput ? ExitCodes.noInput : ExitCodes.ioError)
     }
 }

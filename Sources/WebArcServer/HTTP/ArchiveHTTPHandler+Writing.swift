@@ -37,12 +37,19 @@ extension ArchiveHTTPHandler {
                     }
                 }
             } else {
-                do {
-                    streaming = try responder.chunkIterator(archive: archive, reference: reference, range: range)
-                    context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
-                    pump(context: context)
-                } catch {
-                    failBeforeHead(error, isHead: request.isHead, version: version, context: context)
+                // Finding the body entry may read a page of the body tree: on the pool, like every
+                // read (an archive read over HTTP waits for the network there).
+                let responder = self.responder
+                offload(context: context, { try responder.chunkIterator(archive: archive, reference: reference, range: range) }) {
+                    handler, context, result in
+                    switch result {
+                    case .success(let iterator):
+                        handler.streaming = iterator
+                        context.write(handler.wrapOutboundOut(.byteBuffer(head)), promise: nil)
+                        handler.pump(context: context)
+                    case .failure(let error):
+                        handler.failBeforeHead(error, isHead: request.isHead, version: version, context: context)
+                    }
                 }
             }
         }

@@ -1,0 +1,55 @@
+import WebArc
+
+extension ArchiveReader {
+    /// Opens the archive at an `http://` or `https://` URL, read in place with range requests.
+    ///
+    /// ```swift
+    /// let reader = try ArchiveReader(url: "https://cdn.example.com/site.webarc")
+    /// let page = try reader.lookup(url: "https://example.com/")   // one more request: the leaf
+    /// ```
+    ///
+    /// Opening is one round trip (``HTTPByteSource``); a cold lookup adds the leaf page, and the
+    /// body's chunks come in one more. Everything is verified as from a file (spec §11.2).
+    ///
+    /// - Throws: ``RemoteError`` when the file cannot be fetched, ``WebArc/WebArcError`` when it is
+    ///   not an archive this reader can open (spec §4.3).
+    public convenience init(url: String, configuration: RemoteConfiguration = .init()) throws {
+        let source = try HTTPByteSource(url: url, configuration: configuration)
+        try self.init(source: source, path: url)
+    }
+
+    /// Opens `location`: an `http(s)://` URL over the network, anything else as a local path.
+    ///
+    /// - Parameter mapped: for a local file, map it (see ``WebArc/ArchiveReader/init(path:mapped:)``).
+    public convenience init(location: String, mapped: Bool = false, configuration: RemoteConfiguration = .init()) throws {
+        if HTTPByteSource.isRemote(location) {
+            try self.init(url: location, configuration: configuration)
+        } else {
+            try self.init(path: location, mapped: mapped)
+        }
+    }
+}
+
+/// Verification of a remote archive: one sequential download, checked as it arrives.
+public enum RemoteVerifier {
+    /// Downloads the archive at `url` once (``DownloadedByteSource``) and runs every check of
+    /// ``WebArc/ArchiveVerifier`` on it while it arrives; with a trust policy, also decides whether
+    /// the policy trusts it (the `appendix` check, spec §12.4).
+    ///
+    /// - Returns: the report, and the trust decision when a policy was given and accepts the archive.
+    /// - Throws: ``RemoteError`` when the transfer fails (before or during the checks: a report on
+    ///   an incomplete download would blame the archive for the network); the open error
+    ///   (``WebArc/WebArcError``, spec §4.3) when it is not an archive that opens.
+    public static func verify(
+        url: String, configuration: RemoteConfiguration = .init(), trusting policy: TrustPolicy? = nil,
+        progress: ArchiveVerifier.Progress? = nil
+    ) throws -> (report: VerificationReport, trust: TrustDecision?) {
+        let source = try DownloadedByteSource(url: url, configuration: configuration)
+        // A transfer that fails under the open throws its own error from the read.
+        let reader = try ArchiveReader(source: source, path: url)
+        let result = policy.map { ArchiveVerifier.verify(reader, trusting: $0, progress: progress) }
+            ?? (ArchiveVerifier.verify(reader, progress: progress), nil)
+        try source.finish()
+        return result
+    }
+}

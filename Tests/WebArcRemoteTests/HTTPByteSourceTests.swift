@@ -1,0 +1,190 @@
+import Foundation
+import Testing
+import WebArc
+
+@testable import WebArcRemote
+
+@Suite("Remote reads over HTTP ranges")
+struct HTTPByteSourceTests {
+    @Test("open is one round trip (the tail with the size, and the lead); a cold URL adds its leaf and its body")
+    func requestCount() throws {
+        let server = try RangeServer(file: Fixture.archive.bytes)
+        defer { server.stop() }
+        let source = try HTTPByteSource(url: server.url, configuration: testConfiguration())
+        #expect(source.size == UInt64(Fixture.archive.bytes.count))
+        let reader = try ArchiveReader(source: source, path: server.url)
+        let opening = server.requests.map(\.range)
+        #expect(opening.sorted { ($0 ?? "") < ($1 ?? "") } == ["bytes=-65536", "bytes=0-15"])
+        #expect(try remoteBody(reader, Fixture.firstURL) == Fixture.body(Fixture.firstURL))
+        // The leaf, then the body: two more requests.
+        #expect(server.requests.count == 4)
+        server.resetLog()
+        // Three chunks of one body: one request.
+        #expect(try remoteBody(reader, Fixture.bigURL) == Fixture.body(Fixture.bigURL))
+        #expect(server.requests.count <= 2)
+        let span = server.requests.last?.range.flatMap { range -> Int? in
+            let bounds = range.dropFirst(6).split(separator: "-").compactMap { Int($0) }
+            return bounds.count == 2 ? bounds[1] - bounds[0] + 1 : nil
+        }
+        #expect((span ?? 0) >= 700_000)
+    }
+
+    @Test("every record and body reads as from the file")
+    func everyRecord() throws {
+        let server = try RangeServer(file: Fixture.archive.bytes)
+        defer { server.stop() }
+        let reader = try ArchiveReader(url: server.url, configuration: testConfiguration())
+        var seen = 0
+        try Fixture.local.forEachEntry { entry in
+            guard case .response(let response) = entry.record, seen % 50 == 0 || response.request.url == Fixture.bigURL else {
+                seen += 1
+                return
+            }
+            seen += 1
+            let remote = try reader.lookup(url: response.request.url)
+            #expect(remote == entry)
+            #expect(try reader.body(response.body) == Fixture.local.body(response.body))
+            #expect(try reader.body(response.body, range: 10..<20) == Fixture.local.body(response.body, range: 10..<20))
+        }
+        #expect(try reader.metadata == Fixture.local.metadata)
+        #expect(seen == Fixture.archive.urls.count)
+    }
+
+    @Test("a file replaced between reads fails with changed, never with bytes of both")
+    func replacedFile() throws {
+        let server = try RangeServer(file: Fixture.archive.bytes)
+        defer { server.stop() }
+        let reader = try ArchiveReader(url: server.url, configuration: testConfiguration())
+        server.replace(with: Fixture.other)
+        #expect {
+            _ = try remoteBody(reader, Fixture.firstURL)
+        } throws: { error in
+            guard case .changed(let url, let reason)? = error as? RemoteError else { return false }
+            return url == server.url && reason.contains("412")
+        }
+    }
+
+    @Test("a replacement the server does not refuse (no If-Match support) is still caught by its ETag")
+    func replacedWithoutPrecondition() throws {
+        let validator = Validator(etag: "\"a\"", lastModified: nil)
+        var response = FetchedResponse(status: 206, headers: ["ETag": "\"b\"", "Content-Range": "bytes 0-3/10"], bytes: [1, 2, 3, 4], finalURL: "u")
+        #expect(throws: RemoteError.changed(url: "u", reason: "ETag \"b\", was \"a\"")) {
+            try HTTPByteSource.check(response, offset: 0, count: 4, size: 10, validator: validator, url: "u")
+        }
+        response.headers = ["ETag": "\"a\"", "Content-Range": "bytes 0-3/11"]
+        #expect(throws: RemoteError.changed(url: "u", reason: "length 11, was 10")) {
+            try HTTPByteSource.check(response, offset: 0, count: 4, size: 10, validator: validator, url: "u")
+        }
+        response.headers = ["ETag": "\"a\"", "Content-Range": "bytes 0-3/10"]
+        #expect(try HTTPByteSource.check(response, offset: 0, count: 4, size: 10, validator: validator, url: "u") == [1, 2, 3, 4])
+    }
+
+    @Test("dropped connections and 5xx answers are retried")
+    func retries() throws {
+        let server = try RangeServer(file: Fixture.archive.bytes)
+        defer { server.stop() }
+        server.setFault(.drop(2))
+        let reader = try ArchiveReader(url: server.url, configuration: testConfiguration())
+        server.setFault(.dropMidBody(2))
+        #expect(try remoteBody(reader, Fixture.bigURL) == Fixture.body(Fixture.bigURL))
+        server.setFault(.status(503, 2))
+        #expect(try remoteBody(reader, Fixture.firstURL) == Fixture.body(Fixture.firstURL))
+    }
+
+    @Test("a server that keeps dropping connections fails after the retries")
+    func keepsDropping() throws {
+        let server = try RangeServer(file: Fixture.archive.bytes)
+        defer { server.stop() }
+        server.setFault(.drop(1000))
+        #expect {
+            _ = try HTTPByteSource(url: server.url, configuration: testConfiguration(retries: 2))
+        } throws: { error in
+            guard case .connection? = error as? RemoteError else { return false }
+            return true
+        }
+        #expect(server.requests.filter { $0.range == "bytes=-65536" }.count == 3)  // the tail: three tries
+        server.setFault(.status(500, 1000))
+        #expect(throws: RemoteError.status(url: server.url, status: 500, range: "-65536")) {
+            _ = try HTTPByteSource(url: server.url, configuration: testConfiguration(retries: 1))
+        }
+    }
+
+    @Test("404 is notFound")
+    func notFound() throws {
+        let server = try RangeServer(file: Fixture.archive.bytes)
+        defer { server.stop() }
+        let url = "http://127.0.0.1:\(server.port)/missing.webarc"
+        #expect(throws: RemoteError.notFound(url: url, status: 404)) { _ = try ArchiveReader(url: url, configuration: testConfiguration()) }
+    }
+
+    @Test("a server that ignores Range is refused without reading the file; a file within the tail read is taken whole")
+    func ignoresRange() throws {
+        let server = try RangeServer(file: Fixture.archive.bytes)
+        defer { server.stop() }
+        server.setFault(.ignoreRange)
+        #expect(throws: RemoteError.rangesNotSupported(url: server.url)) {
+            _ = try ArchiveReader(url: server.url, configuration: testConfiguration())
+        }
+        let folder = try TemporaryFolder()
+        let writer = try ArchiveWriter(path: folder.file("small.webarc"))
+        try writer.add(ResponseRecord(request: RequestRecord(url: "http://example.com/"), body: try writer.addBody(Array("hello".utf8))))
+        try writer.finish()
+        let small = try RangeServer(file: Array(try Data(contentsOf: URL(fileURLWithPath: folder.file("small.webarc")))))
+        defer { small.stop() }
+        small.setFault(.ignoreRange)
+        let reader = try ArchiveReader(url: small.url, configuration: testConfiguration())
+        #expect(try remoteBody(reader, "http://example.com/") == Array("hello".utf8))
+    }
+
+    @Test("a slow server times out")
+    func slowServer() throws {
+        let server = try RangeServer(file: Fixture.archive.bytes)
+        defer { server.stop() }
+        server.setFault(.slow(3))
+        let started = Date()
+        #expect(throws: RemoteError.timedOut(url: server.url, range: "-65536")) {
+            _ = try HTTPByteSource(url: server.url, configuration: testConfiguration(retries: 0, readTimeout: 0.3))
+        }
+        #expect(Date().timeIntervalSince(started) < 2.5)
+    }
+
+    @Test("https with a self-signed certificate the configuration trusts; refused when it is not trusted")
+    func tls() throws {
+        let server = try RangeServer(file: Fixture.archive.bytes, tls: true)
+        defer { server.stop() }
+        let reader = try ArchiveReader(url: server.url, configuration: testConfiguration())
+        #expect(try remoteBody(reader, Fixture.bigURL) == Fixture.body(Fixture.bigURL))
+        var untrusted = testConfiguration(retries: 0)
+        untrusted.trustRoots = .certificates([])
+        #expect {
+            _ = try ArchiveReader(url: server.url, configuration: untrusted)
+        } throws: { error in
+            guard case .tls? = error as? RemoteError else { return false }
+            return true
+        }
+    }
+
+    @Test("a redirect is followed once: later requests go where it led")
+    func redirect() throws {
+        let server = try RangeServer(file: Fixture.archive.bytes)
+        defer { server.stop() }
+        let moved = "http://127.0.0.1:\(server.port)/moved.webarc"
+        let source = try HTTPByteSource(url: moved, configuration: testConfiguration())
+        #expect(source.resolvedURL == server.url)
+        let reader = try ArchiveReader(source: source, path: moved)
+        server.resetLog()
+        #expect(try remoteBody(reader, Fixture.firstURL) == Fixture.body(Fixture.firstURL))
+        #expect(server.requests.allSatisfy { $0.target == "/site.webarc" })
+    }
+
+    @Test("Content-Range values")
+    func contentRange() {
+        #expect(ContentRange("bytes 0-9/100") == ContentRange(start: 0, end: 10, total: 100))
+        #expect(ContentRange("bytes 90-99/*")?.total == nil)
+        #expect(ContentRange("bytes */0")?.total == 0)
+        #expect(ContentRange("bytes 9-0/100") == nil)
+        #expect(ContentRange("bytes 0-100/100") == nil)
+        #expect(ContentRange("items 0-1/2") == nil)
+        #expect(ContentRange(nil) == nil)
+    }
+}

@@ -1,0 +1,148 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import Synchronization
+import Testing
+import WebArc
+import WebArcRemote
+import WebArcServer
+import WebArcURLProtocol
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+final class RemoteReplay: ArchiveURLProtocol {}
+
+@Suite("Remote archives in verify, serve, the URL protocol and the CLI")
+struct RemoteIntegrationTests {
+    @Test("verify downloads once and checks everything; a cut transfer resumes")
+    func verify() throws {
+        let server = try RangeServer(file: Fixture.archive.bytes)
+        defer { server.stop() }
+        let report = try RemoteVerifier.verify(url: server.url, configuration: testConfiguration())
+        #expect(report.passed)
+        #expect(report.bodies == Fixture.local.bodyCount)
+        #expect(server.requests.map(\.range) == [nil])
+        server.resetLog()
+        server.setFault(.dropMidBody(1))
+        #expect(try RemoteVerifier.verify(url: server.url, configuration: testConfiguration()).passed)
+        let ranges = server.requests.map(\.range)
+        #expect(ranges.count == 2 && ranges[0] == nil && ranges[1]?.hasPrefix("bytes=") == true)
+    }
+
+    @Test("a download whose file is replaced before it resumes fails with changed")
+    func verifyReplaced() throws {
+        let server = try RangeServer(file: Fixture.archive.bytes)
+        defer { server.stop() }
+        server.setFault(.dropMidBody(1))
+        server.replace(with: Fixture.other, after: 1)
+        #expect {
+            _ = try RemoteVerifier.verify(url: server.url, configuration: testConfiguration())
+        } throws: { error in
+            guard case .changed? = error as? RemoteError else { return false }
+            return true
+        }
+    }
+
+    @Test("webarc serve layers a remote archive over a local one")
+    func serve() async throws {
+        let server = try RangeServer(file: Fixture.archive.bytes)
+        defer { server.stop() }
+        let folder = try TemporaryFolder()
+        let writer = try ArchiveWriter(path: folder.file("local.webarc"))
+        try writer.add(ResponseRecord(request: RequestRecord(url: "http://example.com/local.txt"), body: try writer.addBody(Array("local".utf8))))
+        try writer.finish()
+        let archives = try ArchiveSet(readers: [
+            ArchiveReader(url: server.url, configuration: testConfiguration()), ArchiveReader(path: folder.file("local.webarc")),
+        ])
+        var configuration = WebArcServer.Configuration(port: 0)
+        configuration.readerThreads = 8
+        let webarc = try await WebArcServer.start(archives: archives, configuration: configuration)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        func get(_ path: String) async throws -> (Int, [UInt8]) {
+            let response = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(webarc.port)\(path)"), timeout: .seconds(30))
+            let body = try await response.body.collect(upTo: 4 << 20)
+            return (Int(response.status.code), Array(body.readableBytesView))
+        }
+        let page = URL(string: Fixture.firstURL)!.path
+        let first = try await get(page)
+        let firstBody = try Fixture.body(Fixture.firstURL)
+        #expect(first.0 == 200 && first.1 == firstBody)
+        let big = try await get("/video.bin")
+        let bigBody = try Fixture.body(Fixture.bigURL)
+        #expect(big.0 == 200 && big.1 == bigBody)
+        let local = try await get("/local.txt")
+        #expect(local.0 == 200 && local.1 == Array("local".utf8))
+        #expect(try await get("/nothing-here").0 == 404)
+        try await client.shutdown()
+        await webarc.stop()
+    }
+
+    @Test("the URL protocol replays a remote archive")
+    func urlProtocol() async throws {
+        let server = try RangeServer(file: Fixture.archive.bytes)
+        defer { server.stop() }
+        RemoteReplay.serve(try ArchiveReader(url: server.url, configuration: testConfiguration()))
+        defer { RemoteReplay.stopServing() }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.protocolClasses = [RemoteReplay.self]
+        let session = URLSession(configuration: configuration)
+        let (data, response) = try await session.data(from: URL(string: Fixture.firstURL)!)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        let expected = try Fixture.body(Fixture.firstURL)
+        #expect(Array(data) == expected)
+    }
+
+    @Test("webarc ls, cat, info and verify take a URL; a missing one exits 66")
+    func cli() throws {
+        let server = try RangeServer(file: Fixture.archive.bytes, tls: true)
+        defer { server.stop() }
+        let environment = ["SSL_CERT_FILE": RangeServer.certificatePath, "PATH": "/usr/bin:/bin"]
+        let cat = try runWebarc(["cat", server.url, Fixture.firstURL], environment: environment)
+        let expected = try Fixture.body(Fixture.firstURL)
+        #expect(cat.status == 0 && cat.stdout == expected)
+        let list = try runWebarc(["ls", server.url], environment: environment)
+        #expect(list.status == 0 && list.text.split(separator: "\n").count == Fixture.archive.urls.count)
+        let info = try runWebarc(["info", server.url, "--json"], environment: environment)
+        let fields = try JSONSerialization.jsonObject(with: Data(info.stdout)) as? [String: Any]
+        #expect(info.status == 0 && fields?["records"] as? Int == Fixture.archive.urls.count)
+        let verify = try runWebarc(["verify", server.url, "--quiet"], environment: environment)
+        #expect(verify.status == 0, "\(verify.stderr)")
+        let missing = try runWebarc(["cat", "https://127.0.0.1:\(server.port)/missing.webarc", Fixture.firstURL], environment: environment)
+        #expect(missing.status == 66 && missing.stderr.contains("not found (HTTP 404)"))
+        let untrusted = try runWebarc(["ls", server.url], environment: ["PATH": "/usr/bin:/bin", "SSL_CERT_FILE": "/dev/null"])
+        #expect(untrusted.status == 66 && untrusted.stderr.contains("TLS"))
+    }
+}
+
+/// Runs the `webarc` binary built beside the tests.
+func runWebarc(_ arguments: [String], environment: [String: String]) throws -> (status: Int32, stdout: [UInt8], text: String, stderr: String) {
+    var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    var binary = ProcessInfo.processInfo.environment["WEBARC_BIN"] ?? ""
+    for _ in 0..<4 where binary.isEmpty {
+        let candidate = folder.appendingPathComponent("webarc").path
+        if FileManager.default.isExecutableFile(atPath: candidate) { binary = candidate }
+        folder = folder.deletingLastPathComponent()
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: binary)
+    process.arguments = arguments
+    process.environment = environment
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let errors = Mutex<Data>(Data())
+    let done = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+        let data = err.fileHandleForReading.readDataToEndOfFile()
+        errors.withLock { $0 = data }
+        done.signal()
+    }
+    let output = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    done.wait()
+    return (process.terminationStatus, Array(output), String(decoding: output, as: UTF8.self), String(decoding: errors.withLock { $0 }, as: UTF8.self))
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+import WebArc
+import WebArcRemote
+
+/// A fresh folder under the system temporary directory, removed when the value is dropped.
+final class TemporaryFolder: @unchecked Sendable {
+    let path: String
+
+    init() throws {
+        path = NSTemporaryDirectory() + "webarc-remote-tests-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    func file(_ name: String) -> String { path + "/" + name }
+}
+
+/// SplitMix64: a seeded generator so that random inputs replay.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func bytes(_ count: Int) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(count + 8)
+        while output.count < count { withUnsafeBytes(of: next()) { output += $0 } }
+        return Array(output.prefix(count))
+    }
+
+    mutating func hex(_ count: Int) -> String { bytes(count).map { String(format: "%02x", $0) }.joined() }
+}
+
+/// The archive the tests read remotely: 1500 pages under random paths (so the record tree has
+/// leaves well before the last 64 KiB), and one 700 KB body of three chunks.
+enum Fixture {
+    static let bigURL = "http://example.com/video.bin"
+
+    static let archive: (bytes: [UInt8], path: String, urls: [String]) = {
+        let folder = NSTemporaryDirectory() + "webarc-remote-fixture-" + UUID().uuidString
+        try! FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let path = folder + "/site.webarc"
+        var random = SeededGenerator(seed: 13)
+        let writer = try! ArchiveWriter(path: path)
+        var urls: [String] = []
+        for index in 0..<1500 {
+            let url = "http://example.com/page/\(random.hex(12))/\(index).html"
+            urls.append(url)
+            let body = try! writer.addBody(Array("<p>page \(index) \(random.hex(100))</p>".utf8))
+            try! writer.add(ResponseRecord(
+                request: RequestRecord(url: url),
+                headers: [HTTPHeader("Content-Type", "text/html"), HTTPHeader("X-Token", random.hex(40))], mimeType: "text/html", body: body))
+        }
+        let big = try! writer.addBody(random.bytes(700_000))
+        try! writer.add(ResponseRecord(request: RequestRecord(url: bigURL), headers: [HTTPHeader("Content-Type", "application/octet-stream")], body: big))
+        urls.append(bigURL)
+        try! writer.finish()
+        return (Array(try! Data(contentsOf: URL(fileURLWithPath: path))), path, urls)
+    }()
+
+    /// Another archive, for a file replaced while it is read.
+    static let other: [UInt8] = {
+        let folder = try! TemporaryFolder()
+        let writer = try! ArchiveWriter(path: folder.file("other.webarc"))
+        var random = SeededGenerator(seed: 14)
+        for index in 0..<1500 {
+            let body = try! writer.addBody(Array("<p>other \(index) \(random.hex(100))</p>".utf8))
+            try! writer.add(ResponseRecord(request: RequestRecord(url: "http://example.com/other/\(random.hex(12))/\(index)"), body: body))
+        }
+        try! writer.finish()
+        return Array(try! Data(contentsOf: URL(fileURLWithPath: folder.file("other.webarc"))))
+    }()
+
+    /// The local reader of the fixture, the truth remote reads are compared with.
+    static let local = try! ArchiveReader(path: archive.path)
+
+    /// The URL whose record sorts first: its leaf is the farthest from the end of the file.
+    static let firstURL: String = {
+        var first: String?
+        try! local.forEachEntry { entry in if first == nil, case .response(let response) = entry.record { first = response.request.url } }
+        return first!
+    }()
+
+    /// The body bytes of `url`, read from the local file.
+    static func body(_ url: String) throws -> [UInt8] {
+        guard case .response(let response)? = try local.lookup(url: url)?.record else { throw Missing() }
+        return Array(try local.body(response.body))
+    }
+
+    struct Missing: Error {}
+}
+
+/// Fast-failing settings for tests: short delays, few retries.
+func testConfiguration(retries: Int = 3, readTimeout: Double = 10) -> RemoteConfiguration {
+    var configuration = RemoteConfiguration()
+    configuration.retries = retries
+    configuration.retryDelay = 0.01
+    configuration.readTimeout = readTimeout
+    configuration.connectTimeout = 5
+    configuration.trustRoots = .file(RangeServer.certificatePath)
+    return configuration
+}
+
+/// The body of `url` read through `reader`.
+func remoteBody(_ reader: ArchiveReader, _ url: String) throws -> [UInt8] {
+    guard case .response(let response)? = try reader.lookup(url: url)?.record else { throw Fixture.Missing() }
+    return Array(try reader.body(response.body))
+}

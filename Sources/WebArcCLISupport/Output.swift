@@ -2,6 +2,10 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+private let systemWrite = Glibc.write
+#elseif canImport(Darwin)
+import Darwin
+private let systemWrite = Darwin.write
 #endif
 
 /// Writes to stdout and stderr without buffering surprises, and knows whether stderr is a terminal.
@@ -11,30 +15,46 @@ package enum Output {
 
     /// Writes a line to stdout.
     package static func line(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        _ = write(Array((text + "\n").utf8), to: STDOUT_FILENO)
     }
 
     /// Writes raw bytes to stdout.
     package static func bytes(_ data: [UInt8]) throws {
-        var done = 0
-        while done < data.count {
-            let wrote = data.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress! + done, data.count - done) }
-            if wrote < 0 {
-                if errno == EINTR { continue }
-                throw CommandFailure("writing to stdout: \(String(cString: strerror(errno)))", code: ExitCodes.ioError)
-            }
-            done += wrote
+        if let code = write(data, to: STDOUT_FILENO) {
+            throw CommandFailure("writing to stdout: \(String(cString: strerror(code)))", code: ExitCodes.ioError)
         }
     }
 
     /// Writes a line to stderr.
     package static func error(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        _ = write(Array((text + "\n").utf8), to: STDERR_FILENO)
     }
 
     /// One JSON object on one line.
     package static func json(_ object: Any) {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        FileHandle.standardOutput.write(data + Data("\n".utf8))
+        _ = write(Array(data) + [0x0A], to: STDOUT_FILENO)
+    }
+
+    /// Writes all of `bytes` to `descriptor`; returns the errno of a failed write, or nil.
+    ///
+    /// A reader that went away (`webarc ls URL | head`) ends the process by SIGPIPE, as it would
+    /// have without SwiftNIO: NIO ignores SIGPIPE process-wide once it opens a socket (an archive
+    /// read over HTTP), and Foundation's `FileHandle.write` then stops the process on EPIPE.
+    private static func write(_ bytes: [UInt8], to descriptor: Int32) -> Int32? {
+        var done = 0
+        while done < bytes.count {
+            let wrote = bytes.withUnsafeBytes { systemWrite(descriptor, $0.baseAddress! + done, bytes.count - done) }
+            if wrote < 0 {
+                if errno == EINTR { continue }
+                if errno == EPIPE {
+                    signal(SIGPIPE, SIG_DFL)
+                    raise(SIGPIPE)
+                }
+                return errno
+            }
+            done += wrote
+        }
+        return nil
     }
 }

@@ -111,13 +111,27 @@ struct RemoteIntegrationTests {
         #expect(verify.status == 0, "\(verify.stderr)")
         let missing = try runWebarc(["cat", "https://127.0.0.1:\(server.port)/missing.webarc", Fixture.firstURL], environment: environment)
         #expect(missing.status == 66 && missing.stderr.contains("not found (HTTP 404)"))
+        // NIO ignores SIGPIPE once it opens a socket; a closed stdout still ends webarc by SIGPIPE
+        // (bash reports 141), not with a crash.
+        let binary = webarcBinary()
+        let piped = Process()
+        piped.executableURL = URL(fileURLWithPath: "/bin/bash")
+        piped.arguments = ["-c", "set -o pipefail; \"$0\" ls \"$1\" | head -n 1 > /dev/null; echo $?", binary, server.url]
+        piped.environment = environment
+        let pipedOut = Pipe()
+        piped.standardOutput = pipedOut
+        piped.standardError = FileHandle.nullDevice
+        try piped.run()
+        let status = String(decoding: pipedOut.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        piped.waitUntilExit()
+        #expect(status.trimmingCharacters(in: .whitespacesAndNewlines) == "141")
         let untrusted = try runWebarc(["ls", server.url], environment: ["PATH": "/usr/bin:/bin", "SSL_CERT_FILE": "/dev/null"])
         #expect(untrusted.status == 66 && untrusted.stderr.contains("TLS"))
     }
 }
 
-/// Runs the `webarc` binary built beside the tests.
-func runWebarc(_ arguments: [String], environment: [String: String]) throws -> (status: Int32, stdout: [UInt8], text: String, stderr: String) {
+/// The `webarc` binary: `WEBARC_BIN`, or the one built beside the tests.
+func webarcBinary() -> String {
     var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     var binary = ProcessInfo.processInfo.environment["WEBARC_BIN"] ?? ""
     for _ in 0..<4 where binary.isEmpty {
@@ -125,8 +139,13 @@ func runWebarc(_ arguments: [String], environment: [String: String]) throws -> (
         if FileManager.default.isExecutableFile(atPath: candidate) { binary = candidate }
         folder = folder.deletingLastPathComponent()
     }
+    return binary
+}
+
+/// Runs the `webarc` binary built beside the tests.
+func runWebarc(_ arguments: [String], environment: [String: String]) throws -> (status: Int32, stdout: [UInt8], text: String, stderr: String) {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: binary)
+    process.executableURL = URL(fileURLWithPath: webarcBinary())
     process.arguments = arguments
     process.environment = environment
     let out = Pipe()

@@ -123,8 +123,8 @@ http {
     uwsgi_temp_path $WORK/nginx-temp;
     scgi_temp_path $WORK/nginx-temp;
     server {
-        listen 127.0.0.1:$NGINX_PORT ssl;
-        http2 on;
+        # Debian 12's nginx 1.22 takes http2 as a listen parameter (1.25 has "http2 on").
+        listen 127.0.0.1:$NGINX_PORT ssl http2;
         ssl_certificate $CERT;
         ssl_certificate_key $KEY;
         root $WORK/www;

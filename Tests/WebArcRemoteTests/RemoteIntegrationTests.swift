@@ -20,15 +20,35 @@ struct RemoteIntegrationTests {
     func verify() throws {
         let server = try RangeServer(file: Fixture.archive.bytes)
         defer { server.stop() }
-        let report = try RemoteVerifier.verify(url: server.url, configuration: testConfiguration())
-        #expect(report.passed)
+        let (report, trust) = try RemoteVerifier.verify(url: server.url, configuration: testConfiguration())
+        #expect(report.passed && trust == nil)
         #expect(report.bodies == Fixture.local.bodyCount)
         #expect(server.requests.map(\.range) == [nil])
         server.resetLog()
         server.setFault(.dropMidBody(1))
-        #expect(try RemoteVerifier.verify(url: server.url, configuration: testConfiguration()).passed)
+        #expect(try RemoteVerifier.verify(url: server.url, configuration: testConfiguration()).report.passed)
         let ranges = server.requests.map(\.range)
         #expect(ranges.count == 2 && ranges[0] == nil && ranges[1]?.hasPrefix("bytes=") == true)
+    }
+
+    @Test("a signed remote archive is checked against a trust list before use")
+    func signed() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("signed.webarc")
+        try Data(Fixture.archive.bytes).write(to: URL(fileURLWithPath: path))
+        let key = SigningKey()
+        let block = try ArchiveSigner.sign(path: path, with: key, sequence: 1, expires: Date(timeIntervalSinceNow: 3600))
+        let server = try RangeServer(file: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+        defer { server.stop() }
+        let reader = try ArchiveReader(url: server.url, configuration: testConfiguration())
+        #expect(try reader.checkTrust(TrustPolicy(trusting: [key.publicKey])).accepted == [block])
+        #expect(throws: WebArcError.self) { try reader.checkTrust(TrustPolicy(trusting: [SigningKey().publicKey])) }
+        let (report, trust) = try RemoteVerifier.verify(
+            url: server.url, configuration: testConfiguration(), trusting: TrustPolicy(trusting: [key.publicKey]))
+        #expect(report.passed && trust?.accepted == [block])
+        let (refused, none) = try RemoteVerifier.verify(
+            url: server.url, configuration: testConfiguration(), trusting: TrustPolicy(trusting: [SigningKey().publicKey]))
+        #expect(!refused.passed && none == nil && refused.problems.contains { $0.check == "appendix" })
     }
 
     @Test("a download whose file is replaced before it resumes fails with changed")

@@ -38,7 +38,10 @@ struct SeededGenerator: RandomNumberGenerator {
         return Array(output.prefix(count))
     }
 
-    mutating func hex(_ count: Int) -> String { bytes(count).map { String(format: "%02x", $0) }.joined() }
+    mutating func hex(_ count: Int) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        return String(decoding: bytes(count).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
+    }
 }
 
 /// The archive the tests read remotely: 1500 pages under random paths (so the record tree has

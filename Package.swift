@@ -129,7 +129,9 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            ]
+            ],
+            // The test certificate, read by path (its recipe is in the folder's README).
+            exclude: ["Fixtures"]
         ),
         .testTarget(name: "WebArcCLITests", dependencies: ["WebArc", "WebArcCLI", "WebArcCaptureCLI", "WebArcTestSupport"]),
     ],

@@ -141,7 +141,7 @@ final class RemoteClient: Sendable {
     ) {
         let started = NIODeadline.now()
         let shown = range.map { "bytes=\($0)" } ?? "whole file"
-        func retry(_ reason: String) -> Bool {
+        @Sendable func retry(_ reason: String) -> Bool {
             guard attempt <= configuration.retries else { return false }
             let delay = configuration.delay(beforeRetry: attempt)
             configuration.trace?("webarc: retry \(attempt)/\(configuration.retries) of GET \(url) \(shown) in \(String(format: "%.2f", delay)) s: \(reason)")

@@ -51,7 +51,9 @@ let package = Package(
         ),
         // Archives read in place over HTTP(S) range requests (a CDN, an object store, any static
         // server): AsyncHTTPClient on the SwiftNIO that `serve` already links, so `webarc` does not
-        // need FoundationNetworking.
+        // need FoundationNetworking. Measured cost: a first release build spends about 9.5 min of
+        // CPU on it (mostly NIOSSL's BoringSSL), the binary grows from 37 to 77 MB with no new
+        // shared library, and `webarc cat FILE` starts as before within the noise of a busy machine.
         .target(
             name: "WebArcRemote",
             dependencies: [

@@ -10,7 +10,7 @@ struct KeyedArchive {
 
     /// Parses `data` as a keyed archive; nil when it is not one.
     init?(data: Data) {
-        guard let root = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil) as? [String: Any],
+        guard let root = PropertyListReading.parse(data) as? [String: Any],
             root["$archiver"] as? String == "NSKeyedArchiver", let objects = root["$objects"] as? [Any],
             let top = root["$top"] as? [String: Any]
         else { return nil }

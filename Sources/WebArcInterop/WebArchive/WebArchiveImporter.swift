@@ -23,10 +23,7 @@ final class WebArchiveImporter: BufferedImporter {
     ///   the first ``InteropError/badWebArchive(at:reason:)`` or `badURL` unless `--skip-bad`.
     func read(_ file: InputFile, context: ImportContext) throws -> (records: Int, captures: [Capture]) {
         let whole = InputLocation(file: file.path)
-        let root: Any
-        do {
-            root = try PropertyListSerialization.propertyList(from: Data(try file.readAll()), options: [], format: nil)
-        } catch {
+        guard let root = PropertyListReading.parse(Data(try file.readAll())) else {
             throw InteropError.badPropertyList(at: whole, reason: "the property list does not parse")
         }
         guard let archive = root as? [String: Any], archive["WebMainResource"] is [String: Any] else {

@@ -5,6 +5,7 @@
 #
 # Usage: Tools/fuzz/run.sh [SECONDS] [TARGET...]
 #   FUZZ_JOBS=2       targets run at once (default 1); each is pinned to one core
+#   FUZZ_CONFIG=debug build without optimization (shorter build, slower runs; what CI uses)
 #   FUZZ_NO_BUILD=1   use the binaries already built
 #
 # Crash inputs are written to Tools/fuzz/FailCases/<target>/ (keep them: each fixed one is a
@@ -18,7 +19,7 @@ shift || true
 all=(FuzzArchive FuzzArchivePages FuzzURLKey FuzzWARC FuzzHAR FuzzWebArchive FuzzHTTPRequest)
 if (($#)); then targets=("$@"); else targets=("${all[@]}"); fi
 jobs=${FUZZ_JOBS:-1}
-config=release
+config=${FUZZ_CONFIG:-release}
 
 # SwiftPM's --sanitize fuzzer links libFuzzer but leaves Swift code without coverage counters;
 # -sanitize=address,fuzzer as one flag (the last -sanitize wins) instruments every Swift module.

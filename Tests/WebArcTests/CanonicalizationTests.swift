@@ -38,3 +38,13 @@ extension CanonicalizationTests {
         #expect(throws: WebArcError.self) { try URLKey.canonicalize("http://exa mple.com/") }
     }
 }
+
+extension CanonicalizationTests {
+    /// Found by FuzzURLKey: without an authority, dot-segment removal could leave a path starting
+    /// `//`, which read back as an authority; step 11 writes `/.` before it (as WHATWG does).
+    @Test(arguments: ["urn:/..//x", "mailto:a/..//b.c", "urn:/.//x", "x:a/b/..//c/./d", "http://h/a/..//b"])
+    func canonicalizingACanonicalURLChangesNothing(url: String) throws {
+        let once = try URLKey.canonicalize(url)
+        #expect(try URLKey.canonicalize(once) == once)
+    }
+}

@@ -44,6 +44,8 @@ def canonical_url(url: str) -> str:
         path = "/"
     path = normalize_percent(path, _KEPT_IN_PATH)               # step 8
     path = remove_dot_segments(path)                            # step 9
+    if authority is None and path.startswith("//"):              # step 11: not read back as an authority
+        path = "/." + path
     out = scheme + ":"                                          # step 11
     if authority is not None:
         out += "//" + authority

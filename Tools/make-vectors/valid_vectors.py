@@ -216,6 +216,8 @@ EXTRA_CANONICAL_UNIT = [
     ("wss://Example.com:443/", "GET wss://example.com/"),
     ("ftp://Example.com:21/f", "GET ftp://example.com/f"),
     ("foo://Example.COM:80/x", "GET foo://example.com:80/x"),   # no default port for other schemes
+    ("mailto:a/..//b.c", "GET mailto:/.//b.c"),            # step 11: `//` without an authority gets `/.`
+    ("urn:/.//x", "GET urn:/.//x"),                        # and canonicalizing it again changes nothing
 ]
 
 # Inputs with no canonical form (bad-url).

@@ -49,7 +49,10 @@ public enum URLKey {
         let queryStart = rest.firstIndex(of: UInt8(ascii: "?"))
         var path = normalizePercentEncoding(rest[rest.startIndex..<(queryStart ?? rest.endIndex)], inQuery: false)
         if hasAuthority && path.isEmpty { path = [0x2F] }
-        output += removeDotSegments(path)
+        path = removeDotSegments(path)
+        // Without an authority, a path starting `//` would read back as one (spec §9 step 11).
+        if !hasAuthority && path.starts(with: [0x2F, 0x2F]) { path = [0x2F, 0x2E] + path }
+        output += path
         if let queryStart {
             output.append(UInt8(ascii: "?"))
             output += normalizePercentEncoding(rest[(queryStart + 1)...], inQuery: true)

@@ -7,6 +7,7 @@
   metadata, record root and body root first; an interior page's child references carry the index
   of the child's piece in their offset field.
 - FuzzURLKey: the URLs of Spec/vectors/canonical-urls.json (other methods as "METHOD\nURL").
+- FuzzHTTPRequest: a few Range headers, each after its 8-byte body length.
 - FuzzWARC, FuzzHAR, FuzzWebArchive: `webarc export` of the site vector (WARC also gunzipped),
   when a built `webarc` is given with --webarc.
 
@@ -166,6 +167,10 @@ def main() -> None:
     for number, case in enumerate(cases):
         text = case["url"] if case["method"] == "GET" else f"{case['method']}\n{case['url']}"
         write("FuzzURLKey", f"case-{number:02}.txt", text.encode())
+    ranges = [(1000, "bytes=0-499"), (1000, "bytes=-500"), (1000, "bytes=500-"), (10, "bytes=5-2"), (0, "bytes=0-0"),
+              (2**64 - 1, "bytes=18446744073709551614-"), (100, "bytes=1-2,3-4"), (100, " Bytes = 7 - 9 ")]
+    for number, (length, header) in enumerate(ranges):
+        write("FuzzHTTPRequest", f"range-{number}.bin", struct.pack("<Q", length) + header.encode())
     if args.webarc:
         with tempfile.TemporaryDirectory() as work:
             site = os.path.join(VECTORS, "site.webarc")

@@ -7,6 +7,9 @@
 #   FUZZ_JOBS=2       targets run at once (default 1); each is pinned to one core
 #   FUZZ_CONFIG=debug build without optimization (shorter build, slower runs; what CI uses)
 #   FUZZ_NO_BUILD=1   use the binaries already built
+#   FUZZ_RUNS=N       instead of SECONDS, exactly N inputs per target from seed 1: the same run
+#                     every time on the same binary and corpus (what CI uses, so a CI run cannot
+#                     fail by chance; exploring for new crashes is the timed run's job)
 #
 # Crash inputs are written to Tools/fuzz/FailCases/<target>/ (keep them: each fixed one is a
 # regression seed). The corpus grows in a scratch copy under .build/corpus/<target>, seeded from
@@ -48,7 +51,9 @@ run_target() {
     local pin=()
     # One core per target: the verifier's concurrentPerform then runs inline instead of waking threads.
     if command -v taskset >/dev/null; then pin=(taskset -c "$cpu"); fi
-    SWIFT_BACKTRACE=enable=no "${pin[@]}" "$bin/$target" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
+    local budget=(-max_total_time="$seconds")
+    if [[ -n "${FUZZ_RUNS:-}" ]]; then budget=(-runs="$FUZZ_RUNS" -seed=1); fi
+    ASAN_OPTIONS=detect_leaks=0 SWIFT_BACKTRACE=enable=no "${pin[@]}" "$bin/$target" "${budget[@]}" -rss_limit_mb=2048 -timeout=10 \
         -detect_leaks=0 -print_final_stats=1 -artifact_prefix="$fails/" "$corpus" >"$log" 2>&1 || true
 }
 

@@ -77,12 +77,12 @@ for target in "${targets[@]}"; do
     log=.build/fuzz-logs/$target.log
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
-    stats=$(grep -E '^#[0-9]+' "$log" | grep ' cov: ' | tail -1 || true)
+    stats=$(grep -aE '^#[0-9]+' "$log" | grep -a ' cov: ' | tail -1 || true)
     cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$stats")
     ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$stats")
-    if grep -qE '==[0-9]+== ?ERROR|Test unit written to|^SUMMARY: ' "$log"; then
+    if grep -aqE '==[0-9]+== ?ERROR|Test unit written to|^SUMMARY: ' "$log"; then
         failed=1
-        note=$(grep -m1 -oE 'Test unit written to .*' "$log" || echo "see $log")
+        note=$(grep -a -m1 -oE 'Test unit written to .*' "$log" || echo "see $log")
     else
         note=0
     fi

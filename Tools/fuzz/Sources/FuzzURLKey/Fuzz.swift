@@ -6,8 +6,8 @@ import WebArc
 
 /// `WEBARC_FUZZ_IDEMPOTENCE`: `trap` stops on the first idempotence failure (libFuzzer keeps the
 /// input), `off` skips the check; by default the first ten failures are printed and the run goes
-/// on, because a known class is open (a non-special URL whose path becomes `//…` after dot-segment
-/// removal reads as an authority when canonicalized again: see README.md).
+/// on, because a known class is open (a host of an unclosed `[` and colons loses a colon each time
+/// it is canonicalized: `http://[::` → `http://[:/` → `http://[/`; see README.md).
 nonisolated(unsafe) let idempotenceMode = ProcessInfo.processInfo.environment["WEBARC_FUZZ_IDEMPOTENCE"] ?? "report"
 nonisolated(unsafe) var reported = 0
 

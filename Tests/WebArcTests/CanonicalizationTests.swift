@@ -48,3 +48,30 @@ extension CanonicalizationTests {
         #expect(try URLKey.canonicalize(once) == once)
     }
 }
+
+extension CanonicalizationTests {
+    /// Found by FuzzURLKey in trap mode: a host that opened `[` without closing it lost a colon at
+    /// each canonicalization (`http://[::` → `http://[:/` → `http://[/`). As in WHATWG URL, a host
+    /// that starts with `[` must be an IPv6 address ending in `]` (spec §9 step 6).
+    @Test(arguments: [
+        "http://[::", "http://[:/", "http://[/", "foo://[::", "hs://[::1", "http://[::1]x/", "http://[]/",
+        "http://[1::2::3]/", "http://[::1.2.3.04]/", "http://[fe80::1%25eth0]/", "http://[v1.x]/",
+    ])
+    func anUnclosedOrInvalidIPLiteralHasNoKey(url: String) {
+        #expect(throws: WebArcError.self) { try URLKey.canonicalize(url) }
+    }
+
+    /// IP literals are written as WHATWG serializes them, so every spelling of one address is one key.
+    @Test(arguments: [
+        ("http://[0:0:0:0:0:0:0:1]:8080/", "http://[::1]:8080/"),
+        ("http://[::FFFF:192.0.2.1]/", "http://[::ffff:c000:201]/"),
+        ("http://[1:0:0:2:0:0:0:3]/", "http://[1:0:0:2::3]/"),
+        ("http://[2001:DB8:0:0:1:0:0:1]/", "http://[2001:db8::1:0:0:1]/"),
+        ("foo://[::A]/x", "foo://[::a]/x"),
+    ])
+    func anIPLiteralIsWrittenInItsShortestForm(url: String, canonical: String) throws {
+        let once = try URLKey.canonicalize(url)
+        #expect(once == canonical)
+        #expect(try URLKey.canonicalize(once) == once)
+    }
+}

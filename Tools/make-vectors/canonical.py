@@ -111,11 +111,14 @@ def split_port(hostport: str) -> tuple[str, str | None]:
 
 
 def canonical_host(host: str) -> str:
-    """Step 6: an IP literal is only ASCII-lower-cased. Otherwise a host holding a `%` is
+    """Step 6: an IP literal (`[...]`) MUST hold a valid IPv6 address and is written in its
+    shortest form (else bad-url). Otherwise a host holding a `%` is
     percent-decoded; the host MUST be UTF-8 and hold no forbidden byte (else bad-url); then per
     label: ASCII lower-casing, or Unicode lower-casing and `xn--` + Punycode for a non-ASCII label."""
     if host.startswith("["):
-        return ascii_lower(host)
+        if not host.endswith("]"):
+            raise BadURL(f"an IP literal host must end with ']': {host!r}")
+        return "[" + ipv6_serialize(ipv6_parse(host[1:-1])) + "]"
     data = host.encode("utf-8")
     if b"%" in data:
         data = percent_decode(data)
@@ -132,6 +135,103 @@ def canonical_host(host: str) -> str:
         else:
             labels.append("xn--" + label.lower().encode("punycode").decode("ascii"))
     return ".".join(labels)
+
+
+def ipv6_parse(text: str) -> list[int]:
+    """Step 6: the eight 16-bit pieces of an IPv6 address (WHATWG URL "IPv6 parser", literally)."""
+    def bad(why: str) -> BadURL:
+        return BadURL(f"not an IPv6 address ({why}): [{text}]")
+
+    address, piece, compress, i = [0] * 8, 0, None, 0
+    c = lambda: text[i] if i < len(text) else ""          # "" is the end of the input
+    hexdigits, digits = "0123456789abcdefABCDEF", "0123456789"
+    if c() == ":":
+        if not text.startswith("::"):
+            raise bad("a lone ':' at the start")
+        i, piece, compress = 2, 1, 1
+    while c():
+        if piece == 8:
+            raise bad("more than eight pieces")
+        if c() == ":":
+            if compress is not None:
+                raise bad("two '::'")
+            i, piece, compress = i + 1, piece + 1, piece + 1
+            continue
+        value = length = 0
+        while length < 4 and c() and c() in hexdigits:
+            value, i, length = value * 16 + int(c(), 16), i + 1, length + 1
+        if c() == ".":                                    # an IPv4 address in the last two pieces
+            if length == 0:
+                raise bad("'.' without digits")
+            i -= length
+            if piece > 6:
+                raise bad("no room for an IPv4 address")
+            seen = 0
+            while c():
+                number = None
+                if seen > 0:
+                    if c() == "." and seen < 4:
+                        i += 1
+                    else:
+                        raise bad("bad IPv4 part")
+                if not c() or c() not in digits:
+                    raise bad("bad IPv4 part")
+                while c() and c() in digits:
+                    if number == 0:
+                        raise bad("IPv4 number with a leading zero")
+                    number = int(c()) if number is None else number * 10 + int(c())
+                    if number > 255:
+                        raise bad("IPv4 number over 255")
+                    i += 1
+                address[piece] = address[piece] * 0x100 + number
+                seen += 1
+                if seen in (2, 4):
+                    piece += 1
+            if seen != 4:
+                raise bad("IPv4 address of fewer than four numbers")
+            break
+        elif c() == ":":
+            i += 1
+            if not c():
+                raise bad("ends with a single ':'")
+        elif c():
+            raise bad(f"unexpected {c()!r}")
+        address[piece] = value
+        piece += 1
+    if compress is not None:
+        swaps, piece = piece - compress, 7
+        while piece != 0 and swaps > 0:
+            address[piece], address[compress + swaps - 1] = address[compress + swaps - 1], address[piece]
+            piece, swaps = piece - 1, swaps - 1
+    elif piece != 8:
+        raise bad("fewer than eight pieces and no '::'")
+    return address
+
+
+def ipv6_serialize(address: list[int]) -> str:
+    """Step 6: lower-case hex without leading zeros; the first longest run of two or more zero
+    pieces written `::` (WHATWG URL "IPv6 serializer")."""
+    compress, best, run_start = None, 1, None
+    for index in range(9):
+        if index < 8 and address[index] == 0:
+            run_start = index if run_start is None else run_start
+            continue
+        if run_start is not None and index - run_start > best:
+            compress, best = run_start, index - run_start
+        run_start = None
+    out, ignore0 = "", False
+    for index, value in enumerate(address):
+        if ignore0 and value == 0:
+            continue
+        ignore0 = False
+        if compress == index:
+            out += "::" if index == 0 else ":"
+            ignore0 = True
+            continue
+        out += "%x" % value
+        if index != 7:
+            out += ":"
+    return out
 
 
 def percent_decode(data: bytes) -> bytes:

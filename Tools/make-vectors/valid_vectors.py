@@ -218,6 +218,14 @@ EXTRA_CANONICAL_UNIT = [
     ("foo://Example.COM:80/x", "GET foo://example.com:80/x"),   # no default port for other schemes
     ("mailto:a/..//b.c", "GET mailto:/.//b.c"),            # step 11: `//` without an authority gets `/.`
     ("urn:/.//x", "GET urn:/.//x"),                        # and canonicalizing it again changes nothing
+    # §9 step 6: an IP literal is an IPv6 address, written as WHATWG serializes it
+    ("http://[2001:DB8:0:0:1:0:0:1]/", "GET http://[2001:db8::1:0:0:1]/"),   # first longest zero run
+    ("http://[1:0:0:2:0:0:0:3]/", "GET http://[1:0:0:2::3]/"),
+    ("http://[0001:002:03:4:5:6:7:8]/", "GET http://[1:2:3:4:5:6:7:8]/"),      # a single 0 is not `::`
+    ("http://[::]/", "GET http://[::]/"),
+    ("http://[1:2:3:4:5:6:1.2.3.4]/", "GET http://[1:2:3:4:5:6:102:304]/"),
+    ("foo://[::A]/x", "GET foo://[::a]/x"),                  # also in other schemes
+    ("http://u@[::1]:08080", "GET http://[::1]:8080/"),
 ]
 
 # Inputs with no canonical form (bad-url).
@@ -230,7 +238,13 @@ BAD_URLS = ["", "example.com/page", "/relative/path", "//example.com/", "1http:/
             "http://a%00b.example/",            # decodes to NUL
             "http://a%zzb.example/",            # a `%` that is kept is forbidden
             "http://a%FFb.example/",            # not UTF-8 once decoded
-            "foo://a\\b/c"]                     # `\` is ordinary in foo:, but forbidden in a host
+            "foo://a\\b/c",                     # `\` is ordinary in foo:, but forbidden in a host
+            # §9 step 6: a host that starts with `[` is an IPv6 address ending in `]`, or nothing
+            "http://[::1", "http://[:/", "http://[/", "foo://[::", "http://[]/", "http://[::1]x/",
+            "http://[::1]:80x/", "http://[1:2:3:4:5:6:7:8:9]/", "http://[1:2:3:4:5:6:7]/", "http://[:::]/",
+            "http://[1::2::3]/", "http://[12345::]/", "http://[::1.2.3]/", "http://[::1.2.3.04]/",
+            "http://[::1.2.3.256]/", "http://[1:2:3:4:5:6:7:1.2.3.4]/", "http://[fe80::1%25eth0]/",
+            "http://[v1.x]/", "http://[::1]]/", "http://[:1]/", "http://[1:]/"]
 
 
 def spec_canonical_table(spec: Path) -> list[tuple[str, str]]:

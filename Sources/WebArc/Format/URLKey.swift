@@ -81,12 +81,18 @@ public enum URLKey {
         return output
     }
 
-    /// The host as a browser requests it (spec §9 step 6): IP literals lower-cased; otherwise
+    /// The host as a browser requests it (spec §9 step 6): an IP literal must be an IPv6 address,
+    /// written in its shortest form (``IPv6Literal``); otherwise
     /// percent-decoded when it holds a `%`, refused when it holds a byte a browser refuses in a
     /// host, then each label ASCII-lower-cased, or, when it has a
     /// non-ASCII character, Unicode-lower-cased and Punycode-encoded behind `xn--`.
     static func canonicalHost(_ host: [UInt8], url: String) throws -> [UInt8] {
-        if host.first == UInt8(ascii: "[") { return host.map(lowercased) }
+        if host.first == UInt8(ascii: "[") {
+            guard let literal = IPv6Literal.canonical(host) else {
+                throw WebArcError.badURL(url: url, reason: "a host that starts with [ must be an IPv6 address ending in ]")
+            }
+            return literal
+        }
         var bytes = host
         if bytes.contains(UInt8(ascii: "%")) {
             bytes = percentDecoded(bytes)
@@ -203,7 +209,8 @@ public enum URLKey {
         output += [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]]
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
+    /// The value of an ASCII hex digit, either case.
+    static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10

@@ -20,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
+        // Already in the graph through AsyncHTTPClient; named for the HTTP/2 test server only.
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.30.0"),
     ],
     targets: [
         .systemLibrary(
@@ -131,6 +133,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
             ],
             // The test certificate, read by path (its recipe is in the folder's README).
             exclude: ["Fixtures"]

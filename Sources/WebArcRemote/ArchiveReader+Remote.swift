@@ -30,11 +30,13 @@ extension ArchiveReader {
     }
 }
 
-/// Verification of a remote archive: one sequential download, checked as it arrives.
+/// Verification of a remote archive: each byte downloaded once, checked as it arrives.
 public enum RemoteVerifier {
-    /// Downloads the archive at `url` once (``DownloadedByteSource``) and runs every check of
-    /// ``WebArc/ArchiveVerifier`` on it while it arrives; with a trust policy, also decides whether
-    /// the policy trusts it (the `appendix` check, spec §12.4).
+    /// Downloads the archive at `url` once (``DownloadedByteSource``: its end and lead, then its
+    /// pages and its body data front to back, at once) and runs every check of
+    /// ``WebArc/ArchiveVerifier`` while it arrives (the pages first, then the bodies in file
+    /// order); with a trust policy, also decides whether the policy trusts it (the `appendix`
+    /// check, spec §12.4).
     ///
     /// - Returns: the report, and the trust decision when a policy was given and accepts the archive.
     /// - Throws: ``RemoteError`` when the transfer fails (before or during the checks: a report on
@@ -47,6 +49,7 @@ public enum RemoteVerifier {
         let source = try DownloadedByteSource(url: url, configuration: configuration)
         // A transfer that fails under the open throws its own error from the read.
         let reader = try ArchiveReader(source: source, path: url)
+        source.fetchRest(first: reader.trailer.bodyDataEnd..<source.size)
         let result = policy.map { ArchiveVerifier.verify(reader, trusting: $0, progress: progress) }
             ?? (ArchiveVerifier.verify(reader, progress: progress), nil)
         try source.finish()

@@ -1,46 +1,46 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
-import Synchronization
 import WebArc
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// A remote archive downloaded front to back with one GET into an unlinked temporary file, read
-/// while it arrives: for a reader that touches every byte (`webarc verify URL`), each byte crosses
-/// the network once, in one long sequential transfer, at the speed of a plain download.
+/// A remote archive downloaded into an unlinked temporary file, region by region, each region one
+/// streaming GET, and read while it arrives: for a reader that touches every byte (`webarc verify
+/// URL`), each byte crosses the network once, in long sequential transfers, at the speed of a
+/// plain download.
 ///
 /// ```swift
 /// let source = try DownloadedByteSource(url: "https://cdn.example.com/site.webarc")
-/// let report = ArchiveVerifier.verify(try ArchiveReader(source: source, path: source.url))
-/// try source.finish()                            // the transfer's own error, if any
+/// let reader = try ArchiveReader(source: source, path: source.url)   // the lead and the tail
+/// source.fetchRest(first: reader.trailer.bodyDataEnd..<source.size)  // the pages, then the rest
+/// let report = ArchiveVerifier.verify(reader)                        // checks as bytes arrive
+/// try source.finish()                                                // the transfers' own error, if any
 /// ```
 ///
-/// A read waits until the bytes it needs have arrived. A transfer cut short resumes where it
-/// stopped (`Range: bytes=N-` with `If-Match`), up to ``RemoteConfiguration/retries`` times; a
-/// file replaced meanwhile fails with ``RemoteError/changed(url:reason:)``. Needs temporary disk
-/// space for the whole file (`TMPDIR`). No `Range` support is needed unless a transfer resumes.
+/// Opening sends the file's last ``RemoteConfiguration/tailLength`` bytes and its 16-byte lead
+/// together; a read of bytes no region holds starts a region for them; ``fetchRest(first:)``
+/// starts regions for everything else. A read waits until its bytes have arrived. A transfer cut
+/// short resumes where it stopped (`Range` with `If-Match`), up to ``RemoteConfiguration/retries``
+/// times; a file replaced meanwhile fails with ``RemoteError/changed(url:reason:)``. A server that
+/// ignores `Range` sends the whole file to the first request, which then is the one region (the
+/// reader waits for the end of the file before it opens). Needs temporary disk space for the whole
+/// file (`TMPDIR`); memory holds no file bytes.
 public final class DownloadedByteSource: ByteSource, @unchecked Sendable {
     /// The URL as given.
     public let url: String
-    /// The file's length, from the response's `Content-Length`.
-    public var size: UInt64 { length }
-    /// Set once, in `init`, before any read.
-    private var length: UInt64 = 0
-    private let descriptor: Int32
-    private let client: RemoteClient
-    /// Guards `received`, `failure` and `finished`; readers wait on it.
+    /// The file's length, from the first response's `Content-Range` (or `Content-Length`).
+    public var size: UInt64 { withLock { knownSize ?? 0 } }
+    /// The bytes at the end of the file that opening asks for first.
+    public let openingTailLength: Int
+    let file: TemporaryFile
+    let client: RemoteClient
+    private let retries: Int
+    /// Guards everything below and the regions' fields; readers wait on it.
     private let condition = NSCondition()
-    private var received: UInt64 = 0
-    private var failure: (any Error)?
-    private var finished = false
-    private var validator = Validator(etag: nil, lastModified: nil)
+    private var knownSize: UInt64?
+    private var regions: [DownloadRegion] = []
+    private var validator: Validator?
 
-    /// Starts the download and returns once its response head has arrived.
+    /// Starts the download of the file's lead and tail and returns once the file's length is known.
     ///
     /// - Throws: ``RemoteError`` (`badURL`, `notFound`, `status`, `badResponse` when the length is
     ///   not given, `timedOut`, `connection`, `tls`); `io` when no temporary file can be made.
@@ -48,187 +48,197 @@ public final class DownloadedByteSource: ByteSource, @unchecked Sendable {
         guard HTTPByteSource.isRemote(url) else { throw RemoteError.badURL(url: url) }
         self.url = url
         client = RemoteClient(configuration: configuration)
-        var template = Array((NSTemporaryDirectory() + "/webarc-download-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw WebArcError.io(path: NSTemporaryDirectory(), operation: "create temporary file", errno: errno) }
-        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-        descriptor = fd
-        let head = client.client.eventLoopGroup.any().makePromise(of: UInt64.self)
-        let sink = Sink(url: url, descriptor: fd, head: head)
-        transfer(sink, attempt: 0, retries: configuration.retries)
-        length = try head.futureResult.wait()
+        retries = configuration.retries
+        openingTailLength = min(max(configuration.tailLength, 272), 4 << 20)
+        file = try TemporaryFile()
+        let lead = DownloadRegion(0..<UInt64(Lead.size))
+        let tail = DownloadRegion(suffix: openingTailLength)
+        regions = [lead, tail]
+        start(lead)
+        start(tail)
+        condition.lock()
+        defer { condition.unlock() }
+        while tail.suffix != nil && tail.finished == nil { condition.wait() }
+        if tail.suffix != nil, case .failure(let error)? = tail.finished { throw error }
     }
 
-    deinit { close(descriptor) }
+    /// Requests sent and response body bytes received so far (the client's, shared by every
+    /// source with the same timeouts).
+    public var statistics: (requests: Int, bytes: UInt64) { client.statistics }
 
-    /// Waits for the whole transfer.
+    /// Starts downloading every byte no region holds yet: the parts inside `first` first (for a
+    /// verifier, the pages, which it reads before any body), the rest as one region per gap, all
+    /// at once.
+    public func fetchRest(first: Range<UInt64>) {
+        let started: [DownloadRegion] = withLock {
+            let size = knownSize ?? 0
+            var gaps = gaps(in: 0..<size)
+            gaps = gaps.flatMap { gap -> [Range<UInt64>] in
+                let cuts = [gap.lowerBound, min(max(first.lowerBound, gap.lowerBound), gap.upperBound),
+                            min(max(first.upperBound, gap.lowerBound), gap.upperBound), gap.upperBound]
+                return zip(cuts, cuts.dropFirst()).map { $0..<$1 }.filter { !$0.isEmpty }
+            }
+            let ordered = gaps.filter { first.contains($0.lowerBound) } + gaps.filter { !first.contains($0.lowerBound) }
+            return ordered.map(addRegion)
+        }
+        started.forEach(start)
+    }
+
+    /// Waits for every transfer started so far.
     ///
-    /// - Throws: the error that ended it early.
+    /// - Throws: the first error that ended one.
     public func finish() throws {
         condition.lock()
         defer { condition.unlock() }
-        while !finished { condition.wait() }
-        if let failure { throw failure }
+        while regions.contains(where: { $0.finished == nil }) { condition.wait() }
+        for region in regions {
+            if case .failure(let error)? = region.finished { throw error }
+        }
     }
 
     public func read(at offset: UInt64, count: Int) throws -> [UInt8] {
         guard count > 0 else { return [] }
+        let size = self.size
         guard offset <= size, UInt64(count) <= size - offset else {
             throw WebArcError.truncated(
                 section: "file", offset: offset, needed: UInt64(count), available: size > offset ? size - offset : 0)
         }
-        let end = offset + UInt64(count)
+        let wanted = offset..<offset + UInt64(count)
+        let started = withLock { gaps(in: wanted).map(addRegion) }
+        started.forEach(start)
         condition.lock()
-        while received < end && !finished { condition.wait() }
-        let arrived = received
-        let failure = failure
-        condition.unlock()
-        if arrived < end { throw failure ?? RemoteError.connection(url: url, reason: "transfer ended at byte \(arrived) of \(size)") }
-        var buffer = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let result = buffer.withUnsafeMutableBytes { raw in
-                pread(descriptor, raw.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+        while true {
+            let covering = regions.filter { $0.suffix == nil && $0.start < wanted.upperBound && $0.end > wanted.lowerBound }
+            if covering.allSatisfy({ $0.received >= min(wanted.upperBound, $0.end) }) { break }
+            if let failed = covering.first(where: { $0.finished != nil && $0.received < min(wanted.upperBound, $0.end) }) {
+                condition.unlock()
+                if case .failure(let error)? = failed.finished { throw error }
+                throw RemoteError.connection(url: url, reason: "transfer ended at byte \(failed.received) of \(size)")
             }
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw WebArcError.io(path: url, operation: "read downloaded copy", errno: errno)
-            }
-            if result == 0 { throw WebArcError.io(path: url, operation: "read downloaded copy", errno: EIO) }
-            done += result
+            condition.wait()
         }
-        return buffer
+        condition.unlock()
+        return try file.read(at: offset, count: count, url: url)
     }
 
-    /// Runs one GET (the whole file, or the rest of it when resuming) and resumes after a failure
-    /// that left bytes in place.
-    private func transfer(_ sink: Sink, attempt: Int, retries: Int) {
+    // MARK: Regions (under the lock unless said otherwise)
+
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
         condition.lock()
-        let from = received
-        let validator = validator
-        condition.unlock()
-        let range: ByteRange? = from == 0 ? nil : .span(from, Int(sink.expectedSize - from))
-        sink.prepare(from: from, owner: self)
-        client.get(url, range: range, validator: from == 0 ? nil : validator, maxBytes: Int.max, stream: sink).whenComplete { result in
+        defer { condition.unlock() }
+        return try body()
+    }
+
+    /// The parts of `range` that no region holds or will hold.
+    private func gaps(in range: Range<UInt64>) -> [Range<UInt64>] {
+        var gaps: [Range<UInt64>] = []
+        var next = range.lowerBound
+        let known = regions.filter { $0.suffix == nil && $0.start < $0.end }.sorted { $0.start < $1.start }
+        for region in known where region.end > next && region.start < range.upperBound {
+            if region.start > next { gaps.append(next..<region.start) }
+            next = max(next, region.end)
+        }
+        if next < range.upperBound { gaps.append(next..<range.upperBound) }
+        return gaps
+    }
+
+    private func addRegion(_ range: Range<UInt64>) -> DownloadRegion {
+        let region = DownloadRegion(range)
+        regions.append(region)
+        return region
+    }
+
+    /// Checks a response head against the file first seen (its validator and length) and returns
+    /// where the region's bytes start in the response; a suffix region takes its span here.
+    ///
+    /// - Throws: ``RemoteError/changed(url:reason:)`` for another version of the file.
+    func accept(headers: HTTPHeaders, first: UInt64, total: UInt64, for region: DownloadRegion) throws -> UInt64 {
+        try withLock {
+            if let validator {
+                if let reason = validator.mismatch(headers) { throw RemoteError.changed(url: url, reason: reason) }
+            } else {
+                validator = Validator(headers)
+            }
+            if let knownSize, knownSize != total { throw RemoteError.changed(url: url, reason: "length \(total), was \(knownSize)") }
+            knownSize = total
+            for other in regions where other.suffix == nil && other.end > total {
+                other.end = max(other.start, total)
+            }
+            if region.suffix != nil {
+                // Everything from the response's first byte, except what the lead region holds.
+                let start = max(first, min(UInt64(Lead.size), total))
+                region.suffix = nil
+                region.start = start
+                region.received = start
+                region.end = total
+                condition.broadcast()
+            }
+            return region.received
+        }
+    }
+
+    func advance(_ region: DownloadRegion, to position: UInt64) {
+        withLock {
+            region.received = position
+            condition.broadcast()
+        }
+    }
+
+    private func end(_ region: DownloadRegion, _ result: Result<Void, any Error>) {
+        withLock {
+            region.finished = result
+            condition.broadcast()
+        }
+    }
+
+    /// Runs a region's transfer (not under the lock): one GET for its rest, resumed after a
+    /// failure that left bytes in place.
+    private func start(_ region: DownloadRegion) {
+        let sink = RegionSink(region: region, file: file, owner: self)
+        transfer(sink, attempt: 0)
+    }
+
+    private func transfer(_ sink: RegionSink, attempt: Int) {
+        let region = sink.region
+        let (range, validator) = withLock { (region.request, self.validator) }
+        if case .span(_, 0) = range { return end(region, .success(())) }
+        sink.prepare()
+        let from = withLock { region.received }
+        client.get(url, range: range, validator: validator, maxBytes: Int.max, stream: sink).whenComplete { result in
+            let (complete, received) = self.withLock { (region.isComplete, region.received) }
+            let progressed = received > from
             switch result {
-            case .success(let response) where (200..<300).contains(response.status) && sink.complete:
-                self.end(nil)
+            case .success(let response) where (200..<300).contains(response.status) && complete:
+                self.end(region, .success(()))
+            case .success(let response) where response.status == 416 && region.suffix != nil:
+                // Only an empty file has no last byte; the reader says `empty`.
+                guard let total = ContentRange(response.headers.first(name: "content-range"))?.total, total == 0 else {
+                    return self.end(region, .failure(RemoteError.status(url: self.url, status: 416, range: range.description)))
+                }
+                _ = try? self.accept(headers: response.headers, first: 0, total: 0, for: region)
+                self.end(region, .success(()))
             case .success(let response):
                 let error: RemoteError = switch response.status {
                 case 404, 410: .notFound(url: self.url, status: response.status)
-                case 412: .changed(url: self.url, reason: "412 Precondition Failed when resuming")
-                case 200..<300: .connection(url: self.url, reason: "transfer ended at byte \(sink.position) of \(sink.expectedSize)")
-                default: .status(url: self.url, status: response.status, range: range?.description)
+                case 412: .changed(url: self.url, reason: "412 Precondition Failed when reading bytes=\(range)")
+                case 200..<300: .connection(url: self.url, reason: "transfer ended at byte \(received) of \(self.size)")
+                default: .status(url: self.url, status: response.status, range: range.description)
                 }
-                sink.failHead(error)
-                self.end(error)
+                if case .connection = error, progressed, attempt < self.retries {
+                    return self.transfer(sink, attempt: attempt + 1)
+                }
+                self.end(region, .failure(error))
+            case .failure where complete:
+                // A whole-file answer cut once the region was full (a server that ignores `Range`).
+                self.end(region, .success(()))
             case .failure(let error):
-                sink.failHead(error)
                 let resumable = (error as? RemoteError).map(RemoteClient.isRetryable) ?? false
-                if resumable, sink.position > from, attempt < retries {
-                    self.transfer(sink, attempt: attempt + 1, retries: retries)
+                if resumable, progressed, attempt < self.retries {
+                    self.transfer(sink, attempt: attempt + 1)
                 } else {
-                    self.end(error)
+                    self.end(region, .failure(error))
                 }
             }
-        }
-    }
-
-    fileprivate func advance(to position: UInt64, validator: Validator?) {
-        condition.lock()
-        received = position
-        if let validator { self.validator = validator }
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    private func end(_ error: (any Error)?) {
-        condition.lock()
-        failure = error
-        finished = true
-        condition.broadcast()
-        condition.unlock()
-    }
-}
-
-/// Writes response bodies into the temporary file at their place; called by the client's
-/// delegate on one event loop, one call at a time (hence `@unchecked Sendable`).
-private final class Sink: BodyStream, @unchecked Sendable {
-    let url: String
-    let descriptor: Int32
-    let head: EventLoopPromise<UInt64>
-    private var headSent = false
-    weak var owner: DownloadedByteSource?
-    /// Where the next byte goes.
-    private(set) var position: UInt64 = 0
-    /// Where the current response starts.
-    private var start: UInt64 = 0
-    private(set) var expectedSize: UInt64 = 0
-    private var validator: Validator?
-    private var wrote = false
-
-    init(url: String, descriptor: Int32, head: EventLoopPromise<UInt64>) {
-        self.url = url
-        self.descriptor = descriptor
-        self.head = head
-    }
-
-    var hasData: Bool { wrote }
-    var complete: Bool { headSent && position == expectedSize }
-
-    func prepare(from: UInt64, owner: DownloadedByteSource) {
-        self.owner = owner
-        start = from
-        position = from
-        wrote = false
-    }
-
-    func begin(status: Int, headers: HTTPHeaders) throws {
-        if start == 0 {
-            guard status == 200, let length = headers.first(name: "content-length").flatMap(UInt64.init) else {
-                throw RemoteError.badResponse(url: url, reason: "HTTP \(status) without Content-Length for the whole file")
-            }
-            expectedSize = length
-            validator = Validator(headers)
-            owner?.advance(to: 0, validator: validator)
-            if !headSent {
-                headSent = true
-                head.succeed(length)
-            }
-        } else {
-            if let reason = validator?.mismatch(headers) { throw RemoteError.changed(url: url, reason: reason) }
-            guard status == 206, let range = ContentRange(headers.first(name: "content-range")), range.start == start,
-                range.total == expectedSize
-            else {
-                throw RemoteError.changed(url: url, reason: "HTTP \(status) \(headers.first(name: "content-range") ?? "") when resuming at byte \(start)")
-            }
-        }
-    }
-
-    func write(_ buffer: ByteBuffer) throws {
-        guard position + UInt64(buffer.readableBytes) <= expectedSize else {
-            throw RemoteError.badResponse(url: url, reason: "more bytes than Content-Length \(expectedSize)")
-        }
-        try buffer.withUnsafeReadableBytes { raw in
-            var done = 0
-            while done < raw.count {
-                let result = pwrite(descriptor, raw.baseAddress! + done, raw.count - done, off_t(position) + off_t(done))
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    throw WebArcError.io(path: url, operation: "write temporary file", errno: errno)
-                }
-                done += result
-            }
-        }
-        position += UInt64(buffer.readableBytes)
-        wrote = true
-        owner?.advance(to: position, validator: nil)
-    }
-
-    func failHead(_ error: any Error) {
-        if !headSent {
-            headSent = true
-            head.fail(error)
         }
     }
 }

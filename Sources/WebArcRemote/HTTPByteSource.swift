@@ -13,9 +13,9 @@ import WebArc
 /// print(source.statistics.requests)            // 2: the tail (with the size) and the lead, together
 /// ```
 ///
-/// Opening sends two requests at once: `Range: bytes=-65536` (its `Content-Range` gives the
-/// size; the bytes hold the trailer and, as the writer places them last, the metadata and the
-/// record root) and the 16-byte lead. Every later request carries `If-Match` with the first
+/// Opening sends two requests at once: `Range: bytes=-16384` (``RemoteConfiguration/tailLength``;
+/// its `Content-Range` gives the size; the bytes hold the trailer and, as the writer places them
+/// last, the metadata and the record root) and the 16-byte lead. Every later request carries `If-Match` with the first
 /// response's strong `ETag` (else `If-Unmodified-Since`) and every response is checked against it
 /// and the size, so a file replaced while it is read fails with ``RemoteError/changed(url:reason:)``
 /// instead of mixing two versions. Fetched ranges stay in a bounded cache; the chunks of a body the
@@ -31,6 +31,9 @@ public final class HTTPByteSource: ByteSource {
     public let size: UInt64
     /// The URL requests go to: where the first request ended after redirects.
     public let resolvedURL: String
+    /// The bytes at the end of the file that opening fetched; the reader's first read there is
+    /// served from them.
+    public let openingTailLength: Int
     let validator: Validator
     let client: RemoteClient
     let configuration: RemoteConfiguration
@@ -63,7 +66,8 @@ public final class HTTPByteSource: ByteSource {
         self.url = url
         self.configuration = configuration
         client = RemoteClient(configuration: configuration)
-        let tailLength = RemoteConfiguration.tailLength
+        let tailLength = min(max(configuration.tailLength, 272), 4 << 20)
+        openingTailLength = tailLength
         let leadRequest = client.get(url, range: .span(0, Lead.size), validator: nil, maxBytes: Lead.size)
         let tail = try Self.wait(client.get(url, range: .suffix(tailLength), validator: nil, maxBytes: tailLength))
         let tailStart: UInt64

@@ -9,9 +9,12 @@ import NIOSSL
 /// let reader = try ArchiveReader(url: "https://cdn.example.com/site.webarc", configuration: configuration)
 /// ```
 public struct RemoteConfiguration: Sendable {
-    /// Bytes read from the end of the file at open: what ``WebArc/ArchiveReader`` reads there (the
-    /// trailer, and with it the appendix, the metadata and the record root; spec §14).
-    static let tailLength = 65_536
+    /// Bytes read from the end of the file at open (`Range: bytes=-16384`), with the file's length
+    /// and what ``WebArc/ArchiveReader`` reads there: the trailer and, as a writer places them last,
+    /// the metadata and the record root (about 1 KiB for a thousand records; spec §14). When the
+    /// root is larger, the reader gets it in one more request. At least 272 (the smallest archive's
+    /// end), at most 4 MiB.
+    public var tailLength = 16_384
     /// Longest a connection may take to open (TCP and TLS).
     public var connectTimeout: TimeInterval = 10
     /// Longest a request may wait for its next bytes.

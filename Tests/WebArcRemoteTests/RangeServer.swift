@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import Synchronization
@@ -8,7 +9,8 @@ import Synchronization
 /// An HTTP/1.1 server on 127.0.0.1 that serves one file with `Range`, `ETag` and `If-Match` the way
 /// nginx does, and misbehaves on request: ignores `Range`, drops connections, answers 5xx, waits,
 /// or has its file replaced (a new `ETag`) between two requests. Optionally over TLS with the
-/// fixed self-signed certificate in `Fixtures/`.
+/// fixed self-signed certificate in `Fixtures/`, and then optionally HTTP/2 only (ALPN `h2`,
+/// swift-nio-http2 with each stream translated to the same HTTP/1 handler).
 final class RangeServer: Sendable {
     /// What the next requests get.
     enum Fault: Sendable, Equatable {
@@ -30,8 +32,8 @@ final class RangeServer: Sendable {
         var etag: String
         var version = 1
         var fault = Fault.none
-        /// Every request: its target and `Range` header.
-        var log: [(target: String, range: String?)] = []
+        /// Every request: its target, `Range` header and HTTP major version.
+        var log: [(target: String, range: String?, version: Int)] = []
         /// Replace the file with this one after this many more requests.
         var pendingReplacement: (after: Int, file: [UInt8])?
     }
@@ -49,15 +51,19 @@ final class RangeServer: Sendable {
     /// The file's URL (`/site.webarc`); `/moved.webarc` redirects to it, anything else is 404.
     var url: String { "\(scheme)://127.0.0.1:\(port)/site.webarc" }
 
-    init(file: [UInt8], tls: Bool = false) throws {
+    /// - Parameters:
+    ///   - tls: serve https with the fixture certificate.
+    ///   - http2: with `tls`, offer only `h2` by ALPN and speak HTTP/2.
+    init(file: [UInt8], tls: Bool = false, http2: Bool = false) throws {
         state = Mutex(State(file: file, etag: "\"v1-\(file.count)\""))
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         scheme = tls ? "https" : "http"
         let context: NIOSSLContext? = try tls ? {
             let key = try NIOSSLPrivateKey(file: Self.fixtures.appendingPathComponent("test-key.pem").path, format: .pem)
             let certificates = try NIOSSLCertificate.fromPEMFile(Self.certificatePath)
-            let configuration = TLSConfiguration.makeServerConfiguration(
+            var configuration = TLSConfiguration.makeServerConfiguration(
                 certificateChain: certificates.map { .certificate($0) }, privateKey: .privateKey(key))
+            if http2 { configuration.applicationProtocols = ["h2"] }
             return try NIOSSLContext(configuration: configuration)
         }() : nil
         let box = ServerBox()
@@ -66,8 +72,19 @@ final class RangeServer: Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let context { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context)) }
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try channel.pipeline.syncOperations.addHandler(RangeHandler(server: box))
+                    guard http2 && tls else {
+                        try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                        try channel.pipeline.syncOperations.addHandler(RangeHandler(server: box))
+                        return
+                    }
+                    _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
+                        mode: .server, connectionConfiguration: .init(), streamConfiguration: .init()
+                    ) { stream in
+                        stream.eventLoop.makeCompletedFuture {
+                            try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
+                            try stream.pipeline.syncOperations.addHandler(RangeHandler(server: box))
+                        }
+                    }
                 }
             }
             .bind(host: "127.0.0.1", port: 0).wait()
@@ -99,7 +116,7 @@ final class RangeServer: Sendable {
         state.withLock { $0.pendingReplacement = (requests, file) }
     }
 
-    var requests: [(target: String, range: String?)] { state.withLock { $0.log } }
+    var requests: [(target: String, range: String?, version: Int)] { state.withLock { $0.log } }
 
     func resetLog() { state.withLock { $0.log = [] } }
 
@@ -113,7 +130,7 @@ final class RangeServer: Sendable {
     func answer(_ head: HTTPRequestHead) -> Answer {
         state.withLock { state in
             let range = head.headers.first(name: "range")
-            state.log.append((head.uri, range))
+            state.log.append((head.uri, range, head.version.major))
             if var pending = state.pendingReplacement {
                 if pending.after == 0 {
                     state.pendingReplacement = nil

@@ -16,19 +16,44 @@ final class RemoteReplay: ArchiveURLProtocol {}
 
 @Suite("Remote archives in verify, serve, the URL protocol and the CLI")
 struct RemoteIntegrationTests {
-    @Test("verify downloads once and checks everything; a cut transfer resumes")
+    @Test("verify downloads each byte once (the end and lead, then the pages and the body data) and checks everything; a cut transfer resumes")
     func verify() throws {
         let server = try RangeServer(file: Fixture.archive.bytes)
         defer { server.stop() }
+        let size = UInt64(Fixture.archive.bytes.count)
         let (report, trust) = try RemoteVerifier.verify(url: server.url, configuration: testConfiguration())
         #expect(report.passed && trust == nil)
         #expect(report.bodies == Fixture.local.bodyCount)
-        #expect(server.requests.map(\.range) == [nil])
+        let spans = server.requests.compactMap { span($0.range, size: size) }.sorted { $0.lowerBound < $1.lowerBound }
+        #expect(server.requests.count == 4 && spans.count == 4)
+        // Side by side from 0 to the end: every byte asked for exactly once.
+        #expect(spans.first?.lowerBound == 0 && spans.last?.upperBound == size)
+        #expect(zip(spans, spans.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound }, "\(spans)")
+        #expect(spans.contains { $0 == 16..<Fixture.local.trailer.bodyDataEnd })
         server.resetLog()
         server.setFault(.dropMidBody(1))
         #expect(try RemoteVerifier.verify(url: server.url, configuration: testConfiguration()).report.passed)
-        let ranges = server.requests.map(\.range)
-        #expect(ranges.count == 2 && ranges[0] == nil && ranges[1]?.hasPrefix("bytes=") == true)
+        #expect(server.requests.count == 5)
+    }
+
+    @Test("verify of a server that ignores Range: one whole-file download (and a lead cut after 16 bytes)")
+    func verifyIgnoringRange() throws {
+        let server = try RangeServer(file: Fixture.archive.bytes)
+        defer { server.stop() }
+        server.setFault(.ignoreRange)
+        let (report, _) = try RemoteVerifier.verify(url: server.url, configuration: testConfiguration())
+        #expect(report.passed && report.bodies == Fixture.local.bodyCount)
+        #expect(server.requests.count == 2)
+    }
+
+    @Test("verify finds a damaged body in a remote archive")
+    func verifyDamaged() throws {
+        var bytes = Fixture.archive.bytes
+        bytes[Int(Fixture.local.trailer.bodyDataEnd) / 2] ^= 0x40
+        let server = try RangeServer(file: bytes)
+        defer { server.stop() }
+        let (report, _) = try RemoteVerifier.verify(url: server.url, configuration: testConfiguration())
+        #expect(!report.passed && report.problems.contains { $0.check == "chunks" || $0.check == "body-digests" })
     }
 
     @Test("a signed remote archive is checked against a trust list before use")
@@ -114,7 +139,7 @@ struct RemoteIntegrationTests {
         #expect(Array(data) == expected)
     }
 
-    @Test("webarc ls, cat, info and verify take a URL; a missing one exits 66")
+    @Test("webarc ls, cat, info, verify, export and unpack take a URL; a missing one exits 66")
     func cli() throws {
         let server = try RangeServer(file: Fixture.archive.bytes, tls: true)
         defer { server.stop() }
@@ -129,6 +154,15 @@ struct RemoteIntegrationTests {
         #expect(info.status == 0 && fields?["records"] as? Int == Fixture.archive.urls.count)
         let verify = try runWebarc(["verify", server.url, "--quiet"], environment: environment)
         #expect(verify.status == 0, "\(verify.stderr)")
+        let folder = try TemporaryFolder()
+        let export = try runWebarc(["export", server.url, "--format", "har", "-o", folder.file("site.har"), "--quiet"], environment: environment)
+        #expect(export.status == 0, "\(export.stderr)")
+        let har = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder.file("site.har")))) as? [String: Any]
+        #expect(((har?["log"] as? [String: Any])?["entries"] as? [Any])?.count == Fixture.archive.urls.count)
+        let unpack = try runWebarc(["unpack", server.url, "-o", folder.file("site"), "--quiet"], environment: environment)
+        #expect(unpack.status == 0, "\(unpack.stderr)")
+        let unpacked = try FileManager.default.subpathsOfDirectory(atPath: folder.file("site"))
+        #expect(unpacked.contains { $0.hasSuffix("video.bin") })
         let missing = try runWebarc(["cat", "https://127.0.0.1:\(server.port)/missing.webarc", Fixture.firstURL], environment: environment)
         #expect(missing.status == 66 && missing.stderr.contains("not found (HTTP 404)"))
         // NIO ignores SIGPIPE once it opens a socket; a closed stdout still ends webarc by SIGPIPE
@@ -148,6 +182,16 @@ struct RemoteIntegrationTests {
         let untrusted = try runWebarc(["ls", server.url], environment: ["PATH": "/usr/bin:/bin", "SSL_CERT_FILE": "/dev/null"])
         #expect(untrusted.status == 66 && untrusted.stderr.contains("TLS"))
     }
+}
+
+/// The bytes a logged `Range` header asked for (`bytes=a-b` or `bytes=-n`).
+func span(_ range: String?, size: UInt64) -> Range<UInt64>? {
+    guard let range, range.hasPrefix("bytes=") else { return nil }
+    let bounds = range.dropFirst(6).split(separator: "-", omittingEmptySubsequences: false)
+    guard bounds.count == 2, let last = UInt64(bounds[1]) else { return nil }
+    if bounds[0].isEmpty { return size - min(last, size)..<size }
+    guard let first = UInt64(bounds[0]) else { return nil }
+    return first..<min(last + 1, size)
 }
 
 /// The `webarc` binary: `WEBARC_BIN`, or the one built beside the tests.

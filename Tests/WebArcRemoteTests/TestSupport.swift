@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import WebArc
 import WebArcRemote
@@ -118,4 +119,23 @@ func testConfiguration(retries: Int = 3, readTimeout: Double = 10) -> RemoteConf
 func remoteBody(_ reader: ArchiveReader, _ url: String) throws -> [UInt8] {
     guard case .response(let response)? = try reader.lookup(url: url)?.record else { throw Fixture.Missing() }
     return Array(try reader.body(response.body))
+}
+
+/// A local byte source that counts its reads (the baseline a remote source's requests are
+/// compared with).
+final class ReadCounter: ByteSource {
+    private let inner: any ByteSource
+    private let reads = Mutex(0)
+
+    init(_ inner: any ByteSource) { self.inner = inner }
+
+    var size: UInt64 { inner.size }
+    var count: Int { reads.withLock { $0 } }
+
+    func read(at offset: UInt64, count: Int) throws -> [UInt8] {
+        reads.withLock { $0 += 1 }
+        return try inner.read(at: offset, count: count)
+    }
+
+    func reset() { reads.withLock { $0 = 0 } }
 }

@@ -32,6 +32,27 @@ struct ReaderTests {
         #expect(source.reads.first?.offset == 0)
     }
 
+    @Test("a source's shorter tail read that misses the record root and metadata gets them in one more read at open")
+    func shortTail() throws {
+        let folder = try TemporaryFolder()
+        let path = try Self.large(in: folder)
+        let source = CountingByteSource(try FileByteSource(path: path), openingTailLength: 300)
+        let reader = try ArchiveReader(source: source, path: path)
+        let root = reader.trailer.recordRoot
+        let size = source.size
+        #expect(root.height == 1 && root.offset < size - 300)
+        #expect(source.reads.map(\.offset) == [0, size - 300, root.offset])
+        #expect(source.reads.last.map { $0.offset + UInt64($0.count) } == size - 300)
+        source.reset()
+        _ = try reader.metadata
+        #expect(try reader.lookup(url: "http://localhost/pages/1234/index.html") != nil)
+        #expect(source.reads.count == 1, "only the leaf: \(source.reads)")
+        // A tail read that holds them already reads nothing more.
+        let whole = CountingByteSource(try FileByteSource(path: path), openingTailLength: Int(size - root.offset))
+        _ = try ArchiveReader(source: whole, path: path)
+        #expect(whole.reads.count == 2)
+    }
+
     @Test("a lookup reads one page per level (the root from the tail read at open); its body needs no page read")
     func lookupReads() throws {
         let folder = try TemporaryFolder()

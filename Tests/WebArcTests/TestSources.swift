@@ -8,8 +8,12 @@ import Synchronization
 final class CountingByteSource: ByteSource {
     private let inner: any ByteSource
     private let log = Mutex<[(offset: UInt64, count: Int)]>([])
+    let openingTailLength: Int
 
-    init(_ inner: any ByteSource) { self.inner = inner }
+    init(_ inner: any ByteSource, openingTailLength: Int = 65_536) {
+        self.inner = inner
+        self.openingTailLength = openingTailLength
+    }
 
     var size: UInt64 { inner.size }
 

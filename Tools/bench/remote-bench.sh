@@ -4,7 +4,7 @@ set -euo pipefail
 
 usage() {
     cat <<'EOF'
-Usage: Tools/bench/remote-bench.sh [--rtts "0 20 80"] [--loads N] [--runs N] [--help]
+Usage: Tools/bench/remote-bench.sh [--rtts "0 20 80"] [--loads N] [--runs N] [--no-s3] [--help]
 
 Packs the Python 3.11 docs (Debian package python3.11-doc) and puts the archive and the unpacked
 folder behind nginx on 127.0.0.1 (HTTPS with the test certificate of
@@ -24,12 +24,17 @@ is not available in containers). For each delay it measures:
   verify vs download    `webarc verify https://…/site.webarc` against
                         `curl -o /dev/null https://…/site.webarc`, median of --runs
 
+When moto_server is installed (`pip install 'moto[server]'`), the archive is also put as a
+public-read object into moto's S3-compatible server on 127.0.0.1 (plain HTTP, through the same
+delay) and open + one cold URL and verify vs curl are measured against it too.
+
 Prints a Markdown table to stdout and writes it to Tools/bench/results/remote-<date>-<time>.md.
 
 Options:
   --rtts "LIST"   round-trip delays in ms (default: "0 20 80")
   --loads N       page loads per server and delay (default: 4: one cold, the rest warm)
   --runs N        runs of verify and curl per delay (default: 3)
+  --no-s3         skip the moto S3 rows even when moto_server is installed
   -h, --help      show this help
 
 Environment:
@@ -45,6 +50,7 @@ EOF
 RTTS="0 20 80"
 LOADS=4
 RUNS=3
+S3=1
 while (($#)); do
     case "$1" in
         --rtts) [[ $# -ge 2 ]] || { echo "remote-bench: error: --rtts needs a list" >&2; exit 64; }; RTTS="$2"; shift 2 ;;
@@ -52,6 +58,7 @@ while (($#)); do
             LOADS="$2"; shift 2 ;;
         --runs) [[ $# -ge 2 && "$2" =~ ^[1-9][0-9]*$ ]] || { echo "remote-bench: error: --runs needs a positive integer" >&2; exit 64; }
             RUNS="$2"; shift 2 ;;
+        --no-s3) S3=0; shift ;;
         -h|--help) usage; exit 0 ;;
         *) echo "remote-bench: error: unknown argument '$1' (see --help)" >&2; exit 64 ;;
     esac
@@ -138,25 +145,15 @@ wait_for "https://127.0.0.1:$NGINX_PORT/site/index.html"
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else printf "%.3f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 seconds() { local start end; start=$(date +%s.%N); "$@" > /dev/null 2>&1 || return 1; end=$(date +%s.%N); echo "$end - $start" | bc -l; }
 
-export SSL_CERT_FILE="$CERT"
-ROWS_OPEN=()
-ROWS_PAGE=()
-ROWS_VERIFY=()
-GOALS=()
-for rtt in $RTTS; do
-    PROXY_PORT=$(free_port)
-    python3 "$SCRIPT_DIR/delay_proxy.py" --listen "$PROXY_PORT" --target "$NGINX_PORT" --rtt-ms "$rtt" 2> "$WORK/proxy-$rtt.log" &
-    PROXY_PID=$!; PIDS+=($PROXY_PID)
-    BASE="https://127.0.0.1:$PROXY_PORT"
-    wait_for "$BASE/site/index.html"
-    say "RTT $rtt ms"
-
-    # Open + one cold URL, traced.
+# Open + one cold URL in a fresh traced process: prints requests, dependent rounds, bytes, the
+# body's own request bytes, bytes beyond the body, wall ms.
+measure_open() {
+    local url="$1" trace="$2" start end
     start=$(date +%s.%N)
-    WEBARC_TRACE_HTTP=1 "$WEBARC" cat "$BASE/site.webarc" "$PAGE_URL" > "$WORK/cat.out" 2> "$WORK/trace-$rtt.txt" || die "cat over HTTP failed: $(tail -3 "$WORK/trace-$rtt.txt")"
+    WEBARC_TRACE_HTTP=1 "$WEBARC" cat "$url" "$PAGE_URL" > "$WORK/cat.out" 2> "$trace" || die "cat over HTTP failed: $(tail -3 "$trace")"
     end=$(date +%s.%N)
     cmp -s "$WORK/cat.out" "$WORK/page.html" || die "cat over HTTP gave other bytes"
-    read -r requests bytes rounds body_bytes < <(python3 - "$WORK/trace-$rtt.txt" <<'PY'
+    python3 - "$trace" "$(echo "($end - $start) * 1000" | bc -l)" <<'PY'
 import re, sys
 spans = []
 for line in open(sys.argv[1]):
@@ -171,12 +168,58 @@ for start, finish, _ in spans:
         end = finish
     else:
         end = max(end, finish)
-print(len(spans), sum(s[2] for s in spans), rounds, spans[-1][2] if spans else 0)
+total = sum(s[2] for s in spans)
+body = spans[-1][2] if spans else 0
+print(len(spans), rounds, total, body, total - body, round(float(sys.argv[2])))
 PY
-)
-    wall=$(echo "($end - $start) * 1000" | bc -l)
-    beyond=$((bytes - body_bytes))
-    ROWS_OPEN+=("| $rtt | $requests | $rounds | $bytes | $body_bytes | $beyond | $(printf '%.0f' "$wall") |")
+}
+
+# verify URL vs curl of the same file, median of RUNS: prints verify s, curl s, ratio.
+measure_verify() {
+    local url="$1" v_times="" c_times="" v c
+    for _ in $(seq 1 "$RUNS"); do
+        v_times+=" $(seconds "$WEBARC" verify "$url" --quiet || die "verify over HTTP failed")"
+        c_times+=" $(seconds curl -fsS --cacert "$CERT" -o /dev/null "$url" || die "curl failed")"
+    done
+    v=$(echo "$v_times" | median); c=$(echo "$c_times" | median)
+    printf '%.2f %.2f %.2f\n' "$v" "$c" "$(echo "$v / $c" | bc -l)"
+}
+
+goal() { awk -v v="$1" -v g="$2" 'BEGIN { print (v <= g ? "met" : "NOT met") }'; }
+
+# The S3-compatible object server: moto on 127.0.0.1, the archive as a public-read object.
+S3_PORT=""
+S3_VERSION=""
+if ((S3)) && command -v moto_server >/dev/null 2>&1; then
+    S3_PORT=$(free_port)
+    moto_server -H 127.0.0.1 -p "$S3_PORT" > "$WORK/moto.log" 2>&1 &
+    PIDS+=($!)
+    for _ in $(seq 1 100); do curl -fs -o /dev/null "http://127.0.0.1:$S3_PORT/" && break; sleep 0.2; done
+    say "putting the archive into moto (S3) on port $S3_PORT"
+    python3 "$SCRIPT_DIR/s3_put.py" "http://127.0.0.1:$S3_PORT" bench site.webarc "$WORK/www/site.webarc" > /dev/null \
+        || die "could not put the archive into moto: $(tail -3 "$WORK/moto.log")"
+    S3_VERSION=$(python3 -c 'import moto; print(moto.__version__)')
+elif ((S3)); then
+    say "moto_server not installed (pip install 'moto[server]'): no S3 rows"
+fi
+
+export SSL_CERT_FILE="$CERT"
+ROWS_S3=()
+ROWS_OPEN=()
+ROWS_PAGE=()
+ROWS_VERIFY=()
+GOALS=()
+for rtt in $RTTS; do
+    PROXY_PORT=$(free_port)
+    python3 "$SCRIPT_DIR/delay_proxy.py" --listen "$PROXY_PORT" --target "$NGINX_PORT" --rtt-ms "$rtt" 2> "$WORK/proxy-$rtt.log" &
+    PROXY_PID=$!; PIDS+=($PROXY_PID)
+    BASE="https://127.0.0.1:$PROXY_PORT"
+    wait_for "$BASE/site/index.html"
+    say "RTT $rtt ms"
+
+    # Open + one cold URL, traced.
+    read -r requests rounds bytes body_bytes beyond wall < <(measure_open "$BASE/site.webarc" "$WORK/trace-$rtt.txt")
+    ROWS_OPEN+=("| $rtt | $requests | $rounds | $bytes | $body_bytes | $beyond | $wall |")
 
     # Page loads: webarc serve (fresh, reading through the delay) and nginx (through the delay).
     SERVE_PORT=$(free_port)
@@ -201,18 +244,25 @@ PY
     ratio=$(echo "$w_warm_load / $n_warm_load" | bc -l)
     ROWS_PAGE+=("| $rtt | $w_cold_ttfb / $w_cold_load | $w_warm_ttfb / $w_warm_load | $n_cold_ttfb / $n_cold_load | $n_warm_ttfb / $n_warm_load | $(printf '%.2f' "$ratio") | $w_failed / $n_failed |")
 
-    # verify (one sequential download, checked as it arrives) vs curl of the same file.
-    v_times=""; c_times=""
-    for _ in $(seq 1 "$RUNS"); do
-        v_times+=" $(seconds "$WEBARC" verify "$BASE/site.webarc" --quiet || die "verify over HTTP failed")"
-        c_times+=" $(seconds curl -fsS --cacert "$CERT" -o /dev/null "$BASE/site.webarc" || die "curl failed")"
-    done
-    v=$(echo "$v_times" | median); c=$(echo "$c_times" | median)
-    vratio=$(echo "$v / $c" | bc -l)
-    ROWS_VERIFY+=("| $rtt | $(printf '%.2f' "$v") | $(printf '%.2f' "$c") | $(printf '%.2f' "$vratio") |")
-    GOALS+=("RTT $rtt ms: rounds $rounds (goal <= 3): $([[ $rounds -le 3 ]] && echo met || echo NOT met); beyond the body $beyond B (goal <= 65536): $([[ $beyond -le 65536 ]] && echo met || echo NOT met); warm load $(printf '%.2f' "$ratio")x nginx (goal <= 1.2): $(awk -v r="$ratio" 'BEGIN { print (r <= 1.2 ? "met" : "NOT met") }'); verify $(printf '%.2f' "$vratio")x curl (goal <= 1.5): $(awk -v r="$vratio" 'BEGIN { print (r <= 1.5 ? "met" : "NOT met") }')")
+    # verify (each byte downloaded once, checked as it arrives) vs curl of the same file.
+    read -r v c vratio < <(measure_verify "$BASE/site.webarc")
+    ROWS_VERIFY+=("| $rtt | $v | $c | $vratio |")
+    GOALS+=("RTT $rtt ms: rounds $rounds (goal <= 3): $(goal "$rounds" 3); beyond the body $beyond B (goal <= 65536): $(goal "$beyond" 65536); warm load $(printf '%.2f' "$ratio")x nginx (goal <= 1.2): $(goal "$ratio" 1.2); verify ${vratio}x curl (goal <= 1.5): $(goal "$vratio" 1.5)")
 
     kill "$PROXY_PID"; wait "$PROXY_PID" 2>/dev/null || true
+
+    if [[ -n "$S3_PORT" ]]; then
+        PROXY_PORT=$(free_port)
+        python3 "$SCRIPT_DIR/delay_proxy.py" --listen "$PROXY_PORT" --target "$S3_PORT" --rtt-ms "$rtt" 2> "$WORK/proxy-s3-$rtt.log" &
+        PROXY_PID=$!; PIDS+=($PROXY_PID)
+        S3_URL="http://127.0.0.1:$PROXY_PORT/bench/site.webarc"
+        wait_for "$S3_URL"
+        read -r requests rounds bytes body_bytes s3_beyond wall < <(measure_open "$S3_URL" "$WORK/trace-s3-$rtt.txt")
+        read -r v c s3_vratio < <(measure_verify "$S3_URL")
+        ROWS_S3+=("| $rtt | $requests | $rounds | $bytes | $s3_beyond | $wall | $v | $c | $s3_vratio |")
+        GOALS+=("S3 (moto) RTT $rtt ms: rounds $rounds (goal <= 3): $(goal "$rounds" 3); beyond the body $s3_beyond B (goal <= 65536): $(goal "$s3_beyond" 65536); verify ${s3_vratio}x curl (goal <= 1.5): $(goal "$s3_vratio" 1.5)")
+        kill "$PROXY_PID"; wait "$PROXY_PID" 2>/dev/null || true
+    fi
 done
 
 mkdir -p "$SCRIPT_DIR/results"
@@ -237,6 +287,14 @@ RESULT="$SCRIPT_DIR/results/remote-$(date +%Y%m%d-%H%M%S).md"
     echo "| RTT ms | webarc verify | curl | ratio |"
     echo "|---|---|---|---|"
     printf '%s\n' "${ROWS_VERIFY[@]}"
+    if ((${#ROWS_S3[@]})); then
+        echo
+        echo "The same archive as a public-read object in moto $S3_VERSION (S3-compatible, plain HTTP) through the same delay: open + one cold URL, and verify vs curl (s, median of $RUNS):"
+        echo
+        echo "| RTT ms | requests | dependent rounds | bytes | bytes beyond the body | wall ms | webarc verify | curl | ratio |"
+        echo "|---|---|---|---|---|---|---|---|---|"
+        printf '%s\n' "${ROWS_S3[@]}"
+    fi
     echo
     printf -- '- %s\n' "${GOALS[@]}"
 } | tee "$RESULT"

@@ -19,10 +19,18 @@ public protocol ByteSource: Sendable {
     /// local sources ignore it. Never required for correctness: every extent is still read with
     /// ``read(at:count:)`` and verified.
     func willRead(_ extents: [Range<UInt64>])
+    /// Bytes a reader reads from the end of the file at open (the trailer, and the metadata and
+    /// record root when they fit: spec §14).
+    ///
+    /// A file or a mapping reads 64 KiB (one read costs the same either way); a remote source asks
+    /// for less, since every byte crosses the network. The reader reads the record root and the
+    /// metadata page in one more read when they are not inside.
+    var openingTailLength: Int { get }
 }
 
 extension ByteSource {
     public func willRead(_ extents: [Range<UInt64>]) {}
+    public var openingTailLength: Int { 65_536 }
 }
 
 /// A file read with positioned reads (`pread`); safe to share between threads.
@@ -74,6 +82,15 @@ public final class FileByteSource: ByteSource {
             throw WebArcError.truncated(
                 section: "file", offset: offset, needed: UInt64(count), available: size > offset ? size - offset : 0)
         }
+        return try Self.read(descriptor, at: offset, count: count, path: path)
+    }
+
+    /// Reads exactly `count` bytes at `offset` of an open descriptor with `pread`, retrying short
+    /// reads and `EINTR`.
+    ///
+    /// - Throws: ``WebArcError/io(path:operation:errno:)`` naming `path`; `truncated` when the file
+    ///   ends first.
+    public static func read(_ descriptor: Int32, at offset: UInt64, count: Int, path: String) throws -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {

@@ -59,13 +59,36 @@ extension ArchiveReader {
 
     /// Calls `visit` with every leaf of `tree` in key order (depth first; heights checked on the
     /// way, so the walk ends after at most 9 levels).
+    ///
+    /// Each interior page's children are announced to the source before they are read
+    /// (``ByteSource/willRead(_:)``): a writer stores them side by side, so a remote source fetches
+    /// them in a few large requests instead of one per page.
     func forEachLeaf(of tree: Page.Tree, _ visit: (Page, PageReference) throws -> Void) throws {
         func walk(_ reference: PageReference) throws {
             let node = try page(reference, .node(tree))
             guard case .interior(let interior) = node else { return try visit(node, reference) }
+            announce(interior.children, tree)
             for index in interior.children.indices { try walk(try child(of: interior, at: index, parent: reference)) }
         }
         try walk(tree == .records ? trailer.recordRoot : trailer.bodyRoot)
+    }
+}
+
+extension ArchiveReader {
+    /// Tells the source which of `pages` (nodes of `tree`) it will be asked for: those neither in
+    /// the page cache nor in the tail read at open.
+    func announce(_ pages: [PageReference], _ tree: Page.Tree) {
+        guard pages.count > 1 else { return }
+        let cached = pageCache.withLock { cache in
+            Set(pages.filter { cache.contains(PageCacheKey(reference: $0, expectation: Page.Expectation.node(tree).cacheTag)) })
+        }
+        let extents = pages.compactMap { reference -> Range<UInt64>? in
+            guard !cached.contains(reference), reference.offset < tailOffset, let end = reference.end, end <= trailerOffset else {
+                return nil
+            }
+            return reference.offset..<end
+        }
+        if extents.count > 1 { source.willRead(extents) }
     }
 }
 

@@ -10,8 +10,10 @@ import Synchronization
 /// for try await chunk in reader.chunks(of: page.body) { print(chunk.count) }
 /// ```
 ///
-/// Opening reads the lead and the last 64 KiB of the file (the trailer, and the appendix, the
-/// record root and the metadata when they are near it) and checks them (spec §4.3). Everything
+/// Opening reads the lead and the end of the file (64 KiB of a local file, less of a remote one:
+/// ``ByteSource/openingTailLength``), which holds the trailer and, when they are near it, the
+/// appendix, the record root and the metadata; when the root and metadata lie just before it, one
+/// more read gets them. It checks what it read (spec §4.3, §14). Everything
 /// is a verified read: each page's SHA-256 is checked before it is decoded, each chunk's after it is
 /// decoded and before a byte of it is returned. Verified pages are kept in a small bounded cache,
 /// and the body entries of records just looked up in another, so a body streams right after its
@@ -37,8 +39,6 @@ public final class ArchiveReader: Sendable {
     let tailOffset: UInt64
     let pageCache = Mutex(LRUCache<PageCacheKey, Page>(maxCount: 256, maxCost: 32 << 20))
     let bodyCache = Mutex(LRUCache<BodyReference, BodyEntry>(maxCount: 4096, maxCost: 16 << 20))
-    /// Bytes read at open from the end of the file.
-    static let tailLength: UInt64 = 65_536
 
     /// Opens the archive at `path`.
     ///
@@ -67,12 +67,13 @@ public final class ArchiveReader: Sendable {
         let size = source.size
         guard size > 0 else { throw WebArcError.empty(path: path) }
         lead = try Lead(parsing: try source.read(at: 0, count: Int(min(size, UInt64(Lead.size)))), fileLength: size, path: path)
-        let tailCount = min(size, Self.tailLength)
+        // At least the appendix's end and the trailer, so that opening needs no read of them alone.
+        let tailCount = min(size, UInt64(max(source.openingTailLength, Trailer.size + 16)))
         guard size >= UInt64(Lead.size + Trailer.size) else {
             throw WebArcError.truncated(section: "archive", offset: size, needed: UInt64(Lead.size + Trailer.size), available: size)
         }
-        tailOffset = size - tailCount
-        tail = try source.read(at: tailOffset, count: Int(tailCount))
+        var tailOffset = size - tailCount
+        var tail = try source.read(at: tailOffset, count: Int(tailCount))
         let archiveEnd = try ArchiveAppendix.archiveEnd(tail: tail, fileLength: size)
         trailerOffset = archiveEnd - UInt64(Trailer.size)
         let trailerBytes: [UInt8]
@@ -85,6 +86,30 @@ public final class ArchiveReader: Sendable {
         trailer = try Trailer(parsing: trailerBytes, at: trailerOffset, fileLength: size)
         try trailer.validate(lead: lead, at: trailerOffset, archiveEnd: archiveEnd)
         archiveDigest = Array(SHA256.hash(data: trailerBytes))
+        if trailerOffset >= tailOffset, let start = Self.rootPagesStart(trailer, before: tailOffset) {
+            tail = try source.read(at: start, count: Int(tailOffset - start)) + tail
+            tailOffset = start
+        }
+        self.tail = tail
+        self.tailOffset = tailOffset
+    }
+
+    /// Where the record root and the metadata page start when they are not inside the tail read
+    /// but end inside it or right before it with nothing else between (as a writer places them,
+    /// spec Appendix C): one more read then gets both, so that a cold lookup reads only its leaf
+    /// (spec §14). Nil when they are inside the tail already, or lie elsewhere (read when used).
+    ///
+    /// The span is at most the two pages' stored lengths (each at most 4 MiB, checked by the
+    /// trailer's validation to lie inside the file).
+    static func rootPagesStart(_ trailer: Trailer, before tailOffset: UInt64) -> UInt64? {
+        let pages = [trailer.recordRoot, trailer.metadata]
+        let start = pages.map(\.offset).min()!
+        guard start < tailOffset else { return nil }
+        let end = pages.map { $0.offset + UInt64($0.storedLength) }.max()!
+        let stored = pages.reduce(UInt64(0)) { $0 + UInt64($1.storedLength) }
+        // Together they reach the tail, and the bytes before it hold nothing but them.
+        guard end >= tailOffset, tailOffset - start <= stored else { return nil }
+        return start
     }
 
     /// The archive's length; an appendix may follow it.

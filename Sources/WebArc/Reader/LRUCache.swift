@@ -24,6 +24,9 @@ struct LRUCache<Key: Hashable, Value> {
         return entry.value
     }
 
+    /// True when `key` has a value (without marking it used).
+    func contains(_ key: Key) -> Bool { entries[key] != nil }
+
     /// Stores `value`; a value costing more than the whole budget is not kept.
     mutating func insert(_ value: Value, for key: Key, cost: Int = 1) {
         guard cost <= maxCost else { return }

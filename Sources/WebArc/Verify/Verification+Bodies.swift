@@ -10,10 +10,18 @@ extension Verification {
         var warning: String?
     }
 
+    /// Most chunk entries one group of bodies holds in memory (about 100 bytes each).
+    static let groupChunkLimit = 1 << 19
+
     /// `chunks` and `body-digests` in one pass over the body tree: each body entry's chunk entries
     /// against §6.2 (codecs, bounds, extents), then, for a body whose entries are sound, each chunk
-    /// decoded and checked against its digest while the body's MD5 and SHA-256 are computed. Bodies
-    /// of a leaf are checked on every core; memory holds one chunk per core.
+    /// decoded and checked against its digest while the body's MD5 and SHA-256 are computed.
+    ///
+    /// Bodies are checked in file order (by their first chunk), on every core, so that the body data
+    /// is read front to back once: a source that is still downloading it (`verify URL`) is checked
+    /// while it arrives. Memory holds the entries of one group of body leaves (up to
+    /// ``groupChunkLimit`` chunk entries; an archive whose body tree is larger is checked group by
+    /// group, each in file order) and one chunk per core, never body bytes.
     func checkBodies() {
         let declaredBases = metadataReadable ? (try? reader.metadata)?.bases.count : nil
         var total: UInt64 = 0
@@ -22,36 +30,56 @@ extension Verification {
             total = leaf.entries.reduce(total) { $0 &+ $1.length }
             bodyTotal += leaf.entries.count
         }
-        var done: UInt64 = 0
-        var checked = 0
-        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
-        // Leaves are read one at a time, so that memory holds one leaf's entries, not the tree's.
+        let counter = BodyProgress(progress, bodies: bodyTotal, bytes: total)
+        var group: [BodyEntry] = []
+        var groupChunks = 0
+        func flush() {
+            guard !group.isEmpty else { return }
+            checkGroup(group, declaredBases: declaredBases, progress: counter)
+            group = []
+            groupChunks = 0
+        }
         forEachBodyLeaf { leaf, _ in
-            let bodies = leaf.entries
-            for body in bodies { collectExtents(body) }
-            let outcomes = Mutex<[Int: BodyOutcome]>([:])
-            let reader = self.reader
-            DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                for index in stride(from: worker, to: bodies.count, by: workers) {
-                    let outcome = Self.check(bodies[index], reader: reader, declaredBases: declaredBases)
+            if groupChunks > 0 && groupChunks + leaf.entries.reduce(0, { $0 + $1.chunks.count }) > Self.groupChunkLimit { flush() }
+            group += leaf.entries
+            groupChunks += leaf.entries.reduce(0) { $0 + $1.chunks.count }
+        }
+        flush()
+        nameUsersOfFailedBodies()
+    }
+
+    /// Checks a group of bodies (in body-tree order) in file order on every core, then records what
+    /// each found in body-tree order.
+    private func checkGroup(_ bodies: [BodyEntry], declaredBases: Int?, progress: BodyProgress) {
+        for body in bodies { collectExtents(body) }
+        // A body with no chunk of its own (empty, or only in a base) first; then by first local chunk.
+        let offsets: [UInt64] = bodies.map { body in body.chunks.first(where: { $0.layer == 0 })?.offset ?? 0 }
+        let order: [Int] = bodies.indices.sorted { (a: Int, b: Int) -> Bool in
+            offsets[a] != offsets[b] ? offsets[a] < offsets[b] : a < b
+        }
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+        let outcomes = Mutex<[Int: BodyOutcome]>([:])
+        let reader = self.reader
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            for position in stride(from: worker, to: order.count, by: workers) {
+                let index = order[position]
+                let outcome = Self.check(bodies[index], reader: reader, declaredBases: declaredBases)
+                if !outcome.chunkProblems.isEmpty || outcome.digestProblem != nil || outcome.warning != nil {
                     outcomes.withLock { $0[index] = outcome }
                 }
+                progress.checked(bodies[index])
             }
-            let results = outcomes.withLock { $0 }
-            for (index, body) in bodies.enumerated() {
-                let outcome = results[index] ?? BodyOutcome()
-                for problem in outcome.chunkProblems { add("chunks", problem) }
-                if let problem = outcome.digestProblem { add("body-digests", problem) }
-                if let warning = outcome.warning { warn("chunks", code: "base-required", warning, offset: leaf.entries[index].origin.page) }
-                if !outcome.chunkProblems.isEmpty || outcome.digestProblem != nil { failedBodies.insert(body.reference) }
-                done &+= body.length
-                checked += 1
-                progress?(checked, bodyTotal, done, total)
-            }
-            report.bodies += bodies.count
-            report.bodyBytes &+= bodies.reduce(UInt64(0)) { $0 &+ $1.length }
         }
-        nameUsersOfFailedBodies()
+        let results = outcomes.withLock { $0 }
+        for (index, body) in bodies.enumerated() {
+            guard let outcome = results[index] else { continue }
+            for problem in outcome.chunkProblems { add("chunks", problem) }
+            if let problem = outcome.digestProblem { add("body-digests", problem) }
+            if let warning = outcome.warning { warn("chunks", code: "base-required", warning, offset: body.origin.page) }
+            if !outcome.chunkProblems.isEmpty || outcome.digestProblem != nil { failedBodies.insert(body.reference) }
+        }
+        report.bodies += bodies.count
+        report.bodyBytes &+= bodies.reduce(UInt64(0)) { $0 &+ $1.length }
     }
 
     /// Adds the record and URL that first uses each failed body to its problems.
@@ -173,5 +201,26 @@ extension Verification {
             outcome.digestProblem = .bodyDigest(body: body.reference, offset: body.firstChunkOffset, reason: "bytes hash to \(which)")
         }
         return outcome
+    }
+}
+
+/// Counts the bodies checked and reports them as they finish, from any worker.
+final class BodyProgress: Sendable {
+    private let progress: ArchiveVerifier.Progress?
+    private let totals: (bodies: Int, bytes: UInt64)
+    private let done = Mutex<(bodies: Int, bytes: UInt64)>((0, 0))
+
+    init(_ progress: ArchiveVerifier.Progress?, bodies: Int, bytes: UInt64) {
+        self.progress = progress
+        totals = (bodies, bytes)
+    }
+
+    func checked(_ body: BodyEntry) {
+        guard let progress else { return }
+        done.withLock { done in
+            done.bodies += 1
+            done.bytes &+= body.length
+            progress(done.bodies, totals.bodies, done.bytes, totals.bytes)
+        }
     }
 }

@@ -20,7 +20,7 @@ struct Export: ParsableCommand {
             """
     )
 
-    @Argument(help: "The archive to export.")
+    @Argument(help: "The archive to export: a path, or an http(s):// URL read in place.")
     var archive: String
 
     @Option(help: "The format to write: warc, har or webarchive.")
@@ -43,7 +43,7 @@ struct Export: ParsableCommand {
         let summary: ExportSummary
         do {
             summary = try ArchiveExporter(options: ExportOptions(overwrite: writing.force, page: page))
-                .run(archive: archive, format: format, output: output)
+                .run(archive: archive, opening: { try ArchiveOpening.reader(archive) }, format: format, output: output)
         } catch let error as InteropError {
             throw CommandFailure(error.description, code: error.exitCode)
         }

@@ -58,8 +58,9 @@ struct Verify: ParsableCommand {
         }
         let (report, trusted): (VerificationReport, TrustDecision?)
         if remote {
-            // A URL is downloaded once, front to back, and checked as it arrives; a transfer that
-            // fails is an I/O error (74), not a verdict on the archive.
+            // Each byte of a URL is downloaded once (its end, then its pages and body data at
+            // once) and checked as it arrives; a transfer that fails is an I/O error (74), not a
+            // verdict on the archive.
             (report, trusted) = try withFile(archive) {
                 try RemoteVerifier.verify(url: archive, configuration: ArchiveOpening.remoteConfiguration, trusting: policy, progress: update)
             }

@@ -9,14 +9,17 @@ import WebArcRemote
 /// the file is read in place with range requests (``WebArcRemote/HTTPByteSource``).
 enum ArchiveOpening {
     static func open(_ location: String, mapped: Bool = false, cacheMiB: Int? = nil) throws -> ArchiveReader {
-        try withFile(location) {
-            if HTTPByteSource.isRemote(location) {
-                var configuration = remoteConfiguration
-                if let cacheMiB { configuration.cacheBytes = cacheMiB << 20 }
-                return try ArchiveReader(url: location, configuration: configuration)
-            }
-            return try ArchiveReader(path: location, mapped: mapped)
+        try withFile(location) { try reader(location, mapped: mapped, cacheMiB: cacheMiB) }
+    }
+
+    /// The reader of `location` (a path or an `http(s)://` URL), its errors as thrown.
+    static func reader(_ location: String, mapped: Bool = false, cacheMiB: Int? = nil) throws -> ArchiveReader {
+        if HTTPByteSource.isRemote(location) {
+            var configuration = remoteConfiguration
+            if let cacheMiB { configuration.cacheBytes = cacheMiB << 20 }
+            return try ArchiveReader(url: location, configuration: configuration)
         }
+        return try ArchiveReader(path: location, mapped: mapped)
     }
 
     /// How the CLI reads over HTTP: the library's defaults; `SSL_CERT_FILE` names the CA

@@ -23,9 +23,20 @@ public struct ArchiveExporter: Sendable {
     /// - Throws: ``InteropError``: `archive` wrapping the reader's error or `outputExists`;
     ///   `pageNotFound` or `noPage` for `.webarchive`; `io`.
     public func run(archive: String, format: ExportFormat, output: String) throws -> ExportSummary {
+        try run(archive: archive, opening: { try ArchiveReader(path: archive) }, format: format, output: output)
+    }
+
+    /// Writes the archive that `open` opens (from any byte source: a file, a URL) to `output` in
+    /// `format`; `archive` names it in errors. `open` runs after the output is checked to be absent.
+    ///
+    /// - Throws: as ``run(archive:format:output:)``; whatever `open` throws that is not a
+    ///   ``WebArc/WebArcError`` (a transport error) unchanged.
+    public func run(
+        archive: String, opening open: () throws -> ArchiveReader, format: ExportFormat, output: String
+    ) throws -> ExportSummary {
         try InteropOutputFile.checkAbsent(output, overwrite: options.overwrite)
         do {
-            let reader = try ArchiveReader(path: archive)
+            let reader = try open()
             let file = try InteropOutputFile(targetPath: output, overwrite: options.overwrite)
             var summary: ExportSummary
             switch format {

@@ -1,0 +1,153 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import WebArc
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A span of the remote file that one streaming GET fills front to back, in ``DownloadedByteSource``.
+///
+/// Its fields change only under the source's lock. The suffix region's span is unknown until its
+/// response head gives the file's length.
+final class DownloadRegion: @unchecked Sendable {
+    /// First byte; for the suffix region, set by its response head.
+    var start: UInt64
+    /// One past the last byte.
+    var end: UInt64
+    /// Bytes `[start, received)` are in the temporary file.
+    var received: UInt64
+    /// Set when the region was asked for as the file's last `suffix` bytes, until its head arrives.
+    var suffix: Int?
+    /// Set once its transfer ended: nil when it succeeded.
+    var finished: Result<Void, any Error>?
+
+    init(_ range: Range<UInt64>) {
+        start = range.lowerBound
+        end = range.upperBound
+        received = range.lowerBound
+    }
+
+    init(suffix: Int) {
+        start = 0
+        end = 0
+        received = 0
+        self.suffix = suffix
+    }
+
+    var isComplete: Bool { suffix == nil && received == end }
+
+    /// The range the next request asks for: the rest of the region.
+    var request: ByteRange {
+        if let suffix { return .suffix(suffix) }
+        return .span(received, Int(end - received))
+    }
+}
+
+/// The unlinked temporary file a download lands in; closed when the last transfer writing into it
+/// is gone.
+final class TemporaryFile: Sendable {
+    let descriptor: Int32
+
+    /// - Throws: ``WebArc/WebArcError/io(path:operation:errno:)`` when `TMPDIR` has no room for one.
+    init() throws {
+        var template = Array((NSTemporaryDirectory() + "/webarc-download-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw WebArcError.io(path: NSTemporaryDirectory(), operation: "create temporary file", errno: errno) }
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        descriptor = fd
+    }
+
+    deinit { close(descriptor) }
+
+    /// Writes all of `buffer` at `offset`.
+    func write(_ buffer: ByteBuffer, at offset: UInt64, url: String) throws {
+        try buffer.withUnsafeReadableBytes { raw in
+            var done = 0
+            while done < raw.count {
+                let result = pwrite(descriptor, raw.baseAddress! + done, raw.count - done, off_t(offset) + off_t(done))
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    throw WebArcError.io(path: url, operation: "write temporary file", errno: errno)
+                }
+                done += result
+            }
+        }
+    }
+
+    /// Reads exactly `count` bytes at `offset` (they were written before).
+    func read(at offset: UInt64, count: Int, url: String) throws -> [UInt8] {
+        try FileByteSource.read(descriptor, at: offset, count: count, path: url)
+    }
+}
+
+/// Writes one region's response bodies into the temporary file at their place. The client's
+/// delegate calls it on one event loop, one call at a time (hence `@unchecked Sendable`); what it
+/// shares with readers goes through its source's lock.
+final class RegionSink: BodyStream, @unchecked Sendable {
+    /// Ends a whole-file answer (a server that ignores `Range`) once the region is full.
+    struct RegionFull: Error {}
+
+    let region: DownloadRegion
+    let file: TemporaryFile
+    /// Held until the transfer ends, so that the temporary file and the lock outlive it.
+    let owner: DownloadedByteSource
+    /// Where the next byte goes.
+    private(set) var position: UInt64 = 0
+    /// Bytes of the current response to drop before the region starts.
+    private var skip: UInt64 = 0
+    private var wrote = false
+
+    init(region: DownloadRegion, file: TemporaryFile, owner: DownloadedByteSource) {
+        self.region = region
+        self.file = file
+        self.owner = owner
+    }
+
+    var hasData: Bool { wrote }
+
+    /// Before each attempt: start where the region's bytes end.
+    func prepare() {
+        position = owner.withLock { region.received }
+        skip = 0
+        wrote = false
+    }
+
+    func begin(status: Int, headers: HTTPHeaders) throws {
+        let range = status == 206 ? ContentRange(headers.first(name: "content-range")) : nil
+        let total = range?.total ?? (status == 200 ? headers.first(name: "content-length").flatMap(UInt64.init) : nil)
+        guard let total, status == 200 || range != nil else {
+            throw RemoteError.badResponse(url: owner.url, reason: "HTTP \(status) without Content-Range or Content-Length")
+        }
+        let first = range?.start ?? 0
+        let from = try owner.accept(headers: headers, first: first, total: total, for: region)
+        guard first <= from else {
+            throw RemoteError.badResponse(url: owner.url, reason: "Content-Range \(headers.first(name: "content-range") ?? "") for a read from byte \(from)")
+        }
+        // A whole file or a longer suffix than this region's (a lead before it): drop the front.
+        skip = from - first
+        position = from
+    }
+
+    func write(_ buffer: ByteBuffer) throws {
+        var buffer = buffer
+        if skip > 0 {
+            let dropped = Int(min(skip, UInt64(buffer.readableBytes)))
+            buffer.moveReaderIndex(forwardBy: dropped)
+            skip -= UInt64(dropped)
+        }
+        let end = owner.withLock { region.end }
+        let room = Int(min(UInt64(buffer.readableBytes), end - position))
+        let full = room < buffer.readableBytes
+        if room > 0 {
+            try file.write(buffer.getSlice(at: buffer.readerIndex, length: room)!, at: position, url: owner.url)
+            position += UInt64(room)
+            wrote = true
+            owner.advance(region, to: position)
+        }
+        if full { throw RegionFull() }
+    }
+}

@@ -13,6 +13,12 @@ public enum InteropNote: Hashable, Sendable, CustomStringConvertible {
     case contentNotDecoded(at: InputLocation, url: String, coding: String, reason: String)
     /// A body sent with `Transfer-Encoding: chunked` that holds no chunk framing; stored as it is.
     case notChunked(at: InputLocation, url: String)
+    /// A WARC record whose `WARC-Payload-Digest` is not the digest of its payload (as stored, or
+    /// de-chunked): the payload may be damaged. A warning: the record is imported as it is.
+    case payloadDigestMismatch(at: InputLocation, url: String, declared: String, computed: String)
+    /// A WARC response whose HTTP status is three digits outside 100–599, which the format cannot
+    /// store; the record is left out.
+    case statusOutOfRange(at: InputLocation, url: String, status: Int)
     /// A record cut short by its crawler (`WARC-Truncated`); imported with what it holds.
     case truncatedPayload(at: InputLocation, url: String, reason: String)
     /// Records of a kind that holds no web resource (metadata, conversion, continuation,
@@ -24,6 +30,15 @@ public enum InteropNote: Hashable, Sendable, CustomStringConvertible {
     /// A `.webarchive` page written with its body still in a content coding (WebKit will not show it).
     case stillEncoded(url: String, coding: String)
 
+    /// Whether the note warns that an input may be damaged (printed as `warning:`), rather than
+    /// reporting a choice the import made.
+    public var isWarning: Bool {
+        switch self {
+        case .payloadDigestMismatch: true
+        default: false
+        }
+    }
+
     /// The case name, for tests and `--json` output.
     public var kind: String {
         switch self {
@@ -33,6 +48,8 @@ public enum InteropNote: Hashable, Sendable, CustomStringConvertible {
         case .misalignedGzipMembers: "misalignedGzipMembers"
         case .contentNotDecoded: "contentNotDecoded"
         case .notChunked: "notChunked"
+        case .payloadDigestMismatch: "payloadDigestMismatch"
+        case .statusOutOfRange: "statusOutOfRange"
         case .truncatedPayload: "truncatedPayload"
         case .recordsLeftOut: "recordsLeftOut"
         case .resourceLeftOut: "resourceLeftOut"
@@ -54,6 +71,11 @@ public enum InteropNote: Hashable, Sendable, CustomStringConvertible {
             "\(at): \(coding) body of \(url) did not decode (\(reason)); stored as sent, with its Content-Encoding"
         case .notChunked(let at, let url):
             "\(at): \(url) says Transfer-Encoding: chunked but its body is not chunked; stored as it is"
+        case .payloadDigestMismatch(let at, let url, let declared, let computed):
+            "\(at): payload of \(url) does not match its WARC-Payload-Digest (declared \(declared), computed \(computed)); "
+                + "imported as it is: the record may be damaged"
+        case .statusOutOfRange(let at, let url, let status):
+            "\(at): \(url) has HTTP status \(status), outside 100–599, which an archive cannot hold; record not imported"
         case .truncatedPayload(let at, let url, let reason):
             "\(at): \(url) was truncated by its crawler (\(reason)); imported as it is"
         case .recordsLeftOut(let file, let type, let count): "\(file): \(count) \(type) record(s) left out"

@@ -61,7 +61,7 @@ struct Import: ParsableCommand {
         }
         guard !writing.quiet else { return }
         for skipped in summary.skipped { Output.error("webarc: skipped: \(skipped)") }
-        for note in summary.notes { Output.error("webarc: note: \(note)") }
+        for note in summary.notes { Output.error("webarc: \(note.isWarning ? "warning" : "note"): \(note)") }
         let captures = summary.inputs.reduce(0) { $0 + $1.captures }
         Output.error(String(
             format: "imported %d responses and %d redirects from %d captures in %d files into %@ (%d other captures left out, %d bad records skipped): %d distinct bodies of %d, %@ → %@ in %.2fs",

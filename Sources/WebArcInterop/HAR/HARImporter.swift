@@ -76,8 +76,13 @@ final class HARImporter: BufferedImporter {
         capture.fallbackTextEncoding = media.charset
         guard case .response = capture.kind else { return capture }
         guard let text = content["text"] as? String else {
+            if method.uppercased() == "HEAD" || (100...199).contains(status) || status == 204 || status == 205 {
+                return withBody([], codings: [], capture)   // no body by definition
+            }
+            // `"text": null` says no body was saved, as a missing `text` with a size (or an unknown
+            // size, -1) does: reported, not turned into an empty 200.
             let size = (content["size"] as? NSNumber)?.intValue ?? 0
-            if size > 0 || status == 304 {
+            if content["text"] is NSNull || size != 0 || status == 304 {
                 context.note(.bodyNotSaved(at: location, url: url))
                 return nil
             }

@@ -20,13 +20,17 @@ struct HTTPHead: Equatable {
     ///
     /// Header bytes that are not UTF-8 are read as ISO-8859-1, so no byte is lost. A line that is
     /// neither a field nor a continuation of one is skipped, as browsers do.
-    /// - Throws: ``Failure`` when the start line is neither a status line nor a request line.
+    /// - Throws: ``Failure`` when the start line is neither a status line (with a three-digit
+    ///   status) nor a request line.
     init(lines: [[UInt8]]) throws(Failure) {
         guard let first = lines.first.map(Self.text) else { throw Failure(reason: "empty header block") }
         let parts = first.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true).map(String.init)
         if first.hasPrefix("HTTP/") {
-            guard parts.count >= 2, parts[1].count == 3, let status = Int(parts[1]), (100...599).contains(status) else {
-                throw Failure(reason: "status line \"\(first)\" has no status 100–599")
+            // Any three digits parse; the caller decides what a status outside 100–599 becomes.
+            guard parts.count >= 2, parts[1].utf8.count == 3, parts[1].utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+                let status = Int(parts[1])
+            else {
+                throw Failure(reason: "status line \"\(first)\" has no three-digit status")
             }
             startLine = .response(version: parts[0], status: status, reason: parts.count > 2 ? parts[2] : nil)
         } else if parts.count == 3, parts[2].hasPrefix("HTTP/"), parts[0].allSatisfy({ $0.isLetter || $0 == "-" }) {

@@ -110,7 +110,10 @@ public struct ArchiveImporter: Sendable {
                 summary.redirects += 1
             case .response(let status, let reason, let headers):
                 let payload = try capture.body.flatMap { payloads[$0] } ?? StoredPayload(body: writer.addBody([UInt8]()), remaining: [])
-                let stored = ContentCoding.headers(headers, remaining: payload.remaining, length: payload.body.length)
+                // A bodiless answer (HEAD, 304) keeps the length and coding of the representation it describes.
+                let stored = capture.isBodiless
+                    ? headers.removing("Transfer-Encoding")
+                    : ContentCoding.headers(headers, remaining: payload.remaining, length: payload.body.length)
                 let media = Capture.mediaType(stored.value(for: "Content-Type"))
                 try writer.add(ResponseRecord(
                     request: capture.request, status: status, reason: reason, headers: stored,

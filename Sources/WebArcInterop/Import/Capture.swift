@@ -53,8 +53,38 @@ struct Capture {
             self.body = nil
         } else {
             kind = .response(status: status, reason: reason, headers: headers)
+            if status == 206 { self.request = Self.markedPartial(request, contentRange: headers.value(for: "Content-Range")) }
         }
     }
+
+    /// A 206's request, with the `Range` header its `Content-Range` implies when the captured
+    /// request does not show one, so that the stored `Request` says which range the record
+    /// answers (`bytes=first-last`). Replay matches partial records by it (`Spec/interop.md` §4).
+    static func markedPartial(_ request: RequestRecord, contentRange: String?) -> RequestRecord {
+        guard request.headers.value(for: "Range") == nil, let contentRange else { return request }
+        let text = contentRange.trimmingHTTPWhitespace()
+        guard String(text.prefix(6)).lowercased() == "bytes ", let slash = text.firstIndex(of: "/") else { return request }
+        let span = String(text.dropFirst(6).prefix { $0 != "/" }).trimmingHTTPWhitespace()
+        let bounds = span.split(separator: "-", omittingEmptySubsequences: false)
+        guard bounds.count == 2, let first = UInt64(bounds[0]), let last = UInt64(bounds[1]), first <= last else { return request }
+        var marked = request
+        marked.headers.append(HTTPHeader("Range", "bytes=\(first)-\(last)"))
+        return marked
+    }
+
+    /// How much of the representation the capture holds, for the duplicates rule: 2 for a full
+    /// answer, 1 for a 206 (a part), 0 for a 304 (none).
+    var completeness: Int {
+        switch status {
+        case 206: 1
+        case 304: 0
+        default: 2
+        }
+    }
+
+    /// Whether the response carries no body by definition (an answer to `HEAD`, a 304), so its
+    /// `Content-Length` and `Content-Encoding` describe the representation, not a stored body.
+    var isBodiless: Bool { status == 304 || request.method.uppercased() == "HEAD" }
 
     /// The status the capture holds.
     var status: Int {

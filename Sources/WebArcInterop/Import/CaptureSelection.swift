@@ -1,10 +1,12 @@
 /// The duplicates rule: which captures of one method and canonical URL an import keeps.
 ///
 /// With ``DuplicatePolicy/latest`` (the default) the newest capture wins; with
-/// ``DuplicatePolicy/earliest`` the oldest. Either way a 304 answer (which carries no
-/// representation) is kept only when the URL has no other capture, a capture without a date
-/// counts as older than any dated one, and among equal dates the one read later wins for
-/// `latest` and the one read first for `earliest`. ``DuplicatePolicy/all`` keeps everything.
+/// ``DuplicatePolicy/earliest`` the oldest. Either way a partial answer — a 206 (part of a
+/// representation, answering a `Range` request) or a 304 (none, answering a conditional one) —
+/// never replaces a full one: it is kept only when the key has no full capture, and a 206 is
+/// preferred to a 304. A capture without a date counts as older than any dated one, and among
+/// equal dates the one read later wins for `latest` and the one read first for `earliest`.
+/// ``DuplicatePolicy/all`` keeps everything.
 /// Spec: `Spec/interop.md` §4.
 enum CaptureSelection {
     /// The positions in `captures` to keep, in ascending order.
@@ -23,9 +25,7 @@ enum CaptureSelection {
 
     /// Whether `candidate` (read after `current`) should replace it.
     static func prefers(_ candidate: Capture, over current: Capture, policy: DuplicatePolicy) -> Bool {
-        let candidateComplete = candidate.status != 304
-        let currentComplete = current.status != 304
-        if candidateComplete != currentComplete { return candidateComplete }
+        if candidate.completeness != current.completeness { return candidate.completeness > current.completeness }
         let candidateTime = candidate.captureDate?.timeIntervalSince1970 ?? -Double.infinity
         let currentTime = current.captureDate?.timeIntervalSince1970 ?? -Double.infinity
         switch policy {

@@ -22,7 +22,8 @@ extension WARCImporter {
             }
             if source.isHTTP { _ = try readHead(reader, start: start, required: true) }
             let spool = BodySpool()
-            _ = try readPayload(reader, chunked: source.chunked, location: source.start.location, into: spool)
+            var alreadyChecked: PayloadDigestCheck?
+            _ = try readPayload(reader, chunked: source.chunked, location: source.start.location, into: spool, digest: &alreadyChecked)
             let outcome = try ContentCoding.decode(spool, codings: source.codings, wire: true)
             if let failure = outcome.failure {
                 context.note(.contentNotDecoded(

@@ -55,6 +55,12 @@ extension WARCImporter {
                 let contentType = header["Content-Type"]
                 (status, reason, headers) = (200, "OK", contentType.map { [HTTPHeader("Content-Type", $0)] } ?? [])
             }
+            // The format stores statuses 100–599 (format §7.3): a well-framed record with another
+            // (LinkedIn's 999, a crawler's 000) is left out and reported; the import goes on.
+            guard (100...599).contains(status) else {
+                context.note(.statusOutOfRange(at: record.start.location, url: uri, status: status))
+                continue
+            }
             do {
                 var capture = try Capture(
                     location: record.start.location, request: request, status: status, reason: reason, headers: headers,
@@ -82,7 +88,11 @@ extension WARCImporter {
         for id in header.concurrentTo { if let found = byID[id], !requests[found].joined { return found } }
         if let id = header.recordID, let found = byResponse[id], !requests[found].joined { return found }
         guard let uri = header.targetURI, var candidates = byURI[uri] else { return nil }
-        guard let position = candidates.firstIndex(where: { !requests[$0].joined && requests[$0].file == record.file }) else {
+        // A request that names its response (WARC-Concurrent-To) is never another's: a 200 with
+        // no request of its own must not take the Range or HEAD request of the next capture.
+        guard let position = candidates.firstIndex(where: {
+            !requests[$0].joined && requests[$0].file == record.file && requests[$0].concurrentTo.isEmpty
+        }) else {
             return nil
         }
         let found = candidates.remove(at: position)

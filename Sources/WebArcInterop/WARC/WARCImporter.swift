@@ -141,10 +141,16 @@ final class WARCImporter: BodyProvider {
             }
             let headers = head?.headers ?? []
             let chunked = headers.tokens(for: "Transfer-Encoding").contains("chunked")
-            let notChunked = try readPayload(reader, chunked: chunked, location: start.location, into: nil)
+            // A truncated record's digest names the whole payload, which the record does not hold.
+            var digest = header["WARC-Truncated"] == nil
+                ? header["WARC-Payload-Digest"].flatMap { PayloadDigestCheck(field: $0, chunked: chunked) } : nil
+            let notChunked = try readPayload(reader, chunked: chunked, location: start.location, into: nil, digest: &digest)
             if notChunked { context.note(.notChunked(at: start.location, url: uri)) }
             if let reason = header["WARC-Truncated"] {
                 context.note(.truncatedPayload(at: start.location, url: uri, reason: reason))
+            }
+            if let digest, !digest.matches {
+                context.note(.payloadDigestMismatch(at: start.location, url: uri, declared: digest.declared, computed: digest.computed))
             }
             bodies.append(BodySource(
                 file: file, start: start, isHTTP: isHTTP, chunked: chunked && !notChunked,

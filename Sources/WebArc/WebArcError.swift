@@ -77,7 +77,7 @@ public enum WebArcError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The output path already exists.
     case outputExists(path: String)
     /// A system call failed on a path.
-    case io(path: String, operation: String, errno: Int32)
+    case io(path: String, operation: IOOperation, errno: Int32)
 
     /// The spec's error code (Appendix A), or a tool-level code for errors outside the format.
     public var code: String {

@@ -28,26 +28,20 @@ package enum ExitCodes {
         cannot be created, 74 I/O error, 130 interrupted (temporary files removed).
         """
 
-    /// The exit code for a library error.
-    package static func code(for error: WebArcError) -> Int32 {
-        switch error {
-        case .outputExists: cannotCreate
-        case .io(_, let operation, let errno):
-            if operation.hasPrefix("open") || operation.contains("not a regular file") || operation == "stat" || errno == 2 || errno == 13 || errno == 21 {
-                operation.contains("temporary") || operation.contains("create") ? cannotCreate : noInput
-            } else if operation.contains("temporary") || operation.contains("create") || operation.contains("rename") {
-                cannotCreate
-            } else {
-                ioError
-            }
-        case .badURL, .invalidRecord: usage
-        // A body missing from the page that names it is a malformed archive; one a caller asked
-        // for that the archive does not hold is the caller's mistake.
-        case .bodyNotFound(_, let page): page == nil ? failure : dataError
-        case .writerClosed, .rangeOutOfBounds: failure
-        default: dataError
+    /// The exit code for a kind of failure: one code per ``ErrorCategory``, whatever the message.
+    package static func code(for category: ErrorCategory) -> Int32 {
+        switch category {
+        case .malformedData: dataError
+        case .missingInput: noInput
+        case .cannotCreateOutput: cannotCreate
+        case .ioFailure: ioError
+        case .badArgument: usage
+        case .internalFailure: failure
         }
     }
+
+    /// The exit code for a library error, by its ``WebArcError/category``.
+    package static func code(for error: WebArcError) -> Int32 { code(for: error.category) }
 
     /// Ends the process for an error a command threw: a ``CommandFailure`` or a library error
     /// becomes one `webarc: error: …` line on stderr and its exit code; anything else (a usage

@@ -9,7 +9,7 @@ public enum InteropError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The input is none of WARC, HAR or `.webarchive`.
     case unknownFormat(file: String, found: String)
     /// A system call failed on a path.
-    case io(path: String, operation: String, errno: Int32)
+    case io(path: String, operation: IOOperation, errno: Int32)
     /// A gzip member ends before its end-of-stream marker.
     case truncatedGzip(at: InputLocation)
     /// Bytes that zlib refuses: not gzip, or damaged.

@@ -56,7 +56,7 @@ final class TemporaryFile: Sendable {
     init() throws {
         var template = Array((NSTemporaryDirectory() + "/webarc-download-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw WebArcError.io(path: NSTemporaryDirectory(), operation: "create temporary file", errno: errno) }
+        guard fd >= 0 else { throw WebArcError.io(path: NSTemporaryDirectory(), operation: .creating("create temporary file"), errno: errno) }
         template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
         descriptor = fd
     }
@@ -71,7 +71,7 @@ final class TemporaryFile: Sendable {
                 let result = pwrite(descriptor, raw.baseAddress! + done, raw.count - done, off_t(offset) + off_t(done))
                 if result < 0 {
                     if errno == EINTR { continue }
-                    throw WebArcError.io(path: url, operation: "write temporary file", errno: errno)
+                    throw WebArcError.io(path: url, operation: .transferring("write temporary file"), errno: errno)
                 }
                 done += result
             }

@@ -37,7 +37,7 @@ final class BodySpool {
         guard memory.count > Self.memoryLimit else { return }
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("webarc-spool-\(UUID().uuidString)").path
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forUpdatingAtPath: path)
-        else { throw WebArcError.io(path: path, operation: "create temporary body file", errno: errno) }
+        else { throw WebArcError.io(path: path, operation: .creating("create temporary body file"), errno: errno) }
         file = (path, handle)
         try write(memory, to: (path, handle))
         memory = Data()
@@ -85,7 +85,7 @@ final class BodySpool {
         do {
             try file.handle.write(contentsOf: data)
         } catch {
-            throw WebArcError.io(path: file.path, operation: "write temporary body file", errno: errno)
+            throw WebArcError.io(path: file.path, operation: .transferring("write temporary body file"), errno: errno)
         }
     }
 }

@@ -35,7 +35,7 @@ public enum WebArcURLProtocolError: Error, Equatable, Sendable, CustomStringConv
 
     /// An archive read failure for `url`; errors from outside the format keep their text.
     static func archive(url: String, _ error: any Error) -> WebArcURLProtocolError {
-        .archive(url: url, error: error as? WebArcError ?? .io(path: url, operation: "read (\(error))", errno: 0))
+        .archive(url: url, error: error as? WebArcError ?? .io(path: url, operation: .transferring("read (\(error))"), errno: 0))
     }
 
     /// The URL the error concerns.

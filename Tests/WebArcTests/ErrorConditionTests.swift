@@ -285,7 +285,7 @@ struct ErrorConditionTests {
     @Test("a directory or a missing file given as archive is an I/O error naming it")
     func notFiles() throws {
         let folder = try TemporaryFolder()
-        #expect(throws: WebArcError.io(path: folder.path, operation: "read", errno: EISDIR)) { try ArchiveReader(path: folder.path) }
-        #expect(throws: WebArcError.io(path: folder.file("none"), operation: "open", errno: ENOENT)) { try ArchiveReader(path: folder.file("none")) }
+        #expect(throws: WebArcError.io(path: folder.path, operation: .opening("read"), errno: EISDIR)) { try ArchiveReader(path: folder.path) }
+        #expect(throws: WebArcError.io(path: folder.file("none"), operation: .opening("open"), errno: ENOENT)) { try ArchiveReader(path: folder.file("none")) }
     }
 }

@@ -83,7 +83,7 @@ struct RollbackStateTests {
         _ = try RollbackState(directory: folder.file("state"))
         #expect(try KeyFileTests.mode(folder.file("state")) == 0o700)
         try "x".write(toFile: folder.file("file"), atomically: true, encoding: .utf8)
-        #expect(throws: WebArcError.io(path: folder.file("file"), operation: "open state directory", errno: ENOTDIR)) {
+        #expect(throws: WebArcError.io(path: folder.file("file"), operation: .opening("open state directory"), errno: ENOTDIR)) {
             try RollbackState(directory: folder.file("file"))
         }
     }

@@ -57,22 +57,22 @@ public final class FileByteSource: ByteSource {
     /// and returns its descriptor and size; anything else is refused with the path named.
     static func openRegularFile(_ path: String) throws -> (descriptor: Int32, size: UInt64) {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { throw WebArcError.io(path: path, operation: "open", errno: errno) }
+        guard fd >= 0 else { throw WebArcError.io(path: path, operation: .opening("open"), errno: errno) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
             let code = errno
             close(fd)
-            throw WebArcError.io(path: path, operation: "stat", errno: code)
+            throw WebArcError.io(path: path, operation: .opening("stat"), errno: code)
         }
         switch info.st_mode & S_IFMT {
         case S_IFREG:
             return (fd, UInt64(info.st_size))
         case S_IFDIR:
             close(fd)
-            throw WebArcError.io(path: path, operation: "read", errno: EISDIR)
+            throw WebArcError.io(path: path, operation: .opening("read"), errno: EISDIR)
         default:
             close(fd)
-            throw WebArcError.io(path: path, operation: "read (not a regular file)", errno: EINVAL)
+            throw WebArcError.io(path: path, operation: .opening("read (not a regular file)"), errno: EINVAL)
         }
     }
 
@@ -99,7 +99,7 @@ public final class FileByteSource: ByteSource {
             }
             if result < 0 {
                 if errno == EINTR { continue }
-                throw WebArcError.io(path: path, operation: "read", errno: errno)
+                throw WebArcError.io(path: path, operation: .transferring("read"), errno: errno)
             }
             if result == 0 {
                 throw WebArcError.truncated(
@@ -127,7 +127,7 @@ public struct DataByteSource: ByteSource {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
         } catch {
-            throw WebArcError.io(path: path, operation: "map", errno: Int32((error as NSError).code))
+            throw WebArcError.io(path: path, operation: .opening("map"), errno: Int32((error as NSError).code))
         }
     }
 

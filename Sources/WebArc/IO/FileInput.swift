@@ -21,7 +21,7 @@ enum FileInput {
             let got = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, pieceSize - filled) }
             if got < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
-                throw WebArcError.io(path: path, operation: "read", errno: errno)
+                throw WebArcError.io(path: path, operation: .transferring("read"), errno: errno)
             }
             filled += got
             if got == 0 || filled == pieceSize {

@@ -40,7 +40,7 @@ public final class OutputFile {
         let name = slash.map { String(targetPath[targetPath.index(after: $0)...]) } ?? targetPath
         var template = Array("\(directory.isEmpty ? "/" : directory)/.\(name).tmp-XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw WebArcError.io(path: targetPath, operation: "create temporary file for", errno: errno) }
+        guard fd >= 0 else { throw WebArcError.io(path: targetPath, operation: .creating("create temporary file for"), errno: errno) }
         descriptor = fd
         temporaryPath = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         PendingOutputs.register(temporaryPath)
@@ -74,7 +74,7 @@ public final class OutputFile {
         while done < count {
             let got = result.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset) + off_t(done)) }
             if got < 0 && errno == EINTR { continue }
-            guard got > 0 else { throw WebArcError.io(path: temporaryPath, operation: "read back", errno: got < 0 ? errno : EIO) }
+            guard got > 0 else { throw WebArcError.io(path: temporaryPath, operation: .transferring("read back"), errno: got < 0 ? errno : EIO) }
             done += got
         }
         return result
@@ -104,7 +104,7 @@ public final class OutputFile {
             let want = Int(min(count - copied, UInt64(buffer.count)))
             let got = buffer.withUnsafeMutableBytes { pread(source, $0.baseAddress!, want, off_t(copied)) }
             if got < 0 && errno == EINTR { continue }
-            guard got > 0 else { throw WebArcError.io(path: sourcePath, operation: "copy from", errno: got < 0 ? errno : EIO) }
+            guard got > 0 else { throw WebArcError.io(path: sourcePath, operation: .transferring("copy from"), errno: got < 0 ? errno : EIO) }
             try write(Array(buffer[0..<got]), at: flushedLength + copied)
             copied += UInt64(got)
         }
@@ -116,7 +116,7 @@ public final class OutputFile {
     func rollBack(to newLength: UInt64) throws {
         try flush()
         guard ftruncate(descriptor, off_t(newLength)) == 0 else {
-            throw WebArcError.io(path: temporaryPath, operation: "truncate", errno: errno)
+            throw WebArcError.io(path: temporaryPath, operation: .transferring("truncate"), errno: errno)
         }
         length = newLength
         flushedLength = newLength
@@ -128,7 +128,7 @@ public final class OutputFile {
         while done < bytes.count {
             let wrote = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done)) }
             if wrote < 0 && errno == EINTR { continue }
-            guard wrote > 0 else { throw WebArcError.io(path: temporaryPath, operation: "write", errno: wrote < 0 ? errno : EIO) }
+            guard wrote > 0 else { throw WebArcError.io(path: temporaryPath, operation: .transferring("write"), errno: wrote < 0 ? errno : EIO) }
             done += wrote
         }
     }
@@ -142,7 +142,7 @@ public final class OutputFile {
     ///   temporary file is removed either way.
     public func commit(overwrite: Bool, permissions: mode_t = 0o644) throws {
         try flush()
-        guard fsync(descriptor) == 0 else { throw WebArcError.io(path: temporaryPath, operation: "sync", errno: errno) }
+        guard fsync(descriptor) == 0 else { throw WebArcError.io(path: temporaryPath, operation: .transferring("sync"), errno: errno) }
         if permissions != 0o600 { fchmod(descriptor, permissions) }
         close(descriptor)
         descriptor = -1
@@ -157,7 +157,7 @@ public final class OutputFile {
             unlink(temporaryPath)
             committed = true
             PendingOutputs.unregister(temporaryPath)
-            throw WebArcError.io(path: targetPath, operation: "rename onto", errno: code)
+            throw WebArcError.io(path: targetPath, operation: .creating("rename onto"), errno: code)
         }
         committed = true
         PendingOutputs.unregister(temporaryPath)

@@ -68,10 +68,10 @@ public struct FolderScanner {
     ///
     /// - Throws: `io` when the root itself is missing or not a folder.
     public mutating func scan() throws {
-        guard let real = Self.realPath(root) else { throw WebArcError.io(path: root, operation: "open", errno: errno) }
+        guard let real = Self.realPath(root) else { throw WebArcError.io(path: root, operation: .opening("open"), errno: errno) }
         var info = stat()
-        guard stat(real, &info) == 0 else { throw WebArcError.io(path: root, operation: "open", errno: errno) }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else { throw WebArcError.io(path: root, operation: "open folder", errno: ENOTDIR) }
+        guard stat(real, &info) == 0 else { throw WebArcError.io(path: root, operation: .opening("open"), errno: errno) }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else { throw WebArcError.io(path: root, operation: .opening("open folder"), errno: ENOTDIR) }
         realRoot = real
         walk(directory: real, relative: "", ancestors: [Self.identity(info)])
         files.sort { Array($0.relativePath.utf8).lexicographicallyPrecedes(Array($1.relativePath.utf8)) }

@@ -100,7 +100,7 @@ public struct SiteUnpacker {
             let contents = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
             if !contents.isEmpty && !overwrite { throw WebArcError.outputExists(path: folder) }
         } else if mkdir(folder, 0o755) != 0 {
-            throw WebArcError.io(path: folder, operation: "create folder", errno: errno)
+            throw WebArcError.io(path: folder, operation: .creating("create folder"), errno: errno)
         }
     }
 
@@ -113,10 +113,10 @@ public struct SiteUnpacker {
             var info = stat()
             if lstat(directory, &info) == 0 {
                 guard (info.st_mode & S_IFMT) == S_IFDIR else {
-                    throw WebArcError.io(path: directory, operation: "create folder (a file or link is in the way)", errno: EEXIST)
+                    throw WebArcError.io(path: directory, operation: .creating("create folder (a file or link is in the way)"), errno: EEXIST)
                 }
             } else if mkdir(directory, 0o755) != 0 {
-                throw WebArcError.io(path: directory, operation: "create folder", errno: errno)
+                throw WebArcError.io(path: directory, operation: .creating("create folder"), errno: errno)
             }
         }
         let target = directory + "/" + path.last!
@@ -126,7 +126,7 @@ public struct SiteUnpacker {
         }
         let temporary = directory + "/.webarc-unpack-\(getpid())-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw WebArcError.io(path: temporary, operation: "create", errno: errno) }
+        guard fd >= 0 else { throw WebArcError.io(path: temporary, operation: .creating("create"), errno: errno) }
         PendingOutputs.register(temporary)
         defer { PendingOutputs.unregister(temporary) }
         do {
@@ -136,7 +136,7 @@ public struct SiteUnpacker {
                 while done < bytes.count {
                     let wrote = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, bytes.count - done) }
                     if wrote < 0 && errno == EINTR { continue }
-                    guard wrote > 0 else { throw WebArcError.io(path: target, operation: "write", errno: errno) }
+                    guard wrote > 0 else { throw WebArcError.io(path: target, operation: .transferring("write"), errno: errno) }
                     done += wrote
                 }
             }
@@ -147,7 +147,7 @@ public struct SiteUnpacker {
         guard rename(temporary, target) == 0 else {
             let code = errno
             unlink(temporary)
-            throw WebArcError.io(path: target, operation: "rename onto", errno: code)
+            throw WebArcError.io(path: target, operation: .creating("rename onto"), errno: code)
         }
     }
 }

@@ -77,7 +77,7 @@ public enum ArchiveSigner {
         let (source, _) = try FileByteSource.openRegularFile(path)
         defer { close(source) }
         var info = stat()
-        guard fstat(source, &info) == 0 else { throw WebArcError.io(path: path, operation: "stat", errno: errno) }
+        guard fstat(source, &info) == 0 else { throw WebArcError.io(path: path, operation: .opening("stat"), errno: errno) }
         let output = try OutputFile(targetPath: path, overwrite: true)
         do {
             try output.appendCopy(from: source, sourcePath: path, count: archiveLength)
@@ -85,7 +85,7 @@ public enum ArchiveSigner {
             try output.flush()
             let copied = try ArchiveReader(path: output.temporaryPath)
             guard copied.archiveDigest == archiveDigest, copied.archiveLength == archiveLength else {
-                throw WebArcError.io(path: path, operation: "copy (the archive changed while signing) from", errno: EAGAIN)
+                throw WebArcError.io(path: path, operation: .transferring("copy (the archive changed while signing) from"), errno: EAGAIN)
             }
             try output.commit(overwrite: true, permissions: mode_t(info.st_mode) & 0o7777)
         } catch {

@@ -32,12 +32,12 @@ public struct RollbackState: Sendable {
     public init(directory: String) throws {
         self.directory = directory
         if mkdir(directory, 0o700) != 0 && errno != EEXIST {
-            throw WebArcError.io(path: directory, operation: "create state directory", errno: errno)
+            throw WebArcError.io(path: directory, operation: .creating("create state directory"), errno: errno)
         }
         var info = stat()
-        guard stat(directory, &info) == 0 else { throw WebArcError.io(path: directory, operation: "open state directory", errno: errno) }
+        guard stat(directory, &info) == 0 else { throw WebArcError.io(path: directory, operation: .opening("open state directory"), errno: errno) }
         guard info.st_mode & S_IFMT == S_IFDIR else {
-            throw WebArcError.io(path: directory, operation: "open state directory", errno: ENOTDIR)
+            throw WebArcError.io(path: directory, operation: .opening("open state directory"), errno: ENOTDIR)
         }
     }
 
@@ -96,12 +96,12 @@ public struct RollbackState: Sendable {
     private func lockDirectory() throws -> Int32 {
         let path = directory + "/.lock"
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw WebArcError.io(path: path, operation: "create lock file", errno: errno) }
+        guard fd >= 0 else { throw WebArcError.io(path: path, operation: .creating("create lock file"), errno: errno) }
         while flock(fd, LOCK_EX) != 0 {
             guard errno == EINTR else {
                 let code = errno
                 close(fd)
-                throw WebArcError.io(path: path, operation: "lock", errno: code)
+                throw WebArcError.io(path: path, operation: .transferring("lock"), errno: code)
             }
         }
         return fd

@@ -69,7 +69,7 @@ public struct SigningKey: Sendable {
         do {
             return [UInt8](try Curve25519.Signing.PrivateKey(rawRepresentation: seed).signature(for: message))
         } catch {
-            throw WebArcError.io(path: "<key \(keyID)>", operation: "sign with", errno: 0)
+            throw WebArcError.io(path: "<key \(keyID)>", operation: .transferring("sign with"), errno: 0)
         }
     }
 

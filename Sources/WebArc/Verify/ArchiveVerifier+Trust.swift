@@ -37,7 +37,7 @@ extension ArchiveVerifier {
         do {
             return (report, try reader.checkTrust(report.passed ? policy : policy.withoutRollbackState, now: now))
         } catch {
-            report.add("appendix", error as? WebArcError ?? .io(path: path, operation: "check the signatures of", errno: 0))
+            report.add("appendix", error as? WebArcError ?? .io(path: path, operation: .transferring("check the signatures of"), errno: 0))
             return (report, nil)
         }
     }

@@ -34,7 +34,7 @@ public enum ArchiveVerifier {
         } catch {
             var report = VerificationReport()
             report.checks = ["open"]
-            report.add("open", error as? WebArcError ?? .io(path: path, operation: "open (\(error))", errno: 0))
+            report.add("open", error as? WebArcError ?? .io(path: path, operation: .opening("open (\(error))"), errno: 0))
             return report
         }
         return verify(reader, progress: progress)
@@ -93,7 +93,7 @@ final class Verification {
     }
 
     func add(_ check: String, _ error: Error, record: UInt32? = nil, url: String? = nil) {
-        let error = error as? WebArcError ?? .io(path: reader.path, operation: "verify (\(error))", errno: 0)
+        let error = error as? WebArcError ?? .io(path: reader.path, operation: .transferring("verify (\(error))"), errno: 0)
         problems[check, default: []].append((VerificationReport.Problem(check: check, error: error, record: record, url: url), error))
     }
 

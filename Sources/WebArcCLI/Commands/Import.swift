@@ -86,17 +86,6 @@ struct WritingOptions: ParsableArguments {
 }
 
 extension InteropError {
-    /// The sysexits code `webarc` exits with for this error (see ``ExitCodes``).
-    var exitCode: Int32 {
-        switch self {
-        case .archive(let error, _): ExitCodes.code(for: error)
-        case .io(_, let operation, _):
-            operation.contains("create") || operation.contains("rename")
-                ? ExitCodes.cannotCreate
-                : operation.hasPrefix("open") || operation.hasPrefix("stat") || operation.contains("not a regular file")
-                    ? ExitCodes.noInput : ExitCodes.ioError
-        case .pageNotFound, .noPage: ExitCodes.usage
-        default: ExitCodes.dataError
-        }
-    }
+    /// The sysexits code `webarc` exits with for this error, by its ``InteropError/category`` (see ``ExitCodes``).
+    var exitCode: Int32 { ExitCodes.code(for: category) }
 }

@@ -76,7 +76,7 @@ final class BodySpool {
             let got = piece.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress!, wanted, off_t(offset)) }
             if got < 0 && errno == EINTR { continue }
             guard got > 0 else {
-                throw InteropError.io(path: filePath ?? "spool", operation: "read back", errno: got < 0 ? errno : EIO)
+                throw InteropError.io(path: filePath ?? "spool", operation: .transferring("read back"), errno: got < 0 ? errno : EIO)
             }
             try body(piece[0..<got])
             offset += UInt64(got)
@@ -102,7 +102,7 @@ final class BodySpool {
         var template = Array((NSTemporaryDirectory() + "/webarc-body-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        guard fd >= 0 else { throw InteropError.io(path: path, operation: "create temporary body file", errno: errno) }
+        guard fd >= 0 else { throw InteropError.io(path: path, operation: .creating("create temporary body file"), errno: errno) }
         descriptor = fd
         filePath = path
     }
@@ -113,7 +113,7 @@ final class BodySpool {
             let wrote = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + done, bytes.count - done) }
             if wrote < 0 && errno == EINTR { continue }
             guard wrote > 0 else {
-                throw InteropError.io(path: filePath ?? "spool", operation: "write", errno: wrote < 0 ? errno : EIO)
+                throw InteropError.io(path: filePath ?? "spool", operation: .transferring("write"), errno: wrote < 0 ? errno : EIO)
             }
             done += wrote
         }

@@ -19,9 +19,9 @@ final class InputFile {
     init(path: String) throws {
         self.path = path
         var info = stat()
-        guard stat(path, &info) == 0 else { throw InteropError.io(path: path, operation: "open", errno: errno) }
+        guard stat(path, &info) == 0 else { throw InteropError.io(path: path, operation: .opening("open"), errno: errno) }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw InteropError.io(path: path, operation: "read (not a regular file)", errno: EINVAL)
+            throw InteropError.io(path: path, operation: .opening("read (not a regular file)"), errno: EINVAL)
         }
         do {
             source = try FileByteSource(path: path)

@@ -143,7 +143,9 @@ struct ImportExportTests {
         let object = try #require(try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any])
         #expect(object["format"] as? String == format)
         #expect(object["output"] as? String == out)
-        #expect((object["bytes"] as? Int) == bytes.count)
+        // The second export rewrote the file (an undated record takes the export date, so its
+        // size may differ from the first one's by a byte of gzip): compare with what is there now.
+        #expect((object["bytes"] as? Int) == FileManager.default.contents(atPath: out)?.count)
         #expect((object["responses"] as? Int ?? 0) >= 1)
     }
 

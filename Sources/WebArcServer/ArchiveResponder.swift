@@ -29,11 +29,14 @@ public final class ArchiveResponder: Sendable {
 
     /// Makes a responder keeping up to `cacheBytes` of decoded bodies and resolved targets.
     ///
-    /// - Parameter bodyFiles: keep large cached bodies in shared-memory files for `sendfile`
-    ///   (Linux); when false every cached body is a `ByteBuffer`.
-    public init(archives: ArchiveSet, cacheBytes: Int = 64 << 20, bodyFiles: Bool = true) {
+    /// - Parameters:
+    ///   - bodyFiles: keep large cached bodies in shared-memory files for `sendfile` (Linux); when
+    ///     false every cached body is a `ByteBuffer`.
+    ///   - eventLoops: the event loops that write answers; a memory file holds one descriptor for
+    ///     each (see ``CachedBody/MemoryFile/handle(loop:)``).
+    public init(archives: ArchiveSet, cacheBytes: Int = 64 << 20, bodyFiles: Bool = true, eventLoops: Int = 1) {
         self.archives = archives
-        bodies = HotBodyCache(capacity: cacheBytes - cacheBytes / 4, usesFiles: bodyFiles)
+        bodies = HotBodyCache(capacity: cacheBytes - cacheBytes / 4, usesFiles: bodyFiles, loops: eventLoops)
         resources = Mutex(LRUCache(capacity: max(cacheBytes / 4, 1 << 20)))
     }
 

@@ -15,31 +15,39 @@ import Glibc
 /// of the whole file — one system call per response, where head plus body take four (cork, write,
 /// sendfile, uncork). Other answers (ranges, HEAD, another resource with the same body) send their
 /// own head and the body's part of the file.
+///
+/// NIO lets one `NIOFileHandle` be used by one thread at a time (a second concurrent `sendfile`
+/// fails with `EBUSY` and NIO closes that connection), so a memory file holds one descriptor per
+/// event loop (`dup`) and each connection sends from its own loop's.
 public enum CachedBody: Sendable {
     /// Bytes in memory.
     case memory(ByteBuffer)
     /// Bytes in a shared-memory file; the ``MemoryFile`` must stay alive until the write completes.
     case file(MemoryFile)
 
-    /// Bodies at least this long go into a memory file when one can be made.
-    static let fileThreshold = 16 << 10
-    /// The most memory files open at once; beyond it bodies stay in `ByteBuffer`s.
-    static let maxFiles = 1024
-    private static let openFiles = Atomic<Int>(0)
+    /// Bodies at least this long go into a memory file when one can be made. Smaller ones are
+    /// written from memory: on the Python docs' mixed paths (most bodies 16–256 KiB), `sendfile`
+    /// from hundreds of small memory files measured about half the requests/s of `writev`, while a
+    /// 700 KB page went faster by `sendfile` (Tools/bench/serve-bench.sh).
+    static let fileThreshold = 256 << 10
+    /// The most descriptors memory files hold at once (one per event loop each); beyond it bodies
+    /// stay in `ByteBuffer`s.
+    static let maxDescriptors = 2048
+    private static let openDescriptors = Atomic<Int>(0)
     private static let fileNumber = Atomic<Int>(0)
 
-    /// Caches `bytes`: in a memory file after `head` when they are long enough and one can be made,
-    /// otherwise as they are.
-    static func make(_ bytes: ByteBuffer, head: ByteBuffer) -> CachedBody {
-        guard bytes.readableBytes >= fileThreshold, let file = MemoryFile(head: head, body: bytes) else { return .memory(bytes) }
+    /// Caches `bytes`: in a memory file after `head` with one descriptor for each of `loops` event
+    /// loops, when they are long enough and one can be made; otherwise as they are.
+    static func make(_ bytes: ByteBuffer, head: ByteBuffer, loops: Int) -> CachedBody {
+        guard bytes.readableBytes >= fileThreshold, let file = MemoryFile(head: head, body: bytes, loops: loops) else { return .memory(bytes) }
         return .file(file)
     }
 
     /// A shared-memory file (`shm_open`, unlinked at once, so nothing else can open it) holding a
     /// response head and one decoded body; closed on deinit, which frees its memory.
     public final class MemoryFile: Sendable {
-        /// The open file, for `FileRegion`s.
-        public let handle: NIOFileHandle
+        /// The open file, one descriptor per event loop, for `FileRegion`s.
+        private let handles: [NIOFileHandle]
         /// The response head the file starts with (possibly empty).
         public let head: ByteBuffer
         /// The body's length in bytes; it starts at ``bodyOffset``.
@@ -47,10 +55,15 @@ public enum CachedBody: Sendable {
         /// Where the body starts: the length of ``head``.
         public var bodyOffset: Int { head.readableBytes }
 
-        fileprivate init?(head: ByteBuffer, body: ByteBuffer) {
+        /// The file's handle for the event loop numbered `loop`: a connection sends only through its
+        /// own loop's, so no handle is ever used by two threads at once.
+        public func handle(loop: Int) -> NIOFileHandle { handles[loop % handles.count] }
+
+        fileprivate init?(head: ByteBuffer, body: ByteBuffer, loops: Int) {
             #if os(Linux)
-            guard CachedBody.openFiles.wrappingAdd(1, ordering: .relaxed).newValue <= CachedBody.maxFiles else {
-                CachedBody.openFiles.wrappingSubtract(1, ordering: .relaxed)
+            let loops = max(1, loops)
+            guard CachedBody.openDescriptors.wrappingAdd(loops, ordering: .relaxed).newValue <= CachedBody.maxDescriptors else {
+                CachedBody.openDescriptors.wrappingSubtract(loops, ordering: .relaxed)
                 return nil
             }
             let name = "/webarc-\(getpid())-\(CachedBody.fileNumber.wrappingAdd(1, ordering: .relaxed).newValue)"
@@ -58,10 +71,20 @@ public enum CachedBody: Sendable {
             if descriptor >= 0 { shm_unlink(name) }
             guard descriptor >= 0, Self.write(head, to: descriptor), Self.write(body, to: descriptor) else {
                 if descriptor >= 0 { close(descriptor) }
-                CachedBody.openFiles.wrappingSubtract(1, ordering: .relaxed)
+                CachedBody.openDescriptors.wrappingSubtract(loops, ordering: .relaxed)
                 return nil
             }
-            handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: descriptor)
+            var descriptors = [descriptor]
+            while descriptors.count < loops {
+                let copy = dup(descriptor)
+                guard copy >= 0 else {
+                    descriptors.forEach { close($0) }
+                    CachedBody.openDescriptors.wrappingSubtract(loops, ordering: .relaxed)
+                    return nil
+                }
+                descriptors.append(copy)
+            }
+            handles = descriptors.map { NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: $0) }
             self.head = head
             length = body.readableBytes
             #else
@@ -70,8 +93,8 @@ public enum CachedBody: Sendable {
         }
 
         deinit {
-            try? handle.close()
-            CachedBody.openFiles.wrappingSubtract(1, ordering: .relaxed)
+            for handle in handles { try? handle.close() }
+            CachedBody.openDescriptors.wrappingSubtract(handles.count, ordering: .relaxed)
         }
 
         private static func write(_ bytes: ByteBuffer, to descriptor: Int32) -> Bool {

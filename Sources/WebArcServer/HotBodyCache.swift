@@ -22,11 +22,14 @@ final class HotBodyCache: Sendable {
 
     /// Whether large bodies may go into memory files (see ``CachedBody``).
     let usesFiles: Bool
+    /// The event loops that send from memory files: each file holds a descriptor for each.
+    let loops: Int
 
     /// Makes a cache of at most `capacity` bytes; bodies larger than `capacity / 8` (and 4 MiB)
-    /// are not cached.
-    init(capacity: Int, usesFiles: Bool) {
+    /// are not cached. Memory files get one descriptor for each of `loops` event loops.
+    init(capacity: Int, usesFiles: Bool, loops: Int) {
         self.usesFiles = usesFiles
+        self.loops = loops
         maxBodySize = UInt64(min(capacity / 8, 4 << 20))
         cache = Mutex(LRUCache(capacity: capacity))
     }
@@ -58,7 +61,7 @@ final class HotBodyCache: Sendable {
     /// Caches a decoded body (after `head` when it goes into a memory file) and returns it as cached.
     @discardableResult
     func store(_ buffer: ByteBuffer, for key: Key, head: ByteBuffer) -> CachedBody {
-        let cached = usesFiles ? CachedBody.make(buffer, head: head) : .memory(buffer)
+        let cached = usesFiles ? CachedBody.make(buffer, head: head, loops: loops) : .memory(buffer)
         cache.withLock { $0.insert(cached, for: key, cost: buffer.readableBytes + head.readableBytes + 64) }
         return cached
     }

@@ -111,8 +111,11 @@ public final class WebArcServer: Sendable {
     ///
     /// - Throws: ``WebArcServerError/cannotListen(host:port:reason:)`` when the address cannot be bound.
     public static func start(archives: ArchiveSet, configuration: Configuration = .init()) async throws -> WebArcServer {
-        let responder = ArchiveResponder(archives: archives, cacheBytes: configuration.cacheBytes, bodyFiles: configuration.bodyFiles)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.threads))
+        // Each connection sends memory files through its own event loop's descriptor (see CachedBody).
+        let loopNumbers = Dictionary(uniqueKeysWithValues: group.makeIterator().enumerated().map { (ObjectIdentifier($1), $0) })
+        let responder = ArchiveResponder(
+            archives: archives, cacheBytes: configuration.cacheBytes, bodyFiles: configuration.bodyFiles, eventLoops: loopNumbers.count)
         let pool = NIOThreadPool(numberOfThreads: max(1, configuration.readerThreads ?? configuration.threads))
         pool.start()
         let streamGauge = StreamGauge()
@@ -137,7 +140,8 @@ public final class WebArcServer: Sendable {
                     try channel.pipeline.syncOperations.addHandlers(
                         ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: decoderLimits)),
                         ArchiveHTTPHandler(
-                            responder: responder, accessLog: accessLog, pool: pool, gauge: streamGauge, idleTimeout: idleTimeout))
+                            responder: responder, accessLog: accessLog, pool: pool, gauge: streamGauge, idleTimeout: idleTimeout,
+                            loop: loopNumbers[ObjectIdentifier(channel.eventLoop)] ?? 0))
                 }
             }
         do {

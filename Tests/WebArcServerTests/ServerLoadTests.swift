@@ -27,6 +27,30 @@ import WebArcServer
         }
     }
 
+    /// A cached body of 256 KiB or more is sent from a memory file by `sendfile`. NIO lets one
+    /// file handle be used by one thread at a time, so connections on the two event loops sending
+    /// the same file at once used to see one of them closed without an answer (`EBUSY`; wrk's
+    /// "socket read errors" on the Python docs): each loop must send through its own descriptor.
+    @Test func connectionsOnBothEventLoopsSendOneMemoryFileAtOnce() async throws {
+        let folder = try TemporaryFolder()
+        let page = (0..<600_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
+        let reader = try makeArchive(in: folder, [.page("http://localhost/page.bin", page)])
+        try await withServer([reader], cacheBytes: 32 << 20) { server in
+            let port = server.port
+            _ = try fetch(port, "/page.bin")  // caches the body in a memory file
+            let failures = onThreads(16) { _ in
+                let connection = try RawHTTPClient(port: port)
+                for round in 0..<40 {
+                    let response = try connection.request("GET", "/page.bin")
+                    guard response.status == 200, response.body == page else {
+                        throw RawHTTPError.malformed("round \(round): \(response.status), \(response.body.count) bytes")
+                    }
+                }
+            }
+            #expect(failures.isEmpty, "\(failures.prefix(3))")
+        }
+    }
+
     @Test func pipelinedRequestsAnswerInOrder() async throws {
         let folder = try TemporaryFolder()
         try await withServer([try SiteFixture.make(in: folder)]) { server in

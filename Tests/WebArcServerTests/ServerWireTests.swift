@@ -8,8 +8,8 @@ import WebArcServer
 /// The server's own HTTP/1 response side: heads written from pre-encoded bytes, memory files that
 /// start with a response head, connection handling and refused requests, over real sockets.
 @Suite struct ServerWireTests {
-    /// 100 000 bytes: over the 16 KiB memory-file threshold, under the test cache's largest body.
-    static let body: [UInt8] = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 7) }
+    /// 300 000 bytes: over the 256 KiB memory-file threshold, under the test cache's largest body.
+    static let body: [UInt8] = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 7) }
 
     /// Two resources with the same stored body but different headers, and one more with it.
     static func archive(in folder: TemporaryFolder) throws -> ArchiveReader {
@@ -33,7 +33,7 @@ import WebArcServer
                 #expect(plain.body == Self.body)
                 #expect(plain.header("Content-Type") == "application/x-first")
                 #expect(plain.header("X-Which") == "a")
-                #expect(plain.header("Content-Length") == "100000")
+                #expect(plain.header("Content-Length") == "300000")
                 #expect(plain.header("ETag") == etag)
             }
             // Another resource with the same body sends its own head, never a.bin's.
@@ -43,13 +43,13 @@ import WebArcServer
             #expect(other.body == Self.body)
             let range = try client.request("GET", "/a.bin", headers: ["Range: bytes=1000-1999"])
             #expect(range.status == 206)
-            #expect(range.header("Content-Range") == "bytes 1000-1999/100000")
+            #expect(range.header("Content-Range") == "bytes 1000-1999/300000")
             #expect(range.body == Array(Self.body[1000..<2000]))
             let suffix = try client.request("GET", "/b.bin", headers: ["Range: bytes=-10"])
             #expect(suffix.body == Array(Self.body.suffix(10)))
             let head = try client.request("HEAD", "/a.bin")
             #expect(head.status == 200)
-            #expect(head.header("Content-Length") == "100000")
+            #expect(head.header("Content-Length") == "300000")
             let notModified = try client.request("GET", "/a.bin", headers: ["If-None-Match: \(etag)"])
             #expect(notModified.status == 304)
             #expect(notModified.header("Content-Length") == nil)

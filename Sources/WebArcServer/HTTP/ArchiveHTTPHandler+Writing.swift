@@ -65,7 +65,7 @@ extension ArchiveHTTPHandler {
             finish(context: context)
         case .file(let file) where range.count == file.length && file.head == head:
             // The file holds this very head before the body: one sendfile sends the response.
-            let region = FileRegion(fileHandle: file.handle, readerIndex: 0, endIndex: file.bodyOffset + file.length)
+            let region = FileRegion(fileHandle: file.handle(loop: loop), readerIndex: 0, endIndex: file.bodyOffset + file.length)
             context.write(wrapOutboundOut(.fileRegion(region))).assumeIsolated().whenComplete { _ in withExtendedLifetime(file) {} }
             finish(context: context)
         case .file(let file):
@@ -75,7 +75,7 @@ extension ArchiveHTTPHandler {
             try? options?.setOption(Self.cork, value: 1)
             context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
             let region = FileRegion(
-                fileHandle: file.handle, readerIndex: file.bodyOffset + Int(range.lowerBound), endIndex: file.bodyOffset + Int(range.upperBound))
+                fileHandle: file.handle(loop: loop), readerIndex: file.bodyOffset + Int(range.lowerBound), endIndex: file.bodyOffset + Int(range.upperBound))
             // The memory file stays open until the kernel has taken the region.
             context.write(wrapOutboundOut(.fileRegion(region))).assumeIsolated().whenComplete { _ in withExtendedLifetime(file) {} }
             finish(context: context)

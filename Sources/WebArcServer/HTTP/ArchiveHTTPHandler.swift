@@ -34,6 +34,8 @@ final class ArchiveHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     let pool: NIOThreadPool
     let gauge: StreamGauge
     let idleTimeout: TimeAmount
+    /// The number of the connection's event loop, which picks its descriptor of a memory file.
+    let loop: Int
 
     /// The request whose head has arrived and whose end has not.
     var head: HTTPRequestHead?
@@ -72,7 +74,10 @@ final class ArchiveHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     static let cork = ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: 4))
     #endif
 
-    init(responder: ArchiveResponder, accessLog: AccessLog?, pool: NIOThreadPool, gauge: StreamGauge, idleTimeout: TimeAmount) {
+    init(
+        responder: ArchiveResponder, accessLog: AccessLog?, pool: NIOThreadPool, gauge: StreamGauge, idleTimeout: TimeAmount, loop: Int = 0
+    ) {
+        self.loop = loop
         self.responder = responder
         self.accessLog = accessLog
         self.pool = pool

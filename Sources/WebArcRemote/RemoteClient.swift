@@ -83,24 +83,31 @@ final class RemoteClient: Sendable {
         let connect: TimeInterval
         let read: TimeInterval
         let redirects: Int
+        let http1Only: Bool
     }
 
     private static let clients = Mutex<[Key: HTTPClient]>([:])
     /// Time zero of the trace's `at` figures (the first client made).
     private static let epoch = NIODeadline.now()
 
-    init(configuration: RemoteConfiguration) {
+    /// - Parameter http1Only: for long streaming transfers: HTTP/1.1 connections (one per request
+    ///   in flight), which TCP alone paces, instead of HTTP/2 streams held back by its flow-control
+    ///   windows on a long round trip (measured: 16 MB at 80 ms took 0.57 s over AsyncHTTPClient's
+    ///   HTTP/2 against 0.12 s for curl).
+    init(configuration: RemoteConfiguration, http1Only: Bool = false) {
         _ = Self.epoch
         self.configuration = configuration
-        let key = Key(connect: configuration.connectTimeout, read: configuration.readTimeout, redirects: configuration.maxRedirects)
+        let key = Key(
+            connect: configuration.connectTimeout, read: configuration.readTimeout, redirects: configuration.maxRedirects,
+            http1Only: http1Only)
         client = Self.clients.withLock { clients in
             if let client = clients[key] { return client }
-            let client = HTTPClient(
-                eventLoopGroupProvider: .singleton,
-                configuration: HTTPClient.Configuration(
-                    redirectConfiguration: .follow(max: key.redirects, allowCycles: false),
-                    timeout: .init(connect: .nanoseconds(Int64(key.connect * 1e9)), read: .nanoseconds(Int64(key.read * 1e9))),
-                    decompression: .disabled))
+            var settings = HTTPClient.Configuration(
+                redirectConfiguration: .follow(max: key.redirects, allowCycles: false),
+                timeout: .init(connect: .nanoseconds(Int64(key.connect * 1e9)), read: .nanoseconds(Int64(key.read * 1e9))),
+                decompression: .disabled)
+            if key.http1Only { settings.httpVersion = .http1Only }
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: settings)
             clients[key] = client
             return client
         }

@@ -67,16 +67,22 @@ struct HTTPByteSourceTests {
         }
     }
 
-    @Test("HTTP/2: a server that offers only h2 (ALPN) is read over HTTP/2, for reads and for verify")
+    @Test("HTTP/2: range reads from a server that offers only h2 (ALPN) go over HTTP/2, several on one connection")
     func http2() throws {
         let server = try RangeServer(file: Fixture.archive.bytes, tls: true, http2: true)
         defer { server.stop() }
         let reader = try ArchiveReader(url: server.url, configuration: testConfiguration())
         #expect(try remoteBody(reader, Fixture.bigURL) == Fixture.body(Fixture.bigURL))
         #expect(try remoteBody(reader, Fixture.firstURL) == Fixture.body(Fixture.firstURL))
-        #expect(try RemoteVerifier.verify(url: server.url, configuration: testConfiguration()).report.passed)
-        #expect(server.requests.count >= 6)
+        try reader.forEachEntry { _ in }
+        #expect(server.requests.count >= 5)
         #expect(server.requests.allSatisfy { $0.version == 2 }, "\(server.requests.map(\.version))")
+        // `verify URL` streams over HTTP/1.1 on purpose (HTTP/2 flow control slows one long
+        // transfer on a long round trip); the same TLS server with HTTP/1.1 serves it.
+        let plain = try RangeServer(file: Fixture.archive.bytes, tls: true)
+        defer { plain.stop() }
+        #expect(try RemoteVerifier.verify(url: plain.url, configuration: testConfiguration()).report.passed)
+        #expect(plain.requests.allSatisfy { $0.version == 1 })
     }
 
     @Test("every record and body reads as from the file")

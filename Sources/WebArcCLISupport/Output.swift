@@ -1,11 +1,10 @@
 import Foundation
+import WebArc
 
 #if canImport(Glibc)
 import Glibc
-private let systemWrite = Glibc.write
 #elseif canImport(Darwin)
 import Darwin
-private let systemWrite = Darwin.write
 #endif
 
 /// Writes to stdout and stderr without buffering surprises, and knows whether stderr is a terminal.
@@ -44,7 +43,7 @@ package enum Output {
     private static func write(_ bytes: [UInt8], to descriptor: Int32) -> Int32? {
         var done = 0
         while done < bytes.count {
-            let wrote = bytes.withUnsafeBytes { systemWrite(descriptor, $0.baseAddress! + done, bytes.count - done) }
+            let wrote = bytes.withUnsafeBytes { Platform.write(descriptor, $0.baseAddress! + done, bytes.count - done) }
             if wrote < 0 {
                 if errno == EINTR { continue }
                 if errno == EPIPE {

@@ -103,34 +103,60 @@ struct CLIRobustnessTests {
     @Test("Ctrl-C during a pack leaves neither the output nor a temporary file, and exits 130")
     func interruptedPack() throws {
         let scratch = try Scratch()
+        let (process, output) = try Self.packWritingItsTemporary(in: scratch)
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output).isEmpty)
+    }
+
+    @Test("kill -9 during a pack leaves its temporary file; the next pack into that folder removes it")
+    func killedPackLeftoverIsSwept() throws {
+        let scratch = try Scratch()
+        let (process, output) = try Self.packWritingItsTemporary(in: scratch)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let leftover = try FileManager.default.contentsOfDirectory(atPath: output)
+        #expect(leftover.count == 1 && leftover[0].hasPrefix(".site.webarc.tmp-\(process.processIdentifier)-"), "\(leftover)")
+
+        let small = scratch.file("small")
+        try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: true)
+        try Data("<p>small</p>".utf8).write(to: URL(fileURLWithPath: small + "/index.html"))
+        let next = try CLIRunner.run(["pack", small, "-o", output + "/small.webarc", "--quiet"])
+        #expect(next.status == 0, "\(next.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output) == ["small.webarc"])
+    }
+
+    /// Starts `webarc pack` of 64 MiB of random bytes at LZ4HC level 12 (slow enough to interrupt)
+    /// into an empty folder, and returns once its temporary file holds data.
+    static func packWritingItsTemporary(in scratch: Scratch) throws -> (Process, String) {
         let site = scratch.file("site")
         try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
-        // Incompressible bytes at LZ4HC level 12 pack slowly enough to be interrupted midway.
         var generator = SystemRandomNumberGenerator()
         let big = (0..<(64 << 20) / 8).map { _ in generator.next() as UInt64 }
         try big.withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: site + "/big.bin")) }
         let output = scratch.file("out")
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
-        let archive = output + "/site.webarc"
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CLIRunner.binary)
-        process.arguments = ["pack", site, "-o", archive, "--level", "12", "--quiet"]
+        process.arguments = ["pack", site, "-o", output + "/site.webarc", "--level", "12", "--quiet"]
         process.standardError = Pipe()
         try process.run()
-        let deadline = Date().addingTimeInterval(30)
-        var sawTemporary = false
-        while Date() < deadline, process.isRunning, !sawTemporary {
+        // Wait for the event (the temporary file has bytes in it), not for a time; the deadline
+        // only stops a broken pack from hanging the suite.
+        let deadline = Date().addingTimeInterval(60)
+        var written = false
+        while Date() < deadline, process.isRunning, !written {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []
-            sawTemporary = names.contains { $0.hasPrefix(".site.webarc.tmp-") }
-            if !sawTemporary { usleep(5_000) }
+            written = names.contains { name in
+                name.hasPrefix(".site.webarc.tmp-")
+                    && ((try? FileManager.default.attributesOfItem(atPath: output + "/" + name)[.size] as? UInt64) ?? 0) > 0
+            }
+            if !written { usleep(5_000) }
         }
-        #expect(sawTemporary, "the pack never created its temporary file")
-        usleep(100_000)
-        kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 130)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: output).isEmpty)
+        #expect(written, "the pack never wrote its temporary file")
+        return (process, output)
     }
 
     @Test("a large file packs through the streaming path and unpacks byte for byte")

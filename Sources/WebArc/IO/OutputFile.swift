@@ -9,7 +9,8 @@ import Darwin
 /// Appends are buffered; the file can be read back (for dedup comparison) and rolled back to an
 /// earlier length. Until ``commit(overwrite:)`` the target path is never touched; ``discard()``
 /// (or deinit) removes the temporary file, and an interrupted process removes it too
-/// (``PendingOutputs``). The archive writer and the exporters of `WebArcInterop` write through it.
+/// (``PendingOutputs``); one left by a killed process is removed by the next output written to
+/// that folder (``StaleTemporaries``). The archive writer and the exporters of `WebArcInterop` write through it.
 ///
 /// ```swift
 /// let file = try OutputFile(targetPath: "out.warc", overwrite: false)
@@ -19,7 +20,9 @@ import Darwin
 public final class OutputFile {
     /// The path the file appears at once committed.
     public let targetPath: String
-    /// The temporary sibling written until then (`.NAME.tmp-XXXXXX` in the same folder).
+    /// The temporary sibling written until then (`.NAME.tmp-PID-HOST-XXXXXX` in the same folder;
+    /// those a killed process left are removed by the next ``OutputFile`` in that folder, see
+    /// ``StaleTemporaries``).
     public let temporaryPath: String
     private var descriptor: Int32
     private var buffer: [UInt8] = []
@@ -38,7 +41,9 @@ public final class OutputFile {
         let slash = targetPath.lastIndex(of: "/")
         let directory = slash.map { String(targetPath[..<$0]) } ?? "."
         let name = slash.map { String(targetPath[targetPath.index(after: $0)...]) } ?? targetPath
-        var template = Array("\(directory.isEmpty ? "/" : directory)/.\(name).tmp-XXXXXX".utf8CString)
+        let folder = directory.isEmpty ? "/" : directory
+        StaleTemporaries.sweep(directory: folder)
+        var template = Array(StaleTemporaries.template(directory: folder, name: name).utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw WebArcError.io(path: targetPath, operation: .creating("create temporary file for"), errno: errno) }
         descriptor = fd

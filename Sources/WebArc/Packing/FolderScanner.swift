@@ -155,7 +155,7 @@ public struct FolderScanner {
                 problems.append(ScanProblem(kind: .unreadable, path: relative, detail: Self.errorText(errno)))
                 return
             }
-            files.append(ScannedFile(relativePath: relative, readPath: readPath, size: UInt64(info.st_size), modified: Int64(info.st_mtim.tv_sec)))
+            files.append(ScannedFile(relativePath: relative, readPath: readPath, size: UInt64(info.st_size), modified: Platform.modificationTime(info)))
         default:
             let kind: String = switch info.st_mode & S_IFMT {
             case S_IFIFO: "FIFO"

@@ -134,7 +134,7 @@ public struct SiteUnpacker {
             try reader.forEachChunk(of: body) { bytes in
                 var done = 0
                 while done < bytes.count {
-                    let wrote = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, bytes.count - done) }
+                    let wrote = bytes.withUnsafeBytes { Platform.write(fd, $0.baseAddress! + done, bytes.count - done) }
                     if wrote < 0 && errno == EINTR { continue }
                     guard wrote > 0 else { throw WebArcError.io(path: target, operation: .transferring("write"), errno: errno) }
                     done += wrote

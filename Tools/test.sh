@@ -1,10 +1,23 @@
 #!/usr/bin/env bash
-# Installs what the test suite needs on a fresh Debian 12 machine with Swift, then runs every test.
-# CI (.ci/run) runs exactly this. Usage: Tools/test.sh [extra `swift test` arguments]
+# Installs what the test suite needs on a fresh Debian 12 machine with Swift, then fuzzes and runs
+# every test. CI (.ci/run) runs exactly this. Usage: Tools/test.sh [extra `swift test` arguments]
+#
+# Before the suite (which stays last, so `swift test`'s summary closes the output) every libFuzzer
+# target of Tools/fuzz is built (debug, AddressSanitizer; its own package and .build) and given a
+# fixed budget: each committed seed and fail case, then FUZZ_RUNS (default 2000) mutated inputs from
+# seed 1, two targets at a time. The same commit gives the same run, so it cannot fail by chance;
+# a crash fails CI here, with its input in Tools/fuzz/FailCases/<target>/. WEBARC_SKIP_FUZZ=1
+# skips the step. Measured cost on the 2-core CI machine: see Tools/fuzz/README.md ("CI").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 Tools/install-packages.sh liblz4-dev pkg-config zlib1g-dev lz4 python3-venv chromium python3.11-doc
+
+if [[ -z "${WEBARC_SKIP_FUZZ:-}" ]]; then
+    started=$(date +%s)
+    FUZZ_CONFIG=debug FUZZ_JOBS=2 FUZZ_RUNS=${FUZZ_RUNS:-2000} Tools/fuzz/run.sh
+    echo "fuzz step: $(($(date +%s) - started)) s" >&2
+fi
 
 swift build --build-tests
 swift test --skip-build "$@"

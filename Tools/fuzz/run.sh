@@ -7,9 +7,10 @@
 #   FUZZ_JOBS=2       targets run at once (default 1); each is pinned to one core
 #   FUZZ_CONFIG=debug build without optimization (shorter build, slower runs; what CI uses)
 #   FUZZ_NO_BUILD=1   use the binaries already built
-#   FUZZ_RUNS=N       instead of SECONDS, exactly N inputs per target from seed 1: the same run
-#                     every time on the same binary and corpus (what CI uses, so a CI run cannot
-#                     fail by chance; exploring for new crashes is the timed run's job)
+#   FUZZ_RUNS=N       instead of SECONDS: every committed seed and fail case, then exactly N
+#                     mutated inputs from seed 1, on a fresh copy of the seeds: the same run every
+#                     time on the same binary (what CI uses, so a CI run cannot fail by chance;
+#                     exploring for new crashes is the timed run's job)
 #
 # Crash inputs are written to Tools/fuzz/FailCases/<target>/ (keep them: each fixed one is a
 # regression seed). The corpus grows in a scratch copy under .build/corpus/<target>, seeded from
@@ -41,10 +42,15 @@ if [[ -z "${FUZZ_NO_BUILD:-}" ]]; then
 fi
 bin=$(swift build "${flags[@]}" --show-bin-path)
 
-# Runs one target; its libFuzzer log goes to .build/fuzz-logs/<target>.log.
+# Runs one target; its libFuzzer log goes to .build/fuzz-logs/<target>.log. With FUZZ_RUNS the
+# corpus is a fresh copy of the committed seeds, so the run does not depend on earlier runs.
 run_target() {
     local target=$1 cpu=$2
     local corpus=.build/corpus/$target fails=FailCases/$target log=.build/fuzz-logs/$target.log
+    if [[ -n "${FUZZ_RUNS:-}" ]]; then
+        corpus=.build/corpus-fixed/$target
+        rm -rf "$corpus"
+    fi
     mkdir -p "$corpus" "$fails" .build/fuzz-logs
     cp -n Corpus/"$target"/* "$corpus"/ 2>/dev/null || true
     find "$fails" -type f -exec cp -n {} "$corpus"/ \; 2>/dev/null || true

@@ -153,9 +153,14 @@ public final class DownloadedByteSource: ByteSource, @unchecked Sendable {
     /// Checks a response head against the file first seen (its validator and length) and returns
     /// where the region's bytes start in the response; a suffix region takes its span here.
     ///
-    /// - Throws: ``RemoteError/changed(url:reason:)`` for another version of the file.
+    /// - Throws: ``RemoteError/changed(url:reason:)`` for another version of the file;
+    ///   `badResponse` for a length over 2^63 − 1.
     func accept(headers: HTTPHeaders, first: UInt64, total: UInt64, for region: DownloadRegion) throws -> UInt64 {
-        try withLock {
+        // Offsets become `off_t` for the temporary file: a length no file can have is refused.
+        guard total <= UInt64(Int64.max) else {
+            throw RemoteError.badResponse(url: url, reason: "a file length of \(total) bytes")
+        }
+        return try withLock {
             if let validator {
                 if let reason = validator.mismatch(headers) { throw RemoteError.changed(url: url, reason: reason) }
             } else {

@@ -233,6 +233,20 @@ struct HTTPByteSourceTests {
         #expect(server.requests.allSatisfy { $0.target == "/site.webarc" })
     }
 
+    @Test("a download refuses a file length no file can have, and a length that changed")
+    func hostileLength() throws {
+        let server = try RangeServer(file: Fixture.archive.bytes)
+        defer { server.stop() }
+        let source = try DownloadedByteSource(url: server.url, configuration: testConfiguration())
+        #expect(throws: RemoteError.badResponse(url: server.url, reason: "a file length of \(UInt64.max) bytes")) {
+            _ = try source.accept(headers: [:], first: 0, total: .max, for: DownloadRegion(0..<16))
+        }
+        #expect(throws: RemoteError.changed(url: server.url, reason: "length 7, was \(source.size)")) {
+            _ = try source.accept(headers: [:], first: 0, total: 7, for: DownloadRegion(0..<16))
+        }
+        try source.finish()
+    }
+
     @Test("Content-Range values")
     func contentRange() {
         #expect(ContentRange("bytes 0-9/100") == ContentRange(start: 0, end: 10, total: 100))

@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "WebArc", targets: ["WebArc"]),
+        .library(name: "WebArcReplay", targets: ["WebArcReplay"]),
         .library(name: "WebArcURLProtocol", targets: ["WebArcURLProtocol"]),
         .library(name: "WebArcServer", targets: ["WebArcServer"]),
         .library(name: "WebArcInterop", targets: ["WebArcInterop"]),
@@ -37,14 +38,19 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // The replay engine: which record answers a request (exact key, then the fuzzy rules of
+        // Spec/replay.md), conditionals, ranges, redirect chains, which stored headers and
+        // targets may go out. No networking, so the server, the URL protocol and `cat -L` share it.
+        .target(name: "WebArcReplay", dependencies: ["WebArc"]),
         // URLSession replay and recording through a URLProtocol subclass.
-        .target(name: "WebArcURLProtocol", dependencies: ["WebArc"]),
+        .target(name: "WebArcURLProtocol", dependencies: ["WebArc", "WebArcReplay"]),
         // The HTTP server behind `webarc serve`: SwiftNIO's HTTP/1 pipeline directly (measured about
         // twice Hummingbird's throughput here, and a shorter build).
         .target(
             name: "WebArcServer",
             dependencies: [
                 "WebArc",
+                "WebArcReplay",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -97,6 +103,7 @@ let package = Package(
             name: "WebArcCLI",
             dependencies: [
                 "WebArc",
+                "WebArcReplay",
                 "WebArcCLISupport",
                 "WebArcServer",
                 "WebArcInterop",
@@ -116,12 +123,14 @@ let package = Package(
             ]
         ),
         .testTarget(name: "WebArcTests", dependencies: ["WebArc"]),
+        .testTarget(name: "WebArcReplayTests", dependencies: ["WebArcReplay", "WebArc"]),
         // A tiny 127.0.0.1 HTTP server shared by the URL protocol and capture tests.
         .target(name: "WebArcTestSupport", path: "Tests/WebArcTestSupport"),
-        .testTarget(name: "WebArcURLProtocolTests", dependencies: ["WebArcURLProtocol", "WebArc", "WebArcTestSupport"]),
+        .testTarget(
+            name: "WebArcURLProtocolTests", dependencies: ["WebArcURLProtocol", "WebArcReplay", "WebArc", "WebArcTestSupport"]),
         .testTarget(
             name: "WebArcServerTests",
-            dependencies: ["WebArcServer", "WebArc", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["WebArcServer", "WebArcReplay", "WebArc", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "WebArcInteropTests", dependencies: ["WebArcInterop", "WebArc"]),
         // Remote reading against a NIO range server on 127.0.0.1 with fault injection and TLS.
         .testTarget(

@@ -1,5 +1,6 @@
 import NIOCore
 import WebArc
+import WebArcReplay
 
 extension ArchiveResponder {
     /// The resource a target resolves to, from the cache or looked up now; nil on a miss.
@@ -8,55 +9,59 @@ extension ArchiveResponder {
     /// redirects mapped; absolute-form targets of an archived origin (a browser using the server
     /// as its proxy) are answered exactly as stored.
     ///
-    /// A target with a query that no archive holds falls back to the target without its query, as
-    /// a static server ignores `?v=2` cache-busters (`pack` stores files without queries). The
-    /// fallback is cached under the target without the query only, so that distinct queries (a
-    /// crawler's, or junk) never fill the cache with copies of one resource.
+    /// The archive URL is looked up by the replay engine: its canonical key, then the fuzzy rules
+    /// of `Spec/replay.md` (a trailing `?`, parameter order, `index.html`, a cache-buster query
+    /// dropped). An answer found by dropping the query is cached under the target without the
+    /// query only, so that distinct queries (a crawler's, or junk) never fill the cache with
+    /// copies of one resource.
     ///
     /// - Throws: ``TargetError`` for a target that is neither form; ``WebArcError`` from the archives.
     func resource(for target: String) throws -> Resource? {
         if let cached = resources.withLock({ $0.value(for: target) }) { return cached }
-        if let resource = try resolve(target: target) {
-            // The key is held as long as the resource, so it counts towards the budget too.
-            resources.withLock { $0.insert(resource, for: target, cost: resource.cost + target.utf8.count) }
-            return resource
-        }
-        guard let question = target.firstIndex(of: "?") else { return nil }
-        return try resource(for: String(target[..<question]))
+        guard let (resource, key) = try resolve(target: target) else { return nil }
+        // The key is held as long as the resource, so it counts towards the budget too.
+        resources.withLock { $0.insert(resource, for: key, cost: resource.cost + key.utf8.count) }
+        return resource
     }
 
-    /// Resolves a target exactly as given, query included.
-    private func resolve(target: String) throws -> Resource? {
+    /// Resolves a target: the resource and the key to cache it under.
+    private func resolve(target: String) throws -> (Resource, String)? {
         if target.hasPrefix("/") { return try resolve(path: target) }
         guard let origin = Origin(url: target) else { throw TargetError() }
-        return archives.originMap.contains(origin) ? try resolve(url: target, origin: origin, mapped: false) : nil
+        guard archives.originMap.contains(origin) else { return nil }
+        return try resolve(url: target, origin: origin, mapped: false, target: target)
     }
 
     /// Resolves an origin-form target; `/` falls back to a redirect to the start page.
-    private func resolve(path: String) throws -> Resource? {
+    private func resolve(path: String) throws -> (Resource, String)? {
         switch archives.originMap.route(forPath: path) {
         case nil:
             return nil
         case .addSlash(let location):
-            return .redirect(status: 301, location: location)
+            return (.redirect(status: 301, location: location), path)
         case .archive(let url, let origin):
-            if let resource = try resolve(url: url, origin: origin, mapped: true) { return resource }
+            if let resolved = try resolve(url: url, origin: origin, mapped: true, target: path) { return resolved }
             guard path == "/", let start = archives.startURL, let served = archives.originMap.servedPath(forArchiveURL: start),
                 served != "/"
             else { return nil }
-            return .redirect(status: 302, location: served)
+            return (.redirect(status: 302, location: served), path)
         }
     }
 
     /// Looks `url` up in the archives; `mapped` rewrites links and redirect targets to served paths.
-    private func resolve(url: String, origin: Origin, mapped: Bool) throws -> Resource? {
-        guard let (archive, record) = try archives.lookup(url: url) else { return nil }
-        switch record {
+    private func resolve(url: String, origin: Origin, mapped: Bool, target: String) throws -> (Resource, String)? {
+        guard let match = try archives.lookup(url: url) else { return nil }
+        var key = target
+        if match.rule == .queryDropped, let question = target.firstIndex(of: "?") {
+            key = String(target[..<question])
+            if let cached = resources.withLock({ $0.value(for: key) }) { return (cached, key) }
+        }
+        switch match.entry.record {
         case .redirect(let redirect):
             let location = mapped ? archives.originMap.servedPath(forArchiveURL: redirect.target) ?? redirect.target : redirect.target
-            return .redirect(status: redirect.status, location: location, stored: redirect.headers)
+            return (.redirect(status: redirect.status, location: location, stored: redirect.headers), key)
         case .response(let response):
-            return try resource(for: response, url: url, archive: archive, rewritingFor: mapped ? origin : nil)
+            return (try resource(for: response, url: url, archive: match.archive, rewritingFor: mapped ? origin : nil), key)
         case .tombstone:
             return nil
         }

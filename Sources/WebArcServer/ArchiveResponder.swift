@@ -1,6 +1,7 @@
 import NIOCore
 import Synchronization
 import WebArc
+import WebArcReplay
 
 /// Turns a request into a ``ResponseDecision``: method, target, lookup, conditionals and range are
 /// all settled here, before the transport writes a byte.
@@ -82,33 +83,32 @@ public final class ArchiveResponder: Sendable {
         if !Resource.sendsLength(status: resource.status, content: content) {
             return ResponseDecision(status: resource.status, reason: resource.reason, block: resource.headers, encodedHead: resource.plainHead)
         }
-        if (200..<300).contains(resource.status), let etag = resource.etag,
-            request.ifNoneMatch != nil || request.ifModifiedSince != nil,
-            ConditionalRequest.isNotModified(
-                ifNoneMatch: request.ifNoneMatch, ifModifiedSince: request.ifModifiedSince, etag: etag,
-                lastModified: resource.lastModified)
-        {
-            let kept = resource.headers.fields.filter { Self.keptOnNotModified.contains($0.name.lowercased()) }
-            return ResponseDecision(status: 304, reason: "Not Modified", headers: kept)
-        }
         var status = resource.status
         var reason = resource.reason
         var contentRange: String?
         var range = 0..<resource.length
-        if resource.status == 200, request.range != nil, let etag = resource.etag,
-            ConditionalRequest.rangeApplies(ifRange: request.ifRange, etag: etag, lastModified: resource.lastModified)
+        if let etag = resource.etag,
+            request.range != nil || request.ifNoneMatch != nil || request.ifModifiedSince != nil
         {
-            switch ByteRangeRequest(header: request.range, length: resource.length) {
+            let conditions = ReplayConditions(
+                range: request.range, ifRange: request.ifRange, ifNoneMatch: request.ifNoneMatch, ifModifiedSince: request.ifModifiedSince)
+            let decision = BodyDecision(
+                status: resource.status, length: resource.length, entityTags: CollectionOfOne(etag), lastModified: resource.lastModified,
+                conditions: conditions)
+            switch decision {
             case .whole:
                 break
+            case .notModified:
+                let kept = resource.headers.fields.filter { Self.keptOnNotModified.contains($0.name.lowercased()) }
+                return ResponseDecision(status: 304, reason: "Not Modified", headers: kept)
             case .partial(let partial):
                 range = partial
                 (status, reason) = (206, "Partial Content")
-                contentRange = "bytes \(partial.lowerBound)-\(partial.upperBound - 1)/\(resource.length)"
+                contentRange = decision.contentRange(length: resource.length)
             case .unsatisfiable:
                 return ServerPages.decision(
                     status: 416, reason: "Range Not Satisfiable", detail: "The range lies outside the body.",
-                    extra: [HTTPHeader("Content-Range", "bytes */\(resource.length)")], isHead: request.isHead)
+                    extra: [HTTPHeader("Content-Range", decision.contentRange(length: resource.length)!)], isHead: request.isHead)
             }
         }
         let length = range.upperBound - range.lowerBound

@@ -1,4 +1,5 @@
 import WebArc
+import WebArcReplay
 
 /// The archives a server answers from, searched in order, with the origins they hold.
 ///
@@ -12,7 +13,9 @@ import WebArc
 /// Making a set reads every record once to learn the origins (a linear pass over the lookup table).
 public struct ArchiveSet: Sendable {
     /// The archives in search order.
-    public let readers: [ArchiveReader]
+    public var readers: [ArchiveReader] { replay.readers }
+    /// The replay engine's view of the archives: layered lookup and fuzzy rules (Spec/replay.md).
+    public let replay: ReplayArchives
     /// Where each origin is served.
     public let originMap: OriginMap
     /// The page `/` leads to: the first start URL of an archived origin among the archives'
@@ -23,7 +26,7 @@ public struct ArchiveSet: Sendable {
     ///
     /// - Throws: ``WebArcError`` when an archive's index cannot be read.
     public init(readers: [ArchiveReader]) throws {
-        self.readers = readers
+        replay = ReplayArchives(readers: readers)
         var origins: [Origin] = []
         var counts: [Origin: Int] = [:]
         for reader in readers {
@@ -47,19 +50,16 @@ public struct ArchiveSet: Sendable {
         startURL = start?.url ?? primary.map { $0.url + "/" }
     }
 
-    /// The first record for a GET of `url` and the index of the archive holding it, or nil when
-    /// no archive holds it, the first that has it holds a tombstone (an update deleted it), or the
-    /// URL has no canonical form.
+    /// The record a GET of `url` finds (the canonical key, then the fuzzy rules of
+    /// ``ReplayArchives``), or nil when no archive holds it, an update deleted it, or the URL has
+    /// no canonical form.
     ///
     /// - Throws: ``WebArcError`` when an archive's index is damaged.
-    public func lookup(url: String) throws -> (archive: Int, record: ArchiveRecord)? {
-        guard let key = try? URLKey.key(method: "GET", url: url) else { return nil }
-        for (index, reader) in readers.enumerated() {
-            if let entry = try reader.lookup(key: key) {
-                if case .tombstone = entry.record { return nil }
-                return (index, entry.record)
-            }
+    public func lookup(url: String) throws -> ReplayMatch? {
+        do {
+            return try replay.find(method: "GET", url: url)
+        } catch WebArcError.badURL {
+            return nil
         }
-        return nil
     }
 }

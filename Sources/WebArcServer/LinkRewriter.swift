@@ -9,7 +9,9 @@
 ///
 /// It is a byte scanner, not a parser: URLs that scripts assemble at run time, JSON-escaped URLs
 /// (`https:\/\/…`) and candidates after the first in a `srcset` are left as they are. URLs of
-/// origins the archives do not hold are never touched.
+/// origins the archives do not hold are never touched, so a rewritten link is always a served
+/// path. A `<meta http-equiv="refresh">` leading outside http(s) (`javascript:`, `data:`, …) is
+/// removed, as the `Refresh` header is (``LinkRewriter/unsafeRefreshMeta(_:at:)``).
 struct LinkRewriter {
     /// What the body is, which decides the contexts a root-relative URL is looked for in.
     enum Kind: Sendable {
@@ -64,6 +66,10 @@ struct LinkRewriter {
                 let opensElement = byte == UInt8(ascii: "<") && index + 1 < bytes.count && Self.isAlphanumeric(bytes[index + 1])
                 tagStart = opensElement ? index : nil
                 if let policy = Self.policyMeta(bytes, at: index) { edits.append(Edit(range: policy, replacement: [])) }
+                if let refresh = Self.unsafeRefreshMeta(bytes, at: index) {
+                    edits.append(Edit(range: refresh, replacement: []))
+                    changed = true
+                }
             }
             guard byte == UInt8(ascii: "/") || byte | 0x20 == UInt8(ascii: "h") else {
                 index += 1

@@ -1,23 +1,19 @@
 import WebArc
+import WebArcReplay
 
 /// Which stored response headers go out as stored, and which the server recomputes.
 ///
-/// Stored headers are replayed in their stored order and case, except:
-/// - hop-by-hop headers (`Connection`, `Keep-Alive`, `Proxy-Connection`, `TE`, `Trailer`,
-///   `Transfer-Encoding`, `Upgrade`, `Proxy-Authenticate`, `Proxy-Authorization`) and any header
-///   a stored `Connection` names: they described the captured connection, not the body;
-/// - `Content-Length` and `Content-Range`: recomputed for the bytes actually sent;
+/// Stored headers are replayed in their stored order and case, except what every replay drops
+/// (``StoredHeaders``: hop-by-hop headers, `Content-Length`, a `Location` or `Refresh` leading
+/// outside http(s)), and:
+/// - `Content-Range`: recomputed for the bytes actually sent;
 /// - `ETag`, `Last-Modified`, `Accept-Ranges` and (for redirects) `Location`: replaced by the
 ///   server's own values, so that conditionals and ranges work against the stored body;
 /// - `Content-Security-Policy` and `Content-Security-Policy-Report-Only` of an HTML or CSS body
 ///   whose links were rewritten (see ``droppedWhenRewritten``).
 enum ReplayedHeaders {
-    /// Lower-case names never replayed.
-    static let dropped: Set<String> = [
-        "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
-        "proxy-authenticate", "proxy-authorization", "content-length", "content-range", "etag", "last-modified",
-        "accept-ranges", "location",
-    ]
+    /// Lower-case names the server replaces, besides those every replay drops.
+    static let dropped: Set<String> = ["content-range", "etag", "last-modified", "accept-ranges", "location"]
 
     /// Lower-case names not replayed with a body whose links were rewritten: a policy naming the
     /// archived origins would block the served paths the links now point to.
@@ -25,12 +21,7 @@ enum ReplayedHeaders {
 
     /// The stored headers that go out unchanged.
     static func replayed(_ stored: [HTTPHeader]) -> [HTTPHeader] {
-        let nominated = stored.filter { $0.name.lowercased() == "connection" }
-            .flatMap { $0.value.split(separator: ",").map { $0.trimmingSpaces.lowercased() } }
-        return stored.filter {
-            let name = $0.name.lowercased()
-            return !dropped.contains(name) && !nominated.contains(name)
-        }
+        StoredHeaders.replayable(stored, alsoDropping: dropped)
     }
 
     /// The `Content-Type` to send: the stored header's, else the record's media type and charset,

@@ -1,5 +1,6 @@
 import NIOCore
 import WebArc
+import WebArcReplay
 
 /// What a request target resolves to before the request's own conditionals and range apply:
 /// a stored response (or its rewritten copy) or a redirect, with the headers every answer shares.
@@ -55,9 +56,21 @@ final class Resource: Sendable {
     }
 
     /// A redirect to `location` (already mapped to where the client should go).
+    ///
+    /// A `location` that is not an http(s) or webarc URL (``ReplaySafety``: `javascript:`,
+    /// `data:`, `file:`, …) is never sent: the answer keeps the stored status, has no `Location`,
+    /// and carries a short page saying why, which a browser shows instead of following anything.
     static func redirect(status: Int, location: String, stored: [HTTPHeader] = []) -> Resource {
-        Resource(
-            status: status, reason: nil, headers: HeaderBlock(ReplayedHeaders.replayed(stored) + [HTTPHeader("Location", location)]),
+        let replayed = ReplayedHeaders.replayed(stored)
+        guard ReplaySafety.isReplayable(location) else {
+            let page = ServerPages.refusedRedirect(location)
+            let headers = replayed.filter { $0.name.lowercased() != "content-type" } + page.headers
+            return Resource(
+                status: status, reason: nil, headers: HeaderBlock(headers), etag: nil, lastModified: nil,
+                length: UInt64(page.body.readableBytes), content: .memory(page.body))
+        }
+        return Resource(
+            status: status, reason: nil, headers: HeaderBlock(replayed + [HTTPHeader("Location", location)]),
             etag: nil, lastModified: nil, length: 0, content: nil)
     }
 

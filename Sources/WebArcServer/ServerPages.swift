@@ -49,6 +49,20 @@ enum ServerPages {
         decision(status: 500, reason: "Internal Server Error", detail: "The archive could not be read: \(error)", isHead: isHead)
     }
 
+    /// The body of a stored redirect whose target is not replayed (``ReplaySafety``), and the
+    /// headers that describe it: the stored status goes out with this page and no `Location`.
+    static func refusedRedirect(_ target: String) -> (headers: [HTTPHeader], body: ByteBuffer) {
+        let scheme = target.prefix { $0 != ":" }.prefix(32)
+        let html = """
+            <!DOCTYPE html>
+            <html><head><meta charset="utf-8"><title>Redirect not replayed</title></head>
+            <body><h1>Redirect not replayed</h1><p>The archived page redirects to a \(escape(String(scheme))): URL, \
+            which an archive replay never follows.</p><p><a href="/">Start page</a></p></body></html>
+
+            """
+        return ([HTTPHeader("Content-Type", "text/html; charset=utf-8"), HTTPHeader("Cache-Control", "no-store")], ByteBuffer(string: html))
+    }
+
     /// `text` with HTML's special characters escaped.
     static func escape(_ text: String) -> String {
         var output = ""

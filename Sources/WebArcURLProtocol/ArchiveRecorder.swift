@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import WebArc
+import WebArcReplay
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -153,7 +154,7 @@ public final class ArchiveRecorder: Sendable {
                 switch event {
                 case .redirect(let response, let next):
                     if let hop = LiveRecords.redirect(response, to: next, from: hopRequest, date: Date()) { redirects.append(hop) }
-                    method = next.httpMethod?.uppercased() ?? ReplayResolver.method(after: response.statusCode, from: method)
+                    method = next.httpMethod?.uppercased() ?? RedirectChain.method(after: response.statusCode, from: method)
                     hopRequest = LiveRecords.request(request, url: next.url ?? firstURL, method: method)
                 case .response(let response):
                     head = response

@@ -1,5 +1,6 @@
 import Foundation
 import WebArc
+import WebArcReplay
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -19,6 +20,14 @@ extension ArchiveURLProtocol {
     struct Setup: Sendable {
         var archives: [ArchiveReader]
         var onMiss: MissPolicy
+
+        /// The replay engine's walker over the archives; `webarc:` URLs are looked up as webarc,
+        /// https, then http (``WebArcScheme``).
+        var chain: RedirectChain {
+            var chain = RedirectChain(archives: ReplayArchives(readers: archives))
+            chain.candidates = { WebArcScheme.candidates(for: $0) }
+            return chain
+        }
     }
 
     static let setups = ProtocolRegistry<Setup>()

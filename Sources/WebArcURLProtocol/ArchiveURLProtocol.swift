@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import WebArc
+import WebArcReplay
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -18,10 +19,12 @@ import FoundationNetworking
 /// It handles `http`, `https` and ``WebArcScheme`` (`webarc:`) requests. A request the archives
 /// hold is answered with the stored status, headers (see ``ReplayedHeaders``), MIME type, text
 /// encoding and body; HEAD, `Range` and conditional requests are answered as a server would
-/// (see ``ReplayPlan``). Stored redirects are followed inside the handler and the final response
+/// (see ``ReplayPlan``). The record is found by the replay engine (``ReplayArchives``): the
+/// canonical key, then the fuzzy rules of `Spec/replay.md`, as `webarc serve` finds it. Stored redirects are followed inside the handler and the final response
 /// is delivered with `response.url` set to where the chain ended, because swift-corelibs-foundation
 /// stops the process when a URL protocol reports a redirect, and does not follow a 3xx a URL
-/// protocol returns. A request the archives do not hold goes to the network under
+/// protocol returns; a stored redirect to anything but http(s) or webarc (`javascript:`, `data:`,
+/// `file:`, …) is never followed: its 3xx is delivered without `Location`. A request the archives do not hold goes to the network under
 /// ``MissPolicy/passThrough``, and fails with `URLError(.resourceUnavailable)` naming the URL
 /// under ``MissPolicy/offline``.
 ///
@@ -55,8 +58,7 @@ open class ArchiveURLProtocol: URLProtocol {
             let setup = setups.settings(for: self)
         else { return false }
         if setup.onMiss == .offline || scheme == WebArcScheme.name { return true }
-        let resolver = ReplayResolver(archives: setup.archives)
-        return (try? resolver.find(method: request.httpMethod?.uppercased() ?? "GET", url: url.absoluteString)) != nil
+        return (try? setup.chain.find(method: request.httpMethod?.uppercased() ?? "GET", url: url.absoluteString)) != nil
     }
 
     /// Returns `request` unchanged: lookups canonicalize URLs themselves (spec §7.1).

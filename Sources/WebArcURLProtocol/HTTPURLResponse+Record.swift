@@ -1,5 +1,6 @@
 import Foundation
 import WebArc
+import WebArcReplay
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -7,10 +8,10 @@ import FoundationNetworking
 
 /// Which stored headers a replayed response carries, and how they become an `HTTPURLResponse`.
 ///
-/// Stored headers are replayed as stored, in their stored case, except:
-/// - hop-by-hop headers (`Connection` and those it names, `Keep-Alive`, `Proxy-Connection`, `TE`,
-///   `Trailer`, `Transfer-Encoding`, `Upgrade`) describe the captured connection and are dropped;
-/// - `Content-Length` is recomputed for the bytes actually sent (206 and 416 add `Content-Range`);
+/// Stored headers are replayed as stored, in their stored case, except what every replay drops
+/// (``StoredHeaders``: hop-by-hop headers, `Content-Length`, recomputed for the bytes actually
+/// sent, and a `Location` or `Refresh` leading outside http(s) and webarc), and:
+/// - 206 and 416 add `Content-Range`;
 /// - on a 401, `WWW-Authenticate` is renamed ``renamedChallenge``: swift-corelibs-foundation
 ///   answers such a response with an authentication challenge that, with no credential to offer,
 ///   never completes (and crashes on a challenge without `realm=`);
@@ -22,19 +23,11 @@ enum ReplayedHeaders {
     /// The name a 401's `WWW-Authenticate` is replayed under.
     static let renamedChallenge = "X-Webarc-Original-WWW-Authenticate"
 
-    static let hopByHop: Set<String> = [
-        "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
-    ]
-
     /// The stored headers as replayed, without `Content-Length` (the caller adds the sent length).
     static func replayed(_ stored: [HTTPHeader], status: Int, mimeType: String?, textEncoding: String?) -> [HTTPHeader] {
-        let named = stored.filter { $0.name.lowercased() == "connection" }
-            .flatMap { $0.value.split(separator: ",").map { trimmed($0).lowercased() } }
-        var headers = stored.compactMap { header -> HTTPHeader? in
-            let name = header.name.lowercased()
-            if hopByHop.contains(name) || named.contains(name) || name == "content-length" { return nil }
-            if status == 401 && name == "www-authenticate" { return HTTPHeader(renamedChallenge, header.value) }
-            return header
+        var headers = StoredHeaders.replayable(stored).map { header -> HTTPHeader in
+            guard status == 401, header.name.lowercased() == "www-authenticate" else { return header }
+            return HTTPHeader(renamedChallenge, header.value)
         }
         if headers.value(for: "Content-Type") == nil, let mimeType, !mimeType.isEmpty {
             headers.append(HTTPHeader("Content-Type", textEncoding.map { "\(mimeType); charset=\($0)" } ?? mimeType))

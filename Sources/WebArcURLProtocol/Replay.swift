@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import WebArc
+import WebArcReplay
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -38,16 +39,16 @@ struct Replay: Sendable {
         guard !isDownload else { return load.fail(WebArcURLProtocolError.downloadTaskUnsupported(url: url).urlError) }
         guard let setup else { return load.fail(WebArcURLProtocolError.notInArchive(method: method, url: url).urlError) }
         do {
-            let resolver = ReplayResolver(archives: setup.archives)
-            let resolution = try resolver.resolve(method: method, url: url) { (redirect, at, hop) throws(WebArcURLProtocolError) in
+            let resolution = try setup.chain.resolve(method: method, url: url) { redirect, at, hop in
                 try approve(redirect, at: URL(string: WebArcScheme.presented(at, requestScheme: scheme)) ?? requestURL, hop: hop, request)
             }
             switch resolution {
-            case .response(let response, let reader, let finalURL, let finalMethod, _):
+            case .response(let match, let finalMethod, _):
+                guard case .response(let response) = match.entry.record else { return }
                 let plan = ReplayPlan(response: response, method: finalMethod, requestHeaders: request.allHTTPHeaderFields ?? [:])
-                let shown = URL(string: WebArcScheme.presented(finalURL, requestScheme: scheme)) ?? requestURL
-                try send(plan, body: response.body, from: reader, at: shown)
-            case .redirect(let redirect, let at, _):
+                let shown = URL(string: WebArcScheme.presented(match.url, requestScheme: scheme)) ?? requestURL
+                try send(plan, body: response.body, from: setup.archives[match.archive], at: shown)
+            case .redirect(let redirect, let at, _), .refused(let redirect, let at, _):
                 let shown = URL(string: WebArcScheme.presented(at, requestScheme: scheme)) ?? requestURL
                 if load.receive(Self.response(for: redirect, at: shown)) { load.finish() }
             case .miss(let missedMethod, let missedURL, _):
@@ -67,14 +68,16 @@ struct Replay: Sendable {
             }
         } catch let error as WebArcURLProtocolError {
             load.fail(error.urlError)
+        } catch let error as ReplayError {
+            load.fail(WebArcURLProtocolError(error).urlError)
         } catch {
             load.fail(WebArcURLProtocolError.archive(url: url, error).urlError)
         }
     }
 
     /// Asks ``approval`` about one stored redirect found at `url`.
-    private func approve(_ redirect: RedirectRecord, at url: URL, hop: ReplayResolver.Hop, _ original: URLRequest)
-        throws(WebArcURLProtocolError) -> ReplayResolver.HopDecision
+    private func approve(_ redirect: RedirectRecord, at url: URL, hop: RedirectChain.Hop, _ original: URLRequest)
+        throws(WebArcURLProtocolError) -> RedirectChain.HopDecision
     {
         guard approval.asksDelegate, let target = URL(string: hop.url) else { return .follow(hop) }
         var proposed = original
@@ -87,14 +90,16 @@ struct Replay: Sendable {
         guard let chosen = try approval.decide(Self.response(for: redirect, at: url), proposing: proposed, load: load, timeout: timeout),
             let chosenURL = chosen.url
         else { return .stop }
-        return .follow(ReplayResolver.Hop(method: chosen.httpMethod?.uppercased() ?? "GET", url: chosenURL.absoluteString))
+        return .follow(RedirectChain.Hop(method: chosen.httpMethod?.uppercased() ?? "GET", url: chosenURL.absoluteString))
     }
 
     /// A stored redirect as the caller receives it when the chain stops there: its status and
-    /// headers (with `Location`), no body.
+    /// headers (with `Location`, unless the target is not http(s) or webarc: ``ReplaySafety``), no body.
     static func response(for redirect: RedirectRecord, at url: URL) -> HTTPURLResponse {
         var headers = ReplayedHeaders.replayed(redirect.headers, status: redirect.status, mimeType: nil, textEncoding: nil)
-        if headers.value(for: "Location") == nil { headers.append(HTTPHeader("Location", redirect.target)) }
+        if headers.value(for: "Location") == nil, ReplaySafety.isReplayable(redirect.target) {
+            headers.append(HTTPHeader("Location", redirect.target))
+        }
         headers.append(HTTPHeader("Content-Length", "0"))
         return HTTPURLResponse.replaying(status: redirect.status, headers: headers, url: url)
     }

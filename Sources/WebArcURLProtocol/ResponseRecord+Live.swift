@@ -1,5 +1,6 @@
 import Foundation
 import WebArc
+import WebArcReplay
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -13,7 +14,7 @@ import FoundationNetworking
 /// name and no order, so headers are stored sorted by name. The reason phrase is not available
 /// from Foundation and is not stored.
 enum LiveRecords {
-    static let notStored: Set<String> = ReplayedHeaders.hopByHop.union(["content-encoding", "content-length"])
+    static let notStored: Set<String> = StoredHeaders.dropped.union(["content-encoding"])
 
     /// The request record for `request` at `url` with `method`.
     static func request(_ request: URLRequest, url: URL, method: String) -> RequestRecord {
@@ -35,7 +36,7 @@ enum LiveRecords {
     /// The media type (lower case, no parameters) and charset of a `Content-Type` value.
     static func mediaType(of contentType: String?) -> (mimeType: String?, textEncoding: String?) {
         guard let contentType else { return (nil, nil) }
-        let parts = contentType.split(separator: ";").map { trimmed($0) }
+        let parts = contentType.split(separator: ";").map { String($0.trimmingSpaces) }
         let mimeType = parts.first.map { $0.lowercased() }.flatMap { $0.isEmpty ? nil : $0 }
         let charset = parts.dropFirst().first { $0.lowercased().hasPrefix("charset=") }
             .map { String($0.dropFirst(8)).trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased() }

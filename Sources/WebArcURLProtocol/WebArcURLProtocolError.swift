@@ -1,5 +1,6 @@
 import Foundation
 import WebArc
+import WebArcReplay
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -91,6 +92,18 @@ public enum WebArcURLProtocolError: Error, Equatable, Sendable, CustomStringConv
         case .recording(let url, let error): "cannot record \(url): \(error.description)"
         case .recorderClosed(let url): "cannot record \(url): the recorder is already finished or cancelled"
         case .badURL(let url): "bad URL \"\(url)\": an absolute http, https or webarc URL is needed"
+        }
+    }
+}
+
+extension WebArcURLProtocolError {
+    /// The URL protocol's form of a replay engine error.
+    init(_ error: ReplayError) {
+        switch error {
+        case .badURL(let url, _): self = .badURL(url: url)
+        case .archive(let url, let error): self = .archive(url: url, error: error)
+        case .redirectLoop(let chain): self = .redirectLoop(chain: chain)
+        case .tooManyRedirects(let chain, let limit): self = .tooManyRedirects(chain: chain, limit: limit)
         }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebArcTestSupport
 import WebArc
+import WebArcReplay
 @testable import WebArcURLProtocol
 
 #if canImport(FoundationNetworking)
@@ -70,9 +71,9 @@ struct ReplayResolverTests {
         #expect(await LoadingAPI.async.fetch(post, through: RedirectReplay.self).text == "thanks")
         post.url = URL(string: "http://site.test/keep")
         #expect(await LoadingAPI.async.fetch(post, through: RedirectReplay.self).text == "kept POST")
-        #expect(ReplayResolver.method(after: 302, from: "POST") == "GET")
-        #expect(ReplayResolver.method(after: 303, from: "HEAD") == "HEAD")
-        #expect(ReplayResolver.method(after: 308, from: "PUT") == "PUT")
+        #expect(RedirectChain.method(after: 302, from: "POST") == "GET")
+        #expect(RedirectChain.method(after: 303, from: "HEAD") == "HEAD")
+        #expect(RedirectChain.method(after: 308, from: "PUT") == "PUT")
     }
 
     @Test("offline: a chain whose target is missing fails naming the target")

@@ -28,7 +28,7 @@ let package = Package(
         fuzzTarget("FuzzWARC", ["FuzzSupport"]),
         fuzzTarget("FuzzHAR", ["FuzzSupport"]),
         fuzzTarget("FuzzWebArchive", ["FuzzSupport"]),
-        fuzzTarget("FuzzHTTPRequest", [.product(name: "WebArcServer", package: "webarc")]),
+        fuzzTarget("FuzzHTTPRequest", [.product(name: "WebArcReplay", package: "webarc")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 import ArgumentParser
 import WebArc
 import WebArcCLISupport
+import WebArcReplay
 
 struct Cat: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -37,36 +38,51 @@ struct Cat: ParsableCommand {
     }
 
     /// Looks up `url` and writes its body (and headers) to stdout; shared with ``FastCat``.
+    ///
+    /// The lookup is the replay engine's with the exact canonical key only (no fuzzy rule: `cat`
+    /// shows what is stored under the URL given); `-L` walks stored redirects with the engine's
+    /// ``RedirectChain``, which refuses a target outside http(s) and webarc.
     static func write(archive: String, url: String, method: String, includeHeaders: Bool, followRedirects: Bool) throws {
         let reader = try ArchiveOpening.open(archive)
-        var current = url
-        var visited = Set<String>()
-        for _ in 0...20 {
-            let found = try withFile(archive, { try reader.lookup(method: method, url: current) })
-            // A tombstone (an update archive deleting the URL) answers "not found".
-            guard let entry = found, !entry.record.isTombstone else {
-                throw CommandFailure("\(archive): no record for \(method.uppercased()) \(current)", code: ExitCodes.noInput)
-            }
-            if includeHeaders {
-                let reason: String = if case .response(let response) = entry.record { response.reason ?? "" } else { "" }
-                var head = "HTTP/1.1 \(entry.record.status) \(reason)\r\n"
-                for header in entry.record.headers { head += "\(header.name): \(header.value)\r\n" }
-                try Output.bytes(Array((head + "\r\n").utf8))
-            }
-            switch entry.record {
-            case .response(let response):
-                try withFile(archive) { try reader.forEachChunk(of: response.body) { try Output.bytes($0) } }
-                return
-            case .redirect(let redirect):
-                guard followRedirects else { return }
-                guard visited.insert(entry.key).inserted else {
-                    throw CommandFailure("\(archive): redirect loop at \(current)", code: ExitCodes.dataError)
-                }
-                current = redirect.target
-            case .tombstone:
-                return
-            }
+        let chain = RedirectChain(archives: ReplayArchives(readers: [reader], rules: []))
+        func head(_ record: ArchiveRecord) throws {
+            guard includeHeaders else { return }
+            let reason: String = if case .response(let response) = record { response.reason ?? "" } else { "" }
+            var head = "HTTP/1.1 \(record.status) \(reason)\r\n"
+            for header in record.headers { head += "\(header.name): \(header.value)\r\n" }
+            try Output.bytes(Array((head + "\r\n").utf8))
         }
-        throw CommandFailure("\(archive): more than 20 redirects from \(url)", code: ExitCodes.dataError)
+        let resolution: RedirectChain.Resolution
+        do {
+            resolution = try withFile(archive) {
+                try chain.resolve(method: method, url: url) { redirect, _, hop in
+                    try head(.redirect(redirect))
+                    return followRedirects ? .follow(hop) : .stop
+                }
+            }
+        } catch ReplayError.badURL(let url, let reason) {
+            throw CommandFailure(WebArcError.badURL(url: url, reason: reason), file: archive)
+        } catch ReplayError.archive(_, let error) {
+            throw CommandFailure(error, file: archive)
+        } catch ReplayError.redirectLoop(let chain) {
+            throw CommandFailure("\(archive): redirect loop at \(chain.last ?? url)", code: ExitCodes.dataError)
+        } catch ReplayError.tooManyRedirects {
+            throw CommandFailure("\(archive): more than 20 redirects from \(url)", code: ExitCodes.dataError)
+        }
+        switch resolution {
+        case .response(let match, _, _):
+            guard case .response(let response) = match.entry.record else { return }
+            try head(match.entry.record)
+            try withFile(archive) { try reader.forEachChunk(of: response.body) { try Output.bytes($0) } }
+        case .redirect:
+            return
+        case .refused(let redirect, let at, _):
+            try head(.redirect(redirect))
+            guard followRedirects else { return }
+            let scheme = redirect.target.prefix { $0 != ":" }
+            throw CommandFailure("\(archive): the redirect at \(at) leads to a \(scheme): URL, which is never followed", code: ExitCodes.dataError)
+        case .miss(let method, let missed, _):
+            throw CommandFailure("\(archive): no record for \(method.uppercased()) \(missed)", code: ExitCodes.noInput)
+        }
     }
 }

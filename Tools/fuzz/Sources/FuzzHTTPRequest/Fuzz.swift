@@ -1,8 +1,7 @@
-// The server's Range header parser (ByteRangeRequest) against a body length. Input: 8 bytes of
-// body length (little-endian; short inputs give 0), then the header value. A partial range must
-// be non-empty and inside the body. (The conditional headers, ConditionalRequest, are internal to
-// WebArcServer and a release build's modules are not testable, so they are not fuzzed here.)
-import WebArcServer
+// The replay engine's Range header parser (ByteRangeRequest, shared by the server and the URL
+// protocol) against a body length. Input: 8 bytes of body length (little-endian; short inputs
+// give 0), then the header value. A partial range must be non-empty and inside the body.
+import WebArcReplay
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzHTTPRequest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

@@ -2,9 +2,12 @@
 ///
 /// One range is served: `bytes=first-last`, `bytes=first-` and `bytes=-suffix`. A header with
 /// several ranges, another unit or a syntax error is ignored, as RFC 9110 allows, and the whole
-/// body is sent.
+/// body is sent. Every number comes from the client, so no arithmetic here can overflow: a
+/// `last` of 2^64 − 1 is clamped to the body like any other past its end.
+///
+/// Spec: `Spec/replay.md` §4.
 public enum ByteRangeRequest: Equatable, Sendable {
-    /// Send the whole body (no header, or one the server ignores).
+    /// Send the whole body (no header, or one the engine ignores).
     case whole
     /// Send these bytes with 206 Partial Content.
     case partial(Range<UInt64>)
@@ -18,7 +21,7 @@ public enum ByteRangeRequest: Equatable, Sendable {
             return
         }
         let text = header.trimmingSpaces
-        guard text.count > 6, text.prefix(6).lowercased() == "bytes=" else {
+        guard text.utf8.count > 6, text.prefix(6).lowercased() == "bytes=" else {
             self = .whole
             return
         }
@@ -47,6 +50,7 @@ public enum ByteRangeRequest: Equatable, Sendable {
                 self = .whole
                 return
             }
+            // `last < length` first: `last + 1` cannot overflow then, since length ≤ UInt64.max.
             end = last < length ? last + 1 : length
         }
         self = first < length ? .partial(first..<end) : .unsatisfiable
@@ -63,7 +67,7 @@ extension UInt64 {
 
 extension StringProtocol where SubSequence == Substring {
     /// The text without leading and trailing spaces and tabs.
-    var trimmingSpaces: Substring {
+    public var trimmingSpaces: Substring {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
         let start = firstIndex { !isSpace($0) } ?? endIndex
         let end = lastIndex { !isSpace($0) }.map { index(after: $0) } ?? start

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import WebArcServer
+@testable import WebArcReplay
 
 @Suite struct ByteRangeRequestTests {
     @Test(arguments: [

@@ -1,0 +1,36 @@
+import Testing
+import WebArc
+
+@testable import WebArcReplay
+
+@Suite struct ConditionalRequestTests {
+    static let etag = "\"0123456789abcdef0123456789abcdef\""
+    static let modified = HTTPDate.parse("Tue, 01 Oct 2024 10:00:00 GMT")!
+
+    @Test(arguments: [
+        (etag, true), ("W/" + etag, true), ("\"x\", " + etag, true), ("*", true), ("\"x\"", false), ("", false),
+    ])
+    func ifNoneMatch(header: String, notModified: Bool) {
+        #expect(
+            ConditionalRequest.isNotModified(ifNoneMatch: header, ifModifiedSince: nil, entityTags: [Self.etag], lastModified: nil)
+                == notModified)
+    }
+
+    @Test func ifModifiedSinceNeedsAKnownDate() {
+        let later = "Wed, 02 Oct 2024 10:00:00 GMT"
+        let earlier = "Mon, 30 Sep 2024 10:00:00 GMT"
+        #expect(ConditionalRequest.isNotModified(ifNoneMatch: nil, ifModifiedSince: later, entityTags: [Self.etag], lastModified: Self.modified))
+        #expect(!ConditionalRequest.isNotModified(ifNoneMatch: nil, ifModifiedSince: earlier, entityTags: [Self.etag], lastModified: Self.modified))
+        #expect(!ConditionalRequest.isNotModified(ifNoneMatch: nil, ifModifiedSince: later, entityTags: [Self.etag], lastModified: nil))
+        #expect(!ConditionalRequest.isNotModified(ifNoneMatch: nil, ifModifiedSince: "yesterday", entityTags: [Self.etag], lastModified: Self.modified))
+        #expect(!ConditionalRequest.isNotModified(ifNoneMatch: "\"x\"", ifModifiedSince: later, entityTags: [Self.etag], lastModified: Self.modified))
+    }
+
+    @Test func ifRangeIsStrong() {
+        #expect(ConditionalRequest.rangeApplies(ifRange: nil, entityTags: [Self.etag], lastModified: nil))
+        #expect(ConditionalRequest.rangeApplies(ifRange: Self.etag, entityTags: [Self.etag], lastModified: nil))
+        #expect(!ConditionalRequest.rangeApplies(ifRange: "W/" + Self.etag, entityTags: [Self.etag], lastModified: nil))
+        #expect(ConditionalRequest.rangeApplies(ifRange: "Tue, 01 Oct 2024 10:00:00 GMT", entityTags: [Self.etag], lastModified: Self.modified))
+        #expect(!ConditionalRequest.rangeApplies(ifRange: "Tue, 01 Oct 2024 10:00:01 GMT", entityTags: [Self.etag], lastModified: Self.modified))
+    }
+}

@@ -4,9 +4,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-Tools/install-packages.sh liblz4-dev pkg-config zlib1g-dev
+# libcurl4-openssl-dev: a static Swift standard library links Foundation's networking part against it.
+Tools/install-packages.sh liblz4-dev pkg-config zlib1g-dev libcurl4-openssl-dev
 
-swift build -c release --product webarc
+# Static Swift standard library: a one-shot command such as `webarc cat` starts in about a third of
+# the time a dynamically linked build takes (shared/PLATFORM-NOTES.md §10; issue 11).
+swift build -c release --product webarc --static-swift-stdlib
 swift build -c release --product webarc-capture   # what `webarc capture` runs
 webarc=.build/release/webarc
 $webarc pack Tools/sample-site -o sample.webarc --force

@@ -35,6 +35,15 @@ struct CLITests {
         #expect(page.status == 0)
         #expect(page.stdout == FileManager.default.contents(atPath: Self.sampleSite + "/docs/guide.html"))
 
+        // A path, as unzip -p takes a member name, resolves against the base URL.
+        for path in ["docs/guide.html", "/docs/guide.html", "./docs/../docs/guide.html"] {
+            let byPath = try CLIRunner.run(["cat", archive, path])
+            #expect(byPath.status == 0, "\(path): \(byPath.stderr)")
+            #expect(byPath.stdout == FileManager.default.contents(atPath: Self.sampleSite + "/docs/guide.html"), "\(path)")
+        }
+        #expect(try CLIRunner.run(["cat", archive, "docs/café menu.html"]).stdout
+            == FileManager.default.contents(atPath: Self.sampleSite + "/docs/café menu.html"))
+
         let unicode = try CLIRunner.run(["cat", archive, "http://localhost/docs/caf%C3%A9%20menu.html"])
         #expect(unicode.stdout == FileManager.default.contents(atPath: Self.sampleSite + "/docs/café menu.html"))
 

@@ -105,7 +105,8 @@ enum VectorDump {
 
     /// Writes the archive a 2.0 writer makes of `recipe` (its appendix, if any, is the signing code's).
     static func build(recipe: [String: Any], at path: String, bases: [ArchiveReader] = []) throws {
-        let writer = try ArchiveWriter(path: path, bases: bases)
+        let interval = ((recipe["writer"] as? [String: Any])?["dictionaryInterval"] as? NSNumber)?.intValue ?? 0
+        let writer = try ArchiveWriter(path: path, options: .init(dictionaryInterval: interval), bases: bases)
         let archive = recipe["archive"] as? [String: Any] ?? [:]
         writer.metadata = ArchiveMetadata(
             created: (archive["created"] as? NSNumber).map { Date(webarcMilliseconds: $0.int64Value) },

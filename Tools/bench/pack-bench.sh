@@ -1,36 +1,45 @@
 #!/usr/bin/env bash
-# Compare webarc with tar|lz4 and zip on the Python docs, in one run, as ratios.
-# See Tools/bench/README.md for what is measured and the goals.
+# Compare webarc with tar|lz4, tar|zstd --long, zip and ZIM on three corpora, in one run, as ratios.
+# See Tools/bench/README.md for what is measured and the goals (issue 11).
 set -euo pipefail
 
 usage() {
     cat <<'EOF'
-Usage: Tools/bench/pack-bench.sh [--runs N] [--help]
+Usage: Tools/bench/pack-bench.sh [--runs N] [--corpora LIST] [--help]
 
-Packs the Python 3.11 docs (Debian package python3.11-doc) with webarc, tar | lz4 -1 and zip,
-then times pack, unpack, verify and a one-URL lookup from a fresh process, and records archive
-sizes and peak memory of pack. Prints a Markdown table of medians and ratios to stdout and
-writes it to Tools/bench/results/pack-<date>-<time>.md. Progress goes to stderr.
+Builds three corpora reproducibly (Tools/bench/make_corpus.py): pydocs (Debian's python3.11-doc),
+multi (4 releases of pydocs plus the Sphinx, Django, Flask and Jinja docs) and big (multi plus
+1 GiB-scale incompressible media). On each it packs with webarc (default and --best), tar | lz4 -1,
+tar | zstd -3 --long=27, and on pydocs zip -r and zimwriterfs; times pack, unpack, verify and (pydocs)
+one file from a fresh process; records sizes and peak memory. Prints a Markdown table of ratios
+with the goals of issue 11 met or not to stdout and writes it to
+Tools/bench/results/pack-<date>-<time>.md. Progress goes to stderr.
 
 Options:
-  --runs N   timed runs per command, after one warm-up run (default: 10)
-  -h, --help show this help
+  --runs N        timed runs per command on pydocs, after one warm-up (default: 5); multi takes
+                  min(N, 3) and big 1 (its commands take seconds)
+  --corpora LIST  comma-separated subset of pydocs,multi,big (default: all three)
+  -h, --help      show this help
 
 Environment:
   WEBARC=/path/to/webarc   use this binary instead of building
                            `swift build -c release --static-swift-stdlib` in the repository
-  CORPUS=DIR               the site to pack (default: /usr/share/doc/python3.11/html)
-  CAT_PATH=PATH            the file looked up by the one-URL test (default: library/index.html)
+  CORPORA=DIR              where the corpora are built once and kept (default: /var/tmp/webarc-corpora)
+  CAT_PATH=PATH            the file of pydocs looked up by the one-file test (default: library/functions.html)
+  CAT_ARG=ARG              what webarc cat is given for it (default: CAT_PATH; a webarc older than
+                           issue 11 needs the URL, http://localhost/CAT_PATH)
   NO_HYPERFINE=1           time with the Python loop even if hyperfine is installed
+  NO_ZIM=1                 leave out zimwriterfs (about a minute on pydocs)
 
-Missing tools (python3.11-doc lz4 zip unzip hyperfine time, libcurl4-openssl-dev for the static
-build) are installed with apt-get.
-Without hyperfine, a Python timing loop with the same rules is used.
-Compare ratios taken in one run, never absolute figures from different machines or runs.
+Missing tools (python3.11-doc sphinx-doc python-django-doc python-flask-doc python-jinja2-doc lz4
+zstd zip unzip zim-tools hyperfine time, libcurl4-openssl-dev for the static build) are
+installed with apt-get. Compare ratios taken in one run, never absolute figures from different
+machines or runs.
 EOF
 }
 
-RUNS=10
+RUNS=5
+CORPORA_LIST="pydocs,multi,big"
 while (($#)); do
     case "$1" in
         --runs)
@@ -40,16 +49,24 @@ while (($#)); do
             RUNS="${1#--runs=}"
             [[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || { echo "pack-bench: error: --runs needs a positive integer" >&2; exit 64; }
             shift ;;
+        --corpora)
+            [[ $# -ge 2 ]] || { echo "pack-bench: error: --corpora needs a list" >&2; exit 64; }
+            CORPORA_LIST="$2"; shift 2 ;;
+        --corpora=*) CORPORA_LIST="${1#--corpora=}"; shift ;;
         -h|--help) usage; exit 0 ;;
         *) echo "pack-bench: error: unknown argument '$1' (see --help)" >&2; exit 64 ;;
     esac
 done
+IFS=, read -r -a CORPUS_NAMES <<< "$CORPORA_LIST"
+for name in "${CORPUS_NAMES[@]}"; do
+    [[ "$name" =~ ^(pydocs|multi|big)$ ]] || { echo "pack-bench: error: unknown corpus '$name' (pydocs, multi, big)" >&2; exit 64; }
+done
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$SCRIPT_DIR/../.." && pwd)"
-CORPUS="${CORPUS:-/usr/share/doc/python3.11/html}"
-CAT_PATH="${CAT_PATH:-library/index.html}"
-BASE_URL="http://localhost/"
+CORPORA="${CORPORA:-/var/tmp/webarc-corpora}"
+CAT_PATH="${CAT_PATH:-library/functions.html}"
+CAT_ARG="${CAT_ARG:-$CAT_PATH}"
 
 say() { printf 'pack-bench: %s\n' "$*" >&2; }
 die() { printf 'pack-bench: error: %s\n' "$*" >&2; exit 1; }
@@ -58,10 +75,16 @@ die() { printf 'pack-bench: error: %s\n' "$*" >&2; exit 1; }
 
 ensure_tools() {
     local missing=()
-    if [[ "$CORPUS" == /usr/share/doc/python3.11/html && ! -d "$CORPUS" ]]; then missing+=(python3.11-doc); fi
+    [[ -d /usr/share/doc/python3.11/html ]] || missing+=(python3.11-doc)
+    [[ -d /usr/share/doc/sphinx-doc/html ]] || missing+=(sphinx-doc)
+    [[ -d /usr/share/doc/python-django-doc/html ]] || missing+=(python-django-doc)
+    [[ -d /usr/share/doc/python-flask-doc/html ]] || missing+=(python-flask-doc)
+    [[ -d /usr/share/doc/python-jinja2-doc/html ]] || missing+=(python-jinja2-doc)
     command -v lz4 >/dev/null || missing+=(lz4)
+    command -v zstd >/dev/null || missing+=(zstd)
     command -v zip >/dev/null || missing+=(zip)
     command -v unzip >/dev/null || missing+=(unzip)
+    [[ -n "${NO_ZIM:-}" ]] || command -v zimwriterfs >/dev/null || missing+=(zim-tools)
     [[ -x /usr/bin/time ]] || missing+=(time)
     command -v python3 >/dev/null || missing+=(python3)
     # A static Swift standard library links FoundationNetworking against libcurl's development files.
@@ -92,19 +115,33 @@ ensure_tools() {
 }
 
 ensure_tools
-[[ -d "$CORPUS" ]] || die "corpus $CORPUS not found"
-[[ -f "$CORPUS/$CAT_PATH" ]] || die "$CORPUS/$CAT_PATH not found: set CAT_PATH to a file of the corpus"
 
 if [[ -n "${WEBARC:-}" ]]; then
     [[ -x "$WEBARC" ]] || die "WEBARC=$WEBARC is not an executable"
     WEBARC="$(cd "$(dirname "$WEBARC")" && pwd)/$(basename "$WEBARC")"
     say "using WEBARC=$WEBARC (not building)"
 else
-    say "building webarc (release, static Swift stdlib)"
+    say "building webarc (release, static Swift stdlib: the README's set-up build)"
     (cd "$REPO_ROOT" && swift build -c release --static-swift-stdlib >&2)
     WEBARC="$REPO_ROOT/.build/release/webarc"
     [[ -x "$WEBARC" ]] || die "build did not produce $WEBARC"
 fi
+
+# --- corpora -----------------------------------------------------------------------------------
+
+# Built once into $CORPORA/NAME (a stamp names the generator's hash, so a changed generator rebuilds).
+GENERATOR_HASH="$(sha256sum "$SCRIPT_DIR/make_corpus.py" | cut -c1-16)"
+corpus() {
+    local name="$1" dir="$CORPORA/$1"
+    if [[ ! -f "$dir.stamp" || "$(cat "$dir.stamp")" != "$GENERATOR_HASH" ]]; then
+        say "building corpus $name in $dir (once)"
+        rm -rf "$dir" "$dir.stamp"
+        mkdir -p "$CORPORA"
+        python3 "$SCRIPT_DIR/make_corpus.py" "$name" "$dir" >&2
+        echo "$GENERATOR_HASH" > "$dir.stamp"
+    fi
+    printf '%s' "$dir"
+}
 
 # --- workspace ---------------------------------------------------------------------------------
 
@@ -112,16 +149,6 @@ WORK="$(mktemp -d "${TMPDIR:-/tmp}/webarc-bench.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-
-COPY="$WORK/corpus"             # symlinks resolved, for the peers
-ARC="$WORK/site.webarc"
-TLZ="$WORK/site.tar.lz4"
-ZIP="$WORK/site.zip"
-OUT="$WORK/out"
-say "copying $CORPUS (symlinks resolved)"
-cp -rL "$CORPUS" "$COPY"
-FILES="$(find "$COPY" -type f | wc -l)"
-BYTES="$(du -sb --apparent-size "$COPY" | cut -f1)"
 
 if [[ -z "${NO_HYPERFINE:-}" ]] && command -v hyperfine >/dev/null; then
     TIMER="hyperfine $(hyperfine --version | awk '{print $2}')"
@@ -131,14 +158,15 @@ fi
 
 q() { printf '%q' "$1"; }
 
-# time_cmd NAME PREPARE COMMAND [shell|direct]: median and minimum seconds of RUNS runs after one
-# warm-up, PREPARE run untimed before each (those that write end with `sync`, so no run pays for
-# the write-back of the previous one). A shell command has the cost of starting the shell
-# subtracted; a direct one (no pipes, redirections or cd) is started without a shell, which
-# keeps millisecond figures such as `unzip -p` exact. Output of the timed commands is discarded.
+# time_cmd NAME RUNS PREPARE COMMAND [shell|direct]: median and minimum seconds of RUNS runs after
+# one warm-up (none when RUNS is 1), PREPARE run untimed before each (those that write end with
+# `sync`, so no run pays for the write-back of the previous one). A shell command has the cost of
+# starting the shell subtracted; a direct one (no pipes, redirections or cd) is started without a
+# shell, which keeps millisecond figures exact. Output of the timed commands is discarded.
 declare -A MEDIAN MINIMUM
 time_cmd() {
-    local name="$1" prepare="$2" cmd="$3" mode="${4:-shell}" result
+    local name="$1" runs="$2" prepare="$3" cmd="$4" mode="${5:-shell}" result warmup=1
+    ((runs > 1)) || warmup=0
     if [[ "$TIMER" == hyperfine* ]]; then
         local opts=()
         if [[ "$mode" == direct ]]; then
@@ -147,14 +175,14 @@ time_cmd() {
             [[ -z "$prepare" ]] || prepare="sh -c '${prepare//\'/\'\\\'\'}'"
         fi
         [[ -z "$prepare" ]] || opts+=(--prepare "$prepare")
-        hyperfine --style none --runs "$RUNS" --warmup 1 "${opts[@]}" \
-            --export-json "$WORK/$name.json" "$cmd" >/dev/null
+        hyperfine --style none --runs "$runs" --warmup "$warmup" "${opts[@]}" \
+            --export-json "$WORK/${name//\//-}.json" "$cmd" >/dev/null
         result="$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print(r["median"], r["min"])' \
-            "$WORK/$name.json")"
+            "$WORK/${name//\//-}.json")"
     else
-        result="$(python3 - "$RUNS" "$prepare" "$cmd" "$mode" <<'PY'
+        result="$(python3 - "$runs" "$warmup" "$prepare" "$cmd" "$mode" <<'PY'
 import shlex, statistics, subprocess, sys, time
-runs, prepare, cmd, mode = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+runs, warmup, prepare, cmd, mode = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 def argv(c, shell):
     return ["/bin/sh", "-c", c] if shell else shlex.split(c)
 def once(c, shell):
@@ -164,11 +192,11 @@ def once(c, shell):
     return time.perf_counter() - t
 spawn = statistics.median(once("true", True) for _ in range(20)) if mode == "shell" else 0.0
 samples = []
-for i in range(runs + 1):
+for i in range(runs + warmup):
     if prepare:
         subprocess.run(argv(prepare, True), check=True, stdout=subprocess.DEVNULL)
     s = once(cmd, mode == "shell")
-    if i:  # run 0 is the warm-up
+    if i >= warmup:
         samples.append(max(0.0, s - spawn))
 print(statistics.median(samples), min(samples))
 PY
@@ -176,77 +204,99 @@ PY
     fi
     MEDIAN[$name]="${result% *}"
     MINIMUM[$name]="${result#* }"
-    say "$(printf '%-14s median %.4f s  min %.4f s' "$name" "${MEDIAN[$name]}" "${MINIMUM[$name]}")"
+    say "$(printf '%-22s median %.4f s  min %.4f s' "$name" "${MEDIAN[$name]}" "${MINIMUM[$name]}")"
 }
 
-# peak_rss NAME COMMAND: "Maximum resident set size" of one run, in KiB.
+# peak_rss NAME COMMAND: "Maximum resident set size" of one run (the largest process), in KiB.
 declare -A RSS
 peak_rss() {
     local name="$1" cmd="$2"
-    /usr/bin/time -v -o "$WORK/$name.time" sh -c "$cmd" >/dev/null
-    RSS[$name]="$(awk -F': ' '/Maximum resident set size/ {print $2}' "$WORK/$name.time")"
-    say "$(printf '%-14s peak RSS %s KiB' "$name" "${RSS[$name]}")"
+    /usr/bin/time -v -o "$WORK/${name//\//-}.time" sh -c "$cmd" >/dev/null
+    RSS[$name]="$(awk -F': ' '/Maximum resident set size/ {print $2}' "$WORK/${name//\//-}.time")"
+    say "$(printf '%-22s peak RSS %s KiB' "$name" "${RSS[$name]}")"
 }
 
-# --- pack ----------------------------------------------------------------------------------------
+declare -A SIZE FILES BYTES
 
-say "pack ($RUNS runs each)"
-# pack-webarc is started through the shell like its peers, which need one for the pipe and cd.
-PACK_WEBARC="$(q "$WEBARC") pack $(q "$CORPUS") -o $(q "$ARC") --follow-outside --quiet"
-PACK_TLZ="tar -cf - -C $(q "$COPY") . | lz4 -1 -q > $(q "$TLZ")"
-PACK_ZIP="cd $(q "$COPY") && zip -qr $(q "$ZIP") ."
-time_cmd pack-webarc "rm -f $(q "$ARC") && sync" "$PACK_WEBARC"
-time_cmd pack-tlz "rm -f $(q "$TLZ") && sync" "$PACK_TLZ"
-time_cmd pack-zip "rm -f $(q "$ZIP") && sync" "$PACK_ZIP"
+# bench_corpus NAME: every measurement of one corpus, keys prefixed NAME/.
+bench_corpus() {
+    local c="$1" dir runs
+    dir="$(corpus "$c")"
+    case "$c" in pydocs) runs="$RUNS" ;; multi) runs=$((RUNS < 3 ? RUNS : 3)) ;; big) runs=1 ;; esac
+    FILES[$c]="$(find "$dir" -type f | wc -l)"
+    BYTES[$c]="$(du -sb --apparent-size "$dir" | cut -f1)"
+    say "== $c: ${FILES[$c]} files, ${BYTES[$c]} bytes, $runs run(s) per command"
+    local arc="$WORK/$c.webarc" best="$WORK/$c.best.webarc" tlz="$WORK/$c.tar.lz4" tzst="$WORK/$c.tar.zst"
+    local zip="$WORK/$c.zip" zim="$WORK/$c.zim" out="$WORK/out"
 
-rm -f "$ARC" "$TLZ" "$ZIP"
-peak_rss pack-webarc "$PACK_WEBARC"
-rm -f "$TLZ"; peak_rss pack-tlz "$PACK_TLZ"
-rm -f "$ZIP"; peak_rss pack-zip "$PACK_ZIP"
-for f in "$ARC" "$TLZ" "$ZIP"; do [[ -s "$f" ]] || die "$f was not written"; done
-SIZE_WEBARC="$(stat -c %s "$ARC")"
-SIZE_TLZ="$(stat -c %s "$TLZ")"
-SIZE_ZIP="$(stat -c %s "$ZIP")"
+    local pack_webarc pack_best pack_tlz pack_tzst pack_zip
+    pack_webarc="$(q "$WEBARC") pack $(q "$dir") -o $(q "$arc") --quiet"
+    pack_best="$(q "$WEBARC") pack $(q "$dir") -o $(q "$best") --best --quiet"
+    pack_tlz="tar -cf - -C $(q "$dir") . | lz4 -1 -q > $(q "$tlz")"
+    pack_tzst="tar -cf - -C $(q "$dir") . | zstd -3 --long=27 -q > $(q "$tzst")"
+    pack_zip="cd $(q "$dir") && zip -qr $(q "$zip") ."
+    say "pack"
+    time_cmd "$c/pack-webarc" "$runs" "rm -f $(q "$arc") && sync" "$pack_webarc" direct
+    time_cmd "$c/pack-tlz" "$runs" "rm -f $(q "$tlz") && sync" "$pack_tlz"
+    rm -f "$arc" "$tlz"
+    peak_rss "$c/pack-webarc" "$pack_webarc"
+    peak_rss "$c/pack-tlz" "$pack_tlz"
+    rm -f "$tzst"; time_cmd "$c/pack-tzst" 1 "" "$pack_tzst"
+    if [[ "$c" != big ]]; then
+        rm -f "$best"; time_cmd "$c/pack-best" 1 "" "$pack_best" direct
+        SIZE[$c/best]="$(stat -c %s "$best")"
+    fi
+    if [[ "$c" == pydocs ]]; then
+        rm -f "$zip"; time_cmd "$c/pack-zip" 1 "" "$pack_zip"
+        SIZE[$c/zip]="$(stat -c %s "$zip")"
+        if [[ -z "${NO_ZIM:-}" ]]; then
+            # zimwriterfs wants a 48×48 PNG inside the folder: a hard-linked copy gets one.
+            rm -rf "$WORK/zimdir"; cp -al "$dir" "$WORK/zimdir"
+            python3 -c 'import struct, sys, zlib
+def chunk(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+raw = b"".join(b"\0" + b"\x33\x66\x99" * 48 for _ in range(48))
+sys.stdout.buffer.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 48, 48, 8, 2, 0, 0, 0))
+    + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))' > "$WORK/zimdir/webarc-bench-illustration.png"
+            time_cmd "$c/pack-zim" 1 "rm -f $(q "$zim")" "zimwriterfs -j -w index.html -I webarc-bench-illustration.png -l eng -t pydocs -d bench -c bench -p bench $(q "$WORK/zimdir") $(q "$zim")" direct
+            SIZE[$c/zim]="$(stat -c %s "$zim")"
+            rm -rf "$WORK/zimdir"
+        fi
+    fi
+    for f in "$arc" "$tlz" "$tzst"; do [[ -s "$f" ]] || die "$f was not written"; done
+    SIZE[$c/webarc]="$(stat -c %s "$arc")"
+    SIZE[$c/tlz]="$(stat -c %s "$tlz")"
+    SIZE[$c/tzst]="$(stat -c %s "$tzst")"
 
-# What whole-body dedup plus per-body LZ4 -1 weighs before any index: the sum of `lz4 -1` over
-# each distinct file. A reference for the size goal, since tar | lz4 compresses across files.
-say "per-file lz4 -1 over distinct files"
-SIZE_PERFILE="$(find "$COPY" -type f -print0 | xargs -0 md5sum | sort -u -k1,1 | cut -c35- |
-    while IFS= read -r f; do lz4 -1 -c -q "$f" | wc -c; done | awk '{s += $1} END {print s + 0}')"
+    say "unpack"
+    time_cmd "$c/unpack-webarc" "$runs" "rm -rf $(q "$out") && sync" "$(q "$WEBARC") unpack $(q "$arc") -o $(q "$out") --quiet" direct
+    local unpacked
+    unpacked="$(find "$out" -type f 2>/dev/null | wc -l)"
+    ((unpacked == FILES[$c])) || say "warning: webarc unpack wrote $unpacked files, the corpus has ${FILES[$c]}"
+    time_cmd "$c/unpack-tlz" "$runs" "rm -rf $(q "$out") && mkdir $(q "$out") && sync" "lz4 -dc $(q "$tlz") | tar -xf - -C $(q "$out")"
+    rm -rf "$out"
 
-# --- unpack --------------------------------------------------------------------------------------
+    say "verify"
+    time_cmd "$c/verify-webarc" "$runs" "" "$(q "$WEBARC") verify $(q "$arc") --quiet" direct
+    time_cmd "$c/verify-tlz" "$runs" "" "lz4 -tq $(q "$tlz")" direct
+    peak_rss "$c/verify-webarc" "$(q "$WEBARC") verify $(q "$arc") --quiet"
 
-say "unpack"
-time_cmd unpack-webarc "rm -rf $(q "$OUT") && sync" "$(q "$WEBARC") unpack $(q "$ARC") -o $(q "$OUT") --quiet" direct
-UNPACKED="$(find "$OUT" -type f 2>/dev/null | wc -l)"
-((UNPACKED == FILES)) || say "warning: webarc unpack wrote $UNPACKED files, the corpus has $FILES"
-time_cmd unpack-tlz "rm -rf $(q "$OUT") && mkdir $(q "$OUT") && sync" "lz4 -dc $(q "$TLZ") | tar -xf - -C $(q "$OUT")"
-time_cmd unpack-zip "rm -rf $(q "$OUT") && sync" "unzip -q $(q "$ZIP") -d $(q "$OUT")" direct
-rm -rf "$OUT"
+    if [[ "$c" == pydocs ]]; then
+        say "one file: $CAT_PATH"
+        "$WEBARC" cat "$arc" "$CAT_ARG" | cmp -s - "$dir/$CAT_PATH" || say "warning: webarc cat ARCHIVE $CAT_ARG does not print the bytes of $dir/$CAT_PATH"
+        time_cmd "$c/cat-webarc" $((RUNS * 4)) "" "$(q "$WEBARC") cat $(q "$arc") $(q "$CAT_ARG")" direct
+        time_cmd "$c/cat-zip" $((RUNS * 4)) "" "unzip -p $(q "$zip") $(q "$CAT_PATH")" direct
+    fi
+    rm -f "$arc" "$best" "$tlz" "$tzst" "$zip" "$zim"
+}
 
-# --- verify --------------------------------------------------------------------------------------
-
-say "verify"
-time_cmd verify-webarc "" "$(q "$WEBARC") verify $(q "$ARC") --quiet" direct
-time_cmd verify-tlz "" "lz4 -tq $(q "$TLZ")" direct
-time_cmd verify-zip "" "unzip -tq $(q "$ZIP")" direct
-
-# --- one URL from a fresh process ----------------------------------------------------------------
-
-say "one URL: $BASE_URL$CAT_PATH"
-CAT_URL="$BASE_URL$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1]))' "$CAT_PATH")"
-if ! "$WEBARC" cat "$ARC" "$CAT_URL" | cmp -s - "$CORPUS/$CAT_PATH"; then
-    say "warning: webarc cat $CAT_URL does not print the bytes of $CORPUS/$CAT_PATH"
-fi
-time_cmd cat-webarc "" "$(q "$WEBARC") cat $(q "$ARC") $(q "$CAT_URL")" direct
-time_cmd cat-tlz "" "lz4 -dc $(q "$TLZ") | tar -xOf - $(q "./$CAT_PATH")"
-time_cmd cat-zip "" "unzip -p $(q "$ZIP") $(q "$CAT_PATH")" direct
+for c in "${CORPUS_NAMES[@]}"; do bench_corpus "$c"; done
 
 # --- report --------------------------------------------------------------------------------------
 
 # One awk program formats every figure, so units and rounding are consistent.
 fmt() {
     awk -v kind="$1" -v a="$2" -v b="${3:-}" -v goal="${4:-}" 'BEGIN {
+        if (a == "" || (kind != "time" && kind != "bytes" && kind != "kib" && b == "")) { printf "–"; exit }
         if (kind == "time") {
             if (a >= 1) printf "%.2f s", a; else if (a >= 0.01) printf "%.0f ms", a * 1000; else printf "%.1f ms", a * 1000
         } else if (kind == "bytes") {
@@ -256,43 +306,104 @@ fmt() {
         } else if (kind == "ratio") {
             if (b + 0 == 0) { printf "n/a"; exit }
             printf "%.2f", a / b
-        } else if (kind == "met") {
-            if (b + 0 == 0) { printf "n/a"; exit }
-            printf "%s", (a / b <= goal + 0) ? "yes" : "**no**"
         }
     }'
 }
 
-t() { fmt time "${MEDIAN[$1]}"; }
+# goal_row LABEL A B GOAL [UNIT]: one table row: the ratio A/B per corpus, the goal, and met.
+ROWS=""
+MET=0
+MISSED=0
+row() {
+    local label="$1" goal="$2" kind="$3"; shift 3
+    local line="| $label |" all_met=1 any=0
+    for c in "${CORPUS_NAMES[@]}"; do
+        local a b cell
+        a="$(eval "echo \"\${$1[\$c]:-}\"" 2>/dev/null)"; b="$(eval "echo \"\${$2[\$c]:-}\"" 2>/dev/null)"
+        if [[ -z "$a" || -z "$b" ]]; then line+=" – |"; continue; fi
+        any=1
+        if [[ "$kind" == ratio ]]; then
+            cell="$(fmt ratio "$a" "$b")"
+            if [[ -n "$goal" ]] && ! awk -v r="$cell" -v g="$goal" 'BEGIN {exit !(r + 0 <= g + 0)}'; then all_met=0; cell="**$cell**"; fi
+        else
+            cell="$(fmt kib "$a")"
+            if [[ -n "$goal" ]] && ! awk -v r="$a" -v g="$goal" 'BEGIN {exit !(r / 1024 <= g + 0)}'; then all_met=0; cell="**$cell**"; fi
+        fi
+        line+=" $cell |"
+    done
+    if [[ -z "$goal" ]]; then
+        line+=" | |"
+    elif ((any)); then
+        if ((all_met)); then line+=" $( [[ "$kind" == ratio ]] && echo "≤ $goal" || echo "≤ $goal MiB") | yes |"; MET=$((MET + 1))
+        else line+=" $( [[ "$kind" == ratio ]] && echo "≤ $goal" || echo "≤ $goal MiB") | **no** |"; MISSED=$((MISSED + 1)); fi
+    else
+        line+=" | |"
+    fi
+    ROWS+="$line"$'\n'
+}
+
+# Per-corpus arrays for row(): each names a figure by corpus.
+declare -A P_W P_T P_RSS V_RSS S_W S_T S_B S_Z S_ZIM S_TZ U_W U_T V_W V_T C_W C_Z S_ZIMP S_BP
+for c in "${CORPUS_NAMES[@]}"; do
+    P_W[$c]="${MEDIAN[$c/pack-webarc]}"; P_T[$c]="${MEDIAN[$c/pack-tlz]}"
+    P_RSS[$c]="${RSS[$c/pack-webarc]}"; V_RSS[$c]="${RSS[$c/verify-webarc]}"
+    S_W[$c]="${SIZE[$c/webarc]}"; S_T[$c]="${SIZE[$c/tlz]}"; S_TZ[$c]="${SIZE[$c/tzst]}"
+    U_W[$c]="${MEDIAN[$c/unpack-webarc]}"; U_T[$c]="${MEDIAN[$c/unpack-tlz]}"
+    V_W[$c]="${MEDIAN[$c/verify-webarc]}"; V_T[$c]="${MEDIAN[$c/verify-tlz]}"
+done
+[[ -z "${SIZE[pydocs/best]:-}" ]] || S_BP[pydocs]="${SIZE[pydocs/best]}"
+[[ -z "${SIZE[pydocs/zim]:-}" ]] || S_ZIMP[pydocs]="${SIZE[pydocs/zim]}"
+[[ -z "${SIZE[multi/best]:-}" ]] || S_B[multi]="${SIZE[multi/best]}"
+[[ -z "${MEDIAN[pydocs/cat-webarc]:-}" ]] || { C_W[pydocs]="${MEDIAN[pydocs/cat-webarc]}"; C_Z[pydocs]="${MEDIAN[pydocs/cat-zip]}"; }
+
+row "pack, webarc ÷ \`tar \\| lz4 -1\` (wall)" 0.6 ratio P_W P_T
+row "pack peak RSS (webarc)" 64 kib P_RSS P_RSS
+row "size, webarc ÷ tar.lz4" 1.0 ratio S_W S_T
+row "size, webarc ÷ \`tar \\| zstd -3 --long=27\`" "" ratio S_W S_TZ
+row "size, \`--best\` ÷ ZIM (zimwriterfs)" 1.3 ratio S_BP S_ZIMP
+row "size, \`--best\` ÷ \`tar \\| zstd -3 --long=27\`" 1.0 ratio S_B S_TZ
+row "unpack, webarc ÷ \`lz4 -d \\| tar x\`" 1.0 ratio U_W U_T
+row "verify, webarc ÷ \`lz4 -t\`" 1.5 ratio V_W V_T
+row "verify peak RSS (webarc)" 64 kib V_RSS V_RSS
+row "one file, fresh process, \`webarc cat\` ÷ \`unzip -p\`" 1.0 ratio C_W C_Z
 
 NOW="$(date '+%Y-%m-%d %H:%M:%S %z')"
 STAMP="$(date '+%Y-%m-%d-%H%M%S')"
 COMMIT="$(git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null || echo 'no commit')"
 [[ -z "$(git -C "$REPO_ROOT" status --porcelain -- Sources Package.swift 2>/dev/null)" ]] || COMMIT="$COMMIT (Sources modified)"
 CPU="$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null || echo unknown)"
+HEADER="| | $(for c in "${CORPUS_NAMES[@]}"; do printf '%s | ' "$c"; done)goal | met |
+|---|$(for c in "${CORPUS_NAMES[@]}"; do printf -- '---|'; done)---|---|"
+
+figures() {
+    local c="$1" k
+    printf -- '- **%s** (%s files, %s): ' "$c" "${FILES[$c]}" "$(fmt bytes "${BYTES[$c]}")"
+    for k in pack-webarc pack-tlz pack-tzst pack-best pack-zip pack-zim unpack-webarc unpack-tlz verify-webarc verify-tlz cat-webarc cat-zip; do
+        [[ -z "${MEDIAN[$c/$k]:-}" ]] || printf '%s %s; ' "$k" "$(fmt time "${MEDIAN[$c/$k]}")"
+    done
+    for k in webarc best tlz tzst zip zim; do
+        [[ -z "${SIZE[$c/$k]:-}" ]] || printf 'size %s %s; ' "$k" "$(fmt bytes "${SIZE[$c/$k]}")"
+    done
+    printf 'peak RSS pack webarc %s, tar|lz4 %s, verify webarc %s\n' "$(fmt kib "${RSS[$c/pack-webarc]}")" \
+        "$(fmt kib "${RSS[$c/pack-tlz]}")" "$(fmt kib "${RSS[$c/verify-webarc]}")"
+}
 
 REPORT="$(cat <<EOF
 # webarc pack benchmark, $NOW
 
-Corpus: \`$CORPUS\` ($FILES files, $(fmt bytes "$BYTES")); webarc packs it with \`--follow-outside\`,
-the peers pack a \`cp -rL\` copy. Times are medians of $RUNS runs after one warm-up ($TIMER),
-pipes run in a shell whose start-up is subtracted. Machine: $(nproc) cores, $CPU, Linux $(uname -r), temp files on
-$(findmnt -no FSTYPE -T "$WORK" 2>/dev/null || echo '?'). webarc: $COMMIT. Peers: lz4 $(lz4 -V 2>&1 | awk '{for (i = 1; i <= NF; i++) if ($i ~ /^v[0-9]/) {sub(/,$/, "", $i); print $i; exit}}'),
-$(tar --version | awk 'NR == 1'), Zip $(zip -v | awk 'NR == 2 {print $4}'), UnZip $(unzip -v | awk 'NR == 1 {print $2}').
+Corpora built by \`Tools/bench/make_corpus.py\` (every tool packs the same folder). Times are
+medians ($TIMER) of $RUNS runs on pydocs, $((RUNS < 3 ? RUNS : 3)) on multi, 1 on big, after one warm-up where
+there is more than one run; pipes run in a shell whose start-up is subtracted. Machine: $(nproc)
+cores, $CPU, Linux $(uname -r), load average at the end $(cut -d' ' -f1-3 /proc/loadavg). webarc:
+$COMMIT. Peers: lz4 $(lz4 -V 2>&1 | awk '{for (i = 1; i <= NF; i++) if ($i ~ /^v[0-9]/) {sub(/,$/, "", $i); print $i; exit}}'), zstd $(zstd -V | awk '{for (i = 1; i <= NF; i++) if ($i ~ /^v[0-9]/) {sub(/,$/, "", $i); print $i; exit}}'),
+$(tar --version | awk 'NR == 1'), Zip $(zip -v | awk 'NR == 2 {print $4}'), UnZip $(unzip -v | awk 'NR == 1 {print $2}'), $(zimwriterfs --version 2>/dev/null | awk 'NR == 1' || echo 'no zimwriterfs') (\`-j\`, no full-text index).
+Goals of issue 11: bold figures miss theirs.
 
-| | webarc | tar \\| lz4 -1 | zip -r | webarc / tar\\|lz4 | webarc / zip | goal | met |
-|---|---|---|---|---|---|---|---|
-| pack | $(t pack-webarc) | $(t pack-tlz) | $(t pack-zip) | $(fmt ratio "${MEDIAN[pack-webarc]}" "${MEDIAN[pack-tlz]}") | $(fmt ratio "${MEDIAN[pack-webarc]}" "${MEDIAN[pack-zip]}") | ≤ 1 × tar\\|lz4 | $(fmt met "${MEDIAN[pack-webarc]}" "${MEDIAN[pack-tlz]}" 1) |
-| archive size | $(fmt bytes "$SIZE_WEBARC") | $(fmt bytes "$SIZE_TLZ") | $(fmt bytes "$SIZE_ZIP") | $(fmt ratio "$SIZE_WEBARC" "$SIZE_TLZ") | $(fmt ratio "$SIZE_WEBARC" "$SIZE_ZIP") | ≤ 1 × .tar.lz4 | $(fmt met "$SIZE_WEBARC" "$SIZE_TLZ" 1) |
-| size / corpus | $(fmt ratio "$SIZE_WEBARC" "$BYTES") | $(fmt ratio "$SIZE_TLZ" "$BYTES") | $(fmt ratio "$SIZE_ZIP" "$BYTES") | | | | |
-| pack peak RSS | $(fmt kib "${RSS[pack-webarc]}") | $(fmt kib "${RSS[pack-tlz]}") | $(fmt kib "${RSS[pack-zip]}") | $(fmt ratio "${RSS[pack-webarc]}" "${RSS[pack-tlz]}") | $(fmt ratio "${RSS[pack-webarc]}" "${RSS[pack-zip]}") | | |
-| unpack | $(t unpack-webarc) | $(t unpack-tlz) | $(t unpack-zip) | $(fmt ratio "${MEDIAN[unpack-webarc]}" "${MEDIAN[unpack-tlz]}") | $(fmt ratio "${MEDIAN[unpack-webarc]}" "${MEDIAN[unpack-zip]}") | | |
-| verify (\`lz4 -t\`, \`unzip -t\`) | $(t verify-webarc) | $(t verify-tlz) | $(t verify-zip) | $(fmt ratio "${MEDIAN[verify-webarc]}" "${MEDIAN[verify-tlz]}") | $(fmt ratio "${MEDIAN[verify-webarc]}" "${MEDIAN[verify-zip]}") | ≤ 2 × lz4 -t | $(fmt met "${MEDIAN[verify-webarc]}" "${MEDIAN[verify-tlz]}" 2) |
-| one URL, fresh process (\`cat\`, \`lz4 -dc \\| tar -xO\`, \`unzip -p\`) | $(t cat-webarc) | $(t cat-tlz) | $(t cat-zip) | $(fmt ratio "${MEDIAN[cat-webarc]}" "${MEDIAN[cat-tlz]}") | $(fmt ratio "${MEDIAN[cat-webarc]}" "${MEDIAN[cat-zip]}") | ≤ 1 × unzip -p | $(fmt met "${MEDIAN[cat-webarc]}" "${MEDIAN[cat-zip]}" 1) |
+$HEADER
+$ROWS
+Goals met: $MET, missed: $MISSED. Figures:
 
-One URL: \`$CAT_URL\`. Minimum times (s): $(for k in pack-webarc pack-tlz pack-zip unpack-webarc unpack-tlz unpack-zip verify-webarc verify-tlz verify-zip cat-webarc cat-tlz cat-zip; do printf '%s %.4f; ' "$k" "${MINIMUM[$k]}"; done | sed 's/; $//').
-Sizes (bytes): corpus $BYTES, webarc $SIZE_WEBARC, tar.lz4 $SIZE_TLZ, zip $SIZE_ZIP;
-\`lz4 -1\` of each distinct file, summed (frames included): $SIZE_PERFILE ($(fmt bytes "$SIZE_PERFILE"), $(fmt ratio "$SIZE_PERFILE" "$SIZE_TLZ") × .tar.lz4).
+$(for c in "${CORPUS_NAMES[@]}"; do figures "$c"; done)
 EOF
 )"
 

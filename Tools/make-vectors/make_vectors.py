@@ -140,7 +140,7 @@ def valid_vectors() -> dict[str, Vector]:
     out: dict[str, Vector] = {}
     plain = {"empty": vv.empty(), "minimal": vv.minimal(), "site": vv.site(), "dedup": vv.dedup(),
              "multichunk": vv.multichunk(), "captures": vv.captures(), "canonical": vv.canonical(SPEC),
-             "collision": vv.collision(), "large": vv.large()}
+             "collision": vv.collision(), "large": vv.large(), "dictionary": vv.dictionary(), "anchors": vv.anchors()}
     for name, recipe in plain.items():
         out[name] = Vector(recipe, write(recipe))
     site = Archive(out["site"].data)
@@ -155,7 +155,7 @@ def valid_vectors() -> dict[str, Vector]:
     out["signed-extra"] = Vector(recipe, sign(write(recipe), recipe["appendix"], KEYS))
     out["newer-minor"] = Vector(vv.newer_base(), newer_minor(vv.newer_base()), crafted=True)
     out["newer-reserved"] = Vector(vv.newer_base(), newer_reserved(vv.newer_base()), crafted=True)
-    out["dictionary"] = Vector(vv.dictionary(), dictionary(vv.dictionary()), crafted=True)
+    assert out["dictionary"].data == dictionary(vv.dictionary()), "the step-13 rule no longer codes v2 against v1"
     return out
 
 
@@ -235,6 +235,18 @@ def check_pins(dumps: dict[str, dict], vectors: dict[str, Vector]) -> None:
     assert dumps["dictionary"]["trailer"]["requiredFeatures"] == 2
     assert [c["codec"] for c in chunks("dictionary")] == [1, 2] or [c["codec"] for c in chunks("dictionary")] == [2, 1]
     assert [b["type"] for b in dumps["signed-extra"]["appendix"]] == [126, 1, 1]
+    assert dumps["anchors"]["trailer"]["requiredFeatures"] == 2
+    by_url = {r["url"].rsplit("/", 1)[-1]: r for r in dumps["anchors"]["records"]}
+    body_chunks = {b["md5"]: b["chunks"] for b in dumps["anchors"]["bodies"]}
+
+    def chunks_of(name):
+        return body_chunks[by_url[name]["bodyMD5"]]
+    a, b, c, d, e, f = (chunks_of(n) for n in ("a.html", "b.html", "c.html", "d.html", "e.bin", "f.html"))
+    assert [x["codec"] for x in a + b + c + d + e + f] == [1, 2, 2, 2, 0, 0, 2], "step 13 codecs"
+    assert b[0]["dictionary"]["offset"] == a[0]["offset"]
+    assert c[0]["dictionary"] == d[0]["dictionary"] and c[0]["dictionary"]["offset"] not in {x["offset"] for x in a + b}
+    assert c[0]["dictionary"]["offset"] + c[0]["dictionary"]["storedLength"] == c[0]["offset"], "dictionary chunk right before C"
+    assert f[0]["dictionary"]["offset"] == e[1]["offset"] and e[1]["rawLength"] < 262_144
 
 
 def stack_json(vectors: dict[str, Vector]) -> dict:

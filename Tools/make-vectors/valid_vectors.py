@@ -341,10 +341,38 @@ def tombstone(url: str, *, method="GET", request_headers=(), date=None) -> dict:
 
 
 def dictionary() -> dict:
-    """Two versions of one page; the writer of the vector codes the second against the first (codec 2)."""
+    """Two versions of one page, written with a dictionary interval of 2 (Appendix C step 13): the
+    first is an anchor, the second is coded against its chunk (codec 2)."""
     v1 = html_page("Changelog", "Version one of a long changelog, kept nearly as it was.", repeat=40)
     v2 = v1.replace("</body>", "<p>One more line in version two.</p>\n</body>")
-    return {"archive": {}, "records": [
+    return {"archive": {}, "writer": {"dictionaryInterval": 2}, "records": [
         response("https://example.com/changelog-v1.html", v1, headers=HTML, mime="text/html", encoding="utf-8"),
         response("https://example.com/changelog.html", v2, headers=HTML, mime="text/html", encoding="utf-8"),
+    ]}
+
+
+def anchors() -> dict:
+    """Appendix C step 13 with a dictionary interval of 3, every case of the rule:
+    position 0 anchor A (codec 1); 1 B against A (codec 2, reference: A's chunk); 2 an empty body;
+    3 anchor: B again, whose only chunk is codec 2, so no chunk can serve as reference; 4 C and 5 D
+    against B's bytes: a dictionary chunk holding them is stored once, right before C's chunk;
+    6 anchor E: a seeded (incompressible) chunk, then text, stored raw untried (step 13's raw rule);
+    7 F against E's last chunk, a raw one, which is its reference."""
+    def page(name: str, words: str) -> str:
+        return html_page(f"Guide: {name}", f"{words} The navigation, header and footer repeat on every page of the guide.",
+                         repeat=12)
+    a, b, c, d, f = (page(n, w) for n, w in (("A", "Start here."), ("B", "Install it."), ("C", "Configure it."),
+                                              ("D", "Run it."), ("F", "Read the log.")))
+    e = seeded_bytes("anchors", 262_144) + ("text after a compressed part. " * 1200).encode()
+    html = dict(headers=HTML, mime="text/html", encoding="utf-8")
+    return {"archive": {}, "writer": {"dictionaryInterval": 3}, "records": [
+        response("https://example.com/a.html", a, **html),
+        response("https://example.com/b.html", b, **html),
+        response("https://example.com/empty.txt", b"", headers=[["Content-Type", "text/plain"]], mime="text/plain"),
+        response("https://example.com/b-again.html", b, **html),
+        response("https://example.com/c.html", c, **html),
+        response("https://example.com/d.html", d, **html),
+        response("https://example.com/e.bin", e, headers=[["Content-Type", "application/octet-stream"]],
+                 mime="application/octet-stream"),
+        response("https://example.com/f.html", f, **html),
     ]}

@@ -29,7 +29,7 @@ import lz4block
 from canonical import ascii_upper, canonical_key, canonical_url
 from schema import (APPENDIX_MAGIC, BODY_LEAF, BODY_REF, BODY_TREE, BOOL, BYTES, DATE, END_MAGIC, FEATURE_DICTIONARY,
                     FEATURE_LAYER, INT, INTERIOR, LEAD_MAGIC, LZ4, LZ4_DICT, MAJOR, MAX_CHUNK, MAX_PAGE, METADATA,
-                    OBJECT, OBJECT_LIST, PAGE_TARGET, RAW, RECORD_LEAF, RECORD_TREE, REDIRECT_STATUSES,
+                    DICTIONARY_SIZE, OBJECT, OBJECT_LIST, PAGE_TARGET, RAW, RECORD_LEAF, RECORD_TREE, REDIRECT_STATUSES,
                     SIGNATURE_BLOCK, SIGNATURE_DOMAIN, STRING, STRING_LIST, TRAILER_MAGIC, UINT)
 
 
@@ -174,6 +174,10 @@ class Model:
     required: int = 0
     optional: int = 0
     body_bytes: dict = field(default_factory=dict)              # md5 -> [(bytes, BodyEntry)], this archive's
+    dictionary_interval: int = 0                                # Appendix C step 13; 0: no dictionaries
+    next_position: int = 0                                      # bodies added so far, duplicates included
+    anchor_dictionary: bytes | None = None                      # the latest anchor's last chunk, last 64 KiB
+    anchor_reference: "Chunk | None" = None                     # the chunk holding it, once known or stored
 
 
 # ---------------------------------------------------------------------------- stage 1: build
@@ -187,6 +191,7 @@ def build(recipe: dict, bases: list | None = None) -> Model:
     """
     bases = bases or []
     model = Model(archive_object(recipe.get("archive", {})))
+    model.dictionary_interval = recipe.get("writer", {}).get("dictionaryInterval", 0)
     for index, record in enumerate(recipe.get("records", [])):
         add_record(model, index, record, bases)
     if bases or any(r.obj.class_name == "Tombstone" for r in model.records) or \
@@ -303,20 +308,51 @@ def flatten_pairs(pairs: list) -> list[str]:
 
 def store_body(model: Model, data: bytes, bases: list) -> BodyEntry:
     """§6.3 deduplication: reuse a body only when its bytes are equal; a new body with a known MD5
-    takes the next free variant. A body a base holds is not stored again (§13)."""
+    takes the next free variant. A body a base holds is not stored again (§13). Appendix C step 13:
+    the body's position decides whether it is an anchor and which dictionary its first chunk has."""
+    position = model.next_position
+    model.next_position += 1
+    interval = model.dictionary_interval
+    is_anchor = interval > 0 and position % interval == 0
+    dictionary = model.anchor_dictionary if interval > 0 and not is_anchor else None
     md5 = hashlib.md5(data).digest()
     same_md5 = model.body_bytes.setdefault(md5, [])
     for stored, entry in same_md5:
         if stored == data:
+            if is_anchor:
+                note_anchor(model, data, entry)
             return entry
     sha = hashlib.sha256(data).digest()
     chunks = base_chunks(data, md5, sha, bases)
     if chunks is None:
-        chunks = [append_chunk(model, data[start:start + MAX_CHUNK]) for start in range(0, len(data), MAX_CHUNK)]
+        chunks, store_raw = [], False
+        for start in range(0, len(data), MAX_CHUNK):
+            chunk = append_chunk(model, data[start:start + MAX_CHUNK], dictionary if start == 0 else None, store_raw)
+            store_raw = store_raw or chunk.codec == RAW
+            chunks.append(chunk)
     entry = BodyEntry(md5, len(same_md5), len(data), sha, chunks)
     same_md5.append((data, entry))
     model.bodies.append(entry)
+    if is_anchor:
+        note_anchor(model, data, entry)
     return entry
+
+
+def note_anchor(model: Model, data: bytes, entry: BodyEntry) -> None:
+    """Appendix C step 13: an anchor's last chunk (its last 64 KiB) is the next bodies' dictionary;
+    the chunk holding it serves as their dictionary reference when it is here and codec 0 or 1."""
+    last_chunk = data[(len(data) - 1) // MAX_CHUNK * MAX_CHUNK:] if data else b""
+    model.anchor_dictionary = last_chunk[-DICTIONARY_SIZE:] or None
+    last = entry.chunks[-1] if entry.chunks else None
+    usable = last is not None and last.layer == 0 and last.codec in (RAW, LZ4)
+    model.anchor_reference = Chunk(last.offset, last.stored_length, last.raw_length, last.codec, last.digest) if usable else None
+
+
+def dictionary_reference(model: Model) -> Chunk:
+    """The anchor's chunk, or a dictionary chunk holding its dictionary, stored here once."""
+    if model.anchor_reference is None:
+        model.anchor_reference = append_chunk(model, model.anchor_dictionary, None, False)
+    return model.anchor_reference
 
 
 def base_chunks(data: bytes, md5: bytes, sha: bytes, bases: list) -> list[Chunk] | None:
@@ -334,11 +370,18 @@ def relayer(c, position: int) -> Chunk:
     return Chunk(c.offset, c.stored_length, c.raw_length, c.codec, c.digest, c.layer + position, bytes(6), dictionary)
 
 
-def append_chunk(model: Model, raw: bytes) -> Chunk:
-    """§6.3, level 1: LZ4 when the block is smaller than the raw bytes, raw otherwise."""
-    block = lz4block.compress(raw)
-    stored, codec = (block, LZ4) if len(block) < len(raw) else (raw, RAW)
-    chunk = Chunk(16 + len(model.body_data), len(stored), len(raw), codec, hashlib.sha256(raw).digest())
+def append_chunk(model: Model, raw: bytes, dictionary: bytes | None, store_raw: bool) -> Chunk:
+    """§6.3 and Appendix C step 13, level 1: raw untried after a raw chunk of the same body;
+    otherwise LZ4 (against `dictionary`: codec 2) when the block is smaller than the raw bytes (and
+    within the 255x ratio bound), raw otherwise. A codec-2 chunk follows its dictionary chunk."""
+    stored, codec = raw, RAW
+    if not store_raw:
+        block = lz4block.compress_with_dict(raw, dictionary) if dictionary else lz4block.compress(raw)
+        if len(block) < len(raw) and len(raw) <= 255 * len(block):
+            stored, codec = block, (LZ4_DICT if dictionary else LZ4)
+    reference = dictionary_reference(model) if codec == LZ4_DICT else None
+    chunk = Chunk(16 + len(model.body_data), len(stored), len(raw), codec, hashlib.sha256(raw).digest(),
+                  dictionary=reference)
     model.body_data += stored
     return chunk
 

@@ -32,13 +32,17 @@ public struct ChunkEntry: Hashable, Sendable {
     /// Empty, or (codec 2) the one dictionary reference that follows the entry.
     private var dictionaryStorage: [ChunkEntry] = []
 
-    init(offset: UInt64, storedLength: UInt32, rawLength: UInt32, codec: Codec, layer: UInt8 = 0, digest: SHA256Hash) {
+    init(
+        offset: UInt64, storedLength: UInt32, rawLength: UInt32, codec: Codec, layer: UInt8 = 0, digest: SHA256Hash,
+        dictionary: ChunkEntry? = nil
+    ) {
         self.offset = offset
         self.storedLength = storedLength
         self.rawLength = rawLength
         codecValue = codec.rawValue
         self.layer = layer
         self.digest = digest
+        dictionaryStorage = dictionary.map { [$0] } ?? []
     }
 
     /// Decodes one entry, and for codec 2 the dictionary reference after it.

@@ -32,10 +32,24 @@ enum FileInput {
         }
     }
 
-    /// Reads a whole regular file.
-    static func readAll(_ path: String) throws -> [UInt8] {
-        var result: [UInt8] = []
-        try forEachPiece(of: path, pieceSize: 1 << 20) { result.append(contentsOf: $0) }
+    /// Reads a whole regular file into one buffer, sized for `expectedSize` bytes (a file that grew
+    /// meanwhile is read to its end all the same).
+    static func readAll(_ path: String, expectedSize: Int = 0) throws -> [UInt8] {
+        let fd = try FileByteSource.openRegularFile(path).descriptor
+        defer { close(fd) }
+        var result = [UInt8](repeating: 0, count: max(expectedSize, 0) + 1)
+        var filled = 0
+        while true {
+            if filled == result.count { result.append(contentsOf: repeatElement(0, count: max(result.count, 1 << 16))) }
+            let got = result.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
+            if got < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                throw WebArcError.io(path: path, operation: "read", errno: errno)
+            }
+            if got == 0 { break }
+            filled += got
+        }
+        result.removeSubrange(filled...)
         return result
     }
 }

@@ -21,9 +21,13 @@ public struct SitePacker {
         public var created: Date?
         /// LZ4 level: 1 fast, 3–12 LZ4HC (see ``ArchiveWriter/Options/compressionLevel``).
         public var compressionLevel: Int
-        /// Files larger than this are streamed through the writer chunk by chunk (memory stays at a
-        /// few chunks whatever their size); smaller ones are read and compressed on every core.
+        /// Bodies per dictionary anchor (spec Appendix C step 13); 0: no dictionaries.
+        public var dictionaryInterval: Int = SitePacker.defaultDictionaryInterval
+        /// Files larger than this stream through the workers chunk by chunk (memory stays at a few
+        /// chunks whatever their size); smaller ones are read whole. Both use every core.
         public var streamingThreshold: UInt64 = SitePacker.parallelLimit
+        /// Threads that read, hash and compress; 0: one per core. The archive's bytes do not depend on it.
+        public var workers = 0
 
         /// Makes options.
         public init(
@@ -80,12 +84,17 @@ public struct SitePacker {
     /// Makes a packer.
     public init(options: Options) { self.options = options }
 
-    /// The level `pack` uses unless told: LZ4HC 3, which on HTML stores about 20% less than the
-    /// fast level and decodes as fast (measured on Debian's Python docs; see the README).
-    public static let defaultLevel = 3
+    /// The level `pack` uses unless told: 1, the fast one, as `lz4` has it; with dictionaries it
+    /// stores about as much as `tar | lz4 -1` at a fraction of LZ4HC's time (issue 11; measured in
+    /// `Tools/bench/pack-bench.sh`).
+    public static let defaultLevel = 1
+    /// The level `--best` means: LZ4HC 12, as `lz4 --best`.
+    public static let bestLevel = 12
+    /// Bodies per dictionary anchor unless told (spec Appendix C step 13).
+    public static let defaultDictionaryInterval = 32
 
-    /// Bodies up to this size are read and compressed in parallel; larger ones stream.
-    public static let parallelLimit: UInt64 = 8 << 20
+    /// Bodies up to this size are read whole; larger ones stream.
+    public static let parallelLimit: UInt64 = 1 << 20
     /// Bytes of prepared bodies held at once.
     static let windowBytes: UInt64 = 16 << 20
 
@@ -114,37 +123,30 @@ public struct SitePacker {
         }
 
         let writer = try ArchiveWriter(
-            path: output, options: .init(overwrite: options.overwrite, compressionLevel: options.compressionLevel))
+            path: output,
+            options: .init(
+                overwrite: options.overwrite, compressionLevel: options.compressionLevel, dictionaryInterval: options.dictionaryInterval))
         let totalBytes = files.reduce(UInt64(0)) { $0 + $1.size }
         var doneBytes: UInt64 = 0
-        var start = 0
-        while start < files.count {
-            var end = start
-            var windowBytes: UInt64 = 0
-            while end < files.count, files[end].size <= options.streamingThreshold, windowBytes < Self.windowBytes {
-                windowBytes += files[end].size
-                end += 1
-            }
-            if end == start {
-                // One large file: progress moves with every piece read, not only when the file is done.
-                let before = doneBytes
-                let body = try writer.failing {
-                    try writer.addBody(contentsOfFile: files[start].readPath) { read in
-                        progress?(start, files.count, before + read, totalBytes)
-                    }
+        let pipeline = PackPipeline(
+            files: files, level: options.compressionLevel, dictionaryInterval: options.dictionaryInterval,
+            firstPosition: writer.anchors.nextPosition, wholeLimit: options.streamingThreshold, windowBytes: Self.windowBytes)
+        try writer.failing {
+            try pipeline.run(workers: options.workers > 0 ? options.workers : ProcessInfo.processInfo.activeProcessorCount) { index, output, slot in
+                let body: StoredBody
+                switch output {
+                case .prepared(let prepared):
+                    body = try writer.addBody(prepared)
+                case .likelyDuplicate(let bytes, let digest):
+                    body = try writer.addBody(likelyDuplicate: bytes, digest: digest)
+                case .streamed:
+                    body = try writer.addBody(chunks: { try pipeline.nextChunk(of: slot) }, end: { slot.streamEnd! })
                 }
-                try addRecords(for: files[start], body: body, writer: writer, summary: &summary)
-                end = start + 1
-            } else {
-                let prepared = try Self.prepare(files[start..<end], level: options.compressionLevel)
-                for (file, body) in zip(files[start..<end], prepared) {
-                    try addRecords(for: file, body: try writer.addBody(body), writer: writer, summary: &summary)
-                }
+                try addRecords(for: files[index], body: body, writer: writer, summary: &summary)
+                doneBytes += files[index].size
+                summary.files = index + 1
+                progress?(index + 1, files.count, doneBytes, totalBytes)
             }
-            for file in files[start..<end] { doneBytes += file.size }
-            summary.files = end
-            progress?(end, files.count, doneBytes, totalBytes)
-            start = end
         }
         let startURL = files.contains { $0.relativePath == "index.html" } ? options.baseURL
             : files.first { $0.relativePath.hasSuffix(".html") }.map { url(for: $0.relativePath) }
@@ -153,16 +155,6 @@ public struct SitePacker {
         summary.statistics = writer.statistics
         summary.startURL = startURL
         return summary
-    }
-
-    /// Reads, hashes and compresses files on every core, keeping their order.
-    static func prepare(_ files: ArraySlice<ScannedFile>, level: Int) throws -> [PreparedBody] {
-        let paths = files.map(\.readPath)
-        let results = UnsafeResults<Result<PreparedBody, any Error>>(count: paths.count)
-        DispatchQueue.concurrentPerform(iterations: paths.count) { index in
-            results.set(index, Result { try PreparedBody(contentsOfFile: paths[index], level: level) })
-        }
-        return try results.values.map { try $0!.get() }
     }
 
     /// The URL of a file: the base URL plus its percent-encoded relative path.
@@ -212,18 +204,6 @@ public struct SitePacker {
             }
         }
     }
-}
-
-/// Slots written by concurrent workers, each index by exactly one worker.
-final class UnsafeResults<T>: @unchecked Sendable {
-    private var storage: [T?]
-    private let lock = NSLock()
-
-    init(count: Int) { storage = Array(repeating: nil, count: count) }
-
-    func set(_ index: Int, _ value: T) { lock.withLock { storage[index] = value } }
-
-    var values: [T?] { lock.withLock { storage } }
 }
 
 extension String {

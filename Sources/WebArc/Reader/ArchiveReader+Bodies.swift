@@ -155,8 +155,14 @@ extension ArchiveReader {
         case .lz4: raw = LZ4.decode(stored, rawLength: Int(chunk.rawLength))
         case .lz4Dictionary:
             let reference = chunk.dictionary!
-            let dictionary = try decode(reference, context, isDictionary: true)
-            raw = LZ4.decode(stored, rawLength: Int(chunk.rawLength), dictionary: dictionary.suffix(ChunkEntry.maxDictionaryLength))
+            let dictionary: [UInt8]
+            if let cached = dictionaryCache.withLock({ $0.value(for: reference) }) {
+                dictionary = cached
+            } else {
+                dictionary = Array(try decode(reference, context, isDictionary: true).suffix(ChunkEntry.maxDictionaryLength))
+                dictionaryCache.withLock { $0.insert(dictionary, for: reference, cost: dictionary.count) }
+            }
+            raw = LZ4.decode(stored, rawLength: Int(chunk.rawLength), dictionary: dictionary[...])
         case nil: raw = nil
         }
         guard let raw else { throw WebArcError.corruptChunk(body: context.body, chunk: context.index, offset: chunk.offset) }

@@ -39,6 +39,9 @@ public final class ArchiveReader: Sendable {
     let tailOffset: UInt64
     let pageCache = Mutex(LRUCache<PageCacheKey, Page>(maxCount: 256, maxCost: 32 << 20))
     let bodyCache = Mutex(LRUCache<BodyReference, BodyEntry>(maxCount: 4096, maxCost: 16 << 20))
+    /// Verified codec-2 dictionaries (the last 64 KiB of a chunk) by the chunk that holds them: a
+    /// writer codes many bodies against one (spec Appendix C step 13).
+    let dictionaryCache = Mutex(LRUCache<ChunkEntry, [UInt8]>(maxCount: 16, maxCost: 1 << 20))
 
     /// Opens the archive at `path`.
     ///

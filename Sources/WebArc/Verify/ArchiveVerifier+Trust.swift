@@ -18,7 +18,7 @@ extension ArchiveVerifier {
     ) -> (report: VerificationReport, trust: TrustDecision?) {
         let reader: ArchiveReader
         do {
-            reader = try ArchiveReader(path: path, mapped: true)
+            reader = try ArchiveReader(path: path)  // bounded memory, as verify(path:)
         } catch {
             return (verify(path: path, progress: progress), nil)
         }

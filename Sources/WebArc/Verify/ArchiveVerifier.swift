@@ -28,9 +28,9 @@ public enum ArchiveVerifier {
     public static func verify(path: String, progress: Progress? = nil) -> VerificationReport {
         let reader: ArchiveReader
         do {
-            // Mapped: verify touches every structure, and slicing a mapping is cheaper than a
-            // positioned read per entry.
-            reader = try ArchiveReader(path: path, mapped: true)
+            // Positioned reads, not a mapping: a mapping grows RSS to the archive's size, and verify
+            // must run in bounded memory on a kiosk (issue 11); one read per chunk costs little.
+            reader = try ArchiveReader(path: path)
         } catch {
             var report = VerificationReport()
             report.checks = ["open"]

@@ -6,27 +6,93 @@ extension ArchiveWriter {
     ///
     /// - Returns: the stored body, possibly one stored earlier with the same bytes.
     public func addBody<D: DataProtocol>(_ bytes: D) throws -> StoredBody {
-        try addBody(PreparedBody(bytes, level: options.compressionLevel))
+        try ensureOpen()
+        let slot = anchors.take()
+        let contiguous = Array(bytes)
+        let prepared = contiguous.withUnsafeBytes {
+            PreparedBody(raw: $0, level: options.compressionLevel, dictionary: slot.dictionary)
+        }
+        return try failing { try commit(prepared, slot: slot) }
     }
 
     /// Adds a body hashed and compressed ahead of time (see ``PreparedBody``).
     public func addBody(_ prepared: PreparedBody) throws -> StoredBody {
         try ensureOpen()
+        let slot = anchors.take()
+        return try failing { try commit(prepared, slot: slot) }
+    }
+
+    /// Adds a body whose MD5 is known and whose bytes probably equal a body added earlier: they
+    /// are compared with it, and only prepared (on this thread) when they are not.
+    func addBody(likelyDuplicate raw: [UInt8], digest: BodyDigest) throws -> StoredBody {
+        try ensureOpen()
+        let slot = anchors.take()
         return try failing {
-            let newChunks = prepared.chunks.map { chunk in { try ChunkEncoder.decode(chunk.stored, entry: ChunkEncoder.entry(for: chunk, at: 0)) } }
-            if let existing = try findEqual(digest: prepared.digest, length: prepared.length, sha256: prepared.sha256, chunks: newChunks) {
+            let pieces = stride(from: 0, to: raw.count, by: ChunkEntry.maxRawLength).map { start in
+                { Array(raw[start..<min(start + ChunkEntry.maxRawLength, raw.count)]) }
+            }
+            if let existing = try findEqual(digest: digest, length: UInt64(raw.count), sha256: nil, chunks: pieces) {
+                if slot.isAnchor { noteAnchor(tail: DictionaryAnchors.tail(ofBody: raw), entry: existing) }
                 return note(existing, deduplicated: true)
             }
-            if let (base, found) = try findInBases(digest: prepared.digest, length: prepared.length, sha256: prepared.sha256, chunks: newChunks) {
-                return note(store(found, from: base, digest: prepared.digest), deduplicated: true)
+            let prepared = raw.withUnsafeBytes {
+                PreparedBody(raw: $0, level: options.compressionLevel, dictionary: slot.dictionary, md5: digest)
             }
+            return try commit(prepared, slot: slot)
+        }
+    }
+
+    /// Stores or deduplicates a prepared body at its position, coding it again first when it was
+    /// prepared with another dictionary than its position's.
+    func commit(_ given: PreparedBody, slot: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?)) throws -> StoredBody {
+        var prepared = given
+        if !prepared.matches(dictionary: slot.dictionary) {
+            let raw = try prepared.chunks.flatMap { try ChunkEncoder.decode($0) }
+            prepared = raw.withUnsafeBytes {
+                PreparedBody(raw: $0, level: options.compressionLevel, dictionary: slot.dictionary, md5: given.digest)
+            }
+        }
+        let newChunks = prepared.chunks.map { chunk in { try ChunkEncoder.decode(chunk) } }
+        let entry: BodyEntry
+        let deduplicated: Bool
+        if let existing = try findEqual(digest: prepared.digest, length: prepared.length, sha256: prepared.sha256, chunks: newChunks) {
+            (entry, deduplicated) = (existing, true)
+        } else if let (base, found) = try findInBases(
+            digest: prepared.digest, length: prepared.length, sha256: prepared.sha256, chunks: newChunks)
+        {
+            (entry, deduplicated) = (store(found, from: base, digest: prepared.digest), true)
+        } else {
             var entries: [ChunkEntry] = []
             for chunk in prepared.chunks {
-                entries.append(ChunkEncoder.entry(for: chunk, at: output.length))
+                let reference = chunk.codec == .lz4Dictionary ? try dictionaryReference() : nil
+                entries.append(ChunkEncoder.entry(for: chunk, at: output.length, dictionaryReference: reference))
                 try output.append(chunk.stored)
             }
-            return note(store(digest: prepared.digest, length: prepared.length, sha256: prepared.sha256, chunks: entries), deduplicated: false)
+            (entry, deduplicated) = (store(digest: prepared.digest, length: prepared.length, sha256: prepared.sha256, chunks: entries), false)
         }
+        if slot.isAnchor {
+            let last = try prepared.chunks.last.map { try ChunkEncoder.decode($0) } ?? []
+            noteAnchor(tail: DictionaryAnchors.tail(ofBody: last), entry: entry)
+        }
+        return note(entry, deduplicated: deduplicated)
+    }
+
+    /// Makes the body just added at an anchor position the dictionary of the next ones.
+    func noteAnchor<C: Collection>(tail: C, entry: BodyEntry) where C.Element == UInt8 {
+        anchors.setAnchor(tail: tail.isEmpty ? nil : LZ4Dictionary(tail), lastChunk: entry.chunks.last)
+    }
+
+    /// The chunk holding the current anchor's dictionary: the anchor's last chunk, or a dictionary
+    /// chunk stored here now, once, when that cannot serve (spec Appendix C step 13).
+    func dictionaryReference() throws -> ChunkEntry {
+        if let reference = anchors.reference { return reference }
+        guard let dictionary = anchors.dictionary else { throw WebArcError.writerClosed }
+        let encoded = dictionary.bytes.withUnsafeBytes { ChunkEncoder.encode($0, level: options.compressionLevel) }
+        let entry = ChunkEncoder.entry(for: encoded, at: output.length)
+        try output.append(encoded.stored)
+        statistics.storedBytes += UInt64(encoded.stored.count)
+        anchors.reference = entry
+        return entry
     }
 
     /// Adds a file's contents, streamed chunk by chunk so memory stays bounded whatever its size.
@@ -35,113 +101,137 @@ extension ArchiveWriter {
     /// - Throws: `io` naming the file when it cannot be read.
     public func addBody(contentsOfFile path: String, progress: ((UInt64) -> Void)? = nil) throws -> StoredBody {
         try ensureOpen()
-        var stream = BodyStream(writer: self)
+        var stream = RawBodyStream(level: options.compressionLevel, slot: anchors.take())
+        var body = BodyStream(writer: self, slot: stream.slot)
         var read: UInt64 = 0
         try failing {
             try FileInput.forEachPiece(of: path) { piece in
-                try stream.append(piece)
+                try stream.append(piece) { try body.append($0) }
                 read += UInt64(piece.count)
                 progress?(read)
             }
+            try stream.flush { try body.append($0) }
         }
-        return try stream.finish()
+        return try body.finish(digest: stream.digest, sha256: stream.sha256Hash, length: stream.length)
     }
 
     /// Adds a body that arrives as an asynchronous sequence of byte pieces of any size.
     public func addBody<S: AsyncSequence>(streaming pieces: S) async throws -> StoredBody where S.Element: DataProtocol {
         try ensureOpen()
-        var stream = BodyStream(writer: self)
+        var stream = RawBodyStream(level: options.compressionLevel, slot: anchors.take())
+        var body = BodyStream(writer: self, slot: stream.slot)
         do {
-            for try await piece in pieces { try stream.append(Array(piece)[...]) }
+            for try await piece in pieces { try stream.append(Array(piece)[...]) { try body.append($0) } }
+            try stream.flush { try body.append($0) }
         } catch {
             cancel()
             throw error
         }
-        return try stream.finish()
+        return try body.finish(digest: stream.digest, sha256: stream.sha256Hash, length: stream.length)
     }
 
-    /// Accumulates a streamed body into 256 KiB chunks written as they fill.
+    /// Adds a body whose chunks were encoded elsewhere and arrive in order (`chunks` returns nil
+    /// after the last), its digests known at the end (`end`).
+    func addBody(
+        chunks: () throws -> ChunkEncoder.Encoded?, end: () -> (digest: BodyDigest, sha256: SHA256Hash, length: UInt64)
+    ) throws -> StoredBody {
+        try ensureOpen()
+        var body = BodyStream(writer: self, slot: anchors.take())
+        try failing {
+            while let chunk = try chunks() { try body.append(chunk) }
+        }
+        let (digest, sha256, length) = end()
+        return try body.finish(digest: digest, sha256: sha256, length: length)
+    }
+
+    /// Writes a body's encoded chunks as they come (after its dictionary chunk, when it needs one
+    /// stored), then keeps them or, when the body equals one stored earlier, rolls them back.
     struct BodyStream {
         let writer: ArchiveWriter
+        let slot: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?)
         let start: UInt64
-        var md5 = Insecure.MD5()
-        var sha256 = SHA256()
-        var pending: [UInt8] = []
-        var entries: [ChunkEntry] = []
-        var length: UInt64 = 0
+        private let referenceBefore: ChunkEntry?
+        private var entries: [ChunkEntry] = []
+        private var sawRaw = false
+        private var lastRaw: [UInt8] = []
 
-        init(writer: ArchiveWriter) {
+        init(writer: ArchiveWriter, slot: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?)) {
             self.writer = writer
+            self.slot = slot
             start = writer.output.length
-            pending.reserveCapacity(ChunkEntry.maxRawLength)
+            referenceBefore = writer.anchors.reference
         }
 
-        mutating func append(_ piece: ArraySlice<UInt8>) throws {
-            piece.withUnsafeBytes {
-                md5.update(bufferPointer: $0)
-                sha256.update(bufferPointer: $0)
+        /// Writes the next chunk, coding it again first if it was coded otherwise than the
+        /// writer's order codes it here.
+        mutating func append(_ given: ChunkEncoder.Encoded) throws {
+            var chunk = given
+            let dictionary = entries.isEmpty ? slot.dictionary : nil
+            if chunk.untried != sawRaw || !PreparedBody.same(chunk.triedDictionary, dictionary) {
+                let raw = try ChunkEncoder.decode(chunk)
+                chunk = raw.withUnsafeBytes {
+                    ChunkEncoder.encode($0, level: writer.options.compressionLevel, dictionary: dictionary, storeRaw: sawRaw, digest: given.digest)
+                }
             }
-            length += UInt64(piece.count)
-            var rest = piece
-            while !rest.isEmpty {
-                let take = min(ChunkEntry.maxRawLength - pending.count, rest.count)
-                pending.append(contentsOf: rest.prefix(take))
-                rest = rest.dropFirst(take)
-                if pending.count == ChunkEntry.maxRawLength { try flushChunk() }
-            }
+            sawRaw = sawRaw || chunk.codec == .raw
+            let reference = chunk.codec == .lz4Dictionary ? try writer.dictionaryReference() : nil
+            entries.append(ChunkEncoder.entry(for: chunk, at: writer.output.length, dictionaryReference: reference))
+            try writer.output.append(chunk.stored)
+            if slot.isAnchor { lastRaw = try ChunkEncoder.decode(chunk) }
         }
 
-        private mutating func flushChunk() throws {
-            let encoded = ChunkEncoder.encode(pending[...], level: writer.options.compressionLevel)
-            entries.append(ChunkEncoder.entry(for: encoded, at: writer.output.length))
-            try writer.output.append(encoded.stored)
-            pending.removeAll(keepingCapacity: true)
-        }
-
-        mutating func finish() throws -> StoredBody {
+        mutating func finish(digest: BodyDigest, sha256: SHA256Hash, length: UInt64) throws -> StoredBody {
             let writer = self.writer
+            let written = entries
             return try writer.failing {
-                if !pending.isEmpty { try flushChunk() }
-                let digest = BodyDigest(md5.finalize())
-                let hash = SHA256Hash(sha256.finalize())
-                let written = entries
                 let loaders = written.map { entry in { try writer.readChunk(entry) } }
-                if let existing = try writer.findEqual(digest: digest, length: length, sha256: hash, chunks: loaders) {
-                    try writer.output.rollBack(to: start)
-                    return writer.note(existing, deduplicated: true)
+                var entry: BodyEntry
+                var deduplicated = true
+                if let existing = try writer.findEqual(digest: digest, length: length, sha256: sha256, chunks: loaders) {
+                    entry = existing
+                } else if let (base, found) = try writer.findInBases(digest: digest, length: length, sha256: sha256, chunks: loaders) {
+                    entry = writer.store(found, from: base, digest: digest)
+                } else {
+                    entry = writer.store(digest: digest, length: length, sha256: sha256, chunks: written)
+                    deduplicated = false
                 }
-                if let (base, found) = try writer.findInBases(digest: digest, length: length, sha256: hash, chunks: loaders) {
+                if deduplicated {
+                    if let created = writer.anchors.reference, created != referenceBefore {
+                        writer.statistics.storedBytes -= UInt64(created.storedLength)
+                    }
                     try writer.output.rollBack(to: start)
-                    return writer.note(writer.store(found, from: base, digest: digest), deduplicated: true)
+                    writer.anchors.reference = referenceBefore
                 }
-                return writer.note(writer.store(digest: digest, length: length, sha256: hash, chunks: written), deduplicated: false)
+                if slot.isAnchor { writer.noteAnchor(tail: DictionaryAnchors.tail(ofBody: lastRaw), entry: entry) }
+                return writer.note(entry, deduplicated: deduplicated)
             }
         }
     }
 
+    /// Reads back and decodes a chunk written to this archive (its dictionary too, for codec 2).
     func readChunk(_ entry: ChunkEntry) throws -> [UInt8] {
-        try ChunkEncoder.decode(try output.read(at: entry.offset, count: Int(entry.storedLength)), entry: entry)
+        let stored = try output.read(at: entry.offset, count: Int(entry.storedLength))
+        let dictionary = try entry.dictionary.map { try readChunk($0) }
+        return try ChunkEncoder.decode(stored, entry: entry, dictionary: dictionary.map { Array($0.suffix(ChunkEntry.maxDictionaryLength)) })
     }
 
     /// Finds a stored body with the same MD5 whose bytes are equal, comparing chunk by chunk.
     ///
     /// MD5 collisions exist, so an equal MD5 alone never merges two bodies (spec §6.3): a body
-    /// whose length or SHA-256 differs is different without reading, and one whose SHA-256 agrees
-    /// is still compared byte for byte.
-    func findEqual(digest: BodyDigest, length: UInt64, sha256: SHA256Hash, chunks newChunks: [() throws -> [UInt8]]) throws -> BodyEntry? {
+    /// whose length or SHA-256 (when known) differs is different without reading, and one whose
+    /// SHA-256 agrees is still compared byte for byte.
+    func findEqual(digest: BodyDigest, length: UInt64, sha256: SHA256Hash?, chunks newChunks: [() throws -> [UInt8]]) throws -> BodyEntry? {
         guard let candidates = bodies[digest] else { return nil }
-        candidateLoop: for candidate in candidates where candidate.length == length && candidate.sha256 == sha256 {
+        for candidate in candidates where candidate.length == length && (sha256 == nil || candidate.sha256 == sha256) {
             if let (base, entry) = fromBases[candidate.reference] {
                 var stored = try base.makeChunkIterator(for: entry)
                 var fresh = newChunks.makeIterator()
                 if try Self.sameBytes({ try stored.next() }, { try fresh.next()?() }) { return candidate }
                 continue
             }
-            guard candidate.chunks.count == newChunks.count else { continue }
-            for (entry, load) in zip(candidate.chunks, newChunks) where try readChunk(entry) != (try load()) {
-                continue candidateLoop
-            }
-            return candidate
+            var stored = candidate.chunks.makeIterator()
+            var fresh = newChunks.makeIterator()
+            if try Self.sameBytes({ try stored.next().map { try readChunk($0) } }, { try fresh.next()?() }) { return candidate }
         }
         return nil
     }
@@ -150,7 +240,7 @@ extension ArchiveWriter {
     /// Appendix C step 11). A candidate with the same MD5, length and SHA-256 is still compared
     /// byte for byte.
     func findInBases(
-        digest: BodyDigest, length: UInt64, sha256: SHA256Hash, chunks newChunks: [() throws -> [UInt8]]
+        digest: BodyDigest, length: UInt64, sha256: SHA256Hash?, chunks newChunks: [() throws -> [UInt8]]
     ) throws -> (base: Int, entry: BodyEntry)? {
         for (position, base) in bases.enumerated() {
             var variant: UInt32 = 0
@@ -162,7 +252,7 @@ extension ArchiveWriter {
                     break
                 }
                 variant += 1
-                guard candidate.length == length, candidate.sha256 == sha256 else { continue }
+                guard candidate.length == length, sha256 == nil || candidate.sha256 == sha256 else { continue }
                 var stored = try base.makeChunkIterator(for: candidate)
                 var fresh = newChunks.makeIterator()
                 guard try Self.sameBytes({ try stored.next() }, { try fresh.next()?() }) else { continue }
@@ -187,7 +277,7 @@ extension ArchiveWriter {
         }
     }
 
-    /// Records a body a base holds under the next free variant of its MD5 here: its chunk entries
+    /// Records a body a base holds under the next free variant of its MD5: its chunk entries
     /// are the base's with `layer` increased by the base's position (1 for the nearest).
     func store(_ found: BodyEntry, from base: Int, digest: BodyDigest) -> BodyEntry {
         let chunks = found.chunks.map { $0.relayered(by: UInt8(base + 1)) }

@@ -22,6 +22,9 @@ extension ArchiveWriter {
 
             var trailer = Trailer(metadata: metadataReference, recordRoot: recordRoot, bodyRoot: bodyRoot)
             if hasTombstones || !metadata.bases.isEmpty { trailer.requiredFeatures.insert(.layer) }
+            if allBodies.contains(where: { $0.chunks.contains { $0.codec == .lz4Dictionary } }) {
+                trailer.requiredFeatures.insert(.dictionaryCodec)
+            }
             trailer.archiveLength = output.length + UInt64(Trailer.size)
             trailer.bodyDataEnd = bodyDataEnd
             trailer.recordCount = UInt64(records.count)

@@ -23,11 +23,15 @@ public final class ArchiveWriter {
         /// LZ4 level for bodies added here: 1 fast (`LZ4_compress_default`, spec Appendix C), 3–12
         /// LZ4HC (smaller, slower to write, as fast to read). Same format either way.
         public var compressionLevel: Int
+        /// Every this many bodies added, one is an anchor whose last chunk is the dictionary of the
+        /// next ones' first chunks (codec 2, spec Appendix C step 13); 0: no dictionaries.
+        public var dictionaryInterval: Int
 
         /// Makes options.
-        public init(overwrite: Bool = false, compressionLevel: Int = 1) {
+        public init(overwrite: Bool = false, compressionLevel: Int = 1, dictionaryInterval: Int = 0) {
             self.overwrite = overwrite
             self.compressionLevel = compressionLevel
+            self.dictionaryInterval = dictionaryInterval
         }
     }
 
@@ -44,6 +48,8 @@ public final class ArchiveWriter {
     /// For a body whose chunks are a base's: that base and its own entry, to read it back.
     var fromBases: [BodyReference: (base: ArchiveReader, entry: BodyEntry)] = [:]
     var records: [PendingRecord] = []
+    /// Positions of the bodies added and the dictionary of the latest anchor (Appendix C step 13).
+    var anchors: DictionaryAnchors
     var hasTombstones = false
     var closed = false
 
@@ -72,6 +78,7 @@ public final class ArchiveWriter {
     public init(path: String, options: Options = Options(), bases: [ArchiveReader] = []) throws {
         self.options = options
         self.bases = bases
+        anchors = DictionaryAnchors(interval: options.dictionaryInterval)
         metadata.bases = bases.map { base in
             BaseArchive(digest: base.archiveDigest, archiveLength: base.archiveLength, name: base.path.split(separator: "/").last.map(String.init))
         }

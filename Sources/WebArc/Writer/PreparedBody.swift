@@ -3,42 +3,78 @@ import Foundation
 
 /// A body hashed and compressed ahead of time, off the writer's thread, so that a packer can use
 /// every core and hand finished bodies to the writer in order.
-public struct PreparedBody: Sendable {
+///
+/// A body prepared without the dictionary the writer's order gives its position (spec Appendix
+/// C step 13) is coded again by the writer, so the archive's bytes never depend on who prepared it.
+public struct PreparedBody: @unchecked Sendable {
     let digest: BodyDigest
     let sha256: SHA256Hash
     let length: UInt64
     let chunks: [ChunkEncoder.Encoded]
 
     /// Hashes (MD5, SHA-256 of the body and of each chunk) and compresses `bytes` into chunks of
-    /// 256 KiB, the last one shorter.
+    /// 256 KiB, the last one shorter, without a dictionary.
     ///
     /// - Parameter level: 1 (fast, `LZ4_compress_default`, the default) or 3–12 (LZ4HC).
     public init<D: DataProtocol>(_ bytes: D, level: Int = 1) {
         let contiguous = Array(bytes)
-        var md5 = Insecure.MD5()
-        var sha256 = SHA256()
-        var chunks: [ChunkEncoder.Encoded] = []
-        var start = 0
-        while start < contiguous.count {
-            let end = min(start + ChunkEntry.maxRawLength, contiguous.count)
-            let slice = contiguous[start..<end]
-            slice.withUnsafeBytes {
-                md5.update(bufferPointer: $0)
-                sha256.update(bufferPointer: $0)
-            }
-            chunks.append(ChunkEncoder.encode(slice, level: level))
-            start = end
-        }
-        digest = BodyDigest(md5.finalize())
-        self.sha256 = SHA256Hash(sha256.finalize())
-        length = UInt64(contiguous.count)
-        self.chunks = chunks
+        self = contiguous.withUnsafeBytes { PreparedBody(raw: $0, level: level, dictionary: nil) }
     }
 
-    /// Reads and prepares a whole file.
+    /// Reads and prepares a whole file, without a dictionary.
     ///
     /// - Throws: `io` when the file cannot be read.
     public init(contentsOfFile path: String, level: Int = 1) throws {
         self.init(try FileInput.readAll(path), level: level)
+    }
+
+    /// Prepares `raw`, its first chunk coded against `dictionary` (spec Appendix C step 13).
+    ///
+    /// A one-chunk body's hash is its chunk's digest, computed once; `md5` is taken when known.
+    init(raw: UnsafeRawBufferPointer, level: Int, dictionary: LZ4Dictionary?, md5: BodyDigest? = nil) {
+        var chunks: [ChunkEncoder.Encoded] = []
+        chunks.reserveCapacity((raw.count + ChunkEntry.maxRawLength - 1) / ChunkEntry.maxRawLength)
+        if let md5 {
+            digest = md5
+        } else {
+            var hasher = Insecure.MD5()
+            hasher.update(bufferPointer: raw)
+            digest = BodyDigest(hasher.finalize())
+        }
+        if raw.count <= ChunkEntry.maxRawLength {
+            let hash = SHA256Hash.of(raw)
+            if raw.count > 0 { chunks.append(ChunkEncoder.encode(raw, level: level, dictionary: dictionary, digest: hash)) }
+            sha256 = hash
+        } else {
+            sha256 = SHA256Hash.of(raw)
+            var start = 0
+            var storeRaw = false
+            while start < raw.count {
+                let end = min(start + ChunkEntry.maxRawLength, raw.count)
+                let chunk = ChunkEncoder.encode(
+                    UnsafeRawBufferPointer(rebasing: raw[start..<end]), level: level, dictionary: start == 0 ? dictionary : nil,
+                    storeRaw: storeRaw)
+                storeRaw = storeRaw || chunk.codec == .raw
+                chunks.append(chunk)
+                start = end
+            }
+        }
+        length = UInt64(raw.count)
+        self.chunks = chunks
+    }
+
+    /// Whether this body was coded as the writer's order codes a body at a position whose
+    /// dictionary is `expected`: its first chunk tried against `expected`.
+    func matches(dictionary expected: LZ4Dictionary?) -> Bool {
+        guard let first = chunks.first else { return true }
+        return Self.same(first.triedDictionary, expected)
+    }
+
+    static func same(_ lhs: LZ4Dictionary?, _ rhs: LZ4Dictionary?) -> Bool {
+        switch (lhs, rhs) {
+        case (nil, nil): return true
+        case let (left?, right?): return left === right || left.hasSameBytes(as: right)
+        default: return false
+        }
     }
 }

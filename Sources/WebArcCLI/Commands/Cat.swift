@@ -8,9 +8,12 @@ struct Cat: ParsableCommand {
         abstract: "Write the body stored for a URL to stdout.",
         discussion: """
             The URL is matched by its canonical form (case of scheme and host, default port, \
-            percent-encoding and dot segments do not matter; the fragment is ignored).
+            percent-encoding and dot segments do not matter; the fragment is ignored). A path \
+            without a scheme is resolved against the archive's base URL (or start URL), as \
+            `unzip -p` names a member.
 
               webarc cat site.webarc http://localhost/index.html
+              webarc cat site.webarc library/functions.html
               webarc cat site.webarc http://localhost/about -L -i
 
             Exit 0 when found, 66 when the archive holds no record for the URL.
@@ -21,7 +24,7 @@ struct Cat: ParsableCommand {
     @Argument(help: "The archive to read: a path or an http(s) URL.")
     var archive: String
 
-    @Argument(help: "The absolute URL to look up.")
+    @Argument(help: "The absolute URL to look up, or a path resolved against the archive's base URL.")
     var url: String
 
     @Option(name: [.customShort("X"), .long], help: "The request method.")
@@ -44,6 +47,8 @@ struct Cat: ParsableCommand {
     /// ``RedirectChain``, which refuses a target outside http(s) and webarc.
     static func write(archive: String, url: String, method: String, includeHeaders: Bool, followRedirects: Bool) throws {
         let reader = try ArchiveOpening.open(archive)
+        var url = url
+        if let resolved = try withFile(archive, { try reader.url(forPath: url) }) { url = resolved }
         let chain = RedirectChain(archives: ReplayArchives(readers: [reader], rules: []))
         func head(_ record: ArchiveRecord) throws {
             guard includeHeaders else { return }

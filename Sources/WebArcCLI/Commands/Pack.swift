@@ -18,6 +18,7 @@ struct Pack: ParsableCommand {
               webarc pack site/ -o site.webarc
               webarc pack /usr/share/doc/python3.11/html -o pydocs.webarc --follow-outside
               webarc pack site/ -o site.webarc --base-url https://kiosk.example/
+              webarc pack site/ -o site.webarc --best
 
             \(ExitCodes.helpText)
             """
@@ -41,8 +42,11 @@ struct Pack: ParsableCommand {
     @Flag(help: "Leave out loops, FIFOs, sockets and unreadable files instead of failing.")
     var skipUnreadable = false
 
-    @Option(help: "LZ4 level: 1 fastest, 3–12 LZ4HC (smaller archive, same read speed).")
+    @Option(help: "LZ4 level: 1 fastest (the default), 3–12 LZ4HC (smaller archive, slower to pack, same read speed).")
     var level: Int = SitePacker.defaultLevel
+
+    @Flag(help: "Smallest archive: LZ4HC level 12, as lz4 --best (same read speed, much slower to pack).")
+    var best = false
 
     @Flag(name: .shortAndLong, help: "Replace the output if it exists.")
     var force = false
@@ -55,6 +59,7 @@ struct Pack: ParsableCommand {
 
     func validate() throws {
         guard (1...12).contains(level) else { throw ValidationError("--level must be 1 to 12, got \(level)") }
+        if best && level != SitePacker.defaultLevel { throw ValidationError("--best and --level exclude each other") }
         if followOutside && skipOutside { throw ValidationError("--follow-outside and --skip-outside exclude each other") }
         guard baseURL.hasPrefix("http://") || baseURL.hasPrefix("https://"), (try? URLKey.canonicalize(baseURL)) != nil else {
             throw ValidationError("--base-url must be an absolute http(s) URL, got \(baseURL)")
@@ -63,7 +68,7 @@ struct Pack: ParsableCommand {
 
     func run() throws {
         let policy: OutsideLinkPolicy = followOutside ? .follow : skipOutside ? .skip : .refuse
-        let packer = SitePacker(options: .init(baseURL: baseURL, outsideLinks: policy, skipUnreadable: skipUnreadable, overwrite: force, compressionLevel: level))
+        let packer = SitePacker(options: .init(baseURL: baseURL, outsideLinks: policy, skipUnreadable: skipUnreadable, overwrite: force, compressionLevel: best ? SitePacker.bestLevel : level))
         let progress = ProgressReporter(label: "packing", quiet: quiet)
         let started = Date()
         let summary: SitePacker.Summary

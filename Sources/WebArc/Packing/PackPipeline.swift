@@ -1,0 +1,256 @@
+import Crypto
+import Foundation
+
+/// Reads, hashes and compresses files on worker threads, a bounded window ahead of the writer,
+/// and hands them to the writer in order on the calling thread.
+///
+/// ```
+///   workers (one per core)                         writer (caller's thread)
+///   file i: read once → MD5 → seen before? ──yes──▶ likely duplicate: compared, not coded
+///                                  │no
+///                                  ▼
+///           SHA-256 → LZ4 (chunk 0 against        prepared body / chunk queue ──▶ append, in order
+///           its anchor's dictionary)
+/// ```
+///
+/// Memory is bounded: whole files up to ``wholeLimit`` are held while in flight, at most
+/// ``windowBytes`` of them; larger files stream through a queue of a few chunks. A file's bytes are
+/// read once and never copied whole again. The archive's bytes do not depend on the number of
+/// workers or their timing: each body's dictionary follows from its position (spec Appendix C
+/// step 13), and a body a worker did not code (a likely duplicate) is coded by the writer when it
+/// turns out new.
+final class PackPipeline: @unchecked Sendable {
+    /// What a worker hands over for one file.
+    enum Output {
+        case prepared(PreparedBody)
+        case likelyDuplicate([UInt8], BodyDigest)
+        case streamed
+    }
+
+    /// One file's place in the window.
+    final class Slot {
+        var output: Output?
+        var chunks: [ChunkEncoder.Encoded] = []
+        var streamEnd: (digest: BodyDigest, sha256: SHA256Hash, length: UInt64)?
+        var failure: (any Error)?
+    }
+
+    /// Files at most this large are read whole; larger ones stream.
+    let wholeLimit: UInt64
+    /// Bytes of whole files in flight at once.
+    let windowBytes: UInt64
+    /// Chunks of a streamed file queued ahead of the writer.
+    static let queuedChunks = 4
+
+    private let paths: [String]
+    private let sizes: [UInt64]
+    private let level: Int
+    private let interval: Int
+    private let firstPosition: Int
+    private let condition = NSCondition()
+    private var slots: [Slot?]
+    private var next = 0
+    private var committed = 0
+    private var inFlight: UInt64 = 0
+    private var cancelled = false
+    private var running = 0
+    /// Anchor file index → the dictionary bytes its dependants use (nil: an empty anchor).
+    private var tails: [Int: [UInt8]?] = [:]
+    /// MD5 and length → the first file index seen with them.
+    private var firstSeen: [BodyKey: Int] = [:]
+
+    private struct BodyKey: Hashable {
+        var digest: BodyDigest
+        var length: Int
+    }
+
+    init(files: [ScannedFile], level: Int, dictionaryInterval: Int, firstPosition: Int, wholeLimit: UInt64, windowBytes: UInt64) {
+        paths = files.map(\.readPath)
+        sizes = files.map(\.size)
+        self.level = level
+        interval = dictionaryInterval
+        self.firstPosition = firstPosition
+        self.wholeLimit = wholeLimit
+        self.windowBytes = windowBytes
+        slots = Array(repeating: nil, count: files.count)
+    }
+
+    /// Runs the workers and calls `commit` for each file in order with the writer-side handle.
+    ///
+    /// - Throws: the first error of a worker (naming the file) or of `commit`; the workers are
+    ///   stopped before it returns either way.
+    func run(workers: Int, commit: (Int, Output, Slot) throws -> Void) throws {
+        let count = max(1, min(workers, paths.count))
+        let group = DispatchGroup()
+        running = count
+        for _ in 0..<count {
+            group.enter()
+            Thread.detachNewThread { [self] in
+                work()
+                condition.lock()
+                running -= 1
+                condition.broadcast()
+                condition.unlock()
+                group.leave()
+            }
+        }
+        defer {
+            condition.lock()
+            cancelled = true
+            condition.broadcast()
+            condition.unlock()
+            group.wait()
+        }
+        for index in paths.indices {
+            condition.lock()
+            while slots[index]?.output == nil && slots[index]?.failure == nil { condition.wait() }
+            let slot = slots[index]!
+            condition.unlock()
+            if let failure = slot.failure { throw failure }
+            try commit(index, slot.output!, slot)
+            condition.lock()
+            committed = index + 1
+            inFlight -= cost(index)
+            slots[index] = nil
+            if interval > 0, let anchor = anchorIndex(of: index), (index + firstPosition + 1) % interval == 0 { tails[anchor] = nil }
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    /// The next encoded chunk of a streamed file, or nil at its end (then `streamEnd` is set).
+    func nextChunk(of slot: Slot) throws -> ChunkEncoder.Encoded? {
+        condition.lock()
+        defer { condition.unlock() }
+        while slot.chunks.isEmpty && slot.streamEnd == nil && slot.failure == nil { condition.wait() }
+        if let failure = slot.failure { throw failure }
+        if slot.chunks.isEmpty { return nil }
+        let chunk = slot.chunks.removeFirst()
+        condition.broadcast()
+        return chunk
+    }
+
+    private func cost(_ index: Int) -> UInt64 {
+        sizes[index] <= wholeLimit ? sizes[index] : UInt64(Self.queuedChunks * ChunkEntry.maxRawLength)
+    }
+
+    /// The file index of the anchor whose dictionary `index` uses, or nil (dictionaries off, or an
+    /// anchor before the first file).
+    private func anchorIndex(of index: Int) -> Int? {
+        guard let anchor = DictionaryAnchors.anchor(of: index + firstPosition, interval: interval) else { return nil }
+        let anchorIndex = anchor - firstPosition
+        return anchorIndex >= 0 ? anchorIndex : nil
+    }
+
+    private func work() {
+        var cached: (anchor: Int, dictionary: LZ4Dictionary?)?
+        while true {
+            condition.lock()
+            while !cancelled && next < paths.count
+                && !(next == committed || (next - committed < 256 && inFlight + cost(next) <= windowBytes))
+            {
+                condition.wait()
+            }
+            guard !cancelled, next < paths.count else {
+                condition.unlock()
+                return
+            }
+            let index = next
+            next += 1
+            inFlight += cost(index)
+            let slot = Slot()
+            slots[index] = slot
+            condition.unlock()
+            do {
+                let position = index + firstPosition
+                var dictionary: LZ4Dictionary?
+                if !DictionaryAnchors.isAnchor(position, interval: interval), let anchor = anchorIndex(of: index) {
+                    if cached?.anchor != anchor {
+                        cached = (anchor, waitForTail(of: anchor).map { LZ4Dictionary($0) })
+                    }
+                    dictionary = cached?.dictionary
+                }
+                let slotInfo = (position: position, isAnchor: DictionaryAnchors.isAnchor(position, interval: interval), dictionary: dictionary)
+                if sizes[index] <= wholeLimit {
+                    try prepareWhole(index, slot: slot, slotInfo: slotInfo)
+                } else {
+                    try stream(index, slot: slot, slotInfo: slotInfo)
+                }
+            } catch {
+                condition.lock()
+                slot.failure = error
+                if tails.index(forKey: index) == nil { tails[index] = .some(nil) }
+                condition.broadcast()
+                condition.unlock()
+            }
+        }
+    }
+
+    private func waitForTail(of anchor: Int) -> [UInt8]? {
+        condition.lock()
+        defer { condition.unlock() }
+        while tails.index(forKey: anchor) == nil && !cancelled { condition.wait() }
+        return tails[anchor] ?? nil
+    }
+
+    private func publishTail(_ index: Int, _ tail: [UInt8]) {
+        guard interval > 0, DictionaryAnchors.isAnchor(index + firstPosition, interval: interval) else { return }
+        condition.lock()
+        tails[index] = .some(tail.isEmpty ? nil : tail)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func prepareWhole(_ index: Int, slot: Slot, slotInfo: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?)) throws {
+        let bytes = try FileInput.readAll(paths[index], expectedSize: Int(sizes[index]))
+        publishTail(index, Array(DictionaryAnchors.tail(ofBody: bytes)))
+        var md5 = Insecure.MD5()
+        bytes.withUnsafeBytes { md5.update(bufferPointer: $0) }
+        let digest = BodyDigest(md5.finalize())
+        let key = BodyKey(digest: digest, length: bytes.count)
+        condition.lock()
+        let first = firstSeen[key]
+        if first == nil || index < first! { firstSeen[key] = index }
+        condition.unlock()
+        let output: Output
+        if let first, first < index {
+            output = .likelyDuplicate(bytes, digest)
+        } else {
+            output = .prepared(bytes.withUnsafeBytes {
+                PreparedBody(raw: $0, level: level, dictionary: slotInfo.dictionary, md5: digest)
+            })
+        }
+        condition.lock()
+        slot.output = output
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func stream(_ index: Int, slot: Slot, slotInfo: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?)) throws {
+        condition.lock()
+        slot.output = .streamed
+        condition.broadcast()
+        condition.unlock()
+        var raw = RawBodyStream(level: level, slot: slotInfo)
+        var lastPiece: [UInt8] = []
+        func emit(_ chunk: ChunkEncoder.Encoded) throws {
+            condition.lock()
+            defer { condition.unlock() }
+            while slot.chunks.count >= Self.queuedChunks && !cancelled { condition.wait() }
+            if cancelled { throw CancellationError() }
+            slot.chunks.append(chunk)
+            condition.broadcast()
+        }
+        try FileInput.forEachPiece(of: paths[index]) { piece in
+            if slotInfo.isAnchor { lastPiece = Array(piece) }
+            try raw.append(piece, emit: emit)
+        }
+        try raw.flush(emit)
+        // Pieces are chunk-sized, so the last piece is the last chunk.
+        publishTail(index, Array(DictionaryAnchors.tail(ofBody: lastPiece)))
+        condition.lock()
+        slot.streamEnd = (raw.digest, raw.sha256Hash, raw.length)
+        condition.broadcast()
+        condition.unlock()
+    }
+}

@@ -1,0 +1,60 @@
+/// The writer's choice of dictionaries (spec Appendix C step 13): every `interval`-th body added
+/// is an *anchor*, coded without a dictionary; the first chunk of each other new body is coded
+/// against the last chunk of the latest anchor (its last 64 KiB), so pages of one site share their
+/// boilerplate the way consecutive files share it in `tar | lz4`.
+///
+/// Positions count every body added, duplicates and empty bodies included, so a packer that
+/// prepares bodies in parallel knows each body's dictionary from the order of its inputs alone.
+/// The dictionary reference is the anchor's own last chunk when it is stored in this archive as
+/// codec 0 or 1; otherwise (the anchor repeats a body whose last chunk is codec 2, or one held by a
+/// base) a *dictionary chunk* holding those bytes is stored right before the first chunk that
+/// needs it, once per anchor.
+struct DictionaryAnchors {
+    /// Bodies per anchor; 0 turns dictionaries off.
+    let interval: Int
+    /// The position the next body added takes.
+    private(set) var nextPosition = 0
+    /// The latest anchor's dictionary (nil: none yet, or the anchor was empty).
+    private(set) var dictionary: LZ4Dictionary?
+    /// The chunk that holds the dictionary's bytes, once known or stored.
+    var reference: ChunkEntry?
+
+    init(interval: Int) { self.interval = max(0, interval) }
+
+    /// Whether `position` is an anchor's.
+    static func isAnchor(_ position: Int, interval: Int) -> Bool {
+        interval > 0 && position % interval == 0
+    }
+
+    /// The anchor position a body at `position` takes its dictionary from (itself for an anchor),
+    /// or nil when dictionaries are off.
+    static func anchor(of position: Int, interval: Int) -> Int? {
+        interval > 0 ? position - position % interval : nil
+    }
+
+    /// The bytes an anchor body gives its dependants: the last 64 KiB of its last chunk.
+    static func tail<C: BidirectionalCollection>(ofBody body: C) -> C.SubSequence where C.Element == UInt8 {
+        let count = body.count
+        let lastChunk = count == 0 ? 0 : (count - 1) % ChunkEntry.maxRawLength + 1
+        return body.suffix(min(lastChunk, ChunkEntry.maxDictionaryLength))
+    }
+
+    /// Takes the next position: whether it is an anchor's, and the dictionary its first chunk is
+    /// coded against (nil for an anchor, when off, or after an empty anchor).
+    mutating func take() -> (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?) {
+        let position = nextPosition
+        nextPosition += 1
+        let anchor = Self.isAnchor(position, interval: interval)
+        return (position, anchor, anchor ? nil : dictionary)
+    }
+
+    /// Records the anchor just added: its last chunk's tail and, when usable, the chunk holding it.
+    mutating func setAnchor(tail: LZ4Dictionary?, lastChunk: ChunkEntry?) {
+        dictionary = tail
+        if let lastChunk, lastChunk.layer == 0, lastChunk.codec == .raw || lastChunk.codec == .lz4 {
+            reference = lastChunk
+        } else {
+            reference = nil
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Crypto
+
+/// Cuts a body that arrives in pieces into 256 KiB chunks, hashing the body (MD5, SHA-256) and
+/// encoding each chunk as the writer's order does at its position (spec §6.3, Appendix C step 13).
+///
+/// Memory stays at one chunk whatever the body's size. Used by the writer's streaming adds and,
+/// off the writer's thread, by the packer's workers.
+struct RawBodyStream {
+    let level: Int
+    /// The body's position and the dictionary its first chunk is coded against.
+    let slot: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?)
+    private var md5 = Insecure.MD5()
+    private var sha256 = SHA256()
+    private var pending: [UInt8] = []
+    private var chunks = 0
+    private var storeRaw = false
+    private(set) var length: UInt64 = 0
+    private var finalDigest: BodyDigest?
+    private var finalHash: SHA256Hash?
+
+    init(level: Int, slot: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?)) {
+        self.level = level
+        self.slot = slot
+        pending.reserveCapacity(ChunkEntry.maxRawLength)
+    }
+
+    /// Takes the next piece; `emit` gets each chunk as it fills.
+    mutating func append(_ piece: ArraySlice<UInt8>, emit: (ChunkEncoder.Encoded) throws -> Void) throws {
+        piece.withUnsafeBytes {
+            md5.update(bufferPointer: $0)
+            sha256.update(bufferPointer: $0)
+        }
+        length += UInt64(piece.count)
+        var rest = piece
+        while !rest.isEmpty {
+            let take = min(ChunkEntry.maxRawLength - pending.count, rest.count)
+            pending.append(contentsOf: rest.prefix(take))
+            rest = rest.dropFirst(take)
+            if pending.count == ChunkEntry.maxRawLength { try emitPending(emit) }
+        }
+    }
+
+    /// Emits the last, shorter chunk (if any) and fixes the body's digests.
+    mutating func flush(_ emit: (ChunkEncoder.Encoded) throws -> Void) throws {
+        if !pending.isEmpty { try emitPending(emit) }
+        finalDigest = BodyDigest(md5.finalize())
+        finalHash = SHA256Hash(sha256.finalize())
+    }
+
+    private mutating func emitPending(_ emit: (ChunkEncoder.Encoded) throws -> Void) throws {
+        let chunk = ChunkEncoder.encode(pending[...], level: level, dictionary: chunks == 0 ? slot.dictionary : nil, storeRaw: storeRaw)
+        storeRaw = storeRaw || chunk.codec == .raw
+        chunks += 1
+        pending.removeAll(keepingCapacity: true)
+        try emit(chunk)
+    }
+
+    /// The body's MD5, once flushed.
+    var digest: BodyDigest { finalDigest! }
+    /// The body's SHA-256, once flushed.
+    var sha256Hash: SHA256Hash { finalHash! }
+}

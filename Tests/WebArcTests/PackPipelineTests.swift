@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+
+@testable import WebArc
+
+/// The packer's pipeline: parallel workers, a bounded window, likely duplicates, streamed files and
+/// dictionaries by position, all writing the bytes the writer's order gives (spec Appendix C).
+@Suite("Pack pipeline")
+struct PackPipelineTests {
+    /// 75 files (anchors at 0, 32 and 64 with interval 32): HTML pages sharing boilerplate, exact
+    /// duplicates (one at an anchor position, of a page whose only chunk is codec 2), an empty file,
+    /// an incompressible file and text files larger than a chunk.
+    static func makeSite(at root: String) throws -> [String: [UInt8]] {
+        var random = SeededGenerator(seed: 17)
+        let boilerplate = random.text(6000)
+        var files: [String: [UInt8]] = [:]
+        for index in 0..<75 {
+            // Names sort in index order, so a file's position is its index.
+            let name = String(format: "p%03d.html", index)
+            switch index {
+            case 5: files[name] = []
+            case 9: files[name] = random.bytes(300_000)
+            case 20, 40: files[name] = boilerplate + random.text(700_000)
+            case 32: files[name] = files["p001.html"]  // an anchor repeating a codec-2 body
+            case 50, 51: files[name] = files["p010.html"]
+            default: files[name] = boilerplate + random.text(Int.random(in: 100...20_000, using: &random)) + boilerplate.prefix(500)
+            }
+        }
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        for (name, bytes) in files { try Data(bytes).write(to: URL(fileURLWithPath: root + "/" + name)) }
+        return files
+    }
+
+    @Test("workers, window and streaming do not change a byte; dictionaries are used and the archive verifies")
+    func deterministic() throws {
+        let folder = try TemporaryFolder()
+        let files = try Self.makeSite(at: folder.file("site"))
+        var archives: [Data] = []
+        for (workers, threshold) in [(1, UInt64(64 << 10)), (3, UInt64(64 << 10)), (2, UInt64(8 << 20)), (1, UInt64(8 << 20))] {
+            var options = SitePacker.Options()
+            options.workers = workers
+            options.streamingThreshold = threshold
+            let path = folder.file("w\(workers)-\(threshold).webarc")
+            let summary = try SitePacker(options: options).pack(folder: folder.file("site"), to: path)
+            #expect(summary.statistics.bodiesStored == files.count - 3)
+            archives.append(try Data(contentsOf: URL(fileURLWithPath: path)))
+            let reader = try ArchiveReader(path: path)
+            #expect(ArchiveVerifier.verify(reader).passed)
+            #expect(reader.trailer.requiredFeatures.contains(.dictionaryCodec))
+            for (name, bytes) in files {
+                let entry = try #require(try reader.lookup(url: "http://localhost/\(name)"))
+                guard case .response(let response) = entry.record else { Issue.record("\(name) is not a response"); continue }
+                #expect(Array(try reader.body(response.body.reference)) == bytes, "\(name)")
+            }
+        }
+        #expect(Set(archives).count == 1, "archives differ between worker counts or streaming thresholds")
+    }
+
+    @Test("a pack equals the writer's own order: the same bodies added one by one give the same body data")
+    func sameAsWriter() throws {
+        let folder = try TemporaryFolder()
+        let files = try Self.makeSite(at: folder.file("site"))
+        var options = SitePacker.Options()
+        options.streamingThreshold = 64 << 10
+        try SitePacker(options: options).pack(folder: folder.file("site"), to: folder.file("packed.webarc"))
+        let writer = try ArchiveWriter(path: folder.file("written.webarc"), options: .init(dictionaryInterval: SitePacker.defaultDictionaryInterval))
+        for name in files.keys.sorted() { _ = try writer.addBody(files[name]!) }
+        try writer.finish()
+        let packed = try ArchiveReader(path: folder.file("packed.webarc"))
+        let written = try ArchiveReader(path: folder.file("written.webarc"))
+        #expect(packed.trailer.bodyDataEnd == written.trailer.bodyDataEnd)
+        let packedData = try Data(contentsOf: URL(fileURLWithPath: folder.file("packed.webarc")))
+        let writtenData = try Data(contentsOf: URL(fileURLWithPath: folder.file("written.webarc")))
+        #expect(packedData.prefix(Int(packed.trailer.bodyDataEnd)) == writtenData.prefix(Int(written.trailer.bodyDataEnd)))
+    }
+
+    @Test("a body prepared without its position's dictionary is coded again by the writer")
+    func preparedElsewhere() throws {
+        let folder = try TemporaryFolder()
+        var random = SeededGenerator(seed: 3)
+        let shared = random.text(5000)
+        let bodies = (0..<4).map { _ in shared + random.text(3000) }
+        var archives: [Data] = []
+        for prepared in [false, true] {
+            let path = folder.file("p\(prepared).webarc")
+            let writer = try ArchiveWriter(path: path, options: .init(dictionaryInterval: 2))
+            for body in bodies {
+                _ = prepared ? try writer.addBody(PreparedBody(body)) : try writer.addBody(body)
+            }
+            try writer.finish()
+            archives.append(try Data(contentsOf: URL(fileURLWithPath: path)))
+        }
+        #expect(archives[0] == archives[1])
+    }
+}

@@ -50,7 +50,7 @@ struct PackPipelineTests {
             for (name, bytes) in files {
                 let entry = try #require(try reader.lookup(url: "http://localhost/\(name)"))
                 guard case .response(let response) = entry.record else { Issue.record("\(name) is not a response"); continue }
-                #expect(Array(try reader.body(response.body.reference)) == bytes, "\(name)")
+                #expect(Array(try reader.body(response.body)) == bytes, "\(name)")
             }
         }
         #expect(Set(archives).count == 1, "archives differ between worker counts or streaming thresholds")

@@ -30,6 +30,8 @@ Environment:
                            issue 11 needs the URL, http://localhost/CAT_PATH)
   NO_HYPERFINE=1           time with the Python loop even if hyperfine is installed
   NO_ZIM=1                 leave out zimwriterfs (about a minute on pydocs)
+  BEST=FLAGS               what webarc pack is given for its smallest archive (default: --best; a
+                           webarc older than issue 11 needs --level 12)
 
 Missing tools (python3.11-doc sphinx-doc python-django-doc python-flask-doc python-jinja2-doc lz4
 zstd zip unzip zim-tools hyperfine time, libcurl4-openssl-dev for the static build) are
@@ -231,7 +233,7 @@ bench_corpus() {
 
     local pack_webarc pack_best pack_tlz pack_tzst pack_zip
     pack_webarc="$(q "$WEBARC") pack $(q "$dir") -o $(q "$arc") --quiet"
-    pack_best="$(q "$WEBARC") pack $(q "$dir") -o $(q "$best") --best --quiet"
+    pack_best="$(q "$WEBARC") pack $(q "$dir") -o $(q "$best") ${BEST:---best} --quiet"
     pack_tlz="tar -cf - -C $(q "$dir") . | lz4 -1 -q > $(q "$tlz")"
     pack_tzst="tar -cf - -C $(q "$dir") . | zstd -3 --long=27 -q > $(q "$tzst")"
     pack_zip="cd $(q "$dir") && zip -qr $(q "$zip") ."

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -84,12 +85,40 @@ public struct SiteUnpacker {
         }
         try prepare(folder)
         let totalBytes = files.reduce(UInt64(0)) { $0 + $1.length }
-        for (index, file) in files.enumerated() {
-            try write(reader, body: file.body, to: file.path, under: folder)
-            summary.filesWritten += 1
-            summary.bytesWritten += file.length
-            progress?(index + 1, files.count, summary.bytesWritten, totalBytes)
+        // Files are independent: one worker per core decodes, verifies and writes them, each taking
+        // the next file in plan order (folders are created by whichever worker needs them first).
+        let state = Mutex((next: 0, written: 0, bytes: UInt64(0), failure: (any Error)?.none))
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8, files.count))
+        let plan = files.map { (path: $0.path, body: $0.body, length: $0.length) }
+        // The progress callback is called under the lock, one call at a time, never concurrently.
+        let shared = UncheckedSendable((unpacker: self, progress: progress))
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            let (unpacker, progress) = shared.value
+            while true {
+                let index: Int? = state.withLock { state in
+                    guard state.failure == nil, state.next < plan.count else { return nil }
+                    state.next += 1
+                    return state.next - 1
+                }
+                guard let index else { return }
+                let file = plan[index]
+                do {
+                    try unpacker.write(reader, body: file.body, to: file.path, under: folder)
+                    state.withLock {
+                        $0.written += 1
+                        $0.bytes += file.length
+                        progress?($0.written, plan.count, $0.bytes, totalBytes)
+                    }
+                } catch {
+                    state.withLock { if $0.failure == nil { $0.failure = error } }
+                    return
+                }
+            }
         }
+        let outcome = state.withLock { $0 }
+        summary.filesWritten = outcome.written
+        summary.bytesWritten = outcome.bytes
+        if let failure = outcome.failure { throw failure }
         return summary
     }
 
@@ -116,7 +145,11 @@ public struct SiteUnpacker {
                     throw WebArcError.io(path: directory, operation: .creating("create folder (a file or link is in the way)"), errno: EEXIST)
                 }
             } else if mkdir(directory, 0o755) != 0 {
-                throw WebArcError.io(path: directory, operation: .creating("create folder"), errno: errno)
+                // Another worker may have just made it: only a folder that is now there will do.
+                let code = errno
+                guard code == EEXIST, lstat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+                    throw WebArcError.io(path: directory, operation: .creating("create folder"), errno: code)
+                }
             }
         }
         let target = directory + "/" + path.last!
@@ -150,4 +183,11 @@ public struct SiteUnpacker {
             throw WebArcError.io(path: target, operation: .creating("rename onto"), errno: code)
         }
     }
+}
+
+/// A value handed to worker threads whose use the code around it keeps safe (here: a callback
+/// called only under a lock).
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }

@@ -44,7 +44,7 @@ enum FileInput {
             let got = result.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
             if got < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
-                throw WebArcError.io(path: path, operation: "read", errno: errno)
+                throw WebArcError.io(path: path, operation: .transferring("read"), errno: errno)
             }
             if got == 0 { break }
             filled += got

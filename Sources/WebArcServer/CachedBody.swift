@@ -97,6 +97,7 @@ public enum CachedBody: Sendable {
             CachedBody.openDescriptors.wrappingSubtract(handles.count, ordering: .relaxed)
         }
 
+        #if os(Linux)
         private static func write(_ bytes: ByteBuffer, to descriptor: Int32) -> Bool {
             bytes.withUnsafeReadableBytes { raw in
                 var done = 0
@@ -109,5 +110,6 @@ public enum CachedBody: Sendable {
                 return true
             }
         }
+        #endif
     }
 }

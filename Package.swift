@@ -30,11 +30,18 @@ let package = Package(
             pkgConfig: "liblz4",
             providers: [.apt(["liblz4-dev"])]
         ),
+        // Zstandard, for the delta chunks of update archives (codec 3, spec §6.2) only.
+        .systemLibrary(
+            name: "CZstd",
+            pkgConfig: "libzstd",
+            providers: [.apt(["libzstd-dev"])]
+        ),
         // Format, reader, writer, verification. Depends on nothing heavier than liblz4 and swift-crypto.
         .target(
             name: "WebArc",
             dependencies: [
                 "CLZ4",
+                "CZstd",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

@@ -49,6 +49,9 @@ public enum WebArcError: Error, Equatable, Sendable, CustomStringConvertible {
     case badURL(url: String, reason: String)
     /// A layer stack that does not match an update's `bases`.
     case badBase(reason: String)
+    /// An applied update whose result does not match the archive it names (spec §13.1), or an
+    /// update that names none.
+    case badTarget(reason: String)
     /// A chunk stored in a base layer, read from the update archive alone.
     case baseRequired(body: BodyReference, chunk: Int, layer: UInt8)
     /// No signature block, where a trust list asks for one.
@@ -104,6 +107,7 @@ public enum WebArcError: Error, Equatable, Sendable, CustomStringConvertible {
         case .sharedExtent: "shared-extent"
         case .badURL: "bad-url"
         case .badBase: "bad-base"
+        case .badTarget: "bad-target"
         case .baseRequired: "base-required"
         case .unsigned: "unsigned"
         case .untrustedKey: "untrusted-key"
@@ -184,6 +188,7 @@ public enum WebArcError: Error, Equatable, Sendable, CustomStringConvertible {
         case .sharedExtent(let offset, let reason): "shared extent at offset \(Self.hex(offset)): \(reason)"
         case .badURL(let url, let reason): "bad URL \"\(url)\": \(reason)"
         case .badBase(let reason): "the layers do not match the update's bases: \(reason)"
+        case .badTarget(let reason): "the update does not give the archive it names: \(reason)"
         case .baseRequired(let body, let chunk, let layer):
             "body \(body) chunk \(chunk) is stored in base layer \(layer): open the update over its bases"
         case .unsigned: "the archive is not signed: sign it with webarc sign"

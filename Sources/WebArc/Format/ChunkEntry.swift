@@ -15,6 +15,8 @@ public struct ChunkEntry: Hashable, Sendable {
         case lz4 = 1
         /// One LZ4 block decoded with a dictionary: the last 64 KiB of another chunk (feature bit 1).
         case lz4Dictionary = 2
+        /// One Zstandard frame decoded with another chunk's whole bytes as history (feature bit 2).
+        case zstdDelta = 3
     }
 
     /// Absolute offset of the stored bytes (in this archive for layer 0, in a base otherwise).
@@ -29,7 +31,8 @@ public struct ChunkEntry: Hashable, Sendable {
     public var layer: UInt8
     /// SHA-256 of the chunk's decoded bytes.
     public var digest: SHA256Hash
-    /// Empty, or (codec 2) the one dictionary reference that follows the entry.
+    /// Empty, or the one entry that follows this one in a body entry: a codec-2 chunk's dictionary
+    /// reference, or a codec-3 chunk's reference (itself followed by its dictionary when codec 2).
     private var dictionaryStorage: [ChunkEntry] = []
 
     init(
@@ -45,13 +48,18 @@ public struct ChunkEntry: Hashable, Sendable {
         dictionaryStorage = dictionary.map { [$0] } ?? []
     }
 
-    /// Decodes one entry, and for codec 2 the dictionary reference after it.
+    /// Decodes one entry, and the entries that follow it: for codec 2 its dictionary reference, for
+    /// codec 3 its reference and, when that is codec 2, the reference's dictionary reference.
     init(parsing reader: inout ByteReader) throws {
         try self.init(parsingSingle: &reader, what: "chunk entry")
         if codecValue == Codec.lz4Dictionary.rawValue {
-            var dictionary = try ChunkEntry(parsingSingle: &reader, what: "dictionary reference")
-            dictionary.dictionaryStorage = []
-            dictionaryStorage = [dictionary]
+            dictionaryStorage = [try ChunkEntry(parsingSingle: &reader, what: "dictionary reference")]
+        } else if codecValue == Codec.zstdDelta.rawValue {
+            var reference = try ChunkEntry(parsingSingle: &reader, what: "delta reference")
+            if reference.codecValue == Codec.lz4Dictionary.rawValue {
+                reference.dictionaryStorage = [try ChunkEntry(parsingSingle: &reader, what: "dictionary reference")]
+            }
+            dictionaryStorage = [reference]
         }
     }
 
@@ -83,7 +91,26 @@ public struct ChunkEntry: Hashable, Sendable {
     public var codec: Codec? { Codec(rawValue: codecValue) }
 
     /// For a codec-2 chunk, the chunk whose last decoded bytes are its dictionary.
-    public var dictionary: ChunkEntry? { dictionaryStorage.first }
+    public var dictionary: ChunkEntry? { codecValue == Codec.lz4Dictionary.rawValue ? dictionaryStorage.first : nil }
+
+    /// For a codec-3 chunk, the chunk whose decoded bytes are its history.
+    public var reference: ChunkEntry? { codecValue == Codec.zstdDelta.rawValue ? dictionaryStorage.first : nil }
+
+    /// The entries that follow this one in its body entry, each with its role: a codec-2 chunk's
+    /// dictionary reference; a codec-3 chunk's reference and, when that is codec 2, its dictionary.
+    var followingEntries: [(entry: ChunkEntry, role: Role)] {
+        guard let next = dictionaryStorage.first else { return [] }
+        if codecValue == Codec.zstdDelta.rawValue {
+            return [(next, .deltaReference)] + next.followingEntries.map { ($0.entry, .dictionary) }
+        }
+        return [(next, .dictionary)]
+    }
+
+    /// Makes a codec-3 entry: `reference` (as this archive sees it) follows it in the body entry.
+    init(offset: UInt64, storedLength: UInt32, rawLength: UInt32, layer: UInt8 = 0, digest: SHA256Hash, reference: ChunkEntry) {
+        self.init(offset: offset, storedLength: storedLength, rawLength: rawLength, codec: .zstdDelta, layer: layer, digest: digest)
+        dictionaryStorage = [reference]
+    }
 
     /// The entry as an archive `depth` layers above this one sees it: `layer` (and its dictionary
     /// reference's) increased by `depth` (spec Appendix C step 11).
@@ -95,7 +122,7 @@ public struct ChunkEntry: Hashable, Sendable {
     }
 
     /// Bytes the entry takes in a body entry (its dictionary reference included).
-    var encodedSize: Int { Self.size * (1 + dictionaryStorage.count) }
+    var encodedSize: Int { Self.size + dictionaryStorage.reduce(0) { $0 + $1.encodedSize } }
 
     /// The stored extent, or nil when `offset + storedLength` overflows.
     var end: UInt64? {
@@ -103,20 +130,33 @@ public struct ChunkEntry: Hashable, Sendable {
         return overflow ? nil : end
     }
 
+    /// What an entry is to the body entry that holds it.
+    enum Role: Sendable {
+        /// One of the body's chunks: any codec.
+        case chunk
+        /// A codec-2 chunk's dictionary reference: codec 0 or 1.
+        case dictionary
+        /// A codec-3 chunk's reference: codec 0, 1 or 2.
+        case deltaReference
+    }
+
     /// Checks the entry against spec §6.2 and §10 before any byte of it is read: a known codec
-    /// (and no codec 2 for a dictionary reference), then ``boundsProblem(bodyDataEnd:)``.
+    /// allowed in its role, then ``boundsProblem(bodyDataEnd:)``.
     ///
     /// - Parameters:
     ///   - context: the body, the chunk's position in it and the page the body entry was read from.
     ///   - bodyDataEnd: the end of the body data the chunk is stored in (its layer's).
-    ///   - isDictionary: whether this is a codec-2 entry's dictionary reference (codec 0 or 1 only).
+    ///   - role: a chunk, a dictionary reference or a delta reference.
     /// - Throws: `unsupportedCodec`, `corruptIndex` (at the page), `amplification` (at the chunk).
-    func validate(_ context: ChunkContext, bodyDataEnd: UInt64, isDictionary: Bool = false) throws {
+    func validate(_ context: ChunkContext, bodyDataEnd: UInt64, role: Role = .chunk) throws {
         guard let codec else {
             throw WebArcError.unsupportedCodec(codec: codecValue, body: context.body, chunk: context.index, page: context.page)
         }
-        if isDictionary && codec == .lz4Dictionary {
-            throw context.corrupt("a dictionary reference has codec 2")
+        if role == .dictionary && (codec == .lz4Dictionary || codec == .zstdDelta) {
+            throw context.corrupt("a dictionary reference has codec \(codec.rawValue)")
+        }
+        if role == .deltaReference && codec == .zstdDelta {
+            throw context.corrupt("a delta reference has codec 3")
         }
         switch boundsProblem(bodyDataEnd: bodyDataEnd) {
         case .corrupt(let reason)?: throw context.corrupt(reason)
@@ -143,13 +183,20 @@ public struct ChunkEntry: Hashable, Sendable {
         guard storedLength >= 1 else { return .corrupt("stored length 0") }
         if codec == .raw {
             guard storedLength == rawLength else { return .corrupt("raw chunk stores \(storedLength) bytes for \(rawLength)") }
+        } else if codec == .zstdDelta {
+            guard storedLength < rawLength else { return .corrupt("delta chunk stores \(storedLength) bytes for \(rawLength)") }
         } else if UInt64(storedLength) > FormatBounds.maxLZ4StoredLength(rawLength: rawLength) {
             return .corrupt("LZ4 chunk stores \(storedLength) bytes for \(rawLength), over the LZ4 bound")
         }
         guard let end, offset >= UInt64(Lead.size), end <= bodyDataEnd else {
             return .corrupt("extent [\(offset), +\(storedLength)) is outside the body data 16..<\(bodyDataEnd)")
         }
-        if codec != .raw && !FormatBounds.ratioAllowed(stored: storedLength, raw: rawLength) { return .amplification }
+        if codec == .zstdDelta {
+            let allowed = FormatBounds.maxDecodeRatio * UInt64(storedLength) + UInt64(reference?.rawLength ?? 0)
+            if UInt64(rawLength) > allowed { return .amplification }
+        } else if codec != .raw && !FormatBounds.ratioAllowed(stored: storedLength, raw: rawLength) {
+            return .amplification
+        }
         return nil
     }
 }

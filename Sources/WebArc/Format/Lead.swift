@@ -11,7 +11,7 @@ public struct Lead: Equatable, Sendable {
     /// The major version this library reads and writes.
     public static let supportedMajor: UInt16 = 2
     /// The minor version this library writes.
-    public static let currentMinor: UInt16 = 0
+    public static let currentMinor: UInt16 = 1
 
     /// The major version: 2.
     public var majorVersion: UInt16 = Lead.supportedMajor

@@ -8,7 +8,7 @@ enum RecordObjects {
     /// The classes a record tree entry may hold.
     static let recordClasses: Set<String> = ["Response", "Redirect", "Tombstone"]
     /// The classes this library knows; an object of another class is skipped wherever it is met.
-    static let knownClasses: Set<String> = ["Archive", "Request", "Response", "Redirect", "Tombstone", "Base"]
+    static let knownClasses: Set<String> = ["Archive", "Request", "Response", "Redirect", "Tombstone", "Base", "Writer", "Target"]
 
     // MARK: Encoding
 
@@ -20,6 +20,25 @@ enum RecordObjects {
         object.set("baseURL", metadata.baseURL.map { .string($0) })
         object.set("metadata", metadata.entries.isEmpty ? nil : .stringList(metadata.entries.flatMap { [$0.key, $0.value] }))
         object.set("bases", metadata.bases.isEmpty ? nil : .objectList(metadata.bases.map(base)))
+        object.set("writer", metadata.writer.map { .object(writer($0)) })
+        object.set("target", metadata.target.map { .object(target($0)) })
+        return object
+    }
+
+    static func writer(_ recipe: WriterRecipe) -> KeyedObject {
+        var object = KeyedObject(className: "Writer")
+        object.set("level", .uint(UInt64(recipe.level)))
+        object.set("dictionaryInterval", .uint(UInt64(recipe.dictionaryInterval)))
+        object.set("order", recipe.order.isTreeOrder ? nil : .bytes(recipe.order.encoded()))
+        return object
+    }
+
+    static func target(_ target: UpdateTarget) -> KeyedObject {
+        var object = KeyedObject(className: "Target")
+        object.set("digest", .bytes(target.digest))
+        object.set("archiveLength", .uint(target.archiveLength))
+        object.set("archive", .object(archive(target.archive)))
+        object.set("appendix", target.appendix.isEmpty ? nil : .bytes(target.appendix))
         return object
     }
 
@@ -81,7 +100,33 @@ enum RecordObjects {
             created: try object.date("created").map(Date.init(webarcMilliseconds:)), creator: try object.string("creator"),
             startURL: try object.string("startURL"), baseURL: try object.string("baseURL"),
             entries: pairs.map { ArchiveMetadata.Entry($0.0, $0.1) },
-            bases: try (object.objectList("bases", className: "Base") ?? []).map(base))
+            bases: try (object.objectList("bases", className: "Base") ?? []).map(base),
+            writer: try object.object("writer", className: "Writer").map(writer),
+            target: try object.object("target", className: "Target").map(target))
+    }
+
+    static func writer(_ object: DecodedObject) throws -> WriterRecipe {
+        let level = try object.uint("level", required: true)!
+        let interval = try object.uint("dictionaryInterval", required: true)!
+        guard level <= 12, interval <= UInt64(Int32.max) else {
+            throw object.corrupt("writer level \(level) or dictionary interval \(interval) out of range")
+        }
+        let order: InsertionOrder
+        do {
+            order = try object.byteString("order").map(InsertionOrder.init(encoded:)) ?? InsertionOrder()
+        } catch let problem as InsertionOrder.Problem {
+            throw object.corrupt(problem.description)
+        }
+        return WriterRecipe(level: Int(level), dictionaryInterval: Int(interval), order: order)
+    }
+
+    static func target(_ object: DecodedObject) throws -> UpdateTarget {
+        let digest = try object.byteString("digest", required: true)!
+        guard digest.count == 32 else { throw object.corrupt("target digest holds \(digest.count) bytes, not 32") }
+        let archive = try metadata(try object.object("archive", className: "Archive", required: true)!)
+        return UpdateTarget(
+            digest: digest, archiveLength: try object.uint("archiveLength", required: true)!, archive: archive,
+            appendix: try object.byteString("appendix") ?? [])
     }
 
     static func base(_ object: DecodedObject) throws -> BaseArchive {

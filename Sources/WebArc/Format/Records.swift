@@ -268,11 +268,16 @@ public struct ArchiveMetadata: Equatable, Sendable {
     public var entries: [Entry]
     /// For an update archive: its bases, nearest first (spec §13). Non-empty sets feature bit 0.
     public var bases: [BaseArchive]
+    /// How the writer made the archive (spec §7.3 `Writer`); a writer sets it when it finishes,
+    /// whatever the caller gave. Nil in archives written before 2.1.
+    public var writer: WriterRecipe?
+    /// For an update made by a diff: what applying it gives (spec §13.1).
+    public var target: UpdateTarget?
 
     /// Makes metadata; every field is optional.
     public init(
         created: Date? = nil, creator: String? = nil, startURL: String? = nil, baseURL: String? = nil,
-        entries: [Entry] = [], bases: [BaseArchive] = []
+        entries: [Entry] = [], bases: [BaseArchive] = [], writer: WriterRecipe? = nil, target: UpdateTarget? = nil
     ) {
         self.created = created
         self.creator = creator
@@ -280,6 +285,8 @@ public struct ArchiveMetadata: Equatable, Sendable {
         self.baseURL = baseURL
         self.entries = entries
         self.bases = bases
+        self.writer = writer
+        self.target = target
     }
 }
 

@@ -26,8 +26,10 @@ public struct Trailer: Equatable, Sendable {
         public static let layer = Features(rawValue: 1 << 0)
         /// Bit 1: some chunk uses codec 2, LZ4 with a dictionary (spec §6.2).
         public static let dictionaryCodec = Features(rawValue: 1 << 1)
-        /// What this library implements: it accepts both bits at open.
-        public static let supported: Features = [.layer, .dictionaryCodec]
+        /// Bit 2: some chunk uses codec 3, a Zstandard delta against a reference chunk (spec §6.2, 2.1).
+        public static let deltaCodec = Features(rawValue: 1 << 2)
+        /// What this library implements: it accepts these bits at open.
+        public static let supported: Features = [.layer, .dictionaryCodec, .deltaCodec]
     }
 
     /// The major version: 2.

@@ -145,9 +145,9 @@ extension ArchiveReader {
         return try decode(body.chunks[index], context)
     }
 
-    func decode(_ chunk: ChunkEntry, _ context: ChunkContext, isDictionary: Bool = false) throws -> [UInt8] {
+    func decode(_ chunk: ChunkEntry, _ context: ChunkContext, role: ChunkEntry.Role = .chunk) throws -> [UInt8] {
         let store = try self.store(of: chunk, context)
-        try chunk.validate(context, bodyDataEnd: store.trailer.bodyDataEnd, isDictionary: isDictionary)
+        try chunk.validate(context, bodyDataEnd: store.trailer.bodyDataEnd, role: role)
         let stored = try store.source.read(at: chunk.offset, count: Int(chunk.storedLength))
         let raw: [UInt8]?
         switch chunk.codec {
@@ -159,10 +159,15 @@ extension ArchiveReader {
             if let cached = dictionaryCache.withLock({ $0.value(for: reference) }) {
                 dictionary = cached
             } else {
-                dictionary = Array(try decode(reference, context, isDictionary: true).suffix(ChunkEntry.maxDictionaryLength))
+                dictionary = Array(try decode(reference, context, role: .dictionary).suffix(ChunkEntry.maxDictionaryLength))
                 dictionaryCache.withLock { $0.insert(dictionary, for: reference, cost: dictionary.count) }
             }
             raw = LZ4.decode(stored, rawLength: Int(chunk.rawLength), dictionary: dictionary[...])
+        case .zstdDelta:
+            // The reference (verified by its own digest) is decoded for each delta chunk: a body's
+            // delta chunks name different references, and a delta is read once when applied.
+            let history = try decode(chunk.reference!, context, role: .deltaReference)
+            raw = ZstdDelta.decode(stored, rawLength: Int(chunk.rawLength), reference: history)
         case nil: raw = nil
         }
         guard let raw else { throw WebArcError.corruptChunk(body: context.body, chunk: context.index, offset: chunk.offset) }

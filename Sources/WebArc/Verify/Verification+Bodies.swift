@@ -113,8 +113,8 @@ extension Verification {
             if chunk.layer == 0, chunk.storedLength > 0, let end = chunk.end, chunk.offset >= UInt64(Lead.size), end <= bodyDataEnd {
                 chunkExtents.append((chunk.offset, end))
             }
-            if let dictionary = chunk.dictionary, dictionary.layer == 0 {
-                dictionaryExtents.insert(Extent(offset: dictionary.offset, end: dictionary.offset &+ UInt64(dictionary.storedLength)))
+            for (reference, _) in chunk.followingEntries where reference.layer == 0 {
+                dictionaryExtents.insert(Extent(offset: reference.offset, end: reference.offset &+ UInt64(reference.storedLength)))
             }
         }
     }
@@ -133,15 +133,23 @@ extension Verification {
             return outcome
         }
         var layered = false
-        let entries = body.chunks.enumerated().map { ($0, $1, false) }
-            + body.chunks.enumerated().compactMap { index, chunk in chunk.dictionary.map { (index, $0, true) } }
-        for (index, chunk, isDictionary) in entries {
+        let entries = body.chunks.enumerated().map { ($0, $1, ChunkEntry.Role.chunk) }
+            + body.chunks.enumerated().flatMap { index, chunk in chunk.followingEntries.map { (index, $0.entry, $0.role) } }
+        for (index, chunk, role) in entries {
             guard let codec = chunk.codec else {
                 outcome.chunkProblems.append(.unsupportedCodec(codec: chunk.codecValue, body: body.reference, chunk: index, page: page))
                 continue
             }
-            if isDictionary && codec == .lz4Dictionary {
-                outcome.chunkProblems.append(context(index).corrupt("a dictionary reference has codec 2"))
+            if role == .dictionary && (codec == .lz4Dictionary || codec == .zstdDelta) {
+                outcome.chunkProblems.append(context(index).corrupt("a dictionary reference has codec \(codec.rawValue)"))
+                continue
+            }
+            if role == .deltaReference && codec == .zstdDelta {
+                outcome.chunkProblems.append(context(index).corrupt("a delta reference has codec 3"))
+                continue
+            }
+            if codec == .zstdDelta && !features.contains(.deltaCodec) {
+                outcome.chunkProblems.append(context(index).corrupt("codec 3 without required feature bit 2"))
                 continue
             }
             // Features a writer must announce (spec §4.4): a reader that does not know them refuses

@@ -15,6 +15,20 @@ extension ArchiveWriter {
         return try failing { try commit(prepared, slot: slot) }
     }
 
+    /// Adds a body held in memory to an update archive, coding each chunk against its previous
+    /// version (a body of base `previousVersion.base`) when that is shorter (spec Appendix C step 14).
+    ///
+    /// - Returns: the stored body, possibly one stored earlier or held by a base with the same bytes.
+    public func addBody<D: DataProtocol>(_ bytes: D, previousVersion: PreviousVersion?) throws -> StoredBody {
+        try ensureOpen()
+        let slot = anchors.take()
+        let contiguous = Array(bytes)
+        let prepared = contiguous.withUnsafeBytes {
+            PreparedBody(raw: $0, level: options.compressionLevel, dictionary: slot.dictionary)
+        }
+        return try failing { try commit(prepared, slot: slot, previous: previousVersion) }
+    }
+
     /// Adds a body hashed and compressed ahead of time (see ``PreparedBody``).
     public func addBody(_ prepared: PreparedBody) throws -> StoredBody {
         try ensureOpen()
@@ -44,7 +58,9 @@ extension ArchiveWriter {
 
     /// Stores or deduplicates a prepared body at its position, coding it again first when it was
     /// prepared with another dictionary than its position's.
-    func commit(_ given: PreparedBody, slot: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?)) throws -> StoredBody {
+    func commit(
+        _ given: PreparedBody, slot: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?), previous: PreviousVersion? = nil
+    ) throws -> StoredBody {
         var prepared = given
         if !prepared.matches(dictionary: slot.dictionary) {
             let raw = try prepared.chunks.flatMap { try ChunkEncoder.decode($0) }
@@ -63,7 +79,14 @@ extension ArchiveWriter {
             (entry, deduplicated) = (store(found, from: base, digest: prepared.digest), true)
         } else {
             var entries: [ChunkEntry] = []
-            for chunk in prepared.chunks {
+            for (index, chunk) in prepared.chunks.enumerated() {
+                if let previous, let delta = try deltaChunk(chunk, index: index, previous: previous) {
+                    entries.append(ChunkEntry(
+                        offset: output.length, storedLength: UInt32(delta.frame.count), rawLength: UInt32(chunk.rawLength),
+                        digest: chunk.digest, reference: delta.reference))
+                    try output.append(delta.frame)
+                    continue
+                }
                 let reference = chunk.codec == .lz4Dictionary ? try dictionaryReference() : nil
                 entries.append(ChunkEncoder.entry(for: chunk, at: output.length, dictionaryReference: reference))
                 try output.append(chunk.stored)
@@ -208,9 +231,16 @@ extension ArchiveWriter {
         }
     }
 
-    /// Reads back and decodes a chunk written to this archive (its dictionary too, for codec 2).
+    /// Reads back and decodes a chunk written to this archive (its dictionary too, for codec 2; its
+    /// reference in a base, for codec 3).
     func readChunk(_ entry: ChunkEntry) throws -> [UInt8] {
         let stored = try output.read(at: entry.offset, count: Int(entry.storedLength))
+        if let reference = entry.reference {
+            guard let raw = ZstdDelta.decode(stored, rawLength: Int(entry.rawLength), reference: try readBaseChunk(reference)) else {
+                throw WebArcError.corruptChunk(body: BodyReference(digest: BodyDigest.ofEmpty), chunk: 0, offset: entry.offset)
+            }
+            return raw
+        }
         let dictionary = try entry.dictionary.map { try readChunk($0) }
         return try ChunkEncoder.decode(stored, entry: entry, dictionary: dictionary.map { Array($0.suffix(ChunkEntry.maxDictionaryLength)) })
     }

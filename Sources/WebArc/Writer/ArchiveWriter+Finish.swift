@@ -8,30 +8,70 @@ extension ArchiveWriter {
     /// levels bottom up, record leaves, record interior levels bottom up, the metadata page; each
     /// is compressed with LZ4 when that is smaller. On any error the temporary file is removed and
     /// the target path is untouched.
-    /// - Throws: `invalidRecord` when one URL's records need a page over 4 MiB; `io`, or
-    ///   `outputExists` when the path appeared meanwhile and overwriting is off.
-    public func finish() throws {
+    /// The metadata's `writer` becomes this writer's recipe (level, dictionary interval, the order
+    /// records were added in; spec Appendix C step 7), whatever it held.
+    ///
+    /// - Parameters:
+    ///   - expected: the archive digest and length the archive must have (an applied update, spec
+    ///     §13.1): when they differ nothing is written and `badTarget` is thrown.
+    ///   - appendix: bytes appended after the archive (a signature appendix, spec §12.1).
+    /// - Throws: `invalidRecord` when one URL's records need a page over 4 MiB; `badTarget`; `io`,
+    ///   or `outputExists` when the path appeared meanwhile and overwriting is off.
+    public func finish(expected: (digest: [UInt8], archiveLength: UInt64)? = nil, appendix: [UInt8] = []) throws {
         try ensureOpen()
         try failing {
             let bodyDataEnd = output.length
             let allBodies = bodies.values.flatMap { $0 }.sorted { $0.reference < $1.reference }
             let bodyRoot = try writeBodyTree(allBodies)
-            let recordRoot = try writeRecordTree()
+            let sorted = sortedRecords()
+            var treePositions = [Int](repeating: 0, count: sorted.count)
+            for (position, record) in sorted.enumerated() { treePositions[record.order] = position }
+            metadata.writer = WriterRecipe(
+                level: options.compressionLevel, dictionaryInterval: options.dictionaryInterval,
+                order: InsertionOrder(positions: treePositions))
+            let recordRoot = try writeRecordTree(sorted)
             let metadataRaw = MetadataPage.encode(object: RecordObjects.archive(metadata).encoded())
             let metadataReference = try storePage(metadataRaw, height: 0)
 
             var trailer = Trailer(metadata: metadataReference, recordRoot: recordRoot, bodyRoot: bodyRoot)
             if hasTombstones || !metadata.bases.isEmpty { trailer.requiredFeatures.insert(.layer) }
-            if allBodies.contains(where: { $0.chunks.contains { $0.codec == .lz4Dictionary } }) {
+            if allBodies.contains(where: { $0.chunks.contains { $0.codec == .lz4Dictionary || $0.reference?.codec == .lz4Dictionary } }) {
                 trailer.requiredFeatures.insert(.dictionaryCodec)
+            }
+            if allBodies.contains(where: { $0.chunks.contains { $0.codec == .zstdDelta } }) {
+                trailer.requiredFeatures.insert(.deltaCodec)
             }
             trailer.archiveLength = output.length + UInt64(Trailer.size)
             trailer.bodyDataEnd = bodyDataEnd
             trailer.recordCount = UInt64(records.count)
             trailer.bodyCount = UInt64(allBodies.count)
-            try output.append(trailer.serialize())
+            let trailerBytes = trailer.serialize()
+            if let expected {
+                let digest = SHA256Hash.of(trailerBytes).bytes
+                guard digest == expected.digest, trailer.archiveLength == expected.archiveLength else {
+                    throw WebArcError.badTarget(
+                        reason: "the result has archive digest \(SHA256Hash(bytes: digest)!.hex) and length \(trailer.archiveLength), "
+                            + "the update names \((SHA256Hash(bytes: expected.digest)?.hex ?? "?")) and \(expected.archiveLength)")
+                }
+            }
+            try output.append(trailerBytes)
+            if !appendix.isEmpty { try output.append(appendix) }
             try output.commit(overwrite: options.overwrite)
             closed = true
+        }
+    }
+
+    /// The records in record-tree order (spec Appendix C step 5): key, then `captureDate`
+    /// descending (absent last), then insertion order descending.
+    private func sortedRecords() -> [PendingRecord] {
+        records.sorted { lhs, rhs in
+            if lhs.key != rhs.key { return KeyOrder.less(lhs.key, rhs.key) }
+            switch (lhs.date, rhs.date) {
+            case let (left?, right?) where left != right: return left > right
+            case (.some, nil): return true
+            case (nil, .some): return false
+            default: return lhs.order > rhs.order
+            }
         }
     }
 
@@ -47,16 +87,7 @@ extension ArchiveWriter {
 
     /// Writes the record tree's leaves (records grouped by key, each leaf with copies of the body
     /// entries its responses name), then its interior levels, and returns the root's reference.
-    private func writeRecordTree() throws -> PageReference {
-        let sorted = records.sorted { lhs, rhs in
-            if lhs.key != rhs.key { return KeyOrder.less(lhs.key, rhs.key) }
-            switch (lhs.date, rhs.date) {
-            case let (left?, right?) where left != right: return left > right
-            case (.some, nil): return true
-            case (nil, .some): return false
-            default: return lhs.order > rhs.order
-            }
-        }
+    private func writeRecordTree(_ sorted: [PendingRecord]) throws -> PageReference {
         var groups: [[PendingRecord]] = []
         for record in sorted {
             if let last = groups.last?.first, last.key == record.key { groups[groups.count - 1].append(record) } else { groups.append([record]) }

@@ -107,6 +107,7 @@ struct Info: ParsableCommand {
             switch bit {
             case 0: return "layer"
             case 1: return "dictionary-codec"
+            case 2: return "delta-codec"
             default: return "bit \(bit)"
             }
         }

@@ -52,3 +52,11 @@ extension CommandFailure {
         self.init(error.description, code: error.isMissingInput ? ExitCodes.noInput : ExitCodes.ioError)
     }
 }
+
+extension ArchiveOpening {
+    /// Opens `locations` (top first) as a layer stack: each update over the archives right below it.
+    static func stack(_ locations: [String], mapped: Bool = false, cacheMiB: Int? = nil) throws -> LayerStack {
+        let readers = try locations.map { try open($0, mapped: mapped, cacheMiB: cacheMiB) }
+        return try withFile(locations[0]) { try LayerStack(readers) }
+    }
+}

@@ -1,0 +1,47 @@
+/// How a writer made an archive: the choices spec Appendix C leaves open, so that a tool can write
+/// the same bytes again from the same records (an applied update, spec §13.1).
+///
+/// Spec: §7.3 `Writer`, §13.2.
+public struct WriterRecipe: Equatable, Sendable {
+    /// The compression level: 1, or 3 to 12.
+    public var level: Int
+    /// Appendix C step 13's dictionary interval; 0: no dictionaries.
+    public var dictionaryInterval: Int
+    /// The record-tree positions of the records in the order they were given to the writer, as
+    /// runs; empty when that order is the tree's own.
+    public var order: InsertionOrder
+
+    /// Makes a recipe.
+    public init(level: Int, dictionaryInterval: Int, order: InsertionOrder = InsertionOrder()) {
+        self.level = level
+        self.dictionaryInterval = dictionaryInterval
+        self.order = order
+    }
+}
+
+/// What applying an update gives: the archive the update was made from (spec §13.1).
+///
+/// Spec: §7.3 `Target`.
+public struct UpdateTarget: Equatable, Sendable {
+    /// The result's archive digest (32 bytes).
+    public var digest: [UInt8]
+    /// The result's `archiveLength`.
+    public var archiveLength: UInt64
+    /// The result's metadata, with its writer recipe.
+    public var archive: ArchiveMetadata {
+        get { archiveStorage[0] }
+        set { archiveStorage = [newValue] }
+    }
+    /// Holds ``archive`` (an array, since `ArchiveMetadata` holds a target in turn).
+    private var archiveStorage: [ArchiveMetadata]
+    /// The result's appendix, byte for byte (its signatures); empty when it has none.
+    public var appendix: [UInt8]
+
+    /// Makes a target.
+    public init(digest: [UInt8], archiveLength: UInt64, archive: ArchiveMetadata, appendix: [UInt8] = []) {
+        self.digest = digest
+        self.archiveLength = archiveLength
+        archiveStorage = [archive]
+        self.appendix = appendix
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+
+/// Writes an update archive: what turns an old archive (or stack) into a new one (spec §13.1).
+///
+/// ```swift
+/// let old = try LayerStack([try ArchiveReader(path: "site-1.webarc")])
+/// let summary = try UpdateBuilder(old: old, new: try ArchiveReader(path: "site-2.webarc"))
+///     .write(to: "site-1-to-2.webarc")
+/// print(summary.changedKeys, summary.deletedKeys)
+/// ```
+///
+/// The update holds the records of every key whose records differ between the old stack's
+/// layered view and the new archive, a tombstone for every key the new archive dropped, and the
+/// bodies no base holds, each chunk coded against the body the old stack answered the same key
+/// with when that is shorter (a delta, codec 3). Unchanged keys fall through to the bases. Its
+/// `Archive.target` names the new archive (digest, length, metadata with its writer recipe,
+/// appendix), so ``UpdateApplier`` writes the new archive again byte for byte.
+public struct UpdateBuilder {
+    /// The archives the update goes over, top first: they become its bases.
+    public let old: LayerStack
+    /// The archive applying the update must give.
+    public let new: ArchiveReader
+
+    /// What a diff found and wrote.
+    public struct Summary: Sendable, Equatable {
+        /// Keys of the new archive whose records the old stack holds the same.
+        public var unchangedKeys = 0
+        /// Keys whose records differ or are new.
+        public var changedKeys = 0
+        /// Keys the new archive dropped (tombstones).
+        public var deletedKeys = 0
+        /// Bodies added to the update that a base already holds (not stored again).
+        public var bodiesFromBases = 0
+        /// The update's writer statistics.
+        public var statistics = ArchiveWriter.Statistics()
+    }
+
+    /// Makes a builder for the update from `old` (top first) to `new`.
+    public init(old: LayerStack, new: ArchiveReader) {
+        self.old = old
+        self.new = new
+    }
+
+    /// Writes the update to `path` atomically.
+    ///
+    /// - Throws: `badTarget` when the new archive cannot be written again (it has no writer
+    ///   recipe: made before 2.1; or it is itself an update); ``WebArcError`` for damaged input or
+    ///   I/O; nothing is left at `path` on failure.
+    public func write(to path: String, overwrite: Bool = false, progress: ((Int, Int) -> Void)? = nil) throws -> Summary {
+        let newMetadata = try new.metadata
+        guard let recipe = newMetadata.writer else {
+            throw WebArcError.badTarget(reason: "\(new.path) has no writer recipe (written before format 2.1): pack or import it again with this version")
+        }
+        guard newMetadata.bases.isEmpty, newMetadata.target == nil else {
+            throw WebArcError.badTarget(reason: "\(new.path) is itself an update: apply it first, then diff against the result")
+        }
+        var oldGroups: [String: LayeredRecords] = [:]
+        try old.forEachKey { key, records in oldGroups[key] = records }
+        var newGroups: [(key: String, entries: [ArchiveEntry])] = []
+        try new.forEachEntry { entry in
+            if newGroups.last?.key == entry.key { newGroups[newGroups.count - 1].entries.append(entry) } else { newGroups.append((entry.key, [entry])) }
+        }
+
+        let writer = try ArchiveWriter(
+            path: path, options: .init(overwrite: overwrite, compressionLevel: recipe.level, dictionaryInterval: recipe.dictionaryInterval),
+            bases: old.layers)
+        var summary = Summary()
+        try writer.failing {
+            for (done, group) in newGroups.enumerated() {
+                defer { progress?(done + 1, newGroups.count) }
+                let previous = oldGroups.removeValue(forKey: group.key)
+                if let previous, try same(group.entries, previous) {
+                    summary.unchangedKeys += 1
+                    continue
+                }
+                summary.changedKeys += 1
+                let previousBody = try previous.flatMap(previousVersion)
+                // Inserted last first, so that records of one key with one date keep their order
+                // (the tree orders them by insertion, newest first; spec Appendix C step 5).
+                for entry in group.entries.reversed() {
+                    try add(entry.record, to: writer, previous: previousBody, summary: &summary)
+                }
+            }
+            for (_, dropped) in oldGroups.sorted(by: { KeyOrder.less(Array($0.key.utf8), Array($1.key.utf8)) }) {
+                let request = dropped.entries[0].record.request
+                try writer.add(TombstoneRecord(request: RequestRecord(method: request.method, url: request.url)))
+                summary.deletedKeys += 1
+            }
+        }
+        writer.metadata.creator = "webarc 2.1"
+        writer.metadata.startURL = newMetadata.startURL
+        writer.metadata.baseURL = newMetadata.baseURL
+        writer.metadata.target = UpdateTarget(
+            digest: new.archiveDigest, archiveLength: new.archiveLength, archive: newMetadata, appendix: try new.appendixBytes())
+        try writer.finish()
+        summary.statistics = writer.statistics
+        return summary
+    }
+
+    /// Adds one record of the new archive, its body coded against `previous` when it has one.
+    private func add(_ record: ArchiveRecord, to writer: ArchiveWriter, previous: ArchiveWriter.PreviousVersion?, summary: inout Summary) throws {
+        switch record {
+        case .response(var response):
+            let entry = try new.bodyEntry(response.body)
+            let before = writer.statistics.bodiesStored
+            let stored = try BodyTransfer.add(entry, from: new, to: writer, previous: previous)
+            if stored.wasDeduplicated && writer.statistics.bodiesStored > before { summary.bodiesFromBases += 1 }
+            response.body = stored.reference
+            try writer.add(response)
+        case .redirect(let redirect):
+            try writer.add(redirect)
+        case .tombstone(let tombstone):
+            try writer.add(tombstone)
+        }
+    }
+
+    /// Whether the new archive's records of a key equal the old stack's: the same records in the
+    /// same order, bodies compared by length, MD5 and SHA-256 (variants may be numbered otherwise).
+    private func same(_ entries: [ArchiveEntry], _ old: LayeredRecords) throws -> Bool {
+        guard entries.count == old.entries.count else { return false }
+        let oldReader = self.old.layers[old.layer]
+        for (mine, theirs) in zip(entries, old.entries) {
+            switch (mine.record, theirs.record) {
+            case (.response(let left), .response(var right)):
+                let leftBody = try new.bodyEntry(left.body)
+                let rightBody = try oldReader.bodyEntry(right.body)
+                guard leftBody.sha256 == rightBody.sha256, leftBody.length == rightBody.length,
+                    leftBody.reference.digest == rightBody.reference.digest
+                else { return false }
+                right.body = left.body
+                guard left == right else { return false }
+            default:
+                guard mine.record == theirs.record else { return false }
+            }
+        }
+        return true
+    }
+
+    /// The body the old stack answers a key with (its first response with a body), as the base
+    /// that holds it reads it.
+    private func previousVersion(_ old: LayeredRecords) throws -> ArchiveWriter.PreviousVersion? {
+        for entry in old.entries {
+            guard case .response(let response) = entry.record, response.bodyLength > 0 else { continue }
+            let body = try self.old.layers[old.layer].bodyEntry(response.body)
+            return body.length <= BodyTransfer.wholeLimit ? ArchiveWriter.PreviousVersion(base: old.layer, body: body) : nil
+        }
+        return nil
+    }
+}

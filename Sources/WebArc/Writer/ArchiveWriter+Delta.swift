@@ -1,0 +1,43 @@
+extension ArchiveWriter {
+    /// The body a changed body replaces: what a delta chunk is coded against (spec Appendix C
+    /// step 14).
+    public struct PreviousVersion: Sendable {
+        /// The base holding it: its position in the writer's bases (0 for the nearest).
+        public var base: Int
+        /// Its body entry as that base reads it.
+        public var body: BodyEntry
+
+        /// Names the body `body` of base `base`.
+        public init(base: Int, body: BodyEntry) {
+            self.base = base
+            self.body = body
+        }
+    }
+
+    /// Chunk `index` of a new body coded as a Zstandard delta against the previous version's chunk
+    /// at the same position (its last one past its end), or nil when that does not pay.
+    func deltaChunk(
+        _ chunk: ChunkEncoder.Encoded, index: Int, previous: PreviousVersion
+    ) throws -> (frame: [UInt8], reference: ChunkEntry)? {
+        guard previous.base >= 0, previous.base < bases.count, !previous.body.chunks.isEmpty else { return nil }
+        let referenceIndex = min(index, previous.body.chunks.count - 1)
+        let history = try bases[previous.base].decodeChunk(previous.body, index: referenceIndex)
+        let raw = try ChunkEncoder.decode(chunk)
+        let limit = min(chunk.rawLength, chunk.stored.count)
+        let frame = raw.withUnsafeBytes { raw in
+            history.withUnsafeBytes { ZstdDelta.encode(raw, reference: $0, shorterThan: limit) }
+        }
+        guard let frame else { return nil }
+        return (frame, previous.body.chunks[referenceIndex].relayered(by: UInt8(previous.base + 1)))
+    }
+
+    /// Decodes a chunk a base holds, named by its entry as this archive sees it (`layer` ≥ 1).
+    func readBaseChunk(_ entry: ChunkEntry) throws -> [UInt8] {
+        guard entry.layer >= 1, Int(entry.layer) <= bases.count else {
+            throw WebArcError.corruptChunk(body: BodyReference(digest: BodyDigest.ofEmpty), chunk: 0, offset: entry.offset)
+        }
+        let base = bases[Int(entry.layer) - 1]
+        let own = entry.relayered(by: 0 &- entry.layer)
+        return try base.decode(own, ChunkContext(body: BodyReference(digest: BodyDigest.ofEmpty), index: 0, page: 0), role: .deltaReference)
+    }
+}

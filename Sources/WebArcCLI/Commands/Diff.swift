@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import WebArc
+import WebArcCLISupport
+
+struct Diff: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write an update archive: only what changed from an old archive to a new one.",
+        discussion: """
+              webarc diff site-1.webarc site-2.webarc -o site-1-to-2.webarc
+              webarc diff update-1.webarc site-1.webarc site-3.webarc -o update-2.webarc
+
+            The update holds the records of every URL that is new or changed, a tombstone for \
+            every URL the new archive dropped, and only the bodies the old archive does not have; a \
+            body that changed a little (a version stamped into every page) is stored as a delta \
+            against its previous version. Unchanged URLs fall through to the old archive. It names \
+            the new archive by digest, so `webarc apply OLD UPDATE -o NEW` writes the new archive \
+            again byte for byte (its signatures included), and `webarc serve UPDATE OLD` serves it \
+            layered without applying.
+
+            All archives but the last are the old stack, top first (an update, then the archives \
+            it goes over); the update is made over all of them. Before it is renamed into place the \
+            update is applied once to a temporary file to check that it gives the new archive \
+            (--no-check skips that). The new archive must be a plain archive written by webarc 2.1 \
+            or later (it records how it was written).
+            \(ExitCodes.helpText)
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The old archive (or stack, top first), then the new archive.", valueName: "archive"))
+    var archives: [String]
+
+    @Option(name: .shortAndLong, help: "The update archive to write.")
+    var output: String
+
+    @Flag(help: "Replace the output if it exists.")
+    var force = false
+
+    @Flag(help: "Do not apply the update to a temporary file to check it.")
+    var noCheck = false
+
+    @Flag(name: .shortAndLong, help: "No progress or summary on stderr.")
+    var quiet = false
+
+    @Flag(help: "Print a JSON summary on stdout.")
+    var json = false
+
+    func validate() throws {
+        guard archives.count >= 2 else { throw ValidationError("name the old archive and the new archive") }
+    }
+
+    func run() throws {
+        let started = Date()
+        let old = try ArchiveOpening.stack(Array(archives.dropLast()))
+        let new = try ArchiveOpening.open(archives.last!)
+        let progress = ProgressReporter(label: "comparing", quiet: quiet, unit: "URLs")
+        let summary = try withFile(output) {
+            try UpdateBuilder(old: old, new: new).write(to: output, overwrite: force) { done, total in
+                progress.update(items: done, totalItems: total, bytes: 0, totalBytes: 0)
+            }
+        }
+        progress.finish()
+        if !noCheck {
+            let check = ApplyCheck(output: output, bases: Array(archives.dropLast()))
+            try check.run(quiet: quiet)
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? UInt64) ?? 0
+        let newSize = new.fileSize
+        let seconds = Date().timeIntervalSince(started)
+        if json {
+            Output.json([
+                "update": output, "updateBytes": size, "newArchiveBytes": newSize, "unchangedURLs": summary.unchangedKeys,
+                "changedURLs": summary.changedKeys, "deletedURLs": summary.deletedKeys, "bodiesStored": summary.statistics.bodiesStored,
+                "storedBodyBytes": summary.statistics.storedBytes, "checked": !noCheck, "seconds": seconds,
+            ] as [String: Any])
+        } else if !quiet {
+            Output.error(String(
+                format: "%@: %d changed, %d deleted, %d unchanged URLs; %@ (the new archive is %@)%@ in %.1f s", output,
+                summary.changedKeys, summary.deletedKeys, summary.unchangedKeys, ProgressReporter.size(size),
+                ProgressReporter.size(newSize), noCheck ? "" : ", checked", seconds))
+        }
+    }
+}
+
+/// Applies a fresh update to a temporary file beside it and removes it: proof that the update
+/// gives its target. On failure the update is removed too, so no unusable update is left.
+struct ApplyCheck {
+    let output: String
+    let bases: [String]
+
+    func run(quiet: Bool) throws {
+        let folder = (output as NSString).deletingLastPathComponent
+        let temporary = (folder.isEmpty ? "." : folder) + "/.\((output as NSString).lastPathComponent).check-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: temporary) }
+        do {
+            let stack = try ArchiveOpening.stack([output] + bases)
+            try withFile(output) { try UpdateApplier(stack: stack).write(to: temporary, overwrite: true) }
+        } catch {
+            try? FileManager.default.removeItem(atPath: output)
+            throw error
+        }
+    }
+}

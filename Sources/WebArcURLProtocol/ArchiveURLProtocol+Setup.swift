@@ -41,6 +41,16 @@ extension ArchiveURLProtocol {
         setups.set(Setup(archives: archives, onMiss: onMiss), for: self)
     }
 
+    /// Serves a layer stack through this class: an update over the archives it was made over
+    /// (spec §13), so URLs it deletes are not found and its bodies are read across layers.
+    /// ```swift
+    /// let stack = try LayerStack([try ArchiveReader(path: "update.webarc"), try ArchiveReader(path: "site.webarc")])
+    /// ArchiveURLProtocol.serve(stack)
+    /// ```
+    public class func serve(_ stack: LayerStack, onMiss: MissPolicy = .offline) {
+        serve(stack.layers, onMiss: onMiss)
+    }
+
     /// Serves one archive through this class, replacing what it served before.
     public class func serve(_ archive: ArchiveReader, onMiss: MissPolicy = .offline) {
         serve([archive], onMiss: onMiss)

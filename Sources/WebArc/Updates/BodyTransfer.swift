@@ -17,3 +17,24 @@ enum BodyTransfer {
             end: { (entry.reference.digest, entry.sha256, entry.length) })
     }
 }
+
+extension ArchiveWriter {
+    /// Adds a record read from `reader`, its body (for a response) copied from there first.
+    ///
+    /// - Returns: the stored body of a response, nil for other records.
+    @discardableResult
+    func copy(_ record: ArchiveRecord, from reader: ArchiveReader, previous: PreviousVersion? = nil) throws -> StoredBody? {
+        switch record {
+        case .response(var response):
+            let stored = try BodyTransfer.add(try reader.bodyEntry(response.body), from: reader, to: self, previous: previous)
+            response.body = stored.reference
+            try add(response)
+            return stored
+        case .redirect(let redirect):
+            try add(redirect)
+        case .tombstone(let tombstone):
+            try add(tombstone)
+        }
+        return nil
+    }
+}

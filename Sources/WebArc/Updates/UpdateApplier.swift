@@ -52,17 +52,7 @@ public struct UpdateApplier {
         try writer.failing {
             for (done, position) in order.enumerated() {
                 let (entry, layer) = records[position]
-                let reader = stack.layers[layer]
-                switch entry.record {
-                case .response(var response):
-                    let stored = try BodyTransfer.add(try reader.bodyEntry(response.body), from: reader, to: writer)
-                    response.body = stored.reference
-                    try writer.add(response)
-                case .redirect(let redirect):
-                    try writer.add(redirect)
-                case .tombstone(let tombstone):
-                    try writer.add(tombstone)
-                }
+                try writer.copy(entry.record, from: stack.layers[layer])
                 progress?(done + 1, order.count)
             }
         }

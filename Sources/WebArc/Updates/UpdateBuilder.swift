@@ -99,18 +99,9 @@ public struct UpdateBuilder {
 
     /// Adds one record of the new archive, its body coded against `previous` when it has one.
     private func add(_ record: ArchiveRecord, to writer: ArchiveWriter, previous: ArchiveWriter.PreviousVersion?, summary: inout Summary) throws {
-        switch record {
-        case .response(var response):
-            let entry = try new.bodyEntry(response.body)
-            let before = writer.statistics.bodiesStored
-            let stored = try BodyTransfer.add(entry, from: new, to: writer, previous: previous)
-            if stored.wasDeduplicated && writer.statistics.bodiesStored > before { summary.bodiesFromBases += 1 }
-            response.body = stored.reference
-            try writer.add(response)
-        case .redirect(let redirect):
-            try writer.add(redirect)
-        case .tombstone(let tombstone):
-            try writer.add(tombstone)
+        let before = writer.statistics.bodiesStored
+        if let stored = try writer.copy(record, from: new, previous: previous), stored.wasDeduplicated, writer.statistics.bodiesStored > before {
+            summary.bodiesFromBases += 1
         }
     }
 

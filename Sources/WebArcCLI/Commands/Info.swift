@@ -73,6 +73,9 @@ struct Info: ParsableCommand {
                 "origins": origins.sorted(), "startURL": metadata.startURL ?? NSNull(), "baseURL": metadata.baseURL ?? NSNull(),
                 "creator": metadata.creator ?? NSNull(), "signatures": signatures.map(SignatureText.json),
                 "metadata": Dictionary(metadata.entries.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first }),
+                "bases": metadata.bases.map { ["digest": SignatureText.hex($0.digest), "archiveLength": $0.archiveLength, "name": $0.name ?? NSNull()] as [String: Any] },
+                "target": metadata.target.map { ["digest": SignatureText.hex($0.digest), "archiveLength": $0.archiveLength] as [String: Any] } ?? NSNull(),
+                "writer": metadata.writer.map { ["level": $0.level, "dictionaryInterval": $0.dictionaryInterval, "runs": $0.order.runs.count] as [String: Any] } ?? NSNull(),
             ] as [String: Any])
             return
         }
@@ -89,8 +92,25 @@ struct Info: ParsableCommand {
             ("origins", origins.sorted().joined(separator: ", ")),
             ("start URL", metadata.startURL ?? "none"),
         ] + (metadata.creator.map { [("creator", $0)] } ?? []) + metadata.entries.map { ($0.key, $0.value) }
+            + Self.layerLines(metadata)
         let signatureLines: [(String, String)] = signatures.map { ("signature", SignatureText.line($0)) }
         for (name, value) in lines + signatureLines { Output.line(name.padding(toLength: 13, withPad: " ", startingAt: 0) + value) }
+    }
+
+    /// How the archive was written and, for an update, what it goes over and gives (spec §13).
+    static func layerLines(_ metadata: ArchiveMetadata) -> [(String, String)] {
+        var lines: [(String, String)] = []
+        if let writer = metadata.writer {
+            let dictionaries = writer.dictionaryInterval > 0 ? "dictionaries every \(writer.dictionaryInterval) bodies" : "no dictionaries"
+            lines.append(("writer", "level \(writer.level), \(dictionaries)" + (writer.order.isTreeOrder ? "" : ", \(writer.order.runs.count) order runs")))
+        }
+        for (index, base) in metadata.bases.enumerated() {
+            lines.append(("base \(index + 1)", "\(base.name ?? "?") (archive digest \(SignatureText.hex(base.digest)), \(ProgressReporter.size(base.archiveLength)))"))
+        }
+        if let target = metadata.target {
+            lines.append(("applies to", "archive digest \(SignatureText.hex(target.digest)), \(ProgressReporter.size(target.archiveLength))"))
+        }
+        return lines
     }
 
     /// `a + b`, or `UInt64.max` when the sum does not fit: lengths are as the archive declares them

@@ -19,6 +19,11 @@ struct Pack: ParsableCommand {
               webarc pack /usr/share/doc/python3.11/html -o pydocs.webarc --follow-outside
               webarc pack site/ -o site.webarc --base-url https://kiosk.example/
               webarc pack site/ -o site.webarc --best
+              webarc pack site-v2/ --base site-v1.webarc -o v1-to-v2.webarc
+
+            With --base, the output is an update archive over the given archive (repeat --base for \
+            a stack, top first), as `webarc diff BASE NEW -o UPDATE` makes: the new archive is \
+            packed to a temporary file beside the output, diffed, checked and removed.
 
             \(ExitCodes.helpText)
             """
@@ -48,6 +53,10 @@ struct Pack: ParsableCommand {
     @Flag(help: "Smallest archive: LZ4HC level 12, as lz4 --best (same read speed, much slower to pack).")
     var best = false
 
+    @Option(name: .customLong("base"), help: ArgumentHelp(
+        "Write an update over this archive instead of a whole archive; repeat for a stack, top first.", valueName: "OLD.webarc"))
+    var bases: [String] = []
+
     @Flag(name: .shortAndLong, help: "Replace the output if it exists.")
     var force = false
 
@@ -72,8 +81,10 @@ struct Pack: ParsableCommand {
         let progress = ProgressReporter(label: "packing", quiet: quiet)
         let started = Date()
         let summary: SitePacker.Summary
+        let packed = bases.isEmpty ? output : Self.temporaryPath(beside: output)
+        defer { if packed != output { try? FileManager.default.removeItem(atPath: packed) } }
         do {
-            summary = try packer.pack(folder: folder, to: output) { files, totalFiles, bytes, totalBytes in
+            summary = try packer.pack(folder: folder, to: packed) { files, totalFiles, bytes, totalBytes in
                 progress.update(items: files, totalItems: totalFiles, bytes: bytes, totalBytes: totalBytes)
             }
         } catch let failure as SitePacker.Failure {
@@ -85,6 +96,17 @@ struct Pack: ParsableCommand {
             throw CommandFailure(error, file: error.code == "output-exists" ? nil : folder)
         }
         progress.finish()
+        var updateBytes: UInt64?
+        if !bases.isEmpty {
+            if !force && FileManager.default.fileExists(atPath: output) {
+                throw CommandFailure("\(output) exists: use --force to replace it", code: ExitCodes.cannotCreate)
+            }
+            let old = try ArchiveOpening.stack(bases)
+            let new = try ArchiveOpening.open(packed)
+            _ = try withFile(output) { try UpdateBuilder(old: old, new: new).write(to: output, overwrite: force) }
+            try ApplyCheck(output: output, bases: bases).run(quiet: quiet)
+            updateBytes = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? UInt64) ?? 0
+        }
         let seconds = Date().timeIntervalSince(started)
         let stats = summary.statistics
         if json {
@@ -92,6 +114,7 @@ struct Pack: ParsableCommand {
                 "archive": output, "files": summary.files, "responses": summary.responses, "redirects": summary.redirects,
                 "distinctBodies": stats.bodiesStored, "rawBytes": stats.rawBytes, "storedBodyBytes": stats.storedBytes,
                 "seconds": seconds, "skipped": summary.skipped.map(\.description), "startURL": summary.startURL ?? NSNull(),
+                "updateBytes": updateBytes.map { $0 as Any } ?? NSNull(),
             ] as [String: Any])
         }
         guard !quiet else { return }
@@ -100,5 +123,12 @@ struct Pack: ParsableCommand {
             format: "packed %d files (%d responses, %d redirects, %d distinct bodies) into %@: %@ → %@ in %.2fs",
             summary.files, summary.responses, summary.redirects, stats.bodiesStored, output,
             ProgressReporter.size(stats.rawBytes), ProgressReporter.size(stats.storedBytes), seconds))
+        if let updateBytes { Output.error("wrote the update over \(bases.joined(separator: ", ")) to \(output): \(ProgressReporter.size(updateBytes)), checked") }
+    }
+
+    /// A hidden file beside `output` for the new archive an update is made from.
+    static func temporaryPath(beside output: String) -> String {
+        let folder = (output as NSString).deletingLastPathComponent
+        return (folder.isEmpty ? "." : folder) + "/.\((output as NSString).lastPathComponent).new-\(getpid())"
     }
 }

@@ -16,7 +16,8 @@ struct Serve: AsyncParsableCommand {
               webarc serve https://cdn.example.com/update.webarc base.webarc
 
             The first line on stdout is the URL to open. The first archive holding a URL answers \
-            it: list an update before its base. The start page's origin is served at /; every \
+            it: list an update before its base (an update made by `webarc diff` is read over the \
+            archives listed right after it, checked by digest; URLs it deletes answer 404). The start page's origin is served at /; every \
             other archived origin at /_/<scheme>/<host>/ (links in HTML and CSS are rewritten to \
             match); proxy-form requests (a browser using the server as its HTTP proxy) get each \
             URL exactly as stored. One line per request goes to stderr unless --quiet. Stop with \
@@ -55,7 +56,8 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let policy = try trust.policy()
-        let readers = try archives.map { location in try ArchiveOpening.open(location, mapped: true, cacheMiB: cacheMiB) }
+        // An update is read over the archives listed right after it (spec §13), checked by digest.
+        let readers = try ArchiveOpening.stack(archives, mapped: true, cacheMiB: cacheMiB).layers
         let remote = archives.contains(where: HTTPByteSource.isRemote)
         if let policy {
             // The readers that will serve are the ones checked: a file swapped after the check is not served.

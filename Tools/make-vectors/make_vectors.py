@@ -177,8 +177,10 @@ def check_valid(name: str, vector: Vector, vectors: dict[str, Vector]) -> dict:
             again = sign(again, recipe["appendix"], KEYS)
         assert again == data, name
     dump = archive.dump(bases)
-    assert dump["archive"] == recipe["archive"], name
+    assert {k: v for k, v in dump["archive"].items() if k != "writer"} == recipe["archive"], name
     assert sorted(map(to_json, map(as_recipe_record, dump["records"]))) == sorted(map(to_json, recipe["records"])), name
+    if not vector.crafted:
+        assert dump["archive"]["writer"] == expected_writer(recipe, dump), (name, dump["archive"]["writer"])
     for record in dump["records"]:
         assert record["key"] == canonical_key(record["method"], record["url"]), name
     blocks = recipe.get("appendix", [])
@@ -192,6 +194,29 @@ def check_valid(name: str, vector: Vector, vectors: dict[str, Vector]) -> dict:
         else:
             assert got == want, name
     return dump
+
+
+def expected_writer(recipe: dict, dump: dict) -> dict:
+    """Appendix C step 7 and §13.2, found from the dump: the recipe's level and dictionary interval,
+    and the record-tree position (in the dump) of each recipe record, in recipe order, as runs."""
+    settings = recipe.get("writer", {})
+    out = {"level": settings.get("level", 1), "dictionaryInterval": settings.get("dictionaryInterval", 0)}
+    tree = [to_json(as_recipe_record(r)) for r in dump["records"]]
+    positions, used = [], set()
+    for record in recipe["records"]:
+        want = to_json({k: v for k, v in record.items() if k != "previousVersion"})
+        p = next(i for i, r in enumerate(tree) if r == want and i not in used)
+        used.add(p)
+        positions.append(p)
+    runs: list[list[int]] = []
+    for p in positions:
+        if runs and sum(runs[-1]) == p:
+            runs[-1][1] += 1
+        else:
+            runs.append([p, 1])
+    if len(runs) > 1:
+        out["order"] = runs
+    return out
 
 
 def as_recipe_record(record: dict) -> dict:
@@ -223,6 +248,11 @@ def check_pins(dumps: dict[str, dict], vectors: dict[str, Vector]) -> None:
     assert sorted(r["key"] for r in dumps["canonical"]["records"]) == sorted(expected_keys)
     bodies = [base64.b64decode(r["body"]).split(b":")[0] for r in dumps["captures"]["records"]]
     assert bodies == [b"capture 0", b"capture 4", b"capture 1", b"capture 3", b"posted"], bodies
+    # §13.2: insertion order as runs of record-tree positions (Appendix C step 7)
+    assert dumps["captures"]["archive"]["writer"]["order"] == [[0, 1], [2, 1], [4, 1], [3, 1], [1, 1]]
+    assert dumps["site"]["archive"]["writer"]["order"] == [[0, 1], [5, 1], [3, 2], [1, 2]]
+    assert "order" not in dumps["minimal"]["archive"]["writer"] and dumps["anchors"]["archive"]["writer"]["dictionaryInterval"] == 3
+    assert max(start for start, _ in dumps["large"]["archive"]["writer"]["order"]) >= 128     # two-byte LEB128
     large = dumps["large"]["trailer"]
     assert large["recordRoot"]["height"] >= 1 and large["bodyRoot"]["height"] >= 1, large
     update = dumps["update"]

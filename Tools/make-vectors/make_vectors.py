@@ -35,9 +35,11 @@ sys.dont_write_bytecode = True      # keep Tools/make-vectors free of __pycache_
 
 import ed25519                                                  # noqa: E402
 import invalid_vectors                                          # noqa: E402
+import layers                                                   # noqa: E402
 import lz4block                                                 # noqa: E402
 import valid_vectors as vv                                      # noqa: E402
 from canonical import BadURL, canonical_key                     # noqa: E402
+from layers import recipe_record                                # noqa: E402
 from schema import BYTES, FEATURE_DICTIONARY, LZ4_DICT, OBJECT, STRING       # noqa: E402
 from webarc_reader import Archive, Stack, WebarcError, check_trust, parse_private_key, parse_public_key  # noqa: E402
 from webarc_writer import (Chunk, Field, Obj, Raw, Record, build, key_files, plan, serialize, sign,  # noqa: E402
@@ -156,7 +158,31 @@ def valid_vectors() -> dict[str, Vector]:
     out["newer-minor"] = Vector(vv.newer_base(), newer_minor(vv.newer_base()), crafted=True)
     out["newer-reserved"] = Vector(vv.newer_base(), newer_reserved(vv.newer_base()), crafted=True)
     assert out["dictionary"].data == dictionary(vv.dictionary()), "the step-13 rule no longer codes v2 against v1"
+    delta_vectors(out)
     return out
+
+
+def delta_vectors(out: dict[str, Vector]) -> None:
+    """A release, the next two releases written whole, and the updates between them made as diffs
+    (§13.1): `delta` over `delta-base` gives `delta-result` (signed: the update carries its
+    appendix); `delta-stacked` over `delta` over `delta-base` gives `delta-stacked-result`."""
+    recipe = vv.delta_release()
+    out["delta-base"] = Vector(recipe, write(recipe))
+    base = Archive(out["delta-base"].data)
+    recipe = signed_recipe(vv.delta_release_2(), [signature("test1", 9, vv.NOV_24, 0)])
+    out["delta-result"] = Vector(recipe, sign(write(recipe), recipe["appendix"], KEYS))
+    update = layers.diff(Archive(out["delta-result"].data), recipe, [base], ["delta-base.webarc"],
+                         {"created": vv.NOV_24, "creator": "make-vectors 2.1"})
+    out["delta"] = Vector(update, write(update, [base]), bases=["delta-base"])
+    recipe = vv.delta_release_3()
+    out["delta-stacked-result"] = Vector(recipe, write(recipe))
+    stack = [Archive(out["delta"].data), base]
+    update = layers.diff(Archive(out["delta-stacked-result"].data), recipe, stack, ["delta.webarc", "delta-base.webarc"],
+                         {"created": vv.NOV_25, "creator": "make-vectors 2.1"})
+    out["delta-stacked"] = Vector(update, write(update, stack), bases=["delta", "delta-base"])
+    for name, result in (("delta", "delta-result"), ("delta-stacked", "delta-stacked-result")):
+        applied = layers.apply(opened_bases(out, [name] + out[name].bases))
+        assert applied == out[result].data, f"applying {name} does not give {result}"
 
 
 def opened_bases(vectors: dict[str, Vector], names: list[str]) -> list[Archive]:
@@ -178,7 +204,8 @@ def check_valid(name: str, vector: Vector, vectors: dict[str, Vector]) -> dict:
         assert again == data, name
     dump = archive.dump(bases)
     assert {k: v for k, v in dump["archive"].items() if k != "writer"} == recipe["archive"], name
-    assert sorted(map(to_json, map(as_recipe_record, dump["records"]))) == sorted(map(to_json, recipe["records"])), name
+    given = [{k: v for k, v in r.items() if k != "previousVersion"} for r in recipe["records"]]
+    assert sorted(map(to_json, map(recipe_record, dump["records"]))) == sorted(map(to_json, given)), name
     if not vector.crafted:
         assert dump["archive"]["writer"] == expected_writer(recipe, dump), (name, dump["archive"]["writer"])
     for record in dump["records"]:
@@ -201,7 +228,7 @@ def expected_writer(recipe: dict, dump: dict) -> dict:
     and the record-tree position (in the dump) of each recipe record, in recipe order, as runs."""
     settings = recipe.get("writer", {})
     out = {"level": settings.get("level", 1), "dictionaryInterval": settings.get("dictionaryInterval", 0)}
-    tree = [to_json(as_recipe_record(r)) for r in dump["records"]]
+    tree = [to_json(recipe_record(r)) for r in dump["records"]]
     positions, used = [], set()
     for record in recipe["records"]:
         want = to_json({k: v for k, v in record.items() if k != "previousVersion"})
@@ -216,15 +243,6 @@ def expected_writer(recipe: dict, dump: dict) -> dict:
             runs.append([p, 1])
     if len(runs) > 1:
         out["order"] = runs
-    return out
-
-
-def as_recipe_record(record: dict) -> dict:
-    """A dumped record in the recipe's shape (no key or body reference; no empty lists)."""
-    out = {k: v for k, v in record.items() if k not in ("key", "bodyMD5", "bodyVariant", "bodyLength")}
-    for k in ("requestHeaders", "headers"):
-        if k in out and not out[k]:
-            del out[k]
     return out
 
 
@@ -277,24 +295,80 @@ def check_pins(dumps: dict[str, dict], vectors: dict[str, Vector]) -> None:
     assert c[0]["dictionary"] == d[0]["dictionary"] and c[0]["dictionary"]["offset"] not in {x["offset"] for x in a + b}
     assert c[0]["dictionary"]["offset"] + c[0]["dictionary"]["storedLength"] == c[0]["offset"], "dictionary chunk right before C"
     assert f[0]["dictionary"]["offset"] == e[1]["offset"] and e[1]["rawLength"] < 262_144
+    check_delta_pins(dumps, vectors)
 
 
-def stack_json(vectors: dict[str, Vector]) -> dict:
-    """update.stack.json: the merged view of update over site, and lookups through the stack."""
-    stack = Stack([Archive(vectors["update"].data), Archive(vectors["site"].data)])
+def check_delta_pins(dumps: dict[str, dict], vectors: dict[str, Vector]) -> None:
+    """The delta vectors: codec 3 against the previous version (Appendix C step 14), its bounds, the
+    min(i, m - 1) rule, a codec-2 reference, references in layers 1 and 2, a previous version that
+    is a delta chunk (not used), and targets naming the results."""
+    def bodies(name: str) -> dict[str, list[dict]]:
+        by_md5 = {b["md5"]: b["chunks"] for b in dumps[name]["bodies"]}
+        out: dict[str, list[dict]] = {}
+        for r in dumps[name]["records"]:
+            if r["kind"] == "response":
+                out.setdefault(r["url"].rsplit("/", 1)[-1], []).append(by_md5[r["bodyMD5"]])
+        return out
+    base, delta, stacked = bodies("delta-base"), bodies("delta"), bodies("delta-stacked")
+    assert dumps["delta"]["trailer"]["requiredFeatures"] == 0b111 and dumps["delta-stacked"]["trailer"]["requiredFeatures"] == 0b101
+    log = delta["server.log"][0]
+    assert [c["codec"] for c in log] == [3, 3, 3] and len(base["server.log"][0]) == 2
+    previous = [{k: v for k, v in c.items() if k != "layer"} for c in base["server.log"][0]]
+    assert [{k: v for k, v in c["reference"].items() if k != "layer"} for c in log] == [previous[0], previous[1], previous[1]]
+    assert all(c["reference"]["layer"] == 1 and 1 <= c["storedLength"] < c["rawLength"] for c in log)
+    changelog = delta["changelog.html"][0][0]
+    assert changelog["codec"] == 3 and changelog["reference"]["codec"] == 2 and "dictionary" in changelog["reference"]
+    assert base["changelog.html"][0][0]["codec"] == 2
+    assert all(c["layer"] == 1 for c in delta["about.html"][0])                  # equal to the base's body
+    assert [c["codec"] for c in delta["news.html"][0]] == [1]                     # no previous version
+    assert [r["kind"] for r in dumps["delta"]["records"]].count("tombstone") == 1
+    results = {"delta": "delta-result", "delta-stacked": "delta-stacked-result"}
+    for name, result in results.items():
+        target = dumps[name]["archive"]["target"]
+        assert target["digest"] == dumps[result]["trailer"]["archiveDigest"]
+        assert target["archive"] == dumps[result]["archive"] and "order" in target["archive"]["writer"]
+    assert "appendix" in dumps["delta"]["archive"]["target"] and "appendix" not in dumps["delta-stacked"]["archive"]["target"]
+    assert [b["name"] for b in dumps["delta-stacked"]["archive"]["bases"]] == ["delta.webarc", "delta-base.webarc"]
+    assert [(c["codec"], c["reference"]["layer"]) for c in stacked["guide.html"][0]] == [(3, 2)]
+    assert [(c["codec"], c["reference"]["layer"]) for c in stacked["news.html"][0]] == [(3, 1)]
+    assert [c["codec"] for c in stacked["changelog.html"][0]] == [1] and delta["changelog.html"][0][0]["codec"] == 3
+
+
+def stack_json(vectors: dict[str, Vector], name: str, urls: list[str], result: str | None = None) -> dict:
+    """NAME.stack.json: the merged view of an update over its bases, lookups through the stack and,
+    for an update with a target, the archive applying it gives (§13.1)."""
+    names = [name] + vectors[name].bases
+    stack = Stack(opened_bases(vectors, names))
     listing = [{"key": key, "layer": layer, "kind": cls.lower()} for key, layer, cls in stack.listing()]
     lookups = []
-    for url in ("https://example.org/", "https://example.org/style.css", "https://example.org/robots.txt",
-                "https://example.org/images/logo.png", "https://example.org/folder", "https://example.org/news.html",
-                "https://example.org/missing"):
+    for url in urls:
         found = stack.lookup("GET", url)
         entry = {"method": "GET", "url": url, "found": found is not None}
         if found is not None:
             entry["layer"], entry["kind"] = found[0], found[1].class_name.lower()
         lookups.append(entry)
-    assert [e["found"] for e in lookups] == [True, True, False, True, True, True, False], lookups
-    assert {e["layer"] for e in listing} == {0, 1}
-    return {"stack": ["update.webarc", "site.webarc"], "listing": listing, "lookups": lookups}
+    out = {"stack": [f"{n}.webarc" for n in names], "listing": listing, "lookups": lookups}
+    if result is not None:
+        applied = Archive(vectors[result].data)
+        out["apply"] = {"result": f"{result}.webarc", "archiveDigest": applied.archive_digest.hex(),
+                        "archiveLength": applied.archive_length, "fileLength": len(applied.data)}
+    return out
+
+
+def stack_jsons(vectors: dict[str, Vector]) -> dict[str, dict]:
+    update = stack_json(vectors, "update", [
+        "https://example.org/", "https://example.org/style.css", "https://example.org/robots.txt",
+        "https://example.org/images/logo.png", "https://example.org/folder", "https://example.org/news.html",
+        "https://example.org/missing"])
+    assert [e["found"] for e in update["lookups"]] == [True, True, False, True, True, True, False], update
+    assert {e["layer"] for e in update["listing"]} == {0, 1}
+    urls = [vv.DELTA_SITE + path for path in ("guide.html", "changelog.html", "server.log", "about.html", "logo.png",
+                                              "old.html", "status.txt", "start", "news.html", "missing")]
+    delta = stack_json(vectors, "delta", urls, "delta-result")
+    assert [e["found"] for e in delta["lookups"]] == [True] * 5 + [False] + [True] * 3 + [False], delta
+    stacked = stack_json(vectors, "delta-stacked", urls, "delta-stacked-result")
+    assert [e.get("layer") for e in stacked["lookups"]] == [0, 0, 1, None, 2, None, 1, 2, 0, None], stacked
+    return {"update": update, "delta": delta, "delta-stacked": stacked}
 
 
 def write_valid(folder: Path) -> dict[str, Vector]:
@@ -307,7 +381,8 @@ def write_valid(folder: Path) -> dict[str, Vector]:
         (folder / f"{name}.webarc").write_bytes(vector.data)
         (folder / f"{name}.input.json").write_text(to_json(vector.recipe), encoding="utf-8")
         (folder / f"{name}.json").write_text(to_json(dumps[name]), encoding="utf-8")
-    (folder / "update.stack.json").write_text(to_json(stack_json(vectors)), encoding="utf-8")
+    for name, stack in stack_jsons(vectors).items():
+        (folder / f"{name}.stack.json").write_text(to_json(stack), encoding="utf-8")
     return vectors
 
 

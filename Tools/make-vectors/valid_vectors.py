@@ -376,3 +376,85 @@ def anchors() -> dict:
                  mime="application/octet-stream"),
         response("https://example.com/f.html", f, **html),
     ]}
+
+
+# ---------------------------------------------------------------------------- delta updates (§13.1, codec 3)
+
+NOV_25 = 1795600800000   # 2026-11-25T10:00:00Z
+
+
+def guide_page(name: str, words: str, extra: str = "") -> str:
+    """A page of a small guide: the navigation, header and footer repeat on every page."""
+    return html_page(f"Guide: {name}", f"{words} The navigation, header and footer repeat on every page of the guide.",
+                     repeat=12).replace("</body>", f"{extra}</body>")
+
+
+DELTA_SITE = "https://example.com/"
+
+
+def delta_release() -> dict:
+    """The base of the delta vectors (dictionary interval 2): the guide page is an anchor and the
+    changelog is coded against it (codec 2); the log (two chunks; a prefix of its next version) is an
+    anchor."""
+    html = dict(headers=HTML, mime="text/html", encoding="utf-8")
+    plain = [["Content-Type", "text/plain"]]
+    return {"archive": {"created": NOV_22, "creator": "make-vectors 2.1", "startURL": DELTA_SITE + "guide.html"},
+            "writer": {"dictionaryInterval": 2}, "records": [
+        response(DELTA_SITE + "guide.html", guide_page("Start", "Start here."), date=NOV_22, **html),
+        response(DELTA_SITE + "changelog.html", guide_page("Changes", "What changed.", "<p>Version 1.</p>\n"),
+                 date=NOV_22, **html),
+        response(DELTA_SITE + "server.log", multichunk_body(270_000), headers=plain, mime="text/plain", date=NOV_22),
+        response(DELTA_SITE + "about.html", guide_page("About", "Who we are."), date=NOV_22, **html),
+        response(DELTA_SITE + "logo.png", b"\x89PNG\r\n\x1a\n" + seeded_bytes("delta/logo.png", 1200),
+                 headers=[["Content-Type", "image/png"]], mime="image/png", date=NOV_22),
+        response(DELTA_SITE + "old.html", guide_page("Old", "An old page, about to go."), date=NOV_22, **html),
+        response(DELTA_SITE + "status.txt", "status: all good\n", headers=plain, mime="text/plain", date=NOV_22),
+        redirect(DELTA_SITE + "start", DELTA_SITE + "guide.html", status=302, headers=[["Location", "/guide.html"]],
+                 date=NOV_22),
+    ]}
+
+
+def delta_release_2() -> dict:
+    """The next release, written whole (delta-result.webarc, signed): the changelog and the log
+    changed, the about page re-captured with the same body, a news page added, the old page
+    dropped, a second capture of the status; records given in another order than the tree's."""
+    release = delta_release()
+    html = dict(headers=HTML, mime="text/html", encoding="utf-8")
+    plain = [["Content-Type", "text/plain"]]
+    unchanged = {r["url"]: r for r in release["records"]}
+    return {"archive": dict(release["archive"], created=NOV_24), "writer": {"dictionaryInterval": 2}, "records": [
+        response(DELTA_SITE + "news.html", guide_page("News", "Version 2 is out."), date=NOV_24, **html),
+        unchanged[DELTA_SITE + "guide.html"],
+        response(DELTA_SITE + "changelog.html",
+                 guide_page("Changes", "What changed.", "<p>Version 1.</p>\n<p>Version 2: faster.</p>\n"),
+                 date=NOV_24, **html),
+        response(DELTA_SITE + "server.log", multichunk_body(532_000), headers=plain, mime="text/plain", date=NOV_24),
+        response(DELTA_SITE + "about.html", guide_page("About", "Who we are."), date=NOV_24, **html),
+        unchanged[DELTA_SITE + "logo.png"],
+        unchanged[DELTA_SITE + "status.txt"],
+        response(DELTA_SITE + "status.txt", "status: all good, version 2 deployed\n", headers=plain,
+                 mime="text/plain", date=NOV_24),
+        unchanged[DELTA_SITE + "start"],
+    ]}
+
+
+def delta_release_3() -> dict:
+    """The release after (delta-stacked-result.webarc, unsigned, dictionary interval 0): the news
+    page changed (its previous version is in the first update), the changelog changed again (its
+    previous version is a delta chunk, so it is not coded against it), the guide changed (its
+    previous version is in the release), the about page dropped."""
+    release = delta_release_2()
+    html = dict(headers=HTML, mime="text/html", encoding="utf-8")
+    kept = [r for r in release["records"]
+            if r["url"] not in (DELTA_SITE + "news.html", DELTA_SITE + "changelog.html", DELTA_SITE + "guide.html",
+                                DELTA_SITE + "about.html")]
+    return {"archive": dict(release["archive"], created=NOV_25), "records": [
+        response(DELTA_SITE + "guide.html", guide_page("Start", "Start here, then read the news."), date=NOV_25,
+                 **html),
+        response(DELTA_SITE + "news.html", guide_page("News", "Version 2 is out.", "<p>Version 3 is out too.</p>\n"),
+                 date=NOV_25, **html),
+        response(DELTA_SITE + "changelog.html",
+                 guide_page("Changes", "What changed.",
+                            "<p>Version 1.</p>\n<p>Version 2: faster.</p>\n<p>Version 3: smaller.</p>\n"),
+                 date=NOV_25, **html),
+    ] + kept}

@@ -429,6 +429,15 @@ def check_invalid(name: str, data: bytes, expected: dict, extra: dict[str, bytes
             assert e.code == expected["error"], (name, e)
             return
         raise AssertionError((name, "stacked"))
+    if at == "apply":
+        stack = [Archive(valid[Path(p).stem].data) for p in expected["stack"]]
+        Stack([archive] + stack)
+        try:
+            layers.apply([archive] + stack)
+        except WebarcError as e:
+            assert (e.code, e.offset) == (expected["error"], expected.get("offset")), (name, e)
+            return
+        raise AssertionError((name, "applied"))
     raise AssertionError((name, at))
 
 

@@ -959,7 +959,8 @@ class _Verifier:
                 bad = True
                 continue
             if (role == "dictionary" and c.codec not in (RAW, LZ4)) or (role == "reference" and c.codec == DELTA):
-                self.report("corrupt-index", page.offset, f"{where}: {role} reference of codec {c.codec}")
+                what = "dictionary reference" if role == "dictionary" else "delta chunk's reference"
+                self.report("corrupt-index", page.offset, f"{where}: a {what} of codec {c.codec}")
                 bad = True
                 continue
             feature = {LZ4_DICT: (FEATURE_DICTIONARY, 1), DELTA: (FEATURE_DELTA, 2)}.get(c.codec)

@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
-"""Regenerate the webarc 2.0 test vectors under Spec/vectors/ (run from anywhere):
+"""Regenerate the webarc 2.1 test vectors under Spec/vectors/ (run from anywhere):
 
     python3 Tools/make-vectors/make_vectors.py
 
-This is an implementation of webarc 2.0 independent of the Swift library,
+This is an implementation of webarc 2.1 independent of the Swift library,
 written from Spec/webarc-format.md alone:
 
 - canonical.py       URL canonicalization (§9)
 - webarc_writer.py   the writer, in the deterministic order of Appendix C; signing (§12)
 - webarc_reader.py   the reader, the §11.3 verifier, trust (§12.4), layers (§13), the JSON dump
 - ed25519.py         Ed25519 (RFC 8032): `cryptography` when importable, else pure Python
+- layers.py          §13.1: the layered view, an update made as a diff, applying an update
 - lz4block.py        LZ4 blocks through the system liblz4 (as the Swift code)
+- zstdblock.py       Zstandard frames with a raw-content dictionary through the system libzstd
 - schema.py          constants and the §7.3 classes
 - valid_vectors.py   the recipes of the valid vectors
 - invalid_vectors.py the invalid vectors, derived from the valid ones
@@ -20,8 +22,9 @@ NAME.json (the reader's dump of the .webarc bytes); the invalid vectors and
 invalid/expected.json; the test keys (keys/); canonical-urls.json. Before
 writing, it checks its own output: every valid archive verifies clean, dumps
 back to its recipe and (unless crafted) is what the writer makes of its
-recipe; every invalid one fails exactly as expected.json says. The output
-depends only on this code and the system liblz4: two runs give identical bytes.
+recipe; each update with a target applies to its result vector byte for byte;
+every invalid one fails exactly as expected.json says. The output depends only
+on this code and the system liblz4 and libzstd: two runs give identical bytes.
 """
 
 import base64
@@ -63,7 +66,7 @@ class Vector:
     recipe: dict
     data: bytes
     bases: list[str] = field(default_factory=list)   # names of valid vectors below it, nearest first
-    crafted: bool = False                             # not what a 2.0 writer makes of the recipe
+    crafted: bool = False                             # not what a 2.1 writer makes of the recipe
 
 
 # ---------------------------------------------------------------------------- crafted valid vectors
@@ -391,7 +394,8 @@ def write_valid(folder: Path) -> dict[str, Vector]:
 def check_invalid(name: str, data: bytes, expected: dict, extra: dict[str, bytes], valid: dict[str, Vector]) -> None:
     """Each vector fails where expected.json says, with that code (and offset), and nothing else:
     `open` vectors fail to open; `verify` vectors open and verify reports that code and no other, one
-    problem at the offset; `trust` vectors verify clean and fail §12.4; `stack` vectors fail `bad-base`."""
+    problem at the offset; `trust` vectors verify clean and fail §12.4; `stack` vectors fail `bad-base`;
+    `apply` vectors verify and stack clean, and applying them (§13.1) fails with the code (and offset)."""
     at = expected["at"]
     try:
         archive = Archive(data)

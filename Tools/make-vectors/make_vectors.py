@@ -183,6 +183,8 @@ def delta_vectors(out: dict[str, Vector]) -> None:
     update = layers.diff(Archive(out["delta-stacked-result"].data), recipe, stack, ["delta.webarc", "delta-base.webarc"],
                          {"created": vv.NOV_25, "creator": "make-vectors 2.1"})
     out["delta-stacked"] = Vector(update, write(update, stack), bases=["delta", "delta-base"])
+    recipe = vv.delta_dictionary(base.archive_digest, base.archive_length)
+    out["delta-dictionary"] = Vector(recipe, write(recipe, [base]), bases=["delta-base"])
     for name, result in (("delta", "delta-result"), ("delta-stacked", "delta-stacked-result")):
         applied = layers.apply(opened_bases(out, [name] + out[name].bases))
         assert applied == out[result].data, f"applying {name} does not give {result}"
@@ -335,6 +337,20 @@ def check_delta_pins(dumps: dict[str, dict], vectors: dict[str, Vector]) -> None
     assert [(c["codec"], c["reference"]["layer"]) for c in stacked["guide.html"][0]] == [(3, 2)]
     assert [(c["codec"], c["reference"]["layer"]) for c in stacked["news.html"][0]] == [(3, 1)]
     assert [c["codec"] for c in stacked["changelog.html"][0]] == [1] and delta["changelog.html"][0][0]["codec"] == 3
+    # steps 13 and 14 together: a delta that wins stores no dictionary chunk; a codec-3 last chunk of
+    # an anchor is no dictionary reference, so a dictionary chunk holds its bytes
+    rules = bodies("delta-dictionary")
+    changelog, about, faq = (rules[n][0][0] for n in ("changelog.html", "about.html", "faq.html"))
+    assert [c["layer"] for c in rules["guide.html"][0]] == [1]
+    assert (changelog["codec"], changelog["offset"], about["codec"]) == (3, 16, 3)
+    records = {r["url"].rsplit("/", 1)[-1]: r for r in vectors["delta-dictionary"].recipe["records"]}
+    guide_bytes, changelog_bytes = (base64.b64decode(records[n]["body"]) for n in ("guide.html", "changelog.html"))
+    with_dictionary = lz4block.compress_with_dict(changelog_bytes, guide_bytes[-65536:])
+    assert len(with_dictionary) < min(len(lz4block.compress(changelog_bytes)), len(changelog_bytes)), "codec 2 would pay"
+    assert changelog["storedLength"] < len(with_dictionary)
+    d = faq["dictionary"]
+    assert faq["codec"] == 2 and d["layer"] == 0 and d["rawLength"] == about["rawLength"]
+    assert about["offset"] + about["storedLength"] == d["offset"] and d["offset"] + d["storedLength"] == faq["offset"]
 
 
 def stack_json(vectors: dict[str, Vector], name: str, urls: list[str], result: str | None = None) -> dict:

@@ -458,3 +458,31 @@ def delta_release_3() -> dict:
                             "<p>Version 1.</p>\n<p>Version 2: faster.</p>\n<p>Version 3: smaller.</p>\n"),
                  date=NOV_25, **html),
     ] + kept}
+
+
+def delta_dictionary(base_digest: bytes, base_length: int) -> dict:
+    """An update over delta-base with dictionary interval 2, where steps 13 and 14 meet: position 0,
+    an anchor, is the base's guide body (its chunk is in the base, so a dictionary chunk would be
+    needed); 1, the changelog, is a delta that beats its codec-2 coding, so no dictionary chunk is
+    stored; 2, an anchor, the about page, is a delta, so its last chunk (codec 3) cannot be a
+    dictionary reference; 3, a new page, is coded against the about page's bytes through a
+    dictionary chunk stored right before it."""
+    release = {r["url"]: r for r in delta_release()["records"]}
+
+    def previous(url: str) -> dict:
+        return {"layer": 1, "bodyMD5": hashlib.md5(base64.b64decode(release[url]["body"])).hexdigest(),
+                "bodyVariant": 0}
+    html = dict(headers=HTML, mime="text/html", encoding="utf-8")
+    changelog = response(DELTA_SITE + "changelog.html",
+                         guide_page("Changes", "What changed.", "<p>Version 1.</p>\n<p>Version 1.1: fixes.</p>\n"),
+                         date=NOV_25, **html)
+    about = response(DELTA_SITE + "about.html", guide_page("About", "Who we are, and where to find us."),
+                     date=NOV_25, **html)
+    return {"archive": {"created": NOV_25, "creator": "make-vectors 2.1",
+                        "bases": [{"digest": base_digest.hex(), "archiveLength": base_length, "name": "delta-base.webarc"}]},
+            "writer": {"dictionaryInterval": 2}, "records": [
+        dict(release[DELTA_SITE + "guide.html"], captureDate=NOV_25),
+        dict(changelog, previousVersion=previous(DELTA_SITE + "changelog.html")),
+        dict(about, previousVersion=previous(DELTA_SITE + "about.html")),
+        response(DELTA_SITE + "faq.html", guide_page("FAQ", "Questions, and their answers."), date=NOV_25, **html),
+    ]}

@@ -624,6 +624,16 @@ def delta_vectors(v) -> dict:
         "delta-corrupt-frame's update with the frame intact but its Frame_Content_Size one less than rawLength.",
         bases=DELTA_BASE)
 
+    def no_content_size(f):
+        assert f[4] >> 5 == 0b011                                # content size of 2 bytes, single segment
+        return f[:4] + bytes([f[4] & 0b111]) + bytes([1 << 3]) + f[5 + fcs_size:]     # a 2 KiB window instead
+    assert zstdblock.frame_problem(no_content_size(frame), len(page)) == "the frame does not declare its content size"
+    data, _ = delta_update(v, page, no_content_size)
+    out["delta-no-content-size.webarc"] = data, expect(
+        "corrupt-chunk", "verify", 16,
+        "delta-corrupt-frame's update with the frame's header declaring no Frame_Content_Size (a Window_Descriptor "
+        "of 2 KiB instead; the blocks unchanged).", bases=DELTA_BASE)
+
     data, _ = delta_update(v, page, lambda f: f + b"\0")
     out["delta-trailing-bytes.webarc"] = data, expect(
         "corrupt-chunk", "verify", 16,

@@ -40,6 +40,7 @@ import ed25519                                                  # noqa: E402
 import invalid_vectors                                          # noqa: E402
 import layers                                                   # noqa: E402
 import lz4block                                                 # noqa: E402
+import zstdblock                                                # noqa: E402
 import valid_vectors as vv                                      # noqa: E402
 from canonical import BadURL, canonical_key                     # noqa: E402
 from layers import recipe_record                                # noqa: E402
@@ -185,6 +186,8 @@ def delta_vectors(out: dict[str, Vector]) -> None:
     out["delta-stacked"] = Vector(update, write(update, stack), bases=["delta", "delta-base"])
     recipe = vv.delta_dictionary(base.archive_digest, base.archive_length)
     out["delta-dictionary"] = Vector(recipe, write(recipe, [base]), bases=["delta-base"])
+    recipe = vv.delta_raw(base.archive_digest, base.archive_length)
+    out["delta-raw"] = Vector(recipe, write(recipe, [base]), bases=["delta-base"])
     for name, result in (("delta", "delta-result"), ("delta-stacked", "delta-stacked-result")):
         applied = layers.apply(opened_bases(out, [name] + out[name].bases))
         assert applied == out[result].data, f"applying {name} does not give {result}"
@@ -348,6 +351,13 @@ def check_delta_pins(dumps: dict[str, dict], vectors: dict[str, Vector]) -> None
     with_dictionary = lz4block.compress_with_dict(changelog_bytes, guide_bytes[-65536:])
     assert len(with_dictionary) < min(len(lz4block.compress(changelog_bytes)), len(changelog_bytes)), "codec 2 would pay"
     assert changelog["storedLength"] < len(with_dictionary)
+    # step 14 and §6.3's raw rule: a chunk stored as codec 3 (whose other coding is raw) is not "stored
+    # raw", so the next chunk is tried with LZ4, whose block beats the frame that beats the raw bytes
+    first, second = bodies("delta-raw")["data.bin"][0]
+    data = base64.b64decode(vectors["delta-raw"].recipe["records"][0]["body"])
+    guide_frame = zstdblock.compress_with_dict(data[262_144:], guide_bytes)
+    assert len(lz4block.compress(data[:262_144])) >= 262_144 and first["codec"] == 3
+    assert second["codec"] == 1 and second["storedLength"] < len(guide_frame) < second["rawLength"], (first, second)
     d = faq["dictionary"]
     assert faq["codec"] == 2 and d["layer"] == 0 and d["rawLength"] == about["rawLength"]
     assert about["offset"] + about["storedLength"] == d["offset"] and d["offset"] + d["storedLength"] == faq["offset"]

@@ -486,3 +486,21 @@ def delta_dictionary(base_digest: bytes, base_length: int) -> dict:
         dict(about, previousVersion=previous(DELTA_SITE + "about.html")),
         response(DELTA_SITE + "faq.html", guide_page("FAQ", "Questions, and their answers."), date=NOV_25, **html),
     ]}
+
+
+def delta_raw(base_digest: bytes, base_length: int) -> dict:
+    """An update over delta-base with one new body coded against a previous version (the base's
+    guide page): its first chunk, 70 000 seeded bytes repeated (LZ4's 64 KiB window sees no repeat,
+    so §6.3 would store it raw; Zstandard does), is stored as codec 3; that is not "stored raw", so
+    the second chunk, a short text, is still tried with LZ4, whose block beats its frame (Appendix C
+    step 14; were it untried, the frame would beat the raw bytes)."""
+    guide = next(r for r in delta_release()["records"] if r["url"] == DELTA_SITE + "guide.html")
+    body = (seeded_bytes("delta-raw", 70_000) * 4)[:262_144] + b"abcdefgh" * 5
+    return {"archive": {"created": NOV_25, "creator": "make-vectors 2.1",
+                        "bases": [{"digest": base_digest.hex(), "archiveLength": base_length, "name": "delta-base.webarc"}]},
+            "records": [
+        dict(response(DELTA_SITE + "data.bin", body, headers=[["Content-Type", "application/octet-stream"]],
+                      mime="application/octet-stream", date=NOV_25),
+             previousVersion={"layer": 1, "bodyMD5": hashlib.md5(base64.b64decode(guide["body"])).hexdigest(),
+                              "bodyVariant": 0}),
+    ]}

@@ -11,6 +11,7 @@ from the reader's errors; `make_vectors.check_invalid` then confirms that the
 reader reports exactly that code at that offset.
 """
 
+import base64
 import dataclasses
 import hashlib
 import json
@@ -698,6 +699,36 @@ def delta_vectors(v) -> dict:
     return out
 
 
+def local_delta(recipe: dict, frame_dictionary: bytes | None = None):
+    """An edit for `craft`: the second body of `recipe` (one chunk, the last in the body data) stored
+    as a codec-3 chunk whose reference is the first body's chunk, in this archive (`layer` 0); the
+    frame is coded against the first body's bytes, or `frame_dictionary` when given."""
+    first, second = (base64.b64decode(r["body"]) for r in recipe["records"][:2])
+
+    def edit(m):
+        reference, old = m.bodies[0].chunks[0], m.bodies[1].chunks[0]
+        assert len(m.bodies[1].chunks) == 1 and old.offset + old.stored_length == 16 + len(m.body_data)
+        frame = zstdblock.compress_with_dict(second, first if frame_dictionary is None else frame_dictionary)
+        del m.body_data[old.offset - 16:]
+        m.bodies[1].chunks = [Chunk(old.offset, len(frame), len(second), DELTA, hashlib.sha256(second).digest(),
+                                    reference=dataclasses.replace(reference))]
+        m.body_data += frame
+        m.required |= FEATURE_DELTA
+    return edit
+
+
+def reference_magic_vector() -> dict:
+    recipe = vv.delta_local(zstdblock.DICTIONARY_MAGIC)
+    data, _ = craft(recipe, local_delta(recipe, b""))
+    v2 = Archive(data).leaves(Archive(data).body_root, 2)[0].bodies
+    offset = next(b.chunks[0].offset for b in v2 if b.chunks[0].codec == DELTA)
+    return {"delta-reference-magic.webarc": (data, expect(
+        "corrupt-chunk", "verify", offset,
+        "delta-local's content with the first version starting with the Zstandard dictionary magic 37 A4 30 EC; "
+        "the second version's frame uses no dictionary, so it would decode were the reference read as raw "
+        "content, but ZSTD_decompress_usingDict would load those bytes as a dictionary."))}
+
+
 def apply_vectors(v) -> dict:
     """Updates that verify and stack over their bases but do not apply (§13.1)."""
     base = Archive(v["delta-base"].data)
@@ -727,6 +758,6 @@ def all_vectors(valid: dict, keys: dict) -> dict[str, tuple[bytes, dict | None]]
     """FILE.webarc -> (bytes, expectation or None for a file that is only a prerequisite)."""
     out = {}
     for part in (open_vectors(valid), page_vectors(valid), object_vectors(valid), chunk_vectors(valid),
-                 trust_vectors(valid, keys), layer_vectors(valid), delta_vectors(valid), apply_vectors(valid)):
+                 trust_vectors(valid, keys), layer_vectors(valid), delta_vectors(valid), apply_vectors(valid), reference_magic_vector()):
         out.update(part)
     return out

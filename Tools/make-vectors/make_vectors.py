@@ -162,6 +162,9 @@ def valid_vectors() -> dict[str, Vector]:
     out["newer-minor"] = Vector(vv.newer_base(), newer_minor(vv.newer_base()), crafted=True)
     out["newer-reserved"] = Vector(vv.newer_base(), newer_reserved(vv.newer_base()), crafted=True)
     assert out["dictionary"].data == dictionary(vv.dictionary()), "the step-13 rule no longer codes v2 against v1"
+    recipe = vv.delta_local()
+    out["delta-local"] = Vector(recipe, invalid_vectors.craft(recipe, invalid_vectors.local_delta(recipe))[0],
+                                crafted=True)
     delta_vectors(out)
     return out
 
@@ -340,6 +343,9 @@ def check_delta_pins(dumps: dict[str, dict], vectors: dict[str, Vector]) -> None
     assert [(c["codec"], c["reference"]["layer"]) for c in stacked["guide.html"][0]] == [(3, 2)]
     assert [(c["codec"], c["reference"]["layer"]) for c in stacked["news.html"][0]] == [(3, 1)]
     assert [c["codec"] for c in stacked["changelog.html"][0]] == [1] and delta["changelog.html"][0][0]["codec"] == 3
+    local = bodies("delta-local")["v2.html"][0][0]
+    assert local["codec"] == 3 and local["reference"] == bodies("delta-local")["v1.html"][0][0]
+    assert dumps["delta-local"]["trailer"]["requiredFeatures"] == 0b100
     # steps 13 and 14 together: a delta that wins stores no dictionary chunk; a codec-3 last chunk of
     # an anchor is no dictionary reference, so a dictionary chunk holds its bytes
     rules = bodies("delta-dictionary")

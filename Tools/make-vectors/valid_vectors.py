@@ -504,3 +504,16 @@ def delta_raw(base_digest: bytes, base_length: int) -> dict:
              previousVersion={"layer": 1, "bodyMD5": hashlib.md5(base64.b64decode(guide["body"])).hexdigest(),
                               "bodyVariant": 0}),
     ]}
+
+
+def delta_local(reference_prefix: bytes = b"") -> dict:
+    """Two versions of a page in a plain archive, the content of the crafted `delta-local` vector
+    (the second stored as a delta against the first's chunk, in this archive); with a
+    `reference_prefix`, the first version starts with it (delta-reference-magic)."""
+    v1 = guide_page("Local", "A page and its next version in one archive.")
+    v2 = guide_page("Local", "A page and its next version in one archive.", "<p>The next version.</p>\n")
+    html = dict(headers=HTML, mime="text/html", encoding="utf-8")
+    return {"archive": {}, "records": [
+        response("https://example.com/v1.html", reference_prefix + v1.encode(), **html),
+        response("https://example.com/v2.html", v2, **html),
+    ]}

@@ -11,15 +11,20 @@ from the reader's errors; `make_vectors.check_invalid` then confirms that the
 reader reports exactly that code at that offset.
 """
 
+import base64
 import dataclasses
 import hashlib
+import json
 import struct
 
 import lz4block
 import valid_vectors as vv
-from schema import APPENDIX_MAGIC, END_MAGIC, FEATURE_LAYER, INTERIOR, LEAD_MAGIC, LZ4, RAW, STRING
-from webarc_reader import Archive
-from webarc_writer import Raw, Record, build, plan, request_object, serialize, sign, tombstone_object, write
+import zstdblock
+from schema import (APPENDIX_MAGIC, DELTA, END_MAGIC, FEATURE_DELTA, FEATURE_DICTIONARY, FEATURE_LAYER, INTERIOR,
+                    LEAD_MAGIC, LZ4, RAW, STRING)
+from webarc_reader import Archive, body_ref, ref_key
+from webarc_writer import (Chunk, Raw, Record, build, plan, relayer, request_object, serialize, sign, tombstone_object,
+                           write)
 
 KEY1 = ["keys/test1.pub"]
 
@@ -137,7 +142,10 @@ def open_vectors(v) -> dict:
         "minimal.webarc with trailer minorVersion 1 while the lead says 0 (trailerCheck recomputed).")
     out["unsupported-feature.webarc"] = retrailer(minimal, 16, "<Q", 1 << 5), expect(
         "unsupported-feature", "open", t + 16,
-        "minimal.webarc with requiredFeatures bit 5, which 2.0 does not define (trailerCheck recomputed).")
+        "minimal.webarc with requiredFeatures bit 5, which 2.1 does not define (trailerCheck recomputed).")
+    out["unsupported-feature-3.webarc"] = retrailer(minimal, 16, "<Q", 1 << 3), expect(
+        "unsupported-feature", "open", t + 16,
+        "minimal.webarc with requiredFeatures bit 3, the lowest bit 2.1 does not define (trailerCheck recomputed).")
     out["bad-trailer-archive-length.webarc"] = retrailer(minimal, 32, "<Q", n - 1), expect(
         "bad-trailer", "open", t + 32, "minimal.webarc with archiveLength one less than the archive end.")
     out["bad-trailer-body-data-end.webarc"] = retrailer(minimal, 40, "<Q", n - 255), expect(
@@ -545,12 +553,211 @@ def layer_vectors(v) -> dict:
         stack=["valid/site.webarc"], bases=["valid/site.webarc"]))}
 
 
+# ---------------------------------------------------------------------------- delta chunks (codec 3)
+
+DELTA_BASE = ["valid/delta-base.webarc"]
+
+
+def guide_reference(v) -> tuple[Archive, Chunk, bytes]:
+    """delta-base, the chunk of its guide page (codec 1) as an update over it sees the entry (layer
+    1), and its decoded bytes."""
+    base = Archive(v["delta-base"].data)
+    obj, _ = base.lookup("GET", vv.DELTA_SITE + "guide.html")
+    chunk = base.find_body(ref_key(*body_ref(obj))).chunks[0]
+    assert chunk.codec == LZ4
+    return base, relayer(chunk, 1), base.chunk_bytes(chunk, [])
+
+
+def delta_update(v, raw: bytes, tamper=None, edit=None) -> tuple[bytes, object]:
+    """An update over delta-base with one body, `raw`, stored as one codec-3 chunk at offset 16: the
+    frame the writer makes of it against the base's guide chunk, changed by `tamper(frame)`; `edit`
+    changes the model after that. Every digest of the chain recomputed (no digest covers the
+    stored bytes of a chunk)."""
+    base, reference, reference_bytes = guide_reference(v)
+    assert len(raw) <= 262_144
+    frame = zstdblock.compress_with_dict(raw, reference_bytes)
+    stored = tamper(frame) if tamper else frame
+    recipe = {"archive": {"bases": [{"digest": base.archive_digest.hex(), "archiveLength": base.archive_length,
+                                     "name": "delta-base.webarc"}]},
+              "records": [vv.response(vv.DELTA_SITE + "guide.html", raw, headers=vv.HTML, mime="text/html",
+                                      encoding="utf-8", date=vv.NOV_25)]}
+
+    def model(m):
+        body = m.bodies[0]
+        m.body_data = bytearray(stored)
+        body.chunks = [Chunk(16, len(stored), len(raw), DELTA, hashlib.sha256(raw).digest(), reference=reference)]
+        m.required |= FEATURE_DELTA
+        if edit:
+            edit(m)
+    return craft(recipe, model, bases=[base])
+
+
+def delta_vectors(v) -> dict:
+    out = {}
+    page = vv.guide_page("Start", "Start here.", "<p>One more line.</p>\n").encode()
+    _, _, reference_bytes = guide_reference(v)
+    frame = zstdblock.compress_with_dict(page, reference_bytes)
+    assert zstdblock.decode(frame, len(page), reference_bytes) == page and len(frame) < len(page)
+    data, _ = delta_update(v, page)
+    assert not Archive(data).verify([Archive(v["delta-base"].data)]), "the untampered delta update is not valid"
+
+    _, _, fcs_at, fcs_size = zstdblock.frame_header(frame)
+    for i in range(fcs_at + fcs_size, len(frame)):           # the first flip after the header that stops decoding
+        changed = bytearray(frame)
+        changed[i] ^= 0x01
+        if zstdblock.frame_problem(bytes(changed), len(page)) is None and \
+                zstdblock.decode(bytes(changed), len(page), reference_bytes) is None:
+            break
+    else:
+        raise AssertionError("no flip stops the frame decoding")
+    data, _ = delta_update(v, page, lambda f: f[:i] + bytes([f[i] ^ 0x01]) + f[i + 1:])
+    out["delta-corrupt-frame.webarc"] = data, expect(
+        "corrupt-chunk", "verify", 16,
+        f"An update over delta-base whose one body is a codec-3 chunk (its reference the base's guide chunk) with "
+        f"byte {i} of its Zstandard frame flipped: the frame no longer decodes.", bases=DELTA_BASE)
+
+    def content_size(f):
+        assert fcs_size == 2                                     # 2 bytes: the size minus 256
+        return f[:fcs_at] + struct.pack("<H", len(page) - 1 - 256) + f[fcs_at + 2:]
+    data, _ = delta_update(v, page, content_size)
+    out["delta-content-size.webarc"] = data, expect(
+        "corrupt-chunk", "verify", 16,
+        "delta-corrupt-frame's update with the frame intact but its Frame_Content_Size one less than rawLength.",
+        bases=DELTA_BASE)
+
+    def no_content_size(f):
+        assert f[4] >> 5 == 0b011                                # content size of 2 bytes, single segment
+        return f[:4] + bytes([f[4] & 0b111]) + bytes([1 << 3]) + f[5 + fcs_size:]     # a 2 KiB window instead
+    assert zstdblock.frame_problem(no_content_size(frame), len(page)) == "the frame does not declare its content size"
+    data, _ = delta_update(v, page, no_content_size)
+    out["delta-no-content-size.webarc"] = data, expect(
+        "corrupt-chunk", "verify", 16,
+        "delta-corrupt-frame's update with the frame's header declaring no Frame_Content_Size (a Window_Descriptor "
+        "of 2 KiB instead; the blocks unchanged).", bases=DELTA_BASE)
+
+    data, _ = delta_update(v, page, lambda f: f + b"\0")
+    out["delta-trailing-bytes.webarc"] = data, expect(
+        "corrupt-chunk", "verify", 16,
+        "delta-corrupt-frame's update with the frame intact and one zero byte after it in the chunk "
+        "(storedLength one more).", bases=DELTA_BASE)
+
+    def dictionary_id(f):
+        descriptor_at, did_at, _, _ = zstdblock.frame_header(f)
+        assert f[descriptor_at] & 3 == 0
+        return f[:descriptor_at] + bytes([f[descriptor_at] | 1]) + f[descriptor_at + 1:did_at] + b"\x2a" + f[did_at:]
+    data, _ = delta_update(v, page, dictionary_id)
+    out["delta-dictionary-id.webarc"] = data, expect(
+        "corrupt-chunk", "verify", 16,
+        "delta-corrupt-frame's update with the frame declaring Dictionary_ID 42 (one byte inserted in its header).",
+        bases=DELTA_BASE)
+
+    data, _ = delta_update(v, page, lambda f: struct.pack("<II", 0x184D2A50, 4) + b"skip" + f)
+    out["delta-skippable-frame.webarc"] = data, expect(
+        "corrupt-chunk", "verify", 16,
+        "delta-corrupt-frame's update with a 12-byte skippable frame before the Zstandard frame.", bases=DELTA_BASE)
+
+    def reference_delta(m):
+        m.bodies[0].chunks[0].reference.codec = DELTA
+    data, p = delta_update(v, page, edit=reference_delta)
+    out["delta-reference-delta.webarc"] = data, expect(
+        "corrupt-index", "verify", body_leaf(p).ref.offset,
+        "delta-corrupt-frame's update with the frame intact and its reference's entry of codec 3 (a delta chunk "
+        "cannot be a reference).", bases=DELTA_BASE)
+
+    small = b"<p>tiny</p>\n"
+    assert len(zstdblock.compress_with_dict(small, reference_bytes)) >= len(small)
+    data, p = delta_update(v, small)
+    out["delta-not-smaller.webarc"] = data, expect(
+        "corrupt-index", "verify", body_leaf(p).ref.offset,
+        "An update over delta-base whose one body, 12 bytes, is a codec-3 chunk whose frame (which decodes) is "
+        "not shorter than rawLength.", bases=DELTA_BASE)
+
+    zeros = b"a" * 262_144
+    tight = zstdblock.compress_with_dict(zeros, reference_bytes)
+    assert len(zeros) > 255 * len(tight) + len(reference_bytes)
+    data, _ = delta_update(v, zeros)
+    out["delta-amplification.webarc"] = data, expect(
+        "amplification", "verify", 16,
+        f"An update over delta-base whose one body, 262 144 bytes of `a`, is a codec-3 chunk whose frame (which "
+        f"decodes) is {len(tight)} bytes: rawLength over 255 x storedLength + the reference's rawLength "
+        f"({len(reference_bytes)}).", bases=DELTA_BASE)
+
+    def no_feature(m):
+        m.required &= ~FEATURE_DELTA
+    data, p = delta_update(v, page, edit=no_feature)
+    out["delta-no-feature.webarc"] = data, expect(
+        "corrupt-index", "verify", body_leaf(p).ref.offset,
+        "delta-corrupt-frame's update with the frame intact and requiredFeatures without bit 2 (delta-codec).",
+        bases=DELTA_BASE)
+
+    def no_dictionary_feature(m):
+        m.required &= ~FEATURE_DICTIONARY
+    data, p = craft(vv.dictionary(), no_dictionary_feature)
+    out["dictionary-no-feature.webarc"] = data, expect(
+        "corrupt-index", "verify", body_leaf(p).ref.offset,
+        "dictionary's content (a codec-2 chunk) with requiredFeatures without bit 1 (dictionary-codec).")
+    return out
+
+
+def local_delta(recipe: dict, frame_dictionary: bytes | None = None):
+    """An edit for `craft`: the second body of `recipe` (one chunk, the last in the body data) stored
+    as a codec-3 chunk whose reference is the first body's chunk, in this archive (`layer` 0); the
+    frame is coded against the first body's bytes, or `frame_dictionary` when given."""
+    first, second = (base64.b64decode(r["body"]) for r in recipe["records"][:2])
+
+    def edit(m):
+        reference, old = m.bodies[0].chunks[0], m.bodies[1].chunks[0]
+        assert len(m.bodies[1].chunks) == 1 and old.offset + old.stored_length == 16 + len(m.body_data)
+        frame = zstdblock.compress_with_dict(second, first if frame_dictionary is None else frame_dictionary)
+        del m.body_data[old.offset - 16:]
+        m.bodies[1].chunks = [Chunk(old.offset, len(frame), len(second), DELTA, hashlib.sha256(second).digest(),
+                                    reference=dataclasses.replace(reference))]
+        m.body_data += frame
+        m.required |= FEATURE_DELTA
+    return edit
+
+
+def reference_magic_vector() -> dict:
+    recipe = vv.delta_local(zstdblock.DICTIONARY_MAGIC)
+    data, _ = craft(recipe, local_delta(recipe, b""))
+    v2 = Archive(data).leaves(Archive(data).body_root, 2)[0].bodies
+    offset = next(b.chunks[0].offset for b in v2 if b.chunks[0].codec == DELTA)
+    return {"delta-reference-magic.webarc": (data, expect(
+        "corrupt-chunk", "verify", offset,
+        "delta-local's content with the first version starting with the Zstandard dictionary magic 37 A4 30 EC; "
+        "the second version's frame uses no dictionary, so it would decode were the reference read as raw "
+        "content, but ZSTD_decompress_usingDict would load those bytes as a dictionary."))}
+
+
+def apply_vectors(v) -> dict:
+    """Updates that verify and stack over their bases but do not apply (§13.1)."""
+    base = Archive(v["delta-base"].data)
+    out = {}
+    recipe = json.loads(json.dumps(v["delta"].recipe))
+    recipe["archive"]["target"]["digest"] = "00" + recipe["archive"]["target"]["digest"][2:]
+    out["bad-target.webarc"] = write(recipe, [base]), expect(
+        "bad-target", "apply", None,
+        "delta's content with the first byte of its target's digest zeroed; applied over valid/delta-base.webarc, "
+        "it gives delta-result.webarc, whose digest is not the target's.", stack=DELTA_BASE, bases=DELTA_BASE)
+    recipe = json.loads(json.dumps(v["delta"].recipe))
+    order = recipe["archive"]["target"]["archive"]["writer"]["order"]
+    assert order[1] == [2, 1] and order[2] != [2, 1]
+    order[2] = [2, 1]
+    data, p = craft(recipe, bases=[base])
+    out["bad-order.webarc"] = data, expect(
+        "corrupt-index", "apply", p.metadata.ref.offset,
+        "delta's content with its target's Writer.order naming position 2 twice (and position "
+        f"{v['delta'].recipe['archive']['target']['archive']['writer']['order'][2][0]} never): applying it fails "
+        "before writing; the offset is the update's metadata page.", stack=DELTA_BASE, bases=DELTA_BASE)
+    return out
+
+
 # ---------------------------------------------------------------------------- the list
 
 def all_vectors(valid: dict, keys: dict) -> dict[str, tuple[bytes, dict | None]]:
     """FILE.webarc -> (bytes, expectation or None for a file that is only a prerequisite)."""
     out = {}
     for part in (open_vectors(valid), page_vectors(valid), object_vectors(valid), chunk_vectors(valid),
-                 trust_vectors(valid, keys), layer_vectors(valid)):
+                 trust_vectors(valid, keys), layer_vectors(valid), delta_vectors(valid), apply_vectors(valid), reference_magic_vector()):
         out.update(part)
     return out

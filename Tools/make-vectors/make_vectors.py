@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
-"""Regenerate the webarc 2.0 test vectors under Spec/vectors/ (run from anywhere):
+"""Regenerate the webarc 2.1 test vectors under Spec/vectors/ (run from anywhere):
 
     python3 Tools/make-vectors/make_vectors.py
 
-This is an implementation of webarc 2.0 independent of the Swift library,
+This is an implementation of webarc 2.1 independent of the Swift library,
 written from Spec/webarc-format.md alone:
 
 - canonical.py       URL canonicalization (§9)
 - webarc_writer.py   the writer, in the deterministic order of Appendix C; signing (§12)
 - webarc_reader.py   the reader, the §11.3 verifier, trust (§12.4), layers (§13), the JSON dump
 - ed25519.py         Ed25519 (RFC 8032): `cryptography` when importable, else pure Python
+- layers.py          §13.1: the layered view, an update made as a diff, applying an update
 - lz4block.py        LZ4 blocks through the system liblz4 (as the Swift code)
+- zstdblock.py       Zstandard frames with a raw-content dictionary through the system libzstd
 - schema.py          constants and the §7.3 classes
 - valid_vectors.py   the recipes of the valid vectors
 - invalid_vectors.py the invalid vectors, derived from the valid ones
@@ -20,8 +22,9 @@ NAME.json (the reader's dump of the .webarc bytes); the invalid vectors and
 invalid/expected.json; the test keys (keys/); canonical-urls.json. Before
 writing, it checks its own output: every valid archive verifies clean, dumps
 back to its recipe and (unless crafted) is what the writer makes of its
-recipe; every invalid one fails exactly as expected.json says. The output
-depends only on this code and the system liblz4: two runs give identical bytes.
+recipe; each update with a target applies to its result vector byte for byte;
+every invalid one fails exactly as expected.json says. The output depends only
+on this code and the system liblz4 and libzstd: two runs give identical bytes.
 """
 
 import base64
@@ -35,9 +38,12 @@ sys.dont_write_bytecode = True      # keep Tools/make-vectors free of __pycache_
 
 import ed25519                                                  # noqa: E402
 import invalid_vectors                                          # noqa: E402
+import layers                                                   # noqa: E402
 import lz4block                                                 # noqa: E402
+import zstdblock                                                # noqa: E402
 import valid_vectors as vv                                      # noqa: E402
 from canonical import BadURL, canonical_key                     # noqa: E402
+from layers import recipe_record                                # noqa: E402
 from schema import BYTES, FEATURE_DICTIONARY, LZ4_DICT, OBJECT, STRING       # noqa: E402
 from webarc_reader import Archive, Stack, WebarcError, check_trust, parse_private_key, parse_public_key  # noqa: E402
 from webarc_writer import (Chunk, Field, Obj, Raw, Record, build, key_files, plan, serialize, sign,  # noqa: E402
@@ -61,7 +67,7 @@ class Vector:
     recipe: dict
     data: bytes
     bases: list[str] = field(default_factory=list)   # names of valid vectors below it, nearest first
-    crafted: bool = False                             # not what a 2.0 writer makes of the recipe
+    crafted: bool = False                             # not what a 2.1 writer makes of the recipe
 
 
 # ---------------------------------------------------------------------------- crafted valid vectors
@@ -156,7 +162,38 @@ def valid_vectors() -> dict[str, Vector]:
     out["newer-minor"] = Vector(vv.newer_base(), newer_minor(vv.newer_base()), crafted=True)
     out["newer-reserved"] = Vector(vv.newer_base(), newer_reserved(vv.newer_base()), crafted=True)
     assert out["dictionary"].data == dictionary(vv.dictionary()), "the step-13 rule no longer codes v2 against v1"
+    recipe = vv.delta_local()
+    out["delta-local"] = Vector(recipe, invalid_vectors.craft(recipe, invalid_vectors.local_delta(recipe))[0],
+                                crafted=True)
+    delta_vectors(out)
     return out
+
+
+def delta_vectors(out: dict[str, Vector]) -> None:
+    """A release, the next two releases written whole, and the updates between them made as diffs
+    (§13.1): `delta` over `delta-base` gives `delta-result` (signed: the update carries its
+    appendix); `delta-stacked` over `delta` over `delta-base` gives `delta-stacked-result`."""
+    recipe = vv.delta_release()
+    out["delta-base"] = Vector(recipe, write(recipe))
+    base = Archive(out["delta-base"].data)
+    recipe = signed_recipe(vv.delta_release_2(), [signature("test1", 9, vv.NOV_24, 0)])
+    out["delta-result"] = Vector(recipe, sign(write(recipe), recipe["appendix"], KEYS))
+    update = layers.diff(Archive(out["delta-result"].data), recipe, [base], ["delta-base.webarc"],
+                         {"created": vv.NOV_24, "creator": "make-vectors 2.1"})
+    out["delta"] = Vector(update, write(update, [base]), bases=["delta-base"])
+    recipe = vv.delta_release_3()
+    out["delta-stacked-result"] = Vector(recipe, write(recipe))
+    stack = [Archive(out["delta"].data), base]
+    update = layers.diff(Archive(out["delta-stacked-result"].data), recipe, stack, ["delta.webarc", "delta-base.webarc"],
+                         {"created": vv.NOV_25, "creator": "make-vectors 2.1"})
+    out["delta-stacked"] = Vector(update, write(update, stack), bases=["delta", "delta-base"])
+    recipe = vv.delta_dictionary(base.archive_digest, base.archive_length)
+    out["delta-dictionary"] = Vector(recipe, write(recipe, [base]), bases=["delta-base"])
+    recipe = vv.delta_raw(base.archive_digest, base.archive_length)
+    out["delta-raw"] = Vector(recipe, write(recipe, [base]), bases=["delta-base"])
+    for name, result in (("delta", "delta-result"), ("delta-stacked", "delta-stacked-result")):
+        applied = layers.apply(opened_bases(out, [name] + out[name].bases))
+        assert applied == out[result].data, f"applying {name} does not give {result}"
 
 
 def opened_bases(vectors: dict[str, Vector], names: list[str]) -> list[Archive]:
@@ -177,8 +214,11 @@ def check_valid(name: str, vector: Vector, vectors: dict[str, Vector]) -> dict:
             again = sign(again, recipe["appendix"], KEYS)
         assert again == data, name
     dump = archive.dump(bases)
-    assert dump["archive"] == recipe["archive"], name
-    assert sorted(map(to_json, map(as_recipe_record, dump["records"]))) == sorted(map(to_json, recipe["records"])), name
+    assert {k: v for k, v in dump["archive"].items() if k != "writer"} == recipe["archive"], name
+    given = [{k: v for k, v in r.items() if k != "previousVersion"} for r in recipe["records"]]
+    assert sorted(map(to_json, map(recipe_record, dump["records"]))) == sorted(map(to_json, given)), name
+    if not vector.crafted:
+        assert dump["archive"]["writer"] == expected_writer(recipe, dump), (name, dump["archive"]["writer"])
     for record in dump["records"]:
         assert record["key"] == canonical_key(record["method"], record["url"]), name
     blocks = recipe.get("appendix", [])
@@ -194,12 +234,26 @@ def check_valid(name: str, vector: Vector, vectors: dict[str, Vector]) -> dict:
     return dump
 
 
-def as_recipe_record(record: dict) -> dict:
-    """A dumped record in the recipe's shape (no key or body reference; no empty lists)."""
-    out = {k: v for k, v in record.items() if k not in ("key", "bodyMD5", "bodyVariant", "bodyLength")}
-    for k in ("requestHeaders", "headers"):
-        if k in out and not out[k]:
-            del out[k]
+def expected_writer(recipe: dict, dump: dict) -> dict:
+    """Appendix C step 7 and §13.2, found from the dump: the recipe's level and dictionary interval,
+    and the record-tree position (in the dump) of each recipe record, in recipe order, as runs."""
+    settings = recipe.get("writer", {})
+    out = {"level": settings.get("level", 1), "dictionaryInterval": settings.get("dictionaryInterval", 0)}
+    tree = [to_json(recipe_record(r)) for r in dump["records"]]
+    positions, used = [], set()
+    for record in recipe["records"]:
+        want = to_json({k: v for k, v in record.items() if k != "previousVersion"})
+        p = next(i for i, r in enumerate(tree) if r == want and i not in used)
+        used.add(p)
+        positions.append(p)
+    runs: list[list[int]] = []
+    for p in positions:
+        if runs and sum(runs[-1]) == p:
+            runs[-1][1] += 1
+        else:
+            runs.append([p, 1])
+    if len(runs) > 1:
+        out["order"] = runs
     return out
 
 
@@ -223,6 +277,11 @@ def check_pins(dumps: dict[str, dict], vectors: dict[str, Vector]) -> None:
     assert sorted(r["key"] for r in dumps["canonical"]["records"]) == sorted(expected_keys)
     bodies = [base64.b64decode(r["body"]).split(b":")[0] for r in dumps["captures"]["records"]]
     assert bodies == [b"capture 0", b"capture 4", b"capture 1", b"capture 3", b"posted"], bodies
+    # §13.2: insertion order as runs of record-tree positions (Appendix C step 7)
+    assert dumps["captures"]["archive"]["writer"]["order"] == [[0, 1], [2, 1], [4, 1], [3, 1], [1, 1]]
+    assert dumps["site"]["archive"]["writer"]["order"] == [[0, 1], [5, 1], [3, 2], [1, 2]]
+    assert "order" not in dumps["minimal"]["archive"]["writer"] and dumps["anchors"]["archive"]["writer"]["dictionaryInterval"] == 3
+    assert max(start for start, _ in dumps["large"]["archive"]["writer"]["order"]) >= 128     # two-byte LEB128
     large = dumps["large"]["trailer"]
     assert large["recordRoot"]["height"] >= 1 and large["bodyRoot"]["height"] >= 1, large
     update = dumps["update"]
@@ -247,24 +306,104 @@ def check_pins(dumps: dict[str, dict], vectors: dict[str, Vector]) -> None:
     assert c[0]["dictionary"] == d[0]["dictionary"] and c[0]["dictionary"]["offset"] not in {x["offset"] for x in a + b}
     assert c[0]["dictionary"]["offset"] + c[0]["dictionary"]["storedLength"] == c[0]["offset"], "dictionary chunk right before C"
     assert f[0]["dictionary"]["offset"] == e[1]["offset"] and e[1]["rawLength"] < 262_144
+    check_delta_pins(dumps, vectors)
 
 
-def stack_json(vectors: dict[str, Vector]) -> dict:
-    """update.stack.json: the merged view of update over site, and lookups through the stack."""
-    stack = Stack([Archive(vectors["update"].data), Archive(vectors["site"].data)])
+def check_delta_pins(dumps: dict[str, dict], vectors: dict[str, Vector]) -> None:
+    """The delta vectors: codec 3 against the previous version (Appendix C step 14), its bounds, the
+    min(i, m - 1) rule, a codec-2 reference, references in layers 1 and 2, a previous version that
+    is a delta chunk (not used), and targets naming the results."""
+    def bodies(name: str) -> dict[str, list[dict]]:
+        by_md5 = {b["md5"]: b["chunks"] for b in dumps[name]["bodies"]}
+        out: dict[str, list[dict]] = {}
+        for r in dumps[name]["records"]:
+            if r["kind"] == "response":
+                out.setdefault(r["url"].rsplit("/", 1)[-1], []).append(by_md5[r["bodyMD5"]])
+        return out
+    base, delta, stacked = bodies("delta-base"), bodies("delta"), bodies("delta-stacked")
+    assert dumps["delta"]["trailer"]["requiredFeatures"] == 0b111 and dumps["delta-stacked"]["trailer"]["requiredFeatures"] == 0b101
+    log = delta["server.log"][0]
+    assert [c["codec"] for c in log] == [3, 3, 3] and len(base["server.log"][0]) == 2
+    previous = [{k: v for k, v in c.items() if k != "layer"} for c in base["server.log"][0]]
+    assert [{k: v for k, v in c["reference"].items() if k != "layer"} for c in log] == [previous[0], previous[1], previous[1]]
+    assert all(c["reference"]["layer"] == 1 and 1 <= c["storedLength"] < c["rawLength"] for c in log)
+    changelog = delta["changelog.html"][0][0]
+    assert changelog["codec"] == 3 and changelog["reference"]["codec"] == 2 and "dictionary" in changelog["reference"]
+    assert base["changelog.html"][0][0]["codec"] == 2
+    assert all(c["layer"] == 1 for c in delta["about.html"][0])                  # equal to the base's body
+    assert [c["codec"] for c in delta["news.html"][0]] == [1]                     # no previous version
+    assert [r["kind"] for r in dumps["delta"]["records"]].count("tombstone") == 1
+    results = {"delta": "delta-result", "delta-stacked": "delta-stacked-result"}
+    for name, result in results.items():
+        target = dumps[name]["archive"]["target"]
+        assert target["digest"] == dumps[result]["trailer"]["archiveDigest"]
+        assert target["archive"] == dumps[result]["archive"] and "order" in target["archive"]["writer"]
+    assert "appendix" in dumps["delta"]["archive"]["target"] and "appendix" not in dumps["delta-stacked"]["archive"]["target"]
+    assert [b["name"] for b in dumps["delta-stacked"]["archive"]["bases"]] == ["delta.webarc", "delta-base.webarc"]
+    assert [(c["codec"], c["reference"]["layer"]) for c in stacked["guide.html"][0]] == [(3, 2)]
+    assert [(c["codec"], c["reference"]["layer"]) for c in stacked["news.html"][0]] == [(3, 1)]
+    assert [c["codec"] for c in stacked["changelog.html"][0]] == [1] and delta["changelog.html"][0][0]["codec"] == 3
+    local = bodies("delta-local")["v2.html"][0][0]
+    assert local["codec"] == 3 and local["reference"] == bodies("delta-local")["v1.html"][0][0]
+    assert dumps["delta-local"]["trailer"]["requiredFeatures"] == 0b100
+    # steps 13 and 14 together: a delta that wins stores no dictionary chunk; a codec-3 last chunk of
+    # an anchor is no dictionary reference, so a dictionary chunk holds its bytes
+    rules = bodies("delta-dictionary")
+    changelog, about, faq = (rules[n][0][0] for n in ("changelog.html", "about.html", "faq.html"))
+    assert [c["layer"] for c in rules["guide.html"][0]] == [1]
+    assert (changelog["codec"], changelog["offset"], about["codec"]) == (3, 16, 3)
+    records = {r["url"].rsplit("/", 1)[-1]: r for r in vectors["delta-dictionary"].recipe["records"]}
+    guide_bytes, changelog_bytes = (base64.b64decode(records[n]["body"]) for n in ("guide.html", "changelog.html"))
+    with_dictionary = lz4block.compress_with_dict(changelog_bytes, guide_bytes[-65536:])
+    assert len(with_dictionary) < min(len(lz4block.compress(changelog_bytes)), len(changelog_bytes)), "codec 2 would pay"
+    assert changelog["storedLength"] < len(with_dictionary)
+    # step 14 and §6.3's raw rule: a chunk stored as codec 3 (whose other coding is raw) is not "stored
+    # raw", so the next chunk is tried with LZ4, whose block beats the frame that beats the raw bytes
+    first, second = bodies("delta-raw")["data.bin"][0]
+    data = base64.b64decode(vectors["delta-raw"].recipe["records"][0]["body"])
+    guide_frame = zstdblock.compress_with_dict(data[262_144:], guide_bytes)
+    assert len(lz4block.compress(data[:262_144])) >= 262_144 and first["codec"] == 3
+    assert second["codec"] == 1 and second["storedLength"] < len(guide_frame) < second["rawLength"], (first, second)
+    d = faq["dictionary"]
+    assert faq["codec"] == 2 and d["layer"] == 0 and d["rawLength"] == about["rawLength"]
+    assert about["offset"] + about["storedLength"] == d["offset"] and d["offset"] + d["storedLength"] == faq["offset"]
+
+
+def stack_json(vectors: dict[str, Vector], name: str, urls: list[str], result: str | None = None) -> dict:
+    """NAME.stack.json: the merged view of an update over its bases, lookups through the stack and,
+    for an update with a target, the archive applying it gives (§13.1)."""
+    names = [name] + vectors[name].bases
+    stack = Stack(opened_bases(vectors, names))
     listing = [{"key": key, "layer": layer, "kind": cls.lower()} for key, layer, cls in stack.listing()]
     lookups = []
-    for url in ("https://example.org/", "https://example.org/style.css", "https://example.org/robots.txt",
-                "https://example.org/images/logo.png", "https://example.org/folder", "https://example.org/news.html",
-                "https://example.org/missing"):
+    for url in urls:
         found = stack.lookup("GET", url)
         entry = {"method": "GET", "url": url, "found": found is not None}
         if found is not None:
             entry["layer"], entry["kind"] = found[0], found[1].class_name.lower()
         lookups.append(entry)
-    assert [e["found"] for e in lookups] == [True, True, False, True, True, True, False], lookups
-    assert {e["layer"] for e in listing} == {0, 1}
-    return {"stack": ["update.webarc", "site.webarc"], "listing": listing, "lookups": lookups}
+    out = {"stack": [f"{n}.webarc" for n in names], "listing": listing, "lookups": lookups}
+    if result is not None:
+        applied = Archive(vectors[result].data)
+        out["apply"] = {"result": f"{result}.webarc", "archiveDigest": applied.archive_digest.hex(),
+                        "archiveLength": applied.archive_length, "fileLength": len(applied.data)}
+    return out
+
+
+def stack_jsons(vectors: dict[str, Vector]) -> dict[str, dict]:
+    update = stack_json(vectors, "update", [
+        "https://example.org/", "https://example.org/style.css", "https://example.org/robots.txt",
+        "https://example.org/images/logo.png", "https://example.org/folder", "https://example.org/news.html",
+        "https://example.org/missing"])
+    assert [e["found"] for e in update["lookups"]] == [True, True, False, True, True, True, False], update
+    assert {e["layer"] for e in update["listing"]} == {0, 1}
+    urls = [vv.DELTA_SITE + path for path in ("guide.html", "changelog.html", "server.log", "about.html", "logo.png",
+                                              "old.html", "status.txt", "start", "news.html", "missing")]
+    delta = stack_json(vectors, "delta", urls, "delta-result")
+    assert [e["found"] for e in delta["lookups"]] == [True] * 5 + [False] + [True] * 3 + [False], delta
+    stacked = stack_json(vectors, "delta-stacked", urls, "delta-stacked-result")
+    assert [e.get("layer") for e in stacked["lookups"]] == [0, 0, 1, None, 2, None, 1, 2, 0, None], stacked
+    return {"update": update, "delta": delta, "delta-stacked": stacked}
 
 
 def write_valid(folder: Path) -> dict[str, Vector]:
@@ -277,7 +416,8 @@ def write_valid(folder: Path) -> dict[str, Vector]:
         (folder / f"{name}.webarc").write_bytes(vector.data)
         (folder / f"{name}.input.json").write_text(to_json(vector.recipe), encoding="utf-8")
         (folder / f"{name}.json").write_text(to_json(dumps[name]), encoding="utf-8")
-    (folder / "update.stack.json").write_text(to_json(stack_json(vectors)), encoding="utf-8")
+    for name, stack in stack_jsons(vectors).items():
+        (folder / f"{name}.stack.json").write_text(to_json(stack), encoding="utf-8")
     return vectors
 
 
@@ -286,7 +426,8 @@ def write_valid(folder: Path) -> dict[str, Vector]:
 def check_invalid(name: str, data: bytes, expected: dict, extra: dict[str, bytes], valid: dict[str, Vector]) -> None:
     """Each vector fails where expected.json says, with that code (and offset), and nothing else:
     `open` vectors fail to open; `verify` vectors open and verify reports that code and no other, one
-    problem at the offset; `trust` vectors verify clean and fail §12.4; `stack` vectors fail `bad-base`."""
+    problem at the offset; `trust` vectors verify clean and fail §12.4; `stack` vectors fail `bad-base`;
+    `apply` vectors verify and stack clean, and applying them (§13.1) fails with the code (and offset)."""
     at = expected["at"]
     try:
         archive = Archive(data)
@@ -324,6 +465,15 @@ def check_invalid(name: str, data: bytes, expected: dict, extra: dict[str, bytes
             assert e.code == expected["error"], (name, e)
             return
         raise AssertionError((name, "stacked"))
+    if at == "apply":
+        stack = [Archive(valid[Path(p).stem].data) for p in expected["stack"]]
+        Stack([archive] + stack)
+        try:
+            layers.apply([archive] + stack)
+        except WebarcError as e:
+            assert (e.code, e.offset) == (expected["error"], expected.get("offset")), (name, e)
+            return
+        raise AssertionError((name, "applied"))
     raise AssertionError((name, at))
 
 

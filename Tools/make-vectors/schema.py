@@ -1,4 +1,4 @@
-"""Constants of the webarc 2.0 format shared by the writer and the reader.
+"""Constants of the webarc 2.1 format shared by the writer and the reader.
 
 Section numbers refer to Spec/webarc-format.md.
 """
@@ -15,7 +15,8 @@ TRAILER_CHECK = 240                          # offset of trailerCheck in the tra
 # §4.4 feature bits
 FEATURE_LAYER = 1 << 0
 FEATURE_DICTIONARY = 1 << 1
-SUPPORTED_FEATURES = FEATURE_LAYER | FEATURE_DICTIONARY
+FEATURE_DELTA = 1 << 2                       # since 2.1
+SUPPORTED_FEATURES = FEATURE_LAYER | FEATURE_DICTIONARY | FEATURE_DELTA
 
 # §5 pages
 PAGE_REF_SIZE = 56
@@ -26,7 +27,7 @@ PAGE_TARGET = 65_536                         # Appendix C packing rule
 # §6
 CHUNK_ENTRY_SIZE = 56
 BODY_ENTRY_HEAD = 68                         # md5 16, variant 4, flags 4, length 8, sha256 32, chunkCount 4
-RAW, LZ4, LZ4_DICT = 0, 1, 2
+RAW, LZ4, LZ4_DICT, DELTA = 0, 1, 2, 3
 MAX_CHUNK = 262_144
 DICTIONARY_SIZE = 65_536
 EMPTY_MD5 = bytes.fromhex("d41d8cd98f00b204e9800998ecf8427e")
@@ -60,6 +61,8 @@ CLASSES = {
         "baseURL": (STRING, False),
         "metadata": (STRING_LIST, False),
         "bases": (OBJECT_LIST, False),
+        "writer": (OBJECT, False),
+        "target": (OBJECT, False),
     },
     "Request": {
         "method": (STRING, True),
@@ -88,6 +91,17 @@ CLASSES = {
         "request": (OBJECT, True),
         "captureDate": (DATE, False),
     },
+    "Writer": {
+        "level": (UINT, True),
+        "dictionaryInterval": (UINT, True),
+        "order": (BYTES, False),
+    },
+    "Target": {
+        "digest": (BYTES, True),
+        "archiveLength": (UINT, True),
+        "archive": (OBJECT, True),
+        "appendix": (BYTES, False),
+    },
     "Base": {
         "digest": (BYTES, True),
         "archiveLength": (UINT, True),
@@ -95,6 +109,6 @@ CLASSES = {
     },
 }
 # The class a nested object field must have.
-NESTED_CLASS = {"request": "Request", "bases": "Base"}
+NESTED_CLASS = {"request": "Request", "bases": "Base", "writer": "Writer", "target": "Target", "archive": "Archive"}
 RECORD_CLASSES = ("Response", "Redirect", "Tombstone")
 REDIRECT_STATUSES = (301, 302, 303, 307, 308)

@@ -376,3 +376,144 @@ def anchors() -> dict:
                  mime="application/octet-stream"),
         response("https://example.com/f.html", f, **html),
     ]}
+
+
+# ---------------------------------------------------------------------------- delta updates (§13.1, codec 3)
+
+NOV_25 = 1795600800000   # 2026-11-25T10:00:00Z
+
+
+def guide_page(name: str, words: str, extra: str = "") -> str:
+    """A page of a small guide: the navigation, header and footer repeat on every page."""
+    return html_page(f"Guide: {name}", f"{words} The navigation, header and footer repeat on every page of the guide.",
+                     repeat=12).replace("</body>", f"{extra}</body>")
+
+
+DELTA_SITE = "https://example.com/"
+
+
+def delta_release() -> dict:
+    """The base of the delta vectors (dictionary interval 2): the guide page is an anchor and the
+    changelog is coded against it (codec 2); the log (two chunks; a prefix of its next version) is an
+    anchor."""
+    html = dict(headers=HTML, mime="text/html", encoding="utf-8")
+    plain = [["Content-Type", "text/plain"]]
+    return {"archive": {"created": NOV_22, "creator": "make-vectors 2.1", "startURL": DELTA_SITE + "guide.html"},
+            "writer": {"dictionaryInterval": 2}, "records": [
+        response(DELTA_SITE + "guide.html", guide_page("Start", "Start here."), date=NOV_22, **html),
+        response(DELTA_SITE + "changelog.html", guide_page("Changes", "What changed.", "<p>Version 1.</p>\n"),
+                 date=NOV_22, **html),
+        response(DELTA_SITE + "server.log", multichunk_body(270_000), headers=plain, mime="text/plain", date=NOV_22),
+        response(DELTA_SITE + "about.html", guide_page("About", "Who we are."), date=NOV_22, **html),
+        response(DELTA_SITE + "logo.png", b"\x89PNG\r\n\x1a\n" + seeded_bytes("delta/logo.png", 1200),
+                 headers=[["Content-Type", "image/png"]], mime="image/png", date=NOV_22),
+        response(DELTA_SITE + "old.html", guide_page("Old", "An old page, about to go."), date=NOV_22, **html),
+        response(DELTA_SITE + "status.txt", "status: all good\n", headers=plain, mime="text/plain", date=NOV_22),
+        redirect(DELTA_SITE + "start", DELTA_SITE + "guide.html", status=302, headers=[["Location", "/guide.html"]],
+                 date=NOV_22),
+    ]}
+
+
+def delta_release_2() -> dict:
+    """The next release, written whole (delta-result.webarc, signed): the changelog and the log
+    changed, the about page re-captured with the same body, a news page added, the old page
+    dropped, a second capture of the status; records given in another order than the tree's."""
+    release = delta_release()
+    html = dict(headers=HTML, mime="text/html", encoding="utf-8")
+    plain = [["Content-Type", "text/plain"]]
+    unchanged = {r["url"]: r for r in release["records"]}
+    return {"archive": dict(release["archive"], created=NOV_24), "writer": {"dictionaryInterval": 2}, "records": [
+        response(DELTA_SITE + "news.html", guide_page("News", "Version 2 is out."), date=NOV_24, **html),
+        unchanged[DELTA_SITE + "guide.html"],
+        response(DELTA_SITE + "changelog.html",
+                 guide_page("Changes", "What changed.", "<p>Version 1.</p>\n<p>Version 2: faster.</p>\n"),
+                 date=NOV_24, **html),
+        response(DELTA_SITE + "server.log", multichunk_body(532_000), headers=plain, mime="text/plain", date=NOV_24),
+        response(DELTA_SITE + "about.html", guide_page("About", "Who we are."), date=NOV_24, **html),
+        unchanged[DELTA_SITE + "logo.png"],
+        unchanged[DELTA_SITE + "status.txt"],
+        response(DELTA_SITE + "status.txt", "status: all good, version 2 deployed\n", headers=plain,
+                 mime="text/plain", date=NOV_24),
+        unchanged[DELTA_SITE + "start"],
+    ]}
+
+
+def delta_release_3() -> dict:
+    """The release after (delta-stacked-result.webarc, unsigned, dictionary interval 0): the news
+    page changed (its previous version is in the first update), the changelog changed again (its
+    previous version is a delta chunk, so it is not coded against it), the guide changed (its
+    previous version is in the release), the about page dropped."""
+    release = delta_release_2()
+    html = dict(headers=HTML, mime="text/html", encoding="utf-8")
+    kept = [r for r in release["records"]
+            if r["url"] not in (DELTA_SITE + "news.html", DELTA_SITE + "changelog.html", DELTA_SITE + "guide.html",
+                                DELTA_SITE + "about.html")]
+    return {"archive": dict(release["archive"], created=NOV_25), "records": [
+        response(DELTA_SITE + "guide.html", guide_page("Start", "Start here, then read the news."), date=NOV_25,
+                 **html),
+        response(DELTA_SITE + "news.html", guide_page("News", "Version 2 is out.", "<p>Version 3 is out too.</p>\n"),
+                 date=NOV_25, **html),
+        response(DELTA_SITE + "changelog.html",
+                 guide_page("Changes", "What changed.",
+                            "<p>Version 1.</p>\n<p>Version 2: faster.</p>\n<p>Version 3: smaller.</p>\n"),
+                 date=NOV_25, **html),
+    ] + kept}
+
+
+def delta_dictionary(base_digest: bytes, base_length: int) -> dict:
+    """An update over delta-base with dictionary interval 2, where steps 13 and 14 meet: position 0,
+    an anchor, is the base's guide body (its chunk is in the base, so a dictionary chunk would be
+    needed); 1, the changelog, is a delta that beats its codec-2 coding, so no dictionary chunk is
+    stored; 2, an anchor, the about page, is a delta, so its last chunk (codec 3) cannot be a
+    dictionary reference; 3, a new page, is coded against the about page's bytes through a
+    dictionary chunk stored right before it."""
+    release = {r["url"]: r for r in delta_release()["records"]}
+
+    def previous(url: str) -> dict:
+        return {"layer": 1, "bodyMD5": hashlib.md5(base64.b64decode(release[url]["body"])).hexdigest(),
+                "bodyVariant": 0}
+    html = dict(headers=HTML, mime="text/html", encoding="utf-8")
+    changelog = response(DELTA_SITE + "changelog.html",
+                         guide_page("Changes", "What changed.", "<p>Version 1.</p>\n<p>Version 1.1: fixes.</p>\n"),
+                         date=NOV_25, **html)
+    about = response(DELTA_SITE + "about.html", guide_page("About", "Who we are, and where to find us."),
+                     date=NOV_25, **html)
+    return {"archive": {"created": NOV_25, "creator": "make-vectors 2.1",
+                        "bases": [{"digest": base_digest.hex(), "archiveLength": base_length, "name": "delta-base.webarc"}]},
+            "writer": {"dictionaryInterval": 2}, "records": [
+        dict(release[DELTA_SITE + "guide.html"], captureDate=NOV_25),
+        dict(changelog, previousVersion=previous(DELTA_SITE + "changelog.html")),
+        dict(about, previousVersion=previous(DELTA_SITE + "about.html")),
+        response(DELTA_SITE + "faq.html", guide_page("FAQ", "Questions, and their answers."), date=NOV_25, **html),
+    ]}
+
+
+def delta_raw(base_digest: bytes, base_length: int) -> dict:
+    """An update over delta-base with one new body coded against a previous version (the base's
+    guide page): its first chunk, 70 000 seeded bytes repeated (LZ4's 64 KiB window sees no repeat,
+    so §6.3 would store it raw; Zstandard does), is stored as codec 3; that is not "stored raw", so
+    the second chunk, a short text, is still tried with LZ4, whose block beats its frame (Appendix C
+    step 14; were it untried, the frame would beat the raw bytes)."""
+    guide = next(r for r in delta_release()["records"] if r["url"] == DELTA_SITE + "guide.html")
+    body = (seeded_bytes("delta-raw", 70_000) * 4)[:262_144] + b"abcdefgh" * 5
+    return {"archive": {"created": NOV_25, "creator": "make-vectors 2.1",
+                        "bases": [{"digest": base_digest.hex(), "archiveLength": base_length, "name": "delta-base.webarc"}]},
+            "records": [
+        dict(response(DELTA_SITE + "data.bin", body, headers=[["Content-Type", "application/octet-stream"]],
+                      mime="application/octet-stream", date=NOV_25),
+             previousVersion={"layer": 1, "bodyMD5": hashlib.md5(base64.b64decode(guide["body"])).hexdigest(),
+                              "bodyVariant": 0}),
+    ]}
+
+
+def delta_local(reference_prefix: bytes = b"") -> dict:
+    """Two versions of a page in a plain archive, the content of the crafted `delta-local` vector
+    (the second stored as a delta against the first's chunk, in this archive); with a
+    `reference_prefix`, the first version starts with it (delta-reference-magic)."""
+    v1 = guide_page("Local", "A page and its next version in one archive.")
+    v2 = guide_page("Local", "A page and its next version in one archive.", "<p>The next version.</p>\n")
+    html = dict(headers=HTML, mime="text/html", encoding="utf-8")
+    return {"archive": {}, "records": [
+        response("https://example.com/v1.html", reference_prefix + v1.encode(), **html),
+        response("https://example.com/v2.html", v2, **html),
+    ]}

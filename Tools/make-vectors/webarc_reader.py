@@ -1,4 +1,4 @@
-"""An independent webarc 2.0 reader and verifier (spec §4 to §13), plus the JSON dump of the vectors.
+"""An independent webarc 2.1 reader and verifier (spec §4 to §13), plus the JSON dump of the vectors.
 
 `Archive(data)` opens an archive as §4.3 says: the lead and the trailer, in
 that order of checks, nothing else. A failure raises `WebarcError` with an
@@ -20,13 +20,14 @@ from dataclasses import dataclass, field
 
 import ed25519
 import lz4block
+import zstdblock
 from canonical import BadURL, canonical_key
-from schema import (APPENDIX_MAGIC, BODY_LEAF, BODY_TREE, BOOL, CHUNK_ENTRY_SIZE, CLASSES, DICTIONARY_SIZE, END_MAGIC,
-                    FEATURE_LAYER, FIXED_LENGTH, INTERIOR, LEAD_MAGIC, LZ4, LZ4_DICT, MAJOR, MAX_APPENDIX, MAX_BODY,
-                    MAX_CHUNK, MAX_COUNT, MAX_HEIGHT, MAX_NESTING, MAX_PAGE, MAX_RATIO, METADATA, NESTED_CLASS,
-                    OBJECT, OBJECT_LIST, PAGE_REF_SIZE, RAW, RECORD_CLASSES, RECORD_LEAF, RECORD_TREE,
-                    REDIRECT_STATUSES, SIGNATURE_BLOCK, SIGNATURE_BLOCK_LENGTH, SIGNATURE_DOMAIN, STRING, STRING_LIST,
-                    SUPPORTED_FEATURES, TRAILER_MAGIC)
+from schema import (APPENDIX_MAGIC, BODY_LEAF, BODY_TREE, BOOL, CHUNK_ENTRY_SIZE, CLASSES, DELTA, DICTIONARY_SIZE,
+                    END_MAGIC, FEATURE_DELTA, FEATURE_DICTIONARY, FEATURE_LAYER, FIXED_LENGTH, INTERIOR, LEAD_MAGIC,
+                    LZ4, LZ4_DICT, MAJOR, MAX_APPENDIX, MAX_BODY, MAX_CHUNK, MAX_COUNT, MAX_HEIGHT, MAX_NESTING,
+                    MAX_PAGE, MAX_RATIO, METADATA, NESTED_CLASS, OBJECT, OBJECT_LIST, PAGE_REF_SIZE, RAW,
+                    RECORD_CLASSES, RECORD_LEAF, RECORD_TREE, REDIRECT_STATUSES, SIGNATURE_BLOCK,
+                    SIGNATURE_BLOCK_LENGTH, SIGNATURE_DOMAIN, STRING, STRING_LIST, SUPPORTED_FEATURES, TRAILER_MAGIC)
 
 
 class WebarcError(Exception):
@@ -63,7 +64,8 @@ class ChunkEntry:
     codec: int
     layer: int
     digest: bytes
-    dictionary: "ChunkEntry | None" = None
+    dictionary: "ChunkEntry | None" = None     # a codec-2 entry's dictionary reference
+    reference: "ChunkEntry | None" = None      # a codec-3 entry's reference
 
 
 @dataclass
@@ -167,6 +169,10 @@ def parse_body_entry(c: Cursor) -> BodyEntry:
         chunk = parse_chunk(c.take(CHUNK_ENTRY_SIZE, "chunk entry"))
         if chunk.codec == LZ4_DICT:
             chunk.dictionary = parse_chunk(c.take(CHUNK_ENTRY_SIZE, "dictionary reference"))
+        if chunk.codec == DELTA:
+            reference = chunk.reference = parse_chunk(c.take(CHUNK_ENTRY_SIZE, "delta reference"))
+            if reference.codec == LZ4_DICT:
+                reference.dictionary = parse_chunk(c.take(CHUNK_ENTRY_SIZE, "dictionary reference"))
         chunks.append(chunk)
     return BodyEntry(md5, variant, flags, length, sha, chunks, c.data[start:c.at])
 
@@ -593,8 +599,14 @@ class Archive:
             if c.layer > len(bases):
                 raise WebarcError("corrupt-index", c.offset, f"chunk at {c.offset}: layer {c.layer}, no such base")
             source = bases[c.layer - 1]
-        if c.codec not in (RAW, LZ4, LZ4_DICT):
+        if c.codec not in (RAW, LZ4, LZ4_DICT, DELTA):
             raise WebarcError("unsupported-codec", c.offset, f"chunk codec {c.codec}")
+        if c.codec == DELTA:
+            r = c.reference
+            if r.codec not in (RAW, LZ4, LZ4_DICT):
+                raise WebarcError("corrupt-index", c.offset, f"delta reference of codec {r.codec}")
+            if not 1 <= r.raw_length <= MAX_CHUNK:
+                raise WebarcError("corrupt-index", c.offset, f"delta reference rawLength {r.raw_length}")
         problem = chunk_problem(c, source.body_data_end)
         if problem:
             raise WebarcError(problem[0], c.offset, problem[1])
@@ -603,12 +615,21 @@ class Archive:
             raw = stored
         elif c.codec == LZ4:
             raw = lz4block.decompress(stored, c.raw_length)
-        else:
+        elif c.codec == LZ4_DICT:
             d = c.dictionary
             if d.codec not in (RAW, LZ4):
                 raise WebarcError("corrupt-index", c.offset, f"dictionary reference of codec {d.codec}")
             dictionary = self.chunk_bytes(d, bases)
             raw = lz4block.decompress(stored, c.raw_length, dictionary[-DICTIONARY_SIZE:])
+        else:
+            reference = self.chunk_bytes(c.reference, bases)         # verified by its own digest first
+            why = zstdblock.frame_problem(stored, c.raw_length)
+            if why is None and reference.startswith(zstdblock.DICTIONARY_MAGIC):
+                why = "the reference starts with the Zstandard dictionary magic"
+            raw = zstdblock.decode(stored, c.raw_length, reference) if why is None else None
+            if raw is None:
+                raise WebarcError("corrupt-chunk", c.offset,
+                                  f"chunk at {c.offset}: {why or f'the Zstandard frame does not decode to {c.raw_length} bytes'}")
         if raw is None:
             raise WebarcError("corrupt-chunk", c.offset, f"chunk at {c.offset}: LZ4 block does not decode to {c.raw_length} bytes")
         if hashlib.sha256(raw).digest() != c.digest:
@@ -706,12 +727,17 @@ def chunk_problem(c: ChunkEntry, body_data_end: int) -> tuple[str, str] | None:
         return "corrupt-index", "chunk storedLength 0"
     if c.codec == RAW and c.stored_length != c.raw_length:
         return "corrupt-index", "raw chunk with storedLength != rawLength"
-    if c.codec != RAW and c.stored_length > c.raw_length + c.raw_length // 255 + 16:
+    if c.codec in (LZ4, LZ4_DICT) and c.stored_length > c.raw_length + c.raw_length // 255 + 16:
         return "corrupt-index", "chunk storedLength over the LZ4 bound"
+    if c.codec == DELTA and c.stored_length >= c.raw_length:
+        return "corrupt-index", f"delta chunk storedLength {c.stored_length} not below rawLength {c.raw_length}"
     if not (16 <= c.offset and c.offset + c.stored_length <= body_data_end):
         return "corrupt-index", f"chunk extent [{c.offset}, {c.offset + c.stored_length}) outside the body data"
-    if c.codec != RAW and c.raw_length > MAX_RATIO * c.stored_length:
+    if c.codec in (LZ4, LZ4_DICT) and c.raw_length > MAX_RATIO * c.stored_length:
         return "amplification", f"chunk at {c.offset} decodes {c.raw_length} bytes from {c.stored_length}"
+    if c.codec == DELTA and c.raw_length > MAX_RATIO * c.stored_length + c.reference.raw_length:
+        return "amplification", (f"delta chunk at {c.offset} decodes {c.raw_length} bytes from {c.stored_length} "
+                                 f"and a {c.reference.raw_length}-byte reference")
     return None
 
 
@@ -917,15 +943,29 @@ class _Verifier:
         if b.length > MAX_BODY:
             self.report("corrupt-index", page.offset, f"{where}: length {b.length}")
             return
-        entries = [(c, False) for c in b.chunks] + [(c.dictionary, True) for c in b.chunks if c.dictionary]
+        entries = []                      # (entry, role): None for a chunk, else "dictionary" or "reference"
+        for c in b.chunks:
+            entries.append((c, None))
+            if c.dictionary:
+                entries.append((c.dictionary, "dictionary"))
+            if c.reference:
+                entries.append((c.reference, "reference"))
+                if c.reference.dictionary:
+                    entries.append((c.reference.dictionary, "dictionary"))
         bad = False
-        for c, is_dict in entries:
-            if c.codec not in (RAW, LZ4, LZ4_DICT):
+        for c, role in entries:
+            if c.codec not in (RAW, LZ4, LZ4_DICT, DELTA):
                 self.report("unsupported-codec", page.offset, f"{where}: chunk codec {c.codec}")
                 bad = True
                 continue
-            if is_dict and c.codec == LZ4_DICT:
-                self.report("corrupt-index", page.offset, f"{where}: dictionary reference of codec 2")
+            if (role == "dictionary" and c.codec not in (RAW, LZ4)) or (role == "reference" and c.codec == DELTA):
+                what = "dictionary reference" if role == "dictionary" else "delta chunk's reference"
+                self.report("corrupt-index", page.offset, f"{where}: a {what} of codec {c.codec}")
+                bad = True
+                continue
+            feature = {LZ4_DICT: (FEATURE_DICTIONARY, 1), DELTA: (FEATURE_DELTA, 2)}.get(c.codec)
+            if feature and not self.a.required & feature[0]:
+                self.report("corrupt-index", page.offset, f"{where}: a codec-{c.codec} chunk without feature bit {feature[1]}")
                 bad = True
                 continue
             if c.layer and declared is not None and c.layer > declared:
@@ -979,15 +1019,19 @@ class _Verifier:
         extents = []                                        # (offset, end)
         chunk_extents = set()
         dictionaries = []
+        def inside(c):                                      # outside: reported by `chunks`
+            return c.layer == 0 and c.stored_length and 16 <= c.offset and c.offset + c.stored_length <= a.body_data_end
         for page in self.body_pages:
             for b in page.bodies:
                 for c in b.chunks:
-                    inside = 16 <= c.offset and c.offset + c.stored_length <= a.body_data_end
-                    if c.layer == 0 and c.stored_length and inside:      # outside: reported by `chunks`
+                    if inside(c):
                         extents.append((c.offset, c.offset + c.stored_length))
                         chunk_extents.add((c.offset, c.offset + c.stored_length))
-                    if c.dictionary is not None and c.dictionary.layer == 0:
-                        dictionaries.append((c.dictionary.offset, c.dictionary.offset + c.dictionary.stored_length))
+                    # references (a codec-2 entry's dictionary, a codec-3 entry's reference and its
+                    # dictionary) may name any chunk's extent (§3 rule 3)
+                    for r in (c.dictionary, c.reference, c.reference.dictionary if c.reference else None):
+                        if r is not None and inside(r):
+                            dictionaries.append((r.offset, r.offset + r.stored_length))
         extents += sorted({e for e in dictionaries if e not in chunk_extents})
         extents += [(r.offset, r.offset + r.stored_length) for r in self.refs]
         extents.sort()
@@ -1200,6 +1244,8 @@ def dump_chunk(c: ChunkEntry) -> dict:
            "layer": c.layer, "digest": c.digest.hex()}
     if c.dictionary is not None:
         out["dictionary"] = dump_chunk(c.dictionary)
+    if c.reference is not None:
+        out["reference"] = dump_chunk(c.reference)
     return out
 
 
@@ -1225,7 +1271,48 @@ def dump_archive(obj: Object) -> dict:
             if "name" in base.fields:
                 entry["name"] = text(base, "name")
             out["bases"].append(entry)
+    if "writer" in obj.fields:
+        out["writer"] = dump_writer(parse_object(obj.fields["writer"][1], 2))
+    if "target" in obj.fields:
+        target = parse_object(obj.fields["target"][1], 2)
+        out["target"] = {"digest": target.fields["digest"][1].hex(), "archiveLength": uint(target, "archiveLength"),
+                         "archive": dump_archive(parse_object(target.fields["archive"][1], 3))}
+        if "appendix" in target.fields:
+            out["target"]["appendix"] = base64.b64encode(target.fields["appendix"][1]).decode("ascii")
     return out
+
+
+def dump_writer(writer: Object) -> dict:
+    """`Writer`: level, dictionary interval, and `order` as its runs [[start, length], ...] when present."""
+    out = {"level": uint(writer, "level"), "dictionaryInterval": uint(writer, "dictionaryInterval")}
+    if "order" in writer.fields:
+        out["order"] = order_runs(writer.fields["order"][1])
+    return out
+
+
+def read_leb128(data: bytes, at: int) -> tuple[int, int]:
+    """An unsigned LEB128 integer of at most 10 bytes at `at`: (value, next position); ValueError if it is not one."""
+    value = 0
+    for i in range(10):
+        if at + i >= len(data):
+            raise ValueError("LEB128 integer cut short")
+        byte = data[at + i]
+        value |= (byte & 0x7F) << (7 * i)
+        if not byte & 0x80:
+            return value, at + i + 1
+    raise ValueError("LEB128 integer longer than 10 bytes")
+
+
+def order_runs(data: bytes) -> list[list[int]]:
+    """§13.2: `Writer.order` as pairs [start, length]; ValueError when it does not parse as pairs."""
+    runs, at = [], 0
+    while at < len(data):
+        start, at = read_leb128(data, at)
+        if at >= len(data):
+            raise ValueError("a run without its length")
+        length, at = read_leb128(data, at)
+        runs.append([start, length])
+    return runs
 
 
 def dump_block(kind: int, data: bytes) -> dict:

@@ -1,4 +1,4 @@
-"""An independent webarc 2.0 writer (spec §3 to §8, §12, §13; Appendix C for its byte order).
+"""An independent webarc 2.1 writer (spec §3 to §8, §12, §13; Appendix C for its byte order).
 
 Input is a *recipe* (the `NAME.input.json` schema of Spec/vectors/README.md):
 archive metadata plus records in insertion order. The writer works in stages
@@ -7,7 +7,8 @@ digest of the chain recomputed:
 
 1. `build(recipe, bases)` -> `Model`: the body store (body data, body entries
    with their chunk entries, deduplicated per §6.3), the records (key, object,
-   body) and the `Archive` object (Appendix C steps 1, 2 and 10).
+   body) and the `Archive` object with its `Writer` (Appendix C steps 1, 2, 7 and 10); a body
+   given its previous version in a base is coded against it where that pays (step 14).
 2. `plan(model)` -> `Plan`: the pages of both trees and the metadata page as
    Python objects (Appendix C steps 3 to 7).
 3. `serialize(model, plan)` -> bytes: every page encoded, compressed, placed
@@ -26,11 +27,13 @@ from typing import Callable
 
 import ed25519
 import lz4block
+import zstdblock
 from canonical import ascii_upper, canonical_key, canonical_url
-from schema import (APPENDIX_MAGIC, BODY_LEAF, BODY_REF, BODY_TREE, BOOL, BYTES, DATE, END_MAGIC, FEATURE_DICTIONARY,
-                    FEATURE_LAYER, INT, INTERIOR, LEAD_MAGIC, LZ4, LZ4_DICT, MAJOR, MAX_CHUNK, MAX_PAGE, METADATA,
-                    DICTIONARY_SIZE, OBJECT, OBJECT_LIST, PAGE_TARGET, RAW, RECORD_LEAF, RECORD_TREE, REDIRECT_STATUSES,
-                    SIGNATURE_BLOCK, SIGNATURE_DOMAIN, STRING, STRING_LIST, TRAILER_MAGIC, UINT)
+from schema import (APPENDIX_MAGIC, BODY_LEAF, BODY_REF, BODY_TREE, BOOL, BYTES, DATE, DELTA, DICTIONARY_SIZE,
+                    END_MAGIC, FEATURE_DELTA, FEATURE_DICTIONARY, FEATURE_LAYER, INT, INTERIOR, LEAD_MAGIC, LZ4,
+                    LZ4_DICT, MAJOR, MAX_CHUNK, MAX_PAGE, METADATA, OBJECT, OBJECT_LIST, PAGE_TARGET, RAW, RECORD_LEAF,
+                    RECORD_TREE, REDIRECT_STATUSES, SIGNATURE_BLOCK, SIGNATURE_DOMAIN, STRING, STRING_LIST,
+                    TRAILER_MAGIC, UINT)
 
 
 class WriterError(ValueError):
@@ -50,12 +53,18 @@ class Chunk:
     layer: int = 0
     reserved: bytes = bytes(6)
     dictionary: "Chunk | None" = None   # the dictionary reference of a codec-2 entry
+    reference: "Chunk | None" = None    # the reference of a codec-3 entry (a delta chunk)
 
     def encode(self) -> bytes:
+        """The entry, then the entry that follows it in its body entry (§6.2): a codec-2 entry's
+        dictionary reference, a codec-3 entry's reference (itself followed by its dictionary
+        reference when it is of codec 2)."""
         out = struct.pack("<QIIBB", self.offset, self.stored_length, self.raw_length, self.codec, self.layer)
         out += self.reserved + self.digest
         if self.dictionary is not None:
             out += self.dictionary.encode()
+        if self.reference is not None:
+            out += self.reference.encode()
         return out
 
 
@@ -190,20 +199,71 @@ def build(recipe: dict, bases: list | None = None) -> Model:
     entries with `layer` set to the base's position (§13, Appendix C step 11).
     """
     bases = bases or []
+    settings = recipe.get("writer", {})
+    level = settings.get("level", 1)
+    if level != 1:
+        raise WriterError(f"level {level}: this writer implements level 1 only")
     model = Model(archive_object(recipe.get("archive", {})))
-    model.dictionary_interval = recipe.get("writer", {}).get("dictionaryInterval", 0)
+    model.dictionary_interval = settings.get("dictionaryInterval", 0)
     for index, record in enumerate(recipe.get("records", [])):
         add_record(model, index, record, bases)
-    if bases or any(r.obj.class_name == "Tombstone" for r in model.records) or \
-            any(c.layer for b in model.bodies for c in all_chunks(b)):
+    set_writer(model, writer_object({"level": level, "dictionaryInterval": model.dictionary_interval,
+                                     "order": order_runs(model.records)}))
+    entries = [c for b in model.bodies for c in all_chunks(b)]
+    if bases or any(r.obj.class_name == "Tombstone" for r in model.records) or any(c.layer for c in entries):
         model.required |= FEATURE_LAYER
-    if any(c.codec == LZ4_DICT for b in model.bodies for c in b.chunks):
+    if any(c.codec == LZ4_DICT for c in entries):
         model.required |= FEATURE_DICTIONARY
+    if any(c.codec == DELTA for c in entries):
+        model.required |= FEATURE_DELTA
     return model
 
 
 def all_chunks(body: BodyEntry) -> list[Chunk]:
-    return [x for c in body.chunks for x in ([c] if c.dictionary is None else [c, c.dictionary])]
+    """Every chunk entry of a body entry: its chunks and the entries that follow them (§6.2)."""
+    def entries(c: Chunk | None) -> list[Chunk]:
+        return [] if c is None else [c] + entries(c.dictionary) + entries(c.reference)
+    return [x for c in body.chunks for x in entries(c)]
+
+
+def order_runs(records: list["Record"]) -> list[list[int]]:
+    """§13.2: the record-tree positions of the records in insertion order, as the fewest runs
+    [start, length]; [] when that is one run from 0 (the tree's order)."""
+    tree = sorted(range(len(records)), key=lambda i: records[i].sort_key())
+    position = {index: p for p, index in enumerate(tree)}
+    runs: list[list[int]] = []
+    for index in range(len(records)):
+        p = position[index]
+        if runs and runs[-1][0] + runs[-1][1] == p:
+            runs[-1][1] += 1
+        else:
+            runs.append([p, 1])
+    return [] if len(runs) <= 1 else runs
+
+
+def leb128(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def writer_object(writer: dict) -> Obj:
+    """§7.3 `Writer`: `order` given as runs [[start, length], ...] (absent or empty: tree order)."""
+    fields = [Field("level", UINT, writer["level"]), Field("dictionaryInterval", UINT, writer["dictionaryInterval"])]
+    if writer.get("order"):
+        fields.append(Field("order", BYTES, b"".join(leb128(start) + leb128(length) for start, length in writer["order"])))
+    return Obj("Writer", fields)
+
+
+def set_writer(model: Model, writer: Obj) -> None:
+    """Appendix C step 7: this writer's `Writer`, whatever the caller's metadata held, in table order."""
+    fields = [f for f in model.archive.fields if f.key != "writer"]
+    at = next((i for i, f in enumerate(fields) if f.key == "target"), len(fields))
+    fields.insert(at, Field("writer", OBJECT, writer))
+    model.archive.fields = fields
 
 
 def archive_object(archive: dict) -> Obj:
@@ -217,7 +277,21 @@ def archive_object(archive: dict) -> Obj:
         fields.append(Field("metadata", STRING_LIST, flatten_pairs(archive["metadata"])))
     if archive.get("bases"):
         fields.append(Field("bases", OBJECT_LIST, [base_object(b) for b in archive["bases"]]))
+    if "writer" in archive:
+        fields.append(Field("writer", OBJECT, writer_object(archive["writer"])))
+    if "target" in archive:
+        fields.append(Field("target", OBJECT, target_object(archive["target"])))
     return Obj("Archive", fields)
+
+
+def target_object(target: dict) -> Obj:
+    """§7.3 `Target`: the archive applying the update gives (§13.1)."""
+    fields = [Field("digest", BYTES, bytes.fromhex(target["digest"])),
+              Field("archiveLength", UINT, target["archiveLength"]),
+              Field("archive", OBJECT, archive_object(target["archive"]))]
+    if "appendix" in target:
+        fields.append(Field("appendix", BYTES, base64.b64decode(target["appendix"], validate=True)))
+    return Obj("Target", fields)
 
 
 def base_object(base: dict) -> Obj:
@@ -238,7 +312,8 @@ def add_record(model: Model, index: int, record: dict, bases: list) -> None:
     kind = record["kind"]
     if kind == "response":
         data = base64.b64decode(record["body"], validate=True)
-        body = store_body(model, data, bases)
+        previous = previous_version(index, record.get("previousVersion"), bases)
+        body = store_body(model, data, bases, previous)
         obj = response_object(record, request, body)
     elif kind == "redirect":
         if record["status"] not in REDIRECT_STATUSES:
@@ -306,10 +381,27 @@ def flatten_pairs(pairs: list) -> list[str]:
     return [item for pair in pairs for item in pair]
 
 
-def store_body(model: Model, data: bytes, bases: list) -> BodyEntry:
+def previous_version(index: int, given: dict | None, bases: list) -> list[tuple[Chunk, bytes]] | None:
+    """Appendix C step 14: the chunks of a body a base holds (`{"layer": n, "bodyMD5", "bodyVariant"}`,
+    n counted from this archive), each as this archive sees its entry, with its decoded bytes."""
+    if given is None:
+        return None
+    layer = given["layer"]
+    if not 1 <= layer <= len(bases):
+        raise WriterError(f"record {index}: previous version in layer {layer}, {len(bases)} bases")
+    base = bases[layer - 1]
+    entry = base.find_body(bytes.fromhex(given["bodyMD5"]) + struct.pack(">I", given["bodyVariant"]))
+    if entry is None:
+        raise WriterError(f"record {index}: base {layer} holds no body {given['bodyMD5']}/{given['bodyVariant']}")
+    return [(relayer(c, layer), base.chunk_bytes(c, bases[layer:])) for c in entry.chunks]
+
+
+def store_body(model: Model, data: bytes, bases: list, previous: list | None = None) -> BodyEntry:
     """§6.3 deduplication: reuse a body only when its bytes are equal; a new body with a known MD5
     takes the next free variant. A body a base holds is not stored again (§13). Appendix C step 13:
-    the body's position decides whether it is an anchor and which dictionary its first chunk has."""
+    the body's position decides whether it is an anchor and which dictionary its first chunk has.
+    Step 14: given its previous version, each chunk of a stored body is also coded against that
+    version's chunk min(i, m - 1), and stored so (codec 3) when the frame is the smaller."""
     position = model.next_position
     model.next_position += 1
     interval = model.dictionary_interval
@@ -326,8 +418,14 @@ def store_body(model: Model, data: bytes, bases: list) -> BodyEntry:
     chunks = base_chunks(data, md5, sha, bases)
     if chunks is None:
         chunks, store_raw = [], False
-        for start in range(0, len(data), MAX_CHUNK):
-            chunk = append_chunk(model, data[start:start + MAX_CHUNK], dictionary if start == 0 else None, store_raw)
+        for i, start in enumerate(range(0, len(data), MAX_CHUNK)):
+            raw = data[start:start + MAX_CHUNK]
+            stored, codec = code_chunk(raw, dictionary if start == 0 else None, store_raw)
+            reference = None
+            if previous:
+                candidate, candidate_bytes = previous[min(i, len(previous) - 1)]
+                stored, codec, reference = delta_coding(raw, stored, codec, candidate, candidate_bytes)
+            chunk = commit_chunk(model, raw, stored, codec, reference)
             store_raw = store_raw or chunk.codec == RAW
             chunks.append(chunk)
     entry = BodyEntry(md5, len(same_md5), len(data), sha, chunks)
@@ -367,23 +465,48 @@ def base_chunks(data: bytes, md5: bytes, sha: bytes, bases: list) -> list[Chunk]
 def relayer(c, position: int) -> Chunk:
     """A base's chunk entry as seen from the update: its layer counted from the update."""
     dictionary = relayer(c.dictionary, position) if c.dictionary is not None else None
-    return Chunk(c.offset, c.stored_length, c.raw_length, c.codec, c.digest, c.layer + position, bytes(6), dictionary)
+    reference = relayer(c.reference, position) if getattr(c, "reference", None) is not None else None
+    return Chunk(c.offset, c.stored_length, c.raw_length, c.codec, c.digest, c.layer + position, bytes(6), dictionary,
+                 reference)
 
 
-def append_chunk(model: Model, raw: bytes, dictionary: bytes | None, store_raw: bool) -> Chunk:
+def code_chunk(raw: bytes, dictionary: bytes | None, store_raw: bool) -> tuple[bytes, int]:
     """§6.3 and Appendix C step 13, level 1: raw untried after a raw chunk of the same body;
     otherwise LZ4 (against `dictionary`: codec 2) when the block is smaller than the raw bytes (and
-    within the 255x ratio bound), raw otherwise. A codec-2 chunk follows its dictionary chunk."""
-    stored, codec = raw, RAW
+    within the 255x ratio bound), raw otherwise. Returns (stored bytes, codec); nothing is stored yet."""
     if not store_raw:
         block = lz4block.compress_with_dict(raw, dictionary) if dictionary else lz4block.compress(raw)
         if len(block) < len(raw) and len(raw) <= 255 * len(block):
-            stored, codec = block, (LZ4_DICT if dictionary else LZ4)
-    reference = dictionary_reference(model) if codec == LZ4_DICT else None
+            return block, (LZ4_DICT if dictionary else LZ4)
+    return raw, RAW
+
+
+def delta_coding(raw: bytes, stored: bytes, codec: int, reference: Chunk, reference_bytes: bytes):
+    """Appendix C step 14: the chunk as a Zstandard frame against `reference_bytes` (level 9, content
+    size, no checksum, no dictionary ID) when the frame is shorter than both `rawLength` and the
+    other coding's stored bytes and within the §10 bound; a reference of codec 3, or whose bytes
+    start with the Zstandard dictionary magic, is not used. Returns (stored, codec, reference or None)."""
+    if reference.codec == DELTA or reference_bytes.startswith(zstdblock.DICTIONARY_MAGIC):
+        return stored, codec, None
+    frame = zstdblock.compress_with_dict(raw, reference_bytes)
+    if len(frame) < len(raw) and len(frame) < len(stored) and len(raw) <= 255 * len(frame) + reference.raw_length:
+        return frame, DELTA, reference
+    return stored, codec, None
+
+
+def commit_chunk(model: Model, raw: bytes, stored: bytes, codec: int, reference: Chunk | None = None) -> Chunk:
+    """Append a coded chunk to the body data; a codec-2 chunk follows its dictionary chunk when one
+    must be stored (step 13)."""
+    dictionary = dictionary_reference(model) if codec == LZ4_DICT else None
     chunk = Chunk(16 + len(model.body_data), len(stored), len(raw), codec, hashlib.sha256(raw).digest(),
-                  dictionary=reference)
+                  dictionary=dictionary, reference=reference)
     model.body_data += stored
     return chunk
+
+
+def append_chunk(model: Model, raw: bytes, dictionary: bytes | None, store_raw: bool) -> Chunk:
+    """A chunk coded as §6.3 and step 13 say, appended to the body data."""
+    return commit_chunk(model, raw, *code_chunk(raw, dictionary, store_raw))
 
 
 # ---------------------------------------------------------------------------- stage 2: plan
@@ -632,7 +755,7 @@ def serialize(model: Model, the_plan: Plan, edit_trailer: Callable[[Trailer], No
 
 
 def write(recipe: dict, bases: list | None = None) -> bytes:
-    """What a 2.0 writer produces for `recipe` (over `bases` for an update archive)."""
+    """What a 2.1 writer produces for `recipe` (over `bases` for an update archive)."""
     model = build(recipe, bases)
     return serialize(model, plan(model))
 

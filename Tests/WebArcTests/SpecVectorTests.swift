@@ -13,13 +13,22 @@ struct SpecVectorTests {
 
     /// Vectors made by hand to look written by a newer or other writer: a 2.0 writer makes a
     /// different file from their recipe.
-    static let crafted: Set<String> = ["newer-minor", "newer-reserved"]
+    static let crafted: Set<String> = ["newer-minor", "newer-reserved", "delta-local"]
     /// Vectors read over bases (layers, spec §13), and their bases, nearest first.
-    static let bases: [String: [String]] = ["update": ["valid/site.webarc"]]
+    static let bases: [String: [String]] = [
+        "update": ["valid/site.webarc"], "delta": ["valid/delta-base.webarc"], "delta-dictionary": ["valid/delta-base.webarc"],
+        "delta-raw": ["valid/delta-base.webarc"], "delta-stacked": ["valid/delta.webarc", "valid/delta-base.webarc"],
+    ]
 
-    /// A reader of a vector file (a path relative to `Spec/vectors`), over its bases.
+    /// A reader of a vector file (a path relative to `Spec/vectors`), over its bases (each over the
+    /// ones after it, as a layer stack).
     static func open(_ path: String, bases: [String] = []) throws -> ArchiveReader {
-        try ArchiveReader(path: vectors.path + "/" + path, bases: bases.map { try ArchiveReader(path: vectors.path + "/" + $0) })
+        let below = bases.isEmpty ? [] : try stack(bases[0], bases: Array(bases.dropFirst())).layers
+        return try ArchiveReader(path: vectors.path + "/" + path, bases: Array(below.prefix(1)) + (below.first?.bases ?? []))
+    }
+
+    static func stack(_ path: String, bases: [String] = []) throws -> LayerStack {
+        try LayerStack(([path] + bases).map { try ArchiveReader(path: vectors.path + "/" + $0) })
     }
 
     static var validNames: [String] {
@@ -78,7 +87,7 @@ struct SpecVectorTests {
     func validRebuilds(name: String) throws {
         let folder = try TemporaryFolder()
         let recipe = try Self.json(Self.vectors.path + "/valid/\(name).input.json") as! [String: Any]
-        let bases = try (Self.bases[name] ?? []).map { try Self.open($0) }
+        let bases = try Self.bases[name].map { try Self.stack($0[0], bases: Array($0.dropFirst())).layers } ?? []
         try VectorDump.build(recipe: recipe, at: folder.file("rebuilt.webarc"), bases: bases)
         let rebuilt = try Data(contentsOf: URL(fileURLWithPath: folder.file("rebuilt.webarc")))
         let original = try Data(contentsOf: URL(fileURLWithPath: Self.vectors.path + "/valid/\(name).webarc"))
@@ -110,6 +119,54 @@ struct SpecVectorTests {
         #expect(error?.code == vector.code, "\(String(describing: error))")
     }
 
+    @Test("applying an update vector gives its result byte for byte (spec §13.1)", arguments: validNames.filter {
+        FileManager.default.fileExists(atPath: vectors.path + "/valid/\($0).stack.json")
+    })
+    func applies(name: String) throws {
+        let stackFile = try Self.json(Self.vectors.path + "/valid/\(name).stack.json") as! [String: Any]
+        guard let apply = stackFile["apply"] as? [String: Any] else { return }
+        let folder = try TemporaryFolder()
+        let stack = try Self.stack("valid/\(name).webarc", bases: Self.bases[name] ?? [])
+        try UpdateApplier(stack: stack).write(to: folder.file("applied.webarc"))
+        let applied = try Data(contentsOf: URL(fileURLWithPath: folder.file("applied.webarc")))
+        let result = try Data(contentsOf: URL(fileURLWithPath: Self.vectors.path + "/valid/\(apply["result"] as! String)"))
+        #expect(applied == result)
+        #expect(try Self.hex(ArchiveReader(path: folder.file("applied.webarc")).archiveDigest) == apply["archiveDigest"] as? String)
+    }
+
+    @Test("the layered view of an update vector lists and looks up as its stack file says", arguments: validNames.filter {
+        FileManager.default.fileExists(atPath: vectors.path + "/valid/\($0).stack.json")
+    })
+    func stackListing(name: String) throws {
+        let stackFile = try Self.json(Self.vectors.path + "/valid/\(name).stack.json") as! [String: Any]
+        let stack = try Self.stack("valid/\(name).webarc", bases: Self.bases[name] ?? [])
+        var listing: [[String: Any]] = []
+        try stack.forEachKey { key, records in
+            // One line per key (spec §13 "Listing"): the first of the deciding layer's records.
+            let kind = switch records.entries[0].record { case .response: "response"; case .redirect: "redirect"; case .tombstone: "tombstone" }
+            listing.append(["key": key, "kind": kind, "layer": records.layer])
+        }
+        let expectedListing = try Self.canonicalJSON(stackFile["listing"] ?? [])
+        #expect(try Self.canonicalJSON(listing) == expectedListing, "\(listing)")
+        for case let lookup as [String: Any] in stackFile["lookups"] as? [Any] ?? [] {
+            let match = try ReplayLookup.first(stack, method: lookup["method"] as! String, url: lookup["url"] as! String)
+            #expect((match != nil) == (lookup["found"] as! Bool), "\(lookup)")
+            if let match { #expect(match.layer == (lookup["layer"] as? NSNumber)?.intValue, "\(lookup)") }
+        }
+    }
+
+    @Test("update vectors that must not apply fail as expected.json says, writing nothing", arguments: invalidCases.filter { $0.stage == "apply" })
+    func applyVectors(vector: Invalid) throws {
+        let folder = try TemporaryFolder()
+        let stack = try Self.stack("invalid/\(vector.file)", bases: vector.bases)
+        let error = #expect(throws: WebArcError.self) { try UpdateApplier(stack: stack).write(to: folder.file("out.webarc")) }
+        #expect(error?.code == vector.code, "\(String(describing: error))")
+        #expect(error?.offset == vector.offset, "\(String(describing: error))")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("out.webarc")))
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+
     @Test("vectors for trust checks open and verify clean (the trust checks are signing's)", arguments: invalidCases.filter { $0.stage == "trust" })
     func trustVectorsAreSound(vector: Invalid) throws {
         let report = ArchiveVerifier.verify(path: Self.vectors.path + "/invalid/\(vector.file)")
@@ -128,6 +185,17 @@ struct SpecVectorTests {
         var listed = 0
         try reader.forEachEntry { _ in listed += 1 }
         #expect(listed == 3)
+    }
+
+    /// The layered lookup of spec §13: the first layer holding the key decides; a tombstone is "not found".
+    enum ReplayLookup {
+        static func first(_ stack: LayerStack, method: String, url: String) throws -> (layer: Int, entry: ArchiveEntry)? {
+            for (index, reader) in stack.layers.enumerated() {
+                guard let entry = try reader.lookup(method: method, url: url) else { continue }
+                return entry.record.isTombstone ? nil : (index, entry)
+            }
+            return nil
+        }
     }
 
     @Test("canonical URL cases give their key or bad-url")

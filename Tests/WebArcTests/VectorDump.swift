@@ -25,19 +25,7 @@ enum VectorDump {
             "archiveDigest": hex(reader.archiveDigest),
         ]
         let metadata = try reader.metadata
-        var archive: [String: Any] = [:]
-        archive["created"] = metadata.created.map { $0.webarcMilliseconds }
-        archive["creator"] = metadata.creator
-        archive["startURL"] = metadata.startURL
-        archive["baseURL"] = metadata.baseURL
-        if !metadata.entries.isEmpty { archive["metadata"] = metadata.entries.map { [$0.key, $0.value] } }
-        if !metadata.bases.isEmpty {
-            archive["bases"] = metadata.bases.map { base -> [String: Any] in
-                var entry: [String: Any] = ["digest": hex(base.digest), "archiveLength": base.archiveLength]
-                entry["name"] = base.name
-                return entry
-            }
-        }
+        let archive = Self.archive(metadata)
         var records: [[String: Any]] = []
         try reader.forEachEntry { entry in
             let request = entry.record.request
@@ -94,21 +82,37 @@ enum VectorDump {
         ]
     }
 
-    static func chunk(_ chunk: ChunkEntry) -> [String: Any] {
-        var out: [String: Any] = [
-            "offset": chunk.offset, "storedLength": chunk.storedLength, "rawLength": chunk.rawLength,
-            "codec": chunk.codecValue, "layer": chunk.layer, "digest": chunk.digest.hex,
-        ]
-        out["dictionary"] = chunk.dictionary.map { self.chunk($0) }
-        return out
+    /// The `Archive` object as the dump shows it (and, nested, a target's).
+    static func archive(_ metadata: ArchiveMetadata) -> [String: Any] {
+        var archive: [String: Any] = [:]
+        archive["created"] = metadata.created.map { $0.webarcMilliseconds }
+        archive["creator"] = metadata.creator
+        archive["startURL"] = metadata.startURL
+        archive["baseURL"] = metadata.baseURL
+        if !metadata.entries.isEmpty { archive["metadata"] = metadata.entries.map { [$0.key, $0.value] } }
+        if !metadata.bases.isEmpty {
+            archive["bases"] = metadata.bases.map { base -> [String: Any] in
+                var entry: [String: Any] = ["digest": hex(base.digest), "archiveLength": base.archiveLength]
+                entry["name"] = base.name
+                return entry
+            }
+        }
+        if let writer = metadata.writer {
+            var entry: [String: Any] = ["level": writer.level, "dictionaryInterval": writer.dictionaryInterval]
+            if !writer.order.isTreeOrder { entry["order"] = writer.order.runs.map { [$0.start, $0.length] } }
+            archive["writer"] = entry
+        }
+        if let target = metadata.target {
+            var entry: [String: Any] = ["digest": hex(target.digest), "archiveLength": target.archiveLength, "archive": Self.archive(target.archive)]
+            if !target.appendix.isEmpty { entry["appendix"] = Data(target.appendix).base64EncodedString() }
+            archive["target"] = entry
+        }
+        return archive
     }
 
-    /// Writes the archive a 2.0 writer makes of `recipe` (its appendix, if any, is the signing code's).
-    static func build(recipe: [String: Any], at path: String, bases: [ArchiveReader] = []) throws {
-        let interval = ((recipe["writer"] as? [String: Any])?["dictionaryInterval"] as? NSNumber)?.intValue ?? 0
-        let writer = try ArchiveWriter(path: path, options: .init(dictionaryInterval: interval), bases: bases)
-        let archive = recipe["archive"] as? [String: Any] ?? [:]
-        writer.metadata = ArchiveMetadata(
+    /// The recipe's `Archive` object as metadata.
+    static func metadata(_ archive: [String: Any]) -> ArchiveMetadata {
+        var metadata = ArchiveMetadata(
             created: (archive["created"] as? NSNumber).map { Date(webarcMilliseconds: $0.int64Value) },
             creator: archive["creator"] as? String, startURL: archive["startURL"] as? String,
             baseURL: archive["baseURL"] as? String,
@@ -118,6 +122,38 @@ enum VectorDump {
                     digest: bytes(hex: base["digest"] as! String), archiveLength: (base["archiveLength"] as! NSNumber).uint64Value,
                     name: base["name"] as? String)
             })
+        if let writer = archive["writer"] as? [String: Any] {
+            let runs = (writer["order"] as? [[NSNumber]] ?? []).flatMap { run in (0..<run[1].intValue).map { run[0].intValue + $0 } }
+            metadata.writer = WriterRecipe(
+                level: (writer["level"] as! NSNumber).intValue, dictionaryInterval: (writer["dictionaryInterval"] as! NSNumber).intValue,
+                order: InsertionOrder(positions: runs))
+        }
+        if let target = archive["target"] as? [String: Any] {
+            metadata.target = UpdateTarget(
+                digest: bytes(hex: target["digest"] as! String), archiveLength: (target["archiveLength"] as! NSNumber).uint64Value,
+                archive: Self.metadata(target["archive"] as! [String: Any]),
+                appendix: (target["appendix"] as? String).map { [UInt8](Data(base64Encoded: $0)!) } ?? [])
+        }
+        return metadata
+    }
+
+    static func chunk(_ chunk: ChunkEntry) -> [String: Any] {
+        var out: [String: Any] = [
+            "offset": chunk.offset, "storedLength": chunk.storedLength, "rawLength": chunk.rawLength,
+            "codec": chunk.codecValue, "layer": chunk.layer, "digest": chunk.digest.hex,
+        ]
+        out["dictionary"] = chunk.dictionary.map { self.chunk($0) }
+        out["reference"] = chunk.reference.map { self.chunk($0) }
+        return out
+    }
+
+    /// Writes the archive a 2.0 writer makes of `recipe` (its appendix, if any, is the signing code's).
+    static func build(recipe: [String: Any], at path: String, bases: [ArchiveReader] = []) throws {
+        let settings = recipe["writer"] as? [String: Any]
+        let interval = (settings?["dictionaryInterval"] as? NSNumber)?.intValue ?? 0
+        let level = (settings?["level"] as? NSNumber)?.intValue ?? 1
+        let writer = try ArchiveWriter(path: path, options: .init(compressionLevel: level, dictionaryInterval: interval), bases: bases)
+        writer.metadata = metadata(recipe["archive"] as? [String: Any] ?? [:])
         func headers(_ value: Any?) -> [HTTPHeader] { (value as? [[String]] ?? []).map { HTTPHeader($0[0], $0[1]) } }
         for case let record as [String: Any] in recipe["records"] as? [Any] ?? [] {
             let request = RequestRecord(method: record["method"] as! String, url: record["url"] as! String, headers: headers(record["requestHeaders"]))
@@ -130,7 +166,15 @@ enum VectorDump {
             case "tombstone":
                 try writer.add(TombstoneRecord(request: request, captureDate: date))
             default:
-                let body = try writer.addBody(Data(base64Encoded: record["body"] as! String)!)
+                let content = Data(base64Encoded: record["body"] as! String)!
+                var previous: ArchiveWriter.PreviousVersion?
+                if let version = record["previousVersion"] as? [String: Any] {
+                    let base = (version["layer"] as! NSNumber).intValue - 1
+                    let reference = BodyReference(
+                        digest: BodyDigest(sixteen: bytes(hex: version["bodyMD5"] as! String)), variant: (version["bodyVariant"] as! NSNumber).uint32Value)
+                    previous = ArchiveWriter.PreviousVersion(base: base, body: try bases[base].bodyEntry(reference))
+                }
+                let body = previous == nil ? try writer.addBody(content) : try writer.addBody(content, previousVersion: previous)
                 try writer.add(ResponseRecord(
                     request: request, status: (record["status"] as! NSNumber).intValue, reason: record["reason"] as? String,
                     headers: headers(record["headers"]), mimeType: record["mimeType"] as? String,

@@ -137,9 +137,9 @@ def open_vectors(v) -> dict:
         "minimal.webarc with a bit of the trailer's reserved bytes (trailer + 232) flipped; trailerCheck not updated.")
     out["bad-trailer-major.webarc"] = retrailer(minimal, 8, "<H", 3), expect(
         "bad-trailer", "open", t + 8, "minimal.webarc with trailer majorVersion 3, lead 2 (trailerCheck recomputed).")
-    out["bad-trailer-minor.webarc"] = retrailer(minimal, 10, "<H", 1), expect(
+    out["bad-trailer-minor.webarc"] = retrailer(minimal, 10, "<H", 2), expect(
         "bad-trailer", "open", t + 10,
-        "minimal.webarc with trailer minorVersion 1 while the lead says 0 (trailerCheck recomputed).")
+        "minimal.webarc with trailer minorVersion 2 while the lead says 1 (trailerCheck recomputed).")
     out["unsupported-feature.webarc"] = retrailer(minimal, 16, "<Q", 1 << 5), expect(
         "unsupported-feature", "open", t + 16,
         "minimal.webarc with requiredFeatures bit 5, which 2.1 does not define (trailerCheck recomputed).")

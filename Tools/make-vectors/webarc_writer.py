@@ -178,7 +178,7 @@ class Model:
     records: list[Record] = field(default_factory=list)
     bodies: list[BodyEntry] = field(default_factory=list)       # in the order first met
     body_data: bytearray = field(default_factory=bytearray)
-    minor: int = 0
+    minor: int = 1  # a 2.1 writer (§4.1)
     flags: int = 0
     required: int = 0
     optional: int = 0

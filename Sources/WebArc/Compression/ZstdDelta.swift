@@ -41,7 +41,10 @@ enum ZstdDelta {
             guard ZSTD_getDictID_fromFrame(frame.baseAddress, frame.count) == 0 else { return false }
             return ZSTD_getFrameContentSize(frame.baseAddress, frame.count) == UInt64(rawLength)
         }
-        guard framed, let context = ZSTD_createDCtx() else { return nil }
+        // A reference that starts with the dictionary magic is refused (spec §6.2): the writer's
+        // call would have read it as a structured dictionary, so no frame can name it.
+        let magic = reference.withUnsafeBytes { startsWithDictionaryMagic($0) }
+        guard framed, !magic, let context = ZSTD_createDCtx() else { return nil }
         defer { ZSTD_freeDCtx(context) }
         var output = [UInt8](repeating: 0, count: rawLength)
         let written = output.withUnsafeMutableBytes { destination in

@@ -42,7 +42,8 @@ public struct UpdateApplier {
         do {
             order = try recipe.order.positions(count: records.count)
         } catch let problem as InsertionOrder.Problem {
-            throw WebArcError.badTarget(reason: "\(problem) (the layers give \(records.count) records)")
+            throw WebArcError.corruptIndex(
+                page: update.trailer.metadata.offset, position: nil, reason: "target \(problem) (the layers give \(records.count) records)")
         }
         var metadata = target.archive
         metadata.target = nil

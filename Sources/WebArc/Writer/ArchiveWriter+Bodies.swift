@@ -79,7 +79,17 @@ extension ArchiveWriter {
             (entry, deduplicated) = (store(found, from: base, digest: prepared.digest), true)
         } else {
             var entries: [ChunkEntry] = []
-            for (index, chunk) in prepared.chunks.enumerated() {
+            var sawRaw = false
+            for (index, given) in prepared.chunks.enumerated() {
+                var chunk = given
+                // With deltas, "an earlier chunk was stored raw" depends on what was stored: a
+                // chunk stored as a delta is not raw (spec Appendix C step 14).
+                if previous != nil && chunk.untried != sawRaw {
+                    let raw = try ChunkEncoder.decode(chunk)
+                    chunk = raw.withUnsafeBytes {
+                        ChunkEncoder.encode($0, level: options.compressionLevel, dictionary: index == 0 ? slot.dictionary : nil, storeRaw: sawRaw, digest: given.digest)
+                    }
+                }
                 if let previous, let delta = try deltaChunk(chunk, index: index, previous: previous) {
                     entries.append(ChunkEntry(
                         offset: output.length, storedLength: UInt32(delta.frame.count), rawLength: UInt32(chunk.rawLength),
@@ -87,6 +97,7 @@ extension ArchiveWriter {
                     try output.append(delta.frame)
                     continue
                 }
+                sawRaw = sawRaw || chunk.codec == .raw
                 let reference = chunk.codec == .lz4Dictionary ? try dictionaryReference() : nil
                 entries.append(ChunkEncoder.entry(for: chunk, at: output.length, dictionaryReference: reference))
                 try output.append(chunk.stored)

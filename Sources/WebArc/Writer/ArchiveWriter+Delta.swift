@@ -21,13 +21,17 @@ extension ArchiveWriter {
     ) throws -> (frame: [UInt8], reference: ChunkEntry)? {
         guard previous.base >= 0, previous.base < bases.count, !previous.body.chunks.isEmpty else { return nil }
         let referenceIndex = min(index, previous.body.chunks.count - 1)
+        // A delta chunk cannot be a reference (spec §6.2); an update over an update meets them.
+        guard previous.body.chunks[referenceIndex].codec != .zstdDelta else { return nil }
         let history = try bases[previous.base].decodeChunk(previous.body, index: referenceIndex)
         let raw = try ChunkEncoder.decode(chunk)
         let limit = min(chunk.rawLength, chunk.stored.count)
         let frame = raw.withUnsafeBytes { raw in
             history.withUnsafeBytes { ZstdDelta.encode(raw, reference: $0, shorterThan: limit) }
         }
-        guard let frame else { return nil }
+        guard let frame, UInt64(chunk.rawLength) <= FormatBounds.maxDecodeRatio * UInt64(frame.count) + UInt64(history.count) else {
+            return nil
+        }
         return (frame, previous.body.chunks[referenceIndex].relayered(by: UInt8(previous.base + 1)))
     }
 

@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+import WebArc
+
+/// `webarc diff`, `apply`, `pack --base`, and `ls`/`info` on stacks, through the real binary (spec §13).
+@Suite("webarc diff and apply", .serialized)
+struct UpdateCommandTests {
+    /// Two releases of the sample site: release 2 edits two pages, deletes one and adds one.
+    struct Releases {
+        let scratch: Scratch
+        var old: String { scratch.file("v1.webarc") }
+        var new: String { scratch.file("v2.webarc") }
+
+        init() throws {
+            scratch = try Scratch()
+            let manager = FileManager.default
+            for name in ["v1", "v2"] { try manager.copyItem(atPath: CLITests.sampleSite, toPath: scratch.file(name)) }
+            for page in ["index.html", "about/index.html"] {
+                let path = scratch.file("v2/" + page)
+                var text = try String(contentsOfFile: path, encoding: .utf8)
+                text = text.replacingOccurrences(of: "</body>", with: "<p>Release 2</p>\n</body>")
+                try text.write(toFile: path, atomically: true, encoding: .utf8)
+            }
+            try manager.removeItem(atPath: scratch.file("v2/robots.txt"))
+            try "<h1>New in release 2</h1>".write(toFile: scratch.file("v2/new.html"), atomically: true, encoding: .utf8)
+            for name in ["v1", "v2"] {
+                let files = manager.enumerator(atPath: scratch.file(name))!.compactMap { $0 as? String }
+                for file in files {
+                    try manager.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_790_000_000)], ofItemAtPath: scratch.file(name + "/" + file))
+                }
+                let pack = try CLIRunner.run(["pack", scratch.file(name), "-o", scratch.file(name + ".webarc"), "-q"])
+                #expect(pack.status == 0, "\(pack.stderr)")
+            }
+        }
+
+        func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
+    }
+
+    @Test("diff then apply gives the new archive byte for byte; the update is a small fraction of it")
+    func diffApply() throws {
+        let releases = try Releases()
+        let update = releases.scratch.file("u.webarc")
+        let diff = try CLIRunner.run(["diff", releases.old, releases.new, "-o", update, "--json"])
+        #expect(diff.status == 0, "\(diff.stderr)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: diff.stdout) as? [String: Any])
+        #expect(summary["changedURLs"] as? Int == 5)  // index.html and /, about/index.html and about/, new.html
+        #expect(summary["deletedURLs"] as? Int == 1)
+        #expect(summary["checked"] as? Bool == true)
+        let updateBytes = try releases.bytes(update).count
+        #expect(updateBytes * 5 < (try releases.bytes(releases.new)).count, "update \(updateBytes) bytes")
+
+        let apply = try CLIRunner.run(["apply", releases.old, update, "-o", releases.scratch.file("v2-applied.webarc")])
+        #expect(apply.status == 0, "\(apply.stderr)")
+        #expect(try releases.bytes(releases.scratch.file("v2-applied.webarc")) == releases.bytes(releases.new))
+
+        let again = try CLIRunner.run(["apply", releases.old, update, "-o", releases.scratch.file("v2-applied.webarc")])
+        #expect(again.status == 73, "an existing output needs --force: \(again.stderr)")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: releases.scratch.path).filter { $0.hasPrefix(".") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+
+    @Test("pack --base writes the same update as diff, and leaves no temporary archive")
+    func packWithBase() throws {
+        let releases = try Releases()
+        let diffed = releases.scratch.file("diffed.webarc")
+        #expect(try CLIRunner.run(["diff", releases.old, releases.new, "-o", diffed, "-q"]).status == 0)
+        let packed = releases.scratch.file("packed.webarc")
+        let pack = try CLIRunner.run(["pack", releases.scratch.file("v2"), "--base", releases.old, "-o", packed])
+        #expect(pack.status == 0, "\(pack.stderr)")
+        #expect(pack.stderr.contains("wrote the update over"))
+        #expect(try releases.bytes(packed) == releases.bytes(diffed))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: releases.scratch.path).filter { $0.hasPrefix(".") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+
+    @Test("ls lists the layered view; info shows the writer, the base and what the update applies to")
+    func listAndInfo() throws {
+        let releases = try Releases()
+        let update = releases.scratch.file("u.webarc")
+        #expect(try CLIRunner.run(["diff", releases.old, releases.new, "-o", update, "-q"]).status == 0)
+        let layered = try CLIRunner.run(["ls", update, releases.old])
+        let plain = try CLIRunner.run(["ls", releases.new])
+        #expect(layered.status == 0, "\(layered.stderr)")
+        let strip = { (text: String) in text.split(separator: "\n").map { $0.replacingOccurrences(of: #" \[\d\]$"#, with: "", options: .regularExpression) } }
+        #expect(strip(layered.text) == strip(plain.text))
+        #expect(layered.text.contains("new.html 25") && layered.text.contains("[1]") && layered.text.contains("[2]"))
+        #expect(!layered.text.contains("robots.txt"))
+        let info = try CLIRunner.run(["info", update])
+        #expect(info.text.contains("base 1       v1.webarc"))
+        #expect(info.text.contains("applies to   archive digest"))
+        #expect(info.text.contains("delta-codec") || info.text.contains("layer"))
+        let json = try #require(try JSONSerialization.jsonObject(with: try CLIRunner.run(["info", update, "--json"]).stdout) as? [String: Any])
+        #expect((json["bases"] as? [Any])?.count == 1)
+        #expect(json["target"] is [String: Any])
+    }
+
+    @Test("apply refuses a wrong base and a damaged update with exit 65, writing nothing")
+    func refusals() throws {
+        let releases = try Releases()
+        let update = releases.scratch.file("u.webarc")
+        #expect(try CLIRunner.run(["diff", releases.old, releases.new, "-o", update, "-q"]).status == 0)
+        let output = releases.scratch.file("out.webarc")
+        let wrongBase = try CLIRunner.run(["apply", releases.new, update, "-o", output])
+        #expect(wrongBase.status == 65)
+        #expect(wrongBase.stderr.contains("do not match the update's bases"), "\(wrongBase.stderr)")
+        var damaged = [UInt8](try releases.bytes(update))
+        damaged[17] ^= 0x10
+        try Data(damaged).write(to: URL(fileURLWithPath: releases.scratch.file("damaged.webarc")))
+        let broken = try CLIRunner.run(["apply", releases.old, releases.scratch.file("damaged.webarc"), "-o", output])
+        #expect(broken.status == 65, "\(broken.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+        let missingBase = try CLIRunner.run(["apply", update, "-o", output])
+        #expect(missingBase.status == 64)
+    }
+
+    @Test("a signed release: apply --trust refuses an unsigned update, accepts a signed one, and the publisher's signature verifies on the result")
+    func signedRelease() throws {
+        let releases = try Releases()
+        let scratch = releases.scratch
+        #expect(try CLIRunner.run(["keygen", "-o", scratch.file("publisher")]).status == 0)
+        #expect(try CLIRunner.run(["sign", releases.new, "--key", scratch.file("publisher.key"), "--sequence", "2"]).status == 0)
+        let update = scratch.file("u.webarc")
+        #expect(try CLIRunner.run(["diff", releases.old, releases.new, "-o", update, "-q"]).status == 0)
+        let output = scratch.file("v2-kiosk.webarc")
+        let unsigned = try CLIRunner.run(["apply", releases.old, update, "-o", output, "--trust", scratch.file("publisher.pub")])
+        #expect(unsigned.status == 65)
+        #expect(unsigned.stderr.contains("unsigned"), "\(unsigned.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+
+        #expect(try CLIRunner.run(["sign", update, "--key", scratch.file("publisher.key"), "--sequence", "2"]).status == 0)
+        let signed = try CLIRunner.run(["apply", releases.old, update, "-o", output, "--trust", scratch.file("publisher.pub")])
+        #expect(signed.status == 0, "\(signed.stderr)")
+        #expect(try releases.bytes(output) == releases.bytes(releases.new))
+        let verify = try CLIRunner.run(["verify", output, "--trust", scratch.file("publisher.pub"), "-q"])
+        #expect(verify.status == 0, "\(verify.stderr)")
+    }
+}

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # libcurl4-openssl-dev: a static Swift standard library links Foundation's networking part against it.
-Tools/install-packages.sh liblz4-dev pkg-config zlib1g-dev libcurl4-openssl-dev
+Tools/install-packages.sh liblz4-dev libzstd-dev pkg-config zlib1g-dev libcurl4-openssl-dev
 
 # Static Swift standard library: a one-shot command such as `webarc cat` starts in about a third of
 # the time a dynamically linked build takes (shared/PLATFORM-NOTES.md §10; issue 11).

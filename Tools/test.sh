@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-Tools/install-packages.sh liblz4-dev pkg-config zlib1g-dev lz4 python3-venv chromium python3.11-doc
+Tools/install-packages.sh liblz4-dev libzstd-dev pkg-config zlib1g-dev lz4 python3-venv chromium python3.11-doc
 
 if [[ -z "${WEBARC_SKIP_FUZZ:-}" ]]; then
     started=$(date +%s)

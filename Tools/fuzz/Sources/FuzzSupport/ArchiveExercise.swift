@@ -37,6 +37,22 @@ public enum ArchiveExercise {
         for reference in bodies.prefix(64) { stream(reference, in: reader) }
         _ = try? reader.chunkCount
         _ = ArchiveVerifier.verify(reader)
+        exerciseUpdate(reader)
+    }
+
+    /// What `apply` reads of an update before any base is needed: the writer recipe's order
+    /// (spec §13.2), the target, and the layered view of the archive alone.
+    static func exerciseUpdate(_ reader: ArchiveReader) {
+        guard let metadata = try? reader.metadata else { return }
+        let count = min(reader.recordCount, 1 << 16)
+        _ = try? metadata.writer?.order.positions(count: count)
+        _ = try? metadata.target?.archive.writer?.order.positions(count: count)
+        guard metadata.bases.isEmpty, let stack = try? LayerStack([reader]) else { return }
+        var seen = 0
+        _ = try? stack.forEachKey { _, records in
+            seen += records.entries.count
+            if seen >= 4096 { throw CancellationError() }
+        }
     }
 
     /// Streams a body whole (checking its digests) and a short range at each end, holding one

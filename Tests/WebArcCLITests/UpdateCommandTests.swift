@@ -92,6 +92,15 @@ struct UpdateCommandTests {
         let json = try #require(try JSONSerialization.jsonObject(with: try CLIRunner.run(["info", update, "--json"]).stdout) as? [String: Any])
         #expect((json["bases"] as? [Any])?.count == 1)
         #expect(json["target"] is [String: Any])
+
+        let alone = try CLIRunner.run(["verify", update])
+        #expect(alone.status == 0, "\(alone.stderr)")
+        #expect(alone.stderr.contains("checked only over its bases"), "\(alone.stderr)")
+        let stacked = try CLIRunner.run(["verify", update, "--base", releases.old])
+        #expect(stacked.status == 0, "\(stacked.stderr)")
+        #expect(stacked.text.contains(" 0 warnings"), "\(stacked.text)")
+        let wrong = try CLIRunner.run(["verify", update, "--base", releases.new])
+        #expect(wrong.status == 65, "\(wrong.stderr)")
     }
 
     @Test("apply refuses a wrong base and a damaged update with exit 65, writing nothing")

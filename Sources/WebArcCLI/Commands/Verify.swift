@@ -18,6 +18,10 @@ struct Verify: ParsableCommand {
               webarc verify site.webarc --json | jq .problems
               webarc verify site.webarc --trust publisher.pub --state /var/lib/kiosk/webarc
               webarc verify https://cdn.example.com/site.webarc
+              webarc verify v1-to-v2.webarc --base site-v1.webarc
+
+            An update made by `webarc diff` alone is checked except for the chunks its bases hold \
+            (a warning says so); with --base (repeat for a stack, top first) those are checked too.
 
             A URL is downloaded once, front to back (temporary disk space for the whole file), \
             and checked while it arrives.
@@ -34,6 +38,9 @@ struct Verify: ParsableCommand {
 
     @Argument(help: "The archive to check: a path or an http(s) URL.")
     var archive: String
+
+    @Option(name: .customLong("base"), help: ArgumentHelp("For an update: an archive it goes over; repeat for a stack, top first.", valueName: "BASE.webarc"))
+    var bases: [String] = []
 
     @Flag(help: "Print the report as one JSON object on stdout.")
     var json = false
@@ -57,7 +64,11 @@ struct Verify: ParsableCommand {
             progress.update(items: bodies, totalItems: totalBodies, bytes: done, totalBytes: total)
         }
         let (report, trusted): (VerificationReport, TrustDecision?)
-        if remote {
+        if !bases.isEmpty {
+            let top = try ArchiveOpening.stack([archive] + bases).top
+            (report, trusted) = policy.map { ArchiveVerifier.verify(top, trusting: $0, progress: update) }
+                ?? (ArchiveVerifier.verify(top, progress: update), nil)
+        } else if remote {
             // Each byte of a URL is downloaded once (its end, then its pages and body data at
             // once) and checked as it arrives; a transfer that fails is an I/O error (74), not a
             // verdict on the archive.

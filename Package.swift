@@ -86,6 +86,16 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // Refresh: revalidates an archive against the live site into an update archive.
+        .target(
+            name: "WebArcRefresh",
+            dependencies: [
+                "WebArc",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         // Import from WARC, HAR, .webarchive; export to them. The core never imports it.
         .target(
             name: "WebArcInterop",
@@ -115,6 +125,7 @@ let package = Package(
                 "WebArcServer",
                 "WebArcInterop",
                 "WebArcRemote",
+                "WebArcRefresh",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -139,6 +150,7 @@ let package = Package(
             name: "WebArcServerTests",
             dependencies: ["WebArcServer", "WebArcReplay", "WebArc", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "WebArcInteropTests", dependencies: ["WebArcInterop", "WebArc"]),
+        .testTarget(name: "WebArcRefreshTests", dependencies: ["WebArcRefresh", "WebArc", "WebArcTestSupport"]),
         // Remote reading against a NIO range server on 127.0.0.1 with fault injection and TLS.
         .testTarget(
             name: "WebArcRemoteTests",

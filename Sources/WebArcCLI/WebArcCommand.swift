@@ -33,7 +33,7 @@ struct WebArcCommand: AsyncParsableCommand {
         version: "2.0.0 (archive format 2.0)",
         subcommands: [
             Pack.self, Unpack.self, Verify.self, List.self, Cat.self, Info.self, Serve.self, Import.self, Export.self, Capture.self,
-            Keygen.self, Sign.self, Diff.self, Apply.self,
+            Keygen.self, Sign.self, Diff.self, Apply.self, Refresh.self,
         ]
     )
 

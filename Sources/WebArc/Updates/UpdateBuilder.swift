@@ -33,6 +33,9 @@ public struct UpdateBuilder {
         public var bodiesFromBases = 0
         /// The update's writer statistics.
         public var statistics = ArchiveWriter.Statistics()
+
+        /// An empty summary.
+        public init() {}
     }
 
     /// Makes a builder for the update from `old` (top first) to `new`.

@@ -97,7 +97,7 @@ public final class ArchiveWriter {
     }
 
     /// Runs `body`, and on any error abandons the archive so that nothing half-written remains.
-    func failing<T>(_ body: () throws -> T) throws -> T {
+    public func failing<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch {

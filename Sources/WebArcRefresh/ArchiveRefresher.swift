@@ -1,0 +1,231 @@
+import AsyncHTTPClient
+import Synchronization
+import Foundation
+import WebArc
+
+/// Revalidates an archive against the live site and writes what changed as an update archive
+/// (a layer over the archive, spec §13), as `webarc diff` would between the archive and its
+/// refreshed copy.
+///
+/// ```swift
+/// let refresher = ArchiveRefresher(archive: "site.webarc", options: RefreshOptions(olderThan: 2 * 86_400))
+/// let summary = try await refresher.write(to: "site-refresh.webarc")
+/// print(summary.asked, summary.notModified, summary.changed, summary.gone)
+/// ```
+///
+/// Every stored GET response old enough is asked again with the validators its origin gave
+/// (``ConditionalHeaders``): 304 or the same bytes keep the record (with a new capture date when
+/// ``RefreshOptions/redate`` is set; otherwise the metadata's `refreshed` entry says when), other
+/// bytes make a changed record, 404/410 a tombstone, a redirect a redirect record; a failure keeps
+/// the record as it was. The refreshed archive is written to a temporary file beside the output
+/// (the archive's own writer recipe, records in its order), diffed against the archive, and
+/// removed; nothing is written at the output unless the whole refresh succeeds.
+public struct ArchiveRefresher: Sendable {
+    /// The archive to refresh (a plain archive written by webarc 2.1 or later).
+    public let archive: String
+    public let options: RefreshOptions
+
+    /// Makes a refresher of `archive`.
+    public init(archive: String, options: RefreshOptions = RefreshOptions()) {
+        self.archive = archive
+        self.options = options
+    }
+
+    /// One response to ask: its tree position and what is stored.
+    struct Question: Sendable {
+        var position: Int
+        var response: ResponseRecord
+        var live: String
+    }
+
+    /// Refreshes and writes the update to `path` atomically.
+    ///
+    /// - Parameter progress: called after each answer with (answered, asked).
+    /// - Throws: ``WebArcError`` for a damaged archive or I/O (`badTarget` for an archive without
+    ///   a writer recipe).
+    public func write(to path: String, overwrite: Bool = false, progress: (@Sendable (Int, Int) -> Void)? = nil) async throws -> RefreshSummary {
+        let reader = try ArchiveReader(path: archive)
+        let metadata = try reader.metadata
+        guard let recipe = metadata.writer, metadata.bases.isEmpty else {
+            throw WebArcError.badTarget(reason: "\(archive) is an update or was written before format 2.1: apply it or pack it again first")
+        }
+        var entries: [ArchiveEntry] = []
+        try reader.forEachEntry { entries.append($0) }
+        var summary = RefreshSummary()
+        let questions = plan(entries, startURL: metadata.startURL, summary: &summary)
+        let answers = try await ask(questions, reader: reader, summary: &summary, progress: progress)
+
+        let folder = (path as NSString).deletingLastPathComponent
+        let refreshed = (folder.isEmpty ? "." : folder) + "/.\((path as NSString).lastPathComponent).refreshed-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: refreshed) }
+        try writeRefreshed(entries, answers: answers, recipe: recipe, metadata: metadata, reader: reader, to: refreshed)
+        summary.update = try UpdateBuilder(old: try LayerStack([reader]), new: try ArchiveReader(path: refreshed))
+            .write(to: path, overwrite: overwrite)
+        return summary
+    }
+
+    /// The responses to ask: GET, old enough, inside the origin when asked to stay there.
+    func plan(_ entries: [ArchiveEntry], startURL: String?, summary: inout RefreshSummary) -> [Question] {
+        let startOrigin = startURL.flatMap { Self.origin(of: options.liveURL(for: $0)) }
+        var questions: [Question] = []
+        for (position, entry) in entries.enumerated() {
+            guard case .response(let response) = entry.record, response.request.method == "GET" else { continue }
+            let live = options.liveURL(for: response.request.url)
+            let old = options.olderThan.map { age in response.captureDate.map { options.now.timeIntervalSince($0) >= age } ?? true } ?? true
+            let inside = !options.sameOrigin || startOrigin == nil || Self.origin(of: live) == startOrigin
+            guard old, inside, live.hasPrefix("http://") || live.hasPrefix("https://") else {
+                summary.skipped += 1
+                continue
+            }
+            questions.append(Question(position: position, response: response, live: live))
+        }
+        return questions
+    }
+
+    /// Asks every question: one origin one request at a time (at `rate` at most), up to
+    /// `concurrency` origins at once.
+    func ask(
+        _ questions: [Question], reader: ArchiveReader, summary: inout RefreshSummary, progress: (@Sendable (Int, Int) -> Void)?
+    ) async throws -> [Int: RefreshOutcome] {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        configuration.decompression = .disabled
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let fetcher = OriginFetcher(client: client, options: options)
+        let byOrigin = Dictionary(grouping: questions) { Self.origin(of: $0.live) ?? $0.live }.values.map { $0 }
+        let counter = ProgressCounter(total: questions.count, progress: progress)
+        let rate = options.rate
+        var answers: [Int: RefreshOutcome] = [:]
+        do {
+            try await withThrowingTaskGroup(of: [(Int, RefreshOutcome, Int, Bool)].self) { group in
+                var next = 0
+                func start() {
+                    guard next < byOrigin.count else { return }
+                    let batch = byOrigin[next]
+                    next += 1
+                    group.addTask {
+                        var results: [(Int, RefreshOutcome, Int, Bool)] = []
+                        var unreachable = 0
+                        for question in batch {
+                            // An origin that twice in a row gave no HTTP answer at all is down: its
+                            // other URLs fail at once instead of each waiting for the timeout.
+                            if unreachable >= Self.unreachableLimit {
+                                results.append((question.position, .failed("origin unreachable (\(unreachable) requests got no answer)"), 0, false))
+                                counter.step()
+                                continue
+                            }
+                            let started = Date()
+                            let response = question.response
+                            let answer = await fetcher.ask(
+                                response, archived: response.request.url, live: question.live,
+                                previous: { [UInt8](try reader.body(response.body)) })
+                            unreachable = answer.unreachable ? unreachable + 1 : 0
+                            results.append((question.position, answer.outcome, answer.bytes, answer.notModified))
+                            counter.step()
+                            if let rate, rate > 0 {
+                                let wait = 1 / rate - Date().timeIntervalSince(started)
+                                if wait > 0 { try await Task.sleep(nanoseconds: UInt64(wait * 1e9)) }
+                            }
+                        }
+                        return results
+                    }
+                }
+                for _ in 0..<max(1, options.concurrency) { start() }
+                while let results = try await group.next() {
+                    for (position, outcome, bytes, notModified) in results {
+                        answers[position] = outcome
+                        summary.asked += 1
+                        summary.bytesFetched += UInt64(bytes)
+                        if notModified { summary.notModified += 1 }
+                        switch outcome {
+                        case .unchanged: summary.unchanged += 1
+                        case .changed: summary.changed += 1
+                        case .gone: summary.gone += 1
+                        case .redirected: summary.redirected += 1
+                        case .failed(let reason):
+                            summary.failed += 1
+                            summary.failures.append("\(questions.first { $0.position == position }?.live ?? ""): \(reason)")
+                        }
+                    }
+                    start()
+                }
+            }
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+        try await client.shutdown()
+        return answers
+    }
+
+    /// Writes the archive as the live site now answers: each record in the archive's insertion
+    /// order, replaced, re-dated, or left out as its answer says.
+    func writeRefreshed(
+        _ entries: [ArchiveEntry], answers: [Int: RefreshOutcome], recipe: WriterRecipe, metadata: ArchiveMetadata, reader: ArchiveReader,
+        to path: String
+    ) throws {
+        let writer = try ArchiveWriter(
+            path: path, options: .init(overwrite: true, compressionLevel: recipe.level, dictionaryInterval: recipe.dictionaryInterval))
+        writer.metadata = metadata
+        if !options.redate {
+            // When the records the origin confirmed were last checked, without re-dating each one.
+            writer.metadata.entries.removeAll { $0.key == "refreshed" }
+            writer.metadata.entries.append(ArchiveMetadata.Entry("refreshed", ISO8601DateFormatter().string(from: options.now)))
+        }
+        let order = (try? recipe.order.positions(count: entries.count)) ?? Array(entries.indices)
+        try writer.failing {
+            for position in order {
+                let entry = entries[position]
+                switch (entry.record, answers[position]) {
+                case (.response(var response), .unchanged?) where options.redate:
+                    response.captureDate = options.now
+                    let stored = try writer.addBody([UInt8](try reader.body(response.body)))
+                    response.body = stored.reference
+                    try writer.add(response)
+                case (.response(let old), .changed(let status, let reason, let headers, let body)?):
+                    let stored = try writer.addBody(body)
+                    let mimeType = headers.first { $0.name.lowercased() == "content-type" }.map { MediaType.essence(of: $0.value) }
+                    try writer.add(ResponseRecord(
+                        request: old.request, status: status, reason: reason, headers: headers, mimeType: mimeType ?? old.mimeType,
+                        textEncoding: headers.first { $0.name.lowercased() == "content-type" }.flatMap { MediaType.charset(of: $0.value) },
+                        body: stored, captureDate: options.now))
+                case (_, .gone?):
+                    continue
+                case (.response(let old), .redirected(let status, let target, let headers)?):
+                    try writer.add(RedirectRecord(request: old.request, status: status, target: target, headers: headers, captureDate: options.now))
+                default:
+                    try writer.copy(entry.record, from: reader)
+                }
+            }
+        }
+        try writer.finish()
+    }
+
+    /// Consecutive requests without any HTTP answer after which an origin counts as down.
+    static let unreachableLimit = 2
+
+    /// `scheme://host[:port]` of a URL.
+    static func origin(of url: String) -> String? {
+        guard let components = URLComponents(string: url), let scheme = components.scheme, let host = components.host else { return nil }
+        return "\(scheme)://\(host)" + (components.port.map { ":\($0)" } ?? "")
+    }
+}
+
+/// Counts answers across tasks and reports them.
+final class ProgressCounter: Sendable {
+    let total: Int
+    let progress: (@Sendable (Int, Int) -> Void)?
+    private let done = Mutex(0)
+
+    init(total: Int, progress: (@Sendable (Int, Int) -> Void)?) {
+        self.total = total
+        self.progress = progress
+    }
+
+    func step() {
+        let count = done.withLock { value -> Int in
+            value += 1
+            return value
+        }
+        progress?(count, total)
+    }
+}

@@ -195,7 +195,7 @@ struct ErrorConditionTests {
         trailer.majorVersion = 3
         archive.seal(trailer)
         try archive.write(to: folder.file("v3.webarc"))
-        #expect(throws: WebArcError.unsupportedVersion(major: 3, minor: 0, supportedMajor: 2)) {
+        #expect(throws: WebArcError.unsupportedVersion(major: 3, minor: Lead.currentMinor, supportedMajor: 2)) {
             try ArchiveReader(path: folder.file("v3.webarc"))
         }
         #expect(WebArcError.unsupportedVersion(major: 3, minor: 0, supportedMajor: 2).description.contains("upgrade webarc"))
@@ -216,6 +216,7 @@ struct ErrorConditionTests {
         let folder = try TemporaryFolder()
         var lead = Lead()
         lead.majorVersion = 1
+        lead.minorVersion = 0
         try Data(lead.serialize() + [UInt8](repeating: 0, count: 1000)).write(to: URL(fileURLWithPath: folder.file("old.webarc")))
         let error = #expect(throws: WebArcError.self) { try ArchiveReader(path: folder.file("old.webarc")) }
         #expect(error?.code == "unsupported-version" && error?.offset == 8)

@@ -69,6 +69,10 @@ struct UpdateCommandTests {
         #expect(pack.status == 0, "\(pack.stderr)")
         #expect(pack.stderr.contains("wrote the update over"))
         #expect(try releases.bytes(packed) == releases.bytes(diffed))
+        let fromFolder = releases.scratch.file("from-folder.webarc")
+        let folderDiff = try CLIRunner.run(["diff", releases.old, releases.scratch.file("v2"), "-o", fromFolder, "-q"])
+        #expect(folderDiff.status == 0, "\(folderDiff.stderr)")
+        #expect(try releases.bytes(fromFolder) == releases.bytes(diffed))
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: releases.scratch.path).filter { $0.hasPrefix(".") }
         #expect(leftovers.isEmpty, "\(leftovers)")
     }

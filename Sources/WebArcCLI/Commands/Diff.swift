@@ -9,6 +9,7 @@ struct Diff: ParsableCommand {
         discussion: """
               webarc diff site-1.webarc site-2.webarc -o site-1-to-2.webarc
               webarc diff update-1.webarc site-1.webarc site-3.webarc -o update-2.webarc
+              webarc diff site-1.webarc site-2/ -o site-1-to-2.webarc
 
             The update holds the records of every URL that is new or changed, a tombstone for \
             every URL the new archive dropped, and only the bodies the old archive does not have; a \
@@ -22,7 +23,8 @@ struct Diff: ParsableCommand {
             it goes over); the update is made over all of them. Before it is renamed into place the \
             update is applied once to a temporary file to check that it gives the new archive \
             (--no-check skips that). The new archive must be a plain archive written by webarc 2.1 \
-            or later (it records how it was written).
+            or later (it records how it was written); a folder is packed with pack's defaults first \
+            (for pack's options, use `webarc pack NEW_DIR --base OLD.webarc -o UPDATE.webarc`).
             \(ExitCodes.helpText)
             """
     )
@@ -52,7 +54,20 @@ struct Diff: ParsableCommand {
     func run() throws {
         let started = Date()
         let old = try ArchiveOpening.stack(Array(archives.dropLast()))
-        let new = try ArchiveOpening.open(archives.last!)
+        var isFolder: ObjCBool = false
+        let newPath: String
+        if FileManager.default.fileExists(atPath: archives.last!, isDirectory: &isFolder), isFolder.boolValue {
+            newPath = Pack.temporaryPath(beside: output)
+            do {
+                _ = try SitePacker(options: .init(overwrite: true)).pack(folder: archives.last!, to: newPath)
+            } catch let failure as SitePacker.Failure {
+                throw CommandFailure("\(archives.last!): \(failure.description)", code: ExitCodes.dataError)
+            }
+        } else {
+            newPath = archives.last!
+        }
+        defer { if newPath != archives.last! { try? FileManager.default.removeItem(atPath: newPath) } }
+        let new = try ArchiveOpening.open(newPath)
         let progress = ProgressReporter(label: "comparing", quiet: quiet, unit: "URLs")
         let summary = try withFile(output) {
             try UpdateBuilder(old: old, new: new).write(to: output, overwrite: force) { done, total in

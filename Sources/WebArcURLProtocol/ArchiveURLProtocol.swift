@@ -50,14 +50,15 @@ open class ArchiveURLProtocol: URLProtocol {
 
     /// Whether this handler answers `request`: under ``MissPolicy/offline`` every http, https and
     /// webarc request (misses are answered with an error, since a declined request goes to the
-    /// network even when only this class is configured); under ``MissPolicy/passThrough`` the
+    /// network even when only this class is configured), and likewise when serving with a cache
+    /// policy (``CachePolicy``), which decides itself; under ``MissPolicy/passThrough`` the
     /// webarc requests and the http and https requests the archives hold.
     override open class func canInit(with request: URLRequest) -> Bool {
         guard let url = request.url, let scheme = url.scheme?.lowercased(),
             scheme == "http" || scheme == "https" || scheme == WebArcScheme.name,
-            let setup = setups.settings(for: self)
+            let setup = setups.settings(for: self)?.current
         else { return false }
-        if setup.onMiss == .offline || scheme == WebArcScheme.name { return true }
+        if setup.onMiss == .offline || setup.cache != nil || scheme == WebArcScheme.name { return true }
         return (try? setup.chain.find(method: request.httpMethod?.uppercased() ?? "GET", url: url.absoluteString)) != nil
     }
 
@@ -69,14 +70,20 @@ open class ArchiveURLProtocol: URLProtocol {
         let queue = TaskInternals.workQueue(of: task)
         guard load.start(self, queue: queue) else { return }
         let request = self.request
+        let setup = Self.setups.settings(for: type(of: self))?.current
         let replay = Replay(
-            setup: Self.setups.settings(for: type(of: self)), delivery: BodyDelivery.mode(for: task),
-            approval: RedirectApproval(task: task), load: load, inline: queue == nil)
+            setup: setup, delivery: BodyDelivery.mode(for: task), approval: RedirectApproval(task: task), load: load, inline: queue == nil)
         let isDownload = Self.isDownload(task)
+        let answer: @Sendable () -> Void =
+            if let cache = setup?.cache {
+                { CachedAnswer(replay: replay, cache: cache).answer(request, isDownload: isDownload) }
+            } else {
+                { replay.answer(request, isDownload: isDownload) }
+            }
         if queue == nil {
-            replay.answer(request, isDownload: isDownload)
+            answer()
         } else {
-            DispatchQueue.global(qos: .userInitiated).async { replay.answer(request, isDownload: isDownload) }
+            DispatchQueue.global(qos: .userInitiated).async(execute: answer)
         }
     }
 

@@ -32,7 +32,13 @@ public final class ArchiveCache: Sendable {
     let layer: WritableLayer
     let network: LiveSession
     private let counts = Mutex(Statistics())
-    private let refreshes = Mutex<[String: Task<Void, Never>]>([:])
+    private let refreshes = Mutex(Refreshes())
+
+    /// The background refreshes in flight, and when each URL's last one failed.
+    private struct Refreshes {
+        var running: [String: Task<Void, Never>] = [:]
+        var failed: [String: Date] = [:]
+    }
 
     init(policy: ArchiveURLProtocol.CachePolicy, layer: WritableLayer, network: LiveSession) {
         self.policy = policy
@@ -60,7 +66,7 @@ public final class ArchiveCache: Sendable {
     /// Returns once no background refresh is in flight and every response received so far is in
     /// the layer file: call it before the app is suspended, or in tests.
     public func settle() async {
-        while let running = refreshes.withLock({ $0.values.first }) { await running.value }
+        while let running = refreshes.withLock({ $0.running.values.first }) { await running.value }
         await layer.flush()
     }
 
@@ -69,16 +75,26 @@ public final class ArchiveCache: Sendable {
 
     func count(_ change: (inout Statistics) -> Void) { counts.withLock { change(&$0) } }
 
-    /// Runs `refresh` in the background for `key` unless a refresh of `key` is in flight; the key
-    /// stays taken until `refresh` returns (after its entries are in the layer file), so requests
-    /// that arrive meanwhile never start a second one.
-    func refreshInBackground(key: String, _ refresh: @escaping @Sendable () async -> Void) {
-        refreshes.withLock { running in
-            guard running[key] == nil else { return }
+    /// How long a URL whose background refresh failed (no answer, or a status not stored) is
+    /// left alone before the next request may refresh it again: offline, every page view would
+    /// otherwise start a refresh doomed to fail.
+    static let retryDelay: TimeInterval = 60
+
+    /// Runs `refresh` in the background for `key` unless a refresh of `key` is in flight, or
+    /// failed less than ``retryDelay`` ago. The key stays taken until `refresh` returns (after
+    /// its entries are in the layer file), so requests that arrive meanwhile never start a
+    /// second one. `refresh` returns whether it succeeded.
+    func refreshInBackground(key: String, now: Date = Date(), _ refresh: @escaping @Sendable () async -> Bool) {
+        refreshes.withLock { state in
+            guard state.running[key] == nil else { return }
+            if let failed = state.failed[key], now.timeIntervalSince(failed) < Self.retryDelay { return }
             count { $0.backgroundRefreshes += 1 }
-            running[key] = Task {
-                await refresh()
-                _ = refreshes.withLock { $0.removeValue(forKey: key) }
+            state.running[key] = Task {
+                let succeeded = await refresh()
+                refreshes.withLock { state in
+                    state.running[key] = nil
+                    state.failed[key] = succeeded ? nil : Date()
+                }
             }
         }
     }

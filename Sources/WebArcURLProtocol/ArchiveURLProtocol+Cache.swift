@@ -20,9 +20,8 @@ extension ArchiveURLProtocol {
     /// new responses arrive, one rewrite at a time, so it survives restarts. An existing layer
     /// file that is not an update over this bundle (a new bundle shipped) or cannot be read is
     /// deleted at setup and the reason is in ``ArchiveCache/discardedLayer``; serving goes on
-    /// from the bundle. A signed bundle can be checked first with
-    /// ``serve(_:trusting:onMiss:now:)``'s ``TrustPolicy`` check (`checkTrust`); its bytes are
-    /// only ever read.
+    /// from the bundle. The bundle's bytes are only ever read, so its signature stays valid;
+    /// check it first with `bundle.checkTrust(_:)` to refuse a tampered one.
     ///
     /// - Parameters:
     ///   - bundle: the shipped archive (or stack of an update over it), top first.

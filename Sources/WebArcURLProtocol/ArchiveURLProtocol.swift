@@ -26,7 +26,9 @@ import FoundationNetworking
 /// protocol returns; a stored redirect to anything but http(s) or webarc (`javascript:`, `data:`,
 /// `file:`, …) is never followed: its 3xx is delivered without `Location`. A request the archives do not hold goes to the network under
 /// ``MissPolicy/passThrough``, and fails with `URLError(.resourceUnavailable)` naming the URL
-/// under ``MissPolicy/offline``.
+/// under ``MissPolicy/offline``. To keep a shipped bundle fresh (cache first with an expiry,
+/// network first, revalidation), serve it with ``serve(bundle:layer:policy:configuration:)``: live
+/// and refreshed responses go into a writable layer file read before the bundle (``CachePolicy``).
 ///
 /// Each subclass is an independent handler with its own archives (`final class Help:
 /// ArchiveURLProtocol {}`), since the loading system passes a protocol class nothing but the

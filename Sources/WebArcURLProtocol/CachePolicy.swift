@@ -17,7 +17,8 @@ extension ArchiveURLProtocol {
         /// The archive first: a stored entry is answered at once, and when its capture date is
         /// older than `maxAge` seconds (or unknown) it is refreshed in the background, on its own
         /// task that the answer never waits for (one refresh per URL at a time; the next request
-        /// after it is written gets the refreshed entry). A miss goes to the network and is stored.
+        /// after it is written gets the refreshed entry; one that failed is not retried for a
+        /// minute). A miss goes to the network and is stored.
         /// `URLCache`'s `returnCacheDataElseLoad`, plus the background refresh.
         case cacheFirst(maxAge: TimeInterval)
         /// The network first: the live answer when the network answers (and it is stored), the

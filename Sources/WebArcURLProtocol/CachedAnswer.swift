@@ -127,17 +127,21 @@ struct CachedAnswer: Sendable {
 
     /// A background refresh of an expired entry: like ``revalidate(_:stored:reader:)`` but nobody
     /// waits for it; what the origin says goes into the layer only (a failure keeps the entry).
-    static func refresh(_ request: URLRequest, stored: ArchiveRecord, reader: ArchiveReader, cache: ArchiveCache) async {
+    ///
+    /// - Returns: whether the origin answered with something stored (304 included).
+    static func refresh(_ request: URLRequest, stored: ArchiveRecord, reader: ArchiveReader, cache: ArchiveCache) async -> Bool {
         cache.count { $0.liveRequests += 1 }
         var asked = LiveAnswer.unconditional(request)
         if case .response(let response) = stored { asked = conditional(request, for: response) }
-        guard let answer = try? await LiveAnswer.fetch(asked, through: cache.network) else { return }
+        guard let answer = try? await LiveAnswer.fetch(asked, through: cache.network) else { return false }
         if answer.head.statusCode == 304, case .response(let response) = stored {
             cache.count { $0.notModified += 1 }
             await cache.layer.add([.response(LayerResponse(
                 revalidated: response, from: reader, notModified: LiveRecords.headers(of: answer.head, bodyLength: nil), date: Date()))])
-        } else {
-            await cache.layer.add(answer.layerEntries(for: LiveAnswer.unconditional(request)))
+            return true
         }
+        let entries = answer.layerEntries(for: LiveAnswer.unconditional(request))
+        await cache.layer.add(entries)
+        return !entries.isEmpty
     }
 }

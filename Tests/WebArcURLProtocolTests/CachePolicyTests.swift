@@ -60,6 +60,20 @@ struct CachePolicyTests {
 
     func requests(to path: String) -> [TestHTTPServer.Request] { server.received.filter { $0.target == path } }
 
+    /// A cache-first handler over the bundle that has fetched (and queued for its layer) a page
+    /// the bundle lacks.
+    func cacheFirstAfterAddedPage() async throws
+        -> (bundle: ArchiveReader, bytes: Data, layer: String, cache: ArchiveCache, online: URLSession)
+    {
+        let (bundle, bytes) = try bundle()
+        let layer = folder.file("layer.webarc")
+        site.set("/added", .init(body: "a page added after the bundle shipped"))
+        let cache = CacheFirstCache.serve(bundle: bundle, layer: layer, policy: .cacheFirst(maxAge: 3600))
+        let online = session(through: CacheFirstCache.self)
+        #expect(await get(online, "/added").text == "a page added after the bundle shipped")
+        return (bundle, bytes, layer, cache, online)
+    }
+
     @Test("revalidate: 304 answers the archive's body, with only the validators the origin gave; the layer stores no body again")
     func notModified() async throws {
         let (bundle, bytes) = try bundle()
@@ -187,12 +201,7 @@ struct CachePolicyTests {
 
     @Test("cache first: a miss goes live and is stored; the layer survives a restart and is read before the bundle")
     func missStoredAcrossRestart() async throws {
-        let (bundle, bytes) = try bundle()
-        let layer = folder.file("layer.webarc")
-        site.set("/added", .init(body: "a page added after the bundle shipped"))
-        let cache = CacheFirstCache.serve(bundle: bundle, layer: layer, policy: .cacheFirst(maxAge: 3600))
-        let online = session(through: CacheFirstCache.self)
-        #expect(await get(online, "/added").text == "a page added after the bundle shipped")
+        let (bundle, bytes, layer, cache, online) = try await cacheFirstAfterAddedPage()
         _ = await get(online, "/other")
         await cache.settle()
         #expect(requests(to: "/other").count == 1)
@@ -226,5 +235,42 @@ struct CachePolicyTests {
         #expect(path == layer)
         #expect(!FileManager.default.fileExists(atPath: layer))
         #expect(await get(session(through: OfflineCache.self), "/edited").text == "edited page, shipped in the next bundle")
+    }
+
+    @Test("the server going down during a background refresh loses nothing: the previous layer file stays as it was")
+    func serverDownDuringRefresh() async throws {
+        let (bundle, bytes, layer, cache, online) = try await cacheFirstAfterAddedPage()
+        await cache.settle()
+        let written = try Data(contentsOf: URL(fileURLWithPath: layer))
+
+        server.stop()
+        #expect(await get(online, "/edited").text == "edited page, version 1")
+        await cache.settle()
+        #expect(cache.statistics.backgroundRefreshes == 1)
+        #expect(cache.lastWriteError == nil)
+        #expect(cache.layerWrites == 1)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: layer)) == written)
+        #expect(await get(online, "/added").text == "a page added after the bundle shipped")
+        // A failed refresh is not retried at every request while the network is away.
+        #expect(await get(online, "/edited").text == "edited page, version 1")
+        await cache.settle()
+        #expect(cache.statistics.backgroundRefreshes == 1)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: bundle.path)) == bytes)
+    }
+
+    @Test("a layer that cannot be written: the caller still gets the live answer, and the failure is reported")
+    func layerWriteFails() async throws {
+        let (bundle, _) = try bundle()
+        let layer = folder.file("missing-folder/layer.webarc")
+        let cache = NetworkFirstCache.serve(bundle: bundle, layer: layer, policy: .networkFirst)
+        #expect(await get(session(through: NetworkFirstCache.self), "/edited").text == "edited page, version 2")
+        await cache.settle()
+        guard case .layerWrite(let path, _) = cache.lastWriteError else {
+            Issue.record("expected a layer write error, got \(String(describing: cache.lastWriteError))")
+            return
+        }
+        #expect(path == layer)
+        #expect(cache.lastWriteError?.urlError.code == .cannotWriteToFile)
+        #expect(cache.layerWrites == 0)
     }
 }

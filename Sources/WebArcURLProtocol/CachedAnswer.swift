@@ -96,6 +96,9 @@ struct CachedAnswer: Sendable {
         do {
             let answer = try await LiveAnswer.fetch(Self.conditional(request, for: stored), through: cache.network)
             switch answer.head.statusCode {
+            case 304 where !answer.hops.isEmpty:
+                // A 304 at the end of a new redirect chain confirms another URL's entry, not this one.
+                archiveAnswer(request)
             case 304:
                 cache.count { $0.notModified += 1 }
                 cache.layer.enqueue([.response(LayerResponse(
@@ -134,7 +137,8 @@ struct CachedAnswer: Sendable {
         var asked = LiveAnswer.unconditional(request)
         if case .response(let response) = stored { asked = conditional(request, for: response) }
         guard let answer = try? await LiveAnswer.fetch(asked, through: cache.network) else { return false }
-        if answer.head.statusCode == 304, case .response(let response) = stored {
+        if answer.head.statusCode == 304 {
+            guard answer.hops.isEmpty, case .response(let response) = stored else { return false }
             cache.count { $0.notModified += 1 }
             await cache.layer.add([.response(LayerResponse(
                 revalidated: response, from: reader, notModified: LiveRecords.headers(of: answer.head, bodyLength: nil), date: Date()))])

@@ -39,15 +39,20 @@ struct LayerResponse: Sendable {
         case stored(ArchiveReader, BodyReference)
     }
 
+    private static func add(_ bytes: Data, to writer: ArchiveWriter, previous: ArchiveWriter.PreviousVersion?) throws -> StoredBody {
+        try previous.map { try writer.addBody(bytes, previousVersion: $0) } ?? writer.addBody(bytes)
+    }
+
     /// Headers of a 304 that do not replace the stored ones: they would describe an empty body.
     static let bodyHeaders: Set<String> = ["content-length", "content-type", "content-encoding", "content-range", "transfer-encoding"]
 
-    /// Stores the body in `writer` and makes the record.
-    func record(in writer: ArchiveWriter) throws -> ResponseRecord {
+    /// Stores the body in `writer` (a new one coded against `previous`, the bundle's version, when
+    /// that is shorter) and makes the record.
+    func record(in writer: ArchiveWriter, previous: ArchiveWriter.PreviousVersion?) throws -> ResponseRecord {
         let stored: StoredBody
         switch body {
-        case .bytes(let data): stored = try writer.addBody(data)
-        case .stored(let reader, let reference): stored = try writer.addBody(try reader.body(reference))
+        case .bytes(let data): stored = try Self.add(data, to: writer, previous: previous)
+        case .stored(let reader, let reference): stored = try Self.add(try reader.body(reference), to: writer, previous: previous)
         }
         return ResponseRecord(
             request: request, status: status, reason: reason, headers: headers, mimeType: mimeType, textEncoding: textEncoding,

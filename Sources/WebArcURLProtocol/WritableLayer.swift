@@ -7,7 +7,8 @@ import WebArc
 /// read before the bundle, never written into it.
 ///
 /// The file is an update archive (spec §13) whose bases are the bundle's layers, so a body equal
-/// to one the bundle holds is not stored again. New entries wait in memory and the whole layer is
+/// to one the bundle holds is not stored again, and a changed body is coded as a Zstandard delta
+/// against the bundle's version when that is shorter. New entries wait in memory and the whole layer is
 /// rewritten with them (its own records, minus those the new entries replace, plus the new
 /// ones): to a temporary file, synced, renamed, as ``ArchiveWriter`` does, so a crash or a full
 /// disk leaves the previous layer intact. Rewrites run one at a time on their own queue, and
@@ -130,20 +131,12 @@ final class WritableLayer: Sendable {
         let writer = try ArchiveWriter(path: path, options: ArchiveWriter.Options(overwrite: true), bases: bundle)
         try writer.failing {
             try old?.forEachEntry { entry in
-                guard latest[entry.key] == nil else { return }
-                switch entry.record {
-                case .response(let response):
-                    let body = try writer.addBody(try old!.body(response.body))
-                    try writer.add(ResponseRecord(
-                        request: response.request, status: response.status, reason: response.reason, headers: response.headers,
-                        mimeType: response.mimeType, textEncoding: response.textEncoding, body: body, captureDate: response.captureDate))
-                case .redirect(let redirect): try writer.add(redirect)
-                case .tombstone(let tombstone): try writer.add(tombstone)
-                }
+                // Coded against the bundle again, so that a delta stays a delta across rewrites.
+                if latest[entry.key] == nil { try writer.copy(entry.record, from: old!, previous: try previousVersion(of: entry.key)) }
             }
             for (index, item) in entries.enumerated() where latest[item.key] == index {
                 switch item.entry {
-                case .response(let response): try writer.add(try response.record(in: writer))
+                case .response(let response): try writer.add(try response.record(in: writer, previous: try previousVersion(of: item.key)))
                 case .redirect(let redirect): try writer.add(redirect)
                 }
             }
@@ -153,4 +146,19 @@ final class WritableLayer: Sendable {
         try reader.validateBases()
         return reader
     }
+
+    /// The bundle's body for `key` (its topmost layer holding the key), for a changed body to be
+    /// coded as a delta against; nil when the bundle has none, or it is too large to read whole.
+    private func previousVersion(of key: String) throws -> ArchiveWriter.PreviousVersion? {
+        for (index, base) in bundle.enumerated() {
+            guard let entry = try base.lookup(key: key) else { continue }
+            guard case .response(let response) = entry.record, response.bodyLength > 0, response.bodyLength <= Self.deltaLimit
+            else { return nil }
+            return ArchiveWriter.PreviousVersion(base: index, body: try base.bodyEntry(response.body))
+        }
+        return nil
+    }
+
+    /// Changed bodies up to this size are coded against the bundle's version (read whole).
+    static let deltaLimit: UInt64 = 8 << 20
 }

@@ -34,6 +34,7 @@ struct CachePolicyTests {
             "/edited": .init(body: "edited page, version 2", etag: "\"e2\""),
             "/dated": .init(body: "dated page", lastModified: Self.lastModified),
             "/other": .init(body: "other page, version 2", etag: "\"o2\""),
+            "/moved": .init(status: 301, body: "", location: "/edited"),
         ])
         self.site = site
         server = try TestHTTPServer { site.respond($0) }
@@ -50,6 +51,7 @@ struct CachePolicyTests {
         page("/dated", "dated page", [HTTPHeader("Last-Modified", Self.lastModified)])
         page("/gone", "a page the site deletes", [HTTPHeader("ETag", "\"g1\"")])
         page("/other", "other page, version 1", [HTTPHeader("ETag", "\"o1\"")])
+        page("/moved", "a page the site now redirects", [HTTPHeader("ETag", "\"m1\"")])
         let reader = try archive.build(in: folder, name: "bundle.webarc")
         return (reader, try Data(contentsOf: URL(fileURLWithPath: reader.path)))
     }
@@ -272,5 +274,28 @@ struct CachePolicyTests {
         #expect(path == layer)
         #expect(cache.lastWriteError?.urlError.code == .cannotWriteToFile)
         #expect(cache.layerWrites == 0)
+    }
+
+    @Test("revalidate: a page that now redirects is answered with the live target, and the new redirect is stored")
+    func newRedirect() async throws {
+        let (bundle, bytes) = try bundle()
+        let layer = folder.file("layer.webarc")
+        let cache = RevalidatingCache.serve(bundle: bundle, layer: layer, policy: .revalidate)
+        let moved = await get(session(through: RevalidatingCache.self), "/moved")
+        #expect(moved.status == 200 && moved.text == "edited page, version 2")
+        #expect(moved.response?.url == server.url("/edited"))
+        await cache.settle()
+
+        let stored = try ArchiveReader(path: layer, bases: [bundle])
+        guard case .redirect(let redirect)? = try stored.lookup(url: server.url("/moved").absoluteString)?.record else {
+            Issue.record("no redirect record stored for /moved")
+            return
+        }
+        #expect(redirect.status == 301 && redirect.target == server.url("/edited").absoluteString)
+        server.stop()
+        OfflineCache.serve(bundle: bundle, layer: layer, policy: .offline)
+        let offline = await get(session(through: OfflineCache.self), "/moved")
+        #expect(offline.text == "edited page, version 2")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: bundle.path)) == bytes)
     }
 }

@@ -13,6 +13,8 @@ final class CacheSite: Sendable {
         var body: String
         var etag: String?
         var lastModified: String?
+        /// For a 3xx: where it points.
+        var location: String?
     }
 
     private let pages: Mutex<[String: Page]>
@@ -49,6 +51,7 @@ final class CacheSite: Sendable {
         var headers = [("Content-Type", "text/html")]
         if let etag = page.etag { headers.append(("ETag", etag)) }
         if let modified = page.lastModified { headers.append(("Last-Modified", modified)) }
+        if let location = page.location { headers.append(("Location", location)) }
         if let asked = request.headers["if-none-match"], let etag = page.etag, asked == etag {
             return .init(status: 304, headers: headers.filter { $0.0 != "Content-Type" })
         }

@@ -61,4 +61,32 @@ struct WritableLayerTests {
         #expect(top.recordCount == 3)
         #expect(top.storedBodyBytes == before)
     }
+
+    @Test("a changed body is stored as a delta against the bundle's version, and stays one across rewrites")
+    func changedBodyAsDelta() async throws {
+        let folder = try TemporaryFolder()
+        let shipped = pseudoRandomBytes(count: 64 << 10)
+        var edited = shipped
+        edited.replaceSubrange(1000..<1010, with: Array("an edit ok".utf8))
+        var archive = ArchiveBuilder()
+        archive.response("https://example.com/big", body: shipped)
+        let bundle = try archive.build(in: folder, name: "bundle.webarc")
+        let layer = WritableLayer(path: folder.file("layer.webarc"), bundle: [bundle])
+        await layer.add([.response(LayerResponse(
+            request: RequestRecord(url: "https://example.com/big"), status: 200, headers: [], mimeType: nil, textEncoding: nil,
+            captureDate: Date(), body: .bytes(Data(edited))))])
+        #expect(layer.lastError == nil)
+        let top = try #require(layer.layers.first)
+        guard case .response(let record)? = try top.lookup(url: "https://example.com/big")?.record else {
+            Issue.record("no response stored")
+            return
+        }
+        #expect(try top.body(record.body) == Data(edited))
+        #expect(top.storedBodyBytes < 4096)
+        // Still a delta after the layer is rewritten for another entry.
+        await layer.add([response("https://example.com/small", "small")])
+        let rewritten = try #require(layer.layers.first)
+        #expect(rewritten.recordCount == 2)
+        #expect(rewritten.storedBodyBytes < 4096)
+    }
 }

@@ -77,14 +77,14 @@ struct CachedAnswer: Sendable {
         cache.count { $0.liveRequests += 1 }
         do {
             let answer = try await LiveAnswer.fetch(request, through: cache.network)
-            if fallback && answer.head.statusCode >= 500 { return archiveAnswer(request) }
+            if fallback && answer.head.statusCode >= 500 { return await fallBack(request) }
             // Queued before the caller has its answer, so that a settle() after it waits for the write.
             if request.httpMethod?.uppercased() ?? "GET" == "GET", request.value(forHTTPHeaderField: "Range") == nil {
                 cache.layer.enqueue(answer.layerEntries(for: request))
             }
             answer.deliver(through: replay.load, replay.delivery)
         } catch {
-            if fallback && !Task.isCancelled { return archiveAnswer(request) }
+            if fallback && !Task.isCancelled { return await fallBack(request) }
             replay.load.fail(error)
         }
     }
@@ -98,27 +98,40 @@ struct CachedAnswer: Sendable {
             switch answer.head.statusCode {
             case 304 where !answer.hops.isEmpty:
                 // A 304 at the end of a new redirect chain confirms another URL's entry, not this one.
-                archiveAnswer(request)
+                await fallBack(request)
             case 304:
                 cache.count { $0.notModified += 1 }
                 cache.layer.enqueue([.response(LayerResponse(
                     revalidated: stored, from: reader, notModified: LiveRecords.headers(of: answer.head, bodyLength: nil), date: Date()))])
-                replay.answer(request)
+                await fromArchive(request)
             case 500...:
-                archiveAnswer(request)
+                await fallBack(request)
             default:
                 cache.layer.enqueue(answer.layerEntries(for: request))
                 answer.deliver(through: replay.load, replay.delivery)
             }
         } catch {
             if Task.isCancelled { return replay.load.fail(error) }
-            archiveAnswer(request)
+            await fallBack(request)
         }
     }
 
-    private func archiveAnswer(_ request: URLRequest) {
+    /// The archive's answer because the network failed or answered 5xx.
+    private func fallBack(_ request: URLRequest) async {
         cache.count { $0.fallbacks += 1 }
-        replay.answer(request)
+        await fromArchive(request)
+    }
+
+    /// The archive's answer, given on a dispatch thread: ``Replay/answer(_:isDownload:)`` blocks
+    /// while a delegate decides about a stored redirect, which must not hold a cooperative thread.
+    private func fromArchive(_ request: URLRequest) async {
+        let replay = self.replay
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global(qos: .userInitiated).async {
+                replay.answer(request)
+                continuation.resume()
+            }
+        }
     }
 
     /// `request` without the caller's conditionals, with the validators the origin gave for `stored`.

@@ -298,4 +298,24 @@ struct CachePolicyTests {
         #expect(offline.text == "edited page, version 2")
         #expect(try Data(contentsOf: URL(fileURLWithPath: bundle.path)) == bytes)
     }
+
+    @Test("a live answer reaches a session delegate in pieces, and the stored copy is whole")
+    func liveAnswerInPieces() async throws {
+        let (bundle, _) = try bundle()
+        let big = String(repeating: "a large page that changed. ", count: 40_000)
+        site.set("/edited", .init(body: big, etag: "\"e3\""))
+        let layer = folder.file("layer.webarc")
+        let cache = NetworkFirstCache.serve(bundle: bundle, layer: layer, policy: .networkFirst)
+        let delegate = CollectingDelegate()
+        let (fetched, pieces) = await delegate.fetch(session(through: NetworkFirstCache.self, delegate: delegate), URLRequest(url: server.url("/edited")))
+        #expect(fetched.text == big)
+        #expect(pieces.count > 1)
+        await cache.settle()
+        let stored = try ArchiveReader(path: layer, bases: [bundle])
+        guard case .response(let record)? = try stored.lookup(url: server.url("/edited").absoluteString)?.record else {
+            Issue.record("no response stored")
+            return
+        }
+        #expect(try stored.body(record.body) == Data(big.utf8))
+    }
 }

@@ -40,7 +40,10 @@ struct CachePolicyTests {
         server = try TestHTTPServer { site.respond($0) }
     }
 
-    /// The shipped bundle: every page as first captured, long ago.
+    /// The publisher's key: every bundle here is signed, as an app ships it.
+    let publisher = SigningKey()
+
+    /// The shipped, signed bundle: every page as first captured, long ago.
     func bundle() throws -> (reader: ArchiveReader, bytes: Data) {
         var archive = ArchiveBuilder()
         func page(_ path: String, _ text: String, _ headers: [HTTPHeader]) {
@@ -52,8 +55,11 @@ struct CachePolicyTests {
         page("/gone", "a page the site deletes", [HTTPHeader("ETag", "\"g1\"")])
         page("/other", "other page, version 1", [HTTPHeader("ETag", "\"o1\"")])
         page("/moved", "a page the site now redirects", [HTTPHeader("ETag", "\"m1\"")])
-        let reader = try archive.build(in: folder, name: "bundle.webarc")
-        return (reader, try Data(contentsOf: URL(fileURLWithPath: reader.path)))
+        let path = try archive.build(in: folder, name: "bundle.webarc").path
+        try ArchiveSigner.sign(path: path, with: publisher, sequence: 1)
+        let reader = try ArchiveReader(path: path)
+        _ = try reader.checkTrust(TrustPolicy(trusting: [publisher.publicKey]))
+        return (reader, try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
     func get(_ session: URLSession, _ path: String) async -> Fetched {
@@ -119,7 +125,7 @@ struct CachePolicyTests {
         #expect(requests(to: "/dated").map { $0.headers["if-modified-since"] } == [Self.lastModified])
     }
 
-    @Test("revalidate: a changed body is answered live and replaces the entry, read first after a restart")
+    @Test("revalidate: a changed body is answered live and replaces the entry, read first after a restart; the signed bundle still verifies")
     func changedBody() async throws {
         let (bundle, bytes) = try bundle()
         let layer = folder.file("layer.webarc")
@@ -137,6 +143,7 @@ struct CachePolicyTests {
         #expect(await get(offline, "/edited").text == "edited page, version 2")
         #expect(await get(offline, "/other").text == "other page, version 1")
         #expect(try Data(contentsOf: URL(fileURLWithPath: bundle.path)) == bytes)
+        #expect(throws: Never.self) { try ArchiveReader(path: bundle.path).checkTrust(TrustPolicy(trusting: [publisher.publicKey])) }
     }
 
     @Test("a page the site deleted: the live 404 is answered and stored, so offline it stays the site's 404")

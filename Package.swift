@@ -91,6 +91,7 @@ let package = Package(
             name: "WebArcRefresh",
             dependencies: [
                 "WebArc",
+                "WebArcReplay",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

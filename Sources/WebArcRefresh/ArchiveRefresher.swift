@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Synchronization
 import Foundation
 import WebArc
+import WebArcReplay
 
 /// Revalidates an archive against the live site and writes what changed as an update archive
 /// (a layer over the archive, spec §13), as `webarc diff` would between the archive and its
@@ -14,7 +15,7 @@ import WebArc
 /// ```
 ///
 /// Every stored GET response old enough is asked again with the validators its origin gave
-/// (``ConditionalHeaders``): 304 or the same bytes keep the record (with a new capture date when
+/// (``OriginValidators``): 304 or the same bytes keep the record (with a new capture date when
 /// ``RefreshOptions/redate`` is set; otherwise the metadata's `refreshed` entry says when), other
 /// bytes make a changed record, 404/410 a tombstone, a redirect a redirect record; a failure keeps
 /// the record as it was. The refreshed archive is written to a temporary file beside the output

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import WebArc
+import WebArcReplay
 
 /// Asks an origin about one stored response: a conditional GET that does not follow redirects,
 /// its body collected up to a limit.
@@ -16,7 +17,7 @@ struct OriginFetcher: Sendable {
         var request = HTTPClientRequest(url: live)
         request.method = .GET
         request.headers.add(name: "User-Agent", value: "webarc-refresh/2.1")
-        for (name, value) in ConditionalHeaders.headers(for: response) { request.headers.add(name: name, value: value) }
+        for (name, value) in OriginValidators.headers(for: response) { request.headers.add(name: name, value: value) }
         do {
             let answer = try await client.execute(request, timeout: .milliseconds(Int64(options.timeout * 1000)))
             let status = Int(answer.status.code)

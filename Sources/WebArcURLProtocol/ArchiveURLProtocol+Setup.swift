@@ -20,6 +20,17 @@ extension ArchiveURLProtocol {
     struct Setup: Sendable {
         var archives: [ArchiveReader]
         var onMiss: MissPolicy
+        /// The cache of a handler serving a bundle with a writable layer; its layer's current
+        /// file goes before the bundle in ``archives`` (see ``current``).
+        var cache: ArchiveCache? = nil
+
+        /// These settings with the cache's current layer file in front.
+        var current: Setup {
+            guard let cache else { return self }
+            var setup = self
+            setup.archives = cache.archives
+            return setup
+        }
 
         /// The replay engine's walker over the archives; `webarc:` URLs are looked up as webarc,
         /// https, then http (``WebArcScheme``).

@@ -26,7 +26,9 @@ import FoundationNetworking
 /// protocol returns; a stored redirect to anything but http(s) or webarc (`javascript:`, `data:`,
 /// `file:`, …) is never followed: its 3xx is delivered without `Location`. A request the archives do not hold goes to the network under
 /// ``MissPolicy/passThrough``, and fails with `URLError(.resourceUnavailable)` naming the URL
-/// under ``MissPolicy/offline``.
+/// under ``MissPolicy/offline``. To keep a shipped bundle fresh (cache first with an expiry,
+/// network first, revalidation), serve it with ``serve(bundle:layer:policy:configuration:)``: live
+/// and refreshed responses go into a writable layer file read before the bundle (``CachePolicy``).
 ///
 /// Each subclass is an independent handler with its own archives (`final class Help:
 /// ArchiveURLProtocol {}`), since the loading system passes a protocol class nothing but the
@@ -50,14 +52,15 @@ open class ArchiveURLProtocol: URLProtocol {
 
     /// Whether this handler answers `request`: under ``MissPolicy/offline`` every http, https and
     /// webarc request (misses are answered with an error, since a declined request goes to the
-    /// network even when only this class is configured); under ``MissPolicy/passThrough`` the
+    /// network even when only this class is configured), and likewise when serving with a cache
+    /// policy (``CachePolicy``), which decides itself; under ``MissPolicy/passThrough`` the
     /// webarc requests and the http and https requests the archives hold.
     override open class func canInit(with request: URLRequest) -> Bool {
         guard let url = request.url, let scheme = url.scheme?.lowercased(),
             scheme == "http" || scheme == "https" || scheme == WebArcScheme.name,
-            let setup = setups.settings(for: self)
+            let setup = setups.settings(for: self)?.current
         else { return false }
-        if setup.onMiss == .offline || scheme == WebArcScheme.name { return true }
+        if setup.onMiss == .offline || setup.cache != nil || scheme == WebArcScheme.name { return true }
         return (try? setup.chain.find(method: request.httpMethod?.uppercased() ?? "GET", url: url.absoluteString)) != nil
     }
 
@@ -69,14 +72,20 @@ open class ArchiveURLProtocol: URLProtocol {
         let queue = TaskInternals.workQueue(of: task)
         guard load.start(self, queue: queue) else { return }
         let request = self.request
+        let setup = Self.setups.settings(for: type(of: self))?.current
         let replay = Replay(
-            setup: Self.setups.settings(for: type(of: self)), delivery: BodyDelivery.mode(for: task),
-            approval: RedirectApproval(task: task), load: load, inline: queue == nil)
+            setup: setup, delivery: BodyDelivery.mode(for: task), approval: RedirectApproval(task: task), load: load, inline: queue == nil)
         let isDownload = Self.isDownload(task)
+        let answer: @Sendable () -> Void =
+            if let cache = setup?.cache {
+                { CachedAnswer(replay: replay, cache: cache).answer(request, isDownload: isDownload) }
+            } else {
+                { replay.answer(request, isDownload: isDownload) }
+            }
         if queue == nil {
-            replay.answer(request, isDownload: isDownload)
+            answer()
         } else {
-            DispatchQueue.global(qos: .userInitiated).async { replay.answer(request, isDownload: isDownload) }
+            DispatchQueue.global(qos: .userInitiated).async(execute: answer)
         }
     }
 

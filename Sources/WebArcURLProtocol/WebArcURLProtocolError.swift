@@ -33,18 +33,29 @@ public enum WebArcURLProtocolError: Error, Equatable, Sendable, CustomStringConv
     case recorderClosed(url: String)
     /// The request has no URL, or one without a canonical form.
     case badURL(url: String)
+    /// An existing writable layer was discarded at setup: it is not an update over the bundle
+    /// being served (another bundle shipped since), or it cannot be read.
+    case staleLayer(path: String, error: WebArcError)
+    /// The writable layer could not be rewritten; the previous file stays as it was.
+    case layerWrite(path: String, error: WebArcError)
 
     /// An archive read failure for `url`; errors from outside the format keep their text.
     static func archive(url: String, _ error: any Error) -> WebArcURLProtocolError {
         .archive(url: url, error: error as? WebArcError ?? .io(path: url, operation: .transferring("read (\(error))"), errno: 0))
     }
 
-    /// The URL the error concerns.
+    /// `error` as a ``WebArcError``; errors from outside the format keep their text, naming `path`.
+    static func webArcError(_ error: any Error, path: String) -> WebArcError {
+        error as? WebArcError ?? .io(path: path, operation: .transferring("write (\(error))"), errno: 0)
+    }
+
+    /// The URL the error concerns (for a writable layer error, the layer's path).
     public var url: String {
         switch self {
         case .notInArchive(_, let url), .downloadTaskUnsupported(let url), .redirectNotAnswered(let url), .stopped(let url), .archive(let url, _),
             .recording(let url, _), .recorderClosed(let url), .badURL(let url), .redirectNotFollowed(let url, _):
             url
+        case .staleLayer(let path, _), .layerWrite(let path, _): path
         case .redirectLoop(let chain), .tooManyRedirects(let chain, _): chain.first ?? ""
         }
     }
@@ -62,7 +73,8 @@ public enum WebArcURLProtocolError: Error, Equatable, Sendable, CustomStringConv
         case .redirectNotAnswered: .timedOut
         case .stopped, .redirectNotFollowed: .cancelled
         case .archive: .cannotDecodeRawData
-        case .recording, .recorderClosed: .cannotWriteToFile
+        case .recording, .recorderClosed, .layerWrite: .cannotWriteToFile
+        case .staleLayer: .cannotOpenFile
         case .badURL: .badURL
         }
     }
@@ -91,6 +103,9 @@ public enum WebArcURLProtocolError: Error, Equatable, Sendable, CustomStringConv
         case .archive(let url, let error): "cannot read \(url) from the archive: \(error.description)"
         case .recording(let url, let error): "cannot record \(url): \(error.description)"
         case .recorderClosed(let url): "cannot record \(url): the recorder is already finished or cancelled"
+        case .staleLayer(let path, let error):
+            "discarded the writable layer \(path): \(error.description); it is rebuilt from the live site as pages are refreshed"
+        case .layerWrite(let path, let error): "cannot write the writable layer \(path) (the previous one stays): \(error.description)"
         case .badURL(let url): "bad URL \"\(url)\": an absolute http, https or webarc URL is needed"
         }
     }

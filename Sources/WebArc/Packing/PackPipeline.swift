@@ -47,6 +47,10 @@ final class PackPipeline: @unchecked Sendable {
     private let level: Int
     private let interval: Int
     private let firstPosition: Int
+    /// The position each file's body takes (spec Appendix C step 13), and how many it takes: two
+    /// for a folder's index.html, whose body answers a second response (folder/).
+    private let starts: [Int]
+    private let spans: [Int]
     private let condition = NSCondition()
     private var slots: [Slot?]
     private var next = 0
@@ -64,7 +68,18 @@ final class PackPipeline: @unchecked Sendable {
         var length: Int
     }
 
-    init(files: [ScannedFile], level: Int, dictionaryInterval: Int, firstPosition: Int, wholeLimit: UInt64, windowBytes: UInt64) {
+    /// - Parameter spans: positions each file's body takes: one per response record it answers.
+    init(
+        files: [ScannedFile], spans: [Int], level: Int, dictionaryInterval: Int, firstPosition: Int, wholeLimit: UInt64, windowBytes: UInt64
+    ) {
+        var starts: [Int] = []
+        var position = firstPosition
+        for span in spans {
+            starts.append(position)
+            position += span
+        }
+        self.starts = starts
+        self.spans = spans
         paths = files.map(\.readPath)
         sizes = files.map(\.size)
         self.level = level
@@ -112,7 +127,10 @@ final class PackPipeline: @unchecked Sendable {
             committed = index + 1
             inFlight -= cost(index)
             slots[index] = nil
-            if interval > 0, let anchor = anchorIndex(of: index), (index + firstPosition + 1) % interval == 0 { tails[anchor] = nil }
+            // The last file using an anchor frees its tail (anchors only move forward).
+            if interval > 0, let anchor = anchorIndex(of: index), index + 1 == paths.count || anchorIndex(of: index + 1) != anchor {
+                tails[anchor] = nil
+            }
             condition.broadcast()
             condition.unlock()
         }
@@ -137,9 +155,20 @@ final class PackPipeline: @unchecked Sendable {
     /// The file index of the anchor whose dictionary `index` uses, or nil (dictionaries off, or an
     /// anchor before the first file).
     private func anchorIndex(of index: Int) -> Int? {
-        guard let anchor = DictionaryAnchors.anchor(of: index + firstPosition, interval: interval) else { return nil }
-        let anchorIndex = anchor - firstPosition
-        return anchorIndex >= 0 ? anchorIndex : nil
+        guard let anchor = DictionaryAnchors.anchor(of: starts[index], interval: interval), anchor >= firstPosition else { return nil }
+        // The last file starting at or before the anchor position holds it.
+        var low = 0
+        var high = index
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if starts[middle] <= anchor { low = middle } else { high = middle - 1 }
+        }
+        return low
+    }
+
+    /// Whether one of the positions of file `index` is an anchor's, so its tail is a dictionary.
+    private func needsTail(_ index: Int) -> Bool {
+        interval > 0 && (starts[index]..<starts[index] + spans[index]).contains { DictionaryAnchors.isAnchor($0, interval: interval) }
     }
 
     private func work() {
@@ -162,7 +191,7 @@ final class PackPipeline: @unchecked Sendable {
             slots[index] = slot
             condition.unlock()
             do {
-                let position = index + firstPosition
+                let position = starts[index]
                 var dictionary: LZ4Dictionary?
                 if !DictionaryAnchors.isAnchor(position, interval: interval), let anchor = anchorIndex(of: index) {
                     if cached?.anchor != anchor {
@@ -194,7 +223,7 @@ final class PackPipeline: @unchecked Sendable {
     }
 
     private func publishTail(_ index: Int, _ tail: [UInt8]) {
-        guard interval > 0, DictionaryAnchors.isAnchor(index + firstPosition, interval: interval) else { return }
+        guard needsTail(index) else { return }
         condition.lock()
         tails[index] = .some(tail.isEmpty ? nil : tail)
         condition.broadcast()
@@ -242,7 +271,7 @@ final class PackPipeline: @unchecked Sendable {
             condition.broadcast()
         }
         try FileInput.forEachPiece(of: paths[index]) { piece in
-            if slotInfo.isAnchor { lastPiece = Array(piece) }
+            if needsTail(index) { lastPiece = Array(piece) }
             try raw.append(piece, emit: emit)
         }
         try raw.flush(emit)

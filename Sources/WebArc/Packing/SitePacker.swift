@@ -129,7 +129,8 @@ public struct SitePacker {
         let totalBytes = files.reduce(UInt64(0)) { $0 + $1.size }
         var doneBytes: UInt64 = 0
         let pipeline = PackPipeline(
-            files: files, level: options.compressionLevel, dictionaryInterval: options.dictionaryInterval,
+            files: files, spans: files.map { Self.responses(answering: $0.relativePath) },
+            level: options.compressionLevel, dictionaryInterval: options.dictionaryInterval,
             firstPosition: writer.anchors.nextPosition, wholeLimit: options.streamingThreshold, windowBytes: Self.windowBytes)
         try writer.failing {
             try pipeline.run(workers: options.workers > 0 ? options.workers : ProcessInfo.processInfo.activeProcessorCount) { index, output, slot in
@@ -155,6 +156,11 @@ public struct SitePacker {
         summary.statistics = writer.statistics
         summary.startURL = startURL
         return summary
+    }
+
+    /// The response records a file answers: two for a folder's index.html (also folder/).
+    static func responses(answering relativePath: String) -> Int {
+        relativePath == "index.html" || relativePath.hasSuffix("/index.html") ? 2 : 1
     }
 
     /// The URL of a file: the base URL plus its percent-encoded relative path.
@@ -193,6 +199,9 @@ public struct SitePacker {
         summary.responses += 1
         if name == "index.html" {
             let folder = String(file.relativePath.dropLast("index.html".count))
+            // The second response's body takes its own position (spec Appendix C step 13), as a
+            // writer given each record with its body counts it.
+            _ = try writer.addBody(repeating: body)
             try writer.add(response(url(for: folder)))
             summary.responses += 1
             if !folder.isEmpty {

@@ -64,9 +64,11 @@ public struct UpdateBuilder {
             if newGroups.last?.key == entry.key { newGroups[newGroups.count - 1].entries.append(entry) } else { newGroups.append((entry.key, [entry])) }
         }
 
+        // No dictionaries of its own: an update's anchors would mostly be bases' bodies, whose
+        // dictionary chunks (up to 64 KiB each, spec Appendix C step 13) would outweigh the few new
+        // bodies they help. Changed bodies are deltas; new ones are coded alone.
         let writer = try ArchiveWriter(
-            path: path, options: .init(overwrite: overwrite, compressionLevel: recipe.level, dictionaryInterval: recipe.dictionaryInterval),
-            bases: old.layers)
+            path: path, options: .init(overwrite: overwrite, compressionLevel: recipe.level, dictionaryInterval: 0), bases: old.layers)
         var summary = Summary()
         try writer.failing {
             for (done, group) in newGroups.enumerated() {

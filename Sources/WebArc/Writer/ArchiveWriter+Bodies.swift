@@ -29,6 +29,25 @@ extension ArchiveWriter {
         return try failing { try commit(prepared, slot: slot, previous: previousVersion) }
     }
 
+    /// Adds again a body this writer stored, for another record: it takes the next position
+    /// (spec Appendix C step 13) as a duplicate does, without reading or hashing the bytes again.
+    ///
+    /// - Throws: `invalidRecord` for a body this writer did not store.
+    public func addBody(repeating body: StoredBody) throws -> StoredBody {
+        try ensureOpen()
+        guard let entry = storedBody(body.reference) else {
+            throw WebArcError.invalidRecord(url: "", reason: "body \(body.reference) was not added to this writer")
+        }
+        let slot = anchors.take()
+        return try failing {
+            if slot.isAnchor {
+                let last = try entry.chunks.last.map { $0.layer == 0 ? try readChunk($0) : try readBaseChunk($0) } ?? []
+                noteAnchor(tail: DictionaryAnchors.tail(ofBody: last), entry: entry)
+            }
+            return note(entry, deduplicated: true)
+        }
+    }
+
     /// Adds a body hashed and compressed ahead of time (see ``PreparedBody``).
     public func addBody(_ prepared: PreparedBody) throws -> StoredBody {
         try ensureOpen()

@@ -109,6 +109,25 @@ import Testing
         #expect(report.problems.allSatisfy { $0.severity != .error }, "\(report.problems)")
     }
 
+    @Test("a packed site with many folders (index.html answering twice) is written again byte for byte")
+    func packedFoldersReproduce() throws {
+        // Each folder's index.html takes two dictionary positions (spec Appendix C step 13): a
+        // packer that counted one would be out of step with apply after the first folder.
+        let scratch = try TemporaryFolder()
+        var random = SeededGenerator(seed: 21)
+        var files: [String: [UInt8]] = [:]
+        for index in 0..<90 {
+            let path = index % 3 == 0 ? "section\(index)/index.html" : "section\(index - index % 3)/page\(index).html"
+            files[path] = Array("<html><nav>site</nav>".utf8) + random.text(2_000 + index * 50)
+        }
+        let old = try Release(files: ["index.html": Array("<p>start</p>".utf8)]).pack(in: scratch, as: "v1")
+        let new = try Release(files: files).pack(in: scratch, as: "v2")
+        try diff([old], new, to: scratch.file("u.webarc"))
+        try apply(scratch.file("u.webarc"), over: [old], to: scratch.file("again.webarc"))
+        #expect(try bytes(scratch.file("again.webarc")) == bytes(new))
+        #expect(try ArchiveReader(path: new).trailer.requiredFeatures.contains(.dictionaryCodec))
+    }
+
     @Test("an update between equal archives holds no record and applies to the same bytes")
     func emptyUpdate() throws {
         let scratch = try TemporaryFolder()

@@ -4,11 +4,23 @@ enum BodyTransfer {
     /// Bodies up to this size are read whole (and may be coded as deltas); larger ones stream.
     static let wholeLimit: UInt64 = 8 << 20
 
+    /// The chunk digests of `entry` when its chunks are cut as a 2.x writer cuts them (262 144
+    /// bytes each but the last), else nil.
+    static func writerCut(_ entry: BodyEntry) -> [SHA256Hash]? {
+        let cut = entry.chunks.dropLast().allSatisfy { Int($0.rawLength) == ChunkEntry.maxRawLength }
+        return cut ? entry.chunks.map(\.digest) : nil
+    }
+
     /// Adds body `entry` of `reader` to `writer`, coded against `previous` when given and small.
     static func add(_ entry: BodyEntry, from reader: ArchiveReader, to writer: ArchiveWriter, previous: ArchiveWriter.PreviousVersion? = nil) throws -> StoredBody {
         if entry.length <= wholeLimit {
-            let bytes = try reader.body(entry.reference).withUnsafeBytes { Array($0) }
-            return previous == nil ? try writer.addBody(bytes) : try writer.addBody(bytes, previousVersion: previous)
+            // Read once: every chunk checked against its digest, the body's MD5 and SHA-256
+            // computed here and handed to the writer, which then hashes nothing again.
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(Int(entry.length))
+            try reader.verifyBody(entry) { bytes += $0 }
+            let known = KnownDigests(md5: entry.reference.digest, sha256: entry.sha256, chunks: Self.writerCut(entry))
+            return try writer.addBody(bytes, known: known, previousVersion: previous)
         }
         var iterator = try reader.makeChunkIterator(for: entry)
         let level = writer.options.compressionLevel

@@ -20,11 +20,16 @@ extension ArchiveWriter {
     ///
     /// - Returns: the stored body, possibly one stored earlier or held by a base with the same bytes.
     public func addBody<D: DataProtocol>(_ bytes: D, previousVersion: PreviousVersion?) throws -> StoredBody {
+        try addBody(Array(bytes), known: nil, previousVersion: previousVersion)
+    }
+
+    /// Adds a body whose digests are known (copied from a verified archive), coded against its
+    /// previous version when given.
+    func addBody(_ bytes: [UInt8], known: KnownDigests?, previousVersion: PreviousVersion?) throws -> StoredBody {
         try ensureOpen()
         let slot = anchors.take()
-        let contiguous = Array(bytes)
-        let prepared = contiguous.withUnsafeBytes {
-            PreparedBody(raw: $0, level: options.compressionLevel, dictionary: slot.dictionary)
+        let prepared = bytes.withUnsafeBytes {
+            PreparedBody(raw: $0, level: options.compressionLevel, dictionary: slot.dictionary, known: known)
         }
         return try failing { try commit(prepared, slot: slot, previous: previousVersion) }
     }

@@ -31,10 +31,13 @@ public struct PreparedBody: @unchecked Sendable {
     /// Prepares `raw`, its first chunk coded against `dictionary` (spec Appendix C step 13).
     ///
     /// A one-chunk body's hash is its chunk's digest, computed once; `md5` is taken when known.
-    init(raw: UnsafeRawBufferPointer, level: Int, dictionary: LZ4Dictionary?, md5: BodyDigest? = nil) {
+    /// - Parameter known: digests already computed from these bytes (a body copied from a
+    ///   verified archive: its MD5, SHA-256 and, for chunks cut as this writer cuts them, their
+    ///   digests), so that they are not computed again.
+    init(raw: UnsafeRawBufferPointer, level: Int, dictionary: LZ4Dictionary?, md5: BodyDigest? = nil, known: KnownDigests? = nil) {
         var chunks: [ChunkEncoder.Encoded] = []
         chunks.reserveCapacity((raw.count + ChunkEntry.maxRawLength - 1) / ChunkEntry.maxRawLength)
-        if let md5 {
+        if let md5 = md5 ?? known?.md5 {
             digest = md5
         } else {
             var hasher = Insecure.MD5()
@@ -42,18 +45,19 @@ public struct PreparedBody: @unchecked Sendable {
             digest = BodyDigest(hasher.finalize())
         }
         if raw.count <= ChunkEntry.maxRawLength {
-            let hash = SHA256Hash.of(raw)
+            let hash = known?.sha256 ?? SHA256Hash.of(raw)
             if raw.count > 0 { chunks.append(ChunkEncoder.encode(raw, level: level, dictionary: dictionary, digest: hash)) }
             sha256 = hash
         } else {
-            sha256 = SHA256Hash.of(raw)
+            sha256 = known?.sha256 ?? SHA256Hash.of(raw)
             var start = 0
             var storeRaw = false
             while start < raw.count {
                 let end = min(start + ChunkEntry.maxRawLength, raw.count)
+                let chunkDigest = known?.chunks.flatMap { chunks.count < $0.count ? $0[chunks.count] : nil }
                 let chunk = ChunkEncoder.encode(
                     UnsafeRawBufferPointer(rebasing: raw[start..<end]), level: level, dictionary: start == 0 ? dictionary : nil,
-                    storeRaw: storeRaw)
+                    storeRaw: storeRaw, digest: chunkDigest)
                 storeRaw = storeRaw || chunk.codec == .raw
                 chunks.append(chunk)
                 start = end
@@ -77,4 +81,13 @@ public struct PreparedBody: @unchecked Sendable {
         default: return false
         }
     }
+}
+
+/// Digests of a body's bytes computed earlier, for ``PreparedBody``.
+struct KnownDigests: Sendable {
+    var md5: BodyDigest
+    var sha256: SHA256Hash
+    /// The digests of the body's chunks as a writer cuts them (262 144 bytes each but the last),
+    /// or nil when not known for that cut.
+    var chunks: [SHA256Hash]?
 }

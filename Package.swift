@@ -159,7 +159,9 @@ let package = Package(
             name: "WebArcURLProtocolTests", dependencies: ["WebArcURLProtocol", "WebArcReplay", "WebArc", "WebArcTestSupport"]),
         .testTarget(
             name: "WebArcServerTests",
-            dependencies: ["WebArcServer", "WebArcReplay", "WebArc", .product(name: "Logging", package: "swift-log")]),
+            dependencies: [
+                "WebArcServer", "WebArcReplay", "WebArc", "WebArcTestSupport", .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "WebArcInteropTests", dependencies: ["WebArcInterop", "WebArc"]),
         .testTarget(name: "WebArcRefreshTests", dependencies: ["WebArcRefresh", "WebArc", "WebArcTestSupport"]),
         // Remote reading against a NIO range server on 127.0.0.1 with fault injection and TLS.

@@ -18,7 +18,11 @@ enum ASCII {
 
     /// `bytes` as a string (UTF-8, invalid sequences replaced), ASCII letters lower-cased.
     static func lowercasedString(_ bytes: ArraySlice<UInt8>) -> String {
-        String(decoding: bytes.lazy.map(lowercased), as: UTF8.self)
+        // Names are almost always lower case already: decode them without a copy.
+        guard bytes.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else {
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        return String(decoding: bytes.map(lowercased), as: UTF8.self)
     }
 
     static func isLetter(_ byte: UInt8) -> Bool {

@@ -61,9 +61,8 @@ public struct HTMLTag: Equatable, Sendable {
 public struct HTMLAttribute: Equatable, Sendable {
     /// The name, ASCII letters lower-cased (`href`, `xlink:href`, `data-x`).
     public var name: String
-    /// The value as written, without its quotes and with character references not decoded; empty
-    /// when the attribute has no value.
-    public var value: String
+    /// The document, shared (not copied) by every attribute read from it.
+    let source: [UInt8]
     /// The bytes of the name.
     public var nameRange: Range<Int>
     /// The bytes of the value, inside its quotes; nil when the attribute has no `=`.
@@ -73,16 +72,21 @@ public struct HTMLAttribute: Equatable, Sendable {
     /// The quote around the value (`"` or `'`), or nil when it is unquoted or absent.
     public var quote: UInt8?
 
-    /// Makes an attribute from its parts.
-    public init(
-        name: String, value: String, nameRange: Range<Int>, valueRange: Range<Int>?, range: Range<Int>, quote: UInt8?
-    ) {
+    /// Makes an attribute of `source` from its parts.
+    init(name: String, source: [UInt8], nameRange: Range<Int>, valueRange: Range<Int>?, range: Range<Int>, quote: UInt8?) {
         self.name = name
-        self.value = value
+        self.source = source
         self.nameRange = nameRange
         self.valueRange = valueRange
         self.range = range
         self.quote = quote
+    }
+
+    /// The value as written, without its quotes and with character references not decoded (UTF-8,
+    /// invalid sequences replaced); empty when the attribute has no value. Decoded on each use:
+    /// a rewriter that only needs ``valueRange`` pays nothing for it.
+    public var value: String {
+        valueRange.map { String(decoding: source[$0], as: UTF8.self) } ?? ""
     }
 
     /// The value with the character references links commonly hold decoded (see ``HTMLEntities``).

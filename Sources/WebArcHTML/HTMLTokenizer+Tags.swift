@@ -63,7 +63,7 @@ extension HTMLTokenizer {
         let name = ASCII.lowercasedString(bytes[nameRange])
         skipSpaces()
         guard index < bytes.count, bytes[index] == ASCII.equals else {
-            return HTMLAttribute(name: name, value: "", nameRange: nameRange, valueRange: nil, range: nameRange, quote: nil)
+            return HTMLAttribute(name: name, source: bytes, nameRange: nameRange, valueRange: nil, range: nameRange, quote: nil)
         }
         index += 1
         skipSpaces()
@@ -80,9 +80,7 @@ extension HTMLTokenizer {
             while index < bytes.count, !ASCII.isSpace(bytes[index]), bytes[index] != ASCII.greaterThan { index += 1 }
             valueRange = valueStart..<index
         }
-        return HTMLAttribute(
-            name: name, value: String(decoding: bytes[valueRange], as: UTF8.self), nameRange: nameRange, valueRange: valueRange,
-            range: nameStart..<index, quote: quote)
+        return HTMLAttribute(name: name, source: bytes, nameRange: nameRange, valueRange: valueRange, range: nameStart..<index, quote: quote)
     }
 
     private mutating func skipSpaces() {

@@ -38,7 +38,7 @@ public struct HTMLTag: Equatable, Sendable {
     public var isSelfClosing: Bool
 
     /// Makes a tag from its parts.
-    public init(name: String, range: Range<Int>, attributes: [HTMLAttribute], isSelfClosing: Bool) {
+    init(name: String, range: Range<Int>, attributes: [HTMLAttribute], isSelfClosing: Bool) {
         self.name = name
         self.range = range
         self.attributes = attributes

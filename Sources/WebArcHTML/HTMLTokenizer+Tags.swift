@@ -20,7 +20,7 @@ extension HTMLTokenizer {
     /// The tag name at the index: up to a space, `/` or `>`, lower-cased.
     private mutating func readName() -> String {
         let nameStart = index
-        while index < bytes.count, !ASCII.isSpace(bytes[index]), bytes[index] != ASCII.slash, bytes[index] != ASCII.greaterThan {
+        while index < limit, !ASCII.isSpace(bytes[index]), bytes[index] != ASCII.slash, bytes[index] != ASCII.greaterThan {
             index += 1
         }
         return ASCII.lowercasedString(bytes[nameStart..<index])
@@ -32,14 +32,14 @@ extension HTMLTokenizer {
         var attributes: [HTMLAttribute] = []
         while true {
             skipSpaces()
-            guard index < bytes.count else { return (attributes, false) }
+            guard index < limit else { return (attributes, false) }
             switch bytes[index] {
             case ASCII.greaterThan:
                 index += 1
                 return (attributes, false)
             case ASCII.slash:
                 index += 1
-                if index < bytes.count, bytes[index] == ASCII.greaterThan {
+                if index < limit, bytes[index] == ASCII.greaterThan {
                     index += 1
                     return (attributes, true)
                 }
@@ -54,7 +54,7 @@ extension HTMLTokenizer {
     private mutating func readAttribute() -> HTMLAttribute {
         let nameStart = index
         index += 1
-        while index < bytes.count, !ASCII.isSpace(bytes[index]), bytes[index] != ASCII.slash, bytes[index] != ASCII.greaterThan,
+        while index < limit, !ASCII.isSpace(bytes[index]), bytes[index] != ASCII.slash, bytes[index] != ASCII.greaterThan,
             bytes[index] != ASCII.equals
         {
             index += 1
@@ -62,28 +62,28 @@ extension HTMLTokenizer {
         let nameRange = nameStart..<index
         let name = ASCII.lowercasedString(bytes[nameRange])
         skipSpaces()
-        guard index < bytes.count, bytes[index] == ASCII.equals else {
+        guard index < limit, bytes[index] == ASCII.equals else {
             return HTMLAttribute(name: name, source: bytes, nameRange: nameRange, valueRange: nil, range: nameRange, quote: nil)
         }
         index += 1
         skipSpaces()
         var quote: UInt8?
         let valueRange: Range<Int>
-        if index < bytes.count, bytes[index] == ASCII.doubleQuote || bytes[index] == ASCII.singleQuote {
+        if index < limit, bytes[index] == ASCII.doubleQuote || bytes[index] == ASCII.singleQuote {
             quote = bytes[index]
             let valueStart = index + 1
-            let valueEnd = bytes[valueStart...].firstIndex(of: bytes[index]) ?? bytes.count
+            let valueEnd = bytes[valueStart..<limit].firstIndex(of: bytes[index]) ?? limit
             valueRange = valueStart..<valueEnd
-            index = Swift.min(valueEnd + 1, bytes.count)
+            index = Swift.min(valueEnd + 1, limit)
         } else {
             let valueStart = index
-            while index < bytes.count, !ASCII.isSpace(bytes[index]), bytes[index] != ASCII.greaterThan { index += 1 }
+            while index < limit, !ASCII.isSpace(bytes[index]), bytes[index] != ASCII.greaterThan { index += 1 }
             valueRange = valueStart..<index
         }
         return HTMLAttribute(name: name, source: bytes, nameRange: nameRange, valueRange: valueRange, range: nameStart..<index, quote: quote)
     }
 
     private mutating func skipSpaces() {
-        while index < bytes.count, ASCII.isSpace(bytes[index]) { index += 1 }
+        while index < limit, ASCII.isSpace(bytes[index]) { index += 1 }
     }
 }

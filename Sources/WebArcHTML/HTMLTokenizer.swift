@@ -20,43 +20,53 @@ public struct HTMLTokenizer: Sequence, IteratorProtocol {
     public static let rawTextElements: Set<String> = ["script", "style", "textarea", "title"]
 
     let bytes: [UInt8]
-    var index = 0
+    /// Where the tokens end: the end of the document, or of the part of it asked for.
+    let limit: Int
+    var index: Int
     /// The raw-text element whose contents come next.
     private var rawTextElement: String?
 
     /// Makes a tokenizer over `bytes`, a whole document.
     public init(_ bytes: [UInt8]) {
+        self.init(bytes, in: bytes.indices)
+    }
+
+    /// Makes a tokenizer over the part `range` of `bytes`, read as if it were a whole document
+    /// (the contents of a comment, say); token ranges are offsets in `bytes`.
+    public init(_ bytes: [UInt8], in range: Range<Int>) {
         self.bytes = bytes
+        index = Swift.max(0, Swift.min(range.lowerBound, bytes.count))
+        limit = Swift.max(index, Swift.min(range.upperBound, bytes.count))
     }
 
     /// The next token, or nil at the end of the document.
     public mutating func next() -> HTMLToken? {
         if let element = rawTextElement {
             rawTextElement = nil
-            let end = endTag(of: element, from: index) ?? bytes.count
+            let end = endTag(of: element, from: index) ?? limit
             if end > index {
                 defer { index = end }
                 return .rawText(element: element, range: index..<end)
             }
         }
-        guard index < bytes.count else { return nil }
+        guard index < limit else { return nil }
         let start = index
         if let token = markup(at: start) {
             if case .startTag(let tag) = token, Self.rawTextElements.contains(tag.name) { rawTextElement = tag.name }
             return token
         }
         var end = start + 1
-        while end < bytes.count, !(bytes[end] == ASCII.lessThan && opensMarkup(at: end)) { end += 1 }
+        while end < limit, !(bytes[end] == ASCII.lessThan && opensMarkup(at: end)) { end += 1 }
         index = end
         return .text(start..<end)
     }
 
     /// Whether the `<` at `position` begins a tag, an end tag or a comment rather than text.
     func opensMarkup(at position: Int) -> Bool {
-        guard position + 1 < bytes.count else { return false }
+        guard position + 1 < limit else { return false }
         let next = bytes[position + 1]
         if ASCII.isLetter(next) || next == ASCII.exclamation || next == ASCII.question { return true }
-        return next == ASCII.slash && position + 2 < bytes.count
+        return next == ASCII.slash && position + 2 < limit
     }
 
     /// The token that starts at `start` when it is markup (and the index moved past it), or nil
@@ -75,7 +85,7 @@ public struct HTMLTokenizer: Sequence, IteratorProtocol {
             return .comment(start..<index)
         }
         // `<!doctype …>`, `<?xml …?>`, `</>`, `</ …>`: a bogus comment, up to the first `>`.
-        index = bytes[(start + 2)...].firstIndex(of: ASCII.greaterThan).map { $0 + 1 } ?? bytes.count
+        index = bytes[(start + 2)..<limit].firstIndex(of: ASCII.greaterThan).map { $0 + 1 } ?? limit
         return .comment(start..<index)
     }
 
@@ -85,12 +95,12 @@ public struct HTMLTokenizer: Sequence, IteratorProtocol {
         if matches(">", at: textStart) { return textStart + 1 }
         if matches("->", at: textStart) { return textStart + 2 }
         var position = textStart
-        while let dash = bytes[position...].firstIndex(of: ASCII.dash) {
+        while let dash = bytes[position..<limit].firstIndex(of: ASCII.dash) {
             if matches("-->", at: dash) { return dash + 3 }
             if matches("--!>", at: dash) { return dash + 4 }
             position = dash + 1
         }
-        return bytes.count
+        return limit
     }
 
     /// The offset of the end tag `</name` (any case, followed by a space, `/`, `>` or the end) that
@@ -98,12 +108,12 @@ public struct HTMLTokenizer: Sequence, IteratorProtocol {
     private func endTag(of name: String, from start: Int) -> Int? {
         let needle = Array(name.utf8)
         var position = start
-        while position < bytes.count, let open = bytes[position...].firstIndex(of: ASCII.lessThan) {
+        while position < limit, let open = bytes[position..<limit].firstIndex(of: ASCII.lessThan) {
             let nameStart = open + 2
             let after = nameStart + needle.count
-            if matches("</", at: open), after <= bytes.count,
+            if matches("</", at: open), after <= limit,
                 zip(bytes[nameStart..<after], needle).allSatisfy({ ASCII.lowercased($0) == $1 }),
-                after == bytes.count || ASCII.isSpace(bytes[after]) || bytes[after] == ASCII.slash
+                after == limit || ASCII.isSpace(bytes[after]) || bytes[after] == ASCII.slash
                     || bytes[after] == ASCII.greaterThan
             {
                 return open
@@ -116,7 +126,7 @@ public struct HTMLTokenizer: Sequence, IteratorProtocol {
     /// Whether the document holds `text` (ASCII, exact case) at `position`.
     func matches(_ text: StaticString, at position: Int) -> Bool {
         let count = text.utf8CodeUnitCount
-        guard position >= 0, position + count <= bytes.count else { return false }
+        guard position >= 0, position + count <= limit else { return false }
         let pattern = text.utf8Start
         for offset in 0..<count where bytes[position + offset] != pattern[offset] { return false }
         return true

@@ -54,45 +54,64 @@ struct LinkRewriter {
     /// The rewritten body, or nil when no link needed a change.
     ///
     /// HTML is read as ``HTMLTokenizer`` tokens: links are looked for in attribute values and in
-    /// everything that is not a tag (text, comments, the contents of `<script>` and `<style>`).
+    /// everything that is not a tag (text, the contents of `<script>` and `<style>`); the contents
+    /// of a comment are read as HTML again, so that commented-out and conditional markup
+    /// (`<!--[if IE]><link href=…><![endif]-->`) is rewritten like the rest.
     /// In HTML that changed, an element with a rewritten link loses its `integrity` attribute (the
     /// hash would name the stored bytes of a CSS file that is itself rewritten, and browsers refuse
     /// the mismatch), and `<meta http-equiv="Content-Security-Policy">` elements are removed (their
     /// sources name the archived origins, not the server).
     func rewrite(_ bytes: [UInt8]) -> [UInt8]? {
         var edits: [Edit] = []
+        let changed = switch kind {
+        case .html: rewriteHTML(bytes, in: bytes.indices, insideComment: false, into: &edits)
+        case .css: rewriteLinks(bytes, in: bytes.indices, attribute: nil, into: &edits)
+        }
+        return changed ? Self.apply(edits, to: bytes) : nil
+    }
+
+    /// Adds the edits for the HTML in `range` and says whether a link changed. A comment's
+    /// contents are read once more as HTML, but not a comment opened inside that, which is read as
+    /// text (reading each nested `<!--` again would make `<!--<!--<!--…` quadratic).
+    private func rewriteHTML(_ bytes: [UInt8], in range: Range<Int>, insideComment: Bool, into edits: inout [Edit]) -> Bool {
         var changed = false
-        guard kind == .html else {
-            changed = rewriteLinks(bytes, in: bytes.indices, attribute: nil, into: &edits)
-            return changed ? Self.apply(edits, to: bytes) : nil
-        }
-        for token in HTMLTokenizer(bytes) {
-            guard case .startTag(let tag) = token else {
+        for token in HTMLTokenizer(bytes, in: range) {
+            switch token {
+            case .startTag(let tag):
+                if rewriteTag(tag, in: bytes, into: &edits) { changed = true }
+            case .comment(let whole) where !insideComment && Self.matches(bytes, at: whole.lowerBound, "<!--"):
+                let end = whole.count >= 7 && Self.matches(bytes, at: whole.upperBound - 3, "-->") ? whole.upperBound - 3 : whole.upperBound
+                if rewriteHTML(bytes, in: (whole.lowerBound + 4)..<max(whole.lowerBound + 4, end), insideComment: true, into: &edits) {
+                    changed = true
+                }
+            default:
                 if rewriteLinks(bytes, in: token.range, attribute: nil, into: &edits) { changed = true }
-                continue
-            }
-            if Self.isPolicyMeta(tag) {
-                edits.append(Edit(range: tag.range, replacement: []))
-                continue
-            }
-            if Self.isUnsafeRefreshMeta(tag) {
-                edits.append(Edit(range: tag.range, replacement: []))
-                changed = true
-                continue
-            }
-            var tagChanged = false
-            for attribute in tag.attributes {
-                guard let value = attribute.valueRange else { continue }
-                if rewriteLinks(bytes, in: value, attribute: attribute.name, into: &edits) { tagChanged = true }
-            }
-            guard tagChanged else { continue }
-            changed = true
-            if let integrity = tag.attribute("integrity") {
-                edits.append(Edit(range: Self.withSpaceBefore(integrity.range, in: bytes), replacement: []))
             }
         }
-        guard changed else { return nil }
-        return Self.apply(edits, to: bytes)
+        return changed
+    }
+
+    /// Adds the edits for one start tag and says whether a link in it changed: its removal when
+    /// it is a policy `<meta>` (not a change by itself) or an unsafe refresh, else its links and,
+    /// when one changed, its `integrity` attribute.
+    private func rewriteTag(_ tag: HTMLTag, in bytes: [UInt8], into edits: inout [Edit]) -> Bool {
+        if Self.isPolicyMeta(tag) {
+            edits.append(Edit(range: tag.range, replacement: []))
+            return false
+        }
+        if Self.isUnsafeRefreshMeta(tag) {
+            edits.append(Edit(range: tag.range, replacement: []))
+            return true
+        }
+        var changed = false
+        for attribute in tag.attributes {
+            guard let value = attribute.valueRange else { continue }
+            if rewriteLinks(bytes, in: value, attribute: attribute.name, into: &edits) { changed = true }
+        }
+        if changed, let integrity = tag.attribute("integrity") {
+            edits.append(Edit(range: Self.withSpaceBefore(integrity.range, in: bytes), replacement: []))
+        }
+        return changed
     }
 
     /// Adds an edit for every link in `range` (the value of `attribute`, or text when it is nil)

@@ -112,6 +112,19 @@ import WebArcHTML
         #expect(Self.outline("<a b='") == ["start a b="])
     }
 
+    @Test func aPartOfADocumentIsReadAsAWholeOne() {
+        let bytes = Array("<!--<a href='x'><b--><i>".utf8)
+        let tokens = Array(HTMLTokenizer(bytes, in: 4..<18))
+        #expect(tokens.map(\.range) == [4..<16, 16..<18])
+        guard case .startTag(let tag) = tokens.first, case .startTag(let unterminated) = tokens.last else {
+            Issue.record("expected two start tags, got \(tokens)")
+            return
+        }
+        #expect(tag.value("href") == "x")
+        #expect(unterminated.name == "b", "a tag unterminated inside the part ends with it")
+        #expect(Array(HTMLTokenizer(bytes, in: 30..<40)).isEmpty)
+    }
+
     @Test func realWorldLinks() {
         let page = #"""
             <base href="https://a.org/dir/"><meta http-equiv=refresh content="0; url=next.html">

@@ -80,6 +80,22 @@ import Testing
         #expect(rewrite("<!--[if IE]><link href=\"https://cdn.example/ie.css\"><![endif]-->")
             == "<!--[if IE]><link href=\"/_/https/cdn.example/ie.css\"><![endif]-->")
         #expect(rewrite("<style>a { b: url(/f.png) }</style>", page: page) == "<style>a { b: url(/_/https/cdn.example/f.png) }</style>")
+        // A comment's contents are read as HTML: URL attributes in it keep their meaning.
+        #expect(rewrite("<!--[if IE]><link href=\"/ie.css\" title=\"/t\"><![endif]-->", page: page)
+            == "<!--[if IE]><link href=\"/_/https/cdn.example/ie.css\" title=\"/t\"><![endif]-->")
+        // Not a comment opened inside a comment (reading that again could take quadratic time):
+        // there only absolute links change.
+        #expect(rewrite("<!-- <!-- <a href=\"/x\"><a href=\"https://cdn.example/y\"> -->", page: page)
+            == "<!-- <!-- <a href=\"/x\"><a href=\"/_/https/cdn.example/y\"> -->")
+    }
+
+    /// Inputs that would make a careless rewriter quadratic; 2 MiB each, so a regression shows as
+    /// the time limit (a hang guard), not as a timing assertion.
+    @Test(.timeLimit(.minutes(1)), arguments: ["<!--", "<!-- <a href=/x>", "<a href=/", "\"https://cdn.example", "url(/", "<a b='"])
+    func hostileRepetitionsStayLinear(unit: String) {
+        let text = String(repeating: unit, count: (2 << 20) / unit.utf8.count)
+        _ = rewrite(text, page: OriginMapTests.cdn)
+        _ = rewrite(text, kind: .css, page: OriginMapTests.cdn)
     }
 
     @Test func kinds() {

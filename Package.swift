@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "WebArc", targets: ["WebArc"]),
         .library(name: "WebArcReplay", targets: ["WebArcReplay"]),
+        .library(name: "WebArcHTML", targets: ["WebArcHTML"]),
         .library(name: "WebArcURLProtocol", targets: ["WebArcURLProtocol"]),
         .library(name: "WebArcServer", targets: ["WebArcServer"]),
         .library(name: "WebArcInterop", targets: ["WebArcInterop"]),
@@ -49,6 +50,11 @@ let package = Package(
         // Spec/replay.md), conditionals, ranges, redirect chains, which stored headers and
         // targets may go out. No networking, so the server, the URL protocol and `cat -L` share it.
         .target(name: "WebArcReplay", dependencies: ["WebArc"]),
+        // The one HTML tokenizer (and the CSS `url()` scanner) that export, capture and the
+        // server's link rewriting read pages with. It depends on nothing, not even Foundation:
+        // HTML is not part of the format, so the core does not carry it, and the fuzz target
+        // and its tests build in seconds.
+        .target(name: "WebArcHTML"),
         // URLSession replay and recording through a URLProtocol subclass.
         .target(name: "WebArcURLProtocol", dependencies: ["WebArc", "WebArcReplay"]),
         // The HTTP server behind `webarc serve`: SwiftNIO's HTTP/1 pipeline directly (measured about
@@ -58,6 +64,7 @@ let package = Package(
             dependencies: [
                 "WebArc",
                 "WebArcReplay",
+                "WebArcHTML",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -102,6 +109,7 @@ let package = Package(
             name: "WebArcInterop",
             dependencies: [
                 "WebArc",
+                "WebArcHTML",
                 "CZlib",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -137,19 +145,23 @@ let package = Package(
             dependencies: [
                 "WebArc",
                 "WebArcCLISupport",
+                "WebArcHTML",
                 "WebArcURLProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "WebArcTests", dependencies: ["WebArc"]),
         .testTarget(name: "WebArcReplayTests", dependencies: ["WebArcReplay", "WebArc"]),
-        // A tiny 127.0.0.1 HTTP server shared by the URL protocol and capture tests.
+        .testTarget(name: "WebArcHTMLTests", dependencies: ["WebArcHTML", "WebArcTestSupport"]),
+        // A tiny 127.0.0.1 HTTP server shared by the URL protocol and capture tests, and a seeded generator.
         .target(name: "WebArcTestSupport", path: "Tests/WebArcTestSupport"),
         .testTarget(
             name: "WebArcURLProtocolTests", dependencies: ["WebArcURLProtocol", "WebArcReplay", "WebArc", "WebArcTestSupport"]),
         .testTarget(
             name: "WebArcServerTests",
-            dependencies: ["WebArcServer", "WebArcReplay", "WebArc", .product(name: "Logging", package: "swift-log")]),
+            dependencies: [
+                "WebArcServer", "WebArcReplay", "WebArc", "WebArcTestSupport", .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "WebArcInteropTests", dependencies: ["WebArcInterop", "WebArc"]),
         .testTarget(name: "WebArcRefreshTests", dependencies: ["WebArcRefresh", "WebArc", "WebArcTestSupport"]),
         // Remote reading against a NIO range server on 127.0.0.1 with fault injection and TLS.

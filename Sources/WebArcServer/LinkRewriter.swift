@@ -1,3 +1,5 @@
+import WebArcHTML
+
 /// Rewrites the links of a served HTML or CSS body so that they stay inside the server.
 ///
 /// Two kinds of link change (see ``OriginMap`` for where origins are served):
@@ -7,11 +9,12 @@
 /// - on a page of a non-primary origin, a root-relative URL (`/x.css`) in a URL-valued HTML
 ///   attribute, a CSS `url(…)` or an `@import "…"` gets the origin's prefix.
 ///
-/// It is a byte scanner, not a parser: URLs that scripts assemble at run time, JSON-escaped URLs
+/// Tags and attributes come from ``HTMLTokenizer``; inside attribute values, text, scripts and
+/// styles it scans bytes: URLs that scripts assemble at run time, JSON-escaped URLs
 /// (`https:\/\/…`) and candidates after the first in a `srcset` are left as they are. URLs of
 /// origins the archives do not hold are never touched, so a rewritten link is always a served
 /// path. A `<meta http-equiv="refresh">` leading outside http(s) (`javascript:`, `data:`, …) is
-/// removed, as the `Refresh` header is (``LinkRewriter/unsafeRefreshMeta(_:at:)``).
+/// removed, as the `Refresh` header is (``LinkRewriter/isUnsafeRefreshMeta(_:)``).
 struct LinkRewriter {
     /// What the body is, which decides the contexts a root-relative URL is looked for in.
     enum Kind: Sendable {
@@ -50,51 +53,95 @@ struct LinkRewriter {
 
     /// The rewritten body, or nil when no link needed a change.
     ///
+    /// HTML is read as ``HTMLTokenizer`` tokens: links are looked for in attribute values and in
+    /// everything that is not a tag (text, the contents of `<script>` and `<style>`); the contents
+    /// of a comment are read as HTML again, so that commented-out and conditional markup
+    /// (`<!--[if IE]><link href=…><![endif]-->`) is rewritten like the rest.
     /// In HTML that changed, an element with a rewritten link loses its `integrity` attribute (the
     /// hash would name the stored bytes of a CSS file that is itself rewritten, and browsers refuse
     /// the mismatch), and `<meta http-equiv="Content-Security-Policy">` elements are removed (their
     /// sources name the archived origins, not the server).
     func rewrite(_ bytes: [UInt8]) -> [UInt8]? {
         var edits: [Edit] = []
+        let changed = switch kind {
+        case .html: rewriteHTML(bytes, in: bytes.indices, insideComment: false, into: &edits)
+        case .css: rewriteLinks(bytes, in: bytes.indices, attribute: nil, into: &edits)
+        }
+        return changed ? Self.apply(edits, to: bytes) : nil
+    }
+
+    /// Adds the edits for the HTML in `range` and says whether a link changed. A comment's
+    /// contents are read once more as HTML, but not a comment opened inside that, which is read as
+    /// text (reading each nested `<!--` again would make `<!--<!--<!--…` quadratic).
+    private func rewriteHTML(_ bytes: [UInt8], in range: Range<Int>, insideComment: Bool, into edits: inout [Edit]) -> Bool {
         var changed = false
-        var tagStart: Int?
-        var cleanedTag = -1
-        var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            if kind == .html, byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") {
-                let opensElement = byte == UInt8(ascii: "<") && index + 1 < bytes.count && Self.isAlphanumeric(bytes[index + 1])
-                tagStart = opensElement ? index : nil
-                if let policy = Self.policyMeta(bytes, at: index) { edits.append(Edit(range: policy, replacement: [])) }
-                if let refresh = Self.unsafeRefreshMeta(bytes, at: index) {
-                    edits.append(Edit(range: refresh, replacement: []))
+        for token in HTMLTokenizer(bytes, in: range) {
+            switch token {
+            case .startTag(let tag):
+                if rewriteTag(tag, in: bytes, into: &edits) { changed = true }
+            case .comment(let whole) where !insideComment && Self.matches(bytes, at: whole.lowerBound, "<!--"):
+                let end = whole.count >= 7 && Self.matches(bytes, at: whole.upperBound - 3, "-->") ? whole.upperBound - 3 : whole.upperBound
+                if rewriteHTML(bytes, in: (whole.lowerBound + 4)..<max(whole.lowerBound + 4, end), insideComment: true, into: &edits) {
                     changed = true
                 }
+            default:
+                if rewriteLinks(bytes, in: token.range, attribute: nil, into: &edits) { changed = true }
             }
-            guard byte == UInt8(ascii: "/") || byte | 0x20 == UInt8(ascii: "h") else {
+        }
+        return changed
+    }
+
+    /// Adds the edits for one start tag and says whether a link in it changed: its removal when
+    /// it is a policy `<meta>` (not a change by itself) or an unsafe refresh, else its links and,
+    /// when one changed, its `integrity` attribute.
+    private func rewriteTag(_ tag: HTMLTag, in bytes: [UInt8], into edits: inout [Edit]) -> Bool {
+        if Self.isPolicyMeta(tag) {
+            edits.append(Edit(range: tag.range, replacement: []))
+            return false
+        }
+        if Self.isUnsafeRefreshMeta(tag) {
+            edits.append(Edit(range: tag.range, replacement: []))
+            return true
+        }
+        var changed = false
+        for attribute in tag.attributes {
+            guard let value = attribute.valueRange else { continue }
+            if rewriteLinks(bytes, in: value, attribute: attribute.name, into: &edits) { changed = true }
+        }
+        if changed, let integrity = tag.attribute("integrity") {
+            edits.append(Edit(range: Self.withSpaceBefore(integrity.range, in: bytes), replacement: []))
+        }
+        return changed
+    }
+
+    /// Adds an edit for every link in `range` (the value of `attribute`, or text when it is nil)
+    /// that must change, and says whether there was one.
+    ///
+    /// A link starts after a quote, `=`, `(` or backtick, or at the start of an attribute value.
+    private func rewriteLinks(_ bytes: [UInt8], in range: Range<Int>, attribute: String?, into edits: inout [Edit]) -> Bool {
+        var changed = false
+        var index = range.lowerBound
+        while index < range.upperBound {
+            let byte = bytes[index]
+            let startsValue = attribute != nil && index == range.lowerBound
+            guard byte == UInt8(ascii: "/") || byte | 0x20 == UInt8(ascii: "h"),
+                startsValue || (index > 0 && Self.opensURL(bytes[index - 1]))
+            else {
                 index += 1
                 continue
             }
-            guard index > 0, Self.opensURL(bytes[index - 1]) else {
-                index += 1
-                continue
-            }
-            if let (end, replacement) = absoluteLink(bytes, at: index) ?? rootRelativeLink(bytes, at: index) {
+            let isURLAttribute = startsValue && attribute.map(Self.urlAttributes.contains) == true
+            if let (end, replacement) = absoluteLink(bytes, at: index, limit: range.upperBound)
+                ?? rootRelativeLink(bytes, at: index, limit: range.upperBound, isURLAttribute: isURLAttribute)
+            {
                 changed = true
                 edits.append(Edit(range: index..<end, replacement: replacement))
-                if let tagStart, tagStart != cleanedTag {
-                    cleanedTag = tagStart
-                    if let integrity = Self.integrityAttribute(bytes, inTagAt: tagStart) {
-                        edits.append(Edit(range: integrity, replacement: []))
-                    }
-                }
                 index = end
             } else {
                 index += 1
             }
         }
-        guard changed else { return nil }
-        return Self.apply(edits, to: bytes)
+        return changed
     }
 
     /// A byte after which a URL may start: a quote, `=`, `(` or a backtick.
@@ -105,7 +152,7 @@ struct LinkRewriter {
 
     /// `http://`, `https://` or `//` then an archived origin's authority: the end of the authority
     /// and the served prefix that replaces everything before it.
-    private func absoluteLink(_ bytes: [UInt8], at start: Int) -> (Int, [UInt8])? {
+    private func absoluteLink(_ bytes: [UInt8], at start: Int, limit: Int) -> (Int, [UInt8])? {
         var schemes: [String]
         var authorityStart: Int
         if Self.matches(bytes, at: start, "https://") {
@@ -118,30 +165,31 @@ struct LinkRewriter {
             return nil
         }
         var end = authorityStart
-        while end < bytes.count, Self.isAuthorityByte(bytes[end]) { end += 1 }
-        guard end > authorityStart, end == bytes.count || Self.endsAuthority(bytes[end]) else { return nil }
+        while end < limit, Self.isAuthorityByte(bytes[end]) { end += 1 }
+        guard end > authorityStart, end == limit || Self.endsAuthority(bytes[end]) else { return nil }
         let authority = String(decoding: bytes[authorityStart..<end], as: UTF8.self)
         for scheme in schemes {
             guard let origin = Origin(scheme: scheme, rawAuthority: authority), let prefix = map.servedPrefix(of: origin)
             else { continue }
-            let needsSlash = end == bytes.count || bytes[end] != UInt8(ascii: "/")
+            let needsSlash = end == limit || bytes[end] != UInt8(ascii: "/")
             return (end, Array(prefix.utf8) + (needsSlash ? [UInt8(ascii: "/")] : []))
         }
         return nil
     }
 
-    /// A root-relative URL in a link context, on a page whose origin is served under a prefix.
-    private func rootRelativeLink(_ bytes: [UInt8], at start: Int) -> (Int, [UInt8])? {
+    /// A root-relative URL at the start of a URL-valued attribute or in a CSS link context, on a
+    /// page whose origin is served under a prefix.
+    private func rootRelativeLink(_ bytes: [UInt8], at start: Int, limit: Int, isURLAttribute: Bool) -> (Int, [UInt8])? {
         guard !pagePrefix.isEmpty, bytes[start] == UInt8(ascii: "/"),
-            start + 1 == bytes.count || bytes[start + 1] != UInt8(ascii: "/"), isLinkContext(bytes, before: start)
+            start + 1 == limit || bytes[start + 1] != UInt8(ascii: "/"), isURLAttribute || isCSSLinkContext(bytes, before: start)
         else { return nil }
         return (start + 1, pagePrefix + [UInt8(ascii: "/")])
     }
 
-    /// Whether the URL starting at `start` is a CSS `url(…)`, an `@import "…"` or (in HTML) the
-    /// value of a URL-valued attribute.
-    private func isLinkContext(_ bytes: [UInt8], before start: Int) -> Bool {
+    /// Whether the URL starting at `start` is a CSS `url(…)` or an `@import "…"`.
+    private func isCSSLinkContext(_ bytes: [UInt8], before start: Int) -> Bool {
         var index = start - 1
+        guard index >= 0 else { return false }
         let opener = bytes[index]
         if opener == UInt8(ascii: "\"") || opener == UInt8(ascii: "'") { index -= 1 }
         while index >= 0, Self.isSpace(bytes[index]) { index -= 1 }
@@ -149,11 +197,7 @@ struct LinkRewriter {
         if bytes[index] == UInt8(ascii: "(") {
             return index >= 3 && Self.matches(bytes, at: index - 3, "url")
         }
-        if Self.word(before: index + 1, in: bytes) == "@import" { return true }
-        guard kind == .html, bytes[index] == UInt8(ascii: "=") else { return false }
-        index -= 1
-        while index >= 0, Self.isSpace(bytes[index]) { index -= 1 }
-        return Self.urlAttributes.contains(Self.word(before: index + 1, in: bytes))
+        return Self.word(before: index + 1, in: bytes) == "@import"
     }
 
     /// The lower-cased run of name bytes (letters, digits, `-`, `:`, `@`) that ends at `end`.

@@ -69,6 +69,8 @@ public final class WebArcServer: Sendable {
     private let pool: NIOThreadPool
     /// The largest streaming backlog seen, for tests.
     let streamGauge: StreamGauge
+    /// What the connection handlers did, for tests to wait on.
+    let handlerEvents: HandlerEvents
     private let channel: any Channel
     private let connections: ConnectionTracker
     private let stopping = Mutex<Task<Void, Never>?>(nil)
@@ -76,13 +78,15 @@ public final class WebArcServer: Sendable {
     private let closed = CloseSignal()
 
     private init(responder: ArchiveResponder, host: String, port: Int, group: MultiThreadedEventLoopGroup, pool: NIOThreadPool,
-                 streamGauge: StreamGauge, channel: any Channel, connections: ConnectionTracker, grace: Double) {
+                 streamGauge: StreamGauge, handlerEvents: HandlerEvents, channel: any Channel, connections: ConnectionTracker,
+                 grace: Double) {
         self.responder = responder
         self.host = host
         self.port = port
         self.group = group
         self.pool = pool
         self.streamGauge = streamGauge
+        self.handlerEvents = handlerEvents
         self.channel = channel
         self.connections = connections
         self.grace = grace
@@ -119,6 +123,7 @@ public final class WebArcServer: Sendable {
         let pool = NIOThreadPool(numberOfThreads: max(1, configuration.readerThreads ?? configuration.threads))
         pool.start()
         let streamGauge = StreamGauge()
+        let handlerEvents = HandlerEvents()
         let connections = ConnectionTracker()
         let accessLog = configuration.accessLog
         var limits = NIOHTTPDecoderLimitConfiguration()
@@ -140,7 +145,8 @@ public final class WebArcServer: Sendable {
                     try channel.pipeline.syncOperations.addHandlers(
                         ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: decoderLimits)),
                         ArchiveHTTPHandler(
-                            responder: responder, accessLog: accessLog, pool: pool, gauge: streamGauge, idleTimeout: idleTimeout,
+                            responder: responder, accessLog: accessLog, pool: pool, gauge: streamGauge, events: handlerEvents,
+                            idleTimeout: idleTimeout,
                             loop: loopNumbers[ObjectIdentifier(channel.eventLoop)] ?? 0))
                 }
             }
@@ -148,7 +154,8 @@ public final class WebArcServer: Sendable {
             let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
             return WebArcServer(
                 responder: responder, host: configuration.host, port: channel.localAddress?.port ?? configuration.port,
-                group: group, pool: pool, streamGauge: streamGauge, channel: channel, connections: connections,
+                group: group, pool: pool, streamGauge: streamGauge, handlerEvents: handlerEvents, channel: channel,
+                connections: connections,
                 grace: configuration.shutdownGrace)
         } catch {
             try? await pool.shutdownGracefully()

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import WebArc
 import WebArcReplay
 
@@ -23,14 +22,14 @@ struct Replay: Sendable {
     static let network = LiveSession()
 
     /// Answers in progress on worker threads (a test seam: a stopped load must leave none behind).
-    static let activeWorkers = Atomic<Int>(0)
+    static let workers = WorkerCount()
 
     /// Answers `request` through the load: a stored response, an error, or the network.
     ///
     /// - Parameter isDownload: the request comes from a download task, which fails on Linux.
     func answer(_ request: URLRequest, isDownload: Bool = false) {
-        Self.activeWorkers.add(1, ordering: .relaxed)
-        defer { Self.activeWorkers.subtract(1, ordering: .relaxed) }
+        Self.workers.begin()
+        defer { Self.workers.end() }
         let method = request.httpMethod?.uppercased() ?? "GET"
         guard let requestURL = request.url, let scheme = requestURL.scheme?.lowercased() else {
             return load.fail(WebArcURLProtocolError.badURL(url: request.url?.absoluteString ?? "").urlError)
@@ -120,8 +119,8 @@ struct Replay: Sendable {
     /// to 1 MiB, then a temporary file) and goes whole once complete, the one copy a completion
     /// handler needs. Stopping the load cancels the fetch.
     private func forward(_ request: URLRequest) async {
-        Self.activeWorkers.add(1, ordering: .relaxed)
-        defer { Self.activeWorkers.subtract(1, ordering: .relaxed) }
+        Self.workers.begin()
+        defer { Self.workers.end() }
         let events = Self.network.events(for: request)
         let (delivery, load) = (self.delivery, self.load)
         let fetch = Task {

@@ -79,9 +79,19 @@ struct SupportTests {
         let links = PageLinks.html(html, base: "https://a.org/page")
         #expect(links.map(\.url) == [
             "https://a.org/dir/i.png", "https://a.org/dir/s1.png", "https://a.org/dir/s2.png", "https://a.org/dir/s.css?v=1&x=2",
-            "https://a.org/dir/f.html", "https://a.org/dir/bg.jpg", "https://a.org/dir/bg.jpg",
+            "https://a.org/dir/f.html", "https://a.org/dir/bg.jpg",
         ])
         #expect(links.filter(\.isFrame).map(\.url) == ["https://a.org/dir/f.html"])
+        // Tags come from the HTML tokenizer: markup in comments and scripts names nothing, a
+        // `<style>` element is read in document order, the first `<base>` counts.
+        let tricky = #"""
+            <base href="https://b.org/"><base href="https://c.org/"><!-- <img src="commented.png"> -->
+            <script>document.write('<img src="scripted.png">')</script><style>p { background: url(p.png) }</style>
+            <img src=i.png alt="a > b"><img src='j.png?a=1&amp;b=&quot;2&quot;'>
+            """#
+        #expect(PageLinks.html(tricky, base: "https://a.org/").map(\.url) == [
+            "https://b.org/p.png", "https://b.org/i.png", "https://b.org/j.png?a=1&b=%222%22",
+        ])
         #expect(PageLinks.css("@import 'a.css'; x { src: url(\"f.woff\") } y { b: url(data:x) }") == ["a.css", "f.woff"])
     }
 }

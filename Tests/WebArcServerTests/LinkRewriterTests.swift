@@ -64,6 +64,40 @@ import Testing
         #expect(rewrite("<meta charset=utf-8><a href=\"https://cdn.example/\">") == "<meta charset=utf-8><a href=\"/_/https/cdn.example/\">")
     }
 
+    @Test("tags and attributes come from the HTML tokenizer")
+    func tagsFromTheTokenizer() {
+        let page = OriginMapTests.cdn
+        // A value after spaces around `=` is still the attribute's value.
+        #expect(rewrite("<a href = https://cdn.example/x>") == "<a href = /_/https/cdn.example/x>")
+        // An assignment in a script is not an attribute, and a `<meta>` that only mentions the words stays.
+        #expect(rewrite("<script>img.src = \"/a.png\"</script>", page: page) == nil)
+        let description = "<meta name=description content=\"http-equiv content-security-policy\">"
+        #expect(rewrite(description + "<a href=\"https://cdn.example/\">") == description + "<a href=\"/_/https/cdn.example/\">")
+        // A `>` inside a quoted value does not end the tag.
+        #expect(rewrite("<script integrity=\"sha256-a>b\" src=\"https://cdn.example/a.js\"></script>")
+            == "<script src=\"/_/https/cdn.example/a.js\"></script>")
+        // Links in comments (conditional comments load) and in raw text are still rewritten.
+        #expect(rewrite("<!--[if IE]><link href=\"https://cdn.example/ie.css\"><![endif]-->")
+            == "<!--[if IE]><link href=\"/_/https/cdn.example/ie.css\"><![endif]-->")
+        #expect(rewrite("<style>a { b: url(/f.png) }</style>", page: page) == "<style>a { b: url(/_/https/cdn.example/f.png) }</style>")
+        // A comment's contents are read as HTML: URL attributes in it keep their meaning.
+        #expect(rewrite("<!--[if IE]><link href=\"/ie.css\" title=\"/t\"><![endif]-->", page: page)
+            == "<!--[if IE]><link href=\"/_/https/cdn.example/ie.css\" title=\"/t\"><![endif]-->")
+        // Not a comment opened inside a comment (reading that again could take quadratic time):
+        // there only absolute links change.
+        #expect(rewrite("<!-- <!-- <a href=\"/x\"><a href=\"https://cdn.example/y\"> -->", page: page)
+            == "<!-- <!-- <a href=\"/x\"><a href=\"/_/https/cdn.example/y\"> -->")
+    }
+
+    /// Inputs that would make a careless rewriter quadratic; 2 MiB each, so a regression shows as
+    /// the time limit (a hang guard), not as a timing assertion.
+    @Test(.timeLimit(.minutes(1)), arguments: ["<!--", "<!-- <a href=/x>", "<a href=/", "\"https://cdn.example", "url(/", "<a b='"])
+    func hostileRepetitionsStayLinear(unit: String) {
+        let text = String(repeating: unit, count: (2 << 20) / unit.utf8.count)
+        _ = rewrite(text, page: OriginMapTests.cdn)
+        _ = rewrite(text, kind: .css, page: OriginMapTests.cdn)
+    }
+
     @Test func kinds() {
         #expect(LinkRewriter.kind(forMediaType: "text/html") == .html)
         #expect(LinkRewriter.kind(forMediaType: "application/xhtml+xml") == .html)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebArc
 @testable import WebArcServer
+import WebArcTestSupport
 
 /// A body far larger than the cache streams at the client's pace and survives a stop.
 @Suite struct ServerStreamingTests {
@@ -36,8 +37,10 @@ import WebArc
             let client = try RawHTTPClient(port: server.port)
             try client.send("GET /large.bin HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             try client.waitForBytes(1 << 20)
-            // Stall: the socket buffers fill and the server must stop decoding, not run ahead.
-            try await Task.sleep(for: .seconds(1))
+            // Stall: the socket buffers fill and the server must stop decoding, not run ahead. The
+            // server says which came first: it paused, or it decoded the whole 40 MiB.
+            let first = await withHangGuard { await server.handlerEvents.first(of: [.streamPaused, .streamDecoded]) }
+            #expect(first == .streamPaused)
             let stalled = server.streamGauge.maximum
             let response = try client.readResponse()
             #expect(response.status == 200)

@@ -108,7 +108,7 @@ struct ConcurrencyTests {
         }
         #expect(outcomes.allSatisfy { $0 == "whole" || $0 == "cancelled" }, "\(outcomes)")
         #expect(outcomes.filter { $0 == "whole" }.count >= 6)
-        #expect(try await workersFinish())
+        #expect(await workersFinish())
     }
 
     @Test("a redirect and its target, fetched at once by many tasks, agree")
@@ -126,12 +126,9 @@ struct ConcurrencyTests {
         #expect(urls == ["https://many.test/page/3?v=3"])
     }
 
-    /// Waits (up to a minute, to avoid a hang) until no replay worker runs.
-    private func workersFinish() async throws -> Bool {
-        for _ in 0..<6000 where Replay.activeWorkers.load(ordering: .relaxed) > 0 {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return Replay.activeWorkers.load(ordering: .relaxed) == 0
+    /// Waits until no replay worker runs; false when one still does after a minute (a hang guard).
+    private func workersFinish() async -> Bool {
+        await withHangGuard { await Replay.workers.waitUntilNone() } ?? false
     }
 
     @Test("a task cancelled while the handler waits for the redirect delegate ends cancelled, and its worker stops")
@@ -141,7 +138,7 @@ struct ConcurrencyTests {
         defer { session.finishTasksAndInvalidate() }
         let error = await delegate.run(session, URL(string: "https://many.test/start")!)
         #expect((error as? URLError)?.code == .cancelled)
-        #expect(try await workersFinish())
+        #expect(await workersFinish())
     }
 
     /// A stored redirect leads to a slow live server the archive lacks, so the handler itself
@@ -176,6 +173,6 @@ struct ConcurrencyTests {
         #expect(fetched.data == nil)
         #expect(await Task.detached { closed.wait(timeout: .now() + 60) }.value == .success)
         #expect(sawClose.withLock { $0 } == true, "the forwarded fetch kept its connection open after the cancel")
-        #expect(try await workersFinish())
+        #expect(await workersFinish())
     }
 }

@@ -29,6 +29,7 @@ let package = Package(
         fuzzTarget("FuzzHAR", ["FuzzSupport"]),
         fuzzTarget("FuzzWebArchive", ["FuzzSupport"]),
         fuzzTarget("FuzzHTTPRequest", [.product(name: "WebArcReplay", package: "webarc")]),
+        fuzzTarget("FuzzHTML", [.product(name: "WebArcHTML", package: "webarc")]),
     ],
     swiftLanguageModes: [.v6]
 )

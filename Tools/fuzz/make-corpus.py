@@ -8,6 +8,7 @@
   of the child's piece in their offset field.
 - FuzzURLKey: the URLs of Spec/vectors/canonical-urls.json (other methods as "METHOD\nURL").
 - FuzzHTTPRequest: a few Range headers, each after its 8-byte body length.
+- FuzzHTML: a few snippets of markup that link scanners get wrong.
 - FuzzWARC, FuzzHAR, FuzzWebArchive: `webarc export` of the site vector (WARC also gunzipped),
   when a built `webarc` is given with --webarc.
 
@@ -171,6 +172,17 @@ def main() -> None:
               (2**64 - 1, "bytes=18446744073709551614-"), (100, "bytes=1-2,3-4"), (100, " Bytes = 7 - 9 ")]
     for number, (length, header) in enumerate(ranges):
         write("FuzzHTTPRequest", f"range-{number}.bin", struct.pack("<Q", length) + header.encode())
+    snippets = [
+        "<!DOCTYPE html><html lang=en><head><meta charset=utf-8><link rel=stylesheet href=css/site.css></head>"
+        "<body class=x><p>a &amp; b <a href='docs/guide.html'>g</a></p></body></html>",
+        "<base href=https://a.test/><img src='i.png' srcset=\"a.png 1x, b.png 2x\" style=\"background:url(bg.png)\">",
+        "<!-- <a href=x> --><!--><!---><?xml?></ a></><![CDATA[x]]>",
+        "<script>document.write('<img src=x>')</script ><style>@import 'a.css'; p{b:url( \"c.png\" )}</style>",
+        "<meta http-equiv=refresh content=\"0; url=javascript:alert(1)\"><a href=x HREF=y =z b/c=d",
+        "<title>a<b></TITLE><textarea></textarea><a title='unterminated",
+    ]
+    for number, snippet in enumerate(snippets):
+        write("FuzzHTML", f"snippet-{number}.html", snippet.encode())
     if args.webarc:
         with tempfile.TemporaryDirectory() as work:
             site = os.path.join(VECTORS, "site.webarc")

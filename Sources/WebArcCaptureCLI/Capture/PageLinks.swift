@@ -1,11 +1,12 @@
 import Foundation
+import WebArcHTML
 
 /// The URLs an HTML page or a stylesheet refers to: links to other pages, and page requisites
 /// (what the page needs to display: stylesheets, scripts, images, fonts, frames).
 ///
-/// A small scanner, not an HTML parser: it reads tags and their attributes, skips comments and the
-/// contents of `script`, `textarea` and `title`, and reads the contents of `style` elements and
-/// `style` attributes as CSS. Requisites come from `link rel=stylesheet|icon|preload|…`,
+/// It reads the tokens of ``HTMLTokenizer``: tags and their attributes, not comments or the
+/// contents of `script`, `textarea` and `title`; the contents of `style` elements and `style`
+/// attributes are read as CSS (``CSSReferences``). Requisites come from `link rel=stylesheet|icon|preload|…`,
 /// `script src`, `img src|srcset`, `source src|srcset`, `video src|poster`, `audio`, `track`,
 /// `embed`, `object data`, `input type=image`, `iframe`/`frame src`, SVG `image href` and
 /// `background` attributes; pages from `a href` and `area href`. In CSS, every `url(…)` and
@@ -19,16 +20,19 @@ struct PageLinks: Equatable {
 
     /// The links of an HTML document found at `baseURL`.
     static func html(_ bytes: some Collection<UInt8>, baseURL: URL) -> PageLinks {
-        var scanner = HTMLScanner(bytes: Array(bytes))
+        let bytes = Array(bytes)
         var pageRefs: [String] = []
         var requisiteRefs: [String] = []
         var base = baseURL
         var sawBase = false
-        while let element = scanner.nextElement() {
-            let attributes = element.attributes
-            func value(_ name: String) -> String? { attributes.first { $0.name == name }?.value }
-            if let style = value("style") { requisiteRefs += CSSScanner.references(in: Array(style.utf8)) }
-            switch element.name {
+        for token in HTMLTokenizer(bytes) {
+            guard case .startTag(let tag) = token else {
+                if case .rawText("style", let range) = token { requisiteRefs += CSSReferences.urls(in: bytes[range]) }
+                continue
+            }
+            let value = tag.value
+            if let style = value("style") { requisiteRefs += CSSReferences.urls(in: Array(style.utf8)) }
+            switch tag.name {
             case "base":
                 if !sawBase, let href = value("href"), let url = resolve(href, against: baseURL) {
                     base = url
@@ -40,21 +44,19 @@ struct PageLinks: Equatable {
                 let rel = Set((value("rel") ?? "").lowercased().split(whereSeparator: \.isWhitespace).map(String.init))
                 if !rel.isDisjoint(with: requisiteRelations) {
                     if let href = value("href") { requisiteRefs.append(href) }
-                    if let srcset = value("imagesrcset") { requisiteRefs += sourceSet(srcset) }
+                    if let srcset = value("imagesrcset") { requisiteRefs += SourceSet.urls(in: srcset) }
                 }
             case "script", "iframe", "frame", "embed", "audio", "track":
                 if let src = value("src") { requisiteRefs.append(src) }
             case "img", "source", "video":
                 for name in ["src", "poster"] { if let ref = value(name) { requisiteRefs.append(ref) } }
-                if let srcset = value("srcset") { requisiteRefs += sourceSet(srcset) }
+                if let srcset = value("srcset") { requisiteRefs += SourceSet.urls(in: srcset) }
             case "input":
                 if value("type")?.lowercased() == "image", let src = value("src") { requisiteRefs.append(src) }
             case "object":
                 if let data = value("data") { requisiteRefs.append(data) }
             case "image":
                 if let href = value("href") ?? value("xlink:href") { requisiteRefs.append(href) }
-            case "style":
-                requisiteRefs += CSSScanner.references(in: element.text)
             default:
                 break
             }
@@ -65,7 +67,7 @@ struct PageLinks: Equatable {
 
     /// The requisites of a stylesheet found at `baseURL`.
     static func css(_ bytes: some Collection<UInt8>, baseURL: URL) -> PageLinks {
-        PageLinks(pages: [], requisites: resolved(CSSScanner.references(in: Array(bytes)), against: baseURL))
+        PageLinks(pages: [], requisites: resolved(CSSReferences.urls(in: bytes), against: baseURL))
     }
 
     /// `link` relations whose target a page needs.
@@ -73,24 +75,6 @@ struct PageLinks: Equatable {
         "stylesheet", "icon", "shortcut", "apple-touch-icon", "apple-touch-icon-precomposed", "mask-icon", "preload",
         "modulepreload", "manifest",
     ]
-
-    /// The URLs of a `srcset` value: candidates split at commas, each a URL and a descriptor.
-    static func sourceSet(_ value: String) -> [String] {
-        var urls: [String] = []
-        var rest = Substring(value)
-        while true {
-            rest = rest.drop { $0.isWhitespace || $0 == "," }
-            guard !rest.isEmpty else { return urls }
-            var url = rest.prefix { !$0.isWhitespace }
-            rest = rest.dropFirst(url.count)
-            if url.hasSuffix(",") {
-                url = url.dropLast()
-            } else {
-                rest = rest.drop { $0 != "," }
-            }
-            if !url.isEmpty { urls.append(String(url)) }
-        }
-    }
 
     /// Absolute http(s) URLs for `references`, without fragments, each once.
     static func resolved(_ references: [String], against base: URL) -> [URL] {
@@ -100,7 +84,7 @@ struct PageLinks: Equatable {
 
     /// The absolute http(s) URL `reference` names at `base`, without its fragment.
     static func resolve(_ reference: String, against base: URL) -> URL? {
-        let text = decodeEntities(reference.trimmingCharacters(in: .whitespacesAndNewlines))
+        let text = HTMLEntities.decode(reference.trimmingCharacters(in: .whitespacesAndNewlines))
         guard !text.isEmpty, !text.hasPrefix("#") else { return nil }
         let url = URL(string: text, relativeTo: base)
             ?? text.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed.union(["#", "%"]))
@@ -110,13 +94,5 @@ struct PageLinks: Equatable {
         else { return nil }
         components.fragment = nil
         return components.url
-    }
-
-    /// `text` with the character references an attribute value commonly holds decoded.
-    static func decodeEntities(_ text: String) -> String {
-        guard text.contains("&") else { return text }
-        return text.replacingOccurrences(of: "&amp;", with: "&").replacingOccurrences(of: "&#38;", with: "&")
-            .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
-            .replacingOccurrences(of: "&apos;", with: "'")
     }
 }

@@ -87,7 +87,8 @@ extension ArchiveHTTPHandler {
     /// goes on; resumes on `channelWritabilityChanged`. One chunk is decoded at a time, so a slow
     /// client holds at most one chunk plus the channel's and the socket's buffers.
     func pump(context: ChannelHandlerContext) {
-        guard let iterator = streaming, !decoding, context.channel.isWritable else { return }
+        guard let iterator = streaming, !decoding else { return }
+        guard context.channel.isWritable else { return events.note(.streamPaused) }
         decoding = true
         offload(context: context, { () throws -> (BodyChunkIterator, [UInt8]?) in
             var iterator = iterator
@@ -102,6 +103,7 @@ extension ArchiveHTTPHandler {
                 handler.writeChunk(chunk, context: context)
                 handler.pump(context: context)
             case .success((_, nil)):
+                handler.events.note(.streamDecoded)
                 handler.streaming = nil
                 handler.finish(context: context)
             case .failure(let error):

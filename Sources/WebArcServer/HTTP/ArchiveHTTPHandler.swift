@@ -33,6 +33,7 @@ final class ArchiveHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     let accessLog: AccessLog?
     let pool: NIOThreadPool
     let gauge: StreamGauge
+    let events: HandlerEvents
     let idleTimeout: TimeAmount
     /// The number of the connection's event loop, which picks its descriptor of a memory file.
     let loop: Int
@@ -75,13 +76,15 @@ final class ArchiveHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     #endif
 
     init(
-        responder: ArchiveResponder, accessLog: AccessLog?, pool: NIOThreadPool, gauge: StreamGauge, idleTimeout: TimeAmount, loop: Int = 0
+        responder: ArchiveResponder, accessLog: AccessLog?, pool: NIOThreadPool, gauge: StreamGauge, events: HandlerEvents,
+        idleTimeout: TimeAmount, loop: Int = 0
     ) {
         self.loop = loop
         self.responder = responder
         self.accessLog = accessLog
         self.pool = pool
         self.gauge = gauge
+        self.events = events
         self.idleTimeout = idleTimeout
     }
 
@@ -121,6 +124,7 @@ final class ArchiveHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func read(context: ChannelHandlerContext) {
         if responding || !waiting.isEmpty || !context.channel.isWritable {
             readHeld = true
+            if !context.channel.isWritable { events.note(.answersHeld) }
         } else {
             context.read()
         }
@@ -171,9 +175,11 @@ final class ArchiveHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
             let now = NIODeadline.now()
             let unsent = (try? context.channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0
             if responding || head != nil || streaming != nil || unsent > 0 {
+                if now - lastActivity >= idleTimeout { events.note(.idleCheckKeptBusyConnection) }
                 scheduleIdleCheck(context: context, at: now + idleTimeout)
             } else if now - lastActivity >= idleTimeout {
                 idleCheck = nil
+                events.note(.idleConnectionClosed)
                 context.close(promise: nil)
             } else {
                 scheduleIdleCheck(context: context, at: lastActivity + idleTimeout)
@@ -193,6 +199,7 @@ final class ArchiveHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         while !responding, context.channel.isWritable, let next = waiting.popFirst() {
             respond(to: next, context: context)
         }
+        if !responding, !context.channel.isWritable, !waiting.isEmpty || readHeld { events.note(.answersHeld) }
         guard !responding, waiting.isEmpty else { return }
         if closing {
             if refuseWhenDrained && keepAlive && !closeScheduled {

@@ -1,17 +1,24 @@
-/// Finds the URLs a stylesheet refers to: every `url(…)` and every `@import "…"`, outside comments.
-enum CSSScanner {
-    /// The references in `css`, as written (unresolved), in order.
-    static func references(in css: [UInt8]) -> [String] {
+/// The URLs a stylesheet, a `<style>` element or a `style` attribute refers to: every `url(…)`
+/// and every `@import "…"`, outside comments and strings.
+///
+/// A scanner, not a CSS parser: `url(` and `@import` match in any case, a string ends at its
+/// quote or at a line feed, an unterminated comment runs to the end. Linear in the input.
+public enum CSSReferences {
+    /// The references in `css`, as written (unresolved, escapes not decoded), in order; empty
+    /// ones and `data:` URLs are left out.
+    public static func urls(in css: some Collection<UInt8>) -> [String] {
+        let css = Array(css)
         var references: [String] = []
         var index = 0
-        func at(_ text: String) -> Bool {
-            let needle = Array(text.utf8)
-            return index + needle.count <= css.count
-                && zip(css[index..<index + needle.count], needle).allSatisfy { HTMLScanner.lower($0) == $1 }
+        func at(_ text: StaticString) -> Bool {
+            let count = text.utf8CodeUnitCount
+            guard index + count <= css.count else { return false }
+            for offset in 0..<count where ASCII.lowercased(css[index + offset]) != text.utf8Start[offset] { return false }
+            return true
         }
-        func skipSpace() { while index < css.count, HTMLScanner.isSpace(css[index]) { index += 1 } }
+        func skipSpace() { while index < css.count, ASCII.isSpace(css[index]) { index += 1 } }
         func quoted() -> String? {
-            guard index < css.count, css[index] == UInt8(ascii: "\"") || css[index] == UInt8(ascii: "'") else { return nil }
+            guard index < css.count, css[index] == ASCII.doubleQuote || css[index] == ASCII.singleQuote else { return nil }
             let quote = css[index]
             let start = index + 1
             index = start
@@ -31,14 +38,14 @@ enum CSSScanner {
                     references.append(text)
                 } else {
                     let start = index
-                    while index < css.count, css[index] != UInt8(ascii: ")"), !HTMLScanner.isSpace(css[index]) { index += 1 }
+                    while index < css.count, css[index] != UInt8(ascii: ")"), !ASCII.isSpace(css[index]) { index += 1 }
                     references.append(String(decoding: css[start..<index], as: UTF8.self))
                 }
             } else if at("@import") {
                 index += 7
                 skipSpace()
                 if let text = quoted() { references.append(text) }
-            } else if css[index] == UInt8(ascii: "\"") || css[index] == UInt8(ascii: "'") {
+            } else if css[index] == ASCII.doubleQuote || css[index] == ASCII.singleQuote {
                 // A string outside url() and @import names nothing; skipping it whole keeps a
                 // "url(" inside it from counting.
                 _ = quoted()

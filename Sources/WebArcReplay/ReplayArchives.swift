@@ -43,11 +43,23 @@ public struct ReplayArchives: Sendable {
     /// - Throws: ``WebArcError`` when an index is damaged.
     public func lookup(key: String) throws -> KeyLookup {
         for (index, reader) in readers.enumerated() {
-            guard let entry = try reader.lookup(key: key) else { continue }
-            if case .tombstone = entry.record { return .deleted }
-            return .found(entry, archive: index)
+            let entries = try reader.lookupAll(key: key)
+            guard let first = entries.first else { continue }
+            if case .tombstone = first.record { return .deleted }
+            // A full answer before a partial one (spec/replay.md §2): with `import --keep all` a
+            // newer 206 or 304 capture sits before the 200 of its URL, and replaying it to a plain
+            // GET would hand a browser a fragment. A partial capture answers only when it is all
+            // the archive has.
+            return .found(entries.first { !Self.isPartial($0.record) } ?? first, archive: index)
         }
         return .absent
+    }
+
+    /// A stored 206 Partial Content or 304 Not Modified: an answer to one conditional or range
+    /// request, not the resource.
+    static func isPartial(_ record: ArchiveRecord) -> Bool {
+        if case .response(let response) = record { return response.status == 206 || response.status == 304 }
+        return false
     }
 
     /// The record the archives answer `method` `url` with, or nil.

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import WebArc
 
@@ -111,5 +112,43 @@ struct ReplayArchivesTests {
     @Test("a URL without a canonical form throws badURL")
     func badURL() {
         #expect(throws: WebArcError.self) { try archives.find(method: "GET", url: "no scheme") }
+    }
+}
+
+/// `import --keep all` keeps a newer 206 beside the 200 of its URL (issue 10 item 3).
+@Suite struct PartialCaptureTests {
+    @Test("a plain GET gets the full 200 even when a newer 206 or 304 capture of the URL sits before it; a lone 206 still answers")
+    func fullBeforePartial() throws {
+        let folder = NSTemporaryDirectory() + "webarc-partial-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let writer = try ArchiveWriter(path: folder + "/a.webarc")
+        let full = try writer.addBody(Array("the whole image".utf8))
+        let part = try writer.addBody(Array("the w".utf8))
+        let empty = try writer.addBody([UInt8]())
+        let url = "http://example.com/logo.png"
+        try writer.add(ResponseRecord(request: RequestRecord(url: url), status: 200, body: full, captureDate: Date(timeIntervalSince1970: 100)))
+        try writer.add(ResponseRecord(
+            request: RequestRecord(url: url, headers: [HTTPHeader("Range", "bytes=0-4")]), status: 206,
+            headers: [HTTPHeader("Content-Range", "bytes 0-4/15")], body: part, captureDate: Date(timeIntervalSince1970: 200)))
+        try writer.add(ResponseRecord(request: RequestRecord(url: url), status: 304, body: empty, captureDate: Date(timeIntervalSince1970: 300)))
+        try writer.add(ResponseRecord(
+            request: RequestRecord(url: "http://example.com/alone"), status: 206, headers: [HTTPHeader("Content-Range", "bytes 0-4/15")],
+            body: part, captureDate: Date(timeIntervalSince1970: 200)))
+        try writer.finish()
+        let reader = try ArchiveReader(path: folder + "/a.webarc")
+        #expect(try reader.lookupAll(key: "GET " + url).map(\.record.status) == [304, 206, 200])
+        let archives = ReplayArchives(readers: [reader])
+        guard case .response(let answer)? = try archives.find(method: "GET", url: url)?.entry.record else {
+            Issue.record("no answer")
+            return
+        }
+        #expect(answer.status == 200)
+        #expect(try reader.body(answer.body) == Data("the whole image".utf8))
+        guard case .response(let alone)? = try archives.find(method: "GET", url: "http://example.com/alone")?.entry.record else {
+            Issue.record("no answer for a lone 206")
+            return
+        }
+        #expect(alone.status == 206)
     }
 }

@@ -22,6 +22,21 @@ extension ArchiveReader {
         return nil
     }
 
+    /// Every record of a canonical key, in record-tree order (several captures newest first),
+    /// skipping classes this reader does not know. A writer never splits one key's records across
+    /// leaves (spec Appendix C step 5), so this reads the same pages as ``lookup(key:)``.
+    public func lookupAll(key: String) throws -> [ArchiveEntry] {
+        let wanted = Array(key.utf8)
+        guard let (node, _) = try leaf(holding: wanted, in: .records), case .recordLeaf(let leaf) = node else { return [] }
+        var entries: [ArchiveEntry] = []
+        var index = leaf.firstIndex(notBelow: wanted)
+        while index < leaf.entries.count, leaf.key(index).elementsEqual(wanted) {
+            if let entry = try entry(leaf, index) { entries.append(entry) }
+            index += 1
+        }
+        return entries
+    }
+
     /// Calls `body` with every record in key order (several captures of one URL newest first),
     /// skipping classes this reader does not know.
     ///

@@ -129,7 +129,7 @@ trap 'exit 130' INT TERM
 # peak RSS KiB to WALL[KEY], CPU[KEY], RSS[KEY]. A failing command's stderr is kept in FAIL[KEY].
 # Wall time is taken around /usr/bin/time to the millisecond (its own %e has 10 ms steps); the
 # start of /usr/bin/time itself, about a millisecond, is included for every tool alike.
-declare -A WALL CPU RSS FAIL
+declare -A WALL CPU RSS FAIL=()   # =(): an empty, never-assigned array is unset under set -u
 timed() {
     local key=$1 output=$2 start end; shift 2
     rm -rf "$output"

@@ -67,6 +67,8 @@ REPO_ROOT="$(cd "$SCRIPT_DIR/../.." && pwd)"
 CORPUS="${CORPUS:-/usr/share/doc/python3.11/html}"
 say() { printf 'serve-bench: %s\n' "$*" >&2; }
 die() { printf 'serve-bench: error: %s\n' "$*" >&2; exit 1; }
+# shellcheck source=lib.sh
+source "$SCRIPT_DIR/lib.sh"
 
 # --- tools -------------------------------------------------------------------------------------
 
@@ -134,20 +136,6 @@ step=$(( total > 1000 ? total / 500 : 1 ))
 awk -v step="$step" 'NR % step == 1' "$WORK/all-paths.txt" | grep -v ' ' > "$WORK/paths.txt"
 say "$(wc -l < "$WORK/paths.txt") mixed paths (every ${step}th of $total files)"
 
-make_lua() {   # $1 = URL prefix before each path
-    {
-        echo "local prefix = \"$1\""
-        echo "local paths = {"
-        sed 's/.*/  "&",/' "$WORK/paths.txt"
-        echo "}"
-        echo 'local counter = 0'
-        echo 'request = function()'
-        echo '  counter = counter % #paths + 1'
-        echo '  return wrk.format("GET", prefix .. paths[counter])'
-        echo 'end'
-    } > "$WORK/mixed-$2.lua"
-}
-
 # --- servers -------------------------------------------------------------------------------------
 
 shm_kib() {   # bytes webarc holds in unlinked /dev/shm body files (not counted in RSS), in KiB
@@ -158,19 +146,6 @@ shm_kib() {   # bytes webarc holds in unlinked /dev/shm body files (not counted 
         sum=$((sum + size))
     done
     echo $((sum / 1024))
-}
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_for() {   # $1 = URL
-    for _ in $(seq 1 100); do curl -fs -o /dev/null "$1" && return 0; sleep 0.1; done
-    die "no answer from $1"
-}
-rss_kib() {   # total VmRSS of the given PIDs
-    local sum=0 pid value
-    for pid in "$@"; do
-        value=$(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0)
-        sum=$((sum + ${value:-0}))
-    done
-    echo "$sum"
 }
 
 WEBARC_PORT=$(free_port)
@@ -209,8 +184,8 @@ KIWIX_PORT=$(free_port)
 kiwix-serve --address=127.0.0.1 --port="$KIWIX_PORT" --nosearchbar "$WORK/site.zim" > "$WORK/kiwix.log" 2>&1 &
 PIDS+=($!); KIWIX_PID=$!
 
-wait_for "http://127.0.0.1:$WEBARC_PORT/$HOT"
-wait_for "http://127.0.0.1:$NGINX_PORT/$HOT"
+wait_for "http://127.0.0.1:$WEBARC_PORT/$HOT" || die "no answer from webarc serve"
+wait_for "http://127.0.0.1:$NGINX_PORT/$HOT" || die "no answer from nginx"
 KIWIX_PREFIX=""
 # kiwix-serve names the book after the file (site.zim → site); 3.3 serves it at /site/, later
 # versions at /content/site/.
@@ -240,15 +215,12 @@ for name in webarc nginx kiwix; do
         [[ "$code" == 200 ]] || { bad=$((bad + 1)); ((bad <= 3)) && say "$name: $path gave $code"; }
     done < "$WORK/paths.txt"
     ((bad == 0)) || die "$name failed $bad of the mixed paths"
-    make_lua "${PREFIX[$name]}" "$name"
+    make_lua "${PREFIX[$name]}" "$WORK/paths.txt" "$WORK/mixed-$name.lua"
 done
 say "every server answers all mixed paths with 200"
 
 # --- runs ------------------------------------------------------------------------------------------
 
-to_ms() {   # wrk latency like 1.23ms, 456.00us, 1.02s → milliseconds
-    awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n = n; else if (v ~ /s$/) n *= 1000; printf "%.2f", n }'
-}
 declare -A RPS P50 P99 NON2XX RSS_BEFORE RSS_AFTER
 run_wrk() {   # $1 = server, $2 = hot|mixed, $3 = round; appends to the lists
     local name=$1 kind=$2 url="http://127.0.0.1:${PORT[$1]}${PREFIX[$1]}" args=() out non2xx
@@ -262,7 +234,6 @@ run_wrk() {   # $1 = server, $2 = hot|mixed, $3 = round; appends to the lists
     non2xx=$(awk '/Non-2xx or 3xx responses:/ {print $NF}' <<<"$out")
     NON2XX[$name]=$(( ${NON2XX[$name]:-0} + ${non2xx:-0} ))
 }
-median() { tr ' ' '\n' <<<"$1" | grep -v '^$' | sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 
 for name in webarc nginx kiwix; do RSS_BEFORE[$name]=$(rss_kib $(server_pids "$name")); done
 for round in $(seq 1 "$ROUNDS"); do
@@ -278,12 +249,10 @@ WEBARC_SHM=$(shm_kib "$WEBARC_PID")
 
 # --- report ----------------------------------------------------------------------------------------
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 met() {   # $1 OP $2 → yes / no (n/a when unmeasured)
     awk -v a="$1" -v op="$2" -v b="$3" 'BEGIN { if (a == "n/a" || a == "") { print "n/a"; exit }
         ok = (op == ">=") ? (a + 0 >= b + 0) : (a + 0 < b + 0); print ok ? "yes" : "no" }'
 }
-mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
 per_round() {   # $1, $2 = space-separated per-round figures → "r1 r2 … (k of N at least 1.0)"
     awk -v a="$1" -v b="$2" 'BEGIN { n = split(a, x, " "); split(b, y, " "); met = 0; out = ""
         for (i = 1; i <= n; i++) { r = (y[i] > 0) ? x[i] / y[i] : 0; if (r >= 1) met++; out = out sprintf("%.2f ", r) }

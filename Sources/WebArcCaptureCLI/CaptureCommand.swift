@@ -27,7 +27,7 @@ struct CaptureCommand: AsyncParsableCommand {
 
             \(ExitCodes.helpText)
             """,
-        version: "2.0.0 (archive format 2.0)"
+        version: "2.1.0 (archive format 2.1)"
     )
 
     /// Runs the capture, mapping failures to one stderr line and a distinct exit code.

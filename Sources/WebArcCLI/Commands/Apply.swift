@@ -27,7 +27,7 @@ struct Apply: ParsableCommand {
     @Option(name: .shortAndLong, help: "The archive to write.")
     var output: String
 
-    @Flag(help: "Replace the output if it exists.")
+    @Flag(name: .shortAndLong, help: "Replace the output if it exists.")
     var force = false
 
     @Flag(name: .shortAndLong, help: "No progress or summary on stderr.")

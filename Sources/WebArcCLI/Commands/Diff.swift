@@ -35,7 +35,7 @@ struct Diff: ParsableCommand {
     @Option(name: .shortAndLong, help: "The update archive to write.")
     var output: String
 
-    @Flag(help: "Replace the output if it exists.")
+    @Flag(name: .shortAndLong, help: "Replace the output if it exists.")
     var force = false
 
     @Flag(help: "Do not apply the update to a temporary file to check it.")

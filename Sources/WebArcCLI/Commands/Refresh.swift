@@ -56,7 +56,7 @@ struct Refresh: AsyncParsableCommand {
     @Flag(help: "Give confirmed responses a new capture date (each then goes into the update).")
     var redate = false
 
-    @Flag(help: "Replace the output if it exists.")
+    @Flag(name: .shortAndLong, help: "Replace the output if it exists.")
     var force = false
 
     @Flag(name: .shortAndLong, help: "No progress or summary on stderr.")

@@ -25,10 +25,10 @@ public struct RefreshOptions: Sendable {
     /// only what changed and its metadata says when the rest was confirmed (`refreshed`).
     public var redate: Bool
 
-    /// Makes options: every response, no mapping, 4 in flight (one per origin), 30 s, 256 MiB.
+    /// Makes options: every response, no mapping, one origin at a time (one request at a time each), 30 s, 256 MiB.
     public init(
         olderThan: TimeInterval? = nil, origin: (archived: String, live: String)? = nil, sameOrigin: Bool = false,
-        concurrency: Int = 4, rate: Double? = nil, timeout: TimeInterval = 30, maxBodyBytes: Int = 256 << 20, now: Date = Date(),
+        concurrency: Int = 1, rate: Double? = nil, timeout: TimeInterval = 30, maxBodyBytes: Int = 256 << 20, now: Date = Date(),
         redate: Bool = false
     ) {
         self.olderThan = olderThan

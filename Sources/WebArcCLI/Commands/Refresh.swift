@@ -23,8 +23,8 @@ struct Refresh: AsyncParsableCommand {
             is counted as failed. The output is an update archive over ARCHIVE, as `webarc diff` \
             makes: serve it layered or apply it.
 
-            Polite by default: one request at a time per origin, at most --concurrency origins at \
-            once, --rate requests per second per origin. Redirects are recorded, not followed.
+            Polite by default: one origin at a time, one request at a time (raise --concurrency to \
+            ask several origins at once), --rate requests per second per origin. Redirects are recorded, not followed.
             \(ExitCodes.helpText)
             """
     )
@@ -44,8 +44,8 @@ struct Refresh: AsyncParsableCommand {
     @Flag(help: "Only URLs of the start page's origin.")
     var sameOrigin = false
 
-    @Option(help: "Origins asked at once (each one request at a time).")
-    var concurrency = 4
+    @Option(help: "Origins asked at once (each one request at a time); polite default: one.")
+    var concurrency = 1
 
     @Option(help: "Requests per second to one origin (default: no limit beyond one at a time).")
     var rate: Double?

@@ -56,8 +56,7 @@ public struct ArchiveRefresher: Sendable {
         let questions = plan(entries, startURL: metadata.startURL, summary: &summary)
         let answers = try await ask(questions, reader: reader, summary: &summary, progress: progress)
 
-        let folder = (path as NSString).deletingLastPathComponent
-        let refreshed = (folder.isEmpty ? "." : folder) + "/.\((path as NSString).lastPathComponent).refreshed-\(getpid())"
+        let refreshed = OutputFile.intermediatePath(beside: path, purpose: "refreshed")
         defer { try? FileManager.default.removeItem(atPath: refreshed) }
         try writeRefreshed(entries, answers: answers, recipe: recipe, metadata: metadata, reader: reader, to: refreshed)
         summary.update = try UpdateBuilder(old: try LayerStack([reader]), new: try ArchiveReader(path: refreshed))
@@ -179,16 +178,13 @@ public struct ArchiveRefresher: Sendable {
                 switch (entry.record, answers[position]) {
                 case (.response(var response), .unchanged?) where options.redate:
                     response.captureDate = options.now
-                    let stored = try writer.addBody([UInt8](try reader.body(response.body)))
-                    response.body = stored.reference
-                    try writer.add(response)
+                    try writer.copy(.response(response), from: reader)
                 case (.response(let old), .changed(let status, let reason, let headers, let body)?):
                     let stored = try writer.addBody(body)
-                    let mimeType = headers.first { $0.name.lowercased() == "content-type" }.map { MediaType.essence(of: $0.value) }
+                    let media = ContentTypeParts.of(headers.first { $0.name.lowercased() == "content-type" }?.value)
                     try writer.add(ResponseRecord(
-                        request: old.request, status: status, reason: reason, headers: headers, mimeType: mimeType ?? old.mimeType,
-                        textEncoding: headers.first { $0.name.lowercased() == "content-type" }.flatMap { MediaType.charset(of: $0.value) },
-                        body: stored, captureDate: options.now))
+                        request: old.request, status: status, reason: reason, headers: headers, mimeType: media.mimeType ?? old.mimeType,
+                        textEncoding: media.textEncoding, body: stored, captureDate: options.now))
                 case (_, .gone?):
                     continue
                 case (.response(let old), .redirected(let status, let target, let headers)?):

@@ -53,11 +53,10 @@ struct OriginFetcher: Sendable {
         var unreachable = false
     }
 
-    /// Headers as an archive stores them (spec §7.3): no hop-by-hop headers, no
-    /// `Transfer-Encoding`, `Content-Length` that of the stored body.
+    /// Headers as an archive stores them (spec §7.3): none of the hop-by-hop and length headers
+    /// replay never sends (``StoredHeaders/dropped``), `Content-Length` that of the stored body.
     static func stored(_ headers: [HTTPHeader], length: Int? = nil) -> [HTTPHeader] {
-        let hopByHop: Set<String> = ["connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection"]
-        var kept = headers.filter { !hopByHop.contains($0.name.lowercased()) && $0.name.lowercased() != "content-length" }
+        var kept = headers.filter { !StoredHeaders.dropped.contains($0.name.lowercased()) }
         if let length { kept.append(HTTPHeader("Content-Length", String(length))) }
         return kept
     }

@@ -43,14 +43,15 @@ public struct ReplayArchives: Sendable {
     /// - Throws: ``WebArcError`` when an index is damaged.
     public func lookup(key: String) throws -> KeyLookup {
         for (index, reader) in readers.enumerated() {
-            let entries = try reader.lookupAll(key: key)
-            guard let first = entries.first else { continue }
+            guard let first = try reader.lookup(key: key) else { continue }
             if case .tombstone = first.record { return .deleted }
+            guard Self.isPartial(first.record) else { return .found(first, archive: index) }
             // A full answer before a partial one (spec/replay.md §2): with `import --keep all` a
             // newer 206 or 304 capture sits before the 200 of its URL, and replaying it to a plain
             // GET would hand a browser a fragment. A partial capture answers only when it is all
             // the archive has.
-            return .found(entries.first { !Self.isPartial($0.record) } ?? first, archive: index)
+            let full = try reader.lookupAll(key: key).first { !Self.isPartial($0.record) }
+            return .found(full ?? first, archive: index)
         }
         return .absent
     }

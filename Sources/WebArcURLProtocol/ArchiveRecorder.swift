@@ -181,7 +181,7 @@ public final class ArchiveRecorder: Sendable {
     private func store(_ head: HTTPURLResponse, request: RequestRecord, body: BodySpool, redirects: [RedirectRecord]) throws
         -> ResponseRecord
     {
-        let contentType = LiveRecords.mediaType(of: head.value(forHTTPHeaderField: "Content-Type"))
+        let contentType = ContentTypeParts.of(head.value(forHTTPHeaderField: "Content-Type"))
         return try withWriter(url: request.url) { writer, statistics in
             let stored = try body.store(in: writer)
             let response = ResponseRecord(

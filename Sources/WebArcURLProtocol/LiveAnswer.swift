@@ -54,7 +54,7 @@ struct LiveAnswer: Sendable {
             method = next.httpMethod?.uppercased() ?? RedirectChain.method(after: response.statusCode, from: method)
             hopRequest = LiveRecords.request(Self.unconditional(request), url: next.url ?? firstURL, method: method)
         }
-        let contentType = LiveRecords.mediaType(of: head.value(forHTTPHeaderField: "Content-Type"))
+        let contentType = ContentTypeParts.of(head.value(forHTTPHeaderField: "Content-Type"))
         entries.append(.response(LayerResponse(
             request: hopRequest, status: head.statusCode, headers: LiveRecords.headers(of: head, bodyLength: body.count),
             mimeType: contentType.mimeType, textEncoding: contentType.textEncoding, captureDate: date, body: .bytes(body))))

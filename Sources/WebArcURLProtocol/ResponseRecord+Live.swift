@@ -33,16 +33,6 @@ enum LiveRecords {
         return headers
     }
 
-    /// The media type (lower case, no parameters) and charset of a `Content-Type` value.
-    static func mediaType(of contentType: String?) -> (mimeType: String?, textEncoding: String?) {
-        guard let contentType else { return (nil, nil) }
-        let parts = contentType.split(separator: ";").map { String($0.trimmingSpaces) }
-        let mimeType = parts.first.map { $0.lowercased() }.flatMap { $0.isEmpty ? nil : $0 }
-        let charset = parts.dropFirst().first { $0.lowercased().hasPrefix("charset=") }
-            .map { String($0.dropFirst(8)).trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased() }
-        return (mimeType, charset)
-    }
-
     /// The redirect record of one followed hop, or nil for a status a redirect record cannot hold.
     static func redirect(_ response: HTTPURLResponse, to next: URLRequest, from request: RequestRecord, date: Date) -> RedirectRecord? {
         guard RedirectRecord.allowedStatuses.contains(response.statusCode), let target = next.url?.absoluteString else {

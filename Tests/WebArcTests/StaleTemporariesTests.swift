@@ -78,4 +78,13 @@ import Testing
             == .process(pid: getpid(), host: StaleTemporaries.host))
         file.discard()
     }
+
+    @Test("an intermediate file (pack --base's new archive, diff's check) is named so the sweep knows its writer")
+    func intermediatePaths() {
+        let path = OutputFile.intermediatePath(beside: "/tmp/out/site.webarc", purpose: "new")
+        #expect(path.hasPrefix("/tmp/out/.site.webarc-new.tmp-"))
+        let name = String(path.split(separator: "/").last!)
+        #expect(StaleTemporaries.writer(ofTemporaryNamed: name) == .process(pid: getpid(), host: StaleTemporaries.host))
+        #expect(OutputFile.intermediatePath(beside: "site.webarc", purpose: "check").hasPrefix("./.site.webarc-check.tmp-"))
+    }
 }

@@ -57,22 +57,26 @@ extension LayerStack {
     /// Each layer's records are read once, in key order; memory holds every layer's keys.
     /// - Throws: ``WebArcError`` when a page is damaged.
     public func forEachKey(_ body: (String, LayeredRecords) throws -> Void) throws {
-        var groups: [[(key: String, entries: [ArchiveEntry])]] = []
+        var groups: [[(key: String, bytes: [UInt8], entries: [ArchiveEntry])]] = []
         for reader in layers {
-            var layer: [(key: String, entries: [ArchiveEntry])] = []
+            var layer: [(key: String, bytes: [UInt8], entries: [ArchiveEntry])] = []
             try reader.forEachEntry { entry in
-                if layer.last?.key == entry.key { layer[layer.count - 1].entries.append(entry) } else { layer.append((entry.key, [entry])) }
+                if layer.last?.key == entry.key {
+                    layer[layer.count - 1].entries.append(entry)
+                } else {
+                    layer.append((entry.key, Array(entry.key.utf8), [entry]))
+                }
             }
             groups.append(layer)
         }
         var positions = [Int](repeating: 0, count: layers.count)
         while true {
-            var smallest: String?
+            var smallest: (key: String, bytes: [UInt8])?
             for (layer, position) in positions.enumerated() where position < groups[layer].count {
-                let key = groups[layer][position].key
-                if smallest.map({ KeyOrder.less(Array(key.utf8), Array($0.utf8)) }) ?? true { smallest = key }
+                let group = groups[layer][position]
+                if smallest.map({ KeyOrder.less(group.bytes, $0.bytes) }) ?? true { smallest = (group.key, group.bytes) }
             }
-            guard let key = smallest else { return }
+            guard let key = smallest?.key else { return }
             var decided: LayeredRecords?
             for layer in positions.indices where positions[layer] < groups[layer].count && groups[layer][positions[layer]].key == key {
                 if decided == nil { decided = LayeredRecords(layer: layer, entries: groups[layer][positions[layer]].entries) }

@@ -60,9 +60,7 @@ public struct UpdateBuilder {
         var oldGroups: [String: LayeredRecords] = [:]
         try old.forEachKey { key, records in oldGroups[key] = records }
         var newGroups: [(key: String, entries: [ArchiveEntry])] = []
-        try new.forEachEntry { entry in
-            if newGroups.last?.key == entry.key { newGroups[newGroups.count - 1].entries.append(entry) } else { newGroups.append((entry.key, [entry])) }
-        }
+        try LayerStack([new]).forEachKey { key, records in newGroups.append((key, records.entries)) }
 
         // No dictionaries of its own: an update's anchors would mostly be bases' bodies, whose
         // dictionary chunks (up to 64 KiB each, spec Appendix C step 13) would outweigh the few new

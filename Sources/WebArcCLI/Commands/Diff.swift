@@ -57,7 +57,7 @@ struct Diff: ParsableCommand {
         var isFolder: ObjCBool = false
         let newPath: String
         if FileManager.default.fileExists(atPath: archives.last!, isDirectory: &isFolder), isFolder.boolValue {
-            newPath = Pack.temporaryPath(beside: output)
+            newPath = OutputFile.intermediatePath(beside: output, purpose: "new")
             do {
                 _ = try SitePacker(options: .init(overwrite: true)).pack(folder: archives.last!, to: newPath)
             } catch let failure as SitePacker.Failure {
@@ -104,8 +104,7 @@ struct ApplyCheck {
     let bases: [String]
 
     func run(quiet: Bool) throws {
-        let folder = (output as NSString).deletingLastPathComponent
-        let temporary = (folder.isEmpty ? "." : folder) + "/.\((output as NSString).lastPathComponent).check-\(getpid())"
+        let temporary = OutputFile.intermediatePath(beside: output, purpose: "check")
         defer { try? FileManager.default.removeItem(atPath: temporary) }
         do {
             let stack = try ArchiveOpening.stack([output] + bases)

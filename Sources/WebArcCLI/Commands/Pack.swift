@@ -81,7 +81,7 @@ struct Pack: ParsableCommand {
         let progress = ProgressReporter(label: "packing", quiet: quiet)
         let started = Date()
         let summary: SitePacker.Summary
-        let packed = bases.isEmpty ? output : Self.temporaryPath(beside: output)
+        let packed = bases.isEmpty ? output : OutputFile.intermediatePath(beside: output, purpose: "new")
         defer { if packed != output { try? FileManager.default.removeItem(atPath: packed) } }
         do {
             summary = try packer.pack(folder: folder, to: packed) { files, totalFiles, bytes, totalBytes in
@@ -124,11 +124,5 @@ struct Pack: ParsableCommand {
             summary.files, summary.responses, summary.redirects, stats.bodiesStored, output,
             ProgressReporter.size(stats.rawBytes), ProgressReporter.size(stats.storedBytes), seconds))
         if let updateBytes { Output.error("wrote the update over \(bases.joined(separator: ", ")) to \(output): \(ProgressReporter.size(updateBytes)), checked") }
-    }
-
-    /// A hidden file beside `output` for the new archive an update is made from.
-    static func temporaryPath(beside output: String) -> String {
-        let folder = (output as NSString).deletingLastPathComponent
-        return (folder.isEmpty ? "." : folder) + "/.\((output as NSString).lastPathComponent).new-\(getpid())"
     }
 }

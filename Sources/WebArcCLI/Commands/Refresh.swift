@@ -9,7 +9,8 @@ struct Refresh: AsyncParsableCommand {
         abstract: "Ask the live site about an archive's responses and write what changed as an update.",
         discussion: """
               webarc refresh site.webarc -o site-refresh.webarc --older-than 2d
-              webarc refresh pydocs.webarc -o update.webarc --origin http://localhost/=https://docs.example.org/3.11/
+              webarc refresh pydocs.webarc -o update.webarc --origin https://docs.example.org/3.11/
+              webarc refresh site.webarc -o update.webarc --origin http://localhost/docs/=https://example.org/docs/
               webarc serve site-refresh.webarc site.webarc        # or: webarc apply site.webarc site-refresh.webarc -o site-new.webarc
 
             Every stored GET response (captured longer ago than --older-than) is asked again with \
@@ -38,7 +39,9 @@ struct Refresh: AsyncParsableCommand {
     @Option(name: .customLong("older-than"), help: ArgumentHelp("Only responses captured longer ago: 90s, 30m, 12h, 2d, 1w.", valueName: "DURATION"))
     var olderThan: DurationArgument?
 
-    @Option(help: ArgumentHelp("Ask LIVE where the archive says ARCHIVED, e.g. http://localhost/=https://example.org/docs/.", valueName: "ARCHIVED=LIVE"))
+    @Option(help: ArgumentHelp(
+        "Where the site now lives: LIVE replaces the archive's base URL (a packed archive's http://localhost/), "
+            + "or ARCHIVED=LIVE names the part replaced.", valueName: "[ARCHIVED=]LIVE"))
     var origin: String?
 
     @Flag(help: "Only URLs of the start page's origin.")
@@ -69,9 +72,9 @@ struct Refresh: AsyncParsableCommand {
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
         if let rate, rate <= 0 { throw ValidationError("--rate must be positive") }
         if let origin {
-            let parts = origin.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, parts.allSatisfy({ $0.hasPrefix("http://") || $0.hasPrefix("https://") }) else {
-                throw ValidationError("--origin must be ARCHIVED=LIVE, two http(s) URLs, got \(origin)")
+            let parts = Self.originParts(origin)
+            guard parts.allSatisfy({ $0.hasPrefix("http://") || $0.hasPrefix("https://") }) else {
+                throw ValidationError("--origin must be LIVE or ARCHIVED=LIVE, http(s) URLs, got \(origin)")
             }
         }
     }
@@ -80,11 +83,15 @@ struct Refresh: AsyncParsableCommand {
         if !force && FileManager.default.fileExists(atPath: output) {
             throw CommandFailure("\(output) exists: use --force to replace it", code: ExitCodes.cannotCreate)
         }
-        _ = try ArchiveOpening.open(archive)
+        let reader = try ArchiveOpening.open(archive)
         var options = RefreshOptions(olderThan: olderThan?.seconds, sameOrigin: sameOrigin, concurrency: concurrency, rate: rate, timeout: timeout, redate: redate)
         if let origin {
-            let parts = origin.split(separator: "=", maxSplits: 1).map(String.init)
-            options.origin = (Self.folder(parts[0]), Self.folder(parts[1]))
+            let parts = Self.originParts(origin)
+            let archived: String? = parts.count == 2 ? parts[0] : try withFile(archive) { try reader.metadata.baseURL }
+            guard let archived else {
+                throw ValidationError("\(archive) names no base URL: give --origin ARCHIVED=LIVE")
+            }
+            options.origin = (Self.folder(archived), Self.folder(parts.last!))
         }
         let started = Date()
         let progress = ProgressReporter(label: "refreshing", quiet: quiet || json, unit: "URLs")
@@ -114,6 +121,16 @@ struct Refresh: AsyncParsableCommand {
                 output, summary.asked, summary.notModified, summary.unchanged, summary.changed, summary.gone, summary.redirected,
                 summary.failed, ProgressReporter.size(summary.bytesFetched), ProgressReporter.size(size), seconds))
         }
+    }
+
+    /// `[ARCHIVED, LIVE]` or `[LIVE]`: split at the `=` that starts the second URL.
+    static func originParts(_ value: String) -> [String] {
+        for marker in ["=http://", "=https://"] {
+            if let range = value.range(of: marker) {
+                return [String(value[..<range.lowerBound]), String(value[value.index(after: range.lowerBound)...])]
+            }
+        }
+        return [value]
     }
 
     /// A URL prefix that ends with `/`.

@@ -164,7 +164,7 @@ public struct ArchiveRefresher: Sendable {
         to path: String
     ) throws {
         let writer = try ArchiveWriter(
-            path: path, options: .init(overwrite: true, compressionLevel: recipe.level, dictionaryInterval: recipe.dictionaryInterval))
+            path: path, options: .init(overwrite: true, recipe: recipe))
         writer.metadata = metadata
         if !options.redate {
             // When the records the origin confirmed were last checked, without re-dating each one.

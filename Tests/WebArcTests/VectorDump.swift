@@ -99,6 +99,7 @@ enum VectorDump {
         }
         if let writer = metadata.writer {
             var entry: [String: Any] = ["level": writer.level, "dictionaryInterval": writer.dictionaryInterval]
+            entry["zstdLevel"] = writer.zstdLevel
             if !writer.order.isTreeOrder { entry["order"] = writer.order.runs.map { [$0.start, $0.length] } }
             archive["writer"] = entry
         }
@@ -126,7 +127,7 @@ enum VectorDump {
             let runs = (writer["order"] as? [[NSNumber]] ?? []).flatMap { run in (0..<run[1].intValue).map { run[0].intValue + $0 } }
             metadata.writer = WriterRecipe(
                 level: (writer["level"] as! NSNumber).intValue, dictionaryInterval: (writer["dictionaryInterval"] as! NSNumber).intValue,
-                order: InsertionOrder(positions: runs))
+                zstdLevel: (writer["zstdLevel"] as? NSNumber)?.intValue, order: InsertionOrder(positions: runs))
         }
         if let target = archive["target"] as? [String: Any] {
             metadata.target = UpdateTarget(
@@ -152,7 +153,9 @@ enum VectorDump {
         let settings = recipe["writer"] as? [String: Any]
         let interval = (settings?["dictionaryInterval"] as? NSNumber)?.intValue ?? 0
         let level = (settings?["level"] as? NSNumber)?.intValue ?? 1
-        let writer = try ArchiveWriter(path: path, options: .init(compressionLevel: level, dictionaryInterval: interval), bases: bases)
+        let zstdLevel = (settings?["zstdLevel"] as? NSNumber)?.intValue
+        let writer = try ArchiveWriter(
+            path: path, options: .init(compressionLevel: level, dictionaryInterval: interval, zstdLevel: zstdLevel), bases: bases)
         writer.metadata = metadata(recipe["archive"] as? [String: Any] ?? [:])
         func headers(_ value: Any?) -> [HTTPHeader] { (value as? [[String]] ?? []).map { HTTPHeader($0[0], $0[1]) } }
         for case let record as [String: Any] in recipe["records"] as? [Any] ?? [] {

@@ -14,9 +14,13 @@ enum ZstdDelta {
     /// The level of Appendix C step 14: on 256 KiB chunks it finds the same matches as level 19
     /// (a page given one added line: 70 bytes at 3, 9 and 19) at a tenth of its time.
     static let level: Int32 = 9
+    /// The levels `ZSTD_compress_usingDict` takes that a writer may record (spec §7.3 `Writer.zstdLevel`).
+    static let levels: ClosedRange<Int32> = 1...22
 
     /// The frame coding `raw` against `reference`, or nil when it is not shorter than `limit`.
-    static func encode(_ raw: UnsafeRawBufferPointer, reference: UnsafeRawBufferPointer, shorterThan limit: Int) -> [UInt8]? {
+    static func encode(
+        _ raw: UnsafeRawBufferPointer, reference: UnsafeRawBufferPointer, shorterThan limit: Int, level: Int32 = ZstdDelta.level
+    ) -> [UInt8]? {
         guard raw.count > 0, !startsWithDictionaryMagic(reference), let context = ZSTD_createCCtx() else { return nil }
         defer { ZSTD_freeCCtx(context) }
         var output = [UInt8](repeating: 0, count: ZSTD_compressBound(raw.count))

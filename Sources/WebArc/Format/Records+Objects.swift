@@ -30,6 +30,7 @@ enum RecordObjects {
         object.set("level", .uint(UInt64(recipe.level)))
         object.set("dictionaryInterval", .uint(UInt64(recipe.dictionaryInterval)))
         object.set("order", recipe.order.isTreeOrder ? nil : .bytes(recipe.order.encoded()))
+        object.set("zstdLevel", recipe.zstdLevel.map { .uint(UInt64($0)) })
         return object
     }
 
@@ -111,13 +112,17 @@ enum RecordObjects {
         guard level <= 12, interval <= UInt64(Int32.max) else {
             throw object.corrupt("writer level \(level) or dictionary interval \(interval) out of range")
         }
+        let zstdLevel = try object.uint("zstdLevel")
+        if let zstdLevel, !(ZstdDelta.levels ~= Int32(clamping: zstdLevel)) {
+            throw object.corrupt("writer zstdLevel \(zstdLevel) out of range (1 to 22)")
+        }
         let order: InsertionOrder
         do {
             order = try object.byteString("order").map(InsertionOrder.init(encoded:)) ?? InsertionOrder()
         } catch let problem as InsertionOrder.Problem {
             throw object.corrupt(problem.description)
         }
-        return WriterRecipe(level: Int(level), dictionaryInterval: Int(interval), order: order)
+        return WriterRecipe(level: Int(level), dictionaryInterval: Int(interval), zstdLevel: zstdLevel.map { Int($0) }, order: order)
     }
 
     static func target(_ object: DecodedObject) throws -> UpdateTarget {

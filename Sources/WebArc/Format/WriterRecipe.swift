@@ -7,14 +7,17 @@ public struct WriterRecipe: Equatable, Sendable {
     public var level: Int
     /// Appendix C step 13's dictionary interval; 0: no dictionaries.
     public var dictionaryInterval: Int
+    /// Appendix C step 15's Zstandard level (1 to 22); nil: step 15 off.
+    public var zstdLevel: Int?
     /// The record-tree positions of the records in the order they were given to the writer, as
     /// runs; empty when that order is the tree's own.
     public var order: InsertionOrder
 
     /// Makes a recipe.
-    public init(level: Int, dictionaryInterval: Int, order: InsertionOrder = InsertionOrder()) {
+    public init(level: Int, dictionaryInterval: Int, zstdLevel: Int? = nil, order: InsertionOrder = InsertionOrder()) {
         self.level = level
         self.dictionaryInterval = dictionaryInterval
+        self.zstdLevel = zstdLevel
         self.order = order
     }
 }

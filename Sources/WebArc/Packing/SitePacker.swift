@@ -23,6 +23,9 @@ public struct SitePacker {
         public var compressionLevel: Int
         /// Bodies per dictionary anchor (spec Appendix C step 13); 0: no dictionaries.
         public var dictionaryInterval: Int = SitePacker.defaultDictionaryInterval
+        /// Zstandard level for bodies with a dictionary (spec Appendix C step 15; see
+        /// ``ArchiveWriter/Options/zstdLevel``); nil: LZ4 only.
+        public var zstdLevel: Int?
         /// Files larger than this stream through the workers chunk by chunk (memory stays at a few
         /// chunks whatever their size); smaller ones are read whole. Both use every core.
         public var streamingThreshold: UInt64 = SitePacker.parallelLimit
@@ -32,9 +35,10 @@ public struct SitePacker {
         /// Makes options.
         public init(
             baseURL: String = "http://localhost/", outsideLinks: OutsideLinkPolicy = .refuse, skipUnreadable: Bool = false,
-            overwrite: Bool = false, created: Date? = nil, compressionLevel: Int = SitePacker.defaultLevel
+            overwrite: Bool = false, created: Date? = nil, compressionLevel: Int = SitePacker.defaultLevel, zstdLevel: Int? = nil
         ) {
             self.compressionLevel = compressionLevel
+            self.zstdLevel = zstdLevel
             self.baseURL = baseURL.hasSuffix("/") ? baseURL : baseURL + "/"
             self.outsideLinks = outsideLinks
             self.skipUnreadable = skipUnreadable
@@ -88,8 +92,10 @@ public struct SitePacker {
     /// stores about as much as `tar | lz4 -1` at a fraction of LZ4HC's time (issue 11; measured in
     /// `Tools/bench/pack-bench.sh`).
     public static let defaultLevel = 1
-    /// The level `--best` means: LZ4HC 12, as `lz4 --best`.
+    /// The LZ4 level `--best` means: LZ4HC 12, as `lz4 --best` (anchors and what Zstandard does not shrink).
     public static let bestLevel = 12
+    /// The Zstandard level `--best` adds (spec Appendix C step 15), as `zstd -19`.
+    public static let bestZstdLevel = 19
     /// Bodies per dictionary anchor unless told (spec Appendix C step 13).
     public static let defaultDictionaryInterval = 32
 
@@ -125,7 +131,8 @@ public struct SitePacker {
         let writer = try ArchiveWriter(
             path: output,
             options: .init(
-                overwrite: options.overwrite, compressionLevel: options.compressionLevel, dictionaryInterval: options.dictionaryInterval))
+                overwrite: options.overwrite, compressionLevel: options.compressionLevel, dictionaryInterval: options.dictionaryInterval,
+                zstdLevel: options.zstdLevel))
         let totalBytes = files.reduce(UInt64(0)) { $0 + $1.size }
         var doneBytes: UInt64 = 0
         let pipeline = PackPipeline(

@@ -166,9 +166,16 @@ extension ArchiveReader {
             }
             raw = LZ4.decode(stored, rawLength: Int(chunk.rawLength), dictionary: dictionary[...])
         case .zstdDelta:
-            // The reference (verified by its own digest) is decoded for each delta chunk: a body's
-            // delta chunks name different references, and a delta is read once when applied.
-            let history = try decode(chunk.reference!, context, role: .deltaReference)
+            // The reference is verified by its own digest when decoded, then kept: the chunks of
+            // a Zstandard archive's bodies share their anchor's (an update's name different ones).
+            let reference = chunk.reference!
+            let history: [UInt8]
+            if let cached = referenceCache.withLock({ $0.value(for: reference) }) {
+                history = cached
+            } else {
+                history = try decode(reference, context, role: .deltaReference)
+                referenceCache.withLock { $0.insert(history, for: reference, cost: history.count) }
+            }
             raw = ZstdDelta.decode(stored, rawLength: Int(chunk.rawLength), reference: history)
         case nil: raw = nil
         }

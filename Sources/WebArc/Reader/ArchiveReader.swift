@@ -42,6 +42,9 @@ public final class ArchiveReader: Sendable {
     /// Verified codec-2 dictionaries (the last 64 KiB of a chunk) by the chunk that holds them: a
     /// writer codes many bodies against one (spec Appendix C step 13).
     let dictionaryCache = Mutex(LRUCache<ChunkEntry, [UInt8]>(maxCount: 16, maxCost: 1 << 20))
+    /// Verified codec-3 references (whole decoded chunks) by their entry: a Zstandard archive codes
+    /// every chunk of many bodies against an anchor's chunk (spec Appendix C step 15).
+    let referenceCache = Mutex(LRUCache<ChunkEntry, [UInt8]>(maxCount: 8, maxCost: 2 << 20))
 
     /// Opens the archive at `path`.
     ///

@@ -48,7 +48,7 @@ public struct UpdateApplier {
         var metadata = target.archive
         metadata.target = nil
         let writer = try ArchiveWriter(
-            path: path, options: .init(overwrite: overwrite, compressionLevel: recipe.level, dictionaryInterval: recipe.dictionaryInterval))
+            path: path, options: .init(overwrite: overwrite, recipe: recipe))
         writer.metadata = metadata
         try writer.failing {
             for (done, position) in order.enumerated() {

@@ -47,7 +47,7 @@ extension ArchiveWriter {
         return try failing {
             if slot.isAnchor {
                 let last = try entry.chunks.last.map { $0.layer == 0 ? try readChunk($0) : try readBaseChunk($0) } ?? []
-                noteAnchor(tail: DictionaryAnchors.tail(ofBody: last), entry: entry)
+                noteAnchor(lastChunk: last, entry: entry)
             }
             return note(entry, deduplicated: true)
         }
@@ -70,7 +70,7 @@ extension ArchiveWriter {
                 { Array(raw[start..<min(start + ChunkEntry.maxRawLength, raw.count)]) }
             }
             if let existing = try findEqual(digest: digest, length: UInt64(raw.count), sha256: nil, chunks: pieces) {
-                if slot.isAnchor { noteAnchor(tail: DictionaryAnchors.tail(ofBody: raw), entry: existing) }
+                if slot.isAnchor { noteAnchor(lastChunk: Array(DictionaryAnchors.lastChunk(ofBody: raw)), entry: existing) }
                 return note(existing, deduplicated: true)
             }
             let prepared = raw.withUnsafeBytes {
@@ -121,6 +121,10 @@ extension ArchiveWriter {
                     try output.append(delta.frame)
                     continue
                 }
+                if previous == nil, let entry = try appendZstdChunk(chunk, slot: slot) {
+                    entries.append(entry)
+                    continue
+                }
                 sawRaw = sawRaw || chunk.codec == .raw
                 let reference = chunk.codec == .lz4Dictionary ? try dictionaryReference() : nil
                 entries.append(ChunkEncoder.entry(for: chunk, at: output.length, dictionaryReference: reference))
@@ -130,14 +134,36 @@ extension ArchiveWriter {
         }
         if slot.isAnchor {
             let last = try prepared.chunks.last.map { try ChunkEncoder.decode($0) } ?? []
-            noteAnchor(tail: DictionaryAnchors.tail(ofBody: last), entry: entry)
+            noteAnchor(lastChunk: last, entry: entry)
         }
         return note(entry, deduplicated: deduplicated)
     }
 
-    /// Makes the body just added at an anchor position the dictionary of the next ones.
-    func noteAnchor<C: Collection>(tail: C, entry: BodyEntry) where C.Element == UInt8 {
-        anchors.setAnchor(tail: tail.isEmpty ? nil : LZ4Dictionary(tail), lastChunk: entry.chunks.last)
+    /// Makes the body just added at an anchor position, whose last chunk decodes to `lastChunk`,
+    /// the dictionary of the next ones.
+    func noteAnchor(lastChunk: [UInt8], entry: BodyEntry) {
+        anchors.setAnchor(lastChunkBytes: lastChunk, lastChunk: entry.chunks.last)
+    }
+
+    /// Stores `chunk` of a body at `slot` as a Zstandard frame against the anchor's reference
+    /// chunk when the writer has a Zstandard level and that frame is shorter than the chunk's
+    /// other coding (spec Appendix C step 15), and returns its entry; nil when it does not apply
+    /// or does not pay (nothing is written then).
+    func appendZstdChunk(_ chunk: ChunkEncoder.Encoded, slot: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?)) throws -> ChunkEntry? {
+        guard let level = options.zstdLevel, slot.dictionary != nil, chunk.codec != .raw, let history = anchors.history else { return nil }
+        let raw = try ChunkEncoder.decode(chunk)
+        let frame = raw.withUnsafeBytes { raw in
+            history.withUnsafeBytes { ZstdDelta.encode(raw, reference: $0, shorterThan: chunk.stored.count, level: Int32(level)) }
+        }
+        guard let frame, UInt64(chunk.rawLength) <= FormatBounds.maxDecodeRatio * UInt64(frame.count) + UInt64(history.count) else {
+            return nil
+        }
+        let reference = try dictionaryReference()
+        let entry = ChunkEntry(
+            offset: output.length, storedLength: UInt32(frame.count), rawLength: UInt32(chunk.rawLength), digest: chunk.digest,
+            reference: reference)
+        try output.append(frame)
+        return entry
     }
 
     /// The chunk holding the current anchor's dictionary: the anchor's last chunk, or a dictionary
@@ -231,11 +257,15 @@ extension ArchiveWriter {
                     ChunkEncoder.encode($0, level: writer.options.compressionLevel, dictionary: dictionary, storeRaw: sawRaw, digest: given.digest)
                 }
             }
+            if slot.isAnchor { lastRaw = try ChunkEncoder.decode(chunk) }
+            if let entry = try writer.appendZstdChunk(chunk, slot: slot) {
+                entries.append(entry)
+                return
+            }
             sawRaw = sawRaw || chunk.codec == .raw
             let reference = chunk.codec == .lz4Dictionary ? try writer.dictionaryReference() : nil
             entries.append(ChunkEncoder.entry(for: chunk, at: writer.output.length, dictionaryReference: reference))
             try writer.output.append(chunk.stored)
-            if slot.isAnchor { lastRaw = try ChunkEncoder.decode(chunk) }
         }
 
         mutating func finish(digest: BodyDigest, sha256: SHA256Hash, length: UInt64) throws -> StoredBody {
@@ -260,7 +290,7 @@ extension ArchiveWriter {
                     try writer.output.rollBack(to: start)
                     writer.anchors.reference = referenceBefore
                 }
-                if slot.isAnchor { writer.noteAnchor(tail: DictionaryAnchors.tail(ofBody: lastRaw), entry: entry) }
+                if slot.isAnchor { writer.noteAnchor(lastChunk: lastRaw, entry: entry) }
                 return writer.note(entry, deduplicated: deduplicated)
             }
         }
@@ -271,7 +301,8 @@ extension ArchiveWriter {
     func readChunk(_ entry: ChunkEntry) throws -> [UInt8] {
         let stored = try output.read(at: entry.offset, count: Int(entry.storedLength))
         if let reference = entry.reference {
-            guard let raw = ZstdDelta.decode(stored, rawLength: Int(entry.rawLength), reference: try readBaseChunk(reference)) else {
+            let history = reference.layer == 0 ? try readChunk(reference) : try readBaseChunk(reference)
+            guard let raw = ZstdDelta.decode(stored, rawLength: Int(entry.rawLength), reference: history) else {
                 throw WebArcError.corruptChunk(body: BodyReference(digest: BodyDigest.ofEmpty), chunk: 0, offset: entry.offset)
             }
             return raw

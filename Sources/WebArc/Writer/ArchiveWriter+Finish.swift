@@ -27,7 +27,7 @@ extension ArchiveWriter {
             var treePositions = [Int](repeating: 0, count: sorted.count)
             for (position, record) in sorted.enumerated() { treePositions[record.order] = position }
             metadata.writer = WriterRecipe(
-                level: options.compressionLevel, dictionaryInterval: options.dictionaryInterval,
+                level: options.compressionLevel, dictionaryInterval: options.dictionaryInterval, zstdLevel: options.zstdLevel,
                 order: InsertionOrder(positions: treePositions))
             let recordRoot = try writeRecordTree(sorted)
             let metadataRaw = MetadataPage.encode(object: RecordObjects.archive(metadata).encoded())

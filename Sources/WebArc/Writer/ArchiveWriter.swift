@@ -26,12 +26,24 @@ public final class ArchiveWriter {
         /// Every this many bodies added, one is an anchor whose last chunk is the dictionary of the
         /// next ones' first chunks (codec 2, spec Appendix C step 13); 0: no dictionaries.
         public var dictionaryInterval: Int
+        /// Also code the chunks of bodies that have a dictionary as Zstandard frames at this level
+        /// against the anchor's last chunk, where that is shorter (codec 3, spec Appendix C step
+        /// 15): much smaller, slower to write and to read; nil (the default): LZ4 only.
+        public var zstdLevel: Int?
 
         /// Makes options.
-        public init(overwrite: Bool = false, compressionLevel: Int = 1, dictionaryInterval: Int = 0) {
+        public init(overwrite: Bool = false, compressionLevel: Int = 1, dictionaryInterval: Int = 0, zstdLevel: Int? = nil) {
             self.overwrite = overwrite
             self.compressionLevel = compressionLevel
             self.dictionaryInterval = dictionaryInterval
+            self.zstdLevel = zstdLevel
+        }
+
+        /// The options that write an archive the way `recipe` says.
+        public init(overwrite: Bool = false, recipe: WriterRecipe) {
+            self.init(
+                overwrite: overwrite, compressionLevel: recipe.level, dictionaryInterval: recipe.dictionaryInterval,
+                zstdLevel: recipe.zstdLevel)
         }
     }
 

@@ -18,6 +18,9 @@ struct DictionaryAnchors {
     private(set) var dictionary: LZ4Dictionary?
     /// The chunk that holds the dictionary's bytes, once known or stored.
     var reference: ChunkEntry?
+    /// What Zstandard bodies are coded against (spec Appendix C step 15): the whole decoded bytes
+    /// of the reference, so the anchor's last chunk when it serves, the dictionary's bytes otherwise.
+    private(set) var history: [UInt8]?
 
     init(interval: Int) { self.interval = max(0, interval) }
 
@@ -48,13 +51,23 @@ struct DictionaryAnchors {
         return (position, anchor, anchor ? nil : dictionary)
     }
 
-    /// Records the anchor just added: its last chunk's tail and, when usable, the chunk holding it.
-    mutating func setAnchor(tail: LZ4Dictionary?, lastChunk: ChunkEntry?) {
-        dictionary = tail
-        if let lastChunk, lastChunk.layer == 0, lastChunk.codec == .raw || lastChunk.codec == .lz4 {
+    /// The bytes of a body's last chunk as a writer cuts it (spec §6.3).
+    static func lastChunk<C: BidirectionalCollection>(ofBody body: C) -> C.SubSequence where C.Element == UInt8 {
+        let count = body.count
+        return body.suffix(count == 0 ? 0 : (count - 1) % ChunkEntry.maxRawLength + 1)
+    }
+
+    /// Records the anchor just added from the decoded bytes of its last chunk and, when usable as
+    /// the reference (stored here as codec 0 or 1), the entry of that chunk.
+    mutating func setAnchor(lastChunkBytes: [UInt8], lastChunk: ChunkEntry?) {
+        let tail = Self.tail(ofBody: lastChunkBytes)
+        dictionary = tail.isEmpty ? nil : LZ4Dictionary(tail)
+        if let lastChunk, lastChunk.layer == 0, lastChunk.codec == .raw || lastChunk.codec == .lz4, !lastChunkBytes.isEmpty {
             reference = lastChunk
+            history = lastChunkBytes
         } else {
             reference = nil
+            history = dictionary?.bytes
         }
     }
 }

@@ -75,7 +75,7 @@ struct Info: ParsableCommand {
                 "metadata": Dictionary(metadata.entries.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first }),
                 "bases": metadata.bases.map { ["digest": SignatureText.hex($0.digest), "archiveLength": $0.archiveLength, "name": $0.name ?? NSNull()] as [String: Any] },
                 "target": metadata.target.map { ["digest": SignatureText.hex($0.digest), "archiveLength": $0.archiveLength] as [String: Any] } ?? NSNull(),
-                "writer": metadata.writer.map { ["level": $0.level, "dictionaryInterval": $0.dictionaryInterval, "runs": $0.order.runs.count] as [String: Any] } ?? NSNull(),
+                "writer": metadata.writer.map { ["level": $0.level, "dictionaryInterval": $0.dictionaryInterval, "zstdLevel": $0.zstdLevel.map { $0 as Any } ?? NSNull(), "runs": $0.order.runs.count] as [String: Any] } ?? NSNull(),
             ] as [String: Any])
             return
         }
@@ -102,7 +102,8 @@ struct Info: ParsableCommand {
         var lines: [(String, String)] = []
         if let writer = metadata.writer {
             let dictionaries = writer.dictionaryInterval > 0 ? "dictionaries every \(writer.dictionaryInterval) bodies" : "no dictionaries"
-            lines.append(("writer", "level \(writer.level), \(dictionaries)" + (writer.order.isTreeOrder ? "" : ", \(writer.order.runs.count) order runs")))
+            let zstd = writer.zstdLevel.map { ", Zstandard \($0)" } ?? ""
+            lines.append(("writer", "level \(writer.level)\(zstd), \(dictionaries)" + (writer.order.isTreeOrder ? "" : ", \(writer.order.runs.count) order runs")))
         }
         for (index, base) in metadata.bases.enumerated() {
             lines.append(("base \(index + 1)", "\(base.name ?? "?") (archive digest \(SignatureText.hex(base.digest)), \(ProgressReporter.size(base.archiveLength)))"))

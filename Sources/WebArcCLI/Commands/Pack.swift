@@ -50,8 +50,14 @@ struct Pack: ParsableCommand {
     @Option(help: "LZ4 level: 1 fastest (the default), 3–12 LZ4HC (smaller archive, slower to pack, same read speed).")
     var level: Int = SitePacker.defaultLevel
 
-    @Flag(help: "Smallest archive: LZ4HC level 12, as lz4 --best (same read speed, much slower to pack).")
+    @Flag(help: ArgumentHelp(
+        "Smallest archive: LZ4HC 12, and Zstandard 19 against each anchor page (--zstd 19): about ZIM's size, much slower to pack, slower to read."))
     var best = false
+
+    @Option(help: ArgumentHelp(
+        "Also code pages as Zstandard at this level (1–22) against an earlier page where that is smaller (smaller archive, slower to pack and read).",
+        valueName: "LEVEL"))
+    var zstd: Int?
 
     @Option(name: .customLong("base"), help: ArgumentHelp(
         "Write an update over this archive instead of a whole archive; repeat for a stack, top first.", valueName: "OLD.webarc"))
@@ -69,6 +75,8 @@ struct Pack: ParsableCommand {
     func validate() throws {
         guard (1...12).contains(level) else { throw ValidationError("--level must be 1 to 12, got \(level)") }
         if best && level != SitePacker.defaultLevel { throw ValidationError("--best and --level exclude each other") }
+        if best && zstd != nil { throw ValidationError("--best and --zstd exclude each other") }
+        if let zstd, !(1...22).contains(zstd) { throw ValidationError("--zstd must be 1 to 22, got \(zstd)") }
         if followOutside && skipOutside { throw ValidationError("--follow-outside and --skip-outside exclude each other") }
         guard baseURL.hasPrefix("http://") || baseURL.hasPrefix("https://"), (try? URLKey.canonicalize(baseURL)) != nil else {
             throw ValidationError("--base-url must be an absolute http(s) URL, got \(baseURL)")
@@ -77,7 +85,8 @@ struct Pack: ParsableCommand {
 
     func run() throws {
         let policy: OutsideLinkPolicy = followOutside ? .follow : skipOutside ? .skip : .refuse
-        let packer = SitePacker(options: .init(baseURL: baseURL, outsideLinks: policy, skipUnreadable: skipUnreadable, overwrite: force, compressionLevel: best ? SitePacker.bestLevel : level))
+        let packer = SitePacker(options: .init(baseURL: baseURL, outsideLinks: policy, skipUnreadable: skipUnreadable, overwrite: force, compressionLevel: best ? SitePacker.bestLevel : level,
+            zstdLevel: best ? SitePacker.bestZstdLevel : zstd))
         let progress = ProgressReporter(label: "packing", quiet: quiet)
         let started = Date()
         let summary: SitePacker.Summary

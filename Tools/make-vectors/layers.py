@@ -9,7 +9,7 @@
   stack answers the same key with, Appendix C step 14); a `Tombstone` (method and URL of the
   stack's record) for every key `new` dropped; `Archive.target` naming `new`.
 - `apply(stack)`: writes the layered view as `target.archive` says (level, dictionary interval,
-  order), appends `target.appendix`, and checks the result against `target` (`bad-target`).
+  order, Zstandard level), appends `target.appendix`, and checks the result against `target` (`bad-target`).
 """
 
 import base64
@@ -132,9 +132,11 @@ def apply(stack: list[Archive]) -> bytes:
     writer = target["archive"]["writer"]
     runs = writer.get("order") or ([[0, len(view)]] if view else [])
     order = positions(runs, len(view), at)
+    settings = {"level": writer["level"], "dictionaryInterval": writer["dictionaryInterval"]}
+    if "zstdLevel" in writer:                                       # Appendix C step 15 (2.1.1)
+        settings["zstdLevel"] = writer["zstdLevel"]
     recipe = {"archive": {k: v for k, v in target["archive"].items() if k != "writer"},
-              "writer": {"level": writer["level"], "dictionaryInterval": writer["dictionaryInterval"]},
-              "records": [view[p] for p in order]}
+              "writer": settings, "records": [view[p] for p in order]}
     result = write(recipe)
     if len(result) != target["archiveLength"] or hashlib.sha256(result[-256:]).hexdigest() != target["digest"]:
         raise WebarcError("bad-target", None, f"the applied update gives archive digest "

@@ -146,7 +146,8 @@ def valid_vectors() -> dict[str, Vector]:
     out: dict[str, Vector] = {}
     plain = {"empty": vv.empty(), "minimal": vv.minimal(), "site": vv.site(), "dedup": vv.dedup(),
              "multichunk": vv.multichunk(), "captures": vv.captures(), "canonical": vv.canonical(SPEC),
-             "collision": vv.collision(), "large": vv.large(), "dictionary": vv.dictionary(), "anchors": vv.anchors()}
+             "collision": vv.collision(), "large": vv.large(), "dictionary": vv.dictionary(), "anchors": vv.anchors(),
+             "best": vv.best()}
     for name, recipe in plain.items():
         out[name] = Vector(recipe, write(recipe))
     site = Archive(out["site"].data)
@@ -191,7 +192,14 @@ def delta_vectors(out: dict[str, Vector]) -> None:
     out["delta-dictionary"] = Vector(recipe, write(recipe, [base]), bases=["delta-base"])
     recipe = vv.delta_raw(base.archive_digest, base.archive_length)
     out["delta-raw"] = Vector(recipe, write(recipe, [base]), bases=["delta-base"])
-    for name, result in (("delta", "delta-result"), ("delta-stacked", "delta-stacked-result")):
+    recipe = vv.best_release_2()
+    out["best-result"] = Vector(recipe, write(recipe))
+    best = Archive(out["best"].data)
+    update = layers.diff(Archive(out["best-result"].data), recipe, [best], ["best.webarc"],
+                         {"created": vv.NOV_25, "creator": "make-vectors 2.1.1"})
+    out["best-delta"] = Vector(update, write(update, [best]), bases=["best"])
+    for name, result in (("delta", "delta-result"), ("delta-stacked", "delta-stacked-result"),
+                         ("best-delta", "best-result")):
         applied = layers.apply(opened_bases(out, [name] + out[name].bases))
         assert applied == out[result].data, f"applying {name} does not give {result}"
 
@@ -235,10 +243,12 @@ def check_valid(name: str, vector: Vector, vectors: dict[str, Vector]) -> dict:
 
 
 def expected_writer(recipe: dict, dump: dict) -> dict:
-    """Appendix C step 7 and §13.2, found from the dump: the recipe's level and dictionary interval,
-    and the record-tree position (in the dump) of each recipe record, in recipe order, as runs."""
+    """Appendix C step 7 and §13.2, found from the dump: the recipe's level, dictionary interval and
+    Zstandard level (step 15, when given), and the record-tree position (in the dump) of each recipe record, in recipe order, as runs."""
     settings = recipe.get("writer", {})
     out = {"level": settings.get("level", 1), "dictionaryInterval": settings.get("dictionaryInterval", 0)}
+    if "zstdLevel" in settings:
+        out["zstdLevel"] = settings["zstdLevel"]
     tree = [to_json(recipe_record(r)) for r in dump["records"]]
     positions, used = [], set()
     for record in recipe["records"]:
@@ -306,7 +316,63 @@ def check_pins(dumps: dict[str, dict], vectors: dict[str, Vector]) -> None:
     assert c[0]["dictionary"] == d[0]["dictionary"] and c[0]["dictionary"]["offset"] not in {x["offset"] for x in a + b}
     assert c[0]["dictionary"]["offset"] + c[0]["dictionary"]["storedLength"] == c[0]["offset"], "dictionary chunk right before C"
     assert f[0]["dictionary"]["offset"] == e[1]["offset"] and e[1]["rawLength"] < 262_144
+    check_best_pins(dumps, vectors)
     check_delta_pins(dumps, vectors)
+
+
+def check_best_pins(dumps: dict[str, dict], vectors: dict[str, Vector]) -> None:
+    """`best`: every case of Appendix C step 15 (Zstandard level 3, dictionary interval 3)."""
+    dump = dumps["best"]
+    level = vv.BEST_ZSTD_LEVEL
+    assert dump["archive"]["writer"]["zstdLevel"] == level and dump["archive"]["writer"]["dictionaryInterval"] == 3
+    assert dump["trailer"]["requiredFeatures"] == 0b110
+    records = {r["url"].rsplit("/", 1)[-1]: r for r in dump["records"]}
+    by_md5 = {b["md5"]: b["chunks"] for b in dump["bodies"]}
+    raw = {r["url"].rsplit("/", 1)[-1]: base64.b64decode(r["body"]) for r in vectors["best"].recipe["records"]}
+    (manual, page, book, page_copy, data, faq, news, short, faq_copy) = (
+        by_md5[records[n]["bodyMD5"]] for n in ("manual.html", "page.html", "book.txt", "page-copy.html", "data.bin",
+                                                "faq.html", "news.html", "short.txt", "faq-copy.html"))
+    codecs = [[c["codec"] for c in x] for x in (manual, page, book, page_copy, data, faq, news, short, faq_copy)]
+    assert codecs == [[1], [3], [3, 3], [3], [0, 0], [3], [1], [2], [3]], codecs
+    # 0, 6: anchors are not affected (news.html's frame against the reference before it would have won)
+    dictionary_bytes = raw["page.html"][-65_536:]
+    assert len(zstdblock.compress_with_dict(raw["news.html"], dictionary_bytes, level)) < news[0]["storedLength"]
+    # 1: against the anchor's whole chunk (90 090 bytes), not only its last 64 KiB; its codec-2 coding pays
+    anchor = manual[0]
+    assert anchor["rawLength"] > 65_536 and page[0]["reference"] == anchor
+    assert page[0]["storedLength"] < len(zstdblock.compress_with_dict(raw["page.html"], raw["manual.html"][-65_536:], level))
+    assert len(lz4block.compress_with_dict(raw["page.html"], raw["manual.html"][-65_536:])) < page[0]["rawLength"]
+    # 2: every chunk against the same reference; the second chunk's other coding is codec 1 (no
+    # dictionary): its frame is longer than its LZ4 block with the dictionary, shorter than without
+    assert [c["rawLength"] for c in book] == [262_144, 60] and all(c["reference"] == anchor for c in book)
+    tail = raw["book.txt"][262_144:]
+    assert len(lz4block.compress_with_dict(tail, raw["manual.html"][-65_536:])) < book[1]["storedLength"] < \
+        len(lz4block.compress(tail)) < len(tail)
+    # 3, 8: a body equal to a stored one takes its entry (an anchor too)
+    assert page_copy == page and faq_copy == faq
+    # 4: the other coding of the first chunk is raw, so no frame is tried (one would win), and the
+    # second chunk is raw untried (LZ4 would code it); no dictionary chunk is stored for it
+    assert data[0]["offset"] == book[1]["offset"] + book[1]["storedLength"]
+    assert len(zstdblock.compress_with_dict(raw["data.bin"][:262_144], dictionary_bytes, level)) < 262_144
+    assert len(lz4block.compress(raw["data.bin"][262_144:])) < data[1]["rawLength"]
+    # 5: the anchor repeats a body whose chunk is codec 3: the reference is a dictionary chunk (the
+    # body's last 64 KiB, codec 1), stored right before the first chunk naming it, a codec-3 one
+    d = faq[0]["reference"]
+    assert (d["codec"], d["layer"], d["rawLength"]) == (1, 0, 65_536) and d["digest"] == hashlib.sha256(dictionary_bytes).hexdigest()
+    assert d["offset"] == data[1]["offset"] + data[1]["storedLength"] and d["offset"] + d["storedLength"] == faq[0]["offset"]
+    # 7: a frame as long as the LZ4 block with the dictionary: codec 2 kept (reference: news.html's chunk)
+    assert short[0]["dictionary"] == news[0]
+    assert len(zstdblock.compress_with_dict(raw["short.txt"], raw["news.html"], level)) == short[0]["storedLength"]
+    # best-delta: its target's Writer has the Zstandard level (applying it uses step 15), its own none
+    target = dumps["best-delta"]["archive"]["target"]
+    assert target["archive"] == dumps["best-result"]["archive"] and target["archive"]["writer"]["zstdLevel"] == level
+    assert "zstdLevel" not in dumps["best-delta"]["archive"]["writer"]
+    result_chunks = {b["md5"]: b["chunks"] for b in dumps["best-result"]["bodies"]}
+    result = {r["url"].rsplit("/", 1)[-1]: result_chunks[r["bodyMD5"]] for r in dumps["best-result"]["records"]}
+    assert [[c["codec"] for c in result[n]] for n in ("manual.html", "page.html", "faq.html", "news.html", "extra.html",
+                                                       "short.txt")] == [[1], [3], [3], [1], [3], [2]]
+    recipe = dict(vectors["best-result"].recipe, writer={"dictionaryInterval": 3})
+    assert write(recipe) != vectors["best-result"].data, "best-result does not depend on step 15"
 
 
 def check_delta_pins(dumps: dict[str, dict], vectors: dict[str, Vector]) -> None:
@@ -403,7 +469,11 @@ def stack_jsons(vectors: dict[str, Vector]) -> dict[str, dict]:
     assert [e["found"] for e in delta["lookups"]] == [True] * 5 + [False] + [True] * 3 + [False], delta
     stacked = stack_json(vectors, "delta-stacked", urls, "delta-stacked-result")
     assert [e.get("layer") for e in stacked["lookups"]] == [0, 0, 1, None, 2, None, 1, 2, 0, None], stacked
-    return {"update": update, "delta": delta, "delta-stacked": stacked}
+    best_urls = ["https://example.com/" + path for path in ("manual.html", "page.html", "book.txt", "faq.html",
+                                                             "extra.html", "short.txt", "missing")]
+    best = stack_json(vectors, "best-delta", best_urls, "best-result")
+    assert [e.get("layer") for e in best["lookups"]] == [0, 1, None, 0, 0, 1, None], best
+    return {"update": update, "delta": delta, "delta-stacked": stacked, "best-delta": best}
 
 
 def write_valid(folder: Path) -> dict[str, Vector]:

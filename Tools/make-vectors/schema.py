@@ -95,6 +95,7 @@ CLASSES = {
         "level": (UINT, True),
         "dictionaryInterval": (UINT, True),
         "order": (BYTES, False),
+        "zstdLevel": (UINT, False),
     },
     "Target": {
         "digest": (BYTES, True),

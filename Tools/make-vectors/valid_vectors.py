@@ -517,3 +517,101 @@ def delta_local(reference_prefix: bytes = b"") -> dict:
         response("https://example.com/v1.html", reference_prefix + v1.encode(), **html),
         response("https://example.com/v2.html", v2, **html),
     ]}
+
+
+# ---------------------------------------------------------------------------- Zstandard bodies (2.1.1, step 15)
+
+BEST_ZSTD_LEVEL = 3          # small, to keep the generator fast (`webarc pack --best` uses 19)
+
+
+def manual_text(length: int, seed: str = "best/manual") -> str:
+    """Manual-like text: numbered lines naming options and words picked by a seeded generator
+    (LZ4 compresses it a few times, not trivially)."""
+    words = ("cache index page chunk body record layer anchor frame window header trailer digest "
+             "offset length level codec reader writer update base target order key value").split()
+    out, line = [], 0
+    size = 0
+    while size < length:
+        noise = hashlib.sha256(f"{seed}:{line}".encode()).digest()
+        w = [words[b % len(words)] for b in noise[:5]]
+        text = f"{line:05d} The {w[0]}-{w[1]} option sets the {w[2]} of each {w[3]}; see {w[4]}.\n"
+        out.append(text)
+        size += len(text)
+        line += 1
+    return "".join(out)[:length]
+
+
+def best() -> dict:
+    """Appendix C step 15 (2.1.1) with dictionary interval 3 and Zstandard level 3, every case:
+    0 anchor manual.html (codec 1: an anchor is not affected), one chunk of 90 000 bytes;
+    1 page.html, 70 000 bytes from the manual's start (beyond its last 64 KiB): codec 3 against the
+      manual's whole chunk;
+    2 book.txt, two chunks, both codec 3 against that same chunk: the first the manual's text
+      continued, the second (60 bytes) a 20-byte passage of the manual's end three times, whose
+      frame is longer than its LZ4 block with the manual's dictionary but shorter than its LZ4 block
+      without one (chunk i > 0 is compared with its coding without a dictionary, codec 1);
+    3 anchor page-copy.html, page.html's body again: its only chunk is codec 3, so the reference is
+      a dictionary chunk (page.html's last 64 KiB);
+    4 data.bin: 70 000 seeded bytes repeated (LZ4 codes it raw; a frame would win but is not tried),
+      then text, raw untried; no dictionary chunk stored yet;
+    5 faq.html: codec 3 against the dictionary chunk, stored right before it;
+    6 anchor news.html (codec 1);
+    7 short.txt, a 26-byte passage of news.html: its LZ4 block with news.html's dictionary (codec 2)
+      and its frame have one length, so codec 2 is kept (codec 3 only when the frame is shorter);
+    8 faq-copy.html, faq.html's body again: the same body entry."""
+    manual = manual_text(90_000)
+    html = dict(headers=HTML, mime="text/html", encoding="utf-8")
+    plain = [["Content-Type", "text/plain"]]
+
+    def wrap(title: str, text: str) -> str:
+        return f"<!DOCTYPE html>\n<html><head><title>{title}</title></head>\n<body><pre>\n{text}</pre></body></html>\n"
+    manual_page = wrap("Manual", manual)
+    lines = manual[:70_000].splitlines(keepends=True)
+    page = wrap("Options", "".join(line + (f"Note {i}: this option changed in 2.1.1.\n" if i % 40 == 39 else "")
+                                   for i, line in enumerate(lines)))
+    passage = manual_page[-2_000:-1_980]
+    book = (manual_text(262_144, "best/manual") + passage * 3).encode()
+    assert len(book) == 262_144 + 60 and book[:90_000] == manual.encode()
+    data = (seeded_bytes("best/data.bin", 70_000) * 4)[:262_144] + manual[:2_000].encode()
+    faq = wrap("FAQ", "".join(f"Q: {line}A: as the manual says.\n" for line in page.splitlines(keepends=True)[-300:-100]))
+    news = wrap("News", manual_text(20_000, "best/news"))
+    short = news[-3_300:-3_274]
+    return {"archive": {"created": NOV_24, "creator": "make-vectors 2.1.1"},
+            "writer": {"dictionaryInterval": 3, "zstdLevel": BEST_ZSTD_LEVEL}, "records": [
+        response("https://example.com/manual.html", manual_page, **html),
+        response("https://example.com/page.html", page, **html),
+        response("https://example.com/book.txt", book, headers=plain, mime="text/plain"),
+        response("https://example.com/page-copy.html", page, **html),
+        response("https://example.com/data.bin", data, headers=[["Content-Type", "application/octet-stream"]],
+                 mime="application/octet-stream"),
+        response("https://example.com/faq.html", faq, **html),
+        response("https://example.com/news.html", news, **html),
+        response("https://example.com/short.txt", short, headers=plain, mime="text/plain"),
+        response("https://example.com/faq-copy.html", faq, **html),
+    ]}
+
+
+def best_release_2() -> dict:
+    """The release after `best`, written whole with the same Writer (best-result.webarc): the FAQ and
+    the news changed, a page added, the book, the data and both copies dropped; records given out
+    of tree order. Step 15 codes its bodies 1, 2 and 4 (applying best-delta must use it):
+    0 anchor manual.html; 1 page.html and 2 faq.html against the manual's chunk; 3 anchor news.html;
+    4 extra.html against the news page's chunk; 5 short.txt."""
+    release = {r["url"].rsplit("/", 1)[-1]: r for r in best()["records"]}
+    html = dict(headers=HTML, mime="text/html", encoding="utf-8")
+    faq = base64.b64decode(release["faq.html"]["body"]).decode().replace(
+        "</pre>", "Q: What is new in 2.1.1?\nA: Zstandard bodies.\n</pre>")
+    news_text = manual_text(20_000, "best/news")
+    news = ("<!DOCTYPE html>\n<html><head><title>News</title></head>\n<body><pre>\n"
+            "2.1.1 is out.\n" + news_text + "</pre></body></html>\n")
+    extra = ("<!DOCTYPE html>\n<html><head><title>Archive</title></head>\n<body><pre>\n"
+             + news_text[4_000:12_000] + "</pre></body></html>\n")
+    return {"archive": {"created": NOV_25, "creator": "make-vectors 2.1.1"},
+            "writer": {"dictionaryInterval": 3, "zstdLevel": BEST_ZSTD_LEVEL}, "records": [
+        dict(release["manual.html"], captureDate=NOV_25),
+        release["page.html"],
+        response("https://example.com/faq.html", faq, date=NOV_25, **html),
+        response("https://example.com/news.html", news, date=NOV_25, **html),
+        response("https://example.com/extra.html", extra, date=NOV_25, **html),
+        release["short.txt"],
+    ]}

@@ -1283,10 +1283,13 @@ def dump_archive(obj: Object) -> dict:
 
 
 def dump_writer(writer: Object) -> dict:
-    """`Writer`: level, dictionary interval, and `order` as its runs [[start, length], ...] when present."""
+    """`Writer`: level, dictionary interval, `order` as its runs [[start, length], ...] and the Zstandard
+    level of Appendix C step 15 (since 2.1.1), each when present."""
     out = {"level": uint(writer, "level"), "dictionaryInterval": uint(writer, "dictionaryInterval")}
     if "order" in writer.fields:
         out["order"] = order_runs(writer.fields["order"][1])
+    if "zstdLevel" in writer.fields:
+        out["zstdLevel"] = uint(writer, "zstdLevel")
     return out
 
 

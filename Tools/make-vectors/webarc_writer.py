@@ -8,7 +8,8 @@ digest of the chain recomputed:
 1. `build(recipe, bases)` -> `Model`: the body store (body data, body entries
    with their chunk entries, deduplicated per §6.3), the records (key, object,
    body) and the `Archive` object with its `Writer` (Appendix C steps 1, 2, 7 and 10); a body
-   given its previous version in a base is coded against it where that pays (step 14).
+   given its previous version in a base is coded against it where that pays (step 14); given a
+   Zstandard level, a body step 13 gives a dictionary is coded against the anchor's chunk (step 15).
 2. `plan(model)` -> `Plan`: the pages of both trees and the metadata page as
    Python objects (Appendix C steps 3 to 7).
 3. `serialize(model, plan)` -> bytes: every page encoded, compressed, placed
@@ -187,6 +188,8 @@ class Model:
     next_position: int = 0                                      # bodies added so far, duplicates included
     anchor_dictionary: bytes | None = None                      # the latest anchor's last chunk, last 64 KiB
     anchor_reference: "Chunk | None" = None                     # the chunk holding it, once known or stored
+    zstd_level: int | None = None                               # Appendix C step 15; None: off
+    zstd_reference: bytes | None = None                         # step 15: the decoded bytes of that chunk
 
 
 # ---------------------------------------------------------------------------- stage 1: build
@@ -205,10 +208,13 @@ def build(recipe: dict, bases: list | None = None) -> Model:
         raise WriterError(f"level {level}: this writer implements level 1 only")
     model = Model(archive_object(recipe.get("archive", {})))
     model.dictionary_interval = settings.get("dictionaryInterval", 0)
+    model.zstd_level = settings.get("zstdLevel")
+    if model.zstd_level is not None and not 1 <= model.zstd_level <= 22:
+        raise WriterError(f"Zstandard level {model.zstd_level}: 1 to 22")
     for index, record in enumerate(recipe.get("records", [])):
         add_record(model, index, record, bases)
     set_writer(model, writer_object({"level": level, "dictionaryInterval": model.dictionary_interval,
-                                     "order": order_runs(model.records)}))
+                                     "order": order_runs(model.records), "zstdLevel": model.zstd_level}))
     entries = [c for b in model.bodies for c in all_chunks(b)]
     if bases or any(r.obj.class_name == "Tombstone" for r in model.records) or any(c.layer for c in entries):
         model.required |= FEATURE_LAYER
@@ -251,10 +257,13 @@ def leb128(n: int) -> bytes:
 
 
 def writer_object(writer: dict) -> Obj:
-    """§7.3 `Writer`: `order` given as runs [[start, length], ...] (absent or empty: tree order)."""
+    """§7.3 `Writer`, in table order: `order` given as runs [[start, length], ...] (absent or empty:
+    tree order); `zstdLevel` when set (absent or None: step 15 off)."""
     fields = [Field("level", UINT, writer["level"]), Field("dictionaryInterval", UINT, writer["dictionaryInterval"])]
     if writer.get("order"):
         fields.append(Field("order", BYTES, b"".join(leb128(start) + leb128(length) for start, length in writer["order"])))
+    if writer.get("zstdLevel") is not None:
+        fields.append(Field("zstdLevel", UINT, writer["zstdLevel"]))
     return Obj("Writer", fields)
 
 
@@ -401,7 +410,11 @@ def store_body(model: Model, data: bytes, bases: list, previous: list | None = N
     takes the next free variant. A body a base holds is not stored again (§13). Appendix C step 13:
     the body's position decides whether it is an anchor and which dictionary its first chunk has.
     Step 14: given its previous version, each chunk of a stored body is also coded against that
-    version's chunk min(i, m - 1), and stored so (codec 3) when the frame is the smaller."""
+    version's chunk min(i, m - 1), and stored so (codec 3) when the frame is the smaller. Step 15:
+    given a Zstandard level, each chunk of a stored body that step 13 gives a dictionary and that
+    is given no previous version is also coded against the whole chunk step 13 names as its
+    dictionary reference (every chunk against that one), and stored so (codec 3) when the frame is
+    the smaller."""
     position = model.next_position
     model.next_position += 1
     interval = model.dictionary_interval
@@ -416,6 +429,10 @@ def store_body(model: Model, data: bytes, bases: list, previous: list | None = N
             return entry
     sha = hashlib.sha256(data).digest()
     chunks = base_chunks(data, md5, sha, bases)
+    zstd_reference = None
+    if model.zstd_level is not None and dictionary is not None and previous is None and \
+            not model.zstd_reference.startswith(zstdblock.DICTIONARY_MAGIC):
+        zstd_reference = model.zstd_reference
     if chunks is None:
         chunks, store_raw = [], False
         for i, start in enumerate(range(0, len(data), MAX_CHUNK)):
@@ -425,6 +442,8 @@ def store_body(model: Model, data: bytes, bases: list, previous: list | None = N
             if previous:
                 candidate, candidate_bytes = previous[min(i, len(previous) - 1)]
                 stored, codec, reference = delta_coding(raw, stored, codec, candidate, candidate_bytes)
+            elif zstd_reference is not None and codec != RAW:
+                stored, codec, reference = zstd_coding(raw, stored, codec, zstd_reference, model.zstd_level)
             chunk = commit_chunk(model, raw, stored, codec, reference)
             store_raw = store_raw or chunk.codec == RAW
             chunks.append(chunk)
@@ -438,12 +457,14 @@ def store_body(model: Model, data: bytes, bases: list, previous: list | None = N
 
 def note_anchor(model: Model, data: bytes, entry: BodyEntry) -> None:
     """Appendix C step 13: an anchor's last chunk (its last 64 KiB) is the next bodies' dictionary;
-    the chunk holding it serves as their dictionary reference when it is here and codec 0 or 1."""
+    the chunk holding it serves as their dictionary reference when it is here and codec 0 or 1.
+    Step 15: the decoded bytes of that reference (the whole chunk, or the dictionary chunk's 64 KiB)."""
     last_chunk = data[(len(data) - 1) // MAX_CHUNK * MAX_CHUNK:] if data else b""
     model.anchor_dictionary = last_chunk[-DICTIONARY_SIZE:] or None
     last = entry.chunks[-1] if entry.chunks else None
     usable = last is not None and last.layer == 0 and last.codec in (RAW, LZ4)
     model.anchor_reference = Chunk(last.offset, last.stored_length, last.raw_length, last.codec, last.digest) if usable else None
+    model.zstd_reference = last_chunk if usable else model.anchor_dictionary
 
 
 def dictionary_reference(model: Model) -> Chunk:
@@ -494,9 +515,26 @@ def delta_coding(raw: bytes, stored: bytes, codec: int, reference: Chunk, refere
     return stored, codec, None
 
 
+def zstd_coding(raw: bytes, stored: bytes, codec: int, reference_bytes: bytes, level: int):
+    """Appendix C step 15: the chunk as a Zstandard frame at `level` against the whole decoded bytes
+    of step 13's dictionary reference (fresh context: content size, no checksum, no dictionary ID),
+    when the frame is shorter than the other coding's stored bytes (codec 1 or 2, never raw: the
+    caller checks) and within the §10 bound. Returns (stored, codec, reference): the reference is
+    ANCHOR_REFERENCE, resolved when the chunk is committed (a dictionary chunk may be stored first)."""
+    frame = zstdblock.compress_with_dict(raw, reference_bytes, level)
+    if len(frame) < len(stored) and len(raw) <= 255 * len(frame) + len(reference_bytes):
+        return frame, DELTA, ANCHOR_REFERENCE
+    return stored, codec, None
+
+
+ANCHOR_REFERENCE = Chunk(0, 0, 0, RAW, bytes(32))    # step 15: "step 13's dictionary reference", not yet stored
+
+
 def commit_chunk(model: Model, raw: bytes, stored: bytes, codec: int, reference: Chunk | None = None) -> Chunk:
-    """Append a coded chunk to the body data; a codec-2 chunk follows its dictionary chunk when one
-    must be stored (step 13)."""
+    """Append a coded chunk to the body data; a codec-2 chunk, or a codec-3 chunk of step 15, follows
+    its dictionary chunk when one must be stored (steps 13 and 15)."""
+    if reference is ANCHOR_REFERENCE:
+        reference = dictionary_reference(model)
     dictionary = dictionary_reference(model) if codec == LZ4_DICT else None
     chunk = Chunk(16 + len(model.body_data), len(stored), len(raw), codec, hashlib.sha256(raw).digest(),
                   dictionary=dictionary, reference=reference)

@@ -3,8 +3,8 @@
 The Swift library's `CZstd` module links the same `libzstd.so.1` and makes the same calls, so
 `compress_with_dict` here yields the very frames the Swift writer stores for a delta chunk
 (codec 3, §6.2; Appendix C step 14: `ZSTD_compress_usingDict` at level 9 on a fresh context:
-content size declared, no checksum, no dictionary ID), and `decode` accepts and refuses the
-frames the Swift reader does.
+content size declared, no checksum, no dictionary ID; step 15: the same at the writer's Zstandard
+level), and `decode` accepts and refuses the frames the Swift reader does.
 """
 
 import ctypes

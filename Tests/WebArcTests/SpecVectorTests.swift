@@ -18,6 +18,7 @@ struct SpecVectorTests {
     static let bases: [String: [String]] = [
         "update": ["valid/site.webarc"], "delta": ["valid/delta-base.webarc"], "delta-dictionary": ["valid/delta-base.webarc"],
         "delta-raw": ["valid/delta-base.webarc"], "delta-stacked": ["valid/delta.webarc", "valid/delta-base.webarc"],
+        "best-delta": ["valid/best.webarc"],
     ]
 
     /// A reader of a vector file (a path relative to `Spec/vectors`), over its bases (each over the

@@ -58,8 +58,11 @@ final class PackPipeline: @unchecked Sendable {
     private var inFlight: UInt64 = 0
     private var cancelled = false
     private var running = 0
-    /// Anchor file index → the dictionary bytes its dependants use (nil: an empty anchor).
+    /// Anchor file index → its last chunk's bytes, whose last 64 KiB are its dependants' dictionary
+    /// (nil: an empty anchor).
     private var tails: [Int: [UInt8]?] = [:]
+    /// Appendix C step 15's Zstandard level, tried by the workers; nil: off.
+    private let zstdLevel: Int?
     /// MD5 and length → the first file index seen with them.
     private var firstSeen: [BodyKey: Int] = [:]
 
@@ -70,8 +73,10 @@ final class PackPipeline: @unchecked Sendable {
 
     /// - Parameter spans: positions each file's body takes: one per response record it answers.
     init(
-        files: [ScannedFile], spans: [Int], level: Int, dictionaryInterval: Int, firstPosition: Int, wholeLimit: UInt64, windowBytes: UInt64
+        files: [ScannedFile], spans: [Int], level: Int, dictionaryInterval: Int, zstdLevel: Int? = nil, firstPosition: Int,
+        wholeLimit: UInt64, windowBytes: UInt64
     ) {
+        self.zstdLevel = zstdLevel
         var starts: [Int] = []
         var position = firstPosition
         for span in spans {
@@ -172,7 +177,7 @@ final class PackPipeline: @unchecked Sendable {
     }
 
     private func work() {
-        var cached: (anchor: Int, dictionary: LZ4Dictionary?)?
+        var cached: (anchor: Int, dictionary: LZ4Dictionary?, history: [UInt8]?)?
         while true {
             condition.lock()
             while !cancelled && next < paths.count
@@ -193,15 +198,18 @@ final class PackPipeline: @unchecked Sendable {
             do {
                 let position = starts[index]
                 var dictionary: LZ4Dictionary?
+                var history: [UInt8]?
                 if !DictionaryAnchors.isAnchor(position, interval: interval), let anchor = anchorIndex(of: index) {
                     if cached?.anchor != anchor {
-                        cached = (anchor, waitForTail(of: anchor).map { LZ4Dictionary($0) })
+                        let lastChunk = waitForTail(of: anchor)
+                        cached = (anchor, lastChunk.map { LZ4Dictionary(DictionaryAnchors.tail(ofBody: $0)) }, lastChunk)
                     }
                     dictionary = cached?.dictionary
+                    history = cached?.history
                 }
                 let slotInfo = (position: position, isAnchor: DictionaryAnchors.isAnchor(position, interval: interval), dictionary: dictionary)
                 if sizes[index] <= wholeLimit {
-                    try prepareWhole(index, slot: slot, slotInfo: slotInfo)
+                    try prepareWhole(index, slot: slot, slotInfo: slotInfo, zstd: zstdLevel.flatMap { level in history.map { (level, $0) } })
                 } else {
                     try stream(index, slot: slot, slotInfo: slotInfo)
                 }
@@ -222,17 +230,20 @@ final class PackPipeline: @unchecked Sendable {
         return tails[anchor] ?? nil
     }
 
-    private func publishTail(_ index: Int, _ tail: [UInt8]) {
+    private func publishTail(_ index: Int, _ lastChunk: [UInt8]) {
         guard needsTail(index) else { return }
         condition.lock()
-        tails[index] = .some(tail.isEmpty ? nil : tail)
+        tails[index] = .some(lastChunk.isEmpty ? nil : lastChunk)
         condition.broadcast()
         condition.unlock()
     }
 
-    private func prepareWhole(_ index: Int, slot: Slot, slotInfo: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?)) throws {
+    /// - Parameter zstd: the Zstandard level and the anchor's last chunk, for a body step 15 codes.
+    private func prepareWhole(
+        _ index: Int, slot: Slot, slotInfo: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?), zstd: (level: Int, history: [UInt8])?
+    ) throws {
         let bytes = try FileInput.readAll(paths[index], expectedSize: Int(sizes[index]))
-        publishTail(index, Array(DictionaryAnchors.tail(ofBody: bytes)))
+        publishTail(index, Array(DictionaryAnchors.lastChunk(ofBody: bytes)))
         var md5 = Insecure.MD5()
         bytes.withUnsafeBytes { md5.update(bufferPointer: $0) }
         let digest = BodyDigest(md5.finalize())
@@ -246,7 +257,7 @@ final class PackPipeline: @unchecked Sendable {
             output = .likelyDuplicate(bytes, digest)
         } else {
             output = .prepared(bytes.withUnsafeBytes {
-                PreparedBody(raw: $0, level: level, dictionary: slotInfo.dictionary, md5: digest)
+                PreparedBody(raw: $0, level: level, dictionary: slotInfo.dictionary, md5: digest, zstd: zstd)
             })
         }
         condition.lock()
@@ -276,7 +287,7 @@ final class PackPipeline: @unchecked Sendable {
         }
         try raw.flush(emit)
         // Pieces are chunk-sized, so the last piece is the last chunk.
-        publishTail(index, Array(DictionaryAnchors.tail(ofBody: lastPiece)))
+        publishTail(index, lastPiece)
         condition.lock()
         slot.streamEnd = (raw.digest, raw.sha256Hash, raw.length)
         condition.broadcast()

@@ -137,7 +137,7 @@ public struct SitePacker {
         var doneBytes: UInt64 = 0
         let pipeline = PackPipeline(
             files: files, spans: files.map { Self.responses(answering: $0.relativePath) },
-            level: options.compressionLevel, dictionaryInterval: options.dictionaryInterval,
+            level: options.compressionLevel, dictionaryInterval: options.dictionaryInterval, zstdLevel: options.zstdLevel,
             firstPosition: writer.anchors.nextPosition, wholeLimit: options.streamingThreshold, windowBytes: Self.windowBytes)
         try writer.failing {
             try pipeline.run(workers: options.workers > 0 ? options.workers : ProcessInfo.processInfo.activeProcessorCount) { index, output, slot in

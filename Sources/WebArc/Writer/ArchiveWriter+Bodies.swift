@@ -151,13 +151,13 @@ extension ArchiveWriter {
     /// or does not pay (nothing is written then).
     func appendZstdChunk(_ chunk: ChunkEncoder.Encoded, slot: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?)) throws -> ChunkEntry? {
         guard let level = options.zstdLevel, slot.dictionary != nil, chunk.codec != .raw, let history = anchors.history else { return nil }
-        let raw = try ChunkEncoder.decode(chunk)
-        let frame = raw.withUnsafeBytes { raw in
-            history.withUnsafeBytes { ZstdDelta.encode(raw, reference: $0, shorterThan: chunk.stored.count, level: Int32(level)) }
+        let frame: [UInt8]?
+        if let attempt = chunk.zstdAttempt, Self.sameBytes(attempt.history, history) {
+            frame = attempt.frame
+        } else {
+            frame = try ChunkEncoder.decode(chunk).withUnsafeBytes { ChunkEncoder.zstdFrame($0, otherCoding: chunk, level: level, history: history) }
         }
-        guard let frame, UInt64(chunk.rawLength) <= FormatBounds.maxDecodeRatio * UInt64(frame.count) + UInt64(history.count) else {
-            return nil
-        }
+        guard let frame else { return nil }
         let reference = try dictionaryReference()
         let entry = ChunkEntry(
             offset: output.length, storedLength: UInt32(frame.count), rawLength: UInt32(chunk.rawLength), digest: chunk.digest,
@@ -356,6 +356,11 @@ extension ArchiveWriter {
             }
         }
         return nil
+    }
+
+    /// Whether two byte arrays are equal (one memcmp).
+    static func sameBytes(_ left: [UInt8], _ right: [UInt8]) -> Bool {
+        left.count == right.count && left.withUnsafeBytes { l in right.withUnsafeBytes { r in l.count == 0 || memcmp(l.baseAddress!, r.baseAddress!, l.count) == 0 } }
     }
 
     /// Whether two streams of byte pieces (cut anywhere) hold the same bytes.

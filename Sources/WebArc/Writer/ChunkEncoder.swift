@@ -16,9 +16,26 @@ enum ChunkEncoder {
         var triedDictionary: LZ4Dictionary?
         /// Stored raw untried, because an earlier chunk of its body was stored raw.
         var untried = false
+        /// Its Zstandard coding, when tried ahead of the writer (spec Appendix C step 15): the
+        /// history it was tried against and the frame, nil when the frame did not pay.
+        var zstdAttempt: (history: [UInt8], frame: [UInt8]?)?
 
         /// For codec 2, the dictionary the block was coded against.
         var dictionary: LZ4Dictionary? { codec == .lz4Dictionary ? triedDictionary : nil }
+    }
+
+    /// The Zstandard frame of `raw` against `history` when step 15 stores it (spec Appendix C): a
+    /// chunk whose other coding (`stored`) is not raw, a frame shorter than that coding and within
+    /// the ratio bound of §10; nil otherwise.
+    static func zstdFrame(_ raw: UnsafeRawBufferPointer, otherCoding chunk: Encoded, level: Int, history: [UInt8]) -> [UInt8]? {
+        guard chunk.codec != .raw else { return nil }
+        let frame = history.withUnsafeBytes {
+            ZstdDelta.encode(raw, reference: $0, shorterThan: chunk.stored.count, level: Int32(clamping: level))
+        }
+        guard let frame, UInt64(raw.count) <= FormatBounds.maxDecodeRatio * UInt64(frame.count) + UInt64(history.count) else {
+            return nil
+        }
+        return frame
     }
 
     /// Encodes `raw`.
@@ -84,5 +101,13 @@ enum ChunkEncoder {
     /// Decodes an encoded chunk held in memory.
     static func decode(_ chunk: Encoded) throws -> [UInt8] {
         try decode(chunk.stored, entry: entry(for: chunk, at: 0), dictionary: chunk.dictionary?.bytes)
+    }
+}
+
+extension ChunkEncoder.Encoded {
+    /// Tries the Zstandard coding of step 15 against `history` and keeps the outcome for the
+    /// writer, which uses it when its order gives this chunk the same history.
+    mutating func tryZstd(_ raw: UnsafeRawBufferPointer, level: Int, history: [UInt8]) {
+        zstdAttempt = (history, ChunkEncoder.zstdFrame(raw, otherCoding: self, level: level, history: history))
     }
 }

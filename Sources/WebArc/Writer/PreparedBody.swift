@@ -34,7 +34,12 @@ public struct PreparedBody: @unchecked Sendable {
     /// - Parameter known: digests already computed from these bytes (a body copied from a
     ///   verified archive: its MD5, SHA-256 and, for chunks cut as this writer cuts them, their
     ///   digests), so that they are not computed again.
-    init(raw: UnsafeRawBufferPointer, level: Int, dictionary: LZ4Dictionary?, md5: BodyDigest? = nil, known: KnownDigests? = nil) {
+    /// - Parameter zstd: the Zstandard level and the history the writer's order gives this
+    ///   position (spec Appendix C step 15), to try each chunk against ahead of the writer.
+    init(
+        raw: UnsafeRawBufferPointer, level: Int, dictionary: LZ4Dictionary?, md5: BodyDigest? = nil, known: KnownDigests? = nil,
+        zstd: (level: Int, history: [UInt8])? = nil
+    ) {
         var chunks: [ChunkEncoder.Encoded] = []
         chunks.reserveCapacity((raw.count + ChunkEntry.maxRawLength - 1) / ChunkEntry.maxRawLength)
         if let md5 = md5 ?? known?.md5 {
@@ -48,6 +53,7 @@ public struct PreparedBody: @unchecked Sendable {
             let hash = known?.sha256 ?? SHA256Hash.of(raw)
             if raw.count > 0 { chunks.append(ChunkEncoder.encode(raw, level: level, dictionary: dictionary, digest: hash)) }
             sha256 = hash
+            if let zstd, !chunks.isEmpty { chunks[0].tryZstd(raw, level: zstd.level, history: zstd.history) }
         } else {
             sha256 = known?.sha256 ?? SHA256Hash.of(raw)
             var start = 0
@@ -55,9 +61,10 @@ public struct PreparedBody: @unchecked Sendable {
             while start < raw.count {
                 let end = min(start + ChunkEntry.maxRawLength, raw.count)
                 let chunkDigest = known?.chunks.flatMap { chunks.count < $0.count ? $0[chunks.count] : nil }
-                let chunk = ChunkEncoder.encode(
-                    UnsafeRawBufferPointer(rebasing: raw[start..<end]), level: level, dictionary: start == 0 ? dictionary : nil,
-                    storeRaw: storeRaw, digest: chunkDigest)
+                let piece = UnsafeRawBufferPointer(rebasing: raw[start..<end])
+                var chunk = ChunkEncoder.encode(
+                    piece, level: level, dictionary: start == 0 ? dictionary : nil, storeRaw: storeRaw, digest: chunkDigest)
+                if let zstd { chunk.tryZstd(piece, level: zstd.level, history: zstd.history) }
                 storeRaw = storeRaw || chunk.codec == .raw
                 chunks.append(chunk)
                 start = end

@@ -161,15 +161,19 @@ for line in open(sys.argv[1]):
     if m:
         spans.append((float(m.group(3)), float(m.group(3)) + float(m.group(4)), int(m.group(2))))
 spans.sort()
-rounds, end = 0, -1.0
-for start, finish, _ in spans:
+rounds, end, last_round = 0, -1.0, []
+for start, finish, size in spans:
     if start >= end:
         rounds += 1
         end = finish
+        last_round = []
     else:
         end = max(end, finish)
+    last_round.append(size)
 total = sum(s[2] for s in spans)
-body = spans[-1][2] if spans else 0
+# The last round fetches the body's chunk with, when it is coded against one, its dictionary or
+# reference chunk beside it: the body is the largest of them, the reference counts as beyond.
+body = max(last_round) if last_round else 0
 print(len(spans), rounds, total, body, total - body, round(float(sys.argv[2])))
 PY
 }

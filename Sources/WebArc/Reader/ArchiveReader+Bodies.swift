@@ -52,20 +52,38 @@ extension ArchiveReader {
     }
 
     /// Tells the source which stored extents reading `range` of `body` will touch, so that a remote
-    /// source fetches them together (chunks in a base layer are left out, a codec-2 chunk's
-    /// dictionary is read on its own).
+    /// source fetches them together (chunks in a base layer are left out). The dictionaries and
+    /// references the chunks are decoded with (codecs 2 and 3) are announced on their own first,
+    /// unless already decoded and kept: a remote source starts them at once, beside the body's
+    /// first chunks, instead of one round later (issue 13: open + a cold URL in 3 rounds).
     func announceChunks(of body: BodyEntry, range: Range<UInt64>) {
         guard !range.isEmpty else { return }
         var extents: [Range<UInt64>] = []
+        var references: [Range<UInt64>] = []
+        func extent(_ chunk: ChunkEntry) -> Range<UInt64>? {
+            guard chunk.layer == 0, chunk.offset <= UInt64.max - UInt64(chunk.storedLength) else { return nil }
+            return chunk.offset..<chunk.offset + UInt64(chunk.storedLength)
+        }
+        func noteReference(_ chunk: ChunkEntry) {
+            if let dictionary = chunk.dictionary, !dictionaryCache.withLock({ $0.value(for: dictionary) != nil }) {
+                if let range = extent(dictionary), !references.contains(range) { references.append(range) }
+            }
+            if let reference = chunk.reference, !referenceCache.withLock({ $0.value(for: reference) != nil }) {
+                if let range = extent(reference), !references.contains(range) { references.append(range) }
+                noteReference(reference)
+            }
+        }
         var start: UInt64 = 0
         for chunk in body.chunks {
             let end = start + UInt64(chunk.rawLength)
             defer { start = end }
             if end <= range.lowerBound { continue }
             if start >= range.upperBound { break }
-            guard chunk.layer == 0, chunk.offset <= UInt64.max - UInt64(chunk.storedLength) else { continue }
-            extents.append(chunk.offset..<chunk.offset + UInt64(chunk.storedLength))
+            if references.count < 4 { noteReference(chunk) }
+            guard let range = extent(chunk) else { continue }
+            extents.append(range)
         }
+        for reference in references { source.willRead([reference]) }
         if !extents.isEmpty { source.willRead(extents) }
     }
 

@@ -42,7 +42,13 @@ public enum ArchiveVerifier {
 
     /// Verifies an opened archive (its `open` check passed when it opened).
     public static func verify(_ reader: ArchiveReader, progress: Progress? = nil) -> VerificationReport {
-        let verification = Verification(reader: reader, progress: progress)
+        verify(reader, progress: progress, laneHashing: MD5Lanes.isAvailable)
+    }
+
+    /// Verifies with the body MD5s computed sixteen at a time or one by one (for the tests, which
+    /// check that both find the same problems).
+    static func verify(_ reader: ArchiveReader, progress: Progress? = nil, laneHashing: Bool) -> VerificationReport {
+        let verification = Verification(reader: reader, progress: progress, laneHashing: laneHashing)
         verification.checkPages()
         verification.checkTrees()
         verification.checkObjects()
@@ -87,9 +93,14 @@ final class Verification {
         let end: UInt64
     }
 
-    init(reader: ArchiveReader, progress: ArchiveVerifier.Progress?) {
+    /// Whether bodies' MD5s are computed sixteen at a time (``BodyLaneChecker``) or one by one
+    /// with `Insecure.MD5`; both make the same checks (the tests run both).
+    let laneHashing: Bool
+
+    init(reader: ArchiveReader, progress: ArchiveVerifier.Progress?, laneHashing: Bool = MD5Lanes.isAvailable) {
         self.reader = reader
         self.progress = progress
+        self.laneHashing = laneHashing
     }
 
     func add(_ check: String, _ error: Error, record: UInt32? = nil, url: String? = nil) {

@@ -8,6 +8,9 @@ extension Verification {
         var chunkProblems: [WebArcError] = []
         var digestProblem: WebArcError?
         var warning: String?
+        /// Set by ``checkEntries(_:reader:declaredBases:)`` when the entries are sound: the
+        /// chunks are to be decoded and the body's digests computed.
+        var needsBytes = false
     }
 
     /// Most chunk entries one group of bodies holds in memory (about 100 bytes each).
@@ -60,14 +63,23 @@ extension Verification {
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
         let outcomes = Mutex<[Int: BodyOutcome]>([:])
         let reader = self.reader
+        let lanes = laneHashing
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            for position in stride(from: worker, to: order.count, by: workers) {
-                let index = order[position]
-                let outcome = Self.check(bodies[index], reader: reader, declaredBases: declaredBases)
+            func record(_ index: Int, _ outcome: BodyOutcome) {
                 if !outcome.chunkProblems.isEmpty || outcome.digestProblem != nil || outcome.warning != nil {
                     outcomes.withLock { $0[index] = outcome }
                 }
                 progress.checked(bodies[index])
+            }
+            var positions = stride(from: worker, to: order.count, by: workers).makeIterator()
+            if lanes {
+                var checker = BodyLaneChecker(reader: reader, bodies: bodies, declaredBases: declaredBases)
+                checker.run(next: { positions.next().map { order[$0] } }, done: record)
+            } else {
+                while let position = positions.next() {
+                    let index = order[position]
+                    record(index, Self.check(bodies[index], reader: reader, declaredBases: declaredBases))
+                }
             }
         }
         let results = outcomes.withLock { $0 }
@@ -119,8 +131,55 @@ extension Verification {
         }
     }
 
-    /// Checks one body entry of a body leaf (spec §6.2, §6.3, §11.3 `chunks` and `body-digests`).
+    /// Checks one body entry of a body leaf (spec §6.2, §6.3, §11.3 `chunks` and `body-digests`),
+    /// its MD5 computed by `Insecure.MD5` (where ``BodyLaneChecker`` cannot run).
     static func check(_ body: BodyEntry, reader: ArchiveReader, declaredBases: Int?) -> BodyOutcome {
+        var outcome = checkEntries(body, reader: reader, declaredBases: declaredBases)
+        guard outcome.needsBytes else { return outcome }
+        var md5 = Insecure.MD5()
+        var sha256 = bodyHashing(body)
+        for index in body.chunks.indices {
+            do {
+                let bytes = try reader.decodeChunk(body, index: index)
+                bytes.withUnsafeBytes {
+                    md5.update(bufferPointer: $0)
+                    sha256?.update(bufferPointer: $0)
+                }
+            } catch {
+                outcome.chunkProblems.append(chunkProblem(error, body, index))
+                return outcome
+            }
+        }
+        outcome.digestProblem = digestProblem(body, md5: BodyDigest(md5.finalize()), sha256: sha256)
+        return outcome
+    }
+
+    /// The body-wide SHA-256 to compute while decoding, or nil for a body of one chunk: it hashes
+    /// to that chunk's digest, which decoding it checks, so its body hash is compared with the
+    /// digest instead of hashing the bytes twice (``digestProblem(_:md5:sha256:)``).
+    static func bodyHashing(_ body: BodyEntry) -> SHA256? {
+        body.chunks.count == 1 && UInt64(body.chunks[0].rawLength) == body.length ? nil : SHA256()
+    }
+
+    /// The `chunks` problem for a chunk that did not read, decode or match its digest.
+    static func chunkProblem(_ error: Error, _ body: BodyEntry, _ index: Int) -> WebArcError {
+        error as? WebArcError ?? .corruptChunk(body: body.reference, chunk: index, offset: body.chunks[index].offset)
+    }
+
+    /// The `body-digests` problem of a body whose chunks all decoded and matched their digests:
+    /// its MD5 against its reference, its SHA-256 (`sha256`, or its one chunk's digest when nil)
+    /// against its entry; nil when both match.
+    static func digestProblem(_ body: BodyEntry, md5 digest: BodyDigest, sha256: SHA256?) -> WebArcError? {
+        let hash = sha256.map { SHA256Hash($0.finalize()) } ?? body.chunks[0].digest
+        guard digest != body.reference.digest || hash != body.sha256 else { return nil }
+        let which = digest != body.reference.digest ? "MD5 \(digest.hex)" : "SHA-256 \(hash.hex), its entry says \(body.sha256.hex)"
+        return .bodyDigest(body: body.reference, offset: body.firstChunkOffset, reason: "bytes hash to \(which)")
+    }
+
+    /// The checks of a body entry that need no body bytes (codecs, features, layers, bounds, the
+    /// chunks' lengths against the body's; spec §6.2, §6.3); ``BodyOutcome/needsBytes`` says
+    /// whether its chunks are then decoded and hashed.
+    static func checkEntries(_ body: BodyEntry, reader: ArchiveReader, declaredBases: Int?) -> BodyOutcome {
         var outcome = BodyOutcome()
         let page = body.origin.page
         let bodyDataEnd = reader.trailer.bodyDataEnd
@@ -188,29 +247,7 @@ extension Verification {
             outcome.warning = "body \(body.reference) has chunks in a base layer: they are checked only over its bases"
             return outcome
         }
-        var md5 = Insecure.MD5()
-        // A body of one chunk hashes to that chunk's digest, which decoding it has just checked:
-        // its body hash is compared with the digest instead of hashing the bytes twice.
-        let single = body.chunks.count == 1 && UInt64(body.chunks[0].rawLength) == body.length
-        var sha256: SHA256? = single ? nil : SHA256()
-        for index in body.chunks.indices {
-            do {
-                let bytes = try reader.decodeChunk(body, index: index)
-                bytes.withUnsafeBytes {
-                    md5.update(bufferPointer: $0)
-                    sha256?.update(bufferPointer: $0)
-                }
-            } catch {
-                outcome.chunkProblems.append(error as? WebArcError ?? .corruptChunk(body: body.reference, chunk: index, offset: body.chunks[index].offset))
-                return outcome
-            }
-        }
-        let digest = BodyDigest(md5.finalize())
-        let hash = sha256.map { SHA256Hash($0.finalize()) } ?? body.chunks[0].digest
-        if digest != body.reference.digest || hash != body.sha256 {
-            let which = digest != body.reference.digest ? "MD5 \(digest.hex)" : "SHA-256 \(hash.hex), its entry says \(body.sha256.hex)"
-            outcome.digestProblem = .bodyDigest(body: body.reference, offset: body.firstChunkOffset, reason: "bytes hash to \(which)")
-        }
+        outcome.needsBytes = true
         return outcome
     }
 }

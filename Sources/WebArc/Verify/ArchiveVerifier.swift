@@ -7,9 +7,10 @@ import Foundation
 /// if !report.passed { report.problems.forEach { print($0) } }
 /// ```
 ///
-/// The checks run in the spec's order (`open`, `pages`, `trees`, `objects`, `chunks`,
+/// The report lists the checks in the spec's order (`open`, `pages`, `trees`, `objects`, `chunks`,
 /// `body-digests`, `layout`, `references`, `redirects`, `appendix`), each check's problems in
-/// file-offset order. A check skips what an earlier problem left unknown: the pages below a page
+/// file-offset order; `chunks` and `body-digests` run in the background while `objects`,
+/// `references` and `redirects` (with the key check of `trees`) run, in one pass over the records. A check skips what an earlier problem left unknown: the pages below a page
 /// that fails are not read, a body with a chunk that fails has no `body-digests` check, `layout`
 /// needs every page, an object that does not parse names no body. Memory stays bounded: pages are
 /// read again by each check that needs them (through the reader's bounded cache), bodies stream
@@ -51,11 +52,11 @@ public enum ArchiveVerifier {
         let verification = Verification(reader: reader, progress: progress, laneHashing: laneHashing)
         verification.checkPages()
         verification.checkTrees()
-        verification.checkObjects()
-        verification.checkBodies()
+        // The bodies (most of the work, on every core) are checked while the records are.
+        let bodies = verification.startBodyChecks()
+        verification.checkRecords()
+        verification.finishBodyChecks(bodies)
         verification.checkLayout()
-        verification.checkReferences()
-        verification.checkRedirects()
         verification.checkAppendix()
         return verification.finish()
     }

@@ -37,12 +37,17 @@ let package = Package(
             pkgConfig: "libzstd",
             providers: [.apt(["libzstd-dev"])]
         ),
+        // MD5 of sixteen messages at once on AVX-512 (one C file, no flags: the kernel names its
+        // target itself and the CPU is asked at run time): `verify` hashes every body, and one
+        // MD5 stream runs at about 0.7 GB/s where sixteen side by side run at 4 to 7.
+        .target(name: "CMD5Lanes"),
         // Format, reader, writer, verification. Depends on nothing heavier than liblz4 and swift-crypto.
         .target(
             name: "WebArc",
             dependencies: [
                 "CLZ4",
                 "CZstd",
+                "CMD5Lanes",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

@@ -8,50 +8,102 @@ extension Verification {
         var chunkProblems: [WebArcError] = []
         var digestProblem: WebArcError?
         var warning: String?
+        /// Set by ``checkEntries(_:reader:declaredBases:)`` when the entries are sound: the
+        /// chunks are to be decoded and the body's digests computed.
+        var needsBytes = false
     }
 
     /// Most chunk entries one group of bodies holds in memory (about 100 bytes each).
     static let groupChunkLimit = 1 << 19
 
-    /// `chunks` and `body-digests` in one pass over the body tree: each body entry's chunk entries
-    /// against §6.2 (codecs, bounds, extents), then, for a body whose entries are sound, each chunk
-    /// decoded and checked against its digest while the body's MD5 and SHA-256 are computed.
+    /// `chunks` and `body-digests` in one pass over the body tree, started in the background so
+    /// that the record checks (`objects`, `references`, `redirects`) run meanwhile; the bodies are
+    /// checked on every core either way. ``finishBodyChecks(_:)`` waits and records what they found.
     ///
-    /// Bodies are checked in file order (by their first chunk), on every core, so that the body data
-    /// is read front to back once: a source that is still downloading it (`verify URL`) is checked
-    /// while it arrives. Memory holds the entries of one group of body leaves (up to
-    /// ``groupChunkLimit`` chunk entries; an archive whose body tree is larger is checked group by
-    /// group, each in file order) and one chunk per core, never body bytes.
-    func checkBodies() {
+    /// Each body entry's chunk entries are checked against §6.2 (codecs, bounds, extents), then,
+    /// for a body whose entries are sound, each chunk is decoded and checked against its digest
+    /// while the body's MD5 and SHA-256 are computed. Bodies are checked in file order (by their
+    /// first chunk), so that the body data is read front to back once: a source that is still
+    /// downloading it (`verify URL`) is checked while it arrives. Memory holds the entries of one
+    /// group of body leaves (up to ``groupChunkLimit`` chunk entries; an archive whose body tree is
+    /// larger is checked group by group, each in file order), one chunk per core and lane, and
+    /// the outcomes of the bodies that failed; never body bytes.
+    func startBodyChecks() -> BodyCheckJob {
+        let job = BodyCheckJob()
+        let reader = self.reader
+        let leaves = bodyLeaves
         let declaredBases = metadataReadable ? (try? reader.metadata)?.bases.count : nil
+        let laneHashing = self.laneHashing
+        let progress = self.progress
+        job.group.enter()
+        DispatchQueue.global().async {
+            let found = Self.checkAllBodies(
+                reader: reader, leaves: leaves, declaredBases: declaredBases, laneHashing: laneHashing, progress: progress)
+            job.found.withLock { $0 = found }
+            job.group.leave()
+        }
+        return job
+    }
+
+    /// Waits for the body checks and adds their problems, extents and counts to this verification.
+    func finishBodyChecks(_ job: BodyCheckJob) {
+        job.group.wait()
+        let found = job.found.withLock { $0 }
+        chunkExtents = found.chunkExtents
+        dictionaryExtents = found.dictionaryExtents
+        for (body, outcome) in found.failures {
+            for problem in outcome.chunkProblems { add("chunks", problem) }
+            if let problem = outcome.digestProblem { add("body-digests", problem) }
+            if let warning = outcome.warning { warn("chunks", code: "base-required", warning, offset: body.origin.page) }
+            if !outcome.chunkProblems.isEmpty || outcome.digestProblem != nil { failedBodies.insert(body.reference) }
+        }
+        report.bodies += found.bodies
+        report.bodyBytes &+= found.bodyBytes
+        nameUsersOfFailedBodies()
+    }
+
+    /// Checks every body of the body leaves `leaves` (those of them that read), group by group.
+    private static func checkAllBodies(
+        reader: ArchiveReader, leaves: [PageReference], declaredBases: Int?, laneHashing: Bool, progress: ArchiveVerifier.Progress?
+    ) -> FoundInBodies {
+        func forEachLeaf(_ visit: (BodyLeaf) -> Void) {
+            for reference in leaves {
+                guard case .bodyLeaf(let leaf)? = try? reader.page(reference, .node(.bodies)) else { continue }
+                visit(leaf)
+            }
+        }
         var total: UInt64 = 0
         var bodyTotal = 0
-        forEachBodyLeaf { leaf, _ in
+        forEachLeaf { leaf in
             total = leaf.entries.reduce(total) { $0 &+ $1.length }
             bodyTotal += leaf.entries.count
         }
         let counter = BodyProgress(progress, bodies: bodyTotal, bytes: total)
+        var found = FoundInBodies()
         var group: [BodyEntry] = []
         var groupChunks = 0
         func flush() {
             guard !group.isEmpty else { return }
-            checkGroup(group, declaredBases: declaredBases, progress: counter)
+            checkGroup(group, reader: reader, declaredBases: declaredBases, laneHashing: laneHashing, progress: counter, into: &found)
             group = []
             groupChunks = 0
         }
-        forEachBodyLeaf { leaf, _ in
+        forEachLeaf { leaf in
             if groupChunks > 0 && groupChunks + leaf.entries.reduce(0, { $0 + $1.chunks.count }) > Self.groupChunkLimit { flush() }
             group += leaf.entries
             groupChunks += leaf.entries.reduce(0) { $0 + $1.chunks.count }
         }
         flush()
-        nameUsersOfFailedBodies()
+        return found
     }
 
-    /// Checks a group of bodies (in body-tree order) in file order on every core, then records what
+    /// Checks a group of bodies (in body-tree order) in file order on every core, then keeps what
     /// each found in body-tree order.
-    private func checkGroup(_ bodies: [BodyEntry], declaredBases: Int?, progress: BodyProgress) {
-        for body in bodies { collectExtents(body) }
+    private static func checkGroup(
+        _ bodies: [BodyEntry], reader: ArchiveReader, declaredBases: Int?, laneHashing lanes: Bool, progress: BodyProgress,
+        into found: inout FoundInBodies
+    ) {
+        for body in bodies { found.collectExtents(body, bodyDataEnd: reader.trailer.bodyDataEnd) }
         // A body with no chunk of its own (empty, or only in a base) first; then by first local chunk.
         let offsets: [UInt64] = bodies.map { body in body.chunks.first(where: { $0.layer == 0 })?.offset ?? 0 }
         let order: [Int] = bodies.indices.sorted { (a: Int, b: Int) -> Bool in
@@ -59,27 +111,30 @@ extension Verification {
         }
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
         let outcomes = Mutex<[Int: BodyOutcome]>([:])
-        let reader = self.reader
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            for position in stride(from: worker, to: order.count, by: workers) {
-                let index = order[position]
-                let outcome = Self.check(bodies[index], reader: reader, declaredBases: declaredBases)
+            func record(_ index: Int, _ outcome: BodyOutcome) {
                 if !outcome.chunkProblems.isEmpty || outcome.digestProblem != nil || outcome.warning != nil {
                     outcomes.withLock { $0[index] = outcome }
                 }
                 progress.checked(bodies[index])
             }
+            var positions = stride(from: worker, to: order.count, by: workers).makeIterator()
+            if lanes {
+                var checker = BodyLaneChecker(reader: reader, bodies: bodies, declaredBases: declaredBases)
+                checker.run(next: { positions.next().map { order[$0] } }, done: record)
+            } else {
+                while let position = positions.next() {
+                    let index = order[position]
+                    record(index, Self.check(bodies[index], reader: reader, declaredBases: declaredBases))
+                }
+            }
         }
         let results = outcomes.withLock { $0 }
         for (index, body) in bodies.enumerated() {
-            guard let outcome = results[index] else { continue }
-            for problem in outcome.chunkProblems { add("chunks", problem) }
-            if let problem = outcome.digestProblem { add("body-digests", problem) }
-            if let warning = outcome.warning { warn("chunks", code: "base-required", warning, offset: body.origin.page) }
-            if !outcome.chunkProblems.isEmpty || outcome.digestProblem != nil { failedBodies.insert(body.reference) }
+            if let outcome = results[index] { found.failures.append((body, outcome)) }
         }
-        report.bodies += bodies.count
-        report.bodyBytes &+= bodies.reduce(UInt64(0)) { $0 &+ $1.length }
+        found.bodies += bodies.count
+        found.bodyBytes &+= bodies.reduce(UInt64(0)) { $0 &+ $1.length }
     }
 
     /// Adds the record and URL that first uses each failed body to its problems.
@@ -106,21 +161,55 @@ extension Verification {
         }
     }
 
-    /// The chunk and dictionary extents in this archive's body data, for `layout`.
-    private func collectExtents(_ body: BodyEntry) {
-        let bodyDataEnd = reader.trailer.bodyDataEnd
-        for chunk in body.chunks {
-            if chunk.layer == 0, chunk.storedLength > 0, let end = chunk.end, chunk.offset >= UInt64(Lead.size), end <= bodyDataEnd {
-                chunkExtents.append((chunk.offset, end))
-            }
-            for (reference, _) in chunk.followingEntries where reference.layer == 0 {
-                dictionaryExtents.insert(Extent(offset: reference.offset, end: reference.offset &+ UInt64(reference.storedLength)))
+    /// Checks one body entry of a body leaf (spec §6.2, §6.3, §11.3 `chunks` and `body-digests`),
+    /// its MD5 computed by `Insecure.MD5` (where ``BodyLaneChecker`` cannot run).
+    static func check(_ body: BodyEntry, reader: ArchiveReader, declaredBases: Int?) -> BodyOutcome {
+        var outcome = checkEntries(body, reader: reader, declaredBases: declaredBases)
+        guard outcome.needsBytes else { return outcome }
+        var md5 = Insecure.MD5()
+        var sha256 = bodyHashing(body)
+        for index in body.chunks.indices {
+            do {
+                let bytes = try reader.decodeChunk(body, index: index)
+                bytes.withUnsafeBytes {
+                    md5.update(bufferPointer: $0)
+                    sha256?.update(bufferPointer: $0)
+                }
+            } catch {
+                outcome.chunkProblems.append(chunkProblem(error, body, index))
+                return outcome
             }
         }
+        outcome.digestProblem = digestProblem(body, md5: BodyDigest(md5.finalize()), sha256: sha256)
+        return outcome
     }
 
-    /// Checks one body entry of a body leaf (spec §6.2, §6.3, §11.3 `chunks` and `body-digests`).
-    static func check(_ body: BodyEntry, reader: ArchiveReader, declaredBases: Int?) -> BodyOutcome {
+    /// The body-wide SHA-256 to compute while decoding, or nil for a body of one chunk: it hashes
+    /// to that chunk's digest, which decoding it checks, so its body hash is compared with the
+    /// digest instead of hashing the bytes twice (``digestProblem(_:md5:sha256:)``).
+    static func bodyHashing(_ body: BodyEntry) -> SHA256? {
+        body.chunks.count == 1 && UInt64(body.chunks[0].rawLength) == body.length ? nil : SHA256()
+    }
+
+    /// The `chunks` problem for a chunk that did not read, decode or match its digest.
+    static func chunkProblem(_ error: Error, _ body: BodyEntry, _ index: Int) -> WebArcError {
+        error as? WebArcError ?? .corruptChunk(body: body.reference, chunk: index, offset: body.chunks[index].offset)
+    }
+
+    /// The `body-digests` problem of a body whose chunks all decoded and matched their digests:
+    /// its MD5 against its reference, its SHA-256 (`sha256`, or its one chunk's digest when nil)
+    /// against its entry; nil when both match.
+    static func digestProblem(_ body: BodyEntry, md5 digest: BodyDigest, sha256: SHA256?) -> WebArcError? {
+        let hash = sha256.map { SHA256Hash($0.finalize()) } ?? body.chunks[0].digest
+        guard digest != body.reference.digest || hash != body.sha256 else { return nil }
+        let which = digest != body.reference.digest ? "MD5 \(digest.hex)" : "SHA-256 \(hash.hex), its entry says \(body.sha256.hex)"
+        return .bodyDigest(body: body.reference, offset: body.firstChunkOffset, reason: "bytes hash to \(which)")
+    }
+
+    /// The checks of a body entry that need no body bytes (codecs, features, layers, bounds, the
+    /// chunks' lengths against the body's; spec §6.2, §6.3); ``BodyOutcome/needsBytes`` says
+    /// whether its chunks are then decoded and hashed.
+    static func checkEntries(_ body: BodyEntry, reader: ArchiveReader, declaredBases: Int?) -> BodyOutcome {
         var outcome = BodyOutcome()
         let page = body.origin.page
         let bodyDataEnd = reader.trailer.bodyDataEnd
@@ -188,29 +277,7 @@ extension Verification {
             outcome.warning = "body \(body.reference) has chunks in a base layer: they are checked only over its bases"
             return outcome
         }
-        var md5 = Insecure.MD5()
-        // A body of one chunk hashes to that chunk's digest, which decoding it has just checked:
-        // its body hash is compared with the digest instead of hashing the bytes twice.
-        let single = body.chunks.count == 1 && UInt64(body.chunks[0].rawLength) == body.length
-        var sha256: SHA256? = single ? nil : SHA256()
-        for index in body.chunks.indices {
-            do {
-                let bytes = try reader.decodeChunk(body, index: index)
-                bytes.withUnsafeBytes {
-                    md5.update(bufferPointer: $0)
-                    sha256?.update(bufferPointer: $0)
-                }
-            } catch {
-                outcome.chunkProblems.append(error as? WebArcError ?? .corruptChunk(body: body.reference, chunk: index, offset: body.chunks[index].offset))
-                return outcome
-            }
-        }
-        let digest = BodyDigest(md5.finalize())
-        let hash = sha256.map { SHA256Hash($0.finalize()) } ?? body.chunks[0].digest
-        if digest != body.reference.digest || hash != body.sha256 {
-            let which = digest != body.reference.digest ? "MD5 \(digest.hex)" : "SHA-256 \(hash.hex), its entry says \(body.sha256.hex)"
-            outcome.digestProblem = .bodyDigest(body: body.reference, offset: body.firstChunkOffset, reason: "bytes hash to \(which)")
-        }
+        outcome.needsBytes = true
         return outcome
     }
 }
@@ -232,6 +299,34 @@ final class BodyProgress: Sendable {
             done.bodies += 1
             done.bytes &+= body.length
             progress(done.bodies, totals.bodies, done.bytes, totals.bytes)
+        }
+    }
+}
+
+/// The body checks running in the background: signalled when done, with what they found.
+final class BodyCheckJob: Sendable {
+    let group = DispatchGroup()
+    let found = Mutex(FoundInBodies())
+}
+
+/// What the body checks found: the bodies that failed or warned (in body-tree order, group by
+/// group), counts, and the extents `layout` needs.
+struct FoundInBodies: Sendable {
+    var failures: [(body: BodyEntry, outcome: Verification.BodyOutcome)] = []
+    var bodies = 0
+    var bodyBytes: UInt64 = 0
+    var chunkExtents: [(offset: UInt64, end: UInt64)] = []
+    var dictionaryExtents: Set<Verification.Extent> = []
+
+    /// Keeps the chunk and dictionary extents of `body` in this archive's body data, for `layout`.
+    mutating func collectExtents(_ body: BodyEntry, bodyDataEnd: UInt64) {
+        for chunk in body.chunks {
+            if chunk.layer == 0, chunk.storedLength > 0, let end = chunk.end, chunk.offset >= UInt64(Lead.size), end <= bodyDataEnd {
+                chunkExtents.append((chunk.offset, end))
+            }
+            for (reference, _) in chunk.followingEntries where reference.layer == 0 {
+                dictionaryExtents.insert(Verification.Extent(offset: reference.offset, end: reference.offset &+ UInt64(reference.storedLength)))
+            }
         }
     }
 }

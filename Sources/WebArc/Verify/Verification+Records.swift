@@ -1,98 +1,112 @@
 extension Verification {
-    /// `objects`: the metadata object and every record tree object against §7 (layout, known
-    /// fields' types and values, required keys), and the classes allowed in the record tree.
-    func checkObjects() {
+    /// One record entry read for the record checks: its object and what it parses to, or the
+    /// error that stopped it.
+    typealias RecordEntry = Result<(object: DecodedObject, parsed: RecordObjects.Parsed), Error>
+
+    /// The record checks in one pass over the record leaves, each object parsed once: the `trees`
+    /// check of each record's key against its request's canonical key, then `objects`,
+    /// `references` and `redirects` (problems are sorted by check in the report).
+    func checkRecords() {
+        checkMetadataObject()
         let layered = reader.trailer.requiredFeatures.contains(.layer)
-        if metadataReadable {
-            do {
-                if try !reader.metadata.bases.isEmpty && !layered {
-                    add("objects", WebArcError.corruptIndex(page: reader.trailer.metadata.offset, position: nil, reason: "Archive.bases in an archive without required feature bit 0"))
-                }
-            } catch {
-                add("objects", error)
-            }
-        }
         forEachRecordLeaf { leaf, first in
-            for index in leaf.entries.indices {
-                let record = UInt32(clamping: first + index)
-                do {
-                    let object = try leaf.object(index)
-                    switch try RecordObjects.parse(object) {
-                    case .record(let parsed):
-                        report.records += 1
-                        if parsed.isTombstone && !layered {
-                            add("objects", object.corrupt("a tombstone in an archive without required feature bit 0"), record: record, url: parsed.request.url)
-                        }
-                    case .other(let name):
-                        add("objects", object.corrupt("a \(name) is not a record"), record: record)
-                    case .unknown:
-                        break
-                    }
-                } catch {
-                    add("objects", error, record: record)
+            let entries: [RecordEntry] = leaf.entries.indices.map { index in
+                Result { let object = try leaf.object(index); return (object, try RecordObjects.parse(object)) }
+            }
+            checkKeys(leaf, first, entries)
+            checkObjects(leaf, first, entries, layered: layered)
+            checkReferences(leaf, first, entries)
+            checkRedirects(leaf, first, entries)
+        }
+    }
+
+    /// `objects`, for the metadata object: `bases` only with required feature bit 0.
+    private func checkMetadataObject() {
+        guard metadataReadable else { return }
+        do {
+            if try !reader.metadata.bases.isEmpty && !reader.trailer.requiredFeatures.contains(.layer) {
+                add("objects", WebArcError.corruptIndex(page: reader.trailer.metadata.offset, position: nil, reason: "Archive.bases in an archive without required feature bit 0"))
+            }
+        } catch {
+            add("objects", error)
+        }
+    }
+
+    /// `objects`: every record tree object against §7 (layout, known fields' types and values,
+    /// required keys), and the classes allowed in the record tree.
+    private func checkObjects(_ leaf: RecordLeaf, _ first: Int, _ entries: [RecordEntry], layered: Bool) {
+        for (index, entry) in entries.enumerated() {
+            let record = UInt32(clamping: first + index)
+            switch entry {
+            case .success((let object, .record(let parsed))):
+                report.records += 1
+                if parsed.isTombstone && !layered {
+                    add("objects", object.corrupt("a tombstone in an archive without required feature bit 0"), record: record, url: parsed.request.url)
                 }
+            case .success((let object, .other(let name))):
+                add("objects", object.corrupt("a \(name) is not a record"), record: record)
+            case .success((_, .unknown)):
+                break
+            case .failure(let error):
+                add("objects", error, record: record)
             }
         }
     }
 
     /// `references`: every response's body is in its leaf and in the body tree, with the length its
     /// `bodyLength` says; every body entry of a leaf is named by one of its responses.
-    func checkReferences() {
-        forEachRecordLeaf { leaf, first in
-            var copies: [BodyReference: BodyEntry] = [:]
-            for body in leaf.bodies { copies[body.reference] = body }
-            var named = Set<BodyReference>()
-            var unparsed = false
-            for index in leaf.entries.indices {
-                guard let (object, parsed) = parsed(leaf, index) else {
-                    unparsed = true
-                    continue
-                }
-                guard case .record(.response(let response)) = parsed else { continue }
-                let record = UInt32(clamping: first + index)
-                let url = response.request.url
-                named.insert(response.body)
-                let copy = copies[response.body]
-                if copy == nil {
-                    add("references", WebArcError.bodyNotFound(body: response.body, page: leaf.page), record: record, url: url)
-                }
-                if let bodyIndex, bodyIndex[response.body] == nil {
-                    add("references", WebArcError.bodyNotFound(body: response.body, page: leaf.page), record: record, url: url)
-                }
-                if let length = copy?.length ?? bodyIndex?[response.body]?.length, length != response.bodyLength {
-                    let position = try? object.field("bodyLength", type: FieldType.uint)?.position
-                    add("references", corrupt(leaf.page, position ?? object.position, "bodyLength \(response.bodyLength), but body \(response.body) holds \(length) bytes"),
-                        record: record, url: url)
-                }
+    private func checkReferences(_ leaf: RecordLeaf, _ first: Int, _ entries: [RecordEntry]) {
+        var copies: [BodyReference: BodyEntry] = [:]
+        for body in leaf.bodies { copies[body.reference] = body }
+        var named = Set<BodyReference>()
+        var unparsed = false
+        for (index, entry) in entries.enumerated() {
+            guard case .success((let object, let parsed)) = entry else {
+                unparsed = true
+                continue
             }
-            guard !unparsed else { return }
-            var reported = Set<BodyReference>()
-            for body in leaf.bodies where !named.contains(body.reference) && reported.insert(body.reference).inserted {
-                add("references", corrupt(leaf.page, body.origin.position, "body entry \(body.reference) is named by no response"))
+            guard case .record(.response(let response)) = parsed else { continue }
+            let record = UInt32(clamping: first + index)
+            let url = response.request.url
+            named.insert(response.body)
+            let copy = copies[response.body]
+            if copy == nil {
+                add("references", WebArcError.bodyNotFound(body: response.body, page: leaf.page), record: record, url: url)
             }
+            if let bodyIndex, bodyIndex[response.body] == nil {
+                add("references", WebArcError.bodyNotFound(body: response.body, page: leaf.page), record: record, url: url)
+            }
+            if let length = copy?.length ?? bodyIndex?[response.body]?.length, length != response.bodyLength {
+                let position = try? object.field("bodyLength", type: FieldType.uint)?.position
+                add("references", corrupt(leaf.page, position ?? object.position, "bodyLength \(response.bodyLength), but body \(response.body) holds \(length) bytes"),
+                    record: record, url: url)
+            }
+        }
+        guard !unparsed else { return }
+        var reported = Set<BodyReference>()
+        for body in leaf.bodies where !named.contains(body.reference) && reported.insert(body.reference).inserted {
+            add("references", corrupt(leaf.page, body.origin.position, "body entry \(body.reference) is named by no response"))
         }
     }
 
     /// `redirects`: statuses allowed, targets absolute; a target the archive does not hold is a
     /// warning.
-    func checkRedirects() {
-        forEachRecordLeaf { leaf, first in
-            for index in leaf.entries.indices {
-                guard let (object, parsed) = parsed(leaf, index), case .record(.redirect(let redirect)) = parsed else { continue }
-                let record = UInt32(clamping: first + index)
-                let url = redirect.request.url
-                if !RedirectRecord.allowedStatuses.contains(redirect.status) {
-                    let position = try? object.field("status", type: FieldType.uint)?.position
-                    add("redirects", corrupt(leaf.page, position ?? object.position, "redirect status \(redirect.status) is not 301, 302, 303, 307 or 308"), record: record, url: url)
-                }
-                guard let key = try? URLKey.key(method: "GET", url: redirect.target) else {
-                    let position = try? object.field("target", type: FieldType.string)?.position
-                    add("redirects", corrupt(leaf.page, position ?? object.position, "redirect target \"\(redirect.target)\" is not an absolute URL"), record: record, url: url)
-                    continue
-                }
-                if (try? reader.lookup(key: key)) == nil {
-                    warn("redirects", code: "redirect-target-missing", "target \(redirect.target) is not in the archive", record: record, url: url)
-                }
+    private func checkRedirects(_ leaf: RecordLeaf, _ first: Int, _ entries: [RecordEntry]) {
+        for (index, entry) in entries.enumerated() {
+            guard case .success((let object, .record(.redirect(let redirect)))) = entry else { continue }
+            let record = UInt32(clamping: first + index)
+            let url = redirect.request.url
+            if !RedirectRecord.allowedStatuses.contains(redirect.status) {
+                let position = try? object.field("status", type: FieldType.uint)?.position
+                add("redirects", corrupt(leaf.page, position ?? object.position, "redirect status \(redirect.status) is not 301, 302, 303, 307 or 308"), record: record, url: url)
+            }
+            guard let key = try? URLKey.key(method: "GET", url: redirect.target) else {
+                let position = try? object.field("target", type: FieldType.string)?.position
+                add("redirects", corrupt(leaf.page, position ?? object.position, "redirect target \"\(redirect.target)\" is not an absolute URL"), record: record, url: url)
+                continue
+            }
+            if (try? reader.lookup(key: key)) == nil {
+                warn("redirects", code: "redirect-target-missing", "target \(redirect.target) is not in the archive", record: record, url: url)
             }
         }
     }

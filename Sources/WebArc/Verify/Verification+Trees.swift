@@ -1,7 +1,8 @@
 extension Verification {
     /// `trees`: heights, key order within and across leaves, interior keys equal to their
-    /// children's first keys, record copies of body entries equal to the body tree's, record keys
-    /// equal to their requests' canonical keys, and counts equal to the trailer's (spec §8).
+    /// children's first keys, record copies of body entries equal to the body tree's, and counts
+    /// equal to the trailer's (spec §8); record keys against their requests' canonical keys are
+    /// checked with the other record checks (``checkKeys(_:_:_:)``), which parse the objects.
     func checkTrees() {
         structure(reader.trailer.recordRoot, .records)
         structure(reader.trailer.bodyRoot, .bodies)
@@ -16,16 +17,6 @@ extension Verification {
                 }
             }
         }
-        forEachRecordLeaf { leaf, first in
-            for index in leaf.entries.indices {
-                guard let (_, parsed) = parsed(leaf, index), case .record(let record) = parsed else { continue }
-                let key = try? URLKey.key(method: record.request.method, url: record.request.url)
-                if key.map({ Array($0.utf8) }) != Array(leaf.key(index)) {
-                    add("trees", corrupt(leaf.page, leaf.entries[index].position, "key \"\(String(decoding: leaf.key(index), as: UTF8.self))\" is not its request's canonical key \(key.map { "\"\($0)\"" } ?? "(none)")"),
-                        record: UInt32(clamping: first + index), url: record.request.url)
-                }
-            }
-        }
         let trailer = reader.trailer
         let trailerOffset = reader.trailerOffset
         if !incomplete.contains(.records) {
@@ -37,6 +28,18 @@ extension Verification {
         }
         if bodyIndex != nil, bodyEntryCount != trailer.bodyCount {
             add("trees", WebArcError.corruptIndex(page: trailerOffset + 56, position: nil, reason: "bodyCount \(trailer.bodyCount), the body tree holds \(bodyEntryCount)"))
+        }
+    }
+
+    /// `trees`: each record's key equals its request's canonical key.
+    func checkKeys(_ leaf: RecordLeaf, _ first: Int, _ entries: [RecordEntry]) {
+        for (index, entry) in entries.enumerated() {
+            guard case .success((_, .record(let record))) = entry else { continue }
+            let key = try? URLKey.key(method: record.request.method, url: record.request.url)
+            if key.map({ Array($0.utf8) }) != Array(leaf.key(index)) {
+                add("trees", corrupt(leaf.page, leaf.entries[index].position, "key \"\(String(decoding: leaf.key(index), as: UTF8.self))\" is not its request's canonical key \(key.map { "\"\($0)\"" } ?? "(none)")"),
+                    record: UInt32(clamping: first + index), url: record.request.url)
+            }
         }
     }
 

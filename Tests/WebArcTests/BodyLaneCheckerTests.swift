@@ -1,0 +1,114 @@
+import Crypto
+import Foundation
+import Testing
+
+@testable import WebArc
+
+/// The sixteen-lane MD5 (`MD5Lanes`) against swift-crypto's, and `verify` with bodies checked in
+/// lanes (``BodyLaneChecker``) against `verify` with bodies checked one by one: same problems,
+/// whatever the damage.
+@Suite("Body lane checker")
+struct BodyLaneCheckerTests {
+    @Test("sixteen lanes hash as swift-crypto's MD5: any lengths, blocks fed in steps, idle lanes untouched")
+    func lanesMatchMD5() throws {
+        try #require(MD5Lanes.isAvailable, "this CPU has no AVX-512F: verify uses Insecure.MD5 alone")
+        var random = SeededGenerator(seed: 19)
+        for round in 0..<40 {
+            // Lengths around block and padding edges first, then random ones.
+            let edges = [0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 129, 1000, 4096, 70_001]
+            let messages = (0..<MD5Lanes.count).map { lane in
+                random.bytes(round == 0 ? edges[lane] : Int.random(in: 0...5000, using: &random))
+            }
+            var md5 = MD5Lanes()
+            var hashed = [Int](repeating: 0, count: MD5Lanes.count)
+            for lane in 0..<MD5Lanes.count { md5.reset(lane) }
+            // Feed in steps of a few blocks, each lane busy only while it has a whole block left.
+            while true {
+                let left = messages.indices.map { (messages[$0].count - hashed[$0]) / MD5Lanes.blockSize }
+                guard let step = left.filter({ $0 > 0 }).min() else { break }
+                let blocks = min(step, Int.random(in: 1...3, using: &random))
+                let busy = left.map { $0 > 0 }
+                messages.withPointers { pointers in
+                    md5.update(pointers.indices.map { lane in busy[lane] ? pointers[lane].map { $0 + hashed[lane] } : nil }, blocks: blocks)
+                }
+                for lane in busy.indices where busy[lane] { hashed[lane] += blocks * MD5Lanes.blockSize }
+            }
+            for (lane, message) in messages.enumerated() {
+                let digest = message[hashed[lane]...].withUnsafeBytes { md5.finish(lane, tail: $0, totalLength: UInt64(message.count)) }
+                #expect(digest == BodyDigest(Insecure.MD5.hash(data: message)), "round \(round), lane \(lane), \(message.count) bytes")
+            }
+        }
+    }
+
+    @Test("verify finds the same problems with lanes as one body at a time, for a flipped byte anywhere in the body data")
+    func lanesMatchOneByOne() throws {
+        try #require(MD5Lanes.isAvailable, "this CPU has no AVX-512F: verify uses Insecure.MD5 alone")
+        let folder = try TemporaryFolder()
+        var random = SeededGenerator(seed: 23)
+        // Bodies of one chunk and of several (the last one short), compressible and not, more
+        // bodies than lanes, and an empty one.
+        var pages: [(String, [UInt8])] = (0..<40).map { ("http://localhost/\($0)", $0 % 2 == 0 ? random.text(100 + 997 * $0) : random.bytes(3 * $0)) }
+        pages.append(("http://localhost/long", random.bytes(2 * ChunkEntry.maxRawLength + 777)))
+        pages.append(("http://localhost/long-text", random.text(3 * ChunkEntry.maxRawLength)))
+        pages.append(("http://localhost/empty", []))
+        let path = try makeArchive(at: folder.file("lanes.webarc"), pages: pages)
+        let clean = try ArchiveReader(path: path)
+        #expect(ArchiveVerifier.verify(clean, laneHashing: true).problems.isEmpty)
+        var chunks: [ChunkEntry] = []
+        try clean.forEachBody { chunks += $0.chunks }
+        let archive = try ArchiveBytes(path: path)
+        for (number, chunk) in chunks.enumerated() where number % 3 == 0 || chunk.rawLength > 100_000 {
+            var damaged = archive
+            damaged.bytes[Int(chunk.offset + UInt64(chunk.storedLength) / 3)] ^= 0x10
+            let damagedPath = folder.file("damaged-\(number).webarc")
+            try damaged.write(to: damagedPath)
+            let reader = try ArchiveReader(path: damagedPath)
+            let inLanes = ArchiveVerifier.verify(reader, laneHashing: true).problems
+            let oneByOne = ArchiveVerifier.verify(reader, laneHashing: false).problems
+            #expect(!inLanes.isEmpty, "chunk at \(chunk.offset): damage went unnoticed")
+            #expect(inLanes == oneByOne, "chunk at \(chunk.offset)")
+            #expect(inLanes.contains { $0.offset == chunk.offset }, "\(inLanes)")
+        }
+    }
+
+    @Test("a body of one chunk whose entry's SHA-256 differs from its chunk's digest fails body-digests, in lanes and one by one")
+    func singleChunkBodyHash() throws {
+        let path = SpecVectorTests.vectors.path + "/invalid/body-digest-sha256.webarc"
+        let reader = try ArchiveReader(path: path)
+        var bodies: [BodyEntry] = []
+        try reader.forEachBody { bodies.append($0) }
+        // The case the shortcut covers: one chunk, its digest right, the entry's hash not.
+        let body = try #require(bodies.first { $0.chunks.count == 1 && $0.chunks[0].digest != $0.sha256 })
+        for lanes in [true, false] where lanes == false || MD5Lanes.isAvailable {
+            let problems = ArchiveVerifier.verify(reader, laneHashing: lanes).problems
+            #expect(problems.map(\.code) == ["body-digest"], "lanes \(lanes): \(problems)")
+            #expect(problems.first?.offset == body.firstChunkOffset)
+            #expect(problems.first?.check == "body-digests")
+            #expect(problems.first?.message.contains("SHA-256") == true, "\(problems)")
+        }
+    }
+
+    @Test("every invalid vector that verify rejects gets the same report with lanes as one by one")
+    func invalidVectors() throws {
+        try #require(MD5Lanes.isAvailable, "this CPU has no AVX-512F: verify uses Insecure.MD5 alone")
+        for vector in SpecVectorTests.invalidCases where vector.stage == "verify" {
+            let reader = try SpecVectorTests.open("invalid/\(vector.file)", bases: vector.bases)
+            #expect(ArchiveVerifier.verify(reader, laneHashing: true) == ArchiveVerifier.verify(reader, laneHashing: false), "\(vector.file)")
+        }
+    }
+}
+
+extension Array where Element == [UInt8] {
+    /// Calls `body` with a pointer to each array's bytes (nil for an empty one), all pinned at once.
+    fileprivate func withPointers<R>(_ body: ([UnsafePointer<UInt8>?]) -> R) -> R {
+        var pointers: [UnsafePointer<UInt8>?] = []
+        func pin(_ index: Int) -> R {
+            guard index < count else { return body(pointers) }
+            return self[index].withUnsafeBufferPointer { buffer in
+                pointers.append(buffer.baseAddress)
+                return pin(index + 1)
+            }
+        }
+        return pin(0)
+    }
+}

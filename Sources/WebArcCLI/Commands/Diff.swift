@@ -108,7 +108,7 @@ struct ApplyCheck {
         defer { try? FileManager.default.removeItem(atPath: temporary) }
         do {
             let stack = try ArchiveOpening.stack([output] + bases)
-            try withFile(output) { try UpdateApplier(stack: stack).write(to: temporary, overwrite: true) }
+            _ = try withFile(output) { try UpdateApplier(stack: stack).write(to: temporary, overwrite: true) }
         } catch {
             try? FileManager.default.removeItem(atPath: output)
             throw error

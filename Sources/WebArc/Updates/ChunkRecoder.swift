@@ -61,7 +61,7 @@ enum ChunkRecoder {
         case .lz4: return dictionary == nil
         case .lz4Dictionary:
             guard let dictionary, let used = chunk.dictionary else { return false }
-            return used == dictionary.bytes
+            return dictionary.hasSameBytes(as: used)
         case .raw: return !first
         case .zstdDelta, nil: return false
         }

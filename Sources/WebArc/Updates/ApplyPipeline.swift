@@ -54,7 +54,7 @@ final class ApplyPipeline: @unchecked Sendable {
     ///   - jobs: the bodies in the order they are added (position 0 first).
     ///   - level: the new archive's compression level; `dictionaryInterval` its interval.
     ///   - reuseStoredChunks: false codes every chunk again (the writer's plain path).
-    init(jobs: [Job], level: Int, dictionaryInterval: Int, reuseStoredChunks: Bool, windowBytes: UInt64 = 16 << 20) {
+    init(jobs: [Job], level: Int, dictionaryInterval: Int, reuseStoredChunks: Bool, windowBytes: UInt64 = 8 << 20) {
         self.jobs = jobs
         self.level = level
         interval = dictionaryInterval

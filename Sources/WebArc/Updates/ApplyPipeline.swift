@@ -93,7 +93,9 @@ final class ApplyPipeline: @unchecked Sendable {
             committed = index + 1
             inFlight -= costs.removeValue(forKey: index) ?? 0
             // The last body using an anchor frees its tail (anchors only move forward).
-            if interval > 0, DictionaryAnchors.isAnchor(index + 1, interval: interval), let anchor = DictionaryAnchors.anchor(of: index, interval: interval) {
+            if interval > 0, DictionaryAnchors.isAnchor(index + 1, interval: interval),
+                let anchor = DictionaryAnchors.anchor(of: index, interval: interval)
+            {
                 tails[anchor] = nil
             }
             condition.broadcast()
@@ -152,7 +154,9 @@ final class ApplyPipeline: @unchecked Sendable {
         }
         let cut = BodyTransfer.writerCut(entry) != nil
         if isAnchor {
-            let tail = cut ? Array(DictionaryAnchors.tail(ofBody: chunks.last?.raw ?? [])) : Array(DictionaryAnchors.tail(ofBody: chunks.flatMap(\.raw)))
+            let tail = cut
+                ? Array(DictionaryAnchors.tail(ofBody: chunks.last?.raw ?? []))
+                : Array(DictionaryAnchors.tail(ofBody: chunks.flatMap(\.raw)))
             publishTail(index, tail)
         }
         guard cut else {

@@ -69,14 +69,17 @@ public struct UpdateApplier {
         }
         let inOrder = order.map { records[$0] }
         var summary = Summary()
+        func pass(reuse: Bool) throws {
+            try write(inOrder, target: target, recipe: recipe, to: path, overwrite: overwrite, reuse: reuse, summary: &summary, progress: progress)
+        }
         do {
-            try write(inOrder, target: target, recipe: recipe, to: path, overwrite: overwrite, reuse: true, summary: &summary, progress: progress)
+            try pass(reuse: true)
         } catch WebArcError.badTarget where summary.chunksReused > 0 {
             // Stored chunks are reused on the premise that the layers were written by this writer's
             // rules (spec Appendix C); when the result shows otherwise, every chunk is coded again.
             summary = Summary()
             summary.codedAgain = true
-            try write(inOrder, target: target, recipe: recipe, to: path, overwrite: overwrite, reuse: false, summary: &summary, progress: progress)
+            try pass(reuse: false)
         }
         return summary
     }

@@ -146,6 +146,8 @@ final class ApplyPipeline: @unchecked Sendable {
             return .streamed
         }
         reserve(index, cost: entry.length)
+        // A remote layer fetches the body's chunks together, as a chunk iterator has it do.
+        job.reader.announceChunks(of: entry, range: 0..<entry.length)
         var chunks: [VerifiedChunk] = []
         chunks.reserveCapacity(entry.chunks.count)
         for (position, chunk) in entry.chunks.enumerated() {

@@ -51,6 +51,12 @@ final class LZ4Dictionary {
         bytes.count == other.bytes.count && memcmp(storage.baseAddress!, other.storage.baseAddress!, bytes.count) == 0
     }
 
+    /// Whether `other` holds exactly this dictionary's bytes (one `memcmp`).
+    func hasSameBytes(as other: [UInt8]) -> Bool {
+        guard bytes.count == other.count else { return false }
+        return other.isEmpty || other.withUnsafeBytes { memcmp(storage.baseAddress!, $0.baseAddress!, bytes.count) == 0 }
+    }
+
     /// Compresses `source` as one block that refers to the dictionary, returning its size, or nil
     /// when it does not fit in `destination`.
     ///

@@ -166,23 +166,30 @@ extension ArchiveReader {
     }
 
     func decode(_ chunk: ChunkEntry, _ context: ChunkContext, role: ChunkEntry.Role = .chunk) throws -> [UInt8] {
+        try read(chunk, context, role: role).raw
+    }
+
+    /// Reads, decodes and verifies one chunk, keeping what it was decoded from: its stored bytes,
+    /// the archive holding them and, for codec 2, the dictionary's bytes.
+    func read(_ chunk: ChunkEntry, _ context: ChunkContext, role: ChunkEntry.Role = .chunk) throws -> VerifiedChunk {
         let store = try self.store(of: chunk, context)
         try chunk.validate(context, bodyDataEnd: store.trailer.bodyDataEnd, role: role)
         let stored = try store.source.read(at: chunk.offset, count: Int(chunk.storedLength))
         let raw: [UInt8]?
+        var dictionary: [UInt8]?
         switch chunk.codec {
         case .raw: raw = stored
         case .lz4: raw = LZ4.decode(stored, rawLength: Int(chunk.rawLength))
         case .lz4Dictionary:
             let reference = chunk.dictionary!
-            let dictionary: [UInt8]
             if let cached = dictionaryCache.withLock({ $0.value(for: reference) }) {
                 dictionary = cached
             } else {
-                dictionary = Array(try decode(reference, context, role: .dictionary).suffix(ChunkEntry.maxDictionaryLength))
-                dictionaryCache.withLock { $0.insert(dictionary, for: reference, cost: dictionary.count) }
+                let bytes = Array(try decode(reference, context, role: .dictionary).suffix(ChunkEntry.maxDictionaryLength))
+                dictionaryCache.withLock { $0.insert(bytes, for: reference, cost: bytes.count) }
+                dictionary = bytes
             }
-            raw = LZ4.decode(stored, rawLength: Int(chunk.rawLength), dictionary: dictionary[...])
+            raw = LZ4.decode(stored, rawLength: Int(chunk.rawLength), dictionary: dictionary![...])
         case .zstdDelta:
             // The reference is verified by its own digest when decoded, then kept: the chunks of
             // a Zstandard archive's bodies share their anchor's (an update's name different ones).
@@ -201,8 +208,22 @@ extension ArchiveReader {
         guard SHA256Hash.of(raw) == chunk.digest else {
             throw WebArcError.chunkDigest(body: context.body, chunk: context.index, offset: chunk.offset)
         }
-        return raw
+        return VerifiedChunk(entry: chunk, stored: stored, raw: raw, dictionary: dictionary, store: store)
     }
+}
+
+/// A chunk read and checked against its digest, with what it was decoded from.
+struct VerifiedChunk {
+    /// Its entry, as the archive read names it.
+    var entry: ChunkEntry
+    /// The bytes stored (for codec 0, the same as `raw`).
+    var stored: [UInt8]
+    /// The decoded bytes, whose SHA-256 is `entry.digest`.
+    var raw: [UInt8]
+    /// For codec 2, the dictionary it was decoded with (at most 64 KiB).
+    var dictionary: [UInt8]?
+    /// The archive whose body data holds the stored bytes.
+    var store: ArchiveReader
 }
 
 extension ArchiveReader {

@@ -16,6 +16,22 @@ import Foundation
 public struct UpdateApplier {
     /// The update (top) over its bases.
     public let stack: LayerStack
+    /// Threads reading and coding bodies (0: one per core). The result is the same for any number.
+    public var workers = 0
+
+    /// What applying did.
+    public struct Summary: Sendable, Equatable {
+        /// Chunks whose stored bytes were copied as they are (coded from the same input).
+        public var chunksReused = 0
+        /// Chunks coded again.
+        public var chunksCoded = 0
+        /// Whether a first pass that reused stored chunks gave another archive, so that every
+        /// chunk was coded again (a base not written by this writer's rules).
+        public var codedAgain = false
+
+        /// An empty summary.
+        public init() {}
+    }
 
     /// Makes an applier for the top layer of `stack`.
     public init(stack: LayerStack) {
@@ -24,9 +40,15 @@ public struct UpdateApplier {
 
     /// Writes the result to `path` atomically.
     ///
+    /// Each body is read once and every chunk checked against its digest; a chunk whose stored
+    /// bytes are what the writer would store for it at its new position is copied as it is
+    /// (``ChunkRecoder``), the others are coded again, on ``workers`` threads.
+    ///
     /// - Throws: `badTarget` when the top layer names no target or the result differs from it;
-    ///   ``WebArcError`` for damaged layers or I/O; nothing is left at `path` on failure.
-    public func write(to path: String, overwrite: Bool = false, progress: ((Int, Int) -> Void)? = nil) throws {
+    ///   ``WebArcError`` for damaged layers (a chunk failing its digest is never copied) or I/O;
+    ///   nothing is left at `path` on failure.
+    @discardableResult
+    public func write(to path: String, overwrite: Bool = false, progress: ((Int, Int) -> Void)? = nil) throws -> Summary {
         let update = stack.top
         guard let target = try update.metadata.target else {
             throw WebArcError.badTarget(reason: "\(update.path) names no target archive: it is not an update made by `webarc diff`")
@@ -45,17 +67,67 @@ public struct UpdateApplier {
             throw WebArcError.corruptIndex(
                 page: update.trailer.metadata.offset, position: nil, reason: "target \(problem) (the layers give \(records.count) records)")
         }
+        let inOrder = order.map { records[$0] }
+        var summary = Summary()
+        func pass(reuse: Bool) throws {
+            try write(inOrder, target: target, recipe: recipe, to: path, overwrite: overwrite, reuse: reuse, summary: &summary, progress: progress)
+        }
+        do {
+            try pass(reuse: true)
+        } catch WebArcError.badTarget where summary.chunksReused > 0 {
+            // Stored chunks are reused on the premise that the layers were written by this writer's
+            // rules (spec Appendix C); when the result shows otherwise, every chunk is coded again.
+            summary = Summary()
+            summary.codedAgain = true
+            try pass(reuse: false)
+        }
+        return summary
+    }
+
+    /// One pass: the records in insertion order given to a writer with the target's metadata.
+    private func write(
+        _ records: [(entry: ArchiveEntry, layer: Int)], target: UpdateTarget, recipe: WriterRecipe, to path: String, overwrite: Bool,
+        reuse: Bool, summary: inout Summary, progress: ((Int, Int) -> Void)?
+    ) throws {
         var metadata = target.archive
         metadata.target = nil
         let writer = try ArchiveWriter(
             path: path, options: .init(overwrite: overwrite, recipe: recipe))
         writer.metadata = metadata
+        var jobs: [ApplyPipeline.Job] = []
+        var bodyRecords: [Int] = []
+        for (index, record) in records.enumerated() {
+            guard case .response(let response) = record.entry.record else { continue }
+            jobs.append(ApplyPipeline.Job(reader: stack.layers[record.layer], reference: response.body))
+            bodyRecords.append(index)
+        }
+        let pipeline = ApplyPipeline(jobs: jobs, level: recipe.level, dictionaryInterval: recipe.dictionaryInterval, reuseStoredChunks: reuse)
         try writer.failing {
-            for (done, position) in order.enumerated() {
-                let (entry, layer) = records[position]
-                try writer.copy(entry.record, from: stack.layers[layer])
-                progress?(done + 1, order.count)
+            var added = 0
+            func addRecords(upTo end: Int) throws {
+                while added < end {
+                    let (entry, layer) = records[added]
+                    try writer.copy(entry.record, from: stack.layers[layer])
+                    added += 1
+                    progress?(added, records.count)
+                }
             }
+            try pipeline.run(workers: workers > 0 ? workers : ProcessInfo.processInfo.activeProcessorCount) { body, output in
+                try addRecords(upTo: bodyRecords[body])
+                let (entry, layer) = records[added]
+                guard case .response(var response) = entry.record, case .prepared(let prepared, let reused) = output else {
+                    try writer.copy(entry.record, from: stack.layers[layer])
+                    added += 1
+                    return
+                }
+                response.body = try writer.addBody(prepared).reference
+                try writer.add(response)
+                summary.chunksReused += reused
+                summary.chunksCoded += prepared.chunks.count - reused
+                added += 1
+                progress?(added, records.count)
+            }
+            try addRecords(upTo: records.count)
         }
         try writer.finish(expected: (target.digest, target.archiveLength), appendix: target.appendix)
     }

@@ -31,6 +31,8 @@ public struct UpdateBuilder {
         public var deletedKeys = 0
         /// Bodies added to the update that a base already holds (not stored again).
         public var bodiesFromBases = 0
+        /// Bodies new under their URL coded against a similar body of the bases (``SimilarBodies``).
+        public var similarBodies = 0
         /// The update's writer statistics.
         public var statistics = ArchiveWriter.Statistics()
 
@@ -68,6 +70,7 @@ public struct UpdateBuilder {
         let writer = try ArchiveWriter(
             path: path, options: .init(overwrite: overwrite, compressionLevel: recipe.level, dictionaryInterval: 0), bases: old.layers)
         var summary = Summary()
+        let similar = SimilarBodies(stack: old, groups: oldGroups.values)
         try writer.failing {
             for (done, group) in newGroups.enumerated() {
                 defer { progress?(done + 1, newGroups.count) }
@@ -77,7 +80,11 @@ public struct UpdateBuilder {
                     continue
                 }
                 summary.changedKeys += 1
-                let previousBody = try previous.flatMap(previousVersion)
+                var previousBody = try previous.flatMap(previousVersion)
+                if previousBody == nil, let found = try similarVersion(of: group.entries, in: similar) {
+                    previousBody = found
+                    summary.similarBodies += 1
+                }
                 // Inserted last first, so that records of one key with one date keep their order
                 // (the tree orders them by insertion, newest first; spec Appendix C step 5).
                 for entry in group.entries.reversed() {
@@ -128,6 +135,18 @@ public struct UpdateBuilder {
             }
         }
         return true
+    }
+
+    /// For a key with no previous body: a body of the bases its first response's body resembles,
+    /// unless a base holds that body itself (then it is not stored again anyway).
+    private func similarVersion(of entries: [ArchiveEntry], in similar: SimilarBodies) throws -> ArchiveWriter.PreviousVersion? {
+        for entry in entries {
+            guard case .response(let response) = entry.record, response.bodyLength > 0 else { continue }
+            let body = try new.bodyEntry(response.body)
+            if try old.layers.contains(where: { try $0.holds(body) }) { return nil }
+            return try similar.previousVersion(of: body, in: new, mimeType: response.mimeType)
+        }
+        return nil
     }
 
     /// The body the old stack answers a key with (its first response with a body), as the base

@@ -74,6 +74,14 @@ public struct PreparedBody: @unchecked Sendable {
         self.chunks = chunks
     }
 
+    /// A body whose chunks are coded already (by ``ChunkRecoder``), with its known digests.
+    init(digest: BodyDigest, sha256: SHA256Hash, length: UInt64, chunks: [ChunkEncoder.Encoded]) {
+        self.digest = digest
+        self.sha256 = sha256
+        self.length = length
+        self.chunks = chunks
+    }
+
     /// Whether this body was coded as the writer's order codes a body at a position whose
     /// dictionary is `expected`: its first chunk tried against `expected`.
     func matches(dictionary expected: LZ4Dictionary?) -> Bool {

@@ -55,7 +55,7 @@ struct Apply: ParsableCommand {
             }
         }
         let progress = ProgressReporter(label: "applying", quiet: quiet, unit: "records")
-        try withFile(update) {
+        let summary = try withFile(update) {
             try UpdateApplier(stack: stack).write(to: output, overwrite: force) { done, total in
                 progress.update(items: done, totalItems: total, bytes: 0, totalBytes: 0)
             }
@@ -65,7 +65,10 @@ struct Apply: ParsableCommand {
         let digest = SignatureText.hex(result.archiveDigest)
         let seconds = Date().timeIntervalSince(started)
         if json {
-            Output.json(["output": output, "archiveDigest": digest, "bytes": result.fileSize, "seconds": seconds] as [String: Any])
+            Output.json([
+                "output": output, "archiveDigest": digest, "bytes": result.fileSize, "seconds": seconds,
+                "chunksReused": summary.chunksReused, "chunksCoded": summary.chunksCoded, "codedAgain": summary.codedAgain,
+            ] as [String: Any])
         } else if !quiet {
             Output.error(String(format: "%@: %@, archive digest %@, in %.1f s", output, ProgressReporter.size(result.fileSize), digest, seconds))
         }

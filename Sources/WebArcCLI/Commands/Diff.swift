@@ -14,7 +14,9 @@ struct Diff: ParsableCommand {
             The update holds the records of every URL that is new or changed, a tombstone for \
             every URL the new archive dropped, and only the bodies the old archive does not have; a \
             body that changed a little (a version stamped into every page) is stored as a delta \
-            against its previous version. Unchanged URLs fall through to the old archive. It names \
+            against its previous version, and a page new under its URL (added as an edited copy \
+            of another, or renamed and edited) as a delta against the most similar page the old \
+            archive has. Unchanged URLs fall through to the old archive. It names \
             the new archive by digest, so `webarc apply OLD UPDATE -o NEW` writes the new archive \
             again byte for byte (its signatures included), and `webarc serve UPDATE OLD` serves it \
             layered without applying.
@@ -86,7 +88,8 @@ struct Diff: ParsableCommand {
             Output.json([
                 "update": output, "updateBytes": size, "newArchiveBytes": newSize, "unchangedURLs": summary.unchangedKeys,
                 "changedURLs": summary.changedKeys, "deletedURLs": summary.deletedKeys, "bodiesStored": summary.statistics.bodiesStored,
-                "storedBodyBytes": summary.statistics.storedBytes, "checked": !noCheck, "seconds": seconds,
+                "storedBodyBytes": summary.statistics.storedBytes, "similarBodies": summary.similarBodies, "checked": !noCheck,
+                "seconds": seconds,
             ] as [String: Any])
         } else if !quiet {
             Output.error(String(
@@ -108,7 +111,7 @@ struct ApplyCheck {
         defer { try? FileManager.default.removeItem(atPath: temporary) }
         do {
             let stack = try ArchiveOpening.stack([output] + bases)
-            try withFile(output) { try UpdateApplier(stack: stack).write(to: temporary, overwrite: true) }
+            _ = try withFile(output) { try UpdateApplier(stack: stack).write(to: temporary, overwrite: true) }
         } catch {
             try? FileManager.default.removeItem(atPath: output)
             throw error

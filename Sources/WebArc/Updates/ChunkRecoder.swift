@@ -1,0 +1,69 @@
+/// Codes a body read from an archive the way a writer codes it at a position (spec §6.3, Appendix C
+/// step 13), reusing a chunk's stored bytes wherever they are that same coding of the same input.
+///
+/// Compression is deterministic: the same raw bytes, level, dictionary and "an earlier chunk was
+/// stored raw" state give the same stored bytes. A stored chunk is therefore reused, not coded
+/// again, when the archive holding it was written at the writer's level, the body is cut as the
+/// writer cuts it, no earlier chunk of it was stored raw, and its codec shows which dictionary it
+/// was coded against:
+///
+/// | stored codec | reused when |
+/// |---|---|
+/// | 1 (LZ4) | the position gives this chunk no dictionary (every chunk but the first; the first of an anchor's body, or with dictionaries off) |
+/// | 2 (LZ4 with a dictionary) | it is the first chunk and its dictionary's bytes are the position's |
+/// | 0 (raw) | it is not the first chunk (the first may have been tried against another dictionary) |
+/// | 3 (delta) | never: the writer codes it as §6.3 says |
+///
+/// Once an output chunk is raw, the later ones are raw untried, whatever they were stored as. The
+/// chunks come verified (their digests checked on read), so a damaged stored chunk is refused
+/// before it could be reused.
+enum ChunkRecoder {
+    /// The chunks of a body as a writer at `level` codes them, its first chunk against `dictionary`.
+    ///
+    /// - Parameters:
+    ///   - chunks: the body's chunks in order, verified, cut as a writer cuts them (262 144 bytes
+    ///     each but the last).
+    ///   - levelOf: the level the archive holding a chunk was written at (its writer recipe), nil
+    ///     when unknown (then its chunks are coded again).
+    /// - Returns: the chunks, and how many of them reuse stored bytes.
+    static func code(
+        _ chunks: [VerifiedChunk], level: Int, dictionary: LZ4Dictionary?, levelOf: (ArchiveReader) -> Int?
+    ) -> (chunks: [ChunkEncoder.Encoded], reused: Int) {
+        var coded: [ChunkEncoder.Encoded] = []
+        coded.reserveCapacity(chunks.count)
+        var storeRaw = false
+        var sourceStoredRaw = false
+        var reused = 0
+        for (index, chunk) in chunks.enumerated() {
+            let tried = index == 0 ? dictionary : nil
+            let next: ChunkEncoder.Encoded
+            if !storeRaw, !sourceStoredRaw, levelOf(chunk.store) == level, reusable(chunk, first: index == 0, dictionary: tried) {
+                next = ChunkEncoder.Encoded(
+                    stored: chunk.stored, rawLength: chunk.raw.count, codec: chunk.entry.codec!, digest: chunk.entry.digest,
+                    triedDictionary: tried)
+                reused += 1
+            } else {
+                next = chunk.raw.withUnsafeBytes {
+                    ChunkEncoder.encode($0, level: level, dictionary: tried, storeRaw: storeRaw, digest: chunk.entry.digest)
+                }
+            }
+            storeRaw = storeRaw || next.codec == .raw
+            sourceStoredRaw = sourceStoredRaw || chunk.entry.codec == .raw
+            coded.append(next)
+        }
+        return (coded, reused)
+    }
+
+    /// Whether a chunk's stored bytes are what coding it against `dictionary` gives (its archive
+    /// written at the same level, no earlier chunk of its body stored raw).
+    static func reusable(_ chunk: VerifiedChunk, first: Bool, dictionary: LZ4Dictionary?) -> Bool {
+        switch chunk.entry.codec {
+        case .lz4: return dictionary == nil
+        case .lz4Dictionary:
+            guard let dictionary, let used = chunk.dictionary else { return false }
+            return dictionary.hasSameBytes(as: used)
+        case .raw: return !first
+        case .zstdDelta, nil: return false
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+
+@testable import WebArc
+
+/// Applying an update reuses the stored chunks the writer would write again (``ChunkRecoder``),
+/// codes the others on worker threads, and still gives the new archive byte for byte and refuses
+/// damaged chunks.
+@Suite struct UpdateApplierTests {
+    typealias Release = UpdateTests.Release
+
+    func bytes(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
+
+    func stack(_ paths: [String]) throws -> LayerStack { try LayerStack(try paths.map { try ArchiveReader(path: $0) }) }
+
+    @discardableResult
+    func apply(_ update: String, over old: [String], to path: String, workers: Int = 0) throws -> UpdateApplier.Summary {
+        var applier = UpdateApplier(stack: try stack([update] + old))
+        applier.workers = workers
+        return try applier.write(to: path, overwrite: true)
+    }
+
+    @Test("pages added and deleted early move every later body to another dictionary anchor: apply codes those first chunks again, reuses the rest, byte for byte with any number of workers")
+    func anchorsMoved() throws {
+        let scratch = try TemporaryFolder()
+        let (old, new, _) = try Release.first(pages: 80).update(in: scratch) { second in
+            second.files["docs/aaa-new.html"] = second.files["docs/page1.html"]! + Array("<p>added</p>".utf8)
+            second.files["docs/page2.html"] = nil
+            second.files["docs/page3.html"] = nil
+            second.addLine(to: "docs/big.html", "<p>2</p>")
+        }
+
+        var summaries: [UpdateApplier.Summary] = []
+        for workers in [1, 2, 3] {
+            let output = scratch.file("v2-\(workers).webarc")
+            summaries.append(try apply(scratch.file("u.webarc"), over: [old], to: output, workers: workers))
+            #expect(try bytes(output) == bytes(new), "\(workers) workers")
+        }
+        #expect(summaries.allSatisfy { $0 == summaries[0] })
+        let summary = summaries[0]
+        #expect(summary.chunksReused > 0 && summary.chunksCoded > 0, "\(summary)")
+        #expect(!summary.codedAgain)
+    }
+
+    @Test("an unchanged release applies with every chunk reused")
+    func everythingReused() throws {
+        let scratch = try TemporaryFolder()
+        let (old, new, _) = try Release.first(pages: 20).update(in: scratch) { $0.files["docs/zzz.html"] = Array("<p>last</p>".utf8) }
+        let summary = try apply(scratch.file("u.webarc"), over: [old], to: scratch.file("v2-applied.webarc"))
+        #expect(try bytes(scratch.file("v2-applied.webarc")) == bytes(new))
+        // Coded: the new page, and the photo's first chunk (stored raw, it may have been tried
+        // against another dictionary than its position's); the rest is reused.
+        #expect(summary.chunksCoded == 2, "\(summary)")
+        #expect(summary.chunksReused > 20, "\(summary)")
+    }
+
+    @Test("a damaged chunk of the old archive is refused, never copied into the result")
+    func damagedBaseChunkRefused() throws {
+        let scratch = try TemporaryFolder()
+        let (old, _, _) = try Release.first(pages: 12).update(in: scratch) { $0.addLine(to: "docs/page1.html", "<p>2</p>") }
+
+        // css/site.css is unchanged, so its stored chunk would be reused as it is.
+        let reader = try ArchiveReader(path: old)
+        guard case .response(let css) = try reader.lookup(url: "http://localhost/css/site.css")?.record else {
+            Issue.record("no css/site.css in the old archive")
+            return
+        }
+        let chunk = try reader.bodyEntry(css.body).chunks[0]
+        var damaged = try bytes(old)
+        damaged[Int(chunk.offset) + Int(chunk.storedLength) / 2] ^= 0x20
+        try Data(damaged).write(to: URL(fileURLWithPath: old))
+
+        for workers in [1, 2] {
+            #expect {
+                try apply(scratch.file("u.webarc"), over: [old], to: scratch.file("out.webarc"), workers: workers)
+            } throws: { ["chunk-digest", "corrupt-chunk"].contains(($0 as? WebArcError)?.code) }
+            #expect(!FileManager.default.fileExists(atPath: scratch.file("out.webarc")))
+        }
+    }
+
+    @Test("a chunk is reused only with the position's dictionary: codec 2 needs the same dictionary bytes, codec 1 none, raw not first")
+    func reuseRules() throws {
+        let text = Array(repeating: Array("<p>the same boilerplate, again and again</p>\n".utf8), count: 200).flatMap { $0 }
+        let dictionary = LZ4Dictionary(Array(text.prefix(4_000)))
+        let other = LZ4Dictionary(Array(text.dropFirst(7).prefix(4_000)))
+        let scratch = try TemporaryFolder()
+        let writer = try ArchiveWriter(path: scratch.file("a.webarc"))
+        _ = try writer.addBody(Array("placeholder".utf8))
+        try writer.finish()
+        let store = try ArchiveReader(path: scratch.file("a.webarc"))
+        func verified(_ encoded: ChunkEncoder.Encoded) -> VerifiedChunk {
+            VerifiedChunk(
+                entry: ChunkEncoder.entry(for: encoded, at: 16), stored: encoded.stored, raw: text, dictionary: encoded.dictionary?.bytes,
+                store: store)
+        }
+        let withDictionary = text.withUnsafeBytes { ChunkEncoder.encode($0, level: 1, dictionary: dictionary) }
+        let plain = text.withUnsafeBytes { ChunkEncoder.encode($0, level: 1) }
+        #expect(withDictionary.codec == .lz4Dictionary && plain.codec == .lz4)
+        #expect(ChunkRecoder.reusable(verified(withDictionary), first: true, dictionary: dictionary))
+        #expect(!ChunkRecoder.reusable(verified(withDictionary), first: true, dictionary: other))
+        #expect(!ChunkRecoder.reusable(verified(withDictionary), first: true, dictionary: nil))
+        #expect(ChunkRecoder.reusable(verified(plain), first: true, dictionary: nil))
+        #expect(!ChunkRecoder.reusable(verified(plain), first: true, dictionary: dictionary))
+
+        // Coded against another dictionary, the first chunk comes out as coding it afresh gives.
+        let recoded = ChunkRecoder.code([verified(withDictionary)], level: 1, dictionary: other) { _ in 1 }
+        let fresh = text.withUnsafeBytes { ChunkEncoder.encode($0, level: 1, dictionary: other) }
+        #expect(recoded.reused == 0 && recoded.chunks[0].stored == fresh.stored)
+        // An archive written at another level never lends its bytes.
+        #expect(ChunkRecoder.code([verified(plain)], level: 9, dictionary: nil) { _ in 1 }.reused == 0)
+        #expect(ChunkRecoder.code([verified(plain)], level: 1, dictionary: nil) { _ in 1 }.reused == 1)
+    }
+}
+
+extension UpdateTests.Release {
+    /// Packs this release as `v1.webarc` and a copy changed by `change` as `v2.webarc`, and diffs
+    /// them into `u.webarc`.
+    func update(in scratch: TemporaryFolder, _ change: (inout Self) -> Void) throws -> (old: String, new: String, summary: UpdateBuilder.Summary) {
+        let old = try pack(in: scratch, as: "v1")
+        var second = self
+        change(&second)
+        let new = try second.pack(in: scratch, as: "v2")
+        let stack = try LayerStack([try ArchiveReader(path: old)])
+        let summary = try UpdateBuilder(old: stack, new: try ArchiveReader(path: new)).write(to: scratch.file("u.webarc"))
+        return (old, new, summary)
+    }
+}

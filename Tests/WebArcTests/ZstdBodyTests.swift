@@ -156,6 +156,20 @@ struct ZstdBodyTests {
         try UpdateApplier(stack: try LayerStack([try ArchiveReader(path: scratch.file("u.webarc")), try ArchiveReader(path: old)]))
             .write(to: scratch.file("again.webarc"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.file("again.webarc"))) == Data(contentsOf: URL(fileURLWithPath: new)))
+
+        // An update from one Zstandard release to the next keeps the frames whose inputs did not
+        // change (their stored bytes, not a new zstd pass) and still gives the release byte for byte.
+        release.addLine(to: "docs/page9.html", "<p>and another</p>")
+        try release.write(to: scratch.file("v3-site"))
+        let newer = scratch.file("v3.webarc")
+        try Self.pack(scratch.file("v3-site"), to: newer, zstdLevel: 5)
+        let base = try LayerStack([try ArchiveReader(path: new)])
+        try UpdateBuilder(old: base, new: try ArchiveReader(path: newer)).write(to: scratch.file("u2.webarc"))
+        let summary = try UpdateApplier(stack: try LayerStack([try ArchiveReader(path: scratch.file("u2.webarc")), try ArchiveReader(path: new)]))
+            .write(to: scratch.file("again3.webarc"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.file("again3.webarc"))) == Data(contentsOf: URL(fileURLWithPath: newer)))
+        #expect(!summary.codedAgain)
+        #expect(summary.chunksReused > summary.chunksCoded, "reused \(summary.chunksReused), coded \(summary.chunksCoded)")
     }
 
     @Test("a writer's Zstandard level outside 1–22 is a corrupt metadata page")

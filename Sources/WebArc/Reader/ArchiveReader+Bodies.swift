@@ -177,6 +177,7 @@ extension ArchiveReader {
         let stored = try store.source.read(at: chunk.offset, count: Int(chunk.storedLength))
         let raw: [UInt8]?
         var dictionary: [UInt8]?
+        var history: [UInt8]?
         switch chunk.codec {
         case .raw: raw = stored
         case .lz4: raw = LZ4.decode(stored, rawLength: Int(chunk.rawLength))
@@ -194,21 +195,21 @@ extension ArchiveReader {
             // The reference is verified by its own digest when decoded, then kept: the chunks of
             // a Zstandard archive's bodies share their anchor's (an update's name different ones).
             let reference = chunk.reference!
-            let history: [UInt8]
             if let cached = referenceCache.withLock({ $0.value(for: reference) }) {
                 history = cached
             } else {
-                history = try decode(reference, context, role: .deltaReference)
-                referenceCache.withLock { $0.insert(history, for: reference, cost: history.count) }
+                let bytes = try decode(reference, context, role: .deltaReference)
+                referenceCache.withLock { $0.insert(bytes, for: reference, cost: bytes.count) }
+                history = bytes
             }
-            raw = ZstdDelta.decode(stored, rawLength: Int(chunk.rawLength), reference: history)
+            raw = ZstdDelta.decode(stored, rawLength: Int(chunk.rawLength), reference: history!)
         case nil: raw = nil
         }
         guard let raw else { throw WebArcError.corruptChunk(body: context.body, chunk: context.index, offset: chunk.offset) }
         guard SHA256Hash.of(raw) == chunk.digest else {
             throw WebArcError.chunkDigest(body: context.body, chunk: context.index, offset: chunk.offset)
         }
-        return VerifiedChunk(entry: chunk, stored: stored, raw: raw, dictionary: dictionary, store: store)
+        return VerifiedChunk(entry: chunk, stored: stored, raw: raw, dictionary: dictionary, history: history, store: store)
     }
 }
 
@@ -222,6 +223,8 @@ struct VerifiedChunk {
     var raw: [UInt8]
     /// For codec 2, the dictionary it was decoded with (at most 64 KiB).
     var dictionary: [UInt8]?
+    /// For codec 3, its reference's decoded bytes (the history it was decoded with).
+    var history: [UInt8]?
     /// The archive whose body data holds the stored bytes.
     var store: ArchiveReader
 }

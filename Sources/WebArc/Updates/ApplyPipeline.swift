@@ -38,6 +38,8 @@ final class ApplyPipeline: @unchecked Sendable {
     private let level: Int
     private let interval: Int
     private let reuseStoredChunks: Bool
+    /// The new archive's Zstandard level (spec Appendix C step 15); nil: none.
+    private let zstdLevel: Int?
     private let condition = NSCondition()
     private var outputs: [Int: Result<Output, any Error>] = [:]
     private var costs: [Int: UInt64] = [:]
@@ -45,18 +47,20 @@ final class ApplyPipeline: @unchecked Sendable {
     private var committed = 0
     private var inFlight: UInt64 = 0
     private var cancelled = false
-    /// Anchor position → the dictionary bytes its dependants use (nil: an empty anchor).
+    /// Anchor position → its last chunk's bytes (nil: an empty anchor): the Zstandard history of its
+    /// dependants, whose last 64 KiB are their LZ4 dictionary.
     private var tails: [Int: [UInt8]?] = [:]
-    /// Archive → the level its writer recipe names (nil: none).
-    private var levels: [ObjectIdentifier: Int?] = [:]
+    /// Archive → the levels its writer recipe names (nil: no recipe).
+    private var levels: [ObjectIdentifier: (level: Int, zstdLevel: Int?)?] = [:]
 
     /// - Parameters:
     ///   - jobs: the bodies in the order they are added (position 0 first).
     ///   - level: the new archive's compression level; `dictionaryInterval` its interval.
     ///   - reuseStoredChunks: false codes every chunk again (the writer's plain path).
-    init(jobs: [Job], level: Int, dictionaryInterval: Int, reuseStoredChunks: Bool, windowBytes: UInt64 = 8 << 20) {
+    init(jobs: [Job], level: Int, dictionaryInterval: Int, zstdLevel: Int? = nil, reuseStoredChunks: Bool, windowBytes: UInt64 = 8 << 20) {
         self.jobs = jobs
         self.level = level
+        self.zstdLevel = zstdLevel
         interval = dictionaryInterval
         self.reuseStoredChunks = reuseStoredChunks
         self.windowBytes = windowBytes
@@ -104,7 +108,7 @@ final class ApplyPipeline: @unchecked Sendable {
     }
 
     private func work() {
-        var cached: (anchor: Int, dictionary: LZ4Dictionary?)?
+        var cached: (anchor: Int, dictionary: LZ4Dictionary?, history: [UInt8]?)?
         while true {
             condition.lock()
             while !cancelled && next < jobs.count && !(next == committed || (next - committed < 256 && inFlight < windowBytes)) {
@@ -120,11 +124,17 @@ final class ApplyPipeline: @unchecked Sendable {
             let isAnchor = DictionaryAnchors.isAnchor(index, interval: interval)
             let result = Result<Output, any Error> {
                 var dictionary: LZ4Dictionary?
+                var history: [UInt8]?
                 if !isAnchor, let anchor = DictionaryAnchors.anchor(of: index, interval: interval) {
-                    if cached?.anchor != anchor { cached = (anchor, waitForTail(of: anchor).map { LZ4Dictionary($0) }) }
+                    if cached?.anchor != anchor {
+                        let lastChunk = waitForTail(of: anchor)
+                        cached = (anchor, lastChunk.map { LZ4Dictionary(DictionaryAnchors.tail(ofBody: $0)) }, lastChunk)
+                    }
                     dictionary = cached?.dictionary
+                    history = cached?.history
                 }
-                return try prepare(index, isAnchor: isAnchor, dictionary: dictionary)
+                let zstd = zstdLevel.flatMap { level in history.map { (level: level, history: $0) } }
+                return try prepare(index, isAnchor: isAnchor, dictionary: dictionary, zstd: zstd)
             }
             condition.lock()
             if isAnchor, tails.index(forKey: index) == nil { tails[index] = .some(nil) }
@@ -135,13 +145,13 @@ final class ApplyPipeline: @unchecked Sendable {
     }
 
     /// Reads body `index` (every chunk verified) and codes it for its position.
-    private func prepare(_ index: Int, isAnchor: Bool, dictionary: LZ4Dictionary?) throws -> Output {
+    private func prepare(_ index: Int, isAnchor: Bool, dictionary: LZ4Dictionary?, zstd: (level: Int, history: [UInt8])?) throws -> Output {
         let job = jobs[index]
         let entry = try job.reader.bodyEntry(job.reference)
         try entry.checkLength()
         if entry.length > BodyTransfer.wholeLimit {
             if isAnchor, let last = entry.chunks.indices.last {
-                publishTail(index, Array(DictionaryAnchors.tail(ofBody: try job.reader.decodeChunk(entry, index: last))))
+                publishTail(index, try job.reader.decodeChunk(entry, index: last))
             }
             return .streamed
         }
@@ -156,24 +166,25 @@ final class ApplyPipeline: @unchecked Sendable {
         }
         let cut = BodyTransfer.writerCut(entry) != nil
         if isAnchor {
-            let tail = cut
-                ? Array(DictionaryAnchors.tail(ofBody: chunks.last?.raw ?? []))
-                : Array(DictionaryAnchors.tail(ofBody: chunks.flatMap(\.raw)))
-            publishTail(index, tail)
+            let lastChunk = cut ? chunks.last?.raw ?? [] : Array(DictionaryAnchors.lastChunk(ofBody: chunks.flatMap(\.raw)))
+            publishTail(index, lastChunk)
         }
         guard cut else {
             // Cut otherwise than this writer cuts: chunked again, the digests of the new cut computed.
             let known = KnownDigests(md5: entry.reference.digest, sha256: entry.sha256, chunks: nil)
             let bytes = chunks.flatMap(\.raw)
-            return .prepared(bytes.withUnsafeBytes { PreparedBody(raw: $0, level: level, dictionary: dictionary, known: known) }, reused: 0)
+            return .prepared(
+                bytes.withUnsafeBytes { PreparedBody(raw: $0, level: level, dictionary: dictionary, known: known, zstd: zstd) }, reused: 0)
         }
-        let coded = ChunkRecoder.code(chunks, level: level, dictionary: dictionary) { [self] in reuseStoredChunks ? level(of: $0) : nil }
+        let coded = ChunkRecoder.code(
+            chunks, level: level, dictionary: dictionary, levelOf: { [self] in reuseStoredChunks ? levels(of: $0)?.level : nil },
+            zstd: zstd, zstdLevelOf: { [self] in reuseStoredChunks ? levels(of: $0)?.zstdLevel : nil })
         let body = PreparedBody(digest: entry.reference.digest, sha256: entry.sha256, length: entry.length, chunks: coded.chunks)
         return .prepared(body, reused: coded.reused)
     }
 
-    /// The level the writer recipe of `archive` names, read once per archive.
-    private func level(of archive: ArchiveReader) -> Int? {
+    /// The levels the writer recipe of `archive` names, read once per archive.
+    private func levels(of archive: ArchiveReader) -> (level: Int, zstdLevel: Int?)? {
         let key = ObjectIdentifier(archive)
         condition.lock()
         if let known = levels[key] {
@@ -181,11 +192,12 @@ final class ApplyPipeline: @unchecked Sendable {
             return known
         }
         condition.unlock()
-        let level = (try? archive.metadata.writer)??.level
+        let recipe = (try? archive.metadata.writer) ?? nil
+        let found = recipe.map { (level: $0.level, zstdLevel: $0.zstdLevel) }
         condition.lock()
-        levels[key] = .some(level)
+        levels[key] = .some(found)
         condition.unlock()
-        return level
+        return found
     }
 
     private func reserve(_ index: Int, cost: UInt64) {

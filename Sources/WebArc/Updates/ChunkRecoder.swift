@@ -14,6 +14,11 @@
 /// | 0 (raw) | it is not the first chunk (the first may have been tried against another dictionary) |
 /// | 3 (delta) | never: the writer codes it as §6.3 says |
 ///
+/// With a Zstandard level (Appendix C step 15), each chunk whose coding is not raw also gets its
+/// Zstandard attempt here, off the writer's thread: a chunk stored as codec 3 against a reference
+/// of its own archive, written at the same levels, whose reference bytes are the new position's
+/// history, keeps its stored frame (zstd is deterministic too); the others are tried anew.
+///
 /// Once an output chunk is raw, the later ones are raw untried, whatever they were stored as. The
 /// chunks come verified (their digests checked on read), so a damaged stored chunk is refused
 /// before it could be reused.
@@ -26,8 +31,12 @@ enum ChunkRecoder {
     ///   - levelOf: the level the archive holding a chunk was written at (its writer recipe), nil
     ///     when unknown (then its chunks are coded again).
     /// - Returns: the chunks, and how many of them reuse stored bytes.
+    ///   - zstd: the new archive's Zstandard level and the history of this body's position (step
+    ///     15), nil when it codes no Zstandard bodies or the position has no dictionary.
+    ///   - zstdLevelOf: the Zstandard level the archive holding a chunk was written at, nil if none.
     static func code(
-        _ chunks: [VerifiedChunk], level: Int, dictionary: LZ4Dictionary?, levelOf: (ArchiveReader) -> Int?
+        _ chunks: [VerifiedChunk], level: Int, dictionary: LZ4Dictionary?, levelOf: (ArchiveReader) -> Int?,
+        zstd: (level: Int, history: [UInt8])? = nil, zstdLevelOf: (ArchiveReader) -> Int? = { _ in nil }
     ) -> (chunks: [ChunkEncoder.Encoded], reused: Int) {
         var coded: [ChunkEncoder.Encoded] = []
         coded.reserveCapacity(chunks.count)
@@ -36,7 +45,7 @@ enum ChunkRecoder {
         var reused = 0
         for (index, chunk) in chunks.enumerated() {
             let tried = index == 0 ? dictionary : nil
-            let next: ChunkEncoder.Encoded
+            var next: ChunkEncoder.Encoded
             if !storeRaw, !sourceStoredRaw, levelOf(chunk.store) == level, reusable(chunk, first: index == 0, dictionary: tried) {
                 next = ChunkEncoder.Encoded(
                     stored: chunk.stored, rawLength: chunk.raw.count, codec: chunk.entry.codec!, digest: chunk.entry.digest,
@@ -45,6 +54,16 @@ enum ChunkRecoder {
             } else {
                 next = chunk.raw.withUnsafeBytes {
                     ChunkEncoder.encode($0, level: level, dictionary: tried, storeRaw: storeRaw, digest: chunk.entry.digest)
+                }
+            }
+            if let zstd, next.codec != .raw {
+                if chunk.entry.codec == .zstdDelta, chunk.entry.reference?.layer == 0, levelOf(chunk.store) == level,
+                    zstdLevelOf(chunk.store) == zstd.level, let history = chunk.history, ArchiveWriter.sameBytes(history, zstd.history)
+                {
+                    next.zstdAttempt = (zstd.history, chunk.stored)
+                    reused += 1
+                } else {
+                    chunk.raw.withUnsafeBytes { next.tryZstd($0, level: zstd.level, history: zstd.history) }
                 }
             }
             storeRaw = storeRaw || next.codec == .raw

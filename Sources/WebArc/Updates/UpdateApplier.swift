@@ -101,7 +101,8 @@ public struct UpdateApplier {
             jobs.append(ApplyPipeline.Job(reader: stack.layers[record.layer], reference: response.body))
             bodyRecords.append(index)
         }
-        let pipeline = ApplyPipeline(jobs: jobs, level: recipe.level, dictionaryInterval: recipe.dictionaryInterval, reuseStoredChunks: reuse)
+        let pipeline = ApplyPipeline(
+            jobs: jobs, level: recipe.level, dictionaryInterval: recipe.dictionaryInterval, zstdLevel: recipe.zstdLevel, reuseStoredChunks: reuse)
         try writer.failing {
             var added = 0
             func addRecords(upTo end: Int) throws {

@@ -137,7 +137,15 @@ let package = Package(
                 "WebArcRefresh",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // A release `webarc` on Linux is a static executable (issue 11): a one-shot command
+            // such as `cat` spent about half its time in the dynamic loader (120 000 relocations
+            // of a 150 MB binary, and `dladdr` over the 100 000 symbols that `-static-stdlib`
+            // exports), which a static executable does not do at all. liblz4, libzstd and zlib link
+            // from the `.a` files of their -dev packages. glibc warns that `getaddrinfo` and
+            // `getpw*` still load its NSS modules at run time: the binary wants the glibc it was
+            // built with, as a `--static-swift-stdlib` one does. Debug builds (and tests) stay dynamic.
+            linkerSettings: [.unsafeFlags(["-static-executable"], .when(platforms: [.linux], configuration: .release))]
         ),
         // `webarc-capture`, the networking half of the CLI: `webarc capture` execs it.
         .executableTarget(

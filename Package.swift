@@ -87,6 +87,8 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        // glibc's mallopt, with which `webarc pack` keeps one allocation arena (its peak memory).
+        .systemLibrary(name: "CMalloc"),
         // zlib for gzip WARC records and gzip/deflate HTTP bodies; only WebArcInterop imports it.
         .systemLibrary(
             name: "CZlib",
@@ -135,6 +137,7 @@ let package = Package(
                 "WebArcInterop",
                 "WebArcRemote",
                 "WebArcRefresh",
+                "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

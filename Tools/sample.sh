@@ -5,10 +5,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # libcurl4-openssl-dev: a static Swift standard library links Foundation's networking part against it.
-Tools/install-packages.sh liblz4-dev libzstd-dev pkg-config zlib1g-dev libcurl4-openssl-dev
+# libc6-dev, libstdc++-12-dev: the static libc.a and libstdc++.a of the static `webarc` (Swift's
+# own prerequisites on Debian 12, named so that nothing is assumed).
+Tools/install-packages.sh liblz4-dev libzstd-dev pkg-config zlib1g-dev libcurl4-openssl-dev libc6-dev libstdc++-12-dev
 
-# Static Swift standard library: a one-shot command such as `webarc cat` starts in about a third of
-# the time a dynamically linked build takes (shared/PLATFORM-NOTES.md §10; issue 11).
+# A release `webarc` is a static executable on Linux (Package.swift: WebArcCLI's linker settings),
+# so a one-shot command such as `webarc cat` starts without the dynamic loader's work (issue 11).
+# --static-swift-stdlib then changes nothing for it; it stays the command the benches name.
 swift build -c release --product webarc --static-swift-stdlib
 swift build -c release --product webarc-capture   # what `webarc capture` runs
 webarc=.build/release/webarc

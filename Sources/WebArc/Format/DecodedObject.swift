@@ -46,6 +46,10 @@ struct DecodedObject {
         // Each field takes at least 9 bytes: checked before the loop, so a count cannot spin.
         try reader.require(UInt64(count) * 9, what: "\(count) fields")
         var fields: [Field] = []
+        // Duplicate keys: a few fields (every record object) are compared in a loop, which costs
+        // less than hashing them and, in a fresh process, than the Swift runtime's first lookup of
+        // the set type's conformances (a scan of the binary's records; issue 11, cold `cat`).
+        let fewFields = 16
         var keys = Set<ArraySlice<UInt8>>()
         for _ in 0..<count {
             let fieldPosition = reader.position
@@ -55,7 +59,8 @@ struct DecodedObject {
             }
             let type = try reader.readUInt8()
             let value = try reader.readLengthPrefixed(what: "field value")
-            guard keys.insert(key).inserted else {
+            let isNew = count <= fewFields ? !fields.contains { $0.key == key } : keys.insert(key).inserted
+            guard isNew else {
                 throw WebArcError.duplicateKey(key: String(decoding: key, as: UTF8.self), page: page, position: fieldPosition)
             }
             fields.append(Field(key: key, type: type, value: value, position: fieldPosition))

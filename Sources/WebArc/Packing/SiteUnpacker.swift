@@ -133,8 +133,9 @@ public struct SiteUnpacker {
         }
     }
 
-    /// Creates folders one by one (refusing symbolic links) and writes the file through a
-    /// temporary name, renamed into place when complete.
+    /// Creates folders one by one (refusing symbolic links) and writes the file unnamed, named
+    /// when complete (``UnnamedFile``), or where that cannot be done or a file is replaced, through
+    /// a temporary name renamed into place: never a partly written file under its name.
     private func write(_ reader: ArchiveReader, body: BodyReference, to path: [String], under root: String) throws {
         var directory = root
         for segment in path.dropLast() {
@@ -154,8 +155,17 @@ public struct SiteUnpacker {
         }
         let target = directory + "/" + path.last!
         var info = stat()
-        if lstat(target, &info) == 0 {
+        let exists = lstat(target, &info) == 0
+        if exists {
             guard overwrite, (info.st_mode & S_IFMT) == S_IFREG else { throw WebArcError.outputExists(path: target) }
+        } else if let fd = UnnamedFile.create(in: directory) {
+            defer { close(fd) }
+            try copy(reader, body: body, to: fd, path: target)
+            let code = UnnamedFile.link(fd, to: target)
+            guard code == 0 else {
+                throw code == EEXIST ? WebArcError.outputExists(path: target) : WebArcError.io(path: target, operation: .creating("create"), errno: code)
+            }
+            return
         }
         let temporary = directory + "/.webarc-unpack-\(getpid())-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
@@ -164,15 +174,7 @@ public struct SiteUnpacker {
         defer { PendingOutputs.unregister(temporary) }
         do {
             defer { close(fd) }
-            try reader.forEachChunk(of: body) { bytes in
-                var done = 0
-                while done < bytes.count {
-                    let wrote = bytes.withUnsafeBytes { Platform.write(fd, $0.baseAddress! + done, bytes.count - done) }
-                    if wrote < 0 && errno == EINTR { continue }
-                    guard wrote > 0 else { throw WebArcError.io(path: target, operation: .transferring("write"), errno: errno) }
-                    done += wrote
-                }
-            }
+            try copy(reader, body: body, to: fd, path: target)
         } catch {
             unlink(temporary)
             throw error
@@ -181,6 +183,19 @@ public struct SiteUnpacker {
             let code = errno
             unlink(temporary)
             throw WebArcError.io(path: target, operation: .creating("rename onto"), errno: code)
+        }
+    }
+
+    /// Writes the verified bytes of `body` to `fd`; errors name `target`, the file's final name.
+    private func copy(_ reader: ArchiveReader, body: BodyReference, to fd: Int32, path target: String) throws {
+        try reader.forEachChunk(of: body) { bytes in
+            var done = 0
+            while done < bytes.count {
+                let wrote = bytes.withUnsafeBytes { Platform.write(fd, $0.baseAddress! + done, bytes.count - done) }
+                if wrote < 0 && errno == EINTR { continue }
+                guard wrote > 0 else { throw WebArcError.io(path: target, operation: .transferring("write"), errno: errno) }
+                done += wrote
+            }
         }
     }
 }

@@ -27,7 +27,7 @@ struct CaptureCommand: AsyncParsableCommand {
 
             \(ExitCodes.helpText)
             """,
-        version: "2.1.0 (archive format 2.1)"
+        version: "2.2.0 (archive format 2.1.1)"
     )
 
     /// Runs the capture, mapping failures to one stderr line and a distinct exit code.

@@ -63,7 +63,7 @@ struct Capture {
     static func markedPartial(_ request: RequestRecord, contentRange: String?) -> RequestRecord {
         guard request.headers.value(for: "Range") == nil, let contentRange else { return request }
         let text = contentRange.trimmingHTTPWhitespace()
-        guard String(text.prefix(6)).lowercased() == "bytes ", let slash = text.firstIndex(of: "/") else { return request }
+        guard String(text.prefix(6)).lowercased() == "bytes ", text.contains("/") else { return request }
         let span = String(text.dropFirst(6).prefix { $0 != "/" }).trimmingHTTPWhitespace()
         let bounds = span.split(separator: "-", omittingEmptySubsequences: false)
         guard bounds.count == 2, let first = UInt64(bounds[0]), let last = UInt64(bounds[1]), first <= last else { return request }

@@ -199,3 +199,19 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// A release build reaches generic type metadata through direct accessors and statically
+// specialized metadata, not through mangled names resolved at run time: each such lookup scans
+// every protocol conformance in the static binary, and a cold `webarc cat` spent about a quarter
+// of its time there (issue 11). Debug builds and the tests are unchanged. C targets take no
+// Swift settings.
+let directMetadataAccess: [SwiftSetting] = [
+    .unsafeFlags([
+        "-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors",
+        "-Xfrontend", "-prespecialize-generic-metadata",
+    ], .when(configuration: .release))
+]
+for target in package.targets where target.type == .regular || target.type == .executable {
+    guard !target.name.hasPrefix("C") else { continue }
+    target.swiftSettings = (target.swiftSettings ?? []) + directMetadataAccess
+}

@@ -1,0 +1,36 @@
+// The one step both lane kernels share: sixteen 64-byte blocks, one per message, turned into
+// sixteen registers of one 32-bit word from each message (word k of message l in lane l).
+#ifndef WEBARC_LANES_TRANSPOSE_H
+#define WEBARC_LANES_TRANSPOSE_H
+
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#include <immintrin.h>
+
+/// Transposes sixteen rows of sixteen 32-bit words in place: afterwards rows[k] holds word k of
+/// every original row, row r in lane r.
+__attribute__((target("avx512f"))) static inline void lanes_transpose16(__m512i rows[16]) {
+    __m512i t[16];
+    for (int i = 0; i < 16; i += 2) {
+        t[i] = _mm512_unpacklo_epi32(rows[i], rows[i + 1]);
+        t[i + 1] = _mm512_unpackhi_epi32(rows[i], rows[i + 1]);
+    }
+    for (int i = 0; i < 16; i += 4) {
+        rows[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
+        rows[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
+        rows[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
+        rows[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
+    }
+    for (int i = 0; i < 4; i++) {
+        t[i] = _mm512_shuffle_i32x4(rows[i], rows[i + 4], 0x88);
+        t[i + 4] = _mm512_shuffle_i32x4(rows[i], rows[i + 4], 0xdd);
+        t[i + 8] = _mm512_shuffle_i32x4(rows[i + 8], rows[i + 12], 0x88);
+        t[i + 12] = _mm512_shuffle_i32x4(rows[i + 8], rows[i + 12], 0xdd);
+    }
+    for (int i = 0; i < 8; i++) {
+        rows[i] = _mm512_shuffle_i32x4(t[i], t[i + 8], 0x88);
+        rows[i + 8] = _mm512_shuffle_i32x4(t[i], t[i + 8], 0xdd);
+    }
+}
+
+#endif
+#endif

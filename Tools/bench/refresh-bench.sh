@@ -24,7 +24,7 @@ DOCS=/usr/share/doc/python3.11/html
 for pair in nginx:nginx wget:wget "$DOCS/index.html:python3.11-doc"; do
     [[ -e "${pair%%:*}" ]] || command -v "${pair%%:*}" >/dev/null || Tools/install-packages.sh "${pair##*:}"
 done
-[[ -x "$WEBARC" ]] || { echo "no webarc binary at $WEBARC: swift build -c release --product webarc" >&2; exit 1; }
+[[ -x "$WEBARC" ]] || { echo "no webarc binary at $WEBARC: swift build -c release --product webarc --static-swift-stdlib" >&2; exit 1; }
 
 rm -rf "$WORK"; mkdir -p "$WORK"; chmod 755 "$WORK"
 PIDS=()

@@ -38,7 +38,7 @@ Options:
   -h, --help      show this help
 
 Environment:
-  WEBARC=/path/to/webarc   use this binary instead of building `swift build -c release`
+  WEBARC=/path/to/webarc   use this binary instead of building `swift build -c release --product webarc --static-swift-stdlib`
   CORPUS=DIR               the site (default: /usr/share/doc/python3.11/html)
   WORK=DIR                 keep the copied corpus and archive here between runs
 
@@ -82,7 +82,7 @@ if ((${#missing[@]})); then
 fi
 if [[ -z "${WEBARC:-}" ]]; then
     say "building webarc (release)"
-    (cd "$REPO_ROOT" && swift build -c release --product webarc >&2) || die "swift build failed"
+    (cd "$REPO_ROOT" && swift build -c release --product webarc --static-swift-stdlib >&2) || die "swift build failed"
     WEBARC="$REPO_ROOT/.build/release/webarc"
 fi
 [[ -x "$WEBARC" ]] || die "no webarc binary at $WEBARC"

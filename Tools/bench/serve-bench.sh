@@ -28,7 +28,7 @@ Options:
   -h, --help           show this help
 
 Environment:
-  WEBARC=/path/to/webarc   use this binary instead of building `swift build -c release`
+  WEBARC=/path/to/webarc   use this binary instead of building `swift build -c release --product webarc --static-swift-stdlib`
                            in the repository (then .build/release/webarc)
   CORPUS=DIR               the site to serve (default: /usr/share/doc/python3.11/html)
   WORK=DIR                 keep the copied corpus, archive and ZIM here between runs
@@ -84,7 +84,7 @@ fi
 
 if [[ -z "${WEBARC:-}" ]]; then
     say "building webarc (release)"
-    (cd "$REPO_ROOT" && swift build -c release >&2) || die "swift build failed"
+    (cd "$REPO_ROOT" && swift build -c release --product webarc --static-swift-stdlib >&2) || die "swift build failed"
     WEBARC="$REPO_ROOT/.build/release/webarc"
 fi
 [[ -x "$WEBARC" ]] || die "no webarc binary at $WEBARC"

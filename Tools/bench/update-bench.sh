@@ -40,7 +40,7 @@ Options:
 
 Environment:
   WEBARC=/path/to/webarc   use this binary instead of building
-                           `swift build -c release --product webarc` in the repository
+                           `swift build -c release --product webarc --static-swift-stdlib` in the repository
   WORK=DIR                 releases, archives, tars and deltas (default: /tmp/update-bench; the
                            releases are kept across runs, the rest is redone)
   SERVE_SERIES=NAME        the series whose first three releases make the serve stack (default: pydocs)
@@ -96,7 +96,7 @@ if ((${#missing[@]})); then
 fi
 if [[ -z "${WEBARC:-}" ]]; then
     say "building webarc (release)"
-    (cd "$REPO_ROOT" && swift build -c release --product webarc >&2) || die "swift build failed"
+    (cd "$REPO_ROOT" && swift build -c release --product webarc --static-swift-stdlib >&2) || die "swift build failed"
     WEBARC="$REPO_ROOT/.build/release/webarc"
 fi
 [[ -x "$WEBARC" ]] || die "no webarc binary at $WEBARC"

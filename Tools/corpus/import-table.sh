@@ -9,7 +9,7 @@ corpus="${CORPUS:-../shared/corpus}"
 runs="${RUNS:-5}"
 [ -d "$corpus" ] || { echo "import-table: no corpus at $corpus (set CORPUS=DIR)" >&2; exit 66; }
 if [ -z "${WEBARC:-}" ]; then
-    swift build -c release --product webarc >&2
+    swift build -c release --product webarc --static-swift-stdlib >&2
     WEBARC=.build/release/webarc
 fi
 scratch="$(mktemp -d)"

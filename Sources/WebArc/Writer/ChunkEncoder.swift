@@ -52,22 +52,24 @@ enum ChunkEncoder {
             Encoded(stored: Array(raw), rawLength: raw.count, codec: .raw, digest: digest, triedDictionary: dictionary, untried: storeRaw)
         }
         guard !storeRaw, raw.count > 0 else { return rawChunk() }
-        var output = [UInt8](repeating: 0, count: LZ4.compressBound(raw.count))
-        func compress(_ level: Int) -> Int? {
-            let written = output.withUnsafeMutableBytes { destination in
-                dictionary.map { $0.compress(raw, into: destination, level: level) } ?? LZ4.compress(raw, into: destination, level: level)
+        // The block is written into a buffer that is not zeroed first; empty when it does not pay.
+        func compress(_ level: Int) -> [UInt8]? {
+            let output = [UInt8](unsafeUninitializedCapacity: LZ4.compressBound(raw.count)) { buffer, count in
+                let destination = UnsafeMutableRawBufferPointer(buffer)
+                let written = dictionary.map { $0.compress(raw, into: destination, level: level) } ?? LZ4.compress(raw, into: destination, level: level)
+                guard let written, written < raw.count, FormatBounds.ratioAllowed(stored: UInt32(written), raw: UInt32(raw.count)) else {
+                    count = 0
+                    return
+                }
+                count = written
             }
-            guard let written, written < raw.count, FormatBounds.ratioAllowed(stored: UInt32(written), raw: UInt32(raw.count)) else {
-                return nil
-            }
-            return written
+            return output.isEmpty ? nil : output
         }
-        guard var written = compress(1) else { return rawChunk() }
+        guard var output = compress(1) else { return rawChunk() }
         if level >= 3 {
             guard let better = compress(level) else { return rawChunk() }
-            written = better
+            output = better
         }
-        output.removeSubrange(written...)
         return Encoded(
             stored: output, rawLength: raw.count, codec: dictionary == nil ? .lz4 : .lz4Dictionary, digest: digest,
             triedDictionary: dictionary)

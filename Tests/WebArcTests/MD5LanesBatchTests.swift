@@ -33,7 +33,7 @@ struct MD5LanesBatchTests {
     func random() {
         var random = SeededGenerator(seed: 43)
         for round in 0..<30 {
-            let count = Int.random(in: 1...40, using: &random)
+            let count = Int.random(in: 1...100, using: &random)
             var messages: [[UInt8]] = (0..<count).map { _ in
                 switch round % 3 {
                 case 0: random.bytes(Int.random(in: 0...3000, using: &random))
@@ -56,5 +56,8 @@ struct MD5LanesBatchTests {
         // A 1 MiB page among fifteen 4 KiB ones is hashed alone.
         #expect(MD5Lanes.lanesThatPay(Array(repeating: 64, count: 15) + [16384]) == 15)
         #expect(MD5Lanes.lanesThatPay([10, 10, 10, 20, 20, 20, 20, 40]) == 8)
+        // More messages than lanes: a lane that ends takes the next.
+        #expect(MD5Lanes.lanesThatPay(Array(repeating: 64, count: 64)) == 64)
+        #expect(MD5Lanes.lanesThatPay(Array(repeating: 10, count: 40) + [100_000]) == 40)
     }
 }

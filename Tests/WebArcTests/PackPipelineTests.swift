@@ -124,7 +124,7 @@ struct PackPipelineTests {
         return try write(files, at: root)
     }
 
-    @Test("files hashed sixteen at a time in lanes write the archive one at a time writes, with lanes or without")
+    @Test("files hashed in batches, sixteen at a time in lanes, write the archive one at a time writes, with lanes or without")
     func batchedSameAsOneByOne() throws {
         let folder = try TemporaryFolder()
         let files = try Self.makeEdgeSite(at: folder.file("site"))
@@ -142,7 +142,7 @@ struct PackPipelineTests {
         }
         for threshold in [UInt64(1 << 20), UInt64(ChunkEntry.maxRawLength)] {
             let reference = try pack(batch: 1, lanes: false, workers: 1, threshold: threshold)
-            for (batch, lanes, workers) in [(16, true, 1), (16, true, 2), (16, false, 2), (5, true, 3), (1, true, 2)] {
+            for (batch, lanes, workers) in [(64, true, 1), (64, true, 2), (64, false, 2), (16, true, 2), (5, true, 3), (1, true, 2)] {
                 let archive = try pack(batch: batch, lanes: lanes, workers: workers, threshold: threshold)
                 #expect(archive == reference, "batch \(batch), lanes \(lanes), \(workers) workers, streaming above \(threshold)")
             }

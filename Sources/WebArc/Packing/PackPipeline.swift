@@ -6,16 +6,16 @@ import Foundation
 ///
 /// ```
 ///   workers (one per core)                              writer (caller's thread)
-///   files i…i+15: read once → MD5 ×16 → file i seen before? ──yes──▶ likely duplicate: compared, not coded
+///   files i…j: read once → MD5 ×16 → file i seen before? ──yes──▶ likely duplicate: compared, not coded
 ///                                                 │no
 ///                                                 ▼
 ///           SHA-256 → LZ4 (chunk 0 against        prepared body / chunk queue ──▶ append, in order
 ///           its anchor's dictionary)
 /// ```
 ///
-/// A worker takes whole files in batches of up to sixteen consecutive ones (and a quarter of the
-/// window), so that their MD5s are computed side by side in ``MD5Lanes``, then codes and hands
-/// over each in order; a file that streams is a batch of its own.
+/// A worker takes whole files in batches of consecutive ones (up to 64 files and a quarter of the
+/// window), so that their MD5s are computed sixteen side by side in ``MD5Lanes``, then codes and
+/// hands over each in order; a file that streams is a batch of its own.
 ///
 /// Memory is bounded: whole files up to ``wholeLimit`` are held while in flight, at most
 /// ``windowBytes`` of them; larger files stream through a queue of a few chunks. A file's bytes are
@@ -45,9 +45,11 @@ final class PackPipeline: @unchecked Sendable {
     let windowBytes: UInt64
     /// Chunks of a streamed file queued ahead of the writer.
     static let queuedChunks = 4
-    /// Whole files a worker reads and hashes together (``MD5Lanes``: sixteen lanes).
+    /// Whole files a worker reads and hashes together (``MD5Lanes``: sixteen lanes, each taking
+    /// the next file when its own ends).
     let batchFiles: Int
-    /// Bytes a worker reads ahead for one batch, at most (a quarter of the window by default).
+    /// Bytes a worker reads ahead for one batch, at most: a quarter of the window, and towards the
+    /// end a share of what is left, so that the last batches end together.
     let batchBytes: UInt64
     /// Whether MD5s are computed in lanes (``MD5Lanes/digests(of:lanes:)``) or one by one.
     let laneHashing: Bool
@@ -68,6 +70,9 @@ final class PackPipeline: @unchecked Sendable {
     private var inFlight: UInt64 = 0
     private var cancelled = false
     private var running = 0
+    private var workerCount = 1
+    /// Bytes of the files no worker has taken yet.
+    private var unclaimedBytes: UInt64
     /// Anchor file index → its last chunk's bytes, whose last 64 KiB are its dependants' dictionary
     /// (nil: an empty anchor).
     private var tails: [Int: [UInt8]?] = [:]
@@ -82,10 +87,10 @@ final class PackPipeline: @unchecked Sendable {
     }
 
     /// - Parameter spans: positions each file's body takes: one per response record it answers.
-    /// - Parameter batchFiles: whole files read and hashed together; 1: one at a time.
+    /// - Parameter batchFiles: whole files read and hashed together at most; 1: one at a time.
     init(
         files: [ScannedFile], spans: [Int], level: Int, dictionaryInterval: Int, zstdLevel: Int? = nil, firstPosition: Int,
-        wholeLimit: UInt64, windowBytes: UInt64, batchFiles: Int = MD5Lanes.count, laneHashing: Bool = MD5Lanes.isAvailable
+        wholeLimit: UInt64, windowBytes: UInt64, batchFiles: Int = 4 * MD5Lanes.count, laneHashing: Bool = MD5Lanes.isAvailable
     ) {
         self.batchFiles = max(1, batchFiles)
         batchBytes = max(windowBytes / 4, 1)
@@ -107,6 +112,7 @@ final class PackPipeline: @unchecked Sendable {
         self.wholeLimit = wholeLimit
         self.windowBytes = windowBytes
         slots = Array(repeating: nil, count: files.count)
+        unclaimedBytes = sizes.reduce(0, +)
     }
 
     /// Runs the workers and calls `commit` for each file in order with the writer-side handle.
@@ -115,6 +121,7 @@ final class PackPipeline: @unchecked Sendable {
     ///   stopped before it returns either way.
     func run(workers: Int, commit: (Int, Output, Slot) throws -> Void) throws {
         let count = max(1, min(workers, paths.count))
+        workerCount = count
         let group = DispatchGroup()
         running = count
         for _ in 0..<count {
@@ -220,6 +227,7 @@ final class PackPipeline: @unchecked Sendable {
         guard !cancelled, next < paths.count else { return nil }
         var batch: [Int] = []
         var bytes: UInt64 = 0
+        let limit = max(UInt64(ChunkEntry.maxRawLength), min(batchBytes, unclaimedBytes / UInt64(2 * workerCount)))
         repeat {
             batch.append(next)
             bytes += sizes[next]
@@ -227,7 +235,8 @@ final class PackPipeline: @unchecked Sendable {
             slots[next] = Slot()
             next += 1
         } while sizes[batch[0]] <= wholeLimit && batch.count < batchFiles && next < paths.count && sizes[next] <= wholeLimit
-            && bytes + sizes[next] <= batchBytes && next - committed < 256 && inFlight + cost(next) <= windowBytes
+            && bytes + sizes[next] <= limit && next - committed < 256 && inFlight + cost(next) <= windowBytes
+        unclaimedBytes -= bytes
         return batch
     }
 

@@ -31,9 +31,9 @@ public struct SitePacker {
         public var streamingThreshold: UInt64 = SitePacker.parallelLimit
         /// Threads that read, hash and compress; 0: one per core. The archive's bytes do not depend on it.
         public var workers = 0
-        /// Whole files a worker reads and hashes together, sixteen MD5s side by side
+        /// Whole files a worker reads and hashes together at most, sixteen MD5s side by side
         /// (``MD5Lanes``); 1: one at a time. The archive's bytes do not depend on it.
-        var batchFiles = MD5Lanes.count
+        var batchFiles = 4 * MD5Lanes.count
         /// Whether MD5s are computed in lanes where the CPU can (AVX-512F) or always one by one.
         var laneHashing = MD5Lanes.isAvailable
 

@@ -9,18 +9,20 @@ extension MD5Lanes {
     /// The MD5 of each of `messages`, those that pay hashed side by side in lanes, the others by
     /// `Insecure.MD5`: the same digests either way.
     ///
-    /// A lane step hashes one block of every lane, busy or idle, so lanes pay when they are about
-    /// as long as each other: the shortest messages of each sixteen share the lanes, as many as
-    /// make `stepCost × (the longest of them)` plus the rest hashed alone the least work, and the
-    /// longer ones (a 1 MiB page among 4 KiB ones) are hashed alone.
+    /// A lane step hashes one block of every lane, busy or idle. The messages in lanes go in
+    /// longest first, and a lane whose message ends takes the next one, so the lanes stay busy
+    /// until the last few short messages; a message much longer than the others (a 1 MiB page
+    /// among 4 KiB ones) would keep one lane busy alone, and is hashed alone instead
+    /// (``lanesThatPay(_:)``).
     /// - Parameter lanes: false to hash every message with `Insecure.MD5`, as a CPU without AVX-512F
     ///   always does.
     static func digests(of messages: [[UInt8]], lanes: Bool = isAvailable) -> [BodyDigest] {
         var digests = [BodyDigest?](repeating: nil, count: messages.count)
         if lanes && isAvailable {
-            for start in stride(from: 0, to: messages.count, by: count) {
-                let group = Array(start..<min(start + count, messages.count))
-                for (index, digest) in laneDigests(of: group, in: messages) { digests[index] = digest }
+            let shortestFirst = messages.indices.sorted { messages[$0].count < messages[$1].count }
+            let share = lanesThatPay(shortestFirst.map { messages[$0].count / blockSize })
+            for (index, digest) in laneDigests(of: shortestFirst.prefix(share).reversed(), in: messages) {
+                digests[index] = digest
             }
         }
         return digests.indices.map { index in
@@ -32,52 +34,70 @@ extension MD5Lanes {
         }
     }
 
-    /// How many of the shortest of at most sixteen messages, `blocks` whole blocks each (sorted
-    /// shortest first), are best hashed in lanes, the others alone: 0 (all alone) or at least 2.
+    /// How many of the shortest messages, `blocks` whole blocks each (sorted shortest first), are
+    /// best hashed in lanes, the others alone: 0 (all alone) or at least 2.
+    ///
+    /// k messages in lanes take about `max(the longest of them, all their blocks / 16)` steps,
+    /// each costing ``stepCost`` blocks; the others cost one block per block.
     static func lanesThatPay(_ blocks: [Int]) -> Int {
-        // k in lanes cost stepCost × (the longest of them) steps; the rest, one block each.
         var rest = Double(blocks.reduce(0, +))
+        var inLanes = 0.0
         var best = (lanes: 0, cost: rest)
         for (longest, length) in blocks.enumerated() {
             rest -= Double(length)
-            let cost = stepCost * Double(length) + rest
+            inLanes += Double(length)
+            let cost = stepCost * max(Double(length), inLanes / Double(count)) + rest
             if cost < best.cost { best = (longest + 1, cost) }
         }
         return best.lanes
     }
 
-    /// Hashes in lanes the messages of `group` (at most sixteen positions in `messages`) that pay,
-    /// and returns their digests by position; the others are left out.
-    private static func laneDigests(of group: [Int], in messages: [[UInt8]]) -> [(Int, BodyDigest)] {
-        let sorted = group.sorted { messages[$0].count < messages[$1].count }
-        let blocks = sorted.map { messages[$0].count / blockSize }
-        let chosen = Array(sorted.prefix(lanesThatPay(blocks)))
-        guard !chosen.isEmpty else { return [] }
-        var md5 = MD5Lanes()
-        for lane in chosen.indices { md5.reset(lane) }
+    /// Hashes the messages at `order` (positions in `messages`) in lanes, in that order, each
+    /// lane taking the next message when its own ends, and returns their digests by position.
+    private static func laneDigests(of order: [Int], in messages: [[UInt8]]) -> [(Int, BodyDigest)] {
+        guard !order.isEmpty else { return [] }
         var result: [(Int, BodyDigest)] = []
-        // The messages stay pinned while the kernel reads them: the calls nest, one per lane.
-        func pin(_ lane: Int, _ bases: [UnsafeRawBufferPointer]) {
-            guard lane == chosen.count else {
-                return messages[chosen[lane]].withUnsafeBytes { pin(lane + 1, bases + [$0]) }
+        result.reserveCapacity(order.count)
+        // The messages stay pinned while the kernel reads them: the calls nest, one per message.
+        func pin(_ pinned: [UnsafeRawBufferPointer]) {
+            guard pinned.count == order.count else {
+                return messages[order[pinned.count]].withUnsafeBytes { pin(pinned + [$0]) }
             }
-            // Every lane runs until the shortest busy one has no whole block left, then drops out.
-            var done = 0
-            for target in Set(blocks.prefix(chosen.count)).sorted() where target > done {
-                let pointers = (0..<count).map { lane -> UnsafePointer<UInt8>? in
-                    guard lane < chosen.count, bases[lane].count / blockSize > done else { return nil }
-                    return bases[lane].baseAddress!.assumingMemoryBound(to: UInt8.self) + done * blockSize
+            var md5 = MD5Lanes()
+            /// Per lane: the message (its place in `order`) and the blocks of it hashed.
+            var lanes = [(message: Int, done: Int)?](repeating: nil, count: count)
+            var next = 0
+            func finish(_ lane: Int) {
+                let (message, done) = lanes[lane]!
+                let bytes = pinned[message]
+                let tail = UnsafeRawBufferPointer(rebasing: bytes[(done * blockSize)...])
+                result.append((order[message], md5.finish(lane, tail: tail, totalLength: UInt64(bytes.count))))
+                lanes[lane] = nil
+            }
+            while true {
+                for lane in 0..<count {
+                    while lanes[lane] == nil && next < order.count {
+                        md5.reset(lane)
+                        lanes[lane] = (next, 0)
+                        next += 1
+                        // A message shorter than a block is all tail.
+                        if pinned[next - 1].count < blockSize { finish(lane) }
+                    }
                 }
-                md5.update(pointers, blocks: target - done)
-                done = target
-            }
-            for (lane, index) in chosen.enumerated() {
-                let base = bases[lane]
-                let tail = UnsafeRawBufferPointer(rebasing: base[(base.count / blockSize * blockSize)...])
-                result.append((index, md5.finish(lane, tail: tail, totalLength: UInt64(base.count))))
+                let left = lanes.map { $0.map { pinned[$0.message].count / blockSize - $0.done } }
+                guard let step = left.compactMap({ $0 }).filter({ $0 > 0 }).min() else { break }
+                let pointers = (0..<count).map { lane -> UnsafePointer<UInt8>? in
+                    guard let current = lanes[lane] else { return nil }
+                    return pinned[current.message].baseAddress!.assumingMemoryBound(to: UInt8.self) + current.done * blockSize
+                }
+                md5.update(pointers, blocks: step)
+                for lane in 0..<count where lanes[lane] != nil {
+                    lanes[lane]!.done += step
+                    if left[lane]! == step { finish(lane) }
+                }
             }
         }
-        pin(0, [])
+        pin([])
         return result
     }
 }

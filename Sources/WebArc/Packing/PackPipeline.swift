@@ -13,7 +13,7 @@ import Foundation
 ///           its anchor's dictionary)
 /// ```
 ///
-/// A worker takes whole files in batches of consecutive ones (up to 64 files and a quarter of the
+/// A worker takes whole files in batches of consecutive ones (up to 64 files and an eighth of the
 /// window), so that their MD5s are computed sixteen side by side in ``MD5Lanes``, then codes and
 /// hands over each in order; a file that streams is a batch of its own.
 ///
@@ -48,7 +48,7 @@ final class PackPipeline: @unchecked Sendable {
     /// Whole files a worker reads and hashes together (``MD5Lanes``: sixteen lanes, each taking
     /// the next file when its own ends).
     let batchFiles: Int
-    /// Bytes a worker reads ahead for one batch, at most: a quarter of the window, and towards the
+    /// Bytes a worker reads ahead for one batch, at most: an eighth of the window, and towards the
     /// end a share of what is left, so that the last batches end together.
     let batchBytes: UInt64
     /// Whether MD5s are computed in lanes (``MD5Lanes/digests(of:lanes:)``) or one by one.
@@ -93,7 +93,7 @@ final class PackPipeline: @unchecked Sendable {
         wholeLimit: UInt64, windowBytes: UInt64, batchFiles: Int = 4 * MD5Lanes.count, laneHashing: Bool = MD5Lanes.isAvailable
     ) {
         self.batchFiles = max(1, batchFiles)
-        batchBytes = max(windowBytes / 4, 1)
+        batchBytes = max(windowBytes / 8, 1)
         self.laneHashing = laneHashing
         self.zstdLevel = zstdLevel
         var starts: [Int] = []
@@ -300,7 +300,7 @@ final class PackPipeline: @unchecked Sendable {
         for (index, slot) in zip(batch, batchSlots) {
             do {
                 let bytes = try FileInput.readAll(paths[index], expectedSize: Int(sizes[index]))
-                publishTail(index, Array(DictionaryAnchors.lastChunk(ofBody: bytes)))
+                if needsTail(index) { publishTail(index, Array(DictionaryAnchors.lastChunk(ofBody: bytes))) }
                 read.append((index, slot))
                 contents.append(bytes)
             } catch {

@@ -107,7 +107,7 @@ public struct SitePacker {
     /// Bodies up to this size are read whole; larger ones stream.
     public static let parallelLimit: UInt64 = 1 << 20
     /// Bytes of prepared bodies held at once.
-    static let windowBytes: UInt64 = 16 << 20
+    static let windowBytes: UInt64 = 12 << 20
 
     /// Scans `folder` and writes the archive to `output` atomically.
     ///

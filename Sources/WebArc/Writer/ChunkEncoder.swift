@@ -52,18 +52,16 @@ enum ChunkEncoder {
             Encoded(stored: Array(raw), rawLength: raw.count, codec: .raw, digest: digest, triedDictionary: dictionary, untried: storeRaw)
         }
         guard !storeRaw, raw.count > 0 else { return rawChunk() }
-        // The block is written into a buffer that is not zeroed first; empty when it does not pay.
+        // The block is written into a scratch buffer (not zeroed) and kept in an array of its own
+        // size, not the bound's: a packer holds many blocks at once.
         func compress(_ level: Int) -> [UInt8]? {
-            let output = [UInt8](unsafeUninitializedCapacity: LZ4.compressBound(raw.count)) { buffer, count in
-                let destination = UnsafeMutableRawBufferPointer(buffer)
+            withUnsafeTemporaryAllocation(byteCount: LZ4.compressBound(raw.count), alignment: 16) { destination in
                 let written = dictionary.map { $0.compress(raw, into: destination, level: level) } ?? LZ4.compress(raw, into: destination, level: level)
                 guard let written, written < raw.count, FormatBounds.ratioAllowed(stored: UInt32(written), raw: UInt32(raw.count)) else {
-                    count = 0
-                    return
+                    return nil
                 }
-                count = written
+                return Array(UnsafeRawBufferPointer(rebasing: destination[..<written]))
             }
-            return output.isEmpty ? nil : output
         }
         guard var output = compress(1) else { return rawChunk() }
         if level >= 3 {

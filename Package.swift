@@ -50,6 +50,7 @@ let package = Package(
                 "CLZ4",
                 "CZstd",
                 "CHashLanes",
+                "CWriteback",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -96,6 +97,9 @@ let package = Package(
         ),
         // glibc's mallopt, with which `webarc pack` keeps one allocation arena (its peak memory).
         .systemLibrary(name: "CMalloc"),
+        // Linux's sync_file_range, with which the archive writer starts writing body data to disk
+        // as it goes (the fsync before the rename then waits for little).
+        .systemLibrary(name: "CWriteback"),
         // zlib for gzip WARC records and gzip/deflate HTTP bodies; only WebArcInterop imports it.
         .systemLibrary(
             name: "CZlib",

@@ -26,9 +26,24 @@ struct PackPipelineTests {
             default: files[name] = boilerplate + random.text(Int.random(in: 100...20_000, using: &random)) + boilerplate.prefix(500)
             }
         }
+        return try write(files, at: root)
+    }
+
+    static func write(_ files: [String: [UInt8]], at root: String) throws -> [String: [UInt8]] {
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         for (name, bytes) in files { try Data(bytes).write(to: URL(fileURLWithPath: root + "/" + name)) }
         return files
+    }
+
+    /// Checks that the archive at `path` verifies and answers every file with its bytes.
+    static func expectBodies(_ files: [String: [UInt8]], in path: String) throws {
+        let reader = try ArchiveReader(path: path)
+        #expect(ArchiveVerifier.verify(reader).passed)
+        for (name, bytes) in files {
+            let entry = try #require(try reader.lookup(url: "http://localhost/\(name)"))
+            guard case .response(let response) = entry.record else { Issue.record("\(name) is not a response"); continue }
+            #expect(Array(try reader.body(response.body)) == bytes, "\(name)")
+        }
     }
 
     @Test("workers, window and streaming do not change a byte; dictionaries are used and the archive verifies")
@@ -44,14 +59,8 @@ struct PackPipelineTests {
             let summary = try SitePacker(options: options).pack(folder: folder.file("site"), to: path)
             #expect(summary.statistics.bodiesStored == files.count - 3)
             archives.append(try Data(contentsOf: URL(fileURLWithPath: path)))
-            let reader = try ArchiveReader(path: path)
-            #expect(ArchiveVerifier.verify(reader).passed)
-            #expect(reader.trailer.requiredFeatures.contains(.dictionaryCodec))
-            for (name, bytes) in files {
-                let entry = try #require(try reader.lookup(url: "http://localhost/\(name)"))
-                guard case .response(let response) = entry.record else { Issue.record("\(name) is not a response"); continue }
-                #expect(Array(try reader.body(response.body)) == bytes, "\(name)")
-            }
+            try Self.expectBodies(files, in: path)
+            #expect(try ArchiveReader(path: path).trailer.requiredFeatures.contains(.dictionaryCodec))
         }
         #expect(Set(archives).count == 1, "archives differ between worker counts or streaming thresholds")
     }
@@ -91,5 +100,52 @@ struct PackPipelineTests {
             archives.append(try Data(contentsOf: URL(fileURLWithPath: path)))
         }
         #expect(archives[0] == archives[1])
+    }
+
+    /// 40 files of edge sizes (0, 1, 63, 64, 65 bytes, a chunk ± 1), duplicates next to each
+    /// other (so within one batch) and across batches, text sharing boilerplate; anchors every 8.
+    static func makeEdgeSite(at root: String) throws -> [String: [UInt8]] {
+        var random = SeededGenerator(seed: 29)
+        let boilerplate = random.text(3000)
+        let sizes = [0, 1, 63, 64, 65, ChunkEntry.maxRawLength - 1, ChunkEntry.maxRawLength, ChunkEntry.maxRawLength + 1]
+        var files: [String: [UInt8]] = [:]
+        for index in 0..<40 {
+            let name = String(format: "e%03d.html", index)
+            switch index {
+            case 0..<8: files[name] = index < 5 ? random.bytes(sizes[index]) : random.text(sizes[index])
+            case 8..<16: files[name] = boilerplate.prefix(sizes[index - 8] / 2) + random.bytes(sizes[index - 8] - sizes[index - 8] / 2)
+            case 17, 18: files[name] = files["e016.html"]
+            case 25: files[name] = []
+            case 30: files[name] = files["e006.html"]
+            case 31: files[name] = files["e001.html"]
+            default: files[name] = boilerplate + random.text(Int.random(in: 10...9000, using: &random))
+            }
+        }
+        return try write(files, at: root)
+    }
+
+    @Test("files hashed in batches, sixteen at a time in lanes, write the archive one at a time writes, with lanes or without")
+    func batchedSameAsOneByOne() throws {
+        let folder = try TemporaryFolder()
+        let files = try Self.makeEdgeSite(at: folder.file("site"))
+        func pack(batch: Int, lanes: Bool, workers: Int, threshold: UInt64) throws -> Data {
+            var options = SitePacker.Options()
+            options.dictionaryInterval = 8
+            options.batchFiles = batch
+            options.laneHashing = lanes
+            options.workers = workers
+            options.streamingThreshold = threshold
+            let path = folder.file("b\(batch)-\(lanes)-\(workers)-\(threshold).webarc")
+            try SitePacker(options: options).pack(folder: folder.file("site"), to: path)
+            try Self.expectBodies(files, in: path)
+            return try Data(contentsOf: URL(fileURLWithPath: path))
+        }
+        for threshold in [UInt64(1 << 20), UInt64(ChunkEntry.maxRawLength)] {
+            let reference = try pack(batch: 1, lanes: false, workers: 1, threshold: threshold)
+            for (batch, lanes, workers) in [(64, true, 1), (64, true, 2), (64, false, 2), (16, true, 2), (5, true, 3), (1, true, 2)] {
+                let archive = try pack(batch: batch, lanes: lanes, workers: workers, threshold: threshold)
+                #expect(archive == reference, "batch \(batch), lanes \(lanes), \(workers) workers, streaming above \(threshold)")
+            }
+        }
     }
 }

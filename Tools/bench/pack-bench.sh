@@ -5,19 +5,21 @@ set -euo pipefail
 
 usage() {
     cat <<'EOF'
-Usage: Tools/bench/pack-bench.sh [--runs N] [--corpora LIST] [--help]
+Usage: Tools/bench/pack-bench.sh [--runs N] [--big-runs N] [--corpora LIST] [--help]
 
 Builds three corpora reproducibly (Tools/bench/make_corpus.py): pydocs (Debian's python3.11-doc),
 multi (4 releases of pydocs plus the Sphinx, Django, Flask and Jinja docs) and big (multi plus
 1 GiB-scale incompressible media). On each it packs with webarc (default and --best), tar | lz4 -1,
 tar | zstd -3 --long=27, and on pydocs zip -r and zimwriterfs; times pack, unpack, verify and (pydocs)
-one file from a fresh process; records sizes and peak memory. Prints a Markdown table of ratios
+one file from a fresh process, webarc and its peer in turn (A B A B …, so that a change in the
+machine's load falls on both alike); records sizes and peak memory. Prints a Markdown table of ratios
 with the goals of issue 11 met or not to stdout and writes it to
 Tools/bench/results/pack-<date>-<time>.md. Progress goes to stderr.
 
 Options:
-  --runs N        timed runs per command on pydocs, after one warm-up (default: 5); multi takes
-                  min(N, 3) and big 1 (its commands take seconds)
+  --runs N        timed runs of each command on pydocs, after one warm-up (default: 5); multi
+                  takes min(N, 3)
+  --big-runs N    timed runs of each command on big (default: min(N, 3); its commands take seconds)
   --corpora LIST  comma-separated subset of pydocs,multi,big (default: all three)
   -h, --help      show this help
 
@@ -41,6 +43,7 @@ EOF
 }
 
 RUNS=5
+BIG_RUNS=""
 CORPORA_LIST="pydocs,multi,big"
 while (($#)); do
     case "$1" in
@@ -51,6 +54,13 @@ while (($#)); do
             RUNS="${1#--runs=}"
             [[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || { echo "pack-bench: error: --runs needs a positive integer" >&2; exit 64; }
             shift ;;
+        --big-runs)
+            [[ $# -ge 2 && "$2" =~ ^[1-9][0-9]*$ ]] || { echo "pack-bench: error: --big-runs needs a positive integer" >&2; exit 64; }
+            BIG_RUNS="$2"; shift 2 ;;
+        --big-runs=*)
+            BIG_RUNS="${1#--big-runs=}"
+            [[ "$BIG_RUNS" =~ ^[1-9][0-9]*$ ]] || { echo "pack-bench: error: --big-runs needs a positive integer" >&2; exit 64; }
+            shift ;;
         --corpora)
             [[ $# -ge 2 ]] || { echo "pack-bench: error: --corpora needs a list" >&2; exit 64; }
             CORPORA_LIST="$2"; shift 2 ;;
@@ -59,11 +69,14 @@ while (($#)); do
         *) echo "pack-bench: error: unknown argument '$1' (see --help)" >&2; exit 64 ;;
     esac
 done
+MULTI_RUNS=$((RUNS < 3 ? RUNS : 3))
+BIG_RUNS="${BIG_RUNS:-$MULTI_RUNS}"
 IFS=, read -r -a CORPUS_NAMES <<< "$CORPORA_LIST"
 for name in "${CORPUS_NAMES[@]}"; do
     [[ "$name" =~ ^(pydocs|multi|big)$ ]] || { echo "pack-bench: error: unknown corpus '$name' (pydocs, multi, big)" >&2; exit 64; }
 done
 
+LOAD_START="$(cut -d' ' -f1-3 /proc/loadavg)"
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$SCRIPT_DIR/../.." && pwd)"
 CORPORA="${CORPORA:-/var/tmp/webarc-corpora}"
@@ -160,15 +173,15 @@ fi
 
 q() { printf '%q' "$1"; }
 
-# time_cmd NAME RUNS PREPARE COMMAND [shell|direct]: median and minimum seconds of RUNS runs after
-# one warm-up (none when RUNS is 1), PREPARE run untimed before each (those that write end with
-# `sync`, so no run pays for the write-back of the previous one). A shell command has the cost of
-# starting the shell subtracted; a direct one (no pipes, redirections or cd) is started without a
-# shell, which keeps millisecond figures exact. Output of the timed commands is discarded.
-declare -A MEDIAN MINIMUM
-time_cmd() {
-    local name="$1" runs="$2" prepare="$3" cmd="$4" mode="${5:-shell}" result warmup=1
-    ((runs > 1)) || warmup=0
+# once NAME PREPARE COMMAND [shell|direct]: times COMMAND once, PREPARE run untimed before it
+# (those that write end with `sync`, so no run pays for the write-back of the previous one), and
+# appends the seconds to NAME's samples (none for a warm-up, NAME "-"). A shell command has the
+# cost of starting the shell subtracted; a direct one (no pipes, redirections or cd) is started
+# without a shell, which keeps millisecond figures exact. Output of the timed command is discarded.
+declare -A MEDIAN MINIMUM SAMPLES
+SPAWN=""
+once() {
+    local name="$1" prepare="$2" cmd="$3" mode="${4:-shell}" seconds
     if [[ "$TIMER" == hyperfine* ]]; then
         local opts=()
         if [[ "$mode" == direct ]]; then
@@ -177,36 +190,64 @@ time_cmd() {
             [[ -z "$prepare" ]] || prepare="sh -c '${prepare//\'/\'\\\'\'}'"
         fi
         [[ -z "$prepare" ]] || opts+=(--prepare "$prepare")
-        hyperfine --style none --runs "$runs" --warmup "$warmup" "${opts[@]}" \
-            --export-json "$WORK/${name//\//-}.json" "$cmd" >/dev/null
-        result="$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print(r["median"], r["min"])' \
-            "$WORK/${name//\//-}.json")"
+        hyperfine --style none --runs 1 --warmup 0 "${opts[@]}" --export-json "$WORK/once.json" "$cmd" >/dev/null
+        seconds="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["times"][0])' "$WORK/once.json")"
     else
-        result="$(python3 - "$runs" "$warmup" "$prepare" "$cmd" "$mode" <<'PY'
-import shlex, statistics, subprocess, sys, time
-runs, warmup, prepare, cmd, mode = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
-def argv(c, shell):
-    return ["/bin/sh", "-c", c] if shell else shlex.split(c)
-def once(c, shell):
-    args = argv(c, shell)
-    t = time.perf_counter()
-    subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - t
-spawn = statistics.median(once("true", True) for _ in range(20)) if mode == "shell" else 0.0
-samples = []
-for i in range(runs + warmup):
-    if prepare:
-        subprocess.run(argv(prepare, True), check=True, stdout=subprocess.DEVNULL)
-    s = once(cmd, mode == "shell")
-    if i >= warmup:
-        samples.append(max(0.0, s - spawn))
-print(statistics.median(samples), min(samples))
+        if [[ "$mode" == shell && -z "$SPAWN" ]]; then
+            SPAWN="$(python3 -c 'import statistics, subprocess, time
+def once():
+    t = time.perf_counter(); subprocess.run(["/bin/sh", "-c", "true"], check=True); return time.perf_counter() - t
+print(statistics.median(once() for _ in range(20)))')"
+        fi
+        seconds="$(python3 - "$prepare" "$cmd" "$mode" "${SPAWN:-0}" <<'PY'
+import shlex, subprocess, sys, time
+prepare, cmd, mode, spawn = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+if prepare:
+    subprocess.run(["/bin/sh", "-c", prepare], check=True, stdout=subprocess.DEVNULL)
+args = ["/bin/sh", "-c", cmd] if mode == "shell" else shlex.split(cmd)
+t = time.perf_counter()
+subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
+print(max(0.0, time.perf_counter() - t - (spawn if mode == "shell" else 0.0)))
 PY
 )"
     fi
-    MEDIAN[$name]="${result% *}"
-    MINIMUM[$name]="${result#* }"
-    say "$(printf '%-22s median %.4f s  min %.4f s' "$name" "${MEDIAN[$name]}" "${MINIMUM[$name]}")"
+    [[ "$name" == - ]] || SAMPLES[$name]+="$seconds "
+}
+
+# summarize NAME: MEDIAN and MINIMUM of NAME's samples, printed to stderr.
+summarize() {
+    local name="$1" result
+    result="$(tr ' ' '\n' <<<"${SAMPLES[$name]}" | grep -v '^$' | sort -g \
+        | awk '{a[NR] = $1} END {print ((NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2), a[1], NR}')"
+    read -r MEDIAN[$name] MINIMUM[$name] _ <<<"$result"
+    say "$(printf '%-22s median %.4f s  min %.4f s  (n=%s)' "$name" "${MEDIAN[$name]}" "${MINIMUM[$name]}" "${result##* }")"
+}
+
+# time_cmd NAME RUNS PREPARE COMMAND [shell|direct]: median and minimum of RUNS runs after one
+# warm-up (none when RUNS is 1), for a command without a peer in the table.
+time_cmd() {
+    local name="$1" runs="$2" prepare="$3" cmd="$4" mode="${5:-shell}" i
+    ((runs == 1)) || once - "$prepare" "$cmd" "$mode"
+    for ((i = 0; i < runs; i++)); do once "$name" "$prepare" "$cmd" "$mode"; done
+    summarize "$name"
+}
+
+# time_pair RUNS NAME PREPARE COMMAND MODE PEER_NAME PEER_PREPARE PEER_COMMAND PEER_MODE: webarc
+# and its peer in turn (A B A B …: a warm-up of each when RUNS > 1, then RUNS of each), so that a
+# change in the machine's load falls on both alike; medians and minimums as time_cmd.
+time_pair() {
+    local runs="$1" i
+    shift
+    if ((runs > 1)); then
+        once - "$2" "$3" "$4"
+        once - "$6" "$7" "$8"
+    fi
+    for ((i = 0; i < runs; i++)); do
+        once "$1" "$2" "$3" "$4"
+        once "$5" "$6" "$7" "$8"
+    done
+    summarize "$1"
+    summarize "$5"
 }
 
 # peak_rss NAME COMMAND: "Maximum resident set size" of one run (the largest process), in KiB.
@@ -224,7 +265,7 @@ declare -A SIZE FILES BYTES
 bench_corpus() {
     local c="$1" dir runs
     dir="$(corpus "$c")"
-    case "$c" in pydocs) runs="$RUNS" ;; multi) runs=$((RUNS < 3 ? RUNS : 3)) ;; big) runs=1 ;; esac
+    case "$c" in pydocs) runs="$RUNS" ;; multi) runs="$MULTI_RUNS" ;; big) runs="$BIG_RUNS" ;; esac
     FILES[$c]="$(find "$dir" -type f | wc -l)"
     BYTES[$c]="$(du -sb --apparent-size "$dir" | cut -f1)"
     say "== $c: ${FILES[$c]} files, ${BYTES[$c]} bytes, $runs run(s) per command"
@@ -238,8 +279,8 @@ bench_corpus() {
     pack_tzst="tar -cf - -C $(q "$dir") . | zstd -3 --long=27 -q > $(q "$tzst")"
     pack_zip="cd $(q "$dir") && zip -qr $(q "$zip") ."
     say "pack"
-    time_cmd "$c/pack-webarc" "$runs" "rm -f $(q "$arc") && sync" "$pack_webarc" direct
-    time_cmd "$c/pack-tlz" "$runs" "rm -f $(q "$tlz") && sync" "$pack_tlz"
+    time_pair "$runs" "$c/pack-webarc" "rm -f $(q "$arc") && sync" "$pack_webarc" direct \
+        "$c/pack-tlz" "rm -f $(q "$tlz") && sync" "$pack_tlz" shell
     rm -f "$arc" "$tlz"
     peak_rss "$c/pack-webarc" "$pack_webarc"
     peak_rss "$c/pack-tlz" "$pack_tlz"
@@ -270,23 +311,25 @@ sys.stdout.buffer.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBB
     SIZE[$c/tzst]="$(stat -c %s "$tzst")"
 
     say "unpack"
-    time_cmd "$c/unpack-webarc" "$runs" "rm -rf $(q "$out") && sync" "$(q "$WEBARC") unpack $(q "$arc") -o $(q "$out") --quiet" direct
     local unpacked
+    rm -rf "$out"
+    "$WEBARC" unpack "$arc" -o "$out" --quiet
     unpacked="$(find "$out" -type f 2>/dev/null | wc -l)"
     ((unpacked == FILES[$c])) || say "warning: webarc unpack wrote $unpacked files, the corpus has ${FILES[$c]}"
-    time_cmd "$c/unpack-tlz" "$runs" "rm -rf $(q "$out") && mkdir $(q "$out") && sync" "lz4 -dc $(q "$tlz") | tar -xf - -C $(q "$out")"
+    time_pair "$runs" "$c/unpack-webarc" "rm -rf $(q "$out") && sync" "$(q "$WEBARC") unpack $(q "$arc") -o $(q "$out") --quiet" direct \
+        "$c/unpack-tlz" "rm -rf $(q "$out") && mkdir $(q "$out") && sync" "lz4 -dc $(q "$tlz") | tar -xf - -C $(q "$out")" shell
     rm -rf "$out"
 
     say "verify"
-    time_cmd "$c/verify-webarc" "$runs" "" "$(q "$WEBARC") verify $(q "$arc") --quiet" direct
-    time_cmd "$c/verify-tlz" "$runs" "" "lz4 -tq $(q "$tlz")" direct
+    time_pair "$runs" "$c/verify-webarc" "" "$(q "$WEBARC") verify $(q "$arc") --quiet" direct \
+        "$c/verify-tlz" "" "lz4 -tq $(q "$tlz")" direct
     peak_rss "$c/verify-webarc" "$(q "$WEBARC") verify $(q "$arc") --quiet"
 
     if [[ "$c" == pydocs ]]; then
         say "one file: $CAT_PATH"
         "$WEBARC" cat "$arc" "$CAT_ARG" | cmp -s - "$dir/$CAT_PATH" || say "warning: webarc cat ARCHIVE $CAT_ARG does not print the bytes of $dir/$CAT_PATH"
-        time_cmd "$c/cat-webarc" $((RUNS * 4)) "" "$(q "$WEBARC") cat $(q "$arc") $(q "$CAT_ARG")" direct
-        time_cmd "$c/cat-zip" $((RUNS * 4)) "" "unzip -p $(q "$zip") $(q "$CAT_PATH")" direct
+        time_pair $((RUNS * 4)) "$c/cat-webarc" "" "$(q "$WEBARC") cat $(q "$arc") $(q "$CAT_ARG")" direct \
+            "$c/cat-zip" "" "unzip -p $(q "$zip") $(q "$CAT_PATH")" direct
     fi
     rm -f "$arc" "$best" "$tlz" "$tzst" "$zip" "$zim"
 }
@@ -394,9 +437,10 @@ REPORT="$(cat <<EOF
 # webarc pack benchmark, $NOW
 
 Corpora built by \`Tools/bench/make_corpus.py\` (every tool packs the same folder). Times are
-medians ($TIMER) of $RUNS runs on pydocs, $((RUNS < 3 ? RUNS : 3)) on multi, 1 on big, after one warm-up where
-there is more than one run; pipes run in a shell whose start-up is subtracted. Machine: $(nproc)
-cores, $CPU, Linux $(uname -r), load average at the end $(cut -d' ' -f1-3 /proc/loadavg). webarc:
+medians ($TIMER) of $RUNS runs on pydocs, $MULTI_RUNS on multi, $BIG_RUNS on big, after one warm-up where
+there is more than one run, webarc and its peer in turn (A B A B …); pipes run in a shell whose
+start-up is subtracted. Machine: $(nproc)
+cores, $CPU, Linux $(uname -r), load average at the start $LOAD_START, at the end $(cut -d' ' -f1-3 /proc/loadavg). webarc:
 $COMMIT. Peers: lz4 $(lz4 -V 2>&1 | awk '{for (i = 1; i <= NF; i++) if ($i ~ /^v[0-9]/) {sub(/,$/, "", $i); print $i; exit}}'), zstd $(zstd -V | awk '{for (i = 1; i <= NF; i++) if ($i ~ /^v[0-9]/) {sub(/,$/, "", $i); print $i; exit}}'),
 $(tar --version | awk 'NR == 1'), Zip $(zip -v | awk 'NR == 2 {print $4}'), UnZip $(unzip -v | awk 'NR == 1 {print $2}'), $(zimwriterfs --version 2>/dev/null | awk 'NR == 1' || echo 'no zimwriterfs') (\`-j\`, no full-text index).
 Goals of issue 11: bold figures miss theirs.

@@ -33,23 +33,36 @@ enum FileInput {
     }
 
     /// Reads a whole regular file into one buffer, sized for `expectedSize` bytes (a file that grew
-    /// meanwhile is read to its end all the same).
+    /// meanwhile is read to its end all the same). The buffer is not zeroed first: `read` fills it.
     static func readAll(_ path: String, expectedSize: Int = 0) throws -> [UInt8] {
         let fd = try FileByteSource.openRegularFile(path).descriptor
         defer { close(fd) }
-        var result = [UInt8](repeating: 0, count: max(expectedSize, 0) + 1)
-        var filled = 0
-        while true {
-            if filled == result.count { result.append(contentsOf: repeatElement(0, count: max(result.count, 1 << 16))) }
-            let got = result.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
-            if got < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                throw WebArcError.io(path: path, operation: .transferring("read"), errno: errno)
-            }
-            if got == 0 { break }
-            filled += got
+        // One byte more than expected, so that the end of an unchanged file is seen in the buffer.
+        let first = max(expectedSize, 0) + 1
+        var result = try readUpTo(first, from: fd, path: path)
+        var filledUp = result.count == first
+        while filledUp {
+            let want = max(result.count, 1 << 16)
+            let more = try readUpTo(want, from: fd, path: path)
+            result += more
+            filledUp = more.count == want
         }
-        result.removeSubrange(filled...)
         return result
+    }
+
+    /// Reads `count` bytes, fewer only at the end of the file, into a new buffer.
+    private static func readUpTo(_ count: Int, from fd: Int32, path: String) throws -> [UInt8] {
+        try [UInt8](unsafeUninitializedCapacity: count) { buffer, filled in
+            filled = 0
+            while filled < count {
+                let got = read(fd, buffer.baseAddress! + filled, count - filled)
+                if got < 0 {
+                    if errno == EINTR || errno == EAGAIN { continue }
+                    throw WebArcError.io(path: path, operation: .transferring("read"), errno: errno)
+                }
+                if got == 0 { return }
+                filled += got
+            }
+        }
     }
 }

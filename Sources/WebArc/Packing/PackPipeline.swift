@@ -5,13 +5,17 @@ import Foundation
 /// and hands them to the writer in order on the calling thread.
 ///
 /// ```
-///   workers (one per core)                         writer (caller's thread)
-///   file i: read once → MD5 → seen before? ──yes──▶ likely duplicate: compared, not coded
-///                                  │no
-///                                  ▼
+///   workers (one per core)                              writer (caller's thread)
+///   files i…j: read once → MD5 ×16 → file i seen before? ──yes──▶ likely duplicate: compared, not coded
+///                                                 │no
+///                                                 ▼
 ///           SHA-256 → LZ4 (chunk 0 against        prepared body / chunk queue ──▶ append, in order
 ///           its anchor's dictionary)
 /// ```
+///
+/// A worker takes whole files in batches of consecutive ones (up to 64 files and an eighth of the
+/// window), so that their MD5s are computed sixteen side by side in ``MD5Lanes``, then codes and
+/// hands over each in order; a file that streams is a batch of its own.
 ///
 /// Memory is bounded: whole files up to ``wholeLimit`` are held while in flight, at most
 /// ``windowBytes`` of them; larger files stream through a queue of a few chunks. A file's bytes are
@@ -41,6 +45,14 @@ final class PackPipeline: @unchecked Sendable {
     let windowBytes: UInt64
     /// Chunks of a streamed file queued ahead of the writer.
     static let queuedChunks = 4
+    /// Whole files a worker reads and hashes together (``MD5Lanes``: sixteen lanes, each taking
+    /// the next file when its own ends).
+    let batchFiles: Int
+    /// Bytes a worker reads ahead for one batch, at most: an eighth of the window, and towards the
+    /// end a share of what is left, so that the last batches end together.
+    let batchBytes: UInt64
+    /// Whether MD5s are computed in lanes (``MD5Lanes/digests(of:lanes:)``) or one by one.
+    let laneHashing: Bool
 
     private let paths: [String]
     private let sizes: [UInt64]
@@ -58,6 +70,9 @@ final class PackPipeline: @unchecked Sendable {
     private var inFlight: UInt64 = 0
     private var cancelled = false
     private var running = 0
+    private var workerCount = 1
+    /// Bytes of the files no worker has taken yet.
+    private var unclaimedBytes: UInt64
     /// Anchor file index → its last chunk's bytes, whose last 64 KiB are its dependants' dictionary
     /// (nil: an empty anchor).
     private var tails: [Int: [UInt8]?] = [:]
@@ -72,10 +87,14 @@ final class PackPipeline: @unchecked Sendable {
     }
 
     /// - Parameter spans: positions each file's body takes: one per response record it answers.
+    /// - Parameter batchFiles: whole files read and hashed together at most; 1: one at a time.
     init(
         files: [ScannedFile], spans: [Int], level: Int, dictionaryInterval: Int, zstdLevel: Int? = nil, firstPosition: Int,
-        wholeLimit: UInt64, windowBytes: UInt64
+        wholeLimit: UInt64, windowBytes: UInt64, batchFiles: Int = 4 * MD5Lanes.count, laneHashing: Bool = MD5Lanes.isAvailable
     ) {
+        self.batchFiles = max(1, batchFiles)
+        batchBytes = max(windowBytes / 8, 1)
+        self.laneHashing = laneHashing
         self.zstdLevel = zstdLevel
         var starts: [Int] = []
         var position = firstPosition
@@ -93,6 +112,7 @@ final class PackPipeline: @unchecked Sendable {
         self.wholeLimit = wholeLimit
         self.windowBytes = windowBytes
         slots = Array(repeating: nil, count: files.count)
+        unclaimedBytes = sizes.reduce(0, +)
     }
 
     /// Runs the workers and calls `commit` for each file in order with the writer-side handle.
@@ -101,6 +121,7 @@ final class PackPipeline: @unchecked Sendable {
     ///   stopped before it returns either way.
     func run(workers: Int, commit: (Int, Output, Slot) throws -> Void) throws {
         let count = max(1, min(workers, paths.count))
+        workerCount = count
         let group = DispatchGroup()
         running = count
         for _ in 0..<count {
@@ -178,49 +199,78 @@ final class PackPipeline: @unchecked Sendable {
 
     private func work() {
         var cached: (anchor: Int, dictionary: LZ4Dictionary?, history: [UInt8]?)?
-        while true {
-            condition.lock()
-            while !cancelled && next < paths.count
-                && !(next == committed || (next - committed < 256 && inFlight + cost(next) <= windowBytes))
-            {
-                condition.wait()
-            }
-            guard !cancelled, next < paths.count else {
-                condition.unlock()
-                return
-            }
-            let index = next
-            next += 1
-            inFlight += cost(index)
-            let slot = Slot()
-            slots[index] = slot
-            condition.unlock()
-            do {
-                let position = starts[index]
-                var dictionary: LZ4Dictionary?
-                var history: [UInt8]?
-                if !DictionaryAnchors.isAnchor(position, interval: interval), let anchor = anchorIndex(of: index) {
-                    if cached?.anchor != anchor {
-                        let lastChunk = waitForTail(of: anchor)
-                        cached = (anchor, lastChunk.map { LZ4Dictionary(DictionaryAnchors.tail(ofBody: $0)) }, lastChunk)
-                    }
-                    dictionary = cached?.dictionary
-                    history = cached?.history
+        while let batch = claim() {
+            if batch.count == 1 && sizes[batch[0]] > wholeLimit {
+                let index = batch[0]
+                do {
+                    try stream(index, slot: slots(batch)[0], slotInfo: slotInfo(index, cached: &cached).slot)
+                } catch {
+                    fail(index, slot: slots(batch)[0], error)
                 }
-                let slotInfo = (position: position, isAnchor: DictionaryAnchors.isAnchor(position, interval: interval), dictionary: dictionary)
-                if sizes[index] <= wholeLimit {
-                    try prepareWhole(index, slot: slot, slotInfo: slotInfo, zstd: zstdLevel.flatMap { level in history.map { (level, $0) } })
-                } else {
-                    try stream(index, slot: slot, slotInfo: slotInfo)
-                }
-            } catch {
-                condition.lock()
-                slot.failure = error
-                if tails.index(forKey: index) == nil { tails[index] = .some(nil) }
-                condition.broadcast()
-                condition.unlock()
+            } else {
+                prepareWhole(batch, cached: &cached)
             }
         }
+    }
+
+    /// The next files to prepare, in order: one file that streams, or whole files as many as
+    /// ``batchFiles`` and ``batchBytes`` allow and the window has room for; nil when none are left
+    /// or the run is cancelled. Waits while the window is full.
+    private func claim() -> [Int]? {
+        condition.lock()
+        defer { condition.unlock() }
+        while !cancelled && next < paths.count
+            && !(next == committed || (next - committed < 256 && inFlight + cost(next) <= windowBytes))
+        {
+            condition.wait()
+        }
+        guard !cancelled, next < paths.count else { return nil }
+        var batch: [Int] = []
+        var bytes: UInt64 = 0
+        let limit = max(UInt64(ChunkEntry.maxRawLength), min(batchBytes, unclaimedBytes / UInt64(2 * workerCount)))
+        repeat {
+            batch.append(next)
+            bytes += sizes[next]
+            inFlight += cost(next)
+            slots[next] = Slot()
+            next += 1
+        } while sizes[batch[0]] <= wholeLimit && batch.count < batchFiles && next < paths.count && sizes[next] <= wholeLimit
+            && bytes + sizes[next] <= limit && next - committed < 256 && inFlight + cost(next) <= windowBytes
+        unclaimedBytes -= bytes
+        return batch
+    }
+
+    private func slots(_ batch: [Int]) -> [Slot] {
+        condition.lock()
+        defer { condition.unlock() }
+        return batch.map { slots[$0]! }
+    }
+
+    /// File `index`'s position, whether it is an anchor, and the dictionary and history (the
+    /// anchor's last chunk) its position gives it; waits for its anchor's tail when needed.
+    private func slotInfo(
+        _ index: Int, cached: inout (anchor: Int, dictionary: LZ4Dictionary?, history: [UInt8]?)?
+    ) -> (slot: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?), history: [UInt8]?) {
+        let position = starts[index]
+        var dictionary: LZ4Dictionary?
+        var history: [UInt8]?
+        if !DictionaryAnchors.isAnchor(position, interval: interval), let anchor = anchorIndex(of: index) {
+            if cached?.anchor != anchor {
+                let lastChunk = waitForTail(of: anchor)
+                cached = (anchor, lastChunk.map { LZ4Dictionary(DictionaryAnchors.tail(ofBody: $0)) }, lastChunk)
+            }
+            dictionary = cached?.dictionary
+            history = cached?.history
+        }
+        return ((position, DictionaryAnchors.isAnchor(position, interval: interval), dictionary), history)
+    }
+
+    private func fail(_ index: Int, slot: Slot, _ error: any Error) {
+        condition.lock()
+        slot.failure = error
+        if tails.index(forKey: index) == nil { tails[index] = .some(nil) }
+        condition.broadcast()
+        condition.unlock()
     }
 
     private func waitForTail(of anchor: Int) -> [UInt8]? {
@@ -238,32 +288,53 @@ final class PackPipeline: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// - Parameter zstd: the Zstandard level and the anchor's last chunk, for a body step 15 codes.
-    private func prepareWhole(
-        _ index: Int, slot: Slot, slotInfo: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?), zstd: (level: Int, history: [UInt8])?
-    ) throws {
-        let bytes = try FileInput.readAll(paths[index], expectedSize: Int(sizes[index]))
-        publishTail(index, Array(DictionaryAnchors.lastChunk(ofBody: bytes)))
-        var md5 = Insecure.MD5()
-        bytes.withUnsafeBytes { md5.update(bufferPointer: $0) }
-        let digest = BodyDigest(md5.finalize())
-        let key = BodyKey(digest: digest, length: bytes.count)
-        condition.lock()
-        let first = firstSeen[key]
-        if first == nil || index < first! { firstSeen[key] = index }
-        condition.unlock()
-        let output: Output
-        if let first, first < index {
-            output = .likelyDuplicate(bytes, digest)
-        } else {
-            output = .prepared(bytes.withUnsafeBytes {
-                PreparedBody(raw: $0, level: level, dictionary: slotInfo.dictionary, md5: digest, zstd: zstd)
-            })
+    /// Reads a batch of whole files, hashes them sixteen at a time (``MD5Lanes``), then codes each
+    /// (or hands it over as a likely duplicate) and hands it to the writer, in order.
+    ///
+    /// Every file of the batch is read, and its tail published, before any waits for an anchor's
+    /// tail: a later file of the batch may need an earlier one's.
+    private func prepareWhole(_ batch: [Int], cached: inout (anchor: Int, dictionary: LZ4Dictionary?, history: [UInt8]?)?) {
+        let batchSlots = slots(batch)
+        var read: [(index: Int, slot: Slot)] = []
+        var contents: [[UInt8]] = []
+        for (index, slot) in zip(batch, batchSlots) {
+            do {
+                let bytes = try FileInput.readAll(paths[index], expectedSize: Int(sizes[index]))
+                if needsTail(index) { publishTail(index, Array(DictionaryAnchors.lastChunk(ofBody: bytes))) }
+                read.append((index, slot))
+                contents.append(bytes)
+            } catch {
+                fail(index, slot: slot, error)
+            }
         }
-        condition.lock()
-        slot.output = output
-        condition.broadcast()
-        condition.unlock()
+        let digests = MD5Lanes.digests(of: contents, lanes: laneHashing)
+        for (number, (index, slot)) in read.enumerated() {
+            // Each file's bytes are let go of once handed over.
+            let bytes = contents[number]
+            contents[number] = []
+            let digest = digests[number]
+            let key = BodyKey(digest: digest, length: bytes.count)
+            condition.lock()
+            let first = firstSeen[key]
+            if first == nil || index < first! { firstSeen[key] = index }
+            let stop = cancelled
+            condition.unlock()
+            if stop { return }
+            let output: Output
+            if let first, first < index {
+                output = .likelyDuplicate(bytes, digest)
+            } else {
+                let info = slotInfo(index, cached: &cached)
+                let zstd = zstdLevel.flatMap { level in info.history.map { (level, $0) } }
+                output = .prepared(bytes.withUnsafeBytes {
+                    PreparedBody(raw: $0, level: level, dictionary: info.slot.dictionary, md5: digest, zstd: zstd)
+                })
+            }
+            condition.lock()
+            slot.output = output
+            condition.broadcast()
+            condition.unlock()
+        }
     }
 
     private func stream(_ index: Int, slot: Slot, slotInfo: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?)) throws {

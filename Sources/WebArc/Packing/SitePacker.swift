@@ -31,6 +31,11 @@ public struct SitePacker {
         public var streamingThreshold: UInt64 = SitePacker.parallelLimit
         /// Threads that read, hash and compress; 0: one per core. The archive's bytes do not depend on it.
         public var workers = 0
+        /// Whole files a worker reads and hashes together at most, sixteen MD5s side by side
+        /// (``MD5Lanes``); 1: one at a time. The archive's bytes do not depend on it.
+        var batchFiles = 4 * MD5Lanes.count
+        /// Whether MD5s are computed in lanes where the CPU can (AVX-512F) or always one by one.
+        var laneHashing = MD5Lanes.isAvailable
 
         /// Makes options.
         public init(
@@ -102,7 +107,7 @@ public struct SitePacker {
     /// Bodies up to this size are read whole; larger ones stream.
     public static let parallelLimit: UInt64 = 1 << 20
     /// Bytes of prepared bodies held at once.
-    static let windowBytes: UInt64 = 16 << 20
+    static let windowBytes: UInt64 = 12 << 20
 
     /// Scans `folder` and writes the archive to `output` atomically.
     ///
@@ -138,7 +143,8 @@ public struct SitePacker {
         let pipeline = PackPipeline(
             files: files, spans: files.map { Self.responses(answering: $0.relativePath) },
             level: options.compressionLevel, dictionaryInterval: options.dictionaryInterval, zstdLevel: options.zstdLevel,
-            firstPosition: writer.anchors.nextPosition, wholeLimit: options.streamingThreshold, windowBytes: Self.windowBytes)
+            firstPosition: writer.anchors.nextPosition, wholeLimit: options.streamingThreshold, windowBytes: Self.windowBytes,
+            batchFiles: options.batchFiles, laneHashing: options.laneHashing)
         try writer.failing {
             try pipeline.run(workers: options.workers > 0 ? options.workers : ProcessInfo.processInfo.activeProcessorCount) { index, output, slot in
                 let body: StoredBody

@@ -52,22 +52,22 @@ enum ChunkEncoder {
             Encoded(stored: Array(raw), rawLength: raw.count, codec: .raw, digest: digest, triedDictionary: dictionary, untried: storeRaw)
         }
         guard !storeRaw, raw.count > 0 else { return rawChunk() }
-        var output = [UInt8](repeating: 0, count: LZ4.compressBound(raw.count))
-        func compress(_ level: Int) -> Int? {
-            let written = output.withUnsafeMutableBytes { destination in
-                dictionary.map { $0.compress(raw, into: destination, level: level) } ?? LZ4.compress(raw, into: destination, level: level)
+        // The block is written into a scratch buffer (not zeroed) and kept in an array of its own
+        // size, not the bound's: a packer holds many blocks at once.
+        func compress(_ level: Int) -> [UInt8]? {
+            withUnsafeTemporaryAllocation(byteCount: LZ4.compressBound(raw.count), alignment: 16) { destination in
+                let written = dictionary.map { $0.compress(raw, into: destination, level: level) } ?? LZ4.compress(raw, into: destination, level: level)
+                guard let written, written < raw.count, FormatBounds.ratioAllowed(stored: UInt32(written), raw: UInt32(raw.count)) else {
+                    return nil
+                }
+                return Array(UnsafeRawBufferPointer(rebasing: destination[..<written]))
             }
-            guard let written, written < raw.count, FormatBounds.ratioAllowed(stored: UInt32(written), raw: UInt32(raw.count)) else {
-                return nil
-            }
-            return written
         }
-        guard var written = compress(1) else { return rawChunk() }
+        guard var output = compress(1) else { return rawChunk() }
         if level >= 3 {
             guard let better = compress(level) else { return rawChunk() }
-            written = better
+            output = better
         }
-        output.removeSubrange(written...)
         return Encoded(
             stored: output, rawLength: raw.count, codec: dictionary == nil ? .lz4 : .lz4Dictionary, digest: digest,
             triedDictionary: dictionary)

@@ -33,6 +33,12 @@ struct RawBodyStream {
         length += UInt64(piece.count)
         var rest = piece
         while !rest.isEmpty {
+            // A whole chunk is coded from where it is, not copied into `pending` first.
+            if pending.isEmpty && rest.count >= ChunkEntry.maxRawLength {
+                try emitChunk(rest.prefix(ChunkEntry.maxRawLength), emit)
+                rest = rest.dropFirst(ChunkEntry.maxRawLength)
+                continue
+            }
             let take = min(ChunkEntry.maxRawLength - pending.count, rest.count)
             pending.append(contentsOf: rest.prefix(take))
             rest = rest.dropFirst(take)
@@ -48,10 +54,14 @@ struct RawBodyStream {
     }
 
     private mutating func emitPending(_ emit: (ChunkEncoder.Encoded) throws -> Void) throws {
-        let chunk = ChunkEncoder.encode(pending[...], level: level, dictionary: chunks == 0 ? slot.dictionary : nil, storeRaw: storeRaw)
+        try emitChunk(pending[...], emit)
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    private mutating func emitChunk(_ raw: ArraySlice<UInt8>, _ emit: (ChunkEncoder.Encoded) throws -> Void) throws {
+        let chunk = ChunkEncoder.encode(raw, level: level, dictionary: chunks == 0 ? slot.dictionary : nil, storeRaw: storeRaw)
         storeRaw = storeRaw || chunk.codec == .raw
         chunks += 1
-        pending.removeAll(keepingCapacity: true)
         try emit(chunk)
     }
 

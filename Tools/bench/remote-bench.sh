@@ -21,7 +21,8 @@ is not available in containers). For each delay it measures:
                         `webarc serve https://…/site.webarc` (started fresh: the first load is
                         cold, the later ones warm) against nginx serving the unpacked folder
                         through the same delay (first load cold: new connections)
-  verify vs download    `webarc verify https://…/site.webarc` against
+  verify vs download    `webarc verify https://…/site.webarc` (one stream from byte 0 and the
+                        last MiB, in the first round trip) against
                         `curl -o /dev/null https://…/site.webarc`, median of --runs
 
 When moto_server is installed (`pip install 'moto[server]'`), the archive is also put as a
@@ -38,7 +39,7 @@ Options:
   -h, --help      show this help
 
 Environment:
-  WEBARC=/path/to/webarc   use this binary instead of building `swift build -c release`
+  WEBARC=/path/to/webarc   use this binary instead of building `swift build -c release --static-swift-stdlib`
   CORPUS=DIR               the site (default: /usr/share/doc/python3.11/html)
   WORK=DIR                 keep the copied corpus and archive here between runs
 
@@ -82,7 +83,9 @@ if ((${#missing[@]})); then
 fi
 if [[ -z "${WEBARC:-}" ]]; then
     say "building webarc (release)"
-    (cd "$REPO_ROOT" && swift build -c release --product webarc >&2) || die "swift build failed"
+    # --static-swift-stdlib: the static `webarc` links only objects built against the static
+    # standard library (a `.build` last built without it fails to link; Tools/sample.sh).
+    (cd "$REPO_ROOT" && swift build -c release --product webarc --static-swift-stdlib >&2) || die "swift build failed"
     WEBARC="$REPO_ROOT/.build/release/webarc"
 fi
 [[ -x "$WEBARC" ]] || die "no webarc binary at $WEBARC"

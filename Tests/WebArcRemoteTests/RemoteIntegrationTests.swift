@@ -73,6 +73,26 @@ struct RemoteIntegrationTests {
         #expect(source.statistics.bytes >= size && source.statistics.bytes <= size + Self.slack, "\(source.statistics.bytes) for \(size)")
     }
 
+    @Test("verify with a record root before a tiny tail: the open gets the root in its own request instead of waiting for the stream")
+    func verifyRootBeforeTail() throws {
+        let server = try RangeServer(file: Fixture.archive.bytes)
+        defer { server.stop() }
+        let size = UInt64(Fixture.archive.bytes.count)
+        let root = Fixture.local.trailer.recordRoot
+        var configuration = testConfiguration()
+        configuration.tailLength = 300
+        configuration.downloadTailLength = 300
+        #expect(root.offset < size - 300 && root.offset > (1 << 20) + 65536)  // far ahead of the paused stream
+        server.setFault(.pauseFromStart(bytes: 65536, seconds: 0.5))
+        let (report, source) = try verifyDownloading(server.url, configuration)
+        #expect(report.passed && report.bodies == Fixture.local.bodyCount)
+        let ranges = server.requests.compactMap(\.range)
+        #expect(ranges.count == 4 && ranges.contains("bytes=0-") && ranges.contains("bytes=-300"), "\(ranges)")
+        #expect(ranges.contains("bytes=\(root.offset)-\(size - 301)"), "\(ranges)")
+        #expect(ranges.contains("bytes=\(Fixture.local.trailer.bodyDataEnd)-\(root.offset - 1)"), "\(ranges)")
+        #expect(source.statistics.bytes >= size && source.statistics.bytes <= size + Self.slack, "\(source.statistics.bytes) for \(size)")
+    }
+
     @Test("verify of a file replaced between the stream's request and the tail's fails with changed")
     func verifyReplacedAtOpen() throws {
         let server = try RangeServer(file: Fixture.archive.bytes)

@@ -55,42 +55,43 @@ struct RemoteIntegrationTests {
 
     @Test("verify of an archive whose pages start before a short tail: the stream stops at the pages, which come in one more request")
     func verifyPagesBeforeTail() throws {
-        let server = try RangeServer(file: Fixture.archive.bytes)
-        defer { server.stop() }
         let size = UInt64(Fixture.archive.bytes.count)
         let bodyDataEnd = Fixture.local.trailer.bodyDataEnd
-        var configuration = testConfiguration()
-        configuration.downloadTailLength = 16384
         #expect(size - 16384 > bodyDataEnd)
-        // The stream waits at 64 KiB, as a long one would still be in the body data: the pages
-        // are fetched, and checked, before it gets there.
-        server.setFault(.pauseFromStart(bytes: 65536, seconds: 0.5))
-        let (report, source) = try verifyDownloading(server.url, configuration)
-        #expect(report.passed && report.bodies == Fixture.local.bodyCount)
-        let ranges = server.requests.map(\.range)
-        #expect(ranges.count == 3 && ranges.contains("bytes=0-") && ranges.contains("bytes=-16384"))
+        let ranges = try verifyWithLaggingStream { $0.downloadTailLength = 16384 }
+        #expect(ranges.count == 3 && ranges.contains("bytes=0-") && ranges.contains("bytes=-16384"), "\(ranges)")
         #expect(ranges.contains("bytes=\(bodyDataEnd)-\(size - 16384 - 1)"), "\(ranges)")
-        #expect(source.statistics.bytes >= size && source.statistics.bytes <= size + Self.slack, "\(source.statistics.bytes) for \(size)")
     }
 
     @Test("verify with a record root before a tiny tail: the open gets the root in its own request instead of waiting for the stream")
     func verifyRootBeforeTail() throws {
-        let server = try RangeServer(file: Fixture.archive.bytes)
-        defer { server.stop() }
         let size = UInt64(Fixture.archive.bytes.count)
         let root = Fixture.local.trailer.recordRoot
-        var configuration = testConfiguration()
-        configuration.tailLength = 300
-        configuration.downloadTailLength = 300
         #expect(root.offset < size - 300 && root.offset > (1 << 20) + 65536)  // far ahead of the paused stream
-        server.setFault(.pauseFromStart(bytes: 65536, seconds: 0.5))
-        let (report, source) = try verifyDownloading(server.url, configuration)
-        #expect(report.passed && report.bodies == Fixture.local.bodyCount)
-        let ranges = server.requests.compactMap(\.range)
+        let ranges = try verifyWithLaggingStream { configuration in
+            configuration.tailLength = 300
+            configuration.downloadTailLength = 300
+        }
         #expect(ranges.count == 4 && ranges.contains("bytes=0-") && ranges.contains("bytes=-300"), "\(ranges)")
         #expect(ranges.contains("bytes=\(root.offset)-\(size - 301)"), "\(ranges)")
         #expect(ranges.contains("bytes=\(Fixture.local.trailer.bodyDataEnd)-\(root.offset - 1)"), "\(ranges)")
+    }
+
+    /// Verifies the fixture with `configure`d settings while the stream waits at 64 KiB for half a
+    /// second, as a long one would still be in the body data: what the open and the pages need is
+    /// fetched, and checked, before it gets there. Expects a passing report and each byte once;
+    /// returns the `Range` of each request.
+    func verifyWithLaggingStream(_ configure: (inout RemoteConfiguration) -> Void) throws -> [String] {
+        let server = try RangeServer(file: Fixture.archive.bytes)
+        defer { server.stop() }
+        let size = UInt64(Fixture.archive.bytes.count)
+        var configuration = testConfiguration()
+        configure(&configuration)
+        server.setFault(.pauseFromStart(bytes: 65536, seconds: 0.5))
+        let (report, source) = try verifyDownloading(server.url, configuration)
+        #expect(report.passed && report.bodies == Fixture.local.bodyCount)
         #expect(source.statistics.bytes >= size && source.statistics.bytes <= size + Self.slack, "\(source.statistics.bytes) for \(size)")
+        return server.requests.compactMap(\.range)
     }
 
     @Test("verify of a file replaced between the stream's request and the tail's fails with changed")

@@ -48,7 +48,14 @@ public enum RemoteVerifier {
     ) throws -> (report: VerificationReport, trust: TrustDecision?) {
         let source = try DownloadedByteSource(url: url, configuration: configuration)
         // A transfer that fails under the open throws its own error from the read.
-        let reader = try ArchiveReader(source: source, path: url)
+        let reader: ArchiveReader
+        do {
+            reader = try ArchiveReader(source: source, path: url)
+        } catch {
+            // Not an archive (or not one this reader opens): the stream need not go on.
+            source.cancel()
+            throw error
+        }
         source.fetchRest(first: reader.trailer.bodyDataEnd..<source.size)
         let result = policy.map { ArchiveVerifier.verify(reader, trusting: $0, progress: progress) }
             ?? (ArchiveVerifier.verify(reader, progress: progress), nil)

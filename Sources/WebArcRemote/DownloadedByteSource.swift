@@ -79,7 +79,18 @@ public final class DownloadedByteSource: ByteSource, @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while tail.suffix != nil && tail.finished == nil { condition.wait() }
-        if tail.suffix != nil, case .failure(let error)? = tail.finished { throw error }
+        if tail.suffix != nil, case .failure(let error)? = tail.finished {
+            stream.cut(at: 0)
+            throw error
+        }
+    }
+
+    /// Stops every transfer at the next part it receives: for a reader that failed to open, the
+    /// rest of the file is not wanted.
+    public func cancel() {
+        withLock {
+            for region in regions where region.finished == nil { region.cut(at: 0) }
+        }
     }
 
     /// Requests sent and response body bytes received so far (the client's, shared by every

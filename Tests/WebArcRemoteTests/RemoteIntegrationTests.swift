@@ -124,6 +124,22 @@ struct RemoteIntegrationTests {
         #expect(problems.first?.offset == chunk.offset && problems.first?.url == Fixture.bigURL)
     }
 
+    @Test("a download whose file does not open as an archive stops its stream instead of fetching the rest")
+    func downloadNotAnArchive() throws {
+        var random = SeededGenerator(seed: 20)
+        let bytes = random.bytes(4 << 20)
+        let server = try RangeServer(file: bytes)
+        defer { server.stop() }
+        server.setFault(.pauseFromStart(bytes: 65536, seconds: 0.3))
+        let source = try DownloadedByteSource(url: server.url, configuration: testConfiguration())
+        #expect(throws: WebArcError.self) { _ = try ArchiveReader(source: source, path: server.url) }
+        source.cancel()
+        try source.finish()
+        // The tail (1 MiB), the stream's first 64 KiB and at most its next part.
+        #expect(source.statistics.bytes < 2 << 20, "\(source.statistics.bytes) of \(bytes.count)")
+        #expect(throws: WebArcError.self) { _ = try RemoteVerifier.verify(url: server.url, configuration: testConfiguration()) }
+    }
+
     @Test("verify of an empty file is the open's empty error")
     func verifyEmpty() throws {
         let server = try RangeServer(file: [])

@@ -32,11 +32,11 @@ extension ArchiveReader {
 
 /// Verification of a remote archive: each byte downloaded once, checked as it arrives.
 public enum RemoteVerifier {
-    /// Downloads the archive at `url` once (``DownloadedByteSource``: its end and lead, then its
-    /// pages and its body data front to back, at once) and runs every check of
-    /// ``WebArc/ArchiveVerifier`` while it arrives (the pages first, then the bodies in file
-    /// order); with a trust policy, also decides whether the policy trusts it (the `appendix`
-    /// check, spec §12.4).
+    /// Downloads the archive at `url` once (``DownloadedByteSource``: from the first round trip, one
+    /// stream from its start and, beside it, its tail with the pages; pages the tail lacks in one
+    /// more request) and runs every check of ``WebArc/ArchiveVerifier`` while it arrives (the pages
+    /// first, then the bodies in file order as the stream brings them); with a trust policy, also
+    /// decides whether the policy trusts it (the `appendix` check, spec §12.4).
     ///
     /// - Returns: the report, and the trust decision when a policy was given and accepts the archive.
     /// - Throws: ``RemoteError`` when the transfer fails (before or during the checks: a report on
@@ -48,7 +48,14 @@ public enum RemoteVerifier {
     ) throws -> (report: VerificationReport, trust: TrustDecision?) {
         let source = try DownloadedByteSource(url: url, configuration: configuration)
         // A transfer that fails under the open throws its own error from the read.
-        let reader = try ArchiveReader(source: source, path: url)
+        let reader: ArchiveReader
+        do {
+            reader = try ArchiveReader(source: source, path: url)
+        } catch {
+            // Not an archive (or not one this reader opens): the stream need not go on.
+            source.cancel()
+            throw error
+        }
         source.fetchRest(first: reader.trailer.bodyDataEnd..<source.size)
         let result = policy.map { ArchiveVerifier.verify(reader, trusting: $0, progress: progress) }
             ?? (ArchiveVerifier.verify(reader, progress: progress), nil)

@@ -12,8 +12,14 @@ import Darwin
 /// A span of the remote file that one streaming GET fills front to back, in ``DownloadedByteSource``.
 ///
 /// Its fields change only under the source's lock. The suffix region's span is unknown until its
-/// response head gives the file's length.
+/// response head gives the file's length; the stream region (from byte 0, asked for as
+/// `bytes=0-`) ends at ``unknownEnd`` until then. A region's end may move down while its transfer
+/// runs, never below what it received: its transfer stops there (``RegionSink``) and the bytes
+/// after it are another region's.
 final class DownloadRegion: @unchecked Sendable {
+    /// The end of a region whose length the server has not said yet.
+    static let unknownEnd = UInt64.max
+
     /// First byte; for the suffix region, set by its response head.
     var start: UInt64
     /// One past the last byte.
@@ -24,6 +30,9 @@ final class DownloadRegion: @unchecked Sendable {
     var suffix: Int?
     /// Set once its transfer ended: nil when it succeeded.
     var finished: Result<Void, any Error>?
+    /// The smallest `received` a blocked reader waits for (``unknownEnd`` when none waits): the
+    /// transfer wakes readers when it gets there, not at every part.
+    var wakeAt = DownloadRegion.unknownEnd
 
     init(_ range: Range<UInt64>) {
         start = range.lowerBound
@@ -38,11 +47,29 @@ final class DownloadRegion: @unchecked Sendable {
         self.suffix = suffix
     }
 
-    var isComplete: Bool { suffix == nil && received == end }
+    /// A region from `start` to the end of the file, whatever its length.
+    init(from start: UInt64) {
+        self.start = start
+        end = Self.unknownEnd
+        received = start
+    }
+
+    var isComplete: Bool { suffix == nil && received >= end }
+
+    /// True while its transfer runs and bytes before `offset` are still to come through it.
+    func streams(past offset: UInt64) -> Bool {
+        finished == nil && suffix == nil && start <= offset && received < offset && end > offset
+    }
+
+    /// Ends the region at `offset` (not below what it received): its transfer stops there.
+    func cut(at offset: UInt64) {
+        end = max(received, min(end, offset))
+    }
 
     /// The range the next request asks for: the rest of the region.
     var request: ByteRange {
         if let suffix { return .suffix(suffix) }
+        if end == Self.unknownEnd { return .from(received) }
         return .span(received, Int(end - received))
     }
 }
@@ -109,6 +136,8 @@ final class RegionSink: BodyStream, @unchecked Sendable {
 
     var hasData: Bool { wrote }
 
+    var isDone: Bool { owner.withLock { region.isComplete } }
+
     /// Before each attempt: start where the region's bytes end.
     func prepare() {
         position = owner.withLock { region.received }
@@ -123,13 +152,15 @@ final class RegionSink: BodyStream, @unchecked Sendable {
             throw RemoteError.badResponse(url: owner.url, reason: "HTTP \(status) without Content-Range or Content-Length")
         }
         let first = range?.start ?? 0
-        let from = try owner.accept(headers: headers, first: first, total: total, for: region)
+        let from = try owner.accept(headers: headers, first: first, total: total, wholeFile: status == 200, for: region)
         guard first <= from else {
             throw RemoteError.badResponse(url: owner.url, reason: "Content-Range \(headers.first(name: "content-range") ?? "") for a read from byte \(from)")
         }
-        // A whole file or a longer suffix than this region's (a lead before it): drop the front.
+        // A whole file or a longer suffix than this region's (a stream before it): drop the front.
         skip = from - first
         position = from
+        // Nothing left to receive (a tail whose bytes the stream brings): end the request now.
+        if isDone { throw RegionFull() }
     }
 
     func write(_ buffer: ByteBuffer) throws {
@@ -139,8 +170,9 @@ final class RegionSink: BodyStream, @unchecked Sendable {
             buffer.moveReaderIndex(forwardBy: dropped)
             skip -= UInt64(dropped)
         }
+        // The end may have moved below this part's first byte since the last one (``DownloadRegion/cut(at:)``).
         let end = owner.withLock { region.end }
-        let room = Int(min(UInt64(buffer.readableBytes), end - position))
+        let room = end > position ? Int(min(UInt64(buffer.readableBytes), end - position)) : 0
         let full = room < buffer.readableBytes
         if room > 0 {
             try file.write(buffer.getSlice(at: buffer.readerIndex, length: room)!, at: position, url: owner.url)

@@ -11,28 +11,40 @@ import WebArc
 /// ```swift
 /// let source = try DownloadedByteSource(url: "https://cdn.example.com/site.webarc")
 /// let reader = try ArchiveReader(source: source, path: source.url)   // the lead and the tail
-/// source.fetchRest(first: reader.trailer.bodyDataEnd..<source.size)  // the pages, then the rest
+/// source.fetchRest(first: reader.trailer.bodyDataEnd..<source.size)  // pages the tail lacks
 /// let report = ArchiveVerifier.verify(reader)                        // checks as bytes arrive
 /// try source.finish()                                                // the transfers' own error, if any
 /// ```
 ///
-/// Opening sends the file's last ``RemoteConfiguration/tailLength`` bytes and its 16-byte lead
-/// together; a read of bytes no region holds starts a region for them; ``fetchRest(first:)``
-/// starts regions for everything else. A read waits until its bytes have arrived. A transfer cut
-/// short resumes where it stopped (`Range` with `If-Match`), up to ``RemoteConfiguration/retries``
-/// times; a file replaced meanwhile fails with ``RemoteError/changed(url:reason:)``. A server that
-/// ignores `Range` sends the whole file to the first request, which then is the one region (the
-/// reader waits for the end of the file before it opens). Needs temporary disk space for the whole
-/// file (`TMPDIR`); memory holds no file bytes. Transfers use HTTP/1.1 connections (one per region
-/// in flight), which TCP alone paces: HTTP/2's flow-control windows slowed one long transfer
-/// about 2.4× at an 80 ms round trip.
+/// The first round trip sends two requests at once: the *stream*, `Range: bytes=0-`, which brings
+/// the file front to back from the start (the lead, then the body data, as a plain download
+/// would), and the *tail*, the last ``RemoteConfiguration/downloadTailLength`` bytes (the trailer
+/// and, as a writer places them last, the pages of most archives: opening and the page checks
+/// need nothing else, and the body checks start while the stream brings the first bodies). The
+/// stream stops where the tail begins. When the pages start before the tail,
+/// ``fetchRest(first:)`` stops the stream at them and fetches them in one more request, in the
+/// second round trip. A read waits until its bytes have arrived; until `fetchRest`, a read far
+/// ahead of the stream (the reader's open, for a root before a short tail) gets its own request
+/// instead of waiting for the stream.
+///
+/// Every request after the first response carries its validator (`If-Match` with a strong `ETag`),
+/// and every response head is checked against it and the file's length: a file replaced meanwhile
+/// fails with ``RemoteError/changed(url:reason:)``, never mixes. A transfer cut short resumes
+/// where it stopped, up to ``RemoteConfiguration/retries`` times. A server that ignores `Range`
+/// sends the whole file to the stream, which then is the one region (the tail's request ends at
+/// its head, and the reader waits for the end of the file before it opens). Needs temporary disk
+/// space for the whole file (`TMPDIR`); memory holds no file bytes but the reader's tail.
+/// Transfers use HTTP/1.1 connections (one per region in flight), which TCP alone paces: HTTP/2's
+/// flow-control windows slowed one long transfer about 2.4× at an 80 ms round trip.
 public final class DownloadedByteSource: ByteSource, @unchecked Sendable {
     /// The URL as given.
     public let url: String
     /// The file's length, from the first response's `Content-Range` (or `Content-Length`).
     public var size: UInt64 { withLock { knownSize ?? 0 } }
-    /// The bytes at the end of the file that opening asks for first.
+    /// The bytes at the end of the file asked for beside the stream, which the reader reads at open.
     public let openingTailLength: Int
+    /// How far ahead of the stream a read at open gets its own request rather than waiting.
+    static let aheadOfStream: UInt64 = 1 << 20
     let file: TemporaryFile
     let client: RemoteClient
     private let retries: Int
@@ -41,8 +53,14 @@ public final class DownloadedByteSource: ByteSource, @unchecked Sendable {
     private var knownSize: UInt64?
     private var regions: [DownloadRegion] = []
     private var validator: Validator?
+    /// The region asked for from byte 0 to the end.
+    private let stream: DownloadRegion
+    /// Set once a response to a range request was the whole file: no region is cut or added then.
+    private var rangesIgnored = false
+    /// True until ``fetchRest(first:)``: reads are the reader's open.
+    private var opening = true
 
-    /// Starts the download of the file's lead and tail and returns once the file's length is known.
+    /// Starts the stream and the tail and returns once the file's length is known.
     ///
     /// - Throws: ``RemoteError`` (`badURL`, `notFound`, `status`, `badResponse` when the length is
     ///   not given, `timedOut`, `connection`, `tls`); `io` when no temporary file can be made.
@@ -51,17 +69,28 @@ public final class DownloadedByteSource: ByteSource, @unchecked Sendable {
         self.url = url
         client = RemoteClient(configuration: configuration, http1Only: true)
         retries = configuration.retries
-        openingTailLength = min(max(configuration.tailLength, 272), 4 << 20)
+        openingTailLength = min(max(configuration.downloadTailLength, configuration.tailLength, 272), 4 << 20)
         file = try TemporaryFile()
-        let lead = DownloadRegion(0..<UInt64(Lead.size))
+        stream = DownloadRegion(from: 0)
         let tail = DownloadRegion(suffix: openingTailLength)
-        regions = [lead, tail]
-        start(lead)
+        regions = [stream, tail]
+        start(stream)
         start(tail)
         condition.lock()
         defer { condition.unlock() }
         while tail.suffix != nil && tail.finished == nil { condition.wait() }
-        if tail.suffix != nil, case .failure(let error)? = tail.finished { throw error }
+        if tail.suffix != nil, case .failure(let error)? = tail.finished {
+            stream.cut(at: 0)
+            throw error
+        }
+    }
+
+    /// Stops every transfer at the next part it receives: for a reader that failed to open, the
+    /// rest of the file is not wanted.
+    public func cancel() {
+        withLock {
+            for region in regions where region.finished == nil { region.cut(at: 0) }
+        }
     }
 
     /// Requests sent and response body bytes received so far (the client's, shared by every
@@ -69,10 +98,12 @@ public final class DownloadedByteSource: ByteSource, @unchecked Sendable {
     public var statistics: (requests: Int, bytes: UInt64) { client.statistics }
 
     /// Starts downloading every byte no region holds yet: the parts inside `first` first (for a
-    /// verifier, the pages, which it reads before any body), the rest as one region per gap, all
-    /// at once.
+    /// verifier, the pages, which it reads before any body; the stream stops where they start),
+    /// the rest as one region per gap, all at once. Reads after this wait for the stream.
     public func fetchRest(first: Range<UInt64>) {
         let started: [DownloadRegion] = withLock {
+            opening = false
+            if !rangesIgnored, stream.streams(past: first.lowerBound) { stream.cut(at: first.lowerBound) }
             let size = knownSize ?? 0
             var gaps = gaps(in: 0..<size)
             gaps = gaps.flatMap { gap -> [Range<UInt64>] in
@@ -106,17 +137,24 @@ public final class DownloadedByteSource: ByteSource, @unchecked Sendable {
                 section: "file", offset: offset, needed: UInt64(count), available: size > offset ? size - offset : 0)
         }
         let wanted = offset..<offset + UInt64(count)
-        let started = withLock { gaps(in: wanted).map(addRegion) }
+        let started = withLock {
+            if opening, !rangesIgnored, stream.streams(past: wanted.lowerBound), wanted.lowerBound - stream.received > Self.aheadOfStream {
+                stream.cut(at: wanted.lowerBound)
+            }
+            return gaps(in: wanted).map(addRegion)
+        }
         started.forEach(start)
         condition.lock()
         while true {
             let covering = regions.filter { $0.suffix == nil && $0.start < wanted.upperBound && $0.end > wanted.lowerBound }
-            if covering.allSatisfy({ $0.received >= min(wanted.upperBound, $0.end) }) { break }
-            if let failed = covering.first(where: { $0.finished != nil && $0.received < min(wanted.upperBound, $0.end) }) {
+            let waiting = covering.filter { $0.received < min(wanted.upperBound, $0.end) }
+            if waiting.isEmpty { break }
+            if let failed = waiting.first(where: { $0.finished != nil }) {
                 condition.unlock()
                 if case .failure(let error)? = failed.finished { throw error }
                 throw RemoteError.connection(url: url, reason: "transfer ended at byte \(failed.received) of \(size)")
             }
+            for region in waiting { region.wakeAt = min(region.wakeAt, min(wanted.upperBound, region.end)) }
             condition.wait()
         }
         condition.unlock()
@@ -155,7 +193,7 @@ public final class DownloadedByteSource: ByteSource, @unchecked Sendable {
     ///
     /// - Throws: ``RemoteError/changed(url:reason:)`` for another version of the file;
     ///   `badResponse` for a length over 2^63 − 1.
-    func accept(headers: HTTPHeaders, first: UInt64, total: UInt64, for region: DownloadRegion) throws -> UInt64 {
+    func accept(headers: HTTPHeaders, first: UInt64, total: UInt64, wholeFile: Bool = false, for region: DownloadRegion) throws -> UInt64 {
         // Offsets become `off_t` for the temporary file: a length no file can have is refused.
         guard total <= UInt64(Int64.max) else {
             throw RemoteError.badResponse(url: url, reason: "a file length of \(total) bytes")
@@ -168,18 +206,22 @@ public final class DownloadedByteSource: ByteSource, @unchecked Sendable {
             }
             if let knownSize, knownSize != total { throw RemoteError.changed(url: url, reason: "length \(total), was \(knownSize)") }
             knownSize = total
+            if wholeFile { rangesIgnored = true }
             for other in regions where other.suffix == nil && other.end > total {
                 other.end = max(other.start, total)
             }
             if region.suffix != nil {
-                // Everything from the response's first byte, except what the lead region holds.
-                let start = max(first, min(UInt64(Lead.size), total))
+                // From the response's first byte, except what the stream holds: the stream stops
+                // there. The whole file (a server that ignores `Range`, or a file shorter than
+                // the suffix) is the stream's alone.
+                let start = first == 0 ? total : max(first, stream.received)
+                stream.cut(at: start)
                 region.suffix = nil
                 region.start = start
                 region.received = start
                 region.end = total
-                condition.broadcast()
             }
+            condition.broadcast()
             return region.received
         }
     }
@@ -187,7 +229,10 @@ public final class DownloadedByteSource: ByteSource, @unchecked Sendable {
     func advance(_ region: DownloadRegion, to position: UInt64) {
         withLock {
             region.received = position
-            condition.broadcast()
+            if position >= region.wakeAt {
+                region.wakeAt = DownloadRegion.unknownEnd
+                condition.broadcast()
+            }
         }
     }
 
@@ -224,6 +269,9 @@ public final class DownloadedByteSource: ByteSource, @unchecked Sendable {
                 }
                 _ = try? self.accept(headers: response.headers, first: 0, total: 0, for: region)
                 self.end(region, .success(()))
+            case .success where complete:
+                // Nothing was left to fetch (the stream of an empty file, which the tail's 416 ended).
+                self.end(region, .success(()))
             case .success(let response):
                 let error: RemoteError = switch response.status {
                 case 404, 410: .notFound(url: self.url, status: response.status)
@@ -236,7 +284,8 @@ public final class DownloadedByteSource: ByteSource, @unchecked Sendable {
                 }
                 self.end(region, .failure(error))
             case .failure where complete:
-                // A whole-file answer cut once the region was full (a server that ignores `Range`).
+                // A transfer cut once its region was full: the stream where the tail or the pages
+                // begin, or a whole-file answer (a server that ignores `Range`).
                 self.end(region, .success(()))
             case .failure(let error):
                 let resumable = (error as? RemoteError).map(RemoteClient.isRetryable) ?? false

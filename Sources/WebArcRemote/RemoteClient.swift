@@ -15,22 +15,19 @@ struct FetchedResponse: Sendable {
     var finalURL: String
 }
 
-/// The bytes a request asks for: `count` bytes at `offset`, or the last `count` bytes.
+/// The bytes a request asks for: `count` bytes at `offset`, the last `count` bytes, or everything
+/// from `offset` on.
 enum ByteRange: Sendable, Equatable, CustomStringConvertible {
     case span(UInt64, Int)
     case suffix(Int)
+    case from(UInt64)
 
     /// The `Range` header's value after `bytes=`.
     var description: String {
         switch self {
         case .span(let offset, let count): "\(offset)-\(offset + UInt64(count) - 1)"
         case .suffix(let count): "-\(count)"
-        }
-    }
-
-    var count: Int {
-        switch self {
-        case .span(_, let count), .suffix(let count): count
+        case .from(let offset): "\(offset)-"
         }
     }
 }
@@ -185,8 +182,16 @@ final class RemoteClient: Sendable {
             case .failure(let error):
                 self.byteCount.wrappingAdd(delegate.received, ordering: .relaxed)
                 let mapped = Self.map(error, url: url, range: range)
-                self.configuration.trace?("webarc: GET \(url) \(shown) failed after \(String(format: "%.1f", milliseconds)) ms: \(mapped)")
-                if Self.isRetryable(mapped), stream?.hasData != true, retry(mapped.description) { return }
+                if stream?.isDone == true {
+                    // Ended on purpose: the stream has its bytes (the rest is another request's).
+                    let at = Double((started - Self.epoch).nanoseconds) / 1e6
+                    self.configuration.trace?(
+                        "webarc: GET \(url) \(shown) -> \(delegate.status), \(delegate.received) bytes, at \(String(format: "%.1f", at)) ms, "
+                            + "took \(String(format: "%.1f", milliseconds)) ms, stopped at its end")
+                } else {
+                    self.configuration.trace?("webarc: GET \(url) \(shown) failed after \(String(format: "%.1f", milliseconds)) ms: \(mapped)")
+                }
+                if Self.isRetryable(mapped), stream?.hasData != true, stream?.isDone != true, retry(mapped.description) { return }
                 promise.fail(mapped)
             }
         }
@@ -231,6 +236,8 @@ protocol BodyStream: AnyObject, Sendable {
     func write(_ buffer: ByteBuffer) throws
     /// True once a body part was written (a retry would then repeat bytes; the stream resumes instead).
     var hasData: Bool { get }
+    /// True once the stream holds all it wants: a request it ended then is not retried.
+    var isDone: Bool { get }
 }
 
 /// Collects one response, refusing a body over `maxBytes` as soon as its head or its bytes say so.
@@ -244,7 +251,8 @@ final class CollectingDelegate: HTTPClientResponseDelegate, @unchecked Sendable 
     let expectRange: Bool
     let maxBytes: Int
     let stream: BodyStream?
-    private var status = 0
+    /// The response's status, once its head arrived.
+    private(set) var status = 0
     private var headers = HTTPHeaders()
     private var body: [UInt8] = []
     private var finalURL: String

@@ -25,6 +25,9 @@ final class RangeServer: Sendable {
         case status(Int, Int)
         /// Wait this many seconds before answering.
         case slow(Double)
+        /// For answers that start at byte 0: send the head and `bytes` bytes, wait `seconds`, then
+        /// the rest (a stream that lags behind the requests after it).
+        case pauseFromStart(bytes: Int, seconds: Double)
     }
 
     struct State {
@@ -125,6 +128,7 @@ final class RangeServer: Sendable {
         case close
         case closeMidBody(head: HTTPResponseHead, body: [UInt8])
         case respond(HTTPResponseHead, [UInt8], delay: Double)
+        case respondPaused(HTTPResponseHead, [UInt8], after: Int, seconds: Double)
     }
 
     func answer(_ head: HTTPRequestHead) -> Answer {
@@ -145,7 +149,7 @@ final class RangeServer: Sendable {
             var delay = 0.0
             var midBody = false
             switch state.fault {
-            case .none, .ignoreRange: break
+            case .none, .ignoreRange, .pauseFromStart: break
             case .drop(let count):
                 if count > 0 {
                     state.fault = count > 1 ? .drop(count - 1) : .none
@@ -178,6 +182,7 @@ final class RangeServer: Sendable {
             }
             var status = 200
             var body = file
+            var first = 0
             if state.fault != .ignoreRange, let range, let span = Self.parse(range, size: file.count) {
                 guard let span = span else {
                     headers["Content-Range"] = "bytes */\(file.count)"
@@ -185,11 +190,15 @@ final class RangeServer: Sendable {
                     return .respond(Self.head(416, headers), [], delay: delay)
                 }
                 status = 206
+                first = span.lowerBound
                 body = Array(file[span])
                 headers["Content-Range"] = "bytes \(span.lowerBound)-\(span.upperBound - 1)/\(file.count)"
             }
             headers["Content-Length"] = "\(body.count)"
             if midBody { return .closeMidBody(head: Self.head(status, headers), body: Array(body.prefix(body.count / 2))) }
+            if case .pauseFromStart(let bytes, let seconds) = state.fault, first == 0, body.count > bytes {
+                return .respondPaused(Self.head(status, headers), body, after: bytes, seconds: seconds)
+            }
             return .respond(Self.head(status, headers), body, delay: delay)
         }
     }
@@ -250,6 +259,14 @@ final class RangeHandler: ChannelInboundHandler {
             } else {
                 send()
             }
+        case .respondPaused(let responseHead, let body, let after, let seconds):
+            context.write(wrapOutboundOut(.head(responseHead)), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body.prefix(after))))), promise: nil)
+            let rest = NIOLoopBound({ [self] in
+                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body.dropFirst(after))))), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            }, eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) { rest.value() }
         }
     }
 }

@@ -21,7 +21,8 @@ is not available in containers). For each delay it measures:
                         `webarc serve https://…/site.webarc` (started fresh: the first load is
                         cold, the later ones warm) against nginx serving the unpacked folder
                         through the same delay (first load cold: new connections)
-  verify vs download    `webarc verify https://…/site.webarc` against
+  verify vs download    `webarc verify https://…/site.webarc` (one stream from byte 0 and the
+                        last MiB, in the first round trip) against
                         `curl -o /dev/null https://…/site.webarc`, median of --runs
 
 When moto_server is installed (`pip install 'moto[server]'`), the archive is also put as a
@@ -82,6 +83,8 @@ if ((${#missing[@]})); then
 fi
 if [[ -z "${WEBARC:-}" ]]; then
     say "building webarc (release)"
+    # --static-swift-stdlib: the static `webarc` links only objects built against the static
+    # standard library (a `.build` last built without it fails to link; Tools/sample.sh).
     (cd "$REPO_ROOT" && swift build -c release --product webarc --static-swift-stdlib >&2) || die "swift build failed"
     WEBARC="$REPO_ROOT/.build/release/webarc"
 fi

@@ -9,8 +9,8 @@ import Foundation
 ///
 /// The report lists the checks in the spec's order (`open`, `pages`, `trees`, `objects`, `chunks`,
 /// `body-digests`, `layout`, `references`, `redirects`, `appendix`), each check's problems in
-/// file-offset order; `chunks` and `body-digests` run in the background while `objects`,
-/// `references` and `redirects` (with the key check of `trees`) run, in one pass over the records. A check skips what an earlier problem left unknown: the pages below a page
+/// file-offset order; `chunks` and `body-digests` run in the background while `trees`, `objects`,
+/// `references` and `redirects` run (the last three in one pass over the records). A check skips what an earlier problem left unknown: the pages below a page
 /// that fails are not read, a body with a chunk that fails has no `body-digests` check, `layout`
 /// needs every page, an object that does not parse names no body. Memory stays bounded: pages are
 /// read again by each check that needs them (through the reader's bounded cache), bodies stream
@@ -51,9 +51,11 @@ public enum ArchiveVerifier {
     static func verify(_ reader: ArchiveReader, progress: Progress? = nil, laneHashing: Bool) -> VerificationReport {
         let verification = Verification(reader: reader, progress: progress, laneHashing: laneHashing)
         verification.checkPages()
-        verification.checkTrees()
-        // The bodies (most of the work, on every core) are checked while the records are.
+        // The bodies (most of the work, on every core) are checked while the trees and the records
+        // are: they need only the body leaves that `pages` found, and a source still downloading
+        // (`verify URL`) delivers them meanwhile.
         let bodies = verification.startBodyChecks()
+        verification.checkTrees()
         verification.checkRecords()
         verification.finishBodyChecks(bodies)
         verification.checkLayout()

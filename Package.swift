@@ -37,19 +37,18 @@ let package = Package(
             pkgConfig: "libzstd",
             providers: [.apt(["libzstd-dev"])]
         ),
-        // MD5 and SHA-256 of sixteen messages at once on AVX-512 (a C file per hash, no flags:
-        // the kernels name their target themselves and the CPU is asked at run time): `verify`
-        // hashes every body and chunk. One MD5 stream runs at about 0.7 GB/s where sixteen side by
-        // side run at 4 to 7; one SHA-NI SHA-256 stream at about 1.4, sixteen lanes at about twice
-        // that (two to four interleaved SHA-NI streams gained only 1.2 to 1.4 times here).
-        .target(name: "CHashLanes"),
+        // MD5 of sixteen messages at once on AVX-512 (one C file, no flags: the kernel names its
+        // target itself and the CPU is asked at run time): `verify` and `pack` hash every body, and
+        // one MD5 stream runs at about 0.7 GB/s where sixteen side by side run at 4 to 7. (SHA-256
+        // lanes were tried and measured no faster than SHA-NI in `verify`; Tools/bench/README.md.)
+        .target(name: "CMD5Lanes"),
         // Format, reader, writer, verification. Depends on nothing heavier than liblz4 and swift-crypto.
         .target(
             name: "WebArc",
             dependencies: [
                 "CLZ4",
                 "CZstd",
-                "CHashLanes",
+                "CMD5Lanes",
                 "CWriteback",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

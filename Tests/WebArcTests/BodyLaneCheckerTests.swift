@@ -4,7 +4,7 @@ import Testing
 
 @testable import WebArc
 
-/// The sixteen-lane MD5 (`MD5Lanes`) and SHA-256 (`SHA256Lanes`) against swift-crypto's, and `verify` with bodies checked in
+/// The sixteen-lane MD5 (`MD5Lanes`) against swift-crypto's, and `verify` with bodies checked in
 /// lanes (``BodyLaneChecker``) against `verify` with bodies checked one by one: same problems,
 /// whatever the damage.
 @Suite("Body lane checker")
@@ -20,8 +20,19 @@ struct BodyLaneCheckerTests {
                 random.bytes(round == 0 ? edges[lane] : Int.random(in: 0...5000, using: &random))
             }
             var md5 = MD5Lanes()
+            var hashed = [Int](repeating: 0, count: MD5Lanes.count)
             for lane in 0..<MD5Lanes.count { md5.reset(lane) }
-            let hashed = messages.feedInSteps(using: &random) { md5.update($0, blocks: $1) }
+            // Feed in steps of a few blocks, each lane busy only while it has a whole block left.
+            while true {
+                let left = messages.indices.map { (messages[$0].count - hashed[$0]) / MD5Lanes.blockSize }
+                guard let step = left.filter({ $0 > 0 }).min() else { break }
+                let blocks = min(step, Int.random(in: 1...3, using: &random))
+                let busy = left.map { $0 > 0 }
+                messages.withPointers { pointers in
+                    md5.update(pointers.indices.map { lane in busy[lane] ? pointers[lane].map { $0 + hashed[lane] } : nil }, blocks: blocks)
+                }
+                for lane in busy.indices where busy[lane] { hashed[lane] += blocks * MD5Lanes.blockSize }
+            }
             for (lane, message) in messages.enumerated() {
                 let digest = message[hashed[lane]...].withUnsafeBytes { md5.finish(lane, tail: $0, totalLength: UInt64(message.count)) }
                 #expect(digest == BodyDigest(Insecure.MD5.hash(data: message)), "round \(round), lane \(lane), \(message.count) bytes")
@@ -29,32 +40,9 @@ struct BodyLaneCheckerTests {
         }
     }
 
-    @Test("sixteen lanes hash as swift-crypto's SHA-256: edge and random lengths mixed across lanes, blocks fed in steps, idle lanes untouched")
-    func lanesMatchSHA256() throws {
-        try #require(SHA256Lanes.isAvailable, "this CPU has no AVX-512F and BW: verify uses swift-crypto's SHA256 alone")
-        var random = SeededGenerator(seed: 20)
-        // Lengths around block and padding edges and a whole chunk, in every lane, then random ones.
-        let edges = [0, 1, 55, 56, 63, 64, 65, 119, 120, 127, 128, 262_143, 262_144, 262_145, 57, 129]
-        for round in 0..<(SHA256Lanes.count + 24) {
-            let messages = (0..<SHA256Lanes.count).map { lane in
-                random.bytes(
-                    round < SHA256Lanes.count
-                        ? edges[(lane + round) % edges.count]
-                        : Int.random(in: 0...(round % 4 == 0 ? 300_000 : 5000), using: &random))
-            }
-            var sha256 = SHA256Lanes()
-            for lane in 0..<SHA256Lanes.count { sha256.reset(lane) }
-            let hashed = messages.feedInSteps(using: &random) { sha256.update($0, blocks: $1) }
-            for (lane, message) in messages.enumerated() {
-                let digest = message[hashed[lane]...].withUnsafeBytes { sha256.finish(lane, tail: $0, totalLength: UInt64(message.count)) }
-                #expect(digest == SHA256Hash(SHA256.hash(data: message)), "round \(round), lane \(lane), \(message.count) bytes")
-            }
-        }
-    }
-
     @Test("verify finds the same problems with lanes as one body at a time, for a flipped byte anywhere in the body data")
     func lanesMatchOneByOne() throws {
-        try #require(BodyLaneChecker.isAvailable, "this CPU has no AVX-512F and BW: verify uses swift-crypto alone")
+        try #require(MD5Lanes.isAvailable, "this CPU has no AVX-512F: verify uses Insecure.MD5 alone")
         let folder = try TemporaryFolder()
         var random = SeededGenerator(seed: 23)
         // Bodies of one chunk and of several (the last one short), compressible and not, more
@@ -83,37 +71,6 @@ struct BodyLaneCheckerTests {
         }
     }
 
-    @Test("a flipped byte in a stored chunk (no decoding to fail) is a chunk-digest problem at that chunk, in lanes and one by one")
-    func storedChunkDigest() throws {
-        let folder = try TemporaryFolder()
-        var random = SeededGenerator(seed: 29)
-        // Incompressible, so stored: the damage reaches the hashes. The second body's chunks end
-        // on block boundaries but its last; the first is one short chunk.
-        let pages = [("http://localhost/short", random.bytes(1000)), ("http://localhost/long", random.bytes(2 * ChunkEntry.maxRawLength + 100))]
-        let path = try makeArchive(at: folder.file("stored.webarc"), pages: pages)
-        let clean = try ArchiveReader(path: path)
-        var bodies: [BodyEntry] = []
-        try clean.forEachBody { bodies.append($0) }
-        let archive = try ArchiveBytes(path: path)
-        for body in bodies {
-            for (index, chunk) in body.chunks.enumerated() {
-                #expect(chunk.codec == .raw)
-                var damaged = archive
-                damaged.bytes[Int(chunk.offset) + Int(chunk.storedLength) - 1] ^= 0x01
-                let damagedPath = folder.file("damaged-\(chunk.offset).webarc")
-                try damaged.write(to: damagedPath)
-                let reader = try ArchiveReader(path: damagedPath)
-                for lanes in [true, false] where lanes == false || BodyLaneChecker.isAvailable {
-                    let problems = ArchiveVerifier.verify(reader, laneHashing: lanes).problems
-                    #expect(problems.map(\.code) == ["chunk-digest"], "lanes \(lanes): \(problems)")
-                    #expect(problems.first?.offset == chunk.offset, "lanes \(lanes), chunk \(index)")
-                    #expect(problems.first?.check == "chunks")
-                    #expect(problems.first?.url == "http://localhost/\(body.length > 1000 ? "long" : "short")", "\(problems)")
-                }
-            }
-        }
-    }
-
     @Test("a body of one chunk whose entry's SHA-256 differs from its chunk's digest fails body-digests, in lanes and one by one")
     func singleChunkBodyHash() throws {
         let path = SpecVectorTests.vectors.path + "/invalid/body-digest-sha256.webarc"
@@ -122,7 +79,7 @@ struct BodyLaneCheckerTests {
         try reader.forEachBody { bodies.append($0) }
         // The case the shortcut covers: one chunk, its digest right, the entry's hash not.
         let body = try #require(bodies.first { $0.chunks.count == 1 && $0.chunks[0].digest != $0.sha256 })
-        for lanes in [true, false] where lanes == false || BodyLaneChecker.isAvailable {
+        for lanes in [true, false] where lanes == false || MD5Lanes.isAvailable {
             let problems = ArchiveVerifier.verify(reader, laneHashing: lanes).problems
             #expect(problems.map(\.code) == ["body-digest"], "lanes \(lanes): \(problems)")
             #expect(problems.first?.offset == body.firstChunkOffset)
@@ -133,7 +90,7 @@ struct BodyLaneCheckerTests {
 
     @Test("every invalid vector that verify rejects gets the same report with lanes as one by one")
     func invalidVectors() throws {
-        try #require(BodyLaneChecker.isAvailable, "this CPU has no AVX-512F and BW: verify uses swift-crypto alone")
+        try #require(MD5Lanes.isAvailable, "this CPU has no AVX-512F: verify uses Insecure.MD5 alone")
         for vector in SpecVectorTests.invalidCases where vector.stage == "verify" {
             let reader = try SpecVectorTests.open("invalid/\(vector.file)", bases: vector.bases)
             #expect(ArchiveVerifier.verify(reader, laneHashing: true) == ArchiveVerifier.verify(reader, laneHashing: false), "\(vector.file)")
@@ -142,26 +99,6 @@ struct BodyLaneCheckerTests {
 }
 
 extension Array where Element == [UInt8] {
-    /// Feeds these messages (one per lane) to `update` in steps of a few blocks (a few hundred
-    /// where the shortest has thousands left), each lane busy only while it has a whole block left;
-    /// returns how many bytes of each were hashed (the rest is its tail).
-    fileprivate func feedInSteps(
-        using random: inout SeededGenerator, _ update: ([UnsafePointer<UInt8>?], Int) -> Void
-    ) -> [Int] {
-        let blockSize = 64
-        var hashed = [Int](repeating: 0, count: count)
-        while true {
-            let left = indices.map { (self[$0].count - hashed[$0]) / blockSize }
-            guard let step = left.filter({ $0 > 0 }).min() else { return hashed }
-            let blocks = Swift.min(step, Int.random(in: 1...3, using: &random) * (step > 1000 ? 300 : 1))
-            let busy = left.map { $0 > 0 }
-            withPointers { pointers in
-                update(pointers.indices.map { lane in busy[lane] ? pointers[lane].map { $0 + hashed[lane] } : nil }, blocks)
-            }
-            for lane in busy.indices where busy[lane] { hashed[lane] += blocks * blockSize }
-        }
-    }
-
     /// Calls `body` with a pointer to each array's bytes (nil for an empty one), all pinned at once.
     fileprivate func withPointers<R>(_ body: ([UnsafePointer<UInt8>?]) -> R) -> R {
         var pointers: [UnsafePointer<UInt8>?] = []

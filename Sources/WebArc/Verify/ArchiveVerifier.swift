@@ -43,11 +43,11 @@ public enum ArchiveVerifier {
 
     /// Verifies an opened archive (its `open` check passed when it opened).
     public static func verify(_ reader: ArchiveReader, progress: Progress? = nil) -> VerificationReport {
-        verify(reader, progress: progress, laneHashing: BodyLaneChecker.isAvailable)
+        verify(reader, progress: progress, laneHashing: MD5Lanes.isAvailable)
     }
 
-    /// Verifies with the body MD5s and chunk SHA-256s computed sixteen at a time or one by one
-    /// with swift-crypto (for the tests, which check that both find the same problems).
+    /// Verifies with the body MD5s computed sixteen at a time or one by one (for the tests, which
+    /// check that both find the same problems).
     static func verify(_ reader: ArchiveReader, progress: Progress? = nil, laneHashing: Bool) -> VerificationReport {
         let verification = Verification(reader: reader, progress: progress, laneHashing: laneHashing)
         verification.checkPages()
@@ -96,12 +96,11 @@ final class Verification {
         let end: UInt64
     }
 
-    /// Whether bodies' MD5s and chunks' SHA-256s are computed sixteen at a time
-    /// (``BodyLaneChecker``) or one by one with swift-crypto; both make the same checks (the tests
-    /// run both).
+    /// Whether bodies' MD5s are computed sixteen at a time (``BodyLaneChecker``) or one by one
+    /// with `Insecure.MD5`; both make the same checks (the tests run both).
     let laneHashing: Bool
 
-    init(reader: ArchiveReader, progress: ArchiveVerifier.Progress?, laneHashing: Bool = BodyLaneChecker.isAvailable) {
+    init(reader: ArchiveReader, progress: ArchiveVerifier.Progress?, laneHashing: Bool = MD5Lanes.isAvailable) {
         self.reader = reader
         self.progress = progress
         self.laneHashing = laneHashing

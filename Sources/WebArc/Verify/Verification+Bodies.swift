@@ -162,18 +162,10 @@ extension Verification {
     }
 
     /// Checks one body entry of a body leaf (spec §6.2, §6.3, §11.3 `chunks` and `body-digests`),
-    /// its MD5 and SHA-256s computed by swift-crypto (where ``BodyLaneChecker`` cannot run).
+    /// its MD5 computed by `Insecure.MD5` (where ``BodyLaneChecker`` cannot run).
     static func check(_ body: BodyEntry, reader: ArchiveReader, declaredBases: Int?) -> BodyOutcome {
-        let outcome = checkEntries(body, reader: reader, declaredBases: declaredBases)
+        var outcome = checkEntries(body, reader: reader, declaredBases: declaredBases)
         guard outcome.needsBytes else { return outcome }
-        return checkBytes(body, reader: reader, outcome: outcome)
-    }
-
-    /// The byte checks of ``check(_:reader:declaredBases:)`` for a body whose entries are sound
-    /// (`outcome`, from ``checkEntries(_:reader:declaredBases:)``): each chunk decoded and checked
-    /// against its digest, then the body's MD5 and SHA-256, all with swift-crypto.
-    static func checkBytes(_ body: BodyEntry, reader: ArchiveReader, outcome: BodyOutcome) -> BodyOutcome {
-        var outcome = outcome
         var md5 = Insecure.MD5()
         var sha256 = bodyHashing(body)
         for index in body.chunks.indices {

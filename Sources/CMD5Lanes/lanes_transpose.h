@@ -1,4 +1,4 @@
-// The one step both lane kernels share: sixteen 64-byte blocks, one per message, turned into
+// The MD5 kernel's first step: sixteen 64-byte blocks, one per message, turned into
 // sixteen registers of one 32-bit word from each message (word k of message l in lane l).
 #ifndef WEBARC_LANES_TRANSPOSE_H
 #define WEBARC_LANES_TRANSPOSE_H

@@ -71,6 +71,41 @@ struct BodyLaneCheckerTests {
         }
     }
 
+    @Test("a flipped byte in a stored chunk (no decoding to fail) is a chunk-digest problem at that chunk, in lanes and one by one; the first chunk of a long body too, whose digest comes from the body hash")
+    func storedChunkDigest() throws {
+        let folder = try TemporaryFolder()
+        var random = SeededGenerator(seed: 29)
+        // Incompressible, so stored: the damage reaches the hashes. The second body has three
+        // chunks, the last one short; the first is one short chunk.
+        let pages = [("http://localhost/short", random.bytes(1000)), ("http://localhost/long", random.bytes(2 * ChunkEntry.maxRawLength + 100))]
+        let path = try makeArchive(at: folder.file("stored.webarc"), pages: pages)
+        let clean = try ArchiveReader(path: path)
+        for lanes in [true, false] where lanes == false || MD5Lanes.isAvailable {
+            #expect(ArchiveVerifier.verify(clean, laneHashing: lanes).problems.isEmpty, "lanes \(lanes)")
+        }
+        var bodies: [BodyEntry] = []
+        try clean.forEachBody { bodies.append($0) }
+        #expect(bodies.map(\.chunks.count).sorted() == [1, 3])
+        let archive = try ArchiveBytes(path: path)
+        for body in bodies {
+            for (index, chunk) in body.chunks.enumerated() {
+                #expect(chunk.codec == .raw)
+                var damaged = archive
+                damaged.bytes[Int(chunk.offset) + Int(chunk.storedLength) - 1] ^= 0x01
+                let damagedPath = folder.file("damaged-\(chunk.offset).webarc")
+                try damaged.write(to: damagedPath)
+                let reader = try ArchiveReader(path: damagedPath)
+                for lanes in [true, false] where lanes == false || MD5Lanes.isAvailable {
+                    let problems = ArchiveVerifier.verify(reader, laneHashing: lanes).problems
+                    #expect(problems.map(\.code) == ["chunk-digest"], "lanes \(lanes): \(problems)")
+                    #expect(problems.first?.offset == chunk.offset, "lanes \(lanes), chunk \(index)")
+                    #expect(problems.first?.check == "chunks")
+                    #expect(problems.first?.url == "http://localhost/\(body.length > 1000 ? "long" : "short")", "\(problems)")
+                }
+            }
+        }
+    }
+
     @Test("a body of one chunk whose entry's SHA-256 differs from its chunk's digest fails body-digests, in lanes and one by one")
     func singleChunkBodyHash() throws {
         let path = SpecVectorTests.vectors.path + "/invalid/body-digest-sha256.webarc"

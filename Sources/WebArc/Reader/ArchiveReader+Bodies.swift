@@ -165,13 +165,25 @@ extension ArchiveReader {
         return try decode(body.chunks[index], context)
     }
 
+    /// Reads and decodes chunk `index` of `body` as ``decodeChunk(_:index:)`` does, but leaves its
+    /// SHA-256 to the caller, which must compare it with the entry's before using a byte: for
+    /// `verify`, which hashes the first chunk of a body of several chunks once for both its digest
+    /// and the body hash (``Verification/decodeChunk(_:index:reader:bodyHash:)``). A dictionary or
+    /// delta reference the chunk needs is checked against its digest as always.
+    ///
+    /// - Throws: as ``decodeChunk(_:index:)``, except `chunkDigest` for this chunk.
+    func decodeChunkLeavingDigest(_ body: BodyEntry, index: Int) throws -> [UInt8] {
+        let context = ChunkContext(body: body.reference, index: index, page: body.origin.page, position: body.origin.position)
+        return try read(body.chunks[index], context, checkingDigest: false).raw
+    }
+
     func decode(_ chunk: ChunkEntry, _ context: ChunkContext, role: ChunkEntry.Role = .chunk) throws -> [UInt8] {
         try read(chunk, context, role: role).raw
     }
 
     /// Reads, decodes and verifies one chunk, keeping what it was decoded from: its stored bytes,
     /// the archive holding them and, for codec 2, the dictionary's bytes.
-    func read(_ chunk: ChunkEntry, _ context: ChunkContext, role: ChunkEntry.Role = .chunk) throws -> VerifiedChunk {
+    func read(_ chunk: ChunkEntry, _ context: ChunkContext, role: ChunkEntry.Role = .chunk, checkingDigest: Bool = true) throws -> VerifiedChunk {
         let store = try self.store(of: chunk, context)
         try chunk.validate(context, bodyDataEnd: store.trailer.bodyDataEnd, role: role)
         let stored = try store.source.read(at: chunk.offset, count: Int(chunk.storedLength))
@@ -206,7 +218,7 @@ extension ArchiveReader {
         case nil: raw = nil
         }
         guard let raw else { throw WebArcError.corruptChunk(body: context.body, chunk: context.index, offset: chunk.offset) }
-        guard SHA256Hash.of(raw) == chunk.digest else {
+        guard !checkingDigest || SHA256Hash.of(raw) == chunk.digest else {
             throw WebArcError.chunkDigest(body: context.body, chunk: context.index, offset: chunk.offset)
         }
         return VerifiedChunk(entry: chunk, stored: stored, raw: raw, dictionary: dictionary, history: history, store: store)

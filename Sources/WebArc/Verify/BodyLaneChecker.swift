@@ -101,13 +101,12 @@ struct BodyLaneChecker {
         while lane.unhashed < MD5Lanes.blockSize && lane.nextChunk < lane.body.chunks.count {
             let chunk: [UInt8]
             do {
-                chunk = try reader.decodeChunk(lane.body, index: lane.nextChunk)
+                chunk = try Verification.decodeChunk(lane.body, index: lane.nextChunk, reader: reader, bodyHash: &lane.sha256)
             } catch {
                 lane.outcome.chunkProblems.append(Verification.chunkProblem(error, lane.body, lane.nextChunk))
                 return false
             }
             lane.nextChunk += 1
-            lane.sha256?.update(data: chunk)
             lane.length += UInt64(chunk.count)
             // Chunks hold 256 KiB, a whole number of blocks: bytes are carried over only after a
             // short chunk that is not a body's last.

@@ -89,13 +89,37 @@ void md5_lanes_finish(const md5_lanes_state *state, int lane, const uint8_t *tai
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
 #include <immintrin.h>
 
-#include "lanes_transpose.h"
-
 #define MD5_LANES_TARGET __attribute__((target("avx512f")))
 
 int md5_lanes_available(void) {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx512f") ? 1 : 0;
+}
+
+/// Transposes sixteen rows of sixteen 32-bit words in place: afterwards rows[k] holds word k of
+/// every original row, row r in lane r.
+MD5_LANES_TARGET static inline void transpose16(__m512i rows[16]) {
+    __m512i t[16];
+    for (int i = 0; i < 16; i += 2) {
+        t[i] = _mm512_unpacklo_epi32(rows[i], rows[i + 1]);
+        t[i + 1] = _mm512_unpackhi_epi32(rows[i], rows[i + 1]);
+    }
+    for (int i = 0; i < 16; i += 4) {
+        rows[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
+        rows[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
+        rows[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
+        rows[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
+    }
+    for (int i = 0; i < 4; i++) {
+        t[i] = _mm512_shuffle_i32x4(rows[i], rows[i + 4], 0x88);
+        t[i + 4] = _mm512_shuffle_i32x4(rows[i], rows[i + 4], 0xdd);
+        t[i + 8] = _mm512_shuffle_i32x4(rows[i + 8], rows[i + 12], 0x88);
+        t[i + 12] = _mm512_shuffle_i32x4(rows[i + 8], rows[i + 12], 0xdd);
+    }
+    for (int i = 0; i < 8; i++) {
+        rows[i] = _mm512_shuffle_i32x4(t[i], t[i + 8], 0x88);
+        rows[i + 8] = _mm512_shuffle_i32x4(t[i], t[i + 8], 0xdd);
+    }
 }
 
 // The four round functions as AVX-512 three-input truth tables (bit (b<<2 | c<<1 | d)).
@@ -133,7 +157,7 @@ MD5_LANES_TARGET void md5_lanes_blocks(md5_lanes_state *state, const uint8_t *co
             x[l] = _mm512_loadu_si512(pointers[l]);
             pointers[l] += stride[l];
         }
-        lanes_transpose16(x);
+        transpose16(x);
         const __m512i a0 = a, b0 = b, c0 = c, d0 = d;
         for (int i = 0; i < 16; i += 4) {
             MD5_STEP(MD5_F, a, b, c, d, x[i], md5_constants[i], 7);

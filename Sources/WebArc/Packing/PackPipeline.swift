@@ -202,10 +202,11 @@ final class PackPipeline: @unchecked Sendable {
         while let batch = claim() {
             if batch.count == 1 && sizes[batch[0]] > wholeLimit {
                 let index = batch[0]
+                let slot = slots(batch)[0]
                 do {
-                    try stream(index, slot: slots(batch)[0], slotInfo: slotInfo(index, cached: &cached).slot)
+                    try stream(index, slot: slot, slotInfo: slotInfo(index, cached: &cached).slot)
                 } catch {
-                    fail(index, slot: slots(batch)[0], error)
+                    fail(index, slot: slot, error)
                 }
             } else {
                 prepareWhole(batch, cached: &cached)

@@ -170,14 +170,18 @@ class Reader:
 
 # ---------------------------------------------------------------------------- compact records
 
+def ascii_lower(text: str) -> str:
+    return "".join(chr(ord(c) | 0x20) if "A" <= c <= "Z" else c for c in text)
+
+
 def derived_headers(headers: list, body: bytes) -> list:
     """Header values the decoder recomputes become a single NUL; a value that starts with NUL gets one more."""
     etag = '"' + hashlib.md5(body).hexdigest() + '"'
     out = []
     for name, value in headers:
-        if name.lower() == "content-length" and value == str(len(body)):
+        if ascii_lower(name) == "content-length" and value == str(len(body)):
             value = "\0"
-        elif name.lower() == "etag" and value == etag:
+        elif ascii_lower(name) == "etag" and value == etag:
             value = "\0"
         elif value.startswith("\0"):
             value = "\0" + value
@@ -189,9 +193,9 @@ def rebuilt_headers(headers: list, body: bytes) -> list:
     out = []
     for name, value in headers:
         if value == "\0":
-            if name.lower() == "content-length":
+            if ascii_lower(name) == "content-length":
                 value = str(len(body))
-            elif name.lower() == "etag":
+            elif ascii_lower(name) == "etag":
                 value = '"' + hashlib.md5(body).hexdigest() + '"'
             else:
                 raise ValueError(f"header {name!r}: a derived value where none is defined")

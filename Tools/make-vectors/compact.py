@@ -128,19 +128,24 @@ def leb(n: int) -> bytes:
 class Reader:
     """A cursor over one decoded section; every error names the section and the position."""
 
-    def __init__(self, data: bytes, section: str, base: int = 0):
-        self.data, self.at, self.section, self.base = data, 0, section, base
+    def __init__(self, data: bytes, section: str, base: int = 0, decoded: bool = True):
+        self.data, self.at, self.section, self.base, self.decoded = data, 0, section, base, decoded
 
-    def fail(self, why: str):
-        raise CompactError("bad-compact", self.base + self.at, f"{self.section}, byte {self.at}: {why}")
+    def fail(self, why: str, at: int | None = None):
+        """bad-compact: in a decoded section at the frame's offset (the byte named in the message), in
+        the file at the byte's own offset."""
+        at = self.at if at is None else at
+        offset = self.base if self.decoded else self.base + at
+        raise CompactError("bad-compact", offset, f"{self.section}, byte {at}: {why}")
 
     def number(self, bound: int, what: str) -> int:
+        start = self.at
         try:
             value, self.at = read_leb128(self.data, self.at)
         except ValueError as e:
-            self.fail(f"{what}: {e}")
+            self.fail(f"{what}: {e}", start)
         if value > bound:
-            self.fail(f"{what} {value} over its bound {bound}")
+            self.fail(f"{what} {value} over its bound {bound}", start)
         return value
 
     def take(self, n: int, what: str) -> bytes:
@@ -416,14 +421,14 @@ def header(data: bytes, stack: list[Archive]) -> tuple[dict, int]:
     """The fixed part: bases (checked against `stack`: bad-base) and the target; (fields, next offset)."""
     if len(data) < len(MAGIC) or data[:len(MAGIC)] != MAGIC:
         raise CompactError("bad-compact", 0, "not a compact update (magic)")
-    r = Reader(data, "header")
+    r = Reader(data, "header", decoded=False)
     r.at = len(MAGIC)
     version = r.take(1, "version")[0]
     if version != VERSION:
         raise CompactError("bad-compact", 8, f"compact update version {version}; this reader reads {VERSION}")
     count = r.take(1, "base count")[0]
     if count == 0:
-        r.fail("no bases")
+        r.fail("no bases", 9)
     bases = []
     for _ in range(count):
         bases.append((r.take(32, "base digest"), r.number(1 << 62, "base archiveLength")))
@@ -440,7 +445,7 @@ def decode(data: bytes, stack: list[Archive]) -> tuple[dict, dict]:
     """(fields, recipe): the archive a compact update names, as a writer recipe, from its bases."""
     fields, at = header(data, stack)
     base = BaseView(stack)
-    r = Reader(data, "compact update")
+    r = Reader(data, "compact update", decoded=False)
     r.at = at
 
     def frame(section):

@@ -147,4 +147,67 @@ struct UpdateCommandTests {
         let verify = try CLIRunner.run(["verify", output, "--trust", scratch.file("publisher.pub"), "-q"])
         #expect(verify.status == 0, "\(verify.stderr)")
     }
+
+    @Test("diff --compact then apply gives the new archive; apply --layer gives diff's update archive; pack --base --compact writes the same compact update; a wrong base is refused with nothing written")
+    func compactUpdate() throws {
+        let releases = try Releases()
+        let scratch = releases.scratch
+        let compact = scratch.file("u.webarcu")
+        let diff = try CLIRunner.run(["diff", releases.old, releases.new, "--compact", "-o", compact, "--json"])
+        #expect(diff.status == 0, "\(diff.stderr)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: diff.stdout) as? [String: Any])
+        #expect(summary["form"] as? String == "compact")
+        #expect(summary["deletedURLs"] as? Int == 1)
+        #expect(summary["checked"] as? Bool == true)
+        #expect(summary["updateBytes"] as? Int == (try releases.bytes(compact)).count)
+
+        let apply = try CLIRunner.run(["apply", releases.old, compact, "-o", scratch.file("v2-applied.webarc"), "--json"])
+        #expect(apply.status == 0, "\(apply.stderr)")
+        #expect(try releases.bytes(scratch.file("v2-applied.webarc")) == releases.bytes(releases.new))
+
+        #expect(try CLIRunner.run(["diff", releases.old, releases.new, "-o", scratch.file("u.webarc"), "-q"]).status == 0)
+        let layer = try CLIRunner.run(["apply", releases.old, compact, "--layer", "-o", scratch.file("u-expanded.webarc"), "-q"])
+        #expect(layer.status == 0, "\(layer.stderr)")
+        #expect(try releases.bytes(scratch.file("u-expanded.webarc")) == releases.bytes(scratch.file("u.webarc")))
+        #expect(try releases.bytes(compact).count * 4 < (try releases.bytes(scratch.file("u.webarc"))).count)
+
+        let packed = try CLIRunner.run(["pack", scratch.file("v2"), "--base", releases.old, "--compact", "-o", scratch.file("packed.webarcu"), "-q"])
+        #expect(packed.status == 0, "\(packed.stderr)")
+        #expect(try releases.bytes(scratch.file("packed.webarcu")) == releases.bytes(compact))
+
+        let output = scratch.file("wrong.webarc")
+        let wrong = try CLIRunner.run(["apply", releases.new, compact, "-o", output])
+        #expect(wrong.status == 65)
+        #expect(wrong.stderr.contains("bad") || wrong.stderr.contains("made over"), "\(wrong.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+        var damaged = [UInt8](try releases.bytes(compact))
+        damaged[damaged.count - 5] ^= 0x40
+        try Data(damaged).write(to: URL(fileURLWithPath: scratch.file("damaged.webarcu")))
+        let broken = try CLIRunner.run(["apply", releases.old, scratch.file("damaged.webarcu"), "-o", output])
+        #expect(broken.status == 65, "\(broken.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasPrefix(".") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+
+    @Test("a compact update carries the publisher's signature on the new archive: apply --trust accepts it, and refuses one made from an unsigned release")
+    func compactSigned() throws {
+        let releases = try Releases()
+        let scratch = releases.scratch
+        #expect(try CLIRunner.run(["keygen", "-o", scratch.file("publisher")]).status == 0)
+        let output = scratch.file("v2-kiosk.webarc")
+        #expect(try CLIRunner.run(["diff", releases.old, releases.new, "--compact", "-o", scratch.file("unsigned.webarcu"), "-q"]).status == 0)
+        let unsigned = try CLIRunner.run(["apply", releases.old, scratch.file("unsigned.webarcu"), "-o", output, "--trust", scratch.file("publisher.pub")])
+        #expect(unsigned.status == 65)
+        #expect(unsigned.stderr.contains("unsigned"), "\(unsigned.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+
+        #expect(try CLIRunner.run(["sign", releases.new, "--key", scratch.file("publisher.key"), "--sequence", "2"]).status == 0)
+        #expect(try CLIRunner.run(["diff", releases.old, releases.new, "--compact", "-o", scratch.file("signed.webarcu"), "-q"]).status == 0)
+        let signed = try CLIRunner.run(["apply", releases.old, scratch.file("signed.webarcu"), "-o", output, "--trust", scratch.file("publisher.pub")])
+        #expect(signed.status == 0, "\(signed.stderr)")
+        #expect(try releases.bytes(output) == releases.bytes(releases.new))
+        let verify = try CLIRunner.run(["verify", output, "--trust", scratch.file("publisher.pub"), "-q"])
+        #expect(verify.status == 0, "\(verify.stderr)")
+    }
 }

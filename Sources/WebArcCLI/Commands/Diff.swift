@@ -126,16 +126,7 @@ extension Diff {
             }
         }
         progress.finish()
-        if !noCheck {
-            let temporary = OutputFile.intermediatePath(beside: output, purpose: "check")
-            defer { try? FileManager.default.removeItem(atPath: temporary) }
-            do {
-                _ = try withFile(output) { try CompactApplier(update: output, bases: old).write(to: temporary, overwrite: true) }
-            } catch {
-                try? FileManager.default.removeItem(atPath: output)
-                throw error
-            }
-        }
+        if !noCheck { try ApplyCheck(output: output, bases: Array(archives.dropLast())).runCompact(old) }
         let seconds = Date().timeIntervalSince(started)
         if json {
             Output.json([
@@ -159,6 +150,18 @@ extension Diff {
 struct ApplyCheck {
     let output: String
     let bases: [String]
+
+    /// The same for a compact update over `old` (the bases, opened).
+    func runCompact(_ old: LayerStack) throws {
+        let temporary = OutputFile.intermediatePath(beside: output, purpose: "check")
+        defer { try? FileManager.default.removeItem(atPath: temporary) }
+        do {
+            _ = try withFile(output) { try CompactApplier(update: output, bases: old).write(to: temporary, overwrite: true) }
+        } catch {
+            try? FileManager.default.removeItem(atPath: output)
+            throw error
+        }
+    }
 
     func run(quiet: Bool) throws {
         let temporary = OutputFile.intermediatePath(beside: output, purpose: "check")

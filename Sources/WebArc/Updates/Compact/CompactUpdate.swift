@@ -33,6 +33,15 @@ public enum CompactUpdate {
         public var targetLength: UInt64
     }
 
+    /// Reads a compact update (its bytes) against `bases` without writing anything: every check of
+    /// the spec but the result's digest (what a fuzzer or a quick check runs).
+    ///
+    /// - Throws: `badBase`, `badCompact`; read errors of the bases.
+    @discardableResult
+    public static func check(_ bytes: [UInt8], bases: LayerStack, path: String = "compact update") throws -> Header {
+        try CompactPlan(bytes, stack: bases, path: path).header
+    }
+
     /// Whether the file at `path` starts with the compact update magic.
     public static func isCompact(path: String) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }

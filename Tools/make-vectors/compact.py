@@ -318,8 +318,9 @@ class BaseView:
 
 # ---------------------------------------------------------------------------- encode
 
-def encode(new: Archive, stack: list[Archive]) -> bytes:
-    """The compact update from the bases `stack` (nearest first) to `new`."""
+def encode(new: Archive, stack: list[Archive], first_source: int | None = None) -> bytes:
+    """The compact update from the bases `stack` (nearest first) to `new`; `first_source` replaces the
+    first body source (for invalid vectors)."""
     base = BaseView(stack)
     after = layered_view_by_key([new])
     new_keys = sorted(after)
@@ -387,6 +388,9 @@ def encode(new: Archive, stack: list[Archive]) -> bytes:
 
     meta = new.metadata_page().object
     appendix = new.data[new.appendix_offset:] if new.appendix_offset is not None else b""
+    if first_source is not None:
+        _, at = read_leb128(bytes(sources), 0)
+        sources = leb(first_source) + sources[at:]
     records = meta + leb(len(appendix)) + appendix + counts + objects + headers + sources + previous
     records_dictionary = stack[0].metadata_page().object + dictionary_objects + dictionary_headers
     out = bytearray(MAGIC + bytes([VERSION, len(stack)]))

@@ -68,6 +68,13 @@ def invalid(valid: dict[str, bytes]) -> dict[str, tuple[bytes, list[str], dict]]
     out["index-dropped-count"] = (with_section(delta, 0, index), ["delta-base"], {"code": "bad-compact", "offset": parts[0][1]})
     index = compact.compress(compact.leb(0) + compact.leb(1) + compact.leb(2 * keys), b"")
     out["index-changed-key"] = (with_section(delta, 0, index), ["delta-base"], {"code": "bad-compact", "offset": parts[0][1]})
+    # The records: a body source past the base's records; a new body not introduced yet.
+    stack = [Archive(valid["delta-base.webarc"])]
+    records = len(compact.BaseView(stack).records)
+    result = Archive(valid["delta-result.webarc"])
+    for name, source in (("records-base-body", 2 * records + 1), ("records-new-body", 2 * 5 + 2)):
+        data = compact.encode(result, stack, first_source=source)
+        out[name] = (data, ["delta-base"], {"code": "bad-compact", "offset": sections(data)[1][1][1]})
     # The target digest changed: everything reads, the result is not the target.
     digest_at = sections(delta)[0] - 32 - len(compact.leb(Archive(valid["delta-result.webarc"]).archive_length))
     changed = bytearray(delta)

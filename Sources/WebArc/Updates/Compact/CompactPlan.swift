@@ -199,9 +199,14 @@ struct CompactPlan {
                     owners.append(number)
                     introduced += 1
                 } else if source % 2 == 1 {
-                    guard base.response(source / 2) != nil else { throw records.problem("body source: base record \(source / 2) is not a response", at: at) }
+                    guard source / 2 < recordCount, base.response(source / 2) != nil else {
+                        throw records.problem("body source: base record \(source / 2) is not a response of the base's \(recordCount) records", at: at)
+                    }
                     sources.append(.baseBody(ordinal: source / 2))
                 } else {
+                    guard source / 2 - 1 < introduced else {
+                        throw records.problem("body source: new body \(source / 2 - 1) is not introduced yet (\(introduced) are)", at: at)
+                    }
                     sources.append(.newBody(source / 2 - 1))
                 }
             }

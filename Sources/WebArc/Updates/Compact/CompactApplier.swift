@@ -50,86 +50,29 @@ public struct CompactApplier {
             throw WebArcError.badCompact(
                 offset: 0, section: "records section", position: nil, reason: "target \(problem) (the update gives \(plan.records.count) records)")
         }
-        let inOrder = order.map { plan.records[$0] }
-        var summary = UpdateApplier.Summary()
-        func pass(reuse: Bool) throws {
-            try write(plan, inOrder, recipe: recipe, to: path, overwrite: overwrite, reuse: reuse, summary: &summary, progress: progress)
-        }
-        do {
-            try pass(reuse: true)
-        } catch WebArcError.badTarget where summary.chunksReused > 0 {
-            summary = UpdateApplier.Summary()
-            summary.codedAgain = true
-            try pass(reuse: false)
-        }
-        return summary
+        let applied = AppliedArchive(
+            metadata: plan.metadata, recipe: recipe, expected: (plan.header.targetDigest, plan.header.targetLength), appendix: plan.appendix,
+            workers: workers)
+        return try applied.write(order.map { resolved(plan.records[$0], plan) }, to: path, overwrite: overwrite, progress: progress)
     }
 
-    /// A record ready for the writer: itself (a response naming its body where `reader` holds
-    /// it), and the reader to copy it from when its body is not prepared.
-    private func resolved(_ planned: (record: ArchiveRecord, source: CompactPlan.Source), _ plan: CompactPlan) -> (ArchiveRecord, ArchiveReader?, ApplyPipeline.Job?) {
+    /// A record ready for the writer: a response names its body where the reader holds it, or its
+    /// bytes (a new body; then the reader is never read).
+    private func resolved(_ planned: (record: ArchiveRecord, source: CompactPlan.Source), _ plan: CompactPlan) -> AppliedArchive.Record {
         switch (planned.record, planned.source) {
         case (.response(let response), .base(let layer)):
-            return (planned.record, bases.layers[layer], ApplyPipeline.Job(reader: bases.layers[layer], reference: response.body))
+            return AppliedArchive.Record(
+                record: planned.record, reader: bases.layers[layer], job: ApplyPipeline.Job(reader: bases.layers[layer], reference: response.body))
         case (.response(var response), .baseBody(let ordinal)):
             let reader = bases.layers[plan.base.records[ordinal].layer]
             response.body = plan.base.response(ordinal)!.body
-            return (.response(response), reader, ApplyPipeline.Job(reader: reader, reference: response.body))
+            return AppliedArchive.Record(record: .response(response), reader: reader, job: ApplyPipeline.Job(reader: reader, reference: response.body))
         case (.response, .newBody(let number)):
-            return (planned.record, nil, ApplyPipeline.Job(bytes: plan.newBodies[number]))
+            return AppliedArchive.Record(record: planned.record, reader: bases.layers[0], job: ApplyPipeline.Job(bytes: plan.newBodies[number]))
         case (_, .base(let layer)):
-            return (planned.record, bases.layers[layer], nil)
+            return AppliedArchive.Record(record: planned.record, reader: bases.layers[layer], job: nil)
         default:
-            return (planned.record, bases.layers[0], nil)
+            return AppliedArchive.Record(record: planned.record, reader: bases.layers[0], job: nil)
         }
-    }
-
-    /// One pass: the records in insertion order given to a writer with the target's metadata.
-    private func write(
-        _ plan: CompactPlan, _ records: [(record: ArchiveRecord, source: CompactPlan.Source)], recipe: WriterRecipe, to path: String,
-        overwrite: Bool, reuse: Bool, summary: inout UpdateApplier.Summary, progress: ((Int, Int) -> Void)?
-    ) throws {
-        let writer = try ArchiveWriter(path: path, options: .init(overwrite: overwrite, recipe: recipe))
-        writer.metadata = plan.metadata
-        let items = records.map { resolved($0, plan) }
-        var jobs: [ApplyPipeline.Job] = []
-        var bodyRecords: [Int] = []
-        for (index, item) in items.enumerated() {
-            guard let job = item.2 else { continue }
-            jobs.append(job)
-            bodyRecords.append(index)
-        }
-        let pipeline = ApplyPipeline(
-            jobs: jobs, level: recipe.level, dictionaryInterval: recipe.dictionaryInterval, zstdLevel: recipe.zstdLevel, reuseStoredChunks: reuse)
-        try writer.failing {
-            var added = 0
-            func copy(_ item: (ArchiveRecord, ArchiveReader?, ApplyPipeline.Job?)) throws {
-                switch item.0 {
-                case .redirect(let redirect): try writer.add(redirect)
-                case .tombstone(let tombstone): try writer.add(tombstone)
-                case .response: try writer.copy(item.0, from: item.1!)
-                }
-                added += 1
-                progress?(added, items.count)
-            }
-            func addRecords(upTo end: Int) throws {
-                while added < end { try copy(items[added]) }
-            }
-            try pipeline.run(workers: workers > 0 ? workers : ProcessInfo.processInfo.activeProcessorCount) { body, output in
-                try addRecords(upTo: bodyRecords[body])
-                guard case .response(var response) = items[added].0, case .prepared(let prepared, let reused) = output else {
-                    try copy(items[added])
-                    return
-                }
-                response.body = try writer.addBody(prepared).reference
-                try writer.add(response)
-                summary.chunksReused += reused
-                summary.chunksCoded += prepared.chunks.count - reused
-                added += 1
-                progress?(added, items.count)
-            }
-            try addRecords(upTo: items.count)
-        }
-        try writer.finish(expected: (plan.header.targetDigest, plan.header.targetLength), appendix: plan.appendix)
     }
 }

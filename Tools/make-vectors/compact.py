@@ -62,6 +62,15 @@ class CompactError(WebarcError):
 
 # ---------------------------------------------------------------------------- frames
 
+def chain_log(history: int, content: int, window: int) -> int:
+    """The chain table's size for a large frame (ZstdFrame.chainLog): 2^23 entries of 4 bytes at most,
+    less while the table, the history and the content would pass 40 MiB, 2^20 at least, at most window + 1."""
+    room, log = (40 << 20) - history - content, 23
+    while log > 20 and (4 << log) > room:
+        log -= 1
+    return min(log, window + 1)
+
+
 def compress(data: bytes, dictionary: bytes, level: int = FRAME_LEVEL) -> bytes:
     """One frame: content size declared, no checksum, no dictionary ID, `dictionary` as raw-content prefix,
     a window covering the dictionary and the content."""
@@ -72,6 +81,9 @@ def compress(data: bytes, dictionary: bytes, level: int = FRAME_LEVEL) -> bytes:
         window = max(10, (len(dictionary) + len(data) - 1).bit_length())
         if window > 23:
             _lib.ZSTD_CCtx_setParameter(cctx, 101, min(window, 27))         # ZSTD_c_windowLog
+        if window >= 22:  # the match finder's tables capped, as the Swift writer does (ZstdFrame)
+            _lib.ZSTD_CCtx_setParameter(cctx, 103, chain_log(len(dictionary), len(data), min(window, 27)))  # ZSTD_c_chainLog
+            _lib.ZSTD_CCtx_setParameter(cctx, 102, 18)                      # ZSTD_c_hashLog
         if dictionary:
             _lib.ZSTD_CCtx_refPrefix(cctx, dictionary, len(dictionary))
         capacity = _lib.ZSTD_compressBound(len(data))

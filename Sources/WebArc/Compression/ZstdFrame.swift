@@ -14,6 +14,27 @@ enum ZstdFrame {
     static let level: Int32 = 22
     /// The largest window a frame may use, and the bound of a section's content and history.
     static let maxWindowLog: Int32 = 27
+    /// From a window of 2^22 bytes on (a history and content of 2 MiB or more), the match
+    /// finder's tables are capped (``chainLog(history:content:window:)``, and 2^18 hash entries):
+    /// level 22 would otherwise size them to the window (4 bytes an entry: 153 MiB on flask's
+    /// 5.6 MB, 296 MiB on the Python docs). A previous version lies one history's length back,
+    /// which 2^23 chain entries still reach: flask 3.0.1 → 3.0.2 and 3.0.2 → 3.0.3 code to the same
+    /// bytes as uncapped, the Python docs with 10 % of pages changed (at 2^22) to 2 591 bytes
+    /// against 2 462.
+    static let cappedFromWindowLog: Int32 = 22
+    static let maxHashLog: Int32 = 18
+    /// What the chain table, the history and the content may take together, in bytes.
+    static let tableBudget = 40 << 20
+
+    /// The chain table's size (log 2 of its 4-byte entries) for a frame of `content` after
+    /// `history`: 2^23 at most, less while the table and the data would pass ``tableBudget``,
+    /// 2^20 at least, and never over the window's own (`window` + 1).
+    static func chainLog(history: Int, content: Int, window: Int32) -> Int32 {
+        let room = tableBudget - history - content
+        var log: Int32 = 23
+        while log > 20 && (4 << log) > room { log -= 1 }
+        return min(log, window + 1)
+    }
 
     /// The frame coding `content` after `prefix`: content size declared, no checksum, no dictionary
     /// ID, a window covering the prefix and the content (at most 2^27).
@@ -24,7 +45,10 @@ enum ZstdFrame {
         while window < maxWindowLog && (1 << window) < prefix.count + content.count { window += 1 }
         guard ZSTD_isError(ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, level)) == 0,
             ZSTD_isError(ZSTD_CCtx_setParameter(context, ZSTD_c_dictIDFlag, 0)) == 0,
-            window <= 23 || ZSTD_isError(ZSTD_CCtx_setParameter(context, ZSTD_c_windowLog, window)) == 0
+            window <= 23 || ZSTD_isError(ZSTD_CCtx_setParameter(context, ZSTD_c_windowLog, window)) == 0,
+            window < cappedFromWindowLog
+                || (ZSTD_isError(ZSTD_CCtx_setParameter(context, ZSTD_c_chainLog, chainLog(history: prefix.count, content: content.count, window: window))) == 0
+                    && ZSTD_isError(ZSTD_CCtx_setParameter(context, ZSTD_c_hashLog, maxHashLog)) == 0)
         else { return nil }
         var output = [UInt8](repeating: 0, count: ZSTD_compressBound(content.count))
         let written = output.withUnsafeMutableBytes { destination in

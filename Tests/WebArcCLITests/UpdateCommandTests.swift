@@ -190,6 +190,46 @@ struct UpdateCommandTests {
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
 
+    @Test("info describes a compact update (its base, what it gives, its sections) without its base; ls and verify say it must be applied first")
+    func compactInfo() throws {
+        let releases = try Releases()
+        let scratch = releases.scratch
+        let compact = scratch.file("u.webarcu")
+        #expect(try CLIRunner.run(["diff", releases.old, releases.new, "--compact", "-o", compact, "-q"]).status == 0)
+        let oldInfo = try #require(try JSONSerialization.jsonObject(with: CLIRunner.run(["info", releases.old, "--json"]).stdout) as? [String: Any])
+        let newInfo = try #require(try JSONSerialization.jsonObject(with: CLIRunner.run(["info", releases.new, "--json"]).stdout) as? [String: Any])
+
+        let info = try CLIRunner.run(["info", compact, "--json"])
+        #expect(info.status == 0, "\(info.stderr)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: info.stdout) as? [String: Any])
+        #expect(summary["kind"] as? String == "compact update")
+        #expect(summary["fileBytes"] as? Int == (try releases.bytes(compact)).count)
+        let bases = try #require(summary["bases"] as? [[String: Any]])
+        #expect(bases.count == 1)
+        #expect(bases.first?["digest"] as? String == oldInfo["archiveDigest"] as? String)
+        let target = try #require(summary["target"] as? [String: Any])
+        #expect(target["digest"] as? String == newInfo["archiveDigest"] as? String)
+        #expect(target["archiveLength"] as? Int == newInfo["archiveLength"] as? Int)
+        let sections = try #require(summary["sectionBytes"] as? [String: Int])
+        #expect(Set(sections.keys) == ["index", "records", "bodies"])
+        #expect(sections.values.reduce(0, +) < (try releases.bytes(compact)).count)
+
+        let text = try CLIRunner.run(["info", compact])
+        #expect(text.status == 0 && text.text.contains("webarc apply BASE"), "\(text.text)")
+
+        for command in [["ls", compact], ["verify", compact]] {
+            let refused = try CLIRunner.run(command)
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains("is a compact update") && refused.stderr.contains("webarc apply"), "\(command): \(refused.stderr)")
+        }
+        var cut = [UInt8](try releases.bytes(compact))
+        cut.removeLast(3)
+        try Data(cut).write(to: URL(fileURLWithPath: scratch.file("cut.webarcu")))
+        let broken = try CLIRunner.run(["info", scratch.file("cut.webarcu")])
+        #expect(broken.status == 65, "\(broken.stderr)")
+        #expect(broken.stderr.contains("section"), "\(broken.stderr)")
+    }
+
     @Test("a compact update carries the publisher's signature on the new archive: apply --trust accepts it, and refuses one made from an unsigned release")
     func compactSigned() throws {
         let releases = try Releases()

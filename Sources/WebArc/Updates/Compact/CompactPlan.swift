@@ -52,6 +52,20 @@ struct CompactPlan {
         return (CompactUpdate.Header(bases: bases, targetDigest: digest, targetLength: length), cursor.position)
     }
 
+    /// The extents of the index, records and bodies sections (each a frame, or empty), which fill
+    /// `bytes` from `start` to its end.
+    ///
+    /// - Throws: `badCompact` for a length past the end or bytes after the last section.
+    static func sections(_ bytes: [UInt8], after start: Int) throws -> [Range<Int>] {
+        var file = CompactCursor(bytes, section: "compact update", decoded: false)
+        _ = try file.take(start, "header")
+        let extents = try CompactUpdate.sectionNames.map { section in
+            try file.take(try file.number("\(section) section length", bound: UInt64(file.remaining)), "\(section) section")
+        }
+        try file.requireEnd()
+        return extents
+    }
+
     /// Checks that `stack` is the update's bases, in order.
     ///
     /// - Throws: `badBase` naming the bases expected and given.
@@ -74,15 +88,7 @@ struct CompactPlan {
         self.header = header
         let base = try CompactBaseView(stack)
         self.base = base
-        var file = CompactCursor(bytes, section: "compact update", decoded: false)
-        _ = try file.take(start, "header")
-        var frames: [(offset: UInt64, range: Range<Int>)] = []
-        for section in ["index", "records", "bodies"] {
-            let length = try file.number("\(section) section length", bound: UInt64(file.remaining))
-            let range = try file.take(length, "\(section) section")
-            frames.append((UInt64(range.lowerBound), range))
-        }
-        try file.requireEnd()
+        let frames = try Self.sections(bytes, after: start).map { (offset: UInt64($0.lowerBound), range: $0) }
         func decode(_ number: Int, _ name: String, prefix: [UInt8]) throws -> CompactCursor {
             let (offset, range) = frames[number]
             guard !range.isEmpty else { return CompactCursor([], section: name, offset: offset, decoded: true) }

@@ -42,6 +42,31 @@ public enum CompactUpdate {
         try CompactPlan(bytes, stack: bases, path: path).header
     }
 
+    /// The sections, in file order.
+    public static let sectionNames = ["index", "records", "bodies"]
+
+    /// What a compact update says without its bases (`webarc info`): what it goes over and gives,
+    /// and its sections' stored sizes.
+    public struct Summary: Sendable {
+        /// The bases and the target.
+        public var header: Header
+        /// The stored bytes of each section, in ``sectionNames`` order (0: empty).
+        public var sectionBytes: [Int]
+        /// The file's size.
+        public var fileBytes: Int
+    }
+
+    /// Reads the header and the section extents of the compact update at `path`; no section is
+    /// decoded and no base is needed.
+    ///
+    /// - Throws: `io` when it cannot be read; `badCompact` for a wrong magic, version or layout.
+    public static func summary(path: String) throws -> Summary {
+        let bytes = try read(path: path)
+        let (header, start) = try CompactPlan.header(bytes)
+        let sections = try CompactPlan.sections(bytes, after: start)
+        return Summary(header: header, sectionBytes: sections.map(\.count), fileBytes: bytes.count)
+    }
+
     /// Whether the file at `path` starts with the compact update magic.
     public static func isCompact(path: String) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }

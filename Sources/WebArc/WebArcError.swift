@@ -52,6 +52,9 @@ public enum WebArcError: Error, Equatable, Sendable, CustomStringConvertible {
     /// An applied update whose result does not match the archive it names (spec §13.1), or an
     /// update that names none.
     case badTarget(reason: String)
+    /// A compact update that breaks Spec/compact-update.md: where (a file offset, or a section and
+    /// the position in its decoded content) and why.
+    case badCompact(offset: UInt64, section: String, position: Int?, reason: String)
     /// A chunk stored in a base layer, read from the update archive alone.
     case baseRequired(body: BodyReference, chunk: Int, layer: UInt8)
     /// No signature block, where a trust list asks for one.
@@ -108,6 +111,7 @@ public enum WebArcError: Error, Equatable, Sendable, CustomStringConvertible {
         case .badURL: "bad-url"
         case .badBase: "bad-base"
         case .badTarget: "bad-target"
+        case .badCompact: "bad-compact"
         case .baseRequired: "base-required"
         case .unsigned: "unsigned"
         case .untrustedKey: "untrusted-key"
@@ -139,6 +143,7 @@ public enum WebArcError: Error, Equatable, Sendable, CustomStringConvertible {
             .badSignature(_, let offset), .expired(_, _, let offset), .rolledBack(_, _, _, let offset):
             offset
         case .bodyNotFound(_, let page): page
+        case .badCompact(let offset, _, _, _): offset
         default: nil
         }
     }
@@ -189,6 +194,8 @@ public enum WebArcError: Error, Equatable, Sendable, CustomStringConvertible {
         case .badURL(let url, let reason): "bad URL \"\(url)\": \(reason)"
         case .badBase(let reason): "the layers do not match the update's bases: \(reason)"
         case .badTarget(let reason): "the update does not give the archive it names: \(reason)"
+        case .badCompact(let offset, let section, let position, let reason):
+            "damaged compact update: \(section) at offset \(Self.hex(offset))\(position.map { ", byte \($0) of its decoded content" } ?? ""): \(reason)"
         case .baseRequired(let body, let chunk, let layer):
             "body \(body) chunk \(chunk) is stored in base layer \(layer): open the update over its bases"
         case .unsigned: "the archive is not signed: sign it with webarc sign"

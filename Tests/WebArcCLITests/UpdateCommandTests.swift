@@ -147,4 +147,107 @@ struct UpdateCommandTests {
         let verify = try CLIRunner.run(["verify", output, "--trust", scratch.file("publisher.pub"), "-q"])
         #expect(verify.status == 0, "\(verify.stderr)")
     }
+
+    @Test("diff --compact then apply gives the new archive; apply --layer gives diff's update archive; pack --base --compact writes the same compact update; a wrong base is refused with nothing written")
+    func compactUpdate() throws {
+        let releases = try Releases()
+        let scratch = releases.scratch
+        let compact = scratch.file("u.webarcu")
+        let diff = try CLIRunner.run(["diff", releases.old, releases.new, "--compact", "-o", compact, "--json"])
+        #expect(diff.status == 0, "\(diff.stderr)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: diff.stdout) as? [String: Any])
+        #expect(summary["form"] as? String == "compact")
+        #expect(summary["deletedURLs"] as? Int == 1)
+        #expect(summary["checked"] as? Bool == true)
+        #expect(summary["updateBytes"] as? Int == (try releases.bytes(compact)).count)
+
+        let apply = try CLIRunner.run(["apply", releases.old, compact, "-o", scratch.file("v2-applied.webarc"), "--json"])
+        #expect(apply.status == 0, "\(apply.stderr)")
+        #expect(try releases.bytes(scratch.file("v2-applied.webarc")) == releases.bytes(releases.new))
+
+        #expect(try CLIRunner.run(["diff", releases.old, releases.new, "-o", scratch.file("u.webarc"), "-q"]).status == 0)
+        let layer = try CLIRunner.run(["apply", releases.old, compact, "--layer", "-o", scratch.file("u-expanded.webarc"), "-q"])
+        #expect(layer.status == 0, "\(layer.stderr)")
+        #expect(try releases.bytes(scratch.file("u-expanded.webarc")) == releases.bytes(scratch.file("u.webarc")))
+        #expect(try releases.bytes(compact).count * 4 < (try releases.bytes(scratch.file("u.webarc"))).count)
+
+        let packed = try CLIRunner.run(["pack", scratch.file("v2"), "--base", releases.old, "--compact", "-o", scratch.file("packed.webarcu"), "-q"])
+        #expect(packed.status == 0, "\(packed.stderr)")
+        #expect(try releases.bytes(scratch.file("packed.webarcu")) == releases.bytes(compact))
+
+        let output = scratch.file("wrong.webarc")
+        let wrong = try CLIRunner.run(["apply", releases.new, compact, "-o", output])
+        #expect(wrong.status == 65)
+        #expect(wrong.stderr.contains("bad") || wrong.stderr.contains("made over"), "\(wrong.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+        var damaged = [UInt8](try releases.bytes(compact))
+        damaged[damaged.count - 5] ^= 0x40
+        try Data(damaged).write(to: URL(fileURLWithPath: scratch.file("damaged.webarcu")))
+        let broken = try CLIRunner.run(["apply", releases.old, scratch.file("damaged.webarcu"), "-o", output])
+        #expect(broken.status == 65, "\(broken.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasPrefix(".") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+
+    @Test("info describes a compact update (its base, what it gives, its sections) without its base; ls and verify say it must be applied first")
+    func compactInfo() throws {
+        let releases = try Releases()
+        let scratch = releases.scratch
+        let compact = scratch.file("u.webarcu")
+        #expect(try CLIRunner.run(["diff", releases.old, releases.new, "--compact", "-o", compact, "-q"]).status == 0)
+        let oldInfo = try #require(try JSONSerialization.jsonObject(with: CLIRunner.run(["info", releases.old, "--json"]).stdout) as? [String: Any])
+        let newInfo = try #require(try JSONSerialization.jsonObject(with: CLIRunner.run(["info", releases.new, "--json"]).stdout) as? [String: Any])
+
+        let info = try CLIRunner.run(["info", compact, "--json"])
+        #expect(info.status == 0, "\(info.stderr)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: info.stdout) as? [String: Any])
+        #expect(summary["kind"] as? String == "compact update")
+        #expect(summary["fileBytes"] as? Int == (try releases.bytes(compact)).count)
+        let bases = try #require(summary["bases"] as? [[String: Any]])
+        #expect(bases.count == 1)
+        #expect(bases.first?["digest"] as? String == oldInfo["archiveDigest"] as? String)
+        let target = try #require(summary["target"] as? [String: Any])
+        #expect(target["digest"] as? String == newInfo["archiveDigest"] as? String)
+        #expect(target["archiveLength"] as? Int == newInfo["archiveLength"] as? Int)
+        let sections = try #require(summary["sectionBytes"] as? [String: Int])
+        #expect(Set(sections.keys) == ["index", "records", "bodies"])
+        #expect(sections.values.reduce(0, +) < (try releases.bytes(compact)).count)
+
+        let text = try CLIRunner.run(["info", compact])
+        #expect(text.status == 0 && text.text.contains("webarc apply BASE"), "\(text.text)")
+
+        for command in [["ls", compact], ["verify", compact]] {
+            let refused = try CLIRunner.run(command)
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains("is a compact update") && refused.stderr.contains("webarc apply"), "\(command): \(refused.stderr)")
+        }
+        var cut = [UInt8](try releases.bytes(compact))
+        cut.removeLast(3)
+        try Data(cut).write(to: URL(fileURLWithPath: scratch.file("cut.webarcu")))
+        let broken = try CLIRunner.run(["info", scratch.file("cut.webarcu")])
+        #expect(broken.status == 65, "\(broken.stderr)")
+        #expect(broken.stderr.contains("section"), "\(broken.stderr)")
+    }
+
+    @Test("a compact update carries the publisher's signature on the new archive: apply --trust accepts it, and refuses one made from an unsigned release")
+    func compactSigned() throws {
+        let releases = try Releases()
+        let scratch = releases.scratch
+        #expect(try CLIRunner.run(["keygen", "-o", scratch.file("publisher")]).status == 0)
+        let output = scratch.file("v2-kiosk.webarc")
+        #expect(try CLIRunner.run(["diff", releases.old, releases.new, "--compact", "-o", scratch.file("unsigned.webarcu"), "-q"]).status == 0)
+        let unsigned = try CLIRunner.run(["apply", releases.old, scratch.file("unsigned.webarcu"), "-o", output, "--trust", scratch.file("publisher.pub")])
+        #expect(unsigned.status == 65)
+        #expect(unsigned.stderr.contains("unsigned"), "\(unsigned.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+
+        #expect(try CLIRunner.run(["sign", releases.new, "--key", scratch.file("publisher.key"), "--sequence", "2"]).status == 0)
+        #expect(try CLIRunner.run(["diff", releases.old, releases.new, "--compact", "-o", scratch.file("signed.webarcu"), "-q"]).status == 0)
+        let signed = try CLIRunner.run(["apply", releases.old, scratch.file("signed.webarcu"), "-o", output, "--trust", scratch.file("publisher.pub")])
+        #expect(signed.status == 0, "\(signed.stderr)")
+        #expect(try releases.bytes(output) == releases.bytes(releases.new))
+        let verify = try CLIRunner.run(["verify", output, "--trust", scratch.file("publisher.pub"), "-q"])
+        #expect(verify.status == 0, "\(verify.stderr)")
+    }
 }

@@ -14,7 +14,8 @@ Builds the release series with Tools/bench/make_releases.py (kept in WORK across
 deleted, renamed, added) and multi (make_corpus.py's python-3.11.0 … .3). For each consecutive
 pair OLD → NEW it packs both with `webarc pack`, makes deterministic tars, and measures:
 
-  sizes   the changed bytes (files new or changed in NEW), the full NEW archive, `webarc diff`,
+  sizes   the changed bytes (files new or changed in NEW), the full NEW archive, `webarc diff
+          --compact` (the compact update: what the goal line measures), `webarc diff`,
           `webarc pack NEW --base OLD`, `zstd -19 --long=31 --patch-from=OLD NEW` over the two
           archives and over the two tars (also with --single-thread, zstd's strongest), and
           `xdelta3 -e -9 -s OLD NEW` over the tars and over the archives
@@ -104,6 +105,7 @@ fi
 has_command() { "$WEBARC" --help 2>/dev/null | sed -n '/^SUBCOMMANDS/,$p' | grep -Eq "^  $1 "; }
 HAS_DIFF=0; has_command diff && has_command apply && HAS_DIFF=1
 HAS_BASE=0; "$WEBARC" pack --help 2>&1 | grep -Eq -- '--base([^-]|$)' && HAS_BASE=1
+HAS_COMPACT=0; "$WEBARC" diff --help 2>&1 | grep -Eq -- '--compact' && HAS_COMPACT=1
 ((HAS_DIFF)) || say "this webarc has no diff/apply command: only the peers are measured"
 
 # --- releases ----------------------------------------------------------------------------------
@@ -207,6 +209,13 @@ for pair in "${PAIRS[@]}"; do
             update="$base.update.webarc"; [[ -f "$update" ]] || update="$base.update-nc.webarc"
             timed "$p apply" "$base.applied.webarc" "$WEBARC" apply "${ARCHIVE[$old]}" "$update" -o "$base.applied.webarc" --quiet || true
         fi
+        if ((HAS_COMPACT)); then
+            # The compact update (the transport form): diff --compact (which applies it once to check
+            # it), then apply from it, and the servable layer from it (apply --layer).
+            timed "$p compact" "$base.compact.webarcu" "$WEBARC" diff --compact "${ARCHIVE[$old]}" "${ARCHIVE[$new]}" -o "$base.compact.webarcu" --quiet || true
+            timed "$p apply compact" "$base.compact-applied.webarc" "$WEBARC" apply "${ARCHIVE[$old]}" "$base.compact.webarcu" -o "$base.compact-applied.webarc" --quiet || true
+            timed "$p expand compact" "$base.compact-layer.webarc" "$WEBARC" apply "${ARCHIVE[$old]}" "$base.compact.webarcu" --layer -o "$base.compact-layer.webarc" --quiet || true
+        fi
         for kind in archive tar; do
             if [[ $kind == archive ]]; then a=${ARCHIVE[$old]}; b=${ARCHIVE[$new]}; else a=${TAR[$old]}; b=${TAR[$new]}; fi
             timed "$p zstd $kind" "$base.$kind.zst" "${ZSTD[@]}" --patch-from="$a" "$b" -o "$base.$kind.zst" || true
@@ -223,6 +232,11 @@ for pair in "${PAIRS[@]}"; do
     SIZE[$p newtar]=$(size_of "${TAR[$new]}")
     SIZE[$p diff]=$(size_of "$base.update.webarc")
     [[ "${SIZE[$p diff]}" == n/a && -f "$base.update-nc.webarc" ]] && SIZE[$p diff]="$(size_of "$base.update-nc.webarc")*" && NC_SIZES=1
+    SIZE[$p compact]=$(size_of "$base.compact.webarcu")
+    SAME[$p compact]=n/a
+    SAME[$p compact layer]=n/a
+    ((HAS_COMPACT)) && SAME[$p compact]=$(same "${ARCHIVE[$new]}" "$base.compact-applied.webarc") \
+        && SAME[$p compact layer]=$(same "$base.update.webarc" "$base.compact-layer.webarc")
     SAME[$p diff]=n/a
     SAME[$p diff nc]=n/a
     ((HAS_DIFF)) && SAME[$p diff]=$(same "${ARCHIVE[$new]}" "$base.applied.webarc") && [[ -f "$base.update.webarc" ]] && SAME[$p diff nc]=$(same "$base.update.webarc" "$base.update-nc.webarc")
@@ -369,30 +383,35 @@ size_row() {   # sizes, each with its ratio to zstd --patch-from over the tars
     local p=$3 ref=${SIZE[$3 zstd tar]} cfiles cbytes cadded cdeleted
     read -r cfiles cbytes cadded cdeleted <<< "${CHANGED[$p]}"
     r() { [[ "$1" == n/a || "$ref" == n/a ]] && echo "$1" || echo "$1 ($(ratio "$1" "$ref"))"; }
-    echo "| $4 | $cfiles, $cbytes (+$cadded −$cdeleted) | ${SIZE[$p new]} | ${SIZE[$p newtar]} | $(r "${SIZE[$p diff]}") | $(r "${SIZE[$p packbase]:-n/a}") | $(r "${SIZE[$p zstd archive]}") | $ref | $(r "${SIZE[$p zstd1 tar]}") | $(r "${SIZE[$p xdelta3 tar]}") | $(r "${SIZE[$p xdelta3 archive]}") |"
+    echo "| $4 | $cfiles, $cbytes (+$cadded −$cdeleted) | ${SIZE[$p new]} | ${SIZE[$p newtar]} | $(r "${SIZE[$p compact]}") | $(r "${SIZE[$p diff]}") | $(r "${SIZE[$p packbase]:-n/a}") | $(r "${SIZE[$p zstd archive]}") | $ref | $(r "${SIZE[$p zstd1 tar]}") | $(r "${SIZE[$p xdelta3 tar]}") | $(r "${SIZE[$p xdelta3 archive]}") |"
 }
 time_row() {
     local p=$3
-    echo "| $4 | $(cell "$p diff") | $(cell "$p diff --no-check") | $(cell "$p apply") | $(cell "$p zstd archive") · $(cell "$p unzstd archive") | $(cell "$p zstd tar") · $(cell "$p unzstd tar") | $(cell "$p zstd1 tar") · $(cell "$p unzstd1 tar") | $(cell "$p xdelta3 tar") · $(cell "$p unxdelta3 tar") | $(cell "$p xdelta3 archive") · $(cell "$p unxdelta3 archive") |"
+    echo "| $4 | $(cell "$p compact") | $(cell "$p apply compact") | $(cell "$p expand compact") | $(cell "$p diff") | $(cell "$p diff --no-check") | $(cell "$p apply") | $(cell "$p zstd archive") · $(cell "$p unzstd archive") | $(cell "$p zstd tar") · $(cell "$p unzstd tar") | $(cell "$p zstd1 tar") · $(cell "$p unzstd1 tar") | $(cell "$p xdelta3 tar") · $(cell "$p unxdelta3 tar") | $(cell "$p xdelta3 archive") · $(cell "$p unxdelta3 archive") |"
 }
 trip_row() {
     local p=$3
-    echo "| $4 | ${SAME[$p diff]} | ${SAME[$p diff nc]} | ${SAME[$p packbase]:-n/a} | ${SAME[$p zstd archive]} | ${SAME[$p zstd tar]} | ${SAME[$p zstd1 tar]} | ${SAME[$p xdelta3 tar]} | ${SAME[$p xdelta3 archive]} |"
+    echo "| $4 | ${SAME[$p compact]} | ${SAME[$p compact layer]} | ${SAME[$p diff]} | ${SAME[$p diff nc]} | ${SAME[$p packbase]:-n/a} | ${SAME[$p zstd archive]} | ${SAME[$p zstd tar]} | ${SAME[$p zstd1 tar]} | ${SAME[$p xdelta3 tar]} | ${SAME[$p xdelta3 archive]} |"
 }
 size_goal_row() {   # the bar is the smaller zstd patch (the issue's ~15 KB on pydocs is --single-thread's)
     local p=$3 best r
     best=$(smaller "${SIZE[$p zstd tar]}" "${SIZE[$p zstd1 tar]}")
-    r=$(ratio "${SIZE[$p diff]}" "$best")
-    echo "| update size ÷ smaller zstd --patch-from tars, $4 | $r (${SIZE[$p diff]} / $best B; ÷ xdelta3 tars $(ratio "${SIZE[$p diff]}" "${SIZE[$p xdelta3 tar]}")) | ≤ 1.0 | $(goal_met "$r" "<=" 1) |"
+    # What crosses the link: the compact update (the layer update archive when there is none).
+    local shipped=${SIZE[$p compact]} what="compact update"
+    [[ $shipped == n/a ]] && shipped=${SIZE[$p diff]} && what="update archive"
+    r=$(ratio "$shipped" "$best")
+    echo "| update size ($what) ÷ smaller zstd --patch-from tars, $4 | $r ($shipped / $best B; ÷ xdelta3 tars $(ratio "$shipped" "${SIZE[$p xdelta3 tar]}"); update archive $(ratio "${SIZE[$p diff]}" "$best")) | ≤ 1.0 | $(goal_met "$r" "<=" 1) |"
 }
 time_goal_rows() {   # the bar is the faster of zstd over the archives and over the tars
     local p=$3 zc zd dr ar step m
     zc=$(smaller "$(med "$p zstd archive")" "$(med "$p zstd tar")")
     zd=$(smaller "$(med "$p unzstd archive")" "$(med "$p unzstd tar")")
     dr=$(ratio "$(med "$p diff")" "$zc"); ar=$(ratio "$(med "$p apply")" "$zd")
+    local cr; cr=$(ratio "$(med "$p apply compact")" "$zd")
     echo "| diff time ÷ faster zstd --patch-from compress, $4 | $dr ($(med "$p diff") / $zc s; --no-check $(ratio "$(med "$p diff --no-check")" "$zc")) | < 1.0 | $(goal_met "$dr" "<" 1) |"
     echo "| apply time ÷ faster zstd --patch-from decompress, $4 | $ar ($(med "$p apply") / $zd s) | < 1.0 | $(goal_met "$ar" "<" 1) |"
-    for step in diff "diff --no-check" apply; do
+    echo "| apply from the compact update ÷ faster zstd --patch-from decompress, $4 | $cr ($(med "$p apply compact") / $zd s) | < 1.0 | $(goal_met "$cr" "<" 1) |"
+    for step in diff "diff --no-check" apply compact "apply compact"; do
         m=$(maxrss "$p $step"); [[ $m == n/a ]] || m=$(mib "$m")
         echo "| $step peak RSS (worst round), $4 | $m MiB (zstd tars: $(mib "$(maxrss "$p zstd tar")") MiB) | ≤ 64 MiB | $(goal_met "$m" "<=" 64) |"
     done
@@ -409,21 +428,21 @@ REPORT="$SCRIPT_DIR/results/update-$(date +%Y%m%d-%H%M%S).md"
     echo
     echo "### Sizes (bytes; ratio to \`zstd -19 --long=31 --patch-from\` over the tars in brackets)"
     echo
-    echo "| OLD → NEW | changed files: count, bytes (+added −deleted) | full NEW .webarc | NEW .tar | webarc diff | webarc pack --base | zstd archives | zstd tars | zstd tars --single-thread | xdelta3 -9 tars | xdelta3 -9 archives |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|"
+    echo "| OLD → NEW | changed files: count, bytes (+added −deleted) | full NEW .webarc | NEW .tar | webarc diff --compact | webarc diff (update archive) | webarc pack --base | zstd archives | zstd tars | zstd tars --single-thread | xdelta3 -9 tars | xdelta3 -9 archives |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
     each_pair size_row
     ((NC_SIZES)) && echo && echo "\* \`webarc diff\` failed its check (see Failures) and wrote nothing: the size is \`diff --no-check\`'s update, which apply refuses."
     echo
     echo "### Times: wall (CPU) / peak RSS, medians of $ROUNDS (zstd --single-thread: one run)"
     echo
-    echo "| OLD → NEW | webarc diff | webarc diff --no-check | webarc apply | zstd archives c · d | zstd tars c · d | zstd tars --single-thread c · d | xdelta3 tars e · d | xdelta3 archives e · d |"
-    echo "|---|---|---|---|---|---|---|---|---|"
+    echo "| OLD → NEW | webarc diff --compact | webarc apply (compact) | webarc apply --layer (compact) | webarc diff | webarc diff --no-check | webarc apply | zstd archives c · d | zstd tars c · d | zstd tars --single-thread c · d | xdelta3 tars e · d | xdelta3 archives e · d |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
     each_pair time_row
     echo
     echo "### Round trips (the output equals NEW byte for byte)"
     echo
-    echo "| OLD → NEW | apply(OLD, diff(OLD, NEW)) | diff --no-check gives the same update | apply(OLD, pack --base) | zstd archives | zstd tars | zstd --single-thread | xdelta3 tars | xdelta3 archives |"
-    echo "|---|---|---|---|---|---|---|---|---|"
+    echo "| OLD → NEW | apply(OLD, diff --compact) == NEW | apply --layer == diff's update | apply(OLD, diff(OLD, NEW)) | diff --no-check gives the same update | apply(OLD, pack --base) | zstd archives | zstd tars | zstd --single-thread | xdelta3 tars | xdelta3 archives |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|"
     each_pair trip_row
     echo
     echo "Packing the same folder twice gives the same archive: $(for s in "${SERIES[@]}"; do printf '%s %s; ' "$s" "${PACK_SAME[$s]}"; done)"
@@ -465,5 +484,9 @@ REPORT="$SCRIPT_DIR/results/update-$(date +%Y%m%d-%H%M%S).md"
     for pair in "${PAIRS[@]}"; do read -r old new <<< "$pair"; [[ "${SAME[$old>$new diff]}" == yes ]] || all_same=no; done
     ((HAS_DIFF)) || all_same=n/a
     echo "| round trips: apply(OLD, diff(OLD, NEW)) == NEW on every pair | $all_same | yes | $([[ $all_same == yes ]] && echo yes || echo "**no**") |"
+    compact_same=yes
+    for pair in "${PAIRS[@]}"; do read -r old new <<< "$pair"; [[ "${SAME[$old>$new compact]}" == yes && "${SAME[$old>$new compact layer]}" == yes ]] || compact_same=no; done
+    ((HAS_COMPACT)) || compact_same=n/a
+    echo "| round trips: apply(OLD, diff --compact) == NEW and apply --layer == diff's update, every pair | $compact_same | yes | $([[ $compact_same == yes ]] && echo yes || echo "**no**") |"
 } | tee "$REPORT"
 say "wrote $REPORT"

@@ -30,6 +30,7 @@ let package = Package(
         fuzzTarget("FuzzWebArchive", ["FuzzSupport"]),
         fuzzTarget("FuzzHTTPRequest", [.product(name: "WebArcReplay", package: "webarc")]),
         fuzzTarget("FuzzHTML", [.product(name: "WebArcHTML", package: "webarc")]),
+        fuzzTarget("FuzzCompactUpdate", [webArc]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -9,6 +9,7 @@
 - FuzzURLKey: the URLs of Spec/vectors/canonical-urls.json (other methods as "METHOD\nURL").
 - FuzzHTTPRequest: a few Range headers, each after its 8-byte body length.
 - FuzzHTML: a few snippets of markup that link scanners get wrong.
+- FuzzCompactUpdate: the compact update vectors over delta-base (Spec/vectors/compact/).
 - FuzzWARC, FuzzHAR, FuzzWebArchive: `webarc export` of the site vector (WARC also gunzipped),
   when a built `webarc` is given with --webarc.
 
@@ -183,6 +184,11 @@ def main() -> None:
     ]
     for number, snippet in enumerate(snippets):
         write("FuzzHTML", f"snippet-{number}.html", snippet.encode())
+    compact = os.path.join(ROOT, "Spec", "vectors", "compact")
+    write("FuzzCompactUpdate", "delta.webarcu", open(os.path.join(compact, "valid", "delta.webarcu"), "rb").read())
+    for name in sorted(os.listdir(os.path.join(compact, "invalid"))):
+        if name.endswith(".webarcu") and name != "wrong-base.webarcu":         # the others go over delta-base
+            write("FuzzCompactUpdate", name, open(os.path.join(compact, "invalid", name), "rb").read())
     if args.webarc:
         with tempfile.TemporaryDirectory() as work:
             site = os.path.join(VECTORS, "site.webarc")

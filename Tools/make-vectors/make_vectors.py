@@ -11,6 +11,8 @@ written from Spec/webarc-format.md alone:
 - webarc_reader.py   the reader, the §11.3 verifier, trust (§12.4), layers (§13), the JSON dump
 - ed25519.py         Ed25519 (RFC 8032): `cryptography` when importable, else pure Python
 - layers.py          §13.1: the layered view, an update made as a diff, applying an update
+- compact.py         compact updates (Spec/compact-update.md): encode, decode, apply
+- compact_vectors.py the compact update vectors under Spec/vectors/compact/
 - lz4block.py        LZ4 blocks through the system liblz4 (as the Swift code)
 - zstdblock.py       Zstandard frames with a raw-content dictionary through the system libzstd
 - schema.py          constants and the §7.3 classes
@@ -36,6 +38,7 @@ from pathlib import Path
 
 sys.dont_write_bytecode = True      # keep Tools/make-vectors free of __pycache__
 
+import compact_vectors                                          # noqa: E402
 import ed25519                                                  # noqa: E402
 import invalid_vectors                                          # noqa: E402
 import layers                                                   # noqa: E402
@@ -608,6 +611,8 @@ def main() -> None:
     valid = write_valid(valid_dir)
     write_invalid(invalid_dir, valid)
     (VECTORS / "canonical-urls.json").write_text(to_json({"cases": canonical_cases()}), encoding="utf-8")
+    counts = compact_vectors.write(VECTORS / "compact", {name: v.data for name, v in valid.items()})
+    print(f"wrote {counts['valid']} valid and {counts['invalid']} invalid compact updates under Spec/vectors/compact")
     print(f"wrote {len(valid)} valid vectors, {len(list(invalid_dir.glob('*.webarc')))} invalid vectors, "
           f"keys and canonical-urls.json under {VECTORS.relative_to(ROOT)}")
 

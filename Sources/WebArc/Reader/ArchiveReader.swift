@@ -181,3 +181,13 @@ public final class ArchiveReader: Sendable {
         return try source.read(at: offset, count: count)
     }
 }
+
+extension ArchiveReader {
+    /// The bytes of the `Archive` object the verified metadata page holds (spec §5.4), as stored.
+    ///
+    /// - Throws: `pageDigest`, `corruptPage`.
+    func metadataObjectBytes() throws -> [UInt8] {
+        guard case .metadata(let page) = try page(trailer.metadata, .metadata) else { return [] }
+        return Array(page.bytes[page.object])
+    }
+}

@@ -17,10 +17,19 @@ import Foundation
 /// at most ``windowBytes`` of bodies (and at most 256 bodies) are in flight; bodies over
 /// ``BodyTransfer/wholeLimit`` are left to the writer, which streams them.
 final class ApplyPipeline: @unchecked Sendable {
-    /// One body to read: the archive (a layer of the stack) and its reference there.
+    /// One body to read: the archive (a layer of the stack) and its reference there, or its bytes
+    /// (a new body of a compact update).
     struct Job {
-        var reader: ArchiveReader
-        var reference: BodyReference
+        var reader: ArchiveReader?
+        var reference: BodyReference?
+        var bytes: [UInt8]?
+
+        init(reader: ArchiveReader, reference: BodyReference) {
+            self.reader = reader
+            self.reference = reference
+        }
+
+        init(bytes: [UInt8]) { self.bytes = bytes }
     }
 
     /// What a worker hands over for one body.
@@ -147,22 +156,28 @@ final class ApplyPipeline: @unchecked Sendable {
     /// Reads body `index` (every chunk verified) and codes it for its position.
     private func prepare(_ index: Int, isAnchor: Bool, dictionary: LZ4Dictionary?, zstd: (level: Int, history: [UInt8])?) throws -> Output {
         let job = jobs[index]
-        let entry = try job.reader.bodyEntry(job.reference)
+        guard let reader = job.reader, let reference = job.reference else {
+            let bytes = job.bytes ?? []
+            reserve(index, cost: UInt64(bytes.count))
+            if isAnchor { publishTail(index, Array(DictionaryAnchors.lastChunk(ofBody: bytes))) }
+            return .prepared(bytes.withUnsafeBytes { PreparedBody(raw: $0, level: level, dictionary: dictionary, zstd: zstd) }, reused: 0)
+        }
+        let entry = try reader.bodyEntry(reference)
         try entry.checkLength()
         if entry.length > BodyTransfer.wholeLimit {
             if isAnchor, let last = entry.chunks.indices.last {
-                publishTail(index, try job.reader.decodeChunk(entry, index: last))
+                publishTail(index, try reader.decodeChunk(entry, index: last))
             }
             return .streamed
         }
         reserve(index, cost: entry.length)
         // A remote layer fetches the body's chunks together, as a chunk iterator has it do.
-        job.reader.announceChunks(of: entry, range: 0..<entry.length)
+        reader.announceChunks(of: entry, range: 0..<entry.length)
         var chunks: [VerifiedChunk] = []
         chunks.reserveCapacity(entry.chunks.count)
         for (position, chunk) in entry.chunks.enumerated() {
             let context = ChunkContext(body: entry.reference, index: position, page: entry.origin.page, position: entry.origin.position)
-            chunks.append(try job.reader.read(chunk, context))
+            chunks.append(try reader.read(chunk, context))
         }
         let cut = BodyTransfer.writerCut(entry) != nil
         if isAnchor {

@@ -67,69 +67,16 @@ public struct UpdateApplier {
             throw WebArcError.corruptIndex(
                 page: update.trailer.metadata.offset, position: nil, reason: "target \(problem) (the layers give \(records.count) records)")
         }
-        let inOrder = order.map { records[$0] }
-        var summary = Summary()
-        func pass(reuse: Bool) throws {
-            try write(inOrder, target: target, recipe: recipe, to: path, overwrite: overwrite, reuse: reuse, summary: &summary, progress: progress)
-        }
-        do {
-            try pass(reuse: true)
-        } catch WebArcError.badTarget where summary.chunksReused > 0 {
-            // Stored chunks are reused on the premise that the layers were written by this writer's
-            // rules (spec Appendix C); when the result shows otherwise, every chunk is coded again.
-            summary = Summary()
-            summary.codedAgain = true
-            try pass(reuse: false)
-        }
-        return summary
-    }
-
-    /// One pass: the records in insertion order given to a writer with the target's metadata.
-    private func write(
-        _ records: [(entry: ArchiveEntry, layer: Int)], target: UpdateTarget, recipe: WriterRecipe, to path: String, overwrite: Bool,
-        reuse: Bool, summary: inout Summary, progress: ((Int, Int) -> Void)?
-    ) throws {
         var metadata = target.archive
         metadata.target = nil
-        let writer = try ArchiveWriter(
-            path: path, options: .init(overwrite: overwrite, recipe: recipe))
-        writer.metadata = metadata
-        var jobs: [ApplyPipeline.Job] = []
-        var bodyRecords: [Int] = []
-        for (index, record) in records.enumerated() {
-            guard case .response(let response) = record.entry.record else { continue }
-            jobs.append(ApplyPipeline.Job(reader: stack.layers[record.layer], reference: response.body))
-            bodyRecords.append(index)
-        }
-        let pipeline = ApplyPipeline(
-            jobs: jobs, level: recipe.level, dictionaryInterval: recipe.dictionaryInterval, zstdLevel: recipe.zstdLevel, reuseStoredChunks: reuse)
-        try writer.failing {
-            var added = 0
-            func addRecords(upTo end: Int) throws {
-                while added < end {
-                    let (entry, layer) = records[added]
-                    try writer.copy(entry.record, from: stack.layers[layer])
-                    added += 1
-                    progress?(added, records.count)
-                }
-            }
-            try pipeline.run(workers: workers > 0 ? workers : ProcessInfo.processInfo.activeProcessorCount) { body, output in
-                try addRecords(upTo: bodyRecords[body])
-                let (entry, layer) = records[added]
-                guard case .response(var response) = entry.record, case .prepared(let prepared, let reused) = output else {
-                    try writer.copy(entry.record, from: stack.layers[layer])
-                    added += 1
-                    return
-                }
-                response.body = try writer.addBody(prepared).reference
-                try writer.add(response)
-                summary.chunksReused += reused
-                summary.chunksCoded += prepared.chunks.count - reused
-                added += 1
-                progress?(added, records.count)
-            }
-            try addRecords(upTo: records.count)
-        }
-        try writer.finish(expected: (target.digest, target.archiveLength), appendix: target.appendix)
+        let applied = AppliedArchive(
+            metadata: metadata, recipe: recipe, expected: (target.digest, target.archiveLength), appendix: target.appendix, workers: workers)
+        return try applied.write(
+            order.map { position in
+                let (entry, layer) = records[position]
+                var job: ApplyPipeline.Job?
+                if case .response(let response) = entry.record { job = ApplyPipeline.Job(reader: stack.layers[layer], reference: response.body) }
+                return AppliedArchive.Record(record: entry.record, reader: stack.layers[layer], job: job)
+            }, to: path, overwrite: overwrite, progress: progress)
     }
 }

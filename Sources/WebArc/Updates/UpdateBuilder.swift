@@ -52,13 +52,7 @@ public struct UpdateBuilder {
     ///   recipe: made before 2.1; or it is itself an update); ``WebArcError`` for damaged input or
     ///   I/O; nothing is left at `path` on failure.
     public func write(to path: String, overwrite: Bool = false, progress: ((Int, Int) -> Void)? = nil) throws -> Summary {
-        let newMetadata = try new.metadata
-        guard let recipe = newMetadata.writer else {
-            throw WebArcError.badTarget(reason: "\(new.path) has no writer recipe (written before format 2.1): pack or import it again with this version")
-        }
-        guard newMetadata.bases.isEmpty, newMetadata.target == nil else {
-            throw WebArcError.badTarget(reason: "\(new.path) is itself an update: apply it first, then diff against the result")
-        }
+        let (newMetadata, recipe) = try Self.writableMetadata(of: new)
         var oldGroups: [String: LayeredRecords] = [:]
         try old.forEachKey { key, records in oldGroups[key] = records }
         var newGroups: [(key: String, entries: [ArchiveEntry])] = []
@@ -115,26 +109,9 @@ public struct UpdateBuilder {
         }
     }
 
-    /// Whether the new archive's records of a key equal the old stack's: the same records in the
-    /// same order, bodies compared by length, MD5 and SHA-256 (variants may be numbered otherwise).
+    /// Whether the new archive's records of a key equal the old stack's.
     private func same(_ entries: [ArchiveEntry], _ old: LayeredRecords) throws -> Bool {
-        guard entries.count == old.entries.count else { return false }
-        let oldReader = self.old.layers[old.layer]
-        for (mine, theirs) in zip(entries, old.entries) {
-            switch (mine.record, theirs.record) {
-            case (.response(let left), .response(var right)):
-                let leftBody = try new.bodyEntry(left.body)
-                let rightBody = try oldReader.bodyEntry(right.body)
-                guard leftBody.sha256 == rightBody.sha256, leftBody.length == rightBody.length,
-                    leftBody.reference.digest == rightBody.reference.digest
-                else { return false }
-                right.body = left.body
-                guard left == right else { return false }
-            default:
-                guard mine.record == theirs.record else { return false }
-            }
-        }
-        return true
+        try Self.same(entries.map(\.record), in: new, old.entries.map(\.record), in: self.old.layers[old.layer])
     }
 
     /// For a key with no previous body: a body of the bases its first response's body resembles,
@@ -158,5 +135,42 @@ public struct UpdateBuilder {
             return body.length <= BodyTransfer.wholeLimit ? ArchiveWriter.PreviousVersion(base: old.layer, body: body) : nil
         }
         return nil
+    }
+}
+
+extension UpdateBuilder {
+    /// The new archive's metadata and writer recipe, when it can be written again.
+    ///
+    /// - Throws: `badTarget` when it has no writer recipe (written before 2.1) or is an update.
+    static func writableMetadata(of new: ArchiveReader) throws -> (ArchiveMetadata, WriterRecipe) {
+        let metadata = try new.metadata
+        guard let recipe = metadata.writer else {
+            throw WebArcError.badTarget(reason: "\(new.path) has no writer recipe (written before format 2.1): pack or import it again with this version")
+        }
+        guard metadata.bases.isEmpty, metadata.target == nil else {
+            throw WebArcError.badTarget(reason: "\(new.path) is itself an update: apply it first, then diff against the result")
+        }
+        return (metadata, recipe)
+    }
+
+    /// Whether two lists of records of one key are the same: the same records in the same order,
+    /// bodies compared by length, MD5 and SHA-256 (variants may be numbered otherwise).
+    static func same(_ mine: [ArchiveRecord], in new: ArchiveReader, _ theirs: [ArchiveRecord], in old: ArchiveReader) throws -> Bool {
+        guard mine.count == theirs.count else { return false }
+        for (left, right) in zip(mine, theirs) {
+            switch (left, right) {
+            case (.response(let left), .response(var right)):
+                let leftBody = try new.bodyEntry(left.body)
+                let rightBody = try old.bodyEntry(right.body)
+                guard leftBody.sha256 == rightBody.sha256, leftBody.length == rightBody.length,
+                    leftBody.reference.digest == rightBody.reference.digest
+                else { return false }
+                right.body = left.body
+                guard left == right else { return false }
+            default:
+                guard left == right else { return false }
+            }
+        }
+        return true
     }
 }

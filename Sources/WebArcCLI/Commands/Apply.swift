@@ -9,6 +9,8 @@ struct Apply: ParsableCommand {
         discussion: """
               webarc apply site-1.webarc site-1-to-2.webarc -o site-2.webarc
               webarc apply site-1.webarc site-1-to-2.webarc -o site-2.webarc --trust publisher.pub
+              webarc apply site-1.webarc site-1-to-2.webarcu -o site-2.webarc
+              webarc apply site-1.webarc site-1-to-2.webarcu --layer -o site-1-to-2.webarc
 
             The last archive is the update; the ones before it are the archives it was made over \
             (as given to `webarc diff`, top first). The update is checked first: its bases by \
@@ -17,6 +19,13 @@ struct Apply: ParsableCommand {
             against the archive digest the update names, then renamed into place: the output is \
             the publisher's new archive or nothing, never half an update. The publisher's \
             signatures on the new archive come with it, so `webarc verify --trust` accepts it.
+
+            A compact update (`webarc diff --compact`, found by its magic) is applied the same \
+            way: its bases are checked by digest before anything else is read, a damaged one is \
+            refused naming the section and byte, and the result is checked against the digest it \
+            names (and with --trust, the publisher's signature it carries) before it is renamed \
+            into place. With --layer the output is the update archive `webarc diff` writes for the \
+            same old and new archives (same file names), which `webarc serve UPDATE OLD` serves.
             \(ExitCodes.helpText)
             """
     )
@@ -36,6 +45,9 @@ struct Apply: ParsableCommand {
     @Flag(help: "Print a JSON summary on stdout.")
     var json = false
 
+    @Flag(help: "For a compact update: write the update archive (a servable layer) instead of the new archive.")
+    var layer = false
+
     @OptionGroup var trust: TrustOptions
 
     func validate() throws {
@@ -45,6 +57,11 @@ struct Apply: ParsableCommand {
     func run() throws {
         let started = Date()
         let update = archives.last!
+        if CompactUpdate.isCompact(path: update) {
+            try runCompact(update: update, started: started)
+            return
+        }
+        guard !layer else { throw CommandFailure("--layer is for a compact update; \(update) is an update archive already", code: ExitCodes.usage) }
         let stack = try ArchiveOpening.stack([update] + archives.dropLast())
         if let policy = try trust.policy() {
             do {
@@ -68,6 +85,58 @@ struct Apply: ParsableCommand {
             Output.json([
                 "output": output, "archiveDigest": digest, "bytes": result.fileSize, "seconds": seconds,
                 "chunksReused": summary.chunksReused, "chunksCoded": summary.chunksCoded, "codedAgain": summary.codedAgain,
+            ] as [String: Any])
+        } else if !quiet {
+            Output.error(String(format: "%@: %@, archive digest %@, in %.1f s", output, ProgressReporter.size(result.fileSize), digest, seconds))
+        }
+    }
+}
+
+extension Apply {
+    /// A compact update: the new archive, or with --layer the update archive, from the bases.
+    private func runCompact(update: String, started: Date) throws {
+        let bases = try ArchiveOpening.stack(Array(archives.dropLast()))
+        if !force && FileManager.default.fileExists(atPath: output) {
+            throw CommandFailure(WebArcError.outputExists(path: output))
+        }
+        let policy = try trust.policy()
+        let direct = !layer && policy == nil
+        let newPath = direct ? output : OutputFile.intermediatePath(beside: output, purpose: "new")
+        defer { if !direct { try? FileManager.default.removeItem(atPath: newPath) } }
+        let progress = ProgressReporter(label: "applying", quiet: quiet, unit: "records")
+        let summary = try withFile(update) {
+            try CompactApplier(update: update, bases: bases).write(to: newPath, overwrite: true) { done, total in
+                progress.update(items: done, totalItems: total, bytes: 0, totalBytes: 0)
+            }
+        }
+        progress.finish()
+        var result = try ArchiveOpening.open(newPath)
+        if let policy {
+            do {
+                _ = try result.checkTrust(policy)
+            } catch let error as WebArcError {
+                if case .io = error { throw CommandFailure(error, file: update) }
+                throw CommandFailure("\(update): refused, not trusted (\(error.code)): \(error.description)", code: ExitCodes.dataError)
+            }
+        }
+        if layer {
+            _ = try withFile(output) { try UpdateBuilder(old: bases, new: result).write(to: output, overwrite: force) }
+            result = try ArchiveOpening.open(output)
+        } else if !direct {
+            do {
+                if force && FileManager.default.fileExists(atPath: output) { try FileManager.default.removeItem(atPath: output) }
+                try FileManager.default.moveItem(atPath: newPath, toPath: output)
+            } catch {
+                throw CommandFailure("\(output): cannot create: \(error.localizedDescription)", code: ExitCodes.cannotCreate)
+            }
+            result = try ArchiveOpening.open(output)
+        }
+        let digest = SignatureText.hex(result.archiveDigest)
+        let seconds = Date().timeIntervalSince(started)
+        if json {
+            Output.json([
+                "output": output, "form": layer ? "layer" : "archive", "archiveDigest": digest, "bytes": result.fileSize,
+                "seconds": seconds, "chunksReused": summary.chunksReused, "chunksCoded": summary.chunksCoded, "codedAgain": summary.codedAgain,
             ] as [String: Any])
         } else if !quiet {
             Output.error(String(format: "%@: %@, archive digest %@, in %.1f s", output, ProgressReporter.size(result.fileSize), digest, seconds))

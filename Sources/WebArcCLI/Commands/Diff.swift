@@ -10,6 +10,7 @@ struct Diff: ParsableCommand {
               webarc diff site-1.webarc site-2.webarc -o site-1-to-2.webarc
               webarc diff update-1.webarc site-1.webarc site-3.webarc -o update-2.webarc
               webarc diff site-1.webarc site-2/ -o site-1-to-2.webarc
+              webarc diff site-1.webarc site-2.webarc --compact -o site-1-to-2.webarcu
 
             The update holds the records of every URL that is new or changed, a tombstone for \
             every URL the new archive dropped, and only the bodies the old archive does not have; a \
@@ -27,6 +28,14 @@ struct Diff: ParsableCommand {
             (--no-check skips that). The new archive must be a plain archive written by webarc 2.1 \
             or later (it records how it was written); a folder is packed with pack's defaults first \
             (for pack's options, use `webarc pack NEW_DIR --base OLD.webarc -o UPDATE.webarc`).
+
+            --compact writes the update's transport form instead (Spec/compact-update.md; \
+            extension .webarcu): only what a kiosk holding the old archive cannot compute — the \
+            changed keys by number, their records without the fields the bodies give, and the new \
+            bodies compressed together against their previous versions — for a metered link. It \
+            is not served: `webarc apply OLD U.webarcu -o NEW` writes the new archive (checked by \
+            digest), `webarc apply OLD U.webarcu --layer -o U.webarc` the update archive this \
+            command writes without --compact, for `webarc serve U.webarc OLD`.
             \(ExitCodes.helpText)
             """
     )
@@ -39,6 +48,9 @@ struct Diff: ParsableCommand {
 
     @Flag(name: .shortAndLong, help: "Replace the output if it exists.")
     var force = false
+
+    @Flag(help: "Write a compact update (the transport form, .webarcu) instead of an update archive.")
+    var compact = false
 
     @Flag(help: "Do not apply the update to a temporary file to check it.")
     var noCheck = false
@@ -70,6 +82,10 @@ struct Diff: ParsableCommand {
         }
         defer { if newPath != archives.last! { try? FileManager.default.removeItem(atPath: newPath) } }
         let new = try ArchiveOpening.open(newPath)
+        if compact {
+            try runCompact(old: old, new: new, started: started)
+            return
+        }
         let progress = ProgressReporter(label: "comparing", quiet: quiet, unit: "URLs")
         let summary = try withFile(output) {
             try UpdateBuilder(old: old, new: new).write(to: output, overwrite: force) { done, total in
@@ -100,11 +116,52 @@ struct Diff: ParsableCommand {
     }
 }
 
+extension Diff {
+    /// `--compact`: writes the compact update, checks it by applying it to a temporary file.
+    private func runCompact(old: LayerStack, new: ArchiveReader, started: Date) throws {
+        let progress = ProgressReporter(label: "comparing", quiet: quiet, unit: "URLs")
+        let summary = try withFile(output) {
+            try CompactUpdateBuilder(old: old, new: new).write(to: output, overwrite: force) { done, total in
+                progress.update(items: done, totalItems: total, bytes: 0, totalBytes: 0)
+            }
+        }
+        progress.finish()
+        if !noCheck { try ApplyCheck(output: output, bases: Array(archives.dropLast())).runCompact(old) }
+        let seconds = Date().timeIntervalSince(started)
+        if json {
+            Output.json([
+                "update": output, "form": "compact", "updateBytes": summary.bytes, "newArchiveBytes": new.fileSize,
+                "unchangedURLs": summary.unchangedKeys, "changedURLs": summary.changedKeys, "addedURLs": summary.addedKeys,
+                "deletedURLs": summary.deletedKeys, "newBodies": summary.newBodies, "newBodyBytes": summary.newBodyBytes,
+                "similarBodies": summary.similarBodies, "indexBytes": summary.indexBytes, "recordsBytes": summary.recordsBytes,
+                "bodiesBytes": summary.bodiesBytes, "checked": !noCheck, "seconds": seconds,
+            ] as [String: Any])
+        } else if !quiet {
+            Output.error(String(
+                format: "%@: %d changed, %d added, %d deleted, %d unchanged URLs; compact update of %@ (the new archive is %@)%@ in %.1f s",
+                output, summary.changedKeys, summary.addedKeys, summary.deletedKeys, summary.unchangedKeys,
+                ProgressReporter.size(UInt64(summary.bytes)), ProgressReporter.size(new.fileSize), noCheck ? "" : ", checked", seconds))
+        }
+    }
+}
+
 /// Applies a fresh update to a temporary file beside it and removes it: proof that the update
 /// gives its target. On failure the update is removed too, so no unusable update is left.
 struct ApplyCheck {
     let output: String
     let bases: [String]
+
+    /// The same for a compact update over `old` (the bases, opened).
+    func runCompact(_ old: LayerStack) throws {
+        let temporary = OutputFile.intermediatePath(beside: output, purpose: "check")
+        defer { try? FileManager.default.removeItem(atPath: temporary) }
+        do {
+            _ = try withFile(output) { try CompactApplier(update: output, bases: old).write(to: temporary, overwrite: true) }
+        } catch {
+            try? FileManager.default.removeItem(atPath: output)
+            throw error
+        }
+    }
 
     func run(quiet: Bool) throws {
         let temporary = OutputFile.intermediatePath(beside: output, purpose: "check")

@@ -9,6 +9,7 @@ struct Info: ParsableCommand {
         discussion: """
               webarc info site.webarc
               webarc info site.webarc --json
+              webarc info v1-to-v2.webarcu      # a compact update: its base and what it gives
 
             Dedup ratio: bytes of every response body ÷ bytes of distinct bodies. Compression \
             ratio: stored body bytes ÷ distinct body bytes.
@@ -23,6 +24,7 @@ struct Info: ParsableCommand {
     var json = false
 
     func run() throws {
+        if CompactUpdate.isCompact(path: archive) { return try describeCompact() }
         let reader = try ArchiveOpening.open(archive)
         var responses = 0
         var redirects = 0

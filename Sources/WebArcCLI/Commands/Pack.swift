@@ -20,10 +20,12 @@ struct Pack: ParsableCommand {
               webarc pack site/ -o site.webarc --base-url https://kiosk.example/
               webarc pack site/ -o site.webarc --best
               webarc pack site-v2/ --base site-v1.webarc -o v1-to-v2.webarc
+              webarc pack site-v2/ --base site-v1.webarc --compact -o v1-to-v2.webarcu
 
             With --base, the output is an update archive over the given archive (repeat --base for \
             a stack, top first), as `webarc diff BASE NEW -o UPDATE` makes: the new archive is \
-            packed to a temporary file beside the output, diffed, checked and removed.
+            packed to a temporary file beside the output, diffed, checked and removed. With \
+            --compact as well, the output is the compact update `webarc diff --compact` writes.
 
             \(ExitCodes.helpText)
             """
@@ -63,6 +65,9 @@ struct Pack: ParsableCommand {
         "Write an update over this archive instead of a whole archive; repeat for a stack, top first.", valueName: "OLD.webarc"))
     var bases: [String] = []
 
+    @Flag(help: "With --base: write a compact update (the transport form, .webarcu) instead of an update archive.")
+    var compact = false
+
     @Flag(name: .shortAndLong, help: "Replace the output if it exists.")
     var force = false
 
@@ -77,6 +82,7 @@ struct Pack: ParsableCommand {
         if best && level != SitePacker.defaultLevel { throw ValidationError("--best and --level exclude each other") }
         if best && zstd != nil { throw ValidationError("--best and --zstd exclude each other") }
         if let zstd, !(1...22).contains(zstd) { throw ValidationError("--zstd must be 1 to 22, got \(zstd)") }
+        if compact && bases.isEmpty { throw ValidationError("--compact needs --base: a compact update goes over an old archive") }
         if followOutside && skipOutside { throw ValidationError("--follow-outside and --skip-outside exclude each other") }
         guard baseURL.hasPrefix("http://") || baseURL.hasPrefix("https://"), (try? URLKey.canonicalize(baseURL)) != nil else {
             throw ValidationError("--base-url must be an absolute http(s) URL, got \(baseURL)")
@@ -113,8 +119,13 @@ struct Pack: ParsableCommand {
             }
             let old = try ArchiveOpening.stack(bases)
             let new = try ArchiveOpening.open(packed)
-            _ = try withFile(output) { try UpdateBuilder(old: old, new: new).write(to: output, overwrite: force) }
-            try ApplyCheck(output: output, bases: bases).run(quiet: quiet)
+            if compact {
+                _ = try withFile(output) { try CompactUpdateBuilder(old: old, new: new).write(to: output, overwrite: force) }
+                try ApplyCheck(output: output, bases: bases).runCompact(old)
+            } else {
+                _ = try withFile(output) { try UpdateBuilder(old: old, new: new).write(to: output, overwrite: force) }
+                try ApplyCheck(output: output, bases: bases).run(quiet: quiet)
+            }
             updateBytes = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? UInt64) ?? 0
         }
         let seconds = Date().timeIntervalSince(started)

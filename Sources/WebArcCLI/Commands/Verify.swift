@@ -56,6 +56,7 @@ struct Verify: ParsableCommand {
         let remote = HTTPByteSource.isRemote(archive)
         if !remote {
             do { _ = try FileByteSource(path: archive) } catch let error as WebArcError { throw CommandFailure(error, file: archive) }
+            if CompactUpdate.isCompact(path: archive) { throw ArchiveOpening.compactUpdateGiven(archive, code: ExitCodes.dataError) }
         }
         let policy = try trust.policy()
         let progress = ProgressReporter(label: "verifying", quiet: quiet || json, unit: "bodies")

@@ -9,7 +9,19 @@ import WebArcRemote
 /// the file is read in place with range requests (``WebArcRemote/HTTPByteSource``).
 enum ArchiveOpening {
     static func open(_ location: String, mapped: Bool = false, cacheMiB: Int? = nil) throws -> ArchiveReader {
-        try withFile(location) { try reader(location, mapped: mapped, cacheMiB: cacheMiB) }
+        do {
+            return try withFile(location) { try reader(location, mapped: mapped, cacheMiB: cacheMiB) }
+        } catch let failure as CommandFailure where !HTTPByteSource.isRemote(location) && CompactUpdate.isCompact(path: location) {
+            throw compactUpdateGiven(location, code: failure.code)
+        }
+    }
+
+    /// The error for a compact update given where an archive is wanted: how to get one from it.
+    static func compactUpdateGiven(_ location: String, code: Int32) -> CommandFailure {
+        CommandFailure(
+            "\(location) is a compact update, not an archive: apply it to its base first "
+                + "(webarc apply BASE \(location) -o NEW.webarc, which checks it whole, or --layer for an update archive to serve over BASE)",
+            code: code)
     }
 
     /// The reader of `location` (a path or an `http(s)://` URL), its errors as thrown.

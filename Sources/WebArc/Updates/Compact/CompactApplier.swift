@@ -1,0 +1,78 @@
+import Foundation
+
+/// Applies a compact update: writes the archive it names from its bases, byte for byte
+/// (Spec/compact-update.md §6).
+///
+/// ```swift
+/// let bases = try LayerStack([try ArchiveReader(path: "site-1.webarc")])
+/// try CompactApplier(update: "site-1-to-2.webarcu", bases: bases).write(to: "site-2.webarc")
+/// ```
+///
+/// The bases are checked first (`badBase`, before any section is read), then every section; the
+/// target's records go to a writer with the target's metadata, in its insertion order, as
+/// ``UpdateApplier`` writes an update archive's layered view; the result must have the target's
+/// archive digest and length before it is renamed into place (`badTarget` otherwise, and nothing is
+/// written), then the target's appendix (the publisher's signatures) follows it.
+public struct CompactApplier {
+    /// The compact update's path.
+    public let update: String
+    /// The archives it goes over, top first.
+    public let bases: LayerStack
+    /// Threads reading and coding bodies (0: one per core). The result is the same for any number.
+    public var workers = 0
+
+    /// Makes an applier of the compact update at `update` over `bases`.
+    public init(update: String, bases: LayerStack) {
+        self.update = update
+        self.bases = bases
+    }
+
+    /// The header of the compact update at `path`: its bases and target.
+    ///
+    /// - Throws: `badCompact`; `io`.
+    public static func header(path: String) throws -> CompactUpdate.Header {
+        try CompactPlan.header(try CompactUpdate.read(path: path)).0
+    }
+
+    /// Writes the target to `path` atomically.
+    ///
+    /// - Throws: `badBase` (wrong bases, before anything is read past the header), `badCompact`
+    ///   (a damaged update: the section, its place and why), `badTarget` (the result is not the
+    ///   target); ``WebArcError`` for damaged bases or I/O; nothing is left at `path` on failure.
+    @discardableResult
+    public func write(to path: String, overwrite: Bool = false, progress: ((Int, Int) -> Void)? = nil) throws -> UpdateApplier.Summary {
+        let plan = try CompactPlan(try CompactUpdate.read(path: update), stack: bases, path: update)
+        let recipe = plan.metadata.writer!
+        let order: [Int]
+        do {
+            order = try recipe.order.positions(count: plan.records.count)
+        } catch let problem as InsertionOrder.Problem {
+            throw WebArcError.badCompact(
+                offset: 0, section: "records section", position: nil, reason: "target \(problem) (the update gives \(plan.records.count) records)")
+        }
+        let applied = AppliedArchive(
+            metadata: plan.metadata, recipe: recipe, expected: (plan.header.targetDigest, plan.header.targetLength), appendix: plan.appendix,
+            workers: workers)
+        return try applied.write(order.map { resolved(plan.records[$0], plan) }, to: path, overwrite: overwrite, progress: progress)
+    }
+
+    /// A record ready for the writer: a response names its body where the reader holds it, or its
+    /// bytes (a new body; then the reader is never read).
+    private func resolved(_ planned: (record: ArchiveRecord, source: CompactPlan.Source), _ plan: CompactPlan) -> AppliedArchive.Record {
+        switch (planned.record, planned.source) {
+        case (.response(let response), .base(let layer)):
+            return AppliedArchive.Record(
+                record: planned.record, reader: bases.layers[layer], job: ApplyPipeline.Job(reader: bases.layers[layer], reference: response.body))
+        case (.response(var response), .baseBody(let ordinal)):
+            let reader = bases.layers[plan.base.records[ordinal].layer]
+            response.body = plan.base.response(ordinal)!.body
+            return AppliedArchive.Record(record: .response(response), reader: reader, job: ApplyPipeline.Job(reader: reader, reference: response.body))
+        case (.response, .newBody(let number)):
+            return AppliedArchive.Record(record: planned.record, reader: bases.layers[0], job: ApplyPipeline.Job(bytes: plan.newBodies[number]))
+        case (_, .base(let layer)):
+            return AppliedArchive.Record(record: planned.record, reader: bases.layers[layer], job: nil)
+        default:
+            return AppliedArchive.Record(record: planned.record, reader: bases.layers[0], job: nil)
+        }
+    }
+}

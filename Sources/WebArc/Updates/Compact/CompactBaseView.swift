@@ -1,0 +1,95 @@
+import Foundation
+
+/// The layered view of a compact update's bases (Spec/compact-update.md §1): keys in *bytes*
+/// order, numbered from 0 (key ordinals), and their records listed key by key (record ordinals),
+/// each with the layer that holds it.
+struct CompactBaseView {
+    /// One record of the view and the layer of the stack holding it.
+    struct Record {
+        var layer: Int
+        var record: ArchiveRecord
+    }
+
+    let stack: LayerStack
+    /// The view's keys in order.
+    private(set) var keys: [String] = []
+    /// Every record, key by key.
+    private(set) var records: [Record] = []
+    /// Key ordinal → its first record ordinal; one more entry holds the record count.
+    private(set) var firstRecord: [Int] = []
+    /// Key → its ordinal.
+    private(set) var ordinals: [String: Int] = [:]
+    /// Every key's records as the layered view gives them (for ``SimilarBodies``).
+    private(set) var groups: [LayeredRecords] = []
+    /// (layer, body) → the first record ordinal answering with it.
+    private(set) var firstByLayerBody: [LayerBody: Int] = [:]
+
+    /// A body as one layer names it.
+    struct LayerBody: Hashable {
+        var layer: Int
+        var body: BodyReference
+    }
+
+    /// Reads the view of `stack` (every layer's record pages once).
+    ///
+    /// - Throws: ``WebArcError`` for a damaged page.
+    init(_ stack: LayerStack) throws {
+        self.stack = stack
+        try stack.forEachKey { key, group in
+            ordinals[key] = keys.count
+            keys.append(key)
+            firstRecord.append(records.count)
+            groups.append(group)
+            for entry in group.entries {
+                if case .response(let response) = entry.record, firstByLayerBody[LayerBody(layer: group.layer, body: response.body)] == nil {
+                    firstByLayerBody[LayerBody(layer: group.layer, body: response.body)] = records.count
+                }
+                records.append(Record(layer: group.layer, record: entry.record))
+            }
+        }
+        firstRecord.append(records.count)
+    }
+
+    /// The record ordinals of key `ordinal`.
+    func recordRange(ofKey ordinal: Int) -> Range<Int> { firstRecord[ordinal]..<firstRecord[ordinal + 1] }
+
+    /// A changed key's default previous version (§4): its first response with a non-empty body.
+    func defaultPrevious(ofKey ordinal: Int) -> Int? {
+        recordRange(ofKey: ordinal).first { index in
+            if case .response(let response) = records[index].record { return response.bodyLength > 0 }
+            return false
+        }
+    }
+
+    /// The response of record `ordinal`, nil for a redirect.
+    func response(_ ordinal: Int) -> ResponseRecord? {
+        if case .response(let response) = records[ordinal].record { return response }
+        return nil
+    }
+
+    /// The verified bytes of record `ordinal`'s body.
+    ///
+    /// - Throws: ``WebArcError`` for a damaged chunk.
+    func body(_ ordinal: Int) throws -> [UInt8] {
+        guard let response = response(ordinal) else { return [] }
+        return [UInt8](try stack.layers[records[ordinal].layer].body(response.body))
+    }
+
+    /// The compact objects, then the compact headers, of key `ordinal`'s records (§4's dictionary).
+    func compactRecords(ofKey ordinal: Int) -> (objects: [UInt8], headers: [UInt8]) {
+        var objects: [UInt8] = []
+        var headers: [UInt8] = []
+        for index in recordRange(ofKey: ordinal) {
+            objects += CompactRecords.object(records[index].record)
+            headers += CompactRecords.headers(records[index].record)
+        }
+        return (objects, headers)
+    }
+
+    /// The bytes of the `Archive` object the nearest base's metadata page holds.
+    ///
+    /// - Throws: page errors.
+    func nearestArchiveObject() throws -> [UInt8] {
+        try stack.layers[0].metadataObjectBytes()
+    }
+}

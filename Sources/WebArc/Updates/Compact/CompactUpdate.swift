@@ -1,0 +1,172 @@
+import Foundation
+
+/// The transport form of an update (Spec/compact-update.md): what a kiosk that holds the bases
+/// cannot compute — which keys changed, their records without the fields it recomputes, the new
+/// bodies compressed together against their previous versions — and the archive it gives (the
+/// *target*) by archive digest. ``CompactUpdateBuilder`` writes one, ``CompactApplier`` writes
+/// the target from it and its bases, checked by digest before it is renamed into place.
+///
+/// ```
+/// | magic | version | baseCount | bases (digest, LEB128 length)… | target digest | LEB128 length |
+/// | index section | records section | bodies section |   (each: LEB128 n, then n bytes: one zstd frame)
+/// ```
+public enum CompactUpdate {
+    /// `\x89WEBARCU`: the lead's magic with U (update) for its last byte.
+    public static let magic: [UInt8] = [0x89, 0x57, 0x45, 0x42, 0x41, 0x52, 0x43, 0x55]
+    /// The version this library reads and writes.
+    public static let version: UInt8 = 1
+    /// The bound of a section's decoded content and of its dictionary (§2).
+    public static let maxSection = 1 << 27
+    /// The bound of the touched-key count beyond the base's key count (§3).
+    static let maxAddedKeys = 1 << 24
+    /// The largest file a compact update can be: three frames of at most `maxSection` content
+    /// (a frame holds at most its content plus its block headers) and the header.
+    static let maxFileSize: UInt64 = 3 * (UInt64(maxSection) + UInt64(maxSection) / 1024 + 1024) + 16 * 1024
+
+    /// The fixed part: what the update goes over and what it gives.
+    public struct Header: Equatable, Sendable {
+        /// The bases, nearest first, by archive digest and length.
+        public var bases: [BaseArchive]
+        /// The target's archive digest.
+        public var targetDigest: [UInt8]
+        /// The target's `archiveLength`.
+        public var targetLength: UInt64
+    }
+
+    /// Reads a compact update (its bytes) against `bases` without writing anything: every check of
+    /// the spec but the result's digest (what a fuzzer or a quick check runs).
+    ///
+    /// - Throws: `badBase`, `badCompact`; read errors of the bases.
+    @discardableResult
+    public static func check(_ bytes: [UInt8], bases: LayerStack, path: String = "compact update") throws -> Header {
+        try CompactPlan(bytes, stack: bases, path: path).header
+    }
+
+    /// The sections, in file order.
+    public static let sectionNames = ["index", "records", "bodies"]
+
+    /// What a compact update says without its bases (`webarc info`): what it goes over and gives,
+    /// and its sections' stored sizes.
+    public struct Summary: Sendable {
+        /// The bases and the target.
+        public var header: Header
+        /// The stored bytes of each section, in ``sectionNames`` order (0: empty).
+        public var sectionBytes: [Int]
+        /// The file's size.
+        public var fileBytes: Int
+    }
+
+    /// Reads the header and the section extents of the compact update at `path`; no section is
+    /// decoded and no base is needed.
+    ///
+    /// - Throws: `io` when it cannot be read; `badCompact` for a wrong magic, version or layout.
+    public static func summary(path: String) throws -> Summary {
+        let bytes = try read(path: path)
+        let (header, start) = try CompactPlan.header(bytes)
+        let sections = try CompactPlan.sections(bytes, after: start)
+        return Summary(header: header, sectionBytes: sections.map(\.count), fileBytes: bytes.count)
+    }
+
+    /// Whether the file at `path` starts with the compact update magic.
+    public static func isCompact(path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        return (try? handle.read(upToCount: magic.count)).map { Array($0) == magic } ?? false
+    }
+
+    /// Reads a compact update file whole, after checking its size against ``maxFileSize``.
+    ///
+    /// - Throws: `io` when it cannot be read; `badCompact` when it is larger than any compact update.
+    static func read(path: String) throws -> [UInt8] {
+        let source = try FileByteSource(path: path)
+        guard source.size <= maxFileSize else {
+            throw WebArcError.badCompact(
+                offset: source.size, section: "file", position: nil, reason: "\(source.size) bytes is larger than any compact update (\(maxFileSize))")
+        }
+        return try source.read(at: 0, count: Int(source.size))
+    }
+}
+
+/// A bounds-checked cursor over a compact update or one of its decoded sections; every error is
+/// `badCompact` naming the section and the place.
+struct CompactCursor {
+    let bytes: [UInt8]
+    let section: String
+    /// The file offset errors name: of `bytes[0]` for the file, of the frame for a decoded section.
+    let offset: UInt64
+    /// Whether positions are inside decoded content (named as "byte N of its decoded content").
+    let decoded: Bool
+    private(set) var position = 0
+
+    init(_ bytes: [UInt8], section: String, offset: UInt64 = 0, decoded: Bool) {
+        self.bytes = bytes
+        self.section = section
+        self.offset = offset
+        self.decoded = decoded
+    }
+
+    var remaining: Int { bytes.count - position }
+    var isAtEnd: Bool { position == bytes.count }
+
+    /// The error for a problem at `at` (the cursor's position by default).
+    func problem(_ reason: String, at: Int? = nil) -> WebArcError {
+        let place = at ?? position
+        return decoded
+            ? .badCompact(offset: offset, section: section, position: place, reason: reason)
+            : .badCompact(offset: offset + UInt64(place), section: section, position: nil, reason: reason)
+    }
+
+    /// A LEB128 integer of at most 10 bytes, at most `bound`.
+    mutating func number(_ what: String, bound: UInt64) throws -> Int {
+        let start = position
+        var value: UInt64 = 0
+        for shift in stride(from: 0, to: 70, by: 7) {
+            guard position < bytes.count else { throw problem("\(what): the integer runs past the end", at: start) }
+            let byte = bytes[position]
+            position += 1
+            guard shift < 63 || byte & 0x7F <= 1 else { throw problem("\(what): an integer over 64 bits", at: start) }
+            value |= UInt64(byte & 0x7F) << UInt64(shift)
+            if byte & 0x80 == 0 {
+                guard value <= bound else { throw problem("\(what) \(value) is over its bound \(bound)", at: start) }
+                return Int(value)
+            }
+        }
+        throw problem("\(what): an integer longer than 10 bytes", at: start)
+    }
+
+    /// The next `count` bytes' range.
+    mutating func take(_ count: Int, _ what: String) throws -> Range<Int> {
+        guard count >= 0, count <= remaining else { throw problem("\(what): \(count) bytes, \(remaining) left") }
+        defer { position += count }
+        return position..<position + count
+    }
+
+    mutating func u32(_ what: String) throws -> Int {
+        let range = try take(4, what)
+        return bytes[range].reversed().reduce(0) { $0 << 8 | Int($1) }
+    }
+
+    /// The extent of one §7.1 object, from its own lengths.
+    mutating func object(_ what: String) throws -> Range<Int> {
+        let start = position
+        _ = try take(try u32(what), what)
+        let fields = try u32(what)
+        guard fields <= remaining / 9 else { throw problem("\(what): \(fields) fields, \(remaining) bytes left") }
+        for _ in 0..<fields {
+            _ = try take(try u32(what), what)
+            _ = try take(1, what)
+            _ = try take(try u32(what), what)
+        }
+        return start..<position
+    }
+
+    /// Throws unless the cursor is at the end.
+    func requireEnd() throws {
+        guard isAtEnd else { throw problem("\(remaining) bytes after the \(section)'s end") }
+    }
+}
+
+/// LEB128 writing for the compact form.
+extension Array where Element == UInt8 {
+    mutating func appendLEB128(_ value: Int) { InsertionOrder.appendLEB128(UInt64(value), to: &self) }
+}

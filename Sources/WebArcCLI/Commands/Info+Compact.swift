@@ -1,0 +1,34 @@
+import WebArc
+import WebArcCLISupport
+
+extension Info {
+    /// Describes a compact update (Spec/compact-update.md), which is not an archive: what it goes
+    /// over and gives, its sections' sizes, and how to use it. Nothing is decoded and no base is
+    /// needed; `webarc apply` checks it whole.
+    func describeCompact() throws {
+        let summary = try withFile(archive) { try CompactUpdate.summary(path: archive) }
+        let header = summary.header
+        let sections = zip(CompactUpdate.sectionNames, summary.sectionBytes)
+        if json {
+            Output.json([
+                "archive": archive, "kind": "compact update", "compactVersion": Int(CompactUpdate.version), "fileBytes": summary.fileBytes,
+                "bases": header.bases.map { ["digest": SignatureText.hex($0.digest), "archiveLength": $0.archiveLength] as [String: Any] },
+                "target": ["digest": SignatureText.hex(header.targetDigest), "archiveLength": header.targetLength] as [String: Any],
+                "sectionBytes": Dictionary(uniqueKeysWithValues: sections.map { ($0, $1) }),
+            ] as [String: Any])
+            return
+        }
+        var lines: [(String, String)] = [
+            ("archive", archive),
+            ("format", "webarc compact update, version \(CompactUpdate.version) (not an archive: apply it to its base)"),
+            ("file size", ProgressReporter.size(UInt64(summary.fileBytes))),
+            ("sections", sections.map { "\($0) \(ProgressReporter.size(UInt64($1)))" }.joined(separator: ", ")),
+        ]
+        for (index, base) in header.bases.enumerated() {
+            lines.append(("base \(index + 1)", "archive digest \(SignatureText.hex(base.digest)), \(ProgressReporter.size(base.archiveLength))"))
+        }
+        lines.append(("applies to", "archive digest \(SignatureText.hex(header.targetDigest)), \(ProgressReporter.size(header.targetLength))"))
+        lines.append(("use", "webarc apply BASE \(archive) -o NEW.webarc (or --layer -o UPDATE.webarc to serve it over BASE)"))
+        for (name, value) in lines { Output.line(name.padding(toLength: 13, withPad: " ", startingAt: 0) + value) }
+    }
+}

@@ -1,0 +1,245 @@
+import Foundation
+import Testing
+
+@testable import WebArc
+
+/// Compact updates (Spec/compact-update.md): applied to their bases they give the new archive byte
+/// for byte, the layer made from the result is the update archive a diff writes, and a wrong base,
+/// a damaged file or a wrong result is refused with nothing written.
+@Suite struct CompactUpdateTests {
+    typealias Release = UpdateTests.Release
+
+    func bytes(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
+
+    func stack(_ paths: [String]) throws -> LayerStack { try LayerStack(try paths.map { try ArchiveReader(path: $0) }) }
+
+    @discardableResult
+    func compact(_ old: [String], _ new: String, to path: String) throws -> CompactUpdateBuilder.Summary {
+        try CompactUpdateBuilder(old: try stack(old), new: try ArchiveReader(path: new)).write(to: path, overwrite: true)
+    }
+
+    func apply(_ update: String, over old: [String], to path: String) throws {
+        try CompactApplier(update: update, bases: try stack(old)).write(to: path, overwrite: true)
+    }
+
+    @Test("a release with changed, deleted, renamed and new pages: the compact update applies byte for byte and is smaller than the update archive")
+    func roundTrip() throws {
+        let scratch = try TemporaryFolder()
+        let (old, new, _) = try Release.first(pages: 40).update(in: scratch) { second in
+            second.addLine(to: "docs/page1.html", "<p>changed</p>")
+            second.addLine(to: "docs/big.html", "<p>2</p>")
+            second.files["docs/renamed.html"] = second.files.removeValue(forKey: "docs/page2.html")
+            second.files["docs/page3.html"] = nil
+            second.files["docs/new.html"] = second.files["docs/page5.html"]! + Array("<p>new</p>".utf8)
+        }
+        let summary = try compact([old], new, to: scratch.file("u.webarcu"))
+        #expect(summary.changedKeys == 2 && summary.addedKeys == 2 && summary.deletedKeys == 2, "\(summary)")
+        try apply(scratch.file("u.webarcu"), over: [old], to: scratch.file("v2-applied.webarc"))
+        #expect(try bytes(scratch.file("v2-applied.webarc")) == bytes(new))
+        let layerSize = try bytes(scratch.file("u.webarc")).count
+        #expect(summary.bytes < layerSize / 4, "compact \(summary.bytes) bytes, update archive \(layerSize)")
+    }
+
+    @Test("the update archive made from the applied result is the one diff writes, so serve U OLD works from a compact update")
+    func layerFromCompact() throws {
+        let scratch = try TemporaryFolder()
+        let (old, new, _) = try Release.first(pages: 24).update(in: scratch) { second in
+            second.addLine(to: "docs/page1.html", "<p>changed</p>")
+            second.files["docs/page3.html"] = nil
+            second.files["docs/zz.html"] = Array("<p>new</p>".utf8)
+        }
+        try compact([old], new, to: scratch.file("u.webarcu"))
+        try apply(scratch.file("u.webarcu"), over: [old], to: scratch.file("v2-applied.webarc"))
+        try UpdateBuilder(old: try stack([old]), new: try ArchiveReader(path: scratch.file("v2-applied.webarc")))
+            .write(to: scratch.file("u-expanded.webarc"))
+        #expect(try bytes(scratch.file("u-expanded.webarc")) == bytes(scratch.file("u.webarc")))
+    }
+
+    @Test("an unchanged release gives a compact update of a few hundred bytes with no bodies, which applies")
+    func emptyUpdate() throws {
+        let scratch = try TemporaryFolder()
+        let old = try Release.first(pages: 12).pack(in: scratch, as: "v1")
+        let new = try Release.first(pages: 12).pack(in: scratch, as: "v2")
+        let summary = try compact([old], new, to: scratch.file("u.webarcu"))
+        #expect(summary.changedKeys == 0 && summary.addedKeys == 0 && summary.deletedKeys == 0 && summary.newBodies == 0)
+        #expect(summary.bodiesBytes == 0 && summary.bytes < 400, "\(summary)")
+        try apply(scratch.file("u.webarcu"), over: [old], to: scratch.file("v2-applied.webarc"))
+        #expect(try bytes(scratch.file("v2-applied.webarc")) == bytes(new))
+    }
+
+    @Test("a chain of five releases: each compact update applies to the archive the one before gave")
+    func chain() throws {
+        let scratch = try TemporaryFolder()
+        var release = Release.first(pages: 16)
+        var current = try release.pack(in: scratch, as: "r0")
+        var applied = current
+        for step in 1...5 {
+            release.addLine(to: "docs/page\([1, 2, 3, 5, 6][step - 1]).html", "<p>release \(step)</p>")
+            release.files["docs/added\(step).html"] = Array("<p>added in \(step)</p>".utf8)
+            if step == 3 { release.files["docs/page9.html"] = nil }
+            let next = try release.pack(in: scratch, as: "r\(step)")
+            try compact([current], next, to: scratch.file("u\(step).webarcu"))
+            let output = scratch.file("applied\(step).webarc")
+            try apply(scratch.file("u\(step).webarcu"), over: [applied], to: output)
+            #expect(try bytes(output) == bytes(next), "release \(step)")
+            current = next
+            applied = output
+        }
+    }
+
+    @Test("a compact update over the wrong base is refused before anything is written, naming both")
+    func wrongBase() throws {
+        let scratch = try TemporaryFolder()
+        let (old, new, _) = try Release.first(pages: 12).update(in: scratch) { $0.addLine(to: "docs/page1.html", "<p>2</p>") }
+        try compact([old], new, to: scratch.file("u.webarcu"))
+        #expect {
+            try apply(scratch.file("u.webarcu"), over: [new], to: scratch.file("out.webarc"))
+        } throws: { error in
+            guard case .badBase(let reason) = error as? WebArcError else { return false }
+            return reason.contains("u.webarcu") && reason.contains("v2.webarc")
+        }
+        #expect(!FileManager.default.fileExists(atPath: scratch.file("out.webarc")))
+    }
+
+    @Test("a byte changed at any offset of a compact update is refused (or gives the same archive), never a crash, never a wrong archive")
+    func damagedAnywhere() throws {
+        let scratch = try TemporaryFolder()
+        let (old, new, _) = try Release.first(pages: 12).update(in: scratch) { second in
+            second.addLine(to: "docs/page1.html", "<p>2</p>")
+            second.files["docs/page3.html"] = nil
+            second.files["docs/zz.html"] = Array("<p>new</p>".utf8)
+        }
+        try compact([old], new, to: scratch.file("u.webarcu"))
+        let original = try bytes(scratch.file("u.webarcu"))
+        let expected = try bytes(new)
+        let bases = try stack([old])
+        var refused = 0
+        for offset in stride(from: 0, to: original.count, by: max(1, original.count / 150)) {
+            for flip: UInt8 in [0x01, 0x80] {
+                var damaged = original
+                damaged[offset] ^= flip
+                let path = scratch.file("d.webarcu")
+                try Data(damaged).write(to: URL(fileURLWithPath: path))
+                let output = scratch.file("d-out.webarc")
+                do {
+                    try CompactApplier(update: path, bases: bases).write(to: output, overwrite: true)
+                    #expect(try bytes(output) == expected, "offset \(offset)")
+                } catch let error as WebArcError {
+                    #expect(["bad-compact", "bad-base", "bad-target"].contains(error.code), "offset \(offset): \(error)")
+                    refused += 1
+                }
+            }
+        }
+        #expect(refused > 0)
+        // Cut at every length: refused.
+        for length in stride(from: 0, to: original.count, by: max(1, original.count / 60)) {
+            let path = scratch.file("cut.webarcu")
+            try Data(original[..<length]).write(to: URL(fileURLWithPath: path))
+            #expect(throws: WebArcError.self, "cut at \(length)") { try CompactApplier(update: path, bases: bases).write(to: scratch.file("c.webarc"), overwrite: true) }
+        }
+    }
+
+    @Test("a result whose digest is not the target's is refused and nothing is written")
+    func badTarget() throws {
+        let scratch = try TemporaryFolder()
+        let (old, new, _) = try Release.first(pages: 12).update(in: scratch) { $0.addLine(to: "docs/page1.html", "<p>2</p>") }
+        try compact([old], new, to: scratch.file("u.webarcu"))
+        var damaged = try bytes(scratch.file("u.webarcu"))
+        let (header, _) = try CompactPlan.header(damaged)
+        let digestAt = damaged.firstRange(of: header.targetDigest)!.lowerBound
+        damaged[digestAt] ^= 1
+        try Data(damaged).write(to: URL(fileURLWithPath: scratch.file("bad.webarcu")))
+        #expect {
+            try apply(scratch.file("bad.webarcu"), over: [old], to: scratch.file("out.webarc"))
+        } throws: { ($0 as? WebArcError)?.code == "bad-target" }
+        #expect(!FileManager.default.fileExists(atPath: scratch.file("out.webarc")))
+    }
+
+    @Test("a version string edited in every page costs about once: the compact update is a fraction of the update archive")
+    func versionStringEveryPage() throws {
+        let scratch = try TemporaryFolder()
+        var first = Release.first(pages: 30)
+        for (path, bytes) in first.files where path.hasSuffix(".html") {
+            first.files[path] = Array("<title>Project 3.0.1</title>".utf8) + bytes + Array("<footer>3.0.1</footer>".utf8)
+        }
+        var second = first
+        for (path, bytes) in second.files where path.hasSuffix(".html") {
+            second.files[path] = Array(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "3.0.1", with: "3.0.2").utf8)
+        }
+        let old = try first.pack(in: scratch, as: "v1")
+        let new = try second.pack(in: scratch, as: "v2")
+        let summary = try compact([old], new, to: scratch.file("u.webarcu"))
+        try UpdateBuilder(old: try stack([old]), new: try ArchiveReader(path: new)).write(to: scratch.file("u.webarc"))
+        let layer = try bytes(scratch.file("u.webarc")).count
+        #expect(summary.changedKeys >= 30 && summary.newBodies >= 30, "\(summary)")
+        #expect(summary.bytes * 10 < layer, "compact \(summary.bytes), update archive \(layer)")
+        try apply(scratch.file("u.webarcu"), over: [old], to: scratch.file("v2-applied.webarc"))
+        #expect(try bytes(scratch.file("v2-applied.webarc")) == bytes(new))
+    }
+}
+
+/// The compact update vectors (`Spec/vectors/compact/`, README "Compact updates").
+@Suite("Compact update vectors")
+struct CompactVectorTests {
+    static let folder = SpecVectorTests.vectors.appendingPathComponent("compact").path
+
+    static var validNames: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder + "/valid")) ?? [])
+            .filter { $0.hasSuffix(".webarcu") }.map { String($0.dropLast(8)) }.sorted()
+    }
+
+    static func json(_ path: String) throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: path))) as! [String: Any]
+    }
+
+    static func bases(_ names: [String]) throws -> LayerStack {
+        try LayerStack(names.map { try ArchiveReader(path: SpecVectorTests.vectors.path + "/valid/" + $0) })
+    }
+
+    @Test("the vectors are there")
+    func present() {
+        #expect(Self.validNames.count >= 5)
+    }
+
+    @Test("each valid compact update applies to its result vector byte for byte", arguments: validNames)
+    func valid(_ name: String) throws {
+        let info = try Self.json(Self.folder + "/valid/\(name).json")
+        let scratch = try TemporaryFolder()
+        let output = scratch.file("out.webarc")
+        try CompactApplier(update: Self.folder + "/valid/\(name).webarcu", bases: try Self.bases(info["bases"] as! [String]))
+            .write(to: output)
+        let expected = try Data(contentsOf: SpecVectorTests.vectors.appendingPathComponent("valid/" + (info["result"] as! String)))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: output)) == expected)
+        let header = try CompactApplier.header(path: Self.folder + "/valid/\(name).webarcu")
+        #expect(header.targetDigest.map { String(format: "%02x", $0) }.joined() == info["targetDigest"] as? String)
+    }
+
+    @Test(
+        "the Swift encoder writes the Python one's bytes where no similar body is chosen (the choice is the encoder's: site-update differs)",
+        arguments: ["delta", "delta-stacked", "best-delta", "empty"])
+    func sameEncoder(_ name: String) throws {
+        let info = try Self.json(Self.folder + "/valid/\(name).json")
+        let new = try ArchiveReader(path: SpecVectorTests.vectors.path + "/valid/" + (info["result"] as! String))
+        let (bytes, _) = try CompactUpdateBuilder(old: try Self.bases(info["bases"] as! [String]), new: new).encode()
+        #expect(bytes == [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.folder + "/valid/\(name).webarcu"))))
+    }
+
+    static var invalidNames: [String] {
+        ((try? json(folder + "/invalid/expected.json")) ?? [:]).keys.sorted()
+    }
+
+    @Test("each invalid compact update is refused as expected.json says, nothing written", arguments: invalidNames)
+    func invalid(_ name: String) throws {
+        let entry = try Self.json(Self.folder + "/invalid/expected.json")[name] as! [String: Any]
+        let scratch = try TemporaryFolder()
+        let output = scratch.file("out.webarc")
+        #expect {
+            try CompactApplier(update: Self.folder + "/invalid/\(name).webarcu", bases: try Self.bases(entry["bases"] as! [String]))
+                .write(to: output)
+        } throws: { error in
+            guard let error = error as? WebArcError, error.code == entry["code"] as? String else { return false }
+            return (entry["offset"] as? NSNumber).map { error.offset == $0.uint64Value } ?? true
+        }
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+}

@@ -67,11 +67,11 @@ public enum CompactUpdate {
         return Summary(header: header, sectionBytes: sections.map(\.count), fileBytes: bytes.count)
     }
 
-    /// Whether the file at `path` starts with the compact update magic.
+    /// Whether `path` is a regular file that starts with the compact update magic (a FIFO, a
+    /// device or a folder is not, and is not opened in a way that could block).
     public static func isCompact(path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        return (try? handle.read(upToCount: magic.count)).map { Array($0) == magic } ?? false
+        guard let source = try? FileByteSource(path: path), source.size >= UInt64(magic.count) else { return false }
+        return (try? source.read(at: 0, count: magic.count)) == magic
     }
 
     /// Reads a compact update file whole, after checking its size against ``maxFileSize``.

@@ -26,11 +26,16 @@ public protocol ByteSource: Sendable {
     /// for less, since every byte crosses the network. The reader reads the record root and the
     /// metadata page in one more read when they are not inside.
     var openingTailLength: Int { get }
+    /// True when the bytes arrive front to back while they are read (a download in progress): a
+    /// reader free to choose its order then reads in file order, since a read ahead of the
+    /// stream waits for it. False for a file or memory, where any order costs the same.
+    var arrivesInFileOrder: Bool { get }
 }
 
 extension ByteSource {
     public func willRead(_ extents: [Range<UInt64>]) {}
     public var openingTailLength: Int { 65_536 }
+    public var arrivesInFileOrder: Bool { false }
 }
 
 /// A file read with positioned reads (`pread`); safe to share between threads.

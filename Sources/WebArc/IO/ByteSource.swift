@@ -96,23 +96,23 @@ public final class FileByteSource: ByteSource {
     /// - Throws: ``WebArcError/io(path:operation:errno:)`` naming `path`; `truncated` when the file
     ///   ends first.
     public static func read(_ descriptor: Int32, at offset: UInt64, count: Int, path: String) throws -> [UInt8] {
-        var buffer = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let result = buffer.withUnsafeMutableBytes { raw in
-                pread(descriptor, raw.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+        // Not zero-filled first: pread writes every byte, and on a failure none of it is kept.
+        try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var done = 0
+            while done < count {
+                let result = pread(descriptor, buffer.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    throw WebArcError.io(path: path, operation: .transferring("read"), errno: errno)
+                }
+                if result == 0 {
+                    throw WebArcError.truncated(
+                        section: "file", offset: offset + UInt64(done), needed: UInt64(count - done), available: 0)
+                }
+                done += result
             }
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw WebArcError.io(path: path, operation: .transferring("read"), errno: errno)
-            }
-            if result == 0 {
-                throw WebArcError.truncated(
-                    section: "file", offset: offset + UInt64(done), needed: UInt64(count - done), available: 0)
-            }
-            done += result
+            initialized = count
         }
-        return buffer
     }
 }
 

@@ -92,7 +92,7 @@ struct BodyLaneChecker {
     /// Bytes a lane's body may have left beyond its fair share before it is advanced alone: the
     /// scalar MD5 costs about 1.2 ms per MB more than the lanes, a body left alone at the end
     /// 3 ms per MB of one worker's time (decoding and both SHA-256s included).
-    static let lagAllowance: UInt64 = 512 << 10
+    static let lagAllowance: UInt64 = 1 << 20
 
     /// Busy lanes at or below which, once no body is left to take, each is finished alone with
     /// scalar MD5 (about 0.7 GB/s against a sixteenth of the kernel's 4–7 GB/s per lane).

@@ -65,6 +65,69 @@ static void md5_block_scalar(uint32_t h[4], const uint8_t *block) {
     h[3] += d;
 }
 
+// One step of the unrolled scalar block. The message word and constant are added first and the
+// round function last, so that only the function, one add, the rotation and the last add wait for
+// b (the form of OpenSSL's md5-x86_64; about 1.25x the naive order here). G adds its two halves
+// separately: the one without b is ready early.
+#define MD5_SF(a, b, c, d, word, constant, shift)                                                       \
+    a += (word) + (uint32_t)(constant);                                                                  \
+    a += (((c) ^ (d)) & (b)) ^ (d);                                                                      \
+    a = rotate_left(a, shift) + (b);
+#define MD5_SG(a, b, c, d, word, constant, shift)                                                       \
+    a += (word) + (uint32_t)(constant);                                                                  \
+    a += (c) & ~(d);                                                                                     \
+    a += (b) & (d);                                                                                      \
+    a = rotate_left(a, shift) + (b);
+#define MD5_SH(a, b, c, d, word, constant, shift)                                                       \
+    a += (word) + (uint32_t)(constant);                                                                  \
+    a += ((c) ^ (d)) ^ (b);                                                                              \
+    a = rotate_left(a, shift) + (b);
+#define MD5_SI(a, b, c, d, word, constant, shift)                                                       \
+    a += (word) + (uint32_t)(constant);                                                                  \
+    a += (c) ^ ((b) | ~(d));                                                                             \
+    a = rotate_left(a, shift) + (b);
+
+void md5_lanes_blocks_one(md5_lanes_state *state, int lane, const uint8_t *data, size_t blocks) {
+    uint32_t a = state->words[0][lane], b = state->words[1][lane], c = state->words[2][lane], d = state->words[3][lane];
+    for (size_t block = 0; block < blocks; block++, data += 64) {
+        uint32_t x[16];
+        for (int i = 0; i < 16; i++) x[i] = load_le32(data + 4 * i);
+        const uint32_t a0 = a, b0 = b, c0 = c, d0 = d;
+        for (int i = 0; i < 16; i += 4) {
+            MD5_SF(a, b, c, d, x[i], md5_constants[i], 7)
+            MD5_SF(d, a, b, c, x[i + 1], md5_constants[i + 1], 12)
+            MD5_SF(c, d, a, b, x[i + 2], md5_constants[i + 2], 17)
+            MD5_SF(b, c, d, a, x[i + 3], md5_constants[i + 3], 22)
+        }
+        for (int i = 16; i < 32; i += 4) {
+            MD5_SG(a, b, c, d, x[(5 * i + 1) & 15], md5_constants[i], 5)
+            MD5_SG(d, a, b, c, x[(5 * (i + 1) + 1) & 15], md5_constants[i + 1], 9)
+            MD5_SG(c, d, a, b, x[(5 * (i + 2) + 1) & 15], md5_constants[i + 2], 14)
+            MD5_SG(b, c, d, a, x[(5 * (i + 3) + 1) & 15], md5_constants[i + 3], 20)
+        }
+        for (int i = 32; i < 48; i += 4) {
+            MD5_SH(a, b, c, d, x[(3 * i + 5) & 15], md5_constants[i], 4)
+            MD5_SH(d, a, b, c, x[(3 * (i + 1) + 5) & 15], md5_constants[i + 1], 11)
+            MD5_SH(c, d, a, b, x[(3 * (i + 2) + 5) & 15], md5_constants[i + 2], 16)
+            MD5_SH(b, c, d, a, x[(3 * (i + 3) + 5) & 15], md5_constants[i + 3], 23)
+        }
+        for (int i = 48; i < 64; i += 4) {
+            MD5_SI(a, b, c, d, x[(7 * i) & 15], md5_constants[i], 6)
+            MD5_SI(d, a, b, c, x[(7 * (i + 1)) & 15], md5_constants[i + 1], 10)
+            MD5_SI(c, d, a, b, x[(7 * (i + 2)) & 15], md5_constants[i + 2], 15)
+            MD5_SI(b, c, d, a, x[(7 * (i + 3)) & 15], md5_constants[i + 3], 21)
+        }
+        a += a0;
+        b += b0;
+        c += c0;
+        d += d0;
+    }
+    state->words[0][lane] = a;
+    state->words[1][lane] = b;
+    state->words[2][lane] = c;
+    state->words[3][lane] = d;
+}
+
 void md5_lanes_reset(md5_lanes_state *state, int lane) {
     for (int w = 0; w < 4; w++) state->words[w][lane] = md5_initial[w];
 }

@@ -43,6 +43,8 @@ public final class DownloadedByteSource: ByteSource, @unchecked Sendable {
     public var size: UInt64 { withLock { knownSize ?? 0 } }
     /// The bytes at the end of the file asked for beside the stream, which the reader reads at open.
     public let openingTailLength: Int
+    /// The body data comes as one stream from the file's start.
+    public var arrivesInFileOrder: Bool { true }
     /// How far ahead of the stream a read at open gets its own request rather than waiting.
     static let aheadOfStream: UInt64 = 1 << 20
     let file: TemporaryFile

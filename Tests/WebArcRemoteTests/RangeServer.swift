@@ -37,6 +37,9 @@ final class RangeServer: Sendable {
         var fault = Fault.none
         /// Every request: its target, `Range` header and HTTP major version.
         var log: [(target: String, range: String?, version: Int)] = []
+        /// Response body bytes written to the connections (in parts of ``RangeHandler/part`` bytes,
+        /// each counted once the socket took it whole).
+        var sent: UInt64 = 0
         /// Replace the file with this one after this many more requests.
         var pendingReplacement: (after: Int, file: [UInt8])?
     }
@@ -122,6 +125,9 @@ final class RangeServer: Sendable {
     var requests: [(target: String, range: String?, version: Int)] { state.withLock { $0.log } }
 
     func resetLog() { state.withLock { $0.log = [] } }
+
+    /// Response body bytes written to the connections so far.
+    var bytesSent: UInt64 { state.withLock { $0.sent } }
 
     /// What to send for one request.
     enum Answer {
@@ -245,12 +251,13 @@ final class RangeHandler: ChannelInboundHandler {
             context.close(promise: nil)
         case .closeMidBody(let responseHead, let body):
             context.write(wrapOutboundOut(.head(responseHead)), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
+            writeBody(body[...], context: context, server: server)
+            context.flush()
             context.close(promise: nil)
         case .respond(let responseHead, let body, let delay):
             let send = { [self] in
                 context.write(wrapOutboundOut(.head(responseHead)), promise: nil)
-                if !body.isEmpty { context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil) }
+                writeBody(body[...], context: context, server: server)
                 context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
             }
             if delay > 0 {
@@ -261,12 +268,29 @@ final class RangeHandler: ChannelInboundHandler {
             }
         case .respondPaused(let responseHead, let body, let after, let seconds):
             context.write(wrapOutboundOut(.head(responseHead)), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body.prefix(after))))), promise: nil)
+            writeBody(body.prefix(after), context: context, server: server)
+            context.flush()
             let rest = NIOLoopBound({ [self] in
-                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body.dropFirst(after))))), promise: nil)
+                writeBody(body.dropFirst(after), context: context, server: server)
                 context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
             }, eventLoop: context.eventLoop)
             context.eventLoop.scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) { rest.value() }
+        }
+    }
+
+    /// Bytes per body write, each counted in ``RangeServer/bytesSent`` once written.
+    static let part = 65536
+
+    /// Writes `body` (not flushed) in parts of ``part`` bytes, counting each once the socket took it.
+    private func writeBody(_ body: ArraySlice<UInt8>, context: ChannelHandlerContext, server: RangeServer) {
+        var start = body.startIndex
+        while start < body.endIndex {
+            let end = min(start + Self.part, body.endIndex)
+            let promise = context.eventLoop.makePromise(of: Void.self)
+            let count = UInt64(end - start)
+            promise.futureResult.whenSuccess { server.state.withLock { $0.sent += count } }
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body[start..<end])))), promise: promise)
+            start = end
         }
     }
 }

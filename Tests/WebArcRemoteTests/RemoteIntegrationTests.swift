@@ -40,6 +40,45 @@ struct RemoteIntegrationTests {
         #expect(server.requests.count == 3)
     }
 
+    @Test("verify URL with the default 1 MiB tail transfers at most the file and that tail: two requests; a stream that lags brings each byte once")
+    func verifyTransfersFileOnce() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path + "/bodies.webarc"
+        var random = SeededGenerator(seed: 41)
+        let writer = try ArchiveWriter(path: path)
+        // 6 MiB of body data, stored (incompressible), and pages that fit in the default tail.
+        for index in 0..<24 {
+            let body = try writer.addBody(random.bytes(index % 3 == 0 ? 512 << 10 : 100_000 + 1000 * index))
+            try writer.add(ResponseRecord(request: RequestRecord(url: "http://example.com/\(index).bin"), headers: [], body: body))
+        }
+        try writer.finish()
+        let file = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        let size = UInt64(file.count)
+        let server = try RangeServer(file: file)
+        defer { server.stop() }
+        let configuration = testConfiguration()
+        let tail = UInt64(configuration.downloadTailLength)
+        #expect(tail == 1 << 20 && size > 4 * tail)
+        let (report, source) = try verifyDownloading(server.url, configuration)
+        #expect(report.passed && report.bodies == 24, "\(report.problems)")
+        #expect(server.requests.map(\.range).sorted { ($0 ?? "") < ($1 ?? "") } == ["bytes=-\(tail)", "bytes=0-"])
+        // The server writes the stream's bytes as fast as the socket takes them; whatever the
+        // client cut, no more than the file and its tail left the server or reached the client.
+        #expect(server.bytesSent <= size + tail, "\(server.bytesSent) sent for a file of \(size)")
+        #expect(source.statistics.bytes >= size && source.statistics.bytes <= size + tail, "\(source.statistics.bytes) for \(size)")
+        // When the tail's head comes first (the stream lags, as a long one does), the stream stops
+        // where the tail begins: each byte reaches the client once, give or take the part that
+        // crossed the cut.
+        server.resetLog()
+        server.setFault(.pauseFromStart(bytes: 65536, seconds: 0.2))
+        let sentBefore = server.bytesSent
+        let (lagging, laggingSource) = try verifyDownloading(server.url, configuration)
+        #expect(lagging.passed)
+        #expect(server.requests.count == 2)
+        #expect(server.bytesSent - sentBefore <= size + tail)
+        #expect(laggingSource.statistics.bytes >= size && laggingSource.statistics.bytes <= size + Self.slack, "\(laggingSource.statistics.bytes) for \(size)")
+    }
+
     /// Bytes a stream may bring past its end before the cut takes effect: the part that crossed it.
     static let slack: UInt64 = 256 << 10
 

@@ -19,25 +19,66 @@ struct BodyLaneCheckerTests {
             let messages = (0..<MD5Lanes.count).map { lane in
                 random.bytes(round == 0 ? edges[lane] : Int.random(in: 0...5000, using: &random))
             }
-            var md5 = MD5Lanes()
-            var hashed = [Int](repeating: 0, count: MD5Lanes.count)
-            for lane in 0..<MD5Lanes.count { md5.reset(lane) }
-            // Feed in steps of a few blocks, each lane busy only while it has a whole block left.
-            while true {
-                let left = messages.indices.map { (messages[$0].count - hashed[$0]) / MD5Lanes.blockSize }
-                guard let step = left.filter({ $0 > 0 }).min() else { break }
-                let blocks = min(step, Int.random(in: 1...3, using: &random))
-                let busy = left.map { $0 > 0 }
-                messages.withPointers { pointers in
-                    md5.update(pointers.indices.map { lane in busy[lane] ? pointers[lane].map { $0 + hashed[lane] } : nil }, blocks: blocks)
-                }
-                for lane in busy.indices where busy[lane] { hashed[lane] += blocks * MD5Lanes.blockSize }
-            }
-            for (lane, message) in messages.enumerated() {
-                let digest = message[hashed[lane]...].withUnsafeBytes { md5.finish(lane, tail: $0, totalLength: UInt64(message.count)) }
-                #expect(digest == BodyDigest(Insecure.MD5.hash(data: message)), "round \(round), lane \(lane), \(message.count) bytes")
-            }
+            Self.expectLanesMatchMD5(messages, alone: false, round: round, using: &random)
         }
+    }
+
+    @Test("a lane advanced alone (scalar blocks) between steps of all sixteen hashes as swift-crypto's MD5")
+    func laneAloneMatchesMD5() throws {
+        var random = SeededGenerator(seed: 31)
+        for round in 0..<20 {
+            let messages = (0..<MD5Lanes.count).map { _ in random.bytes(Int.random(in: 0...9000, using: &random)) }
+            Self.expectLanesMatchMD5(messages, alone: true, round: round, using: &random)
+        }
+    }
+
+    /// Hashes one message per lane, all busy lanes a few blocks at a time (each busy only while it
+    /// has a whole block left) or, with `alone`, now and then one lane ahead alone with scalar
+    /// blocks (only that where the sixteen-lane kernel is missing), then expects swift-crypto's MD5.
+    private static func expectLanesMatchMD5(_ messages: [[UInt8]], alone: Bool, round: Int, using random: inout SeededGenerator) {
+        var md5 = MD5Lanes()
+        var hashed = [Int](repeating: 0, count: MD5Lanes.count)
+        for lane in 0..<MD5Lanes.count { md5.reset(lane) }
+        while true {
+            let left = messages.indices.map { (messages[$0].count - hashed[$0]) / MD5Lanes.blockSize }
+            guard let step = left.filter({ $0 > 0 }).min() else { break }
+            if alone && (!MD5Lanes.isAvailable || Bool.random(using: &random)) {
+                let lane = left.indices.filter { left[$0] > 0 }.randomElement(using: &random)!
+                let blocks = Int.random(in: 1...left[lane], using: &random)
+                messages[lane].withUnsafeBufferPointer { md5.update(lane, $0.baseAddress! + hashed[lane], blocks: blocks) }
+                hashed[lane] += blocks * MD5Lanes.blockSize
+                continue
+            }
+            let blocks = min(step, Int.random(in: 1...3, using: &random))
+            let busy = left.map { $0 > 0 }
+            messages.withPointers { pointers in
+                md5.update(pointers.indices.map { lane in busy[lane] ? pointers[lane].map { $0 + hashed[lane] } : nil }, blocks: blocks)
+            }
+            for lane in busy.indices where busy[lane] { hashed[lane] += blocks * MD5Lanes.blockSize }
+        }
+        for (lane, message) in messages.enumerated() {
+            let digest = message[hashed[lane]...].withUnsafeBytes { md5.finish(lane, tail: $0, totalLength: UInt64(message.count)) }
+            #expect(digest == BodyDigest(Insecure.MD5.hash(data: message)), "round \(round), lane \(lane), \(message.count) bytes")
+        }
+    }
+
+    @Test("from a file, bodies over 1 MiB are checked first, longest first, the rest in file order; from a download, all in file order")
+    func checkingOrder() throws {
+        let folder = try TemporaryFolder()
+        var random = SeededGenerator(seed: 37)
+        let pages = [
+            ("http://localhost/a", random.text(5000)), ("http://localhost/b", random.bytes((1 << 20) + 10)),
+            ("http://localhost/c", random.text(300)), ("http://localhost/d", random.bytes(3 << 20)),
+            ("http://localhost/e", random.bytes(1 << 20)),
+        ]
+        let path = try makeArchive(at: folder.file("order.webarc"), pages: pages)
+        var bodies: [BodyEntry] = []
+        try ArchiveReader(path: path).forEachBody { bodies.append($0) }
+        let fileOrder = bodies.indices.sorted { bodies[$0].firstChunkOffset < bodies[$1].firstChunkOffset }
+        #expect(Verification.checkingOrder(bodies, inFileOrder: true) == fileOrder)
+        let local = Verification.checkingOrder(bodies, inFileOrder: false)
+        #expect(local.prefix(2).map { bodies[$0].length } == [3 << 20, (1 << 20) + 10])
+        #expect(Array(local.dropFirst(2)) == fileOrder.filter { bodies[$0].length <= 1 << 20 })
     }
 
     @Test("verify finds the same problems with lanes as one body at a time, for a flipped byte anywhere in the body data")
@@ -50,6 +91,8 @@ struct BodyLaneCheckerTests {
         var pages: [(String, [UInt8])] = (0..<40).map { ("http://localhost/\($0)", $0 % 2 == 0 ? random.text(100 + 997 * $0) : random.bytes(3 * $0)) }
         pages.append(("http://localhost/long", random.bytes(2 * ChunkEntry.maxRawLength + 777)))
         pages.append(("http://localhost/long-text", random.text(3 * ChunkEntry.maxRawLength)))
+        // Longer than its fair share of the lanes' work: advanced alone, a chunk at a time.
+        pages.append(("http://localhost/longest", random.bytes(6 * ChunkEntry.maxRawLength + 5)))
         pages.append(("http://localhost/empty", []))
         let path = try makeArchive(at: folder.file("lanes.webarc"), pages: pages)
         let clean = try ArchiveReader(path: path)

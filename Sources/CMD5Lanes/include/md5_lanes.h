@@ -23,6 +23,11 @@ void md5_lanes_reset(md5_lanes_state *state, int lane);
 /// data[l], data[l] + 64, …; a lane whose pointer is NULL is left unchanged.
 void md5_lanes_blocks(md5_lanes_state *state, const uint8_t *const data[MD5_LANES], size_t blocks);
 
+/// Runs MD5's compression function over `blocks` 64-byte blocks at `data` for lane `lane` alone,
+/// with scalar code: for a lane left alone at the end, where the sixteen-lane kernel would do
+/// sixteen lanes' work for one.
+void md5_lanes_blocks_one(md5_lanes_state *state, int lane, const uint8_t *data, size_t blocks);
+
 /// Finishes lane `lane`: pads its last `tail_length` (< 64) bytes at `tail` for a message of
 /// `total_length` bytes (scalar code), writes the 16-byte digest to `digest`.
 void md5_lanes_finish(const md5_lanes_state *state, int lane, const uint8_t *tail, size_t tail_length,

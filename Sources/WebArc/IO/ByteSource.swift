@@ -26,11 +26,16 @@ public protocol ByteSource: Sendable {
     /// for less, since every byte crosses the network. The reader reads the record root and the
     /// metadata page in one more read when they are not inside.
     var openingTailLength: Int { get }
+    /// True when the bytes arrive front to back while they are read (a download in progress): a
+    /// reader free to choose its order then reads in file order, since a read ahead of the
+    /// stream waits for it. False for a file or memory, where any order costs the same.
+    var arrivesInFileOrder: Bool { get }
 }
 
 extension ByteSource {
     public func willRead(_ extents: [Range<UInt64>]) {}
     public var openingTailLength: Int { 65_536 }
+    public var arrivesInFileOrder: Bool { false }
 }
 
 /// A file read with positioned reads (`pread`); safe to share between threads.
@@ -91,23 +96,23 @@ public final class FileByteSource: ByteSource {
     /// - Throws: ``WebArcError/io(path:operation:errno:)`` naming `path`; `truncated` when the file
     ///   ends first.
     public static func read(_ descriptor: Int32, at offset: UInt64, count: Int, path: String) throws -> [UInt8] {
-        var buffer = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let result = buffer.withUnsafeMutableBytes { raw in
-                pread(descriptor, raw.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+        // Not zero-filled first: pread writes every byte, and on a failure none of it is kept.
+        try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var done = 0
+            while done < count {
+                let result = pread(descriptor, buffer.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    throw WebArcError.io(path: path, operation: .transferring("read"), errno: errno)
+                }
+                if result == 0 {
+                    throw WebArcError.truncated(
+                        section: "file", offset: offset + UInt64(done), needed: UInt64(count - done), available: 0)
+                }
+                done += result
             }
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw WebArcError.io(path: path, operation: .transferring("read"), errno: errno)
-            }
-            if result == 0 {
-                throw WebArcError.truncated(
-                    section: "file", offset: offset + UInt64(done), needed: UInt64(count - done), available: 0)
-            }
-            done += result
+            initialized = count
         }
-        return buffer
     }
 }
 

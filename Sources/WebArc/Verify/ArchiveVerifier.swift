@@ -50,14 +50,14 @@ public enum ArchiveVerifier {
     /// check that both find the same problems).
     static func verify(_ reader: ArchiveReader, progress: Progress? = nil, laneHashing: Bool) -> VerificationReport {
         let verification = Verification(reader: reader, progress: progress, laneHashing: laneHashing)
-        verification.checkPages()
-        // The bodies (most of the work, on every core) are checked while the trees and the records
-        // are: they need only the body leaves that `pages` found, and a source still downloading
-        // (`verify URL`) delivers them meanwhile.
-        let bodies = verification.startBodyChecks()
+        // The bodies (most of the work, on every core) are checked while the record tree's pages,
+        // the trees and the records are: they need only the metadata and the body leaves that
+        // `pages` found first, and a source still downloading (`verify URL`) delivers them meanwhile.
+        var bodies: BodyCheckJob?
+        verification.checkPages(bodyTreeRead: { bodies = verification.startBodyChecks() })
         verification.checkTrees()
         verification.checkRecords()
-        verification.finishBodyChecks(bodies)
+        verification.finishBodyChecks(bodies ?? verification.startBodyChecks())
         verification.checkLayout()
         verification.checkAppendix()
         return verification.finish()

@@ -28,6 +28,8 @@ struct BodyLaneChecker {
         var length: UInt64 = 0
 
         var unhashed: Int { bytes.count - consumed }
+        /// Bytes of the body not yet hashed by MD5.
+        var remaining: UInt64 { (body.length &- length) &+ UInt64(unhashed) }
     }
 
     private typealias BodyOutcome = Verification.BodyOutcome
@@ -44,13 +46,19 @@ struct BodyLaneChecker {
         self.declaredBases = declaredBases
     }
 
-    /// Checks the bodies `next` names (positions in `bodies`, until nil), calling `done` with each
-    /// one's outcome as it finishes (not in the order given).
-    mutating func run(next: () -> Int?, done: (Int, Verification.BodyOutcome) -> Void) {
+    /// Checks the bodies `queue` hands out (positions in `bodies`, until none is left), calling
+    /// `done` with each one's outcome as it finishes (not in the order taken).
+    ///
+    /// Busy lanes advance together, so a body much longer than the others would finish alone,
+    /// long after the queue ran dry, its worker busy while the others wait. A lane whose body has
+    /// more left than a fair share of what is still queued (plus ``lagAllowance``) is therefore
+    /// advanced alone, a chunk at a time, with scalar MD5; once the queue is empty, so are the last
+    /// one or two busy lanes.
+    mutating func run(_ queue: BodyQueue, done: (Int, Verification.BodyOutcome) -> Void) {
         var exhausted = false
         func take() -> Int? {
             guard !exhausted else { return nil }
-            guard let index = next() else {
+            guard let index = queue.next() else {
                 exhausted = true
                 return nil
             }
@@ -60,12 +68,48 @@ struct BodyLaneChecker {
         while true {
             let blocks = lanes.lazy.compactMap { $0.map { $0.unhashed / MD5Lanes.blockSize } }.min()
             guard let blocks else { return }
+            if exhausted && lanes.lazy.filter({ $0 != nil }).count <= Self.aloneLanes {
+                for lane in lanes.indices {
+                    while lanes[lane] != nil { advanceAlone(lane, take: take, done: done) }
+                }
+                return
+            }
+            let fair = queue.bytesLeft / UInt64(queue.workers * MD5Lanes.count) + Self.lagAllowance
+            var behind = false
+            for lane in lanes.indices where (lanes[lane]?.remaining ?? 0) > fair {
+                advanceAlone(lane, take: take, done: done)
+                behind = true
+            }
+            if behind { continue }
             hashBlocks(blocks)
             for lane in lanes.indices where lanes[lane] != nil {
                 lanes[lane]!.consumed += blocks * MD5Lanes.blockSize
                 if lanes[lane]!.unhashed < MD5Lanes.blockSize { fill(lane, take: take, done: done) }
             }
         }
+    }
+
+    /// Bytes a lane's body may have left beyond its fair share before it is advanced alone: scalar
+    /// MD5 costs about 2 ms per MB against 0.15–0.2 in the lanes, but a body left alone at the end
+    /// holds one worker about 4 ms per MB (decoding and both SHA-256s included) while the others wait.
+    static let lagAllowance: UInt64 = 1 << 20
+
+    /// Busy lanes at or below which, once no body is left to take, each is finished alone with
+    /// scalar MD5 (about 0.5 GB/s; one or two lanes of the kernel's 4.5–6.5 GB/s for sixteen do less).
+    static let aloneLanes = 2
+
+    /// Hashes the bytes `lane` holds with scalar MD5, then loads its body's next chunk (or
+    /// finishes its body and takes the next).
+    private mutating func advanceAlone(_ lane: Int, take: () -> Int?, done: (Int, BodyOutcome) -> Void) {
+        guard let current = lanes[lane] else { return }
+        let blocks = current.unhashed / MD5Lanes.blockSize
+        if blocks > 0 {
+            current.bytes.withUnsafeBufferPointer { buffer in
+                md5.update(lane, buffer.baseAddress! + current.consumed, blocks: blocks)
+            }
+        }
+        lanes[lane]!.consumed += blocks * MD5Lanes.blockSize
+        fill(lane, take: take, done: done)
     }
 
     /// Leaves `lane` with a whole block to hash, or empty when no body is left: loads its body's

@@ -32,6 +32,13 @@ struct MD5Lanes {
         }
     }
 
+    /// Hashes `blocks` blocks at `bytes` into `lane` alone, with scalar code: about twice a lane's
+    /// speed when the other fifteen are idle.
+    mutating func update(_ lane: Int, _ bytes: UnsafePointer<UInt8>, blocks: Int) {
+        guard blocks > 0 else { return }
+        md5_lanes_blocks_one(&state, Int32(lane), bytes, blocks)
+    }
+
     /// The digest of `lane`'s message, whose last bytes (fewer than 64) are `tail` and whose
     /// length in all is `totalLength`.
     func finish(_ lane: Int, tail: UnsafeRawBufferPointer, totalLength: UInt64) -> BodyDigest {

@@ -22,12 +22,13 @@ extension Verification {
     ///
     /// Each body entry's chunk entries are checked against §6.2 (codecs, bounds, extents), then,
     /// for a body whose entries are sound, each chunk is decoded and checked against its digest
-    /// while the body's MD5 and SHA-256 are computed. Bodies are checked in file order (by their
-    /// first chunk), so that the body data is read front to back once: a source that is still
-    /// downloading it (`verify URL`) is checked while it arrives. Memory holds the entries of one
-    /// group of body leaves (up to ``groupChunkLimit`` chunk entries; an archive whose body tree is
-    /// larger is checked group by group, each in file order), one chunk per core and lane, and
-    /// the outcomes of the bodies that failed; never body bytes.
+    /// while the body's MD5 and SHA-256 are computed. From a source that is still downloading
+    /// (`verify URL`), bodies are checked in file order (by their first chunk), so that the body
+    /// data is read front to back once, while it arrives; from a file, the long ones go first
+    /// (``checkingOrder(_:inFileOrder:)``). Workers take the next body as they free up. Memory
+    /// holds the entries of one group of body leaves (up to ``groupChunkLimit`` chunk entries; an
+    /// archive whose body tree is larger is checked group by group), one chunk per core and lane,
+    /// and the outcomes of the bodies that failed; never body bytes.
     func startBodyChecks() -> BodyCheckJob {
         let job = BodyCheckJob()
         let reader = self.reader
@@ -97,19 +98,16 @@ extension Verification {
         return found
     }
 
-    /// Checks a group of bodies (in body-tree order) in file order on every core, then keeps what
-    /// each found in body-tree order.
+    /// Checks a group of bodies (in body-tree order) on every core, then keeps what each found in
+    /// body-tree order.
     private static func checkGroup(
         _ bodies: [BodyEntry], reader: ArchiveReader, declaredBases: Int?, laneHashing lanes: Bool, progress: BodyProgress,
         into found: inout FoundInBodies
     ) {
         for body in bodies { found.collectExtents(body, bodyDataEnd: reader.trailer.bodyDataEnd) }
-        // A body with no chunk of its own (empty, or only in a base) first; then by first local chunk.
-        let offsets: [UInt64] = bodies.map { body in body.chunks.first(where: { $0.layer == 0 })?.offset ?? 0 }
-        let order: [Int] = bodies.indices.sorted { (a: Int, b: Int) -> Bool in
-            offsets[a] != offsets[b] ? offsets[a] < offsets[b] : a < b
-        }
+        let order = checkingOrder(bodies, inFileOrder: reader.source.arrivesInFileOrder)
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+        let queue = BodyQueue(bodies, order: order, workers: workers)
         let outcomes = Mutex<[Int: BodyOutcome]>([:])
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             func record(_ index: Int, _ outcome: BodyOutcome) {
@@ -118,13 +116,11 @@ extension Verification {
                 }
                 progress.checked(bodies[index])
             }
-            var positions = stride(from: worker, to: order.count, by: workers).makeIterator()
             if lanes {
                 var checker = BodyLaneChecker(reader: reader, bodies: bodies, declaredBases: declaredBases)
-                checker.run(next: { positions.next().map { order[$0] } }, done: record)
+                checker.run(queue, done: record)
             } else {
-                while let position = positions.next() {
-                    let index = order[position]
+                while let index = queue.next() {
                     record(index, Self.check(bodies[index], reader: reader, declaredBases: declaredBases))
                 }
             }
@@ -136,6 +132,27 @@ extension Verification {
         found.bodies += bodies.count
         found.bodyBytes &+= bodies.reduce(UInt64(0)) { $0 &+ $1.length }
     }
+
+    /// The order in which the workers take the bodies (positions in `bodies`).
+    ///
+    /// From a download, file order (by first local chunk; a body with no chunk of its own, empty or
+    /// only in a base, first): the bodies are checked as they arrive. From a file, the bodies over
+    /// ``longBody`` first, longest first, then the others in file order: the long ones then run
+    /// beside the others instead of holding one worker after the rest are done (a body's MD5 is
+    /// one serial stream; the Python docs' longest body is 3.6 MB).
+    static func checkingOrder(_ bodies: [BodyEntry], inFileOrder: Bool) -> [Int] {
+        let offsets: [UInt64] = bodies.map { body in body.chunks.first(where: { $0.layer == 0 })?.offset ?? 0 }
+        let fileOrder = bodies.indices.sorted { (a: Int, b: Int) -> Bool in
+            offsets[a] != offsets[b] ? offsets[a] < offsets[b] : a < b
+        }
+        guard !inFileOrder else { return fileOrder }
+        let long = fileOrder.filter { bodies[$0].length > longBody }.sorted { bodies[$0].length > bodies[$1].length }
+        return long + fileOrder.filter { bodies[$0].length <= longBody }
+    }
+
+    /// Bodies longer than this are checked first from a file. The others stay in file order, where
+    /// neighbours share their dictionaries (codec 2), which the reader keeps (a few) decoded.
+    static let longBody: UInt64 = 1 << 20
 
     /// Adds the record and URL that first uses each failed body to its problems.
     private func nameUsersOfFailedBodies() {
@@ -320,6 +337,34 @@ final class BodyProgress: Sendable {
             progress(done.bodies, totals.bodies, done.bytes, totals.bytes)
         }
     }
+}
+
+/// The bodies of a group in the order the workers take them, each taken once: workers take the
+/// next as they free up (a fixed share would leave one with the long bodies while the others wait).
+final class BodyQueue: Sendable {
+    private let order: [Int]
+    /// Bytes of the bodies from each position of `order` to its end.
+    private let bytesFrom: [UInt64]
+    private let taken = Atomic<Int>(0)
+    /// Workers taking from the queue.
+    let workers: Int
+
+    init(_ bodies: [BodyEntry], order: [Int], workers: Int) {
+        self.order = order
+        self.workers = workers
+        var sums = [UInt64](repeating: 0, count: order.count + 1)
+        for position in order.indices.reversed() { sums[position] = sums[position + 1] &+ bodies[order[position]].length }
+        bytesFrom = sums
+    }
+
+    /// The next body to check (its position in the group), or nil when all are taken.
+    func next() -> Int? {
+        let position = taken.add(1, ordering: .relaxed).oldValue
+        return position < order.count ? order[position] : nil
+    }
+
+    /// Bytes of the bodies not yet taken.
+    var bytesLeft: UInt64 { bytesFrom[min(taken.load(ordering: .relaxed), order.count)] }
 }
 
 /// The body checks running in the background: signalled when done, with what they found.

@@ -1,7 +1,10 @@
 extension Verification {
     /// `pages`: every page of both trees and the metadata page is read (digest, codec, bounds,
     /// type, structure; spec §5). The pages below a page that fails are not read.
-    func checkPages() {
+    ///
+    /// - Parameter bodyTreeRead: called once the metadata page and the body tree are read, before
+    ///   the record tree is (the body checks need only those).
+    func checkPages(bodyTreeRead: () -> Void = {}) {
         let trailer = reader.trailer
         addExtent(trailer.metadata)
         do {
@@ -11,6 +14,7 @@ extension Verification {
             add("pages", error)
         }
         for (tree, root) in [(Page.Tree.bodies, trailer.bodyRoot), (.records, trailer.recordRoot)] {
+            if tree == .records { bodyTreeRead() }
             addExtent(root)
             walk(root, tree, isRoot: true)
         }

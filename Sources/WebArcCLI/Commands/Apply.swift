@@ -5,6 +5,7 @@ import WebArcCLISupport
 
 struct Apply: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "apply",
         abstract: "Apply an update archive: write the new archive it names, byte for byte.",
         discussion: """
               webarc apply site-1.webarc site-1-to-2.webarc -o site-2.webarc

@@ -7,6 +7,7 @@ import WebArcCLISupport
 /// them doubled the start-up of every other command, so they live in their own binary.
 struct Capture: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "capture",
         abstract: "Record pages from a running site into one archive.",
         discussion: """
             Runs the companion webarc-capture binary, built with webarc and found next to it or on \

@@ -5,6 +5,7 @@ import WebArcReplay
 
 struct Cat: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "cat",
         abstract: "Write the body stored for a URL to stdout.",
         discussion: """
             The URL is matched by its canonical form (case of scheme and host, default port, \

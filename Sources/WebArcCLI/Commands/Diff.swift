@@ -5,6 +5,7 @@ import WebArcCLISupport
 
 struct Diff: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "diff",
         abstract: "Write an update archive: only what changed from an old archive to a new one.",
         discussion: """
               webarc diff site-1.webarc site-2.webarc -o site-1-to-2.webarc

@@ -5,6 +5,7 @@ import WebArcInterop
 
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "export",
         abstract: "Export an archive as WARC, HAR or a Safari web archive.",
         discussion: """
             warc writes WARC 1.1 with one gzip member per record, request and response records, \

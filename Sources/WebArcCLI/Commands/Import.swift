@@ -6,6 +6,7 @@ import WebArcInterop
 
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "import",
         abstract: "Import WARC, HAR and Safari web archive files into one archive.",
         discussion: """
             Each input's kind is told from its content: WARC 1.0 or 1.1 (plain, gzip per record or \

@@ -5,6 +5,7 @@ import WebArcCLISupport
 
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "info",
         abstract: "Describe an archive: version, features, records, bodies, sizes and ratios.",
         discussion: """
               webarc info site.webarc

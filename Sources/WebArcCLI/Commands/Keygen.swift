@@ -5,6 +5,7 @@ import WebArcCLISupport
 
 struct Keygen: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "keygen",
         abstract: "Make an Ed25519 key pair for signing archives.",
         discussion: """
             Writes NAME.key, the private key (mode 0600: keep it secret, it signs releases), and \

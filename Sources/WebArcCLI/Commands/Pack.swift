@@ -5,6 +5,7 @@ import WebArcCLISupport
 
 struct Pack: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "pack",
         abstract: "Pack a folder holding a website into one archive.",
         discussion: """
             Every file becomes a GET response at the base URL plus its path, with Content-Type, \

@@ -6,6 +6,7 @@ import WebArcRefresh
 
 struct Refresh: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "refresh",
         abstract: "Ask the live site about an archive's responses and write what changed as an update.",
         discussion: """
               webarc refresh site.webarc -o site-refresh.webarc --older-than 2d

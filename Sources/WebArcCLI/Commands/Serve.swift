@@ -7,6 +7,7 @@ import WebArcServer
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "serve",
         abstract: "Serve archives over HTTP for a browser with no network.",
         discussion: """
               webarc serve site.webarc &  chromium --kiosk http://127.0.0.1:8080/

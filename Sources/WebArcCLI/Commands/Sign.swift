@@ -5,6 +5,7 @@ import WebArcCLISupport
 
 struct Sign: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "sign",
         abstract: "Sign an archive with a private key.",
         discussion: """
             Adds an Ed25519 signature block after the archive, or replaces the one by the same key; \

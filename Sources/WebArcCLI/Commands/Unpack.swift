@@ -5,6 +5,7 @@ import WebArcCLISupport
 
 struct Unpack: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "unpack",
         abstract: "Write every response body of an archive to files under a folder.",
         discussion: """
             Paths follow the URLs: one origin unpacks at the folder's top, several get a folder per \

@@ -6,6 +6,7 @@ import WebArcRemote
 
 struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "verify",
         abstract: "Check an archive's structure and every body.",
         discussion: """
             Runs the spec's checks in order: open (lead and trailer), pages (every page's SHA-256 \

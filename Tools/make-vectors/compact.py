@@ -15,6 +15,7 @@ import ctypes
 import hashlib
 import struct
 
+import zstdblock
 from canonical import canonical_key
 from layers import layered_view_by_key, positions
 from webarc_reader import Archive, Stack, WebarcError, dump_archive, parse_object, read_leb128
@@ -26,34 +27,7 @@ MAX_BASES = 255
 MAX_SECTION = 1 << 27          # decoded bytes of a frame, and of a frame's dictionary
 FRAME_LEVEL = 22
 
-_lib = ctypes.CDLL("libzstd.so.1")
-_S = ctypes.c_size_t
-_lib.ZSTD_createCCtx.restype = ctypes.c_void_p
-_lib.ZSTD_freeCCtx.argtypes = [ctypes.c_void_p]
-_lib.ZSTD_CCtx_setParameter.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
-_lib.ZSTD_CCtx_setParameter.restype = _S
-_lib.ZSTD_CCtx_refPrefix.argtypes = [ctypes.c_void_p, ctypes.c_char_p, _S]
-_lib.ZSTD_CCtx_refPrefix.restype = _S
-_lib.ZSTD_compress2.argtypes = [ctypes.c_void_p, ctypes.c_char_p, _S, ctypes.c_char_p, _S]
-_lib.ZSTD_compress2.restype = _S
-_lib.ZSTD_compressBound.argtypes = [_S]
-_lib.ZSTD_compressBound.restype = _S
-_lib.ZSTD_createDCtx.restype = ctypes.c_void_p
-_lib.ZSTD_freeDCtx.argtypes = [ctypes.c_void_p]
-_lib.ZSTD_DCtx_refPrefix.argtypes = [ctypes.c_void_p, ctypes.c_char_p, _S]
-_lib.ZSTD_DCtx_refPrefix.restype = _S
-_lib.ZSTD_DCtx_setParameter.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
-_lib.ZSTD_DCtx_setParameter.restype = _S
-_lib.ZSTD_decompressDCtx.argtypes = [ctypes.c_void_p, ctypes.c_char_p, _S, ctypes.c_char_p, _S]
-_lib.ZSTD_decompressDCtx.restype = _S
-_lib.ZSTD_isError.argtypes = [_S]
-_lib.ZSTD_isError.restype = ctypes.c_uint
-_lib.ZSTD_getFrameContentSize.argtypes = [ctypes.c_char_p, _S]
-_lib.ZSTD_getFrameContentSize.restype = ctypes.c_ulonglong
-_lib.ZSTD_findFrameCompressedSize.argtypes = [ctypes.c_char_p, _S]
-_lib.ZSTD_findFrameCompressedSize.restype = _S
-_lib.ZSTD_getDictID_fromFrame.argtypes = [ctypes.c_char_p, _S]
-_lib.ZSTD_getDictID_fromFrame.restype = ctypes.c_uint
+_lib = zstdblock.libzstd
 
 
 class CompactError(WebarcError):
@@ -100,7 +74,7 @@ def decompress(frame: bytes, dictionary: bytes, at: int, section: str) -> bytes:
     """The frame's content, checked as the spec says before anything is allocated."""
     def bad(why):
         return CompactError("bad-compact", at, f"{section} frame at {at}: {why}")
-    if len(frame) < 4 or struct.unpack_from("<I", frame)[0] != 0xFD2FB528:
+    if len(frame) < 4 or struct.unpack_from("<I", frame)[0] != zstdblock.FRAME_MAGIC:
         raise bad("not a Zstandard frame")
     size = _lib.ZSTD_findFrameCompressedSize(frame, len(frame))
     if _lib.ZSTD_isError(size) or size != len(frame):

@@ -32,6 +32,21 @@ _lib.ZSTD_findFrameCompressedSize.argtypes = [ctypes.c_char_p, _size]
 _lib.ZSTD_findFrameCompressedSize.restype = _size
 _lib.ZSTD_getDictID_fromFrame.argtypes = [ctypes.c_char_p, _size]
 _lib.ZSTD_getDictID_fromFrame.restype = ctypes.c_uint
+# The advanced API that compact updates use (a raw-content prefix, parameters; compact.py).
+_lib.ZSTD_CCtx_setParameter.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
+_lib.ZSTD_CCtx_setParameter.restype = _size
+_lib.ZSTD_CCtx_refPrefix.argtypes = [ctypes.c_void_p, ctypes.c_char_p, _size]
+_lib.ZSTD_CCtx_refPrefix.restype = _size
+_lib.ZSTD_compress2.argtypes = [ctypes.c_void_p, ctypes.c_char_p, _size, ctypes.c_char_p, _size]
+_lib.ZSTD_compress2.restype = _size
+_lib.ZSTD_DCtx_refPrefix.argtypes = [ctypes.c_void_p, ctypes.c_char_p, _size]
+_lib.ZSTD_DCtx_refPrefix.restype = _size
+_lib.ZSTD_DCtx_setParameter.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
+_lib.ZSTD_DCtx_setParameter.restype = _size
+_lib.ZSTD_decompressDCtx.argtypes = [ctypes.c_void_p, ctypes.c_char_p, _size, ctypes.c_char_p, _size]
+_lib.ZSTD_decompressDCtx.restype = _size
+
+libzstd = _lib                               # the declared library, shared with compact.py
 
 FRAME_MAGIC = 0xFD2FB528                     # RFC 8878 §3.1.1, little-endian at the frame's start
 DICTIONARY_MAGIC = b"\x37\xa4\x30\xec"       # a Zstandard dictionary starts with these bytes

@@ -35,8 +35,8 @@ public struct InsertionOrder: Equatable, Sendable {
     public func encoded() -> [UInt8] {
         var bytes: [UInt8] = []
         for run in runs {
-            Self.appendLEB128(run.start, to: &bytes)
-            Self.appendLEB128(run.length, to: &bytes)
+            LEB128.append(run.start, to: &bytes)
+            LEB128.append(run.length, to: &bytes)
         }
         return bytes
     }
@@ -86,25 +86,13 @@ public struct InsertionOrder: Equatable, Sendable {
         public var description: String { "insertion order: \(reason)" }
     }
 
-    static func appendLEB128(_ value: UInt64, to bytes: inout [UInt8]) {
-        var value = value
-        repeat {
-            let low = UInt8(value & 0x7F)
-            value >>= 7
-            bytes.append(value == 0 ? low : low | 0x80)
-        } while value != 0
-    }
-
+    /// One integer of the runs, its failure worded as an order problem.
     static func readLEB128(_ bytes: [UInt8], _ index: inout Int) throws -> UInt64 {
-        var value: UInt64 = 0
-        for shift in stride(from: 0, to: 70, by: 7) {
-            guard index < bytes.count else { throw Problem(reason: "an integer runs past the end") }
-            let byte = bytes[index]
-            index += 1
-            guard shift < 63 || UInt64(byte & 0x7F) <= 1 else { throw Problem(reason: "an integer over 64 bits at byte \(index - 1)") }
-            value |= UInt64(byte & 0x7F) << UInt64(shift)
-            if byte & 0x80 == 0 { return value }
+        switch LEB128.read(bytes, &index) {
+        case .success(let value): return value
+        case .failure(.pastEnd): throw Problem(reason: "an integer runs past the end")
+        case .failure(.over64Bits): throw Problem(reason: "an integer over 64 bits at byte \(index - 1)")
+        case .failure(.tooLong): throw Problem(reason: "an integer longer than 10 bytes at byte \(index)")
         }
-        throw Problem(reason: "an integer longer than 10 bytes at byte \(index)")
     }
 }

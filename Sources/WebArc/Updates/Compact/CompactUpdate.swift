@@ -119,19 +119,14 @@ struct CompactCursor {
     /// A LEB128 integer of at most 10 bytes, at most `bound`.
     mutating func number(_ what: String, bound: UInt64) throws -> Int {
         let start = position
-        var value: UInt64 = 0
-        for shift in stride(from: 0, to: 70, by: 7) {
-            guard position < bytes.count else { throw problem("\(what): the integer runs past the end", at: start) }
-            let byte = bytes[position]
-            position += 1
-            guard shift < 63 || byte & 0x7F <= 1 else { throw problem("\(what): an integer over 64 bits", at: start) }
-            value |= UInt64(byte & 0x7F) << UInt64(shift)
-            if byte & 0x80 == 0 {
-                guard value <= bound else { throw problem("\(what) \(value) is over its bound \(bound)", at: start) }
-                return Int(value)
-            }
+        switch LEB128.read(bytes, &position) {
+        case .success(let value):
+            guard value <= bound else { throw problem("\(what) \(value) is over its bound \(bound)", at: start) }
+            return Int(value)
+        case .failure(.pastEnd): throw problem("\(what): the integer runs past the end", at: start)
+        case .failure(.over64Bits): throw problem("\(what): an integer over 64 bits", at: start)
+        case .failure(.tooLong): throw problem("\(what): an integer longer than 10 bytes", at: start)
         }
-        throw problem("\(what): an integer longer than 10 bytes", at: start)
     }
 
     /// The next `count` bytes' range.
@@ -168,5 +163,5 @@ struct CompactCursor {
 
 /// LEB128 writing for the compact form.
 extension Array where Element == UInt8 {
-    mutating func appendLEB128(_ value: Int) { InsertionOrder.appendLEB128(UInt64(value), to: &self) }
+    mutating func appendLEB128(_ value: Int) { LEB128.append(UInt64(value), to: &self) }
 }

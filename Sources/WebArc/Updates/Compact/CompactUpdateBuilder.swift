@@ -76,7 +76,9 @@ public struct CompactUpdateBuilder {
         try state.indexFirstBodies()
         let similar = SimilarBodies(stack: old, groups: base.groups)
 
-        var touched: [(key: String, entries: [ArchiveEntry], changed: Int?)] = []
+        // Each touched key with its changed base key, or for an added key its hint (§3: the base
+        // key right before it, where the walk stands), whose records are its dictionary.
+        var touched: [(key: String, entries: [ArchiveEntry], changed: Int?, dictionary: Int?)] = []
         var dropped: [Int] = []
         var next = 0
         var index: [UInt8] = []
@@ -98,11 +100,11 @@ public struct CompactUpdateBuilder {
                 }
                 tags.appendLEB128(2 * (ordinal - lastChanged - 1))
                 lastChanged = ordinal
-                touched.append((group.key, group.entries, ordinal))
+                touched.append((group.key, group.entries, ordinal, ordinal))
                 state.summary.changedKeys += 1
             } else {
                 tags.appendLEB128(2 * next + 1)
-                touched.append((group.key, group.entries, nil))
+                touched.append((group.key, group.entries, nil, next > 0 ? next - 1 : nil))
                 state.summary.addedKeys += 1
             }
         }
@@ -119,9 +121,8 @@ public struct CompactUpdateBuilder {
 
         var dictionaryObjects: [UInt8] = []
         var dictionaryHeaders: [UInt8] = []
-        for (position, key) in touched.enumerated() {
-            let dictionaryKey = key.changed ?? touchedHint(base, key.key)
-            if let dictionaryKey {
+        for key in touched {
+            if let dictionaryKey = key.dictionary {
                 let (objects, headers) = base.compactRecords(ofKey: dictionaryKey)
                 dictionaryObjects += objects
                 dictionaryHeaders += headers
@@ -133,7 +134,6 @@ public struct CompactUpdateBuilder {
                 guard case .response(let response) = entry.record else { continue }
                 try state.addBody(response, of: new, changedKey: key.changed, similar: similar)
             }
-            _ = position
         }
         var records = try new.metadataObjectBytes()
         let appendix = try new.appendixBytes()
@@ -169,18 +169,6 @@ public struct CompactUpdateBuilder {
         }
         summary.bytes = out.count
         return (out, summary)
-    }
-
-    /// An added key's hint (§3): the base key right before it, if any.
-    private func touchedHint(_ base: CompactBaseView, _ key: String) -> Int? {
-        let bytes = Array(key.utf8)
-        var low = 0
-        var high = base.keys.count
-        while low < high {
-            let middle = (low + high) / 2
-            if KeyOrder.less(Array(base.keys[middle].utf8), bytes) { low = middle + 1 } else { high = middle }
-        }
-        return low > 0 ? low - 1 : nil
     }
 
     /// Whether the new archive's records of a key equal the base view's (each base record in its layer).

@@ -104,6 +104,10 @@ final class RemoteClient: Sendable {
                 timeout: .init(connect: .nanoseconds(Int64(key.connect * 1e9)), read: .nanoseconds(Int64(key.read * 1e9))),
                 decompression: .disabled)
             if key.http1Only { settings.httpVersion = .http1Only }
+            // The pool's own retries wait out the whole connect timeout before reporting anything,
+            // so an untrusted certificate took 10 s and a refused connection 54 s (five attempts):
+            // a failed attempt fails at once here, and `attempt` retries what is worth retrying.
+            settings.connectionPool.retryConnectionEstablishment = false
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: settings)
             clients[key] = client
             return client
@@ -214,10 +218,31 @@ final class RemoteClient: Sendable {
         }
         if let error = error as? NIOSSLError {
             if case .uncleanShutdown = error { return .connection(url: url, reason: "TLS connection closed early") }
-            return .tls(url: url, reason: "\(error)")
+            return .tls(url: url, reason: tlsReason(error))
         }
-        if error is BoringSSLError || error is NIOSSLExtraError { return .tls(url: url, reason: "\(error)") }
+        if error is BoringSSLError || error is NIOSSLExtraError { return .tls(url: url, reason: tlsReason(error)) }
+        if let error = error as? IOError { return .connection(url: url, reason: connectionReason(error.errnoCode)) }
+        if let error = error as? NIOConnectionError, let first = error.connectionErrors.first {
+            if let io = first.error as? IOError { return .connection(url: url, reason: connectionReason(io.errnoCode)) }
+            return .connection(url: url, reason: "\(first.error)")
+        }
         return .connection(url: url, reason: "\(error)")
+    }
+
+    /// BoringSSL's reason code (`CERTIFICATE_VERIFY_FAILED`) with what it means for the user,
+    /// instead of the library's nested error dump; the dump when it names no code.
+    static func tlsReason(_ error: any Error) -> String {
+        let text = "\(error)"
+        guard let code = text.firstMatch(of: /OPENSSL_internal:([A-Z0-9_]+)/)?.1 else { return text }
+        switch code {
+        case "CERTIFICATE_VERIFY_FAILED": return "the server's certificate is not trusted (CERTIFICATE_VERIFY_FAILED)"
+        default: return String(code)
+        }
+    }
+
+    /// The system's words for a failed connection (`connection refused`), with its errno.
+    static func connectionReason(_ code: CInt) -> String {
+        "\(String(cString: strerror(code)).lowercased()) (errno \(code))"
     }
 
     static func isRetryable(_ error: RemoteError) -> Bool {

@@ -210,14 +210,32 @@ struct HTTPByteSourceTests {
         defer { server.stop() }
         let reader = try ArchiveReader(url: server.url, configuration: testConfiguration())
         #expect(try remoteBody(reader, Fixture.bigURL) == Fixture.body(Fixture.bigURL))
-        var untrusted = testConfiguration(retries: 0)
+        var untrusted = testConfiguration(retries: 3)
         untrusted.trustRoots = .certificates([])
+        let started = Date()
         #expect {
             _ = try ArchiveReader(url: server.url, configuration: untrusted)
         } throws: { error in
-            guard case .tls? = error as? RemoteError else { return false }
-            return true
+            guard case .tls(_, let reason)? = error as? RemoteError else { return false }
+            return reason.contains("not trusted")
         }
+        // Refused at the handshake, not retried until the 5 s connect timeout.
+        #expect(Date().timeIntervalSince(started) < 2.5)
+    }
+
+    @Test("a port nobody listens on fails at once as a refused connection, after the configured retries")
+    func refusedConnection() throws {
+        let server = try RangeServer(file: Fixture.archive.bytes)
+        let url = server.url
+        server.stop()
+        let started = Date()
+        #expect {
+            _ = try HTTPByteSource(url: url, configuration: testConfiguration(retries: 2))
+        } throws: { error in
+            guard case .connection(_, let reason)? = error as? RemoteError else { return false }
+            return reason.contains("refused")
+        }
+        #expect(Date().timeIntervalSince(started) < 2.5)
     }
 
     @Test("a redirect is followed once: later requests go where it led")

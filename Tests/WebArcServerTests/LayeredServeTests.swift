@@ -30,7 +30,7 @@ import WebArc
         let old = try Self.release(1, in: folder)
         let new = try Self.release(2, in: folder)
         let stack = try LayerStack([try ArchiveReader(path: old)])
-        try UpdateBuilder(old: stack, new: try ArchiveReader(path: new)).write(to: folder.file("u.webarc"))
+        _ = try UpdateBuilder(old: stack, new: try ArchiveReader(path: new)).write(to: folder.file("u.webarc"))
         #expect(try ArchiveReader(path: folder.file("u.webarc")).trailer.requiredFeatures.contains(.deltaCodec))
 
         let serving = try ServeCommandTests.Serving([folder.file("u.webarc"), old, "--port", "0", "--quiet"])

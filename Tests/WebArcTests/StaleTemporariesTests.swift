@@ -67,16 +67,21 @@ import Testing
         #expect(left == expected)
     }
 
-    @Test("an OutputFile sweeps its folder before it writes, and names its temporary with its PID and host")
+    @Test("an OutputFile sweeps its folder while it writes, done by its rename or discard, and names its temporary with its PID and host")
     func outputFileSweeps() throws {
         let folder = try TemporaryFolder()
-        let stale = folder.file(".old.webarc.tmp-\(try Self.deadPID())-\(StaleTemporaries.host)-AbC123")
-        #expect(FileManager.default.createFile(atPath: stale, contents: Data("partial".utf8)))
-        let file = try OutputFile(targetPath: folder.file("new.webarc"), overwrite: false)
-        #expect(!FileManager.default.fileExists(atPath: stale))
-        #expect(StaleTemporaries.writer(ofTemporaryNamed: (file.temporaryPath as NSString).lastPathComponent)
-            == .process(pid: getpid(), host: StaleTemporaries.host))
-        file.discard()
+        for (target, ends) in [("new.webarc", "commit"), ("dropped.webarc", "discard")] {
+            let stale = folder.file(".old-\(ends).webarc.tmp-\(try Self.deadPID())-\(StaleTemporaries.host)-AbC123")
+            #expect(FileManager.default.createFile(atPath: stale, contents: Data("partial".utf8)))
+            let file = try OutputFile(targetPath: folder.file(target), overwrite: false)
+            #expect(StaleTemporaries.writer(ofTemporaryNamed: (file.temporaryPath as NSString).lastPathComponent)
+                == .process(pid: getpid(), host: StaleTemporaries.host))
+            try file.append(Array("bytes".utf8))
+            if ends == "commit" { try file.commit(overwrite: false) } else { file.discard() }
+            #expect(!FileManager.default.fileExists(atPath: stale), "swept by the \(ends)")
+            #expect(FileManager.default.fileExists(atPath: file.temporaryPath) == false)
+        }
+        #expect(try Set(FileManager.default.contentsOfDirectory(atPath: folder.path)) == ["new.webarc"])
     }
 
     @Test("an intermediate file (pack --base's new archive, diff's check) is named so the sweep knows its writer")

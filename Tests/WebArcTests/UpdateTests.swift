@@ -48,7 +48,7 @@ import Testing
         func pack(in scratch: TemporaryFolder, as name: String) throws -> String {
             let folder = scratch.file(name + "-site")
             try write(to: folder)
-            try SitePacker(options: .init()).pack(folder: folder, to: scratch.file(name + ".webarc"))
+            _ = try SitePacker(options: .init()).pack(folder: folder, to: scratch.file(name + ".webarc"))
             return scratch.file(name + ".webarc")
         }
     }

@@ -22,7 +22,7 @@ struct ZstdBodyTests {
         var options = SitePacker.Options(zstdLevel: zstdLevel)
         options.workers = workers
         if let streamingThreshold { options.streamingThreshold = streamingThreshold }
-        try SitePacker(options: options).pack(folder: folder, to: path)
+        _ = try SitePacker(options: options).pack(folder: folder, to: path)
     }
 
     @Test("pages with a dictionary become codec 3 against the anchor's last chunk in the same archive; anchors, media and duplicates do not; all reads back and verifies")
@@ -152,7 +152,7 @@ struct ZstdBodyTests {
         try Self.pack(scratch.file("v2-site"), to: new, zstdLevel: 5)
         #expect(try ArchiveReader(path: new).trailer.requiredFeatures.contains(.deltaCodec))
         let stack = try LayerStack([try ArchiveReader(path: old)])
-        try UpdateBuilder(old: stack, new: try ArchiveReader(path: new)).write(to: scratch.file("u.webarc"))
+        _ = try UpdateBuilder(old: stack, new: try ArchiveReader(path: new)).write(to: scratch.file("u.webarc"))
         try UpdateApplier(stack: try LayerStack([try ArchiveReader(path: scratch.file("u.webarc")), try ArchiveReader(path: old)]))
             .write(to: scratch.file("again.webarc"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.file("again.webarc"))) == Data(contentsOf: URL(fileURLWithPath: new)))
@@ -164,7 +164,7 @@ struct ZstdBodyTests {
         let newer = scratch.file("v3.webarc")
         try Self.pack(scratch.file("v3-site"), to: newer, zstdLevel: 5)
         let base = try LayerStack([try ArchiveReader(path: new)])
-        try UpdateBuilder(old: base, new: try ArchiveReader(path: newer)).write(to: scratch.file("u2.webarc"))
+        _ = try UpdateBuilder(old: base, new: try ArchiveReader(path: newer)).write(to: scratch.file("u2.webarc"))
         let summary = try UpdateApplier(stack: try LayerStack([try ArchiveReader(path: scratch.file("u2.webarc")), try ArchiveReader(path: new)]))
             .write(to: scratch.file("again3.webarc"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.file("again3.webarc"))) == Data(contentsOf: URL(fileURLWithPath: newer)))

@@ -9,7 +9,7 @@ import Darwin
 /// to clean up).
 ///
 /// A temporary file is `.NAME.tmp-PID-HOST-XXXXXX` beside its target (`HOST`: up to 16 letters and
-/// digits of the host name). Before an ``OutputFile`` creates one, it sweeps its folder and removes
+/// digits of the host name). When an ``OutputFile`` creates one, it sweeps its folder and removes
 /// each regular file of this naming, owned by this user, that
 /// - was made on this host by a process that no longer exists (`kill(PID, 0)` says `ESRCH`), or
 /// - was not modified for ``maximumAge`` (its PID may have been reused, or it is another host's),
@@ -70,6 +70,8 @@ enum StaleTemporaries {
         guard let folder = opendir(directory) else { return }
         defer { closedir(folder) }
         while let entry = readdir(folder) {
+            // Most entries of a busy folder are not hidden: skip them before making a String.
+            guard entry.pointee.d_name.0 == CChar(UInt8(ascii: ".")) else { continue }
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }

@@ -18,6 +18,27 @@ extension ArchiveReader {
         try self.init(source: source, path: url)
     }
 
+    /// Opens the archive being downloaded by `source`, for a reader that reads all of it (`unpack`,
+    /// `export`, `apply`): once it opened from the first round trip, the rest of the file is
+    /// fetched at once (the pages first), so every byte crosses the network once, in long
+    /// transfers, instead of a request per body.
+    ///
+    /// ```swift
+    /// let reader = try ArchiveReader(download: try DownloadedByteSource(url: url), path: url)
+    /// ```
+    ///
+    /// - Throws: as ``WebArc/ArchiveReader/init(source:path:)``; the download is stopped then.
+    public convenience init(download source: DownloadedByteSource, path: String) throws {
+        do {
+            try self.init(source: source, path: path)
+        } catch {
+            // Not an archive (or not one this reader opens): the stream need not go on.
+            source.cancel()
+            throw error
+        }
+        source.fetchRest(first: trailer.bodyDataEnd..<source.size)
+    }
+
     /// Opens `location`: an `http(s)://` URL over the network, anything else as a local path.
     ///
     /// - Parameter mapped: for a local file, map it (see ``WebArc/ArchiveReader/init(path:mapped:)``).
@@ -48,15 +69,7 @@ public enum RemoteVerifier {
     ) throws -> (report: VerificationReport, trust: TrustDecision?) {
         let source = try DownloadedByteSource(url: url, configuration: configuration)
         // A transfer that fails under the open throws its own error from the read.
-        let reader: ArchiveReader
-        do {
-            reader = try ArchiveReader(source: source, path: url)
-        } catch {
-            // Not an archive (or not one this reader opens): the stream need not go on.
-            source.cancel()
-            throw error
-        }
-        source.fetchRest(first: reader.trailer.bodyDataEnd..<source.size)
+        let reader = try ArchiveReader(download: source, path: url)
         let result = policy.map { ArchiveVerifier.verify(reader, trusting: $0, progress: progress) }
             ?? (ArchiveVerifier.verify(reader, progress: progress), nil)
         try source.finish()

@@ -307,14 +307,22 @@ struct RemoteIntegrationTests {
         let verify = try runWebarc(["verify", server.url, "--quiet"], environment: environment)
         #expect(verify.status == 0, "\(verify.stderr)")
         let folder = try TemporaryFolder()
+        // export and unpack read every body: the file is downloaded once (a stream from its start
+        // and its tail), not fetched a body per request.
+        server.resetLog()
         let export = try runWebarc(["export", server.url, "--format", "har", "-o", folder.file("site.har"), "--quiet"], environment: environment)
         #expect(export.status == 0, "\(export.stderr)")
+        #expect(server.requests.count <= 3, "export made \(server.requests.count) requests")
         let har = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder.file("site.har")))) as? [String: Any]
         #expect(((har?["log"] as? [String: Any])?["entries"] as? [Any])?.count == Fixture.archive.urls.count)
+        server.resetLog()
         let unpack = try runWebarc(["unpack", server.url, "-o", folder.file("site"), "--quiet"], environment: environment)
         #expect(unpack.status == 0, "\(unpack.stderr)")
+        #expect(server.requests.count <= 3, "unpack made \(server.requests.count) requests")
         let unpacked = try FileManager.default.subpathsOfDirectory(atPath: folder.file("site"))
         #expect(unpacked.contains { $0.hasSuffix("video.bin") })
+        let video = unpacked.first { $0.hasSuffix("video.bin") }!
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: folder.file("site/" + video)))) == (try Fixture.body(Fixture.bigURL)))
         let missing = try runWebarc(["cat", "https://127.0.0.1:\(server.port)/missing.webarc", Fixture.firstURL], environment: environment)
         #expect(missing.status == 66 && missing.stderr.contains("not found (HTTP 404)"))
         // NIO ignores SIGPIPE once it opens a socket; a closed stdout still ends webarc by SIGPIPE

@@ -50,7 +50,7 @@ import Testing
         }
         try compact([old], new, to: scratch.file("u.webarcu"))
         try apply(scratch.file("u.webarcu"), over: [old], to: scratch.file("v2-applied.webarc"))
-        try UpdateBuilder(old: try stack([old]), new: try ArchiveReader(path: scratch.file("v2-applied.webarc")))
+        _ = try UpdateBuilder(old: try stack([old]), new: try ArchiveReader(path: scratch.file("v2-applied.webarc")))
             .write(to: scratch.file("u-expanded.webarc"))
         #expect(try bytes(scratch.file("u-expanded.webarc")) == bytes(scratch.file("u.webarc")))
     }
@@ -169,7 +169,7 @@ import Testing
         let old = try first.pack(in: scratch, as: "v1")
         let new = try second.pack(in: scratch, as: "v2")
         let summary = try compact([old], new, to: scratch.file("u.webarcu"))
-        try UpdateBuilder(old: try stack([old]), new: try ArchiveReader(path: new)).write(to: scratch.file("u.webarc"))
+        _ = try UpdateBuilder(old: try stack([old]), new: try ArchiveReader(path: new)).write(to: scratch.file("u.webarc"))
         let layer = try bytes(scratch.file("u.webarc")).count
         #expect(summary.changedKeys >= 30 && summary.newBodies >= 30, "\(summary)")
         #expect(summary.bytes * 10 < layer, "compact \(summary.bytes), update archive \(layer)")

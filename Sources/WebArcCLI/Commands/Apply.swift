@@ -58,12 +58,14 @@ struct Apply: ParsableCommand {
     func run() throws {
         let started = Date()
         let update = archives.last!
-        if CompactUpdate.isCompact(path: update) {
-            try runCompact(update: update, started: started)
-            return
+        let top: ArchiveReader
+        switch try ArchiveOpening.archiveOrCompactUpdate(update, readingAll: true) {
+        case .archive(let reader): top = reader
+        case .compactUpdate(let source): return try runCompact(update: update, source: source, started: started)
         }
         guard !layer else { throw CommandFailure("--layer is for a compact update; \(update) is an update archive already", code: ExitCodes.usage) }
-        let stack = try ArchiveOpening.stack([update] + archives.dropLast())
+        let bases = try archives.dropLast().map { try ArchiveOpening.open($0, readingAll: true) }
+        let stack = try withFile(update) { try LayerStack([top] + bases) }
         if let policy = try trust.policy() {
             do {
                 _ = try stack.top.checkTrust(policy)
@@ -95,8 +97,8 @@ struct Apply: ParsableCommand {
 
 extension Apply {
     /// A compact update: the new archive, or with --layer the update archive, from the bases.
-    private func runCompact(update: String, started: Date) throws {
-        let bases = try ArchiveOpening.stack(Array(archives.dropLast()))
+    private func runCompact(update: String, source: any ByteSource, started: Date) throws {
+        let bases = try withFile(archives[0]) { try LayerStack(archives.dropLast().map { try ArchiveOpening.open($0, readingAll: true) }) }
         if !force && FileManager.default.fileExists(atPath: output) {
             throw CommandFailure(WebArcError.outputExists(path: output))
         }
@@ -106,7 +108,7 @@ extension Apply {
         defer { if !direct { try? FileManager.default.removeItem(atPath: newPath) } }
         let progress = ProgressReporter(label: "applying", quiet: quiet, unit: "records")
         let summary = try withFile(update) {
-            try CompactApplier(update: update, bases: bases).write(to: newPath, overwrite: true) { done, total in
+            try CompactApplier(update: update, source: source, bases: bases).write(to: newPath, overwrite: true) { done, total in
                 progress.update(items: done, totalItems: total, bytes: 0, totalBytes: 0)
             }
         }
@@ -124,11 +126,11 @@ extension Apply {
             _ = try withFile(output) { try UpdateBuilder(old: bases, new: result).write(to: output, overwrite: force) }
             result = try ArchiveOpening.open(output)
         } else if !direct {
-            do {
-                if force && FileManager.default.fileExists(atPath: output) { try FileManager.default.removeItem(atPath: output) }
-                try FileManager.default.moveItem(atPath: newPath, toPath: output)
-            } catch {
-                throw CommandFailure("\(output): cannot create: \(error.localizedDescription)", code: ExitCodes.cannotCreate)
+            // One rename, which replaces an existing output (with --force) in one step: it is the
+            // old file or the new one, never neither (the intermediate file lies beside it).
+            if !force && FileManager.default.fileExists(atPath: output) { throw CommandFailure(WebArcError.outputExists(path: output)) }
+            guard rename(newPath, output) == 0 else {
+                throw CommandFailure("\(output): cannot create: \(String(cString: strerror(errno)))", code: ExitCodes.cannotCreate)
             }
             result = try ArchiveOpening.open(output)
         }

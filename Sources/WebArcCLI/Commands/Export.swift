@@ -44,7 +44,7 @@ struct Export: ParsableCommand {
         let summary: ExportSummary
         do {
             summary = try ArchiveExporter(options: ExportOptions(overwrite: writing.force, page: page))
-                .run(archive: archive, opening: { try ArchiveOpening.reader(archive) }, format: format, output: output)
+                .run(archive: archive, opening: { try ArchiveOpening.reader(archive, readingAll: page == nil) }, format: format, output: output)
         } catch let error as InteropError {
             throw CommandFailure(error.description, code: error.exitCode)
         }

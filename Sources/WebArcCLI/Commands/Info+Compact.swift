@@ -5,8 +5,8 @@ extension Info {
     /// Describes a compact update (Spec/compact-update.md), which is not an archive: what it goes
     /// over and gives, its sections' sizes, and how to use it. Nothing is decoded and no base is
     /// needed; `webarc apply` checks it whole.
-    func describeCompact() throws {
-        let summary = try withFile(archive) { try CompactUpdate.summary(path: archive) }
+    func describeCompact(_ source: any ByteSource) throws {
+        let summary = try withFile(archive) { try CompactUpdate.summary(source: source) }
         let header = summary.header
         let sections = zip(CompactUpdate.sectionNames, summary.sectionBytes)
         if json {

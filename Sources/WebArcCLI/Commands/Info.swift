@@ -25,8 +25,11 @@ struct Info: ParsableCommand {
     var json = false
 
     func run() throws {
-        if CompactUpdate.isCompact(path: archive) { return try describeCompact() }
-        let reader = try ArchiveOpening.open(archive)
+        let reader: ArchiveReader
+        switch try ArchiveOpening.archiveOrCompactUpdate(archive) {
+        case .archive(let opened): reader = opened
+        case .compactUpdate(let source): return try describeCompact(source)
+        }
         var responses = 0
         var redirects = 0
         var tombstones = 0

@@ -34,7 +34,7 @@ struct Unpack: ParsableCommand {
     var quiet = false
 
     func run() throws {
-        let reader = try ArchiveOpening.open(archive)
+        let reader = try ArchiveOpening.open(archive, readingAll: true)
         let progress = ProgressReporter(label: "unpacking", quiet: quiet)
         let summary = try withFile(archive) {
             try SiteUnpacker(overwrite: force).unpack(reader, into: output) { files, total, bytes, totalBytes in

@@ -57,7 +57,7 @@ struct Verify: ParsableCommand {
         let remote = HTTPByteSource.isRemote(archive)
         if !remote {
             do { _ = try FileByteSource(path: archive) } catch let error as WebArcError { throw CommandFailure(error, file: archive) }
-            if CompactUpdate.isCompact(path: archive) { throw ArchiveOpening.compactUpdateGiven(archive, code: ExitCodes.dataError) }
+            if ArchiveOpening.compactUpdate(archive) != nil { throw ArchiveOpening.compactUpdateGiven(archive, code: ExitCodes.dataError) }
         }
         let policy = try trust.policy()
         let progress = ProgressReporter(label: "verifying", quiet: quiet || json, unit: "bodies")
@@ -74,8 +74,12 @@ struct Verify: ParsableCommand {
             // Each byte of a URL is downloaded once (its end, then its pages and body data at
             // once) and checked as it arrives; a transfer that fails is an I/O error (74), not a
             // verdict on the archive.
-            (report, trusted) = try withFile(archive) {
-                try RemoteVerifier.verify(url: archive, configuration: ArchiveOpening.remoteConfiguration, trusting: policy, progress: update)
+            do {
+                (report, trusted) = try withFile(archive) {
+                    try RemoteVerifier.verify(url: archive, configuration: ArchiveOpening.remoteConfiguration, trusting: policy, progress: update)
+                }
+            } catch let failure as CommandFailure where ArchiveOpening.compactUpdate(archive) != nil {
+                throw ArchiveOpening.compactUpdateGiven(archive, code: failure.code)
             }
         } else {
             (report, trusted) = policy.map { ArchiveVerifier.verify(path: archive, trusting: $0, progress: update) }

@@ -8,12 +8,51 @@ import WebArcRemote
 /// Every command that reads an archive takes an `http://` or `https://` URL where it takes a path:
 /// the file is read in place with range requests (``WebArcRemote/HTTPByteSource``).
 enum ArchiveOpening {
-    static func open(_ location: String, mapped: Bool = false, cacheMiB: Int? = nil) throws -> ArchiveReader {
+    /// Opens `location` (see ``reader(_:mapped:cacheMiB:readingAll:)``), its errors as one-line
+    /// failures; a compact update given here is named as such.
+    static func open(_ location: String, mapped: Bool = false, cacheMiB: Int? = nil, readingAll: Bool = false) throws -> ArchiveReader {
         do {
-            return try withFile(location) { try reader(location, mapped: mapped, cacheMiB: cacheMiB) }
-        } catch let failure as CommandFailure where !HTTPByteSource.isRemote(location) && CompactUpdate.isCompact(path: location) {
+            return try withFile(location) { try reader(location, mapped: mapped, cacheMiB: cacheMiB, readingAll: readingAll) }
+        } catch let failure as CommandFailure where compactUpdate(location) != nil {
             throw compactUpdateGiven(location, code: failure.code)
         }
+    }
+
+    /// The compact update at `location` as the source to read it from (a file, or for an
+    /// `http(s)://` URL an ``WebArcRemote/HTTPByteSource``: one request for a small one), or nil
+    /// when `location` is not one or cannot be read.
+    static func compactUpdate(_ location: String) -> (any ByteSource)? {
+        let source: (any ByteSource)? = HTTPByteSource.isRemote(location)
+            ? try? HTTPByteSource(url: location, configuration: remoteConfiguration)
+            : try? FileByteSource(path: location)
+        guard let source, CompactUpdate.isCompact(source: source) else { return nil }
+        return source
+    }
+
+    /// What `location` holds: an archive, or a compact update (found by its magic) to read from
+    /// its source. A URL is opened once for either: read in place by ranges, or with `readingAll`
+    /// (a command that reads every body) downloaded once (``WebArcRemote/DownloadedByteSource``).
+    static func archiveOrCompactUpdate(_ location: String, readingAll: Bool = false) throws -> Opened {
+        guard HTTPByteSource.isRemote(location) else {
+            if let source = compactUpdate(location) { return .compactUpdate(source) }
+            return .archive(try open(location))
+        }
+        return try withFile(location) {
+            if readingAll {
+                let source = try DownloadedByteSource(url: location, configuration: remoteConfiguration)
+                if CompactUpdate.isCompact(source: source) { return .compactUpdate(source) }
+                return .archive(try ArchiveReader(download: source, path: location))
+            }
+            let source = try HTTPByteSource(url: location, configuration: remoteConfiguration)
+            if CompactUpdate.isCompact(source: source) { return .compactUpdate(source) }
+            return .archive(try ArchiveReader(source: source, path: location))
+        }
+    }
+
+    /// An archive opened, or a compact update found instead (``archiveOrCompactUpdate(_:)``).
+    enum Opened {
+        case archive(ArchiveReader)
+        case compactUpdate(any ByteSource)
     }
 
     /// The error for a compact update given where an archive is wanted: how to get one from it.
@@ -24,8 +63,14 @@ enum ArchiveOpening {
             code: code)
     }
 
-    /// The reader of `location` (a path or an `http(s)://` URL), its errors as thrown.
-    static func reader(_ location: String, mapped: Bool = false, cacheMiB: Int? = nil) throws -> ArchiveReader {
+    /// The reader of `location` (a path or an `http(s)://` URL), its errors as thrown. A URL is
+    /// read in place by ranges or, with `readingAll` (a command that reads every body: `unpack`,
+    /// `export`, `apply`), downloaded once, front to back, instead of a request per body (1 068
+    /// requests and 12.9 s for the Python docs at a 20 ms round trip).
+    static func reader(_ location: String, mapped: Bool = false, cacheMiB: Int? = nil, readingAll: Bool = false) throws -> ArchiveReader {
+        if HTTPByteSource.isRemote(location) && readingAll {
+            return try ArchiveReader(download: try DownloadedByteSource(url: location, configuration: remoteConfiguration), path: location)
+        }
         if HTTPByteSource.isRemote(location) {
             var configuration = remoteConfiguration
             if let cacheMiB { configuration.cacheBytes = cacheMiB << 20 }

@@ -14,8 +14,10 @@ import Foundation
 /// archive digest and length before it is renamed into place (`badTarget` otherwise, and nothing is
 /// written), then the target's appendix (the publisher's signatures) follows it.
 public struct CompactApplier {
-    /// The compact update's path.
+    /// The compact update's path, or its name in errors when it is read from ``source``.
     public let update: String
+    /// Where the update is read from when it is not the file at ``update`` (a URL's `HTTPByteSource`).
+    public let source: (any ByteSource)?
     /// The archives it goes over, top first.
     public let bases: LayerStack
     /// Threads reading and coding bodies (0: one per core). The result is the same for any number.
@@ -24,6 +26,16 @@ public struct CompactApplier {
     /// Makes an applier of the compact update at `update` over `bases`.
     public init(update: String, bases: LayerStack) {
         self.update = update
+        source = nil
+        self.bases = bases
+    }
+
+    /// Makes an applier of the compact update read from `source` (named `update` in errors) over
+    /// `bases`: a URL's `HTTPByteSource`, whose validator keeps a file replaced meanwhile from
+    /// being mixed.
+    public init(update: String, source: any ByteSource, bases: LayerStack) {
+        self.update = update
+        self.source = source
         self.bases = bases
     }
 
@@ -31,7 +43,7 @@ public struct CompactApplier {
     ///
     /// - Throws: `badCompact`; `io`.
     public static func header(path: String) throws -> CompactUpdate.Header {
-        try CompactPlan.header(try CompactUpdate.read(path: path)).0
+        try CompactPlan.header(try CompactUpdate.read(source: try FileByteSource(path: path))).0
     }
 
     /// Writes the target to `path` atomically.
@@ -41,7 +53,7 @@ public struct CompactApplier {
     ///   target); ``WebArcError`` for damaged bases or I/O; nothing is left at `path` on failure.
     @discardableResult
     public func write(to path: String, overwrite: Bool = false, progress: ((Int, Int) -> Void)? = nil) throws -> UpdateApplier.Summary {
-        let plan = try CompactPlan(try CompactUpdate.read(path: update), stack: bases, path: update)
+        let plan = try CompactPlan(try CompactUpdate.read(source: try source ?? FileByteSource(path: update)), stack: bases, path: update)
         let recipe = plan.metadata.writer!
         let order: [Int]
         do {

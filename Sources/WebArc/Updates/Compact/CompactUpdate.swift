@@ -61,7 +61,14 @@ public enum CompactUpdate {
     ///
     /// - Throws: `io` when it cannot be read; `badCompact` for a wrong magic, version or layout.
     public static func summary(path: String) throws -> Summary {
-        let bytes = try read(path: path)
+        try summary(source: try FileByteSource(path: path))
+    }
+
+    /// The same for a compact update read from `source` (a file, or a URL's `HTTPByteSource`).
+    ///
+    /// - Throws: as ``summary(path:)``, and what `source` throws reading.
+    public static func summary(source: any ByteSource) throws -> Summary {
+        let bytes = try read(source: source)
         let (header, start) = try CompactPlan.header(bytes)
         let sections = try CompactPlan.sections(bytes, after: start)
         return Summary(header: header, sectionBytes: sections.map(\.count), fileBytes: bytes.count)
@@ -70,15 +77,20 @@ public enum CompactUpdate {
     /// Whether `path` is a regular file that starts with the compact update magic (a FIFO, a
     /// device or a folder is not, and is not opened in a way that could block).
     public static func isCompact(path: String) -> Bool {
-        guard let source = try? FileByteSource(path: path), source.size >= UInt64(magic.count) else { return false }
+        guard let source = try? FileByteSource(path: path) else { return false }
+        return isCompact(source: source)
+    }
+
+    /// Whether `source` starts with the compact update magic (one read of 8 bytes).
+    public static func isCompact(source: any ByteSource) -> Bool {
+        guard source.size >= UInt64(magic.count) else { return false }
         return (try? source.read(at: 0, count: magic.count)) == magic
     }
 
-    /// Reads a compact update file whole, after checking its size against ``maxFileSize``.
+    /// Reads a compact update whole, after checking its size against ``maxFileSize``.
     ///
-    /// - Throws: `io` when it cannot be read; `badCompact` when it is larger than any compact update.
-    static func read(path: String) throws -> [UInt8] {
-        let source = try FileByteSource(path: path)
+    /// - Throws: what `source` throws reading; `badCompact` when it is larger than any compact update.
+    static func read(source: any ByteSource) throws -> [UInt8] {
         guard source.size <= maxFileSize else {
             throw WebArcError.badCompact(
                 offset: source.size, section: "file", position: nil, reason: "\(source.size) bytes is larger than any compact update (\(maxFileSize))")

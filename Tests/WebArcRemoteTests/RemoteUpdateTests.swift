@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+
+/// The fleet's side of an update over the network: a kiosk applies a compact update, or an update
+/// archive, that it fetches from a URL (a CDN), onto a base it holds or reads remotely too.
+@Suite("Updates fetched from a URL")
+struct RemoteUpdateTests {
+    /// Two releases of a small site, packed, and both forms of the update between them.
+    struct Releases {
+        let folder = try! TemporaryFolder()
+        var old: String { folder.file("v1.webarc") }
+        var new: String { folder.file("v2.webarc") }
+        var compact: String { folder.file("u.webarcu") }
+        var layer: String { folder.file("u.webarc") }
+
+        init() throws {
+            var random = SeededGenerator(seed: 21)
+            for (release, changed) in [("v1", -1), ("v2", 3)] {
+                let site = folder.file(release)
+                try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
+                for page in 0..<40 where !(release == "v2" && page == 7) {
+                    let stamp = page == changed || (release == "v2" && page % 5 == 0) ? "release 2" : "release 1"
+                    let text = "<html><body><h1>page \(page)</h1><p>\(stamp)</p>" + String(repeating: "<p>shared text \(page % 4)</p>", count: 200)
+                    try Data(text.utf8).write(to: URL(fileURLWithPath: site + "/page\(page).html"))
+                }
+                if release == "v2" { try Data(random.bytes(3000)).write(to: URL(fileURLWithPath: site + "/added.bin")) }
+                let pack = try runWebarc(["pack", site, "-o", folder.file("\(release).webarc"), "--quiet"], environment: [:])
+                #expect(pack.status == 0, "\(pack.stderr)")
+            }
+            for (output, extra) in [(compact, ["--compact"]), (layer, [])] {
+                let diff = try runWebarc(["diff", old, new, "-o", output, "--quiet"] + extra, environment: [:])
+                #expect(diff.status == 0, "\(diff.stderr)")
+            }
+        }
+
+        func bytes(_ path: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
+    }
+
+    @Test("apply takes a compact update or an update archive by URL, over a local or a remote base, and writes the new release byte for byte")
+    func applyFromURL() throws {
+        let releases = try Releases()
+        let compactServer = try RangeServer(file: try releases.bytes(releases.compact), tls: true)
+        defer { compactServer.stop() }
+        let layerServer = try RangeServer(file: try releases.bytes(releases.layer), tls: true)
+        defer { layerServer.stop() }
+        let baseServer = try RangeServer(file: try releases.bytes(releases.old), tls: true)
+        defer { baseServer.stop() }
+        let environment = ["SSL_CERT_FILE": RangeServer.certificatePath, "PATH": "/usr/bin:/bin"]
+        let expected = try releases.bytes(releases.new)
+        let cases: [(base: String, update: String)] = [
+            (releases.old, compactServer.url), (baseServer.url, compactServer.url), (releases.old, layerServer.url), (baseServer.url, layerServer.url),
+        ]
+        for (index, (base, update)) in cases.enumerated() {
+            let output = releases.folder.file("applied-\(index).webarc")
+            baseServer.resetLog()
+            let apply = try runWebarc(["apply", base, update, "-o", output, "--quiet"], environment: environment)
+            #expect(apply.status == 0, "\(base) + \(update): \(apply.stderr)")
+            let written = try releases.bytes(output)
+            #expect(written == expected, "\(base) + \(update)")
+            // A remote base is read whole, so it is downloaded once instead of a request per body.
+            #expect(baseServer.requests.count <= 3, "\(baseServer.requests.count) requests to the base")
+        }
+        let layered = releases.folder.file("layer.webarc")
+        // The layer names its base by file name, as `diff` was given it: the local one here.
+        let asLayer = try runWebarc(["apply", releases.old, compactServer.url, "--layer", "-o", layered, "--quiet"], environment: environment)
+        #expect(asLayer.status == 0, "\(asLayer.stderr)")
+        let (written, diffed) = (try releases.bytes(layered), try releases.bytes(releases.layer))
+        #expect(written == diffed)
+    }
+
+    @Test("a compact update by URL is described by info, refused over the wrong base, and named as such where an archive is wanted")
+    func compactByURL() throws {
+        let releases = try Releases()
+        let server = try RangeServer(file: try releases.bytes(releases.compact), tls: true)
+        defer { server.stop() }
+        let environment = ["SSL_CERT_FILE": RangeServer.certificatePath, "PATH": "/usr/bin:/bin"]
+        let info = try runWebarc(["info", server.url, "--json"], environment: environment)
+        let fields = try JSONSerialization.jsonObject(with: Data(info.stdout)) as? [String: Any]
+        #expect(info.status == 0 && fields?["kind"] as? String == "compact update", "\(info.stderr)")
+        let compactBytes = try releases.bytes(releases.compact)
+        #expect(fields?["fileBytes"] as? Int == compactBytes.count)
+        let output = releases.folder.file("wrong.webarc")
+        let wrongBase = try runWebarc(["apply", releases.new, server.url, "-o", output], environment: environment)
+        #expect(wrongBase.status == 65 && wrongBase.stderr.contains("do not match the update's bases"), "\(wrongBase.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+        for command in [["ls", server.url], ["cat", server.url, "http://localhost/page1.html"], ["verify", server.url]] {
+            let run = try runWebarc(command, environment: environment)
+            #expect(run.status == 65 && run.stderr.contains("is a compact update, not an archive"), "\(command[0]): \(run.stderr)")
+        }
+    }
+}

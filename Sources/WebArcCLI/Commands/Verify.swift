@@ -67,7 +67,10 @@ struct Verify: ParsableCommand {
         }
         let (report, trusted): (VerificationReport, TrustDecision?)
         if !bases.isEmpty {
-            let top = try ArchiveOpening.stack([archive] + bases).top
+            // Every chunk of the top is read (a URL is downloaded once); of the bases, only the
+            // chunks the top refers to (read by ranges).
+            let layers = try [ArchiveOpening.open(archive, readingAll: true)] + bases.map { try ArchiveOpening.open($0) }
+            let top = try withFile(archive) { try LayerStack(layers) }.top
             (report, trusted) = policy.map { ArchiveVerifier.verify(top, trusting: $0, progress: update) }
                 ?? (ArchiveVerifier.verify(top, progress: update), nil)
         } else if remote {

@@ -115,6 +115,24 @@ public final class HTTPByteSource: ByteSource {
         if let lead { watch(lead) }
     }
 
+    /// Asks the server whether the file at the URL is still the one opened: one request for its
+    /// last byte with the validator (`If-Match`), bypassing the cache.
+    ///
+    /// - Returns: nil when it is; the ``RemoteError/changed(url:reason:)`` error when it was
+    ///   replaced (another `ETag` or length, or 412).
+    /// - Throws: the other ``RemoteError``s, when the server cannot say (timeout, 5xx, …).
+    public func changeAtOrigin() throws -> RemoteError? {
+        let last = size > 0 ? size - 1 : 0
+        do {
+            let response = try Self.wait(client.get(url, range: .span(last, 1), validator: validator, maxBytes: 1))
+            _ = try Self.check(response, offset: last, count: 1, size: size, validator: validator, url: url)
+            return nil
+        } catch let error as RemoteError {
+            if case .changed = error { return error }
+            throw error
+        }
+    }
+
     /// True for an absolute `http://` or `https://` URL (any case), the form commands take instead of a path.
     public static func isRemote(_ location: String) -> Bool {
         let lower = location.prefix(8).lowercased()

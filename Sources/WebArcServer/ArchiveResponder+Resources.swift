@@ -18,9 +18,11 @@ extension ArchiveResponder {
     /// - Throws: ``TargetError`` for a target that is neither form; ``WebArcError`` from the archives.
     func resource(for target: String) throws -> Resource? {
         if let cached = resources.withLock({ $0.value(for: target) }) { return cached }
+        let generation = self.generation
         guard let (resource, key) = try resolve(target: target) else { return nil }
-        // The key is held as long as the resource, so it counts towards the budget too.
-        resources.withLock { $0.insert(resource, for: key, cost: resource.cost + key.utf8.count) }
+        // The key is held as long as the resource, so it counts towards the budget too. A resource
+        // of archives replaced meanwhile answers this request only.
+        if self.generation == generation { resources.withLock { $0.insert(resource, for: key, cost: resource.cost + key.utf8.count) } }
         return resource
     }
 
@@ -112,7 +114,7 @@ extension ArchiveResponder {
     private func wholeBody(archive: Int, reference: BodyReference, length: UInt64) throws -> (ByteBuffer, isNew: Bool) {
         let key = HotBodyCache.Key(archive: archive, reference: reference)
         if case .memory(let buffer)? = bodies.cached(key) { return (buffer, false) }
-        return (try bodies.decode(key, length: length, reader: archives.readers[archive]), true)
+        return (try bodies.decode(key, length: length, reader: reader(archive, for: reference)), true)
     }
 
     /// A stored body from the hot-body cache (decoding it on a miss), or nil when it is too large
@@ -122,7 +124,7 @@ extension ArchiveResponder {
     ///   file, so that a plain GET of its resource is one `sendfile` (see ``CachedBody``).
     /// - Throws: ``WebArcError`` when the body cannot be read.
     public func cachedBody(archive: Int, reference: BodyReference, length: UInt64, head: ByteBuffer = ByteBuffer()) throws -> CachedBody? {
-        try bodies.body(.init(archive: archive, reference: reference), length: length, reader: archives.readers[archive], head: head)
+        try bodies.body(.init(archive: archive, reference: reference), length: length, reader: reader(archive, for: reference), head: head)
     }
 
     /// A stored body the hot-body cache already holds, or nil; never reads the archive.
@@ -137,7 +139,7 @@ extension ArchiveResponder {
     ///
     /// - Throws: ``WebArcError`` when the body is missing or the range lies outside it.
     public func chunkIterator(archive: Int, reference: BodyReference, range: Range<UInt64>) throws -> BodyChunkIterator {
-        try archives.readers[archive].makeChunkIterator(for: reference, range: range)
+        try reader(archive, for: reference).makeChunkIterator(for: reference, range: range)
     }
 }
 

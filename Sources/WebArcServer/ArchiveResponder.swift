@@ -18,8 +18,11 @@ import WebArcReplay
 /// 404 for a miss, 405 for methods other than GET and HEAD, 400 and 414 for targets that are not a
 /// path or an absolute URL or are longer than ``maxTargetLength``, 500 when an archive is damaged.
 public final class ArchiveResponder: Sendable {
-    /// The archives answered from.
-    public let archives: ArchiveSet
+    /// The archives answered from now (another set once ``reload`` replaced them).
+    public var archives: ArchiveSet { current.withLock { $0.set } }
+    /// Given a read error, the archives to answer from instead, or nil when the error is not one
+    /// that reopening cures (see ``reloadAfter(_:seen:)``).
+    public typealias Reload = @Sendable (any Error) -> ArchiveSet?
     /// The longest request target served.
     public static let maxTargetLength = 8192
     /// The largest HTML or CSS body whose links are rewritten; larger ones go out as stored.
@@ -27,6 +30,11 @@ public final class ArchiveResponder: Sendable {
 
     let bodies: HotBodyCache
     let resources: Mutex<LRUCache<String, Resource>>
+    /// The archive set in use and how many times it was replaced.
+    let current: Mutex<(set: ArchiveSet, generation: Int)>
+    let reload: Reload?
+    /// Held while a reload runs, so that requests failing together reopen the archives once.
+    let reloading = Mutex(())
 
     /// Makes a responder keeping up to `cacheBytes` of decoded bodies and resolved targets.
     ///
@@ -35,28 +43,37 @@ public final class ArchiveResponder: Sendable {
     ///     false every cached body is a `ByteBuffer`.
     ///   - eventLoops: the event loops that write answers; a memory file holds one descriptor for
     ///     each (see ``CachedBody/MemoryFile/handle(loop:)``).
-    public init(archives: ArchiveSet, cacheBytes: Int = 64 << 20, bodyFiles: Bool = true, eventLoops: Int = 1) {
-        self.archives = archives
+    ///   - reload: reopens the archives after a read error it recognises (a remote archive
+    ///     replaced at its URL); nil keeps answering from `archives` whatever fails.
+    public init(archives: ArchiveSet, cacheBytes: Int = 64 << 20, bodyFiles: Bool = true, eventLoops: Int = 1, reload: Reload? = nil) {
+        current = Mutex((archives, 0))
+        self.reload = reload
         bodies = HotBodyCache(capacity: cacheBytes - cacheBytes / 4, usesFiles: bodyFiles, loops: eventLoops)
         resources = Mutex(LRUCache(capacity: max(cacheBytes / 4, 1 << 20)))
     }
 
-    /// The answer to `request`.
+    /// The answer to `request`. A read error that ``reload`` cures is answered from the reopened
+    /// archives, once.
     public func decide(_ request: ArchiveRequest) -> ResponseDecision {
         guard request.method == "GET" || request.method == "HEAD" else {
             return ServerPages.methodNotAllowed(request.method)
         }
         guard request.target.utf8.count <= Self.maxTargetLength else { return ServerPages.uriTooLong(isHead: request.isHead) }
-        do {
-            guard let resource = try resource(for: request.target) else {
-                return ServerPages.notFound(request.target, isHead: request.isHead)
+        var generation = self.generation
+        for attempt in 0..<2 {
+            do {
+                guard let resource = try resource(for: request.target) else {
+                    return ServerPages.notFound(request.target, isHead: request.isHead)
+                }
+                return answer(resource, to: request)
+            } catch is TargetError {
+                return ServerPages.badRequest(isHead: request.isHead)
+            } catch {
+                guard attempt == 0, reloadAfter(error, seen: generation) else { return ServerPages.archiveError(error, isHead: request.isHead) }
+                generation = self.generation
             }
-            return answer(resource, to: request)
-        } catch is TargetError {
-            return ServerPages.badRequest(isHead: request.isHead)
-        } catch {
-            return ServerPages.archiveError(error, isHead: request.isHead)
         }
+        preconditionFailure("the second attempt returns")
     }
 
     /// The answer to `request` when it needs no archive read: a refused method or target, or a

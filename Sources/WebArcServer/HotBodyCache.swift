@@ -58,6 +58,11 @@ final class HotBodyCache: Sendable {
         return buffer
     }
 
+    /// Drops every cached body (the archives they came from were replaced).
+    func removeAll() {
+        cache.withLock { $0 = LRUCache(capacity: $0.capacity) }
+    }
+
     /// Caches a decoded body (after `head` when it goes into a memory file) and returns it as cached.
     @discardableResult
     func store(_ buffer: ByteBuffer, for key: Key, head: ByteBuffer) -> CachedBody {

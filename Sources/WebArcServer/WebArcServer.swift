@@ -40,6 +40,9 @@ public final class WebArcServer: Sendable {
         /// `threads` by default. Archives read over the network wait for it there, so they want
         /// more: as many as the requests a page load makes at once.
         public var readerThreads: Int?
+        /// Reopens the archives after a read error it recognises (see
+        /// ``ArchiveResponder/reloadAfter(_:seen:)``); nil: none.
+        public var reload: ArchiveResponder.Reload?
 
         /// Makes a configuration.
         public init(
@@ -119,7 +122,8 @@ public final class WebArcServer: Sendable {
         // Each connection sends memory files through its own event loop's descriptor (see CachedBody).
         let loopNumbers = Dictionary(uniqueKeysWithValues: group.makeIterator().enumerated().map { (ObjectIdentifier($1), $0) })
         let responder = ArchiveResponder(
-            archives: archives, cacheBytes: configuration.cacheBytes, bodyFiles: configuration.bodyFiles, eventLoops: loopNumbers.count)
+            archives: archives, cacheBytes: configuration.cacheBytes, bodyFiles: configuration.bodyFiles, eventLoops: loopNumbers.count,
+            reload: configuration.reload)
         let pool = NIOThreadPool(numberOfThreads: max(1, configuration.readerThreads ?? configuration.threads))
         pool.start()
         let streamGauge = StreamGauge()

@@ -32,6 +32,9 @@ public final class ArchiveReader: Sendable {
     public let bases: [ArchiveReader]
 
     let source: any ByteSource
+    /// Where the archive's bytes come from (a file, a mapping, memory, or a remote archive's
+    /// `HTTPByteSource`, which can tell whether the file at its URL was replaced).
+    public var byteSource: any ByteSource { source }
     /// Offset of the trailer.
     let trailerOffset: UInt64
     /// The last bytes of the file, read at open; pages inside them are not read again.

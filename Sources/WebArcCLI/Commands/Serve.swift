@@ -28,6 +28,11 @@ struct Serve: AsyncParsableCommand {
             checked before the server listens: one that does not is refused with the reason and exit \
             65, and nothing is served. --state applies to the first archive (the newest release): an \
             older release than one accepted before is refused as rolled back.
+
+            A remote archive replaced at its URL (a publisher's new release on the CDN) is never \
+            mixed with the old one: the server reopens the URL, checks it as at the start (--trust, \
+            --state), and serves the new version, when a read finds the old one gone or at the next \
+            --recheck (every 60 s by default).
             \(ExitCodes.helpText)
             """
     )
@@ -47,31 +52,24 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Do not log requests.")
     var quiet = false
 
+    @Option(help: ArgumentHelp(
+        "Seconds between checks that a remote archive is still the file at its URL (0: never); a replaced one is reopened and served.",
+        valueName: "seconds"))
+    var recheck = 60.0
+
     @OptionGroup var trust: TrustOptions
 
     func validate() throws {
         guard !archives.isEmpty else { throw ValidationError("name at least one archive to serve") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
         guard cacheMiB >= 1 else { throw ValidationError("--cache-mib must be at least 1") }
+        guard recheck >= 0, recheck.isFinite else { throw ValidationError("--recheck must be 0 or more seconds") }
     }
 
     func run() async throws {
         let policy = try trust.policy()
-        // An update is read over the archives listed right after it (spec §13), checked by digest.
-        let readers = try ArchiveOpening.stack(archives, mapped: true, cacheMiB: cacheMiB).layers
+        let set = try openArchives(policy: policy)
         let remote = archives.contains(where: HTTPByteSource.isRemote)
-        if let policy {
-            // The readers that will serve are the ones checked: a file swapped after the check is not served.
-            for (index, reader) in readers.enumerated() {
-                do {
-                    _ = try reader.checkTrust(index == 0 ? policy : policy.withoutRollbackState)
-                } catch let error as WebArcError {
-                    if case .io = error { throw CommandFailure(error, file: reader.path) }
-                    throw CommandFailure("\(reader.path): refused, not trusted (\(error.code)): \(error.description)", code: ExitCodes.dataError)
-                }
-            }
-        }
-        let set = try archives.count == 1 ? withFile(archives[0]) { try ArchiveSet(readers: readers) } : ArchiveSet(readers: readers)
         let server: WebArcServer
         do {
             server = try await WebArcServer.start(
@@ -81,7 +79,10 @@ struct Serve: AsyncParsableCommand {
                         host: host, port: port, cacheBytes: cacheMiB << 20, accessLog: quiet ? nil : .standardError())
                     // A reader thread waits for the network while a remote archive is read: as
                     // many as a browser's parallel requests.
-                    if remote { configuration.readerThreads = max(16, configuration.threads) }
+                    if remote {
+                        configuration.readerThreads = max(16, configuration.threads)
+                        configuration.reload = reload(policy: policy)
+                    }
                     return configuration
                 }())
         } catch let error as WebArcServerError {
@@ -89,8 +90,68 @@ struct Serve: AsyncParsableCommand {
         }
         let signals = await server.stopOnSignals()
         Output.line(server.url)
+        let watch = remote && recheck > 0 ? Self.watchOrigins(of: server.responder, every: recheck) : nil
         await server.waitUntilStopped()
+        watch?.cancel()
         await server.stop()
         signals.forEach { $0.cancel() }
+    }
+}
+
+extension Serve {
+    /// Opens the archives as a layer stack and, with a trust policy, checks every one of them (the
+    /// readers that will serve are the ones checked: a file swapped after the check is not served).
+    func openArchives(policy: TrustPolicy?) throws -> ArchiveSet {
+        // An update is read over the archives listed right after it (spec §13), checked by digest.
+        let readers = try ArchiveOpening.stack(archives, mapped: true, cacheMiB: cacheMiB).layers
+        if let policy {
+            for (index, reader) in readers.enumerated() {
+                do {
+                    _ = try reader.checkTrust(index == 0 ? policy : policy.withoutRollbackState)
+                } catch let error as WebArcError {
+                    if case .io = error { throw CommandFailure(error, file: reader.path) }
+                    throw CommandFailure("\(reader.path): refused, not trusted (\(error.code)): \(error.description)", code: ExitCodes.dataError)
+                }
+            }
+        }
+        return try archives.count == 1 ? withFile(archives[0]) { try ArchiveSet(readers: readers) } : ArchiveSet(readers: readers)
+    }
+
+    /// Every `seconds`, asks each remote archive's server whether its file is still the one
+    /// served (one request for its last byte, with `If-Match`), and reloads on a change: a kiosk
+    /// whose pages are all cached still moves to the publisher's new release. A check that fails
+    /// (the network is down) is skipped: the archives keep serving what they hold.
+    static func watchOrigins(of responder: ArchiveResponder, every seconds: Double) -> Task<Void, Never> {
+        Task.detached {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(seconds))
+                let generation = responder.generation
+                for reader in responder.archives.readers {
+                    guard let source = reader.byteSource as? HTTPByteSource, let change = try? source.changeAtOrigin() else { continue }
+                    responder.reloadAfter(change, seen: generation)
+                    break
+                }
+            }
+        }
+    }
+
+    /// What the server does when a remote archive changed at its URL (a publisher replaced it):
+    /// opens the archives again, checked as at the start (--trust, --state), and serves the new
+    /// version; one that does not open or is not trusted leaves the server failing those reads,
+    /// with the reason on stderr, until the next change.
+    func reload(policy: TrustPolicy?) -> ArchiveResponder.Reload {
+        { error in
+            guard let error = error as? RemoteError, case .changed(let url, _) = error else { return nil }
+            do {
+                let set = try openArchives(policy: policy)
+                Output.error("webarc: \(url) changed at its origin: serving the new version")
+                return set
+            } catch let failure as CommandFailure {
+                Output.error("webarc: \(url) changed at its origin and the new version is not served: \(failure.message)")
+            } catch {
+                Output.error("webarc: \(url) changed at its origin and the new version is not served: \(error)")
+            }
+            return nil
+        }
     }
 }

@@ -156,6 +156,7 @@ extension ArchiveHTTPHandler {
         closing = true
         waiting.removeAll()
         accessLog?.failure(error)
+        responder.reloadLater(after: error)
         context.close(promise: nil)
     }
 
@@ -164,6 +165,7 @@ extension ArchiveHTTPHandler {
     /// logged. Nothing complete-looking is ever sent for a damaged body.
     func failBeforeHead(_ error: any Error, isHead: Bool, version: HTTPVersion, context: ChannelHandlerContext) {
         accessLog?.failure(error)
+        responder.reloadLater(after: error)
         let page = ServerPages.archiveError(error, isHead: isHead)
         context.write(wrapOutboundOut(.byteBuffer(ResponseHeadEncoder.encode(page, version: version, connection: "close"))), promise: nil)
         if case .bytes(let buffer) = page.body { context.write(wrapOutboundOut(.byteBuffer(buffer)), promise: nil) }

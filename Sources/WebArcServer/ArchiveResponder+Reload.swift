@@ -1,0 +1,49 @@
+import Dispatch
+import WebArc
+
+/// Replacing the archives while serving: a remote archive replaced at its URL (a publisher's new
+/// release on the CDN) fails every read of the old version, which must never be mixed with the
+/// new; the server reopens the URL and answers from the new version instead of failing until it
+/// is restarted.
+extension ArchiveResponder {
+    /// How many times the archives were replaced; a request notes it before it reads.
+    public var generation: Int { current.withLock { $0.generation } }
+
+    /// Reopens the archives after `error` when ``reload`` recognises it and nothing replaced them
+    /// since generation `seen`, dropping every cached target and body of the old set.
+    ///
+    /// Requests that fail together wait for one reload. Call it off the event loops: reopening
+    /// reads the network.
+    ///
+    /// - Returns: whether the archives in use are newer than `seen` now (the request may be tried again).
+    @discardableResult
+    public func reloadAfter(_ error: any Error, seen: Int) -> Bool {
+        guard let reload, !(error is TargetError) else { return false }
+        return reloading.withLock { _ in
+            if generation != seen { return true }
+            guard let replacement = reload(error) else { return false }
+            resources.withLock { $0 = LRUCache(capacity: $0.capacity) }
+            bodies.removeAll()
+            current.withLock { $0 = (replacement, $0.generation + 1) }
+            return true
+        }
+    }
+
+    /// ``reloadAfter(_:seen:)`` on another thread, for a failure seen on an event loop (a body that
+    /// failed to stream), so that the next request is answered from the reopened archives.
+    func reloadLater(after error: any Error) {
+        guard reload != nil else { return }
+        let seen = generation
+        DispatchQueue.global(qos: .userInitiated).async { self.reloadAfter(error, seen: seen) }
+    }
+
+    /// The reader of archive `index` in the set in use: a body found before a reload may be read
+    /// after it (same content, by digest) or fail, never come from another position.
+    ///
+    /// - Throws: ``WebArcError/bodyNotFound(body:page:)`` when the set in use has no such archive.
+    func reader(_ index: Int, for reference: BodyReference) throws -> ArchiveReader {
+        let readers = archives.readers
+        guard readers.indices.contains(index) else { throw WebArcError.bodyNotFound(body: reference, page: nil) }
+        return readers[index]
+    }
+}

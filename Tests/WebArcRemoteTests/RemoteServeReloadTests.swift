@@ -1,0 +1,65 @@
+import AsyncHTTPClient
+import Foundation
+import Testing
+import WebArc
+
+/// A kiosk's `webarc serve https://cdn/site.webarc` when the publisher replaces the file at that
+/// URL: the old version's bytes are gone from the server, so reads of it fail (never mixed with
+/// the new one), and the server reopens the URL and serves the new version.
+@Suite("Serving a remote archive that is replaced at its URL")
+struct RemoteServeReloadTests {
+    @Test("webarc serve answers from the new version once the file at its URL is replaced, even with every page it needs cached")
+    func servesTheNewVersion() async throws {
+        let origin = try RangeServer(file: Fixture.archive.bytes, tls: true)
+        defer { origin.stop() }
+        let folder = try TemporaryFolder()
+        try Data(Fixture.other).write(to: URL(fileURLWithPath: folder.file("other.webarc")))
+        let other = try ArchiveReader(path: folder.file("other.webarc"))
+        var otherURL: String?
+        try other.forEachEntry { entry in if otherURL == nil, case .response(let response) = entry.record { otherURL = response.request.url } }
+        guard case .response(let otherResponse)? = try other.lookup(url: otherURL!)?.record else { Issue.record("no record"); return }
+        let otherBody = Array(try other.body(otherResponse.body))
+
+        let serve = Process()
+        serve.executableURL = URL(fileURLWithPath: webarcBinary())
+        serve.arguments = ["serve", origin.url, "--port", "0", "--recheck", "0.5"]
+        serve.environment = ["SSL_CERT_FILE": RangeServer.certificatePath, "PATH": "/usr/bin:/bin"]
+        let out = Pipe()
+        let err = Pipe()
+        serve.standardOutput = out
+        serve.standardError = err
+        try serve.run()
+        defer { if serve.isRunning { serve.terminate(); serve.waitUntilExit() } }
+        var line: [UInt8] = []
+        while line.last != 0x0A, let byte = try out.fileHandleForReading.read(upToCount: 1)?.first { line.append(byte) }
+        let base = String(decoding: line.dropLast(), as: UTF8.self).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        #expect(base.hasPrefix("http://127.0.0.1:"), "serve printed \(base)")
+
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        func get(_ url: String) async throws -> (Int, [UInt8]) {
+            let response = try await client.execute(HTTPClientRequest(url: base + URL(string: url)!.path), timeout: .seconds(30))
+            return (Int(response.status.code), Array(try await response.body.collect(upTo: 4 << 20).readableBytesView))
+        }
+        let before = try await get(Fixture.firstURL)
+        let firstBody = try Fixture.body(Fixture.firstURL)
+        #expect(before.0 == 200 && before.1 == firstBody)
+        #expect(try await get(otherURL!).0 == 404)
+
+        origin.replace(with: Fixture.other)
+        // Every page this lookup needs is cached from the old version, so no read fails: the
+        // recheck (every 0.5 s here) finds the file replaced and the server reopens it.
+        var after = try await get(otherURL!)
+        for _ in 0..<40 where after.0 != 200 {
+            try await Task.sleep(for: .milliseconds(250))
+            after = try await get(otherURL!)
+        }
+        #expect(after.0 == 200 && after.1 == otherBody)
+        #expect(try await get(Fixture.firstURL).0 == 404)
+        try await client.shutdown()
+
+        serve.terminate()
+        serve.waitUntilExit()
+        let log = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(log.contains("changed at its origin: serving the new version"), "\(log)")
+    }
+}

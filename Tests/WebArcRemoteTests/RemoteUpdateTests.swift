@@ -88,4 +88,41 @@ struct RemoteUpdateTests {
             #expect(run.status == 65 && run.stderr.contains("is a compact update, not an archive"), "\(command[0]): \(run.stderr)")
         }
     }
+
+    @Test("diff and pack --base over archives by URL download each once: the compact update is the bytes local files give, the update archive gives the new release")
+    func publishFromURLs() throws {
+        let releases = try Releases()
+        let oldServer = try RangeServer(file: try releases.bytes(releases.old), tls: true)
+        defer { oldServer.stop() }
+        let newServer = try RangeServer(file: try releases.bytes(releases.new), tls: true)
+        defer { newServer.stop() }
+        let environment = ["SSL_CERT_FILE": RangeServer.certificatePath, "PATH": "/usr/bin:/bin"]
+        // Each run's output: the compact update is the same bytes as over local files.
+        let runs: [(arguments: [String], same: String)] = [
+            (["diff", oldServer.url, newServer.url], releases.layer),
+            (["diff", oldServer.url, newServer.url, "--compact"], releases.compact),
+            (["pack", releases.folder.file("v2"), "--base", oldServer.url], releases.layer),
+            (["pack", releases.folder.file("v2"), "--base", oldServer.url, "--compact"], releases.compact),
+        ]
+        for (index, run) in runs.enumerated() {
+            oldServer.resetLog()
+            newServer.resetLog()
+            let output = releases.folder.file("published-\(index)")
+            let result = try runWebarc(run.arguments + ["-o", output, "--quiet"], environment: environment)
+            #expect(result.status == 0, "\(run.arguments): \(result.stderr)")
+            if run.same == releases.compact {
+                let (written, expected) = (try releases.bytes(output), try releases.bytes(run.same))
+                #expect(written == expected, "\(run.arguments)")
+            } else {
+                // An update archive names its base by file name (the URL's here): it must give v2.
+                let applied = releases.folder.file("applied-\(index).webarc")
+                let apply = try runWebarc(["apply", releases.old, output, "-o", applied, "--quiet"], environment: environment)
+                let (written, expected) = (try releases.bytes(applied), try releases.bytes(releases.new))
+                #expect(apply.status == 0 && written == expected, "\(run.arguments): \(apply.stderr)")
+            }
+            // Each archive is downloaded (a stream and its tail), the old one again by the check.
+            let requests = oldServer.requests.count + newServer.requests.count
+            #expect(requests <= 8, "\(run.arguments): \(requests) requests")
+        }
+    }
 }

@@ -68,7 +68,10 @@ struct Diff: ParsableCommand {
 
     func run() throws {
         let started = Date()
-        let old = try ArchiveOpening.stack(Array(archives.dropLast()))
+        // The check applies the update, which reads every body of the old archives, and the new
+        // archive's changed bodies are read: a URL is downloaded once rather than read body by body.
+        let bases = Array(archives.dropLast())
+        let old = try withFile(bases[0]) { try LayerStack(bases.map { try ArchiveOpening.open($0, readingAll: true) }) }
         var isFolder: ObjCBool = false
         let newPath: String
         if FileManager.default.fileExists(atPath: archives.last!, isDirectory: &isFolder), isFolder.boolValue {
@@ -82,7 +85,7 @@ struct Diff: ParsableCommand {
             newPath = archives.last!
         }
         defer { if newPath != archives.last! { try? FileManager.default.removeItem(atPath: newPath) } }
-        let new = try ArchiveOpening.open(newPath)
+        let new = try ArchiveOpening.open(newPath, readingAll: true)
         if compact {
             try runCompact(old: old, new: new, started: started)
             return
@@ -168,7 +171,9 @@ struct ApplyCheck {
         let temporary = OutputFile.intermediatePath(beside: output, purpose: "check")
         defer { try? FileManager.default.removeItem(atPath: temporary) }
         do {
-            let stack = try ArchiveOpening.stack([output] + bases)
+            // Applying reads every body of the bases: a URL is downloaded once, not body by body.
+            let readers = try [ArchiveOpening.open(output)] + bases.map { try ArchiveOpening.open($0, readingAll: true) }
+            let stack = try withFile(output) { try LayerStack(readers) }
             _ = try withFile(output) { try UpdateApplier(stack: stack).write(to: temporary, overwrite: true) }
         } catch {
             try? FileManager.default.removeItem(atPath: output)

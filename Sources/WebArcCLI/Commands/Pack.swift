@@ -118,7 +118,8 @@ struct Pack: ParsableCommand {
             if !force && FileManager.default.fileExists(atPath: output) {
                 throw CommandFailure("\(output) exists: use --force to replace it", code: ExitCodes.cannotCreate)
             }
-            let old = try ArchiveOpening.stack(bases)
+            // Building and checking the update read every body of the bases (downloaded once by URL).
+            let old = try withFile(bases[0]) { try LayerStack(bases.map { try ArchiveOpening.open($0, readingAll: true) }) }
             let new = try ArchiveOpening.open(packed)
             if compact {
                 _ = try withFile(output) { try CompactUpdateBuilder(old: old, new: new).write(to: output, overwrite: force) }

@@ -1,3 +1,5 @@
+import WebArc
+
 /// What can go wrong reading an archive over HTTP, with the URL and what the server said.
 ///
 /// Everything the archive itself gets wrong is still a ``WebArc/WebArcError`` from the reader
@@ -65,5 +67,13 @@ public enum RemoteError: Error, Equatable, Sendable, CustomStringConvertible {
         case .status(_, let status, _): status == 401 || status == 403
         default: false
         }
+    }
+}
+
+extension RemoteError: SourceUnreachable {
+    /// True for ``timedOut(url:range:)``.
+    public var timedOut: Bool {
+        if case .timedOut = self { return true }
+        return false
     }
 }

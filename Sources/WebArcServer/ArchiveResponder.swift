@@ -16,7 +16,8 @@ import WebArcReplay
 /// (see ``ReplayedHeaders`` for what is recomputed), 3xx with `Location` for redirect records,
 /// 304 for a matching `If-None-Match` or `If-Modified-Since`, 206 or 416 for `Range` on a 200,
 /// 404 for a miss, 405 for methods other than GET and HEAD, 400 and 414 for targets that are not a
-/// path or an absolute URL or are longer than ``maxTargetLength``, 500 when an archive is damaged.
+/// path or an absolute URL or are longer than ``maxTargetLength``, 500 when an archive is damaged,
+/// 502 or 504 when a remote archive's server does not deliver (``WebArc/SourceUnreachable``).
 public final class ArchiveResponder: Sendable {
     /// The archives answered from now (another set once ``reload`` replaced them).
     public var archives: ArchiveSet { current.withLock { $0.set } }

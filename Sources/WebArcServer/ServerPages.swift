@@ -44,9 +44,16 @@ enum ServerPages {
         decision(status: 414, reason: "URI Too Long", detail: "The request target is too long.", isHead: isHead)
     }
 
-    /// 500 when an archive cannot be read; the detail names the error.
+    /// 500 when an archive cannot be read (the detail names the error); 502 or 504 when a remote
+    /// archive's server did not deliver the bytes (``WebArc/SourceUnreachable``).
     static func archiveError(_ error: any Error, isHead: Bool) -> ResponseDecision {
-        decision(status: 500, reason: "Internal Server Error", detail: "The archive could not be read: \(error)", isHead: isHead)
+        if let unreachable = error as? SourceUnreachable {
+            // The archive is read over the network and its server did not deliver: a gateway's error.
+            return unreachable.timedOut
+                ? decision(status: 504, reason: "Gateway Timeout", detail: "The archive's server did not answer in time: \(error)", isHead: isHead)
+                : decision(status: 502, reason: "Bad Gateway", detail: "The archive could not be fetched: \(error)", isHead: isHead)
+        }
+        return decision(status: 500, reason: "Internal Server Error", detail: "The archive could not be read: \(error)", isHead: isHead)
     }
 
     /// The body of a stored redirect whose target is not replayed (``ReplaySafety``), and the

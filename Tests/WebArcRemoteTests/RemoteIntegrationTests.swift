@@ -242,7 +242,7 @@ struct RemoteIntegrationTests {
         }
     }
 
-    @Test("webarc serve layers a remote archive over a local one")
+    @Test("webarc serve layers a remote archive over a local one; its server failing answers 502")
     func serve() async throws {
         let server = try RangeServer(file: Fixture.archive.bytes)
         defer { server.stop() }
@@ -272,6 +272,11 @@ struct RemoteIntegrationTests {
         let local = try await get("/local.txt")
         #expect(local.0 == 200 && local.1 == Array("local".utf8))
         #expect(try await get("/nothing-here").0 == 404)
+        // The archive's server failing is a gateway's error, not a damaged archive.
+        server.setFault(.status(503, 1000))
+        let uncached = URL(string: Fixture.archive.urls[700])!.path
+        let failed = try await get(uncached)
+        #expect(failed.0 == 502 && String(decoding: failed.1, as: UTF8.self).contains("could not be fetched"))
         try await client.shutdown()
         await webarc.stop()
     }

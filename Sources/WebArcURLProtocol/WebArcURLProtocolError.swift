@@ -27,6 +27,9 @@ public enum WebArcURLProtocolError: Error, Equatable, Sendable, CustomStringConv
     case downloadTaskUnsupported(url: String)
     /// The archive could not be read while answering the request.
     case archive(url: String, error: WebArcError)
+    /// A remote archive's server did not deliver its bytes (``WebArc/SourceUnreachable``): the
+    /// app's network handling sees `.timedOut` or `.cannotConnectToHost`, not a damaged archive.
+    case unreachable(url: String, reason: String, timedOut: Bool)
     /// The recorder could not store what it received.
     case recording(url: String, error: WebArcError)
     /// The recorder was finished or cancelled before the exchange could be stored.
@@ -41,7 +44,8 @@ public enum WebArcURLProtocolError: Error, Equatable, Sendable, CustomStringConv
 
     /// An archive read failure for `url`; errors from outside the format keep their text.
     static func archive(url: String, _ error: any Error) -> WebArcURLProtocolError {
-        .archive(url: url, error: error as? WebArcError ?? .io(path: url, operation: .transferring("read (\(error))"), errno: 0))
+        if let unreachable = error as? SourceUnreachable { return .unreachable(url: url, reason: "\(error)", timedOut: unreachable.timedOut) }
+        return .archive(url: url, error: error as? WebArcError ?? .io(path: url, operation: .transferring("read (\(error))"), errno: 0))
     }
 
     /// `error` as a ``WebArcError``; errors from outside the format keep their text, naming `path`.
@@ -53,6 +57,7 @@ public enum WebArcURLProtocolError: Error, Equatable, Sendable, CustomStringConv
     public var url: String {
         switch self {
         case .notInArchive(_, let url), .downloadTaskUnsupported(let url), .redirectNotAnswered(let url), .stopped(let url), .archive(let url, _),
+            .unreachable(let url, _, _),
             .recording(let url, _), .recorderClosed(let url), .badURL(let url), .redirectNotFollowed(let url, _):
             url
         case .staleLayer(let path, _), .layerWrite(let path, _): path
@@ -73,6 +78,7 @@ public enum WebArcURLProtocolError: Error, Equatable, Sendable, CustomStringConv
         case .redirectNotAnswered: .timedOut
         case .stopped, .redirectNotFollowed: .cancelled
         case .archive: .cannotDecodeRawData
+        case .unreachable(_, _, let timedOut): timedOut ? .timedOut : .cannotConnectToHost
         case .recording, .recorderClosed, .layerWrite: .cannotWriteToFile
         case .staleLayer: .cannotOpenFile
         case .badURL: .badURL
@@ -101,6 +107,7 @@ public enum WebArcURLProtocolError: Error, Equatable, Sendable, CustomStringConv
         case .stopped(let url): "cancelled: \(url)"
         case .redirectNotFollowed(let url, let target): "redirect not followed: \(url) -> \(target)"
         case .archive(let url, let error): "cannot read \(url) from the archive: \(error.description)"
+        case .unreachable(let url, let reason, _): "cannot read \(url) from the archive: its server did not deliver: \(reason)"
         case .recording(let url, let error): "cannot record \(url): \(error.description)"
         case .recorderClosed(let url): "cannot record \(url): the recorder is already finished or cancelled"
         case .staleLayer(let path, let error):

@@ -281,7 +281,7 @@ struct RemoteIntegrationTests {
         await webarc.stop()
     }
 
-    @Test("the URL protocol replays a remote archive")
+    @Test("the URL protocol replays a remote archive; its server failing is URLError.cannotConnectToHost")
     func urlProtocol() async throws {
         let server = try RangeServer(file: Fixture.archive.bytes)
         defer { server.stop() }
@@ -294,6 +294,13 @@ struct RemoteIntegrationTests {
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         let expected = try Fixture.body(Fixture.firstURL)
         #expect(Array(data) == expected)
+        // The archive's server failing reaches the app as a network error, not a damaged archive.
+        server.setFault(.status(503, 1000))
+        await #expect {
+            _ = try await session.data(from: URL(string: Fixture.archive.urls[700])!)
+        } throws: { error in
+            (error as? URLError)?.code == .cannotConnectToHost
+        }
     }
 
     @Test("webarc ls, cat, info, verify, export and unpack take a URL; a missing one exits 66")

@@ -81,7 +81,7 @@ struct Verify: ParsableCommand {
                 (report, trusted) = try withFile(archive) {
                     try RemoteVerifier.verify(url: archive, configuration: ArchiveOpening.remoteConfiguration, trusting: policy, progress: update)
                 }
-            } catch let failure as CommandFailure where ArchiveOpening.compactUpdate(archive) != nil {
+            } catch let failure as CommandFailure where failure.code == ExitCodes.dataError && ArchiveOpening.compactUpdate(archive) != nil {
                 throw ArchiveOpening.compactUpdateGiven(archive, code: failure.code)
             }
         } else {

@@ -13,7 +13,8 @@ enum ArchiveOpening {
     static func open(_ location: String, mapped: Bool = false, cacheMiB: Int? = nil, readingAll: Bool = false) throws -> ArchiveReader {
         do {
             return try withFile(location) { try reader(location, mapped: mapped, cacheMiB: cacheMiB, readingAll: readingAll) }
-        } catch let failure as CommandFailure where compactUpdate(location) != nil {
+        } catch let failure as CommandFailure where failure.code == ExitCodes.dataError && compactUpdate(location) != nil {
+            // Only what opened and is not an archive is looked at again: a transport failure is not retried.
             throw compactUpdateGiven(location, code: failure.code)
         }
     }

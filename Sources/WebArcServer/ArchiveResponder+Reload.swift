@@ -6,6 +6,9 @@ import WebArc
 /// new; the server reopens the URL and answers from the new version instead of failing until it
 /// is restarted.
 extension ArchiveResponder {
+    /// How long a reload that failed keeps the next ones from trying.
+    static let retryAfterRefusal: Duration = .seconds(5)
+
     /// How many times the archives were replaced; a request notes it before it reads.
     public var generation: Int { current.withLock { $0.generation } }
 
@@ -19,9 +22,15 @@ extension ArchiveResponder {
     @discardableResult
     public func reloadAfter(_ error: any Error, seen: Int) -> Bool {
         guard let reload, !(error is TargetError) else { return false }
-        return reloading.withLock { _ in
+        return reloading.withLock { refused in
             if generation != seen { return true }
-            guard let replacement = reload(error) else { return false }
+            // A new version that did not open (or is not trusted) is not reopened for every request.
+            if let refused, ContinuousClock.now - refused < Self.retryAfterRefusal { return false }
+            guard let replacement = reload(error) else {
+                refused = ContinuousClock.now
+                return false
+            }
+            refused = nil
             resources.withLock { $0 = LRUCache(capacity: $0.capacity) }
             bodies.removeAll()
             current.withLock { $0 = (replacement, $0.generation + 1) }

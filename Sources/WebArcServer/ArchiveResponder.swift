@@ -34,8 +34,9 @@ public final class ArchiveResponder: Sendable {
     /// The archive set in use and how many times it was replaced.
     let current: Mutex<(set: ArchiveSet, generation: Int)>
     let reload: Reload?
-    /// Held while a reload runs, so that requests failing together reopen the archives once.
-    let reloading = Mutex(())
+    /// Held while a reload runs, so that requests failing together reopen the archives once; holds
+    /// when the last reload failed.
+    let reloading = Mutex<ContinuousClock.Instant?>(nil)
 
     /// Makes a responder keeping up to `cacheBytes` of decoded bodies and resolved targets.
     ///

@@ -91,8 +91,8 @@ struct Serve: AsyncParsableCommand {
         let signals = await server.stopOnSignals()
         Output.line(server.url)
         let watch = remote && recheck > 0 ? Self.watchOrigins(of: server.responder, every: recheck) : nil
+        defer { watch?.cancel() }
         await server.waitUntilStopped()
-        watch?.cancel()
         await server.stop()
         signals.forEach { $0.cancel() }
     }
@@ -120,19 +120,21 @@ extension Serve {
     /// Every `seconds`, asks each remote archive's server whether its file is still the one
     /// served (one request for its last byte, with `If-Match`), and reloads on a change: a kiosk
     /// whose pages are all cached still moves to the publisher's new release. A check that fails
-    /// (the network is down) is skipped: the archives keep serving what they hold.
-    static func watchOrigins(of responder: ArchiveResponder, every seconds: Double) -> Task<Void, Never> {
-        Task.detached {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(seconds))
-                let generation = responder.generation
-                for reader in responder.archives.readers {
-                    guard let source = reader.byteSource as? HTTPByteSource, let change = try? source.changeAtOrigin() else { continue }
-                    responder.reloadAfter(change, seen: generation)
-                    break
-                }
+    /// (the network is down) is skipped: the archives keep serving what they hold. The checks wait
+    /// for the network on a queue of their own, never on Swift's concurrency threads.
+    static func watchOrigins(of responder: ArchiveResponder, every seconds: Double) -> any DispatchSourceTimer {
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "webarc.serve.recheck", qos: .utility))
+        timer.schedule(deadline: .now() + seconds, repeating: seconds)
+        timer.setEventHandler {
+            let generation = responder.generation
+            for reader in responder.archives.readers {
+                guard let source = reader.byteSource as? HTTPByteSource, let change = try? source.changeAtOrigin() else { continue }
+                responder.reloadAfter(change, seen: generation)
+                break
             }
         }
+        timer.resume()
+        return timer
     }
 
     /// What the server does when a remote archive changed at its URL (a publisher replaced it):

@@ -62,4 +62,54 @@ struct RemoteServeReloadTests {
         let log = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(log.contains("changed at its origin: serving the new version"), "\(log)")
     }
+
+    @Test("with --trust, a replacement the key did not sign is not served: the old version's reads fail, nothing of the new one is answered")
+    func untrustedReplacement() async throws {
+        let folder = try TemporaryFolder()
+        let signed = folder.file("site.webarc")
+        try Data(Fixture.archive.bytes).write(to: URL(fileURLWithPath: signed))
+        let environment = ["SSL_CERT_FILE": RangeServer.certificatePath, "PATH": "/usr/bin:/bin"]
+        let keygen = try runWebarc(["keygen", "-o", folder.file("publisher")], environment: environment)
+        let sign = try runWebarc(["sign", signed, "--key", folder.file("publisher.key")], environment: environment)
+        #expect(keygen.status == 0 && sign.status == 0, "\(keygen.stderr) \(sign.stderr)")
+        let origin = try RangeServer(file: Array(try Data(contentsOf: URL(fileURLWithPath: signed))), tls: true)
+        defer { origin.stop() }
+        let serve = Process()
+        serve.executableURL = URL(fileURLWithPath: webarcBinary())
+        serve.arguments = ["serve", origin.url, "--port", "0", "--recheck", "0.3", "--trust", folder.file("publisher.pub")]
+        serve.environment = environment
+        let out = Pipe()
+        let err = Pipe()
+        serve.standardOutput = out
+        serve.standardError = err
+        try serve.run()
+        defer { if serve.isRunning { serve.terminate(); serve.waitUntilExit() } }
+        var line: [UInt8] = []
+        while line.last != 0x0A, let byte = try out.fileHandleForReading.read(upToCount: 1)?.first { line.append(byte) }
+        let base = String(decoding: line.dropLast(), as: UTF8.self).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        #expect(base.hasPrefix("http://127.0.0.1:"), "serve printed \(base)")
+
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        func status(_ url: String) async throws -> Int {
+            Int(try await client.execute(HTTPClientRequest(url: base + URL(string: url)!.path), timeout: .seconds(30)).status.code)
+        }
+        #expect(try await status(Fixture.firstURL) == 200)
+        origin.replace(with: Fixture.other)
+        try await Task.sleep(for: .seconds(1))
+        var otherURL: String?
+        try Data(Fixture.other).write(to: URL(fileURLWithPath: folder.file("other.webarc")))
+        try ArchiveReader(path: folder.file("other.webarc")).forEachEntry { entry in
+            if otherURL == nil, case .response(let response) = entry.record { otherURL = response.request.url }
+        }
+        // The unsigned release is never answered from; an uncached URL of the old one cannot be
+        // read any more (the server is a gateway to a file that is gone): 502.
+        #expect(try await status(otherURL!) == 404)
+        #expect(try await status(Fixture.archive.urls[900]) == 502)
+        try await client.shutdown()
+        serve.terminate()
+        serve.waitUntilExit()
+        let log = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(log.contains("the new version is not served") && log.contains("not trusted"), "\(log)")
+        #expect(!log.contains("serving the new version"))
+    }
 }

@@ -20,20 +20,9 @@ struct RemoteServeReloadTests {
         guard case .response(let otherResponse)? = try other.lookup(url: otherURL!)?.record else { Issue.record("no record"); return }
         let otherBody = Array(try other.body(otherResponse.body))
 
-        let serve = Process()
-        serve.executableURL = URL(fileURLWithPath: webarcBinary())
-        serve.arguments = ["serve", origin.url, "--port", "0", "--recheck", "0.5"]
-        serve.environment = ["SSL_CERT_FILE": RangeServer.certificatePath, "PATH": "/usr/bin:/bin"]
-        let out = Pipe()
-        let err = Pipe()
-        serve.standardOutput = out
-        serve.standardError = err
-        try serve.run()
-        defer { if serve.isRunning { serve.terminate(); serve.waitUntilExit() } }
-        var line: [UInt8] = []
-        while line.last != 0x0A, let byte = try out.fileHandleForReading.read(upToCount: 1)?.first { line.append(byte) }
-        let base = String(decoding: line.dropLast(), as: UTF8.self).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-        #expect(base.hasPrefix("http://127.0.0.1:"), "serve printed \(base)")
+        let serve = try ServeProcess(["serve", origin.url, "--port", "0", "--recheck", "0.5"])
+        defer { serve.stop() }
+        let base = serve.base
 
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         func get(_ url: String) async throws -> (Int, [UInt8]) {
@@ -57,9 +46,7 @@ struct RemoteServeReloadTests {
         #expect(try await get(Fixture.firstURL).0 == 404)
         try await client.shutdown()
 
-        serve.terminate()
-        serve.waitUntilExit()
-        let log = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let log = serve.stop()
         #expect(log.contains("changed at its origin: serving the new version"), "\(log)")
     }
 
@@ -74,20 +61,9 @@ struct RemoteServeReloadTests {
         #expect(keygen.status == 0 && sign.status == 0, "\(keygen.stderr) \(sign.stderr)")
         let origin = try RangeServer(file: Array(try Data(contentsOf: URL(fileURLWithPath: signed))), tls: true)
         defer { origin.stop() }
-        let serve = Process()
-        serve.executableURL = URL(fileURLWithPath: webarcBinary())
-        serve.arguments = ["serve", origin.url, "--port", "0", "--recheck", "0.3", "--trust", folder.file("publisher.pub")]
-        serve.environment = environment
-        let out = Pipe()
-        let err = Pipe()
-        serve.standardOutput = out
-        serve.standardError = err
-        try serve.run()
-        defer { if serve.isRunning { serve.terminate(); serve.waitUntilExit() } }
-        var line: [UInt8] = []
-        while line.last != 0x0A, let byte = try out.fileHandleForReading.read(upToCount: 1)?.first { line.append(byte) }
-        let base = String(decoding: line.dropLast(), as: UTF8.self).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-        #expect(base.hasPrefix("http://127.0.0.1:"), "serve printed \(base)")
+        let serve = try ServeProcess(["serve", origin.url, "--port", "0", "--recheck", "0.3", "--trust", folder.file("publisher.pub")])
+        defer { serve.stop() }
+        let base = serve.base
 
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         func status(_ url: String) async throws -> Int {
@@ -106,10 +82,39 @@ struct RemoteServeReloadTests {
         #expect(try await status(otherURL!) == 404)
         #expect(try await status(Fixture.archive.urls[900]) == 502)
         try await client.shutdown()
-        serve.terminate()
-        serve.waitUntilExit()
-        let log = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let log = serve.stop()
         #expect(log.contains("the new version is not served") && log.contains("not trusted"), "\(log)")
         #expect(!log.contains("serving the new version"))
+    }
+}
+
+/// `webarc serve` running in its own process, trusting the test certificate; ``base`` is the URL
+/// it printed, without the final slash.
+final class ServeProcess {
+    let process = Process()
+    let errors = Pipe()
+    private(set) var base = ""
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: webarcBinary())
+        process.arguments = arguments
+        process.environment = ["SSL_CERT_FILE": RangeServer.certificatePath, "PATH": "/usr/bin:/bin"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = errors
+        try process.run()
+        var line: [UInt8] = []
+        while line.last != 0x0A, let byte = try out.fileHandleForReading.read(upToCount: 1)?.first { line.append(byte) }
+        base = String(decoding: line.dropLast(), as: UTF8.self).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        #expect(base.hasPrefix("http://127.0.0.1:"), "serve printed \(base)")
+    }
+
+    /// Stops the server (once) and returns what it wrote on stderr.
+    @discardableResult
+    func stop() -> String {
+        guard process.isRunning else { return "" }
+        process.terminate()
+        process.waitUntilExit()
+        return String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     }
 }

@@ -32,40 +32,6 @@ enum ByteRange: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// What identifies the version of the file first opened: its `ETag` and `Last-Modified`.
-struct Validator: Sendable, Equatable {
-    /// The `ETag` as sent, weak or strong.
-    var etag: String?
-    var lastModified: String?
-
-    init(etag: String?, lastModified: String?) {
-        self.etag = etag
-        self.lastModified = lastModified
-    }
-
-    init(_ headers: HTTPHeaders) {
-        etag = headers.first(name: "etag")
-        lastModified = headers.first(name: "last-modified")
-    }
-
-    /// The precondition a request sends: `If-Match` with a strong `ETag` (a weak one never
-    /// matches there), else `If-Unmodified-Since`.
-    var precondition: (name: String, value: String)? {
-        if let etag, !etag.hasPrefix("W/") { return ("If-Match", etag) }
-        if let lastModified { return ("If-Unmodified-Since", lastModified) }
-        return nil
-    }
-
-    /// Why `headers` describe another version of the file than this validator, or nil.
-    func mismatch(_ headers: HTTPHeaders) -> String? {
-        if let etag, let found = headers.first(name: "etag"), found != etag { return "ETag \(found), was \(etag)" }
-        if let lastModified, let found = headers.first(name: "last-modified"), found != lastModified {
-            return "Last-Modified \(found), was \(lastModified)"
-        }
-        return nil
-    }
-}
-
 /// AsyncHTTPClient with the retry policy of ``RemoteConfiguration``: one shared client per
 /// timeout setting, kept for the life of the process (their event loops are NIO's singleton
 /// group, never the caller's thread).

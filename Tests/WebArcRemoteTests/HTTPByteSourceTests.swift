@@ -275,4 +275,21 @@ struct HTTPByteSourceTests {
         #expect(ContentRange("items 0-1/2") == nil)
         #expect(ContentRange(nil) == nil)
     }
+
+    /// FuzzRemoteResponse, FailCases/FuzzRemoteResponse/count-overflow.txt: `count` trapped
+    /// converting a length over Int.max, which any server can claim in a 206.
+    @Test("a Content-Range longer than Int.max counts Int.max and is refused as the wrong range")
+    func contentRangeOverIntMax() {
+        let header = "bytes 0-9223372036854775808/18446744073709551615"
+        #expect(ContentRange(header)?.count == Int.max)
+        #expect(ContentRange("bytes 1-18446744073709551614/*")?.count == Int.max)
+        let response = FetchedResponse(status: 206, headers: ["Content-Range": header], bytes: [1, 2, 3, 4], finalURL: "u")
+        #expect(throws: RemoteError.changed(url: "u", reason: "length 18446744073709551615, was 10")) {
+            try HTTPByteSource.check(response, offset: 0, count: 4, size: 10, validator: Validator(etag: nil, lastModified: nil), url: "u")
+        }
+        let unknownTotal = FetchedResponse(status: 206, headers: ["Content-Range": "bytes 0-9223372036854775808/*"], bytes: [1, 2, 3, 4], finalURL: "u")
+        #expect(throws: RemoteError.self) {
+            try HTTPByteSource.check(unknownTotal, offset: 0, count: 4, size: 10, validator: Validator(etag: nil, lastModified: nil), url: "u")
+        }
+    }
 }

@@ -33,4 +33,15 @@ import WebArc
         #expect(ConditionalRequest.rangeApplies(ifRange: "Tue, 01 Oct 2024 10:00:00 GMT", entityTags: [Self.etag], lastModified: Self.modified))
         #expect(!ConditionalRequest.rangeApplies(ifRange: "Tue, 01 Oct 2024 10:00:01 GMT", entityTags: [Self.etag], lastModified: Self.modified))
     }
+
+    /// FuzzHTTPRequest, FailCases/FuzzHTTPRequest/year-overflow.bin: `year - 1900` trapped in
+    /// `HTTPDate.parse` for a year below Int32.min + 1900, from any client's If-Modified-Since or
+    /// If-Range (or an archive's Last-Modified).
+    @Test func aDateWhoseYearOverflowsIsNoDate() {
+        let date = "Sun, 06 Nov -2147483648 08:49:37 GMT"
+        #expect(HTTPDate.parse(date) == nil)
+        #expect(HTTPDate.parse("Sun, 06 Nov 2147483647 08:49:37 GMT") != nil)
+        #expect(!ConditionalRequest.isNotModified(ifNoneMatch: nil, ifModifiedSince: date, entityTags: [Self.etag], lastModified: Self.modified))
+        #expect(!ConditionalRequest.rangeApplies(ifRange: date, entityTags: [Self.etag], lastModified: Self.modified))
+    }
 }

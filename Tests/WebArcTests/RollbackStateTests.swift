@@ -77,6 +77,20 @@ struct RollbackStateTests {
         #expect(error?.description.contains("delete it to reset") == true)
     }
 
+    /// FuzzSigningFiles, FailCases/FuzzSigningFiles/state-too-long.state: a state file over the
+    /// key files' 1 KiB was refused as a bad key file, without the way to reset it.
+    @Test("a state file too long to read is a bad rollback state, not a bad key file")
+    func stateTooLong() throws {
+        let folder = try TemporaryFolder()
+        let key = SigningKey()
+        let state = try RollbackState(directory: folder.file("state"))
+        let path = state.file(for: key.keyID)
+        try String(repeating: "7", count: 1100).write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(throws: WebArcError.badRollbackState(path: path, reason: "1100 bytes is too long for a state file: delete it to reset this key")) {
+            try state.entry(for: key.keyID)
+        }
+    }
+
     @Test("the state directory is created 0700; a file in its place is refused")
     func directory() throws {
         let folder = try TemporaryFolder()

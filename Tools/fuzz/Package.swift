@@ -18,9 +18,11 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "webarc", path: "../.."),
+        // For `HTTPHeaders`, which the remote reader's `Validator` reads (the root package's own version).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
-        // What the targets share: the in-memory byte source, the page wrapper.
+        // What the targets share: the in-memory byte source, the page wrapper, the scratch directory.
         .target(name: "FuzzSupport", dependencies: [webArc, interop]),
         fuzzTarget("FuzzArchive", ["FuzzSupport"]),
         fuzzTarget("FuzzArchivePages", ["FuzzSupport"]),
@@ -28,9 +30,13 @@ let package = Package(
         fuzzTarget("FuzzWARC", ["FuzzSupport"]),
         fuzzTarget("FuzzHAR", ["FuzzSupport"]),
         fuzzTarget("FuzzWebArchive", ["FuzzSupport"]),
-        fuzzTarget("FuzzHTTPRequest", [.product(name: "WebArcReplay", package: "webarc")]),
+        fuzzTarget("FuzzHTTPRequest", [webArc, .product(name: "WebArcReplay", package: "webarc")]),
         fuzzTarget("FuzzHTML", [.product(name: "WebArcHTML", package: "webarc")]),
         fuzzTarget("FuzzCompactUpdate", [webArc]),
+        fuzzTarget(
+            "FuzzRemoteResponse",
+            [.product(name: "WebArcRemote", package: "webarc"), .product(name: "NIOHTTP1", package: "swift-nio")]),
+        fuzzTarget("FuzzSigningFiles", ["FuzzSupport", webArc]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,9 +7,15 @@
   metadata, record root and body root first; an interior page's child references carry the index
   of the child's piece in their offset field.
 - FuzzURLKey: the URLs of Spec/vectors/canonical-urls.json (other methods as "METHOD\nURL").
-- FuzzHTTPRequest: a few Range headers, each after its 8-byte body length.
+- FuzzHTTPRequest: a few Range headers, each after its 8-byte body length; then whole requests
+  (Range, If-Range, If-None-Match, If-Modified-Since) with the stored ETag, Last-Modified and
+  Content-Type, one value a line.
 - FuzzHTML: a few snippets of markup that link scanners get wrong.
 - FuzzCompactUpdate: the compact update vectors over delta-base (Spec/vectors/compact/).
+- FuzzRemoteResponse: response heads of a range server (the opening tail, a later range, a
+  changed file, an empty file) and a few bare Content-Range values.
+- FuzzSigningFiles: the test keys of Spec/vectors/keys, and rollback states of test1 older,
+  newer, equal to and conflicting with the vector signed.webarc (sequence 7).
 - FuzzWARC, FuzzHAR, FuzzWebArchive: `webarc export` of the site vector (WARC also gunzipped),
   when a built `webarc` is given with --webarc.
 
@@ -173,6 +179,17 @@ def main() -> None:
               (2**64 - 1, "bytes=18446744073709551614-"), (100, "bytes=1-2,3-4"), (100, " Bytes = 7 - 9 ")]
     for number, (length, header) in enumerate(ranges):
         write("FuzzHTTPRequest", f"range-{number}.bin", struct.pack("<Q", length) + header.encode())
+    date, later = "Tue, 01 Oct 2024 10:00:00 GMT", "Wed, 02 Oct 2024 10:00:00 GMT"
+    tag = '"3ae51e45f53ca02870d913352eb85812"'  # the body tag FuzzHTTPRequest gives every input
+    requests = [
+        (1000, ["bytes=0-99", tag, "", "", '"stored"', date, "text/HTML; charset=\"UTF-8\""]),
+        (1000, ["bytes=-10", date, "", later, "", date, "application/octet-stream"]),
+        (1000, ["", "", f'"x", W/{tag}', date, "", date, "multipart/form-data; boundary=a; charset=latin1"]),
+        (1000, ["bytes=5-", 'W/"stored"', "*", "", 'W/"stored"', "", ";charset=utf-8"]),
+        (0, ["bytes=0-0", '"other"', '"stored", "x"', "Sun, 06 Nov 1994 08:49:37 GMT", '"stored"', "Sun, 31 Feb 1994 25:61:61 GMT", " Text/Plain ;"]),
+    ]
+    for number, (length, lines) in enumerate(requests):
+        write("FuzzHTTPRequest", f"request-{number}.bin", struct.pack("<Q", length) + "\n".join(lines).encode())
     snippets = [
         "<!DOCTYPE html><html lang=en><head><meta charset=utf-8><link rel=stylesheet href=css/site.css></head>"
         "<body class=x><p>a &amp; b <a href='docs/guide.html'>g</a></p></body></html>",
@@ -189,6 +206,27 @@ def main() -> None:
     for name in sorted(os.listdir(os.path.join(compact, "invalid"))):
         if name.endswith(".webarcu") and name != "wrong-base.webarcu":         # the others go over delta-base
             write("FuzzCompactUpdate", name, open(os.path.join(compact, "invalid", name), "rb").read())
+    heads = {
+        "tail": f"Content-Range: bytes 16200-16383/16384\nETag: \"abc\"\nLast-Modified: {date}\nContent-Length: 184\n\n"
+                "Content-Range: bytes 0-15/16384\nETag: \"abc\"\nLast-Modified: {date}\n",
+        "changed": f"content-range: bytes 0-15/16384\netag: W/\"abc\"\nlast-modified: {date}\n\n"
+                   f"Content-Range: bytes 16-31/16385\nETag: \"def\"\nLast-Modified: {later}\n",
+        "empty-file": "Content-Range: bytes */0\nLast-Modified: x\n\nContent-Range: bytes */16384\n",
+        "unknown-total": "Content-Range: bytes 90-99/*\n\nContent-Range: Bytes  0-0/1 \nETag:\n",
+        "bare-ranges": "bytes 0-9/100\nbytes 9-0/100\nbytes 0-100/100\nitems 0-1/2\nbytes */*\nbytes 5-5/6",
+    }
+    for name, head in heads.items():
+        write("FuzzRemoteResponse", f"{name}.txt", head.encode())
+    keys = os.path.join(ROOT, "Spec", "vectors", "keys")
+    for name in ("test1.pub", "test1.key", "test2.key"):
+        write("FuzzSigningFiles", name, open(os.path.join(keys, name), "rb").read())
+    key_id = open(os.path.join(keys, "test1.pub")).read().split()[2]
+    signed = json.load(open(os.path.join(VECTORS, "signed.json")))
+    digest = signed["trailer"]["archiveDigest"]
+    assert signed["appendix"][0]["keyID"] == key_id and signed["appendix"][0]["sequence"] == 7
+    for name, sequence, state_digest in [("older", 3, digest), ("same", 7, digest), ("conflicting", 7, "0" * 64),
+                                         ("newer", 9, digest)]:
+        write("FuzzSigningFiles", f"state-{name}.state", f"{key_id} {sequence} {state_digest}\n".encode())
     if args.webarc:
         with tempfile.TemporaryDirectory() as work:
             site = os.path.join(VECTORS, "site.webarc")

@@ -19,16 +19,18 @@ public enum HTTPDate {
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
     }
 
-    /// Parses an IMF-fixdate into seconds since 1970, or nil.
+    /// Parses an IMF-fixdate into seconds since 1970, or nil (also for a year too far from 1900
+    /// to count in `tm`).
     public static func parse(_ text: String) -> Int64? {
         let fields = text.split(separator: " ")
         guard fields.count == 6, fields[5] == "GMT", let day = Int32(fields[1]), let year = Int32(fields[3]),
             let month = months.firstIndex(of: String(fields[2]))
         else { return nil }
         let clock = fields[4].split(separator: ":").compactMap { Int32($0) }
-        guard clock.count == 3 else { return nil }
+        let (yearsSince1900, overflow) = year.subtractingReportingOverflow(1900)
+        guard clock.count == 3, !overflow else { return nil }
         var parts = tm()
-        parts.tm_year = year - 1900
+        parts.tm_year = yearsSince1900
         parts.tm_mon = Int32(month)
         parts.tm_mday = day
         parts.tm_hour = clock[0]

@@ -51,12 +51,16 @@ enum KeyFile {
         return ([UInt8](decoded), keyID)
     }
 
-    /// Reads a key file of at most ``maxSize`` bytes.
+    /// Reads a key file, or another one-line file as short (a rollback state), of at most
+    /// ``maxSize`` bytes.
     ///
-    /// - Throws: `io` when it cannot be read; `badKeyFile` when it is too long to be a key file.
-    static func read(_ path: String) throws -> [UInt8] {
+    /// - Parameter tooLong: the error for a longer file, given its size; nil for `badKeyFile`.
+    /// - Throws: `io` when it cannot be read; `tooLong` or `badKeyFile` when it is too long.
+    static func read(_ path: String, tooLong: ((UInt64) -> WebArcError)? = nil) throws -> [UInt8] {
         let file = try FileByteSource(path: path)
-        guard file.size <= maxSize else { throw WebArcError.badKeyFile(path: path, reason: "\(file.size) bytes is too long for a key file") }
+        guard file.size <= maxSize else {
+            throw tooLong?(file.size) ?? .badKeyFile(path: path, reason: "\(file.size) bytes is too long for a key file")
+        }
         return try file.read(at: 0, count: Int(file.size))
     }
 }

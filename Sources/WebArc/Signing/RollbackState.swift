@@ -47,8 +47,8 @@ public struct RollbackState: Sendable {
     public func entry(for keyID: KeyID) throws -> Entry? {
         let path = file(for: keyID)
         guard access(path, F_OK) == 0 else { return nil }
-        let bytes = try KeyFile.read(path)
         func bad(_ reason: String) -> WebArcError { .badRollbackState(path: path, reason: reason + ": delete it to reset this key") }
+        let bytes = try KeyFile.read(path) { bad("\($0) bytes is too long for a state file") }
         guard let text = String(validating: bytes, as: UTF8.self), text.hasSuffix("\n") else { throw bad("not one line of text") }
         let fields = text.dropLast().split(separator: " ", omittingEmptySubsequences: false)
         guard fields.count == 3, fields[0] == "\(keyID)"[...] else { throw bad("expected \"\(keyID) SEQUENCE DIGEST\"") }

@@ -187,12 +187,21 @@ final class RemoteClient: Sendable {
             return .tls(url: url, reason: tlsReason(error))
         }
         if error is BoringSSLError || error is NIOSSLExtraError { return .tls(url: url, reason: tlsReason(error)) }
-        if let error = error as? IOError { return .connection(url: url, reason: connectionReason(error.errnoCode)) }
-        if let error = error as? NIOConnectionError, let first = error.connectionErrors.first {
-            if let io = first.error as? IOError { return .connection(url: url, reason: connectionReason(io.errnoCode)) }
-            return .connection(url: url, reason: "\(first.error)")
+        if let error = error as? IOError { return connectionFailure(url: url, errno: error.errnoCode) }
+        if let error = error as? NIOConnectionError {
+            if let io = error.connectionErrors.first?.error as? IOError { return connectionFailure(url: url, errno: io.errnoCode) }
+            // No address to try (the name did not resolve) or none that answered.
+            return .unreachable(url: url, reason: error.connectionErrors.first.map { "\($0.error)" } ?? "\(error)")
         }
         return .connection(url: url, reason: "\(error)")
+    }
+
+    /// A failed socket call: `unreachable` when no connection could be made (refused, no route),
+    /// `connection` otherwise (reset, broken pipe: a connection that was made and failed).
+    static func connectionFailure(url: String, errno code: CInt) -> RemoteError {
+        let reason = connectionReason(code)
+        return [ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, EADDRNOTAVAIL].contains(code)
+            ? .unreachable(url: url, reason: reason) : .connection(url: url, reason: reason)
     }
 
     /// BoringSSL's reason code (`CERTIFICATE_VERIFY_FAILED`) with what it means for the user,
@@ -213,7 +222,7 @@ final class RemoteClient: Sendable {
 
     static func isRetryable(_ error: RemoteError) -> Bool {
         switch error {
-        case .timedOut, .connection: true
+        case .timedOut, .connection, .unreachable: true
         default: false
         }
     }

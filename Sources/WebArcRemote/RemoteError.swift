@@ -23,6 +23,9 @@ public enum RemoteError: Error, Equatable, Sendable, CustomStringConvertible {
     case timedOut(url: String, range: String?)
     /// The connection failed or closed early, after every retry (`reason` from the client).
     case connection(url: String, reason: String)
+    /// No connection could be made at all, after every retry: refused, no route to the host, a
+    /// name that does not resolve (`reason` from the system).
+    case unreachable(url: String, reason: String)
     /// The TLS handshake failed (an untrusted or mismatched certificate).
     case tls(url: String, reason: String)
 
@@ -31,7 +34,7 @@ public enum RemoteError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .badURL(let url), .notFound(let url, _), .status(let url, _, _), .changed(let url, _),
             .rangesNotSupported(let url), .badResponse(let url, _), .timedOut(let url, _),
-            .connection(let url, _), .tls(let url, _):
+            .connection(let url, _), .unreachable(let url, _), .tls(let url, _):
             url
         }
     }
@@ -54,6 +57,8 @@ public enum RemoteError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(url): timed out\(range.map { " reading bytes=\($0)" } ?? "")"
         case .connection(let url, let reason):
             "\(url): connection failed: \(reason)"
+        case .unreachable(let url, let reason):
+            "\(url): cannot connect: \(reason)"
         case .tls(let url, let reason):
             "\(url): TLS failed: \(reason) (a private CA: set SSL_CERT_FILE to its PEM file)"
         }
@@ -63,7 +68,7 @@ public enum RemoteError: Error, Equatable, Sendable, CustomStringConvertible {
     /// failure while reading (74).
     public var isMissingInput: Bool {
         switch self {
-        case .badURL, .notFound, .tls: true
+        case .badURL, .notFound, .tls, .unreachable: true
         case .status(_, let status, _): status == 401 || status == 403
         default: false
         }

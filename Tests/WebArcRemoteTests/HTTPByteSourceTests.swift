@@ -232,7 +232,7 @@ struct HTTPByteSourceTests {
         #expect {
             _ = try HTTPByteSource(url: url, configuration: testConfiguration(retries: 2))
         } throws: { error in
-            guard case .connection(_, let reason)? = error as? RemoteError else { return false }
+            guard case .unreachable(_, let reason)? = error as? RemoteError else { return false }
             return reason.contains("refused")
         }
         #expect(Date().timeIntervalSince(started) < 2.5)

@@ -303,7 +303,7 @@ struct RemoteIntegrationTests {
         }
     }
 
-    @Test("webarc ls, cat, info, verify, export and unpack take a URL; a missing one exits 66")
+    @Test("webarc ls, cat, info, verify, export and unpack take a URL; a missing or unreachable one exits 66")
     func cli() throws {
         let server = try RangeServer(file: Fixture.archive.bytes, tls: true)
         defer { server.stop() }
@@ -337,6 +337,11 @@ struct RemoteIntegrationTests {
         #expect(Array(try Data(contentsOf: URL(fileURLWithPath: folder.file("site/" + video)))) == (try Fixture.body(Fixture.bigURL)))
         let missing = try runWebarc(["cat", "https://127.0.0.1:\(server.port)/missing.webarc", Fixture.firstURL], environment: environment)
         #expect(missing.status == 66 && missing.stderr.contains("not found (HTTP 404)"))
+        // A server that cannot be reached at all is missing input too (66), not an I/O error mid-read (74).
+        let gone = try RangeServer(file: [])
+        gone.stop()
+        let refused = try runWebarc(["ls", gone.url], environment: environment)
+        #expect(refused.status == 66 && refused.stderr.contains("cannot connect: connection refused"), "\(refused.stderr)")
         // NIO ignores SIGPIPE once it opens a socket; a closed stdout still ends webarc by SIGPIPE
         // (bash reports 141), not with a crash.
         let binary = webarcBinary()

@@ -37,6 +37,18 @@ import WebArc
     /// FuzzHTTPRequest, FailCases/FuzzHTTPRequest/year-overflow.bin: `year - 1900` trapped in
     /// `HTTPDate.parse` for a year below Int32.min + 1900, from any client's If-Modified-Since or
     /// If-Range (or an archive's Last-Modified).
+    @Test("a day the month does not have, or a time out of range, is no date: the condition is ignored")
+    func impossibleDatesAreNoDates() {
+        for date in ["Sat, 31 Feb 2024 08:49:37 GMT", "Thu, 00 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 24:00:00 GMT",
+            "Sun, 06 Nov 1994 08:61:37 GMT", "Sun, 06 Nov 1994 08:49:61 GMT", "Sun, 06 Nov 1994 -1:49:37 GMT"]
+        {
+            #expect(HTTPDate.parse(date) == nil, "\(date)")
+            #expect(!ConditionalRequest.isNotModified(ifNoneMatch: nil, ifModifiedSince: date, entityTags: [Self.etag], lastModified: Self.modified))
+        }
+        #expect(HTTPDate.parse("Thu, 29 Feb 2024 23:59:60 GMT") != nil)
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == 784_111_777)
+    }
+
     @Test func aDateWhoseYearOverflowsIsNoDate() {
         let date = "Sun, 06 Nov -2147483648 08:49:37 GMT"
         #expect(HTTPDate.parse(date) == nil)

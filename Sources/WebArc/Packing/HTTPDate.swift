@@ -28,14 +28,20 @@ public enum HTTPDate {
         else { return nil }
         let clock = fields[4].split(separator: ":").compactMap { Int32($0) }
         let (yearsSince1900, overflow) = year.subtractingReportingOverflow(1900)
-        guard clock.count == 3, !overflow else { return nil }
+        // RFC 9110 §5.6.7: hour 00-23, minute 00-59, second 00-60 (a leap second).
+        guard clock.count == 3, !overflow, (0...23).contains(clock[0]), (0...59).contains(clock[1]), (0...60).contains(clock[2])
+        else { return nil }
         var parts = tm()
         parts.tm_year = yearsSince1900
         parts.tm_mon = Int32(month)
         parts.tm_mday = day
         parts.tm_hour = clock[0]
         parts.tm_min = clock[1]
-        parts.tm_sec = clock[2]
-        return Int64(timegm(&parts))
+        parts.tm_sec = min(clock[2], 59)
+        let seconds = Int64(timegm(&parts))
+        // timegm rolls a day the month does not have over into the next month ("31 Feb" becomes
+        // 3 March): such a field is no date, and a conditional request ignores it (RFC 9110 §13.1.3).
+        guard parts.tm_mday == day, parts.tm_mon == Int32(month) else { return nil }
+        return seconds + (clock[2] == 60 ? 1 : 0)
     }
 }

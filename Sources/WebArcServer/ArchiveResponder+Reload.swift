@@ -13,7 +13,8 @@ extension ArchiveResponder {
     public var generation: Int { current.withLock { $0.generation } }
 
     /// Reopens the archives after `error` when ``reload`` recognises it and nothing replaced them
-    /// since generation `seen`, dropping every cached target and body of the old set.
+    /// since generation `seen`, dropping every cached target and body of the old set; after a
+    /// reopening that failed, not again for ``retryAfterRefusal``.
     ///
     /// Requests that fail together wait for one reload. Call it off the event loops: reopening
     /// reads the network.
@@ -21,12 +22,12 @@ extension ArchiveResponder {
     /// - Returns: whether the archives in use are newer than `seen` now (the request may be tried again).
     @discardableResult
     public func reloadAfter(_ error: any Error, seen: Int) -> Bool {
-        guard let reload, !(error is TargetError) else { return false }
+        guard let reload, reload.recognises(error) else { return false }
         return reloading.withLock { refused in
             if generation != seen { return true }
             // A new version that did not open (or is not trusted) is not reopened for every request.
             if let refused, ContinuousClock.now - refused < Self.retryAfterRefusal { return false }
-            guard let replacement = reload(error) else {
+            guard let replacement = reload.reopen() else {
                 refused = ContinuousClock.now
                 return false
             }

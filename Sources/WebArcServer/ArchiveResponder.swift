@@ -21,9 +21,20 @@ import WebArcReplay
 public final class ArchiveResponder: Sendable {
     /// The archives answered from now (another set once ``reload`` replaced them).
     public var archives: ArchiveSet { current.withLock { $0.set } }
-    /// Given a read error, the archives to answer from instead, or nil when the error is not one
-    /// that reopening cures (see ``reloadAfter(_:seen:)``).
-    public typealias Reload = @Sendable (any Error) -> ArchiveSet?
+    /// How the archives are replaced while serving (see ``reloadAfter(_:seen:)``): which read
+    /// errors mean they changed under the server, and how to open them again.
+    public struct Reload: Sendable {
+        /// Whether a read error means the archives changed (a remote file replaced at its URL).
+        public var recognises: @Sendable (any Error) -> Bool
+        /// The archives opened again, or nil when the new version does not open or is refused.
+        public var reopen: @Sendable () -> ArchiveSet?
+
+        /// Makes a reload from its two parts.
+        public init(recognises: @escaping @Sendable (any Error) -> Bool, reopen: @escaping @Sendable () -> ArchiveSet?) {
+            self.recognises = recognises
+            self.reopen = reopen
+        }
+    }
     /// The longest request target served.
     public static let maxTargetLength = 8192
     /// The largest HTML or CSS body whose links are rewritten; larger ones go out as stored.

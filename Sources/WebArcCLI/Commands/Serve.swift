@@ -142,18 +142,22 @@ extension Serve {
     /// version; one that does not open or is not trusted leaves the server failing those reads,
     /// with the reason on stderr, until the next change.
     func reload(policy: TrustPolicy?) -> ArchiveResponder.Reload {
-        { error in
-            guard let error = error as? RemoteError, case .changed(let url, _) = error else { return nil }
-            do {
-                let set = try openArchives(policy: policy)
-                Output.error("webarc: \(url) changed at its origin: serving the new version")
-                return set
-            } catch let failure as CommandFailure {
-                Output.error("webarc: \(url) changed at its origin and the new version is not served: \(failure.message)")
-            } catch {
-                Output.error("webarc: \(url) changed at its origin and the new version is not served: \(error)")
-            }
-            return nil
-        }
+        ArchiveResponder.Reload(
+            recognises: { error in
+                guard let error = error as? RemoteError, case .changed = error else { return false }
+                return true
+            },
+            reopen: {
+                do {
+                    let set = try openArchives(policy: policy)
+                    Output.error("webarc: a remote archive changed at its origin: serving the new version")
+                    return set
+                } catch let failure as CommandFailure {
+                    Output.error("webarc: a remote archive changed at its origin and the new version is not served: \(failure.message)")
+                } catch {
+                    Output.error("webarc: a remote archive changed at its origin and the new version is not served: \(error)")
+                }
+                return nil
+            })
     }
 }

@@ -98,7 +98,7 @@ struct Apply: ParsableCommand {
 extension Apply {
     /// A compact update: the new archive, or with --layer the update archive, from the bases.
     private func runCompact(update: String, source: any ByteSource, started: Date) throws {
-        let bases = try withFile(archives[0]) { try LayerStack(archives.dropLast().map { try ArchiveOpening.open($0, readingAll: true) }) }
+        let bases = try ArchiveOpening.stack(Array(archives.dropLast()), readingAll: true)
         if !force && FileManager.default.fileExists(atPath: output) {
             throw CommandFailure(WebArcError.outputExists(path: output))
         }

@@ -71,7 +71,7 @@ struct Diff: ParsableCommand {
         // The check applies the update, which reads every body of the old archives, and the new
         // archive's changed bodies are read: a URL is downloaded once rather than read body by body.
         let bases = Array(archives.dropLast())
-        let old = try withFile(bases[0]) { try LayerStack(bases.map { try ArchiveOpening.open($0, readingAll: true) }) }
+        let old = try ArchiveOpening.stack(bases, readingAll: true)
         var isFolder: ObjCBool = false
         let newPath: String
         if FileManager.default.fileExists(atPath: archives.last!, isDirectory: &isFolder), isFolder.boolValue {

@@ -119,7 +119,7 @@ struct Pack: ParsableCommand {
                 throw CommandFailure("\(output) exists: use --force to replace it", code: ExitCodes.cannotCreate)
             }
             // Building and checking the update read every body of the bases (downloaded once by URL).
-            let old = try withFile(bases[0]) { try LayerStack(bases.map { try ArchiveOpening.open($0, readingAll: true) }) }
+            let old = try ArchiveOpening.stack(bases, readingAll: true)
             let new = try ArchiveOpening.open(packed)
             if compact {
                 _ = try withFile(output) { try CompactUpdateBuilder(old: old, new: new).write(to: output, overwrite: force) }

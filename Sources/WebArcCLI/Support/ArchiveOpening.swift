@@ -113,8 +113,9 @@ extension CommandFailure {
 
 extension ArchiveOpening {
     /// Opens `locations` (top first) as a layer stack: each update over the archives right below it.
-    static func stack(_ locations: [String], mapped: Bool = false, cacheMiB: Int? = nil) throws -> LayerStack {
-        let readers = try locations.map { try open($0, mapped: mapped, cacheMiB: cacheMiB) }
+    /// With `readingAll`, URLs are downloaded once (see ``reader(_:mapped:cacheMiB:readingAll:)``).
+    static func stack(_ locations: [String], mapped: Bool = false, cacheMiB: Int? = nil, readingAll: Bool = false) throws -> LayerStack {
+        let readers = try locations.map { try open($0, mapped: mapped, cacheMiB: cacheMiB, readingAll: readingAll) }
         return try withFile(locations[0]) { try LayerStack(readers) }
     }
 }

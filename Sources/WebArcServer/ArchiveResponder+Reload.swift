@@ -3,8 +3,10 @@ import WebArc
 
 /// Replacing the archives while serving: a remote archive replaced at its URL (a publisher's new
 /// release on the CDN) fails every read of the old version, which must never be mixed with the
-/// new; the server reopens the URL and answers from the new version instead of failing until it
-/// is restarted.
+/// new, and so does a local file rewritten in place; the server reopens the archives and answers
+/// from the new version instead of failing until it is restarted. A file renamed over (a kiosk's
+/// `webarc apply -o site.webarc`) is reopened when a check or SIGHUP asks
+/// (``reopenArchives(seen:now:)``).
 extension ArchiveResponder {
     /// How long a reload that failed keeps the next ones from trying.
     static let retryAfterRefusal: Duration = .seconds(5)
@@ -12,9 +14,11 @@ extension ArchiveResponder {
     /// How many times the archives were replaced; a request notes it before it reads.
     public var generation: Int { current.withLock { $0.generation } }
 
-    /// Reopens the archives after `error` when ``reload`` recognises it and nothing replaced them
-    /// since generation `seen`, dropping every cached target and body of the old set; after a
-    /// reopening that failed, not again for ``retryAfterRefusal``.
+    /// Reopens the archives after `error` when ``reload`` recognises it, or when an archive read
+    /// from a file is no longer the file at its path (``ArchiveSet/replacedFile``: rewritten in
+    /// place, its reads fail), and nothing replaced them since generation `seen`; drops every
+    /// cached target and body of the old set. After a reopening that failed, not again for
+    /// ``retryAfterRefusal``.
     ///
     /// Requests that fail together wait for one reload. Call it off the event loops: reopening
     /// reads the network.
@@ -22,11 +26,23 @@ extension ArchiveResponder {
     /// - Returns: whether the archives in use are newer than `seen` now (the request may be tried again).
     @discardableResult
     public func reloadAfter(_ error: any Error, seen: Int) -> Bool {
-        guard let reload, reload.recognises(error) else { return false }
+        guard let reload, reload.recognises(error) || archives.replacedFile != nil else { return false }
+        return reopenArchives(seen: seen)
+    }
+
+    /// Reopens the archives with ``reload`` unless something replaced them since generation
+    /// `seen`: a check found one replaced at its origin, or an operator asked (SIGHUP). After a
+    /// reopening that failed, not again for ``retryAfterRefusal`` unless `now` (an operator's
+    /// request is always tried).
+    ///
+    /// - Returns: whether the archives in use are newer than `seen` now; false without ``reload``.
+    @discardableResult
+    public func reopenArchives(seen: Int, now: Bool = false) -> Bool {
+        guard let reload else { return false }
         return reloading.withLock { refused in
             if generation != seen { return true }
             // A new version that did not open (or is not trusted) is not reopened for every request.
-            if let refused, ContinuousClock.now - refused < Self.retryAfterRefusal { return false }
+            if !now, let refused, ContinuousClock.now - refused < Self.retryAfterRefusal { return false }
             guard let replacement = reload.reopen() else {
                 refused = ContinuousClock.now
                 return false

@@ -4,8 +4,8 @@ import WebArcReplay
 /// The archives a server answers from, searched in order, with the origins they hold.
 ///
 /// ```swift
-/// let archives = try ArchiveSet(readers: [try ArchiveReader(path: "update.webarc", mapped: true),
-///                                         try ArchiveReader(path: "base.webarc", mapped: true)])
+/// let archives = try ArchiveSet(readers: [try ArchiveReader(path: "update.webarc"),
+///                                         try ArchiveReader(path: "base.webarc")])
 /// print(archives.originMap.primary, archives.startURL)
 /// ```
 ///
@@ -48,6 +48,13 @@ public struct ArchiveSet: Sendable {
         let primary = start?.origin ?? busiest
         originMap = OriginMap(origins: origins, primary: primary)
         startURL = start?.url ?? primary.map { $0.url + "/" }
+    }
+
+    /// The path of the first archive read from a file that its path no longer names as it was
+    /// opened: replaced by a rename (as `webarc apply -o` does) or rewritten in place; nil when
+    /// every file is still the one opened (or is being replaced and cannot be looked up).
+    public var replacedFile: String? {
+        readers.first { ($0.byteSource as? FileByteSource)?.changedAtPath == true }?.path
     }
 
     /// The record a GET of `url` finds (the canonical key, then the fuzzy rules of

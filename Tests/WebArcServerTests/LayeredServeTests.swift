@@ -49,7 +49,7 @@ import WebArc
     }
 }
 
-/// Runs the `webarc` binary to completion (a serve that fails before listening).
+/// Runs the `webarc` binary to completion (a serve that fails before listening, keygen, sign).
 enum CLIRunnerLite {
     static func run(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
         let process = Process()

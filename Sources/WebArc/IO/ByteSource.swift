@@ -44,6 +44,9 @@ public final class FileByteSource: ByteSource {
     /// The path the file was opened at.
     public let path: String
     public let size: UInt64
+    /// The file opened, as it was when opened: compare it with ``FileIdentity/init(path:)`` to
+    /// learn whether `path` still names these bytes.
+    public let identity: FileIdentity?
 
     /// Opens `path` for reading.
     ///
@@ -54,6 +57,15 @@ public final class FileByteSource: ByteSource {
         descriptor = fd
         self.path = path
         size = length
+        identity = FileIdentity(descriptor: fd)
+    }
+
+    /// Whether `path` names another file than the one opened, or the same file rewritten since
+    /// (another size or modification time); false while the path cannot be looked up (a
+    /// replacement in progress), so that a reload waits for the new file to be in place.
+    public var changedAtPath: Bool {
+        guard let identity, let now = FileIdentity(path: path) else { return false }
+        return now != identity
     }
 
     deinit { close(descriptor) }

@@ -52,8 +52,10 @@ public final class ArchiveReader: Sendable {
     /// Opens the archive at `path`.
     ///
     /// - Parameters:
-    ///   - mapped: map the file into memory instead of using positioned reads; faster for a
-    ///     long-running server, the same bytes either way.
+    ///   - mapped: map the file into memory instead of using positioned reads; the same bytes
+    ///     either way, a little faster for reads that repeat. Only for a file nobody rewrites in
+    ///     place while it is open: a mapped file cut short under the reader ends the process with
+    ///     SIGBUS (`webarc serve` reads with `pread` for that reason).
     ///   - bases: for an update archive, its bases (nearest first, each opened over its own bases),
     ///     whose body data holds the chunks of other layers; see ``validateBases()``.
     /// - Throws: ``WebArcError`` naming the first problem of spec §4.3 (`empty`, `notAnArchive`,

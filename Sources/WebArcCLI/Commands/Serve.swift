@@ -29,10 +29,14 @@ struct Serve: AsyncParsableCommand {
             65, and nothing is served. --state applies to the first archive (the newest release): an \
             older release than one accepted before is refused as rolled back.
 
-            A remote archive replaced at its URL (a publisher's new release on the CDN) is never \
-            mixed with the old one: the server reopens the URL, checks it as at the start (--trust, \
-            --state), and serves the new version, when a read finds the old one gone or at the next \
-            --recheck (every 60 s by default).
+            An archive replaced while it is served is never mixed with the old one: the server \
+            reopens the archives, checks them as at the start (--trust, --state), and serves the \
+            new version. It notices a file replaced at its path (`webarc apply … -o site.webarc`, \
+            or `cp` over it) within 2 s, a file replaced at its URL (a publisher's new release on \
+            the CDN) when a read finds the old one gone or within 60 s (--recheck), and reopens \
+            at once on SIGHUP (`kill -HUP PID`). A new version that does not open or is not \
+            trusted is not served, and the reason goes to stderr; a file renamed over goes on \
+            being served as it was.
             \(ExitCodes.helpText)
             """
     )
@@ -53,9 +57,14 @@ struct Serve: AsyncParsableCommand {
     var quiet = false
 
     @Option(help: ArgumentHelp(
-        "Seconds between checks that a remote archive is still the file at its URL (0: never); a replaced one is reopened and served.",
+        "Seconds between checks that each archive is still the file at its path or URL (0: never; default: 2 for files, 60 for URLs); a replaced one is reopened and served.",
         valueName: "seconds"))
-    var recheck = 60.0
+    var recheck: Double?
+
+    /// How often local files are checked by default: a `stat` each, nothing crosses a network.
+    static let defaultFileRecheck = 2.0
+    /// How often remote archives are checked by default: one request each.
+    static let defaultRemoteRecheck = 60.0
 
     @OptionGroup var trust: TrustOptions
 
@@ -63,7 +72,7 @@ struct Serve: AsyncParsableCommand {
         guard !archives.isEmpty else { throw ValidationError("name at least one archive to serve") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
         guard cacheMiB >= 1 else { throw ValidationError("--cache-mib must be at least 1") }
-        guard recheck >= 0, recheck.isFinite else { throw ValidationError("--recheck must be 0 or more seconds") }
+        if let recheck, !(recheck >= 0 && recheck.isFinite) { throw ValidationError("--recheck must be 0 or more seconds") }
     }
 
     func run() async throws {
@@ -79,19 +88,22 @@ struct Serve: AsyncParsableCommand {
                         host: host, port: port, cacheBytes: cacheMiB << 20, accessLog: quiet ? nil : .standardError())
                     // A reader thread waits for the network while a remote archive is read: as
                     // many as a browser's parallel requests.
-                    if remote {
-                        configuration.readerThreads = max(16, configuration.threads)
-                        configuration.reload = reload(policy: policy)
-                    }
+                    if remote { configuration.readerThreads = max(16, configuration.threads) }
+                    configuration.reload = reload(policy: policy)
                     return configuration
                 }())
         } catch let error as WebArcServerError {
             throw CommandFailure(error.description, code: ExitCodes.failure)
         }
-        let signals = await server.stopOnSignals()
+        let signals = await server.stopOnSignals() + [server.reopenOnSignal()]
         Output.line(server.url)
-        let watch = remote && recheck > 0 ? Self.watchOrigins(of: server.responder, every: recheck) : nil
-        defer { watch?.cancel() }
+        let fileInterval = recheck ?? Self.defaultFileRecheck
+        let remoteInterval = recheck ?? Self.defaultRemoteRecheck
+        let watches = [
+            archives.contains { !HTTPByteSource.isRemote($0) } && fileInterval > 0 ? Self.watchFiles(of: server.responder, every: fileInterval) : nil,
+            remote && remoteInterval > 0 ? Self.watchOrigins(of: server.responder, every: remoteInterval) : nil,
+        ].compactMap { $0 }
+        defer { watches.forEach { $0.cancel() } }
         await server.waitUntilStopped()
         await server.stop()
         signals.forEach { $0.cancel() }
@@ -103,7 +115,9 @@ extension Serve {
     /// readers that will serve are the ones checked: a file swapped after the check is not served).
     func openArchives(policy: TrustPolicy?) throws -> ArchiveSet {
         // An update is read over the archives listed right after it (spec §13), checked by digest.
-        let readers = try ArchiveOpening.stack(archives, mapped: true, cacheMiB: cacheMiB).layers
+        // Read with pread, not mapped: a file rewritten in place under a mapping ends the process
+        // with SIGBUS, where pread gives an error the reload cures.
+        let readers = try ArchiveOpening.stack(archives, cacheMiB: cacheMiB).layers
         if let policy {
             for (index, reader) in readers.enumerated() {
                 do {
@@ -137,10 +151,26 @@ extension Serve {
         return timer
     }
 
-    /// What the server does when a remote archive changed at its URL (a publisher replaced it):
-    /// opens the archives again, checked as at the start (--trust, --state), and serves the new
-    /// version; one that does not open or is not trusted leaves the server failing those reads,
-    /// with the reason on stderr, until the next change.
+    /// Every `seconds`, looks whether each local archive's path still names the file opened, and
+    /// reopens the archives when one was replaced (renamed over, or rewritten in place): a
+    /// `stat` per file.
+    static func watchFiles(of responder: ArchiveResponder, every seconds: Double) -> any DispatchSourceTimer {
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "webarc.serve.files", qos: .utility))
+        timer.schedule(deadline: .now() + seconds, repeating: seconds)
+        timer.setEventHandler {
+            let generation = responder.generation
+            guard responder.archives.replacedFile != nil else { return }
+            responder.reopenArchives(seen: generation)
+        }
+        timer.resume()
+        return timer
+    }
+
+    /// What the server does when an archive changed at its path or URL (a kiosk applied an
+    /// update over it, a publisher replaced it on the CDN) or on SIGHUP: opens the archives
+    /// again, checked as at the start (--trust, --state), and serves the new version; one that
+    /// does not open or is not trusted is not served, with the reason on stderr, until the next
+    /// change.
     func reload(policy: TrustPolicy?) -> ArchiveResponder.Reload {
         ArchiveResponder.Reload(
             recognises: { error in
@@ -150,12 +180,12 @@ extension Serve {
             reopen: {
                 do {
                     let set = try openArchives(policy: policy)
-                    Output.error("webarc: a remote archive changed at its origin: serving the new version")
+                    Output.error("webarc: reopened \(archives.joined(separator: ", ")): serving the new version")
                     return set
                 } catch let failure as CommandFailure {
-                    Output.error("webarc: a remote archive changed at its origin and the new version is not served: \(failure.message)")
+                    Output.error("webarc: reopening the archives failed, so the new version is not served: \(failure.message)")
                 } catch {
-                    Output.error("webarc: a remote archive changed at its origin and the new version is not served: \(error)")
+                    Output.error("webarc: reopening the archives failed, so the new version is not served: \(error)")
                 }
                 return nil
             })

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebArc
 
 /// The fleet's side of an update over the network: a kiosk applies a compact update, or an update
 /// archive, that it fetches from a URL (a CDN), onto a base it holds or reads remotely too.
@@ -103,6 +104,8 @@ struct RemoteUpdateTests {
             (["diff", oldServer.url, newServer.url, "--compact"], releases.compact),
             (["pack", releases.folder.file("v2"), "--base", oldServer.url], releases.layer),
             (["pack", releases.folder.file("v2"), "--base", oldServer.url, "--compact"], releases.compact),
+            // A presigned URL: its query never reaches the update's name for the base.
+            (["diff", oldServer.url + "?X-Amz-Signature=0123secret", newServer.url], releases.layer),
         ]
         for (index, run) in runs.enumerated() {
             oldServer.resetLog()
@@ -119,6 +122,7 @@ struct RemoteUpdateTests {
                 let apply = try runWebarc(["apply", releases.old, output, "-o", applied, "--quiet"], environment: environment)
                 let (written, expected) = (try releases.bytes(applied), try releases.bytes(releases.new))
                 #expect(apply.status == 0 && written == expected, "\(run.arguments): \(apply.stderr)")
+                #expect(try ArchiveReader(path: output).metadata.bases.map(\.name) == ["site.webarc"], "\(run.arguments)")
             }
             // Each archive is downloaded (a stream and its tail), the old one again by the check.
             let requests = oldServer.requests.count + newServer.requests.count

@@ -126,6 +126,18 @@ struct WriterTests {
         #expect(Array(try alone.body(new.reference)) == fresh)
     }
 
+    @Test("a base is named by its file name, from a path or a URL alike; a URL's query (a presigned URL's signature) is never kept")
+    func baseNameHints() {
+        #expect(BaseArchive.nameHint(location: "/var/lib/kiosk/site-v1.webarc") == "site-v1.webarc")
+        #expect(BaseArchive.nameHint(location: "site-v1.webarc") == "site-v1.webarc")
+        #expect(BaseArchive.nameHint(location: "https://cdn.example.com/releases/site-v1.webarc") == "site-v1.webarc")
+        #expect(BaseArchive.nameHint(
+            location: "https://bucket.s3.example.com/site-v1.webarc?X-Amz-Credential=AKIA&X-Amz-Signature=0123abcd#part") == "site-v1.webarc")
+        #expect(BaseArchive.nameHint(location: "HTTP://cdn.example.com/site%20v1.webarc") == "site v1.webarc")
+        #expect(BaseArchive.nameHint(location: "https://cdn.example.com/?file=site.webarc") == nil)
+        #expect(BaseArchive.nameHint(location: "https://cdn.example.com") == nil)
+    }
+
     static func hex(_ text: String) -> [UInt8] {
         stride(from: 0, to: text.count, by: 2).map {
             UInt8(text[text.index(text.startIndex, offsetBy: $0)..<text.index(text.startIndex, offsetBy: $0 + 2)], radix: 16)!

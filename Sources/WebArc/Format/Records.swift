@@ -241,6 +241,21 @@ public struct BaseArchive: Equatable, Sendable {
         self.archiveLength = archiveLength
         self.name = name
     }
+
+    /// The file name hint for a base read from `location`: a path's last component, or the last
+    /// segment of a URL's path, percent-decoded, without its query or fragment. The same base
+    /// gets the same name from a file and from the CDN, and a presigned URL's credentials
+    /// (`?X-Amz-Signature=…`) never end up in an update.
+    public static func nameHint(location: String) -> String? {
+        let lowered = location.prefix(8).lowercased()
+        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
+            return location.split(separator: "/").last.map(String.init)
+        }
+        let afterAuthority = location.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false).dropFirst(3).first ?? ""
+        let path = afterAuthority.prefix { $0 != "?" && $0 != "#" }
+        guard let segment = path.split(separator: "/").last else { return nil }
+        return String(segment).removingPercentEncoding ?? String(segment)
+    }
 }
 
 /// Archive-level metadata: the metadata page's `Archive` object.

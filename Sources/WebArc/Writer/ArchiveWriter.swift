@@ -92,7 +92,7 @@ public final class ArchiveWriter {
         self.bases = bases
         anchors = DictionaryAnchors(interval: options.dictionaryInterval)
         metadata.bases = bases.map { base in
-            BaseArchive(digest: base.archiveDigest, archiveLength: base.archiveLength, name: base.path.split(separator: "/").last.map(String.init))
+            BaseArchive(digest: base.archiveDigest, archiveLength: base.archiveLength, name: BaseArchive.nameHint(location: base.path))
         }
         output = try OutputFile(targetPath: path, overwrite: options.overwrite)
         try output.append(Lead().serialize())

@@ -10,11 +10,11 @@ extension ArchiveResponder {
     static let retryAfterRefusal: Duration = .seconds(5)
 
     /// How many times the archives were replaced; a request notes it before it reads.
-    public var generation: Int { current.withLock { $0.generation } }
+    public var generation: Int { versions.generation }
 
     /// Reopens the archives after `error` when ``reload`` recognises it and nothing replaced them
     /// since generation `seen`, dropping every cached target and body of the old set; after a
-    /// reopening that failed, not again for ``retryAfterRefusal``.
+    /// reopening that failed, not again for ``retryAfterRefusal`` (``WebArcReplay/ReloadableArchives``).
     ///
     /// Requests that fail together wait for one reload. Call it off the event loops: reopening
     /// reads the network.
@@ -22,20 +22,9 @@ extension ArchiveResponder {
     /// - Returns: whether the archives in use are newer than `seen` now (the request may be tried again).
     @discardableResult
     public func reloadAfter(_ error: any Error, seen: Int) -> Bool {
-        guard let reload, reload.recognises(error) else { return false }
-        return reloading.withLock { refused in
-            if generation != seen { return true }
-            // A new version that did not open (or is not trusted) is not reopened for every request.
-            if let refused, ContinuousClock.now - refused < Self.retryAfterRefusal { return false }
-            guard let replacement = reload.reopen() else {
-                refused = ContinuousClock.now
-                return false
-            }
-            refused = nil
+        versions.reloadAfter(error, seen: seen) {
             resources.withLock { $0 = LRUCache(capacity: $0.capacity) }
             bodies.removeAll()
-            current.withLock { $0 = (replacement, $0.generation + 1) }
-            return true
         }
     }
 

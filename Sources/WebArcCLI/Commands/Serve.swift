@@ -142,11 +142,8 @@ extension Serve {
     /// version; one that does not open or is not trusted leaves the server failing those reads,
     /// with the reason on stderr, until the next change.
     func reload(policy: TrustPolicy?) -> ArchiveResponder.Reload {
+        // The default recognises RemoteError.changed (a SourceChanged error).
         ArchiveResponder.Reload(
-            recognises: { error in
-                guard let error = error as? RemoteError, case .changed = error else { return false }
-                return true
-            },
             reopen: {
                 do {
                     let set = try openArchives(policy: policy)

@@ -45,6 +45,21 @@ struct RemoteURLProtocolReloadTests {
         #expect(opens.value == 2)
     }
 
+    @Test("under passThrough, a request whose lookup finds the file replaced is answered from release 2, not sent to the network")
+    func passThroughLooksAgain() async throws {
+        let origin = try RangeServer(file: Releases.one)
+        defer { origin.stop() }
+        try ReloadingReplay.serve(
+            opening: { [try ArchiveReader(url: origin.url, configuration: testConfiguration())] }, onMiss: .passThrough)
+        defer { ReloadingReplay.stopServing() }
+        let session = Self.session(ReloadingReplay.self)
+        #expect(try await Self.body(session, Releases.page(0)) == Releases.body(1, Releases.page(0)))
+        origin.replace(with: Releases.two)
+        // canInit's lookup fails on release 1's uncached index page: declining would send the
+        // request to example.com.
+        #expect(try await Self.body(session, Releases.page(1400)) == Releases.body(2, Releases.page(1400)))
+    }
+
     @Test("a page whose record the old reader holds but whose body it must fetch is answered whole from release 2, head included")
     func recordCachedBodyNot() async throws {
         let origin = try RangeServer(file: Releases.one)

@@ -82,3 +82,11 @@ extension RemoteError: SourceUnreachable {
         return false
     }
 }
+
+extension RemoteError: SourceChanged {
+    /// True for ``changed(url:reason:)``.
+    public var sourceChanged: Bool {
+        if case .changed = self { return true }
+        return false
+    }
+}

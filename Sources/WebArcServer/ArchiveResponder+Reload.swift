@@ -12,13 +12,13 @@ extension ArchiveResponder {
     static let retryAfterRefusal: Duration = .seconds(5)
 
     /// How many times the archives were replaced; a request notes it before it reads.
-    public var generation: Int { current.withLock { $0.generation } }
+    public var generation: Int { versions.generation }
 
     /// Reopens the archives after `error` when ``reload`` recognises it, or when an archive read
     /// from a file is no longer the file at its path (``ArchiveSet/replacedFile``: rewritten in
     /// place, its reads fail), and nothing replaced them since generation `seen`; drops every
     /// cached target and body of the old set. After a reopening that failed, not again for
-    /// ``retryAfterRefusal``.
+    /// ``retryAfterRefusal`` (``WebArcReplay/ReloadableArchives``).
     ///
     /// Requests that fail together wait for one reload. Call it off the event loops: reopening
     /// reads the network.
@@ -26,8 +26,8 @@ extension ArchiveResponder {
     /// - Returns: whether the archives in use are newer than `seen` now (the request may be tried again).
     @discardableResult
     public func reloadAfter(_ error: any Error, seen: Int) -> Bool {
-        guard let reload, reload.recognises(error) || archives.replacedFile != nil else { return false }
-        return reopenArchives(seen: seen)
+        if reload != nil, archives.replacedFile != nil { return reopenArchives(seen: seen) }
+        return versions.reloadAfter(error, seen: seen, replacing: dropCaches)
     }
 
     /// Reopens the archives with ``reload`` unless something replaced them since generation
@@ -38,21 +38,14 @@ extension ArchiveResponder {
     /// - Returns: whether the archives in use are newer than `seen` now; false without ``reload``.
     @discardableResult
     public func reopenArchives(seen: Int, now: Bool = false) -> Bool {
-        guard let reload else { return false }
-        return reloading.withLock { refused in
-            if generation != seen { return true }
-            // A new version that did not open (or is not trusted) is not reopened for every request.
-            if !now, let refused, ContinuousClock.now - refused < Self.retryAfterRefusal { return false }
-            guard let replacement = reload.reopen() else {
-                refused = ContinuousClock.now
-                return false
-            }
-            refused = nil
-            resources.withLock { $0 = LRUCache(capacity: $0.capacity) }
-            bodies.removeAll()
-            current.withLock { $0 = (replacement, $0.generation + 1) }
-            return true
-        }
+        guard reload != nil else { return false }
+        return versions.reopenArchives(seen: seen, now: now, replacing: dropCaches)
+    }
+
+    /// Forgets every resolved target and body of the archives being replaced.
+    private func dropCaches() {
+        resources.withLock { $0 = LRUCache(capacity: $0.capacity) }
+        bodies.removeAll()
     }
 
     /// ``reloadAfter(_:seen:)`` on another thread, for a failure seen on an event loop (a body that

@@ -20,7 +20,7 @@ import WebArcReplay
 /// 502 or 504 when a remote archive's server does not deliver (``WebArc/SourceUnreachable``).
 public final class ArchiveResponder: Sendable {
     /// The archives answered from now (another set once ``reload`` replaced them).
-    public var archives: ArchiveSet { current.withLock { $0.set } }
+    public var archives: ArchiveSet { versions.archives }
     /// How the archives are replaced while serving (see ``reloadAfter(_:seen:)``): which read
     /// errors mean they changed under the server, and how to open them again.
     public struct Reload: Sendable {
@@ -29,8 +29,12 @@ public final class ArchiveResponder: Sendable {
         /// The archives opened again, or nil when the new version does not open or is refused.
         public var reopen: @Sendable () -> ArchiveSet?
 
-        /// Makes a reload from its two parts.
-        public init(recognises: @escaping @Sendable (any Error) -> Bool, reopen: @escaping @Sendable () -> ArchiveSet?) {
+        /// Makes a reload from its two parts; by default it recognises a ``WebArc/SourceChanged``
+        /// error that says so.
+        public init(
+            recognises: @escaping @Sendable (any Error) -> Bool = { ($0 as? any SourceChanged)?.sourceChanged == true },
+            reopen: @escaping @Sendable () -> ArchiveSet?
+        ) {
             self.recognises = recognises
             self.reopen = reopen
         }
@@ -42,12 +46,9 @@ public final class ArchiveResponder: Sendable {
 
     let bodies: HotBodyCache
     let resources: Mutex<LRUCache<String, Resource>>
-    /// The archive set in use and how many times it was replaced.
-    let current: Mutex<(set: ArchiveSet, generation: Int)>
+    /// The archive set in use, how many times it was replaced, and how it is reopened.
+    let versions: ReloadableArchives<ArchiveSet>
     let reload: Reload?
-    /// Held while a reload runs, so that requests failing together reopen the archives once; holds
-    /// when the last reload failed.
-    let reloading = Mutex<ContinuousClock.Instant?>(nil)
 
     /// Makes a responder keeping up to `cacheBytes` of decoded bodies and resolved targets.
     ///
@@ -59,7 +60,12 @@ public final class ArchiveResponder: Sendable {
     ///   - reload: reopens the archives after a read error it recognises (a remote archive
     ///     replaced at its URL); nil keeps answering from `archives` whatever fails.
     public init(archives: ArchiveSet, cacheBytes: Int = 64 << 20, bodyFiles: Bool = true, eventLoops: Int = 1, reload: Reload? = nil) {
-        current = Mutex((archives, 0))
+        versions = ReloadableArchives(
+            archives, recognises: { reload?.recognises($0) == true }, retryAfterFailure: Self.retryAfterRefusal,
+            reopen: {
+                guard let set = reload?.reopen() else { throw NotReopened() }
+                return set
+            })
         self.reload = reload
         bodies = HotBodyCache(capacity: cacheBytes - cacheBytes / 4, usesFiles: bodyFiles, loops: eventLoops)
         resources = Mutex(LRUCache(capacity: max(cacheBytes / 4, 1 << 20)))
@@ -167,3 +173,6 @@ public final class ArchiveResponder: Sendable {
 
 /// A request target that is neither a path nor an absolute http(s) URL.
 struct TargetError: Error {}
+
+/// A ``ArchiveResponder/Reload/reopen`` that gave no archives (it said why itself).
+struct NotReopened: Error {}

@@ -23,12 +23,18 @@ extension ArchiveURLProtocol {
         /// The cache of a handler serving a bundle with a writable layer; its layer's current
         /// file goes before the bundle in ``archives`` (see ``current``).
         var cache: ArchiveCache? = nil
+        /// Where the archives come from when served with ``serve(opening:trusting:onMiss:)``:
+        /// opened again when a read finds them replaced at their source; nil for fixed archives.
+        var reloadable: ReloadableArchives<[ArchiveReader]>? = nil
+        /// The generation of ``reloadable`` that ``archives`` are (see ``current``).
+        var generation = 0
 
-        /// These settings with the cache's current layer file in front.
+        /// These settings with the archives in use now: the reopened ones when ``reloadable``
+        /// replaced them, or the cache's current layer file in front.
         var current: Setup {
-            guard let cache else { return self }
             var setup = self
-            setup.archives = cache.archives
+            if let reloadable { (setup.archives, setup.generation) = reloadable.current }
+            if let cache { setup.archives = cache.archives }
             return setup
         }
 
@@ -83,10 +89,15 @@ extension ArchiveURLProtocol {
     public class func serve(
         _ archives: [ArchiveReader], trusting policy: TrustPolicy, onMiss: MissPolicy = .offline, now: Date = Date()
     ) throws {
+        try check(archives, trusting: policy, now: now)
+        serve(archives, onMiss: onMiss)
+    }
+
+    /// Checks that `policy` trusts each of `archives`, the first with its rollback state.
+    static func check(_ archives: [ArchiveReader], trusting policy: TrustPolicy, now: Date = Date()) throws {
         for (index, archive) in archives.enumerated() {
             _ = try archive.checkTrust(index == 0 ? policy : policy.withoutRollbackState, now: now)
         }
-        serve(archives, onMiss: onMiss)
     }
 
     /// Stops serving: this class then declines every request (they go to the network).

@@ -26,7 +26,9 @@ import FoundationNetworking
 /// protocol returns; a stored redirect to anything but http(s) or webarc (`javascript:`, `data:`,
 /// `file:`, …) is never followed: its 3xx is delivered without `Location`. A request the archives do not hold goes to the network under
 /// ``MissPolicy/passThrough``, and fails with `URLError(.resourceUnavailable)` naming the URL
-/// under ``MissPolicy/offline``. To keep a shipped bundle fresh (cache first with an expiry,
+/// under ``MissPolicy/offline``. An archive read over the network that its publisher may replace
+/// (`ArchiveReader(url:)` of WebArcRemote) is served with ``serve(opening:trusting:onMiss:)``,
+/// which opens it again and answers from the new version. To keep a shipped bundle fresh (cache first with an expiry,
 /// network first, revalidation), serve it with ``serve(bundle:layer:policy:configuration:)``: live
 /// and refreshed responses go into a writable layer file read before the bundle (``CachePolicy``).
 ///
@@ -54,14 +56,20 @@ open class ArchiveURLProtocol: URLProtocol {
     /// webarc request (misses are answered with an error, since a declined request goes to the
     /// network even when only this class is configured), and likewise when serving with a cache
     /// policy (``CachePolicy``), which decides itself; under ``MissPolicy/passThrough`` the
-    /// webarc requests and the http and https requests the archives hold.
+    /// webarc requests and the http and https requests the archives hold, or whose lookup finds
+    /// the archives replaced at their source (``serve(opening:trusting:onMiss:)``: the request
+    /// is looked up again in the reopened ones, and goes to the network if they miss it too).
     override open class func canInit(with request: URLRequest) -> Bool {
         guard let url = request.url, let scheme = url.scheme?.lowercased(),
             scheme == "http" || scheme == "https" || scheme == WebArcScheme.name,
             let setup = setups.settings(for: self)?.current
         else { return false }
         if setup.onMiss == .offline || setup.cache != nil || scheme == WebArcScheme.name { return true }
-        return (try? setup.chain.find(method: request.httpMethod?.uppercased() ?? "GET", url: url.absoluteString)) != nil
+        do {
+            return try setup.chain.find(method: request.httpMethod?.uppercased() ?? "GET", url: url.absoluteString) != nil
+        } catch {
+            return setup.reloadable?.recognises(error) == true
+        }
     }
 
     /// Returns `request` unchanged: lookups canonicalize URLs themselves (spec §7.1).

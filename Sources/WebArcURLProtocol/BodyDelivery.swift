@@ -23,17 +23,22 @@ enum BodyDelivery: Equatable, Sendable {
         TaskInternals.behaviour(of: task) == .delegate ? .pieces : .whole
     }
 
-    /// Sends the pieces `next` yields, in order, until it yields nil.
+    /// Sends the pieces `next` yields, in order, until it yields nil; with `head`, sends it first,
+    /// once the first piece is read (the whole body, when it goes whole), so that a read failing
+    /// at the start has sent nothing.
     ///
     /// - Parameter length: the total, to size the buffer of a whole delivery.
     /// - Returns: false when the load stopped before every piece was sent.
     /// - Throws: whatever `next` throws.
-    func send(through load: ProtocolLoad, length: Int, _ next: () throws -> [UInt8]?) throws -> Bool {
+    func send(through load: ProtocolLoad, head: URLResponse? = nil, length: Int, _ next: () throws -> [UInt8]?) throws -> Bool {
         switch self {
         case .pieces:
-            while let piece = try next() {
+            var piece = try next()
+            if let head, !load.receive(head) { return false }
+            while let current = piece {
                 guard load.isRunning else { return false }
-                if !piece.isEmpty && !load.load(Data(piece)) { return false }
+                if !current.isEmpty && !load.load(Data(current)) { return false }
+                piece = try next()
             }
             return load.isRunning
         case .whole:
@@ -42,6 +47,7 @@ enum BodyDelivery: Equatable, Sendable {
                 guard load.isRunning else { return false }
                 body.append(contentsOf: piece)
             }
+            if let head, !load.receive(head) { return false }
             return body.isEmpty ? load.isRunning : load.load(body)
         }
     }

@@ -24,6 +24,8 @@ final class ProtocolLoad: Sendable {
         var client: (any URLProtocolClient)?
         var instance: UncheckedProtocol?
         var onStop: [@Sendable () -> Void] = []
+        /// A response head was sent.
+        var responded = false
     }
 
     private let queue = Mutex<DispatchQueue?>(nil)
@@ -66,6 +68,9 @@ final class ProtocolLoad: Sendable {
     /// Whether the load still delivers: started and neither finished nor stopped.
     var isRunning: Bool { state.withLock { $0.phase == .running } }
 
+    /// Whether a response head reached the client (the answer has begun), or the load is not running.
+    var hasResponded: Bool { state.withLock { $0.responded || $0.phase != .running } }
+
     /// Stops the load: no callback reaches the client after this returns.
     func stop() {
         let actions = state.withLock { state in
@@ -79,7 +84,7 @@ final class ProtocolLoad: Sendable {
     /// Sends the response head; false when the load is no longer running.
     @discardableResult
     func receive(_ response: URLResponse) -> Bool {
-        send { $0.urlProtocol($1, didReceive: response, cacheStoragePolicy: .notAllowed) }
+        send(responding: true) { $0.urlProtocol($1, didReceive: response, cacheStoragePolicy: .notAllowed) }
     }
 
     /// Sends body bytes; false when the load is no longer running.
@@ -99,11 +104,12 @@ final class ProtocolLoad: Sendable {
     }
 
     @discardableResult
-    private func send(ending: Bool = false, _ call: (any URLProtocolClient, URLProtocol) -> Void) -> Bool {
+    private func send(ending: Bool = false, responding: Bool = false, _ call: (any URLProtocolClient, URLProtocol) -> Void) -> Bool {
         func deliver() -> Bool {
             state.withLock { state in
                 guard state.phase == .running, let instance = state.instance else { return false }
                 if let client = state.client { call(client, instance.value) }
+                if responding { state.responded = true }
                 if ending {
                     // swift-corelibs-foundation's cancel() picks up the protocol, then later calls
                     // `protocol.client?.…didFailWithError` on the work queue; after the task has

@@ -9,13 +9,15 @@ import FoundationNetworking
 /// Answers one request for ``ArchiveURLProtocol``: resolve, decide, then stream.
 struct Replay: Sendable {
     /// What the handler class serves; nil when it stopped serving after `canInit` said yes.
-    let setup: ArchiveURLProtocol.Setup?
+    var setup: ArchiveURLProtocol.Setup?
     let delivery: BodyDelivery
     /// Who decides about each stored redirect hop.
     let approval: RedirectApproval
     let load: ProtocolLoad
     /// Answer before returning (see ``TaskInternals``): a network continuation is waited for.
     var inline = false
+    /// This is the second answer, from archives reopened after the first failed (see ``reopened(after:)``).
+    var retried = false
 
     /// The session that carries on a redirect chain whose target the archives lack, under
     /// ``ArchiveURLProtocol/MissPolicy/passThrough``.
@@ -38,39 +40,60 @@ struct Replay: Sendable {
         guard !isDownload else { return load.fail(WebArcURLProtocolError.downloadTaskUnsupported(url: url).urlError) }
         guard let setup else { return load.fail(WebArcURLProtocolError.notInArchive(method: method, url: url).urlError) }
         do {
-            let resolution = try setup.chain.resolve(method: method, url: url) { redirect, at, hop in
-                try approve(redirect, at: URL(string: WebArcScheme.presented(at, requestScheme: scheme)) ?? requestURL, hop: hop, request)
-            }
-            switch resolution {
-            case .response(let match, let finalMethod, _):
-                guard case .response(let response) = match.entry.record else { return }
-                let plan = ReplayPlan(response: response, method: finalMethod, requestHeaders: request.allHTTPHeaderFields ?? [:])
-                let shown = URL(string: WebArcScheme.presented(match.url, requestScheme: scheme)) ?? requestURL
-                try send(plan, body: response.body, from: setup.archives[match.archive], at: shown)
-            case .redirect(let redirect, let at, _), .refused(let redirect, let at, _):
-                let shown = URL(string: WebArcScheme.presented(at, requestScheme: scheme)) ?? requestURL
-                if load.receive(Self.response(for: redirect, at: shown)) { load.finish() }
-            case .miss(let missedMethod, let missedURL, _):
-                if setup.onMiss == .passThrough && !WebArcScheme.isWebArc(missedURL) {
-                    var live = request
-                    live.url = URL(string: missedURL)
-                    live.httpMethod = missedMethod
-                    let done = DispatchSemaphore(value: 0)
-                    Task {
-                        await forward(live)
-                        done.signal()
-                    }
-                    if inline { done.wait() }
-                } else {
-                    load.fail(WebArcURLProtocolError.notInArchive(method: missedMethod, url: missedURL).urlError)
-                }
-            }
-        } catch let error as WebArcURLProtocolError {
-            load.fail(error.urlError)
-        } catch let error as ReplayError {
-            load.fail(WebArcURLProtocolError(error).urlError)
+            try reply(to: request, method: method, url: requestURL, scheme: scheme, from: setup)
         } catch {
-            load.fail(WebArcURLProtocolError.archive(url: url, error).urlError)
+            // A remote archive replaced at its URL: answered again from the new version when
+            // nothing of this answer went out; otherwise it fails, never continued from the new.
+            let responded = load.hasResponded
+            if !responded, let again = reopened(after: error) { return again.answer(request) }
+            load.fail(Self.urlError(error, url: url))
+            if responded { _ = reopened(after: error) }
+        }
+    }
+
+    /// Answers `request` (for `requestURL`, whose scheme is `scheme`) from `setup`'s archives
+    /// through the load.
+    ///
+    /// - Throws: what the archives throw while the request is looked up or its body read, and
+    ///   what ``approval`` throws.
+    private func reply(
+        to request: URLRequest, method: String, url requestURL: URL, scheme: String, from setup: ArchiveURLProtocol.Setup
+    ) throws {
+        let resolution = try setup.chain.resolve(method: method, url: requestURL.absoluteString) { redirect, at, hop in
+            try approve(redirect, at: URL(string: WebArcScheme.presented(at, requestScheme: scheme)) ?? requestURL, hop: hop, request)
+        }
+        switch resolution {
+        case .response(let match, let finalMethod, _):
+            guard case .response(let response) = match.entry.record else { return }
+            let plan = ReplayPlan(response: response, method: finalMethod, requestHeaders: request.allHTTPHeaderFields ?? [:])
+            let shown = URL(string: WebArcScheme.presented(match.url, requestScheme: scheme)) ?? requestURL
+            try send(plan, body: response.body, from: setup.archives[match.archive], at: shown)
+        case .redirect(let redirect, let at, _), .refused(let redirect, let at, _):
+            let shown = URL(string: WebArcScheme.presented(at, requestScheme: scheme)) ?? requestURL
+            if load.receive(Self.response(for: redirect, at: shown)) { load.finish() }
+        case .miss(let missedMethod, let missedURL, _):
+            if setup.onMiss == .passThrough && !WebArcScheme.isWebArc(missedURL) {
+                var live = request
+                live.url = URL(string: missedURL)
+                live.httpMethod = missedMethod
+                let done = DispatchSemaphore(value: 0)
+                Task {
+                    await forward(live)
+                    done.signal()
+                }
+                if inline { done.wait() }
+            } else {
+                load.fail(WebArcURLProtocolError.notInArchive(method: missedMethod, url: missedURL).urlError)
+            }
+        }
+    }
+
+    /// What the caller sees for `error`, raised while answering `url`.
+    static func urlError(_ error: any Error, url: String) -> URLError {
+        switch error {
+        case let error as WebArcURLProtocolError: error.urlError
+        case let error as ReplayError: WebArcURLProtocolError(error).urlError
+        default: WebArcURLProtocolError.archive(url: url, error).urlError
         }
     }
 
@@ -103,12 +126,17 @@ struct Replay: Sendable {
         return HTTPURLResponse.replaying(status: redirect.status, headers: headers, url: url)
     }
 
+    /// Sends the head, then the body: the head goes out only once the body's first piece is read
+    /// (its whole when it goes whole), so that a read failing there has sent nothing and the
+    /// request can be answered again (``reopened(after:)``).
     private func send(_ plan: ReplayPlan, body: BodyReference, from reader: ArchiveReader, at url: URL) throws {
-        guard load.receive(HTTPURLResponse.replaying(status: plan.status, headers: plan.headers, url: url)) else { return }
-        if let range = plan.bodyRange, !range.isEmpty {
-            var pieces = try reader.makeChunkIterator(for: body, range: range)
-            guard try delivery.send(through: load, length: Int(range.count), { try pieces.next() }) else { return }
+        let head = HTTPURLResponse.replaying(status: plan.status, headers: plan.headers, url: url)
+        guard let range = plan.bodyRange, !range.isEmpty else {
+            if load.receive(head) { load.finish() }
+            return
         }
+        var pieces = try reader.makeChunkIterator(for: body, range: range)
+        guard try delivery.send(through: load, head: head, length: Int(range.count), { try pieces.next() }) else { return }
         load.finish()
     }
 

@@ -172,11 +172,8 @@ extension Serve {
     /// does not open or is not trusted is not served, with the reason on stderr, until the next
     /// change.
     func reload(policy: TrustPolicy?) -> ArchiveResponder.Reload {
+        // The default recognises RemoteError.changed (a SourceChanged error).
         ArchiveResponder.Reload(
-            recognises: { error in
-                guard let error = error as? RemoteError, case .changed = error else { return false }
-                return true
-            },
             reopen: {
                 do {
                     let set = try openArchives(policy: policy)

@@ -1,0 +1,54 @@
+import Foundation
+import WebArc
+import WebArcReplay
+
+extension ArchiveURLProtocol {
+    /// Serves the archives `open` returns through this class, and opens them again when a read
+    /// finds them replaced at their source (a publisher's new release at a remote archive's URL).
+    ///
+    /// ```swift
+    /// let url = "https://cdn.example.com/site.webarc"
+    /// try ArchiveURLProtocol.serve(opening: { [try ArchiveReader(url: url)] }, trusting: policy)
+    /// ```
+    ///
+    /// `open` runs once now. When a read fails with a ``WebArc/SourceChanged`` error saying so (a
+    /// remote archive's `RemoteError.changed`: its file is another version than the one opened),
+    /// `open` runs again on that request's worker thread, its archives are checked against
+    /// `policy` as the first ones were, and they replace the old ones for every request. The
+    /// request is then answered again from them, once, when nothing of its answer was sent; other
+    /// requests failing meanwhile wait for the same reopening. A request reads one set of
+    /// archives only: a body whose first bytes came from the old version fails rather than go on
+    /// from the new one. A reopening that throws (the new version does not open, or is not
+    /// trusted) keeps the old archives, the request fails with the read's error as before (the
+    /// reason is in ``reopenFailure``), and none is tried again for 5 seconds.
+    ///
+    /// Only a read that fails sees a change: a page whose bytes a reader still holds (a remote
+    /// reader's cached index pages) is answered from the version it opened until then.
+    ///
+    /// - Parameters:
+    ///   - open: opens the archives, top first (an update before the base it updates).
+    ///   - policy: when given, each archive must carry a valid signature by one of its keys (see
+    ///     ``serve(_:trusting:onMiss:now:)``), at first and after each reopening.
+    ///   - onMiss: what happens to requests none of them holds.
+    /// - Throws: what `open` throws, and a refusal of `policy` as a ``WebArcError``; what this
+    ///   class served before then stays as it was.
+    public class func serve(
+        opening open: @escaping @Sendable () throws -> [ArchiveReader], trusting policy: TrustPolicy? = nil,
+        onMiss: MissPolicy = .offline
+    ) throws {
+        let opening: @Sendable () throws -> [ArchiveReader] = {
+            let archives = try open()
+            if let policy { try check(archives, trusting: policy) }
+            return archives
+        }
+        let archives = try opening()
+        setups.set(Setup(archives: archives, onMiss: onMiss, reloadable: ReloadableArchives(archives, reopen: opening)), for: self)
+    }
+
+    /// Why the last reopening of the archives served with ``serve(opening:trusting:onMiss:)``
+    /// failed (what the opener threw, or the trust policy's refusal), until one succeeds; nil when
+    /// none failed.
+    public class var reopenFailure: (any Error)? {
+        setups.settings(for: self)?.reloadable?.lastFailure
+    }
+}

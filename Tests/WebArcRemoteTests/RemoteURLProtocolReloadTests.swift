@@ -1,0 +1,261 @@
+import Foundation
+import Synchronization
+import Testing
+import WebArc
+import WebArcRemote
+import WebArcURLProtocol
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// An app serving a remote archive through the URL protocol (`serve(opening:)`) when the
+/// publisher replaces the file at its URL: the handler reopens it and answers from the new
+/// release, never from a mix of the two.
+@Suite("The URL protocol serving a remote archive that is replaced at its URL", .serialized, .timeLimit(.minutes(3)))
+struct RemoteURLProtocolReloadTests {
+    final class ReloadingReplay: ArchiveURLProtocol {}
+
+    @Test("an uncached page comes from release 2 once the file is replaced; a page only release 1 had is a miss")
+    func answersFromTheNewRelease() async throws {
+        let origin = try RangeServer(file: Releases.one)
+        defer { origin.stop() }
+        let opens = Counter()
+        try ReloadingReplay.serve(opening: {
+            opens.add()
+            return [try ArchiveReader(url: origin.url, configuration: testConfiguration())]
+        })
+        defer { ReloadingReplay.stopServing() }
+        let session = Self.session(ReloadingReplay.self)
+
+        #expect(try await Self.body(session, Releases.page(0)) == Releases.body(1, Releases.page(0)))
+        origin.replace(with: Releases.two)
+        // Its index page is not cached: the lookup reads the file, finds it replaced, and the
+        // request is answered from the reopened release 2.
+        #expect(try await Self.body(session, Releases.page(1400)) == Releases.body(2, Releases.page(1400)))
+        #expect(opens.value == 2)
+        await #expect {
+            _ = try await session.data(from: URL(string: Releases.only(1))!)
+        } throws: { error in
+            (error as? URLError)?.code == .resourceUnavailable
+        }
+        #expect(try await Self.body(session, Releases.only(2)) == Releases.body(2, Releases.only(2)))
+        // A page the old reader had cached whole is not answered from it any more.
+        #expect(try await Self.body(session, Releases.page(0)) == Releases.body(2, Releases.page(0)))
+        #expect(opens.value == 2)
+    }
+
+    @Test("under passThrough, a request whose lookup finds the file replaced is answered from release 2, not sent to the network")
+    func passThroughLooksAgain() async throws {
+        let origin = try RangeServer(file: Releases.one)
+        defer { origin.stop() }
+        try ReloadingReplay.serve(
+            opening: { [try ArchiveReader(url: origin.url, configuration: testConfiguration())] }, onMiss: .passThrough)
+        defer { ReloadingReplay.stopServing() }
+        let session = Self.session(ReloadingReplay.self)
+        #expect(try await Self.body(session, Releases.page(0)) == Releases.body(1, Releases.page(0)))
+        origin.replace(with: Releases.two)
+        // canInit's lookup fails on release 1's uncached index page: declining would send the
+        // request to example.com.
+        #expect(try await Self.body(session, Releases.page(1400)) == Releases.body(2, Releases.page(1400)))
+    }
+
+    @Test("a page whose record the old reader holds but whose body it must fetch is answered whole from release 2, head included")
+    func recordCachedBodyNot() async throws {
+        let origin = try RangeServer(file: Releases.one)
+        defer { origin.stop() }
+        try ReloadingReplay.serve(opening: { [try ArchiveReader(url: origin.url, configuration: testConfiguration())] })
+        defer { ReloadingReplay.stopServing() }
+        let session = Self.session(ReloadingReplay.self)
+
+        var head = URLRequest(url: URL(string: Releases.page(7))!)
+        head.httpMethod = "HEAD"
+        let (_, before) = try await session.data(for: head)
+        #expect((before as? HTTPURLResponse)?.statusCode == 200)
+        origin.replace(with: Releases.two)
+        // The lookup succeeds from the cached index page of release 1; reading the body finds the
+        // file replaced before the head went out, so the whole answer comes from release 2.
+        let (data, response) = try await session.data(from: URL(string: Releases.page(7))!)
+        let expected = try Releases.body(2, Releases.page(7))
+        #expect(Array(data) == expected)
+        #expect((response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Length") == "\(expected.count)")
+    }
+
+    @Test("a body whose first pieces came from release 1 fails instead of going on from release 2; the next request gets release 2")
+    func bodyStartedFromTheOldReleaseFails() async throws {
+        let origin = try RangeServer(file: Releases.one)
+        defer { origin.stop() }
+        let configuration = {
+            var configuration = testConfiguration()
+            // One window per chunk, so that the body's third chunk is a request of its own.
+            configuration.prefetchWindow = 64 << 10
+            return configuration
+        }()
+        try ReloadingReplay.serve(opening: { [try ArchiveReader(url: origin.url, configuration: configuration)] })
+        defer { ReloadingReplay.stopServing() }
+
+        var head = URLRequest(url: URL(string: Releases.big)!)
+        head.httpMethod = "HEAD"
+        _ = try await Self.session(ReloadingReplay.self).data(for: head)
+        // The first two chunks come from release 1 (reading the first starts the second), the
+        // third request finds release 2.
+        origin.replace(with: Releases.two, after: 2)
+        let delegate = PieceCollector()
+        let configurationForDelegate = URLSessionConfiguration.ephemeral
+        configurationForDelegate.protocolClasses = [ReloadingReplay.self]
+        let streaming = URLSession(configuration: configurationForDelegate, delegate: delegate, delegateQueue: nil)
+        let (received, error) = await delegate.fetch(streaming, URL(string: Releases.big)!)
+        let old = try Releases.body(1, Releases.big)
+        #expect(error != nil)
+        #expect(!received.isEmpty && received.count < old.count && Array(received) == Array(old.prefix(received.count)))
+        // The failure reopened the archive for the requests after it.
+        #expect(try await Self.body(Self.session(ReloadingReplay.self), Releases.big) == Releases.body(2, Releases.big))
+    }
+
+    @Test("with a trust policy an unsigned replacement is never answered from, a failed reopening is not retried at once, and a signed one is served after the wait")
+    func untrustedReplacement() async throws {
+        let key = SigningKey()
+        let folder = try TemporaryFolder()
+        let signedOne = try Releases.signed(1, with: key, sequence: 1, in: folder)
+        let signedTwo = try Releases.signed(2, with: key, sequence: 2, in: folder)
+        let origin = try RangeServer(file: signedOne)
+        defer { origin.stop() }
+        let opens = Counter()
+        try ReloadingReplay.serve(
+            opening: {
+                opens.add()
+                return [try ArchiveReader(url: origin.url, configuration: testConfiguration())]
+            },
+            trusting: TrustPolicy(trusting: [key.publicKey]))
+        defer { ReloadingReplay.stopServing() }
+        let session = Self.session(ReloadingReplay.self)
+        #expect(try await Self.body(session, Releases.page(0)) == Releases.body(1, Releases.page(0)))
+
+        origin.replace(with: Releases.two)
+        // Reopened once, refused: the old release cannot be read any more, the new one is not answered from.
+        await #expect {
+            _ = try await session.data(from: URL(string: Releases.page(1400))!)
+        } throws: { error in
+            (error as? URLError)?.code == .cannotConnectToHost
+        }
+        #expect(opens.value == 2)
+        let refusal = ReloadingReplay.reopenFailure as? WebArcError
+        #expect(refusal?.code == WebArcError.unsigned(offset: 0).code, "\(String(describing: refusal))")
+        await #expect(throws: URLError.self) { _ = try await session.data(from: URL(string: Releases.only(2))!) }
+        await #expect(throws: URLError.self) { _ = try await session.data(from: URL(string: Releases.page(1300))!) }
+        #expect(opens.value == 2)
+
+        origin.replace(with: signedTwo)
+        try await Task.sleep(for: .seconds(5.3))
+        #expect(try await Self.body(session, Releases.page(1400)) == Releases.body(2, Releases.page(1400)))
+        #expect(opens.value == 3 && ReloadingReplay.reopenFailure == nil)
+    }
+
+    @Test("a first opening that fails or is not trusted throws, and the handler keeps what it served")
+    func firstOpeningFails() async throws {
+        struct Offline: Error {}
+        let folder = try TemporaryFolder()
+        try Data(Releases.one).write(to: URL(fileURLWithPath: folder.file("one.webarc")))
+        let local = try ArchiveReader(path: folder.file("one.webarc"))
+        ReloadingReplay.serve(local)
+        defer { ReloadingReplay.stopServing() }
+        #expect(throws: Offline.self) { try ReloadingReplay.serve(opening: { throw Offline() }) }
+        #expect(throws: WebArcError.self) {
+            try ReloadingReplay.serve(opening: { [local] }, trusting: TrustPolicy(trusting: [SigningKey().publicKey]))
+        }
+        #expect(try await Self.body(Self.session(ReloadingReplay.self), Releases.page(3)) == Releases.body(1, Releases.page(3)))
+    }
+
+    /// An ephemeral session answered by `handler` only.
+    static func session(_ handler: ArchiveURLProtocol.Type) -> URLSession {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.protocolClasses = [handler]
+        return URLSession(configuration: configuration)
+    }
+
+    /// The body of a 200 answer to GET `url`.
+    static func body(_ session: URLSession, _ url: String) async throws -> [UInt8] {
+        let (data, response) = try await session.data(from: URL(string: url)!)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200, "\(url)")
+        return Array(data)
+    }
+}
+
+/// Counts calls from any thread.
+final class Counter: Sendable {
+    private let count = Mutex(0)
+    func add() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
+}
+
+/// A session delegate that takes a body in pieces and keeps what arrived even when the task fails.
+final class PieceCollector: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private let state = Mutex<(data: Data, done: CheckedContinuation<(Data, (any Error)?), Never>?)>((Data(), nil))
+
+    /// Runs a data task for `url`: the bytes received and the error it ended with.
+    func fetch(_ session: URLSession, _ url: URL) async -> (Data, (any Error)?) {
+        await withCheckedContinuation { continuation in
+            state.withLock { $0 = (Data(), continuation) }
+            session.dataTask(with: url).resume()
+        }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        state.withLock { $0.data.append(data) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let (data, done) = state.withLock { state in
+            defer { state.done = nil }
+            return (state.data, state.done)
+        }
+        done?.resume(returning: (data, error))
+    }
+}
+
+/// Two releases of one site published at one URL: the same 1500 pages with other bodies (so the
+/// record tree has leaves well before the file's last 16 KiB), a page only each has, and a 700 KB
+/// body of three chunks.
+enum Releases {
+    static let big = "http://example.com/video.bin"
+    static let folder = try! TemporaryFolder()
+
+    static func page(_ index: Int) -> String { "http://example.com/page/\(index).html" }
+    static func only(_ release: Int) -> String { "http://example.com/only-in-\(release).html" }
+
+    static let one = make(1)
+    static let two = make(2)
+
+    /// Writes release `number` (and keeps its file, the truth remote reads are compared with).
+    static func make(_ number: Int) -> [UInt8] {
+        let path = folder.file("release-\(number).webarc")
+        var random = SeededGenerator(seed: UInt64(20 + number))
+        let writer = try! ArchiveWriter(path: path)
+        func add(_ url: String, _ body: [UInt8]) {
+            let stored = try! writer.addBody(body)
+            try! writer.add(ResponseRecord(
+                request: RequestRecord(url: url), headers: [HTTPHeader("Content-Type", "text/html")], mimeType: "text/html", body: stored))
+        }
+        for index in 0..<1500 { add(page(index), Array("<p>release \(number) page \(index) \(random.hex(60 * number))</p>".utf8)) }
+        add(only(number), Array("<p>only in release \(number)</p>".utf8))
+        add(big, random.bytes(700_000))
+        try! writer.finish()
+        return Array(try! Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    /// The body of `url` in release `number`, read from its local file.
+    static func body(_ number: Int, _ url: String) throws -> [UInt8] {
+        _ = number == 1 ? one : two
+        let reader = try ArchiveReader(path: folder.file("release-\(number).webarc"))
+        guard case .response(let response)? = try reader.lookup(url: url)?.record else { throw Fixture.Missing() }
+        return Array(try reader.body(response.body))
+    }
+
+    /// Release `number` signed with `key` as release `sequence`.
+    static func signed(_ number: Int, with key: SigningKey, sequence: UInt64, in folder: TemporaryFolder) throws -> [UInt8] {
+        let path = folder.file("signed-\(number).webarc")
+        try Data(number == 1 ? one : two).write(to: URL(fileURLWithPath: path))
+        try ArchiveSigner.sign(path: path, with: key, sequence: sequence)
+        return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+}

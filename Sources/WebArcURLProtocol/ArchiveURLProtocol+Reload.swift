@@ -22,8 +22,11 @@ extension ArchiveURLProtocol {
     /// trusted) keeps the old archives, the request fails with the read's error as before (the
     /// reason is in ``reopenFailure``), and none is tried again for 5 seconds.
     ///
-    /// Only a read that fails sees a change: a page whose bytes a reader still holds (a remote
-    /// reader's cached index pages) is answered from the version it opened until then.
+    /// An archive read from a file is reopened before a request when its path names another file
+    /// than the one opened (an app's update renamed over it, or a copy over it in place; a `stat`
+    /// per file and request). Over the network, only a read that fails sees a change: a page
+    /// whose bytes a reader still holds (a remote reader's cached index pages) is answered from
+    /// the version it opened until then.
     ///
     /// - Parameters:
     ///   - open: opens the archives, top first (an update before the base it updates).

@@ -18,6 +18,8 @@ struct Replay: Sendable {
     var inline = false
     /// This is the second answer, from archives reopened after the first failed (see ``reopened(after:)``).
     var retried = false
+    /// The archives were looked at for files replaced at their paths (``reopenedForReplacedFiles()``).
+    var refreshed = false
 
     /// The session that carries on a redirect chain whose target the archives lack, under
     /// ``ArchiveURLProtocol/MissPolicy/passThrough``.
@@ -39,6 +41,7 @@ struct Replay: Sendable {
         let url = requestURL.absoluteString
         guard !isDownload else { return load.fail(WebArcURLProtocolError.downloadTaskUnsupported(url: url).urlError) }
         guard let setup else { return load.fail(WebArcURLProtocolError.notInArchive(method: method, url: url).urlError) }
+        if let fresh = reopenedForReplacedFiles() { return fresh.answer(request, isDownload: isDownload) }
         do {
             try reply(to: request, method: method, url: requestURL, scheme: scheme, from: setup)
         } catch {

@@ -45,6 +45,38 @@ struct RemoteURLProtocolReloadTests {
         #expect(opens.value == 2)
     }
 
+    @Test("a local archive renamed over, then copied over in place, is reopened before the next request: each answer comes whole from the file at the path")
+    func localFileReplaced() async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("bundle.webarc")
+        try Data(Releases.one).write(to: URL(fileURLWithPath: path))
+        let opens = Counter()
+        try ReloadingReplay.serve(opening: {
+            opens.add()
+            return [try ArchiveReader(path: path)]
+        })
+        defer { ReloadingReplay.stopServing() }
+        let session = Self.session(ReloadingReplay.self)
+        #expect(try await Self.body(session, Releases.page(3)) == Releases.body(1, Releases.page(3)))
+
+        // An app's update, written aside and renamed over: the open file still reads release 1
+        // whole, so only the path says it changed.
+        try Data(Releases.two).write(to: URL(fileURLWithPath: folder.file("next.webarc")))
+        #expect(rename(folder.file("next.webarc"), path) == 0)
+        #expect(try await Self.body(session, Releases.only(2)) == Releases.body(2, Releases.only(2)))
+        #expect(try await Self.body(session, Releases.page(3)) == Releases.body(2, Releases.page(3)))
+        #expect(opens.value == 2)
+
+        // Release 1 copied back over it in place (same inode, other size and bytes).
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: Data(Releases.one))
+        try handle.close()
+        #expect(try await Self.body(session, Releases.page(1400)) == Releases.body(1, Releases.page(1400)))
+        #expect(try await Self.body(session, Releases.only(1)) == Releases.body(1, Releases.only(1)))
+        #expect(opens.value == 3)
+    }
+
     @Test("under passThrough, a request whose lookup finds the file replaced is answered from release 2, not sent to the network")
     func passThroughLooksAgain() async throws {
         let origin = try RangeServer(file: Releases.one)

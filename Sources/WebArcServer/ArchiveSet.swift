@@ -54,7 +54,7 @@ public struct ArchiveSet: Sendable {
     /// opened: replaced by a rename (as `webarc apply -o` does) or rewritten in place; nil when
     /// every file is still the one opened (or is being replaced and cannot be looked up).
     public var replacedFile: String? {
-        readers.first { ($0.byteSource as? FileByteSource)?.changedAtPath == true }?.path
+        readers.first(where: \.isReplacedAtPath)?.path
     }
 
     /// The record a GET of `url` finds (the canonical key, then the fuzzy rules of

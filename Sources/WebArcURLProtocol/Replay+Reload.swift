@@ -20,11 +20,11 @@ extension Replay {
 
     /// This replay over archives reopened first, when one of the archives was read from a file
     /// that its path no longer names (an app's update renamed over it, or rewritten in place:
-    /// ``WebArc/FileByteSource/changedAtPath``, a `stat` per file) and reopening worked; nil
+    /// ``WebArc/ArchiveReader/isReplacedAtPath``, a `stat` per file) and reopening worked; nil
     /// otherwise. Only for archives served with ``ArchiveURLProtocol/serve(opening:trusting:onMiss:)``.
     func reopenedForReplacedFiles() -> Replay? {
         guard !refreshed, let setup, let reloadable = setup.reloadable,
-            setup.archives.contains(where: { ($0.byteSource as? FileByteSource)?.changedAtPath == true }),
+            setup.archives.contains(where: \.isReplacedAtPath),
             reloadable.reopenArchives(seen: setup.generation)
         else { return nil }
         var again = self

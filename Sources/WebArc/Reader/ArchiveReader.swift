@@ -35,6 +35,10 @@ public final class ArchiveReader: Sendable {
     /// Where the archive's bytes come from (a file, a mapping, memory, or a remote archive's
     /// `HTTPByteSource`, which can tell whether the file at its URL was replaced).
     public var byteSource: any ByteSource { source }
+    /// Whether this archive was read from a file that its path no longer names as opened
+    /// (renamed over, or rewritten in place; ``FileByteSource/changedAtPath``, one `stat`); false
+    /// for other sources. Front ends that keep archives open reopen them then.
+    public var isReplacedAtPath: Bool { (source as? FileByteSource)?.changedAtPath == true }
     /// Offset of the trailer.
     let trailerOffset: UInt64
     /// The last bytes of the file, read at open; pages inside them are not read again.

@@ -48,17 +48,18 @@ enum ZstdDelta {
         // A reference that starts with the dictionary magic is refused (spec §6.2): the writer's
         // call would have read it as a structured dictionary, so no frame can name it.
         let magic = reference.withUnsafeBytes { startsWithDictionaryMagic($0) }
-        guard framed, !magic, let context = ZSTD_createDCtx() else { return nil }
-        defer { ZSTD_freeDCtx(context) }
-        var output = [UInt8](repeating: 0, count: rawLength)
-        let written = output.withUnsafeMutableBytes { destination in
-            stored.withUnsafeBytes { frame in
+        guard framed, !magic, let context = DecoderPool.shared.take() else { return nil }
+        defer { DecoderPool.shared.give(context) }
+        var written = -1
+        let output = [UInt8](unsafeUninitializedCapacity: rawLength) { destination, count in
+            written = stored.withUnsafeBytes { frame in
                 reference.withUnsafeBytes { history -> Int in
                     guard ZSTD_isError(ZSTD_DCtx_refPrefix(context, history.baseAddress, history.count)) == 0 else { return -1 }
                     let result = ZSTD_decompressDCtx(context, destination.baseAddress, destination.count, frame.baseAddress, frame.count)
                     return ZSTD_isError(result) == 0 ? result : -1
                 }
             }
+            count = written == rawLength ? rawLength : 0
         }
         guard written == rawLength else { return nil }
         return output

@@ -18,18 +18,22 @@ import Foundation
 /// ``BodyTransfer/wholeLimit`` are left to the writer, which streams them.
 final class ApplyPipeline: @unchecked Sendable {
     /// One body to read: the archive (a layer of the stack) and its reference there, or its bytes
-    /// (a new body of a compact update).
+    /// and their MD5 (a new body of a compact update).
     struct Job {
         var reader: ArchiveReader?
         var reference: BodyReference?
         var bytes: [UInt8]?
+        var md5: BodyDigest?
 
         init(reader: ArchiveReader, reference: BodyReference) {
             self.reader = reader
             self.reference = reference
         }
 
-        init(bytes: [UInt8]) { self.bytes = bytes }
+        init(bytes: [UInt8], md5: BodyDigest) {
+            self.bytes = bytes
+            self.md5 = md5
+        }
     }
 
     /// What a worker hands over for one body.
@@ -160,7 +164,7 @@ final class ApplyPipeline: @unchecked Sendable {
             let bytes = job.bytes ?? []
             reserve(index, cost: UInt64(bytes.count))
             if isAnchor { publishTail(index, Array(DictionaryAnchors.lastChunk(ofBody: bytes))) }
-            return .prepared(bytes.withUnsafeBytes { PreparedBody(raw: $0, level: level, dictionary: dictionary, zstd: zstd) }, reused: 0)
+            return .prepared(bytes.withUnsafeBytes { PreparedBody(raw: $0, level: level, dictionary: dictionary, md5: job.md5, zstd: zstd) }, reused: 0)
         }
         let entry = try reader.bodyEntry(reference)
         try entry.checkLength()

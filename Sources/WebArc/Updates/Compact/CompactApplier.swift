@@ -80,7 +80,7 @@ public struct CompactApplier {
             response.body = plan.base.response(ordinal)!.body
             return AppliedArchive.Record(record: .response(response), reader: reader, job: ApplyPipeline.Job(reader: reader, reference: response.body))
         case (.response, .newBody(let number)):
-            return AppliedArchive.Record(record: planned.record, reader: bases.layers[0], job: ApplyPipeline.Job(bytes: plan.newBodies[number]))
+            return AppliedArchive.Record(record: planned.record, reader: bases.layers[0], job: ApplyPipeline.Job(bytes: plan.newBodies[number], md5: plan.newBodyDigests[number]))
         case (_, .base(let layer)):
             return AppliedArchive.Record(record: planned.record, reader: bases.layers[layer], job: nil)
         default:

@@ -67,12 +67,24 @@ struct CompactBaseView {
         return nil
     }
 
-    /// The verified bytes of record `ordinal`'s body.
+    /// The verified bytes of record `ordinal`'s body: every chunk checked against its SHA-256
+    /// digest, which the base's archive digest binds (spec §11.1), so the body's MD5 and body hash,
+    /// computed from the same bytes, are not computed again.
     ///
-    /// - Throws: ``WebArcError`` for a damaged chunk.
+    /// - Throws: ``WebArcError`` for a damaged chunk or a body whose chunks do not add up to its length.
     func body(_ ordinal: Int) throws -> [UInt8] {
         guard let response = response(ordinal) else { return [] }
-        return [UInt8](try stack.layers[records[ordinal].layer].body(response.body))
+        let reader = stack.layers[records[ordinal].layer]
+        let entry = try reader.bodyEntry(response.body)
+        try entry.checkLength()
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Int(min(entry.length, UInt64(CompactUpdate.maxSection))))
+        try reader.forEachChunk(of: response.body) { bytes += $0 }
+        guard bytes.count == entry.length else {
+            throw WebArcError.bodyDigest(
+                body: entry.reference, offset: entry.firstChunkOffset, reason: "decodes to \(bytes.count) bytes, its entry says \(entry.length)")
+        }
+        return bytes
     }
 
     /// The compact objects, then the compact headers, of key `ordinal`'s records (§4's dictionary).

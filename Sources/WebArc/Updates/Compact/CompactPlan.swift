@@ -25,6 +25,8 @@ struct CompactPlan {
     /// The target's records in record-tree order, each with its source.
     let records: [(record: ArchiveRecord, source: Source)]
     let newBodies: [[UInt8]]
+    /// The MD5 of each of ``newBodies``.
+    let newBodyDigests: [BodyDigest]
     let base: CompactBaseView
 
     /// The fixed part of `bytes`, and where the sections start.
@@ -256,6 +258,10 @@ struct CompactPlan {
         }
         try bodiesCursor.requireEnd()
         self.newBodies = newBodies
+        // Each new body's MD5 (its content address, and the `ETag` its records rebuild), sixteen
+        // bodies at a time: computed once here and handed to the writer, which then skips it.
+        let newDigests = MD5Lanes.digests(of: newBodies)
+        self.newBodyDigests = newDigests
 
         // The target's records (§6).
         var replaced: [Int: [(ArchiveRecord, Source)]] = [:]
@@ -283,7 +289,7 @@ struct CompactPlan {
                     let (length, md5): (UInt64, BodyDigest)
                     switch source {
                     case .newBody(let body):
-                        (length, md5) = (UInt64(newBodies[body].count), CompactRecords.md5(newBodies[body]))
+                        (length, md5) = (UInt64(newBodies[body].count), newDigests[body])
                     case .baseBody(let ordinal):
                         let baseResponse = base.response(ordinal)!
                         (length, md5) = (baseResponse.bodyLength, baseResponse.body.digest)

@@ -1,5 +1,3 @@
-import Crypto
-
 /// A record as a compact update carries it (Spec/compact-update.md §4): its *compact object* — the
 /// keyed object without its `headers` field and, in a response, with a zero body reference and
 /// length — and its *compact headers*, a `stringList` value apart from the object, in which a
@@ -85,11 +83,4 @@ enum CompactRecords {
 
     /// Byte equality (String's `==` compares canonical equivalence).
     private static func same(_ left: String, _ right: String) -> Bool { left.utf8.elementsEqual(right.utf8) }
-
-    /// The MD5 of body bytes: its content address, to rebuild an `ETag`.
-    static func md5(_ bytes: [UInt8]) -> BodyDigest {
-        var hasher = Insecure.MD5()
-        hasher.update(data: bytes)
-        return BodyDigest(hasher.finalize())
-    }
 }

@@ -308,3 +308,11 @@ public final class HTTPByteSource: ByteSource {
         }
     }
 }
+
+extension HTTPByteSource: OriginChecking {
+    /// ``changeAtOrigin()`` as ``WebArc/OriginChecking`` asks it.
+    public func changeAtOrigin() throws -> (any Error)? {
+        let change: RemoteError? = try changeAtOrigin()
+        return change
+    }
+}

@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 import WebArc
 
@@ -26,6 +27,8 @@ public final class ReloadableArchives<Archives: Sendable>: Sendable {
     /// Held while reopening, so that requests failing together reopen once; holds when the last
     /// reopening failed, and why.
     private let reloading = Mutex<(at: ContinuousClock.Instant, error: any Error)?>(nil)
+    /// When the sources were last asked whether they changed (``recheckOrigins(every:seen:)``).
+    private let lastOriginCheck = Mutex(ContinuousClock.now)
 
     /// Answers from `archives` until a read error that `recognises` accepts; then from what
     /// `reopen` returns.
@@ -96,6 +99,34 @@ public final class ReloadableArchives<Archives: Sendable>: Sendable {
             } catch {
                 failure = (ContinuousClock.now, error)
                 return false
+            }
+        }
+    }
+}
+
+extension ReloadableArchives where Archives == [ArchiveReader] {
+    /// At most once per `interval`, asks the origin of each remote archive in use (an
+    /// ``WebArc/OriginChecking`` source: one small request) whether it still holds the version
+    /// read, on a background queue, and reopens the archives when one changed. A client whose
+    /// pages are all cached never reads the origin otherwise, so it would answer from the old
+    /// release until a miss. The request that triggers it is not held up; a check that fails (the
+    /// network is down) changes nothing.
+    ///
+    /// - Parameter seen: the generation of the archives the caller reads.
+    public func recheckOrigins(every interval: Duration, seen: Int) {
+        let due = lastOriginCheck.withLock { last in
+            guard ContinuousClock.now - last >= interval else { return false }
+            last = ContinuousClock.now
+            return true
+        }
+        guard due else { return }
+        let remote = archives.compactMap { $0.byteSource as? any OriginChecking }
+        guard !remote.isEmpty else { return }
+        DispatchQueue.global(qos: .utility).async { [self] in
+            for source in remote {
+                guard let change = (try? source.changeAtOrigin()) ?? nil else { continue }
+                reloadAfter(change, seen: seen)
+                return
             }
         }
     }

@@ -24,20 +24,24 @@ extension ArchiveURLProtocol {
     ///
     /// An archive read from a file is reopened before a request when its path names another file
     /// than the one opened (an app's update renamed over it, or a copy over it in place; a `stat`
-    /// per file and request). Over the network, only a read that fails sees a change: a page
-    /// whose bytes a reader still holds (a remote reader's cached index pages) is answered from
-    /// the version it opened until then.
+    /// per file and request). Over the network, a read that fails sees a change at once; and at
+    /// most once per `recheck`, a request has each remote archive's origin asked in the background
+    /// (one request for its last byte, with `If-Match`) whether it still holds the version opened,
+    /// so that an app whose pages are all cached still moves to a new release: the requests after
+    /// the reopening are answered from it.
     ///
     /// - Parameters:
     ///   - open: opens the archives, top first (an update before the base it updates).
     ///   - policy: when given, each archive must carry a valid signature by one of its keys (see
     ///     ``serve(_:trusting:onMiss:now:)``), at first and after each reopening.
     ///   - onMiss: what happens to requests none of them holds.
+    ///   - recheck: how often remote archives' origins are asked whether they changed (nil: only
+    ///     when a read fails); `webarc serve`'s default for URLs.
     /// - Throws: what `open` throws, and a refusal of `policy` as a ``WebArcError``; what this
     ///   class served before then stays as it was.
     public class func serve(
         opening open: @escaping @Sendable () throws -> [ArchiveReader], trusting policy: TrustPolicy? = nil,
-        onMiss: MissPolicy = .offline
+        onMiss: MissPolicy = .offline, recheckingOrigins recheck: Duration? = .seconds(60)
     ) throws {
         let opening: @Sendable () throws -> [ArchiveReader] = {
             let archives = try open()
@@ -45,7 +49,8 @@ extension ArchiveURLProtocol {
             return archives
         }
         let archives = try opening()
-        setups.set(Setup(archives: archives, onMiss: onMiss, reloadable: ReloadableArchives(archives, reopen: opening)), for: self)
+        setups.set(
+            Setup(archives: archives, onMiss: onMiss, reloadable: ReloadableArchives(archives, reopen: opening), originRecheck: recheck), for: self)
     }
 
     /// Why the last reopening of the archives served with ``serve(opening:trusting:onMiss:)``

@@ -28,6 +28,9 @@ extension ArchiveURLProtocol {
         var reloadable: ReloadableArchives<[ArchiveReader]>? = nil
         /// The generation of ``reloadable`` that ``archives`` are (see ``current``).
         var generation = 0
+        /// How often a request has the origins of ``reloadable``'s remote archives asked whether
+        /// they changed (``WebArcReplay/ReloadableArchives/recheckOrigins(every:seen:)``); nil: never.
+        var originRecheck: Duration? = nil
 
         /// These settings with the archives in use now: the reopened ones when ``reloadable``
         /// replaced them, or the cache's current layer file in front.

@@ -42,6 +42,9 @@ struct Replay: Sendable {
         guard !isDownload else { return load.fail(WebArcURLProtocolError.downloadTaskUnsupported(url: url).urlError) }
         guard let setup else { return load.fail(WebArcURLProtocolError.notInArchive(method: method, url: url).urlError) }
         if let fresh = reopenedForReplacedFiles() { return fresh.answer(request, isDownload: isDownload) }
+        if !retried, let reloadable = setup.reloadable, let interval = setup.originRecheck {
+            reloadable.recheckOrigins(every: interval, seen: setup.generation)
+        }
         do {
             try reply(to: request, method: method, url: requestURL, scheme: scheme, from: setup)
         } catch {

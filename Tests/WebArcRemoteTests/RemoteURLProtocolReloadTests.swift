@@ -45,6 +45,39 @@ struct RemoteURLProtocolReloadTests {
         #expect(opens.value == 2)
     }
 
+    @Test("a page the reader holds cached moves to release 2 once the timed origin check sees the file replaced; without the check it stays at release 1")
+    func timedOriginCheck() async throws {
+        for recheck in [Duration.milliseconds(200), nil] {
+            let origin = try RangeServer(file: Releases.one)
+            defer { origin.stop() }
+            let opens = Counter()
+            try ReloadingReplay.serve(
+                opening: {
+                    opens.add()
+                    return [try ArchiveReader(url: origin.url, configuration: testConfiguration())]
+                }, recheckingOrigins: recheck)
+            defer { ReloadingReplay.stopServing() }
+            let session = Self.session(ReloadingReplay.self)
+            #expect(try await Self.body(session, Releases.page(0)) == Releases.body(1, Releases.page(0)))
+            origin.replace(with: Releases.two)
+            // Only page 0, whose leaf and body the reader holds: no read reaches the origin.
+            var body = try await Self.body(session, Releases.page(0))
+            // Without the check, 1.5 s is seven intervals of the other run: long enough to show none.
+            let deadline = ContinuousClock.now + (recheck == nil ? .milliseconds(1500) : .seconds(10))
+            while body != (try Releases.body(2, Releases.page(0))) && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+                body = try await Self.body(session, Releases.page(0))
+            }
+            if recheck == nil {
+                #expect(body == (try Releases.body(1, Releases.page(0))), "no check: the cached page stays at release 1")
+                #expect(opens.value == 1)
+            } else {
+                #expect(body == (try Releases.body(2, Releases.page(0))), "the check found release 2")
+                #expect(opens.value == 2)
+            }
+        }
+    }
+
     @Test("a local archive renamed over, then copied over in place, is reopened before the next request: each answer comes whole from the file at the path")
     func localFileReplaced() async throws {
         let folder = try TemporaryFolder()

@@ -20,11 +20,7 @@ struct RemoteURLProtocolReloadTests {
     func answersFromTheNewRelease() async throws {
         let origin = try RangeServer(file: Releases.one)
         defer { origin.stop() }
-        let opens = Counter()
-        try ReloadingReplay.serve(opening: {
-            opens.add()
-            return [try ArchiveReader(url: origin.url, configuration: testConfiguration())]
-        })
+        let opens = try Self.serveCountingOpens(origin)
         defer { ReloadingReplay.stopServing() }
         let session = Self.session(ReloadingReplay.self)
 
@@ -50,12 +46,7 @@ struct RemoteURLProtocolReloadTests {
         for recheck in [Duration.milliseconds(200), nil] {
             let origin = try RangeServer(file: Releases.one)
             defer { origin.stop() }
-            let opens = Counter()
-            try ReloadingReplay.serve(
-                opening: {
-                    opens.add()
-                    return [try ArchiveReader(url: origin.url, configuration: testConfiguration())]
-                }, recheckingOrigins: recheck)
+            let opens = try Self.serveCountingOpens(origin, recheckingOrigins: recheck)
             defer { ReloadingReplay.stopServing() }
             let session = Self.session(ReloadingReplay.self)
             #expect(try await Self.body(session, Releases.page(0)) == Releases.body(1, Releases.page(0)))
@@ -185,13 +176,7 @@ struct RemoteURLProtocolReloadTests {
         let signedTwo = try Releases.signed(2, with: key, sequence: 2, in: folder)
         let origin = try RangeServer(file: signedOne)
         defer { origin.stop() }
-        let opens = Counter()
-        try ReloadingReplay.serve(
-            opening: {
-                opens.add()
-                return [try ArchiveReader(url: origin.url, configuration: testConfiguration())]
-            },
-            trusting: TrustPolicy(trusting: [key.publicKey]))
+        let opens = try Self.serveCountingOpens(origin, trusting: TrustPolicy(trusting: [key.publicKey]))
         defer { ReloadingReplay.stopServing() }
         let session = Self.session(ReloadingReplay.self)
         #expect(try await Self.body(session, Releases.page(0)) == Releases.body(1, Releases.page(0)))
@@ -229,6 +214,20 @@ struct RemoteURLProtocolReloadTests {
             try ReloadingReplay.serve(opening: { [local] }, trusting: TrustPolicy(trusting: [SigningKey().publicKey]))
         }
         #expect(try await Self.body(Self.session(ReloadingReplay.self), Releases.page(3)) == Releases.body(1, Releases.page(3)))
+    }
+
+    /// Serves the archive at `origin` through ``ReloadingReplay`` with `serve(opening:)`, counting
+    /// the opens (the first, then one per reopening).
+    static func serveCountingOpens(
+        _ origin: RangeServer, trusting policy: TrustPolicy? = nil, recheckingOrigins recheck: Duration? = .seconds(60)
+    ) throws -> Counter {
+        let opens = Counter()
+        try ReloadingReplay.serve(
+            opening: {
+                opens.add()
+                return [try ArchiveReader(url: origin.url, configuration: testConfiguration())]
+            }, trusting: policy, recheckingOrigins: recheck)
+        return opens
     }
 
     /// An ephemeral session answered by `handler` only.

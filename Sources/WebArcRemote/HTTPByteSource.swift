@@ -311,8 +311,7 @@ public final class HTTPByteSource: ByteSource {
 
 extension HTTPByteSource: OriginChecking {
     /// ``changeAtOrigin()`` as ``WebArc/OriginChecking`` asks it.
-    public func changeAtOrigin() throws -> (any Error)? {
-        let change: RemoteError? = try changeAtOrigin()
-        return change
+    public func originChange() throws -> (any Error)? {
+        try changeAtOrigin()
     }
 }

@@ -124,7 +124,7 @@ extension ReloadableArchives where Archives == [ArchiveReader] {
         guard !remote.isEmpty else { return }
         DispatchQueue.global(qos: .utility).async { [self] in
             for source in remote {
-                guard let change = (try? source.changeAtOrigin()) ?? nil else { continue }
+                guard let change = (try? source.originChange()) ?? nil else { continue }
                 reloadAfter(change, seen: seen)
                 return
             }

@@ -9,5 +9,5 @@ public protocol OriginChecking: ByteSource {
     /// - Returns: nil when it does; otherwise the error saying it changed (a ``SourceChanged``
     ///   error whose `sourceChanged` is true).
     /// - Throws: when the origin cannot say (network down, timeout).
-    func changeAtOrigin() throws -> (any Error)?
+    func originChange() throws -> (any Error)?
 }

@@ -142,7 +142,7 @@ extension Serve {
         timer.setEventHandler {
             let generation = responder.generation
             for reader in responder.archives.readers {
-                guard let source = reader.byteSource as? HTTPByteSource, let change = try? source.changeAtOrigin() else { continue }
+                guard let source = reader.byteSource as? any OriginChecking, let change = (try? source.originChange()) ?? nil else { continue }
                 responder.reloadAfter(change, seen: generation)
                 break
             }

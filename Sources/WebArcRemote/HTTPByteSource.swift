@@ -55,6 +55,8 @@ public final class HTTPByteSource: ByteSource {
     private struct Plan {
         var windows: [Range<UInt64>]
         var started: Set<Int> = []
+        /// Windows kept in flight ahead of the reads (1 for a body's chunks).
+        var ahead = 1
     }
 
     /// Opens `url`: one round trip, two requests (the last `tailLength` bytes and the lead).
@@ -175,9 +177,17 @@ public final class HTTPByteSource: ByteSource {
     }
 
     /// Fetches the announced extents together: neighbours (at most 16 KiB apart) share a request,
-    /// requests are at most ``RemoteConfiguration/prefetchWindow`` bytes, the first one starts now.
+    /// requests are at most ``RemoteConfiguration/prefetchWindow`` bytes, the first one starts now
+    /// and each read in a window starts the next.
     public func willRead(_ extents: [Range<UInt64>]) {
+        willRead(extents, ahead: 1)
+    }
+
+    /// As ``willRead(_:)``, with up to `ahead` windows in flight ahead of the reads (the first
+    /// `ahead` start now), as long as they fit in half the cache.
+    public func willRead(_ extents: [Range<UInt64>], ahead: Int) {
         let window = UInt64(max(64 << 10, min(configuration.prefetchWindow, configuration.cacheBytes / 4)))
+        let ahead = max(1, min(ahead, Int(UInt64(max(configuration.cacheBytes, 1)) / 2 / window)))
         var windows: [Range<UInt64>] = []
         for extent in extents where !extent.isEmpty && extent.upperBound <= size {
             if let last = windows.last, extent.lowerBound >= last.upperBound, extent.lowerBound - last.upperBound <= 16 << 10,
@@ -193,12 +203,14 @@ public final class HTTPByteSource: ByteSource {
         state.withLock { state in
             windows.removeAll { state.cache.contains($0) }
             guard !windows.isEmpty else { return }
-            var plan = Plan(windows: windows)
-            if !state.inflight.contains(where: { $0.range.contains(windows[0]) }) {
-                started.append(start(windows[0], &state))
+            var plan = Plan(windows: windows, ahead: ahead)
+            for k in 0..<min(ahead, windows.count) {
+                if !state.inflight.contains(where: { $0.range.contains(windows[k]) }) {
+                    started.append(start(windows[k], &state))
+                }
+                plan.started.insert(k)
             }
-            plan.started.insert(0)
-            if windows.count > 1 {
+            if windows.count > plan.started.count {
                 state.plans.append(plan)
                 if state.plans.count > 32 { state.plans.removeFirst() }
             }
@@ -216,13 +228,14 @@ public final class HTTPByteSource: ByteSource {
         return nil
     }
 
-    /// For a read of `range` inside an announced body: starts the body's next window, so that it
-    /// arrives while this one is read; forgets the body once every window is started.
+    /// For a read of `range` inside an announced body: starts the body's next windows (up to the
+    /// plan's ``Plan/ahead``), so that they arrive while this one is read; forgets the body once
+    /// every window is started.
     private func readAhead(past range: Range<UInt64>, _ state: inout State, started: inout [Inflight]) {
         for index in state.plans.indices {
             guard let k = state.plans[index].windows.firstIndex(where: { $0.contains(range) }) else { continue }
-            let next = k + 1
-            if next < state.plans[index].windows.count, !state.plans[index].started.contains(next) {
+            let count = state.plans[index].windows.count
+            for next in k + 1..<min(k + 1 + state.plans[index].ahead, count) where !state.plans[index].started.contains(next) {
                 state.plans[index].started.insert(next)
                 let window = state.plans[index].windows[next]
                 if !state.cache.contains(window), !state.inflight.contains(where: { $0.range.contains(window) }) {

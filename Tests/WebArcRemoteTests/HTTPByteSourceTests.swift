@@ -67,6 +67,34 @@ struct HTTPByteSourceTests {
         }
     }
 
+    @Test("extents announced apart with ahead N are asked for N at a time before any read (one by default), and read back whole")
+    func readAheadDepth() throws {
+        let file: [UInt8] = (0..<(2 << 20)).map { (index: Int) -> UInt8 in UInt8(truncatingIfNeeded: index &* 31 &+ index >> 11) }
+        let server = try RangeServer(file: file)
+        defer { server.stop() }
+        // Ten extents 128 KiB apart: too far apart to share a request.
+        let extents: [Range<UInt64>] = (0..<10).map { (index: Int) -> Range<UInt64> in
+            let start = UInt64(index) * 131_072 + 4096
+            return start..<start + 1000
+        }
+        for ahead in [1, 4] {
+            let source = try HTTPByteSource(url: server.url, configuration: testConfiguration())
+            server.resetLog()
+            server.setFault(.slow(0.5))  // requests are logged as they arrive, answered later
+            source.willRead(extents, ahead: ahead)
+            let deadline = Date().addingTimeInterval(5)
+            while server.requests.count < ahead && Date() < deadline { usleep(10_000) }
+            usleep(200_000)
+            #expect(server.requests.count == ahead, "ahead \(ahead): \(server.requests.map(\.range))")
+            server.setFault(.none)
+            for extent in extents {
+                let bytes = try source.read(at: extent.lowerBound, count: extent.count)
+                #expect(bytes == Array(file[Int(extent.lowerBound)..<Int(extent.upperBound)]))
+            }
+            #expect(Set(server.requests.map(\.range)).count == extents.count, "\(server.requests.map(\.range))")
+        }
+    }
+
     @Test("HTTP/2: range reads from a server that offers only h2 (ALPN) go over HTTP/2, several on one connection")
     func http2() throws {
         let server = try RangeServer(file: Fixture.archive.bytes, tls: true, http2: true)

@@ -19,6 +19,10 @@ public protocol ByteSource: Sendable {
     /// local sources ignore it. Never required for correctness: every extent is still read with
     /// ``read(at:count:)`` and verified.
     func willRead(_ extents: [Range<UInt64>])
+    /// ``willRead(_:)`` for extents that lie apart (the references an update's bodies make into a
+    /// base): a remote source keeps up to `ahead` of its requests in flight ahead of the reads
+    /// instead of one, so that scattered extents cost a few round trips rather than one each.
+    func willRead(_ extents: [Range<UInt64>], ahead: Int)
     /// Bytes a reader reads from the end of the file at open (the trailer, and the metadata and
     /// record root when they fit: spec §14).
     ///
@@ -34,6 +38,7 @@ public protocol ByteSource: Sendable {
 
 extension ByteSource {
     public func willRead(_ extents: [Range<UInt64>]) {}
+    public func willRead(_ extents: [Range<UInt64>], ahead: Int) { willRead(extents) }
     public var openingTailLength: Int { 65_536 }
     public var arrivesInFileOrder: Bool { false }
 }

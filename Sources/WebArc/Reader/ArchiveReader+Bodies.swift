@@ -87,6 +87,9 @@ extension ArchiveReader {
         if !extents.isEmpty { source.willRead(extents) }
     }
 
+    /// Requests a remote base keeps in flight ahead of the body checks' reads of it.
+    static let baseReadAhead = 8
+
     /// Tells each base's source which of its stored extents reading `bodies` (in that order) will
     /// touch: their chunks in a base layer, and the delta references and dictionaries there. A
     /// remote base then fetches neighbouring extents in one request, a window ahead of the reads,
@@ -94,6 +97,8 @@ extension ArchiveReader {
     /// requests, most for adjacent extents). Extents in the archive itself are announced per body
     /// as it is read (``makeChunkIterator(for:range:)``).
     func announceBaseChunks(of bodies: [BodyEntry]) {
+        // The changed pages of a release are often scattered through the base: their windows
+        // are fetched several at a time (ByteSource.willRead(_:ahead:)).
         guard !bases.isEmpty else { return }
         var extents = [[Range<UInt64>]](repeating: [], count: bases.count)
         var seen = [Set<UInt64>](repeating: [], count: bases.count)
@@ -112,7 +117,7 @@ extension ArchiveReader {
             for chunk in body.chunks { note(chunk) }
         }
         for (index, announced) in extents.enumerated() where !announced.isEmpty {
-            bases[index].source.willRead(announced.sorted { $0.lowerBound < $1.lowerBound })
+            bases[index].source.willRead(announced.sorted { $0.lowerBound < $1.lowerBound }, ahead: Self.baseReadAhead)
         }
     }
 

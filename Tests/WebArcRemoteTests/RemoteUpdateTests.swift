@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebArc
+import WebArcRemote
 
 /// The fleet's side of an update over the network: a kiosk applies a compact update, or an update
 /// archive, that it fetches from a URL (a CDN), onto a base it holds or reads remotely too.
@@ -32,6 +33,35 @@ struct RemoteUpdateTests {
                 let diff = try runWebarc(["diff", old, new, "-o", output, "--quiet"] + extra, environment: [:])
                 #expect(diff.status == 0, "\(diff.stderr)")
             }
+        }
+
+        func bytes(_ path: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
+    }
+
+    /// Two releases of 40 pages of 16 KiB of text each (hex of seeded random bytes, so the base is
+    /// about 400 KB and the changed pages' old versions lie far from its tail, which the open
+    /// reads); v2 changes page10 … page17, neighbours in the base; `update` is `diff`'s update archive.
+    struct SpreadReleases {
+        let folder = try! TemporaryFolder()
+        var old: String { folder.file("v1.webarc") }
+        var new: String { folder.file("v2.webarc") }
+        var update: String { folder.file("u.webarc") }
+
+        init() throws {
+            var random = SeededGenerator(seed: 5)
+            let filler = (0..<40).map { _ in random.bytes(8192).map { String(format: "%02x", $0) }.joined() }
+            for release in ["v1", "v2"] {
+                let site = folder.file(release)
+                try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
+                for page in 0..<40 {
+                    let stamp = release == "v2" && (10...17).contains(page) ? "release 2" : "release 1"
+                    try Data("<html><body><h1>page \(page) \(stamp)</h1><p>\(filler[page])</p>".utf8).write(to: URL(fileURLWithPath: site + "/page\(page).html"))
+                }
+                let pack = try runWebarc(["pack", site, "-o", folder.file("\(release).webarc"), "--quiet"], environment: [:])
+                #expect(pack.status == 0, "\(pack.stderr)")
+            }
+            let diff = try runWebarc(["diff", old, new, "-o", update, "--quiet"], environment: [:])
+            #expect(diff.status == 0, "\(diff.stderr)")
         }
 
         func bytes(_ path: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
@@ -132,26 +162,9 @@ struct RemoteUpdateTests {
 
     @Test("verify of an update with its base by URL fetches the base's referenced chunks together, not one request per chunk")
     func verifyOverRemoteBase() throws {
-        // Pages of 16 KiB of text each (hex of seeded random bytes, so the base is about 400 KB and
-        // the changed pages' old versions lie far from its tail, which the open reads); v2 changes
-        // page10 … page17, neighbours in the base.
-        let folder = try TemporaryFolder()
-        var random = SeededGenerator(seed: 5)
-        let filler = (0..<40).map { _ in random.bytes(8192).map { String(format: "%02x", $0) }.joined() }
-        for release in ["v1", "v2"] {
-            let site = folder.file(release)
-            try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
-            for page in 0..<40 {
-                let stamp = release == "v2" && (10...17).contains(page) ? "release 2" : "release 1"
-                try Data("<html><body><h1>page \(page) \(stamp)</h1><p>\(filler[page])</p>".utf8).write(to: URL(fileURLWithPath: site + "/page\(page).html"))
-            }
-            let pack = try runWebarc(["pack", site, "-o", folder.file("\(release).webarc"), "--quiet"], environment: [:])
-            #expect(pack.status == 0, "\(pack.stderr)")
-        }
-        let update = folder.file("u.webarc")
-        let diff = try runWebarc(["diff", folder.file("v1.webarc"), folder.file("v2.webarc"), "-o", update, "--quiet"], environment: [:])
-        #expect(diff.status == 0, "\(diff.stderr)")
-        let base = Array(try Data(contentsOf: URL(fileURLWithPath: folder.file("v1.webarc"))))
+        let releases = try SpreadReleases()
+        let update = releases.update
+        let base = try releases.bytes(releases.old)
         let baseServer = try RangeServer(file: base)
         defer { baseServer.stop() }
         let verify = try runWebarc(["verify", update, "--base", baseServer.url, "--json"], environment: [:])
@@ -167,7 +180,7 @@ struct RemoteUpdateTests {
         #expect(ranges.count <= 4, "\(ranges.count) ranges asked of the base: \(baseServer.requests)")
 
         // A damaged base is still found: each referenced chunk is checked against its digest.
-        let reader = try ArchiveReader(path: folder.file("v1.webarc"))
+        let reader = try ArchiveReader(path: releases.old)
         guard case .response(let page12)? = try reader.lookup(url: "http://localhost/page12.html")?.record else {
             Issue.record("no page12.html in v1")
             return
@@ -179,5 +192,40 @@ struct RemoteUpdateTests {
         defer { damagedServer.stop() }
         let failing = try runWebarc(["verify", update, "--base", damagedServer.url], environment: [:])
         #expect(failing.status == 65, "\(failing.status): \(failing.stderr)")
+    }
+
+    @Test("a page an update changed, read over a remote base: the base's reference chunk is asked for beside the update's chunk, not a round later")
+    func layeredReferenceAnnounced() throws {
+        let releases = try SpreadReleases()
+        let baseServer = try RangeServer(file: try releases.bytes(releases.old))
+        let topServer = try RangeServer(file: try releases.bytes(releases.update))
+        defer {
+            baseServer.stop()
+            topServer.stop()
+        }
+        let base = try ArchiveReader(url: baseServer.url, configuration: testConfiguration())
+        let top = try ArchiveReader(
+            source: try HTTPByteSource(url: topServer.url, configuration: testConfiguration()), path: topServer.url, bases: [base])
+        guard case .response(let page)? = try top.lookup(url: "http://localhost/page12.html")?.record else {
+            Issue.record("no page12.html in the update")
+            return
+        }
+        let entry = try top.bodyEntry(page.body)
+        #expect(entry.chunks.first?.reference?.layer == 1, "page12's delta refers to its version in the base")
+        baseServer.resetLog()
+        topServer.setFault(.slow(0.5))  // the update's own chunk is slow to come
+        var iterator = try top.makeChunkIterator(for: entry)
+        let deadline = Date().addingTimeInterval(5)
+        while baseServer.requests.isEmpty && Date() < deadline { usleep(10_000) }
+        #expect(baseServer.requests.count == 1, "the reference, asked for before the update's chunk came: \(baseServer.requests)")
+        topServer.setFault(.none)
+        var bytes: [UInt8] = []
+        while let piece = try iterator.next() { bytes += piece }
+        let new = try ArchiveReader(path: releases.new)
+        guard case .response(let expected)? = try new.lookup(url: "http://localhost/page12.html")?.record else {
+            Issue.record("no page12.html in v2")
+            return
+        }
+        #expect(bytes == [UInt8](try new.body(expected.body)))
     }
 }

@@ -51,25 +51,33 @@ extension ArchiveReader {
         return BodyChunkIterator(reader: self, body: body, range: range)
     }
 
-    /// Tells the source which stored extents reading `range` of `body` will touch, so that a remote
-    /// source fetches them together (chunks in a base layer are left out). The dictionaries and
-    /// references the chunks are decoded with (codecs 2 and 3) are announced on their own first,
-    /// unless already decoded and kept: a remote source starts them at once, beside the body's
-    /// first chunks, instead of one round later (issue 13: open + a cold URL in 3 rounds).
+    /// Tells the sources which stored extents reading `range` of `body` will touch, so that a
+    /// remote source fetches them together: this archive's for its own chunks, a base's for the
+    /// chunks in that layer. The dictionaries and references the chunks are decoded with (codecs 2
+    /// and 3), in this archive or a base, are announced on their own first, unless already decoded
+    /// and kept: a remote source starts them at once, beside the body's first chunks, instead of
+    /// one round later (issue 13: open + a cold URL in 3 rounds, also for a page an update changed
+    /// over a remote base).
     func announceChunks(of body: BodyEntry, range: Range<UInt64>) {
         guard !range.isEmpty else { return }
-        var extents: [Range<UInt64>] = []
-        var references: [Range<UInt64>] = []
-        func extent(_ chunk: ChunkEntry) -> Range<UInt64>? {
-            guard chunk.layer == 0, chunk.offset <= UInt64.max - UInt64(chunk.storedLength) else { return nil }
-            return chunk.offset..<chunk.offset + UInt64(chunk.storedLength)
+        // Layer (0: this archive, n: bases[n - 1]) → the extents read there, in order.
+        var extents: [Int: [Range<UInt64>]] = [:]
+        var references: [(layer: Int, range: Range<UInt64>)] = []
+        func extent(_ chunk: ChunkEntry) -> (layer: Int, range: Range<UInt64>)? {
+            let layer = Int(chunk.layer)
+            guard layer <= bases.count, chunk.offset <= UInt64.max - UInt64(chunk.storedLength) else { return nil }
+            return (layer, chunk.offset..<chunk.offset + UInt64(chunk.storedLength))
+        }
+        func noteExtent(_ chunk: ChunkEntry) {
+            guard let found = extent(chunk), !references.contains(where: { $0.layer == found.layer && $0.range == found.range }) else { return }
+            references.append(found)
         }
         func noteReference(_ chunk: ChunkEntry) {
             if let dictionary = chunk.dictionary, !dictionaryCache.withLock({ $0.value(for: dictionary) != nil }) {
-                if let range = extent(dictionary), !references.contains(range) { references.append(range) }
+                noteExtent(dictionary)
             }
             if let reference = chunk.reference, !referenceCache.withLock({ $0.value(for: reference) != nil }) {
-                if let range = extent(reference), !references.contains(range) { references.append(range) }
+                noteExtent(reference)
                 noteReference(reference)
             }
         }
@@ -80,11 +88,16 @@ extension ArchiveReader {
             if end <= range.lowerBound { continue }
             if start >= range.upperBound { break }
             if references.count < 4 { noteReference(chunk) }
-            guard let range = extent(chunk) else { continue }
-            extents.append(range)
+            guard let found = extent(chunk) else { continue }
+            extents[found.layer, default: []].append(found.range)
         }
-        for reference in references { source.willRead([reference]) }
-        if !extents.isEmpty { source.willRead(extents) }
+        for reference in references { source(ofLayer: reference.layer).willRead([reference.range]) }
+        for (layer, list) in extents.sorted(by: { $0.key < $1.key }) { source(ofLayer: layer).willRead(list) }
+    }
+
+    /// The source of layer `layer` as chunk entries number them: this archive's for 0, else its base's.
+    private func source(ofLayer layer: Int) -> any ByteSource {
+        layer == 0 ? source : bases[layer - 1].source
     }
 
     /// Requests a remote base keeps in flight ahead of the body checks' reads of it.

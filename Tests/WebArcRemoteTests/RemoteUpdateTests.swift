@@ -197,20 +197,12 @@ struct RemoteUpdateTests {
     @Test("a page an update changed, read over a remote base: the base's reference chunk is asked for beside the update's chunk, not a round later")
     func layeredReferenceAnnounced() throws {
         let releases = try SpreadReleases()
-        let baseServer = try RangeServer(file: try releases.bytes(releases.old))
-        let topServer = try RangeServer(file: try releases.bytes(releases.update))
+        let (baseServer, topServer, top) = try Self.layered(old: releases.old, update: releases.update)
         defer {
             baseServer.stop()
             topServer.stop()
         }
-        let base = try ArchiveReader(url: baseServer.url, configuration: testConfiguration())
-        let top = try ArchiveReader(
-            source: try HTTPByteSource(url: topServer.url, configuration: testConfiguration()), path: topServer.url, bases: [base])
-        guard case .response(let page)? = try top.lookup(url: "http://localhost/page12.html")?.record else {
-            Issue.record("no page12.html in the update")
-            return
-        }
-        let entry = try top.bodyEntry(page.body)
+        let entry = try top.bodyEntry(try Self.response(top, "http://localhost/page12.html").body)
         #expect(entry.chunks.first?.reference?.layer == 1, "page12's delta refers to its version in the base")
         baseServer.resetLog()
         topServer.setFault(.slow(0.5))  // the update's own chunk is slow to come
@@ -222,10 +214,75 @@ struct RemoteUpdateTests {
         var bytes: [UInt8] = []
         while let piece = try iterator.next() { bytes += piece }
         let new = try ArchiveReader(path: releases.new)
-        guard case .response(let expected)? = try new.lookup(url: "http://localhost/page12.html")?.record else {
-            Issue.record("no page12.html in v2")
-            return
+        #expect(bytes == [UInt8](try new.body(try Self.response(new, "http://localhost/page12.html").body)))
+    }
+
+    @Test("a changed page of many chunks over a remote base: every chunk's reference is asked for before the update's first chunk comes, neighbours in one request")
+    func manyReferencesAnnounced() throws {
+        let folder = try TemporaryFolder()
+        var random = SeededGenerator(seed: 9)
+        let text = random.bytes(1_100_000).map { String(format: "%02x", $0) }.joined()  // 2.2 MB: 9 chunks
+        for (release, head) in [("v1", "release 1"), ("v2", "release 2, one more line")] {
+            let site = folder.file(release)
+            try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
+            try Data("<html><body><h1>\(head)</h1><p>\(text)</p>".utf8).write(to: URL(fileURLWithPath: site + "/big.html"))
+            let pack = try runWebarc(["pack", site, "-o", folder.file("\(release).webarc"), "--quiet"], environment: [:])
+            #expect(pack.status == 0, "\(pack.stderr)")
         }
-        #expect(bytes == [UInt8](try new.body(expected.body)))
+        let diff = try runWebarc(["diff", folder.file("v1.webarc"), folder.file("v2.webarc"), "-o", folder.file("u.webarc"), "--quiet"], environment: [:])
+        #expect(diff.status == 0, "\(diff.stderr)")
+        let (baseServer, topServer, top) = try Self.layered(old: folder.file("v1.webarc"), update: folder.file("u.webarc"))
+        defer {
+            baseServer.stop()
+            topServer.stop()
+        }
+        let entry = try top.bodyEntry(try Self.response(top, "http://localhost/big.html").body)
+        let references = entry.chunks.compactMap(\.reference).filter { $0.layer == 1 }
+        #expect(references.count >= 5, "\(references.count) chunks coded against the base")
+        baseServer.resetLog()
+        topServer.setFault(.slow(0.5))  // the update's own chunks are slow to come
+        var iterator = try top.makeChunkIterator(for: entry)
+        func asked() -> [Range<UInt64>] {
+            baseServer.requests.compactMap { request in
+                guard let spec = request.range?.split(separator: "=").last, let dash = spec.firstIndex(of: "-"),
+                    let first = UInt64(spec[..<dash]), let last = UInt64(spec[spec.index(after: dash)...])
+                else { return nil }
+                return first..<last + 1
+            }
+        }
+        func covered() -> Bool {
+            references.allSatisfy { reference in asked().contains { $0.contains(reference.offset) } }
+        }
+        let deadline = Date().addingTimeInterval(5)
+        while !covered() && Date() < deadline { usleep(10_000) }
+        #expect(covered(), "every reference asked for before the update's chunks came: \(baseServer.requests)")
+        #expect(baseServer.requests.count <= 2, "neighbouring references in one request: \(baseServer.requests)")
+        topServer.setFault(.none)
+        var bytes: [UInt8] = []
+        while let piece = try iterator.next() { bytes += piece }
+        let new = try ArchiveReader(path: folder.file("v2.webarc"))
+        #expect(bytes == [UInt8](try new.body(try Self.response(new, "http://localhost/big.html").body)))
+    }
+
+    /// The update at `update` over the archive at `old`, each served by a ``RangeServer`` and read
+    /// by ranges as one layered reader.
+    static func layered(old: String, update: String) throws -> (base: RangeServer, top: RangeServer, reader: ArchiveReader) {
+        let baseServer = try RangeServer(file: Array(try Data(contentsOf: URL(fileURLWithPath: old))))
+        let topServer = try RangeServer(file: Array(try Data(contentsOf: URL(fileURLWithPath: update))))
+        let base = try ArchiveReader(url: baseServer.url, configuration: testConfiguration())
+        let top = try ArchiveReader(
+            source: try HTTPByteSource(url: topServer.url, configuration: testConfiguration()), path: topServer.url, bases: [base])
+        return (baseServer, topServer, top)
+    }
+
+    /// The response `reader` holds for `url`.
+    static func response(_ reader: ArchiveReader, _ url: String) throws -> ResponseRecord {
+        guard case .response(let response)? = try reader.lookup(url: url)?.record else { throw Missing(url: url) }
+        return response
+    }
+
+    /// A URL a fixture lacks.
+    struct Missing: Error {
+        let url: String
     }
 }

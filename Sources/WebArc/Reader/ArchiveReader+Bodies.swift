@@ -54,10 +54,10 @@ extension ArchiveReader {
     /// Tells the sources which stored extents reading `range` of `body` will touch, so that a
     /// remote source fetches them together: this archive's for its own chunks, a base's for the
     /// chunks in that layer. The dictionaries and references the chunks are decoded with (codecs 2
-    /// and 3), in this archive or a base, are announced on their own first, unless already decoded
-    /// and kept: a remote source starts them at once, beside the body's first chunks, instead of
-    /// one round later (issue 13: open + a cold URL in 3 rounds, also for a page an update changed
-    /// over a remote base).
+    /// and 3), in this archive or a base, are announced on their own first (neighbours together,
+    /// up to ``baseReadAhead`` requests at once), unless already decoded and kept: a remote source
+    /// starts them beside the body's first chunks instead of a round later for each (issue 13:
+    /// open + a cold URL in 3 rounds, also for a page an update changed over a remote base).
     func announceChunks(of body: BodyEntry, range: Range<UInt64>) {
         guard !range.isEmpty else { return }
         // Layer (0: this archive, n: bases[n - 1]) → the extents read there, in order.
@@ -87,11 +87,15 @@ extension ArchiveReader {
             defer { start = end }
             if end <= range.lowerBound { continue }
             if start >= range.upperBound { break }
-            if references.count < 4 { noteReference(chunk) }
+            if references.count < Self.announcedReferences { noteReference(chunk) }
             guard let found = extent(chunk) else { continue }
             extents[found.layer, default: []].append(found.range)
         }
-        for reference in references { source(ofLayer: reference.layer).willRead([reference.range]) }
+        // The references of consecutive chunks are often neighbours (a changed page's previous
+        // version, chunk after chunk): fetched as windows, several at once, ahead of the chunks.
+        for (layer, list) in Dictionary(grouping: references, by: \.layer).sorted(by: { $0.key < $1.key }) {
+            source(ofLayer: layer).willRead(list.map(\.range).sorted { $0.lowerBound < $1.lowerBound }, ahead: Self.baseReadAhead)
+        }
         for (layer, list) in extents.sorted(by: { $0.key < $1.key }) { source(ofLayer: layer).willRead(list) }
     }
 
@@ -100,8 +104,11 @@ extension ArchiveReader {
         layer == 0 ? source : bases[layer - 1].source
     }
 
-    /// Requests a remote base keeps in flight ahead of the body checks' reads of it.
+    /// Requests a remote source keeps in flight ahead of the reads for extents that lie apart: a
+    /// base's references for the body checks, a body's dictionaries and references.
     static let baseReadAhead = 8
+    /// The dictionaries and references one body's read announces at most (the rest come as read).
+    static let announcedReferences = 256
 
     /// Tells each base's source which of its stored extents reading `bodies` (in that order) will
     /// touch: their chunks in a base layer, and the delta references and dictionaries there. A

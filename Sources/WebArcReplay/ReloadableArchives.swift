@@ -120,14 +120,11 @@ extension ReloadableArchives where Archives == [ArchiveReader] {
             return true
         }
         guard due else { return }
-        let remote = archives.compactMap { $0.byteSource as? any OriginChecking }
-        guard !remote.isEmpty else { return }
+        let readers = archives
+        guard readers.contains(where: { $0.byteSource is any OriginChecking }) else { return }
         DispatchQueue.global(qos: .utility).async { [self] in
-            for source in remote {
-                guard let change = (try? source.originChange()) ?? nil else { continue }
-                reloadAfter(change, seen: seen)
-                return
-            }
+            guard let change = ArchiveReader.firstOriginChange(among: readers) else { return }
+            reloadAfter(change, seen: seen)
         }
     }
 }

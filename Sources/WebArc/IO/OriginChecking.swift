@@ -11,3 +11,19 @@ public protocol OriginChecking: ByteSource {
     /// - Throws: when the origin cannot say (network down, timeout).
     func originChange() throws -> (any Error)?
 }
+
+extension ArchiveReader {
+    /// Asks the origin of each of `readers` read from an ``OriginChecking`` source, in order,
+    /// whether it still holds the version read (one small request each), stopping at the first
+    /// that does not.
+    ///
+    /// - Returns: that origin's change error; nil when every origin still holds its version, or
+    ///   could not say (the network is down), or no reader is remote.
+    public static func firstOriginChange(among readers: [ArchiveReader]) -> (any Error)? {
+        for reader in readers {
+            guard let source = reader.byteSource as? any OriginChecking, let change = (try? source.originChange()) ?? nil else { continue }
+            return change
+        }
+        return nil
+    }
+}

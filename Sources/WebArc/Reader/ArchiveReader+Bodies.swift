@@ -60,17 +60,14 @@ extension ArchiveReader {
     /// open + a cold URL in 3 rounds, also for a page an update changed over a remote base).
     func announceChunks(of body: BodyEntry, range: Range<UInt64>) {
         guard !range.isEmpty else { return }
-        // Layer (0: this archive, n: bases[n - 1]) → the extents read there, in order.
-        var extents: [Int: [Range<UInt64>]] = [:]
-        var references: [(layer: Int, range: Range<UInt64>)] = []
-        func extent(_ chunk: ChunkEntry) -> (layer: Int, range: Range<UInt64>)? {
-            let layer = Int(chunk.layer)
-            guard layer <= bases.count, chunk.offset <= UInt64.max - UInt64(chunk.storedLength) else { return nil }
-            return (layer, chunk.offset..<chunk.offset + UInt64(chunk.storedLength))
-        }
+        // Indexed by layer (0: this archive, n: bases[n - 1]): the extents read there, in order.
+        var extents = [[Range<UInt64>]](repeating: [], count: bases.count + 1)
+        var references = extents
+        var noted = 0
         func noteExtent(_ chunk: ChunkEntry) {
-            guard let found = extent(chunk), !references.contains(where: { $0.layer == found.layer && $0.range == found.range }) else { return }
-            references.append(found)
+            guard let (layer, extent) = storedExtent(of: chunk), !references[layer].contains(extent) else { return }
+            references[layer].append(extent)
+            noted += 1
         }
         func noteReference(_ chunk: ChunkEntry) {
             if let dictionary = chunk.dictionary, !dictionaryCache.withLock({ $0.value(for: dictionary) != nil }) {
@@ -87,16 +84,25 @@ extension ArchiveReader {
             defer { start = end }
             if end <= range.lowerBound { continue }
             if start >= range.upperBound { break }
-            if references.count < Self.announcedReferences { noteReference(chunk) }
-            guard let found = extent(chunk) else { continue }
-            extents[found.layer, default: []].append(found.range)
+            if noted < Self.announcedReferences { noteReference(chunk) }
+            guard let (layer, extent) = storedExtent(of: chunk) else { continue }
+            extents[layer].append(extent)
         }
         // The references of consecutive chunks are often neighbours (a changed page's previous
         // version, chunk after chunk): fetched as windows, several at once, ahead of the chunks.
-        for (layer, list) in Dictionary(grouping: references, by: \.layer).sorted(by: { $0.key < $1.key }) {
-            source(ofLayer: layer).willRead(list.map(\.range).sorted { $0.lowerBound < $1.lowerBound }, ahead: Self.baseReadAhead)
+        for layer in references.indices where !references[layer].isEmpty {
+            source(ofLayer: layer).willRead(references[layer].sorted { $0.lowerBound < $1.lowerBound }, ahead: Self.baseReadAhead)
         }
-        for (layer, list) in extents.sorted(by: { $0.key < $1.key }) { source(ofLayer: layer).willRead(list) }
+        for layer in extents.indices where !extents[layer].isEmpty { source(ofLayer: layer).willRead(extents[layer]) }
+    }
+
+    /// Where a chunk's stored bytes lie: its layer as chunk entries number them (0: this archive,
+    /// n: `bases[n - 1]`) and its extent there; nil for a layer past the bases given or an extent
+    /// past 2^64.
+    private func storedExtent(of chunk: ChunkEntry) -> (layer: Int, extent: Range<UInt64>)? {
+        let layer = Int(chunk.layer)
+        guard layer <= bases.count, chunk.offset <= UInt64.max - UInt64(chunk.storedLength) else { return nil }
+        return (layer, chunk.offset..<chunk.offset + UInt64(chunk.storedLength))
     }
 
     /// The source of layer `layer` as chunk entries number them: this archive's for 0, else its base's.
@@ -112,22 +118,18 @@ extension ArchiveReader {
 
     /// Tells each base's source which of its stored extents reading `bodies` (in that order) will
     /// touch: their chunks in a base layer, and the delta references and dictionaries there. A
-    /// remote base then fetches neighbouring extents in one request, a window ahead of the reads,
-    /// instead of one request per chunk (checking a Flask docs update over its base by URL: 91
-    /// requests, most for adjacent extents). Extents in the archive itself are announced per body
-    /// as it is read (``makeChunkIterator(for:range:)``).
+    /// remote base then fetches neighbouring extents in one request, several windows ahead of the
+    /// reads (a release's changed pages are often scattered through the base), instead of one
+    /// request per chunk (checking a Flask docs update over its base by URL: 91 requests, most
+    /// for adjacent extents). Extents in the archive itself are announced per body as it is read
+    /// (``makeChunkIterator(for:range:)``).
     func announceBaseChunks(of bodies: [BodyEntry]) {
-        // The changed pages of a release are often scattered through the base: their windows
-        // are fetched several at a time (ByteSource.willRead(_:ahead:)).
         guard !bases.isEmpty else { return }
-        var extents = [[Range<UInt64>]](repeating: [], count: bases.count)
-        var seen = [Set<UInt64>](repeating: [], count: bases.count)
+        var extents = [[Range<UInt64>]](repeating: [], count: bases.count + 1)
+        var seen = [Set<UInt64>](repeating: [], count: bases.count + 1)
         func note(_ chunk: ChunkEntry, depth: Int = 0) {
-            let layer = Int(chunk.layer)
-            if layer > 0, layer <= bases.count, chunk.storedLength > 0, chunk.offset <= UInt64.max - UInt64(chunk.storedLength),
-                seen[layer - 1].insert(chunk.offset).inserted
-            {
-                extents[layer - 1].append(chunk.offset..<chunk.offset + UInt64(chunk.storedLength))
+            if let (layer, extent) = storedExtent(of: chunk), layer > 0, !extent.isEmpty, seen[layer].insert(extent.lowerBound).inserted {
+                extents[layer].append(extent)
             }
             guard depth < 2 else { return }
             if let dictionary = chunk.dictionary { note(dictionary, depth: depth + 1) }
@@ -136,8 +138,8 @@ extension ArchiveReader {
         for body in bodies {
             for chunk in body.chunks { note(chunk) }
         }
-        for (index, announced) in extents.enumerated() where !announced.isEmpty {
-            bases[index].source.willRead(announced.sorted { $0.lowerBound < $1.lowerBound }, ahead: Self.baseReadAhead)
+        for layer in extents.indices.dropFirst() where !extents[layer].isEmpty {
+            source(ofLayer: layer).willRead(extents[layer].sorted { $0.lowerBound < $1.lowerBound }, ahead: Self.baseReadAhead)
         }
     }
 

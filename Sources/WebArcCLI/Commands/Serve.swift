@@ -141,11 +141,8 @@ extension Serve {
         timer.schedule(deadline: .now() + seconds, repeating: seconds)
         timer.setEventHandler {
             let generation = responder.generation
-            for reader in responder.archives.readers {
-                guard let source = reader.byteSource as? any OriginChecking, let change = (try? source.originChange()) ?? nil else { continue }
-                responder.reloadAfter(change, seen: generation)
-                break
-            }
+            guard let change = ArchiveReader.firstOriginChange(among: responder.archives.readers) else { return }
+            responder.reloadAfter(change, seen: generation)
         }
         timer.resume()
         return timer

@@ -32,34 +32,9 @@ struct BodyLaneCheckerTests {
         }
     }
 
-    /// Hashes one message per lane, all busy lanes a few blocks at a time (each busy only while it
-    /// has a whole block left) or, with `alone`, now and then one lane ahead alone with scalar
-    /// blocks (only that where the sixteen-lane kernel is missing), then expects swift-crypto's MD5.
+    /// Hashes one message per lane with swift-crypto's MD5 as the reference (``expectLanesMatch``).
     private static func expectLanesMatchMD5(_ messages: [[UInt8]], alone: Bool, round: Int, using random: inout SeededGenerator) {
-        var md5 = MD5Lanes()
-        var hashed = [Int](repeating: 0, count: MD5Lanes.count)
-        for lane in 0..<MD5Lanes.count { md5.reset(lane) }
-        while true {
-            let left = messages.indices.map { (messages[$0].count - hashed[$0]) / MD5Lanes.blockSize }
-            guard let step = left.filter({ $0 > 0 }).min() else { break }
-            if alone && (!MD5Lanes.isAvailable || Bool.random(using: &random)) {
-                let lane = left.indices.filter { left[$0] > 0 }.randomElement(using: &random)!
-                let blocks = Int.random(in: 1...left[lane], using: &random)
-                messages[lane].withUnsafeBufferPointer { md5.update(lane, $0.baseAddress! + hashed[lane], blocks: blocks) }
-                hashed[lane] += blocks * MD5Lanes.blockSize
-                continue
-            }
-            let blocks = min(step, Int.random(in: 1...3, using: &random))
-            let busy = left.map { $0 > 0 }
-            messages.withPointers { pointers in
-                md5.update(pointers.indices.map { lane in busy[lane] ? pointers[lane].map { $0 + hashed[lane] } : nil }, blocks: blocks)
-            }
-            for lane in busy.indices where busy[lane] { hashed[lane] += blocks * MD5Lanes.blockSize }
-        }
-        for (lane, message) in messages.enumerated() {
-            let digest = message[hashed[lane]...].withUnsafeBytes { md5.finish(lane, tail: $0, totalLength: UInt64(message.count)) }
-            #expect(digest == BodyDigest(Insecure.MD5.hash(data: message)), "round \(round), lane \(lane), \(message.count) bytes")
-        }
+        expectLanesMatch(MD5Lanes(), messages, alone: alone, round: round, using: &random) { BodyDigest(Insecure.MD5.hash(data: $0)) }
     }
 
     @Test("from a file, bodies over 1 MiB are checked first, longest first, the rest in file order; from a download, all in file order")
@@ -149,6 +124,55 @@ struct BodyLaneCheckerTests {
         }
     }
 
+    @Test("chunks of another writer's lengths (short ones before a body's last: bytes carried over between chunks) check in lanes as one by one, damage in any chunk found at that chunk")
+    func unevenChunks() throws {
+        let folder = try TemporaryFolder()
+        var random = SeededGenerator(seed: 61)
+        let path = folder.file("uneven.webarc")
+        let writer = try ArchiveWriter(path: path)
+        // Incompressible, so stored raw: a flipped byte reaches the hashes. The first chunk of
+        // "first-short" is short too, so its body hash cannot start from the lanes.
+        let bodies: [(String, [Int])] = [
+            ("whole-then-short", [4096, 1000, 70_001, 64]), ("first-short", [100, 5000, 129]), ("one-block-each", [64, 64, 64]),
+        ]
+        for (name, lengths) in bodies {
+            let bytes = random.bytes(lengths.reduce(0, +))
+            var chunks: [ChunkEncoder.Encoded] = []
+            var start = 0
+            for length in lengths {
+                chunks.append(bytes[start..<start + length].withUnsafeBytes { ChunkEncoder.encode($0, level: 1) })
+                start += length
+            }
+            let prepared = PreparedBody(
+                digest: BodyDigest(Insecure.MD5.hash(data: bytes)), sha256: SHA256Hash.of(bytes), length: UInt64(bytes.count), chunks: chunks)
+            let body = try writer.addBody(prepared)
+            try writer.add(ResponseRecord(request: RequestRecord(url: "http://localhost/\(name)"), mimeType: "application/octet-stream", body: body))
+        }
+        try writer.finish()
+        let clean = try ArchiveReader(path: path)
+        var entries: [BodyEntry] = []
+        try clean.forEachBody { entries.append($0) }
+        #expect(Set(entries.map { $0.chunks.map(\.rawLength) }) == [[4096, 1000, 70_001, 64], [100, 5000, 129], [64, 64, 64]])
+        for lanes in [true, false] where lanes == false || MD5Lanes.isAvailable {
+            #expect(ArchiveVerifier.verify(clean, laneHashing: lanes).problems.isEmpty, "lanes \(lanes)")
+        }
+        let archive = try ArchiveBytes(path: path)
+        for chunk in entries.flatMap(\.chunks) {
+            #expect(chunk.codec == .raw)
+            var damaged = archive
+            damaged.bytes[Int(chunk.offset) + Int(chunk.storedLength) / 2] ^= 0x01
+            let damagedPath = folder.file("damaged-\(chunk.offset).webarc")
+            try damaged.write(to: damagedPath)
+            let reader = try ArchiveReader(path: damagedPath)
+            let oneByOne = ArchiveVerifier.verify(reader, laneHashing: false).problems
+            #expect(oneByOne.map(\.code) == ["chunk-digest"], "\(oneByOne)")
+            #expect(oneByOne.first?.offset == chunk.offset)
+            if MD5Lanes.isAvailable {
+                #expect(ArchiveVerifier.verify(reader, laneHashing: true).problems == oneByOne, "chunk at \(chunk.offset)")
+            }
+        }
+    }
+
     @Test("a body of one chunk whose entry's SHA-256 differs from its chunk's digest fails body-digests, in lanes and one by one")
     func singleChunkBodyHash() throws {
         let path = SpecVectorTests.vectors.path + "/invalid/body-digest-sha256.webarc"
@@ -178,7 +202,7 @@ struct BodyLaneCheckerTests {
 
 extension Array where Element == [UInt8] {
     /// Calls `body` with a pointer to each array's bytes (nil for an empty one), all pinned at once.
-    fileprivate func withPointers<R>(_ body: ([UnsafePointer<UInt8>?]) -> R) -> R {
+    func withPointers<R>(_ body: ([UnsafePointer<UInt8>?]) -> R) -> R {
         var pointers: [UnsafePointer<UInt8>?] = []
         func pin(_ index: Int) -> R {
             guard index < count else { return body(pointers) }
@@ -188,5 +212,40 @@ extension Array where Element == [UInt8] {
             }
         }
         return pin(0)
+    }
+}
+
+/// Hashes one message per lane of `lanes`, all busy lanes a few blocks at a time (each busy only
+/// while it has a whole block left) or, with `alone`, now and then one lane ahead alone with
+/// one-stream blocks (only that where the sixteen-lane kernel is missing), then expects each
+/// lane's digest to be `reference` of its message.
+func expectLanesMatch<Lanes: HashLanes>(
+    _ lanes: Lanes, _ messages: [[UInt8]], alone: Bool, round: Int, using random: inout SeededGenerator,
+    reference: ([UInt8]) -> Lanes.Digest
+) {
+    var lanes = lanes
+    let blockSize = MD5Lanes.blockSize
+    var hashed = [Int](repeating: 0, count: Lanes.count)
+    for lane in 0..<Lanes.count { lanes.reset(lane) }
+    while true {
+        let left = messages.indices.map { (messages[$0].count - hashed[$0]) / blockSize }
+        guard let step = left.filter({ $0 > 0 }).min() else { break }
+        if alone && (!MD5Lanes.isAvailable || Bool.random(using: &random)) {
+            let lane = left.indices.filter { left[$0] > 0 }.randomElement(using: &random)!
+            let blocks = Int.random(in: 1...left[lane], using: &random)
+            messages[lane].withUnsafeBufferPointer { lanes.update(lane, $0.baseAddress! + hashed[lane], blocks: blocks) }
+            hashed[lane] += blocks * blockSize
+            continue
+        }
+        let blocks = min(step, Int.random(in: 1...3, using: &random))
+        let busy = left.map { $0 > 0 }
+        messages.withPointers { pointers in
+            lanes.update(pointers.indices.map { lane in busy[lane] ? pointers[lane].map { $0 + hashed[lane] } : nil }, blocks: blocks)
+        }
+        for lane in busy.indices where busy[lane] { hashed[lane] += blocks * blockSize }
+    }
+    for (lane, message) in messages.enumerated() {
+        let digest = message[hashed[lane]...].withUnsafeBytes { lanes.finish(lane, tail: $0, totalLength: UInt64(message.count)) }
+        #expect(digest == reference(message), "round \(round), lane \(lane), \(message.count) bytes")
     }
 }

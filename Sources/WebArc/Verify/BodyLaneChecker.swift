@@ -1,15 +1,17 @@
 import Crypto
 
-/// Checks bodies' chunks and digests (§11.3 `chunks` and `body-digests`) with their MD5s computed
-/// sixteen at a time (``MD5Lanes``): the same checks as ``Verification/check(_:reader:declaredBases:)``,
-/// at a fraction of MD5's cost, which is most of `verify`'s.
+/// Checks bodies' chunks and digests (§11.3 `chunks` and `body-digests`) with their MD5s and
+/// their chunks' SHA-256s computed sixteen at a time (``MD5Lanes``, ``SHA256Lanes``): the same
+/// checks as ``Verification/check(_:reader:declaredBases:)``, at a fraction of the hashes' cost,
+/// which is most of `verify`'s.
 ///
 /// One checker runs on one worker. Each of its sixteen lanes holds one body: its current decoded
-/// chunk (every chunk checked against its SHA-256 when decoded, as before), how far MD5 has read
-/// it, and, for a body of several chunks, its running SHA-256. All busy lanes are hashed together
-/// as many whole blocks as the shortest has left; a lane that runs short loads its body's next
-/// chunk (carrying the bytes short of a block over), or finishes its body and takes the next one.
-/// Memory: one decoded chunk (at most 256 KiB) per lane.
+/// chunk, how far the hashes have read it, and, for a body of several chunks, its body-wide
+/// SHA-256 (one stream, which goes on from the first chunk's lane state). All busy lanes are
+/// hashed together as many whole blocks as the shortest has left; a lane that runs short
+/// finishes its chunk's SHA-256 and compares it with the chunk's digest, then loads its body's
+/// next chunk (carrying the bytes short of a block over), or finishes its body and takes the next
+/// one. Memory: one decoded chunk (at most 256 KiB) per lane.
 struct BodyLaneChecker {
     /// One body in a lane.
     private struct Lane {
@@ -17,8 +19,14 @@ struct BodyLaneChecker {
         let index: Int
         let body: BodyEntry
         var outcome: BodyOutcome
-        /// Body-wide SHA-256, nil for a body of one chunk (``Verification/bodyHashing(_:)``).
-        var sha256: SHA256?
+        /// Whether the body needs a body-wide SHA-256: not for a body of one chunk, whose
+        /// chunk digest is its hash (``Verification/bodyHashing(_:)``).
+        let needsBodyHash: Bool
+        /// The body-wide SHA-256, from the end of the first chunk on (nil before it).
+        var bodyHash: SHA256Stream?
+        /// The chunk whose SHA-256 the lane computes: it is `bytes` from 0 (it began at a block
+        /// boundary of the body). Nil while the lane holds a chunk checked when it was loaded.
+        var hashedChunk: Int?
         /// The next chunk to decode.
         var nextChunk = 0
         /// Decoded bytes not yet hashed by MD5 start at `consumed`.
@@ -38,6 +46,7 @@ struct BodyLaneChecker {
     let bodies: [BodyEntry]
     let declaredBases: Int?
     private var md5 = MD5Lanes()
+    private var sha256 = SHA256Lanes()
     private var lanes = [Lane?](repeating: nil, count: MD5Lanes.count)
 
     init(reader: ArchiveReader, bodies: [BodyEntry], declaredBases: Int?) {
@@ -106,6 +115,7 @@ struct BodyLaneChecker {
         if blocks > 0 {
             current.bytes.withUnsafeBufferPointer { buffer in
                 md5.update(lane, buffer.baseAddress! + current.consumed, blocks: blocks)
+                if current.hashedChunk != nil { sha256.update(lane, buffer.baseAddress! + current.consumed, blocks: blocks) }
             }
         }
         lanes[lane]!.consumed += blocks * MD5Lanes.blockSize
@@ -125,56 +135,114 @@ struct BodyLaneChecker {
                     continue
                 }
                 md5.reset(lane)
-                lanes[lane] = Lane(index: index, body: body, outcome: outcome, sha256: Verification.bodyHashing(body))
+                let needsBodyHash = Verification.bodyHashing(body) != nil
+                lanes[lane] = Lane(
+                    index: index, body: body, outcome: outcome, needsBodyHash: needsBodyHash,
+                    bodyHash: needsBodyHash && body.chunks.isEmpty ? SHA256Stream() : nil)
             }
-            if Self.load(&lanes[lane]!, reader: reader) { return }
+            if load(lane) { return }
             var finished = lanes[lane]!
             lanes[lane] = nil
             if finished.outcome.chunkProblems.isEmpty {
                 let tail = finished.bytes[finished.consumed...]
                 let digest = tail.withUnsafeBytes { md5.finish(lane, tail: $0, totalLength: finished.length) }
-                finished.outcome.digestProblem = Verification.digestProblem(finished.body, md5: digest, sha256: finished.sha256)
+                let bodyHash = finished.needsBodyHash ? (finished.bodyHash ?? SHA256Stream()).finish() : nil
+                finished.outcome.digestProblem = Verification.digestProblem(finished.body, md5: digest, bodyHash: bodyHash)
             }
             done(finished.index, finished.outcome)
         }
     }
 
-    /// Decodes chunks into `lane` until it holds a whole block; false when its body has no more
-    /// chunks (the bytes left are its MD5 tail) or a chunk failed (the problem is in its outcome).
-    private static func load(_ lane: inout Lane, reader: ArchiveReader) -> Bool {
-        while lane.unhashed < MD5Lanes.blockSize && lane.nextChunk < lane.body.chunks.count {
+    /// Decodes chunks into `lane` until it holds a whole block, finishing each chunk's SHA-256 as
+    /// its last block is hashed; false when its body has no more chunks (the bytes left are its
+    /// MD5 tail) or a chunk failed (the problem is in its outcome).
+    private mutating func load(_ lane: Int) -> Bool {
+        while lanes[lane]!.unhashed < MD5Lanes.blockSize {
+            guard finishChunk(lane) else { return false }
+            let index = lanes[lane]!.nextChunk
+            let body = lanes[lane]!.body
+            guard index < body.chunks.count else { return false }
             let chunk: [UInt8]
             do {
-                chunk = try Verification.decodeChunk(lane.body, index: lane.nextChunk, reader: reader, bodyHash: &lane.sha256)
+                chunk = try reader.decodeChunkLeavingDigest(body, index: index)
             } catch {
-                lane.outcome.chunkProblems.append(Verification.chunkProblem(error, lane.body, lane.nextChunk))
+                lanes[lane]!.outcome.chunkProblems.append(Verification.chunkProblem(error, body, index))
                 return false
             }
-            lane.nextChunk += 1
-            lane.length += UInt64(chunk.count)
-            // Chunks hold 256 KiB, a whole number of blocks: bytes are carried over only after a
-            // short chunk that is not a body's last.
-            lane.bytes = lane.unhashed == 0 ? chunk : Array(lane.bytes[lane.consumed...]) + chunk
-            lane.consumed = 0
+            lanes[lane]!.nextChunk += 1
+            lanes[lane]!.length += UInt64(chunk.count)
+            lanes[lane]!.bodyHash?.update(chunk)
+            guard lanes[lane]!.unhashed == 0 else {
+                // After a short chunk that is not the body's last (chunks hold 256 KiB, a whole
+                // number of blocks, so only another writer's archive has one), the bytes short of
+                // a block are carried over and this chunk is checked on its own.
+                guard SHA256Hash.of(chunk) == body.chunks[index].digest else {
+                    lanes[lane]!.outcome.chunkProblems.append(.chunkDigest(body: body.reference, chunk: index, offset: body.chunks[index].offset))
+                    return false
+                }
+                lanes[lane]!.bytes = Array(lanes[lane]!.bytes[lanes[lane]!.consumed...]) + chunk
+                lanes[lane]!.consumed = 0
+                continue
+            }
+            lanes[lane]!.bytes = chunk
+            lanes[lane]!.consumed = 0
+            lanes[lane]!.hashedChunk = index
+            sha256.reset(lane)
         }
-        return lane.unhashed >= MD5Lanes.blockSize
+        return true
+    }
+
+    /// Compares the SHA-256 of the chunk `lane` hashes, whose whole blocks are all hashed, with
+    /// its digest; after a body's first chunk, starts the body-wide hash from it. False when it
+    /// does not match (the problem is in the lane's outcome).
+    private mutating func finishChunk(_ lane: Int) -> Bool {
+        guard let index = lanes[lane]!.hashedChunk else { return true }
+        lanes[lane]!.hashedChunk = nil
+        let current = lanes[lane]!
+        let length = UInt64(current.bytes.count)
+        let digest = current.bytes[current.consumed...].withUnsafeBytes { tail in
+            sha256.finish(lane, tail: tail, totalLength: length)
+        }
+        let chunk = current.body.chunks[index]
+        guard digest == chunk.digest else {
+            lanes[lane]!.outcome.chunkProblems.append(.chunkDigest(body: current.body.reference, chunk: index, offset: chunk.offset))
+            return false
+        }
+        if index == 0 && current.needsBodyHash {
+            if current.consumed == current.bytes.count {
+                lanes[lane]!.bodyHash = sha256.stream(continuing: lane, length: length)
+            } else {
+                var stream = SHA256Stream()
+                stream.update(current.bytes)
+                lanes[lane]!.bodyHash = stream
+            }
+        }
+        return true
     }
 
     /// Hashes `blocks` blocks of every busy lane.
     private mutating func hashBlocks(_ blocks: Int) {
         let busy = lanes
         var md5 = self.md5
+        var sha256 = self.sha256
         var pointers = [UnsafePointer<UInt8>?](repeating: nil, count: MD5Lanes.count)
-        // Each lane's bytes stay pinned while the kernel reads them: the calls nest, one per lane.
+        var chunkPointers = [UnsafePointer<UInt8>?](repeating: nil, count: SHA256Lanes.count)
+        // Each lane's bytes stay pinned while the kernels read them: the calls nest, one per lane.
         func pin(_ lane: Int) {
-            guard lane < busy.count else { return md5.update(pointers, blocks: blocks) }
+            guard lane < busy.count else {
+                md5.update(pointers, blocks: blocks)
+                sha256.update(chunkPointers, blocks: blocks)
+                return
+            }
             guard let current = busy[lane] else { return pin(lane + 1) }
             current.bytes.withUnsafeBufferPointer { buffer in
                 pointers[lane] = buffer.baseAddress! + current.consumed
+                if current.hashedChunk != nil { chunkPointers[lane] = pointers[lane] }
                 pin(lane + 1)
             }
         }
         pin(0)
         self.md5 = md5
+        self.sha256 = sha256
     }
 }

@@ -1,7 +1,7 @@
-import CMD5Lanes
+import CHashLanes
 
 /// Sixteen MD5 computations advanced together, one per 32-bit lane of an AVX-512 register
-/// (`CMD5Lanes`): MD5 is serial within a message, but the bodies of an archive are independent
+/// (`CHashLanes`): MD5 is serial within a message, but the bodies of an archive are independent
 /// messages, so `verify` hashes sixteen side by side at several times one stream's speed.
 ///
 /// Each lane is reset, fed whole 64-byte blocks (all busy lanes the same number at once), and

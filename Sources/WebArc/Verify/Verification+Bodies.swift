@@ -237,7 +237,13 @@ extension Verification {
     /// its MD5 against its reference, its SHA-256 (`sha256`, or its one chunk's digest when nil)
     /// against its entry; nil when both match.
     static func digestProblem(_ body: BodyEntry, md5 digest: BodyDigest, sha256: SHA256?) -> WebArcError? {
-        let hash = sha256.map { SHA256Hash($0.finalize()) } ?? body.chunks[0].digest
+        digestProblem(body, md5: digest, bodyHash: sha256.map { SHA256Hash($0.finalize()) })
+    }
+
+    /// The `body-digests` problem, as ``digestProblem(_:md5:sha256:)``, with the body-wide
+    /// SHA-256 already finished (nil for a body of one chunk).
+    static func digestProblem(_ body: BodyEntry, md5 digest: BodyDigest, bodyHash: SHA256Hash?) -> WebArcError? {
+        let hash = bodyHash ?? body.chunks[0].digest
         guard digest != body.reference.digest || hash != body.sha256 else { return nil }
         let which = digest != body.reference.digest ? "MD5 \(digest.hex)" : "SHA-256 \(hash.hex), its entry says \(body.sha256.hex)"
         return .bodyDigest(body: body.reference, offset: body.firstChunkOffset, reason: "bytes hash to \(which)")

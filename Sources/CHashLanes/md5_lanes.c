@@ -152,37 +152,13 @@ void md5_lanes_finish(const md5_lanes_state *state, int lane, const uint8_t *tai
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
 #include <immintrin.h>
 
-#define MD5_LANES_TARGET __attribute__((target("avx512f")))
+#define HASH_LANES_TARGET __attribute__((target("avx512f")))
+#define MD5_LANES_TARGET HASH_LANES_TARGET
+#include "transpose16.h"
 
 int md5_lanes_available(void) {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx512f") ? 1 : 0;
-}
-
-/// Transposes sixteen rows of sixteen 32-bit words in place: afterwards rows[k] holds word k of
-/// every original row, row r in lane r.
-MD5_LANES_TARGET static inline void transpose16(__m512i rows[16]) {
-    __m512i t[16];
-    for (int i = 0; i < 16; i += 2) {
-        t[i] = _mm512_unpacklo_epi32(rows[i], rows[i + 1]);
-        t[i + 1] = _mm512_unpackhi_epi32(rows[i], rows[i + 1]);
-    }
-    for (int i = 0; i < 16; i += 4) {
-        rows[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
-        rows[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
-        rows[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
-        rows[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
-    }
-    for (int i = 0; i < 4; i++) {
-        t[i] = _mm512_shuffle_i32x4(rows[i], rows[i + 4], 0x88);
-        t[i + 4] = _mm512_shuffle_i32x4(rows[i], rows[i + 4], 0xdd);
-        t[i + 8] = _mm512_shuffle_i32x4(rows[i + 8], rows[i + 12], 0x88);
-        t[i + 12] = _mm512_shuffle_i32x4(rows[i + 8], rows[i + 12], 0xdd);
-    }
-    for (int i = 0; i < 8; i++) {
-        rows[i] = _mm512_shuffle_i32x4(t[i], t[i + 8], 0x88);
-        rows[i + 8] = _mm512_shuffle_i32x4(t[i], t[i + 8], 0xdd);
-    }
 }
 
 // The four round functions as AVX-512 three-input truth tables (bit (b<<2 | c<<1 | d)).

@@ -1,0 +1,56 @@
+import Crypto
+import Foundation
+import Testing
+
+@testable import WebArc
+
+/// The sixteen-lane SHA-256 (`SHA256Lanes`) and the one-stream SHA-256 that can go on from a lane
+/// (`SHA256Stream`) against swift-crypto's: lengths at block and padding edges, blocks fed in
+/// steps, idle lanes, lanes advanced alone, a stream continued from a lane's state.
+@Suite("SHA-256 lanes")
+struct SHA256LanesTests {
+    @Test("sixteen lanes hash as swift-crypto's SHA-256: any lengths, blocks fed in steps, idle lanes untouched, some lanes alone")
+    func lanesMatchSwiftCrypto() throws {
+        try #require(SHA256Lanes.isAvailable, "this CPU has no AVX-512F: verify hashes chunks with swift-crypto")
+        var random = SeededGenerator(seed: 53)
+        for round in 0..<40 {
+            let edges = [0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 129, 1000, 4096, 70_001]
+            let messages = (0..<SHA256Lanes.count).map { lane in
+                random.bytes(round == 0 ? edges[lane] : Int.random(in: 0...5000, using: &random))
+            }
+            expectLanesMatch(SHA256Lanes(), messages, alone: round % 2 == 1, round: round, using: &random) { SHA256Hash.of($0) }
+        }
+    }
+
+    @Test("a stream hashes as swift-crypto's SHA-256 whatever the pieces, and goes on from a lane's state as one message")
+    func streamMatchesSwiftCrypto() throws {
+        var random = SeededGenerator(seed: 59)
+        for round in 0..<60 {
+            let message = random.bytes(round < 16 ? [0, 1, 55, 56, 63, 64, 65, 127, 128, 129, 191, 192, 1000, 4096, 65_537, 262_144][round] : Int.random(in: 0...20_000, using: &random))
+            var stream = SHA256Stream()
+            var start = 0
+            while start < message.count {
+                let end = min(message.count, start + Int.random(in: 0...300, using: &random))
+                stream.update(Array(message[start..<end]))
+                start = end
+            }
+            #expect(stream.finish() == SHA256Hash.of(message), "round \(round), \(message.count) bytes")
+            // Finishing leaves the stream as it was.
+            #expect(stream.finish() == SHA256Hash.of(message))
+        }
+        guard SHA256Lanes.isAvailable else { return }
+        for blocks in [0, 1, 2, 4096] {
+            let message = random.bytes(blocks * MD5Lanes.blockSize + 777)
+            var lanes = SHA256Lanes()
+            lanes.reset(5)
+            var pointers = [UnsafePointer<UInt8>?](repeating: nil, count: SHA256Lanes.count)
+            message.withUnsafeBufferPointer { buffer in
+                pointers[5] = buffer.baseAddress
+                lanes.update(pointers, blocks: blocks)
+            }
+            var stream = lanes.stream(continuing: 5, length: UInt64(blocks * MD5Lanes.blockSize))
+            stream.update(Array(message[(blocks * MD5Lanes.blockSize)...]))
+            #expect(stream.finish() == SHA256Hash.of(message), "\(blocks) blocks in the lane")
+        }
+    }
+}

@@ -53,4 +53,33 @@ struct SHA256LanesTests {
             #expect(stream.finish() == SHA256Hash.of(message), "\(blocks) blocks in the lane")
         }
     }
+
+    @Test("a batch's body and chunk hashes equal swift-crypto's, with lanes and without: edge lengths, long bodies among short ones, duplicates")
+    func batchMatchesSwiftCrypto() {
+        let chunk = ChunkEntry.maxRawLength
+        func expected(_ messages: [[UInt8]]) -> [SHA256Lanes.BodyHashes] {
+            messages.map { bytes in
+                SHA256Lanes.BodyHashes(
+                    sha256: SHA256Hash.of(bytes),
+                    chunks: stride(from: 0, to: bytes.count, by: chunk).map { SHA256Hash.of(bytes[$0..<min($0 + chunk, bytes.count)]) })
+            }
+        }
+        var random = SeededGenerator(seed: 67)
+        let edges = [0, 1, 55, 56, 63, 64, 65, 4096, chunk - 1, chunk, chunk + 1, 2 * chunk, 2 * chunk + 63, 3 * chunk + 100]
+        var batches: [[[UInt8]]] = [edges.map { random.bytes($0) }]
+        for round in 0..<12 {
+            var messages = (0..<Int.random(in: 1...70, using: &random)).map { _ in random.bytes(Int.random(in: 0...9000, using: &random)) }
+            // Sixteen long bodies: their chunks pay in lanes; one alone does not.
+            if round % 3 == 0 { messages += (0..<16).map { _ in random.bytes(chunk + Int.random(in: 0...chunk, using: &random)) } }
+            if round % 3 == 1 { messages.append(random.bytes(3 * chunk + 5)) }
+            if messages.count > 3 { messages[2] = messages[0] }
+            batches.append(messages)
+        }
+        for (number, messages) in batches.enumerated() {
+            let reference = expected(messages)
+            #expect(SHA256Lanes.bodyHashes(of: messages, lanes: false) == reference, "batch \(number) without lanes")
+            #expect(SHA256Lanes.bodyHashes(of: messages) == reference, "batch \(number)")
+        }
+        #expect(SHA256Lanes.bodyHashes(of: []).isEmpty)
+    }
 }

@@ -9,7 +9,7 @@ import Foundation
 ///   files i…j: read once → MD5 ×16 → file i seen before? ──yes──▶ likely duplicate: compared, not coded
 ///                                                 │no
 ///                                                 ▼
-///           SHA-256 → LZ4 (chunk 0 against        prepared body / chunk queue ──▶ append, in order
+///           SHA-256 ×16 → LZ4 (chunk 0 against    prepared body / chunk queue ──▶ append, in order
 ///           its anchor's dictionary)
 /// ```
 ///
@@ -51,7 +51,8 @@ final class PackPipeline: @unchecked Sendable {
     /// Bytes a worker reads ahead for one batch, at most: an eighth of the window, and towards the
     /// end a share of what is left, so that the last batches end together.
     let batchBytes: UInt64
-    /// Whether MD5s are computed in lanes (``MD5Lanes/digests(of:lanes:)``) or one by one.
+    /// Whether MD5s and SHA-256s are computed in lanes (``MD5Lanes/digests(of:lanes:)``,
+    /// ``SHA256Lanes/bodyHashes(of:lanes:)``) or one by one.
     let laneHashing: Bool
 
     private let paths: [String]
@@ -289,8 +290,9 @@ final class PackPipeline: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Reads a batch of whole files, hashes them sixteen at a time (``MD5Lanes``), then codes each
-    /// (or hands it over as a likely duplicate) and hands it to the writer, in order.
+    /// Reads a batch of whole files, hashes them sixteen at a time (their MD5s in ``MD5Lanes``,
+    /// then the SHA-256s of those that are not likely duplicates in ``SHA256Lanes``), then codes
+    /// each (or hands it over as a likely duplicate) and hands it to the writer, in order.
     ///
     /// Every file of the batch is read, and its tail published, before any waits for an anchor's
     /// tail: a later file of the batch may need an earlier one's.
@@ -309,27 +311,41 @@ final class PackPipeline: @unchecked Sendable {
             }
         }
         let digests = MD5Lanes.digests(of: contents, lanes: laneHashing)
+        // Which files are likely duplicates of earlier ones (not coded here) is settled first, so
+        // that the others' SHA-256s are computed together, sixteen chunks at a time.
+        var earlier: [Bool] = []
+        for (number, (index, _)) in read.enumerated() {
+            let key = BodyKey(digest: digests[number], length: contents[number].count)
+            condition.lock()
+            let first = firstSeen[key]
+            if first == nil || index < first! { firstSeen[key] = index }
+            condition.unlock()
+            earlier.append(first.map { $0 < index } ?? false)
+        }
+        let fresh = read.indices.filter { !earlier[$0] }
+        var hashes = [SHA256Lanes.BodyHashes?](repeating: nil, count: read.count)
+        for (number, found) in zip(fresh, SHA256Lanes.bodyHashes(of: fresh.map { contents[$0] }, lanes: laneHashing)) {
+            hashes[number] = found
+        }
         for (number, (index, slot)) in read.enumerated() {
             // Each file's bytes are let go of once handed over.
             let bytes = contents[number]
             contents[number] = []
             let digest = digests[number]
-            let key = BodyKey(digest: digest, length: bytes.count)
             condition.lock()
-            let first = firstSeen[key]
-            if first == nil || index < first! { firstSeen[key] = index }
             let stop = cancelled
             condition.unlock()
             if stop { return }
             let output: Output
-            if let first, first < index {
-                output = .likelyDuplicate(bytes, digest)
-            } else {
+            if let found = hashes[number] {
                 let info = slotInfo(index, cached: &cached)
                 let zstd = zstdLevel.flatMap { level in info.history.map { (level, $0) } }
+                let known = KnownDigests(md5: digest, sha256: found.sha256, chunks: found.chunks)
                 output = .prepared(bytes.withUnsafeBytes {
-                    PreparedBody(raw: $0, level: level, dictionary: info.slot.dictionary, md5: digest, zstd: zstd)
+                    PreparedBody(raw: $0, level: level, dictionary: info.slot.dictionary, known: known, zstd: zstd)
                 })
+            } else {
+                output = .likelyDuplicate(bytes, digest)
             }
             condition.lock()
             slot.output = output

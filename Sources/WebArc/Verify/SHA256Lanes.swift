@@ -74,10 +74,13 @@ struct SHA256Stream {
 
     /// Adds `bytes` to the message.
     mutating func update(_ bytes: [UInt8]) {
-        bytes.withUnsafeBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
-            sha256_stream_update(&state, base, buffer.count)
-        }
+        bytes.withUnsafeBytes { update($0) }
+    }
+
+    /// Adds the bytes at `buffer` to the message.
+    mutating func update(_ buffer: UnsafeRawBufferPointer) {
+        guard let base = buffer.baseAddress, !buffer.isEmpty else { return }
+        sha256_stream_update(&state, base.assumingMemoryBound(to: UInt8.self), buffer.count)
     }
 
     /// The digest of the message so far.

@@ -32,8 +32,9 @@ public struct PreparedBody: @unchecked Sendable {
     ///
     /// A one-chunk body's hash is its chunk's digest, computed once; `md5` is taken when known.
     /// - Parameter known: digests already computed from these bytes (a body copied from a
-    ///   verified archive: its MD5, SHA-256 and, for chunks cut as this writer cuts them, their
-    ///   digests), so that they are not computed again.
+    ///   verified archive, or a batch of files hashed in lanes by the pack pipeline: its MD5,
+    ///   SHA-256 and, for chunks cut as this writer cuts them, their digests), so that they are
+    ///   not computed again.
     /// - Parameter zstd: the Zstandard level and the history the writer's order gives this
     ///   position (spec Appendix C step 15), to try each chunk against ahead of the writer.
     init(

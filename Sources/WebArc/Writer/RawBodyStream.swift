@@ -26,10 +26,7 @@ struct RawBodyStream {
 
     /// Takes the next piece; `emit` gets each chunk as it fills.
     mutating func append(_ piece: ArraySlice<UInt8>, emit: (ChunkEncoder.Encoded) throws -> Void) throws {
-        piece.withUnsafeBytes {
-            md5.update(bufferPointer: $0)
-            sha256.update(bufferPointer: $0)
-        }
+        piece.withUnsafeBytes { md5.update(bufferPointer: $0) }
         length += UInt64(piece.count)
         var rest = piece
         while !rest.isEmpty {
@@ -58,8 +55,14 @@ struct RawBodyStream {
         pending.removeAll(keepingCapacity: true)
     }
 
+    /// Codes the next chunk and adds it to the body's SHA-256. The first chunk's digest is the body
+    /// hash so far (SHA-256 of the same bytes), so its bytes are hashed once for both.
     private mutating func emitChunk(_ raw: ArraySlice<UInt8>, _ emit: (ChunkEncoder.Encoded) throws -> Void) throws {
-        let chunk = ChunkEncoder.encode(raw, level: level, dictionary: chunks == 0 ? slot.dictionary : nil, storeRaw: storeRaw)
+        raw.withUnsafeBytes { sha256.update(bufferPointer: $0) }
+        let digest = chunks == 0 ? SHA256Hash(sha256.finalize()) : nil
+        let chunk = raw.withUnsafeBytes {
+            ChunkEncoder.encode($0, level: level, dictionary: chunks == 0 ? slot.dictionary : nil, storeRaw: storeRaw, digest: digest)
+        }
         storeRaw = storeRaw || chunk.codec == .raw
         chunks += 1
         try emit(chunk)

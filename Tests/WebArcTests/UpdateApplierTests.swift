@@ -78,6 +78,32 @@ import Testing
         }
     }
 
+    @Test("a chunk of the old archive that decodes but does not match its digest is refused as chunk-digest at that chunk, with any number of workers, nothing written")
+    func baseChunkDigestRefused() throws {
+        let scratch = try TemporaryFolder()
+        let (old, _, _) = try Release.first(pages: 40).update(in: scratch) { $0.addLine(to: "docs/page1.html", "<p>2</p>") }
+        // img/photo.bin is incompressible, so stored raw: a flipped byte still decodes.
+        let reader = try ArchiveReader(path: old)
+        guard case .response(let photo) = try reader.lookup(url: "http://localhost/img/photo.bin")?.record else {
+            Issue.record("no img/photo.bin in the old archive")
+            return
+        }
+        let chunk = try reader.bodyEntry(photo.body).chunks[0]
+        #expect(chunk.codec == .raw)
+        var damaged = try bytes(old)
+        damaged[Int(chunk.offset) + 100] ^= 0x01
+        try Data(damaged).write(to: URL(fileURLWithPath: old))
+        for workers in [1, 2, 3] {
+            #expect {
+                try apply(scratch.file("u.webarc"), over: [old], to: scratch.file("out.webarc"), workers: workers)
+            } throws: { error in
+                guard case .chunkDigest(_, let index, let offset)? = error as? WebArcError else { return false }
+                return index == 0 && offset == chunk.offset
+            }
+            #expect(!FileManager.default.fileExists(atPath: scratch.file("out.webarc")))
+        }
+    }
+
     @Test("a chunk is reused only with the position's dictionary: codec 2 needs the same dictionary bytes, codec 1 none, raw not first")
     func reuseRules() throws {
         let text = Array(repeating: Array("<p>the same boilerplate, again and again</p>\n".utf8), count: 200).flatMap { $0 }

@@ -6,16 +6,24 @@ import Foundation
 ///
 /// ```
 ///   workers (one per core)                                    writer (caller's thread)
-///   body i: read each chunk, check its digest ─▶ ChunkRecoder ─▶ prepared body ──▶ append, in order
-///           (anchor: publish its last chunk's tail)   (reuse stored bytes or code again)
+///   bodies i…j: read, decode ─▶ chunk digests ×16 ─▶ ChunkRecoder ─▶ prepared body ──▶ append, in order
+///   (anchor: publish its last chunk's tail)      (reuse stored bytes or code again)
 /// ```
+///
+/// A worker takes a run of consecutive bodies (up to ``batchBodies``) and handles it in batches of
+/// up to ``batchBytes``: it reads and decodes every chunk of a batch, checks their SHA-256s
+/// together, sixteen at a time (``SHA256Lanes``), then codes each body. A body with a chunk that
+/// does not match is an error before any of its bytes are coded; an anchor's tail is published
+/// when it is read, and a dependant coded against a damaged one is never written, for the
+/// anchor's error comes first in the writer's order.
 ///
 /// Bodies are numbered by the position they take (spec Appendix C step 13: every response's body,
 /// in insertion order), so each worker knows its body's dictionary from the number alone: the tail
 /// of the anchor body's last chunk, published by the worker that read the anchor. The archive's
 /// bytes therefore do not depend on the number of workers or their timing. Memory is bounded:
-/// at most ``windowBytes`` of bodies (and at most 256 bodies) are in flight; bodies over
-/// ``BodyTransfer/wholeLimit`` are left to the writer, which streams them.
+/// a batch starts only while fewer than ``windowBytes`` of bodies (and 256 bodies) are in flight,
+/// and holds at most ``batchBytes`` plus one body; bodies over ``BodyTransfer/wholeLimit`` are
+/// left to the writer, which streams them.
 final class ApplyPipeline: @unchecked Sendable {
     /// One body to read: the archive (a layer of the stack) and its reference there, or its bytes
     /// and their MD5 (a new body of a compact update).
@@ -89,7 +97,7 @@ final class ApplyPipeline: @unchecked Sendable {
         for _ in 0..<count {
             group.enter()
             Thread.detachNewThread { [self] in
-                work()
+                work(workers: count)
                 group.leave()
             }
         }
@@ -120,51 +128,94 @@ final class ApplyPipeline: @unchecked Sendable {
         }
     }
 
-    private func work() {
+    /// Bodies a worker takes at once, at most: their chunks' digests are checked together.
+    static let batchBodies = 64
+    /// Bytes of bodies a worker reads before checking and coding them, at most (beyond one body).
+    static let batchBytes: UInt64 = 2 << 20
+
+    private func work(workers: Int) {
         var cached: (anchor: Int, dictionary: LZ4Dictionary?, history: [UInt8]?)?
-        while true {
-            condition.lock()
-            while !cancelled && next < jobs.count && !(next == committed || (next - committed < 256 && inFlight < windowBytes)) {
-                condition.wait()
-            }
-            guard !cancelled, next < jobs.count else {
-                condition.unlock()
-                return
-            }
-            let index = next
-            next += 1
-            condition.unlock()
-            let isAnchor = DictionaryAnchors.isAnchor(index, interval: interval)
-            let result = Result<Output, any Error> {
-                var dictionary: LZ4Dictionary?
-                var history: [UInt8]?
-                if !isAnchor, let anchor = DictionaryAnchors.anchor(of: index, interval: interval) {
-                    if cached?.anchor != anchor {
-                        let lastChunk = waitForTail(of: anchor)
-                        cached = (anchor, lastChunk.map { LZ4Dictionary(DictionaryAnchors.tail(ofBody: $0)) }, lastChunk)
-                    }
-                    dictionary = cached?.dictionary
-                    history = cached?.history
+        while let run = take(workers: workers) {
+            var start = run.lowerBound
+            while start < run.upperBound && mayRead(from: start) {
+                var batch: [(index: Int, fetched: Result<Fetched, any Error>)] = []
+                var bytes: UInt64 = 0
+                while start < run.upperBound && (batch.isEmpty || bytes < Self.batchBytes) {
+                    let index = start
+                    start += 1
+                    let fetched = Result { try fetch(index, isAnchor: DictionaryAnchors.isAnchor(index, interval: interval)) }
+                    if case .success(let body) = fetched { bytes += body.length }
+                    batch.append((index, fetched))
                 }
-                let zstd = zstdLevel.flatMap { level in history.map { (level: level, history: $0) } }
-                return try prepare(index, isAnchor: isAnchor, dictionary: dictionary, zstd: zstd)
+                Self.checkDigests(&batch)
+                for (index, fetched) in batch {
+                    let result = Result<Output, any Error> {
+                        var dictionary: LZ4Dictionary?
+                        var history: [UInt8]?
+                        if !DictionaryAnchors.isAnchor(index, interval: interval), let anchor = DictionaryAnchors.anchor(of: index, interval: interval) {
+                            if cached?.anchor != anchor {
+                                let lastChunk = waitForTail(of: anchor)
+                                cached = (anchor, lastChunk.map { LZ4Dictionary(DictionaryAnchors.tail(ofBody: $0)) }, lastChunk)
+                            }
+                            dictionary = cached?.dictionary
+                            history = cached?.history
+                        }
+                        let zstd = zstdLevel.flatMap { level in history.map { (level: level, history: $0) } }
+                        return try code(try fetched.get(), dictionary: dictionary, zstd: zstd)
+                    }
+                    record(index, result)
+                }
             }
-            condition.lock()
-            if isAnchor, tails.index(forKey: index) == nil { tails[index] = .some(nil) }
-            outputs[index] = result
-            condition.broadcast()
-            condition.unlock()
         }
     }
 
-    /// Reads body `index` (every chunk verified) and codes it for its position.
-    private func prepare(_ index: Int, isAnchor: Bool, dictionary: LZ4Dictionary?, zstd: (level: Int, history: [UInt8])?) throws -> Output {
+    /// The next run of bodies to read, or nil when none is left or the pipeline was cancelled.
+    /// Towards the end, a run is a share of what is left, so that the workers end together.
+    private func take(workers: Int) -> Range<Int>? {
+        condition.lock()
+        defer { condition.unlock() }
+        while !cancelled && next < jobs.count && !mayTake(next) { condition.wait() }
+        guard !cancelled, next < jobs.count else { return nil }
+        let share = max(1, (jobs.count - next) / (2 * workers))
+        let end = min(jobs.count, next + min(Self.batchBodies, share), max(next + 1, committed + 256))
+        defer { next = end }
+        return next..<end
+    }
+
+    /// Waits until body `index` fits in the window (the writer's next body always does); false
+    /// when the pipeline was cancelled.
+    private func mayRead(from index: Int) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while !cancelled && !mayTake(index) { condition.wait() }
+        return !cancelled
+    }
+
+    /// Whether body `index` may be read now: it is the writer's next, or the bodies in flight
+    /// leave room for it.
+    private func mayTake(_ index: Int) -> Bool {
+        index == committed || (index - committed < 256 && inFlight < windowBytes)
+    }
+
+    /// Hands body `index`'s output to the writer; an anchor that published no tail (it failed)
+    /// publishes none, so that its dependants do not wait for it.
+    private func record(_ index: Int, _ result: Result<Output, any Error>) {
+        condition.lock()
+        if DictionaryAnchors.isAnchor(index, interval: interval), tails.index(forKey: index) == nil { tails[index] = .some(nil) }
+        outputs[index] = result
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Reads body `index`: a compact update's new bytes, or each chunk of a layer's body read and
+    /// decoded, its digest left to ``checkDigests(_:)``. An anchor publishes its last chunk's tail.
+    private func fetch(_ index: Int, isAnchor: Bool) throws -> Fetched {
         let job = jobs[index]
         guard let reader = job.reader, let reference = job.reference else {
             let bytes = job.bytes ?? []
             reserve(index, cost: UInt64(bytes.count))
             if isAnchor { publishTail(index, Array(DictionaryAnchors.lastChunk(ofBody: bytes))) }
-            return .prepared(bytes.withUnsafeBytes { PreparedBody(raw: $0, level: level, dictionary: dictionary, md5: job.md5, zstd: zstd) }, reused: 0)
+            return .bytes(bytes, md5: job.md5)
         }
         let entry = try reader.bodyEntry(reference)
         try entry.checkLength()
@@ -175,31 +226,35 @@ final class ApplyPipeline: @unchecked Sendable {
             return .streamed
         }
         reserve(index, cost: entry.length)
-        // A remote layer fetches the body's chunks together, as a chunk iterator has it do.
-        reader.announceChunks(of: entry, range: 0..<entry.length)
-        var chunks: [VerifiedChunk] = []
-        chunks.reserveCapacity(entry.chunks.count)
-        for (position, chunk) in entry.chunks.enumerated() {
-            let context = ChunkContext(body: entry.reference, index: position, page: entry.origin.page, position: entry.origin.position)
-            chunks.append(try reader.read(chunk, context))
-        }
-        let cut = BodyTransfer.writerCut(entry) != nil
+        let chunks = try Self.readChunks(of: entry, from: reader)
         if isAnchor {
-            let lastChunk = cut ? chunks.last?.raw ?? [] : Array(DictionaryAnchors.lastChunk(ofBody: chunks.flatMap(\.raw)))
-            publishTail(index, lastChunk)
+            let cut = BodyTransfer.writerCut(entry) != nil
+            publishTail(index, cut ? chunks.last?.raw ?? [] : Array(DictionaryAnchors.lastChunk(ofBody: chunks.flatMap(\.raw))))
         }
-        guard cut else {
-            // Cut otherwise than this writer cuts: chunked again, the digests of the new cut computed.
-            let known = KnownDigests(md5: entry.reference.digest, sha256: entry.sha256, chunks: nil)
-            let bytes = chunks.flatMap(\.raw)
-            return .prepared(
-                bytes.withUnsafeBytes { PreparedBody(raw: $0, level: level, dictionary: dictionary, known: known, zstd: zstd) }, reused: 0)
+        return .chunks(entry, chunks)
+    }
+
+    /// Codes a body read and checked for its position.
+    private func code(_ fetched: Fetched, dictionary: LZ4Dictionary?, zstd: (level: Int, history: [UInt8])?) throws -> Output {
+        switch fetched {
+        case .bytes(let bytes, let md5):
+            return .prepared(bytes.withUnsafeBytes { PreparedBody(raw: $0, level: level, dictionary: dictionary, md5: md5, zstd: zstd) }, reused: 0)
+        case .streamed:
+            return .streamed
+        case .chunks(let entry, let chunks):
+            guard BodyTransfer.writerCut(entry) != nil else {
+                // Cut otherwise than this writer cuts: chunked again, the digests of the new cut computed.
+                let known = KnownDigests(md5: entry.reference.digest, sha256: entry.sha256, chunks: nil)
+                let bytes = chunks.flatMap(\.raw)
+                return .prepared(
+                    bytes.withUnsafeBytes { PreparedBody(raw: $0, level: level, dictionary: dictionary, known: known, zstd: zstd) }, reused: 0)
+            }
+            let coded = ChunkRecoder.code(
+                chunks, level: level, dictionary: dictionary, levelOf: { [self] in reuseStoredChunks ? levels(of: $0)?.level : nil },
+                zstd: zstd, zstdLevelOf: { [self] in reuseStoredChunks ? levels(of: $0)?.zstdLevel : nil })
+            let body = PreparedBody(digest: entry.reference.digest, sha256: entry.sha256, length: entry.length, chunks: coded.chunks)
+            return .prepared(body, reused: coded.reused)
         }
-        let coded = ChunkRecoder.code(
-            chunks, level: level, dictionary: dictionary, levelOf: { [self] in reuseStoredChunks ? levels(of: $0)?.level : nil },
-            zstd: zstd, zstdLevelOf: { [self] in reuseStoredChunks ? levels(of: $0)?.zstdLevel : nil })
-        let body = PreparedBody(digest: entry.reference.digest, sha256: entry.sha256, length: entry.length, chunks: coded.chunks)
-        return .prepared(body, reused: coded.reused)
     }
 
     /// The levels the writer recipe of `archive` names, read once per archive.

@@ -1,0 +1,65 @@
+extension ApplyPipeline {
+    /// A body a worker read, before its chunks' digests are checked.
+    enum Fetched {
+        /// A new body of a compact update: its bytes and their MD5, when known.
+        case bytes([UInt8], md5: BodyDigest?)
+        /// Too large to hold: the writer copies it itself, chunk by chunk.
+        case streamed
+        /// A body of a layer, each chunk read and decoded (``checkDigests(_:)`` checks them).
+        case chunks(BodyEntry, [VerifiedChunk])
+
+        /// Bytes held.
+        var length: UInt64 {
+            switch self {
+            case .bytes(let bytes, _): UInt64(bytes.count)
+            case .streamed: 0
+            case .chunks(let entry, _): entry.length
+            }
+        }
+    }
+
+    /// Reads and decodes every chunk of `entry`, leaving their digests to ``checkDigests(_:)``.
+    ///
+    /// - Throws: as a verified read would: when a chunk does not read or decode, a chunk before it
+    ///   that does not match its digest is named first (`chunkDigest`), as reading the body chunk
+    ///   by chunk would have.
+    static func readChunks(of entry: BodyEntry, from reader: ArchiveReader) throws -> [VerifiedChunk] {
+        // A remote layer fetches the body's chunks together, as a chunk iterator has it do.
+        reader.announceChunks(of: entry, range: 0..<entry.length)
+        var chunks: [VerifiedChunk] = []
+        chunks.reserveCapacity(entry.chunks.count)
+        for (position, chunk) in entry.chunks.enumerated() {
+            let context = ChunkContext(body: entry.reference, index: position, page: entry.origin.page, position: entry.origin.position)
+            do {
+                chunks.append(try reader.read(chunk, context, checkingDigest: false))
+            } catch {
+                for (earlier, read) in chunks.enumerated() where SHA256Hash.of(read.raw) != read.entry.digest {
+                    throw WebArcError.chunkDigest(body: entry.reference, chunk: earlier, offset: read.entry.offset)
+                }
+                throw error
+            }
+        }
+        return chunks
+    }
+
+    /// Checks the SHA-256 of every chunk the batch read, sixteen at a time where that pays
+    /// (``SHA256Lanes``): a body with a chunk that does not match becomes its first such chunk's
+    /// `chunkDigest` error.
+    static func checkDigests(_ batch: inout [(index: Int, fetched: Result<Fetched, any Error>)]) {
+        var raws: [[UInt8]] = []
+        var owners: [(body: Int, chunk: Int)] = []
+        for (body, item) in batch.enumerated() {
+            guard case .success(.chunks(_, let chunks)) = item.fetched else { continue }
+            for (chunk, read) in chunks.enumerated() {
+                raws.append(read.raw)
+                owners.append((body, chunk))
+            }
+        }
+        guard !raws.isEmpty else { return }
+        let digests = SHA256Lanes.bodyHashes(of: raws).map(\.sha256)
+        for ((body, chunk), digest) in zip(owners, digests) {
+            guard case .success(.chunks(let entry, let chunks)) = batch[body].fetched, digest != chunks[chunk].entry.digest else { continue }
+            batch[body].fetched = .failure(WebArcError.chunkDigest(body: entry.reference, chunk: chunk, offset: chunks[chunk].entry.offset))
+        }
+    }
+}

@@ -88,6 +88,42 @@ struct ReaderTests {
         #expect(ArchiveVerifier.verify(reader).problems.isEmpty)
     }
 
+    @Test("records decoded ahead on every core come as forEachEntry gives them; a damaged leaf stops both after the same records, with the same error")
+    func decodedAhead() throws {
+        let folder = try TemporaryFolder()
+        let path = try Self.large(in: folder, count: 12_000)
+        let reader = try ArchiveReader(path: path)
+        var leaves: [PageReference] = []
+        try reader.forEachLeaf(of: .records) { _, reference in leaves.append(reference) }
+        try #require(leaves.count > 2 * ArchiveReader.leavesDecodedAhead, "\(leaves.count) leaves: too few for several groups")
+        func visit(_ reader: ArchiveReader, ahead: Bool) -> (entries: [ArchiveEntry], error: WebArcError?) {
+            var entries: [ArchiveEntry] = []
+            do {
+                if ahead {
+                    try reader.forEachEntryDecodedAhead { entries.append($0) }
+                } else {
+                    try reader.forEachEntry { entries.append($0) }
+                }
+            } catch {
+                return (entries, error as? WebArcError)
+            }
+            return (entries, nil)
+        }
+        let plain = visit(reader, ahead: false)
+        #expect(plain.entries.count == 12_000 && plain.error == nil)
+        #expect(visit(reader, ahead: true) == plain)
+        // One leaf of the second group damaged: the records before it, then its page error.
+        let victim = leaves[ArchiveReader.leavesDecodedAhead + 3]
+        var archive = try ArchiveBytes(path: path)
+        archive.bytes[Int(victim.offset) + 3] ^= 0x20
+        let damagedPath = folder.file("damaged.webarc")
+        try archive.write(to: damagedPath)
+        let damagedPlain = visit(try ArchiveReader(path: damagedPath), ahead: false)
+        #expect(damagedPlain.error == .pageDigest(page: victim.offset))
+        #expect(damagedPlain.entries.count > 0 && damagedPlain.entries.count < 12_000)
+        #expect(visit(try ArchiveReader(path: damagedPath), ahead: true) == damagedPlain)
+    }
+
     @Test("a trailer page reference claiming 4 GiB is refused at open without reading it")
     func hugeRootRefused() throws {
         let folder = try TemporaryFolder()

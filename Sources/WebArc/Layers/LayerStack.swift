@@ -54,13 +54,14 @@ extension LayerStack {
     /// Calls `body` with every key of the layered view in key order, with the records of the
     /// topmost layer holding it; keys that layer deletes (a tombstone) are left out.
     ///
-    /// Each layer's records are read once, in key order; memory holds every layer's keys.
+    /// Each layer's records are read once, in key order, decoded on every core
+    /// (``ArchiveReader/forEachEntryDecodedAhead(_:)``); memory holds every layer's keys.
     /// - Throws: ``WebArcError`` when a page is damaged.
     public func forEachKey(_ body: (String, LayeredRecords) throws -> Void) throws {
         var groups: [[(key: String, bytes: [UInt8], entries: [ArchiveEntry])]] = []
         for reader in layers {
             var layer: [(key: String, bytes: [UInt8], entries: [ArchiveEntry])] = []
-            try reader.forEachEntry { entry in
+            try reader.forEachEntryDecodedAhead { entry in
                 if layer.last?.key == entry.key {
                     layer[layer.count - 1].entries.append(entry)
                 } else {

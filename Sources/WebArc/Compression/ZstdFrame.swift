@@ -91,16 +91,18 @@ enum ZstdFrame {
         }
         guard let context = ZSTD_createDCtx() else { return .failure(.doesNotDecode) }
         defer { ZSTD_freeDCtx(context) }
-        var output = [UInt8](repeating: 0, count: size)
-        let written = output.withUnsafeMutableBytes { destination in
-            frame.withUnsafeBytes { source in
+        // Not zero-filled first: only the bytes the decoder writes are kept.
+        var written = -1
+        let output = [UInt8](unsafeUninitializedCapacity: size) { destination, count in
+            written = frame.withUnsafeBytes { source in
                 prefix.withUnsafeBytes { history -> Int in
                     guard ZSTD_isError(ZSTD_DCtx_setParameter(context, ZSTD_d_windowLogMax, maxWindowLog)) == 0 else { return -1 }
                     if history.count > 0, ZSTD_isError(ZSTD_DCtx_refPrefix(context, history.baseAddress, history.count)) != 0 { return -1 }
-                    let result = ZSTD_decompressDCtx(context, destination.baseAddress, destination.count, source.baseAddress, source.count)
+                    let result = ZSTD_decompressDCtx(context, destination.baseAddress, size, source.baseAddress, source.count)
                     return ZSTD_isError(result) == 0 ? result : -1
                 }
             }
+            count = written == size ? size : 0
         }
         guard written == size else { return .failure(.doesNotDecode) }
         return .success(output)

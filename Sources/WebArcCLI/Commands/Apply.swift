@@ -56,6 +56,7 @@ struct Apply: ParsableCommand {
     }
 
     func run() throws {
+        MallocTuning.reuseLargeBlocks()
         let started = Date()
         let update = archives.last!
         let top: ArchiveReader

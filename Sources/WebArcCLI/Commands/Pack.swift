@@ -91,7 +91,7 @@ struct Pack: ParsableCommand {
     }
 
     func run() throws {
-        MallocArenas.useOne()
+        MallocTuning.useOneArena()
         let policy: OutsideLinkPolicy = followOutside ? .follow : skipOutside ? .skip : .refuse
         let packer = SitePacker(options: .init(baseURL: baseURL, outsideLinks: policy, skipUnreadable: skipUnreadable, overwrite: force, compressionLevel: best ? SitePacker.bestLevel : level,
             zstdLevel: best ? SitePacker.bestZstdLevel : zstd))

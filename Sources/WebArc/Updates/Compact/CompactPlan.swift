@@ -241,7 +241,9 @@ struct CompactPlan {
         try records.requireEnd()
 
         // Bodies (§5).
+        // Sized first: the previous versions are read into one buffer, not one that grows.
         var prefix: [UInt8] = []
+        prefix.reserveCapacity(versions.reduce(0) { $0 + 10 + Int(clamping: $1.flatMap { base.response($0)?.bodyLength } ?? 0) })
         for version in versions {
             let bytes = try version.map(base.body) ?? []
             prefix.appendLEB128(bytes.count)

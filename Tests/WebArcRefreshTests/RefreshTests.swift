@@ -129,7 +129,7 @@ struct RefreshTests {
         var keys = 0
         try stack.forEachKey { _, _ in keys += 1 }
         #expect(keys == 5)
-        #expect(try stack.top.recordCount == 0)
+        #expect(stack.top.recordCount == 0)
     }
 
     @Test("--origin maps a packed archive's base URL to where the site lives; a packed ETag (webarc's MD5) is not sent")

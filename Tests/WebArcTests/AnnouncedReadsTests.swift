@@ -55,7 +55,7 @@ struct AnnouncedReadsTests {
         _ = try PackPipelineTests.makeSite(at: folder.file("site"))
         for zstd in [nil, 3] as [Int?] {
             let path = folder.file("site-\(zstd ?? 0).webarc")
-            try SitePacker(options: .init(zstdLevel: zstd)).pack(folder: folder.file("site"), to: path)
+            _ = try SitePacker(options: .init(zstdLevel: zstd)).pack(folder: folder.file("site"), to: path)
             let source = try Recorder(path: path)
             let reader = try ArchiveReader(source: source, path: path)
             let entry = try #require(try reader.lookup(url: "http://localhost/p002.html"))

@@ -71,7 +71,7 @@ struct PackPipelineTests {
         let files = try Self.makeSite(at: folder.file("site"))
         var options = SitePacker.Options()
         options.streamingThreshold = 64 << 10
-        try SitePacker(options: options).pack(folder: folder.file("site"), to: folder.file("packed.webarc"))
+        _ = try SitePacker(options: options).pack(folder: folder.file("site"), to: folder.file("packed.webarc"))
         let writer = try ArchiveWriter(path: folder.file("written.webarc"), options: .init(dictionaryInterval: SitePacker.defaultDictionaryInterval))
         for name in files.keys.sorted() { _ = try writer.addBody(files[name]!) }
         try writer.finish()
@@ -136,7 +136,7 @@ struct PackPipelineTests {
             options.workers = workers
             options.streamingThreshold = threshold
             let path = folder.file("b\(batch)-\(lanes)-\(workers)-\(threshold).webarc")
-            try SitePacker(options: options).pack(folder: folder.file("site"), to: path)
+            _ = try SitePacker(options: options).pack(folder: folder.file("site"), to: path)
             try Self.expectBodies(files, in: path)
             return try Data(contentsOf: URL(fileURLWithPath: path))
         }

@@ -24,7 +24,7 @@ struct LayeredReplayTests {
         let long = String(repeating: "a long page shared by both releases. ", count: 400)
         let old = try release("v1.webarc", [("https://example.com/", "v1 " + long), ("https://example.com/old", "old"), ("https://example.com/same", "same")])
         let new = try release("v2.webarc", [("https://example.com/", "v2 " + long), ("https://example.com/new", "new"), ("https://example.com/same", "same")])
-        try UpdateBuilder(old: try LayerStack([try ArchiveReader(path: old)]), new: try ArchiveReader(path: new)).write(to: folder.file("u.webarc"))
+        _ = try UpdateBuilder(old: try LayerStack([try ArchiveReader(path: old)]), new: try ArchiveReader(path: new)).write(to: folder.file("u.webarc"))
         LayeredReplay.serve(try LayerStack([try ArchiveReader(path: folder.file("u.webarc")), try ArchiveReader(path: old)]))
 
         let session = session(through: LayeredReplay.self)

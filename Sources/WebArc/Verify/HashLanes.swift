@@ -51,6 +51,13 @@ extension HashLanes {
         return best.lanes
     }
 
+    /// The digest of `lane`'s message `message`, all of whose whole blocks the lane has hashed:
+    /// finished with the bytes past its last whole block.
+    func finish(_ lane: Int, message: UnsafeRawBufferPointer) -> Digest {
+        let tail = UnsafeRawBufferPointer(rebasing: message[(message.count / MD5Lanes.blockSize * MD5Lanes.blockSize)...])
+        return finish(lane, tail: tail, totalLength: UInt64(message.count))
+    }
+
     /// Hashes `messages` in lanes, in the order `order` gives (positions in `messages`), each lane
     /// taking the next message when its own ends. `finished(message, lane, lanes)` is called for
     /// each message once its whole blocks are hashed, to finish the lane with its tail (the bytes
@@ -91,9 +98,4 @@ extension HashLanes {
             }
         }
     }
-}
-
-/// The bytes of a message past its last whole 64-byte block.
-func tailBytes(of message: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
-    UnsafeRawBufferPointer(rebasing: message[(message.count / MD5Lanes.blockSize * MD5Lanes.blockSize)...])
 }

@@ -46,8 +46,7 @@ extension MD5Lanes {
                 return messages[order[pinned.count]].withUnsafeBytes { pin(pinned + [$0]) }
             }
             hash(pinned, order: Array(pinned.indices)) { message, lane, lanes in
-                let bytes = pinned[message]
-                result.append((order[message], lanes.finish(lane, tail: tailBytes(of: bytes), totalLength: UInt64(bytes.count))))
+                result.append((order[message], lanes.finish(lane, message: pinned[message])))
             }
         }
         pin([])

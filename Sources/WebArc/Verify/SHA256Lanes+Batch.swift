@@ -50,7 +50,7 @@ extension SHA256Lanes {
                 inLanes = lanesThatPay(shortestFirst.map { chunks[$0].length / MD5Lanes.blockSize })
                 hash(pieces, order: shortestFirst.prefix(inLanes).reversed()) { index, lane, lanes in
                     let piece = pieces[index]
-                    chunkDigests[index] = lanes.finish(lane, tail: tailBytes(of: piece), totalLength: UInt64(piece.count))
+                    chunkDigests[index] = lanes.finish(lane, message: piece)
                     if opensLongBody(index) {
                         bodyStreams[chunks[index].message] = lanes.stream(continuing: lane, length: UInt64(piece.count))
                     }

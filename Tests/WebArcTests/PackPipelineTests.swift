@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Testing
 
@@ -100,6 +101,41 @@ struct PackPipelineTests {
             archives.append(try Data(contentsOf: URL(fileURLWithPath: path)))
         }
         #expect(archives[0] == archives[1])
+    }
+
+    /// Two bodies of one MD5 that differ: Wang and Yu's colliding blocks, each followed by the
+    /// same `suffix` (MD5 runs block by block, so the collision survives any common suffix).
+    static func collidingPair(suffix: [UInt8]) -> ([UInt8], [UInt8]) {
+        let first = WriterTests.hex("d131dd02c5e6eec4693d9a0698aff95c2fcab58712467eab4004583eb8fb7f8955ad340609f4b30283e488832571415a085125e8f7cdc99fd91dbdf280373c5bd8823e3156348f5bae6dacd436c919c6dd53e2b487da03fd02396306d248cda0e99f33420f577ee8ce54b67080a80d1ec69821bcb6a8839396f9652b6ff72a70")
+        let second = WriterTests.hex("d131dd02c5e6eec4693d9a0698aff95c2fcab50712467eab4004583eb8fb7f8955ad340609f4b30283e4888325f1415a085125e8f7cdc99fd91dbd7280373c5bd8823e3156348f5bae6dacd436c919c6dd53e23487da03fd02396306d248cda0e99f33420f577ee8ce54b67080280d1ec69821bcb6a8839396f965ab6ff72a70")
+        return (first + suffix, second + suffix)
+    }
+
+    @Test("files of one MD5 and length that differ are stored apart, whole or streamed; equal ones are stored once")
+    func collidingFiles() throws {
+        let folder = try TemporaryFolder()
+        var random = SeededGenerator(seed: 41)
+        let (short, shortTwin) = Self.collidingPair(suffix: [])
+        let (long, longTwin) = Self.collidingPair(suffix: random.text(600_000))
+        #expect(BodyDigest(Insecure.MD5.hash(data: long)) == BodyDigest(Insecure.MD5.hash(data: longTwin)) && long != longTwin)
+        let files = try Self.write(
+            ["c0.bin": long, "c1.bin": longTwin, "c2.bin": longTwin, "c3.bin": short, "c4.bin": shortTwin, "c5.bin": short], at: folder.file("site"))
+        var archives: [Data] = []
+        for (workers, threshold) in [(1, UInt64(1 << 20)), (2, UInt64(1 << 20)), (2, UInt64(ChunkEntry.maxRawLength)), (1, UInt64(64 << 10))] {
+            var options = SitePacker.Options()
+            options.workers = workers
+            options.streamingThreshold = threshold
+            let path = folder.file("c\(workers)-\(threshold).webarc")
+            let summary = try SitePacker(options: options).pack(folder: folder.file("site"), to: path)
+            #expect(summary.statistics.bodiesStored == 4, "\(workers) workers, streaming above \(threshold)")
+            try Self.expectBodies(files, in: path)
+            let reader = try ArchiveReader(path: path)
+            var variants: [BodyDigest: Set<UInt32>] = [:]
+            try reader.forEachBody { variants[$0.reference.digest, default: []].insert($0.reference.variant) }
+            #expect(variants.values.sorted { $0.count < $1.count } == [[0, 1], [0, 1]])
+            archives.append(try Data(contentsOf: URL(fileURLWithPath: path)))
+        }
+        #expect(Set(archives).count == 1, "archives differ between worker counts or streaming thresholds")
     }
 
     /// 40 files of edge sizes (0, 1, 63, 64, 65 bytes, a chunk ± 1), duplicates next to each

@@ -39,6 +39,27 @@ struct WriterTests {
         #expect(ArchiveVerifier.verify(reader).passed)
     }
 
+    @Test("an update stores a body whose MD5 and length a base's body shares but not its bytes, and refers to an equal one")
+    func collisionsAcrossLayers() throws {
+        var random = SeededGenerator(seed: 43)
+        let (body, twin) = PackPipelineTests.collidingPair(suffix: random.text(300_000))
+        let folder = try TemporaryFolder()
+        let basePath = folder.file("base.webarc")
+        let base = try ArchiveWriter(path: basePath)
+        try base.add(ResponseRecord(request: RequestRecord(url: "http://localhost/a"), body: try base.addBody(body)))
+        try base.finish()
+        let update = try ArchiveWriter(path: folder.file("update.webarc"), bases: [try ArchiveReader(path: basePath)])
+        let stored = try update.addBody(twin)
+        let referred = try update.addBody(body)
+        #expect(!stored.wasDeduplicated && referred.wasDeduplicated && stored.reference.digest == referred.reference.digest)
+        try update.add(ResponseRecord(request: RequestRecord(url: "http://localhost/a"), body: stored))
+        try update.add(ResponseRecord(request: RequestRecord(url: "http://localhost/b"), body: referred))
+        try update.finish()
+        let reader = try ArchiveReader(path: folder.file("update.webarc"))
+        #expect(try reader.bodyEntry(stored.reference).chunks.allSatisfy { $0.layer == 0 })
+        #expect(try reader.bodyEntry(referred.reference).chunks.allSatisfy { $0.layer == 1 })
+    }
+
     @Test("a streamed duplicate is rolled back, so the file holds it once")
     func streamedDedup() async throws {
         let folder = try TemporaryFolder()

@@ -5,12 +5,11 @@ import Foundation
 /// and hands them to the writer in order on the calling thread.
 ///
 /// ```
-///   workers (one per core)                              writer (caller's thread)
-///   files i…j: read once → MD5 ×16 → file i seen before? ──yes──▶ likely duplicate: compared, not coded
-///                                                 │no
-///                                                 ▼
-///           SHA-256 ×16 → LZ4 (chunk 0 against    prepared body / chunk queue ──▶ append, in order
-///           its anchor's dictionary)
+///   workers (one per core)                                        writer (caller's thread)
+///   files i…j: read once → MD5, SHA-256 ×16 → file i seen before? ──yes──▶ likely duplicate: reused
+///                                                  │no                      when its body hash agrees
+///                                                  ▼
+///   LZ4 (chunk 0 against its anchor's dictionary) → prepared body / chunk queue ──▶ append, in order
 /// ```
 ///
 /// A worker takes whole files in batches of consecutive ones (up to 64 files and an eighth of the
@@ -27,7 +26,8 @@ final class PackPipeline: @unchecked Sendable {
     /// What a worker hands over for one file.
     enum Output {
         case prepared(PreparedBody)
-        case likelyDuplicate([UInt8], BodyDigest)
+        /// A file whose MD5 and length equal an earlier file's: hashed, not coded.
+        case likelyDuplicate([UInt8], KnownDigests)
         case streamed
     }
 
@@ -311,8 +311,10 @@ final class PackPipeline: @unchecked Sendable {
             }
         }
         let digests = MD5Lanes.digests(of: contents, lanes: laneHashing)
-        // Which files are likely duplicates of earlier ones (not coded here) is settled first, so
-        // that the others' SHA-256s are computed together, sixteen chunks at a time.
+        // Which files are likely duplicates of earlier ones (hashed, not coded here) is settled
+        // first. Every file's SHA-256s are computed together, sixteen chunks at a time: a
+        // duplicate's body hash is what lets the writer take it as equal without decoding the
+        // stored body (spec §6.3).
         var earlier: [Bool] = []
         for (number, (index, _)) in read.enumerated() {
             let key = BodyKey(digest: digests[number], length: contents[number].count)
@@ -322,11 +324,7 @@ final class PackPipeline: @unchecked Sendable {
             condition.unlock()
             earlier.append(first.map { $0 < index } ?? false)
         }
-        let fresh = read.indices.filter { !earlier[$0] }
-        var hashes = [SHA256Lanes.BodyHashes?](repeating: nil, count: read.count)
-        for (number, found) in zip(fresh, SHA256Lanes.bodyHashes(of: fresh.map { contents[$0] }, lanes: laneHashing)) {
-            hashes[number] = found
-        }
+        let hashes = SHA256Lanes.bodyHashes(of: contents, lanes: laneHashing)
         for (number, (index, slot)) in read.enumerated() {
             // Each file's bytes are let go of once handed over.
             let bytes = contents[number]
@@ -337,15 +335,15 @@ final class PackPipeline: @unchecked Sendable {
             condition.unlock()
             if stop { return }
             let output: Output
-            if let found = hashes[number] {
+            let known = KnownDigests(md5: digest, sha256: hashes[number].sha256, chunks: hashes[number].chunks)
+            if !earlier[number] {
                 let info = slotInfo(index, cached: &cached)
                 let zstd = zstdLevel.flatMap { level in info.history.map { (level, $0) } }
-                let known = KnownDigests(md5: digest, sha256: found.sha256, chunks: found.chunks)
                 output = .prepared(bytes.withUnsafeBytes {
                     PreparedBody(raw: $0, level: level, dictionary: info.slot.dictionary, known: known, zstd: zstd)
                 })
             } else {
-                output = .likelyDuplicate(bytes, digest)
+                output = .likelyDuplicate(bytes, known)
             }
             condition.lock()
             slot.output = output

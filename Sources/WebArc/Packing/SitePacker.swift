@@ -151,8 +151,8 @@ public struct SitePacker {
                 switch output {
                 case .prepared(let prepared):
                     body = try writer.addBody(prepared)
-                case .likelyDuplicate(let bytes, let digest):
-                    body = try writer.addBody(likelyDuplicate: bytes, digest: digest)
+                case .likelyDuplicate(let bytes, let known):
+                    body = try writer.addBody(likelyDuplicate: bytes, known: known)
                 case .streamed:
                     body = try writer.addBody(chunks: { try pipeline.nextChunk(of: slot) }, end: { slot.streamEnd! })
                 }

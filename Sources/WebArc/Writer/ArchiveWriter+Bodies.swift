@@ -60,21 +60,19 @@ extension ArchiveWriter {
         return try failing { try commit(prepared, slot: slot) }
     }
 
-    /// Adds a body whose MD5 is known and whose bytes probably equal a body added earlier: they
-    /// are compared with it, and only prepared (on this thread) when they are not.
-    func addBody(likelyDuplicate raw: [UInt8], digest: BodyDigest) throws -> StoredBody {
+    /// Adds a body whose digests are known and whose bytes probably equal a body added earlier:
+    /// it is taken as that body when their lengths and body hashes agree too (spec §6.3), and
+    /// only prepared (on this thread) when not.
+    func addBody(likelyDuplicate raw: [UInt8], known: KnownDigests) throws -> StoredBody {
         try ensureOpen()
         let slot = anchors.take()
         return try failing {
-            let pieces = stride(from: 0, to: raw.count, by: ChunkEntry.maxRawLength).map { start in
-                { Array(raw[start..<min(start + ChunkEntry.maxRawLength, raw.count)]) }
-            }
-            if let existing = try findEqual(digest: digest, length: UInt64(raw.count), sha256: nil, chunks: pieces) {
+            if let existing = findEqual(digest: known.md5, length: UInt64(raw.count), sha256: known.sha256) {
                 if slot.isAnchor { noteAnchor(lastChunk: Array(DictionaryAnchors.lastChunk(ofBody: raw)), entry: existing) }
                 return note(existing, deduplicated: true)
             }
             let prepared = raw.withUnsafeBytes {
-                PreparedBody(raw: $0, level: options.compressionLevel, dictionary: slot.dictionary, md5: digest)
+                PreparedBody(raw: $0, level: options.compressionLevel, dictionary: slot.dictionary, known: known)
             }
             return try commit(prepared, slot: slot)
         }
@@ -92,14 +90,11 @@ extension ArchiveWriter {
                 PreparedBody(raw: $0, level: options.compressionLevel, dictionary: slot.dictionary, md5: given.digest)
             }
         }
-        let newChunks = prepared.chunks.map { chunk in { try ChunkEncoder.decode(chunk) } }
         let entry: BodyEntry
         let deduplicated: Bool
-        if let existing = try findEqual(digest: prepared.digest, length: prepared.length, sha256: prepared.sha256, chunks: newChunks) {
+        if let existing = findEqual(digest: prepared.digest, length: prepared.length, sha256: prepared.sha256) {
             (entry, deduplicated) = (existing, true)
-        } else if let (base, found) = try findInBases(
-            digest: prepared.digest, length: prepared.length, sha256: prepared.sha256, chunks: newChunks)
-        {
+        } else if let (base, found) = try findInBases(digest: prepared.digest, length: prepared.length, sha256: prepared.sha256) {
             (entry, deduplicated) = (store(found, from: base, digest: prepared.digest), true)
         } else {
             var entries: [ChunkEntry] = []
@@ -272,12 +267,11 @@ extension ArchiveWriter {
             let writer = self.writer
             let written = entries
             return try writer.failing {
-                let loaders = written.map { entry in { try writer.readChunk(entry) } }
                 var entry: BodyEntry
                 var deduplicated = true
-                if let existing = try writer.findEqual(digest: digest, length: length, sha256: sha256, chunks: loaders) {
+                if let existing = writer.findEqual(digest: digest, length: length, sha256: sha256) {
                     entry = existing
-                } else if let (base, found) = try writer.findInBases(digest: digest, length: length, sha256: sha256, chunks: loaders) {
+                } else if let (base, found) = try writer.findInBases(digest: digest, length: length, sha256: sha256) {
                     entry = writer.store(found, from: base, digest: digest)
                 } else {
                     entry = writer.store(digest: digest, length: length, sha256: sha256, chunks: written)
@@ -311,33 +305,18 @@ extension ArchiveWriter {
         return try ChunkEncoder.decode(stored, entry: entry, dictionary: dictionary.map { Array($0.suffix(ChunkEntry.maxDictionaryLength)) })
     }
 
-    /// Finds a stored body with the same MD5 whose bytes are equal, comparing chunk by chunk.
+    /// The stored body equal to a new one: the same MD5, length and body hash (SHA-256), or nil.
     ///
-    /// MD5 collisions exist, so an equal MD5 alone never merges two bodies (spec §6.3): a body
-    /// whose length or SHA-256 (when known) differs is different without reading, and one whose
-    /// SHA-256 agrees is still compared byte for byte.
-    func findEqual(digest: BodyDigest, length: UInt64, sha256: SHA256Hash?, chunks newChunks: [() throws -> [UInt8]]) throws -> BodyEntry? {
-        guard let candidates = bodies[digest] else { return nil }
-        for candidate in candidates where candidate.length == length && (sha256 == nil || candidate.sha256 == sha256) {
-            if let (base, entry) = fromBases[candidate.reference] {
-                var stored = try base.makeChunkIterator(for: entry)
-                var fresh = newChunks.makeIterator()
-                if try Self.sameBytes({ try stored.next() }, { try fresh.next()?() }) { return candidate }
-                continue
-            }
-            var stored = candidate.chunks.makeIterator()
-            var fresh = newChunks.makeIterator()
-            if try Self.sameBytes({ try stored.next().map { try readChunk($0) } }, { try fresh.next()?() }) { return candidate }
-        }
-        return nil
+    /// MD5 collisions exist, so an equal MD5 alone never merges two bodies (spec §6.3); equal
+    /// body hashes settle it without reading either body, as the archive's integrity already
+    /// rests on SHA-256 (§11.1).
+    func findEqual(digest: BodyDigest, length: UInt64, sha256: SHA256Hash) -> BodyEntry? {
+        bodies[digest]?.first { $0.length == length && $0.sha256 == sha256 }
     }
 
-    /// The nearest base holding a body equal to this one, and its entry there, or nil (spec
-    /// Appendix C step 11). A candidate with the same MD5, length and SHA-256 is still compared
-    /// byte for byte.
-    func findInBases(
-        digest: BodyDigest, length: UInt64, sha256: SHA256Hash?, chunks newChunks: [() throws -> [UInt8]]
-    ) throws -> (base: Int, entry: BodyEntry)? {
+    /// The nearest base holding a body equal to this one (the same MD5, length and body hash),
+    /// and its entry there, or nil (spec Appendix C step 11).
+    func findInBases(digest: BodyDigest, length: UInt64, sha256: SHA256Hash) throws -> (base: Int, entry: BodyEntry)? {
         for (position, base) in bases.enumerated() {
             var variant: UInt32 = 0
             while true {
@@ -348,11 +327,7 @@ extension ArchiveWriter {
                     break
                 }
                 variant += 1
-                guard candidate.length == length, sha256 == nil || candidate.sha256 == sha256 else { continue }
-                var stored = try base.makeChunkIterator(for: candidate)
-                var fresh = newChunks.makeIterator()
-                guard try Self.sameBytes({ try stored.next() }, { try fresh.next()?() }) else { continue }
-                return (position, candidate)
+                if candidate.length == length && candidate.sha256 == sha256 { return (position, candidate) }
             }
         }
         return nil
@@ -363,31 +338,11 @@ extension ArchiveWriter {
         left.count == right.count && left.withUnsafeBytes { l in right.withUnsafeBytes { r in l.count == 0 || memcmp(l.baseAddress!, r.baseAddress!, l.count) == 0 } }
     }
 
-    /// Whether two streams of byte pieces (cut anywhere) hold the same bytes.
-    static func sameBytes(_ first: () throws -> [UInt8]?, _ second: () throws -> [UInt8]?) throws -> Bool {
-        var left: ArraySlice<UInt8> = []
-        var right: ArraySlice<UInt8> = []
-        while true {
-            if left.isEmpty, let next = try first() { left = next[...] ; continue }
-            if right.isEmpty, let next = try second() { right = next[...] ; continue }
-            if left.isEmpty || right.isEmpty { return left.isEmpty && right.isEmpty }
-            let count = min(left.count, right.count)
-            // One memcmp, not an element-wise loop: this runs on the writer's thread for every
-            // duplicate (a third of multi's bytes, issue 11's profile).
-            let equal = left.withUnsafeBytes { l in right.withUnsafeBytes { r in memcmp(l.baseAddress!, r.baseAddress!, count) == 0 } }
-            guard equal else { return false }
-            left = left.dropFirst(count)
-            right = right.dropFirst(count)
-        }
-    }
-
     /// Records a body a base holds under the next free variant of its MD5: its chunk entries
     /// are the base's with `layer` increased by the base's position (1 for the nearest).
     func store(_ found: BodyEntry, from base: Int, digest: BodyDigest) -> BodyEntry {
         let chunks = found.chunks.map { $0.relayered(by: UInt8(base + 1)) }
-        let entry = store(digest: digest, length: found.length, sha256: found.sha256, chunks: chunks)
-        fromBases[entry.reference] = (bases[base], found)
-        return entry
+        return store(digest: digest, length: found.length, sha256: found.sha256, chunks: chunks)
     }
 
     /// Records a new distinct body under the next free variant of its MD5.

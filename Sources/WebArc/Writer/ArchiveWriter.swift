@@ -57,8 +57,6 @@ public final class ArchiveWriter {
     let bases: [ArchiveReader]
     /// Stored bodies by MD5, variants in the order first met.
     var bodies: [BodyDigest: [BodyEntry]] = [:]
-    /// For a body whose chunks are a base's: that base and its own entry, to read it back.
-    var fromBases: [BodyReference: (base: ArchiveReader, entry: BodyEntry)] = [:]
     var records: [PendingRecord] = []
     /// Positions of the bodies added and the dictionary of the latest anchor (Appendix C step 13).
     var anchors: DictionaryAnchors

@@ -96,6 +96,16 @@ struct PackUnpackTests {
         #expect(try ArchiveReader(path: folder.file("d.webarc")).bodyCount == 1)
     }
 
+    @Test("a file's URL keeps unreserved bytes, sub-delimiters, ':', '@' and '/', and percent-encodes every other byte in upper case")
+    func fileURLs() {
+        let packer = SitePacker(options: SitePacker.Options())
+        #expect(packer.url(for: "a b/ü/100%/q?#[x]\"\\^`{|}<>.html")
+            == "http://localhost/a%20b/%C3%BC/100%25/q%3F%23%5Bx%5D%22%5C%5E%60%7B%7C%7D%3C%3E.html")
+        #expect(packer.url(for: "AZaz09-._~!$&'()*+,;=:@/index.html") == "http://localhost/AZaz09-._~!$&'()*+,;=:@/index.html")
+        #expect(packer.url(for: "\u{7F}\u{1}") == "http://localhost/%7F%01")
+        #expect(packer.url(for: "") == "http://localhost/")
+    }
+
     @Test("a folder's index.html answers at folder/ and folder redirects there")
     func folderIndex() throws {
         let folder = try TemporaryFolder()

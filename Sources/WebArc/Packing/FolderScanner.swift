@@ -74,7 +74,7 @@ public struct FolderScanner {
         guard (info.st_mode & S_IFMT) == S_IFDIR else { throw WebArcError.io(path: root, operation: .opening("open folder"), errno: ENOTDIR) }
         realRoot = real
         walk(directory: real, relative: "", ancestors: [Self.identity(info)])
-        files.sort { Array($0.relativePath.utf8).lexicographicallyPrecedes(Array($1.relativePath.utf8)) }
+        files.sort { $0.relativePath.utf8.lexicographicallyPrecedes($1.relativePath.utf8) }
     }
 
     private static func identity(_ info: stat) -> [UInt64] { [UInt64(info.st_dev), UInt64(info.st_ino)] }
@@ -89,6 +89,8 @@ public struct FolderScanner {
         real == realRoot || real.hasPrefix(realRoot == "/" ? "/" : realRoot + "/")
     }
 
+    /// Lists a folder, looks up each entry relative to it (`fstatat`, not by its whole path),
+    /// closes it, then visits the entries in byte order.
     private mutating func walk(directory: String, relative: String, ancestors: Set<[UInt64]>) {
         guard let handle = opendir(directory) else {
             problems.append(ScanProblem(kind: .unreadable, path: relative.isEmpty ? "." : relative, detail: Self.errorText(errno)))
@@ -107,19 +109,31 @@ public struct FolderScanner {
             }
             if name != "." && name != ".." { names.append(name) }
         }
+        names.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let folder = dirfd(handle)
+        let entries = names.map { name in
+            var info = stat()
+            let found = fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0
+            let code = found ? 0 : errno
+            // A regular file is checked for reading here too; a link's target is checked when followed.
+            let readable = found && (info.st_mode & S_IFMT) == S_IFREG ? (faccessat(folder, name, R_OK, 0) == 0 ? 0 : errno) : 0
+            return (name, found ? info : nil, found ? readable : code)
+        }
         closedir(handle)
-        for name in names.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
-            visit(path: directory + "/" + name, relative: relative.isEmpty ? name : relative + "/" + name, ancestors: ancestors)
+        for (name, info, code) in entries {
+            visit(path: directory + "/" + name, relative: relative.isEmpty ? name : relative + "/" + name, found: info, code: code, ancestors: ancestors)
         }
     }
 
-    private mutating func visit(path: String, relative: String, ancestors: Set<[UInt64]>) {
-        var info = stat()
-        guard lstat(path, &info) == 0 else {
-            problems.append(ScanProblem(kind: .unreadable, path: relative, detail: Self.errorText(errno)))
+    /// Visits one entry, given what `lstat` found (nil: the error `code`) and, for a regular file,
+    /// the error of checking it for reading (0: readable).
+    private mutating func visit(path: String, relative: String, found: stat?, code: Int32, ancestors: Set<[UInt64]>) {
+        guard var info = found else {
+            problems.append(ScanProblem(kind: .unreadable, path: relative, detail: Self.errorText(code)))
             return
         }
         var readPath = path
+        var unreadable = code
         if (info.st_mode & S_IFMT) == S_IFLNK {
             let target = Self.linkTarget(path)
             guard let real = Self.realPath(path), stat(real, &info) == 0 else {
@@ -141,6 +155,7 @@ public struct FolderScanner {
                 }
             }
             readPath = real
+            unreadable = (info.st_mode & S_IFMT) == S_IFREG && access(readPath, R_OK) != 0 ? errno : 0
         }
         switch info.st_mode & S_IFMT {
         case S_IFDIR:
@@ -151,8 +166,8 @@ public struct FolderScanner {
             }
             walk(directory: readPath, relative: relative, ancestors: ancestors.union([identity]))
         case S_IFREG:
-            guard access(readPath, R_OK) == 0 else {
-                problems.append(ScanProblem(kind: .unreadable, path: relative, detail: Self.errorText(errno)))
+            guard unreadable == 0 else {
+                problems.append(ScanProblem(kind: .unreadable, path: relative, detail: Self.errorText(unreadable)))
                 return
             }
             files.append(ScannedFile(relativePath: relative, readPath: readPath, size: UInt64(info.st_size), modified: Platform.modificationTime(info)))

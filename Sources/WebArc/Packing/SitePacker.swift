@@ -124,13 +124,15 @@ public struct SitePacker {
             summary.skipped += scanner.problems
         }
         let files = scanner.files
-        var urls: [[UInt8]: String] = [:]
-        for file in files {
-            let key = try URLKey.key(method: "GET", url: url(for: file.relativePath))
-            if let other = urls[Array(key.utf8)] {
+        let fileURLs = files.map { url(for: $0.relativePath) }
+        // Keyed by bytes: String equality would merge canonically equivalent Unicode.
+        var pathsByKey: [[UInt8]: String] = [:]
+        pathsByKey.reserveCapacity(files.count)
+        for (file, fileURL) in zip(files, fileURLs) {
+            let key = try URLKey.key(method: "GET", url: fileURL)
+            if let other = pathsByKey.updateValue(file.relativePath, forKey: Array(key.utf8)) {
                 throw Failure.urlClash(first: other, second: file.relativePath, url: String(key.dropFirst(4)))
             }
-            urls[Array(key.utf8)] = file.relativePath
         }
 
         let writer = try ArchiveWriter(
@@ -156,7 +158,7 @@ public struct SitePacker {
                 case .streamed:
                     body = try writer.addBody(chunks: { try pipeline.nextChunk(of: slot) }, end: { slot.streamEnd! })
                 }
-                try addRecords(for: files[index], body: body, writer: writer, summary: &summary)
+                try addRecords(for: files[index], at: fileURLs[index], body: body, writer: writer, summary: &summary)
                 doneBytes += files[index].size
                 summary.files = index + 1
                 progress?(index + 1, files.count, doneBytes, totalBytes)
@@ -176,24 +178,33 @@ public struct SitePacker {
         relativePath == "index.html" || relativePath.hasSuffix("/index.html") ? 2 : 1
     }
 
-    /// The URL of a file: the base URL plus its percent-encoded relative path.
+    /// The URL of a file: the base URL plus its percent-encoded relative path (each segment's
+    /// bytes other than unreserved ones, sub-delimiters, `:` and `@` as `%XX`; `/` kept).
     public func url(for relativePath: String) -> String {
-        options.baseURL + relativePath.split(separator: "/", omittingEmptySubsequences: false).map { Self.encode(String($0)) }.joined(separator: "/")
-    }
-
-    static func encode(_ segment: String) -> String {
-        var output = ""
-        for byte in segment.utf8 {
-            if URLKey.isUnreserved(byte) || Array("!$&'()*+,;=:@".utf8).contains(byte) {
-                output.unicodeScalars.append(Unicode.Scalar(byte))
+        var bytes = Array(options.baseURL.utf8)
+        bytes.reserveCapacity(bytes.count + relativePath.utf8.count + 16)
+        for byte in relativePath.utf8 {
+            if byte == UInt8(ascii: "/") || Self.keptInSegment[Int(byte)] {
+                bytes.append(byte)
             } else {
-                output += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+                bytes.append(UInt8(ascii: "%"))
+                bytes.append(Self.hexDigits[Int(byte >> 4)])
+                bytes.append(Self.hexDigits[Int(byte & 15)])
             }
         }
-        return output
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    private func addRecords(for file: ScannedFile, body: StoredBody, writer: ArchiveWriter, summary: inout Summary) throws {
+    /// Bytes a path segment keeps as they are: unreserved, sub-delimiters, `:` and `@` (RFC 3986).
+    private static let keptInSegment: [Bool] = {
+        var kept = (0..<256).map { URLKey.isUnreserved(UInt8($0)) }
+        for byte in "!$&'()*+,;=:@".utf8 { kept[Int(byte)] = true }
+        return kept
+    }()
+
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
+
+    private func addRecords(for file: ScannedFile, at fileURL: String, body: StoredBody, writer: ArchiveWriter, summary: inout Summary) throws {
         let name = file.relativePath.split(separator: "/").last.map(String.init) ?? file.relativePath
         let mediaType = MediaTypes.mediaType(forFileName: name)
         let isText = MediaTypes.isText(mediaType)
@@ -208,7 +219,7 @@ public struct SitePacker {
                 request: RequestRecord(url: url), status: 200, reason: "OK", headers: headers, mimeType: mediaType,
                 textEncoding: isText ? "utf-8" : nil, body: body)
         }
-        try writer.add(response(url(for: file.relativePath)))
+        try writer.add(response(fileURL))
         summary.responses += 1
         if name == "index.html" {
             let folder = String(file.relativePath.dropLast("index.html".count))
@@ -228,6 +239,3 @@ public struct SitePacker {
     }
 }
 
-extension String {
-    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
-}

@@ -14,9 +14,12 @@ public struct SHA256Hash: Hashable, Sendable, CustomStringConvertible {
     /// Makes a value from exactly 32 bytes, or returns nil for any other count.
     public init?<C: Collection>(bytes: C) where C.Element == UInt8 {
         guard bytes.count == 32 else { return nil }
-        var words: [UInt64] = [0, 0, 0, 0]
-        for (index, byte) in bytes.enumerated() { words[index / 8] = words[index / 8] << 8 | UInt64(byte) }
-        self.words = (words[0], words[1], words[2], words[3])
+        // The bytes laid down in order are the four words big-endian.
+        var big: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &big) { raw in
+            for (index, byte) in bytes.enumerated() { raw[index] = byte }
+        }
+        words = (UInt64(bigEndian: big.0), UInt64(bigEndian: big.1), UInt64(bigEndian: big.2), UInt64(bigEndian: big.3))
     }
 
     /// Makes a value from a finished swift-crypto SHA-256.
@@ -40,9 +43,8 @@ public struct SHA256Hash: Hashable, Sendable, CustomStringConvertible {
 
     /// The 32 bytes in order.
     public var bytes: [UInt8] {
-        [words.0, words.1, words.2, words.3].flatMap { word in
-            (0..<8).map { UInt8(truncatingIfNeeded: word >> (56 - 8 * UInt64($0))) }
-        }
+        let big = (words.0.bigEndian, words.1.bigEndian, words.2.bigEndian, words.3.bigEndian)
+        return withUnsafeBytes(of: big) { Array($0) }
     }
 
     /// Lower-case hexadecimal, as `sha256sum` prints it.

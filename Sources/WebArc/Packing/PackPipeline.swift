@@ -12,8 +12,9 @@ import Foundation
 ///   LZ4 (chunk 0 against its anchor's dictionary) → prepared body / chunk queue ──▶ append, in order
 /// ```
 ///
-/// A worker takes whole files in batches of consecutive ones (up to 64 files and an eighth of the
-/// window), so that their MD5s are computed sixteen side by side in ``MD5Lanes``, then codes and
+/// A worker takes whole files in batches of consecutive ones (up to 256 files and a third of the
+/// window), so that their MD5s and SHA-256s are computed sixteen side by side in ``MD5Lanes`` and
+/// ``SHA256Lanes`` (a batch long enough that its 256 KiB chunks fill lanes too), then codes and
 /// hands over each in order; a file that streams is a batch of its own.
 ///
 /// Memory is bounded: whole files up to ``wholeLimit`` are held while in flight, at most
@@ -48,7 +49,7 @@ final class PackPipeline: @unchecked Sendable {
     /// Whole files a worker reads and hashes together (``MD5Lanes``: sixteen lanes, each taking
     /// the next file when its own ends).
     let batchFiles: Int
-    /// Bytes a worker reads ahead for one batch, at most: an eighth of the window, and towards the
+    /// Bytes a worker reads ahead for one batch, at most: a third of the window, and towards the
     /// end a share of what is left, so that the last batches end together.
     let batchBytes: UInt64
     /// Whether MD5s and SHA-256s are computed in lanes (``MD5Lanes/digests(of:lanes:)``,
@@ -91,10 +92,10 @@ final class PackPipeline: @unchecked Sendable {
     /// - Parameter batchFiles: whole files read and hashed together at most; 1: one at a time.
     init(
         files: [ScannedFile], spans: [Int], level: Int, dictionaryInterval: Int, zstdLevel: Int? = nil, firstPosition: Int,
-        wholeLimit: UInt64, windowBytes: UInt64, batchFiles: Int = 4 * MD5Lanes.count, laneHashing: Bool = MD5Lanes.isAvailable
+        wholeLimit: UInt64, windowBytes: UInt64, batchFiles: Int = 16 * MD5Lanes.count, laneHashing: Bool = MD5Lanes.isAvailable
     ) {
         self.batchFiles = max(1, batchFiles)
-        batchBytes = max(windowBytes / 8, 1)
+        batchBytes = max(windowBytes / 3, 1)
         self.laneHashing = laneHashing
         self.zstdLevel = zstdLevel
         var starts: [Int] = []

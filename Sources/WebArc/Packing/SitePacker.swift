@@ -33,7 +33,7 @@ public struct SitePacker {
         public var workers = 0
         /// Whole files a worker reads and hashes together at most, sixteen MD5s side by side
         /// (``MD5Lanes``); 1: one at a time. The archive's bytes do not depend on it.
-        var batchFiles = 4 * MD5Lanes.count
+        var batchFiles = 16 * MD5Lanes.count
         /// Whether MD5s are computed in lanes where the CPU can (AVX-512F) or always one by one.
         var laneHashing = MD5Lanes.isAvailable
 

@@ -108,14 +108,14 @@ extension ArchiveWriter {
             used = RecordLeaf.headSize
         }
         for group in groups {
-            var extra = group.reduce(0) { $0 + RecordLeaf.entrySize(key: $1.key, object: $1.object) }
-            let named = Set(group.compactMap(\.body))
-            let added = named.subtracting(pageBodies)
-            extra += added.reduce(0) { $0 + storedBody($1)!.encodedSize }
+            let recordsSize = group.reduce(0) { $0 + RecordLeaf.entrySize(key: $1.key, object: $1.object) }
+            // The bodies the group names, once each (a group is a key's few records).
+            var named: [BodyReference] = []
+            for case let body? in group.lazy.map(\.body) where !named.contains(body) { named.append(body) }
+            var extra = recordsSize + named.reduce(0) { pageBodies.contains($1) ? $0 : $0 + storedBody($1)!.encodedSize }
             if !page.isEmpty && used + extra > PagePacking.target {
                 try flush()
-                extra = group.reduce(0) { $0 + RecordLeaf.entrySize(key: $1.key, object: $1.object) }
-                extra += named.reduce(0) { $0 + storedBody($1)!.encodedSize }
+                extra = recordsSize + named.reduce(0) { $0 + storedBody($1)!.encodedSize }
             }
             page += group
             pageBodies.formUnion(named)

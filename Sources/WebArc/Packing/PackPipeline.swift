@@ -71,7 +71,11 @@ final class PackPipeline: @unchecked Sendable {
     private var committed = 0
     private var inFlight: UInt64 = 0
     private var cancelled = false
-    private var running = 0
+    /// Whether the writer waits (for a file's output or chunk), and how many workers wait (for
+    /// room in the window, an anchor's tail or room in a chunk queue): a change wakes the threads
+    /// only when one of those waits on it, so that a file handed over is not a wake-up of all.
+    private var writerWaiting = false
+    private var workersWaiting = 0
     private var workerCount = 1
     /// Bytes of the files no worker has taken yet.
     private var unclaimedBytes: UInt64
@@ -125,15 +129,10 @@ final class PackPipeline: @unchecked Sendable {
         let count = max(1, min(workers, paths.count))
         workerCount = count
         let group = DispatchGroup()
-        running = count
         for _ in 0..<count {
             group.enter()
             Thread.detachNewThread { [self] in
                 work()
-                condition.lock()
-                running -= 1
-                condition.broadcast()
-                condition.unlock()
                 group.leave()
             }
         }
@@ -146,7 +145,7 @@ final class PackPipeline: @unchecked Sendable {
         }
         for index in paths.indices {
             condition.lock()
-            while slots[index]?.output == nil && slots[index]?.failure == nil { condition.wait() }
+            while slots[index]?.output == nil && slots[index]?.failure == nil { writerWait() }
             let slot = slots[index]!
             condition.unlock()
             if let failure = slot.failure { throw failure }
@@ -159,7 +158,7 @@ final class PackPipeline: @unchecked Sendable {
             if interval > 0, let anchor = anchorIndex(of: index), index + 1 == paths.count || anchorIndex(of: index + 1) != anchor {
                 tails[anchor] = nil
             }
-            condition.broadcast()
+            wakeWorkers()
             condition.unlock()
         }
     }
@@ -168,11 +167,11 @@ final class PackPipeline: @unchecked Sendable {
     func nextChunk(of slot: Slot) throws -> ChunkEncoder.Encoded? {
         condition.lock()
         defer { condition.unlock() }
-        while slot.chunks.isEmpty && slot.streamEnd == nil && slot.failure == nil { condition.wait() }
+        while slot.chunks.isEmpty && slot.streamEnd == nil && slot.failure == nil { writerWait() }
         if let failure = slot.failure { throw failure }
         if slot.chunks.isEmpty { return nil }
         let chunk = slot.chunks.removeFirst()
-        condition.broadcast()
+        wakeWorkers()
         return chunk
     }
 
@@ -225,7 +224,7 @@ final class PackPipeline: @unchecked Sendable {
         while !cancelled && next < paths.count
             && !(next == committed || (next - committed < 256 && inFlight + cost(next) <= windowBytes))
         {
-            condition.wait()
+            workerWait()
         }
         guard !cancelled, next < paths.count else { return nil }
         var batch: [Int] = []
@@ -276,10 +275,34 @@ final class PackPipeline: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Waits on the condition as the writer (the caller holds its lock).
+    private func writerWait() {
+        writerWaiting = true
+        condition.wait()
+        writerWaiting = false
+    }
+
+    /// Waits on the condition as a worker (the caller holds its lock).
+    private func workerWait() {
+        workersWaiting += 1
+        condition.wait()
+        workersWaiting -= 1
+    }
+
+    /// Wakes the writer if it waits (the caller holds the lock and has changed what it waits on).
+    private func wakeWriter() {
+        if writerWaiting { condition.broadcast() }
+    }
+
+    /// Wakes the workers that wait, if any (the caller holds the lock).
+    private func wakeWorkers() {
+        if workersWaiting > 0 { condition.broadcast() }
+    }
+
     private func waitForTail(of anchor: Int) -> [UInt8]? {
         condition.lock()
         defer { condition.unlock() }
-        while tails.index(forKey: anchor) == nil && !cancelled { condition.wait() }
+        while tails.index(forKey: anchor) == nil && !cancelled { workerWait() }
         return tails[anchor] ?? nil
     }
 
@@ -287,7 +310,7 @@ final class PackPipeline: @unchecked Sendable {
         guard needsTail(index) else { return }
         condition.lock()
         tails[index] = .some(lastChunk.isEmpty ? nil : lastChunk)
-        condition.broadcast()
+        wakeWorkers()
         condition.unlock()
     }
 
@@ -317,14 +340,14 @@ final class PackPipeline: @unchecked Sendable {
         // duplicate's body hash is what lets the writer take it as equal without decoding the
         // stored body (spec §6.3).
         var earlier: [Bool] = []
+        condition.lock()
         for (number, (index, _)) in read.enumerated() {
             let key = BodyKey(digest: digests[number], length: contents[number].count)
-            condition.lock()
             let first = firstSeen[key]
             if first == nil || index < first! { firstSeen[key] = index }
-            condition.unlock()
             earlier.append(first.map { $0 < index } ?? false)
         }
+        condition.unlock()
         let hashes = SHA256Lanes.bodyHashes(of: contents, lanes: laneHashing)
         for (number, (index, slot)) in read.enumerated() {
             // Each file's bytes are let go of once handed over.
@@ -348,7 +371,7 @@ final class PackPipeline: @unchecked Sendable {
             }
             condition.lock()
             slot.output = output
-            condition.broadcast()
+            wakeWriter()
             condition.unlock()
         }
     }
@@ -356,17 +379,17 @@ final class PackPipeline: @unchecked Sendable {
     private func stream(_ index: Int, slot: Slot, slotInfo: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?)) throws {
         condition.lock()
         slot.output = .streamed
-        condition.broadcast()
+        wakeWriter()
         condition.unlock()
         var raw = RawBodyStream(level: level, slot: slotInfo)
         var lastPiece: [UInt8] = []
         func emit(_ chunk: ChunkEncoder.Encoded) throws {
             condition.lock()
             defer { condition.unlock() }
-            while slot.chunks.count >= Self.queuedChunks && !cancelled { condition.wait() }
+            while slot.chunks.count >= Self.queuedChunks && !cancelled { workerWait() }
             if cancelled { throw CancellationError() }
             slot.chunks.append(chunk)
-            condition.broadcast()
+            wakeWriter()
         }
         try FileInput.forEachPiece(of: paths[index]) { piece in
             if needsTail(index) { lastPiece = Array(piece) }
@@ -377,7 +400,7 @@ final class PackPipeline: @unchecked Sendable {
         publishTail(index, lastPiece)
         condition.lock()
         slot.streamEnd = (raw.digest, raw.sha256Hash, raw.length)
-        condition.broadcast()
+        wakeWriter()
         condition.unlock()
     }
 }

@@ -111,31 +111,40 @@ struct PackPipelineTests {
         return (first + suffix, second + suffix)
     }
 
-    @Test("files of one MD5 and length that differ are stored apart, whole or streamed; equal ones are stored once")
+    @Test("files of one MD5 and length that differ are stored apart, whole or streamed, at anchors or not; equal ones are stored once")
     func collidingFiles() throws {
         let folder = try TemporaryFolder()
         var random = SeededGenerator(seed: 41)
         let (short, shortTwin) = Self.collidingPair(suffix: [])
         let (long, longTwin) = Self.collidingPair(suffix: random.text(600_000))
         #expect(BodyDigest(Insecure.MD5.hash(data: long)) == BodyDigest(Insecure.MD5.hash(data: longTwin)) && long != longTwin)
+        // c3 repeats the long files' last 30 000 bytes: it compresses well only against the
+        // dictionary of the anchor before it, which is c2 with interval 2.
         let files = try Self.write(
-            ["c0.bin": long, "c1.bin": longTwin, "c2.bin": longTwin, "c3.bin": short, "c4.bin": shortTwin, "c5.bin": short], at: folder.file("site"))
-        var archives: [Data] = []
-        for (workers, threshold) in [(1, UInt64(1 << 20)), (2, UInt64(1 << 20)), (2, UInt64(ChunkEntry.maxRawLength)), (1, UInt64(64 << 10))] {
-            var options = SitePacker.Options()
-            options.workers = workers
-            options.streamingThreshold = threshold
-            let path = folder.file("c\(workers)-\(threshold).webarc")
-            let summary = try SitePacker(options: options).pack(folder: folder.file("site"), to: path)
-            #expect(summary.statistics.bodiesStored == 4, "\(workers) workers, streaming above \(threshold)")
-            try Self.expectBodies(files, in: path)
-            let reader = try ArchiveReader(path: path)
-            var variants: [BodyDigest: Set<UInt32>] = [:]
-            try reader.forEachBody { variants[$0.reference.digest, default: []].insert($0.reference.variant) }
-            #expect(variants.values.sorted { $0.count < $1.count } == [[0, 1], [0, 1]])
-            archives.append(try Data(contentsOf: URL(fileURLWithPath: path)))
+            [
+                "c0.bin": long, "c1.bin": longTwin, "c2.bin": longTwin, "c3.bin": Array(long.suffix(30_000)) + random.text(500),
+                "c4.bin": short, "c5.bin": shortTwin, "c6.bin": short,
+            ], at: folder.file("site"))
+        // Interval 2 puts the repeated long file (c2) and short one (c6) at anchor positions.
+        for interval in [SitePacker.defaultDictionaryInterval, 2] {
+            var archives: [Data] = []
+            for (workers, threshold) in [(1, UInt64(1 << 20)), (2, UInt64(1 << 20)), (2, UInt64(ChunkEntry.maxRawLength)), (1, UInt64(64 << 10))] {
+                var options = SitePacker.Options()
+                options.workers = workers
+                options.streamingThreshold = threshold
+                options.dictionaryInterval = interval
+                let path = folder.file("c\(interval)-\(workers)-\(threshold).webarc")
+                let summary = try SitePacker(options: options).pack(folder: folder.file("site"), to: path)
+                #expect(summary.statistics.bodiesStored == 5, "\(workers) workers, streaming above \(threshold)")
+                try Self.expectBodies(files, in: path)
+                let reader = try ArchiveReader(path: path)
+                var variants: [BodyDigest: Set<UInt32>] = [:]
+                try reader.forEachBody { variants[$0.reference.digest, default: []].insert($0.reference.variant) }
+                #expect(variants.values.sorted { $0.count < $1.count } == [[0], [0, 1], [0, 1]])
+                archives.append(try Data(contentsOf: URL(fileURLWithPath: path)))
+            }
+            #expect(Set(archives).count == 1, "interval \(interval): archives differ between worker counts or streaming thresholds")
         }
-        #expect(Set(archives).count == 1, "archives differ between worker counts or streaming thresholds")
     }
 
     /// 40 files of edge sizes (0, 1, 63, 64, 65 bytes, a chunk ± 1), duplicates next to each

@@ -29,6 +29,9 @@ final class PackPipeline: @unchecked Sendable {
         case prepared(PreparedBody)
         /// A file whose MD5 and length equal an earlier file's: hashed, not coded.
         case likelyDuplicate([UInt8], KnownDigests)
+        /// A file that streams and whose MD5 and length equal an earlier file's: read and hashed
+        /// once, not coded; its last chunk (for an anchor) and its length.
+        case streamedDuplicate(KnownDigests, length: UInt64, lastChunk: [UInt8])
         case streamed
     }
 
@@ -65,6 +68,9 @@ final class PackPipeline: @unchecked Sendable {
     /// for a folder's index.html, whose body answers a second response (folder/).
     private let starts: [Int]
     private let spans: [Int]
+    /// Whether a file streams and an earlier one that streams has its size: such a file is hashed
+    /// before it is coded, as it is likely a duplicate (media repeated across a site).
+    private let repeatsSize: [Bool]
     private let condition = NSCondition()
     private var slots: [Slot?]
     private var next = 0
@@ -112,6 +118,8 @@ final class PackPipeline: @unchecked Sendable {
         self.spans = spans
         paths = files.map(\.readPath)
         sizes = files.map(\.size)
+        var streamedSizes = Set<UInt64>()
+        repeatsSize = files.map { $0.size > wholeLimit && !streamedSizes.insert($0.size).inserted }
         self.level = level
         interval = dictionaryInterval
         self.firstPosition = firstPosition
@@ -205,7 +213,14 @@ final class PackPipeline: @unchecked Sendable {
                 let index = batch[0]
                 let slot = slots(batch)[0]
                 do {
-                    try stream(index, slot: slot, slotInfo: slotInfo(index, cached: &cached).slot)
+                    if repeatsSize[index], let duplicate = try hashAhead(index) {
+                        condition.lock()
+                        slot.output = duplicate
+                        wakeWriter()
+                        condition.unlock()
+                    } else {
+                        try stream(index, slot: slot, slotInfo: slotInfo(index, cached: &cached).slot)
+                    }
                 } catch {
                     fail(index, slot: slot, error)
                 }
@@ -342,10 +357,7 @@ final class PackPipeline: @unchecked Sendable {
         var earlier: [Bool] = []
         condition.lock()
         for (number, (index, _)) in read.enumerated() {
-            let key = BodyKey(digest: digests[number], length: contents[number].count)
-            let first = firstSeen[key]
-            if first == nil || index < first! { firstSeen[key] = index }
-            earlier.append(first.map { $0 < index } ?? false)
+            earlier.append(seenFirst(BodyKey(digest: digests[number], length: contents[number].count), at: index))
         }
         condition.unlock()
         let hashes = SHA256Lanes.bodyHashes(of: contents, lanes: laneHashing)
@@ -400,7 +412,40 @@ final class PackPipeline: @unchecked Sendable {
         publishTail(index, lastPiece)
         condition.lock()
         slot.streamEnd = (raw.digest, raw.sha256Hash, raw.length)
+        _ = seenFirst(BodyKey(digest: raw.digest, length: Int(raw.length)), at: index)
         wakeWriter()
         condition.unlock()
+    }
+
+    /// Reads and hashes a file that streams and may repeat an earlier one, publishing its tail:
+    /// its output when an earlier file has its MD5 and length, else nil (it is then streamed and
+    /// coded, read a second time).
+    private func hashAhead(_ index: Int) throws -> Output? {
+        var md5 = Insecure.MD5()
+        var sha256 = SHA256()
+        var length: UInt64 = 0
+        var lastPiece: [UInt8] = []
+        try FileInput.forEachPiece(of: paths[index]) { piece in
+            piece.withUnsafeBytes {
+                md5.update(bufferPointer: $0)
+                sha256.update(bufferPointer: $0)
+            }
+            length += UInt64(piece.count)
+            if needsTail(index) { lastPiece = Array(piece) }
+        }
+        publishTail(index, lastPiece)
+        let known = KnownDigests(md5: BodyDigest(md5.finalize()), sha256: SHA256Hash(sha256.finalize()), chunks: nil)
+        condition.lock()
+        defer { condition.unlock() }
+        guard seenFirst(BodyKey(digest: known.md5, length: Int(length)), at: index) else { return nil }
+        return .streamedDuplicate(known, length: length, lastChunk: lastPiece)
+    }
+
+    /// Notes that file `index` has `key` and returns whether an earlier file has it too (the
+    /// caller holds the lock).
+    private func seenFirst(_ key: BodyKey, at index: Int) -> Bool {
+        let first = firstSeen[key]
+        if first == nil || index < first! { firstSeen[key] = index }
+        return first.map { $0 < index } ?? false
     }
 }

@@ -155,6 +155,8 @@ public struct SitePacker {
                     body = try writer.addBody(prepared)
                 case .likelyDuplicate(let bytes, let known):
                     body = try writer.addBody(likelyDuplicate: bytes, known: known)
+                case .streamedDuplicate(let known, let length, let lastChunk):
+                    body = try writer.addBody(likelyDuplicateOf: files[index].readPath, known: known, length: length, lastChunk: lastChunk)
                 case .streamed:
                     body = try writer.addBody(chunks: { try pipeline.nextChunk(of: slot) }, end: { slot.streamEnd! })
                 }

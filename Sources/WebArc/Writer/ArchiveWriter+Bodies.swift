@@ -78,6 +78,20 @@ extension ArchiveWriter {
         }
     }
 
+    /// Adds the body of the file at `path`, whose digests and length are known from reading it
+    /// once and which probably equals a body added earlier: it is taken as that body when their
+    /// lengths and body hashes agree (spec §6.3), and only when not (an MD5 collision) read again
+    /// and stored. `lastChunk` is its last chunk's bytes when its position is an anchor's.
+    func addBody(likelyDuplicateOf path: String, known: KnownDigests, length: UInt64, lastChunk: [UInt8]) throws -> StoredBody {
+        try ensureOpen()
+        guard let existing = findEqual(digest: known.md5, length: length, sha256: known.sha256) else {
+            return try addBody(contentsOfFile: path)
+        }
+        let slot = anchors.take()
+        if slot.isAnchor { noteAnchor(lastChunk: lastChunk, entry: existing) }
+        return note(existing, deduplicated: true)
+    }
+
     /// Stores or deduplicates a prepared body at its position, coding it again first when it was
     /// prepared with another dictionary than its position's.
     func commit(

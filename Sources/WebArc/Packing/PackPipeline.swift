@@ -421,20 +421,20 @@ final class PackPipeline: @unchecked Sendable {
     /// its output when an earlier file has its MD5 and length, else nil (it is then streamed and
     /// coded, read a second time).
     private func hashAhead(_ index: Int) throws -> Output? {
-        var md5 = Insecure.MD5()
+        let md5 = MD5Stream()
         var sha256 = SHA256()
         var length: UInt64 = 0
         var lastPiece: [UInt8] = []
         try FileInput.forEachPiece(of: paths[index]) { piece in
-            piece.withUnsafeBytes {
-                md5.update(bufferPointer: $0)
-                sha256.update(bufferPointer: $0)
-            }
+            let hashed = DispatchGroup()
+            md5.update(piece, in: hashed)
+            piece.withUnsafeBytes { sha256.update(bufferPointer: $0) }
             length += UInt64(piece.count)
             if needsTail(index) { lastPiece = Array(piece) }
+            hashed.wait()
         }
         publishTail(index, lastPiece)
-        let known = KnownDigests(md5: BodyDigest(md5.finalize()), sha256: SHA256Hash(sha256.finalize()), chunks: nil)
+        let known = KnownDigests(md5: md5.finalize(), sha256: SHA256Hash(sha256.finalize()), chunks: nil)
         condition.lock()
         defer { condition.unlock() }
         guard seenFirst(BodyKey(digest: known.md5, length: Int(length)), at: index) else { return nil }

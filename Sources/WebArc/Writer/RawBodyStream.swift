@@ -34,8 +34,7 @@ struct RawBodyStream {
     /// left in its window.
     mutating func append(_ piece: ArraySlice<UInt8>, emit: (ChunkEncoder.Encoded) throws -> Void) throws {
         let hashed = DispatchGroup()
-        let md5 = self.md5
-        DispatchQueue.global().async(group: hashed) { md5.update(piece) }
+        md5.update(piece, in: hashed)
         defer { hashed.wait() }
         length += UInt64(piece.count)
         var rest = piece
@@ -82,17 +81,4 @@ struct RawBodyStream {
     var digest: BodyDigest { finalDigest! }
     /// The body's SHA-256, once flushed.
     var sha256Hash: SHA256Hash { finalHash! }
-}
-
-/// An MD5 that one thread at a time updates, handed between threads by a dispatch group.
-private final class MD5Stream: @unchecked Sendable {
-    private var hasher = Insecure.MD5()
-
-    func update(_ piece: ArraySlice<UInt8>) {
-        piece.withUnsafeBytes { hasher.update(bufferPointer: $0) }
-    }
-
-    func finalize() -> BodyDigest {
-        BodyDigest(hasher.finalize())
-    }
 }

@@ -338,8 +338,8 @@ final class PackPipeline: @unchecked Sendable {
     }
 
     /// Reads a batch of whole files, hashes them sixteen at a time (their MD5s in ``MD5Lanes``,
-    /// then the SHA-256s of those that are not likely duplicates in ``SHA256Lanes``), then codes
-    /// each (or hands it over as a likely duplicate) and hands it to the writer, in order.
+    /// then their SHA-256s in ``SHA256Lanes``), then codes each (or hands it over as a likely
+    /// duplicate) and hands it to the writer, in order.
     ///
     /// Every file of the batch is read, and its tail published, before any waits for an anchor's
     /// tail: a later file of the batch may need an earlier one's.

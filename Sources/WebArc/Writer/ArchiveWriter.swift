@@ -1,6 +1,6 @@
 import Foundation
 
-/// Writes a new archive: bodies (deduplicated by MD5, confirmed byte for byte), records and
+/// Writes a new archive: bodies (deduplicated by MD5, confirmed by length and SHA-256), records and
 /// metadata, finished atomically.
 ///
 /// ```swift

@@ -401,7 +401,7 @@ final class PackPipeline: @unchecked Sendable {
         slot.output = .streamed
         wakeWriter()
         condition.unlock()
-        var raw = RawBodyStream(level: level, slot: slotInfo)
+        var raw = RawBodyStream(level: level, slot: slotInfo, md5Beside: true)
         var lastPiece: [UInt8] = []
         func emit(_ chunk: ChunkEncoder.Encoded) throws {
             condition.lock()

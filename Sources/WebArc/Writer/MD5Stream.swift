@@ -6,12 +6,17 @@ import Dispatch
 final class MD5Stream: @unchecked Sendable {
     private var hasher = Insecure.MD5()
 
+    /// Hashes `piece` on this thread.
+    func update(_ piece: ArraySlice<UInt8>) {
+        piece.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+    }
+
     /// Hashes `piece` on a global queue, in `group`; the caller waits on the group before the next
-    /// update or ``finalize()``.
+    /// update or ``finalize()``, on a thread that is not one of Swift concurrency's pool (whose
+    /// threads the global queues are on Linux: a pool blocked in such waits could not run the
+    /// hashing it waits for).
     func update(_ piece: ArraySlice<UInt8>, in group: DispatchGroup) {
-        DispatchQueue.global().async(group: group) { [self] in
-            piece.withUnsafeBytes { hasher.update(bufferPointer: $0) }
-        }
+        DispatchQueue.global().async(group: group) { [self] in update(piece) }
     }
 
     /// The MD5 of every piece given.

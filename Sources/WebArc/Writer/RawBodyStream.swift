@@ -10,7 +10,9 @@ struct RawBodyStream {
     let level: Int
     /// The body's position and the dictionary its first chunk is coded against.
     let slot: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?)
-    /// The MD5 so far, updated on another core while this one codes (see ``append(_:emit:)``).
+    /// Whether each piece's MD5 runs on another core while this one codes (see
+    /// ``append(_:emit:)``).
+    let md5Beside: Bool
     private let md5 = MD5Stream()
     private var sha256 = SHA256()
     private var pending: [UInt8] = []
@@ -20,21 +22,25 @@ struct RawBodyStream {
     private var finalDigest: BodyDigest?
     private var finalHash: SHA256Hash?
 
-    init(level: Int, slot: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?)) {
+    /// - Parameter md5Beside: hash each piece's MD5 on a global dispatch queue while this thread
+    ///   codes, and wait for it before the next piece: for a thread of its own (the pack
+    ///   pipeline's workers), never for one of Swift concurrency's pool, which the wait would block.
+    init(level: Int, slot: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?), md5Beside: Bool = false) {
         self.level = level
         self.slot = slot
+        self.md5Beside = md5Beside
         pending.reserveCapacity(ChunkEntry.maxRawLength)
     }
 
     /// Takes the next piece; `emit` gets each chunk as it fills.
     ///
-    /// The piece's MD5 runs on another core meanwhile: a long body is one sequence of MD5,
-    /// SHA-256 and LZ4 that no lanes can share, MD5 (one stream, about 0.6 GB/s) is the largest
-    /// part of it, and the pack pipeline waits on such a body while the other core has nothing
-    /// left in its window.
+    /// With ``md5Beside`` the piece's MD5 runs on another core meanwhile: a long body is one
+    /// sequence of MD5, SHA-256 and LZ4 that no lanes can share, MD5 (one stream, about 0.6 GB/s)
+    /// is the largest part of it, and the pack pipeline waits on such a body while the other core
+    /// has nothing left in its window.
     mutating func append(_ piece: ArraySlice<UInt8>, emit: (ChunkEncoder.Encoded) throws -> Void) throws {
         let hashed = DispatchGroup()
-        md5.update(piece, in: hashed)
+        if md5Beside { md5.update(piece, in: hashed) } else { md5.update(piece) }
         defer { hashed.wait() }
         length += UInt64(piece.count)
         var rest = piece

@@ -77,11 +77,6 @@ final class PackPipeline: @unchecked Sendable {
     private var committed = 0
     private var inFlight: UInt64 = 0
     private var cancelled = false
-    /// Whether the writer waits (for a file's output or chunk), and how many workers wait (for
-    /// room in the window, an anchor's tail or room in a chunk queue): a change wakes the threads
-    /// only when one of those waits on it, so that a file handed over is not a wake-up of all.
-    private var writerWaiting = false
-    private var workersWaiting = 0
     private var workerCount = 1
     /// Bytes of the files no worker has taken yet.
     private var unclaimedBytes: UInt64
@@ -161,7 +156,7 @@ final class PackPipeline: @unchecked Sendable {
         }
         for index in paths.indices {
             condition.lock()
-            while slots[index]?.output == nil && slots[index]?.failure == nil { writerWait() }
+            while slots[index]?.output == nil && slots[index]?.failure == nil { condition.wait() }
             let slot = slots[index]!
             condition.unlock()
             if let failure = slot.failure { throw failure }
@@ -174,7 +169,7 @@ final class PackPipeline: @unchecked Sendable {
             if interval > 0, let anchor = anchorIndex(of: index), index + 1 == paths.count || anchorIndex(of: index + 1) != anchor {
                 tails[anchor] = nil
             }
-            wakeWorkers()
+            condition.broadcast()
             condition.unlock()
         }
     }
@@ -183,11 +178,11 @@ final class PackPipeline: @unchecked Sendable {
     func nextChunk(of slot: Slot) throws -> ChunkEncoder.Encoded? {
         condition.lock()
         defer { condition.unlock() }
-        while slot.chunks.isEmpty && slot.streamEnd == nil && slot.failure == nil { writerWait() }
+        while slot.chunks.isEmpty && slot.streamEnd == nil && slot.failure == nil { condition.wait() }
         if let failure = slot.failure { throw failure }
         if slot.chunks.isEmpty { return nil }
         let chunk = slot.chunks.removeFirst()
-        wakeWorkers()
+        condition.broadcast()
         return chunk
     }
 
@@ -224,7 +219,7 @@ final class PackPipeline: @unchecked Sendable {
                     if repeatsSize[index], let duplicate = try hashAhead(index) {
                         condition.lock()
                         slot.output = duplicate
-                        wakeWriter()
+                        condition.broadcast()
                         condition.unlock()
                     } else {
                         try stream(index, slot: slot, slotInfo: slotInfo(index, cached: &cached).slot)
@@ -247,7 +242,7 @@ final class PackPipeline: @unchecked Sendable {
         while !cancelled && next < paths.count
             && !(next == committed || (next - committed < 256 && inFlight + cost(next) <= windowBytes))
         {
-            workerWait()
+            condition.wait()
         }
         guard !cancelled, next < paths.count else { return nil }
         var batch: [Int] = []
@@ -298,34 +293,10 @@ final class PackPipeline: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Waits on the condition as the writer (the caller holds its lock).
-    private func writerWait() {
-        writerWaiting = true
-        condition.wait()
-        writerWaiting = false
-    }
-
-    /// Waits on the condition as a worker (the caller holds its lock).
-    private func workerWait() {
-        workersWaiting += 1
-        condition.wait()
-        workersWaiting -= 1
-    }
-
-    /// Wakes the writer if it waits (the caller holds the lock and has changed what it waits on).
-    private func wakeWriter() {
-        if writerWaiting { condition.broadcast() }
-    }
-
-    /// Wakes the workers that wait, if any (the caller holds the lock).
-    private func wakeWorkers() {
-        if workersWaiting > 0 { condition.broadcast() }
-    }
-
     private func waitForTail(of anchor: Int) -> [UInt8]? {
         condition.lock()
         defer { condition.unlock() }
-        while tails.index(forKey: anchor) == nil && !cancelled { workerWait() }
+        while tails.index(forKey: anchor) == nil && !cancelled { condition.wait() }
         return tails[anchor] ?? nil
     }
 
@@ -333,7 +304,7 @@ final class PackPipeline: @unchecked Sendable {
         guard needsTail(index) else { return }
         condition.lock()
         tails[index] = .some(lastChunk.isEmpty ? nil : lastChunk)
-        wakeWorkers()
+        condition.broadcast()
         condition.unlock()
     }
 
@@ -391,7 +362,7 @@ final class PackPipeline: @unchecked Sendable {
             }
             condition.lock()
             slot.output = output
-            wakeWriter()
+            condition.broadcast()
             condition.unlock()
         }
     }
@@ -399,17 +370,17 @@ final class PackPipeline: @unchecked Sendable {
     private func stream(_ index: Int, slot: Slot, slotInfo: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?)) throws {
         condition.lock()
         slot.output = .streamed
-        wakeWriter()
+        condition.broadcast()
         condition.unlock()
         var raw = RawBodyStream(level: level, slot: slotInfo, md5Beside: true)
         var lastPiece: [UInt8] = []
         func emit(_ chunk: ChunkEncoder.Encoded) throws {
             condition.lock()
             defer { condition.unlock() }
-            while slot.chunks.count >= Self.queuedChunks && !cancelled { workerWait() }
+            while slot.chunks.count >= Self.queuedChunks && !cancelled { condition.wait() }
             if cancelled { throw CancellationError() }
             slot.chunks.append(chunk)
-            wakeWriter()
+            condition.broadcast()
         }
         try FileInput.forEachPiece(of: paths[index]) { piece in
             if needsTail(index) { lastPiece = Array(piece) }
@@ -422,7 +393,7 @@ final class PackPipeline: @unchecked Sendable {
         slot.streamEnd = (raw.digest, raw.sha256Hash, raw.length)
         let key = StreamedKey(sha256: raw.sha256Hash, length: raw.length)
         if streamedBodies[key].map({ index < $0.index }) ?? true { streamedBodies[key] = (index, raw.digest) }
-        wakeWriter()
+        condition.broadcast()
         condition.unlock()
     }
 

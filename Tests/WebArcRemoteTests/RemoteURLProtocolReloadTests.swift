@@ -282,7 +282,7 @@ final class PieceCollector: NSObject, URLSessionDataDelegate, @unchecked Sendabl
 /// body of three chunks.
 enum Releases {
     static let big = "http://example.com/video.bin"
-    static let folder = try! TemporaryFolder()
+    static let folder = try! TemporaryFolder.forProcess()
 
     static func page(_ index: Int) -> String { "http://example.com/page/\(index).html" }
     static func only(_ release: Int) -> String { "http://example.com/only-in-\(release).html" }

@@ -16,6 +16,29 @@ final class TemporaryFolder: @unchecked Sendable {
     deinit { try? FileManager.default.removeItem(atPath: path) }
 
     func file(_ name: String) -> String { path + "/" + name }
+
+    /// A folder for a static fixture, which lives as long as the test process: a static is never
+    /// deinitialized, so the folder is removed when the process exits instead.
+    static func forProcess() throws -> TemporaryFolder {
+        let folder = try TemporaryFolder()
+        ProcessFolders.removeAtExit(folder.path)
+        return folder
+    }
+}
+
+/// Folders removed when the test process exits (`atexit`).
+enum ProcessFolders {
+    private static let paths = Mutex<[String]>([])
+    private static let handler: Void = { atexit { ProcessFolders.removeAll() } }()
+
+    static func removeAtExit(_ path: String) {
+        _ = handler
+        paths.withLock { $0.append(path) }
+    }
+
+    private static func removeAll() {
+        for path in paths.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
+    }
 }
 
 /// SplitMix64: a seeded generator so that random inputs replay.
@@ -49,11 +72,10 @@ struct SeededGenerator: RandomNumberGenerator {
 /// leaves well before the last 64 KiB), and one 700 KB body of three chunks.
 enum Fixture {
     static let bigURL = "http://example.com/video.bin"
+    static let folder = try! TemporaryFolder.forProcess()
 
     static let archive: (bytes: [UInt8], path: String, urls: [String]) = {
-        let folder = NSTemporaryDirectory() + "webarc-remote-fixture-" + UUID().uuidString
-        try! FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let path = folder + "/site.webarc"
+        let path = folder.file("site.webarc")
         var random = SeededGenerator(seed: 13)
         let writer = try! ArchiveWriter(path: path)
         var urls: [String] = []

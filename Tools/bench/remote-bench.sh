@@ -142,11 +142,11 @@ http {
 }
 EOF
 nginx -c "$WORK/nginx.conf" -p "$WORK" &
-PIDS+=($!)
+NGINX_PID=$!
+PIDS+=($NGINX_PID)
 wait_for "https://127.0.0.1:$NGINX_PORT/site/index.html"
 
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else printf "%.3f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-seconds() { local start end; start=$(date +%s.%N); "$@" > /dev/null 2>&1 || return 1; end=$(date +%s.%N); echo "$end - $start" | bc -l; }
 
 # Open + one cold URL in a fresh traced process: prints requests, dependent rounds, bytes, the
 # body's own request bytes, bytes beyond the body, wall ms.
@@ -181,15 +181,50 @@ print(len(spans), rounds, total, body, total - body, round(float(sys.argv[2])))
 PY
 }
 
-# verify URL vs curl of the same file, median of RUNS: prints verify s, curl s, ratio.
+# CPU time (ms) used so far by the given processes, all their threads (utime + stime).
+TICKS=$(getconf CLK_TCK)
+proc_cpu_ms() {
+    local total=0 pid
+    for pid in "$@"; do
+        [[ -r "/proc/$pid/stat" ]] || continue
+        total=$((total + $(awk '{ print $14 + $15 }' "/proc/$pid/stat")))
+    done
+    echo $((total * 1000 / TICKS))
+}
+
+# Runs a command and prints its wall seconds and the CPU seconds (user + system) it used.
+timed() {
+    local TIMEFORMAT='%R %U %S' times
+    times=$( { time "$@" > /dev/null 2>&1; } 2>&1 ) || return 1
+    awk '{ printf "%s %.4f\n", $1, $2 + $3 }' <<< "$times"
+}
+
+# verify URL vs curl of the same file, median of RUNS, with the CPU each run took: its own and
+# that of the serving processes given (server and delay proxy), which share this machine's cores.
+# Prints verify s, curl s, ratio, verify CPU ms, curl CPU ms, serving CPU ms in a verify run and
+# in a curl run, and the floor ratio: (verify's CPU + its serving CPU) / cores, over curl's wall.
 measure_verify() {
-    local url="$1" v_times="" c_times="" v c
+    local url="$1"; shift
+    local v_times="" c_times="" v_cpus="" c_cpus="" v_serving=0 c_serving=0 before wall cpu v c
     for _ in $(seq 1 "$RUNS"); do
-        v_times+=" $(seconds "$WEBARC" verify "$url" --quiet || die "verify over HTTP failed")"
-        c_times+=" $(seconds curl -fsS --cacert "$CERT" -o /dev/null "$url" || die "curl failed")"
+        before=$(proc_cpu_ms "$@")
+        read -r wall cpu < <(timed "$WEBARC" verify "$url" --quiet || echo fail) || true
+        [[ "$wall" != fail ]] || die "verify over HTTP failed"
+        v_serving=$((v_serving + $(proc_cpu_ms "$@") - before))
+        v_times+=" $wall"; v_cpus+=" $cpu"
+        before=$(proc_cpu_ms "$@")
+        read -r wall cpu < <(timed curl -fsS --cacert "$CERT" -o /dev/null "$url" || echo fail) || true
+        [[ "$wall" != fail ]] || die "curl failed"
+        c_serving=$((c_serving + $(proc_cpu_ms "$@") - before))
+        c_times+=" $wall"; c_cpus+=" $cpu"
     done
     v=$(echo "$v_times" | median); c=$(echo "$c_times" | median)
-    printf '%.2f %.2f %.2f\n' "$v" "$c" "$(echo "$v / $c" | bc -l)"
+    local v_cpu c_cpu
+    v_cpu=$(echo "$v_cpus" | median); c_cpu=$(echo "$c_cpus" | median)
+    awk -v v="$v" -v c="$c" -v vc="$v_cpu" -v cc="$c_cpu" -v vs="$v_serving" -v cs="$c_serving" -v runs="$RUNS" -v cores="$(nproc)" 'BEGIN {
+        vs /= runs; cs /= runs
+        printf "%.2f %.2f %.2f %.0f %.0f %.0f %.0f %.2f\n", v, c, v / c, vc * 1000, cc * 1000, vs, cs, (vc * 1000 + vs) / cores / (c * 1000)
+    }'
 }
 
 goal() { awk -v v="$1" -v g="$2" 'BEGIN { print (v <= g ? "met" : "NOT met") }'; }
@@ -200,7 +235,8 @@ S3_VERSION=""
 if ((S3)) && command -v moto_server >/dev/null 2>&1; then
     S3_PORT=$(free_port)
     moto_server -H 127.0.0.1 -p "$S3_PORT" > "$WORK/moto.log" 2>&1 &
-    PIDS+=($!)
+    MOTO_PID=$!
+    PIDS+=($MOTO_PID)
     for _ in $(seq 1 100); do curl -fs -o /dev/null "http://127.0.0.1:$S3_PORT/" && break; sleep 0.2; done
     say "putting the archive into moto (S3) on port $S3_PORT"
     python3 "$SCRIPT_DIR/s3_put.py" "http://127.0.0.1:$S3_PORT" bench site.webarc "$WORK/www/site.webarc" > /dev/null \
@@ -252,8 +288,8 @@ PY
     ROWS_PAGE+=("| $rtt | $w_cold_ttfb / $w_cold_load | $w_warm_ttfb / $w_warm_load | $n_cold_ttfb / $n_cold_load | $n_warm_ttfb / $n_warm_load | $(printf '%.2f' "$ratio") | $w_failed / $n_failed |")
 
     # verify (each byte downloaded once, checked as it arrives) vs curl of the same file.
-    read -r v c vratio < <(measure_verify "$BASE/site.webarc")
-    ROWS_VERIFY+=("| $rtt | $v | $c | $vratio |")
+    read -r v c vratio v_cpu c_cpu v_serving c_serving floor < <(measure_verify "$BASE/site.webarc" "$PROXY_PID" "$NGINX_PID" $(pgrep -P "$NGINX_PID"))
+    ROWS_VERIFY+=("| $rtt | $v | $c | $vratio | $v_cpu / $v_serving | $c_cpu / $c_serving | $floor |")
     GOALS+=("RTT $rtt ms: rounds $rounds (goal <= 3): $(goal "$rounds" 3); beyond the body $beyond B (goal <= 65536): $(goal "$beyond" 65536); warm load $(printf '%.2f' "$ratio")x nginx (goal <= 1.2): $(goal "$ratio" 1.2); verify ${vratio}x curl (goal <= 1.5): $(goal "$vratio" 1.5)")
 
     kill "$PROXY_PID"; wait "$PROXY_PID" 2>/dev/null || true
@@ -265,8 +301,8 @@ PY
         S3_URL="http://127.0.0.1:$PROXY_PORT/bench/site.webarc"
         wait_for "$S3_URL"
         read -r requests rounds bytes body_bytes s3_beyond wall < <(measure_open "$S3_URL" "$WORK/trace-s3-$rtt.txt")
-        read -r v c s3_vratio < <(measure_verify "$S3_URL")
-        ROWS_S3+=("| $rtt | $requests | $rounds | $bytes | $s3_beyond | $wall | $v | $c | $s3_vratio |")
+        read -r v c s3_vratio v_cpu c_cpu v_serving c_serving floor < <(measure_verify "$S3_URL" "$PROXY_PID" "$MOTO_PID")
+        ROWS_S3+=("| $rtt | $requests | $rounds | $bytes | $s3_beyond | $wall | $v | $c | $s3_vratio | $v_cpu / $v_serving | $c_cpu / $c_serving | $floor |")
         GOALS+=("S3 (moto) RTT $rtt ms: rounds $rounds (goal <= 3): $(goal "$rounds" 3); beyond the body $s3_beyond B (goal <= 65536): $(goal "$s3_beyond" 65536); verify ${s3_vratio}x curl (goal <= 1.5): $(goal "$s3_vratio" 1.5)")
         kill "$PROXY_PID"; wait "$PROXY_PID" 2>/dev/null || true
     fi
@@ -291,15 +327,17 @@ RESULT="$SCRIPT_DIR/results/remote-$(date +%Y%m%d-%H%M%S).md"
     echo
     echo "\`webarc verify URL\` vs \`curl -o /dev/null URL\` (seconds, median of $RUNS):"
     echo
-    echo "| RTT ms | webarc verify | curl | ratio |"
-    echo "|---|---|---|---|"
+    echo "| RTT ms | webarc verify | curl | ratio | CPU ms per verify: webarc / nginx + proxy | CPU ms per curl: curl / nginx + proxy | CPU floor ÷ curl |"
+    echo "|---|---|---|---|---|---|---|"
     printf '%s\n' "${ROWS_VERIFY[@]}"
+    echo
+    echo "CPU floor: the CPU of a verify run, webarc's and the serving processes' (which share this machine's $(nproc) cores), divided by the cores and by curl's wall time: the ratio verify could reach with every core busy from start to end. Where it exceeds 1.5, the goal is out of reach on this machine whatever webarc does with its time."
     if ((${#ROWS_S3[@]})); then
         echo
         echo "The same archive as a public-read object in moto $S3_VERSION (S3-compatible, plain HTTP) through the same delay: open + one cold URL, and verify vs curl (s, median of $RUNS):"
         echo
-        echo "| RTT ms | requests | dependent rounds | bytes | bytes beyond the body | wall ms | webarc verify | curl | ratio |"
-        echo "|---|---|---|---|---|---|---|---|---|"
+        echo "| RTT ms | requests | dependent rounds | bytes | bytes beyond the body | wall ms | webarc verify | curl | ratio | CPU ms per verify: webarc / moto + proxy | CPU ms per curl: curl / moto + proxy | CPU floor ÷ curl |"
+        echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
         printf '%s\n' "${ROWS_S3[@]}"
     fi
     echo

@@ -54,7 +54,33 @@ struct SHA256LanesTests {
         }
     }
 
-    @Test("a batch's body and chunk hashes equal swift-crypto's, with lanes and without: edge lengths, long bodies among short ones, duplicates")
+    @Test("two streams fed the same bytes in one pass hash as swift-crypto's SHA-256: both at a block edge, inside a block at the same place and at different places")
+    func pairMatchesSwiftCrypto() {
+        var random = SeededGenerator(seed: 61)
+        for round in 0..<80 {
+            // Each stream has its own bytes first (a body's earlier chunks; none for a fresh chunk),
+            // then both take the same pieces.
+            let lead = [0, 64, 128, 5, 63, 100_000][round % 6]
+            let otherLead = round % 3 == 0 ? lead : [0, 64, 7, 63, 191][round % 5]
+            let firstLead = random.bytes(lead)
+            let secondLead = random.bytes(otherLead)
+            let shared = random.bytes(round < 8 ? [0, 1, 63, 64, 65, 128, 4096, 262_144][round] : Int.random(in: 0...70_000, using: &random))
+            var first = SHA256Stream()
+            var second = SHA256Stream()
+            first.update(firstLead)
+            second.update(secondLead)
+            var start = 0
+            while start < shared.count {
+                let end = min(shared.count, start + Int.random(in: 1...9000, using: &random))
+                shared[start..<end].withUnsafeBytes { SHA256Stream.updatePair(&first, &second, $0) }
+                start = end
+            }
+            #expect(first.finish() == SHA256Hash.of(firstLead + shared), "round \(round): first, lead \(lead), \(shared.count) shared bytes")
+            #expect(second.finish() == SHA256Hash.of(secondLead + shared), "round \(round): second, lead \(otherLead), \(shared.count) shared bytes")
+        }
+    }
+
+    @Test("a batch's body and chunk hashes equal swift-crypto's, with lanes and pairs and without: edge lengths, long bodies among short ones, duplicates")
     func batchMatchesSwiftCrypto() {
         let chunk = ChunkEntry.maxRawLength
         func expected(_ messages: [[UInt8]]) -> [SHA256Lanes.BodyHashes] {
@@ -79,6 +105,8 @@ struct SHA256LanesTests {
             let reference = expected(messages)
             #expect(SHA256Lanes.bodyHashes(of: messages, lanes: false) == reference, "batch \(number) without lanes")
             #expect(SHA256Lanes.bodyHashes(of: messages) == reference, "batch \(number)")
+            #expect(SHA256Lanes.bodyHashes(of: messages, pairs: false) == reference, "batch \(number) without pairs")
+            #expect(SHA256Lanes.bodyHashes(of: messages, lanes: false, pairs: false) == reference, "batch \(number) without lanes or pairs")
         }
         #expect(SHA256Lanes.bodyHashes(of: []).isEmpty)
     }

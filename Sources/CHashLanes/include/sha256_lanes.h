@@ -52,6 +52,15 @@ void sha256_stream_init_from_lane(sha256_stream *stream, const sha256_lanes_stat
 /// Adds `length` bytes at `data` to `stream` (SHA-NI where the CPU has it, portable code otherwise).
 void sha256_stream_update(sha256_stream *stream, const uint8_t *data, size_t length);
 
+/// 1 when sha256_stream_update_pair hashes both streams in one pass (SHA-NI), 0 when it runs the
+/// portable code twice.
+int sha256_stream_pairs_available(void);
+
+/// Adds the same `length` bytes at `data` to two streams (two messages that share them, such as
+/// a chunk and its body): with SHA-NI, the whole blocks of both in one pass, for about the cost of
+/// one. Each ends as sha256_stream_update would leave it.
+void sha256_stream_update_pair(sha256_stream *first, sha256_stream *second, const uint8_t *data, size_t length);
+
 /// Writes the digest of `stream`'s message to `digest`; the stream is left as it was.
 void sha256_stream_finish(const sha256_stream *stream, uint8_t digest[32]);
 

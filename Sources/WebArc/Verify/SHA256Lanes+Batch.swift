@@ -19,11 +19,14 @@ extension SHA256Lanes {
     /// others by swift-crypto: the same digests either way.
     ///
     /// A body of one chunk hashes once for both. A longer body's own hash goes on from its first
-    /// chunk's lane state with SHA-NI (``SHA256Stream``), so each byte is hashed twice, not
-    /// three times.
+    /// chunk's state (``SHA256Stream``); where SHA-NI hashes two messages in one pass
+    /// (``SHA256Stream/pairsInOnePass``), each later chunk is hashed with the body in that pass,
+    /// otherwise in the lanes and then again for the body.
     /// - Parameter lanes: false to hash every chunk one stream at a time, as a CPU without
     ///   AVX-512F always does.
-    static func bodyHashes(of messages: [[UInt8]], lanes: Bool = isAvailable) -> [BodyHashes] {
+    /// - Parameter pairs: false to hash a long body's later chunks and the body apart (as a CPU
+    ///   without SHA-NI always does).
+    static func bodyHashes(of messages: [[UInt8]], lanes: Bool = isAvailable, pairs: Bool = SHA256Stream.pairsInOnePass) -> [BodyHashes] {
         let chunkLength = ChunkEntry.maxRawLength
         // Every chunk as (message, start, length).
         var chunks: [(message: Int, start: Int, length: Int)] = []
@@ -44,8 +47,10 @@ extension SHA256Lanes {
             func opensLongBody(_ index: Int) -> Bool {
                 chunks[index].start == 0 && pinned[chunks[index].message].count > chunkLength
             }
+            /// Whether chunk `index` is a later chunk of a long body, hashed with the body in one pass.
+            func pairsWithBody(_ index: Int) -> Bool { pairs && chunks[index].start > 0 }
             var inLanes = 0
-            let shortestFirst = chunks.indices.sorted { chunks[$0].length < chunks[$1].length }
+            let shortestFirst = chunks.indices.filter { !pairsWithBody($0) }.sorted { chunks[$0].length < chunks[$1].length }
             if lanes && isAvailable {
                 inLanes = lanesThatPay(shortestFirst.map { chunks[$0].length / MD5Lanes.blockSize })
                 hash(pieces, order: shortestFirst.prefix(inLanes).reversed()) { index, lane, lanes in
@@ -66,8 +71,16 @@ extension SHA256Lanes {
                     chunkDigests[index] = SHA256Hash.of(pieces[index])
                 }
             }
-            for (message, bytes) in pinned.enumerated() where bytes.count > chunkLength {
-                bodyStreams[message]!.update(UnsafeRawBufferPointer(rebasing: bytes[chunkLength...]))
+            if pairs {
+                for index in chunks.indices where pairsWithBody(index) {
+                    var chunk = SHA256Stream()
+                    SHA256Stream.updatePair(&bodyStreams[chunks[index].message]!, &chunk, pieces[index])
+                    chunkDigests[index] = chunk.finish()
+                }
+            } else {
+                for (message, bytes) in pinned.enumerated() where bytes.count > chunkLength {
+                    bodyStreams[message]!.update(UnsafeRawBufferPointer(rebasing: bytes[chunkLength...]))
+                }
             }
         }
         pin([])

@@ -14,6 +14,9 @@ struct RawBodyStream {
     /// ``append(_:emit:)``).
     let md5Beside: Bool
     private let md5 = MD5Stream()
+    /// The body's SHA-256: ``SHA256Stream``, which hashes each later chunk and the body in one
+    /// pass, where the CPU has SHA-NI; swift-crypto otherwise.
+    private var bodyStream = SHA256Stream()
     private var sha256 = SHA256()
     private var pending: [UInt8] = []
     private var chunks = 0
@@ -62,7 +65,7 @@ struct RawBodyStream {
     mutating func flush(_ emit: (ChunkEncoder.Encoded) throws -> Void) throws {
         if !pending.isEmpty { try emitPending(emit) }
         finalDigest = md5.finalize()
-        finalHash = SHA256Hash(sha256.finalize())
+        finalHash = SHA256Stream.pairsInOnePass ? bodyStream.finish() : SHA256Hash(sha256.finalize())
     }
 
     private mutating func emitPending(_ emit: (ChunkEncoder.Encoded) throws -> Void) throws {
@@ -71,16 +74,31 @@ struct RawBodyStream {
     }
 
     /// Codes the next chunk and adds it to the body's SHA-256. The first chunk's digest is the body
-    /// hash so far (SHA-256 of the same bytes), so its bytes are hashed once for both.
+    /// hash so far (SHA-256 of the same bytes), so its bytes are hashed once for both; a later
+    /// chunk's bytes go to its digest and the body hash in one pass where SHA-NI allows.
     private mutating func emitChunk(_ raw: ArraySlice<UInt8>, _ emit: (ChunkEncoder.Encoded) throws -> Void) throws {
-        raw.withUnsafeBytes { sha256.update(bufferPointer: $0) }
-        let digest = chunks == 0 ? SHA256Hash(sha256.finalize()) : nil
+        let digest = raw.withUnsafeBytes { chunkDigest($0) }
         let chunk = raw.withUnsafeBytes {
             ChunkEncoder.encode($0, level: level, dictionary: chunks == 0 ? slot.dictionary : nil, storeRaw: storeRaw, digest: digest)
         }
         storeRaw = storeRaw || chunk.codec == .raw
         chunks += 1
         try emit(chunk)
+    }
+
+    /// Adds the next chunk's bytes to the body's SHA-256 and returns the chunk's own.
+    private mutating func chunkDigest(_ raw: UnsafeRawBufferPointer) -> SHA256Hash {
+        guard SHA256Stream.pairsInOnePass else {
+            sha256.update(bufferPointer: raw)
+            return chunks == 0 ? SHA256Hash(sha256.finalize()) : SHA256Hash.of(raw)
+        }
+        guard chunks > 0 else {
+            bodyStream.update(raw)
+            return bodyStream.finish()
+        }
+        var chunk = SHA256Stream()
+        SHA256Stream.updatePair(&bodyStream, &chunk, raw)
+        return chunk.finish()
     }
 
     /// The body's MD5, once flushed.

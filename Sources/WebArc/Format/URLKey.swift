@@ -8,6 +8,11 @@ public enum URLKey {
     static let specialSchemes: Set<String> = ["http", "https", "ws", "wss", "ftp", "file"]
     /// Bytes a browser refuses in a host once it is percent-decoded (spec §9 step 6).
     static let forbiddenHostBytes: Set<UInt8> = Set(0...0x20).union(Array("#%/:<>?@[\\]^|".utf8))
+    /// ``forbiddenHostBytes`` as a table indexed by byte.
+    private static let isForbiddenInHost: [Bool] = (0..<256).map { forbiddenHostBytes.contains(UInt8($0)) }
+    /// Bytes a path or query keeps as they are (spec §9 step 8): unreserved ones, `!$&'()*+,;=:@/`.
+    private static let isKeptAsIs: [Bool] = (0..<256).map { isUnreserved(UInt8($0)) || Array("!$&'()*+,;=:@/".utf8).contains(UInt8($0)) }
+    private static let upperHexDigits = Array("0123456789ABCDEF".utf8)
 
     /// The lookup key of a request: upper-case method, a space, the canonical URL.
     ///
@@ -100,9 +105,11 @@ public enum URLKey {
                 throw WebArcError.badURL(url: url, reason: "the host does not percent-decode to UTF-8")
             }
         }
-        if let byte = bytes.first(where: forbiddenHostBytes.contains) {
+        if let byte = bytes.first(where: { isForbiddenInHost[Int($0)] }) {
             throw WebArcError.badURL(url: url, reason: "the host holds a byte a browser refuses (0x\(String(byte, radix: 16)))")
         }
+        // An ASCII host (the usual one) is only lower-cased.
+        if bytes.allSatisfy({ $0 < 0x80 }) { return bytes.map(lowercased) }
         var output: [UInt8] = []
         for (position, label) in bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).enumerated() {
             if position > 0 { output.append(UInt8(ascii: ".")) }
@@ -152,7 +159,7 @@ public enum URLKey {
                     continue
                 }
                 output += Array("%25".utf8)
-            } else if isUnreserved(byte) || isKept(byte) || (inQuery && byte == UInt8(ascii: "?")) {
+            } else if isKeptAsIs[Int(byte)] || (inQuery && byte == UInt8(ascii: "?")) {
                 output.append(byte)
             } else {
                 appendEscape(byte, to: &output)
@@ -162,9 +169,14 @@ public enum URLKey {
         return output
     }
 
-    /// RFC 3986 §5.2.4 taken literally, on an already normalized path.
+    /// RFC 3986 §5.2.4 on an already normalized path; a path without dot segments is returned as
+    /// it is, as the algorithm would return it.
     static func removeDotSegments(_ path: [UInt8]) -> [UInt8] {
-        guard path.contains(UInt8(ascii: ".")) else { return path }
+        hasDotSegment(path) ? removeDotSegmentsLiterally(path) : path
+    }
+
+    /// RFC 3986 §5.2.4 taken literally.
+    static func removeDotSegmentsLiterally(_ path: [UInt8]) -> [UInt8] {
         let slash = UInt8(ascii: "/")
         let dot = UInt8(ascii: ".")
         var input = path[...]
@@ -205,8 +217,23 @@ public enum URLKey {
     }
 
     private static func appendEscape(_ byte: UInt8, to output: inout [UInt8]) {
-        let digits = Array("0123456789ABCDEF".utf8)
-        output += [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]]
+        output.append(UInt8(ascii: "%"))
+        output.append(upperHexDigits[Int(byte >> 4)])
+        output.append(upperHexDigits[Int(byte & 0x0F)])
+    }
+
+    /// Whether a segment of `path` (between `/`s, or at either end) is `.` or `..`: without one,
+    /// removing dot segments leaves a path as it is.
+    static func hasDotSegment(_ path: [UInt8]) -> Bool {
+        var segmentStart = 0
+        for index in 0...path.count {
+            guard index == path.count || path[index] == UInt8(ascii: "/") else { continue }
+            let length = index - segmentStart
+            if length == 1 && path[segmentStart] == UInt8(ascii: ".") { return true }
+            if length == 2 && path[segmentStart] == UInt8(ascii: ".") && path[segmentStart + 1] == UInt8(ascii: ".") { return true }
+            segmentStart = index + 1
+        }
+        return false
     }
 
     /// The value of an ASCII hex digit, either case.
@@ -228,10 +255,6 @@ public enum URLKey {
     static func isUnreserved(_ byte: UInt8) -> Bool {
         isAlpha(byte) || isDigit(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
             || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
-    }
-
-    private static func isKept(_ byte: UInt8) -> Bool {
-        Array("!$&'()*+,;=:@/".utf8).contains(byte)
     }
 
     private static func lowercased(_ byte: UInt8) -> UInt8 {

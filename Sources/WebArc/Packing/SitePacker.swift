@@ -128,11 +128,16 @@ public struct SitePacker {
         // Keyed by bytes: String equality would merge canonically equivalent Unicode.
         var pathsByKey: [[UInt8]: String] = [:]
         pathsByKey.reserveCapacity(files.count)
+        // Each file's lookup key, computed once: for the clash check here, then for its record.
+        var fileKeys: [[UInt8]] = []
+        fileKeys.reserveCapacity(files.count)
         for (file, fileURL) in zip(files, fileURLs) {
             let key = try URLKey.key(method: "GET", url: fileURL)
-            if let other = pathsByKey.updateValue(file.relativePath, forKey: Array(key.utf8)) {
+            let keyBytes = Array(key.utf8)
+            if let other = pathsByKey.updateValue(file.relativePath, forKey: keyBytes) {
                 throw Failure.urlClash(first: other, second: file.relativePath, url: String(key.dropFirst(4)))
             }
+            fileKeys.append(keyBytes)
         }
 
         let writer = try ArchiveWriter(
@@ -160,7 +165,7 @@ public struct SitePacker {
                 case .streamed:
                     body = try writer.addBody(chunks: { try pipeline.nextChunk(of: slot) }, end: { slot.streamEnd! })
                 }
-                try addRecords(for: files[index], at: fileURLs[index], body: body, writer: writer, summary: &summary)
+                try addRecords(for: files[index], at: fileURLs[index], key: fileKeys[index], body: body, writer: writer, summary: &summary)
                 doneBytes += files[index].size
                 summary.files = index + 1
                 progress?(index + 1, files.count, doneBytes, totalBytes)
@@ -206,8 +211,10 @@ public struct SitePacker {
 
     private static let hexDigits = Array("0123456789ABCDEF".utf8)
 
-    private func addRecords(for file: ScannedFile, at fileURL: String, body: StoredBody, writer: ArchiveWriter, summary: inout Summary) throws {
-        let name = file.relativePath.split(separator: "/").last.map(String.init) ?? file.relativePath
+    private func addRecords(
+        for file: ScannedFile, at fileURL: String, key: [UInt8], body: StoredBody, writer: ArchiveWriter, summary: inout Summary
+    ) throws {
+        let name = file.relativePath.lastIndex(of: "/").map { String(file.relativePath[file.relativePath.index(after: $0)...]) } ?? file.relativePath
         let mediaType = MediaTypes.mediaType(forFileName: name)
         let isText = MediaTypes.isText(mediaType)
         let headers = [
@@ -221,7 +228,7 @@ public struct SitePacker {
                 request: RequestRecord(url: url), status: 200, reason: "OK", headers: headers, mimeType: mediaType,
                 textEncoding: isText ? "utf-8" : nil, body: body)
         }
-        try writer.add(response(fileURL))
+        try writer.add(response(fileURL), key: key)
         summary.responses += 1
         if name == "index.html" {
             let folder = String(file.relativePath.dropLast("index.html".count))

@@ -19,6 +19,13 @@ extension ArchiveWriter {
     /// - Throws: `invalidRecord` for a status outside 100–599 or a body this writer did not store;
     ///   `badURL` when the request URL has no canonical form.
     public func add(_ response: ResponseRecord) throws {
+        try add(response, key: nil)
+    }
+
+    /// Adds a response whose lookup key the caller already has (`URLKey.key(method:url:)` of its
+    /// request, as UTF-8): the packer computes every file's key for its clash check before it
+    /// packs, and need not compute it again here.
+    func add(_ response: ResponseRecord, key: [UInt8]?) throws {
         try ensureOpen()
         guard (100...599).contains(response.status) else {
             throw WebArcError.invalidRecord(url: response.request.url, reason: "status \(response.status) is not 100–599")
@@ -26,7 +33,7 @@ extension ArchiveWriter {
         guard let body = storedBody(response.body), body.length == response.bodyLength else {
             throw WebArcError.invalidRecord(url: response.request.url, reason: "body \(response.body) was not added to this writer")
         }
-        try append(.response(response), body: response.body)
+        try append(.response(response), body: response.body, key: key)
     }
 
     /// Adds a redirect.
@@ -55,10 +62,10 @@ extension ArchiveWriter {
     /// Number of records added so far.
     public var recordCount: Int { records.count }
 
-    private func append(_ record: ArchiveRecord, body: BodyReference?) throws {
-        let key = try record.request.canonicalKey()
+    private func append(_ record: ArchiveRecord, body: BodyReference?, key: [UInt8]? = nil) throws {
+        let key = try key ?? Array(record.request.canonicalKey().utf8)
         records.append(PendingRecord(
-            key: Array(key.utf8), object: RecordObjects.record(record).encoded(), date: record.captureDate?.webarcMilliseconds,
+            key: key, object: RecordObjects.record(record).encoded(), date: record.captureDate?.webarcMilliseconds,
             order: records.count, body: body, url: record.request.url))
     }
 

@@ -33,24 +33,29 @@ enum FieldValue: Equatable, Sendable {
     /// The value's bytes.
     func encoded() -> [UInt8] {
         var writer = ByteWriter()
+        encode(into: &writer)
+        return writer.bytes
+    }
+
+    /// Appends the value's bytes to `writer`, nested objects in place.
+    func encode(into writer: inout ByteWriter) {
         switch self {
         case .uint(let number): writer.write(number)
         case .int(let number), .date(let number): writer.write(number)
         case .bool(let flag): writer.write(UInt8(flag ? 1 : 0))
         case .string(let text): writer.write(bytes: text.utf8)
-        case .object(let object): writer.write(bytes: object.encoded())
+        case .object(let object): object.encode(into: &writer)
         case .bytes(let bytes): writer.write(bytes: bytes)
         case .stringList(let list):
             writer.write(UInt32(list.count))
-            for text in list { writer.writeLengthPrefixed(Array(text.utf8)) }
+            for text in list { writer.writeLengthPrefixed(text.utf8) }
         case .bodyRef(let reference):
             writer.write(bytes: reference.digest.bytes)
             writer.write(reference.variant)
         case .objectList(let objects):
             writer.write(UInt32(objects.count))
-            for object in objects { writer.writeLengthPrefixed(object.encoded()) }
+            for object in objects { writer.writeLengthPrefixed { object.encode(into: &$0) } }
         }
-        return writer.bytes
     }
 }
 
@@ -101,13 +106,18 @@ struct KeyedObject: Equatable, Sendable {
     /// The encoded object: class, field count, then each field's key, type, length and value.
     func encoded() -> [UInt8] {
         var writer = ByteWriter()
-        writer.writeLengthPrefixed(Array(className.utf8))
+        encode(into: &writer)
+        return writer.bytes
+    }
+
+    /// Appends the encoded object to `writer`, each value written in place behind its length.
+    func encode(into writer: inout ByteWriter) {
+        writer.writeLengthPrefixed(className.utf8)
         writer.write(UInt32(fields.count))
         for field in fields {
-            writer.writeLengthPrefixed(Array(field.key.utf8))
+            writer.writeLengthPrefixed(field.key.utf8)
             writer.write(field.value.typeCode)
-            writer.writeLengthPrefixed(field.value.encoded())
+            writer.writeLengthPrefixed { field.value.encode(into: &$0) }
         }
-        return writer.bytes
     }
 }

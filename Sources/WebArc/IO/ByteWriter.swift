@@ -20,6 +20,15 @@ struct ByteWriter {
         bytes.append(contentsOf: other)
     }
 
+    /// Writes a `u32` length, then what `body` writes: the length is filled in afterwards.
+    mutating func writeLengthPrefixed(_ body: (inout ByteWriter) -> Void) {
+        let start = bytes.count
+        write(UInt32(0))
+        body(&self)
+        let length = UInt32(bytes.count - start - 4)
+        for index in 0..<4 { bytes[start + index] = UInt8(truncatingIfNeeded: length >> (8 * UInt32(index))) }
+    }
+
     private mutating func writeLittleEndian(_ value: UInt64, width: Int) {
         for index in 0..<width { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(index)))) }
     }

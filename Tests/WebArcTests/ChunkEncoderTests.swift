@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Testing
 
@@ -42,5 +43,39 @@ struct ChunkEncoderTests {
         let short = Array(body.prefix(ChunkEntry.maxRawLength + 1000))
         #expect(Array(DictionaryAnchors.tail(ofBody: short)) == Array(short.suffix(1000)))
         #expect(DictionaryAnchors.tail(ofBody: [UInt8]()).isEmpty)
+    }
+}
+
+extension ChunkEncoderTests {
+    /// A body that arrives in pieces (pack's streamed files, the writer's streaming adds): each
+    /// chunk's digest and the body hash are swift-crypto's SHA-256 whether a later chunk is hashed
+    /// with the body in one pass (SHA-NI) or apart, and the chunks are the same bytes either way.
+    @Test("a streamed body's chunk digests and body hash equal swift-crypto's, hashed in pairs or apart, whatever the pieces")
+    func streamedBodyDigests() throws {
+        var random = SeededGenerator(seed: 7)
+        let chunk = ChunkEntry.maxRawLength
+        for (round, length) in [0, 1, 63, 64, chunk - 1, chunk, chunk + 1, 2 * chunk + 63, 3 * chunk + 1000, 5 * chunk].enumerated() {
+            let body = round % 2 == 0 ? random.bytes(length) : random.text(length)
+            var outcomes: [(chunks: [ChunkEncoder.Encoded], md5: BodyDigest, sha256: SHA256Hash)] = []
+            for pairs in [true, false] {
+                var stream = RawBodyStream(level: 1, slot: (position: 1, isAnchor: false, dictionary: nil), pairs: pairs)
+                var chunks: [ChunkEncoder.Encoded] = []
+                var start = 0
+                while start < body.count {
+                    let end = min(body.count, start + Int.random(in: 1...(chunk + 5000), using: &random))
+                    try stream.append(body[start..<end]) { chunks.append($0) }
+                    start = end
+                }
+                try stream.flush { chunks.append($0) }
+                outcomes.append((chunks, stream.digest, stream.sha256Hash))
+            }
+            for (chunks, md5, sha256) in outcomes {
+                #expect(sha256 == SHA256Hash.of(body), "round \(round), \(length) bytes")
+                #expect(md5 == BodyDigest(Insecure.MD5.hash(data: body)), "round \(round)")
+                let expected = stride(from: 0, to: body.count, by: chunk).map { SHA256Hash.of(body[$0..<min($0 + chunk, body.count)]) }
+                #expect(chunks.map(\.digest) == expected, "round \(round): chunk digests")
+            }
+            #expect(outcomes[0].chunks.map(\.stored) == outcomes[1].chunks.map(\.stored), "round \(round): same chunks")
+        }
     }
 }

@@ -13,9 +13,10 @@ struct RawBodyStream {
     /// Whether each piece's MD5 runs on another core while this one codes (see
     /// ``append(_:emit:)``).
     let md5Beside: Bool
+    /// Whether later chunks are hashed with the body in one pass (``SHA256Stream/updatePair(_:_:_:)``).
+    let pairs: Bool
     private let md5 = MD5Stream()
-    /// The body's SHA-256: ``SHA256Stream``, which hashes each later chunk and the body in one
-    /// pass, where the CPU has SHA-NI; swift-crypto otherwise.
+    /// The body's SHA-256 with ``pairs``; `sha256` (swift-crypto) without.
     private var bodyStream = SHA256Stream()
     private var sha256 = SHA256()
     private var pending: [UInt8] = []
@@ -28,10 +29,16 @@ struct RawBodyStream {
     /// - Parameter md5Beside: hash each piece's MD5 on a global dispatch queue while this thread
     ///   codes, and wait for it before the next piece: for a thread of its own (the pack
     ///   pipeline's workers), never for one of Swift concurrency's pool, which the wait would block.
-    init(level: Int, slot: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?), md5Beside: Bool = false) {
+    /// - Parameter pairs: false to hash each chunk and the body apart with swift-crypto, as a CPU
+    ///   without SHA-NI always does.
+    init(
+        level: Int, slot: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?), md5Beside: Bool = false,
+        pairs: Bool = SHA256Stream.pairsInOnePass
+    ) {
         self.level = level
         self.slot = slot
         self.md5Beside = md5Beside
+        self.pairs = pairs
         pending.reserveCapacity(ChunkEntry.maxRawLength)
     }
 
@@ -65,7 +72,7 @@ struct RawBodyStream {
     mutating func flush(_ emit: (ChunkEncoder.Encoded) throws -> Void) throws {
         if !pending.isEmpty { try emitPending(emit) }
         finalDigest = md5.finalize()
-        finalHash = SHA256Stream.pairsInOnePass ? bodyStream.finish() : SHA256Hash(sha256.finalize())
+        finalHash = pairs ? bodyStream.finish() : SHA256Hash(sha256.finalize())
     }
 
     private mutating func emitPending(_ emit: (ChunkEncoder.Encoded) throws -> Void) throws {
@@ -88,7 +95,7 @@ struct RawBodyStream {
 
     /// Adds the next chunk's bytes to the body's SHA-256 and returns the chunk's own.
     private mutating func chunkDigest(_ raw: UnsafeRawBufferPointer) -> SHA256Hash {
-        guard SHA256Stream.pairsInOnePass else {
+        guard pairs else {
             sha256.update(bufferPointer: raw)
             return chunks == 0 ? SHA256Hash(sha256.finalize()) : SHA256Hash.of(raw)
         }

@@ -35,6 +35,8 @@ mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
 
 # make_lua PREFIX PATHS LUA: a wrk script requesting PREFIX + each line of PATHS, round-robin.
 make_lua() {
+    # An empty list would make wrk's Lua fail at its first request ("concatenate a nil value").
+    [[ -s "$2" ]] || { echo "make_lua: no paths in $2 for the mixed run" >&2; return 1; }
     {
         echo "local prefix = \"$1\""
         echo "local paths = {"

@@ -133,7 +133,7 @@ HOT="index.html"
 (cd "$SITE" && find . -type f ! -name webarc-bench-illustration.png | sed 's|^\./||' | LC_ALL=C sort) > "$WORK/all-paths.txt"
 total=$(wc -l < "$WORK/all-paths.txt")
 step=$(( total > 1000 ? total / 500 : 1 ))
-awk -v step="$step" 'NR % step == 1' "$WORK/all-paths.txt" | grep -v ' ' > "$WORK/paths.txt"
+awk -v step="$step" '(NR - 1) % step == 0' "$WORK/all-paths.txt" | grep -v ' ' > "$WORK/paths.txt"
 say "$(wc -l < "$WORK/paths.txt") mixed paths (every ${step}th of $total files)"
 
 # --- servers -------------------------------------------------------------------------------------

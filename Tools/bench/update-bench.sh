@@ -301,7 +301,7 @@ if ((SERVE && HAS_DIFF)); then
     (cd "$v0_dir" && find . -type f | sed 's|^\./||' | LC_ALL=C sort) | LC_ALL=C comm -23 - "$OUT/v2-paths.txt" > "$OUT/dropped-paths.txt"
     total=$(wc -l < "$OUT/v2-paths.txt")
     step=$(( total > 1000 ? total / 500 : 1 ))
-    awk -v step="$step" 'NR % step == 1' "$OUT/v2-paths.txt" | grep -v ' ' > "$OUT/paths.txt" || true
+    awk -v step="$step" '(NR - 1) % step == 0' "$OUT/v2-paths.txt" | grep -v ' ' > "$OUT/paths.txt" || true
     make_lua / "$OUT/paths.txt" "$OUT/mixed.lua"
 
     STACK_PORT=$(free_port)

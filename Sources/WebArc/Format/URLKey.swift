@@ -6,10 +6,9 @@ public enum URLKey {
     static let defaultPorts: [String: String] = ["http": "80", "https": "443", "ws": "80", "wss": "443", "ftp": "21"]
     /// Schemes in which a browser reads `\` as `/` before the query (WHATWG "special" schemes).
     static let specialSchemes: Set<String> = ["http", "https", "ws", "wss", "ftp", "file"]
-    /// Bytes a browser refuses in a host once it is percent-decoded (spec §9 step 6).
-    static let forbiddenHostBytes: Set<UInt8> = Set(0...0x20).union(Array("#%/:<>?@[\\]^|".utf8))
-    /// ``forbiddenHostBytes`` as a table indexed by byte.
-    private static let isForbiddenInHost: [Bool] = (0..<256).map { forbiddenHostBytes.contains(UInt8($0)) }
+    /// Bytes a browser refuses in a host once it is percent-decoded (spec §9 step 6): controls,
+    /// space and `#%/:<>?@[\]^|`, as a table indexed by byte.
+    private static let isForbiddenInHost: [Bool] = (0..<256).map { $0 <= 0x20 || Array("#%/:<>?@[\\]^|".utf8).contains(UInt8($0)) }
     /// Bytes a path or query keeps as they are (spec §9 step 8): unreserved ones, `!$&'()*+,;=:@/`.
     private static let isKeptAsIs: [Bool] = (0..<256).map { isUnreserved(UInt8($0)) || Array("!$&'()*+,;=:@/".utf8).contains(UInt8($0)) }
     private static let upperHexDigits = Array("0123456789ABCDEF".utf8)

@@ -49,9 +49,9 @@ struct RawBodyStream {
     /// is the largest part of it, and the pack pipeline waits on such a body while the other core
     /// has nothing left in its window.
     mutating func append(_ piece: ArraySlice<UInt8>, emit: (ChunkEncoder.Encoded) throws -> Void) throws {
-        let hashed = DispatchGroup()
-        if md5Beside { md5.update(piece, in: hashed) } else { md5.update(piece) }
-        defer { hashed.wait() }
+        let hashed = md5Beside ? DispatchGroup() : nil
+        if let hashed { md5.update(piece, in: hashed) } else { md5.update(piece) }
+        defer { hashed?.wait() }
         length += UInt64(piece.count)
         var rest = piece
         while !rest.isEmpty {

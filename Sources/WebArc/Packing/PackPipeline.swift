@@ -132,11 +132,12 @@ final class PackPipeline: @unchecked Sendable {
         unclaimedBytes = sizes.reduce(0, +)
     }
 
-    /// Runs the workers and calls `commit` for each file in order with the writer-side handle.
+    /// Runs the workers, then `prepare` on the calling thread while they read and code the first
+    /// files, then calls `commit` for each file in order with the writer-side handle.
     ///
-    /// - Throws: the first error of a worker (naming the file) or of `commit`; the workers are
-    ///   stopped before it returns either way.
-    func run(workers: Int, commit: (Int, Output, Slot) throws -> Void) throws {
+    /// - Throws: the first error of `prepare`, of a worker (naming the file) or of `commit`; the
+    ///   workers are stopped before it returns either way.
+    func run(workers: Int, prepare: () throws -> Void = {}, commit: (Int, Output, Slot) throws -> Void) throws {
         let count = max(1, min(workers, paths.count))
         workerCount = count
         let group = DispatchGroup()
@@ -154,6 +155,7 @@ final class PackPipeline: @unchecked Sendable {
             condition.unlock()
             group.wait()
         }
+        try prepare()
         for index in paths.indices {
             condition.lock()
             while slots[index]?.output == nil && slots[index]?.failure == nil { condition.wait() }

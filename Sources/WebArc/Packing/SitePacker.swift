@@ -124,36 +124,28 @@ public struct SitePacker {
             summary.skipped += scanner.problems
         }
         let files = scanner.files
-        let fileURLs = files.map { url(for: $0.relativePath) }
-        // Keyed by bytes: String equality would merge canonically equivalent Unicode.
-        var pathsByKey: [[UInt8]: String] = [:]
-        pathsByKey.reserveCapacity(files.count)
-        // Each file's lookup key, computed once: for the clash check here, then for its record.
-        var fileKeys: [[UInt8]] = []
-        fileKeys.reserveCapacity(files.count)
-        for (file, fileURL) in zip(files, fileURLs) {
-            let key = try URLKey.key(method: "GET", url: fileURL)
-            let keyBytes = Array(key.utf8)
-            if let other = pathsByKey.updateValue(file.relativePath, forKey: keyBytes) {
-                throw Failure.urlClash(first: other, second: file.relativePath, url: String(key.dropFirst(4)))
-            }
-            fileKeys.append(keyBytes)
-        }
-
-        let writer = try ArchiveWriter(
-            path: output,
-            options: .init(
-                overwrite: options.overwrite, compressionLevel: options.compressionLevel, dictionaryInterval: options.dictionaryInterval,
-                zstdLevel: options.zstdLevel))
-        let totalBytes = files.reduce(UInt64(0)) { $0 + $1.size }
-        var doneBytes: UInt64 = 0
         let pipeline = PackPipeline(
             files: files, spans: files.map { Self.responses(answering: $0.relativePath) },
             level: options.compressionLevel, dictionaryInterval: options.dictionaryInterval, zstdLevel: options.zstdLevel,
-            firstPosition: writer.anchors.nextPosition, wholeLimit: options.streamingThreshold, windowBytes: Self.windowBytes,
+            firstPosition: 0, wholeLimit: options.streamingThreshold, windowBytes: Self.windowBytes,
             batchFiles: options.batchFiles, laneHashing: options.laneHashing)
-        try writer.failing {
-            try pipeline.run(workers: options.workers > 0 ? options.workers : ProcessInfo.processInfo.activeProcessorCount) { index, output, slot in
+        var fileURLs: [String] = []
+        var fileKeys: [[UInt8]] = []
+        var opened: ArchiveWriter?
+        let totalBytes = files.reduce(UInt64(0)) { $0 + $1.size }
+        var doneBytes: UInt64 = 0
+        do {
+            // The workers read and code the first files while this thread gives every file its URL
+            // and lookup key and checks that no two clash; nothing is written before that holds.
+            try pipeline.run(workers: options.workers > 0 ? options.workers : ProcessInfo.processInfo.activeProcessorCount) {
+                (fileURLs, fileKeys) = try urlsAndKeys(of: files)
+                opened = try ArchiveWriter(
+                    path: output,
+                    options: .init(
+                        overwrite: options.overwrite, compressionLevel: options.compressionLevel, dictionaryInterval: options.dictionaryInterval,
+                        zstdLevel: options.zstdLevel))
+            } commit: { index, output, slot in
+                let writer = opened!
                 let body: StoredBody
                 switch output {
                 case .prepared(let prepared):
@@ -170,7 +162,11 @@ public struct SitePacker {
                 summary.files = index + 1
                 progress?(index + 1, files.count, doneBytes, totalBytes)
             }
+        } catch {
+            opened?.cancel()
+            throw error
         }
+        let writer = opened!
         let startURL = files.contains { $0.relativePath == "index.html" } ? options.baseURL
             : files.first { $0.relativePath.hasSuffix(".html") }.map { url(for: $0.relativePath) }
         writer.metadata = ArchiveMetadata(created: options.created, creator: "webarc 2.1", startURL: startURL, baseURL: options.baseURL)
@@ -178,6 +174,30 @@ public struct SitePacker {
         summary.statistics = writer.statistics
         summary.startURL = startURL
         return summary
+    }
+
+    /// Each file's URL and its `GET` lookup key's bytes, computed once: for the clash check here,
+    /// then for its record.
+    ///
+    /// - Throws: ``Failure/urlClash(first:second:url:)`` for two files with one key.
+    private func urlsAndKeys(of files: [ScannedFile]) throws -> (urls: [String], keys: [[UInt8]]) {
+        var urls: [String] = []
+        var keys: [[UInt8]] = []
+        urls.reserveCapacity(files.count)
+        keys.reserveCapacity(files.count)
+        // Keyed by bytes: String equality would merge canonically equivalent Unicode.
+        var pathsByKey: [KeyBytes: String] = [:]
+        pathsByKey.reserveCapacity(files.count)
+        for file in files {
+            let fileURL = url(for: file.relativePath)
+            let key = Array(try URLKey.key(method: "GET", url: fileURL).utf8)
+            if let other = pathsByKey.updateValue(file.relativePath, forKey: KeyBytes(key)) {
+                throw Failure.urlClash(first: other, second: file.relativePath, url: String(decoding: key.dropFirst(4), as: UTF8.self))
+            }
+            urls.append(fileURL)
+            keys.append(key)
+        }
+        return (urls, keys)
     }
 
     /// The response records a file answers: two for a folder's index.html (also folder/).

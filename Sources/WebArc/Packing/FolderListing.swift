@@ -1,0 +1,164 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One folder of a ``FolderScanner`` walk, listed on its own: its files, its problems and the
+/// folders below it to list next.
+struct FolderListing {
+    /// A folder to list.
+    struct Folder {
+        /// The path to open (links resolved).
+        var path: String
+        /// Its path relative to the packed folder, "" for the folder itself.
+        var relative: String
+        /// The (device, inode) of every folder from the packed one down to this one: a link back
+        /// to one of them is a loop.
+        var ancestors: Set<[UInt64]>
+    }
+
+    /// What a walk follows.
+    struct Policy {
+        /// The packed folder, links resolved.
+        var realRoot: String
+        var outsideLinks: OutsideLinkPolicy
+
+        func isInside(_ real: String) -> Bool {
+            real == realRoot || real.hasPrefix(realRoot == "/" ? "/" : realRoot + "/")
+        }
+    }
+
+    var files: [ScannedFile] = []
+    var problems: [ScanProblem] = []
+    var skippedLinks: [ScanProblem] = []
+    var folders: [Folder] = []
+
+    /// Lists `folders` in parallel; the listings come back in the order of `folders`.
+    static func list(_ folders: [Folder], policy: Policy) -> [FolderListing] {
+        guard folders.count > 1 else { return folders.map { listing(of: $0, policy: policy) } }
+        var listings = [FolderListing](repeating: FolderListing(), count: folders.count)
+        listings.withUnsafeMutableBufferPointer { slots in
+            let slots = SendableSlots(base: slots.baseAddress!)
+            DispatchQueue.concurrentPerform(iterations: folders.count) { index in
+                slots.base[index] = listing(of: folders[index], policy: policy)
+            }
+        }
+        return listings
+    }
+
+    /// Lists a folder, looks up each entry relative to it (`fstatat`, not by its whole path),
+    /// closes it, then visits the entries in byte order.
+    static func listing(of folder: Folder, policy: Policy) -> FolderListing {
+        var listing = FolderListing()
+        guard let handle = opendir(folder.path) else {
+            listing.problems.append(ScanProblem(kind: .unreadable, path: folder.relative.isEmpty ? "." : folder.relative, detail: errorText(errno)))
+            return listing
+        }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+            guard let name = String(validating: bytes, as: UTF8.self) else {
+                // URLs and the paths this scanner reads are UTF-8: a name that is not cannot be given
+                // a URL without guessing its encoding, so it is listed (shown percent-encoded).
+                let shown = bytes.map { $0 < 0x80 ? String(UnicodeScalar($0)) : "%" + String($0, radix: 16, uppercase: true) }.joined()
+                listing.problems.append(ScanProblem(
+                    kind: .unreadable, path: folder.relative.isEmpty ? shown : folder.relative + "/" + shown, detail: "file name is not UTF-8"))
+                continue
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        names.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let descriptor = dirfd(handle)
+        let entries = names.map { name in
+            var info = stat()
+            let found = fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0
+            let code = found ? 0 : errno
+            // A regular file is checked for reading here too; a link's target is checked when followed.
+            let readable = found && (info.st_mode & S_IFMT) == S_IFREG ? (faccessat(descriptor, name, R_OK, 0) == 0 ? 0 : errno) : 0
+            return (name, found ? info : nil, found ? readable : code)
+        }
+        closedir(handle)
+        for (name, info, code) in entries {
+            listing.visit(
+                path: folder.path + "/" + name, relative: folder.relative.isEmpty ? name : folder.relative + "/" + name, found: info, code: code,
+                ancestors: folder.ancestors, policy: policy)
+        }
+        return listing
+    }
+
+    /// Visits one entry, given what `lstat` found (nil: the error `code`) and, for a regular file,
+    /// the error of checking it for reading (0: readable).
+    private mutating func visit(path: String, relative: String, found: stat?, code: Int32, ancestors: Set<[UInt64]>, policy: Policy) {
+        guard var info = found else {
+            problems.append(ScanProblem(kind: .unreadable, path: relative, detail: Self.errorText(code)))
+            return
+        }
+        var readPath = path
+        var unreadable = code
+        if (info.st_mode & S_IFMT) == S_IFLNK {
+            let target = Self.linkTarget(path)
+            guard let real = FolderScanner.realPath(path), stat(real, &info) == 0 else {
+                let code = errno
+                problems.append(ScanProblem(
+                    kind: code == ELOOP ? .loop : .unreadable, path: relative,
+                    detail: "→ \(target): \(Self.errorText(code))"))
+                return
+            }
+            if !policy.isInside(real) {
+                switch policy.outsideLinks {
+                case .refuse:
+                    problems.append(ScanProblem(kind: .linkOutside, path: relative, detail: "→ \(real)"))
+                    return
+                case .skip:
+                    skippedLinks.append(ScanProblem(kind: .linkOutside, path: relative, detail: "→ \(real)"))
+                    return
+                case .follow: break
+                }
+            }
+            readPath = real
+            unreadable = (info.st_mode & S_IFMT) == S_IFREG && access(readPath, R_OK) != 0 ? errno : 0
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR:
+            let identity = Self.identity(info)
+            guard !ancestors.contains(identity) else {
+                problems.append(ScanProblem(kind: .loop, path: relative, detail: "→ \(readPath) is a folder above it"))
+                return
+            }
+            folders.append(Folder(path: readPath, relative: relative, ancestors: ancestors.union([identity])))
+        case S_IFREG:
+            guard unreadable == 0 else {
+                problems.append(ScanProblem(kind: .unreadable, path: relative, detail: Self.errorText(unreadable)))
+                return
+            }
+            files.append(ScannedFile(relativePath: relative, readPath: readPath, size: UInt64(info.st_size), modified: Platform.modificationTime(info)))
+        default:
+            let kind: String = switch info.st_mode & S_IFMT {
+            case S_IFIFO: "FIFO"
+            case S_IFSOCK: "socket"
+            case S_IFCHR: "character device"
+            case S_IFBLK: "block device"
+            default: "special file"
+            }
+            problems.append(ScanProblem(kind: .special, path: relative, detail: kind))
+        }
+    }
+
+    /// A folder's (device, inode).
+    static func identity(_ info: stat) -> [UInt64] { [UInt64(info.st_dev), UInt64(info.st_ino)] }
+
+    private static func linkTarget(_ path: String) -> String {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = buffer.withUnsafeMutableBytes { readlink(path, $0.baseAddress!.assumingMemoryBound(to: CChar.self), 4096) }
+        return count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : "?"
+    }
+
+    static func errorText(_ code: Int32) -> String { String(cString: strerror(code)) }
+}
+
+/// The result slots of a parallel listing: each iteration writes only its own.
+private struct SendableSlots: @unchecked Sendable {
+    let base: UnsafeMutablePointer<FolderListing>
+}

@@ -7,11 +7,28 @@ import Testing
 /// codes the others on worker threads, and still gives the new archive byte for byte and refuses
 /// damaged chunks.
 @Suite struct UpdateApplierTests {
+    /// A fixture without the response a test damages.
+    struct MissingResponse: Error {
+        var url: String
+    }
+
     typealias Release = UpdateTests.Release
 
     func bytes(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
 
     func stack(_ paths: [String]) throws -> LayerStack { try LayerStack(try paths.map { try ArchiveReader(path: $0) }) }
+
+    /// Flips `mask` in the byte at `position(chunk)` of chunk `index` of the body `url` answers
+    /// with in the archive at `path`; returns that body and chunk.
+    func damage(_ path: String, url: String, chunk index: Int, at position: (ChunkEntry) -> Int, mask: UInt8) throws -> (BodyReference, ChunkEntry) {
+        let reader = try ArchiveReader(path: path)
+        guard case .response(let response) = try reader.lookup(url: url)?.record else { throw MissingResponse(url: url) }
+        let chunk = try reader.bodyEntry(response.body).chunks[index]
+        var damaged = try bytes(path)
+        damaged[Int(chunk.offset) + position(chunk)] ^= mask
+        try Data(damaged).write(to: URL(fileURLWithPath: path))
+        return (response.body, chunk)
+    }
 
     @discardableResult
     func apply(_ update: String, over old: [String], to path: String, workers: Int = 0) throws -> UpdateApplier.Summary {
@@ -40,6 +57,9 @@ import Testing
         let summary = summaries[0]
         #expect(summary.chunksReused > 0 && summary.chunksCoded > 0, "\(summary)")
         #expect(!summary.codedAgain)
+        // The reused chunks were copied undecoded, the body data checked whole (Target.bodyData):
+        // a first chunk reused against a moved anchor's dictionary would have failed that check.
+        #expect(summary.copiedUnchecked && !summary.checkedAgain, "\(summary)")
     }
 
     @Test("an unchanged release applies with every chunk reused")
@@ -52,6 +72,21 @@ import Testing
         // against another dictionary than its position's); the rest is reused.
         #expect(summary.chunksCoded == 2, "\(summary)")
         #expect(summary.chunksReused > 20, "\(summary)")
+        #expect(summary.copiedUnchecked && !summary.checkedAgain, "\(summary)")
+    }
+
+    @Test("a release of photos (stored raw) applies checking each chunk: copying undecoded would hash every stored byte to save little; still byte for byte")
+    func incompressibleReleaseChecksEachChunk() throws {
+        let scratch = try TemporaryFolder()
+        var random = SeededGenerator(seed: 3)
+        var photos = Release(files: [:])
+        for index in 0..<12 { photos.files["img/photo\(index).bin"] = random.bytes(40_000 + index * 1_000) }
+        photos.files["index.html"] = Array("<p>gallery</p>".utf8)
+        let (old, new, _) = try photos.update(in: scratch) { $0.files["index.html"] = Array("<p>gallery, 2</p>".utf8) }
+        #expect(try ArchiveReader(path: scratch.file("u.webarc")).metadata.target?.bodyData == ArchiveReader(path: new).bodyDataDigest())
+        let summary = try apply(scratch.file("u.webarc"), over: [old], to: scratch.file("v2-applied.webarc"))
+        #expect(try bytes(scratch.file("v2-applied.webarc")) == bytes(new))
+        #expect(!summary.copiedUnchecked && !summary.checkedAgain, "\(summary)")
     }
 
     @Test("a damaged chunk of the old archive is refused, never copied into the result")
@@ -60,15 +95,7 @@ import Testing
         let (old, _, _) = try Release.first(pages: 12).update(in: scratch) { $0.addLine(to: "docs/page1.html", "<p>2</p>") }
 
         // css/site.css is unchanged, so its stored chunk would be reused as it is.
-        let reader = try ArchiveReader(path: old)
-        guard case .response(let css) = try reader.lookup(url: "http://localhost/css/site.css")?.record else {
-            Issue.record("no css/site.css in the old archive")
-            return
-        }
-        let chunk = try reader.bodyEntry(css.body).chunks[0]
-        var damaged = try bytes(old)
-        damaged[Int(chunk.offset) + Int(chunk.storedLength) / 2] ^= 0x20
-        try Data(damaged).write(to: URL(fileURLWithPath: old))
+        try damage(old, url: "http://localhost/css/site.css", chunk: 0, at: { Int($0.storedLength) / 2 }, mask: 0x20)
 
         for workers in [1, 2] {
             #expect {
@@ -78,21 +105,33 @@ import Testing
         }
     }
 
+    @Test("a damaged later chunk of an unchanged page, which apply copies undecoded, fails the body data check; the checking pass names it as chunk-digest, nothing written")
+    func damagedChunkCopiedUndecodedRefused() throws {
+        let scratch = try TemporaryFolder()
+        let (old, _, _) = try Release.first(pages: 40).update(in: scratch) { $0.addLine(to: "docs/page1.html", "<p>2</p>") }
+        // docs/big.html is unchanged and cut in three chunks; its second is LZ4 without a
+        // dictionary, reused as it is wherever the page lands.
+        // A literal byte near the block's end: it still decodes, to other bytes.
+        let (big, chunk) = try damage(old, url: "http://localhost/docs/big.html", chunk: 1, at: { Int($0.storedLength) - 3 }, mask: 0x01)
+        #expect(chunk.codec == .lz4)
+        for workers in [1, 2] {
+            #expect {
+                try apply(scratch.file("u.webarc"), over: [old], to: scratch.file("out.webarc"), workers: workers)
+            } throws: { error in
+                guard case .chunkDigest(let body, let index, let offset) = error as? WebArcError else { return (error as? WebArcError)?.code == "corrupt-chunk" }
+                return body == big && index == 1 && offset == chunk.offset
+            }
+            #expect(!FileManager.default.fileExists(atPath: scratch.file("out.webarc")))
+        }
+    }
+
     @Test("a chunk of the old archive that decodes but does not match its digest is refused as chunk-digest at that chunk, with any number of workers, nothing written")
     func baseChunkDigestRefused() throws {
         let scratch = try TemporaryFolder()
         let (old, _, _) = try Release.first(pages: 40).update(in: scratch) { $0.addLine(to: "docs/page1.html", "<p>2</p>") }
         // img/photo.bin is incompressible, so stored raw: a flipped byte still decodes.
-        let reader = try ArchiveReader(path: old)
-        guard case .response(let photo) = try reader.lookup(url: "http://localhost/img/photo.bin")?.record else {
-            Issue.record("no img/photo.bin in the old archive")
-            return
-        }
-        let chunk = try reader.bodyEntry(photo.body).chunks[0]
+        let (_, chunk) = try damage(old, url: "http://localhost/img/photo.bin", chunk: 0, at: { _ in 100 }, mask: 0x01)
         #expect(chunk.codec == .raw)
-        var damaged = try bytes(old)
-        damaged[Int(chunk.offset) + 100] ^= 0x01
-        try Data(damaged).write(to: URL(fileURLWithPath: old))
         for workers in [1, 2, 3] {
             #expect {
                 try apply(scratch.file("u.webarc"), over: [old], to: scratch.file("out.webarc"), workers: workers)

@@ -106,6 +106,7 @@ enum VectorDump {
         if let target = metadata.target {
             var entry: [String: Any] = ["digest": hex(target.digest), "archiveLength": target.archiveLength, "archive": Self.archive(target.archive)]
             if !target.appendix.isEmpty { entry["appendix"] = Data(target.appendix).base64EncodedString() }
+            if let bodyData = target.bodyData { entry["bodyData"] = bodyData.hex }
             archive["target"] = entry
         }
         return archive
@@ -133,7 +134,8 @@ enum VectorDump {
             metadata.target = UpdateTarget(
                 digest: bytes(hex: target["digest"] as! String), archiveLength: (target["archiveLength"] as! NSNumber).uint64Value,
                 archive: Self.metadata(target["archive"] as! [String: Any]),
-                appendix: (target["appendix"] as? String).map { [UInt8](Data(base64Encoded: $0)!) } ?? [])
+                appendix: (target["appendix"] as? String).map { [UInt8](Data(base64Encoded: $0)!) } ?? [],
+                bodyData: (target["bodyData"] as? String).map { SHA256Hash(bytes: bytes(hex: $0))! })
         }
         return metadata
     }

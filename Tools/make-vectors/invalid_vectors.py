@@ -740,6 +740,13 @@ def apply_vectors(v) -> dict:
         "delta's content with the first byte of its target's digest zeroed; applied over valid/delta-base.webarc, "
         "it gives delta-result.webarc, whose digest is not the target's.", stack=DELTA_BASE, bases=DELTA_BASE)
     recipe = json.loads(json.dumps(v["delta"].recipe))
+    recipe["archive"]["target"]["bodyData"] = "00" + recipe["archive"]["target"]["bodyData"][2:]
+    out["bad-body-data.webarc"] = write(recipe, [base]), expect(
+        "bad-target", "apply", None,
+        "delta's content with the first byte of its target's bodyData zeroed (since 2.1.4); applied over "
+        "valid/delta-base.webarc, it gives delta-result.webarc, whose digest is the target's but whose body data is not.",
+        stack=DELTA_BASE, bases=DELTA_BASE)
+    recipe = json.loads(json.dumps(v["delta"].recipe))
     order = recipe["archive"]["target"]["archive"]["writer"]["order"]
     assert order[1] == [2, 1] and order[2] != [2, 1]
     order[2] = [2, 1]

@@ -14,6 +14,7 @@
 
 import base64
 import hashlib
+import struct
 
 from canonical import canonical_key
 from schema import RECORD_CLASSES, RECORD_TREE
@@ -85,6 +86,7 @@ def diff(new: Archive, new_recipe: dict, stack: list[Archive], names: list[str],
               "archive": dump_archive(new.metadata())}
     if new.appendix_offset is not None:
         target["appendix"] = base64.b64encode(new.data[new.appendix_offset:]).decode("ascii")
+    target["bodyData"] = hashlib.sha256(new.data[16:new.body_data_end]).hexdigest()   # since 2.1.4
     bases = [{"digest": a.archive_digest.hex(), "archiveLength": a.archive_length, "name": name}
              for a, name in zip(stack, names)]
     return {"archive": dict(archive, bases=bases, target=target), "records": records}
@@ -142,6 +144,12 @@ def apply(stack: list[Archive]) -> bytes:
         raise WebarcError("bad-target", None, f"the applied update gives archive digest "
                           f"{hashlib.sha256(result[-256:]).hexdigest()}, length {len(result)}; its target says "
                           f"{target['digest']}, length {target['archiveLength']}")
+    # Since 2.1.4: the body data too, which the archive digest binds only through chunk digests of
+    # decoded bytes. This writer codes every chunk itself, so its body data must be the target's.
+    body_end = struct.unpack_from("<Q", result, len(result) - 256 + 40)[0]
+    if "bodyData" in target and hashlib.sha256(result[16:body_end]).hexdigest() != target["bodyData"]:
+        raise WebarcError("bad-target", None, f"the applied update gives body data SHA-256 "
+                          f"{hashlib.sha256(result[16:body_end]).hexdigest()}; its target says {target['bodyData']}")
     if "appendix" in target:
         result += base64.b64decode(target["appendix"])
     return result

@@ -102,6 +102,7 @@ CLASSES = {
         "archiveLength": (UINT, True),
         "archive": (OBJECT, True),
         "appendix": (BYTES, False),
+        "bodyData": (BYTES, False),
     },
     "Base": {
         "digest": (BYTES, True),

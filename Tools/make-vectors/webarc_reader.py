@@ -321,6 +321,8 @@ def check_fields(obj: Object, depth: int) -> None:
         raise ObjectError("corrupt-index", f"Response status {uint(obj, 'status')}")
     if obj.class_name == "Base" and len(obj.fields["digest"][1]) != 32:
         raise ObjectError("corrupt-index", "Base digest is not 32 bytes")
+    if obj.class_name == "Target" and "bodyData" in obj.fields and len(obj.fields["bodyData"][1]) != 32:
+        raise ObjectError("corrupt-index", "Target bodyData is not 32 bytes")
 
 
 def string_list(value: bytes, what: str) -> list[str]:
@@ -1279,6 +1281,8 @@ def dump_archive(obj: Object) -> dict:
                          "archive": dump_archive(parse_object(target.fields["archive"][1], 3))}
         if "appendix" in target.fields:
             out["target"]["appendix"] = base64.b64encode(target.fields["appendix"][1]).decode("ascii")
+        if "bodyData" in target.fields:
+            out["target"]["bodyData"] = target.fields["bodyData"][1].hex()
     return out
 
 

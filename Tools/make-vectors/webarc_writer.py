@@ -300,6 +300,8 @@ def target_object(target: dict) -> Obj:
               Field("archive", OBJECT, archive_object(target["archive"]))]
     if "appendix" in target:
         fields.append(Field("appendix", BYTES, base64.b64decode(target["appendix"], validate=True)))
+    if "bodyData" in target:                                        # since 2.1.4
+        fields.append(Field("bodyData", BYTES, bytes.fromhex(target["bodyData"])))
     return Obj("Target", fields)
 
 

@@ -40,6 +40,7 @@ enum RecordObjects {
         object.set("archiveLength", .uint(target.archiveLength))
         object.set("archive", .object(archive(target.archive)))
         object.set("appendix", target.appendix.isEmpty ? nil : .bytes(target.appendix))
+        object.set("bodyData", target.bodyData.map { .bytes($0.bytes) })
         return object
     }
 
@@ -129,9 +130,13 @@ enum RecordObjects {
         let digest = try object.byteString("digest", required: true)!
         guard digest.count == 32 else { throw object.corrupt("target digest holds \(digest.count) bytes, not 32") }
         let archive = try metadata(try object.object("archive", className: "Archive", required: true)!)
+        let bodyData = try object.byteString("bodyData").map { bytes in
+            guard let hash = SHA256Hash(bytes: bytes) else { throw object.corrupt("target bodyData holds \(bytes.count) bytes, not 32") }
+            return hash
+        }
         return UpdateTarget(
             digest: digest, archiveLength: try object.uint("archiveLength", required: true)!, archive: archive,
-            appendix: try object.byteString("appendix") ?? [])
+            appendix: try object.byteString("appendix") ?? [], bodyData: bodyData)
     }
 
     static func base(_ object: DecodedObject) throws -> BaseArchive {

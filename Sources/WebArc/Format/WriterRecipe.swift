@@ -39,12 +39,16 @@ public struct UpdateTarget: Equatable, Sendable {
     private var archiveStorage: [ArchiveMetadata]
     /// The result's appendix, byte for byte (its signatures); empty when it has none.
     public var appendix: [UInt8]
+    /// SHA-256 of the result's body data, bytes 16 to `bodyDataEnd` (since 2.1.4): what lets an
+    /// apply copy stored chunks without decoding them; nil in older updates.
+    public var bodyData: SHA256Hash?
 
     /// Makes a target.
-    public init(digest: [UInt8], archiveLength: UInt64, archive: ArchiveMetadata, appendix: [UInt8] = []) {
+    public init(digest: [UInt8], archiveLength: UInt64, archive: ArchiveMetadata, appendix: [UInt8] = [], bodyData: SHA256Hash? = nil) {
         self.digest = digest
         self.archiveLength = archiveLength
         archiveStorage = [archive]
         self.appendix = appendix
+        self.bodyData = bodyData
     }
 }

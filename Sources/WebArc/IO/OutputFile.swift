@@ -33,6 +33,8 @@ public final class OutputFile {
     /// Bytes written so far, buffered ones included.
     public private(set) var length: UInt64 = 0
     private var flushedLength: UInt64 = 0
+    /// Bytes already written to the file (the rest of ``length`` is buffered).
+    var flushed: UInt64 { flushedLength }
     /// Where the bytes not yet handed to the disk's write-out start (``startWriteback()``).
     private var writebackStart: UInt64 = 0
     /// Bytes written between two starts of write-out.
@@ -110,6 +112,13 @@ public final class OutputFile {
     /// Reads back `count` bytes written earlier at `offset`.
     func read(at offset: UInt64, count: Int) throws -> [UInt8] {
         if offset + UInt64(count) > flushedLength { try flush() }
+        return try readFlushed(at: offset, count: count)
+    }
+
+    /// Reads back `count` bytes at `offset`, all of them already in the file (below ``flushed``
+    /// when the caller looked): touches no buffer, so another thread may call it while this one
+    /// appends.
+    func readFlushed(at offset: UInt64, count: Int) throws -> [UInt8] {
         var result = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {

@@ -17,18 +17,40 @@ struct AppliedArchive {
     var recipe: WriterRecipe
     var expected: (digest: [UInt8], archiveLength: UInt64)
     var appendix: [UInt8]
+    /// The SHA-256 of the result's body data the update names (`Target.bodyData`), when this
+    /// apply relies on it: stored chunks are then copied undecoded, and every pass checks it.
+    var bodyData: SHA256Hash? = nil
     var workers: Int
 
-    /// Writes `records` to `path`; when a first pass that reuses stored chunks gives another
-    /// archive (a layer not written by this writer's rules), every chunk is coded again.
+    /// Writes `records` to `path`.
     ///
-    /// - Throws: `badTarget` when the result is not the one named; read and I/O errors.
+    /// With ``bodyData``, a first pass copies the stored chunks it reuses without decoding them,
+    /// relying on the check of the body data it wrote against that digest. When that fails (a
+    /// damaged base) or without it, a pass checks every chunk it reads against its own digest
+    /// (naming a damaged one); when that pass, reusing stored chunks, gives another archive (a
+    /// layer not written by this writer's rules), every chunk is coded again. With ``bodyData``,
+    /// every pass checks the body data against it.
+    ///
+    /// - Throws: `badTarget` when the result is not the one named; read and I/O errors (a damaged
+    ///   chunk: `chunkDigest`, from the checking pass).
     func write(_ records: [Record], to path: String, overwrite: Bool, progress: ((Int, Int) -> Void)?) throws -> UpdateApplier.Summary {
         var summary = UpdateApplier.Summary()
+        if bodyData != nil {
+            do {
+                try pass(records, to: path, overwrite: overwrite, reuse: true, unchecked: true, summary: &summary, progress: progress)
+                summary.copiedUnchecked = true
+                return summary
+            } catch WebArcError.badTarget {
+                summary = UpdateApplier.Summary()
+                summary.checkedAgain = true
+            }
+        }
         do {
             try pass(records, to: path, overwrite: overwrite, reuse: true, summary: &summary, progress: progress)
         } catch WebArcError.badTarget where summary.chunksReused > 0 {
+            let checkedAgain = summary.checkedAgain
             summary = UpdateApplier.Summary()
+            summary.checkedAgain = checkedAgain
             summary.codedAgain = true
             try pass(records, to: path, overwrite: overwrite, reuse: false, summary: &summary, progress: progress)
         }
@@ -36,7 +58,8 @@ struct AppliedArchive {
     }
 
     private func pass(
-        _ records: [Record], to path: String, overwrite: Bool, reuse: Bool, summary: inout UpdateApplier.Summary, progress: ((Int, Int) -> Void)?
+        _ records: [Record], to path: String, overwrite: Bool, reuse: Bool, unchecked: Bool = false, summary: inout UpdateApplier.Summary,
+        progress: ((Int, Int) -> Void)?
     ) throws {
         let writer = try ArchiveWriter(path: path, options: .init(overwrite: overwrite, recipe: recipe))
         writer.metadata = metadata
@@ -48,11 +71,14 @@ struct AppliedArchive {
             bodyRecords.append(index)
         }
         let pipeline = ApplyPipeline(
-            jobs: jobs, level: recipe.level, dictionaryInterval: recipe.dictionaryInterval, zstdLevel: recipe.zstdLevel, reuseStoredChunks: reuse)
+            jobs: jobs, level: recipe.level, dictionaryInterval: recipe.dictionaryInterval, zstdLevel: recipe.zstdLevel, reuseStoredChunks: reuse,
+            copyUnchecked: unchecked)
+        let hasher = bodyData != nil ? BodyDataHasher(output: writer.output) : nil
         try writer.failing {
             var added = 0
             func copyNext() throws {
                 try writer.copy(records[added].record, from: records[added].reader)
+                hasher?.advance(to: writer.output.length)
                 added += 1
                 progress?(added, records.count)
             }
@@ -63,6 +89,7 @@ struct AppliedArchive {
                     return
                 }
                 response.body = try writer.addBody(prepared).reference
+                hasher?.advance(to: writer.output.length)
                 try writer.add(response)
                 summary.chunksReused += reused
                 summary.chunksCoded += prepared.chunks.count - reused
@@ -70,6 +97,14 @@ struct AppliedArchive {
                 progress?(added, records.count)
             }
             while added < records.count { try copyNext() }
+        }
+        if let expected = bodyData, let hasher {
+            try writer.failing {
+                let found = try hasher.digest(end: writer.output.length)
+                guard found == expected else {
+                    throw WebArcError.badTarget(reason: "the result's body data has SHA-256 \(found.hex), the update names \(expected.hex)")
+                }
+            }
         }
         try writer.finish(expected: expected, appendix: appendix)
     }

@@ -7,6 +7,8 @@ extension ApplyPipeline {
         case streamed
         /// A body of a layer, each chunk read and decoded (``checkDigests(_:)`` checks them).
         case chunks(BodyEntry, [VerifiedChunk])
+        /// A body of a layer whose chunks' stored bytes were read but not decoded.
+        case stored(StoredCopy)
 
         /// Bytes held.
         var length: UInt64 {
@@ -14,6 +16,7 @@ extension ApplyPipeline {
             case .bytes(let bytes, _): UInt64(bytes.count)
             case .streamed: 0
             case .chunks(let entry, _): entry.length
+            case .stored(let copy): copy.entry.length
             }
         }
     }

@@ -59,6 +59,7 @@ final class ApplyPipeline: @unchecked Sendable {
     private let level: Int
     private let interval: Int
     private let reuseStoredChunks: Bool
+    private let copyUnchecked: Bool
     /// The new archive's Zstandard level (spec Appendix C step 15); nil: none.
     private let zstdLevel: Int?
     private let condition = NSCondition()
@@ -78,8 +79,15 @@ final class ApplyPipeline: @unchecked Sendable {
     ///   - jobs: the bodies in the order they are added (position 0 first).
     ///   - level: the new archive's compression level; `dictionaryInterval` its interval.
     ///   - reuseStoredChunks: false codes every chunk again (the writer's plain path).
-    init(jobs: [Job], level: Int, dictionaryInterval: Int, zstdLevel: Int? = nil, reuseStoredChunks: Bool, windowBytes: UInt64 = 8 << 20) {
+    ///   - copyUnchecked: true copies a stored chunk that is reused as it is without decoding it
+    ///     or checking its digest (``StoredCopy``): the caller checks the written body data
+    ///     instead. Anchors, and bodies coded again, are still read and checked.
+    init(
+        jobs: [Job], level: Int, dictionaryInterval: Int, zstdLevel: Int? = nil, reuseStoredChunks: Bool, copyUnchecked: Bool = false,
+        windowBytes: UInt64 = 8 << 20
+    ) {
         self.jobs = jobs
+        self.copyUnchecked = copyUnchecked && reuseStoredChunks && zstdLevel == nil
         self.level = level
         self.zstdLevel = zstdLevel
         interval = dictionaryInterval
@@ -134,7 +142,7 @@ final class ApplyPipeline: @unchecked Sendable {
     static let batchBytes: UInt64 = 2 << 20
 
     private func work(workers: Int) {
-        var cached: (anchor: Int, dictionary: LZ4Dictionary?, history: [UInt8]?)?
+        var cached: (anchor: Int, dictionary: LZ4Dictionary?, history: [UInt8]?, identity: StoredCopy.DictionaryIdentity?)?
         while let run = take(workers: workers) {
             var start = run.lowerBound
             while start < run.upperBound && mayRead(from: start) {
@@ -155,13 +163,23 @@ final class ApplyPipeline: @unchecked Sendable {
                         if !DictionaryAnchors.isAnchor(index, interval: interval), let anchor = DictionaryAnchors.anchor(of: index, interval: interval) {
                             if cached?.anchor != anchor {
                                 let lastChunk = waitForTail(of: anchor)
-                                cached = (anchor, lastChunk.map { LZ4Dictionary(DictionaryAnchors.tail(ofBody: $0)) }, lastChunk)
+                                cached = (
+                                    anchor, lastChunk.map { LZ4Dictionary(DictionaryAnchors.tail(ofBody: $0)) }, lastChunk,
+                                    copyUnchecked ? lastChunk.map(StoredCopy.DictionaryIdentity.init(lastChunk:)) : nil)
                             }
                             dictionary = cached?.dictionary
                             history = cached?.history
                         }
                         let zstd = zstdLevel.flatMap { level in history.map { (level: level, history: $0) } }
-                        return try code(try fetched.get(), dictionary: dictionary, zstd: zstd)
+                        var body = try fetched.get()
+                        if case .stored(let copy) = body {
+                            let identity = dictionary == nil ? nil : cached?.identity
+                            if let prepared = copy.prepared(level: level, dictionary: dictionary, identity: identity, levelOf: { [self] in levels(of: $0)?.level }) {
+                                return .prepared(prepared, reused: prepared.chunks.count)
+                            }
+                            body = try copy.readAndCheck()
+                        }
+                        return try code(body, dictionary: dictionary, zstd: zstd)
                     }
                     record(index, result)
                 }
@@ -226,6 +244,9 @@ final class ApplyPipeline: @unchecked Sendable {
             return .streamed
         }
         reserve(index, cost: entry.length)
+        if copyUnchecked && !isAnchor, let copy = try StoredCopy(entry, from: reader, dictionaries: interval > 0) {
+            return .stored(copy)
+        }
         let chunks = try Self.readChunks(of: entry, from: reader)
         if isAnchor {
             let cut = BodyTransfer.writerCut(entry) != nil
@@ -241,6 +262,8 @@ final class ApplyPipeline: @unchecked Sendable {
             return .prepared(bytes.withUnsafeBytes { PreparedBody(raw: $0, level: level, dictionary: dictionary, md5: md5, zstd: zstd) }, reused: 0)
         case .streamed:
             return .streamed
+        case .stored(let copy):
+            return try code(try copy.readAndCheck(), dictionary: dictionary, zstd: zstd)
         case .chunks(let entry, let chunks):
             guard BodyTransfer.writerCut(entry) != nil else {
                 // Cut otherwise than this writer cuts: chunked again, the digests of the new cut computed.

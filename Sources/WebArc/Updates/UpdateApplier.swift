@@ -28,9 +28,27 @@ public struct UpdateApplier {
         /// Whether a first pass that reused stored chunks gave another archive, so that every
         /// chunk was coded again (a base not written by this writer's rules).
         public var codedAgain = false
+        /// Whether the stored chunks reused were copied without decoding them, the result's body
+        /// data checked whole against the update's `Target.bodyData` instead.
+        public var copiedUnchecked = false
+        /// Whether a first pass that copied chunks unchecked gave other body data (a damaged base,
+        /// or one another LZ4 build wrote), so that every chunk read was checked.
+        public var checkedAgain = false
 
         /// An empty summary.
         public init() {}
+    }
+
+    /// Whether copying stored chunks undecoded, then hashing the whole body data, costs less than
+    /// decoding and checking them: when the stack's stored body data is under half the distinct
+    /// bytes its records' bodies hold (pages that LZ4 shrinks). A stack of photos and video, stored
+    /// raw, would pay a pass over every stored byte and save little.
+    static func copiesUnchecked(_ records: [ArchiveRecord], stack: LayerStack) -> Bool {
+        var lengths: [BodyReference: UInt64] = [:]
+        for case .response(let response) in records { lengths[response.body] = response.bodyLength }
+        let distinct = lengths.values.reduce(0, &+)
+        let stored = stack.layers.reduce(UInt64(0)) { $0 &+ ($1.trailer.bodyDataEnd - 16) }
+        return stored < distinct / 2
     }
 
     /// Makes an applier for the top layer of `stack`.
@@ -40,9 +58,14 @@ public struct UpdateApplier {
 
     /// Writes the result to `path` atomically.
     ///
-    /// Each body is read once and every chunk checked against its digest; a chunk whose stored
-    /// bytes are what the writer would store for it at its new position is copied as it is
-    /// (``ChunkRecoder``), the others are coded again, on ``workers`` threads.
+    /// Each body is read once on ``workers`` threads; a chunk whose stored bytes are what the
+    /// writer would store for it at its new position is copied as it is (``ChunkRecoder``), the
+    /// others are coded again. When the update names its target's body data digest
+    /// (`Target.bodyData`, since 2.1.4) and its pages are mostly compressed
+    /// (``copiesUnchecked(_:stack:)``), copied chunks are not decoded: the body data written is
+    /// checked against that digest instead, and on a mismatch the result is written again with
+    /// every chunk checked against its own digest (which names a damaged chunk). Otherwise every
+    /// chunk is checked as it is read.
     ///
     /// - Throws: `badTarget` when the top layer names no target or the result differs from it;
     ///   ``WebArcError`` for damaged layers (a chunk failing its digest is never copied) or I/O;
@@ -70,7 +93,8 @@ public struct UpdateApplier {
         var metadata = target.archive
         metadata.target = nil
         let applied = AppliedArchive(
-            metadata: metadata, recipe: recipe, expected: (target.digest, target.archiveLength), appendix: target.appendix, workers: workers)
+            metadata: metadata, recipe: recipe, expected: (target.digest, target.archiveLength), appendix: target.appendix,
+            bodyData: Self.copiesUnchecked(records.map(\.entry.record), stack: stack) ? target.bodyData : nil, workers: workers)
         return try applied.write(
             order.map { position in
                 let (entry, layer) = records[position]

@@ -95,7 +95,8 @@ public struct UpdateBuilder {
         writer.metadata.startURL = newMetadata.startURL
         writer.metadata.baseURL = newMetadata.baseURL
         writer.metadata.target = UpdateTarget(
-            digest: new.archiveDigest, archiveLength: new.archiveLength, archive: newMetadata, appendix: try new.appendixBytes())
+            digest: new.archiveDigest, archiveLength: new.archiveLength, archive: newMetadata, appendix: try new.appendixBytes(),
+            bodyData: try new.bodyDataDigest())
         try writer.finish()
         summary.statistics = writer.statistics
         return summary

@@ -17,8 +17,10 @@ struct Apply: ParsableCommand {
             (as given to `webarc diff`, top first). The update is checked first: its bases by \
             archive digest (a wrong or damaged base is refused before anything is written) and, \
             with --trust, its signature. The result is written to a temporary file, checked \
-            against the archive digest the update names, then renamed into place: the output is \
-            the publisher's new archive or nothing, never half an update. The publisher's \
+            against the archive digest the update names (and the digest of its body data, which \
+            lets unchanged pages be copied without decoding them; a damaged base chunk then fails \
+            that check and a second pass names it), then renamed into place: the output is the \
+            publisher's new archive byte for byte or nothing, never half an update. The publisher's \
             signatures on the new archive come with it, so `webarc verify --trust` accepts it.
 
             A compact update (`webarc diff --compact`, found by its magic) is applied the same \
@@ -89,6 +91,7 @@ struct Apply: ParsableCommand {
             Output.json([
                 "output": output, "archiveDigest": digest, "bytes": result.fileSize, "seconds": seconds,
                 "chunksReused": summary.chunksReused, "chunksCoded": summary.chunksCoded, "codedAgain": summary.codedAgain,
+                "copiedUnchecked": summary.copiedUnchecked, "checkedAgain": summary.checkedAgain,
             ] as [String: Any])
         } else if !quiet {
             Output.error(String(format: "%@: %@, archive digest %@, in %.1f s", output, ProgressReporter.size(result.fileSize), digest, seconds))
@@ -141,6 +144,7 @@ extension Apply {
             Output.json([
                 "output": output, "form": layer ? "layer" : "archive", "archiveDigest": digest, "bytes": result.fileSize,
                 "seconds": seconds, "chunksReused": summary.chunksReused, "chunksCoded": summary.chunksCoded, "codedAgain": summary.codedAgain,
+                "copiedUnchecked": summary.copiedUnchecked, "checkedAgain": summary.checkedAgain,
             ] as [String: Any])
         } else if !quiet {
             Output.error(String(format: "%@: %@, archive digest %@, in %.1f s", output, ProgressReporter.size(result.fileSize), digest, seconds))

@@ -20,6 +20,7 @@ import Testing
 
     /// Flips `mask` in the byte at `position(chunk)` of chunk `index` of the body `url` answers
     /// with in the archive at `path`; returns that body and chunk.
+    @discardableResult
     func damage(_ path: String, url: String, chunk index: Int, at position: (ChunkEntry) -> Int, mask: UInt8) throws -> (BodyReference, ChunkEntry) {
         let reader = try ArchiveReader(path: path)
         guard case .response(let response) = try reader.lookup(url: url)?.record else { throw MissingResponse(url: url) }

@@ -6,24 +6,25 @@ extension ArchiveReader {
     ///
     /// - Throws: what reading the archive throws.
     public func bodyDataDigest() throws -> SHA256Hash {
-        try BodyDataDigest.of(end: trailer.bodyDataEnd) { offset, count in try source.read(at: offset, count: count) }
+        var hasher = SHA256()
+        try BodyDataDigest.update(&hasher, from: 16, to: trailer.bodyDataEnd) { offset, count in try source.read(at: offset, count: count) }
+        return SHA256Hash(hasher.finalize())
     }
 }
 
-/// Hashes a body data region, 4 MiB at a time.
+/// Hashes a stretch of body data read a piece at a time: what ``ArchiveReader/bodyDataDigest()``
+/// and ``BodyDataHasher`` share.
 enum BodyDataDigest {
+    /// Bytes read at once, at most.
     static let piece = 4 << 20
 
-    /// SHA-256 of the bytes from 16 to `end`, read by `read(offset, count)`.
-    static func of(end: UInt64, read: (UInt64, Int) throws -> [UInt8]) throws -> SHA256Hash {
-        var hasher = SHA256()
-        var offset: UInt64 = 16
+    /// Adds the bytes from `start` to `end`, read by `read(offset, count)`, to `hasher`.
+    static func update(_ hasher: inout SHA256, from start: UInt64, to end: UInt64, read: (UInt64, Int) throws -> [UInt8]) throws {
+        var offset = start
         while offset < end {
             let count = Int(min(UInt64(piece), end - offset))
-            let bytes = try read(offset, count)
-            hasher.update(data: bytes)
+            hasher.update(data: try read(offset, count))
             offset += UInt64(count)
         }
-        return SHA256Hash(hasher.finalize())
     }
 }

@@ -47,13 +47,8 @@ final class BodyDataHasher: @unchecked Sendable {
         handedOver = end
         queue.async { [self] in
             guard failure == nil else { return }
-            var offset = start
             do {
-                while offset < end {
-                    let count = Int(min(end - offset, 4 << 20))
-                    hasher.update(data: try output.readFlushed(at: offset, count: count))
-                    offset += UInt64(count)
-                }
+                try BodyDataDigest.update(&hasher, from: start, to: end) { offset, count in try output.readFlushed(at: offset, count: count) }
             } catch {
                 failure = error
             }

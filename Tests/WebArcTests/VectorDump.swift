@@ -100,6 +100,7 @@ enum VectorDump {
         if let writer = metadata.writer {
             var entry: [String: Any] = ["level": writer.level, "dictionaryInterval": writer.dictionaryInterval]
             entry["zstdLevel"] = writer.zstdLevel
+            if case .keyed = writer.anchors { entry["anchors"] = 1 }
             if !writer.order.isTreeOrder { entry["order"] = writer.order.runs.map { [$0.start, $0.length] } }
             archive["writer"] = entry
         }
@@ -156,8 +157,17 @@ enum VectorDump {
         let interval = (settings?["dictionaryInterval"] as? NSNumber)?.intValue ?? 0
         let level = (settings?["level"] as? NSNumber)?.intValue ?? 1
         let zstdLevel = (settings?["zstdLevel"] as? NSNumber)?.intValue
-        let writer = try ArchiveWriter(
-            path: path, options: .init(compressionLevel: level, dictionaryInterval: interval, zstdLevel: zstdLevel), bases: bases)
+        var options = ArchiveWriter.Options(compressionLevel: level, dictionaryInterval: interval, zstdLevel: zstdLevel)
+        if (settings?["anchors"] as? NSNumber)?.intValue == 1 {
+            // The keyed rule needs every response's key and body length up front.
+            var bodies: [(key: [UInt8], length: UInt64)] = []
+            for case let record as [String: Any] in recipe["records"] as? [Any] ?? [] where (record["kind"] as? String ?? "response") == "response" {
+                let key = try RequestRecord(method: record["method"] as! String, url: record["url"] as! String).canonicalKey()
+                bodies.append((Array(key.utf8), UInt64(Data(base64Encoded: record["body"] as! String)!.count)))
+            }
+            options.anchorPlan = AnchorPlan(interval: interval, bodies: bodies)
+        }
+        let writer = try ArchiveWriter(path: path, options: options, bases: bases)
         writer.metadata = metadata(recipe["archive"] as? [String: Any] ?? [:])
         func headers(_ value: Any?) -> [HTTPHeader] { (value as? [[String]] ?? []).map { HTTPHeader($0[0], $0[1]) } }
         for case let record as [String: Any] in recipe["records"] as? [Any] ?? [] {

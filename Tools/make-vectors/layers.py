@@ -137,6 +137,10 @@ def apply(stack: list[Archive]) -> bytes:
     settings = {"level": writer["level"], "dictionaryInterval": writer["dictionaryInterval"]}
     if "zstdLevel" in writer:                                       # Appendix C step 15 (2.1.1)
         settings["zstdLevel"] = writer["zstdLevel"]
+    if writer.get("anchors", 0) not in (0, 1):                      # Appendix C step 13's rule (2.1.5)
+        raise WebarcError("bad-target", at, f"Writer.anchors {writer['anchors']}: an anchor rule this tool cannot write")
+    if writer.get("anchors"):
+        settings["anchors"] = writer["anchors"]
     recipe = {"archive": {k: v for k, v in target["archive"].items() if k != "writer"},
               "writer": settings, "records": [view[p] for p in order]}
     result = write(recipe)

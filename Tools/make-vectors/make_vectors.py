@@ -150,7 +150,7 @@ def valid_vectors() -> dict[str, Vector]:
     plain = {"empty": vv.empty(), "minimal": vv.minimal(), "site": vv.site(), "dedup": vv.dedup(),
              "multichunk": vv.multichunk(), "captures": vv.captures(), "canonical": vv.canonical(SPEC),
              "collision": vv.collision(), "large": vv.large(), "dictionary": vv.dictionary(), "anchors": vv.anchors(),
-             "best": vv.best()}
+             "best": vv.best(), "keyed-anchors": vv.keyed_anchors()}
     for name, recipe in plain.items():
         out[name] = Vector(recipe, write(recipe))
     site = Archive(out["site"].data)
@@ -252,6 +252,8 @@ def expected_writer(recipe: dict, dump: dict) -> dict:
     out = {"level": settings.get("level", 1), "dictionaryInterval": settings.get("dictionaryInterval", 0)}
     if "zstdLevel" in settings:
         out["zstdLevel"] = settings["zstdLevel"]
+    if settings.get("anchors") and out["dictionaryInterval"]:
+        out["anchors"] = settings["anchors"]
     tree = [to_json(recipe_record(r)) for r in dump["records"]]
     positions, used = [], set()
     for record in recipe["records"]:
@@ -319,8 +321,28 @@ def check_pins(dumps: dict[str, dict], vectors: dict[str, Vector]) -> None:
     assert c[0]["dictionary"] == d[0]["dictionary"] and c[0]["dictionary"]["offset"] not in {x["offset"] for x in a + b}
     assert c[0]["dictionary"]["offset"] + c[0]["dictionary"]["storedLength"] == c[0]["offset"], "dictionary chunk right before C"
     assert f[0]["dictionary"]["offset"] == e[1]["offset"] and e[1]["rawLength"] < 262_144
+    check_keyed_pins(dumps)
     check_best_pins(dumps, vectors)
     check_delta_pins(dumps, vectors)
+
+
+def check_keyed_pins(dumps: dict[str, dict]) -> None:
+    """`keyed-anchors`: Appendix C step 13's keyed rule makes anchors of positions 0, 15 and 39 only;
+    every other body's first chunk is coded against the latest of them (codec 2)."""
+    dump = dumps["keyed-anchors"]
+    assert dump["archive"]["writer"]["anchors"] == 1 and dump["archive"]["writer"]["dictionaryInterval"] == 16
+    by_md5 = {b["md5"]: b["chunks"] for b in dump["bodies"]}
+    order = [r["url"] for r in vv.keyed_anchors()["records"]]
+    by_url = {r["url"]: by_md5[r["bodyMD5"]] for r in dump["records"]}
+    anchor_offsets = {}
+    for position, url in enumerate(order):
+        first = by_url[url][0]
+        if position in (0, 15, 39):
+            assert first["codec"] == 1 and "dictionary" not in first, (position, first)
+            anchor_offsets[position] = by_url[url][-1]["offset"]
+        else:
+            anchor = max(a for a in (0, 15, 39) if a < position)
+            assert first["codec"] == 2 and first["dictionary"]["offset"] == anchor_offsets[anchor], (position, first)
 
 
 def check_best_pins(dumps: dict[str, dict], vectors: dict[str, Vector]) -> None:

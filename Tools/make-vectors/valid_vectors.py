@@ -9,6 +9,8 @@ import hashlib
 import re
 from pathlib import Path
 
+from canonical import canonical_key
+
 # Fixed dates (milliseconds since 1970) so that nothing depends on the clock.
 NOV_20 = 1795163400000   # 2026-11-20T08:30:00Z
 NOV_21 = 1795252500000   # 2026-11-21T09:15:00Z
@@ -376,6 +378,42 @@ def anchors() -> dict:
                  mime="application/octet-stream"),
         response("https://example.com/f.html", f, **html),
     ]}
+
+
+KEYED_INTERVAL = 16     # ⌊n/8⌋ = 2, ⌊3n/4⌋ = 12, ⌊3n/2⌋ = 24
+
+
+def keyed_hash_is_even(url: str) -> bool:
+    """Whether the record key of GET `url` hashes to a multiple of ⌊16/8⌋ = 2 (Appendix C step 13, keyed)."""
+    return int.from_bytes(hashlib.sha256(canonical_key("GET", url).encode()).digest()[:8], "big") % 2 == 0
+
+
+def keyed_anchors() -> dict:
+    """Appendix C step 13's keyed rule (2.1.5, `anchors` 1) with a dictionary interval of 16, every case:
+    0 an anchor (position 0); 5 a candidate (8 192 bytes, even hash) only 5 after it, so not; 12 an odd
+    hash at gap 12; 13 an even hash but 8 191 bytes; 14 an even hash but 65 537 bytes; 15 an even hash,
+    8 192 bytes, gap 15: the second anchor; 16 to 38 no candidate (1 KiB pages), so 39, 24 after 15,
+    is the third anchor whatever its key; 40 against it. Each URL is picked by its key's hash."""
+    names = (f"https://example.com/keyed/page-{j}.html" for j in range(10_000))
+    even = (u for u in names if keyed_hash_is_even(u))
+    odd_names = (f"https://example.com/keyed/other-{j}.html" for j in range(10_000))
+    odd = (u for u in odd_names if not keyed_hash_is_even(u))
+
+    def page(n: int, size: int) -> str:
+        words = f"Page {n} of the keyed guide. The navigation, header and footer repeat on every page."
+        text = html_page(f"Keyed guide: page {n}", words, repeat=max(1, size // 110))
+        return text[:size] if len(text) > size else text + " " * (size - len(text))
+    html = dict(headers=HTML, mime="text/html", encoding="utf-8")
+    plan = [(next(even), 8192)]                                             # 0: anchor (position 0)
+    plan += [(next(odd), 1024) for _ in range(4)]                           # 1-4
+    plan += [(next(even), 8192)]                                            # 5: a candidate, gap 5
+    plan += [(next(odd), 1024) for _ in range(6)]                           # 6-11
+    plan += [(next(odd), 8192), (next(even), 8191), (next(even), 65_537)]   # 12, 13, 14: no candidates
+    plan += [(next(even), 8192)]                                            # 15: anchor (gap 15)
+    plan += [(next(even) if i % 2 else next(odd), 1024) for i in range(23)]  # 16-38: no candidates
+    plan += [(next(odd), 1024), (next(odd), 1024)]                         # 39: anchor (gap 24), 40
+    return {"archive": {}, "writer": {"dictionaryInterval": KEYED_INTERVAL, "anchors": 1},
+            "records": [response(url, page(n, size), **html) for n, (url, size) in enumerate(plan)]}
 
 
 # ---------------------------------------------------------------------------- delta updates (§13.1, codec 3)

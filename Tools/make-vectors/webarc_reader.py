@@ -1287,13 +1287,16 @@ def dump_archive(obj: Object) -> dict:
 
 
 def dump_writer(writer: Object) -> dict:
-    """`Writer`: level, dictionary interval, `order` as its runs [[start, length], ...] and the Zstandard
-    level of Appendix C step 15 (since 2.1.1), each when present."""
+    """`Writer`: level, dictionary interval, `order` as its runs [[start, length], ...], the Zstandard
+    level of Appendix C step 15 (since 2.1.1) and the anchor rule of step 13 (since 2.1.5), each when
+    present."""
     out = {"level": uint(writer, "level"), "dictionaryInterval": uint(writer, "dictionaryInterval")}
     if "order" in writer.fields:
         out["order"] = order_runs(writer.fields["order"][1])
     if "zstdLevel" in writer.fields:
         out["zstdLevel"] = uint(writer, "zstdLevel")
+    if "anchors" in writer.fields:                                  # Appendix C step 13's rule (2.1.5)
+        out["anchors"] = uint(writer, "anchors")
     return out
 
 

@@ -185,7 +185,9 @@ class Model:
     optional: int = 0
     body_bytes: dict = field(default_factory=dict)              # md5 -> [(bytes, BodyEntry)], this archive's
     dictionary_interval: int = 0                                # Appendix C step 13; 0: no dictionaries
+    keyed_anchors: bool = False                                 # step 13's keyed rule (`Writer.anchors` 1, 2.1.5)
     next_position: int = 0                                      # bodies added so far, duplicates included
+    last_anchor: int = 0                                        # the latest anchor's position
     anchor_dictionary: bytes | None = None                      # the latest anchor's last chunk, last 64 KiB
     anchor_reference: "Chunk | None" = None                     # the chunk holding it, once known or stored
     zstd_level: int | None = None                               # Appendix C step 15; None: off
@@ -208,13 +210,18 @@ def build(recipe: dict, bases: list | None = None) -> Model:
         raise WriterError(f"level {level}: this writer implements level 1 only")
     model = Model(archive_object(recipe.get("archive", {})))
     model.dictionary_interval = settings.get("dictionaryInterval", 0)
+    anchors = settings.get("anchors", 0)
+    if anchors not in (0, 1):
+        raise WriterError(f"anchor rule {anchors}: this writer knows 0 (every n-th) and 1 (keyed)")
+    model.keyed_anchors = anchors == 1
     model.zstd_level = settings.get("zstdLevel")
     if model.zstd_level is not None and not 1 <= model.zstd_level <= 22:
         raise WriterError(f"Zstandard level {model.zstd_level}: 1 to 22")
     for index, record in enumerate(recipe.get("records", [])):
         add_record(model, index, record, bases)
     set_writer(model, writer_object({"level": level, "dictionaryInterval": model.dictionary_interval,
-                                     "order": order_runs(model.records), "zstdLevel": model.zstd_level}))
+                                     "order": order_runs(model.records), "zstdLevel": model.zstd_level,
+                                     "anchors": 1 if model.keyed_anchors and model.dictionary_interval else 0}))
     entries = [c for b in model.bodies for c in all_chunks(b)]
     if bases or any(r.obj.class_name == "Tombstone" for r in model.records) or any(c.layer for c in entries):
         model.required |= FEATURE_LAYER
@@ -264,6 +271,8 @@ def writer_object(writer: dict) -> Obj:
         fields.append(Field("order", BYTES, b"".join(leb128(start) + leb128(length) for start, length in writer["order"])))
     if writer.get("zstdLevel") is not None:
         fields.append(Field("zstdLevel", UINT, writer["zstdLevel"]))
+    if writer.get("anchors"):
+        fields.append(Field("anchors", UINT, writer["anchors"]))
     return Obj("Writer", fields)
 
 
@@ -324,7 +333,7 @@ def add_record(model: Model, index: int, record: dict, bases: list) -> None:
     if kind == "response":
         data = base64.b64decode(record["body"], validate=True)
         previous = previous_version(index, record.get("previousVersion"), bases)
-        body = store_body(model, data, bases, previous)
+        body = store_body(model, data, bases, previous, key=key)
         obj = response_object(record, request, body)
     elif kind == "redirect":
         if record["status"] not in REDIRECT_STATUSES:
@@ -407,7 +416,22 @@ def previous_version(index: int, given: dict | None, bases: list) -> list[tuple[
     return [(relayer(c, layer), base.chunk_bytes(c, bases[layer:])) for c in entry.chunks]
 
 
-def store_body(model: Model, data: bytes, bases: list, previous: list | None = None) -> BodyEntry:
+def is_anchor_position(model: Model, position: int, key: str, length: int) -> bool:
+    """Appendix C step 13: whether `position` is an anchor. Every n-th; or, keyed (2.1.5): position 0,
+    or ⌊3n/2⌋ after the previous anchor, or ⌊3n/4⌋ after it for a candidate: a body of 8 KiB to
+    64 KiB whose record's key has a SHA-256 whose first 8 bytes (big-endian) are a multiple of ⌊n/8⌋."""
+    n = model.dictionary_interval
+    if n <= 0:
+        return False
+    if not model.keyed_anchors:
+        return position % n == 0
+    gap = position - model.last_anchor
+    digest = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
+    candidate = 8192 <= length <= DICTIONARY_SIZE and digest % max(1, n // 8) == 0
+    return position == 0 or gap >= max(1, n * 3 // 2) or (gap >= max(1, n * 3 // 4) and candidate)
+
+
+def store_body(model: Model, data: bytes, bases: list, previous: list | None = None, key: str = "") -> BodyEntry:
     """§6.3 deduplication: reuse a body only when its bytes are equal; a new body with a known MD5
     takes the next free variant. A body a base holds is not stored again (§13). Appendix C step 13:
     the body's position decides whether it is an anchor and which dictionary its first chunk has.
@@ -420,7 +444,9 @@ def store_body(model: Model, data: bytes, bases: list, previous: list | None = N
     position = model.next_position
     model.next_position += 1
     interval = model.dictionary_interval
-    is_anchor = interval > 0 and position % interval == 0
+    is_anchor = is_anchor_position(model, position, key, len(data))
+    if is_anchor:
+        model.last_anchor = position
     dictionary = model.anchor_dictionary if interval > 0 and not is_anchor else None
     md5 = hashlib.md5(data).digest()
     same_md5 = model.body_bytes.setdefault(md5, [])

@@ -31,6 +31,7 @@ enum RecordObjects {
         object.set("dictionaryInterval", .uint(UInt64(recipe.dictionaryInterval)))
         object.set("order", recipe.order.isTreeOrder ? nil : .bytes(recipe.order.encoded()))
         object.set("zstdLevel", recipe.zstdLevel.map { .uint(UInt64($0)) })
+        object.set("anchors", recipe.anchors.code.map { .uint($0) })
         return object
     }
 
@@ -123,7 +124,8 @@ enum RecordObjects {
         } catch let problem as InsertionOrder.Problem {
             throw object.corrupt(problem.description)
         }
-        return WriterRecipe(level: Int(level), dictionaryInterval: Int(interval), zstdLevel: zstdLevel.map { Int($0) }, order: order)
+        let anchors = WriterRecipe.AnchorRule(code: try object.uint("anchors") ?? 0)
+        return WriterRecipe(level: Int(level), dictionaryInterval: Int(interval), zstdLevel: zstdLevel.map { Int($0) }, order: order, anchors: anchors)
     }
 
     static func target(_ object: DecodedObject) throws -> UpdateTarget {

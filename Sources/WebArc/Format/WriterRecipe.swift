@@ -12,13 +12,46 @@ public struct WriterRecipe: Equatable, Sendable {
     /// The record-tree positions of the records in the order they were given to the writer, as
     /// runs; empty when that order is the tree's own.
     public var order: InsertionOrder
+    /// Appendix C step 13's anchor rule (`Writer.anchors`).
+    public var anchors: AnchorRule
+
+    /// Appendix C step 13's rules for which bodies are anchors.
+    public enum AnchorRule: Equatable, Sendable {
+        /// Every *n*-th position (`anchors` absent or 0).
+        case everyNth
+        /// Keyed by the records' keys (``AnchorPlan``; `anchors` 1, since 2.1.5).
+        case keyed
+        /// A rule this version does not know: the archive reads, but cannot be written again.
+        case unknown(UInt64)
+
+        /// The rule `Writer.anchors` names.
+        init(code: UInt64) {
+            switch code {
+            case 0: self = .everyNth
+            case 1: self = .keyed
+            default: self = .unknown(code)
+            }
+        }
+
+        /// The value of `Writer.anchors`; nil: omitted (every *n*-th).
+        var code: UInt64? {
+            switch self {
+            case .everyNth: nil
+            case .keyed: 1
+            case .unknown(let code): code
+            }
+        }
+    }
 
     /// Makes a recipe.
-    public init(level: Int, dictionaryInterval: Int, zstdLevel: Int? = nil, order: InsertionOrder = InsertionOrder()) {
+    public init(
+        level: Int, dictionaryInterval: Int, zstdLevel: Int? = nil, order: InsertionOrder = InsertionOrder(), anchors: AnchorRule = .everyNth
+    ) {
         self.level = level
         self.dictionaryInterval = dictionaryInterval
         self.zstdLevel = zstdLevel
         self.order = order
+        self.anchors = anchors
     }
 }
 

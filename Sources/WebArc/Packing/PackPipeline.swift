@@ -62,7 +62,8 @@ final class PackPipeline: @unchecked Sendable {
     private let paths: [String]
     private let sizes: [UInt64]
     private let level: Int
-    private let interval: Int
+    /// Which positions are anchors (spec Appendix C step 13).
+    private let anchors: AnchorPlan
     private let firstPosition: Int
     /// The position each file's body takes (spec Appendix C step 13), and how many it takes: two
     /// for a folder's index.html, whose body answers a second response (folder/).
@@ -104,7 +105,7 @@ final class PackPipeline: @unchecked Sendable {
     /// - Parameter spans: positions each file's body takes: one per response record it answers.
     /// - Parameter batchFiles: whole files read and hashed together at most; 1: one at a time.
     init(
-        files: [ScannedFile], spans: [Int], level: Int, dictionaryInterval: Int, zstdLevel: Int? = nil, firstPosition: Int,
+        files: [ScannedFile], spans: [Int], level: Int, anchors: AnchorPlan, zstdLevel: Int? = nil, firstPosition: Int,
         wholeLimit: UInt64, windowBytes: UInt64, batchFiles: Int = 16 * MD5Lanes.count, laneHashing: Bool = MD5Lanes.isAvailable
     ) {
         self.batchFiles = max(1, batchFiles)
@@ -124,7 +125,7 @@ final class PackPipeline: @unchecked Sendable {
         var streamedSizes = Set<UInt64>()
         repeatsSize = files.map { $0.size > wholeLimit && !streamedSizes.insert($0.size).inserted }
         self.level = level
-        interval = dictionaryInterval
+        self.anchors = anchors
         self.firstPosition = firstPosition
         self.wholeLimit = wholeLimit
         self.windowBytes = windowBytes
@@ -168,7 +169,7 @@ final class PackPipeline: @unchecked Sendable {
             inFlight -= cost(index)
             slots[index] = nil
             // The last file using an anchor frees its tail (anchors only move forward).
-            if interval > 0, let anchor = anchorIndex(of: index), index + 1 == paths.count || anchorIndex(of: index + 1) != anchor {
+            if anchors.interval > 0, let anchor = anchorIndex(of: index), index + 1 == paths.count || anchorIndex(of: index + 1) != anchor {
                 tails[anchor] = nil
             }
             condition.broadcast()
@@ -195,7 +196,7 @@ final class PackPipeline: @unchecked Sendable {
     /// The file index of the anchor whose dictionary `index` uses, or nil (dictionaries off, or an
     /// anchor before the first file).
     private func anchorIndex(of index: Int) -> Int? {
-        guard let anchor = DictionaryAnchors.anchor(of: starts[index], interval: interval), anchor >= firstPosition else { return nil }
+        guard let anchor = anchors.anchor(of: starts[index]), anchor >= firstPosition else { return nil }
         // The last file starting at or before the anchor position holds it.
         var low = 0
         var high = index
@@ -208,7 +209,7 @@ final class PackPipeline: @unchecked Sendable {
 
     /// Whether one of the positions of file `index` is an anchor's, so its tail is a dictionary.
     private func needsTail(_ index: Int) -> Bool {
-        interval > 0 && (starts[index]..<starts[index] + spans[index]).contains { DictionaryAnchors.isAnchor($0, interval: interval) }
+        anchors.interval > 0 && (starts[index]..<starts[index] + spans[index]).contains { anchors.isAnchor($0) }
     }
 
     private func work() {
@@ -276,7 +277,7 @@ final class PackPipeline: @unchecked Sendable {
         let position = starts[index]
         var dictionary: LZ4Dictionary?
         var history: [UInt8]?
-        if !DictionaryAnchors.isAnchor(position, interval: interval), let anchor = anchorIndex(of: index) {
+        if !anchors.isAnchor(position), let anchor = anchorIndex(of: index) {
             if cached?.anchor != anchor {
                 let lastChunk = waitForTail(of: anchor)
                 cached = (anchor, lastChunk.map { LZ4Dictionary(DictionaryAnchors.tail(ofBody: $0)) }, lastChunk)
@@ -284,7 +285,7 @@ final class PackPipeline: @unchecked Sendable {
             dictionary = cached?.dictionary
             history = cached?.history
         }
-        return ((position, DictionaryAnchors.isAnchor(position, interval: interval), dictionary), history)
+        return ((position, anchors.isAnchor(position), dictionary), history)
     }
 
     private func fail(_ index: Int, slot: Slot, _ error: any Error) {

@@ -23,6 +23,10 @@ public struct SitePacker {
         public var compressionLevel: Int
         /// Bodies per dictionary anchor (spec Appendix C step 13); 0: no dictionaries.
         public var dictionaryInterval: Int = SitePacker.defaultDictionaryInterval
+        /// Anchors keyed by the files' URLs (``AnchorPlan``; the default), so that a page added or
+        /// dropped in the next release moves only the anchors near it; false: every
+        /// `dictionaryInterval`-th body, as before 2.1.5.
+        public var keyedAnchors = true
         /// Zstandard level for bodies with a dictionary (spec Appendix C step 15; see
         /// ``ArchiveWriter/Options/zstdLevel``); nil: LZ4 only.
         public var zstdLevel: Int?
@@ -124,26 +128,27 @@ public struct SitePacker {
             summary.skipped += scanner.problems
         }
         let files = scanner.files
+        // Every file's URL and key first: a keyed anchor plan needs the key of every position.
+        let (fileURLs, fileKeys) = try urlsAndKeys(of: files)
+        let anchors = try anchorPlan(files: files, keys: fileKeys)
         let pipeline = PackPipeline(
             files: files, spans: files.map { Self.responses(answering: $0.relativePath) },
-            level: options.compressionLevel, dictionaryInterval: options.dictionaryInterval, zstdLevel: options.zstdLevel,
+            level: options.compressionLevel, anchors: anchors, zstdLevel: options.zstdLevel,
             firstPosition: 0, wholeLimit: options.streamingThreshold, windowBytes: Self.windowBytes,
             batchFiles: options.batchFiles, laneHashing: options.laneHashing)
-        var fileURLs: [String] = []
-        var fileKeys: [[UInt8]] = []
         var opened: ArchiveWriter?
         let totalBytes = files.reduce(UInt64(0)) { $0 + $1.size }
         var doneBytes: UInt64 = 0
         do {
-            // The workers read and code the first files while this thread gives every file its URL
-            // and lookup key and checks that no two clash; nothing is written before that holds.
+            // The workers read and code the first files while this thread checks that no two files
+            // have one key; nothing is written before that holds.
             try pipeline.run(workers: options.workers > 0 ? options.workers : ProcessInfo.processInfo.activeProcessorCount) {
-                (fileURLs, fileKeys) = try urlsAndKeys(of: files)
-                opened = try ArchiveWriter(
-                    path: output,
-                    options: .init(
-                        overwrite: options.overwrite, compressionLevel: options.compressionLevel, dictionaryInterval: options.dictionaryInterval,
-                        zstdLevel: options.zstdLevel))
+                try checkClashes(files: files, keys: fileKeys)
+                var writerOptions = ArchiveWriter.Options(
+                    overwrite: options.overwrite, compressionLevel: options.compressionLevel, dictionaryInterval: options.dictionaryInterval,
+                    zstdLevel: options.zstdLevel)
+                writerOptions.anchorPlan = anchors
+                opened = try ArchiveWriter(path: output, options: writerOptions)
             } commit: { index, output, slot in
                 let writer = opened!
                 let body: StoredBody
@@ -176,28 +181,49 @@ public struct SitePacker {
         return summary
     }
 
-    /// Each file's URL and its `GET` lookup key's bytes, computed once: for the clash check here,
-    /// then for its record.
-    ///
-    /// - Throws: ``Failure/urlClash(first:second:url:)`` for two files with one key.
+    /// Each file's URL and its `GET` lookup key's bytes, computed once: for the anchor plan and the
+    /// clash check, then for its record.
     private func urlsAndKeys(of files: [ScannedFile]) throws -> (urls: [String], keys: [[UInt8]]) {
         var urls: [String] = []
         var keys: [[UInt8]] = []
         urls.reserveCapacity(files.count)
         keys.reserveCapacity(files.count)
+        for file in files {
+            let fileURL = url(for: file.relativePath)
+            urls.append(fileURL)
+            keys.append(Array(try URLKey.key(method: "GET", url: fileURL).utf8))
+        }
+        return (urls, keys)
+    }
+
+    /// - Throws: ``Failure/urlClash(first:second:url:)`` for two files with one key.
+    private func checkClashes(files: [ScannedFile], keys: [[UInt8]]) throws {
         // Keyed by bytes: String equality would merge canonically equivalent Unicode.
         var pathsByKey: [KeyBytes: String] = [:]
         pathsByKey.reserveCapacity(files.count)
-        for file in files {
-            let fileURL = url(for: file.relativePath)
-            let key = Array(try URLKey.key(method: "GET", url: fileURL).utf8)
+        for (file, key) in zip(files, keys) {
             if let other = pathsByKey.updateValue(file.relativePath, forKey: KeyBytes(key)) {
                 throw Failure.urlClash(first: other, second: file.relativePath, url: String(decoding: key.dropFirst(4), as: UTF8.self))
             }
-            urls.append(fileURL)
-            keys.append(key)
         }
-        return (urls, keys)
+    }
+
+    /// Which body positions are anchors: keyed by the key of the record each position's body
+    /// answers (a folder's index.html takes two: its own URL's, then the folder's) and the
+    /// body's length, or every
+    /// `dictionaryInterval`-th.
+    private func anchorPlan(files: [ScannedFile], keys: [[UInt8]]) throws -> AnchorPlan {
+        guard options.keyedAnchors, options.dictionaryInterval > 0 else { return AnchorPlan(interval: options.dictionaryInterval) }
+        var bodies: [(key: [UInt8], length: UInt64)] = []
+        bodies.reserveCapacity(files.count + files.count / 8)
+        for (file, key) in zip(files, keys) {
+            bodies.append((key, file.size))
+            if Self.responses(answering: file.relativePath) == 2 {
+                let folder = String(file.relativePath.dropLast("index.html".count))
+                bodies.append((Array(try URLKey.key(method: "GET", url: url(for: folder)).utf8), file.size))
+            }
+        }
+        return AnchorPlan(interval: options.dictionaryInterval, bodies: bodies)
     }
 
     /// The response records a file answers: two for a folder's index.html (also folder/).

@@ -35,9 +35,10 @@ struct AppliedArchive {
     ///   chunk: `chunkDigest`, from the checking pass).
     func write(_ records: [Record], to path: String, overwrite: Bool, progress: ((Int, Int) -> Void)?) throws -> UpdateApplier.Summary {
         var summary = UpdateApplier.Summary()
+        let anchors = try anchorPlan(records)
         if bodyData != nil {
             do {
-                try pass(records, to: path, overwrite: overwrite, reuse: true, unchecked: true, summary: &summary, progress: progress)
+                try pass(records, to: path, overwrite: overwrite, reuse: true, unchecked: true, anchors: anchors, summary: &summary, progress: progress)
                 summary.copiedUnchecked = true
                 return summary
             } catch WebArcError.badTarget {
@@ -46,22 +47,24 @@ struct AppliedArchive {
             }
         }
         do {
-            try pass(records, to: path, overwrite: overwrite, reuse: true, summary: &summary, progress: progress)
+            try pass(records, to: path, overwrite: overwrite, reuse: true, anchors: anchors, summary: &summary, progress: progress)
         } catch WebArcError.badTarget where summary.chunksReused > 0 {
             let checkedAgain = summary.checkedAgain
             summary = UpdateApplier.Summary()
             summary.checkedAgain = checkedAgain
             summary.codedAgain = true
-            try pass(records, to: path, overwrite: overwrite, reuse: false, summary: &summary, progress: progress)
+            try pass(records, to: path, overwrite: overwrite, reuse: false, anchors: anchors, summary: &summary, progress: progress)
         }
         return summary
     }
 
     private func pass(
-        _ records: [Record], to path: String, overwrite: Bool, reuse: Bool, unchecked: Bool = false, summary: inout UpdateApplier.Summary,
-        progress: ((Int, Int) -> Void)?
+        _ records: [Record], to path: String, overwrite: Bool, reuse: Bool, unchecked: Bool = false, anchors: AnchorPlan,
+        summary: inout UpdateApplier.Summary, progress: ((Int, Int) -> Void)?
     ) throws {
-        let writer = try ArchiveWriter(path: path, options: .init(overwrite: overwrite, recipe: recipe))
+        var options = ArchiveWriter.Options(overwrite: overwrite, recipe: recipe)
+        options.anchorPlan = anchors
+        let writer = try ArchiveWriter(path: path, options: options)
         writer.metadata = metadata
         var jobs: [ApplyPipeline.Job] = []
         var bodyRecords: [Int] = []
@@ -71,7 +74,7 @@ struct AppliedArchive {
             bodyRecords.append(index)
         }
         let pipeline = ApplyPipeline(
-            jobs: jobs, level: recipe.level, dictionaryInterval: recipe.dictionaryInterval, zstdLevel: recipe.zstdLevel, reuseStoredChunks: reuse,
+            jobs: jobs, level: recipe.level, anchors: anchors, zstdLevel: recipe.zstdLevel, reuseStoredChunks: reuse,
             copyUnchecked: unchecked)
         let hasher = bodyData != nil ? BodyDataHasher(output: writer.output) : nil
         try writer.failing {
@@ -107,5 +110,30 @@ struct AppliedArchive {
             }
         }
         try writer.finish(expected: expected, appendix: appendix)
+    }
+
+    /// The result's anchor positions (spec Appendix C step 13), by the rule its recipe names: for
+    /// the keyed rule, from the key and body length of each response, in insertion order.
+    ///
+    /// - Throws: `badTarget` for a rule this version does not know, before anything is written.
+    private func anchorPlan(_ records: [Record]) throws -> AnchorPlan {
+        switch recipe.anchors {
+        case .everyNth:
+            return AnchorPlan(interval: recipe.dictionaryInterval)
+        case .keyed:
+            var bodies: [(key: [UInt8], length: UInt64)] = []
+            for record in records where record.job != nil {
+                // Only a response has a body; anything else keeps the numbering and is no candidate.
+                guard case .response(let response) = record.record else {
+                    bodies.append(([], 0))
+                    continue
+                }
+                bodies.append((Array(try response.request.canonicalKey().utf8), response.bodyLength))
+            }
+            return AnchorPlan(interval: recipe.dictionaryInterval, bodies: bodies)
+        case .unknown(let code):
+            throw WebArcError.badTarget(
+                reason: "the result's writer uses anchor rule \(code) (Writer.anchors), which this version cannot write: apply it with a newer webarc")
+        }
     }
 }

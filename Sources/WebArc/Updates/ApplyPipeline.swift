@@ -57,7 +57,8 @@ final class ApplyPipeline: @unchecked Sendable {
 
     private let jobs: [Job]
     private let level: Int
-    private let interval: Int
+    /// Which positions are anchors (spec Appendix C step 13).
+    private let anchors: AnchorPlan
     private let reuseStoredChunks: Bool
     private let copyUnchecked: Bool
     /// The new archive's Zstandard level (spec Appendix C step 15); nil: none.
@@ -77,20 +78,20 @@ final class ApplyPipeline: @unchecked Sendable {
 
     /// - Parameters:
     ///   - jobs: the bodies in the order they are added (position 0 first).
-    ///   - level: the new archive's compression level; `dictionaryInterval` its interval.
+    ///   - level: the new archive's compression level; `anchors` its anchor positions.
     ///   - reuseStoredChunks: false codes every chunk again (the writer's plain path).
     ///   - copyUnchecked: true copies a stored chunk that is reused as it is without decoding it
     ///     or checking its digest (``StoredCopy``): the caller checks the written body data
     ///     instead. Anchors, and bodies coded again, are still read and checked.
     init(
-        jobs: [Job], level: Int, dictionaryInterval: Int, zstdLevel: Int? = nil, reuseStoredChunks: Bool, copyUnchecked: Bool = false,
+        jobs: [Job], level: Int, anchors: AnchorPlan, zstdLevel: Int? = nil, reuseStoredChunks: Bool, copyUnchecked: Bool = false,
         windowBytes: UInt64 = 8 << 20
     ) {
         self.jobs = jobs
         self.copyUnchecked = copyUnchecked && reuseStoredChunks && zstdLevel == nil
         self.level = level
         self.zstdLevel = zstdLevel
-        interval = dictionaryInterval
+        self.anchors = anchors
         self.reuseStoredChunks = reuseStoredChunks
         self.windowBytes = windowBytes
     }
@@ -126,9 +127,7 @@ final class ApplyPipeline: @unchecked Sendable {
             committed = index + 1
             inFlight -= costs.removeValue(forKey: index) ?? 0
             // The last body using an anchor frees its tail (anchors only move forward).
-            if interval > 0, DictionaryAnchors.isAnchor(index + 1, interval: interval),
-                let anchor = DictionaryAnchors.anchor(of: index, interval: interval)
-            {
+            if anchors.isAnchor(index + 1), let anchor = anchors.anchor(of: index) {
                 tails[anchor] = nil
             }
             condition.broadcast()
@@ -151,7 +150,7 @@ final class ApplyPipeline: @unchecked Sendable {
                 while start < run.upperBound && (batch.isEmpty || bytes < Self.batchBytes) {
                     let index = start
                     start += 1
-                    let fetched = Result { try fetch(index, isAnchor: DictionaryAnchors.isAnchor(index, interval: interval)) }
+                    let fetched = Result { try fetch(index, isAnchor: anchors.isAnchor(index)) }
                     if case .success(let body) = fetched { bytes += body.length }
                     batch.append((index, fetched))
                 }
@@ -160,7 +159,7 @@ final class ApplyPipeline: @unchecked Sendable {
                     let result = Result<Output, any Error> {
                         var dictionary: LZ4Dictionary?
                         var history: [UInt8]?
-                        if !DictionaryAnchors.isAnchor(index, interval: interval), let anchor = DictionaryAnchors.anchor(of: index, interval: interval) {
+                        if !anchors.isAnchor(index), let anchor = anchors.anchor(of: index) {
                             if cached?.anchor != anchor {
                                 let lastChunk = waitForTail(of: anchor)
                                 cached = (
@@ -172,6 +171,9 @@ final class ApplyPipeline: @unchecked Sendable {
                         }
                         let zstd = zstdLevel.flatMap { level in history.map { (level: level, history: $0) } }
                         var body = try fetched.get()
+                        if anchors.isAnchor(index), repeatsPrevious(index), case .chunks(let entry, let chunks) = body {
+                            return .prepared(Self.repeated(entry, chunks), reused: chunks.count)
+                        }
                         if case .stored(let copy) = body {
                             let identity = dictionary == nil ? nil : cached?.identity
                             if let prepared = copy.prepared(level: level, dictionary: dictionary, identity: identity, levelOf: { [self] in levels(of: $0)?.level }) {
@@ -185,6 +187,22 @@ final class ApplyPipeline: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// Whether body `index` is the body before it again (the same body of the same layer: a
+    /// folder's index.html answering twice), which the writer takes as a duplicate whatever its
+    /// position, so that coding it for an anchor's position would be thrown away.
+    private func repeatsPrevious(_ index: Int) -> Bool {
+        guard index > 0, let reference = jobs[index].reference, let reader = jobs[index].reader,
+            let previous = jobs[index - 1].reader else { return false }
+        return previous === reader && jobs[index - 1].reference == reference
+    }
+
+    /// A repeated body as the writer's duplicate check needs it: its digests, and its chunks'
+    /// bytes held raw (no LZ4 run), which a duplicate never stores.
+    static func repeated(_ entry: BodyEntry, _ chunks: [VerifiedChunk]) -> PreparedBody {
+        let raw = chunks.map { chunk in chunk.raw.withUnsafeBytes { ChunkEncoder.encode($0, level: 1, storeRaw: true, digest: chunk.entry.digest) } }
+        return PreparedBody(digest: entry.reference.digest, sha256: entry.sha256, length: entry.length, chunks: raw)
     }
 
     /// The next run of bodies to read, or nil when none is left or the pipeline was cancelled.
@@ -219,7 +237,7 @@ final class ApplyPipeline: @unchecked Sendable {
     /// publishes none, so that its dependants do not wait for it.
     private func record(_ index: Int, _ result: Result<Output, any Error>) {
         condition.lock()
-        if DictionaryAnchors.isAnchor(index, interval: interval), tails.index(forKey: index) == nil { tails[index] = .some(nil) }
+        if anchors.isAnchor(index), tails.index(forKey: index) == nil { tails[index] = .some(nil) }
         outputs[index] = result
         condition.broadcast()
         condition.unlock()
@@ -244,7 +262,7 @@ final class ApplyPipeline: @unchecked Sendable {
             return .streamed
         }
         reserve(index, cost: entry.length)
-        if copyUnchecked && !isAnchor, let copy = try StoredCopy(entry, from: reader, dictionaries: interval > 0) {
+        if copyUnchecked && !isAnchor, let copy = try StoredCopy(entry, from: reader, dictionaries: anchors.interval > 0) {
             return .stored(copy)
         }
         let chunks = try Self.readChunks(of: entry, from: reader)

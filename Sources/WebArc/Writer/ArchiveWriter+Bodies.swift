@@ -98,19 +98,21 @@ extension ArchiveWriter {
         _ given: PreparedBody, slot: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?), previous: PreviousVersion? = nil
     ) throws -> StoredBody {
         var prepared = given
-        if !prepared.matches(dictionary: slot.dictionary) {
-            let raw = try prepared.chunks.flatMap { try ChunkEncoder.decode($0) }
-            prepared = raw.withUnsafeBytes {
-                PreparedBody(raw: $0, level: options.compressionLevel, dictionary: slot.dictionary, md5: given.digest)
-            }
-        }
         let entry: BodyEntry
         let deduplicated: Bool
-        if let existing = findEqual(digest: prepared.digest, length: prepared.length, sha256: prepared.sha256) {
+        // A duplicate is found first: its prepared chunks are not stored, so they need not be
+        // coded again for this position's dictionary.
+        if let existing = findEqual(digest: given.digest, length: given.length, sha256: given.sha256) {
             (entry, deduplicated) = (existing, true)
-        } else if let (base, found) = try findInBases(digest: prepared.digest, length: prepared.length, sha256: prepared.sha256) {
-            (entry, deduplicated) = (store(found, from: base, digest: prepared.digest), true)
+        } else if let (base, found) = try findInBases(digest: given.digest, length: given.length, sha256: given.sha256) {
+            (entry, deduplicated) = (store(found, from: base, digest: given.digest), true)
         } else {
+            if !prepared.matches(dictionary: slot.dictionary) {
+                let raw = try prepared.chunks.flatMap { try ChunkEncoder.decode($0) }
+                prepared = raw.withUnsafeBytes {
+                    PreparedBody(raw: $0, level: options.compressionLevel, dictionary: slot.dictionary, md5: given.digest)
+                }
+            }
             var entries: [ChunkEntry] = []
             var sawRaw = false
             for (index, given) in prepared.chunks.enumerated() {

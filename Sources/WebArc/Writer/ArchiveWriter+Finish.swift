@@ -27,8 +27,8 @@ extension ArchiveWriter {
             var treePositions = [Int](repeating: 0, count: sorted.count)
             for (position, record) in sorted.enumerated() { treePositions[record.order] = position }
             metadata.writer = WriterRecipe(
-                level: options.compressionLevel, dictionaryInterval: options.dictionaryInterval, zstdLevel: options.zstdLevel,
-                order: InsertionOrder(positions: treePositions))
+                level: options.compressionLevel, dictionaryInterval: anchors.interval, zstdLevel: options.zstdLevel,
+                order: InsertionOrder(positions: treePositions), anchors: anchors.plan.isKeyed ? .keyed : .everyNth)
             let recordRoot = try writeRecordTree(sorted)
             let metadataRaw = MetadataPage.encode(object: RecordObjects.archive(metadata).encoded())
             let metadataReference = try storePage(metadataRaw, height: 0)

@@ -30,6 +30,11 @@ public final class ArchiveWriter {
         /// against the anchor's last chunk, where that is shorter (codec 3, spec Appendix C step
         /// 15): much smaller, slower to write and to read; nil (the default): LZ4 only.
         public var zstdLevel: Int?
+        /// Which bodies are anchors: nil (the default), every `dictionaryInterval`-th; a keyed plan
+        /// (``AnchorPlan/init(interval:keys:)``, made with the same interval and a key for every
+        /// body this writer will be given) keeps anchors in place when pages are added or dropped,
+        /// so an update's apply codes again only bodies near the change (`Writer.anchors` 1).
+        public var anchorPlan: AnchorPlan?
 
         /// Makes options.
         public init(overwrite: Bool = false, compressionLevel: Int = 1, dictionaryInterval: Int = 0, zstdLevel: Int? = nil) {
@@ -88,7 +93,7 @@ public final class ArchiveWriter {
     public init(path: String, options: Options = Options(), bases: [ArchiveReader] = []) throws {
         self.options = options
         self.bases = bases
-        anchors = DictionaryAnchors(interval: options.dictionaryInterval)
+        anchors = DictionaryAnchors(plan: options.anchorPlan ?? AnchorPlan(interval: options.dictionaryInterval))
         metadata.bases = bases.map { base in
             BaseArchive(digest: base.archiveDigest, archiveLength: base.archiveLength, name: BaseArchive.nameHint(location: base.path))
         }

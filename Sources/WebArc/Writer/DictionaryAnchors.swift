@@ -1,17 +1,20 @@
-/// The writer's choice of dictionaries (spec Appendix C step 13): every `interval`-th body added
-/// is an *anchor*, coded without a dictionary; the first chunk of each other new body is coded
+/// The writer's choice of dictionaries (spec Appendix C step 13): the bodies at the positions its
+/// ``AnchorPlan`` names are *anchors*, coded without a dictionary; the first chunk of each other new body is coded
 /// against the last chunk of the latest anchor (its last 64 KiB), so pages of one site share their
 /// boilerplate the way consecutive files share it in `tar | lz4`.
 ///
 /// Positions count every body added, duplicates and empty bodies included, so a packer that
-/// prepares bodies in parallel knows each body's dictionary from the order of its inputs alone.
+/// prepares bodies in parallel knows each body's dictionary from the order (and keys) of its
+/// inputs alone.
 /// The dictionary reference is the anchor's own last chunk when it is stored in this archive as
 /// codec 0 or 1; otherwise (the anchor repeats a body whose last chunk is codec 2, or one held by a
 /// base) a *dictionary chunk* holding those bytes is stored right before the first chunk that
 /// needs it, once per anchor.
 struct DictionaryAnchors {
+    /// Which positions are anchors.
+    let plan: AnchorPlan
     /// Bodies per anchor; 0 turns dictionaries off.
-    let interval: Int
+    var interval: Int { plan.interval }
     /// The position the next body added takes.
     private(set) var nextPosition = 0
     /// The latest anchor's dictionary (nil: none yet, or the anchor was empty).
@@ -22,18 +25,7 @@ struct DictionaryAnchors {
     /// of the reference, so the anchor's last chunk when it serves, the dictionary's bytes otherwise.
     private(set) var history: [UInt8]?
 
-    init(interval: Int) { self.interval = max(0, interval) }
-
-    /// Whether `position` is an anchor's.
-    static func isAnchor(_ position: Int, interval: Int) -> Bool {
-        interval > 0 && position % interval == 0
-    }
-
-    /// The anchor position a body at `position` takes its dictionary from (itself for an anchor),
-    /// or nil when dictionaries are off.
-    static func anchor(of position: Int, interval: Int) -> Int? {
-        interval > 0 ? position - position % interval : nil
-    }
+    init(plan: AnchorPlan) { self.plan = plan }
 
     /// The bytes an anchor body gives its dependants: the last 64 KiB of its last chunk.
     static func tail<C: BidirectionalCollection>(ofBody body: C) -> C.SubSequence where C.Element == UInt8 {
@@ -47,7 +39,7 @@ struct DictionaryAnchors {
     mutating func take() -> (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?) {
         let position = nextPosition
         nextPosition += 1
-        let anchor = Self.isAnchor(position, interval: interval)
+        let anchor = plan.isAnchor(position)
         return (position, anchor, anchor ? nil : dictionary)
     }
 

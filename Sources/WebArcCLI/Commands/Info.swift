@@ -81,7 +81,7 @@ struct Info: ParsableCommand {
                 "metadata": Dictionary(metadata.entries.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first }),
                 "bases": metadata.bases.map { ["digest": SignatureText.hex($0.digest), "archiveLength": $0.archiveLength, "name": $0.name ?? NSNull()] as [String: Any] },
                 "target": metadata.target.map { ["digest": SignatureText.hex($0.digest), "archiveLength": $0.archiveLength] as [String: Any] } ?? NSNull(),
-                "writer": metadata.writer.map { ["level": $0.level, "dictionaryInterval": $0.dictionaryInterval, "zstdLevel": $0.zstdLevel.map { $0 as Any } ?? NSNull(), "runs": $0.order.runs.count] as [String: Any] } ?? NSNull(),
+                "writer": metadata.writer.map { ["level": $0.level, "dictionaryInterval": $0.dictionaryInterval, "zstdLevel": $0.zstdLevel.map { $0 as Any } ?? NSNull(), "anchors": Self.anchorRuleName($0.anchors), "runs": $0.order.runs.count] as [String: Any] } ?? NSNull(),
             ] as [String: Any])
             return
         }
@@ -103,11 +103,22 @@ struct Info: ParsableCommand {
         for (name, value) in lines + signatureLines { Output.line(name.padding(toLength: 13, withPad: " ", startingAt: 0) + value) }
     }
 
+    /// The name `info` gives an anchor rule (spec Appendix C step 13).
+    static func anchorRuleName(_ rule: WriterRecipe.AnchorRule) -> String {
+        switch rule {
+        case .everyNth: "every-nth"
+        case .keyed: "keyed"
+        case .unknown(let code): "unknown (\(code))"
+        }
+    }
+
     /// How the archive was written and, for an update, what it goes over and gives (spec §13).
     static func layerLines(_ metadata: ArchiveMetadata) -> [(String, String)] {
         var lines: [(String, String)] = []
         if let writer = metadata.writer {
-            let dictionaries = writer.dictionaryInterval > 0 ? "dictionaries every \(writer.dictionaryInterval) bodies" : "no dictionaries"
+            let dictionaries = writer.dictionaryInterval == 0 ? "no dictionaries"
+                : writer.anchors == .everyNth ? "dictionaries every \(writer.dictionaryInterval) bodies"
+                : "dictionaries about every \(writer.dictionaryInterval) bodies (anchors \(anchorRuleName(writer.anchors)))"
             let zstd = writer.zstdLevel.map { ", Zstandard \($0)" } ?? ""
             lines.append(("writer", "level \(writer.level)\(zstd), \(dictionaries)" + (writer.order.isTreeOrder ? "" : ", \(writer.order.runs.count) order runs")))
         }

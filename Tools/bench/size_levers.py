@@ -3,7 +3,7 @@
 
     python3 Tools/bench/size_levers.py ARCHIVE.webarc TAR.lz4 [--quick]
 
-ARCHIVE is a default `webarc pack` (level 1, dictionary interval 32) of a corpus and TAR.lz4 its
+ARCHIVE is a default `webarc pack` (level 1, dictionary interval 32, keyed anchors) of a corpus and TAR.lz4 its
 `tar -cf - -C DIR . | lz4 -1` peer. The bodies are read back with the vectors' independent reader
 in the order they were stored (insertion order) and coded again, with the system liblz4 the Swift
 writer links, under each rule; every row prints the body data it gives, the archive's size with
@@ -13,6 +13,7 @@ there as a bound. Extra CPU is the C time the rule adds (dictionary training, pa
 compared with `webarc pack`'s own CPU on the same corpus. --quick leaves out the slow rows.
 """
 import ctypes
+import hashlib
 import os
 import re
 import sys
@@ -106,6 +107,27 @@ def anchors(bodies, interval, group=lambda meta: "", first_bytes=False, later_di
     return total
 
 
+def keyed(bodies, interval, seed="", lengths=True, offset=None):
+    """Appendix C step 13's keyed rule (2.1.5): position 0, ⌊3n/2⌋ after the previous anchor, or a
+    candidate ⌊3n/4⌋ after it (8 192 to 65 536 bytes, with `lengths`; key SHA-256 a multiple of
+    ⌊n/8⌋, the key prefixed with `seed` to see the spread). With `offset`, every n-th counting from
+    it instead. Positions are the stored bodies' (a model: duplicates take none here)."""
+    total, current, last = 0, None, 0
+    for position, (meta, body) in enumerate(bodies):
+        if offset is not None:
+            is_anchor = position % interval == offset % interval or position == 0
+        else:
+            digest = int.from_bytes(hashlib.sha256((seed + meta[0]).encode()).digest()[:8], "big")
+            candidate = (not lengths or 8192 <= len(body) <= 65536) and digest % max(1, interval // 8) == 0
+            gap = position - last
+            is_anchor = position == 0 or gap >= interval * 3 // 2 or (gap >= interval * 3 // 4 and candidate)
+        n, _ = code_body(body, None if is_anchor else current)
+        total += n
+        if is_anchor:
+            current, last = chunks(body)[-1][-WINDOW:] if body else None, position
+    return total
+
+
 def chained(bodies):
     """Not allowed: each chunk against the 64 KiB stored before it, as `tar | lz4` sees it."""
     total, history = 0, b""
@@ -181,8 +203,8 @@ def main():
     print(f"{args[0]}: {len(data)} bytes, body data {archive.body_data_end - 16}, rest {rest}; "
           f"{os.path.basename(args[1])}: {peer} bytes; {len(bodies)} stored bodies\n")
     print("| rule | body data | archive | ÷ tar.lz4 | extra CPU |\n|---|---|---|---|---|")
-    row("as stored (step 13, interval 32)", archive.body_data_end - 16)
-    row("model of step 13, interval 32", anchors(bodies, 32))
+    row("as stored (step 13, interval 32, keyed anchors since 2.1.5)", archive.body_data_end - 16)
+    row("model of step 13, every 32nd (before 2.1.5)", anchors(bodies, 32))
     row("no dictionaries", anchors(bodies, 1))
     for n in (16, 24, 64):
         row(f"interval {n}", anchors(bodies, n))
@@ -193,6 +215,12 @@ def main():
     row("interval 32, later chunks against the previous chunk", anchors(bodies, 32, later_dictionaries=True))
     row("interval 32, bodies ordered by media type then key",
         anchors(sorted(bodies, key=lambda mb: (mb[0][1], mb[0][0])), 32))
+    for offset in (8, 16, 24):
+        row(f"every 32nd counted from {offset}", keyed(bodies, 32, offset=offset))
+    row("keyed (2.1.5, `webarc pack`), interval 32", keyed(bodies, 32))
+    for seed in ("1", "2"):
+        row(f"keyed, key hashes salted {seed!r} (the spread)", keyed(bodies, 32, seed=seed))
+        row(f"keyed without the length condition, salted {seed!r}", keyed(bodies, 32, seed=seed, lengths=False))
     row("not allowed: chained, each chunk against the 64 KiB before it", chained(bodies))
     configs = [("every 8th body's first 16 KiB, fastCover k 1000 d 8 f 16",
                 lambda xs: [x[:16384] for x in xs[::8]], dict(k=1000, d=8, f=16, accel=1)),

@@ -86,6 +86,21 @@ import Testing
         #expect(keyed < 40 && keyed * 4 < everyNth, "keyed: \(keyed) chunks coded, every 32nd: \(everyNth)")
     }
 
+    @Test("a file that grew or shrank across a candidate bound between the scan and its read fails the pack, naming it; within a bound it packs")
+    func changedWhilePacking() throws {
+        let file = ScannedFile(relativePath: "docs/a.html", readPath: "/nowhere", size: 9_000, modified: 0)
+        let keyed = AnchorPlan(interval: 32, bodies: [(key: Array("GET http://localhost/docs/a.html".utf8), length: UInt64(9_000))])
+        #expect(throws: SitePacker.Failure.changedWhilePacking(path: "docs/a.html", scanned: 9_000, read: 70_000)) {
+            try SitePacker.checkPlannedLength(file, read: 70_000, anchors: keyed)
+        }
+        #expect(throws: SitePacker.Failure.changedWhilePacking(path: "docs/a.html", scanned: 9_000, read: 8_191)) {
+            try SitePacker.checkPlannedLength(file, read: 8_191, anchors: keyed)
+        }
+        try SitePacker.checkPlannedLength(file, read: 9_500, anchors: keyed)
+        // Every 32nd: lengths do not matter.
+        try SitePacker.checkPlannedLength(file, read: 70_000, anchors: AnchorPlan(interval: 32))
+    }
+
     @Test("an update whose result uses an anchor rule this version does not know is refused before anything is written")
     func unknownRuleRefused() throws {
         let scratch = try TemporaryFolder()

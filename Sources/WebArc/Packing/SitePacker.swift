@@ -62,6 +62,10 @@ public struct SitePacker {
         case refused([ScanProblem])
         /// Two files that map to one URL.
         case urlClash(first: String, second: String, url: String)
+        /// A file whose size changed between the scan and its read so that it would now be, or no
+        /// longer be, a dictionary anchor candidate (spec Appendix C step 13, keyed): the anchors
+        /// were planned from the scan, so the archive would not be the one its keys give.
+        case changedWhilePacking(path: String, scanned: UInt64, read: UInt64)
 
         public var description: String {
             switch self {
@@ -74,6 +78,8 @@ public struct SitePacker {
                 return "\(problems.count) entr\(problems.count == 1 ? "y" : "ies") cannot be packed as they stand: use " + fixes.joined(separator: ", or ")
             case .urlClash(let first, let second, let url):
                 return "\(first) and \(second) both map to \(url)"
+            case .changedWhilePacking(let path, let scanned, let read):
+                return "\(path) changed while it was packed (\(scanned) bytes when the folder was scanned, \(read) when read): pack again"
             }
         }
     }
@@ -162,6 +168,7 @@ public struct SitePacker {
                 case .streamed:
                     body = try writer.addBody(chunks: { try pipeline.nextChunk(of: slot) }, end: { slot.streamEnd! })
                 }
+                try Self.checkPlannedLength(files[index], read: body.length, anchors: anchors)
                 try addRecords(for: files[index], at: fileURLs[index], key: fileKeys[index], body: body, writer: writer, summary: &summary)
                 doneBytes += files[index].size
                 summary.files = index + 1
@@ -224,6 +231,15 @@ public struct SitePacker {
             }
         }
         return AnchorPlan(interval: options.dictionaryInterval, bodies: bodies)
+    }
+
+    /// Checks that a file read as `read` bytes is still what the anchor plan took it for from its
+    /// scanned size (a keyed plan asks whether a body is 8 KiB to 64 KiB long).
+    ///
+    /// - Throws: ``Failure/changedWhilePacking(path:scanned:read:)`` when it is not.
+    static func checkPlannedLength(_ file: ScannedFile, read: UInt64, anchors: AnchorPlan) throws {
+        guard anchors.isKeyed, AnchorPlan.candidateLengths.contains(read) != AnchorPlan.candidateLengths.contains(file.size) else { return }
+        throw Failure.changedWhilePacking(path: file.relativePath, scanned: file.size, read: read)
     }
 
     /// The response records a file answers: two for a folder's index.html (also folder/).

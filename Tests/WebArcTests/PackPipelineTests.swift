@@ -92,7 +92,7 @@ struct PackPipelineTests {
         #expect(packed.trailer.bodyDataEnd == written.trailer.bodyDataEnd)
         let packedData = try Data(contentsOf: URL(fileURLWithPath: folder.file("packed.webarc")))
         let writtenData = try Data(contentsOf: URL(fileURLWithPath: folder.file("written.webarc")))
-        #expect(packedData.prefix(Int(packed.trailer.bodyDataEnd)) == writtenData.prefix(Int(written.trailer.bodyDataEnd)))
+        #expect(firstDifference(packedData.prefix(Int(packed.trailer.bodyDataEnd)), writtenData.prefix(Int(written.trailer.bodyDataEnd))) == nil)
     }
 
     @Test("a body prepared without its position's dictionary is coded again by the writer")

@@ -42,7 +42,7 @@ import Testing
         #expect(try update.bodyEntry(response.body).chunks.allSatisfy { $0.codec == .zstdDelta })
 
         try UpdateApplier(stack: try stack([scratch.file("u.webarc"), old])).write(to: scratch.file("v2-applied.webarc"))
-        #expect(try bytes(scratch.file("v2-applied.webarc")) == bytes(new))
+        #expect(try firstDifference(bytes(scratch.file("v2-applied.webarc")), bytes(new)) == nil)
     }
 
     @Test("a new page like no other is stored whole; a renamed page equal to a base's body is not searched for")
@@ -55,6 +55,6 @@ import Testing
         }
         #expect(summary.similarBodies == 0, "\(summary)")
         try UpdateApplier(stack: try stack([scratch.file("u.webarc"), old])).write(to: scratch.file("v2-applied.webarc"))
-        #expect(try bytes(scratch.file("v2-applied.webarc")) == bytes(new))
+        #expect(try firstDifference(bytes(scratch.file("v2-applied.webarc")), bytes(new)) == nil)
     }
 }

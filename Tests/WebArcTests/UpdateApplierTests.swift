@@ -52,7 +52,7 @@ import Testing
         for workers in [1, 2, 3] {
             let output = scratch.file("v2-\(workers).webarc")
             summaries.append(try apply(scratch.file("u.webarc"), over: [old], to: output, workers: workers))
-            #expect(try bytes(output) == bytes(new), "\(workers) workers")
+            #expect(try firstDifference(bytes(output), bytes(new)) == nil, "\(workers) workers")
         }
         #expect(summaries.allSatisfy { $0 == summaries[0] })
         let summary = summaries[0]
@@ -68,7 +68,7 @@ import Testing
         let scratch = try TemporaryFolder()
         let (old, new, _) = try Release.first(pages: 20).update(in: scratch) { $0.files["docs/zzz.html"] = Array("<p>last</p>".utf8) }
         let summary = try apply(scratch.file("u.webarc"), over: [old], to: scratch.file("v2-applied.webarc"))
-        #expect(try bytes(scratch.file("v2-applied.webarc")) == bytes(new))
+        #expect(try firstDifference(bytes(scratch.file("v2-applied.webarc")), bytes(new)) == nil)
         // Coded: every first chunk stored raw (it may have been tried against another dictionary
         // than its position's): the new page, the photo, any anchor page LZ4 did not shrink. The
         // rest is reused.
@@ -90,7 +90,7 @@ import Testing
         let (old, new, _) = try photos.update(in: scratch) { $0.files["index.html"] = Array("<p>gallery, 2</p>".utf8) }
         #expect(try ArchiveReader(path: scratch.file("u.webarc")).metadata.target?.bodyData == ArchiveReader(path: new).bodyDataDigest())
         let summary = try apply(scratch.file("u.webarc"), over: [old], to: scratch.file("v2-applied.webarc"))
-        #expect(try bytes(scratch.file("v2-applied.webarc")) == bytes(new))
+        #expect(try firstDifference(bytes(scratch.file("v2-applied.webarc")), bytes(new)) == nil)
         #expect(!summary.copiedUnchecked && !summary.checkedAgain, "\(summary)")
     }
 

@@ -93,7 +93,7 @@ import Testing
         #expect(updateSize * 20 < newSize, "update \(updateSize) bytes, new archive \(newSize)")
 
         try apply(scratch.file("u.webarc"), over: [old], to: scratch.file("v2-applied.webarc"))
-        #expect(try bytes(scratch.file("v2-applied.webarc")) == bytes(new))
+        #expect(try firstDifference(bytes(scratch.file("v2-applied.webarc")), bytes(new)) == nil)
 
         let layered = try stack([scratch.file("u.webarc"), old])
         let archives = ReplayArchivesProbe(stack: layered)
@@ -124,7 +124,7 @@ import Testing
         let new = try Release(files: files).pack(in: scratch, as: "v2")
         try diff([old], new, to: scratch.file("u.webarc"))
         try apply(scratch.file("u.webarc"), over: [old], to: scratch.file("again.webarc"))
-        #expect(try bytes(scratch.file("again.webarc")) == bytes(new))
+        #expect(try firstDifference(bytes(scratch.file("again.webarc")), bytes(new)) == nil)
         #expect(try ArchiveReader(path: new).trailer.requiredFeatures.contains(.dictionaryCodec))
     }
 
@@ -137,7 +137,7 @@ import Testing
         #expect(summary.changedKeys == 0 && summary.deletedKeys == 0)
         #expect(try ArchiveReader(path: scratch.file("u.webarc")).recordCount == 0)
         try apply(scratch.file("u.webarc"), over: [old], to: scratch.file("again.webarc"))
-        #expect(try bytes(scratch.file("again.webarc")) == bytes(old))
+        #expect(try firstDifference(bytes(scratch.file("again.webarc")), bytes(old)) == nil)
     }
 
     @Test("a chain of five updates applied in turn gives each release; stacked updates give the same")
@@ -156,7 +156,7 @@ import Testing
         for step in 1...5 {
             try diff([current], archives[step], to: scratch.file("u\(step).webarc"))
             try apply(scratch.file("u\(step).webarc"), over: [current], to: scratch.file("applied\(step).webarc"))
-            #expect(try bytes(scratch.file("applied\(step).webarc")) == bytes(archives[step]), "step \(step)")
+            #expect(try firstDifference(bytes(scratch.file("applied\(step).webarc")), bytes(archives[step])) == nil, "step \(step)")
             current = scratch.file("applied\(step).webarc")
         }
         // Stacked: s1 over v0, s2 over (s1, v0), s3 over (s2, s1, v0).
@@ -165,7 +165,7 @@ import Testing
             try diff(below, archives[step], to: scratch.file("s\(step).webarc"))
             below.insert(scratch.file("s\(step).webarc"), at: 0)
             try apply(below[0], over: Array(below.dropFirst()), to: scratch.file("stacked\(step).webarc"))
-            #expect(try bytes(scratch.file("stacked\(step).webarc")) == bytes(archives[step]), "stacked step \(step)")
+            #expect(try firstDifference(bytes(scratch.file("stacked\(step).webarc")), bytes(archives[step])) == nil, "stacked step \(step)")
         }
         #expect(try ArchiveReader(path: scratch.file("s3.webarc")).metadata.bases.count == 3)
     }

@@ -19,7 +19,7 @@ public struct AnchorPlan: Sendable, Equatable {
     /// Bodies per anchor (*n*); 0: no anchors, dictionaries off.
     public let interval: Int
     /// For the keyed rule, each position's anchor position; nil: every *n*-th.
-    private let anchorPositions: [UInt32]?
+    private let anchorPositions: [Int]?
 
     /// The every-*n*-th rule.
     public init(interval: Int) {
@@ -35,14 +35,14 @@ public struct AnchorPlan: Sendable, Equatable {
             anchorPositions = nil
             return
         }
-        var positions: [UInt32] = []
+        var positions: [Int] = []
         var anchor = 0
         for (position, body) in bodies.enumerated() {
             let candidate = Self.isCandidate(key: body.key, length: body.length, interval: self.interval)
             if Self.startsAnchor(position: position, previousAnchor: anchor, candidate: candidate, interval: self.interval) {
                 anchor = position
             }
-            positions.append(UInt32(truncatingIfNeeded: anchor))
+            positions.append(anchor)
         }
         anchorPositions = positions
     }
@@ -60,9 +60,9 @@ public struct AnchorPlan: Sendable, Equatable {
     public func anchor(of position: Int) -> Int? {
         guard interval > 0, position >= 0 else { return nil }
         guard let anchorPositions else { return position - position % interval }
-        if position < anchorPositions.count { return Int(anchorPositions[position]) }
+        if position < anchorPositions.count { return anchorPositions[position] }
         // Past the keys given: no candidates, so an anchor every ⌊3n/2⌋ after the last one known.
-        var anchor = anchorPositions.last.map(Int.init) ?? 0
+        var anchor = anchorPositions.last ?? 0
         let gap = Self.maximumGap(interval)
         anchor += (position - anchor) / gap * gap
         return anchor

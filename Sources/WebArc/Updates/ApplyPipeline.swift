@@ -171,7 +171,9 @@ final class ApplyPipeline: @unchecked Sendable {
                         }
                         let zstd = zstdLevel.flatMap { level in history.map { (level: level, history: $0) } }
                         var body = try fetched.get()
-                        if anchors.isAnchor(index), repeatsPrevious(index), case .chunks(let entry, let chunks) = body {
+                        if anchors.isAnchor(index), repeatsPrevious(index), case .chunks(let entry, let chunks) = body,
+                            BodyTransfer.writerCut(entry) != nil
+                        {
                             return .prepared(Self.repeated(entry, chunks), reused: chunks.count)
                         }
                         if case .stored(let copy) = body {
@@ -199,7 +201,8 @@ final class ApplyPipeline: @unchecked Sendable {
     }
 
     /// A repeated body as the writer's duplicate check needs it: its digests, and its chunks'
-    /// bytes held raw (no LZ4 run), which a duplicate never stores.
+    /// bytes held raw (no LZ4 run), which a duplicate never stores. The chunks must be cut as the
+    /// writer cuts them: the last one is the anchor's dictionary.
     static func repeated(_ entry: BodyEntry, _ chunks: [VerifiedChunk]) -> PreparedBody {
         let raw = chunks.map { chunk in chunk.raw.withUnsafeBytes { ChunkEncoder.encode($0, level: 1, storeRaw: true, digest: chunk.entry.digest) } }
         return PreparedBody(digest: entry.reference.digest, sha256: entry.sha256, length: entry.length, chunks: raw)

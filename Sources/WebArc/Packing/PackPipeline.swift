@@ -169,7 +169,7 @@ final class PackPipeline: @unchecked Sendable {
             inFlight -= cost(index)
             slots[index] = nil
             // The last file using an anchor frees its tail (anchors only move forward).
-            if anchors.interval > 0, let anchor = anchorIndex(of: index), index + 1 == paths.count || anchorIndex(of: index + 1) != anchor {
+            if let anchor = anchorIndex(of: index), index + 1 == paths.count || anchorIndex(of: index + 1) != anchor {
                 tails[anchor] = nil
             }
             condition.broadcast()
@@ -209,7 +209,7 @@ final class PackPipeline: @unchecked Sendable {
 
     /// Whether one of the positions of file `index` is an anchor's, so its tail is a dictionary.
     private func needsTail(_ index: Int) -> Bool {
-        anchors.interval > 0 && (starts[index]..<starts[index] + spans[index]).contains { anchors.isAnchor($0) }
+        (starts[index]..<starts[index] + spans[index]).contains { anchors.isAnchor($0) }
     }
 
     private func work() {

@@ -38,7 +38,7 @@ struct DecodedObject {
         }
         var reader = ByteReader(bytes, region: .object(page: page), range: range)
         let classRange = try reader.readLengthPrefixed(what: "class name")
-        guard let className = String(validating: bytes[classRange], as: UTF8.self) else {
+        guard let className = UTF8Text.validated(bytes[classRange]) else {
             throw WebArcError.corruptIndex(page: page, position: classRange.lowerBound, reason: "class name is not valid UTF-8")
         }
         self.className = className
@@ -54,7 +54,7 @@ struct DecodedObject {
         for _ in 0..<count {
             let fieldPosition = reader.position
             let key = bytes[try reader.readLengthPrefixed(what: "field key")]
-            guard String(validating: key, as: UTF8.self) != nil else {
+            guard UTF8Text.validated(key) != nil else {
                 throw WebArcError.corruptIndex(page: page, position: fieldPosition, reason: "a key of a \(className) is not valid UTF-8")
             }
             let type = try reader.readUInt8()
@@ -79,8 +79,8 @@ struct DecodedObject {
 
     /// The field `key` checked to have `type`, nil when absent (or `corruptIndex` when required).
     func field(_ key: String, type: UInt8, required: Bool = false) throws -> Field? {
-        let wanted = Array(key.utf8)
-        guard let field = fields.first(where: { $0.key.elementsEqual(wanted) }) else {
+        // Compared byte by byte with the key's UTF-8 view: no array is made for each lookup.
+        guard let field = fields.first(where: { $0.key.elementsEqual(key.utf8) }) else {
             if required { throw corrupt("required field \"\(key)\" is missing") }
             return nil
         }
@@ -114,7 +114,7 @@ struct DecodedObject {
 
     func string(_ key: String, required: Bool = false) throws -> String? {
         guard let field = try field(key, type: FieldType.string, required: required) else { return nil }
-        guard let text = String(validating: bytes[field.value], as: UTF8.self) else {
+        guard let text = UTF8Text.validated(bytes[field.value]) else {
             throw corrupt("field \"\(key)\" is not valid UTF-8", at: field.position)
         }
         return text
@@ -134,7 +134,7 @@ struct DecodedObject {
     func stringList(_ key: String) throws -> [String]? {
         guard let field = try field(key, type: FieldType.stringList) else { return nil }
         return try items(of: field, key: key).map { range in
-            guard let text = String(validating: bytes[range], as: UTF8.self) else {
+            guard let text = UTF8Text.validated(bytes[range]) else {
                 throw corrupt("an item of \"\(key)\" is not valid UTF-8", at: field.position)
             }
             return text

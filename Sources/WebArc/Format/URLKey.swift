@@ -100,7 +100,7 @@ public enum URLKey {
         var bytes = host
         if bytes.contains(UInt8(ascii: "%")) {
             bytes = percentDecoded(bytes)
-            guard String(validating: bytes, as: UTF8.self) != nil else {
+            guard UTF8Text.validated(bytes) != nil else {
                 throw WebArcError.badURL(url: url, reason: "the host does not percent-decode to UTF-8")
             }
         }

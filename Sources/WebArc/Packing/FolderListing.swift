@@ -59,7 +59,7 @@ struct FolderListing {
         var names: [String] = []
         while let entry = readdir(handle) {
             let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
-            guard let name = String(validating: bytes, as: UTF8.self) else {
+            guard let name = UTF8Text.validated(bytes) else {
                 // URLs and the paths this scanner reads are UTF-8: a name that is not cannot be given
                 // a URL without guessing its encoding, so it is listed (shown percent-encoded).
                 let shown = bytes.map { $0 < 0x80 ? String(UnicodeScalar($0)) : "%" + String($0, radix: 16, uppercase: true) }.joined()

@@ -59,7 +59,7 @@ public enum UnpackPlan {
                 index = utf8.index(after: index)
             }
         }
-        guard let decoded = String(validating: bytes, as: UTF8.self), decoded != ".", decoded != "..", !decoded.isEmpty,
+        guard let decoded = UTF8Text.validated(bytes), decoded != ".", decoded != "..", !decoded.isEmpty,
             !decoded.contains("/"), !decoded.contains("\\"), !decoded.utf8.contains(0)
         else { return encoded }
         return decoded

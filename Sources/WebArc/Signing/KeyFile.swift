@@ -36,7 +36,7 @@ enum KeyFile {
         let line = bytes.dropLast()
         guard !line.contains(0x0D) else { throw bad("a carriage return (CR LF line end?): the line ends with LF only") }
         guard !line.contains(0x0A) else { throw bad("more than one line") }
-        guard let text = String(validating: line, as: UTF8.self) else { throw bad("not UTF-8 text") }
+        guard let text = UTF8Text.validated(line) else { throw bad("not UTF-8 text") }
         let fields = text.split(separator: " ", omittingEmptySubsequences: false)
         if fields.first.map(String.init) == kind.other.rawValue {
             throw bad("it holds a \(kind.other.noun), a \(kind.noun) is needed here")

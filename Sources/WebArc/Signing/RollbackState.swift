@@ -49,7 +49,7 @@ public struct RollbackState: Sendable {
         guard access(path, F_OK) == 0 else { return nil }
         func bad(_ reason: String) -> WebArcError { .badRollbackState(path: path, reason: reason + ": delete it to reset this key") }
         let bytes = try KeyFile.read(path) { bad("\($0) bytes is too long for a state file") }
-        guard let text = String(validating: bytes, as: UTF8.self), text.hasSuffix("\n") else { throw bad("not one line of text") }
+        guard let text = UTF8Text.validated(bytes), text.hasSuffix("\n") else { throw bad("not one line of text") }
         let fields = text.dropLast().split(separator: " ", omittingEmptySubsequences: false)
         guard fields.count == 3, fields[0] == "\(keyID)"[...] else { throw bad("expected \"\(keyID) SEQUENCE DIGEST\"") }
         guard fields[1].allSatisfy(\.isASCII), let sequence = UInt64(fields[1]) else { throw bad("the sequence is not a number") }

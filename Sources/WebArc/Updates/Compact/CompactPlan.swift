@@ -178,7 +178,7 @@ struct CompactPlan {
                 var strings: [String] = []
                 for _ in 0..<count {
                     let range = try records.take(try records.u32("header"), "header")
-                    guard let text = String(validating: records.bytes[range], as: UTF8.self) else {
+                    guard let text = UTF8Text.validated(records.bytes[range]) else {
                         throw records.problem("compact headers: a string that is not UTF-8", at: range.lowerBound)
                     }
                     strings.append(text)

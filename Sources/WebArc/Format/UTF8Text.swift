@@ -1,0 +1,35 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Strict UTF-8 decoding for the index's strings (keys, class names, header text).
+///
+/// The standard library's `String(validating:as:)` is generic and, outside the standard library,
+/// runs unspecialized: every call looks up the encoding's runtime metadata, which took about an
+/// eighth of `webarc ls` (issue 11). This decodes with the specialized repairing decoder and keeps
+/// the result only when it holds exactly the input bytes, which is when they are valid UTF-8: a
+/// repair puts U+FFFD (EF BF BD, itself valid) where an invalid sequence was, so a repaired string
+/// always differs from its input.
+enum UTF8Text {
+    /// `bytes` as text when they are valid UTF-8, nil otherwise (what `String(validating: bytes, as:
+    /// UTF8.self)` answers).
+    static func validated(_ bytes: ArraySlice<UInt8>) -> String? {
+        bytes.withUnsafeBufferPointer { validated($0) }
+    }
+
+    /// `bytes` as text when they are valid UTF-8, nil otherwise.
+    static func validated(_ bytes: [UInt8]) -> String? {
+        bytes.withUnsafeBufferPointer { validated($0) }
+    }
+
+    /// `buffer`'s bytes as text when they are valid UTF-8, nil otherwise.
+    static func validated(_ buffer: UnsafeBufferPointer<UInt8>) -> String? {
+        var text = String(decoding: buffer, as: UTF8.self)
+        let exact = text.withUTF8 { decoded in
+            decoded.count == buffer.count && (buffer.isEmpty || memcmp(decoded.baseAddress!, buffer.baseAddress!, buffer.count) == 0)
+        }
+        return exact ? text : nil
+    }
+}

@@ -1,0 +1,63 @@
+import Testing
+
+@testable import WebArc
+
+/// `UTF8Text.validated`, the index's strict UTF-8 decoding, against the standard library's
+/// `String(validating:as:)` (the answer it replaces): edge sequences the UTF-8 rules name, then
+/// random byte strings weighted towards the bytes that start and continue sequences.
+@Suite("UTF-8 validation")
+struct UTF8TextTests {
+    static func standard(_ bytes: [UInt8]) -> String? {
+        String(validating: bytes, as: UTF8.self)
+    }
+
+    @Test("edge sequences: valid ones decode as themselves, invalid ones are refused")
+    func edges() {
+        let cases: [(bytes: [UInt8], valid: Bool)] = [
+            ([], true),
+            (Array("http://localhost/index.html".utf8), true),
+            ([0x00], true),  // NUL is a character here, as in a field value
+            ([0xC3, 0xA9], true),  // é
+            ([0xE2, 0x82, 0xAC], true),  // €
+            ([0xF0, 0x9F, 0x98, 0x80], true),  // 😀
+            ([0xEF, 0xBF, 0xBD], true),  // U+FFFD itself: what a repair puts in
+            ([0xF4, 0x8F, 0xBF, 0xBF], true),  // U+10FFFF, the last code point
+            ([0x80], false),  // a continuation byte alone
+            ([0xC3], false),  // a truncated two-byte sequence
+            ([0xE2, 0x82], false),  // a truncated three-byte sequence
+            ([0xC0, 0xAF], false),  // an overlong "/"
+            ([0xE0, 0x80, 0xAF], false),  // an overlong "/" in three bytes
+            ([0xED, 0xA0, 0x80], false),  // a UTF-16 surrogate
+            ([0xF4, 0x90, 0x80, 0x80], false),  // past U+10FFFF
+            ([0xFF], false),
+            (Array("abc".utf8) + [0xEF, 0xBF], false),  // half a U+FFFD at the end
+            ([0x61, 0xFE, 0x62], false),
+        ]
+        for (bytes, valid) in cases {
+            let decoded = UTF8Text.validated(bytes)
+            #expect((decoded != nil) == valid, "\(bytes)")
+            #expect(decoded == Self.standard(bytes), "\(bytes)")
+            if let decoded { #expect(Array(decoded.utf8) == bytes) }
+            #expect(UTF8Text.validated(bytes[...]) == decoded)
+        }
+    }
+
+    @Test("random byte strings give the standard library's answer, from slices too")
+    func random() {
+        var random = SeededGenerator(seed: 8)
+        let alphabet: [UInt8] = [0x00, 0x2F, 0x41, 0x7F, 0x80, 0x9F, 0xBF, 0xC2, 0xC0, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF]
+        var valid = 0
+        for _ in 0..<20_000 {
+            let length = Int.random(in: 0...12, using: &random)
+            let bytes = (0..<length).map { _ in
+                Bool.random(using: &random) ? alphabet.randomElement(using: &random)! : UInt8.random(in: 0...255, using: &random)
+            }
+            let padded = [0x41] + bytes + [0x42]
+            let decoded = UTF8Text.validated(padded[1..<padded.count - 1])
+            #expect(decoded == Self.standard(bytes), "\(bytes)")
+            if decoded != nil { valid += 1 }
+        }
+        // Both answers occur often enough for the comparison to mean something.
+        #expect(valid > 1_000 && valid < 19_000)
+    }
+}

@@ -173,11 +173,13 @@ struct RemoteUpdateTests {
         let passed = report?["passed"] as? Bool
         let problems = (report?["problems"] as? [Any])?.count
         #expect(passed == true && problems == 0, "\(String(decoding: verify.stdout, as: UTF8.self))")
-        // The open (lead and tail), then the eight old versions in one request: read one by one,
-        // each took a request of its own. (Distinct ranges: on a loaded machine a timed-out request
-        // may be sent again.)
+        // The open (lead and tail), then the eight old versions together: read one by one, each
+        // took a request of its own (10 in all). Usually one request holds them; on a loaded
+        // machine a read can overtake the read-ahead and ask for what is left itself (three body
+        // ranges were seen in a full parallel test run), and a timed-out request may be sent again
+        // (hence distinct ranges).
         let ranges = Set(baseServer.requests.map { $0.range ?? "whole file" })
-        #expect(ranges.count <= 4, "\(ranges.count) ranges asked of the base: \(baseServer.requests)")
+        #expect(ranges.count <= 6, "\(ranges.count) ranges asked of the base: \(baseServer.requests)")
 
         // A damaged base is still found: each referenced chunk is checked against its digest.
         let reader = try ArchiveReader(path: releases.old)

@@ -22,7 +22,8 @@ from webarc_reader import Archive, Stack, WebarcError, dump_archive, parse_objec
 from webarc_writer import STRING_LIST, Field, encode_value, flatten_pairs, redirect_object, request_object, response_object, write
 
 MAGIC = b"\x89WEBARCU"
-VERSION = 1
+VERSION = 2          # what this writer writes; a reader takes 1 and 2 (version 2: targetBodyData, since 2.1.6)
+VERSIONS = (1, 2)
 MAX_BASES = 255
 MAX_SECTION = 1 << 27          # decoded bytes of a frame, and of a frame's dictionary
 FRAME_LEVEL = 22
@@ -383,6 +384,7 @@ def encode(new: Archive, stack: list[Archive], first_source: int | None = None) 
     for a in stack:
         out += a.archive_digest + leb(a.archive_length)
     out += new.archive_digest + leb(new.archive_length)
+    out += hashlib.sha256(new.data[16:new.body_data_end]).digest()     # targetBodyData (version 2)
     for content, dictionary in ((bytes(index), b""), (records, bytes(records_dictionary)),
                                 (bytes(body_stream), bytes(body_previous))):
         frame = compress(content, dictionary) if content else b""
@@ -414,8 +416,8 @@ def header(data: bytes, stack: list[Archive]) -> tuple[dict, int]:
     r = Reader(data, "header", decoded=False)
     r.at = len(MAGIC)
     version = r.take(1, "version")[0]
-    if version != VERSION:
-        raise CompactError("bad-compact", 8, f"compact update version {version}; this reader reads {VERSION}")
+    if version not in VERSIONS:
+        raise CompactError("bad-compact", 8, f"compact update version {version}; this reader reads {VERSIONS}")
     count = r.take(1, "base count")[0]
     if count == 0:
         r.fail("no bases", 9)
@@ -423,12 +425,13 @@ def header(data: bytes, stack: list[Archive]) -> tuple[dict, int]:
     for _ in range(count):
         bases.append((r.take(32, "base digest"), r.number(1 << 62, "base archiveLength")))
     target = (r.take(32, "target digest"), r.number(1 << 62, "target archiveLength"))
+    body_data = r.take(32, "target body data digest") if version >= 2 else None
     given = [(a.archive_digest, a.archive_length) for a in stack]
     if given != bases:
         raise CompactError("bad-base", None, "the compact update was made over "
                            + ", ".join(f"{d.hex()} ({n} bytes)" for d, n in bases) + "; given "
                            + ", ".join(f"{d.hex()} ({n} bytes)" for d, n in given))
-    return {"bases": bases, "target": target}, r.at
+    return {"bases": bases, "target": target, "bodyData": body_data}, r.at
 
 
 def decode(data: bytes, stack: list[Archive]) -> tuple[dict, dict]:
@@ -615,4 +618,11 @@ def apply(data: bytes, stack: list[Archive]) -> bytes:
         raise CompactError("bad-target", None, f"the compact update gives archive digest "
                            f"{hashlib.sha256(result[-256:]).hexdigest()}, length {len(result)}; it names "
                            f"{digest.hex()}, length {length}")
+    # Version 2 names the SHA-256 of the target's body data (bytes 16 to bodyDataEnd); a tool that
+    # copies stored chunks undecoded checks it (this one decodes every chunk, and checks it anyway).
+    body_data_end = struct.unpack_from("<Q", result, len(result) - 256 + 40)[0]
+    if fields["bodyData"] is not None and hashlib.sha256(result[16:body_data_end]).digest() != fields["bodyData"]:
+        raise CompactError("bad-target", None, f"the result's body data has SHA-256 "
+                           f"{hashlib.sha256(result[16:body_data_end]).hexdigest()}; the compact update names "
+                           f"{fields['bodyData'].hex()}")
     return result + fields["appendix"]

@@ -9,7 +9,9 @@ import compact
 import zstdblock
 from webarc_reader import Archive, WebarcError, read_leb128
 
-# name -> (bases, nearest first, as valid vector names; result vector)
+# name -> (bases, nearest first, as valid vector names; result vector); VERSION_1 are also written as
+# version 1 (NAME-v1: no targetBodyData), which every reader still applies.
+VERSION_1 = ["delta"]
 VALID = {
     "delta": (["delta-base"], "delta-result"),
     "delta-stacked": (["delta", "delta-base"], "delta-stacked-result"),
@@ -25,6 +27,8 @@ def sections(data: bytes) -> tuple[int, list[tuple[int, int, bytes]]]:
     for _ in range(data[9]):
         _, at = read_leb128(data, at + 32)
     _, at = read_leb128(data, at + 32)
+    if data[8] >= 2:
+        at += 32                                            # targetBodyData
     header_end, out = at, []
     for _ in range(3):
         length, frame_at = read_leb128(data, at)
@@ -47,7 +51,7 @@ def invalid(valid: dict[str, bytes]) -> dict[str, tuple[bytes, list[str], dict]]
     out = {}
     out["wrong-base"] = (delta, ["site"], {"code": "bad-base"})
     out["magic"] = (b"\x89WEBARCV" + delta[8:], ["delta-base"], {"code": "bad-compact", "offset": 0})
-    out["version"] = (delta[:8] + b"\x02" + delta[9:], ["delta-base"], {"code": "bad-compact", "offset": 8})
+    out["version"] = (delta[:8] + b"\x03" + delta[9:], ["delta-base"], {"code": "bad-compact", "offset": 8})
     cut = len(delta) - 10
     out["cut"] = (delta[:cut], ["delta-base"], {"code": "bad-compact", "offset": parts[2][0]})
     out["trailing-byte"] = (delta + b"\x00", ["delta-base"], {"code": "bad-compact", "offset": len(delta)})
@@ -76,11 +80,23 @@ def invalid(valid: dict[str, bytes]) -> dict[str, tuple[bytes, list[str], dict]]
         data = compact.encode(result, stack, first_source=source)
         out[name] = (data, ["delta-base"], {"code": "bad-compact", "offset": sections(data)[1][1][1]})
     # The target digest changed: everything reads, the result is not the target.
-    digest_at = sections(delta)[0] - 32 - len(compact.leb(Archive(valid["delta-result.webarc"]).archive_length))
+    body_data_at = sections(delta)[0] - 32
+    digest_at = body_data_at - 32 - len(compact.leb(Archive(valid["delta-result.webarc"]).archive_length))
     changed = bytearray(delta)
     changed[digest_at] ^= 1
     out["target-digest"] = (bytes(changed), ["delta-base"], {"code": "bad-target"})
+    # The target's body data digest changed (version 2): every section reads, the result's body
+    # data is not the one named.
+    changed = bytearray(delta)
+    changed[body_data_at] ^= 1
+    out["body-data"] = (bytes(changed), ["delta-base"], {"code": "bad-target"})
     return out
+
+
+def version_1(data: bytes) -> bytes:
+    """A version 2 compact update as version 1 writes it: the same, without targetBodyData."""
+    header_end = sections(data)[0]
+    return data[:8] + b"\x01" + data[9:header_end - 32] + data[header_end:]
 
 
 def write(folder: Path, archives: dict[str, bytes]) -> dict:
@@ -97,12 +113,16 @@ def write(folder: Path, archives: dict[str, bytes]) -> dict:
         data = compact.encode(Archive(archives[result]), stack)
         assert compact.apply(data, stack) == archives[result], f"compact {name} does not give {result}"
         made[name] = data
-        (folder / "valid" / f"{name}.webarcu").write_bytes(data)
-        fields, recipe = compact.decode(data, stack)
-        info = {"bases": [f"{b}.webarc" for b in bases], "result": f"{result}.webarc",
-                "targetDigest": fields["target"][0].hex(), "targetLength": fields["target"][1],
-                "records": len(recipe["records"]), "bytes": len(data)}
-        (folder / "valid" / f"{name}.json").write_text(compact_json(info), encoding="utf-8")
+        for written, content in [(name, data)] + ([(f"{name}-v1", version_1(data))] if name in VERSION_1 else []):
+            assert compact.apply(content, stack) == archives[result], f"compact {written} does not give {result}"
+            (folder / "valid" / f"{written}.webarcu").write_bytes(content)
+            fields, recipe = compact.decode(content, stack)
+            info = {"bases": [f"{b}.webarc" for b in bases], "result": f"{result}.webarc", "version": content[8],
+                    "targetDigest": fields["target"][0].hex(), "targetLength": fields["target"][1],
+                    "records": len(recipe["records"]), "bytes": len(content)}
+            if fields["bodyData"] is not None:
+                info["targetBodyData"] = fields["bodyData"].hex()
+            (folder / "valid" / f"{written}.json").write_text(compact_json(info), encoding="utf-8")
     expected = {}
     for name, (data, bases, expectation) in invalid(dict(made, **{f"{k}.webarc": v for k, v in archives.items()})).items():
         try:

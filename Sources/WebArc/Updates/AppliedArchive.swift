@@ -17,15 +17,18 @@ struct AppliedArchive {
     var recipe: WriterRecipe
     var expected: (digest: [UInt8], archiveLength: UInt64)
     var appendix: [UInt8]
-    /// The SHA-256 of the result's body data the update names (`Target.bodyData`), when this
-    /// apply relies on it: stored chunks are then copied undecoded, and every pass checks it.
+    /// The SHA-256 of the result's body data the update names (`Target.bodyData`, or a version 2
+    /// compact update's `targetBodyData`): every pass checks it.
     var bodyData: SHA256Hash? = nil
+    /// Whether a first pass copies the stored chunks it reuses undecoded, relying on the check of
+    /// ``bodyData`` (only with one).
+    var copiesUnchecked = false
     var workers: Int
 
     /// Writes `records` to `path`.
     ///
-    /// With ``bodyData``, a first pass copies the stored chunks it reuses without decoding them,
-    /// relying on the check of the body data it wrote against that digest. When that fails (a
+    /// With ``bodyData`` and ``copiesUnchecked``, a first pass copies the stored chunks it reuses
+    /// without decoding them, relying on the check of the body data it wrote against that digest. When that fails (a
     /// damaged base) or without it, a pass checks every chunk it reads against its own digest
     /// (naming a damaged one); when that pass, reusing stored chunks, gives another archive (a
     /// layer not written by this writer's rules), every chunk is coded again. With ``bodyData``,
@@ -36,7 +39,7 @@ struct AppliedArchive {
     func write(_ records: [Record], to path: String, overwrite: Bool, progress: ((Int, Int) -> Void)?) throws -> UpdateApplier.Summary {
         var summary = UpdateApplier.Summary()
         let anchors = try anchorPlan(records)
-        if bodyData != nil {
+        if bodyData != nil && copiesUnchecked {
             do {
                 try pass(records, to: path, overwrite: overwrite, reuse: true, unchecked: true, anchors: anchors, summary: &summary, progress: progress)
                 summary.copiedUnchecked = true

@@ -65,7 +65,7 @@ public struct UpdateApplier {
     /// (``copiesUnchecked(_:stack:)``), copied chunks are not decoded: the body data written is
     /// checked against that digest instead, and on a mismatch the result is written again with
     /// every chunk checked against its own digest (which names a damaged chunk). Otherwise every
-    /// chunk is checked as it is read.
+    /// chunk is checked as it is read, and the body data still against the digest when named.
     ///
     /// - Throws: `badTarget` when the top layer names no target or the result differs from it;
     ///   ``WebArcError`` for damaged layers (a chunk failing its digest is never copied) or I/O;
@@ -94,7 +94,7 @@ public struct UpdateApplier {
         metadata.target = nil
         let applied = AppliedArchive(
             metadata: metadata, recipe: recipe, expected: (target.digest, target.archiveLength), appendix: target.appendix,
-            bodyData: Self.copiesUnchecked(records.map(\.entry.record), stack: stack) ? target.bodyData : nil, workers: workers)
+            bodyData: target.bodyData, copiesUnchecked: Self.copiesUnchecked(records.map(\.entry.record), stack: stack), workers: workers)
         return try applied.write(
             order.map { position in
                 let (entry, layer) = records[position]

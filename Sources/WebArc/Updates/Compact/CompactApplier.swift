@@ -62,10 +62,14 @@ public struct CompactApplier {
             throw WebArcError.badCompact(
                 offset: 0, section: "records section", position: nil, reason: "target \(problem) (the update gives \(plan.records.count) records)")
         }
+        let records = order.map { resolved(plan.records[$0], plan) }
+        // Version 2 names the target's body data digest, which every pass checks: the bases' stored
+        // chunks can then be copied undecoded, as for an update archive's `Target.bodyData`.
         let applied = AppliedArchive(
             metadata: plan.metadata, recipe: recipe, expected: (plan.header.targetDigest, plan.header.targetLength), appendix: plan.appendix,
+            bodyData: plan.header.targetBodyData, copiesUnchecked: UpdateApplier.copiesUnchecked(records.map(\.record), stack: bases),
             workers: workers)
-        return try applied.write(order.map { resolved(plan.records[$0], plan) }, to: path, overwrite: overwrite, progress: progress)
+        return try applied.write(records, to: path, overwrite: overwrite, progress: progress)
     }
 
     /// A record ready for the writer: a response names its body where the reader holds it, or its

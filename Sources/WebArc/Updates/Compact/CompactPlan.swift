@@ -39,8 +39,10 @@ struct CompactPlan {
         }
         _ = try cursor.take(CompactUpdate.magic.count, "magic")
         let version = bytes[try cursor.take(1, "version").lowerBound]
-        guard version == CompactUpdate.version else {
-            throw cursor.problem("compact update version \(version); this webarc reads version \(CompactUpdate.version)", at: 8)
+        guard CompactUpdate.readableVersions.contains(version) else {
+            throw cursor.problem(
+                "compact update version \(version); this webarc reads versions \(CompactUpdate.readableVersions.lowerBound) to \(CompactUpdate.readableVersions.upperBound)",
+                at: 8)
         }
         let count = Int(bytes[try cursor.take(1, "base count").lowerBound])
         guard count > 0 else { throw cursor.problem("no bases", at: 9) }
@@ -51,7 +53,11 @@ struct CompactPlan {
         }
         let digest = Array(bytes[try cursor.take(32, "target digest")])
         let length = UInt64(try cursor.number("target archiveLength", bound: 1 << 62))
-        return (CompactUpdate.Header(bases: bases, targetDigest: digest, targetLength: length), cursor.position)
+        let bodyData = version >= 2 ? SHA256Hash(bytes: Array(bytes[try cursor.take(32, "target body data digest")])) : nil
+        return (
+            CompactUpdate.Header(bases: bases, targetDigest: digest, targetLength: length, targetBodyData: bodyData, version: version),
+            cursor.position
+        )
     }
 
     /// The extents of the index, records and bodies sections (each a frame, or empty), which fill

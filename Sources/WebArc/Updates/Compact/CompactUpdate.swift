@@ -8,13 +8,17 @@ import Foundation
 ///
 /// ```
 /// | magic | version | baseCount | bases (digest, LEB128 length)… | target digest | LEB128 length |
-/// | index section | records section | bodies section |   (each: LEB128 n, then n bytes: one zstd frame)
+/// | target body data digest (version 2) | index section | records section | bodies section |
+///                                                     (each: LEB128 n, then n bytes: one zstd frame)
 /// ```
 public enum CompactUpdate {
     /// `\x89WEBARCU`: the lead's magic with U (update) for its last byte.
     public static let magic: [UInt8] = [0x89, 0x57, 0x45, 0x42, 0x41, 0x52, 0x43, 0x55]
-    /// The version this library reads and writes.
-    public static let version: UInt8 = 1
+    /// The version this library writes: 2, which adds the target's body data digest (since
+    /// format 2.1.6).
+    public static let version: UInt8 = 2
+    /// The versions this library reads: 1 (no body data digest) and 2.
+    public static let readableVersions: ClosedRange<UInt8> = 1...2
     /// The bound of a section's decoded content and of its dictionary (§2).
     public static let maxSection = 1 << 27
     /// The bound of the touched-key count beyond the base's key count (§3).
@@ -31,6 +35,12 @@ public enum CompactUpdate {
         public var targetDigest: [UInt8]
         /// The target's `archiveLength`.
         public var targetLength: UInt64
+        /// The SHA-256 of the target's body data (bytes 16 to `bodyDataEnd`), which version 2
+        /// names: what lets an apply copy the bases' stored chunks undecoded and check them all in
+        /// one pass (`Target.bodyData` of an update archive, §13.1); nil in version 1.
+        public var targetBodyData: SHA256Hash?
+        /// The version the update was written in.
+        public var version: UInt8 = CompactUpdate.version
     }
 
     /// Reads a compact update (its bytes) against `bases` without writing anything: every check of

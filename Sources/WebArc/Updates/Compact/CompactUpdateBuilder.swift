@@ -151,6 +151,7 @@ public struct CompactUpdateBuilder {
         }
         out += new.archiveDigest
         out.appendLEB128(Int(new.archiveLength))
+        out += try new.bodyDataDigest().bytes
         var summary = state.summary
         for (content, dictionary, size) in [
             (index, [UInt8](), \Summary.indexBytes), (records, recordsDictionary, \Summary.recordsBytes),

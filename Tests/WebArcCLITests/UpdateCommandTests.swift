@@ -210,12 +210,16 @@ struct UpdateCommandTests {
         let target = try #require(summary["target"] as? [String: Any])
         #expect(target["digest"] as? String == newInfo["archiveDigest"] as? String)
         #expect(target["archiveLength"] as? Int == newInfo["archiveLength"] as? Int)
+        // Version 2 names the new archive's body data digest.
+        #expect(summary["compactVersion"] as? Int == 2)
+        #expect(target["bodyData"] as? String == (try ArchiveReader(path: releases.new).bodyDataDigest().hex))
         let sections = try #require(summary["sectionBytes"] as? [String: Int])
         #expect(Set(sections.keys) == ["index", "records", "bodies"])
         #expect(sections.values.reduce(0, +) < (try releases.bytes(compact)).count)
 
         let text = try CLIRunner.run(["info", compact])
         #expect(text.status == 0 && text.text.contains("webarc apply BASE"), "\(text.text)")
+        #expect(text.text.contains("version 2") && text.text.contains("body data    SHA-256 "), "\(text.text)")
 
         for command in [["ls", compact], ["verify", compact]] {
             let refused = try CLIRunner.run(command)

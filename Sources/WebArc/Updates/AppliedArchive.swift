@@ -28,11 +28,11 @@ struct AppliedArchive {
     /// Writes `records` to `path`.
     ///
     /// With ``bodyData`` and ``copiesUnchecked``, a first pass copies the stored chunks it reuses
-    /// without decoding them, relying on the check of the body data it wrote against that digest. When that fails (a
-    /// damaged base) or without it, a pass checks every chunk it reads against its own digest
-    /// (naming a damaged one); when that pass, reusing stored chunks, gives another archive (a
-    /// layer not written by this writer's rules), every chunk is coded again. With ``bodyData``,
-    /// every pass checks the body data against it.
+    /// without decoding them, relying on the check of the body data it wrote against that digest.
+    /// When that fails (a damaged base) or without it, a pass checks every chunk it reads against
+    /// its own digest (naming a damaged one); when that pass, reusing stored chunks, gives another
+    /// archive (a layer not written by this writer's rules), every chunk is coded again. With
+    /// ``bodyData``, every pass checks the body data against it.
     ///
     /// - Throws: `badTarget` when the result is not the one named; read and I/O errors (a damaged
     ///   chunk: `chunkDigest`, from the checking pass).

@@ -157,44 +157,82 @@ public struct ArchiveRefresher: Sendable {
         return answers
     }
 
+    /// What the refreshed archive holds at one position of the insertion order.
+    enum Step {
+        /// The record as stored (its date changed when re-dated).
+        case copy(ArchiveRecord)
+        /// A response the origin answered with another body.
+        case changed(ResponseRecord, body: [UInt8])
+        case redirect(RedirectRecord)
+
+        /// The response whose body this step adds (spec Appendix C step 13 gives it a position).
+        var response: ResponseRecord? {
+            switch self {
+            case .copy(.response(let response)): response
+            case .changed(let response, _): response
+            default: nil
+            }
+        }
+    }
+
     /// Writes the archive as the live site now answers: each record in the archive's insertion
-    /// order, replaced, re-dated, or left out as its answer says.
+    /// order, replaced, re-dated, or left out as its answer says, by the archive's writer recipe
+    /// (its anchor rule included, so that an update between the two codes again only the bodies
+    /// near a change).
     func writeRefreshed(
         _ entries: [ArchiveEntry], answers: [Int: RefreshOutcome], recipe: WriterRecipe, metadata: ArchiveMetadata, reader: ArchiveReader,
         to path: String
     ) throws {
-        let writer = try ArchiveWriter(
-            path: path, options: .init(overwrite: true, recipe: recipe))
+        let order = (try? recipe.order.positions(count: entries.count)) ?? Array(entries.indices)
+        let steps = order.compactMap { step(entries[$0].record, answer: answers[$0]) }
+        var writerOptions = ArchiveWriter.Options(overwrite: true, recipe: recipe)
+        writerOptions.anchorPlan = try AnchorPlan.following(recipe, responses: steps.compactMap(\.response))
+        let writer = try ArchiveWriter(path: path, options: writerOptions)
         writer.metadata = metadata
         if !options.redate {
             // When the records the origin confirmed were last checked, without re-dating each one.
             writer.metadata.entries.removeAll { $0.key == "refreshed" }
             writer.metadata.entries.append(ArchiveMetadata.Entry("refreshed", ISO8601DateFormatter().string(from: options.now)))
         }
-        let order = (try? recipe.order.positions(count: entries.count)) ?? Array(entries.indices)
         try writer.failing {
-            for position in order {
-                let entry = entries[position]
-                switch (entry.record, answers[position]) {
-                case (.response(var response), .unchanged?) where options.redate:
-                    response.captureDate = options.now
-                    try writer.copy(.response(response), from: reader)
-                case (.response(let old), .changed(let status, let reason, let headers, let body)?):
+            for step in steps {
+                switch step {
+                case .copy(let record):
+                    try writer.copy(record, from: reader)
+                case .changed(var response, let body):
                     let stored = try writer.addBody(body)
-                    let media = ContentTypeParts.of(headers.first { $0.name.lowercased() == "content-type" }?.value)
-                    try writer.add(ResponseRecord(
-                        request: old.request, status: status, reason: reason, headers: headers, mimeType: media.mimeType ?? old.mimeType,
-                        textEncoding: media.textEncoding, body: stored, captureDate: options.now))
-                case (_, .gone?):
-                    continue
-                case (.response(let old), .redirected(let status, let target, let headers)?):
-                    try writer.add(RedirectRecord(request: old.request, status: status, target: target, headers: headers, captureDate: options.now))
-                default:
-                    try writer.copy(entry.record, from: reader)
+                    response.body = stored.reference
+                    response.bodyLength = stored.length
+                    try writer.add(response)
+                case .redirect(let redirect):
+                    try writer.add(redirect)
                 }
             }
         }
         try writer.finish()
+    }
+
+    /// What the refreshed archive holds in place of `record`, given the origin's answer; nil when
+    /// the origin no longer has it.
+    func step(_ record: ArchiveRecord, answer: RefreshOutcome?) -> Step? {
+        switch (record, answer) {
+        case (.response(var response), .unchanged?) where options.redate:
+            response.captureDate = options.now
+            return .copy(.response(response))
+        case (.response(let old), .changed(let status, let reason, let headers, let body)?):
+            let media = ContentTypeParts.of(headers.first { $0.name.lowercased() == "content-type" }?.value)
+            let response = ResponseRecord(
+                request: old.request, status: status, reason: reason, headers: headers, mimeType: media.mimeType ?? old.mimeType,
+                textEncoding: media.textEncoding, body: BodyReference(digest: BodyDigest.ofEmpty), bodyLength: UInt64(body.count),
+                captureDate: options.now)
+            return .changed(response, body: body)
+        case (_, .gone?):
+            return nil
+        case (.response(let old), .redirected(let status, let target, let headers)?):
+            return .redirect(RedirectRecord(request: old.request, status: status, target: target, headers: headers, captureDate: options.now))
+        default:
+            return .copy(record)
+        }
     }
 
     /// Consecutive requests without any HTTP answer after which an origin counts as down.

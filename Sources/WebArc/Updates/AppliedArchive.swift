@@ -120,23 +120,9 @@ struct AppliedArchive {
     ///
     /// - Throws: `badTarget` for a rule this version does not know, before anything is written.
     private func anchorPlan(_ records: [Record]) throws -> AnchorPlan {
-        switch recipe.anchors {
-        case .everyNth:
-            return AnchorPlan(interval: recipe.dictionaryInterval)
-        case .keyed:
-            var bodies: [(key: [UInt8], length: UInt64)] = []
-            for record in records where record.job != nil {
-                // Only a response has a body; anything else keeps the numbering and is no candidate.
-                guard case .response(let response) = record.record else {
-                    bodies.append(([], 0))
-                    continue
-                }
-                bodies.append((Array(try response.request.canonicalKey().utf8), response.bodyLength))
-            }
-            return AnchorPlan(interval: recipe.dictionaryInterval, bodies: bodies)
-        case .unknown(let code):
-            throw WebArcError.badTarget(
-                reason: "the result's writer uses anchor rule \(code) (Writer.anchors), which this version cannot write: apply it with a newer webarc")
-        }
+        try AnchorPlan.following(recipe, responses: records.filter { $0.job != nil }.map { record in
+            guard case .response(let response) = record.record else { return nil }
+            return response
+        })
     }
 }

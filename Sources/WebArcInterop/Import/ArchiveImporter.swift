@@ -93,12 +93,10 @@ public struct ArchiveImporter: Sendable {
         _ kept: [Capture], providers: [BodyProvider], to writer: ArchiveWriter, context: ImportContext,
         summary: inout ImportSummary
     ) throws {
-        var needed: [Int: Set<Int>] = [:]
-        for capture in kept { if let body = capture.body { needed[capture.body!.source, default: []].insert(body.index) } }
         var payloads: [BodyID: StoredPayload] = [:]
-        for (source, indices) in needed.sorted(by: { $0.key < $1.key }) {
-            for (index, payload) in try providers[source].storeBodies(indices.sorted(), in: writer, context: context) {
-                payloads[BodyID(source: source, index: index)] = payload
+        for run in Self.bodyRuns(kept) {
+            for (index, payload) in try providers[run.source].storeBodies(run.indices, in: writer, context: context) {
+                payloads[BodyID(source: run.source, index: index)] = payload
             }
         }
         var distinct = Set<BodyReference>()
@@ -125,6 +123,24 @@ public struct ArchiveImporter: Sendable {
                 if distinct.insert(payload.body.reference).inserted { summary.distinctBodyBytes += payload.body.length }
             }
         }
+    }
+
+    /// The bodies the kept responses answer with, in the order the records first use them (spec
+    /// Appendix C step 2: bodies in the records' insertion order), as runs of one input each: the
+    /// order in which `webarc apply` writes the archive again, so that an update between two
+    /// imports gives its target byte for byte. A redirect's body is not stored: no record names it.
+    static func bodyRuns(_ kept: [Capture]) -> [(source: Int, indices: [Int])] {
+        var seen = Set<BodyID>()
+        var runs: [(source: Int, indices: [Int])] = []
+        for capture in kept {
+            guard case .response = capture.kind, let body = capture.body, seen.insert(body).inserted else { continue }
+            if runs.last?.source == body.source {
+                runs[runs.count - 1].indices.append(body.index)
+            } else {
+                runs.append((body.source, [body.index]))
+            }
+        }
+        return runs
     }
 
     /// The first kept GET 200 HTML response, as the page to open first.

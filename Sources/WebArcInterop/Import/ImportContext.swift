@@ -60,6 +60,6 @@ struct StoredPayload {
 /// Conformers: ``WARCImporter`` (re-reads the records), ``HARImporter`` and ``WebArchiveImporter``
 /// (bodies already in memory).
 protocol BodyProvider: AnyObject {
-    /// Stores the bodies numbered `indices` and returns each with its remaining codings.
+    /// Stores the bodies numbered `indices`, in that order, and returns each with its remaining codings.
     func storeBodies(_ indices: [Int], in writer: ArchiveWriter, context: ImportContext) throws -> [Int: StoredPayload]
 }

@@ -1,14 +1,14 @@
 import WebArc
 
 extension WARCImporter {
-    /// Reads again the payloads numbered `indices`, file by file in file order, decodes their
-    /// content codings where it can, and stores them.
+    /// Reads again the payloads numbered `indices`, decodes their content codings where it can,
+    /// and stores them in that order (the order the records use them, mostly file order: a
+    /// payload earlier in its file than the one before is reached by seeking back).
     func storeBodies(_ indices: [Int], in writer: ArchiveWriter, context: ImportContext) throws -> [Int: StoredPayload] {
         var result: [Int: StoredPayload] = [:]
-        let ordered = indices.sorted { (bodies[$0].file, bodies[$0].start.position) < (bodies[$1].file, bodies[$1].start.position) }
         var openFile = -1
         var reader: WARCRecordReader?
-        for index in ordered {
+        for index in indices {
             let source = bodies[index]
             if source.file != openFile {
                 openFile = source.file

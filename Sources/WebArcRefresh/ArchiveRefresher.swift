@@ -161,7 +161,8 @@ public struct ArchiveRefresher: Sendable {
     enum Step {
         /// The record as stored (its date changed when re-dated).
         case copy(ArchiveRecord)
-        /// A response the origin answered with another body.
+        /// A response the origin answered with another body: its record, whose body reference
+        /// is set when the body is added (its length is already the body's), and the body.
         case changed(ResponseRecord, body: [UInt8])
         case redirect(RedirectRecord)
 

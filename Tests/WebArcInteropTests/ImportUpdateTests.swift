@@ -48,3 +48,43 @@ struct ImportUpdateTests {
         #expect(written == expected)
     }
 }
+
+/// The WARC importer stores payloads in the order asked, reading each file front to back: those
+/// met before their turn wait (within a budget) or are read again at their turn.
+@Suite("WARC payloads stored in the order asked")
+struct WARCPayloadOrderTests {
+    /// Six responses with distinct bodies, in one file laid out as `layout`.
+    static func warc(_ layout: String) -> [UInt8] {
+        let records = (0..<6).map { number in
+            WARCFixture.record(
+                "response", uri: "http://example.com/\(number)", id: "r\(number)",
+                fields: [("Content-Type", "application/http; msgtype=response")],
+                block: WARCFixture.response(headers: [("Content-Type", "text/plain")], body: Array("payload \(number) ".utf8) + [UInt8](repeating: UInt8(65 + number), count: 3_000)))
+        }
+        return switch layout {
+        case "plain": records.flatMap { $0 }
+        case "per-record": WARCFixture.gzipPerRecord(records)
+        default: WARCFixture.gzip(records.flatMap { $0 })
+        }
+    }
+
+    @Test("any order, any layout, with payloads waiting or read again", arguments: ["plain", "per-record", "whole-file"], [0, 1 << 20])
+    func order(layout: String, budget: Int) throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write("in.warc", Self.warc(layout))
+        let context = ImportContext(options: ImportOptions())
+        let importer = WARCImporter(sourceID: 0)
+        _ = try importer.scan(path: path, isGzip: layout != "plain", context: context)
+        let captures = try importer.captures(context: context)
+        let asked = [4, 1, 5, 0, 3, 2].map { captures[$0].body!.index }
+        let writer = try ArchiveWriter(path: folder.file("out.webarc"))
+        let stored = try importer.storeBodies(asked, in: writer, context: context, waitingBudget: UInt64(budget))
+        try writer.finish()
+        // The body data holds the payloads in the order asked.
+        let reader = try ArchiveReader(path: folder.file("out.webarc"))
+        let offsets = try asked.map { try reader.bodyEntry(stored[$0]!.body.reference).chunks[0].offset }
+        #expect(offsets == offsets.sorted(), "\(layout), budget \(budget): \(offsets)")
+        #expect(try asked.map { String(decoding: try reader.body(stored[$0]!.body.reference).prefix(9), as: UTF8.self) }
+            == [4, 1, 5, 0, 3, 2].map { "payload \($0)" })
+    }
+}

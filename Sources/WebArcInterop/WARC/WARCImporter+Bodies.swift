@@ -1,21 +1,36 @@
 import WebArc
 
 extension WARCImporter {
+    /// Bytes of payloads read before their turn that wait to be stored, at most (each a spool,
+    /// held in memory up to ``BodySpool/memoryLimit``): beyond it, a payload is read again when its
+    /// turn comes.
+    static let waitingBudget: UInt64 = 64 << 20
+
     /// Reads again the payloads numbered `indices`, decodes their content codings where it can,
-    /// and stores them in that order (the order the records use them, mostly file order: a
-    /// payload earlier in its file than the one before is reached by seeking back).
+    /// and stores them in that order (the order the records first use them).
+    ///
+    /// The files are read front to back: a payload met before its turn (the original of a
+    /// revisit kept instead of it) waits, within ``waitingBudget``, and one over the budget is
+    /// read again at its turn. So a gzip WARC of one member, where reading backwards means
+    /// decompressing from the start again, is not read once per payload out of order.
     func storeBodies(_ indices: [Int], in writer: ArchiveWriter, context: ImportContext) throws -> [Int: StoredPayload] {
+        try storeBodies(indices, in: writer, context: context, waitingBudget: Self.waitingBudget)
+    }
+
+    /// ``storeBodies(_:in:context:)`` with `waitingBudget` bytes of payloads waiting at most.
+    func storeBodies(_ indices: [Int], in writer: ArchiveWriter, context: ImportContext, waitingBudget: UInt64) throws -> [Int: StoredPayload] {
         var result: [Int: StoredPayload] = [:]
-        var openFile = -1
-        var reader: WARCRecordReader?
-        for index in indices {
+        var readers: [Int: WARCRecordReader] = [:]
+        func read(_ index: Int) throws -> ContentCoding.Outcome {
             let source = bodies[index]
-            if source.file != openFile {
-                openFile = source.file
+            let reader: WARCRecordReader
+            if let open = readers[source.file] {
+                reader = open
+            } else {
                 let file = files[source.file]
                 reader = WARCRecordReader(stream: try WARCStream(file: try InputFile(path: file.path), gzip: file.isGzip))
+                readers[source.file] = reader
             }
-            guard let reader else { continue }
             try reader.stream.seek(to: source.start.position)
             guard let start = try reader.next() else {
                 throw InteropError.truncatedRecord(at: source.start.location, declared: source.start.header.contentLength, available: 0)
@@ -29,8 +44,46 @@ extension WARCImporter {
                 context.note(.contentNotDecoded(
                     at: source.start.location, url: source.url, coding: outcome.remaining.joined(separator: ", "), reason: failure))
             }
-            result[index] = StoredPayload(body: try outcome.body.store(in: writer), remaining: outcome.remaining)
+            return outcome
         }
+
+        var waiting: [Int: ContentCoding.Outcome] = [:]
+        var waitingBytes: UInt64 = 0
+        var passed = Set<Int>()
+        var next = 0
+        /// Stores every payload whose turn has come and that was read already (or passed over).
+        func storeInTurn(readingPassed: Bool) throws {
+            while next < indices.count {
+                let index = indices[next]
+                let outcome: ContentCoding.Outcome
+                if let ready = waiting.removeValue(forKey: index) {
+                    waitingBytes -= ready.body.count
+                    outcome = ready
+                } else if readingPassed, passed.remove(index) != nil {
+                    outcome = try read(index)
+                } else {
+                    return
+                }
+                result[index] = StoredPayload(body: try outcome.body.store(in: writer), remaining: outcome.remaining)
+                next += 1
+            }
+        }
+        let fileOrder = indices.sorted { (bodies[$0].file, bodies[$0].start.position) < (bodies[$1].file, bodies[$1].start.position) }
+        for index in fileOrder {
+            if index == indices[next] {
+                let outcome = try read(index)
+                result[index] = StoredPayload(body: try outcome.body.store(in: writer), remaining: outcome.remaining)
+                next += 1
+                try storeInTurn(readingPassed: true)
+            } else if waitingBytes + bodies[index].start.header.contentLength <= waitingBudget {
+                let outcome = try read(index)
+                waiting[index] = outcome
+                waitingBytes += outcome.body.count
+            } else {
+                passed.insert(index)
+            }
+        }
+        try storeInTurn(readingPassed: true)
         return result
     }
 }

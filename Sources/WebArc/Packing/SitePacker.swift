@@ -216,9 +216,8 @@ public struct SitePacker {
     }
 
     /// Which body positions are anchors: keyed by the key of the record each position's body
-    /// answers (a folder's index.html takes two: its own URL's, then the folder's) and the
-    /// body's length, or every
-    /// `dictionaryInterval`-th.
+    /// answers (a folder's index.html takes two: its own URL's, then the folder's) and the body's
+    /// length, or every `dictionaryInterval`-th.
     private func anchorPlan(files: [ScannedFile], keys: [[UInt8]]) throws -> AnchorPlan {
         guard options.keyedAnchors, options.dictionaryInterval > 0 else { return AnchorPlan(interval: options.dictionaryInterval) }
         var bodies: [(key: [UInt8], length: UInt64)] = []

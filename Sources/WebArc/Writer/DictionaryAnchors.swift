@@ -1,7 +1,7 @@
 /// The writer's choice of dictionaries (spec Appendix C step 13): the bodies at the positions its
-/// ``AnchorPlan`` names are *anchors*, coded without a dictionary; the first chunk of each other new body is coded
-/// against the last chunk of the latest anchor (its last 64 KiB), so pages of one site share their
-/// boilerplate the way consecutive files share it in `tar | lz4`.
+/// ``AnchorPlan`` names are *anchors*, coded without a dictionary; the first chunk of each other
+/// new body is coded against the last chunk of the latest anchor (its last 64 KiB), so pages of
+/// one site share their boilerplate the way consecutive files share it in `tar | lz4`.
 ///
 /// Positions count every body added, duplicates and empty bodies included, so a packer that
 /// prepares bodies in parallel knows each body's dictionary from the order (and keys) of its

@@ -51,15 +51,16 @@ extension WARCImporter {
         var waitingBytes: UInt64 = 0
         var passed = Set<Int>()
         var next = 0
-        /// Stores every payload whose turn has come and that was read already (or passed over).
-        func storeInTurn(readingPassed: Bool) throws {
+        /// Stores every payload whose turn has come and that waits or was passed over (read again
+        /// now).
+        func storeInTurn() throws {
             while next < indices.count {
                 let index = indices[next]
                 let outcome: ContentCoding.Outcome
                 if let ready = waiting.removeValue(forKey: index) {
                     waitingBytes -= ready.body.count
                     outcome = ready
-                } else if readingPassed, passed.remove(index) != nil {
+                } else if passed.remove(index) != nil {
                     outcome = try read(index)
                 } else {
                     return
@@ -74,7 +75,7 @@ extension WARCImporter {
                 let outcome = try read(index)
                 result[index] = StoredPayload(body: try outcome.body.store(in: writer), remaining: outcome.remaining)
                 next += 1
-                try storeInTurn(readingPassed: true)
+                try storeInTurn()
             } else if waitingBytes + bodies[index].start.header.contentLength <= waitingBudget {
                 let outcome = try read(index)
                 waiting[index] = outcome
@@ -83,7 +84,7 @@ extension WARCImporter {
                 passed.insert(index)
             }
         }
-        try storeInTurn(readingPassed: true)
+        try storeInTurn()
         return result
     }
 }

@@ -25,9 +25,10 @@ struct RefreshAnchorTests {
         return text + "</body></html>\n"
     }
 
-    /// Packs the site with keyed or every-32nd anchors, refreshes it against a live site where page
-    /// 2 changed and page 5 is gone, and applies the update; returns the apply's summary.
-    func refreshAndApply(keyed: Bool) async throws -> UpdateApplier.Summary {
+    /// Packs the site with keyed (`rule`) or every-32nd (nil) anchors, refreshes it against a live
+    /// site where page 2 changed and page 5 is gone, and applies the update; returns the apply's
+    /// summary.
+    func refreshAndApply(rule: AnchorPlan.KeyedRule?) async throws -> UpdateApplier.Summary {
         let folder = try RefreshTests.Folder()
         let server = try TestHTTPServer { request in
             switch request.target {
@@ -50,14 +51,14 @@ struct RefreshAnchorTests {
         }
         let site = folder.file("site.webarc")
         var options = SitePacker.Options(baseURL: archived)
-        options.keyedAnchors = keyed
+        options.anchorRule = rule
         _ = try SitePacker(options: options).pack(folder: siteFolder, to: site)
 
         let summary = try await ArchiveRefresher(archive: site, options: RefreshOptions(origin: (archived, live)))
             .write(to: folder.file("update.webarc"))
         #expect(summary.changed == 1 && summary.gone == 1 && summary.failed == 0, "\(summary)")
         let update = try ArchiveReader(path: folder.file("update.webarc"))
-        #expect(try update.metadata.target?.archive.writer?.anchors == (keyed ? .keyed : .everyNth), "the refreshed archive keeps the rule")
+        #expect(try update.metadata.target?.archive.writer?.anchors == (rule?.anchorRule ?? .everyNth), "the refreshed archive keeps the rule")
 
         let applied = try UpdateApplier(stack: try LayerStack([update, try ArchiveReader(path: site)])).write(to: folder.file("refreshed.webarc"))
         let refreshed = try ArchiveReader(path: folder.file("refreshed.webarc"))
@@ -72,8 +73,8 @@ struct RefreshAnchorTests {
 
     @Test("refreshing a packed site keeps its keyed anchors: a page changed and one gone early cost the update's apply a few chunks, not one per later page")
     func keyedAnchorsKept() async throws {
-        let keyed = try await refreshAndApply(keyed: true)
-        let everyNth = try await refreshAndApply(keyed: false)
+        let keyed = try await refreshAndApply(rule: .localMinimum)
+        let everyNth = try await refreshAndApply(rule: nil)
         // Every-32nd anchors move after page 5: every later page but the anchors is coded again.
         #expect(everyNth.chunksCoded > Self.pages / 2, "\(everyNth)")
         #expect(keyed.chunksCoded <= 3 && keyed.chunksCoded < everyNth.chunksCoded, "keyed \(keyed), every 32nd \(everyNth)")

@@ -47,15 +47,15 @@ struct PackPipelineTests {
         }
     }
 
-    @Test("workers, window and streaming do not change a byte; dictionaries are used and the archive verifies (keyed anchors, every 32nd)",
-          arguments: [true, false])
-    func deterministic(keyed: Bool) throws {
+    @Test("workers, window and streaming do not change a byte; dictionaries are used and the archive verifies (local-minimum, keyed, every 32nd anchors)",
+          arguments: [AnchorPlan.KeyedRule.localMinimum, .keyed, nil] as [AnchorPlan.KeyedRule?])
+    func deterministic(rule: AnchorPlan.KeyedRule?) throws {
         let folder = try TemporaryFolder()
         let files = try Self.makeSite(at: folder.file("site"))
         var archives: [Data] = []
         for (workers, threshold) in [(1, UInt64(64 << 10)), (3, UInt64(64 << 10)), (2, UInt64(8 << 20)), (1, UInt64(8 << 20))] {
             var options = SitePacker.Options()
-            options.keyedAnchors = keyed
+            options.anchorRule = rule
             options.workers = workers
             options.streamingThreshold = threshold
             let path = folder.file("w\(workers)-\(threshold).webarc")
@@ -68,21 +68,21 @@ struct PackPipelineTests {
         #expect(Set(archives).count == 1, "archives differ between worker counts or streaming thresholds")
     }
 
-    @Test("a pack equals the writer's own order: the same bodies added one by one give the same body data (keyed anchors, every 32nd)",
-          arguments: [true, false])
-    func sameAsWriter(keyed: Bool) throws {
+    @Test("a pack equals the writer's own order: the same bodies added one by one give the same body data (local-minimum, keyed, every 32nd anchors)",
+          arguments: [AnchorPlan.KeyedRule.localMinimum, .keyed, nil] as [AnchorPlan.KeyedRule?])
+    func sameAsWriter(rule: AnchorPlan.KeyedRule?) throws {
         let folder = try TemporaryFolder()
         let files = try Self.makeSite(at: folder.file("site"))
         var options = SitePacker.Options()
         options.streamingThreshold = 64 << 10
-        options.keyedAnchors = keyed
+        options.anchorRule = rule
         let packer = SitePacker(options: options)
         _ = try packer.pack(folder: folder.file("site"), to: folder.file("packed.webarc"))
         var writerOptions = ArchiveWriter.Options(dictionaryInterval: SitePacker.defaultDictionaryInterval)
-        if keyed {
+        if let rule {
             writerOptions.anchorPlan = AnchorPlan(interval: SitePacker.defaultDictionaryInterval, bodies: try files.keys.sorted().map {
                 (Array(try URLKey.key(method: "GET", url: packer.url(for: $0)).utf8), UInt64(files[$0]!.count))
-            })
+            }, rule: rule)
         }
         let writer = try ArchiveWriter(path: folder.file("written.webarc"), options: writerOptions)
         for name in files.keys.sorted() { _ = try writer.addBody(files[name]!) }

@@ -100,7 +100,7 @@ enum VectorDump {
         if let writer = metadata.writer {
             var entry: [String: Any] = ["level": writer.level, "dictionaryInterval": writer.dictionaryInterval]
             entry["zstdLevel"] = writer.zstdLevel
-            if case .keyed = writer.anchors { entry["anchors"] = 1 }
+            if let code = writer.anchors.code { entry["anchors"] = code }
             if !writer.order.isTreeOrder { entry["order"] = writer.order.runs.map { [$0.start, $0.length] } }
             archive["writer"] = entry
         }
@@ -158,14 +158,14 @@ enum VectorDump {
         let level = (settings?["level"] as? NSNumber)?.intValue ?? 1
         let zstdLevel = (settings?["zstdLevel"] as? NSNumber)?.intValue
         var options = ArchiveWriter.Options(compressionLevel: level, dictionaryInterval: interval, zstdLevel: zstdLevel)
-        if (settings?["anchors"] as? NSNumber)?.intValue == 1 {
-            // The keyed rule needs every response's key and body length up front.
+        if let code = (settings?["anchors"] as? NSNumber)?.intValue, code == 1 || code == 2 {
+            // The keyed rules need every response's key and body length up front.
             var bodies: [(key: [UInt8], length: UInt64)] = []
             for case let record as [String: Any] in recipe["records"] as? [Any] ?? [] where (record["kind"] as? String ?? "response") == "response" {
                 let key = try RequestRecord(method: record["method"] as! String, url: record["url"] as! String).canonicalKey()
                 bodies.append((Array(key.utf8), UInt64(Data(base64Encoded: record["body"] as! String)!.count)))
             }
-            options.anchorPlan = AnchorPlan(interval: interval, bodies: bodies)
+            options.anchorPlan = AnchorPlan(interval: interval, bodies: bodies, rule: code == 1 ? .keyed : .localMinimum)
         }
         let writer = try ArchiveWriter(path: path, options: options, bases: bases)
         writer.metadata = metadata(recipe["archive"] as? [String: Any] ?? [:])

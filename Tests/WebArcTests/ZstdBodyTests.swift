@@ -21,7 +21,7 @@ struct ZstdBodyTests {
     static func pack(_ folder: String, to path: String, zstdLevel: Int?, workers: Int = 0, streamingThreshold: UInt64? = nil) throws {
         var options = SitePacker.Options(zstdLevel: zstdLevel)
         // Every 32nd body an anchor, as the writer's own order below and the pins (p000, p064) assume.
-        options.keyedAnchors = false
+        options.anchorRule = nil
         options.workers = workers
         if let streamingThreshold { options.streamingThreshold = streamingThreshold }
         _ = try SitePacker(options: options).pack(folder: folder, to: path)

@@ -3,7 +3,7 @@
 
     python3 Tools/bench/size_levers.py ARCHIVE.webarc TAR.lz4 [--quick]
 
-ARCHIVE is a default `webarc pack` (level 1, dictionary interval 32, keyed anchors) of a corpus and TAR.lz4 its
+ARCHIVE is a default `webarc pack` (level 1, dictionary interval 32, local-minimum anchors) of a corpus and TAR.lz4 its
 `tar -cf - -C DIR . | lz4 -1` peer. The bodies are read back with the vectors' independent reader
 in the order they were stored (insertion order) and coded again, with the system liblz4 the Swift
 writer links, under each rule; every row prints the body data it gives, the archive's size with
@@ -23,6 +23,7 @@ from collections import Counter
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "make-vectors"))
 import lz4block as lz4  # noqa: E402
 import webarc_reader as wr  # noqa: E402
+import webarc_writer as ww  # noqa: E402
 
 CHUNK = 262_144
 WINDOW = 65_536
@@ -128,6 +129,19 @@ def keyed(bodies, interval, seed="", lengths=True, offset=None):
     return total
 
 
+def local_minimum(bodies, interval, seed=""):
+    """Appendix C step 13's local-minimum rule (2.1.7), the reference writer's plan, with the keys
+    prefixed with `seed` to see the spread. Positions are the stored bodies' (a model)."""
+    plan = ww.local_minimum_anchors([(seed + meta[0], len(body)) for meta, body in bodies], interval)
+    total, current = 0, None
+    for position, ((_, body), anchor) in enumerate(zip(bodies, plan)):
+        is_anchor = anchor == position
+        total += code_body(body, None if is_anchor else current)[0]
+        if is_anchor:
+            current = chunks(body)[-1][-WINDOW:] if body else None
+    return total
+
+
 def chained(bodies):
     """Not allowed: each chunk against the 64 KiB stored before it, as `tar | lz4` sees it."""
     total, history = 0, b""
@@ -203,7 +217,7 @@ def main():
     print(f"{args[0]}: {len(data)} bytes, body data {archive.body_data_end - 16}, rest {rest}; "
           f"{os.path.basename(args[1])}: {peer} bytes; {len(bodies)} stored bodies\n")
     print("| rule | body data | archive | ÷ tar.lz4 | extra CPU |\n|---|---|---|---|---|")
-    row("as stored (step 13, interval 32, keyed anchors since 2.1.5)", archive.body_data_end - 16)
+    row("as stored (step 13, interval 32, `webarc pack`'s anchors)", archive.body_data_end - 16)
     row("model of step 13, every 32nd (before 2.1.5)", anchors(bodies, 32))
     row("no dictionaries", anchors(bodies, 1))
     for n in (16, 24, 64):
@@ -217,7 +231,9 @@ def main():
         anchors(sorted(bodies, key=lambda mb: (mb[0][1], mb[0][0])), 32))
     for offset in (8, 16, 24):
         row(f"every 32nd counted from {offset}", keyed(bodies, 32, offset=offset))
-    row("keyed (2.1.5, `webarc pack`), interval 32", keyed(bodies, 32))
+    row("keyed (2.1.5), interval 32", keyed(bodies, 32))
+    for seed in ("", "1", "2"):
+        row(f"local minimum (2.1.7, `webarc pack`), interval 32, salted {seed!r}", local_minimum(bodies, 32, seed))
     for seed in ("1", "2"):
         row(f"keyed, key hashes salted {seed!r} (the spread)", keyed(bodies, 32, seed=seed))
         row(f"keyed without the length condition, salted {seed!r}", keyed(bodies, 32, seed=seed, lengths=False))

@@ -601,7 +601,7 @@ def decode(data: bytes, stack: list[Archive]) -> tuple[dict, dict]:
     settings = {"level": writer["level"], "dictionaryInterval": writer["dictionaryInterval"]}
     if "zstdLevel" in writer:
         settings["zstdLevel"] = writer["zstdLevel"]
-    if writer.get("anchors", 0) not in (0, 1):                      # Appendix C step 13's rule (2.1.5)
+    if writer.get("anchors", 0) not in (0, 1, 2):                   # Appendix C step 13's rule (2.1.5, 2.1.7)
         raise CompactError("bad-target", records_at, f"Writer.anchors {writer['anchors']}: an anchor rule this tool cannot write")
     if writer.get("anchors"):
         settings["anchors"] = writer["anchors"]

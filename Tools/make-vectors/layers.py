@@ -137,7 +137,7 @@ def apply(stack: list[Archive]) -> bytes:
     settings = {"level": writer["level"], "dictionaryInterval": writer["dictionaryInterval"]}
     if "zstdLevel" in writer:                                       # Appendix C step 15 (2.1.1)
         settings["zstdLevel"] = writer["zstdLevel"]
-    if writer.get("anchors", 0) not in (0, 1):                      # Appendix C step 13's rule (2.1.5)
+    if writer.get("anchors", 0) not in (0, 1, 2):                   # Appendix C step 13's rule (2.1.5, 2.1.7)
         raise WebarcError("bad-target", at, f"Writer.anchors {writer['anchors']}: an anchor rule this tool cannot write")
     if writer.get("anchors"):
         settings["anchors"] = writer["anchors"]

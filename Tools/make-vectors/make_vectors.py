@@ -150,7 +150,8 @@ def valid_vectors() -> dict[str, Vector]:
     plain = {"empty": vv.empty(), "minimal": vv.minimal(), "site": vv.site(), "dedup": vv.dedup(),
              "multichunk": vv.multichunk(), "captures": vv.captures(), "canonical": vv.canonical(SPEC),
              "collision": vv.collision(), "large": vv.large(), "dictionary": vv.dictionary(), "anchors": vv.anchors(),
-             "best": vv.best(), "keyed-anchors": vv.keyed_anchors()}
+             "best": vv.best(), "keyed-anchors": vv.keyed_anchors(),
+             "local-anchors": vv.local_anchors()}
     for name, recipe in plain.items():
         out[name] = Vector(recipe, write(recipe))
     site = Archive(out["site"].data)
@@ -328,21 +329,24 @@ def check_pins(dumps: dict[str, dict], vectors: dict[str, Vector]) -> None:
 
 def check_keyed_pins(dumps: dict[str, dict]) -> None:
     """`keyed-anchors`: Appendix C step 13's keyed rule makes anchors of positions 0, 15 and 39 only;
-    every other body's first chunk is coded against the latest of them (codec 2)."""
-    dump = dumps["keyed-anchors"]
-    assert dump["archive"]["writer"]["anchors"] == 1 and dump["archive"]["writer"]["dictionaryInterval"] == 16
-    by_md5 = {b["md5"]: b["chunks"] for b in dump["bodies"]}
-    order = [r["url"] for r in vv.keyed_anchors()["records"]]
-    by_url = {r["url"]: by_md5[r["bodyMD5"]] for r in dump["records"]}
-    anchor_offsets = {}
-    for position, url in enumerate(order):
-        first = by_url[url][0]
-        if position in (0, 15, 39):
-            assert first["codec"] == 1 and "dictionary" not in first, (position, first)
-            anchor_offsets[position] = by_url[url][-1]["offset"]
-        else:
-            anchor = max(a for a in (0, 15, 39) if a < position)
-            assert first["codec"] == 2 and first["dictionary"]["offset"] == anchor_offsets[anchor], (position, first)
+    `local-anchors`: the local-minimum rule, of positions 0, 3, 10, 34 and 35 only. Every other
+    body's first chunk is coded against the latest of them (codec 2)."""
+    for name, rule, recipe, anchors in (("keyed-anchors", 1, vv.keyed_anchors(), (0, 15, 39)),
+                                        ("local-anchors", 2, vv.local_anchors(), vv.LOCAL_ANCHORS)):
+        dump = dumps[name]
+        assert dump["archive"]["writer"]["anchors"] == rule and dump["archive"]["writer"]["dictionaryInterval"] == 16
+        by_md5 = {b["md5"]: b["chunks"] for b in dump["bodies"]}
+        order = [r["url"] for r in recipe["records"]]
+        by_url = {r["url"]: by_md5[r["bodyMD5"]] for r in dump["records"]}
+        anchor_offsets = {}
+        for position, url in enumerate(order):
+            first = by_url[url][0]
+            if position in anchors:
+                assert first["codec"] == 1 and "dictionary" not in first, (name, position, first)
+                anchor_offsets[position] = by_url[url][-1]["offset"]
+            else:
+                anchor = max(a for a in anchors if a < position)
+                assert first["codec"] == 2 and first["dictionary"]["offset"] == anchor_offsets[anchor], (name, position, first)
 
 
 def check_best_pins(dumps: dict[str, dict], vectors: dict[str, Vector]) -> None:

@@ -388,6 +388,13 @@ def keyed_hash_is_even(url: str) -> bool:
     return int.from_bytes(hashlib.sha256(canonical_key("GET", url).encode()).digest()[:8], "big") % 2 == 0
 
 
+def guide_page_of_size(guide: str, n: int, size: int) -> str:
+    """Page `n` of a guide whose pages share their navigation, cut or padded to `size` bytes."""
+    words = f"Page {n} of the {guide} guide. The navigation, header and footer repeat on every page."
+    text = html_page(f"{guide.capitalize()} guide: page {n}", words, repeat=max(1, size // 110))
+    return text[:size] if len(text) > size else text + " " * (size - len(text))
+
+
 def keyed_anchors() -> dict:
     """Appendix C step 13's keyed rule (2.1.5, `anchors` 1) with a dictionary interval of 16, every case:
     0 an anchor (position 0); 5 a candidate (8 192 bytes, even hash) only 5 after it, so not; 12 an odd
@@ -398,11 +405,6 @@ def keyed_anchors() -> dict:
     even = (u for u in names if keyed_hash_is_even(u))
     odd_names = (f"https://example.com/keyed/other-{j}.html" for j in range(10_000))
     odd = (u for u in odd_names if not keyed_hash_is_even(u))
-
-    def page(n: int, size: int) -> str:
-        words = f"Page {n} of the keyed guide. The navigation, header and footer repeat on every page."
-        text = html_page(f"Keyed guide: page {n}", words, repeat=max(1, size // 110))
-        return text[:size] if len(text) > size else text + " " * (size - len(text))
     html = dict(headers=HTML, mime="text/html", encoding="utf-8")
     plan = [(next(even), 8192)]                                             # 0: anchor (position 0)
     plan += [(next(odd), 1024) for _ in range(4)]                           # 1-4
@@ -413,7 +415,31 @@ def keyed_anchors() -> dict:
     plan += [(next(even) if i % 2 else next(odd), 1024) for i in range(23)]  # 16-38: no candidates
     plan += [(next(odd), 1024), (next(odd), 1024)]                         # 39: anchor (gap 24), 40
     return {"archive": {}, "writer": {"dictionaryInterval": KEYED_INTERVAL, "anchors": 1},
-            "records": [response(url, page(n, size), **html) for n, (url, size) in enumerate(plan)]}
+            "records": [response(url, guide_page_of_size("keyed", n, size), **html) for n, (url, size) in enumerate(plan)]}
+
+
+def local_anchors() -> dict:
+    """Appendix C step 13's local-minimum rule (2.1.7, `anchors` 2) with a dictionary interval of 16
+    (window ⌊3n/8⌋ = 6, forced gap ⌊3n/2⌋ = 24), every case: 0 an anchor (position 0, 1 KiB); 1 a
+    candidate (8 192 bytes) beaten by 3 within the window; 3 a candidate of 65 536 bytes, the least
+    hash within 6: an anchor at gap 3 (no minimum gap); 4 and 5 the two least hashes of all, but
+    8 191 and 65 537 bytes, so no candidates; 9 beaten by 3, 6 back; 10 a larger hash than 3's, but
+    3 is 7 back, out of its window: an anchor; 11 to 33 no candidate, so 34 (gap 24) is an anchor
+    whatever its key; 35 a candidate with no other within 6: an anchor at gap 1; 36 against it.
+    Keys are picked by the order of their hashes: low[0] has the least."""
+    names = [f"https://example.com/local/page-{j}.html" for j in range(64)]
+    low = sorted(names, key=lambda u: hashlib.sha256(canonical_key("GET", u).encode()).digest()[:8])
+    html = dict(headers=HTML, mime="text/html", encoding="utf-8")
+    plan = [(low[40], 1024), (low[7], 8192), (low[41], 1024), (low[2], 65_536), (low[0], 8191), (low[1], 65_537)]
+    plan += [(low[42 + i], 1024) for i in range(3)]                          # 6-8
+    plan += [(low[5], 10_000), (low[3], 10_000)]                             # 9, 10
+    plan += [(low[9 + i], 1024) for i in range(23)]                          # 11-33
+    plan += [(low[33], 1024), (low[6], 20_000), (low[34], 1024)]             # 34, 35, 36
+    return {"archive": {}, "writer": {"dictionaryInterval": KEYED_INTERVAL, "anchors": 2},
+            "records": [response(url, guide_page_of_size("local", n, size), **html) for n, (url, size) in enumerate(plan)]}
+
+
+LOCAL_ANCHORS = (0, 3, 10, 34, 35)      # where local_anchors()' anchors fall
 
 
 # ---------------------------------------------------------------------------- delta updates (§13.1, codec 3)

@@ -185,7 +185,8 @@ class Model:
     optional: int = 0
     body_bytes: dict = field(default_factory=dict)              # md5 -> [(bytes, BodyEntry)], this archive's
     dictionary_interval: int = 0                                # Appendix C step 13; 0: no dictionaries
-    keyed_anchors: bool = False                                 # step 13's keyed rule (`Writer.anchors` 1, 2.1.5)
+    anchor_rule: int = 0                                        # step 13's rule (`Writer.anchors`): 0, 1 keyed, 2 local minimum
+    local_anchors: list | None = None                           # rule 2: each position's anchor position, planned up front
     next_position: int = 0                                      # bodies added so far, duplicates included
     last_anchor: int = 0                                        # the latest anchor's position
     anchor_dictionary: bytes | None = None                      # the latest anchor's last chunk, last 64 KiB
@@ -211,9 +212,11 @@ def build(recipe: dict, bases: list | None = None) -> Model:
     model = Model(archive_object(recipe.get("archive", {})))
     model.dictionary_interval = settings.get("dictionaryInterval", 0)
     anchors = settings.get("anchors", 0)
-    if anchors not in (0, 1):
-        raise WriterError(f"anchor rule {anchors}: this writer knows 0 (every n-th) and 1 (keyed)")
-    model.keyed_anchors = anchors == 1
+    if anchors not in (0, 1, 2):
+        raise WriterError(f"anchor rule {anchors}: this writer knows 0 (every n-th), 1 (keyed) and 2 (local minimum)")
+    model.anchor_rule = anchors
+    if anchors == 2 and model.dictionary_interval > 0:
+        model.local_anchors = local_minimum_anchors(position_bodies(recipe.get("records", [])), model.dictionary_interval)
     model.zstd_level = settings.get("zstdLevel")
     if model.zstd_level is not None and not 1 <= model.zstd_level <= 22:
         raise WriterError(f"Zstandard level {model.zstd_level}: 1 to 22")
@@ -221,7 +224,7 @@ def build(recipe: dict, bases: list | None = None) -> Model:
         add_record(model, index, record, bases)
     set_writer(model, writer_object({"level": level, "dictionaryInterval": model.dictionary_interval,
                                      "order": order_runs(model.records), "zstdLevel": model.zstd_level,
-                                     "anchors": 1 if model.keyed_anchors and model.dictionary_interval else 0}))
+                                     "anchors": model.anchor_rule if model.dictionary_interval else 0}))
     entries = [c for b in model.bodies for c in all_chunks(b)]
     if bases or any(r.obj.class_name == "Tombstone" for r in model.records) or any(c.layer for c in entries):
         model.required |= FEATURE_LAYER
@@ -416,18 +419,55 @@ def previous_version(index: int, given: dict | None, bases: list) -> list[tuple[
     return [(relayer(c, layer), base.chunk_bytes(c, bases[layer:])) for c in entry.chunks]
 
 
+def key_hash(key: str) -> int:
+    """Appendix C step 13: the first 8 bytes of the SHA-256 of a record's key, big-endian."""
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
+
+
+def position_bodies(records: list) -> list[tuple[str, int]]:
+    """Appendix C step 13: (record key, body length) for each position, that is each response in
+    order. A record the writer will refuse takes its position with no key; it never gets that far."""
+    out = []
+    for record in records:
+        if record.get("kind") != "response":
+            continue
+        try:
+            out.append((canonical_key(record["method"], record["url"]), len(base64.b64decode(record["body"], validate=True))))
+        except Exception:  # noqa: BLE001 - add_record raises the error that names the record
+            out.append(("", 0))
+    return out
+
+
+def local_minimum_anchors(bodies: list[tuple[str, int]], n: int) -> list[int]:
+    """Appendix C step 13's local-minimum rule (2.1.7, `anchors` 2): each position's anchor. Position
+    0; a body of 8 KiB to 64 KiB whose (key hash, position) is the least of such bodies' within
+    ⌊3n/8⌋ positions either side; or a position ⌊3n/2⌋ after the previous anchor."""
+    window, gap = max(1, n * 3 // 8), max(1, n * 3 // 2)
+    hashes = [key_hash(key) if 8192 <= length <= DICTIONARY_SIZE else None for key, length in bodies]
+    anchors, anchor = [], 0
+    for p, h in enumerate(hashes):
+        neighbours = range(max(0, p - window), min(len(hashes), p + window + 1))
+        local = h is not None and all(hashes[q] is None or (hashes[q], q) > (h, p) for q in neighbours if q != p)
+        if p == 0 or p - anchor >= gap or local:
+            anchor = p
+        anchors.append(anchor)
+    return anchors
+
+
 def is_anchor_position(model: Model, position: int, key: str, length: int) -> bool:
     """Appendix C step 13: whether `position` is an anchor. Every n-th; or, keyed (2.1.5): position 0,
     or ⌊3n/2⌋ after the previous anchor, or ⌊3n/4⌋ after it for a candidate: a body of 8 KiB to
-    64 KiB whose record's key has a SHA-256 whose first 8 bytes (big-endian) are a multiple of ⌊n/8⌋."""
+    64 KiB whose record's key has a SHA-256 whose first 8 bytes (big-endian) are a multiple of ⌊n/8⌋;
+    or, local minimum (2.1.7), as planned up front (local_minimum_anchors)."""
     n = model.dictionary_interval
     if n <= 0:
         return False
-    if not model.keyed_anchors:
+    if model.anchor_rule == 0:
         return position % n == 0
+    if model.anchor_rule == 2:
+        return model.local_anchors[position] == position
     gap = position - model.last_anchor
-    digest = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
-    candidate = 8192 <= length <= DICTIONARY_SIZE and digest % max(1, n // 8) == 0
+    candidate = 8192 <= length <= DICTIONARY_SIZE and key_hash(key) % max(1, n // 8) == 0
     return position == 0 or gap >= max(1, n * 3 // 2) or (gap >= max(1, n * 3 // 4) and candidate)
 
 

@@ -21,6 +21,8 @@ public struct WriterRecipe: Equatable, Sendable {
         case everyNth
         /// Keyed by the records' keys (``AnchorPlan``; `anchors` 1, since 2.1.5).
         case keyed
+        /// Local minima of the records' key hashes (``AnchorPlan``; `anchors` 2, since 2.1.7).
+        case localMinimum
         /// A rule this version does not know: the archive reads, but cannot be written again.
         case unknown(UInt64)
 
@@ -29,6 +31,7 @@ public struct WriterRecipe: Equatable, Sendable {
             switch code {
             case 0: self = .everyNth
             case 1: self = .keyed
+            case 2: self = .localMinimum
             default: self = .unknown(code)
             }
         }
@@ -38,6 +41,7 @@ public struct WriterRecipe: Equatable, Sendable {
             switch self {
             case .everyNth: nil
             case .keyed: 1
+            case .localMinimum: 2
             case .unknown(let code): code
             }
         }

@@ -23,10 +23,11 @@ public struct SitePacker {
         public var compressionLevel: Int
         /// Bodies per dictionary anchor (spec Appendix C step 13); 0: no dictionaries.
         public var dictionaryInterval: Int = SitePacker.defaultDictionaryInterval
-        /// Anchors keyed by the files' URLs (``AnchorPlan``; the default), so that a page added or
-        /// dropped in the next release moves only the anchors near it; false: every
+        /// Which bodies are anchors (``AnchorPlan``): by default local minima of the files' URL key
+        /// hashes (`Writer.anchors` 2), so that a page added or dropped in the next release moves
+        /// only the anchors near it; `.keyed` is 2.1.5's rule, nil every
         /// `dictionaryInterval`-th body, as before 2.1.5.
-        public var keyedAnchors = true
+        public var anchorRule: AnchorPlan.KeyedRule? = .localMinimum
         /// Zstandard level for bodies with a dictionary (spec Appendix C step 15; see
         /// ``ArchiveWriter/Options/zstdLevel``); nil: LZ4 only.
         public var zstdLevel: Int?
@@ -219,7 +220,7 @@ public struct SitePacker {
     /// answers (a folder's index.html takes two: its own URL's, then the folder's) and the body's
     /// length, or every `dictionaryInterval`-th.
     private func anchorPlan(files: [ScannedFile], keys: [[UInt8]]) throws -> AnchorPlan {
-        guard options.keyedAnchors, options.dictionaryInterval > 0 else { return AnchorPlan(interval: options.dictionaryInterval) }
+        guard let rule = options.anchorRule, options.dictionaryInterval > 0 else { return AnchorPlan(interval: options.dictionaryInterval) }
         var bodies: [(key: [UInt8], length: UInt64)] = []
         bodies.reserveCapacity(files.count + files.count / 8)
         for (file, key) in zip(files, keys) {
@@ -229,7 +230,7 @@ public struct SitePacker {
                 bodies.append((Array(try URLKey.key(method: "GET", url: url(for: folder)).utf8), file.size))
             }
         }
-        return AnchorPlan(interval: options.dictionaryInterval, bodies: bodies)
+        return AnchorPlan(interval: options.dictionaryInterval, bodies: bodies, rule: rule)
     }
 
     /// Checks that a file read as `read` bytes is still what the anchor plan took it for from its

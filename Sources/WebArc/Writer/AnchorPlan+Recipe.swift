@@ -1,25 +1,27 @@
 extension AnchorPlan {
     /// The anchors a writer following `recipe` gives the bodies of `responses`, added in this order
-    /// (each response's body takes the next position, spec Appendix C step 13): keyed by each
-    /// response's key and body length when the recipe's rule is keyed, every *n*-th otherwise.
+    /// (each response's body takes the next position, spec Appendix C step 13): by each response's
+    /// key and body length when the recipe's rule is keyed or local minimum, every *n*-th otherwise.
     /// What an apply (§13.1) and a refresh, which write an archive again by its recipe, share.
     ///
     /// - Throws: `badTarget` for a rule this version does not know, before anything is written;
     ///   `badURL` for a response whose URL has no key.
     public static func following(_ recipe: WriterRecipe, responses: [ResponseRecord?]) throws -> AnchorPlan {
+        let rule: KeyedRule
         switch recipe.anchors {
         case .everyNth:
             return AnchorPlan(interval: recipe.dictionaryInterval)
-        case .keyed:
-            // Anything but a response keeps the numbering and is no candidate.
-            let bodies = try responses.map { response -> (key: [UInt8], length: UInt64) in
-                guard let response else { return ([], 0) }
-                return (Array(try response.request.canonicalKey().utf8), response.bodyLength)
-            }
-            return AnchorPlan(interval: recipe.dictionaryInterval, bodies: bodies)
+        case .keyed: rule = .keyed
+        case .localMinimum: rule = .localMinimum
         case .unknown(let code):
             throw WebArcError.badTarget(
                 reason: "the result's writer uses anchor rule \(code) (Writer.anchors), which this version cannot write: use a newer webarc")
         }
+        // Anything but a response keeps the numbering and is no candidate.
+        let bodies = try responses.map { response -> (key: [UInt8], length: UInt64) in
+            guard let response else { return ([], 0) }
+            return (Array(try response.request.canonicalKey().utf8), response.bodyLength)
+        }
+        return AnchorPlan(interval: recipe.dictionaryInterval, bodies: bodies, rule: rule)
     }
 }

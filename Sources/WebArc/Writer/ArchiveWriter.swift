@@ -31,11 +31,11 @@ public final class ArchiveWriter {
         /// 15): much smaller, slower to write and to read; nil (the default): LZ4 only.
         public var zstdLevel: Int?
         /// Which bodies are anchors: nil (the default), every `dictionaryInterval`-th; a keyed plan
-        /// (``AnchorPlan/init(interval:bodies:)``, made with the same interval and the key and
+        /// (``AnchorPlan/init(interval:bodies:rule:)``, made with the same interval and the key and
         /// length of every body this writer will be given; ``AnchorPlan/following(_:responses:)``
         /// for an archive written again by its recipe) keeps anchors in place when pages are added
         /// or dropped, so an update's apply codes again only bodies near the change
-        /// (`Writer.anchors` 1).
+        /// (`Writer.anchors` 1 or 2).
         public var anchorPlan: AnchorPlan?
 
         /// Makes options.

@@ -108,6 +108,7 @@ struct Info: ParsableCommand {
         switch rule {
         case .everyNth: "every-nth"
         case .keyed: "keyed"
+        case .localMinimum: "local-minimum"
         case .unknown(let code): "unknown (\(code))"
         }
     }

@@ -171,7 +171,9 @@ import Testing
     func addedPageMovesFewAnchors() throws {
         let scratch = try TemporaryFolder()
         let everyNth = try chunksCodedAfterAddingAPage(rule: nil, in: scratch)
-        #expect(everyNth > 100, "every 32nd: \(everyNth) chunks coded")
+        // Every body after the page but the anchors and the repeats (a folder's index.html answers
+        // twice; the writer takes the second as a duplicate, so it is not coded): over 80 of 121.
+        #expect(everyNth > 80, "every 32nd: \(everyNth) chunks coded")
         for rule in [AnchorPlan.KeyedRule.localMinimum, .keyed] {
             let coded = try chunksCodedAfterAddingAPage(rule: rule, in: scratch)
             #expect(coded < 40 && coded * 4 < everyNth, "\(rule): \(coded) chunks coded, every 32nd: \(everyNth)")

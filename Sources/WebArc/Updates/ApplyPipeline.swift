@@ -171,10 +171,11 @@ final class ApplyPipeline: @unchecked Sendable {
                         }
                         let zstd = zstdLevel.flatMap { level in history.map { (level: level, history: $0) } }
                         var body = try fetched.get()
-                        if anchors.isAnchor(index), repeatsPrevious(index), case .chunks(let entry, let chunks) = body,
-                            BodyTransfer.writerCut(entry) != nil
-                        {
-                            return .prepared(Self.repeated(entry, chunks), reused: chunks.count)
+                        if repeatsPrevious(index) {
+                            if case .stored(let copy) = body { body = try copy.readAndCheck() }
+                            if case .chunks(let entry, let chunks) = body, BodyTransfer.writerCut(entry) != nil {
+                                return .prepared(Self.repeated(entry, chunks), reused: chunks.count)
+                            }
                         }
                         if case .stored(let copy) = body {
                             let identity = dictionary == nil ? nil : cached?.identity
@@ -193,7 +194,8 @@ final class ApplyPipeline: @unchecked Sendable {
 
     /// Whether body `index` is the body before it again (the same body of the same layer: a
     /// folder's index.html answering twice), which the writer takes as a duplicate whatever its
-    /// position, so that coding it for an anchor's position would be thrown away.
+    /// position, so that coding it for its position (an anchor's, or against the dictionary of the
+    /// anchor the body before it may be) would be thrown away.
     private func repeatsPrevious(_ index: Int) -> Bool {
         guard index > 0, let reference = jobs[index].reference, let reader = jobs[index].reader,
             let previous = jobs[index - 1].reader else { return false }

@@ -25,6 +25,9 @@ struct CLITests {
         #expect(object["startURL"] as? String == "http://localhost/")
         #expect((object["redirects"] as? Int ?? 0) >= 1)
         #expect((object["dedupRatio"] as? Double ?? 0) > 1)
+        // pack's dictionary anchors are local minima of the URL key hashes (format 2.1.7).
+        let writer = object["writer"] as? [String: Any]
+        #expect(writer?["anchors"] as? String == "local-minimum" && writer?["dictionaryInterval"] as? Int == 32, "\(String(describing: writer))")
 
         let list = try CLIRunner.run(["ls", archive, "--json"])
         let lines = list.text.split(separator: "\n")

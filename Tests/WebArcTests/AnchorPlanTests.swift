@@ -73,6 +73,29 @@ import Testing
         #expect(plan.anchor(of: 58) == 35 && plan.anchor(of: 59) == 59)
     }
 
+    @Test("local minima in one pass agree with comparing every neighbour, ties to the earlier position; a window as wide as a hostile recipe's costs no more")
+    func localMinimaAgreeWithBruteForce() {
+        var random = SeededGenerator(seed: 31)
+        for round in 0..<200 {
+            let count = Int(random.next() % 300)
+            let window = [1, 2, 6, 12, 40, 1_000][round % 6]
+            // Few distinct hashes, so that ties happen; about a third of positions hold none.
+            let hashes: [UInt64?] = (0..<count).map { _ in random.next() % 3 == 0 ? nil : random.next() % 16 }
+            let expected = hashes.indices.map { position -> Bool in
+                guard let hash = hashes[position] else { return false }
+                return hashes.indices.allSatisfy { other in
+                    other == position || abs(other - position) > window || hashes[other].map { ($0, other) > (hash, position) } ?? true
+                }
+            }
+            #expect(AnchorPlan.localMinima(hashes, window: window) == expected, "round \(round): \(count) positions, window \(window)")
+        }
+        // Interval 2³¹ − 1 (the largest a recipe may give): a window of 805 306 367 over 200 000
+        // candidates, each of which a comparison with every neighbour would visit 200 000 times.
+        let hashes: [UInt64?] = (0..<200_000).map { UInt64($0 % 1_000) }
+        let minima = AnchorPlan.localMinima(hashes, window: AnchorPlan.window(Int(Int32.max)))
+        #expect(minima.indices.filter { minima[$0] } == [0])
+    }
+
     /// For each body of `bodies` after dropping the one at `dropped`: how many take another
     /// dictionary (another anchor, or none where they had one) than before, under `rule`.
     static func bodiesWithAnotherDictionary(_ bodies: [(key: [UInt8], length: UInt64)], dropping dropped: Int, rule: AnchorPlan.KeyedRule) -> Int {

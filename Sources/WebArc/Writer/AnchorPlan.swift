@@ -128,13 +128,12 @@ public struct AnchorPlan: Sendable, Equatable {
     /// key hash, with its position, is the least of such bodies' within ``window(_:)`` either side.
     private static func localMinimumPositions<Bodies: Sequence>(_ bodies: Bodies, interval: Int) -> [Int] where Bodies.Element == (key: [UInt8], length: UInt64) {
         let hashes: [UInt64?] = bodies.map { candidateLengths.contains($0.length) ? keyHash($0.key) : nil }
-        let window = window(interval)
+        let minima = localMinima(hashes, window: window(interval))
         var positions: [Int] = []
         positions.reserveCapacity(hashes.count)
         var anchor = 0
         for position in hashes.indices {
-            if position == 0 || position - anchor >= maximumGap(interval)
-                || isLocalMinimum(position, in: hashes, window: window) {
+            if position == 0 || position - anchor >= maximumGap(interval) || minima[position] {
                 anchor = position
             }
             positions.append(anchor)
@@ -142,14 +141,31 @@ public struct AnchorPlan: Sendable, Equatable {
         return positions
     }
 
-    /// Whether the candidate at `position` has the least (hash, position) of the candidates within
-    /// `window` positions either side.
-    private static func isLocalMinimum(_ position: Int, in hashes: [UInt64?], window: Int) -> Bool {
-        guard let hash = hashes[position] else { return false }
-        let neighbours = max(0, position - window)...min(hashes.count - 1, position + window)
-        for other in neighbours where other != position {
-            if let otherHash = hashes[other], (otherHash, other) < (hash, position) { return false }
+    /// For each position, whether it holds a hash whose (hash, position) is the least of those
+    /// within `window` positions either side. One pass with a sliding-window minimum, so the cost
+    /// does not grow with the window, which an archive's recipe sets (up to ⌊3(2³¹ − 1)/8⌋).
+    static func localMinima(_ hashes: [UInt64?], window: Int) -> [Bool] {
+        var minima = [Bool](repeating: false, count: hashes.count)
+        // Positions in the window ahead of and behind the current one, by increasing (hash, position).
+        var queue: [Int] = []
+        var head = 0
+        var added = 0
+        for position in hashes.indices {
+            while added < hashes.count && added - position <= window {
+                if let hash = hashes[added] {
+                    // A later position with an equal hash is the greater pair: it stays behind.
+                    while queue.count > head, hashes[queue[queue.count - 1]]! > hash { queue.removeLast() }
+                    queue.append(added)
+                }
+                added += 1
+            }
+            while queue.count > head && position - queue[head] > window { head += 1 }
+            if head > 4_096 && head * 2 > queue.count {
+                queue.removeFirst(head)
+                head = 0
+            }
+            minima[position] = hashes[position] != nil && queue.count > head && queue[head] == position
         }
-        return true
+        return minima
     }
 }

@@ -23,6 +23,7 @@ digest of the chain recomputed:
 import base64
 import hashlib
 import struct
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -444,10 +445,19 @@ def local_minimum_anchors(bodies: list[tuple[str, int]], n: int) -> list[int]:
     ⌊3n/8⌋ positions either side; or a position ⌊3n/2⌋ after the previous anchor."""
     window, gap = max(1, n * 3 // 8), max(1, n * 3 // 2)
     hashes = [key_hash(key) if 8192 <= length <= DICTIONARY_SIZE else None for key, length in bodies]
-    anchors, anchor = [], 0
+    # One pass with a sliding-window minimum (a recipe's window can be 805 million wide): `queue`
+    # holds the candidates within the window by increasing (hash, position), the least first.
+    queue, added, anchors, anchor = deque(), 0, [], 0
     for p, h in enumerate(hashes):
-        neighbours = range(max(0, p - window), min(len(hashes), p + window + 1))
-        local = h is not None and all(hashes[q] is None or (hashes[q], q) > (h, p) for q in neighbours if q != p)
+        while added < len(hashes) and added - p <= window:
+            if hashes[added] is not None:
+                while queue and hashes[queue[-1]] > hashes[added]:
+                    queue.pop()
+                queue.append(added)
+            added += 1
+        while queue and p - queue[0] > window:
+            queue.popleft()
+        local = h is not None and queue[0] == p
         if p == 0 or p - anchor >= gap or local:
             anchor = p
         anchors.append(anchor)

@@ -64,8 +64,9 @@ public struct SitePacker {
         /// Two files that map to one URL.
         case urlClash(first: String, second: String, url: String)
         /// A file whose size changed between the scan and its read so that it would now be, or no
-        /// longer be, a dictionary anchor candidate (spec Appendix C step 13, keyed): the anchors
-        /// were planned from the scan, so the archive would not be the one its keys give.
+        /// longer be, 8 KiB to 64 KiB long, as anchor candidates are (spec Appendix C step 13):
+        /// the anchors were planned from the scan, so the archive would not be the one its keys
+        /// give.
         case changedWhilePacking(path: String, scanned: UInt64, read: UInt64)
 
         public var description: String {

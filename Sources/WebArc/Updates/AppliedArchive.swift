@@ -116,7 +116,8 @@ struct AppliedArchive {
     }
 
     /// The result's anchor positions (spec Appendix C step 13), by the rule its recipe names: for
-    /// the keyed rule, from the key and body length of each response, in insertion order.
+    /// the keyed and local-minimum rules, from the key and body length of each response, in
+    /// insertion order.
     ///
     /// - Throws: `badTarget` for a rule this version does not know, before anything is written.
     private func anchorPlan(_ records: [Record]) throws -> AnchorPlan {

@@ -22,6 +22,8 @@ pair OLD → NEW it packs both with `webarc pack`, makes deterministic tars, and
   times   wall seconds, CPU seconds and peak RSS (/usr/bin/time) of webarc diff and apply, zstd
           --patch-from compress and decompress, xdelta3 encode and decode: medians of N rounds
   checks  apply(OLD, diff(OLD, NEW)) == NEW byte for byte (cmp), and the same for every peer
+  coded   how many chunks apply codes again (apply --json): the changed pages, plus the bodies
+          whose dictionary anchor moved
 
 Then it serves a 3-layer stack (U1 = diff V0 V1, U2 = diff U1 V0 V2; `webarc serve U2 U1 V0`)
 against the applied V2 alone with `webarc serve`, both on 127.0.0.1: checks that every file of V2
@@ -191,7 +193,7 @@ done
 
 # --- pairs ---------------------------------------------------------------------------------------
 
-declare -A CHANGED SIZE SAME
+declare -A CHANGED SIZE SAME CODED
 NC_SIZES=0   # set when an update size is --no-check's (diff's check failed): marked with *
 ZSTD=(zstd -q -f -19 --long=31)
 for pair in "${PAIRS[@]}"; do
@@ -244,6 +246,14 @@ for pair in "${PAIRS[@]}"; do
     SAME[$p diff]=n/a
     SAME[$p diff nc]=n/a
     ((HAS_DIFF)) && SAME[$p diff]=$(same "${ARCHIVE[$new]}" "$base.applied.webarc") && [[ -f "$base.update.webarc" ]] && SAME[$p diff nc]=$(same "$base.update.webarc" "$base.update-nc.webarc")
+    # How many chunks apply codes again rather than copying from OLD: what the anchor rule
+    # (spec Appendix C step 13) decides beyond the changed pages themselves. One untimed run.
+    CODED[$p]=n/a
+    if ((HAS_DIFF)) && [[ -f "$base.update.webarc" ]]; then
+        CODED[$p]=$("$WEBARC" apply "${ARCHIVE[$old]}" "$base.update.webarc" -o "$base.coded.webarc" --force --json 2> /dev/null \
+            | python3 -c 'import json, sys; d = json.load(sys.stdin); print(d["chunksCoded"], "of", d["chunksCoded"] + d["chunksReused"])' \
+            2> /dev/null) || CODED[$p]=n/a
+    fi
     for kind in archive tar; do
         [[ $kind == archive ]] && b=${ARCHIVE[$new]} || b=${TAR[$new]}
         SIZE[$p zstd $kind]=$(size_of "$base.$kind.zst")
@@ -449,6 +459,8 @@ REPORT="$SCRIPT_DIR/results/update-$(date +%Y%m%d-%H%M%S).md"
     echo "| OLD → NEW | apply(OLD, diff --compact) == NEW | apply --layer == diff's update | apply(OLD, diff(OLD, NEW)) | diff --no-check gives the same update | apply(OLD, pack --base) | zstd archives | zstd tars | zstd --single-thread | xdelta3 tars | xdelta3 archives |"
     echo "|---|---|---|---|---|---|---|---|---|---|---|"
     each_pair trip_row
+    echo
+    echo "Chunks apply codes again (the rest are OLD's, reused): $(for pair in "${PAIRS[@]}"; do read -r old new <<< "$pair"; printf '%s → %s %s; ' "$old" "$new" "${CODED[$old>$new]:-n/a}"; done)"
     echo
     echo "Packing the same folder twice gives the same archive: $(for s in "${SERIES[@]}"; do printf '%s %s; ' "$s" "${PACK_SAME[$s]}"; done)"
     if ((${#FAIL[@]})); then

@@ -157,6 +157,34 @@ import Testing
         #expect(local <= 48 && local * 2 < keyed, "local minimum: \(local) chunks coded, keyed: \(keyed)")
     }
 
+    @Test("a fleet upgrading: an archive packed with keyed anchors (2.1.5) takes an update to one packed with local-minimum anchors, as an update archive and as a compact update, and each gives the new archive byte for byte")
+    func keyedToLocalMinimumUpdate() throws {
+        let scratch = try TemporaryFolder()
+        var first = Release.first(pages: 60)
+        try first.write(to: scratch.file("v1-site"))
+        var options = SitePacker.Options()
+        options.anchorRule = .keyed
+        _ = try SitePacker(options: options).pack(folder: scratch.file("v1-site"), to: scratch.file("v1.webarc"))
+        first.addLine(to: "docs/page5.html", "<p>release 2</p>")
+        first.files["docs/page7.html"] = nil
+        try first.write(to: scratch.file("v2-site"))
+        _ = try SitePacker(options: SitePacker.Options()).pack(folder: scratch.file("v2-site"), to: scratch.file("v2.webarc"))
+        let new = try ArchiveReader(path: scratch.file("v2.webarc"))
+        #expect(try ArchiveReader(path: scratch.file("v1.webarc")).metadata.writer?.anchors == .keyed)
+        #expect(try new.metadata.writer?.anchors == .localMinimum)
+        let expected = try Data(contentsOf: URL(fileURLWithPath: scratch.file("v2.webarc")))
+
+        let old = try LayerStack([try ArchiveReader(path: scratch.file("v1.webarc"))])
+        _ = try UpdateBuilder(old: old, new: new).write(to: scratch.file("u.webarc"))
+        let stack = try LayerStack([scratch.file("u.webarc"), scratch.file("v1.webarc")].map { try ArchiveReader(path: $0) })
+        _ = try UpdateApplier(stack: stack).write(to: scratch.file("applied.webarc"))
+        #expect(firstDifference(try Data(contentsOf: URL(fileURLWithPath: scratch.file("applied.webarc"))), expected) == nil)
+
+        _ = try CompactUpdateBuilder(old: old, new: new).write(to: scratch.file("u.webarcu"))
+        _ = try CompactApplier(update: scratch.file("u.webarcu"), bases: old).write(to: scratch.file("compact-applied.webarc"))
+        #expect(firstDifference(try Data(contentsOf: URL(fileURLWithPath: scratch.file("compact-applied.webarc"))), expected) == nil)
+    }
+
     @Test("every n-th rule, and no anchors with interval 0")
     func everyNth() {
         let plan = AnchorPlan(interval: 32)

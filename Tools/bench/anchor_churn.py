@@ -22,6 +22,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "make-vectors"))
 import webarc_reader as wr  # noqa: E402
+import size_levers  # noqa: E402  (beside this script: its stored_entries)
 import webarc_writer as ww  # noqa: E402
 
 INTERVAL = 32
@@ -83,16 +84,7 @@ def report(name, bodies, trials, seed):
 
 def archive_bodies(path):
     """(record key, body length) of the archive's stored bodies in insertion (storage) order."""
-    archive = wr.Archive(open(path, "rb").read())
-    entries = {e.key: e for leaf in archive.leaves(archive.body_root, wr.BODY_TREE) for e in leaf.bodies}
-    keys = {}
-    for leaf in archive.leaves(archive.record_root, wr.RECORD_TREE):
-        for record in leaf.records:
-            obj = wr.parse_object(record.object)
-            if "body" in obj.fields:
-                keys.setdefault(wr.ref_key(*wr.body_ref(obj)), record.key.decode(errors="replace"))
-    stored = sorted((e for e in entries.values() if e.chunks), key=lambda e: e.chunks[0].offset)
-    return [(keys.get(e.key, ""), e.length) for e in stored]
+    return [(meta[0], entry.length) for meta, entry in size_levers.stored_entries(wr.Archive(open(path, "rb").read()))]
 
 
 def main():

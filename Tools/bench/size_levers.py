@@ -188,6 +188,12 @@ def hc(raw: bytes, level: int) -> int:
 
 def load(data: bytes, archive):
     """Bodies in storage order, each with (key, media type) of the first record naming it."""
+    return [(meta, archive.body_bytes(entry)) for meta, entry in stored_entries(archive)]
+
+
+def stored_entries(archive):
+    """Body entries in storage order (the writer's insertion order), each with (key, media type)
+    of the first record naming it; `anchor_churn.py` reads its keys and lengths from here too."""
     entries = {e.key: e for leaf in archive.leaves(archive.body_root, wr.BODY_TREE) for e in leaf.bodies}
     meta = {}
     for leaf in archive.leaves(archive.record_root, wr.RECORD_TREE):
@@ -197,7 +203,7 @@ def load(data: bytes, archive):
                 media = wr.text(obj, "mimeType") if "mimeType" in obj.fields else ""
                 meta.setdefault(wr.ref_key(*wr.body_ref(obj)), (record.key.decode(errors="replace"), media))
     stored = sorted((e for e in entries.values() if e.chunks), key=lambda e: e.chunks[0].offset)
-    return [(meta.get(e.key, ("", "")), archive.body_bytes(e)) for e in stored]
+    return [(meta.get(e.key, ("", "")), e) for e in stored]
 
 
 def main():

@@ -44,7 +44,7 @@ struct WebArcCommand: AsyncParsableCommand {
                 try Cat.write(archive: plain.archive, url: plain.url, method: "GET", includeHeaders: plain.headers, followRedirects: plain.follow)
                 return
             }
-            var command = try parseAsRoot()
+            var command = try parseCommand()
             // `serve` handles its own signals; `capture` execs webarc-capture, which would inherit
             // the ignored signals.
             if !(command is Serve || command is Capture) { InterruptCleanup.install() }
@@ -58,5 +58,11 @@ struct WebArcCommand: AsyncParsableCommand {
         } catch {
             ExitCodes.exit(for: error, command: self)
         }
+    }
+
+    /// The command line parsed by its subcommand alone when that parse is clean
+    /// (``SubcommandParsing``), else from the root.
+    private nonisolated static func parseCommand() throws -> sending any ParsableCommand {
+        try SubcommandParsing.parse(CommandLine.arguments, among: configuration.subcommands) ?? parseAsRoot()
     }
 }

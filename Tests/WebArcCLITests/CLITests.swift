@@ -176,6 +176,28 @@ struct CLITests {
         #expect(try CLIRunner.run(["--help"]).text.contains("unpack"))
     }
 
+    /// A subcommand is parsed on its own when that parse is clean (start-up), and from the root
+    /// otherwise: what a user sees for help, a typo or a failed validation is the root's.
+    @Test("a subcommand's help, usage errors and version read as the root command's")
+    func subcommandMessages() throws {
+        let scratch = try Scratch()
+        let typo = try CLIRunner.run(["pack", "--frobnicate", scratch.path, "-o", scratch.file("x.webarc")])
+        #expect(typo.status == 64)
+        #expect(typo.stderr.contains("Usage: webarc pack"))
+        let missing = try CLIRunner.run(["verify"])
+        #expect(missing.status == 64)
+        #expect(missing.stderr.contains("Usage: webarc verify"))
+        let help = try CLIRunner.run(["info", "--help"])
+        #expect(help.status == 0)
+        #expect(help.text.contains("USAGE: webarc info"))
+        let named = try CLIRunner.run(["help", "ls"])
+        #expect(named.status == 0)
+        #expect(named.text.contains("USAGE: webarc ls"))
+        let version = try CLIRunner.run(["--version"])
+        #expect(version.text.hasPrefix("2."))
+        #expect(!FileManager.default.fileExists(atPath: scratch.file("x.webarc")))
+    }
+
     @Test("unpack never writes outside its folder, whatever the URLs hold")
     func unpackEscapes() throws {
         let scratch = try Scratch()

@@ -86,7 +86,10 @@ struct CaptureCommand: AsyncParsableCommand {
         let recorder: ArchiveRecorder
         do {
             recorder = try ArchiveRecorder(
-                path: output, options: ArchiveWriter.Options(overwrite: force),
+                // Every 32nd response's body a dictionary for the next ones, as pack's interval;
+                // the writer knows these anchors as bodies come (pack's local minima need every
+                // body's length first).
+                path: output, options: ArchiveWriter.Options(overwrite: force, dictionaryInterval: SitePacker.defaultDictionaryInterval),
                 metadata: ArchiveMetadata(created: started, creator: "webarc capture", startURL: start.first?.absoluteString))
         } catch let error as WebArcError {
             throw CommandFailure(error, file: output)

@@ -96,6 +96,18 @@ struct CaptureTests {
         let redirected = try CLIRunner.run(["cat", archive, server.url("/old").absoluteString, "-L"])
         #expect(redirected.text.contains("deeper"))
         #expect(try CLIRunner.run(["verify", archive]).status == 0)
+
+        // Bodies share dictionaries, every 32nd response's; a second capture (every record new:
+        // its date) is an update of the first that applies byte for byte.
+        let info = try JSONSerialization.jsonObject(with: try CLIRunner.run(["info", archive, "--json"]).stdout) as? [String: Any]
+        #expect((info?["writer"] as? [String: Any])?["dictionaryInterval"] as? Int == 32)
+        let again = scratch.file("again.webarc")
+        #expect(try CLIRunner.run(["capture", server.url("/").absoluteString, "-o", again, "--depth", "1", "--same-origin"]).status == 0)
+        let diff = try CLIRunner.run(["diff", archive, again, "-o", scratch.file("u.webarc")])
+        #expect(diff.status == 0, "\(diff.stderr)")
+        let applied = scratch.file("applied.webarc")
+        #expect(try CLIRunner.run(["apply", archive, scratch.file("u.webarc"), "-o", applied]).status == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: applied)) == Data(contentsOf: URL(fileURLWithPath: again)))
     }
 
     @Test("--same-origin stores a redirect to another origin (another port) and does not fetch it")

@@ -47,6 +47,68 @@ struct ImportUpdateTests {
         let (written, expected) = (try Data(contentsOf: URL(fileURLWithPath: applied)), try Data(contentsOf: URL(fileURLWithPath: new)))
         #expect(written == expected)
     }
+
+    /// A page of the made-up site: shared boilerplate (what a dictionary holds) and its own text.
+    static func page(_ number: Int, edition: String) -> String {
+        let boilerplate = (0..<30).map { "<li><a href=\"/section/\($0).html\">Section \($0) of the manual</a></li>" }.joined()
+        return "<!doctype html><nav>\(boilerplate)</nav><h1>Page \(number)</h1>"
+            + (0..<40).map { "<p>paragraph \($0) of page \(number), \(number % 3 == 0 ? edition : "stable")</p>" }.joined()
+    }
+
+    /// A crawl in two inputs: a WARC of 36 responses where every fifth page is a revisit of page
+    /// 0 (its body, under its own URL) and every seventh a 204 with no body, then a HAR whose entries repeat
+    /// a WARC body, add new pages and one empty body. Responses that are neither the first use of
+    /// a body nor the store of one take their positions between the stores.
+    static func twoInputs(edition: String) throws -> (warc: [UInt8], har: [UInt8]) {
+        let responseType = ("Content-Type", "application/http; msgtype=response")
+        let records = (0..<36).map { number in
+            if number % 5 == 4 && number % 7 != 6 {
+                return WARCFixture.record("revisit", uri: "http://example.com/\(number).html", id: "p\(number)", date: "2024-05-01T10:00:00Z", fields: [
+                    responseType, ("WARC-Profile", WARCExporter.revisitProfile), ("WARC-Refers-To", "<urn:uuid:p0>"),
+                ], block: Array("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n".utf8))
+            }
+            let body = number % 7 == 6 ? "" : Self.page(number, edition: edition)
+            return WARCFixture.record(
+                "response", uri: "http://example.com/\(number).html", id: "p\(number)", date: "2024-05-01T10:00:00Z", fields: [responseType],
+                block: WARCFixture.response(number % 7 == 6 ? 204 : 200, headers: [("Content-Type", "text/html")], body: Array(body.utf8)))
+        }
+        let entries = (0..<8).map { number in
+            let text = number == 2 ? Self.page(1, edition: edition) : number == 5 ? "" : Self.page(100 + number, edition: edition)
+            return HARImportTests.entry(
+                "http://example.com/more/\(number).html", status: number == 5 ? 204 : 200,
+                content: ["size": text.utf8.count, "mimeType": "text/html", "text": text])
+        }
+        return (records.flatMap { $0 }, try HARImportTests.har(entries))
+    }
+
+    @Test("imports store dictionaries, and an update between two of them (repeated and empty bodies, two inputs) applies byte for byte")
+    func updateBetweenImportsWithDictionaries() throws {
+        let folder = try TemporaryFolder()
+        func importEdition(_ edition: String, interval: Int) throws -> String {
+            let inputs = try Self.twoInputs(edition: edition)
+            let files = [try folder.write("\(edition).warc", inputs.warc), try folder.write("\(edition).har", inputs.har)]
+            return try importFiles(files, in: folder, name: "\(edition)-\(interval).webarc", options: ImportOptions(dictionaryInterval: interval)).path
+        }
+        let old = try importEdition("one", interval: 4)
+        let new = try importEdition("two", interval: 4)
+        let plain = try importEdition("two", interval: 0)
+
+        // Bodies coded against a dictionary make the archive smaller than without.
+        let reader = try ArchiveReader(path: new)
+        #expect(try reader.metadata.writer?.dictionaryInterval == 4)
+        var codecs: [ChunkEntry.Codec?] = []
+        try reader.forEachBody { entry in codecs += entry.chunks.map(\.codec) }
+        #expect(codecs.contains(.lz4Dictionary))
+        let size = { (path: String) in try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int }
+        #expect(try size(new) < size(plain))
+
+        // apply gives each response the position the import gave it (spec Appendix C step 13).
+        let update = folder.file("u.webarc")
+        _ = try UpdateBuilder(old: try LayerStack([try ArchiveReader(path: old)]), new: try ArchiveReader(path: new)).write(to: update)
+        let applied = folder.file("applied.webarc")
+        _ = try UpdateApplier(stack: try LayerStack([try ArchiveReader(path: update), try ArchiveReader(path: old)])).write(to: applied)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: applied)) == Data(contentsOf: URL(fileURLWithPath: new)))
+    }
 }
 
 /// The WARC importer stores payloads in the order asked, reading each file front to back: those

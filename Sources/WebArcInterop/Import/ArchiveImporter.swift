@@ -66,7 +66,8 @@ public struct ArchiveImporter: Sendable {
         summary.duplicatesDropped = captures.count - kept.count
         let writer: ArchiveWriter
         do {
-            writer = try ArchiveWriter(path: output, options: ArchiveWriter.Options(overwrite: options.overwrite))
+            writer = try ArchiveWriter(
+                path: output, options: ArchiveWriter.Options(overwrite: options.overwrite, dictionaryInterval: options.dictionaryInterval))
         } catch let error as WebArcError {
             throw InteropError.archive(error, path: output)
         }
@@ -94,20 +95,30 @@ public struct ArchiveImporter: Sendable {
         summary: inout ImportSummary
     ) throws {
         var payloads: [BodyID: StoredPayload] = [:]
+        var positions = ResponsePositions(kept: kept)
         for run in Self.bodyRuns(kept) {
-            for (index, payload) in try providers[run.source].storeBodies(run.indices, in: writer, context: context) {
+            let stored = try providers[run.source].storeBodies(run.indices, in: writer, context: context) { index, storedInRun in
+                try positions.before(storing: BodyID(source: run.source, index: index), writer: writer) { body in
+                    payloads[body] ?? (body.source == run.source ? storedInRun[body.index] : nil)
+                }
+            }
+            for (index, payload) in stored {
                 payloads[BodyID(source: run.source, index: index)] = payload
             }
         }
+        try positions.finish(writer: writer) { payloads[$0] }
         var distinct = Set<BodyReference>()
-        for capture in kept {
+        for (number, capture) in kept.enumerated() {
             switch capture.kind {
             case .redirect(let status, let target, let headers):
                 try writer.add(RedirectRecord(
                     request: capture.request, status: status, target: target, headers: headers, captureDate: capture.captureDate))
                 summary.redirects += 1
             case .response(let status, let reason, let headers):
-                let payload = try capture.body.flatMap { payloads[$0] } ?? StoredPayload(body: writer.addBody([UInt8]()), remaining: [])
+                // Every response took its position above (a first use when its body was stored).
+                guard let payload = positions.payload(of: number, payloads: payloads) else {
+                    throw WebArcError.invalidRecord(url: capture.request.url, reason: "the response took no body position")
+                }
                 // A bodiless answer (HEAD, 304) keeps the length and coding of the representation it describes.
                 let stored = capture.isBodiless
                     ? headers.removing("Transfer-Encoding")
@@ -128,7 +139,8 @@ public struct ArchiveImporter: Sendable {
     /// The bodies the kept responses answer with, in the order the records first use them (spec
     /// Appendix C step 2: bodies in the records' insertion order), as runs of one input each: the
     /// order in which `webarc apply` writes the archive again, so that an update between two
-    /// imports gives its target byte for byte. A redirect's body is not stored: no record names it.
+    /// imports gives its target byte for byte (``ResponsePositions`` gives the other responses
+    /// their positions between them). A redirect's body is not stored: no record names it.
     static func bodyRuns(_ kept: [Capture]) -> [(source: Int, indices: [Int])] {
         var seen = Set<BodyID>()
         var runs: [(source: Int, indices: [Int])] = []

@@ -13,10 +13,11 @@ final class BufferedBodies {
         return bodies.count - 1
     }
 
-    /// Stores the bodies numbered `indices`.
-    func store(_ indices: [Int], in writer: ArchiveWriter) throws -> [Int: StoredPayload] {
+    /// Stores the bodies numbered `indices`, calling `beforeEach` just before each.
+    func store(_ indices: [Int], in writer: ArchiveWriter, beforeEach: (Int, [Int: StoredPayload]) throws -> Void) throws -> [Int: StoredPayload] {
         var result: [Int: StoredPayload] = [:]
         for index in indices {
+            try beforeEach(index, result)
             let outcome = try ContentCoding.decode(try BodySpool(bodies[index]), codings: codings[index], wire: false)
             result[index] = StoredPayload(body: try outcome.body.store(in: writer), remaining: outcome.remaining)
         }
@@ -32,7 +33,9 @@ protocol BufferedImporter: BodyProvider {
 }
 
 extension BufferedImporter {
-    func storeBodies(_ indices: [Int], in writer: ArchiveWriter, context: ImportContext) throws -> [Int: StoredPayload] {
-        try buffered.store(indices, in: writer)
+    func storeBodies(
+        _ indices: [Int], in writer: ArchiveWriter, context: ImportContext, beforeEach: (Int, [Int: StoredPayload]) throws -> Void
+    ) throws -> [Int: StoredPayload] {
+        try buffered.store(indices, in: writer, beforeEach: beforeEach)
     }
 }

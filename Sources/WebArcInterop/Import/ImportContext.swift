@@ -60,6 +60,10 @@ struct StoredPayload {
 /// Conformers: ``WARCImporter`` (re-reads the records), ``HARImporter`` and ``WebArchiveImporter``
 /// (bodies already in memory).
 protocol BodyProvider: AnyObject {
-    /// Stores the bodies numbered `indices`, in that order, and returns each with its remaining codings.
-    func storeBodies(_ indices: [Int], in writer: ArchiveWriter, context: ImportContext) throws -> [Int: StoredPayload]
+    /// Stores the bodies numbered `indices`, in that order, and returns each with its remaining
+    /// codings; calls `beforeEach` with a body's number and the bodies this call stored so far
+    /// just before storing it (``ResponsePositions``).
+    func storeBodies(
+        _ indices: [Int], in writer: ArchiveWriter, context: ImportContext, beforeEach: (Int, [Int: StoredPayload]) throws -> Void
+    ) throws -> [Int: StoredPayload]
 }

@@ -1,3 +1,5 @@
+import WebArc
+
 /// Which captures of one URL an import keeps (spec `Spec/interop.md` §4).
 public enum DuplicatePolicy: String, CaseIterable, Sendable {
     /// The newest capture of each method and canonical URL; a 304 only when there is nothing else.
@@ -16,11 +18,20 @@ public struct ImportOptions: Sendable {
     public var skipBad: Bool
     /// Replace the output file if it exists.
     public var overwrite: Bool
+    /// Every how many responses a body is a dictionary for the next ones (spec Appendix C step
+    /// 13, anchors every `dictionaryInterval`-th: the positions are known as bodies come, unlike
+    /// `pack`'s local minima, which need every length first); 0: none.
+    public var dictionaryInterval: Int
 
-    /// Makes options; by default the latest capture wins, bad records fail, nothing is replaced.
-    public init(keep: DuplicatePolicy = .latest, skipBad: Bool = false, overwrite: Bool = false) {
+    /// Makes options; by default the latest capture wins, bad records fail, nothing is replaced,
+    /// and every 32nd body is a dictionary, as `pack`'s interval.
+    public init(
+        keep: DuplicatePolicy = .latest, skipBad: Bool = false, overwrite: Bool = false,
+        dictionaryInterval: Int = SitePacker.defaultDictionaryInterval
+    ) {
         self.keep = keep
         self.skipBad = skipBad
         self.overwrite = overwrite
+        self.dictionaryInterval = dictionaryInterval
     }
 }

@@ -13,12 +13,17 @@ extension WARCImporter {
     /// revisit kept instead of it) waits, within ``waitingBudget``, and one over the budget is
     /// read again at its turn. So a gzip WARC of one member, where reading backwards means
     /// decompressing from the start again, is not read once per payload out of order.
-    func storeBodies(_ indices: [Int], in writer: ArchiveWriter, context: ImportContext) throws -> [Int: StoredPayload] {
-        try storeBodies(indices, in: writer, context: context, waitingBudget: Self.waitingBudget)
+    func storeBodies(
+        _ indices: [Int], in writer: ArchiveWriter, context: ImportContext, beforeEach: (Int, [Int: StoredPayload]) throws -> Void
+    ) throws -> [Int: StoredPayload] {
+        try storeBodies(indices, in: writer, context: context, waitingBudget: Self.waitingBudget, beforeEach: beforeEach)
     }
 
-    /// ``storeBodies(_:in:context:)`` with `waitingBudget` bytes of payloads waiting at most.
-    func storeBodies(_ indices: [Int], in writer: ArchiveWriter, context: ImportContext, waitingBudget: UInt64) throws -> [Int: StoredPayload] {
+    /// ``storeBodies(_:in:context:beforeEach:)`` with `waitingBudget` bytes of payloads waiting at most.
+    func storeBodies(
+        _ indices: [Int], in writer: ArchiveWriter, context: ImportContext, waitingBudget: UInt64,
+        beforeEach: (Int, [Int: StoredPayload]) throws -> Void = { _, _ in }
+    ) throws -> [Int: StoredPayload] {
         var result: [Int: StoredPayload] = [:]
         var readers: [Int: WARCRecordReader] = [:]
         func read(_ index: Int) throws -> ContentCoding.Outcome {
@@ -65,6 +70,7 @@ extension WARCImporter {
                 } else {
                     return
                 }
+                try beforeEach(index, result)
                 result[index] = StoredPayload(body: try outcome.body.store(in: writer), remaining: outcome.remaining)
                 next += 1
             }
@@ -73,6 +79,7 @@ extension WARCImporter {
         for index in fileOrder {
             if index == indices[next] {
                 let outcome = try read(index)
+                try beforeEach(index, result)
                 result[index] = StoredPayload(body: try outcome.body.store(in: writer), remaining: outcome.remaining)
                 next += 1
                 try storeInTurn()

@@ -14,8 +14,9 @@ import Foundation
 ///
 /// A worker takes whole files in batches of consecutive ones (up to 256 files and a third of the
 /// window), so that their MD5s and SHA-256s are computed sixteen side by side in ``MD5Lanes`` and
-/// ``SHA256Lanes`` (a batch long enough that its 256 KiB chunks fill lanes too), then codes and
-/// hands over each in order; a file that streams is a batch of its own.
+/// ``SHA256Lanes`` (a batch long enough that its 256 KiB chunks fill lanes too), then codes them
+/// and hands them over in order, ``handOverFiles`` at a time; a file that streams is a batch of
+/// its own.
 ///
 /// Memory is bounded: whole files up to ``wholeLimit`` are held while in flight, at most
 /// ``windowBytes`` of them; larger files stream through a queue of a few chunks. A file's bytes are
@@ -55,6 +56,11 @@ final class PackPipeline: @unchecked Sendable {
     /// Bytes a worker reads ahead for one batch, at most: a third of the window, and towards the
     /// end a share of what is left, so that the last batches end together.
     let batchBytes: UInt64
+    /// Whole files a worker prepares before it hands them to the writer together
+    /// (``handOver(_:)``). Waking the writer for each file had the three threads switching about
+    /// 1 900 times on the Python docs (1 065 files), 560–780 times with groups of 16; pack 4 %
+    /// faster there, 5 % on multi, 11 % on big.
+    static let handOverFiles = 16
     /// Whether MD5s and SHA-256s are computed in lanes (``MD5Lanes/digests(of:lanes:)``,
     /// ``SHA256Lanes/bodyHashes(of:lanes:)``) or one by one.
     let laneHashing: Bool
@@ -343,6 +349,8 @@ final class PackPipeline: @unchecked Sendable {
         }
         condition.unlock()
         let hashes = SHA256Lanes.bodyHashes(of: contents, lanes: laneHashing)
+        var ready: [(Slot, Output)] = []
+        defer { handOver(ready) }
         for (number, (index, slot)) in read.enumerated() {
             // Each file's bytes are let go of once handed over.
             let bytes = contents[number]
@@ -363,11 +371,25 @@ final class PackPipeline: @unchecked Sendable {
             } else {
                 output = .likelyDuplicate(bytes, known)
             }
-            condition.lock()
-            slot.output = output
-            condition.broadcast()
-            condition.unlock()
+            ready.append((slot, output))
+            if ready.count >= Self.handOverFiles {
+                handOver(ready)
+                ready.removeAll(keepingCapacity: true)
+            }
         }
+    }
+
+    /// Hands prepared files to the writer at once, with one wake-up.
+    ///
+    /// Nothing but the writer waits for them (an anchor's tail is published when it is read), and
+    /// what the writer waits for never depends on a later file: a dependant's anchor comes before
+    /// it, so holding a few back cannot deadlock.
+    private func handOver(_ ready: [(Slot, Output)]) {
+        guard !ready.isEmpty else { return }
+        condition.lock()
+        for (slot, output) in ready { slot.output = output }
+        condition.broadcast()
+        condition.unlock()
     }
 
     private func stream(_ index: Int, slot: Slot, slotInfo: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?)) throws {

@@ -68,8 +68,11 @@ final class PackPipeline: @unchecked Sendable {
     private let paths: [String]
     private let sizes: [UInt64]
     private let level: Int
-    /// Which positions are anchors (spec Appendix C step 13).
-    private let anchors: AnchorPlan
+    /// Which positions are anchors (spec Appendix C step 13): set by ``run(workers:plan:prepare:commit:)``
+    /// while the workers read and hash the first files; read only after ``awaitPlan()`` (or by the
+    /// writer, which sets it), so the lock orders the write before every read.
+    private var plannedAnchors: AnchorPlan?
+    private var anchors: AnchorPlan { plannedAnchors! }
     private let firstPosition: Int
     /// The position each file's body takes (spec Appendix C step 13), and how many it takes: two
     /// for a folder's index.html, whose body answers a second response (folder/).
@@ -111,7 +114,7 @@ final class PackPipeline: @unchecked Sendable {
     /// - Parameter spans: positions each file's body takes: one per response record it answers.
     /// - Parameter batchFiles: whole files read and hashed together at most; 1: one at a time.
     init(
-        files: [ScannedFile], spans: [Int], level: Int, anchors: AnchorPlan, zstdLevel: Int? = nil, firstPosition: Int,
+        files: [ScannedFile], spans: [Int], level: Int, zstdLevel: Int? = nil, firstPosition: Int,
         wholeLimit: UInt64, windowBytes: UInt64, batchFiles: Int = 16 * MD5Lanes.count, laneHashing: Bool = MD5Lanes.isAvailable
     ) {
         self.batchFiles = max(1, batchFiles)
@@ -131,7 +134,6 @@ final class PackPipeline: @unchecked Sendable {
         var streamedSizes = Set<UInt64>()
         repeatsSize = files.map { $0.size > wholeLimit && !streamedSizes.insert($0.size).inserted }
         self.level = level
-        self.anchors = anchors
         self.firstPosition = firstPosition
         self.wholeLimit = wholeLimit
         self.windowBytes = windowBytes
@@ -139,12 +141,16 @@ final class PackPipeline: @unchecked Sendable {
         unclaimedBytes = sizes.reduce(0, +)
     }
 
-    /// Runs the workers, then `prepare` on the calling thread while they read and code the first
-    /// files, then calls `commit` for each file in order with the writer-side handle.
+    /// Runs the workers; on the calling thread, meanwhile, `plan` (the anchor positions, which
+    /// the workers need only to code: they read and hash the first files before it is known), then
+    /// `prepare` while they code; then calls `commit` for each file in order with the writer-side
+    /// handle.
     ///
-    /// - Throws: the first error of `prepare`, of a worker (naming the file) or of `commit`; the
+    /// - Throws: the first error of `plan`, `prepare`, a worker (naming the file) or `commit`; the
     ///   workers are stopped before it returns either way.
-    func run(workers: Int, prepare: () throws -> Void = {}, commit: (Int, Output, Slot) throws -> Void) throws {
+    func run(
+        workers: Int, plan: () throws -> AnchorPlan, prepare: () throws -> Void = {}, commit: (Int, Output, Slot) throws -> Void
+    ) throws {
         let count = max(1, min(workers, paths.count))
         workerCount = count
         let group = DispatchGroup()
@@ -162,6 +168,11 @@ final class PackPipeline: @unchecked Sendable {
             condition.unlock()
             group.wait()
         }
+        let anchors = try plan()
+        condition.lock()
+        plannedAnchors = anchors
+        condition.broadcast()
+        condition.unlock()
         try prepare()
         for index in paths.indices {
             condition.lock()
@@ -218,12 +229,28 @@ final class PackPipeline: @unchecked Sendable {
         (starts[index]..<starts[index] + spans[index]).contains { anchors.isAnchor($0) }
     }
 
+    /// Waits until the anchor plan is set; false when the run was cancelled first.
+    private func awaitPlan() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while plannedAnchors == nil && !cancelled { condition.wait() }
+        return plannedAnchors != nil
+    }
+
+    /// Whether the anchor plan is set already.
+    private var planIsSet: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return plannedAnchors != nil
+    }
+
     private func work() {
         var cached: (anchor: Int, dictionary: LZ4Dictionary?, history: [UInt8]?)?
         while let batch = claim() {
             if batch.count == 1 && sizes[batch[0]] > wholeLimit {
                 let index = batch[0]
                 let slot = slots(batch)[0]
+                guard awaitPlan() else { return }
                 do {
                     if repeatsSize[index], let duplicate = try hashAhead(index) {
                         condition.lock()
@@ -325,12 +352,15 @@ final class PackPipeline: @unchecked Sendable {
     /// tail: a later file of the batch may need an earlier one's.
     private func prepareWhole(_ batch: [Int], cached: inout (anchor: Int, dictionary: LZ4Dictionary?, history: [UInt8]?)?) {
         let batchSlots = slots(batch)
+        // The first batches are read and hashed while the writer's thread works out the plan;
+        // their anchors' tails are published once it is known.
+        let planned = planIsSet
         var read: [(index: Int, slot: Slot)] = []
         var contents: [[UInt8]] = []
         for (index, slot) in zip(batch, batchSlots) {
             do {
                 let bytes = try FileInput.readAll(paths[index], expectedSize: Int(sizes[index]))
-                if needsTail(index) { publishTail(index, Array(DictionaryAnchors.lastChunk(ofBody: bytes))) }
+                if planned && needsTail(index) { publishTail(index, Array(DictionaryAnchors.lastChunk(ofBody: bytes))) }
                 read.append((index, slot))
                 contents.append(bytes)
             } catch {
@@ -349,6 +379,12 @@ final class PackPipeline: @unchecked Sendable {
         }
         condition.unlock()
         let hashes = SHA256Lanes.bodyHashes(of: contents, lanes: laneHashing)
+        guard awaitPlan() else { return }
+        if !planned {
+            for (number, (index, _)) in read.enumerated() where needsTail(index) {
+                publishTail(index, Array(DictionaryAnchors.lastChunk(ofBody: contents[number])))
+            }
+        }
         var ready: [(Slot, Output)] = []
         defer { handOver(ready) }
         for (number, (index, slot)) in read.enumerated() {

@@ -136,21 +136,27 @@ public struct SitePacker {
             summary.skipped += scanner.problems
         }
         let files = scanner.files
-        // Every file's URL and key first: a keyed anchor plan needs the key of every position.
-        let (fileURLs, fileKeys) = try urlsAndKeys(of: files)
-        let anchors = try anchorPlan(files: files, keys: fileKeys)
         let pipeline = PackPipeline(
             files: files, spans: files.map { Self.responses(answering: $0.relativePath) },
-            level: options.compressionLevel, anchors: anchors, zstdLevel: options.zstdLevel,
+            level: options.compressionLevel, zstdLevel: options.zstdLevel,
             firstPosition: 0, wholeLimit: options.streamingThreshold, windowBytes: Self.windowBytes,
             batchFiles: options.batchFiles, laneHashing: options.laneHashing)
         var opened: ArchiveWriter?
         let totalBytes = files.reduce(UInt64(0)) { $0 + $1.size }
         var doneBytes: UInt64 = 0
+        // Every file's URL and key, then the anchor plan (a keyed plan needs the key of every
+        // position), are worked out while the workers read and hash the first files.
+        var fileURLs: [String] = []
+        var fileKeys: [[UInt8]] = []
+        var anchors = AnchorPlan(interval: 0)
         do {
             // The workers read and code the first files while this thread checks that no two files
             // have one key; nothing is written before that holds.
             try pipeline.run(workers: options.workers > 0 ? options.workers : ProcessInfo.processInfo.activeProcessorCount) {
+                (fileURLs, fileKeys) = try urlsAndKeys(of: files)
+                anchors = try anchorPlan(files: files, keys: fileKeys)
+                return anchors
+            } prepare: {
                 try checkClashes(files: files, keys: fileKeys)
                 var writerOptions = ArchiveWriter.Options(
                     overwrite: options.overwrite, compressionLevel: options.compressionLevel, dictionaryInterval: options.dictionaryInterval,

@@ -47,6 +47,38 @@ struct PackPipelineTests {
         }
     }
 
+    /// What a pack on a thread of its own gave, once it finished.
+    final class Outcome: @unchecked Sendable {
+        var result: Result<SitePacker.Summary, any Error>?
+    }
+
+    /// Packs on a thread of its own and waits for it at most `seconds`: a deadlocked pipeline then
+    /// fails the test (and leaves its threads blocked) instead of stalling the whole run, which
+    /// Swift Testing's time limit cannot end while a thread waits on a condition.
+    static func pack(_ packer: SitePacker, folder: String, to path: String, within seconds: Double = 60) throws -> SitePacker.Summary {
+        let outcome = Outcome()
+        let done = DispatchSemaphore(value: 0)
+        let packer = UncheckedBox(packer)
+        Thread.detachNewThread {
+            outcome.result = Result { try packer.value.pack(folder: folder, to: path) }
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + seconds) == .success else {
+            throw PackDidNotFinish(seconds: seconds)
+        }
+        return try outcome.result!.get()
+    }
+
+    struct PackDidNotFinish: Error, CustomStringConvertible {
+        var seconds: Double
+        var description: String { "the pack did not finish within \(seconds) s: a pipeline deadlock?" }
+    }
+
+    struct UncheckedBox<Value>: @unchecked Sendable {
+        var value: Value
+        init(_ value: Value) { self.value = value }
+    }
+
     @Test("workers, window and streaming do not change a byte; dictionaries are used and the archive verifies (local-minimum, keyed, every 32nd anchors)",
           arguments: [AnchorPlan.KeyedRule.localMinimum, .keyed, nil] as [AnchorPlan.KeyedRule?])
     func deterministic(rule: AnchorPlan.KeyedRule?) throws {
@@ -59,7 +91,7 @@ struct PackPipelineTests {
             options.workers = workers
             options.streamingThreshold = threshold
             let path = folder.file("w\(workers)-\(threshold).webarc")
-            let summary = try SitePacker(options: options).pack(folder: folder.file("site"), to: path)
+            let summary = try Self.pack(SitePacker(options: options), folder: folder.file("site"), to: path)
             #expect(summary.statistics.bodiesStored == files.count - 3)
             archives.append(try Data(contentsOf: URL(fileURLWithPath: path)))
             try Self.expectBodies(files, in: path)

@@ -172,7 +172,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "WebArcTests", dependencies: ["WebArc"]),
+        .testTarget(name: "WebArcTests", dependencies: ["WebArc", "WebArcTestSupport"]),
         .testTarget(name: "WebArcReplayTests", dependencies: ["WebArcReplay", "WebArc"]),
         .testTarget(name: "WebArcHTMLTests", dependencies: ["WebArcHTML", "WebArcTestSupport"]),
         // A tiny 127.0.0.1 HTTP server shared by the URL protocol and capture tests, and a seeded generator.

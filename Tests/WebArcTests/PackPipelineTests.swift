@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import WebArc
+import WebArcTestSupport
 
 /// The packer's pipeline: parallel workers, a bounded window, likely duplicates, streamed files and
 /// dictionaries by position, all writing the bytes the writer's order gives (spec Appendix C).
@@ -47,36 +48,11 @@ struct PackPipelineTests {
         }
     }
 
-    /// What a pack on a thread of its own gave, once it finished.
-    final class Outcome: @unchecked Sendable {
-        var result: Result<SitePacker.Summary, any Error>?
-    }
-
-    /// Packs on a thread of its own and waits for it at most `seconds`: a deadlocked pipeline then
-    /// fails the test (and leaves its threads blocked) instead of stalling the whole run, which
-    /// Swift Testing's time limit cannot end while a thread waits on a condition.
+    /// Packs under a hang guard: a deadlocked pipeline fails the test after `seconds` (and leaves
+    /// its threads blocked) instead of stalling the whole run.
     static func pack(_ packer: SitePacker, folder: String, to path: String, within seconds: Double = 60) throws -> SitePacker.Summary {
-        let outcome = Outcome()
-        let done = DispatchSemaphore(value: 0)
-        let packer = UncheckedBox(packer)
-        Thread.detachNewThread {
-            outcome.result = Result { try packer.value.pack(folder: folder, to: path) }
-            done.signal()
-        }
-        guard done.wait(timeout: .now() + seconds) == .success else {
-            throw PackDidNotFinish(seconds: seconds)
-        }
-        return try outcome.result!.get()
-    }
-
-    struct PackDidNotFinish: Error, CustomStringConvertible {
-        var seconds: Double
-        var description: String { "the pack did not finish within \(seconds) s: a pipeline deadlock?" }
-    }
-
-    struct UncheckedBox<Value>: @unchecked Sendable {
-        var value: Value
-        init(_ value: Value) { self.value = value }
+        let summary = try withHangGuard(seconds: seconds) { try packer.pack(folder: folder, to: path) }
+        return try #require(summary, "the pack did not finish within \(seconds) s: a pipeline deadlock?")
     }
 
     @Test("workers, window and streaming do not change a byte; dictionaries are used and the archive verifies (local-minimum, keyed, every 32nd anchors)",

@@ -148,6 +148,29 @@ import Testing
         }
     }
 
+    @Test("a damaged previous version, which apply decodes an update's delta against without checking it (the delta's own digest finds the damage), is named as a checked read names it: chunk-digest at the base's chunk, with any number of workers, nothing written")
+    func damagedDeltaReferenceNamed() throws {
+        let scratch = try TemporaryFolder()
+        let url = "http://localhost/docs/page5.html"
+        let (old, _, _) = try Release.first(pages: 40).update(in: scratch) { $0.addLine(to: "docs/page5.html", "<p>2</p>") }
+        let update = try ArchiveReader(path: scratch.file("u.webarc"))
+        guard case .response(let changed) = try update.lookup(url: url)?.record else { throw MissingResponse(url: url) }
+        let delta = try update.bodyEntry(changed.body).chunks[0]
+        #expect(delta.codec == .zstdDelta)
+        // A literal byte near the block's end: the previous version still decodes, to other bytes.
+        let (_, previous) = try damage(old, url: url, chunk: 0, at: { Int($0.storedLength) - 3 }, mask: 0x01)
+        #expect(previous.offset != delta.offset)
+        for workers in [1, 2] {
+            #expect {
+                try apply(scratch.file("u.webarc"), over: [old], to: scratch.file("out.webarc"), workers: workers)
+            } throws: { error in
+                guard case .chunkDigest(_, let index, let offset)? = error as? WebArcError else { return false }
+                return index == 0 && offset == previous.offset
+            }
+            #expect(!FileManager.default.fileExists(atPath: scratch.file("out.webarc")))
+        }
+    }
+
     @Test("a chunk is reused only with the position's dictionary: codec 2 needs the same dictionary bytes, codec 1 none, raw not first")
     func reuseRules() throws {
         let text = Array(repeating: Array("<p>the same boilerplate, again and again</p>\n".utf8), count: 200).flatMap { $0 }

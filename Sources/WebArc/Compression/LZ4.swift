@@ -38,10 +38,15 @@ enum LZ4 {
     /// Decodes one LZ4 block that must expand to exactly `rawLength` bytes (with `LZ4_decompress_safe`,
     /// or `LZ4_decompress_safe_usingDict` when a dictionary is given), or returns nil.
     ///
-    /// The output is not zero-filled first: LZ4 writes every byte or the block is refused (and
-    /// then none of it is kept).
+    /// A dictionary is copied right before the output in an arena (``PrefixArenas``), so liblz4
+    /// decodes in prefix mode: the same bytes, about a third faster than against the dictionary
+    /// where it is. The output is not zero-filled first: LZ4 writes every byte or the block is
+    /// refused (and then none of it is kept).
     static func decode(_ stored: [UInt8], rawLength: Int, dictionary: ArraySlice<UInt8>? = nil) -> [UInt8]? {
         guard rawLength > 0, !stored.isEmpty else { return nil }
+        if let dictionary, !dictionary.isEmpty, dictionary.count <= PrefixArenas.dictionaryRoom, rawLength <= PrefixArenas.outputRoom {
+            return decodeAfterPrefix(stored, rawLength: rawLength, dictionary: dictionary)
+        }
         var ok = false
         let raw = [UInt8](unsafeUninitializedCapacity: rawLength) { buffer, count in
             stored.withUnsafeBytes { source in
@@ -62,5 +67,21 @@ enum LZ4 {
             count = ok ? rawLength : 0
         }
         return ok ? raw : nil
+    }
+
+    /// Decodes a block against a dictionary copied right before the output (prefix mode), then
+    /// copies the output out of the arena. `dictionary` is 1 to 64 KiB, `rawLength` at most a chunk.
+    private static func decodeAfterPrefix(_ stored: [UInt8], rawLength: Int, dictionary: ArraySlice<UInt8>) -> [UInt8]? {
+        let arena = PrefixArenas.shared.take()
+        defer { PrefixArenas.shared.give(arena) }
+        let start = arena.output - dictionary.count
+        dictionary.withUnsafeBytes { start.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        let produced = stored.withUnsafeBytes { source in
+            LZ4_decompress_safe_usingDict(
+                source.baseAddress!.assumingMemoryBound(to: CChar.self), arena.output.assumingMemoryBound(to: CChar.self),
+                Int32(stored.count), Int32(rawLength), start.assumingMemoryBound(to: CChar.self), Int32(dictionary.count))
+        }
+        guard produced == Int32(rawLength) else { return nil }
+        return [UInt8](UnsafeRawBufferPointer(start: arena.output, count: rawLength))
     }
 }

@@ -239,7 +239,18 @@ extension ArchiveReader {
 
     /// Reads, decodes and verifies one chunk, keeping what it was decoded from: its stored bytes,
     /// the archive holding them and, for codec 2, the dictionary's bytes.
-    func read(_ chunk: ChunkEntry, _ context: ChunkContext, role: ChunkEntry.Role = .chunk, checkingDigest: Bool = true) throws -> VerifiedChunk {
+    ///
+    /// - Parameters:
+    ///   - checkingDigest: false leaves the chunk's SHA-256 to the caller, which must compare it
+    ///     with the entry's before using a byte.
+    ///   - checkingReferences: false (only with `checkingDigest` false) decodes a delta reference
+    ///     (codec 3) that is not cached yet without checking its digest, and does not cache it: a
+    ///     reference read for one chunk only (an update's previous version), whose damage the
+    ///     caller's check of the chunk finds. That caller reads the chunk again with both checks
+    ///     when its own fails, so that the error names a damaged reference as before.
+    func read(
+        _ chunk: ChunkEntry, _ context: ChunkContext, role: ChunkEntry.Role = .chunk, checkingDigest: Bool = true, checkingReferences: Bool = true
+    ) throws -> VerifiedChunk {
         let store = try self.store(of: chunk, context)
         try chunk.validate(context, bodyDataEnd: store.trailer.bodyDataEnd, role: role)
         let stored = try store.source.read(at: chunk.offset, count: Int(chunk.storedLength))
@@ -265,6 +276,8 @@ extension ArchiveReader {
             let reference = chunk.reference!
             if let cached = referenceCache.withLock({ $0.value(for: reference) }) {
                 history = cached
+            } else if !checkingReferences && !checkingDigest {
+                history = try read(reference, context, role: .deltaReference, checkingDigest: false, checkingReferences: false).raw
             } else {
                 let bytes = try decode(reference, context, role: .deltaReference)
                 referenceCache.withLock { $0.insert(bytes, for: reference, cost: bytes.count) }

@@ -5,7 +5,7 @@ extension ApplyPipeline {
         case bytes([UInt8], md5: BodyDigest?)
         /// Too large to hold: the writer copies it itself, chunk by chunk.
         case streamed
-        /// A body of a layer, each chunk read and decoded (``checkDigests(_:)`` checks them).
+        /// A body of a layer, each chunk read and decoded (``checkDigests(_:recheck:)`` checks them).
         case chunks(BodyEntry, [VerifiedChunk])
         /// A body of a layer whose chunks' stored bytes were read but not decoded.
         case stored(StoredCopy)
@@ -21,11 +21,13 @@ extension ApplyPipeline {
         }
     }
 
-    /// Reads and decodes every chunk of `entry`, leaving their digests to ``checkDigests(_:)``.
+    /// Reads and decodes every chunk of `entry`, leaving their digests to ``checkDigests(_:recheck:)``,
+    /// and those of the delta references (codec 3) read for them alone (an update's previous
+    /// versions, each read once): the chunk's own digest covers its reference's damage.
     ///
     /// - Throws: as a verified read would: when a chunk does not read or decode, a chunk before it
     ///   that does not match its digest is named first (`chunkDigest`), as reading the body chunk
-    ///   by chunk would have.
+    ///   by chunk would have, then a damaged reference of the failing chunk.
     static func readChunks(of entry: BodyEntry, from reader: ArchiveReader) throws -> [VerifiedChunk] {
         // A remote layer fetches the body's chunks together, as a chunk iterator has it do.
         reader.announceChunks(of: entry, range: 0..<entry.length)
@@ -34,21 +36,36 @@ extension ApplyPipeline {
         for (position, chunk) in entry.chunks.enumerated() {
             let context = ChunkContext(body: entry.reference, index: position, page: entry.origin.page, position: entry.origin.position)
             do {
-                chunks.append(try reader.read(chunk, context, checkingDigest: false))
+                chunks.append(try reader.read(chunk, context, checkingDigest: false, checkingReferences: false))
             } catch {
                 for (earlier, read) in chunks.enumerated() where SHA256Hash.of(read.raw) != read.entry.digest {
                     throw WebArcError.chunkDigest(body: entry.reference, chunk: earlier, offset: read.entry.offset)
                 }
-                throw error
+                throw recheck(entry, chunk: position, in: reader) ?? error
             }
         }
         return chunks
     }
 
+    /// The error a fully checked read of chunk `chunk` of `entry` gives (its delta reference's
+    /// digest checked first), or nil when that read succeeds.
+    static func recheck(_ entry: BodyEntry, chunk: Int, in reader: ArchiveReader) -> (any Error)? {
+        let context = ChunkContext(body: entry.reference, index: chunk, page: entry.origin.page, position: entry.origin.position)
+        do {
+            _ = try reader.read(entry.chunks[chunk], context)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     /// Checks the SHA-256 of every chunk the batch read, sixteen at a time where that pays
     /// (``SHA256Lanes``): a body with a chunk that does not match becomes its first such chunk's
-    /// `chunkDigest` error.
-    static func checkDigests(_ batch: inout [(index: Int, fetched: Result<Fetched, any Error>)]) {
+    /// error, as `recheck(index, entry, chunk)` (a fully checked read of it) names it: a damaged
+    /// delta reference, else `chunkDigest` at the chunk.
+    static func checkDigests(
+        _ batch: inout [(index: Int, fetched: Result<Fetched, any Error>)], recheck: (Int, BodyEntry, Int) -> (any Error)?
+    ) {
         var raws: [[UInt8]] = []
         var owners: [(body: Int, chunk: Int)] = []
         for (body, item) in batch.enumerated() {
@@ -62,7 +79,8 @@ extension ApplyPipeline {
         let digests = SHA256Lanes.bodyHashes(of: raws).map(\.sha256)
         for ((body, chunk), digest) in zip(owners, digests) {
             guard case .success(.chunks(let entry, let chunks)) = batch[body].fetched, digest != chunks[chunk].entry.digest else { continue }
-            batch[body].fetched = .failure(WebArcError.chunkDigest(body: entry.reference, chunk: chunk, offset: chunks[chunk].entry.offset))
+            batch[body].fetched = .failure(
+                recheck(batch[body].index, entry, chunk) ?? WebArcError.chunkDigest(body: entry.reference, chunk: chunk, offset: chunks[chunk].entry.offset))
         }
     }
 }

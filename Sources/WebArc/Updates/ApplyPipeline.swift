@@ -154,7 +154,9 @@ final class ApplyPipeline: @unchecked Sendable {
                     if case .success(let body) = fetched { bytes += body.length }
                     batch.append((index, fetched))
                 }
-                Self.checkDigests(&batch)
+                Self.checkDigests(&batch) { [self] index, entry, chunk in
+                    jobs[index].reader.flatMap { Self.recheck(entry, chunk: chunk, in: $0) }
+                }
                 for (index, fetched) in batch {
                     let result = Result<Output, any Error> {
                         var dictionary: LZ4Dictionary?
@@ -249,7 +251,7 @@ final class ApplyPipeline: @unchecked Sendable {
     }
 
     /// Reads body `index`: a compact update's new bytes, or each chunk of a layer's body read and
-    /// decoded, its digest left to ``checkDigests(_:)``. An anchor publishes its last chunk's tail.
+    /// decoded, its digest left to ``checkDigests(_:recheck:)``. An anchor publishes its last chunk's tail.
     private func fetch(_ index: Int, isAnchor: Bool) throws -> Fetched {
         let job = jobs[index]
         guard let reader = job.reader, let reference = job.reference else {

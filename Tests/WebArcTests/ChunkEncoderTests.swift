@@ -23,9 +23,10 @@ struct ChunkEncoderTests {
     func dictionary() throws {
         var random = SeededGenerator(seed: 6)
         let shared = random.text(20_000)
-        let dictionary = LZ4Dictionary(shared + random.text(1000))
+        let bytes = shared + random.text(1000)
         let raw = shared.prefix(15_000) + random.text(2000)
         for level in [1, 3, 12] {
+          for dictionary in [LZ4Dictionary(bytes, placement: .prefix), LZ4Dictionary(bytes, placement: .apart)] {
             let coded = raw.withUnsafeBytes { ChunkEncoder.encode($0, level: level, dictionary: dictionary) }
             let plain = raw.withUnsafeBytes { ChunkEncoder.encode($0, level: level) }
             #expect(coded.codec == .lz4Dictionary)
@@ -33,8 +34,30 @@ struct ChunkEncoderTests {
             #expect(try ChunkEncoder.decode(coded) == Array(raw))
             // The template is copied for each block: coding twice gives the same block.
             #expect(raw.withUnsafeBytes { ChunkEncoder.encode($0, level: level, dictionary: dictionary) }.stored == coded.stored)
+          }
         }
     }
+
+    @Test("the dictionary's placement: right before the chunk (liblz4's prefix mode) a match at the chunk's first byte reaches back into the dictionary's last byte, apart it cannot; both decode, and each block is the one liblz4 gives (known answers made with ctypes)")
+    func placement() throws {
+        let dictionary = Array(String(repeating: "<html><head><title>dictionary</title></head><body>", count: 10).utf8) + Array("Q".utf8)
+        let raw = Array("<p>first paragraph</p>".utf8) + (32..<127).map { UInt8($0) }
+            + Array("Q<p>first paragraph</p> and more text to end the block with literals.....".utf8)
+        let prefixed = raw.withUnsafeBytes { ChunkEncoder.encode($0, level: 1, dictionary: LZ4Dictionary(dictionary, placement: .prefix)) }
+        let apart = raw.withUnsafeBytes { ChunkEncoder.encode($0, level: 1, dictionary: LZ4Dictionary(dictionary, placement: .apart)) }
+        // Tools/make-vectors/lz4block.py, compress_with_dict(raw, dictionary, prefix=True / False).
+        let middle = "3c703e6669727374207061726167726170683c2f703e202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f40414243444546"
+            + "4748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e"
+        let end = "f022616e64206d6f7265207465787420746f20656e642074686520626c6f636b2077697468206c69746572616c732e2e2e2e2e"
+        #expect(hex(prefixed.stored) == "ff66" + middle + "760005" + end)
+        #expect(hex(apart.stored) == "ff67" + middle + "51760004" + end)
+        for coded in [prefixed, apart] {
+            #expect(coded.codec == .lz4Dictionary)
+            #expect(LZ4.decode(coded.stored, rawLength: raw.count, dictionary: dictionary[...]) == raw)
+        }
+    }
+
+    private func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 
     @Test("an anchor's dictionary is the last 64 KiB of its last chunk")
     func anchorTail() {

@@ -171,11 +171,15 @@ import Testing
         }
     }
 
-    @Test("a chunk is reused only with the position's dictionary: codec 2 needs the same dictionary bytes, codec 1 none, raw not first")
+    @Test("a chunk is reused only with the position's dictionary: codec 2 needs the same dictionary bytes placed alike, codec 1 none, raw not first")
     func reuseRules() throws {
         let text = Array(repeating: Array("<p>the same boilerplate, again and again</p>\n".utf8), count: 200).flatMap { $0 }
-        let dictionary = LZ4Dictionary(Array(text.prefix(4_000)))
-        let other = LZ4Dictionary(Array(text.dropFirst(7).prefix(4_000)))
+        let dictionary = LZ4Dictionary(Array(text.prefix(4_000)), placement: .prefix)
+        let other = LZ4Dictionary(Array(text.dropFirst(7).prefix(4_000)), placement: .prefix)
+        let apart = LZ4Dictionary(Array(text.prefix(4_000)), placement: .apart)
+        func written(level: Int, _ placement: DictionaryPlacement = .prefix) -> (ArchiveReader) -> WriterRecipe? {
+            { _ in WriterRecipe(level: level, dictionaryInterval: 32, placement: placement) }
+        }
         let scratch = try TemporaryFolder()
         let writer = try ArchiveWriter(path: scratch.file("a.webarc"))
         _ = try writer.addBody(Array("placeholder".utf8))
@@ -189,19 +193,26 @@ import Testing
         let withDictionary = text.withUnsafeBytes { ChunkEncoder.encode($0, level: 1, dictionary: dictionary) }
         let plain = text.withUnsafeBytes { ChunkEncoder.encode($0, level: 1) }
         #expect(withDictionary.codec == .lz4Dictionary && plain.codec == .lz4)
-        #expect(ChunkRecoder.reusable(verified(withDictionary), first: true, dictionary: dictionary))
-        #expect(!ChunkRecoder.reusable(verified(withDictionary), first: true, dictionary: other))
-        #expect(!ChunkRecoder.reusable(verified(withDictionary), first: true, dictionary: nil))
-        #expect(ChunkRecoder.reusable(verified(plain), first: true, dictionary: nil))
-        #expect(!ChunkRecoder.reusable(verified(plain), first: true, dictionary: dictionary))
+        #expect(ChunkRecoder.reusable(verified(withDictionary), first: true, dictionary: dictionary, placement: .prefix))
+        #expect(!ChunkRecoder.reusable(verified(withDictionary), first: true, dictionary: other, placement: .prefix))
+        #expect(!ChunkRecoder.reusable(verified(withDictionary), first: true, dictionary: nil, placement: .prefix))
+        #expect(ChunkRecoder.reusable(verified(plain), first: true, dictionary: nil, placement: .prefix))
+        #expect(!ChunkRecoder.reusable(verified(plain), first: true, dictionary: dictionary, placement: .prefix))
+        // The same bytes placed otherwise (an archive written before 2.1.8, or for one) may code
+        // otherwise: never reused across placements; codec 1 does not depend on it.
+        #expect(!ChunkRecoder.reusable(verified(withDictionary), first: true, dictionary: apart, placement: .prefix))
+        #expect(!ChunkRecoder.reusable(verified(withDictionary), first: true, dictionary: dictionary, placement: .apart))
+        #expect(ChunkRecoder.reusable(verified(plain), first: true, dictionary: nil, placement: .apart))
 
         // Coded against another dictionary, the first chunk comes out as coding it afresh gives.
-        let recoded = ChunkRecoder.code([verified(withDictionary)], level: 1, dictionary: other) { _ in 1 }
+        let recoded = ChunkRecoder.code([verified(withDictionary)], level: 1, dictionary: other, recipeOf: written(level: 1))
         let fresh = text.withUnsafeBytes { ChunkEncoder.encode($0, level: 1, dictionary: other) }
         #expect(recoded.reused == 0 && recoded.chunks[0].stored == fresh.stored)
+        #expect(ChunkRecoder.code([verified(withDictionary)], level: 1, dictionary: dictionary, recipeOf: written(level: 1)).reused == 1)
+        #expect(ChunkRecoder.code([verified(withDictionary)], level: 1, dictionary: dictionary, recipeOf: written(level: 1, .apart)).reused == 0)
         // An archive written at another level never lends its bytes.
-        #expect(ChunkRecoder.code([verified(plain)], level: 9, dictionary: nil) { _ in 1 }.reused == 0)
-        #expect(ChunkRecoder.code([verified(plain)], level: 1, dictionary: nil) { _ in 1 }.reused == 1)
+        #expect(ChunkRecoder.code([verified(plain)], level: 9, dictionary: nil, recipeOf: written(level: 1)).reused == 0)
+        #expect(ChunkRecoder.code([verified(plain)], level: 1, dictionary: nil, recipeOf: written(level: 1)).reused == 1)
     }
 }
 

@@ -101,6 +101,7 @@ enum VectorDump {
             var entry: [String: Any] = ["level": writer.level, "dictionaryInterval": writer.dictionaryInterval]
             entry["zstdLevel"] = writer.zstdLevel
             if let code = writer.anchors.code { entry["anchors"] = code }
+            if let code = writer.placement.code { entry["dictionaryPlacement"] = code }
             if !writer.order.isTreeOrder { entry["order"] = writer.order.runs.map { [$0.start, $0.length] } }
             archive["writer"] = entry
         }
@@ -129,7 +130,9 @@ enum VectorDump {
             let runs = (writer["order"] as? [[NSNumber]] ?? []).flatMap { run in (0..<run[1].intValue).map { run[0].intValue + $0 } }
             metadata.writer = WriterRecipe(
                 level: (writer["level"] as! NSNumber).intValue, dictionaryInterval: (writer["dictionaryInterval"] as! NSNumber).intValue,
-                zstdLevel: (writer["zstdLevel"] as? NSNumber)?.intValue, order: InsertionOrder(positions: runs))
+                zstdLevel: (writer["zstdLevel"] as? NSNumber)?.intValue, order: InsertionOrder(positions: runs),
+                anchors: WriterRecipe.AnchorRule(code: (writer["anchors"] as? NSNumber)?.uint64Value ?? 0),
+                placement: DictionaryPlacement(code: (writer["dictionaryPlacement"] as? NSNumber)?.uint64Value ?? 0))
         }
         if let target = archive["target"] as? [String: Any] {
             metadata.target = UpdateTarget(
@@ -158,6 +161,8 @@ enum VectorDump {
         let level = (settings?["level"] as? NSNumber)?.intValue ?? 1
         let zstdLevel = (settings?["zstdLevel"] as? NSNumber)?.intValue
         var options = ArchiveWriter.Options(compressionLevel: level, dictionaryInterval: interval, zstdLevel: zstdLevel)
+        // Absent: apart, as every writer before 2.1.8.
+        options.dictionaryPlacement = DictionaryPlacement(code: (settings?["dictionaryPlacement"] as? NSNumber)?.uint64Value ?? 0)
         if let code = (settings?["anchors"] as? NSNumber)?.intValue, code == 1 || code == 2 {
             // The keyed rules need every response's key and body length up front.
             var bodies: [(key: [UInt8], length: UInt64)] = []

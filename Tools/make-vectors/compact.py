@@ -605,6 +605,10 @@ def decode(data: bytes, stack: list[Archive]) -> tuple[dict, dict]:
         raise CompactError("bad-target", records_at, f"Writer.anchors {writer['anchors']}: an anchor rule this tool cannot write")
     if writer.get("anchors"):
         settings["anchors"] = writer["anchors"]
+    if writer.get("dictionaryPlacement", 0) not in (0, 1):                # Appendix C step 13's placement (2.1.8)
+        raise CompactError("bad-target", records_at, f"Writer.dictionaryPlacement {writer['dictionaryPlacement']}: a placement this tool cannot write")
+    if writer.get("dictionaryPlacement"):
+        settings["dictionaryPlacement"] = writer["dictionaryPlacement"]
     fields["appendix"] = appendix
     return fields, {"archive": archive, "writer": settings, "records": [ordered[p] for p in order]}
 

@@ -141,6 +141,10 @@ def apply(stack: list[Archive]) -> bytes:
         raise WebarcError("bad-target", at, f"Writer.anchors {writer['anchors']}: an anchor rule this tool cannot write")
     if writer.get("anchors"):
         settings["anchors"] = writer["anchors"]
+    if writer.get("dictionaryPlacement", 0) not in (0, 1):                # Appendix C step 13's placement (2.1.8)
+        raise WebarcError("bad-target", at, f"Writer.dictionaryPlacement {writer['dictionaryPlacement']}: a placement this tool cannot write")
+    if writer.get("dictionaryPlacement"):
+        settings["dictionaryPlacement"] = writer["dictionaryPlacement"]
     recipe = {"archive": {k: v for k, v in target["archive"].items() if k != "writer"},
               "writer": settings, "records": [view[p] for p in order]}
     result = write(recipe)

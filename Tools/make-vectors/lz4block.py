@@ -19,9 +19,9 @@ _lib.LZ4_decompress_safe_usingDict.argtypes = [ctypes.c_char_p, ctypes.c_char_p,
 _lib.LZ4_decompress_safe_usingDict.restype = ctypes.c_int
 _lib.LZ4_createStream.restype = ctypes.c_void_p
 _lib.LZ4_freeStream.argtypes = [ctypes.c_void_p]
-_lib.LZ4_loadDict.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
+_lib.LZ4_loadDict.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
 _lib.LZ4_loadDict.restype = ctypes.c_int
-_lib.LZ4_compress_fast_continue.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int,
+_lib.LZ4_compress_fast_continue.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int,
                                             ctypes.c_int, ctypes.c_int]
 _lib.LZ4_compress_fast_continue.restype = ctypes.c_int
 
@@ -41,15 +41,24 @@ def compress(data: bytes) -> bytes:
     return out.raw[:written]
 
 
-def compress_with_dict(data: bytes, dictionary: bytes) -> bytes:
-    """One LZ4 block of `data` that refers to `dictionary` (LZ4_loadDict + LZ4_compress_fast_continue, acceleration 1)."""
+def compress_with_dict(data: bytes, dictionary: bytes, prefix: bool = False) -> bytes:
+    """One LZ4 block of `data` that refers to `dictionary` (LZ4_loadDict + LZ4_compress_fast_continue,
+    acceleration 1). `prefix` (`Writer.dictionaryPlacement` 1, since 2.1.8): the dictionary's bytes lie
+    right before `data`'s in one buffer, so liblz4 compresses in its prefix mode; otherwise (absent or 0)
+    apart, its external-dictionary mode. The two give the same block for most inputs, not all."""
     capacity = compress_bound(len(data))
     out = ctypes.create_string_buffer(capacity)
-    dict_buffer = ctypes.create_string_buffer(dictionary, len(dictionary))   # must outlive the call
+    if prefix:
+        buffer = ctypes.create_string_buffer(dictionary + data, len(dictionary) + len(data))   # must outlive the call
+        dict_at, data_at = ctypes.addressof(buffer), ctypes.addressof(buffer) + len(dictionary)
+    else:
+        dict_buffer = ctypes.create_string_buffer(dictionary, len(dictionary))
+        data_buffer = ctypes.create_string_buffer(data, len(data))
+        dict_at, data_at = ctypes.addressof(dict_buffer), ctypes.addressof(data_buffer)
     stream = _lib.LZ4_createStream()
     try:
-        _lib.LZ4_loadDict(stream, dict_buffer, len(dictionary))
-        written = _lib.LZ4_compress_fast_continue(stream, data, out, len(data), capacity, 1)
+        _lib.LZ4_loadDict(stream, dict_at, len(dictionary))
+        written = _lib.LZ4_compress_fast_continue(stream, data_at, out, len(data), capacity, 1)
     finally:
         _lib.LZ4_freeStream(stream)
     if written <= 0:

@@ -151,7 +151,7 @@ def valid_vectors() -> dict[str, Vector]:
              "multichunk": vv.multichunk(), "captures": vv.captures(), "canonical": vv.canonical(SPEC),
              "collision": vv.collision(), "large": vv.large(), "dictionary": vv.dictionary(), "anchors": vv.anchors(),
              "best": vv.best(), "keyed-anchors": vv.keyed_anchors(),
-             "local-anchors": vv.local_anchors()}
+             "local-anchors": vv.local_anchors(), "prefix-dictionary": vv.prefix_dictionary()}
     for name, recipe in plain.items():
         out[name] = Vector(recipe, write(recipe))
     site = Archive(out["site"].data)
@@ -255,6 +255,8 @@ def expected_writer(recipe: dict, dump: dict) -> dict:
         out["zstdLevel"] = settings["zstdLevel"]
     if settings.get("anchors") and out["dictionaryInterval"]:
         out["anchors"] = settings["anchors"]
+    if settings.get("dictionaryPlacement") and out["dictionaryInterval"]:
+        out["dictionaryPlacement"] = settings["dictionaryPlacement"]
     tree = [to_json(recipe_record(r)) for r in dump["records"]]
     positions, used = [], set()
     for record in recipe["records"]:
@@ -323,6 +325,7 @@ def check_pins(dumps: dict[str, dict], vectors: dict[str, Vector]) -> None:
     assert c[0]["dictionary"]["offset"] + c[0]["dictionary"]["storedLength"] == c[0]["offset"], "dictionary chunk right before C"
     assert f[0]["dictionary"]["offset"] == e[1]["offset"] and e[1]["rawLength"] < 262_144
     check_keyed_pins(dumps)
+    check_placement_pins(dumps, vectors)
     check_best_pins(dumps, vectors)
     check_delta_pins(dumps, vectors)
 
@@ -347,6 +350,25 @@ def check_keyed_pins(dumps: dict[str, dict]) -> None:
             else:
                 anchor = max(a for a in anchors if a < position)
                 assert first["codec"] == 2 and first["dictionary"]["offset"] == anchor_offsets[anchor], (name, position, first)
+
+
+def check_placement_pins(dumps: dict[str, dict], vectors: dict[str, Vector]) -> None:
+    """`prefix-dictionary`: `dictionaryPlacement` 1 (2.1.8); the page's chunk (codec 2, against the
+    anchor's whole body) is the block the prefix placement gives, which is not the one placing the
+    dictionary apart gives. Every other vector with dictionaries places them apart (absent)."""
+    dump = dumps["prefix-dictionary"]
+    assert dump["archive"]["writer"]["dictionaryPlacement"] == 1 and dump["archive"]["writer"]["dictionaryInterval"] == 2
+    by_md5 = {b["md5"]: b["chunks"] for b in dump["bodies"]}
+    by_url = {r["url"].rsplit("/", 1)[-1]: by_md5[r["bodyMD5"]] for r in dump["records"]}
+    anchor, page = by_url["anchor.html"], by_url["page.html"]
+    assert anchor[0]["codec"] == 1 and page[0]["codec"] == 2 and page[0]["dictionary"]["offset"] == anchor[0]["offset"]
+    data = vectors["prefix-dictionary"].data
+    stored = data[page[0]["offset"]:page[0]["offset"] + page[0]["storedLength"]]
+    raw, dictionary = vv.PREFIX_PAGE.encode(), vv.PREFIX_DICTIONARY.encode()
+    assert stored == lz4block.compress_with_dict(raw, dictionary, prefix=True)
+    assert stored != lz4block.compress_with_dict(raw, dictionary, prefix=False)
+    for name, other in dumps.items():
+        assert name == "prefix-dictionary" or "dictionaryPlacement" not in other["archive"].get("writer", {}), name
 
 
 def check_best_pins(dumps: dict[str, dict], vectors: dict[str, Vector]) -> None:

@@ -442,6 +442,24 @@ def local_anchors() -> dict:
 LOCAL_ANCHORS = (0, 3, 10, 34, 35)      # where local_anchors()' anchors fall
 
 
+PREFIX_DICTIONARY = "<html><head><title>dictionary</title></head><body>" * 10 + "Q"
+PREFIX_PAGE = ("<p>first paragraph</p>" + "".join(chr(c) for c in range(32, 127))
+               + "Q<p>first paragraph</p> and more text to end the block with literals.....")
+
+
+def prefix_dictionary() -> dict:
+    """Appendix C step 13 with `dictionaryPlacement` 1 (2.1.8): the dictionary lies right before the
+    chunk when LZ4 compresses it. Position 0 is an anchor whose body, ending in `Q`, is the
+    dictionary; position 1 begins with a paragraph that recurs later after a `Q`: placed right before
+    the chunk, the dictionary's last byte extends that match one byte back (liblz4's prefix mode),
+    apart it cannot, so the two placements give different blocks (check_placement_pins)."""
+    html = dict(headers=HTML, mime="text/html", encoding="utf-8")
+    return {"archive": {}, "writer": {"dictionaryInterval": 2, "dictionaryPlacement": 1}, "records": [
+        response("https://example.com/prefix/anchor.html", PREFIX_DICTIONARY, **html),
+        response("https://example.com/prefix/page.html", PREFIX_PAGE, **html),
+    ]}
+
+
 # ---------------------------------------------------------------------------- delta updates (§13.1, codec 3)
 
 NOV_25 = 1795600800000   # 2026-11-25T10:00:00Z

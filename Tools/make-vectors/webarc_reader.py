@@ -1288,8 +1288,8 @@ def dump_archive(obj: Object) -> dict:
 
 def dump_writer(writer: Object) -> dict:
     """`Writer`: level, dictionary interval, `order` as its runs [[start, length], ...], the Zstandard
-    level of Appendix C step 15 (since 2.1.1) and the anchor rule of step 13 (since 2.1.5), each when
-    present."""
+    level of Appendix C step 15 (since 2.1.1), the anchor rule of step 13 (since 2.1.5) and its
+    dictionary placement (since 2.1.8), each when present."""
     out = {"level": uint(writer, "level"), "dictionaryInterval": uint(writer, "dictionaryInterval")}
     if "order" in writer.fields:
         out["order"] = order_runs(writer.fields["order"][1])
@@ -1297,6 +1297,8 @@ def dump_writer(writer: Object) -> dict:
         out["zstdLevel"] = uint(writer, "zstdLevel")
     if "anchors" in writer.fields:                                  # Appendix C step 13's rule (2.1.5)
         out["anchors"] = uint(writer, "anchors")
+    if "dictionaryPlacement" in writer.fields:                      # step 13's dictionary placement (2.1.8)
+        out["dictionaryPlacement"] = uint(writer, "dictionaryPlacement")
     return out
 
 

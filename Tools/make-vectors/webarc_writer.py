@@ -187,6 +187,7 @@ class Model:
     body_bytes: dict = field(default_factory=dict)              # md5 -> [(bytes, BodyEntry)], this archive's
     dictionary_interval: int = 0                                # Appendix C step 13; 0: no dictionaries
     anchor_rule: int = 0                                        # step 13's rule (`Writer.anchors`): 0, 1 keyed, 2 local minimum
+    placement: int = 0                                          # step 13 (`Writer.dictionaryPlacement`): 0 apart, 1 prefix (2.1.8)
     local_anchors: list | None = None                           # rule 2: each position's anchor position, planned up front
     next_position: int = 0                                      # bodies added so far, duplicates included
     last_anchor: int = 0                                        # the latest anchor's position
@@ -216,6 +217,10 @@ def build(recipe: dict, bases: list | None = None) -> Model:
     if anchors not in (0, 1, 2):
         raise WriterError(f"anchor rule {anchors}: this writer knows 0 (every n-th), 1 (keyed) and 2 (local minimum)")
     model.anchor_rule = anchors
+    placement = settings.get("dictionaryPlacement", 0)
+    if placement not in (0, 1):
+        raise WriterError(f"dictionary placement {placement}: this writer knows 0 (apart) and 1 (prefix)")
+    model.placement = placement if model.dictionary_interval else 0
     if anchors == 2 and model.dictionary_interval > 0:
         model.local_anchors = local_minimum_anchors(position_bodies(recipe.get("records", [])), model.dictionary_interval)
     model.zstd_level = settings.get("zstdLevel")
@@ -225,7 +230,8 @@ def build(recipe: dict, bases: list | None = None) -> Model:
         add_record(model, index, record, bases)
     set_writer(model, writer_object({"level": level, "dictionaryInterval": model.dictionary_interval,
                                      "order": order_runs(model.records), "zstdLevel": model.zstd_level,
-                                     "anchors": model.anchor_rule if model.dictionary_interval else 0}))
+                                     "anchors": model.anchor_rule if model.dictionary_interval else 0,
+                                     "dictionaryPlacement": model.placement}))
     entries = [c for b in model.bodies for c in all_chunks(b)]
     if bases or any(r.obj.class_name == "Tombstone" for r in model.records) or any(c.layer for c in entries):
         model.required |= FEATURE_LAYER
@@ -277,6 +283,8 @@ def writer_object(writer: dict) -> Obj:
         fields.append(Field("zstdLevel", UINT, writer["zstdLevel"]))
     if writer.get("anchors"):
         fields.append(Field("anchors", UINT, writer["anchors"]))
+    if writer.get("dictionaryPlacement"):
+        fields.append(Field("dictionaryPlacement", UINT, writer["dictionaryPlacement"]))
     return Obj("Writer", fields)
 
 
@@ -515,7 +523,7 @@ def store_body(model: Model, data: bytes, bases: list, previous: list | None = N
         chunks, store_raw = [], False
         for i, start in enumerate(range(0, len(data), MAX_CHUNK)):
             raw = data[start:start + MAX_CHUNK]
-            stored, codec = code_chunk(raw, dictionary if start == 0 else None, store_raw)
+            stored, codec = code_chunk(raw, dictionary if start == 0 else None, store_raw, model.placement == 1)
             reference = None
             if previous:
                 candidate, candidate_bytes = previous[min(i, len(previous) - 1)]
@@ -569,12 +577,13 @@ def relayer(c, position: int) -> Chunk:
                  reference)
 
 
-def code_chunk(raw: bytes, dictionary: bytes | None, store_raw: bool) -> tuple[bytes, int]:
+def code_chunk(raw: bytes, dictionary: bytes | None, store_raw: bool, prefix: bool = False) -> tuple[bytes, int]:
     """§6.3 and Appendix C step 13, level 1: raw untried after a raw chunk of the same body;
-    otherwise LZ4 (against `dictionary`: codec 2) when the block is smaller than the raw bytes (and
-    within the 255x ratio bound), raw otherwise. Returns (stored bytes, codec); nothing is stored yet."""
+    otherwise LZ4 (against `dictionary`, placed right before the chunk when `prefix`: codec 2) when
+    the block is smaller than the raw bytes (and within the 255x ratio bound), raw otherwise.
+    Returns (stored bytes, codec); nothing is stored yet."""
     if not store_raw:
-        block = lz4block.compress_with_dict(raw, dictionary) if dictionary else lz4block.compress(raw)
+        block = lz4block.compress_with_dict(raw, dictionary, prefix) if dictionary else lz4block.compress(raw)
         if len(block) < len(raw) and len(raw) <= 255 * len(block):
             return block, (LZ4_DICT if dictionary else LZ4)
     return raw, RAW
@@ -622,7 +631,7 @@ def commit_chunk(model: Model, raw: bytes, stored: bytes, codec: int, reference:
 
 def append_chunk(model: Model, raw: bytes, dictionary: bytes | None, store_raw: bool) -> Chunk:
     """A chunk coded as §6.3 and step 13 say, appended to the body data."""
-    return commit_chunk(model, raw, *code_chunk(raw, dictionary, store_raw))
+    return commit_chunk(model, raw, *code_chunk(raw, dictionary, store_raw, model.placement == 1))
 
 
 # ---------------------------------------------------------------------------- stage 2: plan

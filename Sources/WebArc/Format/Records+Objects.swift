@@ -32,6 +32,7 @@ enum RecordObjects {
         object.set("order", recipe.order.isTreeOrder ? nil : .bytes(recipe.order.encoded()))
         object.set("zstdLevel", recipe.zstdLevel.map { .uint(UInt64($0)) })
         object.set("anchors", recipe.anchors.code.map { .uint($0) })
+        object.set("dictionaryPlacement", recipe.placement.code.map { .uint($0) })
         return object
     }
 
@@ -125,7 +126,10 @@ enum RecordObjects {
             throw object.corrupt(problem.description)
         }
         let anchors = WriterRecipe.AnchorRule(code: try object.uint("anchors") ?? 0)
-        return WriterRecipe(level: Int(level), dictionaryInterval: Int(interval), zstdLevel: zstdLevel.map { Int($0) }, order: order, anchors: anchors)
+        let placement = DictionaryPlacement(code: try object.uint("dictionaryPlacement") ?? 0)
+        return WriterRecipe(
+            level: Int(level), dictionaryInterval: Int(interval), zstdLevel: zstdLevel.map { Int($0) }, order: order, anchors: anchors,
+            placement: placement)
     }
 
     static func target(_ object: DecodedObject) throws -> UpdateTarget {

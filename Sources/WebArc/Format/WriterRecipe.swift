@@ -14,6 +14,8 @@ public struct WriterRecipe: Equatable, Sendable {
     public var order: InsertionOrder
     /// Appendix C step 13's anchor rule (`Writer.anchors`).
     public var anchors: AnchorRule
+    /// Where a codec-2 chunk's dictionary lies when LZ4 compresses it (`Writer.dictionaryPlacement`).
+    public var placement: DictionaryPlacement
 
     /// Appendix C step 13's rules for which bodies are anchors.
     public enum AnchorRule: Equatable, Sendable {
@@ -47,15 +49,65 @@ public struct WriterRecipe: Equatable, Sendable {
         }
     }
 
-    /// Makes a recipe.
+    /// Makes a recipe. Without dictionaries (`dictionaryInterval` 0) the placement is `.apart`,
+    /// as `Writer` records it (the field is written only where it matters).
     public init(
-        level: Int, dictionaryInterval: Int, zstdLevel: Int? = nil, order: InsertionOrder = InsertionOrder(), anchors: AnchorRule = .everyNth
+        level: Int, dictionaryInterval: Int, zstdLevel: Int? = nil, order: InsertionOrder = InsertionOrder(), anchors: AnchorRule = .everyNth,
+        placement: DictionaryPlacement = .apart
     ) {
         self.level = level
         self.dictionaryInterval = dictionaryInterval
         self.zstdLevel = zstdLevel
         self.order = order
         self.anchors = anchors
+        self.placement = dictionaryInterval == 0 ? .apart : placement
+    }
+
+    /// Checks that this version can write an archive again by this recipe (an applied update, a
+    /// refresh), before anything is written.
+    ///
+    /// - Throws: `badTarget` for an anchor rule or a dictionary placement a later version defines.
+    public func requireWritable() throws {
+        if case .unknown(let code) = anchors {
+            throw WebArcError.badTarget(
+                reason: "the result's writer uses anchor rule \(code) (Writer.anchors), which this version cannot write: use a newer webarc")
+        }
+        if case .unknown(let code) = placement {
+            throw WebArcError.badTarget(
+                reason: "the result's writer uses dictionary placement \(code) (Writer.dictionaryPlacement), which this version cannot write: use a newer webarc")
+        }
+    }
+}
+
+/// Where the dictionary of a codec-2 chunk lies in memory when LZ4 compresses the chunk (spec
+/// Appendix C step 13, `Writer.dictionaryPlacement`): the two give the same block for most chunks,
+/// not all, so a tool that writes an archive again must place it as the archive's writer did.
+public enum DictionaryPlacement: Equatable, Sendable {
+    /// Apart from the chunk (liblz4's external-dictionary mode): `dictionaryPlacement` absent or
+    /// 0, as every archive before 2.1.8.
+    case apart
+    /// Right before the chunk, the two one stream (liblz4's prefix mode, about 15 % faster to
+    /// compress): `dictionaryPlacement` 1, since 2.1.8; what this version writes.
+    case prefix
+    /// A placement this version does not know: the archive reads, but cannot be written again.
+    case unknown(UInt64)
+
+    /// The placement `Writer.dictionaryPlacement` names (absent: 0).
+    init(code: UInt64) {
+        switch code {
+        case 0: self = .apart
+        case 1: self = .prefix
+        default: self = .unknown(code)
+        }
+    }
+
+    /// The value of `Writer.dictionaryPlacement`; nil: omitted (apart).
+    var code: UInt64? {
+        switch self {
+        case .apart: nil
+        case .prefix: 1
+        case .unknown(let code): code
+        }
     }
 }
 

@@ -68,6 +68,8 @@ final class PackPipeline: @unchecked Sendable {
     private let paths: [String]
     private let sizes: [UInt64]
     private let level: Int
+    /// Where the archive's writer places a codec-2 chunk's dictionary (step 13).
+    private let placement: DictionaryPlacement
     /// Which positions are anchors (spec Appendix C step 13): set by ``run(workers:plan:prepare:commit:)``
     /// while the workers read and hash the first files; read only after ``awaitPlan()`` (or by the
     /// writer, which sets it), so the lock orders the write before every read.
@@ -114,7 +116,7 @@ final class PackPipeline: @unchecked Sendable {
     /// - Parameter spans: positions each file's body takes: one per response record it answers.
     /// - Parameter batchFiles: whole files read and hashed together at most; 1: one at a time.
     init(
-        files: [ScannedFile], spans: [Int], level: Int, zstdLevel: Int? = nil, firstPosition: Int,
+        files: [ScannedFile], spans: [Int], level: Int, zstdLevel: Int? = nil, placement: DictionaryPlacement = .prefix, firstPosition: Int,
         wholeLimit: UInt64, windowBytes: UInt64, batchFiles: Int = 16 * MD5Lanes.count, laneHashing: Bool = MD5Lanes.isAvailable
     ) {
         self.batchFiles = max(1, batchFiles)
@@ -134,6 +136,7 @@ final class PackPipeline: @unchecked Sendable {
         var streamedSizes = Set<UInt64>()
         repeatsSize = files.map { $0.size > wholeLimit && !streamedSizes.insert($0.size).inserted }
         self.level = level
+        self.placement = placement
         self.firstPosition = firstPosition
         self.wholeLimit = wholeLimit
         self.windowBytes = windowBytes
@@ -313,7 +316,7 @@ final class PackPipeline: @unchecked Sendable {
         if !anchors.isAnchor(position), let anchor = anchorIndex(of: index) {
             if cached?.anchor != anchor {
                 let lastChunk = waitForTail(of: anchor)
-                cached = (anchor, lastChunk.map { LZ4Dictionary(DictionaryAnchors.tail(ofBody: $0)) }, lastChunk)
+                cached = (anchor, lastChunk.map { LZ4Dictionary(DictionaryAnchors.tail(ofBody: $0), placement: placement) }, lastChunk)
             }
             dictionary = cached?.dictionary
             history = cached?.history

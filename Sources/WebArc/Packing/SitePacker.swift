@@ -31,6 +31,9 @@ public struct SitePacker {
         /// Zstandard level for bodies with a dictionary (spec Appendix C step 15; see
         /// ``ArchiveWriter/Options/zstdLevel``); nil: LZ4 only.
         public var zstdLevel: Int?
+        /// Where a codec-2 chunk's dictionary lies when LZ4 compresses it (see
+        /// ``ArchiveWriter/Options/dictionaryPlacement``): right before the chunk by default.
+        public var dictionaryPlacement: DictionaryPlacement = .prefix
         /// Files larger than this stream through the workers chunk by chunk (memory stays at a few
         /// chunks whatever their size); smaller ones are read whole. Both use every core.
         public var streamingThreshold: UInt64 = SitePacker.parallelLimit
@@ -138,7 +141,7 @@ public struct SitePacker {
         let files = scanner.files
         let pipeline = PackPipeline(
             files: files, spans: files.map { Self.responses(answering: $0.relativePath) },
-            level: options.compressionLevel, zstdLevel: options.zstdLevel,
+            level: options.compressionLevel, zstdLevel: options.zstdLevel, placement: options.dictionaryPlacement,
             firstPosition: 0, wholeLimit: options.streamingThreshold, windowBytes: Self.windowBytes,
             batchFiles: options.batchFiles, laneHashing: options.laneHashing)
         var opened: ArchiveWriter?
@@ -162,6 +165,7 @@ public struct SitePacker {
                     overwrite: options.overwrite, compressionLevel: options.compressionLevel, dictionaryInterval: options.dictionaryInterval,
                     zstdLevel: options.zstdLevel)
                 writerOptions.anchorPlan = anchors
+                writerOptions.dictionaryPlacement = options.dictionaryPlacement
                 opened = try ArchiveWriter(path: output, options: writerOptions)
             } commit: { index, output, slot in
                 let writer = opened!

@@ -77,7 +77,7 @@ struct AppliedArchive {
             bodyRecords.append(index)
         }
         let pipeline = ApplyPipeline(
-            jobs: jobs, level: recipe.level, anchors: anchors, zstdLevel: recipe.zstdLevel, reuseStoredChunks: reuse,
+            jobs: jobs, level: recipe.level, anchors: anchors, zstdLevel: recipe.zstdLevel, placement: recipe.placement, reuseStoredChunks: reuse,
             copyUnchecked: unchecked)
         let hasher = bodyData != nil ? BodyDataHasher(output: writer.output) : nil
         try writer.failing {

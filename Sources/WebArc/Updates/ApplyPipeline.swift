@@ -63,6 +63,8 @@ final class ApplyPipeline: @unchecked Sendable {
     private let copyUnchecked: Bool
     /// The new archive's Zstandard level (spec Appendix C step 15); nil: none.
     private let zstdLevel: Int?
+    /// Where the new archive's writer places a codec-2 chunk's dictionary (step 13).
+    private let placement: DictionaryPlacement
     private let condition = NSCondition()
     private var outputs: [Int: Result<Output, any Error>] = [:]
     private var costs: [Int: UInt64] = [:]
@@ -73,8 +75,8 @@ final class ApplyPipeline: @unchecked Sendable {
     /// Anchor position → its last chunk's bytes (nil: an empty anchor): the Zstandard history of its
     /// dependants, whose last 64 KiB are their LZ4 dictionary.
     private var tails: [Int: [UInt8]?] = [:]
-    /// Archive → the levels its writer recipe names (nil: no recipe).
-    private var levels: [ObjectIdentifier: (level: Int, zstdLevel: Int?)?] = [:]
+    /// Archive → its writer recipe (nil: none).
+    private var recipes: [ObjectIdentifier: WriterRecipe?] = [:]
 
     /// - Parameters:
     ///   - jobs: the bodies in the order they are added (position 0 first).
@@ -84,13 +86,15 @@ final class ApplyPipeline: @unchecked Sendable {
     ///     or checking its digest (``StoredCopy``): the caller checks the written body data
     ///     instead. Anchors, and bodies coded again, are still read and checked.
     init(
-        jobs: [Job], level: Int, anchors: AnchorPlan, zstdLevel: Int? = nil, reuseStoredChunks: Bool, copyUnchecked: Bool = false,
+        jobs: [Job], level: Int, anchors: AnchorPlan, zstdLevel: Int? = nil, placement: DictionaryPlacement = .prefix, reuseStoredChunks: Bool,
+        copyUnchecked: Bool = false,
         windowBytes: UInt64 = 8 << 20
     ) {
         self.jobs = jobs
         self.copyUnchecked = copyUnchecked && reuseStoredChunks && zstdLevel == nil
         self.level = level
         self.zstdLevel = zstdLevel
+        self.placement = placement
         self.anchors = anchors
         self.reuseStoredChunks = reuseStoredChunks
         self.windowBytes = windowBytes
@@ -165,7 +169,7 @@ final class ApplyPipeline: @unchecked Sendable {
                             if cached?.anchor != anchor {
                                 let lastChunk = waitForTail(of: anchor)
                                 cached = (
-                                    anchor, lastChunk.map { LZ4Dictionary(DictionaryAnchors.tail(ofBody: $0)) }, lastChunk,
+                                    anchor, lastChunk.map { LZ4Dictionary(DictionaryAnchors.tail(ofBody: $0), placement: placement) }, lastChunk,
                                     copyUnchecked ? lastChunk.map(StoredCopy.DictionaryIdentity.init(lastChunk:)) : nil)
                             }
                             dictionary = cached?.dictionary
@@ -181,7 +185,7 @@ final class ApplyPipeline: @unchecked Sendable {
                         }
                         if case .stored(let copy) = body {
                             let identity = dictionary == nil ? nil : cached?.identity
-                            if let prepared = copy.prepared(level: level, dictionary: dictionary, identity: identity, levelOf: { [self] in levels(of: $0)?.level }) {
+                            if let prepared = copy.prepared(level: level, dictionary: dictionary, identity: identity, recipeOf: { [self] in recipe(of: $0) }) {
                                 return .prepared(prepared, reused: prepared.chunks.count)
                             }
                             body = try copy.readAndCheck()
@@ -298,26 +302,24 @@ final class ApplyPipeline: @unchecked Sendable {
                     bytes.withUnsafeBytes { PreparedBody(raw: $0, level: level, dictionary: dictionary, known: known, zstd: zstd) }, reused: 0)
             }
             let coded = ChunkRecoder.code(
-                chunks, level: level, dictionary: dictionary, levelOf: { [self] in reuseStoredChunks ? levels(of: $0)?.level : nil },
-                zstd: zstd, zstdLevelOf: { [self] in reuseStoredChunks ? levels(of: $0)?.zstdLevel : nil })
+                chunks, level: level, dictionary: dictionary, recipeOf: { [self] in reuseStoredChunks ? recipe(of: $0) : nil }, zstd: zstd)
             let body = PreparedBody(digest: entry.reference.digest, sha256: entry.sha256, length: entry.length, chunks: coded.chunks)
             return .prepared(body, reused: coded.reused)
         }
     }
 
-    /// The levels the writer recipe of `archive` names, read once per archive.
-    private func levels(of archive: ArchiveReader) -> (level: Int, zstdLevel: Int?)? {
+    /// The writer recipe of `archive`, read once per archive.
+    private func recipe(of archive: ArchiveReader) -> WriterRecipe? {
         let key = ObjectIdentifier(archive)
         condition.lock()
-        if let known = levels[key] {
+        if let known = recipes[key] {
             condition.unlock()
             return known
         }
         condition.unlock()
-        let recipe = (try? archive.metadata.writer) ?? nil
-        let found = recipe.map { (level: $0.level, zstdLevel: $0.zstdLevel) }
+        let found = (try? archive.metadata.writer) ?? nil
         condition.lock()
-        levels[key] = .some(found)
+        recipes[key] = .some(found)
         condition.unlock()
         return found
     }

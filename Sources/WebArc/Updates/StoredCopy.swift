@@ -73,18 +73,21 @@ struct StoredCopy {
     /// position whose first chunk is tried against `dictionary` (named by `identity`) at `level`;
     /// nil when one of them would be coded again.
     ///
-    /// - Parameter levelOf: the level the archive holding a chunk was written at, nil if unknown.
-    func prepared(level: Int, dictionary: LZ4Dictionary?, identity: DictionaryIdentity?, levelOf: (ArchiveReader) -> Int?) -> PreparedBody? {
+    /// - Parameter recipeOf: how the archive holding a chunk was written (its level and dictionary
+    ///   placement), nil if unknown.
+    func prepared(level: Int, dictionary: LZ4Dictionary?, identity: DictionaryIdentity?, recipeOf: (ArchiveReader) -> WriterRecipe?) -> PreparedBody? {
         var coded: [ChunkEncoder.Encoded] = []
         coded.reserveCapacity(chunks.count)
         for (index, chunk) in chunks.enumerated() {
-            guard levelOf(chunk.store) == level, let codec = chunk.entry.codec else { return nil }
+            guard let recipe = recipeOf(chunk.store), recipe.level == level, let codec = chunk.entry.codec else { return nil }
             let tried = index == 0 ? dictionary : nil
             switch codec {
             case .lz4:
                 guard tried == nil else { return nil }
             case .lz4Dictionary:
-                guard tried != nil, let identity, let reference = chunk.entry.dictionary, identity.names(reference) else { return nil }
+                guard let tried, tried.prefixed == (recipe.placement == .prefix), let identity, let reference = chunk.entry.dictionary,
+                    identity.names(reference)
+                else { return nil }
             case .raw:
                 guard index > 0 else { return nil }
             case .zstdDelta:

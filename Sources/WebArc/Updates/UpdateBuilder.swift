@@ -142,12 +142,14 @@ public struct UpdateBuilder {
 extension UpdateBuilder {
     /// The new archive's metadata and writer recipe, when it can be written again.
     ///
-    /// - Throws: `badTarget` when it has no writer recipe (written before 2.1) or is an update.
+    /// - Throws: `badTarget` when it has no writer recipe (written before 2.1), one this version
+    ///   cannot follow (``WriterRecipe/requireWritable()``), or is an update.
     static func writableMetadata(of new: ArchiveReader) throws -> (ArchiveMetadata, WriterRecipe) {
         let metadata = try new.metadata
         guard let recipe = metadata.writer else {
             throw WebArcError.badTarget(reason: "\(new.path) has no writer recipe (written before format 2.1): pack or import it again with this version")
         }
+        try recipe.requireWritable()
         guard metadata.bases.isEmpty, metadata.target == nil else {
             throw WebArcError.badTarget(reason: "\(new.path) is itself an update: apply it first, then diff against the result")
         }

@@ -4,18 +4,17 @@ extension AnchorPlan {
     /// key and body length when the recipe's rule is keyed or local minimum, every *n*-th otherwise.
     /// What an apply (§13.1) and a refresh, which write an archive again by its recipe, share.
     ///
-    /// - Throws: `badTarget` for a rule this version does not know, before anything is written;
-    ///   `badURL` for a response whose URL has no key.
+    /// - Throws: `badTarget` for a rule or a dictionary placement this version does not know
+    ///   (``WriterRecipe/requireWritable()``), before anything is written; `badURL` for a response
+    ///   whose URL has no key.
     public static func following(_ recipe: WriterRecipe, responses: [ResponseRecord?]) throws -> AnchorPlan {
+        try recipe.requireWritable()
         let rule: KeyedRule
         switch recipe.anchors {
-        case .everyNth:
+        case .everyNth, .unknown:
             return AnchorPlan(interval: recipe.dictionaryInterval)
         case .keyed: rule = .keyed
         case .localMinimum: rule = .localMinimum
-        case .unknown(let code):
-            throw WebArcError.badTarget(
-                reason: "the result's writer uses anchor rule \(code) (Writer.anchors), which this version cannot write: use a newer webarc")
         }
         // Anything but a response keeps the numbering and is no candidate.
         let bodies = try responses.map { response -> (key: [UInt8], length: UInt64) in

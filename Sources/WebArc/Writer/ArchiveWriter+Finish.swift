@@ -28,7 +28,7 @@ extension ArchiveWriter {
             for (position, record) in sorted.enumerated() { treePositions[record.order] = position }
             metadata.writer = WriterRecipe(
                 level: options.compressionLevel, dictionaryInterval: anchors.interval, zstdLevel: options.zstdLevel,
-                order: InsertionOrder(positions: treePositions), anchors: anchors.plan.rule)
+                order: InsertionOrder(positions: treePositions), anchors: anchors.plan.rule, placement: options.dictionaryPlacement)
             let recordRoot = try writeRecordTree(sorted)
             let metadataRaw = MetadataPage.encode(object: RecordObjects.archive(metadata).encoded())
             let metadataReference = try storePage(metadataRaw, height: 0)

@@ -37,6 +37,10 @@ public final class ArchiveWriter {
         /// or dropped, so an update's apply codes again only bodies near the change
         /// (`Writer.anchors` 1 or 2).
         public var anchorPlan: AnchorPlan?
+        /// Where a codec-2 chunk's dictionary lies when LZ4 compresses it (spec Appendix C step 13,
+        /// `Writer.dictionaryPlacement`): `.prefix` (the default, since 2.1.8), right before the
+        /// chunk, about 15 % faster; `.apart` as every writer before.
+        public var dictionaryPlacement: DictionaryPlacement = .prefix
 
         /// Makes options.
         public init(overwrite: Bool = false, compressionLevel: Int = 1, dictionaryInterval: Int = 0, zstdLevel: Int? = nil) {
@@ -46,11 +50,13 @@ public final class ArchiveWriter {
             self.zstdLevel = zstdLevel
         }
 
-        /// The options that write an archive the way `recipe` says.
+        /// The options that write an archive the way `recipe` says (whose placement must be one
+        /// this version knows: ``WriterRecipe/requireWritable()``).
         public init(overwrite: Bool = false, recipe: WriterRecipe) {
             self.init(
                 overwrite: overwrite, compressionLevel: recipe.level, dictionaryInterval: recipe.dictionaryInterval,
                 zstdLevel: recipe.zstdLevel)
+            dictionaryPlacement = recipe.placement
         }
     }
 
@@ -95,7 +101,8 @@ public final class ArchiveWriter {
     public init(path: String, options: Options = Options(), bases: [ArchiveReader] = []) throws {
         self.options = options
         self.bases = bases
-        anchors = DictionaryAnchors(plan: options.anchorPlan ?? AnchorPlan(interval: options.dictionaryInterval))
+        anchors = DictionaryAnchors(
+            plan: options.anchorPlan ?? AnchorPlan(interval: options.dictionaryInterval), placement: options.dictionaryPlacement)
         metadata.bases = bases.map { base in
             BaseArchive(digest: base.archiveDigest, archiveLength: base.archiveLength, name: BaseArchive.nameHint(location: base.path))
         }

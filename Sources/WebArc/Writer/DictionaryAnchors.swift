@@ -25,7 +25,13 @@ struct DictionaryAnchors {
     /// of the reference, so the anchor's last chunk when it serves, the dictionary's bytes otherwise.
     private(set) var history: [UInt8]?
 
-    init(plan: AnchorPlan) { self.plan = plan }
+    /// Where the dictionary lies when a chunk is coded against it (`Writer.dictionaryPlacement`).
+    let placement: DictionaryPlacement
+
+    init(plan: AnchorPlan, placement: DictionaryPlacement) {
+        self.plan = plan
+        self.placement = placement
+    }
 
     /// The bytes an anchor body gives its dependants: the last 64 KiB of its last chunk.
     static func tail<C: BidirectionalCollection>(ofBody body: C) -> C.SubSequence where C.Element == UInt8 {
@@ -53,7 +59,7 @@ struct DictionaryAnchors {
     /// the reference (stored here as codec 0 or 1), the entry of that chunk.
     mutating func setAnchor(lastChunkBytes: [UInt8], lastChunk: ChunkEntry?) {
         let tail = Self.tail(ofBody: lastChunkBytes)
-        dictionary = tail.isEmpty ? nil : LZ4Dictionary(tail)
+        dictionary = tail.isEmpty ? nil : LZ4Dictionary(tail, placement: placement)
         if let lastChunk, lastChunk.layer == 0, lastChunk.codec == .raw || lastChunk.codec == .lz4, !lastChunkBytes.isEmpty {
             reference = lastChunk
             history = lastChunkBytes

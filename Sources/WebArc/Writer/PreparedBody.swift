@@ -93,7 +93,7 @@ public struct PreparedBody: @unchecked Sendable {
     static func same(_ lhs: LZ4Dictionary?, _ rhs: LZ4Dictionary?) -> Bool {
         switch (lhs, rhs) {
         case (nil, nil): return true
-        case let (left?, right?): return left === right || left.hasSameBytes(as: right)
+        case let (left?, right?): return left === right || left.codesAlike(right)
         default: return false
         }
     }

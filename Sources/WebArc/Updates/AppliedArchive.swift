@@ -38,10 +38,13 @@ struct AppliedArchive {
     ///   chunk: `chunkDigest`, from the checking pass).
     func write(_ records: [Record], to path: String, overwrite: Bool, progress: ((Int, Int) -> Void)?) throws -> UpdateApplier.Summary {
         var summary = UpdateApplier.Summary()
-        let anchors = try anchorPlan(records)
+        let keys = try responseKeys(records)
+        let anchors = try anchorPlan(records, keys: keys)
         if bodyData != nil && copiesUnchecked {
             do {
-                try pass(records, to: path, overwrite: overwrite, reuse: true, unchecked: true, anchors: anchors, summary: &summary, progress: progress)
+                try pass(
+                    records, keys: keys, to: path, overwrite: overwrite, reuse: true, unchecked: true, anchors: anchors, summary: &summary,
+                    progress: progress)
                 summary.copiedUnchecked = true
                 return summary
             } catch WebArcError.badTarget {
@@ -50,19 +53,19 @@ struct AppliedArchive {
             }
         }
         do {
-            try pass(records, to: path, overwrite: overwrite, reuse: true, anchors: anchors, summary: &summary, progress: progress)
+            try pass(records, keys: keys, to: path, overwrite: overwrite, reuse: true, anchors: anchors, summary: &summary, progress: progress)
         } catch WebArcError.badTarget where summary.chunksReused > 0 {
             let checkedAgain = summary.checkedAgain
             summary = UpdateApplier.Summary()
             summary.checkedAgain = checkedAgain
             summary.codedAgain = true
-            try pass(records, to: path, overwrite: overwrite, reuse: false, anchors: anchors, summary: &summary, progress: progress)
+            try pass(records, keys: keys, to: path, overwrite: overwrite, reuse: false, anchors: anchors, summary: &summary, progress: progress)
         }
         return summary
     }
 
     private func pass(
-        _ records: [Record], to path: String, overwrite: Bool, reuse: Bool, unchecked: Bool = false, anchors: AnchorPlan,
+        _ records: [Record], keys: [[UInt8]?], to path: String, overwrite: Bool, reuse: Bool, unchecked: Bool = false, anchors: AnchorPlan,
         summary: inout UpdateApplier.Summary, progress: ((Int, Int) -> Void)?
     ) throws {
         var options = ArchiveWriter.Options(overwrite: overwrite, recipe: recipe)
@@ -96,7 +99,7 @@ struct AppliedArchive {
                 }
                 response.body = try writer.addBody(prepared).reference
                 hasher?.advance(to: writer.output.length)
-                try writer.add(response)
+                try writer.add(response, key: keys[added])
                 summary.chunksReused += reused
                 summary.chunksCoded += prepared.chunks.count - reused
                 added += 1
@@ -115,15 +118,26 @@ struct AppliedArchive {
         try writer.finish(expected: expected, appendix: appendix)
     }
 
+    /// The lookup key (`URLKey` bytes) of each response's request, nil for other records: worked
+    /// out once for the anchor plan and the writer's record tree.
+    ///
+    /// - Throws: `badURL` for a response whose URL has no canonical form.
+    private func responseKeys(_ records: [Record]) throws -> [[UInt8]?] {
+        try records.map { record in
+            guard case .response(let response) = record.record else { return nil }
+            return Array(try response.request.canonicalKey().utf8)
+        }
+    }
+
     /// The result's anchor positions (spec Appendix C step 13), by the rule its recipe names: for
     /// the keyed and local-minimum rules, from the key and body length of each response, in
     /// insertion order.
     ///
     /// - Throws: `badTarget` for a rule this version does not know, before anything is written.
-    private func anchorPlan(_ records: [Record]) throws -> AnchorPlan {
-        try AnchorPlan.following(recipe, responses: records.filter { $0.job != nil }.map { record in
-            guard case .response(let response) = record.record else { return nil }
-            return response
+    private func anchorPlan(_ records: [Record], keys: [[UInt8]?]) throws -> AnchorPlan {
+        try AnchorPlan.following(recipe, bodies: zip(records, keys).filter { $0.0.job != nil }.map { record, key in
+            guard case .response(let response) = record.record, let key else { return ([], 0) }
+            return (key, response.bodyLength)
         })
     }
 }

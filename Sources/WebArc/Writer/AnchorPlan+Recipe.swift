@@ -9,17 +9,26 @@ extension AnchorPlan {
     ///   whose URL has no key.
     public static func following(_ recipe: WriterRecipe, responses: [ResponseRecord?]) throws -> AnchorPlan {
         try recipe.requireWritable()
+        // Anything but a response keeps the numbering and is no candidate.
+        return try following(recipe, bodies: responses.map { response in
+            guard let response else { return ([], 0) }
+            return (Array(try response.request.canonicalKey().utf8), response.bodyLength)
+        })
+    }
+
+    /// The anchors a writer following `recipe` gives bodies of these keys (`URLKey` bytes; empty:
+    /// no response, no candidate) and lengths, in this order, as ``following(_:responses:)``
+    /// does for the responses they are of.
+    ///
+    /// - Throws: `badTarget` for a rule or a dictionary placement this version does not know.
+    static func following(_ recipe: WriterRecipe, bodies: [(key: [UInt8], length: UInt64)]) throws -> AnchorPlan {
+        try recipe.requireWritable()
         let rule: KeyedRule
         switch recipe.anchors {
         case .everyNth, .unknown:
             return AnchorPlan(interval: recipe.dictionaryInterval)
         case .keyed: rule = .keyed
         case .localMinimum: rule = .localMinimum
-        }
-        // Anything but a response keeps the numbering and is no candidate.
-        let bodies = try responses.map { response -> (key: [UInt8], length: UInt64) in
-            guard let response else { return ([], 0) }
-            return (Array(try response.request.canonicalKey().utf8), response.bodyLength)
         }
         return AnchorPlan(interval: recipe.dictionaryInterval, bodies: bodies, rule: rule)
     }

@@ -49,9 +49,14 @@ struct UpdateCommandTests {
         let updateBytes = try releases.bytes(update).count
         #expect(updateBytes * 5 < (try releases.bytes(releases.new)).count, "update \(updateBytes) bytes")
 
-        let apply = try CLIRunner.run(["apply", releases.old, update, "-o", releases.scratch.file("v2-applied.webarc")])
+        let apply = try CLIRunner.run(["apply", releases.old, update, "-o", releases.scratch.file("v2-applied.webarc"), "--json"])
         #expect(apply.status == 0, "\(apply.stderr)")
         #expect(try releases.bytes(releases.scratch.file("v2-applied.webarc")) == releases.bytes(releases.new))
+        // What apply reports of its result is what `info` reads from the file.
+        let applied = try #require(try JSONSerialization.jsonObject(with: apply.stdout) as? [String: Any])
+        let newInfo = try #require(try JSONSerialization.jsonObject(with: CLIRunner.run(["info", releases.new, "--json"]).stdout) as? [String: Any])
+        #expect(applied["archiveDigest"] as? String == newInfo["archiveDigest"] as? String)
+        #expect(applied["bytes"] as? Int == (try releases.bytes(releases.new)).count)
 
         let again = try CLIRunner.run(["apply", releases.old, update, "-o", releases.scratch.file("v2-applied.webarc")])
         #expect(again.status == 73, "an existing output needs --force: \(again.stderr)")

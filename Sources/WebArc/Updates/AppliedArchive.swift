@@ -46,7 +46,7 @@ struct AppliedArchive {
                     records, keys: keys, to: path, overwrite: overwrite, reuse: true, unchecked: true, anchors: anchors, summary: &summary,
                     progress: progress)
                 summary.copiedUnchecked = true
-                return summary
+                return written(summary)
             } catch WebArcError.badTarget {
                 summary = UpdateApplier.Summary()
                 summary.checkedAgain = true
@@ -61,6 +61,15 @@ struct AppliedArchive {
             summary.codedAgain = true
             try pass(records, keys: keys, to: path, overwrite: overwrite, reuse: false, anchors: anchors, summary: &summary, progress: progress)
         }
+        return written(summary)
+    }
+
+    /// `summary` with the result's archive digest and file size: the target's, which the
+    /// writer's finish checked.
+    private func written(_ summary: UpdateApplier.Summary) -> UpdateApplier.Summary {
+        var summary = summary
+        summary.archiveDigest = expected.digest
+        summary.fileSize = expected.archiveLength + UInt64(appendix.count)
         return summary
     }
 

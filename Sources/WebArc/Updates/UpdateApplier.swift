@@ -34,6 +34,11 @@ public struct UpdateApplier {
         /// Whether a first pass that copied chunks unchecked gave other body data (a damaged base,
         /// or one another LZ4 build wrote), so that every chunk read was checked.
         public var checkedAgain = false
+        /// The result's archive digest, once written: the target's, which the writer checked it
+        /// against (nil before).
+        public var archiveDigest: [UInt8]?
+        /// The size of the result's file once written: the archive and its appendix (nil before).
+        public var fileSize: UInt64?
 
         /// An empty summary.
         public init() {}

@@ -84,17 +84,19 @@ struct Apply: ParsableCommand {
             }
         }
         progress.finish()
-        let result = try ArchiveOpening.open(output)
-        let digest = SignatureText.hex(result.archiveDigest)
+        // The writer checked the result against the target's digest and length: no need to open it.
+        let (archiveDigest, fileSize) = try summary.archiveDigest.flatMap { digest in summary.fileSize.map { (digest, $0) } }
+            ?? { let result = try ArchiveOpening.open(output); return (result.archiveDigest, result.fileSize) }()
+        let digest = SignatureText.hex(archiveDigest)
         let seconds = Date().timeIntervalSince(started)
         if json {
             Output.json([
-                "output": output, "archiveDigest": digest, "bytes": result.fileSize, "seconds": seconds,
+                "output": output, "archiveDigest": digest, "bytes": fileSize, "seconds": seconds,
                 "chunksReused": summary.chunksReused, "chunksCoded": summary.chunksCoded, "codedAgain": summary.codedAgain,
                 "copiedUnchecked": summary.copiedUnchecked, "checkedAgain": summary.checkedAgain,
             ] as [String: Any])
         } else if !quiet {
-            Output.error(String(format: "%@: %@, archive digest %@, in %.1f s", output, ProgressReporter.size(result.fileSize), digest, seconds))
+            Output.error(String(format: "%@: %@, archive digest %@, in %.1f s", output, ProgressReporter.size(fileSize), digest, seconds))
         }
     }
 }

@@ -75,7 +75,7 @@ struct Info: ParsableCommand {
                 "responses": responses, "redirects": redirects, "tombstones": tombstones, "distinctBodies": reader.bodyCount,
                 "chunks": chunks, "rawBytes": responseBytes, "distinctBodyBytes": distinctBytes, "storedBodyBytes": reader.storedBodyBytes,
                 "indexBytes": reader.indexBytes, "dedupRatio": dedup, "compressionRatio": compression,
-                "archiveDigest": reader.archiveDigest.map { String(format: "%02x", $0) }.joined(),
+                "archiveDigest": SignatureText.hex(reader.archiveDigest),
                 "origins": origins.sorted(), "startURL": metadata.startURL ?? NSNull(), "baseURL": metadata.baseURL ?? NSNull(),
                 "creator": metadata.creator ?? NSNull(), "signatures": signatures.map(SignatureText.json),
                 "metadata": Dictionary(metadata.entries.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first }),

@@ -28,6 +28,8 @@ struct CLITests {
         // pack's dictionary anchors are local minima of the URL key hashes (format 2.1.7).
         let writer = object["writer"] as? [String: Any]
         #expect(writer?["anchors"] as? String == "local-minimum" && writer?["dictionaryInterval"] as? Int == 32, "\(String(describing: writer))")
+        // Each chunk compressed right after its dictionary (format 2.1.8).
+        #expect(writer?["dictionaryPlacement"] as? String == "prefix", "\(String(describing: writer))")
 
         let list = try CLIRunner.run(["ls", archive, "--json"])
         let lines = list.text.split(separator: "\n")

@@ -81,7 +81,7 @@ struct Info: ParsableCommand {
                 "metadata": Dictionary(metadata.entries.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first }),
                 "bases": metadata.bases.map { ["digest": SignatureText.hex($0.digest), "archiveLength": $0.archiveLength, "name": $0.name ?? NSNull()] as [String: Any] },
                 "target": metadata.target.map { ["digest": SignatureText.hex($0.digest), "archiveLength": $0.archiveLength] as [String: Any] } ?? NSNull(),
-                "writer": metadata.writer.map { ["level": $0.level, "dictionaryInterval": $0.dictionaryInterval, "zstdLevel": $0.zstdLevel.map { $0 as Any } ?? NSNull(), "anchors": Self.anchorRuleName($0.anchors), "runs": $0.order.runs.count] as [String: Any] } ?? NSNull(),
+                "writer": metadata.writer.map { ["level": $0.level, "dictionaryInterval": $0.dictionaryInterval, "zstdLevel": $0.zstdLevel.map { $0 as Any } ?? NSNull(), "anchors": Self.anchorRuleName($0.anchors), "dictionaryPlacement": Self.placementName($0.placement), "runs": $0.order.runs.count] as [String: Any] } ?? NSNull(),
             ] as [String: Any])
             return
         }
@@ -113,13 +113,24 @@ struct Info: ParsableCommand {
         }
     }
 
+    /// `Writer.dictionaryPlacement` (spec Appendix C step 13): where a chunk's dictionary lay when
+    /// it was compressed.
+    static func placementName(_ placement: DictionaryPlacement) -> String {
+        switch placement {
+        case .apart: "apart"
+        case .prefix: "prefix"
+        case .unknown(let code): "unknown (\(code))"
+        }
+    }
+
     /// How the archive was written and, for an update, what it goes over and gives (spec §13).
     static func layerLines(_ metadata: ArchiveMetadata) -> [(String, String)] {
         var lines: [(String, String)] = []
         if let writer = metadata.writer {
             let dictionaries = writer.dictionaryInterval == 0 ? "no dictionaries"
                 : writer.anchors == .everyNth ? "dictionaries every \(writer.dictionaryInterval) bodies"
-                : "dictionaries about every \(writer.dictionaryInterval) bodies (anchors \(anchorRuleName(writer.anchors)))"
+                : "dictionaries about every \(writer.dictionaryInterval) bodies (anchors \(anchorRuleName(writer.anchors)), "
+                    + "dictionary placement \(placementName(writer.placement)))"
             let zstd = writer.zstdLevel.map { ", Zstandard \($0)" } ?? ""
             lines.append(("writer", "level \(writer.level)\(zstd), \(dictionaries)" + (writer.order.isTreeOrder ? "" : ", \(writer.order.runs.count) order runs")))
         }

@@ -155,6 +155,53 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: scratch.file("out.webarc")))
     }
 
+    @Test("the previous versions are read on every core, each into its place: two damaged ones, the first and the last, name the first every time, as a read one after the other would; nothing written")
+    func damagedPreviousVersionsNamedInOrder() throws {
+        let scratch = try TemporaryFolder()
+        var first = Release.first(pages: 40)
+        for (path, bytes) in first.files where path.hasSuffix(".html") { first.files[path] = bytes + Array("<footer>3.0.1</footer>".utf8) }
+        var second = first
+        for (path, bytes) in second.files where path.hasSuffix(".html") {
+            second.files[path] = Array(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "3.0.1", with: "3.0.2").utf8)
+        }
+        let old = try first.pack(in: scratch, as: "v1")
+        let new = try second.pack(in: scratch, as: "v2")
+        try compact([old], new, to: scratch.file("u.webarcu"))
+        // A literal byte near each block's end: both pages still decode, to other bytes.
+        // The versions go in key order: docs/big.html (700 KB, the first core's run alone) first,
+        // docs/part9/index.html last (the second core's).
+        let (_, early) = try UpdateApplierTests().damage(old, url: "http://localhost/docs/big.html", chunk: 0, at: { Int($0.storedLength) - 3 }, mask: 0x01)
+        let (_, late) = try UpdateApplierTests().damage(old, url: "http://localhost/docs/part9/index.html", chunk: 0, at: { Int($0.storedLength) - 3 }, mask: 0x01)
+        #expect(early.offset != late.offset)
+        for _ in 0..<6 {
+            #expect {
+                try apply(scratch.file("u.webarcu"), over: [old], to: scratch.file("v2-applied.webarc"))
+            } throws: { error in
+                guard case .chunkDigest(_, let chunk, let offset)? = error as? WebArcError else { return false }
+                return chunk == 0 && offset == early.offset
+            }
+            #expect(!FileManager.default.fileExists(atPath: scratch.file("v2-applied.webarc")))
+        }
+    }
+
+    @Test("the runs the previous versions are read in: every index once, in order, at most one run a core, of about equal bytes")
+    func partsOfAboutEqualBytes() {
+        #expect(CompactPlan.partsOfAboutEqualBytes([], parts: 2).isEmpty)
+        #expect(CompactPlan.partsOfAboutEqualBytes([5], parts: 2) == [0..<1])
+        #expect(CompactPlan.partsOfAboutEqualBytes([0, 0, 0], parts: 2) == [0..<3])
+        #expect(CompactPlan.partsOfAboutEqualBytes([10, 10, 10, 10], parts: 2) == [0..<2, 2..<4])
+        #expect(CompactPlan.partsOfAboutEqualBytes([100, 1, 1, 1], parts: 2) == [0..<1, 1..<4])
+        var random = SeededGenerator(seed: 9)
+        for _ in 0..<50 {
+            let lengths = (0..<Int(random.next() % 40 + 1)).map { _ in Int(random.next() % 70_000) }
+            for parts in 1...4 {
+                let runs = CompactPlan.partsOfAboutEqualBytes(lengths, parts: parts)
+                #expect(runs.count <= parts && runs.allSatisfy { !$0.isEmpty })
+                #expect(runs.flatMap { Array($0) } == Array(lengths.indices))
+            }
+        }
+    }
+
     @Test("a version string edited in every page costs about once: the compact update is a fraction of the update archive")
     func versionStringEveryPage() throws {
         let scratch = try TemporaryFolder()

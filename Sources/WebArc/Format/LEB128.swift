@@ -21,6 +21,11 @@ enum LEB128 {
         } while value != 0
     }
 
+    /// The number of bytes ``append(_:to:)`` writes for `value` (1 to 10).
+    static func encodedLength(_ value: UInt64) -> Int {
+        max(1, (64 - value.leadingZeroBitCount + 6) / 7)
+    }
+
     /// Reads the integer at `index` and moves `index` past it (past the byte that failed, or to
     /// the end, on a failure).
     static func read(_ bytes: [UInt8], _ index: inout Int) -> Result<UInt64, Failure> {

@@ -1,4 +1,6 @@
 import Crypto
+import Foundation
+import Synchronization
 
 extension MD5Lanes {
     /// What one step of all sixteen lanes costs, in MD5 blocks hashed one stream at a time
@@ -32,6 +34,20 @@ extension MD5Lanes {
                 return BodyDigest(md5.finalize())
             }
         }
+    }
+
+    /// The MD5 of each of `messages` (``digests(of:lanes:)``), the messages split into runs of
+    /// about equal bytes hashed on every core at once: for a caller with nothing else for the other
+    /// core to do (a compact update's new bodies, before the writer starts).
+    static func digestsOnEveryCore(of messages: [[UInt8]]) -> [BodyDigest] {
+        let runs = CompactPlan.partsOfAboutEqualBytes(messages.map(\.count), parts: ProcessInfo.processInfo.activeProcessorCount)
+        guard runs.count > 1 else { return digests(of: messages) }
+        let results = Mutex<[Int: [BodyDigest]]>([:])
+        DispatchQueue.concurrentPerform(iterations: runs.count) { run in
+            let found = digests(of: Array(messages[runs[run]]))
+            results.withLock { $0[run] = found }
+        }
+        return results.withLock { found in (0..<runs.count).flatMap { found[$0]! } }
     }
 
     /// Hashes the messages at `order` (positions in `messages`) in lanes, in that order, each

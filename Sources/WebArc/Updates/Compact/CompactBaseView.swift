@@ -87,6 +87,39 @@ struct CompactBaseView {
         return bytes
     }
 
+    /// The length of record `ordinal`'s body as its body entry gives it (0 for a redirect).
+    ///
+    /// - Throws: ``WebArcError`` for a body entry that does not read or is out of bounds.
+    func bodyLength(_ ordinal: Int) throws -> Int {
+        guard let response = response(ordinal) else { return 0 }
+        let entry = try stack.layers[records[ordinal].layer].bodyEntry(response.body)
+        try entry.checkLength()
+        return Int(entry.length)
+    }
+
+    /// Decodes record `ordinal`'s body, verified as ``body(_:)`` does, into `slot`, which holds
+    /// ``bodyLength(_:)`` bytes; safe to call for several records at once.
+    ///
+    /// - Throws: ``WebArcError`` for a damaged chunk or a body whose chunks do not add up to `slot`.
+    func body(_ ordinal: Int, into slot: UnsafeMutableRawBufferPointer) throws {
+        guard let response = response(ordinal) else { return }
+        let reader = stack.layers[records[ordinal].layer]
+        let entry = try reader.bodyEntry(response.body)
+        var filled = 0
+        try reader.forEachChunk(of: response.body) { piece in
+            guard piece.count <= slot.count - filled else {
+                throw WebArcError.bodyDigest(
+                    body: entry.reference, offset: entry.firstChunkOffset, reason: "decodes to more than the \(slot.count) bytes its entry says")
+            }
+            piece.withUnsafeBytes { (slot.baseAddress! + filled).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            filled += piece.count
+        }
+        guard filled == slot.count else {
+            throw WebArcError.bodyDigest(
+                body: entry.reference, offset: entry.firstChunkOffset, reason: "decodes to \(filled) bytes, its entry says \(slot.count)")
+        }
+    }
+
     /// The compact objects, then the compact headers, of key `ordinal`'s records (§4's dictionary).
     func compactRecords(ofKey ordinal: Int) -> (objects: [UInt8], headers: [UInt8]) {
         var objects: [UInt8] = []

@@ -247,17 +247,7 @@ struct CompactPlan {
         try records.requireEnd()
 
         // Bodies (§5).
-        // Sized first: the previous versions are read into one buffer, not one that grows.
-        var prefix: [UInt8] = []
-        prefix.reserveCapacity(versions.reduce(0) { $0 + 10 + Int(clamping: $1.flatMap { base.response($0)?.bodyLength } ?? 0) })
-        for version in versions {
-            let bytes = try version.map(base.body) ?? []
-            prefix.appendLEB128(bytes.count)
-            prefix += bytes
-        }
-        guard prefix.count <= CompactUpdate.maxSection else {
-            throw WebArcError.badCompact(offset: frames[2].offset, section: "bodies section", position: nil, reason: "its dictionary is over \(CompactUpdate.maxSection) bytes")
-        }
+        let prefix = try Self.previousVersions(versions, in: base, frame: frames[2].offset)
         var bodiesCursor = try decode(2, "bodies", prefix: prefix)
         var newBodies: [[UInt8]] = []
         for _ in 0..<introduced {
@@ -268,7 +258,7 @@ struct CompactPlan {
         self.newBodies = newBodies
         // Each new body's MD5 (its content address, and the `ETag` its records rebuild), sixteen
         // bodies at a time: computed once here and handed to the writer, which then skips it.
-        let newDigests = MD5Lanes.digests(of: newBodies)
+        let newDigests = MD5Lanes.digestsOnEveryCore(of: newBodies)
         self.newBodyDigests = newDigests
 
         // The target's records (§6).

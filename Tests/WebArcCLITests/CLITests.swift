@@ -81,6 +81,23 @@ struct CLITests {
         #expect(try CLIRunner.run(["pack", Self.sampleSite, "-o", scratch.file("a.webarc"), "--force", "-q"]).status == 0)
     }
 
+    @Test("pack --dictionary-placement apart writes as webarc 2.4 did (info shows apart), the default prefix; another value is a usage error")
+    func dictionaryPlacement() throws {
+        let scratch = try Scratch()
+        for (arguments, expected) in [([String](), "prefix"), (["--dictionary-placement", "apart"], "apart"), (["--dictionary-placement", "prefix"], "prefix")] {
+            let archive = scratch.file("\(expected)-\(arguments.count).webarc")
+            let pack = try CLIRunner.run(["pack", Self.sampleSite, "-o", archive, "-q"] + arguments)
+            #expect(pack.status == 0, "\(pack.stderr)")
+            let info = try JSONSerialization.jsonObject(with: CLIRunner.run(["info", archive, "--json"]).stdout) as? [String: Any]
+            let writer = info?["writer"] as? [String: Any]
+            #expect(writer?["dictionaryPlacement"] as? String == expected, "\(arguments)")
+            #expect(try CLIRunner.run(["verify", archive]).status == 0)
+        }
+        let wrong = try CLIRunner.run(["pack", Self.sampleSite, "-o", scratch.file("x.webarc"), "--dictionary-placement", "middle"])
+        #expect(wrong.status == 64 && wrong.stderr.contains("dictionary-placement"), "\(wrong.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.file("x.webarc")))
+    }
+
     @Test("links leaving the folder are refused and listed unless a flag says what to do")
     func outsideLinks() throws {
         let scratch = try Scratch()

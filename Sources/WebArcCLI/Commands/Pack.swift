@@ -62,6 +62,11 @@ struct Pack: ParsableCommand {
         valueName: "LEVEL"))
     var zstd: Int?
 
+    @Option(help: ArgumentHelp(
+        "Where a page's dictionary lies when LZ4 compresses it: prefix, right before the page (the default; format 2.1.8, about 15 % faster), or apart, as webarc 2.4 and earlier write: for a fleet whose kiosks still run those, which can apply an update only to an archive written apart.",
+        valueName: "prefix|apart"))
+    var dictionaryPlacement: PlacementChoice = .prefix
+
     @Option(name: .customLong("base"), help: ArgumentHelp(
         "Write an update over this archive instead of a whole archive; repeat for a stack, top first.", valueName: "OLD.webarc"))
     var bases: [String] = []
@@ -93,8 +98,11 @@ struct Pack: ParsableCommand {
     func run() throws {
         MallocTuning.useOneArena()
         let policy: OutsideLinkPolicy = followOutside ? .follow : skipOutside ? .skip : .refuse
-        let packer = SitePacker(options: .init(baseURL: baseURL, outsideLinks: policy, skipUnreadable: skipUnreadable, overwrite: force, compressionLevel: best ? SitePacker.bestLevel : level,
-            zstdLevel: best ? SitePacker.bestZstdLevel : zstd))
+        var options = SitePacker.Options(
+            baseURL: baseURL, outsideLinks: policy, skipUnreadable: skipUnreadable, overwrite: force, compressionLevel: best ? SitePacker.bestLevel : level,
+            zstdLevel: best ? SitePacker.bestZstdLevel : zstd)
+        options.dictionaryPlacement = dictionaryPlacement.placement
+        let packer = SitePacker(options: options)
         let progress = ProgressReporter(label: "packing", quiet: quiet)
         let started = Date()
         let summary: SitePacker.Summary
@@ -148,4 +156,13 @@ struct Pack: ParsableCommand {
             ProgressReporter.size(stats.rawBytes), ProgressReporter.size(stats.storedBytes), seconds))
         if let updateBytes { Output.error("wrote the update over \(bases.joined(separator: ", ")) to \(output): \(ProgressReporter.size(updateBytes)), checked") }
     }
+}
+
+/// `pack --dictionary-placement`: `Writer.dictionaryPlacement` (spec Appendix C step 13).
+enum PlacementChoice: String, CaseIterable, ExpressibleByArgument {
+    case prefix
+    case apart
+
+    /// The placement the writer uses.
+    var placement: DictionaryPlacement { self == .prefix ? .prefix : .apart }
 }

@@ -44,6 +44,19 @@ struct ImportExportTests {
         #expect(try reader.lookup(url: "http://example.com/old") != nil)
     }
 
+    @Test("import writes dictionaries placed right before each page (format 2.1.8); --dictionary-placement apart as webarc 2.4 did")
+    func dictionaryPlacement() throws {
+        let scratch = try Scratch()
+        let warc = try Self.input(scratch, "a.warc", Self.warc)
+        for (arguments, expected) in [([String](), DictionaryPlacement.prefix), (["--dictionary-placement", "apart"], .apart)] {
+            let out = scratch.file("out-\(arguments.count).webarc")
+            let result = try CLIRunner.run(["import", warc, "-o", out, "-q"] + arguments)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try ArchiveReader(path: out).metadata.writer?.placement == expected, "\(arguments)")
+        }
+        #expect(try CLIRunner.run(["import", warc, "-o", scratch.file("x.webarc"), "--dictionary-placement", "aside"]).status == 64)
+    }
+
     @Test("a bad record fails with exit 65 naming file and offset, leaving nothing at -o; --skip-bad lists it")
     func badRecord() throws {
         let scratch = try Scratch()

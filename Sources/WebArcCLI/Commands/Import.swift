@@ -35,14 +35,18 @@ struct Import: ParsableCommand {
     @Flag(help: "Skip bad records (listed on stderr) instead of failing.")
     var skipBad = false
 
+    @Option(help: PlacementChoice.help)
+    var dictionaryPlacement: PlacementChoice = .prefix
+
     @OptionGroup var writing: WritingOptions
 
     func run() throws {
         let started = Date()
         let summary: ImportSummary
         do {
-            summary = try ArchiveImporter(options: ImportOptions(keep: keep, skipBad: skipBad, overwrite: writing.force))
-                .run(inputs: files, output: output)
+            var options = ImportOptions(keep: keep, skipBad: skipBad, overwrite: writing.force)
+            options.dictionaryPlacement = dictionaryPlacement.placement
+            summary = try ArchiveImporter(options: options).run(inputs: files, output: output)
         } catch let error as InteropError {
             throw CommandFailure(error.description, code: error.exitCode)
         }

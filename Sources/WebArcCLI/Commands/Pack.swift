@@ -62,9 +62,7 @@ struct Pack: ParsableCommand {
         valueName: "LEVEL"))
     var zstd: Int?
 
-    @Option(help: ArgumentHelp(
-        "Where a page's dictionary lies when LZ4 compresses it: prefix, right before the page (the default; format 2.1.8, about 15 % faster), or apart, as webarc 2.4 and earlier write: for a fleet whose kiosks still run those, which can apply an update only to an archive written apart.",
-        valueName: "prefix|apart"))
+    @Option(help: PlacementChoice.help)
     var dictionaryPlacement: PlacementChoice = .prefix
 
     @Option(name: .customLong("base"), help: ArgumentHelp(
@@ -156,13 +154,4 @@ struct Pack: ParsableCommand {
             ProgressReporter.size(stats.rawBytes), ProgressReporter.size(stats.storedBytes), seconds))
         if let updateBytes { Output.error("wrote the update over \(bases.joined(separator: ", ")) to \(output): \(ProgressReporter.size(updateBytes)), checked") }
     }
-}
-
-/// `pack --dictionary-placement`: `Writer.dictionaryPlacement` (spec Appendix C step 13).
-enum PlacementChoice: String, CaseIterable, ExpressibleByArgument {
-    case prefix
-    case apart
-
-    /// The placement the writer uses.
-    var placement: DictionaryPlacement { self == .prefix ? .prefix : .apart }
 }

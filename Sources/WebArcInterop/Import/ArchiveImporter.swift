@@ -66,8 +66,9 @@ public struct ArchiveImporter: Sendable {
         summary.duplicatesDropped = captures.count - kept.count
         let writer: ArchiveWriter
         do {
-            writer = try ArchiveWriter(
-                path: output, options: ArchiveWriter.Options(overwrite: options.overwrite, dictionaryInterval: options.dictionaryInterval))
+            var writerOptions = ArchiveWriter.Options(overwrite: options.overwrite, dictionaryInterval: options.dictionaryInterval)
+            writerOptions.dictionaryPlacement = options.dictionaryPlacement
+            writer = try ArchiveWriter(path: output, options: writerOptions)
         } catch let error as WebArcError {
             throw InteropError.archive(error, path: output)
         }

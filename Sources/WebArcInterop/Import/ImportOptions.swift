@@ -22,6 +22,9 @@ public struct ImportOptions: Sendable {
     /// 13, anchors every `dictionaryInterval`-th: the positions are known as bodies come, unlike
     /// `pack`'s local minima, which need every length first); 0: none.
     public var dictionaryInterval: Int
+    /// Where a dictionary lies when a body is compressed against it (`Writer.dictionaryPlacement`):
+    /// right before it by default; `.apart` writes as webarc 2.4 and earlier did.
+    public var dictionaryPlacement: DictionaryPlacement = .prefix
 
     /// Makes options; by default the latest capture wins, bad records fail, nothing is replaced,
     /// and every 32nd body is a dictionary, as `pack`'s interval.

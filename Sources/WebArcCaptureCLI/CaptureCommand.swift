@@ -62,6 +62,9 @@ struct CaptureCommand: AsyncParsableCommand {
     @Option(help: "Seconds a request may wait for data before it fails.")
     var timeout: Double = 30
 
+    @Option(help: PlacementChoice.help)
+    var dictionaryPlacement: PlacementChoice = .prefix
+
     @Flag(name: .shortAndLong, help: "Replace the output if it exists.")
     var force = false
 
@@ -84,12 +87,14 @@ struct CaptureCommand: AsyncParsableCommand {
         let started = Date()
         let start = urls.compactMap(Self.pageURL)
         let recorder: ArchiveRecorder
+        // Every 32nd response's body a dictionary for the next ones, as pack's interval; the
+        // writer knows these anchors as bodies come (pack's local minima need every body's length
+        // first).
+        var writerOptions = ArchiveWriter.Options(overwrite: force, dictionaryInterval: SitePacker.defaultDictionaryInterval)
+        writerOptions.dictionaryPlacement = dictionaryPlacement.placement
         do {
             recorder = try ArchiveRecorder(
-                // Every 32nd response's body a dictionary for the next ones, as pack's interval;
-                // the writer knows these anchors as bodies come (pack's local minima need every
-                // body's length first).
-                path: output, options: ArchiveWriter.Options(overwrite: force, dictionaryInterval: SitePacker.defaultDictionaryInterval),
+                path: output, options: writerOptions,
                 metadata: ArchiveMetadata(created: started, creator: "webarc capture", startURL: start.first?.absoluteString))
         } catch let error as WebArcError {
             throw CommandFailure(error, file: output)

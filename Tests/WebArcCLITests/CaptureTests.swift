@@ -97,12 +97,16 @@ struct CaptureTests {
         #expect(redirected.text.contains("deeper"))
         #expect(try CLIRunner.run(["verify", archive]).status == 0)
 
-        // Bodies share dictionaries, every 32nd response's; a second capture (every record new:
-        // its date) is an update of the first that applies byte for byte.
+        // Bodies share dictionaries, every 32nd response's, placed right before each page; a
+        // second capture (every record new: its date), placed apart as webarc 2.4 wrote, is an
+        // update of the first that applies byte for byte.
         let info = try JSONSerialization.jsonObject(with: try CLIRunner.run(["info", archive, "--json"]).stdout) as? [String: Any]
         #expect((info?["writer"] as? [String: Any])?["dictionaryInterval"] as? Int == 32)
+        #expect((info?["writer"] as? [String: Any])?["dictionaryPlacement"] as? String == "prefix")
         let again = scratch.file("again.webarc")
-        #expect(try CLIRunner.run(["capture", server.url("/").absoluteString, "-o", again, "--depth", "1", "--same-origin"]).status == 0)
+        #expect(try CLIRunner.run(
+            ["capture", server.url("/").absoluteString, "-o", again, "--depth", "1", "--same-origin", "--dictionary-placement", "apart"]).status == 0)
+        #expect(try ArchiveReader(path: again).metadata.writer?.placement == .apart)
         let diff = try CLIRunner.run(["diff", archive, again, "-o", scratch.file("u.webarc")])
         #expect(diff.status == 0, "\(diff.stderr)")
         let applied = scratch.file("applied.webarc")

@@ -57,6 +57,20 @@ struct ChunkEncoderTests {
         }
     }
 
+    @Test("a block longer than a chunk, against a dictionary placed right before it, is coded on a fresh load (no room after the dictionary) and decodes with it")
+    func prefixedLongBlock() throws {
+        var random = SeededGenerator(seed: 12)
+        let shared = random.text(30_000)
+        let raw = Array(shared.prefix(20_000)) + random.text(ChunkEntry.maxRawLength + 40_000)
+        for level in [1, 3] {
+            let dictionary = LZ4Dictionary(shared, placement: .prefix)
+            var block = [UInt8](repeating: 0, count: LZ4.compressBound(raw.count))
+            let written = try #require(raw.withUnsafeBytes { source in block.withUnsafeMutableBytes { dictionary.compress(source, into: $0, level: level) } })
+            #expect(written < raw.count)
+            #expect(LZ4.decode(Array(block.prefix(written)), rawLength: raw.count, dictionary: shared[...]) == raw)
+        }
+    }
+
     private func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 
     @Test("an anchor's dictionary is the last 64 KiB of its last chunk")

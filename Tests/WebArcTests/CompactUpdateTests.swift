@@ -186,16 +186,16 @@ import Testing
 
     @Test("the runs the previous versions are read in: every index once, in order, at most one run a core, of about equal bytes")
     func partsOfAboutEqualBytes() {
-        #expect(CompactPlan.partsOfAboutEqualBytes([], parts: 2).isEmpty)
-        #expect(CompactPlan.partsOfAboutEqualBytes([5], parts: 2) == [0..<1])
-        #expect(CompactPlan.partsOfAboutEqualBytes([0, 0, 0], parts: 2) == [0..<3])
-        #expect(CompactPlan.partsOfAboutEqualBytes([10, 10, 10, 10], parts: 2) == [0..<2, 2..<4])
-        #expect(CompactPlan.partsOfAboutEqualBytes([100, 1, 1, 1], parts: 2) == [0..<1, 1..<4])
+        #expect(CoreRuns.ofAboutEqualBytes([], runs: 2).isEmpty)
+        #expect(CoreRuns.ofAboutEqualBytes([5], runs: 2) == [0..<1])
+        #expect(CoreRuns.ofAboutEqualBytes([0, 0, 0], runs: 2) == [0..<3])
+        #expect(CoreRuns.ofAboutEqualBytes([10, 10, 10, 10], runs: 2) == [0..<2, 2..<4])
+        #expect(CoreRuns.ofAboutEqualBytes([100, 1, 1, 1], runs: 2) == [0..<1, 1..<4])
         var random = SeededGenerator(seed: 9)
         for _ in 0..<50 {
             let lengths = (0..<Int(random.next() % 40 + 1)).map { _ in Int(random.next() % 70_000) }
             for parts in 1...4 {
-                let runs = CompactPlan.partsOfAboutEqualBytes(lengths, parts: parts)
+                let runs = CoreRuns.ofAboutEqualBytes(lengths, runs: parts)
                 #expect(runs.count <= parts && runs.allSatisfy { !$0.isEmpty })
                 #expect(runs.flatMap { Array($0) } == Array(lengths.indices))
             }

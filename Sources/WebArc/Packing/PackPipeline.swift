@@ -116,7 +116,7 @@ final class PackPipeline: @unchecked Sendable {
     /// - Parameter spans: positions each file's body takes: one per response record it answers.
     /// - Parameter batchFiles: whole files read and hashed together at most; 1: one at a time.
     init(
-        files: [ScannedFile], spans: [Int], level: Int, zstdLevel: Int? = nil, placement: DictionaryPlacement = .prefix, firstPosition: Int,
+        files: [ScannedFile], spans: [Int], level: Int, zstdLevel: Int? = nil, placement: DictionaryPlacement, firstPosition: Int,
         wholeLimit: UInt64, windowBytes: UInt64, batchFiles: Int = 16 * MD5Lanes.count, laneHashing: Bool = MD5Lanes.isAvailable
     ) {
         self.batchFiles = max(1, batchFiles)

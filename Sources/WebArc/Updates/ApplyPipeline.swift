@@ -86,7 +86,7 @@ final class ApplyPipeline: @unchecked Sendable {
     ///     or checking its digest (``StoredCopy``): the caller checks the written body data
     ///     instead. Anchors, and bodies coded again, are still read and checked.
     init(
-        jobs: [Job], level: Int, anchors: AnchorPlan, zstdLevel: Int? = nil, placement: DictionaryPlacement = .prefix, reuseStoredChunks: Bool,
+        jobs: [Job], level: Int, anchors: AnchorPlan, zstdLevel: Int? = nil, placement: DictionaryPlacement, reuseStoredChunks: Bool,
         copyUnchecked: Bool = false,
         windowBytes: UInt64 = 8 << 20
     ) {

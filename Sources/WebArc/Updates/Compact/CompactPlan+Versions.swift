@@ -42,7 +42,7 @@ extension CompactPlan {
             let (starts, lengths) = (starts, lengths)
             let slots = SendableBuffer(base: UnsafeMutableRawBufferPointer(buffer))
             let errors = Mutex<[Int: any Error]>([:])
-            let parts = partsOfAboutEqualBytes(lengths, parts: ProcessInfo.processInfo.activeProcessorCount)
+            let parts = CoreRuns.ofAboutEqualBytes(lengths, runs: ProcessInfo.processInfo.activeProcessorCount)
             DispatchQueue.concurrentPerform(iterations: parts.count) { part in
                 for number in parts[part] {
                     guard let version = versions[number] else { continue }
@@ -60,25 +60,6 @@ extension CompactPlan {
         }
         if let failure { throw failure }
         return prefix
-    }
-
-    /// Consecutive runs of `lengths`' indices, at most `parts`, of about equal total length.
-    static func partsOfAboutEqualBytes(_ lengths: [Int], parts: Int) -> [Range<Int>] {
-        let total = lengths.reduce(0, +)
-        let count = max(1, min(parts, lengths.count))
-        guard count > 1, total > 0 else { return lengths.isEmpty ? [] : [0..<lengths.count] }
-        var runs: [Range<Int>] = []
-        var start = 0
-        var sum = 0
-        for (index, length) in lengths.enumerated() {
-            sum += length
-            if runs.count < count - 1 && sum * count >= total * (runs.count + 1) {
-                runs.append(start..<(index + 1))
-                start = index + 1
-            }
-        }
-        if start < lengths.count { runs.append(start..<lengths.count) }
-        return runs
     }
 
     /// A buffer that concurrent workers fill, each its own part.

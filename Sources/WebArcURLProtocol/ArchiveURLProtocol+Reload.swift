@@ -20,7 +20,7 @@ extension ArchiveURLProtocol {
     /// archives only: a body whose first bytes came from the old version fails rather than go on
     /// from the new one. A reopening that throws (the new version does not open, or is not
     /// trusted) keeps the old archives, the request fails with the read's error as before (the
-    /// reason is in ``reopenFailure``), and none is tried again for 5 seconds.
+    /// reason is in ``reopenFailure``), and none is tried again for `retryAfterFailure`.
     ///
     /// An archive read from a file is reopened before a request when its path names another file
     /// than the one opened (an app's update renamed over it, or a copy over it in place; a `stat`
@@ -37,11 +37,13 @@ extension ArchiveURLProtocol {
     ///   - onMiss: what happens to requests none of them holds.
     ///   - recheck: how often remote archives' origins are asked whether they changed (nil: only
     ///     when a read fails); `webarc serve`'s default for URLs.
+    ///   - retryAfterFailure: how long after a failed reopening no request tries another (each
+    ///     would otherwise wait for the network again).
     /// - Throws: what `open` throws, and a refusal of `policy` as a ``WebArcError``; what this
     ///   class served before then stays as it was.
     public class func serve(
         opening open: @escaping @Sendable () throws -> [ArchiveReader], trusting policy: TrustPolicy? = nil,
-        onMiss: MissPolicy = .offline, recheckingOrigins recheck: Duration? = .seconds(60)
+        onMiss: MissPolicy = .offline, recheckingOrigins recheck: Duration? = .seconds(60), retryAfterFailure: Duration = .seconds(5)
     ) throws {
         let opening: @Sendable () throws -> [ArchiveReader] = {
             let archives = try open()
@@ -49,11 +51,11 @@ extension ArchiveURLProtocol {
             return archives
         }
         let archives = try opening()
-        setups.set(
-            Setup(archives: archives, onMiss: onMiss, reloadable: ReloadableArchives(archives, reopen: opening), originRecheck: recheck), for: self)
+        let reloadable = ReloadableArchives(archives, retryAfterFailure: retryAfterFailure, reopen: opening)
+        setups.set(Setup(archives: archives, onMiss: onMiss, reloadable: reloadable, originRecheck: recheck), for: self)
     }
 
-    /// Why the last reopening of the archives served with ``serve(opening:trusting:onMiss:)``
+    /// Why the last reopening of the archives served with ``serve(opening:trusting:onMiss:recheckingOrigins:retryAfterFailure:)``
     /// failed (what the opener threw, or the trust policy's refusal), until one succeeds; nil when
     /// none failed.
     public class var reopenFailure: (any Error)? {

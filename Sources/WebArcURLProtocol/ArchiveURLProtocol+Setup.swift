@@ -23,7 +23,7 @@ extension ArchiveURLProtocol {
         /// The cache of a handler serving a bundle with a writable layer; its layer's current
         /// file goes before the bundle in ``archives`` (see ``current``).
         var cache: ArchiveCache? = nil
-        /// Where the archives come from when served with ``serve(opening:trusting:onMiss:)``:
+        /// Where the archives come from when served with ``serve(opening:trusting:onMiss:recheckingOrigins:retryAfterFailure:)``:
         /// opened again when a read finds them replaced at their source; nil for fixed archives.
         var reloadable: ReloadableArchives<[ArchiveReader]>? = nil
         /// The generation of ``reloadable`` that ``archives`` are (see ``current``).

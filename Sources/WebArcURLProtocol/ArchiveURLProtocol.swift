@@ -27,7 +27,7 @@ import FoundationNetworking
 /// `file:`, …) is never followed: its 3xx is delivered without `Location`. A request the archives do not hold goes to the network under
 /// ``MissPolicy/passThrough``, and fails with `URLError(.resourceUnavailable)` naming the URL
 /// under ``MissPolicy/offline``. An archive read over the network that its publisher may replace
-/// (`ArchiveReader(url:)` of WebArcRemote) is served with ``serve(opening:trusting:onMiss:)``,
+/// (`ArchiveReader(url:)` of WebArcRemote) is served with ``serve(opening:trusting:onMiss:recheckingOrigins:retryAfterFailure:)``,
 /// which opens it again and answers from the new version. To keep a shipped bundle fresh (cache first with an expiry,
 /// network first, revalidation), serve it with ``serve(bundle:layer:policy:configuration:)``: live
 /// and refreshed responses go into a writable layer file read before the bundle (``CachePolicy``).
@@ -57,7 +57,7 @@ open class ArchiveURLProtocol: URLProtocol {
     /// network even when only this class is configured), and likewise when serving with a cache
     /// policy (``CachePolicy``), which decides itself; under ``MissPolicy/passThrough`` the
     /// webarc requests and the http and https requests the archives hold, or whose lookup finds
-    /// the archives replaced at their source (``serve(opening:trusting:onMiss:)``: the request
+    /// the archives replaced at their source (``serve(opening:trusting:onMiss:recheckingOrigins:retryAfterFailure:)``: the request
     /// is looked up again in the reopened ones, and goes to the network if they miss it too).
     override open class func canInit(with request: URLRequest) -> Bool {
         guard let url = request.url, let scheme = url.scheme?.lowercased(),

@@ -3,7 +3,7 @@ import WebArc
 extension Replay {
     /// After `error`, the replay that answers again from the archives reopened because `error`
     /// says they were replaced at their source (archives served with
-    /// ``ArchiveURLProtocol/serve(opening:trusting:onMiss:)``); nil when it does not say so, the
+    /// ``ArchiveURLProtocol/serve(opening:trusting:onMiss:recheckingOrigins:retryAfterFailure:)``); nil when it does not say so, the
     /// reopening failed (or waits after a failure), or this replay is already the second answer.
     ///
     /// The new replay holds the new archives and their generation together, so that it never
@@ -21,7 +21,7 @@ extension Replay {
     /// This replay over archives reopened first, when one of the archives was read from a file
     /// that its path no longer names (an app's update renamed over it, or rewritten in place:
     /// ``WebArc/ArchiveReader/isReplacedAtPath``, a `stat` per file) and reopening worked; nil
-    /// otherwise. Only for archives served with ``ArchiveURLProtocol/serve(opening:trusting:onMiss:)``.
+    /// otherwise. Only for archives served with ``ArchiveURLProtocol/serve(opening:trusting:onMiss:recheckingOrigins:retryAfterFailure:)``.
     func reopenedForReplacedFiles() -> Replay? {
         guard !refreshed, let setup, let reloadable = setup.reloadable,
             setup.archives.contains(where: \.isReplacedAtPath),

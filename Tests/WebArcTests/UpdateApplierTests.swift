@@ -130,6 +130,27 @@ import Testing
         }
     }
 
+    @Test("a damaged chunk of the update that still decodes, which the first pass codes without checking, fails the body data check; the checking pass names it as chunk-digest, nothing written")
+    func damagedUpdateChunkNamed() throws {
+        let scratch = try TemporaryFolder()
+        let url = "http://localhost/docs/new.html"
+        let (old, _, _) = try Release.first(pages: 40).update(in: scratch) { second in
+            second.files["docs/new.html"] = Array((0..<400).map { "<p>a page the old release lacks, line \($0)</p>\n" }.joined().utf8)
+        }
+        // A literal byte near the block's end: it still decodes, to other bytes.
+        let (body, chunk) = try damage(scratch.file("u.webarc"), url: url, chunk: 0, at: { Int($0.storedLength) - 3 }, mask: 0x01)
+        #expect(chunk.codec == .lz4 || chunk.codec == .lz4Dictionary)
+        for workers in [1, 2] {
+            #expect {
+                try apply(scratch.file("u.webarc"), over: [old], to: scratch.file("out.webarc"), workers: workers)
+            } throws: { error in
+                guard case .chunkDigest(let named, let index, let offset)? = error as? WebArcError else { return false }
+                return named == body && index == 0 && offset == chunk.offset
+            }
+            #expect(!FileManager.default.fileExists(atPath: scratch.file("out.webarc")))
+        }
+    }
+
     @Test("a chunk of the old archive that decodes but does not match its digest is refused as chunk-digest at that chunk, with any number of workers, nothing written")
     func baseChunkDigestRefused() throws {
         let scratch = try TemporaryFolder()

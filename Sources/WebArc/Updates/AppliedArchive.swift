@@ -20,15 +20,16 @@ struct AppliedArchive {
     /// The SHA-256 of the result's body data the update names (`Target.bodyData`, or a version 2
     /// compact update's `targetBodyData`): every pass checks it.
     var bodyData: SHA256Hash? = nil
-    /// Whether a first pass copies the stored chunks it reuses undecoded, relying on the check of
-    /// ``bodyData`` (only with one).
+    /// Whether a first pass copies the stored chunks it reuses undecoded and leaves the digests of
+    /// those it decodes unchecked, relying on the check of ``bodyData`` (only with one).
     var copiesUnchecked = false
     var workers: Int
 
     /// Writes `records` to `path`.
     ///
     /// With ``bodyData`` and ``copiesUnchecked``, a first pass copies the stored chunks it reuses
-    /// without decoding them, relying on the check of the body data it wrote against that digest.
+    /// without decoding them, and codes the chunks it decodes without checking their digests,
+    /// relying on the check of the body data it wrote against that digest.
     /// When that fails (a damaged base) or without it, a pass checks every chunk it reads against
     /// its own digest (naming a damaged one); when that pass, reusing stored chunks, gives another
     /// archive (a layer not written by this writer's rules), every chunk is coded again. With

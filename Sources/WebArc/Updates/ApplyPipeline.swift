@@ -83,8 +83,10 @@ final class ApplyPipeline: @unchecked Sendable {
     ///   - level: the new archive's compression level; `anchors` its anchor positions.
     ///   - reuseStoredChunks: false codes every chunk again (the writer's plain path).
     ///   - copyUnchecked: true copies a stored chunk that is reused as it is without decoding it
-    ///     or checking its digest (``StoredCopy``): the caller checks the written body data
-    ///     instead. Anchors, and bodies coded again, are still read and checked.
+    ///     or checking its digest (``StoredCopy``), and codes the chunks it decodes (anchors,
+    ///     bodies coded again) without checking theirs: the caller checks the written body data
+    ///     instead, which holds every byte read or coded from them (a damaged chunk gives other
+    ///     body data, and a damaged anchor other dictionaries for the bodies after it).
     init(
         jobs: [Job], level: Int, anchors: AnchorPlan, zstdLevel: Int? = nil, placement: DictionaryPlacement, reuseStoredChunks: Bool,
         copyUnchecked: Bool = false,
@@ -158,8 +160,10 @@ final class ApplyPipeline: @unchecked Sendable {
                     if case .success(let body) = fetched { bytes += body.length }
                     batch.append((index, fetched))
                 }
-                Self.checkDigests(&batch) { [self] index, entry, chunk in
-                    jobs[index].reader.flatMap { Self.recheck(entry, chunk: chunk, in: $0) }
+                if !copyUnchecked {
+                    Self.checkDigests(&batch) { [self] index, entry, chunk in
+                        jobs[index].reader.flatMap { Self.recheck(entry, chunk: chunk, in: $0) }
+                    }
                 }
                 for (index, fetched) in batch {
                     let result = Result<Output, any Error> {

@@ -67,9 +67,10 @@ public struct UpdateApplier {
     /// writer would store for it at its new position is copied as it is (``ChunkRecoder``), the
     /// others are coded again. When the update names its target's body data digest
     /// (`Target.bodyData`, since 2.1.4) and its pages are mostly compressed
-    /// (``copiesUnchecked(_:stack:)``), copied chunks are not decoded: the body data written is
-    /// checked against that digest instead, and on a mismatch the result is written again with
-    /// every chunk checked against its own digest (which names a damaged chunk). Otherwise every
+    /// (``copiesUnchecked(_:stack:)``), copied chunks are not decoded, and the chunks decoded to be
+    /// coded again are not checked: the body data written is checked against that digest instead,
+    /// and on a mismatch the result is written again with every chunk checked against its own
+    /// digest (which names a damaged chunk). Otherwise every
     /// chunk is checked as it is read, and the body data still against the digest when named.
     ///
     /// - Throws: `badTarget` when the top layer names no target or the result differs from it;

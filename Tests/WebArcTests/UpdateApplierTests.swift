@@ -130,6 +130,20 @@ import Testing
         }
     }
 
+    @Test("a damaged base chunk that must be coded again (its anchor moved), which the first pass decodes without checking, is named as chunk-digest by the checking pass, nothing written")
+    func damagedMovedChunkNamed() throws {
+        let scratch = try TemporaryFolder()
+        let (old, _, _) = try Release.first(pages: 80).update(in: scratch) { second in
+            second.files["docs/aaa-new.html"] = second.files["docs/page1.html"]! + Array("<p>added</p>".utf8)
+            second.files["docs/page2.html"] = nil
+        }
+        // A late page, unchanged: its first chunk is coded against another anchor's dictionary now.
+        // A literal byte near the block's end: it still decodes, to other bytes.
+        let (body, chunk) = try damage(old, url: "http://localhost/docs/page78.html", chunk: 0, at: { Int($0.storedLength) - 3 }, mask: 0x01)
+        #expect(chunk.codec == .lz4Dictionary)
+        try expectRefusal(applying: scratch.file("u.webarc"), over: old, in: scratch, naming: body, chunk: chunk)
+    }
+
     @Test("a damaged chunk of the update that still decodes, which the first pass codes without checking, fails the body data check; the checking pass names it as chunk-digest, nothing written")
     func damagedUpdateChunkNamed() throws {
         let scratch = try TemporaryFolder()
@@ -140,9 +154,15 @@ import Testing
         // A literal byte near the block's end: it still decodes, to other bytes.
         let (body, chunk) = try damage(scratch.file("u.webarc"), url: url, chunk: 0, at: { Int($0.storedLength) - 3 }, mask: 0x01)
         #expect(chunk.codec == .lz4 || chunk.codec == .lz4Dictionary)
+        try expectRefusal(applying: scratch.file("u.webarc"), over: old, in: scratch, naming: body, chunk: chunk)
+    }
+
+    /// Applies `update` over `old` with one and two workers: each refuses it as chunk-digest at
+    /// `chunk` (chunk 0 of `body`) and leaves nothing at the output.
+    private func expectRefusal(applying update: String, over old: String, in scratch: TemporaryFolder, naming body: BodyReference, chunk: ChunkEntry) throws {
         for workers in [1, 2] {
             #expect {
-                try apply(scratch.file("u.webarc"), over: [old], to: scratch.file("out.webarc"), workers: workers)
+                try apply(update, over: [old], to: scratch.file("out.webarc"), workers: workers)
             } throws: { error in
                 guard case .chunkDigest(let named, let index, let offset)? = error as? WebArcError else { return false }
                 return named == body && index == 0 && offset == chunk.offset

@@ -182,7 +182,7 @@ final class ApplyPipeline: @unchecked Sendable {
                         let zstd = zstdLevel.flatMap { level in history.map { (level: level, history: $0) } }
                         var body = try fetched.get()
                         if repeatsPrevious(index) {
-                            if case .stored(let copy) = body { body = try copy.readAndCheck() }
+                            if case .stored(let copy) = body { body = try copy.read() }
                             if case .chunks(let entry, let chunks) = body, BodyTransfer.writerCut(entry) != nil {
                                 return .prepared(Self.repeated(entry, chunks), reused: chunks.count)
                             }
@@ -192,7 +192,7 @@ final class ApplyPipeline: @unchecked Sendable {
                             if let prepared = copy.prepared(level: level, dictionary: dictionary, identity: identity, recipeOf: { [self] in recipe(of: $0) }) {
                                 return .prepared(prepared, reused: prepared.chunks.count)
                             }
-                            body = try copy.readAndCheck()
+                            body = try copy.read()
                         }
                         return try code(body, dictionary: dictionary, zstd: zstd)
                     }
@@ -296,7 +296,7 @@ final class ApplyPipeline: @unchecked Sendable {
         case .streamed:
             return .streamed
         case .stored(let copy):
-            return try code(try copy.readAndCheck(), dictionary: dictionary, zstd: zstd)
+            return try code(try copy.read(), dictionary: dictionary, zstd: zstd)
         case .chunks(let entry, let chunks):
             guard BodyTransfer.writerCut(entry) != nil else {
                 // Cut otherwise than this writer cuts: chunked again, the digests of the new cut computed.

@@ -4,7 +4,7 @@
 /// When every chunk's stored bytes are what the writer stores for it at its new position (the
 /// rules of ``ChunkRecoder``, with a codec-2 chunk's dictionary named by its reference's digest
 /// instead of compared by bytes), the body is copied as it is and nothing is decoded. Otherwise it
-/// is read and checked as any other body (``readAndCheck()``) and coded again where it must be.
+/// is read (``read()``) and coded again where it must be.
 struct StoredCopy {
     /// One chunk: its entry, its stored bytes, and the archive holding them.
     struct Chunk {
@@ -99,15 +99,14 @@ struct StoredCopy {
         return PreparedBody(digest: entry.reference.digest, sha256: entry.sha256, length: entry.length, chunks: coded)
     }
 
-    /// Reads and decodes the body's chunks and checks each against its digest, as a body that is
-    /// not copied unchecked is.
+    /// Reads and decodes the body's chunks without checking their digests, to be coded again:
+    /// only the first pass of an apply, which checks the body data it writes instead, copies
+    /// bodies undecoded (``ApplyPipeline``'s `copyUnchecked`), and a damaged chunk gives other
+    /// body data there (the checking pass then names it).
     ///
-    /// - Throws: `chunkDigest` for the first chunk that does not match; what reading throws.
-    func readAndCheck() throws -> ApplyPipeline.Fetched {
+    /// - Throws: what reading throws (a chunk that does not decode).
+    func read() throws -> ApplyPipeline.Fetched {
         let read = try ApplyPipeline.readChunks(of: entry, from: reader)
-        for (index, chunk) in read.enumerated() where SHA256Hash.of(chunk.raw) != chunk.entry.digest {
-            throw WebArcError.chunkDigest(body: entry.reference, chunk: index, offset: chunk.entry.offset)
-        }
         return .chunks(entry, read)
     }
 }

@@ -92,12 +92,23 @@ public final class OutputFile {
     /// make ``writebackStep``: the page cache would otherwise hold them all until the fsync of
     /// ``commit(overwrite:permissions:)``, which then waits for every one (0.35 s for a 535 MiB
     /// archive here). A hint: failure changes nothing but that wait.
-    private func startWriteback() {
+    private func startWriteback(atLeast step: UInt64 = writebackStep) {
         #if os(Linux)
-        guard flushedLength - writebackStart >= Self.writebackStep else { return }
+        guard flushedLength > writebackStart, flushedLength - writebackStart >= step else { return }
         _ = sync_file_range(descriptor, Int64(writebackStart), Int64(flushedLength - writebackStart), WEBARC_SYNC_FILE_RANGE_WRITE)
         writebackStart = flushedLength
         #endif
+    }
+
+    /// Writes what is buffered and starts writing to disk, without waiting, every byte not yet
+    /// started: for a writer that has written the bulk of its file (an archive's body data), so
+    /// that the disk works while it builds the rest and the fsync of
+    /// ``commit(overwrite:permissions:)`` waits for that rest alone.
+    ///
+    /// - Throws: ``WebArcError/io(path:operation:errno:)`` when writing the buffer fails.
+    public func startWritebackOfAll() throws {
+        try flush()
+        startWriteback(atLeast: 1)
     }
 
     /// Writes buffered bytes to the file.

@@ -21,6 +21,7 @@ extension ArchiveWriter {
         try ensureOpen()
         try failing {
             let bodyDataEnd = output.length
+            try output.startWritebackOfAll()
             let allBodies = bodies.values.flatMap { $0 }.sorted { $0.reference < $1.reference }
             let bodyRoot = try writeBodyTree(allBodies)
             let sorted = sortedRecords()

@@ -76,6 +76,33 @@ struct PackPipelineTests {
         #expect(Set(archives).count == 1, "archives differ between worker counts or streaming thresholds")
     }
 
+    @Test("streamed files of many chunks queue ahead of the writer beyond four chunks while the window has room: the same bytes with any number of workers, nothing deadlocks")
+    func longStreamsQueueAhead() throws {
+        let folder = try TemporaryFolder()
+        var random = SeededGenerator(seed: 29)
+        let boilerplate = random.text(4000)
+        var files: [String: [UInt8]] = [:]
+        for index in 0..<40 {
+            let name = String(format: "q%03d.html", index)
+            // 3 MB at positions 2 and 30: twelve chunks each, streamed while the writer still
+            // waits for the whole files before them.
+            files[name] = [2, 30].contains(index)
+                ? boilerplate + random.text(3_000_000) : boilerplate + random.text(Int.random(in: 1_000...40_000, using: &random))
+        }
+        files = try Self.write(files, at: folder.file("site"))
+        var archives: [Data] = []
+        for workers in [1, 2, 3] {
+            var options = SitePacker.Options()
+            options.workers = workers
+            options.streamingThreshold = 1 << 20
+            let path = folder.file("w\(workers).webarc")
+            _ = try Self.pack(SitePacker(options: options), folder: folder.file("site"), to: path)
+            try Self.expectBodies(files, in: path)
+            archives.append(try Data(contentsOf: URL(fileURLWithPath: path)))
+        }
+        #expect(Set(archives).count == 1, "archives differ between worker counts")
+    }
+
     @Test("a pack equals the writer's own order: the same bodies added one by one give the same body data (local-minimum, keyed, every 32nd anchors)",
           arguments: [AnchorPlan.KeyedRule.localMinimum, .keyed, nil] as [AnchorPlan.KeyedRule?])
     func sameAsWriter(rule: AnchorPlan.KeyedRule?) throws {

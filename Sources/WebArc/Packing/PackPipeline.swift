@@ -42,14 +42,22 @@ final class PackPipeline: @unchecked Sendable {
         var chunks: [ChunkEncoder.Encoded] = []
         var streamEnd: (digest: BodyDigest, sha256: SHA256Hash, length: UInt64)?
         var failure: (any Error)?
+        /// Queued chunks beyond ``PackPipeline/queuedChunks``, counted in the window.
+        var borrowed = 0
     }
 
     /// Files at most this large are read whole; larger ones stream.
     let wholeLimit: UInt64
     /// Bytes of whole files in flight at once.
     let windowBytes: UInt64
-    /// Chunks of a streamed file queued ahead of the writer.
+    /// Chunks of a streamed file queued ahead of the writer, always (the window counts them from
+    /// the file's claim).
     static let queuedChunks = 4
+    /// Chunks of a streamed file queued ahead of the writer at most: those beyond
+    /// ``queuedChunks`` only while the window has room, and counted in it until the writer takes
+    /// them. A file that streams early in the order (while the writer still waits for the files
+    /// before it) would otherwise hold its worker idle after four chunks.
+    static let maxQueuedChunks = 16
     /// Whole files a worker reads and hashes together (``MD5Lanes``: sixteen lanes, each taking
     /// the next file when its own ends).
     let batchFiles: Int
@@ -205,6 +213,10 @@ final class PackPipeline: @unchecked Sendable {
         if let failure = slot.failure { throw failure }
         if slot.chunks.isEmpty { return nil }
         let chunk = slot.chunks.removeFirst()
+        if slot.borrowed > max(0, slot.chunks.count - Self.queuedChunks) {
+            slot.borrowed -= 1
+            inFlight -= UInt64(ChunkEntry.maxRawLength)
+        }
         condition.broadcast()
         return chunk
     }
@@ -441,9 +453,16 @@ final class PackPipeline: @unchecked Sendable {
         func emit(_ chunk: ChunkEncoder.Encoded) throws {
             condition.lock()
             defer { condition.unlock() }
-            while slot.chunks.count >= Self.queuedChunks && !cancelled { condition.wait() }
+            func mayBorrow() -> Bool {
+                slot.chunks.count < Self.maxQueuedChunks && inFlight + UInt64(ChunkEntry.maxRawLength) <= windowBytes
+            }
+            while slot.chunks.count >= Self.queuedChunks && !mayBorrow() && !cancelled { condition.wait() }
             if cancelled { throw CancellationError() }
             slot.chunks.append(chunk)
+            if slot.chunks.count > Self.queuedChunks {
+                slot.borrowed += 1
+                inFlight += UInt64(ChunkEntry.maxRawLength)
+            }
             condition.broadcast()
         }
         try FileInput.forEachPiece(of: paths[index]) { piece in

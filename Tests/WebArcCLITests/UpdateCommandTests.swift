@@ -169,6 +169,11 @@ struct UpdateCommandTests {
         let apply = try CLIRunner.run(["apply", releases.old, compact, "-o", scratch.file("v2-applied.webarc"), "--json"])
         #expect(apply.status == 0, "\(apply.stderr)")
         #expect(try releases.bytes(scratch.file("v2-applied.webarc")) == releases.bytes(releases.new))
+        // Reported without opening the result: the target's digest and size, which `info` reads from the file.
+        let applied = try #require(try JSONSerialization.jsonObject(with: apply.stdout) as? [String: Any])
+        let newInfo = try #require(try JSONSerialization.jsonObject(with: CLIRunner.run(["info", releases.new, "--json"]).stdout) as? [String: Any])
+        #expect(applied["archiveDigest"] as? String == newInfo["archiveDigest"] as? String)
+        #expect(applied["bytes"] as? Int == (try releases.bytes(releases.new)).count)
 
         #expect(try CLIRunner.run(["diff", releases.old, releases.new, "-o", scratch.file("u.webarc"), "-q"]).status == 0)
         let layer = try CLIRunner.run(["apply", releases.old, compact, "--layer", "-o", scratch.file("u-expanded.webarc"), "-q"])

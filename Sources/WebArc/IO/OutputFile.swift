@@ -94,7 +94,7 @@ public final class OutputFile {
     /// archive here). A hint: failure changes nothing but that wait.
     private func startWriteback(atLeast step: UInt64 = writebackStep) {
         #if os(Linux)
-        guard flushedLength > writebackStart, flushedLength - writebackStart >= step else { return }
+        guard flushedLength - writebackStart >= step else { return }
         _ = sync_file_range(descriptor, Int64(writebackStart), Int64(flushedLength - writebackStart), WEBARC_SYNC_FILE_RANGE_WRITE)
         writebackStart = flushedLength
         #endif

@@ -84,9 +84,7 @@ struct Apply: ParsableCommand {
             }
         }
         progress.finish()
-        // The writer checked the result against the target's digest and length: no need to open it.
-        let (archiveDigest, fileSize) = try summary.archiveDigest.flatMap { digest in summary.fileSize.map { (digest, $0) } }
-            ?? { let result = try ArchiveOpening.open(output); return (result.archiveDigest, result.fileSize) }()
+        let (archiveDigest, fileSize) = try Self.written(summary, at: output)
         let digest = SignatureText.hex(archiveDigest)
         let seconds = Date().timeIntervalSince(started)
         if json {
@@ -119,37 +117,52 @@ extension Apply {
             }
         }
         progress.finish()
-        var result = try ArchiveOpening.open(newPath)
-        if let policy {
-            do {
-                _ = try result.checkTrust(policy)
-            } catch let error as WebArcError {
-                if case .io = error { throw CommandFailure(error, file: update) }
-                throw CommandFailure("\(update): refused, not trusted (\(error.code)): \(error.description)", code: ExitCodes.dataError)
+        // The new archive is opened again only for what reads it: the trust policy, or the update
+        // archive built from it; its digest and size are otherwise the target's (``written(_:at:)``).
+        var written = try Self.written(summary, at: newPath)
+        if policy != nil || layer {
+            let result = try ArchiveOpening.open(newPath)
+            if let policy {
+                do {
+                    _ = try result.checkTrust(policy)
+                } catch let error as WebArcError {
+                    if case .io = error { throw CommandFailure(error, file: update) }
+                    throw CommandFailure("\(update): refused, not trusted (\(error.code)): \(error.description)", code: ExitCodes.dataError)
+                }
+            }
+            if layer {
+                _ = try withFile(output) { try UpdateBuilder(old: bases, new: result).write(to: output, overwrite: force) }
+                let layerArchive = try ArchiveOpening.open(output)
+                written = (layerArchive.archiveDigest, layerArchive.fileSize)
             }
         }
-        if layer {
-            _ = try withFile(output) { try UpdateBuilder(old: bases, new: result).write(to: output, overwrite: force) }
-            result = try ArchiveOpening.open(output)
-        } else if !direct {
+        if !layer && !direct {
             // One rename, which replaces an existing output (with --force) in one step: it is the
             // old file or the new one, never neither (the intermediate file lies beside it).
             if !force && FileManager.default.fileExists(atPath: output) { throw CommandFailure(WebArcError.outputExists(path: output)) }
             guard rename(newPath, output) == 0 else {
                 throw CommandFailure("\(output): cannot create: \(String(cString: strerror(errno)))", code: ExitCodes.cannotCreate)
             }
-            result = try ArchiveOpening.open(output)
         }
-        let digest = SignatureText.hex(result.archiveDigest)
+        let digest = SignatureText.hex(written.digest)
         let seconds = Date().timeIntervalSince(started)
         if json {
             Output.json([
-                "output": output, "form": layer ? "layer" : "archive", "archiveDigest": digest, "bytes": result.fileSize,
+                "output": output, "form": layer ? "layer" : "archive", "archiveDigest": digest, "bytes": written.size,
                 "seconds": seconds, "chunksReused": summary.chunksReused, "chunksCoded": summary.chunksCoded, "codedAgain": summary.codedAgain,
                 "copiedUnchecked": summary.copiedUnchecked, "checkedAgain": summary.checkedAgain,
             ] as [String: Any])
         } else if !quiet {
-            Output.error(String(format: "%@: %@, archive digest %@, in %.1f s", output, ProgressReporter.size(result.fileSize), digest, seconds))
+            Output.error(String(format: "%@: %@, archive digest %@, in %.1f s", output, ProgressReporter.size(written.size), digest, seconds))
         }
+    }
+
+    /// The archive digest and file size of the archive an apply wrote at `path`: the target's,
+    /// which the writer checked the result against (no need to open it), or read from the file
+    /// when the summary lacks them.
+    static func written(_ summary: UpdateApplier.Summary, at path: String) throws -> (digest: [UInt8], size: UInt64) {
+        if let digest = summary.archiveDigest, let size = summary.fileSize { return (digest, size) }
+        let result = try ArchiveOpening.open(path)
+        return (result.archiveDigest, result.fileSize)
     }
 }

@@ -3,129 +3,16 @@
 // archive are independent messages: hashing sixteen side by side does sixteen times the work
 // per instruction. The scalar code pads and finishes each message.
 #include "md5_lanes.h"
+#include "md5_steps.h"
+#include "block_buffer.h"
 
 #include <string.h>
 
-static const uint32_t md5_constants[64] = {
-    0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee, 0xf57c0faf, 0x4787c62a, 0xa8304613, 0xfd469501,
-    0x698098d8, 0x8b44f7af, 0xffff5bb1, 0x895cd7be, 0x6b901122, 0xfd987193, 0xa679438e, 0x49b40821,
-    0xf61e2562, 0xc040b340, 0x265e5a51, 0xe9b6c7aa, 0xd62f105d, 0x02441453, 0xd8a1e681, 0xe7d3fbc8,
-    0x21e1cde6, 0xc33707d6, 0xf4d50d87, 0x455a14ed, 0xa9e3e905, 0xfcefa3f8, 0x676f02d9, 0x8d2a4c8a,
-    0xfffa3942, 0x8771f681, 0x6d9d6122, 0xfde5380c, 0xa4beea44, 0x4bdecfa9, 0xf6bb4b60, 0xbebfbc70,
-    0x289b7ec6, 0xeaa127fa, 0xd4ef3085, 0x04881d05, 0xd9d4d039, 0xe6db99e5, 0x1fa27cf8, 0xc4ac5665,
-    0xf4292244, 0x432aff97, 0xab9423a7, 0xfc93a039, 0x655b59c3, 0x8f0ccc92, 0xffeff47d, 0x85845dd1,
-    0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1, 0xf7537e82, 0xbd3af235, 0x2ad7d2bb, 0xeb86d391,
-};
-static const int md5_shifts[64] = {
-    7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22,
-    5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20,
-    4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23,
-    6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21,
-};
-static const uint32_t md5_initial[4] = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476};
-
-/// Message word used by step i.
-static inline int md5_word(int i) {
-    switch (i >> 4) {
-    case 0: return i;
-    case 1: return (5 * i + 1) & 15;
-    case 2: return (3 * i + 5) & 15;
-    default: return (7 * i) & 15;
-    }
-}
-
-static inline uint32_t rotate_left(uint32_t value, int count) { return (value << count) | (value >> (32 - count)); }
-
-static inline uint32_t load_le32(const uint8_t *p) {
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
-
-/// One 64-byte block into one chaining state, scalar (for the last blocks of a message).
-static void md5_block_scalar(uint32_t h[4], const uint8_t *block) {
-    uint32_t x[16];
-    for (int i = 0; i < 16; i++) x[i] = load_le32(block + 4 * i);
-    uint32_t a = h[0], b = h[1], c = h[2], d = h[3];
-    for (int i = 0; i < 64; i++) {
-        uint32_t f;
-        switch (i >> 4) {
-        case 0: f = (b & c) | (~b & d); break;
-        case 1: f = (b & d) | (c & ~d); break;
-        case 2: f = b ^ c ^ d; break;
-        default: f = c ^ (b | ~d); break;
-        }
-        uint32_t next = b + rotate_left(a + f + x[md5_word(i)] + md5_constants[i], md5_shifts[i]);
-        a = d;
-        d = c;
-        c = b;
-        b = next;
-    }
-    h[0] += a;
-    h[1] += b;
-    h[2] += c;
-    h[3] += d;
-}
-
-// One step of the unrolled scalar block. The message word and constant are added first and the
-// round function last, so that only the function, one add, the rotation and the last add wait for
-// b (the form of OpenSSL's md5-x86_64; about 1.25x the naive order here). G adds its two halves
-// separately: the one without b is ready early.
-#define MD5_SF(a, b, c, d, word, constant, shift)                                                       \
-    a += (word) + (uint32_t)(constant);                                                                  \
-    a += (((c) ^ (d)) & (b)) ^ (d);                                                                      \
-    a = rotate_left(a, shift) + (b);
-#define MD5_SG(a, b, c, d, word, constant, shift)                                                       \
-    a += (word) + (uint32_t)(constant);                                                                  \
-    a += (c) & ~(d);                                                                                     \
-    a += (b) & (d);                                                                                      \
-    a = rotate_left(a, shift) + (b);
-#define MD5_SH(a, b, c, d, word, constant, shift)                                                       \
-    a += (word) + (uint32_t)(constant);                                                                  \
-    a += ((c) ^ (d)) ^ (b);                                                                              \
-    a = rotate_left(a, shift) + (b);
-#define MD5_SI(a, b, c, d, word, constant, shift)                                                       \
-    a += (word) + (uint32_t)(constant);                                                                  \
-    a += (c) ^ ((b) | ~(d));                                                                             \
-    a = rotate_left(a, shift) + (b);
-
 void md5_lanes_blocks_one(md5_lanes_state *state, int lane, const uint8_t *data, size_t blocks) {
-    uint32_t a = state->words[0][lane], b = state->words[1][lane], c = state->words[2][lane], d = state->words[3][lane];
-    for (size_t block = 0; block < blocks; block++, data += 64) {
-        uint32_t x[16];
-        for (int i = 0; i < 16; i++) x[i] = load_le32(data + 4 * i);
-        const uint32_t a0 = a, b0 = b, c0 = c, d0 = d;
-        for (int i = 0; i < 16; i += 4) {
-            MD5_SF(a, b, c, d, x[i], md5_constants[i], 7)
-            MD5_SF(d, a, b, c, x[i + 1], md5_constants[i + 1], 12)
-            MD5_SF(c, d, a, b, x[i + 2], md5_constants[i + 2], 17)
-            MD5_SF(b, c, d, a, x[i + 3], md5_constants[i + 3], 22)
-        }
-        for (int i = 16; i < 32; i += 4) {
-            MD5_SG(a, b, c, d, x[(5 * i + 1) & 15], md5_constants[i], 5)
-            MD5_SG(d, a, b, c, x[(5 * (i + 1) + 1) & 15], md5_constants[i + 1], 9)
-            MD5_SG(c, d, a, b, x[(5 * (i + 2) + 1) & 15], md5_constants[i + 2], 14)
-            MD5_SG(b, c, d, a, x[(5 * (i + 3) + 1) & 15], md5_constants[i + 3], 20)
-        }
-        for (int i = 32; i < 48; i += 4) {
-            MD5_SH(a, b, c, d, x[(3 * i + 5) & 15], md5_constants[i], 4)
-            MD5_SH(d, a, b, c, x[(3 * (i + 1) + 5) & 15], md5_constants[i + 1], 11)
-            MD5_SH(c, d, a, b, x[(3 * (i + 2) + 5) & 15], md5_constants[i + 2], 16)
-            MD5_SH(b, c, d, a, x[(3 * (i + 3) + 5) & 15], md5_constants[i + 3], 23)
-        }
-        for (int i = 48; i < 64; i += 4) {
-            MD5_SI(a, b, c, d, x[(7 * i) & 15], md5_constants[i], 6)
-            MD5_SI(d, a, b, c, x[(7 * (i + 1)) & 15], md5_constants[i + 1], 10)
-            MD5_SI(c, d, a, b, x[(7 * (i + 2)) & 15], md5_constants[i + 2], 15)
-            MD5_SI(b, c, d, a, x[(7 * (i + 3)) & 15], md5_constants[i + 3], 21)
-        }
-        a += a0;
-        b += b0;
-        c += c0;
-        d += d0;
-    }
-    state->words[0][lane] = a;
-    state->words[1][lane] = b;
-    state->words[2][lane] = c;
-    state->words[3][lane] = d;
+    uint32_t h[4];
+    for (int w = 0; w < 4; w++) h[w] = state->words[w][lane];
+    md5_blocks_unrolled(h, data, blocks);
+    for (int w = 0; w < 4; w++) state->words[w][lane] = h[w];
 }
 
 void md5_lanes_reset(md5_lanes_state *state, int lane) {
@@ -142,11 +29,28 @@ void md5_lanes_finish(const md5_lanes_state *state, int lane, const uint8_t *tai
     size_t length = tail_length < 56 ? 64 : 128;
     uint64_t bits = total_length << 3;
     for (int i = 0; i < 8; i++) last[length - 8 + i] = (uint8_t)(bits >> (8 * i));
-    md5_block_scalar(h, last);
-    if (length == 128) md5_block_scalar(h, last + 64);
+    md5_blocks_unrolled(h, last, length / 64);
     for (int w = 0; w < 4; w++) {
         for (int i = 0; i < 4; i++) digest[4 * w + i] = (uint8_t)(h[w] >> (8 * i));
     }
+}
+
+void md5_stream_init(md5_stream *stream) {
+    memcpy(stream->words, md5_initial, sizeof stream->words);
+    stream->buffered = 0;
+    stream->length = 0;
+}
+
+static void md5_blocks_of_stream(uint32_t *words, const uint8_t *data, size_t blocks) { md5_blocks_unrolled(words, data, blocks); }
+
+void md5_stream_update(md5_stream *stream, const uint8_t *data, size_t length) {
+    block_buffer_update(stream->words, stream->buffer, &stream->buffered, &stream->length, data, length, md5_blocks_of_stream);
+}
+
+void md5_stream_finish(const md5_stream *stream, uint8_t digest[16]) {
+    md5_lanes_state lane;
+    for (int w = 0; w < 4; w++) lane.words[w][0] = stream->words[w];
+    md5_lanes_finish(&lane, 0, stream->buffer, stream->buffered, stream->length, digest);
 }
 
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
@@ -244,7 +148,7 @@ void md5_lanes_blocks(md5_lanes_state *state, const uint8_t *const data[MD5_LANE
         if (!data[l]) continue;
         uint32_t h[4];
         for (int w = 0; w < 4; w++) h[w] = state->words[w][l];
-        for (size_t block = 0; block < blocks; block++) md5_block_scalar(h, data[l] + 64 * block);
+        md5_blocks_unrolled(h, data[l], blocks);
         for (int w = 0; w < 4; w++) state->words[w][l] = h[w];
     }
 }

@@ -4,6 +4,9 @@
 // the work per instruction (about 1.75x SHA-NI's one stream on a Zen 4 core). The scalar code
 // pads and finishes each message, and stands in where the CPU has neither extension.
 #include "sha256_lanes.h"
+#include "md5_lanes.h"
+#include "md5_steps.h"
+#include "block_buffer.h"
 
 #include <string.h>
 
@@ -216,6 +219,72 @@ SHA256_NI_TARGET static void sha256_blocks_ni_pair(uint32_t h[8], uint32_t g[8],
 
 int sha256_stream_pairs_available(void) { return sha256_ni_available(); }
 
+/// `blocks` blocks into an MD5 chaining state and one SHA-256 state (or two: `second` non-null)
+/// in one pass. MD5 (scalar code) and SHA-NI are each a chain of instructions that waits on its
+/// own results, on different units, so side by side the SHA-256 costs almost nothing beside the
+/// MD5 (Zen 5: 92 ns a block for MD5 and a SHA-256 pair, against 88 + 39 in two passes).
+SHA256_NI_TARGET static inline __attribute__((always_inline)) void md5_sha256_blocks_ni_body(
+    uint32_t m[4], uint32_t h[8], uint32_t g[8], const int pair, const uint8_t *data, size_t blocks) {
+    uint32_t a = m[0], b = m[1], c = m[2], d = m[3];
+    __m128i first0, first1, second0 = _mm_setzero_si128(), second1 = _mm_setzero_si128();
+    sha256_ni_load(h, &first0, &first1);
+    if (pair) sha256_ni_load(g, &second0, &second1);
+    for (; blocks > 0; blocks--, data += 64) {
+        const __m128i first_abef = first0, first_cdgh = first1, second_abef = second0, second_cdgh = second1;
+        __m128i message[4];
+        sha256_ni_message(data, message);
+        uint32_t x[16];
+        for (int i = 0; i < 16; i++) x[i] = load_le32(data + 4 * i);
+        const uint32_t a0 = a, b0 = b, c0 = c, d0 = d;
+        // Four SHA-256 rounds and four MD5 steps at a time.
+        _Pragma("GCC unroll 16") for (int step = 0; step < 16; step++) {
+            const __m128i words = sha256_ni_words(message, step);
+            const __m128i high = _mm_shuffle_epi32(words, 0x0E);
+            first1 = _mm_sha256rnds2_epu32(first1, first0, words);
+            if (pair) second1 = _mm_sha256rnds2_epu32(second1, second0, words);
+            first0 = _mm_sha256rnds2_epu32(first0, first1, high);
+            if (pair) second0 = _mm_sha256rnds2_epu32(second0, second1, high);
+            MD5_FOUR_STEPS(4 * step, a, b, c, d, x)
+        }
+        a += a0;
+        b += b0;
+        c += c0;
+        d += d0;
+        first0 = _mm_add_epi32(first0, first_abef);
+        first1 = _mm_add_epi32(first1, first_cdgh);
+        if (pair) {
+            second0 = _mm_add_epi32(second0, second_abef);
+            second1 = _mm_add_epi32(second1, second_cdgh);
+        }
+    }
+    m[0] = a;
+    m[1] = b;
+    m[2] = c;
+    m[3] = d;
+    sha256_ni_store(first0, first1, h);
+    if (pair) sha256_ni_store(second0, second1, g);
+}
+
+SHA256_NI_TARGET static void md5_sha256_blocks_ni_one(uint32_t m[4], uint32_t h[8], const uint8_t *data, size_t blocks) {
+    md5_sha256_blocks_ni_body(m, h, NULL, 0, data, blocks);
+}
+
+SHA256_NI_TARGET static void md5_sha256_blocks_ni_pair(uint32_t m[4], uint32_t h[8], uint32_t g[8], const uint8_t *data, size_t blocks) {
+    md5_sha256_blocks_ni_body(m, h, g, 1, data, blocks);
+}
+
+/// Whole blocks into an MD5 state and one or two SHA-256 states: in one pass with SHA-NI; 0 when
+/// the CPU lacks it (nothing hashed: the caller hashes each apart).
+static int md5_sha256_blocks(uint32_t m[4], uint32_t h[8], uint32_t *g, const uint8_t *data, size_t blocks) {
+    if (!sha256_ni_available()) return 0;
+    if (g) {
+        md5_sha256_blocks_ni_pair(m, h, g, data, blocks);
+    } else {
+        md5_sha256_blocks_ni_one(m, h, data, blocks);
+    }
+    return 1;
+}
+
 static void sha256_blocks_pair(uint32_t h[8], uint32_t g[8], const uint8_t *data, size_t blocks) {
     if (sha256_ni_available()) {
         sha256_blocks_ni_pair(h, g, data, blocks);
@@ -305,6 +374,11 @@ int sha256_lanes_available(void) { return 0; }
 
 int sha256_stream_pairs_available(void) { return 0; }
 
+static int md5_sha256_blocks(uint32_t m[4], uint32_t h[8], uint32_t *g, const uint8_t *data, size_t blocks) {
+    (void)m, (void)h, (void)g, (void)data, (void)blocks;
+    return 0;
+}
+
 static void sha256_blocks_pair(uint32_t h[8], uint32_t g[8], const uint8_t *data, size_t blocks) {
     sha256_blocks_scalar(h, data, blocks);
     sha256_blocks_scalar(g, data, blocks);
@@ -332,27 +406,10 @@ void sha256_lanes_blocks_one(sha256_lanes_state *state, int lane, const uint8_t 
     for (int w = 0; w < 8; w++) state->words[w][lane] = h[w];
 }
 
+static void sha256_blocks_of_stream(uint32_t *words, const uint8_t *data, size_t blocks) { sha256_blocks_one(words, data, blocks); }
+
 void sha256_stream_update(sha256_stream *stream, const uint8_t *data, size_t length) {
-    stream->length += length;
-    if (stream->buffered) {
-        size_t take = 64 - stream->buffered < length ? 64 - stream->buffered : length;
-        memcpy(stream->buffer + stream->buffered, data, take);
-        stream->buffered += take;
-        data += take;
-        length -= take;
-        if (stream->buffered < 64) return;
-        sha256_blocks_one(stream->words, stream->buffer, 1);
-        stream->buffered = 0;
-    }
-    if (length >= 64) {
-        sha256_blocks_one(stream->words, data, length / 64);
-        data += length & ~(size_t)63;
-        length &= 63;
-    }
-    if (length) {
-        memcpy(stream->buffer, data, length);
-        stream->buffered = length;
-    }
+    block_buffer_update(stream->words, stream->buffer, &stream->buffered, &stream->length, data, length, sha256_blocks_of_stream);
 }
 
 void sha256_stream_update_pair(sha256_stream *first, sha256_stream *second, const uint8_t *data, size_t length) {
@@ -382,6 +439,42 @@ void sha256_stream_update_pair(sha256_stream *first, sha256_stream *second, cons
         sha256_stream_update(first, data, length);
         sha256_stream_update(second, data, length);
     }
+}
+
+/// Adds `length` bytes to `md5` and to `first` and `second` (if non-null) one stream at a time.
+static void md5_sha256_apart(md5_stream *md5, sha256_stream *first, sha256_stream *second, const uint8_t *data, size_t length) {
+    md5_stream_update(md5, data, length);
+    if (second) {
+        sha256_stream_update_pair(first, second, data, length);
+    } else {
+        sha256_stream_update(first, data, length);
+    }
+}
+
+void sha256_stream_update_with_md5(md5_stream *md5, sha256_stream *first, sha256_stream *second, const uint8_t *data, size_t length) {
+    // Bytes up to the next block boundary, when the streams stand at different places in a block,
+    // or when a partial block is buffered, go one stream at a time.
+    if (md5->buffered != first->buffered || (second && second->buffered != first->buffered)) {
+        md5_sha256_apart(md5, first, second, data, length);
+        return;
+    }
+    if (first->buffered) {
+        const size_t take = 64 - first->buffered < length ? 64 - first->buffered : length;
+        md5_sha256_apart(md5, first, second, data, take);
+        data += take;
+        length -= take;
+    }
+    if (length >= 64) {
+        const size_t blocks = length / 64;
+        if (md5_sha256_blocks(md5->words, first->words, second ? second->words : NULL, data, blocks)) {
+            md5->length += blocks * 64;
+            first->length += blocks * 64;
+            if (second) second->length += blocks * 64;
+            data += blocks * 64;
+            length &= 63;
+        }
+    }
+    if (length) md5_sha256_apart(md5, first, second, data, length);
 }
 
 void sha256_stream_finish(const sha256_stream *stream, uint8_t digest[32]) {

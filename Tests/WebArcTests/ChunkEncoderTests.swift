@@ -85,9 +85,9 @@ struct ChunkEncoderTests {
 
 extension ChunkEncoderTests {
     /// A body that arrives in pieces (pack's streamed files, the writer's streaming adds): each
-    /// chunk's digest and the body hash are swift-crypto's SHA-256 whether a later chunk is hashed
-    /// with the body in one pass (SHA-NI) or apart, and the chunks are the same bytes either way.
-    @Test("a streamed body's chunk digests and body hash equal swift-crypto's, hashed in pairs or apart, whatever the pieces")
+    /// chunk's digest and the body hash are swift-crypto's SHA-256 and the MD5 its MD5 whether
+    /// they are hashed in one pass (SHA-NI) or apart, and the chunks are the same bytes either way.
+    @Test("a streamed body's MD5, chunk digests and body hash equal swift-crypto's, hashed in one pass or apart, whatever the pieces")
     func streamedBodyDigests() throws {
         var random = SeededGenerator(seed: 7)
         let chunk = ChunkEntry.maxRawLength

@@ -80,6 +80,38 @@ struct SHA256LanesTests {
         }
     }
 
+    @Test("an MD5 and one or two SHA-256 streams fed the same bytes in one pass hash as swift-crypto: at a block edge, inside a block at the same place and at different places")
+    func md5BesideSHA256MatchesSwiftCrypto() {
+        var random = SeededGenerator(seed: 71)
+        for round in 0..<90 {
+            // The MD5 and the first SHA-256 take the body from its start; the second, when there is
+            // one, its own bytes first (none for a fresh chunk, as the writer uses it).
+            let lead = [0, 64, 128, 5, 63, 100_000][round % 6]
+            let otherLead = round % 3 == 0 ? lead : [0, 64, 7, 63, 191][round % 5]
+            let md5Lead = round % 4 == 0 ? lead : [0, 3, 64][round % 3]
+            let firstLead = random.bytes(lead)
+            let secondLead = random.bytes(otherLead)
+            let shared = random.bytes(round < 9 ? [0, 1, 55, 63, 64, 65, 128, 4096, 262_144][round] : Int.random(in: 0...70_000, using: &random))
+            var md5 = MD5Stream()
+            var first = SHA256Stream()
+            var second: SHA256Stream? = round % 2 == 0 ? SHA256Stream() : nil
+            let md5Bytes = Array(firstLead.prefix(md5Lead)) + random.bytes(max(0, md5Lead - lead))
+            md5Bytes.withUnsafeBytes { md5.update($0) }
+            first.update(firstLead)
+            second?.update(secondLead)
+            var start = 0
+            while start < shared.count {
+                let end = min(shared.count, start + Int.random(in: 1...9000, using: &random))
+                shared[start..<end].withUnsafeBytes { SHA256Stream.update(&md5, &first, &second, $0) }
+                start = end
+            }
+            let context = "round \(round): leads \(md5Lead)/\(lead)/\(otherLead), \(shared.count) shared bytes"
+            #expect(md5.finish() == BodyDigest(Insecure.MD5.hash(data: md5Bytes + shared)), "\(context): MD5")
+            #expect(first.finish() == SHA256Hash.of(firstLead + shared), "\(context): first")
+            if let second { #expect(second.finish() == SHA256Hash.of(secondLead + shared), "\(context): second") }
+        }
+    }
+
     @Test("a batch's body and chunk hashes equal swift-crypto's, with lanes and pairs and without: edge lengths, long bodies among short ones, duplicates")
     func batchMatchesSwiftCrypto() {
         let chunk = ChunkEntry.maxRawLength

@@ -33,4 +33,21 @@ void md5_lanes_blocks_one(md5_lanes_state *state, int lane, const uint8_t *data,
 void md5_lanes_finish(const md5_lanes_state *state, int lane, const uint8_t *tail, size_t tail_length,
                       uint64_t total_length, uint8_t digest[16]);
 
+/// One MD5 message hashed as its bytes arrive, with scalar code.
+typedef struct {
+    uint32_t words[4];
+    uint8_t buffer[64];
+    size_t buffered;
+    uint64_t length;
+} md5_stream;
+
+/// Starts `stream` as a new message.
+void md5_stream_init(md5_stream *stream);
+
+/// Adds `length` bytes at `data` to `stream`.
+void md5_stream_update(md5_stream *stream, const uint8_t *data, size_t length);
+
+/// Writes the digest of `stream`'s message to `digest`; the stream is left as it was.
+void md5_stream_finish(const md5_stream *stream, uint8_t digest[16]);
+
 #endif

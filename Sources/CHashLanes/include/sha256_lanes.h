@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "md5_lanes.h"
+
 /// Number of independent SHA-256 computations one call of sha256_lanes_blocks advances.
 #define SHA256_LANES 16
 
@@ -60,6 +62,12 @@ int sha256_stream_pairs_available(void);
 /// a chunk and its body): with SHA-NI, the whole blocks of both in one pass, for about the cost of
 /// one. Each ends as sha256_stream_update would leave it.
 void sha256_stream_update_pair(sha256_stream *first, sha256_stream *second, const uint8_t *data, size_t length);
+
+/// Adds the same `length` bytes at `data` to an MD5 message and to one SHA-256 message, or two
+/// (`second` non-null: a chunk and its body): with SHA-NI, the whole blocks of all in one pass,
+/// for about the cost of the MD5 alone. Each ends as its own update would leave it.
+void sha256_stream_update_with_md5(md5_stream *md5, sha256_stream *first, sha256_stream *second, const uint8_t *data,
+                                   size_t length);
 
 /// Writes the digest of `stream`'s message to `digest`; the stream is left as it was.
 void sha256_stream_finish(const sha256_stream *stream, uint8_t digest[32]);

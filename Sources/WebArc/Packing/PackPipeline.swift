@@ -453,7 +453,7 @@ final class PackPipeline: @unchecked Sendable {
         slot.output = .streamed
         condition.broadcast()
         condition.unlock()
-        var raw = RawBodyStream(level: level, slot: slotInfo, md5Beside: true)
+        var raw = RawBodyStream(level: level, slot: slotInfo)
         var lastPiece: [UInt8] = []
         func emit(_ chunk: ChunkEncoder.Encoded) throws {
             condition.lock()

@@ -65,7 +65,8 @@ struct SHA256Lanes {
 /// One SHA-256 message hashed as a single stream (SHA-NI where the CPU has it), which can start
 /// from a lane's state (``SHA256Lanes/stream(continuing:length:)``), as swift-crypto's cannot.
 struct SHA256Stream {
-    fileprivate var state = sha256_stream()
+    /// The C stream (advanced together with an MD5 by ``update(_:_:_:_:)``).
+    var state = sha256_stream()
 
     /// A new, empty message.
     init() {

@@ -1,26 +1,42 @@
-import Crypto
-import Dispatch
+import CHashLanes
 
-/// An MD5 that one thread at a time updates, handed between threads by a dispatch group, so that
-/// a long body's MD5 (one stream, about 0.6 GB/s) runs on another core beside its SHA-256 and LZ4.
-final class MD5Stream: @unchecked Sendable {
-    private var hasher = Insecure.MD5()
+/// One MD5 message hashed as its bytes arrive (`CHashLanes`' scalar code, as fast as
+/// swift-crypto's here), which ``SHA256Stream/update(_:_:_:_:)`` can advance in one pass with the
+/// SHA-256 of the same bytes.
+struct MD5Stream {
+    fileprivate var state = md5_stream()
 
-    /// Hashes `piece` on this thread.
-    func update(_ piece: ArraySlice<UInt8>) {
-        piece.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+    /// A new, empty message.
+    init() {
+        md5_stream_init(&state)
     }
 
-    /// Hashes `piece` on a global queue, in `group`; the caller waits on the group before the next
-    /// update or ``finalize()``, on a thread that is not one of Swift concurrency's pool (whose
-    /// threads the global queues are on Linux: a pool blocked in such waits could not run the
-    /// hashing it waits for).
-    func update(_ piece: ArraySlice<UInt8>, in group: DispatchGroup) {
-        DispatchQueue.global().async(group: group) { [self] in update(piece) }
+    /// Adds the bytes at `buffer` to the message.
+    mutating func update(_ buffer: UnsafeRawBufferPointer) {
+        guard let base = buffer.baseAddress, !buffer.isEmpty else { return }
+        md5_stream_update(&state, base.assumingMemoryBound(to: UInt8.self), buffer.count)
     }
 
-    /// The MD5 of every piece given.
-    func finalize() -> BodyDigest {
-        BodyDigest(hasher.finalize())
+    /// The digest of the message so far.
+    func finish() -> BodyDigest {
+        var state = self.state
+        var digest = [UInt8](repeating: 0, count: 16)
+        digest.withUnsafeMutableBufferPointer { out in md5_stream_finish(&state, out.baseAddress!) }
+        return BodyDigest(sixteen: digest)
+    }
+}
+
+extension SHA256Stream {
+    /// Adds the same bytes to an MD5 message and to one or two SHA-256 messages (a chunk and the
+    /// body it belongs to): with SHA-NI all in one pass, for about the cost of the MD5 alone
+    /// (``pairsInOnePass``; elsewhere one at a time).
+    static func update(_ md5: inout MD5Stream, _ first: inout SHA256Stream, _ second: inout SHA256Stream?, _ buffer: UnsafeRawBufferPointer) {
+        guard let base = buffer.baseAddress, !buffer.isEmpty else { return }
+        let bytes = base.assumingMemoryBound(to: UInt8.self)
+        if second == nil {
+            sha256_stream_update_with_md5(&md5.state, &first.state, nil, bytes, buffer.count)
+        } else {
+            sha256_stream_update_with_md5(&md5.state, &first.state, &second!.state, bytes, buffer.count)
+        }
     }
 }

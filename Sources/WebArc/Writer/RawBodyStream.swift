@@ -1,5 +1,4 @@
 import Crypto
-import Dispatch
 
 /// Cuts a body that arrives in pieces into 256 KiB chunks, hashing the body (MD5, SHA-256) and
 /// encoding each chunk as the writer's order does at its position (spec §6.3, Appendix C step 13).
@@ -10,12 +9,10 @@ struct RawBodyStream {
     let level: Int
     /// The body's position and the dictionary its first chunk is coded against.
     let slot: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?)
-    /// Whether each piece's MD5 runs on another core while this one codes (see
-    /// ``append(_:emit:)``).
-    let md5Beside: Bool
-    /// Whether later chunks are hashed with the body in one pass (``SHA256Stream/updatePair(_:_:_:)``).
+    /// Whether each chunk's bytes go to the body's MD5 and SHA-256 (and a later chunk's to its own
+    /// SHA-256) in one pass (``SHA256Stream/update(_:_:_:_:)``, SHA-NI).
     let pairs: Bool
-    private let md5 = MD5Stream()
+    private var md5 = MD5Stream()
     /// The body's SHA-256 with ``pairs``; `sha256` (swift-crypto) without.
     private var bodyStream = SHA256Stream()
     private var sha256 = SHA256()
@@ -26,32 +23,17 @@ struct RawBodyStream {
     private var finalDigest: BodyDigest?
     private var finalHash: SHA256Hash?
 
-    /// - Parameter md5Beside: hash each piece's MD5 on a global dispatch queue while this thread
-    ///   codes, and wait for it before the next piece: for a thread of its own (the pack
-    ///   pipeline's workers), never for one of Swift concurrency's pool, which the wait would block.
-    /// - Parameter pairs: false to hash each chunk and the body apart with swift-crypto, as a CPU
-    ///   without SHA-NI always does.
-    init(
-        level: Int, slot: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?), md5Beside: Bool = false,
-        pairs: Bool = SHA256Stream.pairsInOnePass
-    ) {
+    /// - Parameter pairs: false to hash the MD5, each chunk and the body apart (the SHA-256s with
+    ///   swift-crypto), as a CPU without SHA-NI always does.
+    init(level: Int, slot: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?), pairs: Bool = SHA256Stream.pairsInOnePass) {
         self.level = level
         self.slot = slot
-        self.md5Beside = md5Beside
         self.pairs = pairs
         pending.reserveCapacity(ChunkEntry.maxRawLength)
     }
 
     /// Takes the next piece; `emit` gets each chunk as it fills.
-    ///
-    /// With ``md5Beside`` the piece's MD5 runs on another core meanwhile: a long body is one
-    /// sequence of MD5, SHA-256 and LZ4 that no lanes can share, MD5 (one stream, about 0.6 GB/s)
-    /// is the largest part of it, and the pack pipeline waits on such a body while the other core
-    /// has nothing left in its window.
     mutating func append(_ piece: ArraySlice<UInt8>, emit: (ChunkEncoder.Encoded) throws -> Void) throws {
-        let hashed = md5Beside ? DispatchGroup() : nil
-        if let hashed { md5.update(piece, in: hashed) } else { md5.update(piece) }
-        defer { hashed?.wait() }
         length += UInt64(piece.count)
         var rest = piece
         while !rest.isEmpty {
@@ -71,7 +53,7 @@ struct RawBodyStream {
     /// Emits the last, shorter chunk (if any) and fixes the body's digests.
     mutating func flush(_ emit: (ChunkEncoder.Encoded) throws -> Void) throws {
         if !pending.isEmpty { try emitPending(emit) }
-        finalDigest = md5.finalize()
+        finalDigest = md5.finish()
         finalHash = pairs ? bodyStream.finish() : SHA256Hash(sha256.finalize())
     }
 
@@ -80,9 +62,11 @@ struct RawBodyStream {
         pending.removeAll(keepingCapacity: true)
     }
 
-    /// Codes the next chunk and adds it to the body's SHA-256. The first chunk's digest is the body
-    /// hash so far (SHA-256 of the same bytes), so its bytes are hashed once for both; a later
-    /// chunk's bytes go to its digest and the body hash in one pass where SHA-NI allows.
+    /// Codes the next chunk and adds it to the body's MD5 and SHA-256. The first chunk's digest is
+    /// the body hash so far (SHA-256 of the same bytes), so its bytes are hashed once for both; a
+    /// later chunk's bytes go to its digest, the body hash and the MD5 in one pass where SHA-NI
+    /// allows: MD5 is one stream no lanes can share (about 0.7 GB/s), and SHA-NI beside it costs
+    /// almost nothing.
     private mutating func emitChunk(_ raw: ArraySlice<UInt8>, _ emit: (ChunkEncoder.Encoded) throws -> Void) throws {
         let digest = raw.withUnsafeBytes { chunkDigest($0) }
         let chunk = raw.withUnsafeBytes {
@@ -96,16 +80,13 @@ struct RawBodyStream {
     /// Adds the next chunk's bytes to the body's SHA-256 and returns the chunk's own.
     private mutating func chunkDigest(_ raw: UnsafeRawBufferPointer) -> SHA256Hash {
         guard pairs else {
+            md5.update(raw)
             sha256.update(bufferPointer: raw)
             return chunks == 0 ? SHA256Hash(sha256.finalize()) : SHA256Hash.of(raw)
         }
-        guard chunks > 0 else {
-            bodyStream.update(raw)
-            return bodyStream.finish()
-        }
-        var chunk = SHA256Stream()
-        SHA256Stream.updatePair(&bodyStream, &chunk, raw)
-        return chunk.finish()
+        var chunk: SHA256Stream? = chunks == 0 ? nil : SHA256Stream()
+        SHA256Stream.update(&md5, &bodyStream, &chunk, raw)
+        return chunk?.finish() ?? bodyStream.finish()
     }
 
     /// The body's MD5, once flushed.

@@ -21,12 +21,17 @@ enum MallocTuning {
     }
 
     /// Keeps buffers of up to 64 MiB in the heap, and freed memory there until the process ends,
-    /// instead of mapping each large buffer afresh and unmapping it when freed (`apply`).
+    /// instead of mapping each large buffer afresh and unmapping it when freed (`apply`, `pack`).
     ///
     /// Apply builds and drops many buffers of a few MiB (an update's decoded sections, previous
     /// versions, bodies in flight); each fresh mapping costs a page fault and a zeroed page per
     /// 4 KiB touched. Measured on the Python docs A → B compact update: 117 → 103 ms, peak RSS 40 →
-    /// 47 MiB (within issue 14's 64 MiB). The output does not depend on it.
+    /// 47 MiB (within issue 14's 64 MiB). Pack reads every file into a fresh buffer: each mapping,
+    /// unmapping and trim of the heap takes the address space's lock for writing, and the other
+    /// threads' page faults (a `read` into a new buffer) wait for it. On the Python docs the pack
+    /// threads waited on that lock about 11 times a run, 1 with this (`perf record -e
+    /// sched:sched_switch`, 10 runs); pack 107.1 → 105.2 ms (hyperfine, 3 × 40 runs in turn), big
+    /// 1.06 → 1.04 s, peak RSS on big 52–56 MiB either way. The output does not depend on it.
     static func reuseLargeBlocks() {
         #if os(Linux)
         _ = mallopt(M_MMAP_THRESHOLD, 64 << 20)

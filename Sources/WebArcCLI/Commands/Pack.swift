@@ -96,6 +96,7 @@ struct Pack: ParsableCommand {
     func run() throws {
         MallocTuning.useOneArena()
         MallocTuning.reuseLargeBlocks()
+        MallocTuning.backHeapWithHugePages()
         let policy: OutsideLinkPolicy = followOutside ? .follow : skipOutside ? .skip : .refuse
         var options = SitePacker.Options(
             baseURL: baseURL, outsideLinks: policy, skipUnreadable: skipUnreadable, overwrite: force, compressionLevel: best ? SitePacker.bestLevel : level,

@@ -1,5 +1,6 @@
 #if os(Linux)
 import CMalloc
+import Glibc
 #endif
 
 /// glibc allocator settings for the one-shot commands that move a whole archive's bodies through
@@ -36,6 +37,31 @@ enum MallocTuning {
         #if os(Linux)
         _ = mallopt(M_MMAP_THRESHOLD, 64 << 20)
         _ = mallopt(M_TRIM_THRESHOLD, 256 << 20)
+        #endif
+    }
+
+    /// Grows the heap by `bytes` at once and asks the kernel to back it with 2 MiB pages where it
+    /// can (`MADV_HUGEPAGE`; this kernel's transparent huge pages are on where asked), as glibc's
+    /// `glibc.malloc.hugetlb=1` tunable does, which a process cannot set for itself (`pack`).
+    ///
+    /// Call after ``useOneArena()`` and ``reuseLargeBlocks()``: every thread then allocates from
+    /// this one heap, and the block freed here stays in it. Nothing is touched, so nothing is
+    /// resident until used; a page fault then maps 2 MiB instead of 4 KiB, and the process's end
+    /// frees a few hundred pages instead of thousands (the kernel took 2.4 ms to reap a pack of the
+    /// Python docs). Pack of the Python docs, 40 runs of each in turn: median 101.1 → 96.6 ms
+    /// (paired differences: median −5.5, mean −2.9 ms); multi and big within noise; peak RSS
+    /// 32 → 35 MiB on the Python docs, 50 → 52–54 MiB on big (32 MiB backed so; 48 MiB once gave
+    /// 61 MiB).
+    static func backHeapWithHugePages(bytes: Int = 32 << 20) {
+        #if os(Linux)
+        guard let block = malloc(bytes) else { return }
+        let start = UInt(bitPattern: block)
+        free(block)
+        let hugePage: UInt = 2 << 20
+        let first = (start + hugePage - 1) & ~(hugePage - 1)
+        let end = UInt(bitPattern: sbrk(0)) & ~(hugePage - 1)
+        guard end > first, let address = UnsafeMutableRawPointer(bitPattern: first) else { return }
+        _ = madvise(address, Int(end - first), MADV_HUGEPAGE)
         #endif
     }
 }

@@ -44,6 +44,12 @@ struct WebArcCommand: AsyncParsableCommand {
                 try Cat.write(archive: plain.archive, url: plain.url, method: "GET", includeHeaders: plain.headers, followRedirects: plain.follow)
                 return
             }
+            if let pack = FastPack.parse(CommandLine.arguments) {
+                InterruptCleanup.install()
+                try pack.validate()
+                try pack.run()
+                return
+            }
             var command = try parseCommand()
             // `serve` handles its own signals; `capture` execs webarc-capture, which would inherit
             // the ignored signals.

@@ -81,6 +81,36 @@ struct CLITests {
         #expect(try CLIRunner.run(["pack", Self.sampleSite, "-o", scratch.file("a.webarc"), "--force", "-q"]).status == 0)
     }
 
+    @Test("pack's plain form (read without the argument parser) writes, prints and fails as the parsed form does; any other form goes to the parser")
+    func plainPackMatchesParsed() throws {
+        let scratch = try Scratch()
+        let plain = scratch.file("plain.webarc")
+        let parsed = scratch.file("parsed.webarc")
+        // The second form names the defaults, which only the parser reads.
+        let fast = try CLIRunner.run(["pack", Self.sampleSite, "-o", plain, "--json", "-q"])
+        let full = try CLIRunner.run(["pack", Self.sampleSite, "--output", parsed, "--json", "--quiet", "--level", "1", "--base-url", "http://localhost/"])
+        #expect(fast.status == 0 && full.status == 0, "\(fast.stderr) \(full.stderr)")
+        #expect(FileManager.default.contents(atPath: plain) == FileManager.default.contents(atPath: parsed))
+        var summaries: [[String: String]] = []
+        for run in [fast, full] {
+            let object = try #require(try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any])
+            summaries.append(object.filter { $0.key != "archive" && $0.key != "seconds" }.mapValues { "\($0)" })
+        }
+        #expect(summaries[0] == summaries[1])
+        #expect(summaries[0]["files"] != nil && summaries[0]["distinctBodies"] != nil)
+
+        let loud = try CLIRunner.run(["pack", Self.sampleSite, "-o", scratch.file("loud.webarc")])
+        #expect(loud.status == 0 && loud.stderr.contains("packed ") && loud.stdout.isEmpty, "\(loud.stderr)")
+        let exists = try CLIRunner.run(["pack", Self.sampleSite, "-o", plain])
+        #expect(exists.status == 73 && exists.stderr.contains("already exists"), "\(exists.stderr)")
+        #expect(try CLIRunner.run(["pack", Self.sampleSite, "-f", "-o", plain, "-q"]).status == 0)
+        let unknown = try CLIRunner.run(["pack", Self.sampleSite, "-o", scratch.file("u.webarc"), "--bogus"])
+        #expect(unknown.status == 64 && unknown.stderr.contains("--bogus"), "\(unknown.stderr)")
+        let twoFolders = try CLIRunner.run(["pack", Self.sampleSite, Self.sampleSite, "-o", scratch.file("t.webarc")])
+        #expect(twoFolders.status == 64, "\(twoFolders.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.file("u.webarc")) && !FileManager.default.fileExists(atPath: scratch.file("t.webarc")))
+    }
+
     @Test("pack --dictionary-placement apart writes as webarc 2.4 did (info shows apart), the default prefix; another value is a usage error")
     func dictionaryPlacement() throws {
         let scratch = try Scratch()

@@ -38,8 +38,13 @@ struct Pack: ParsableCommand {
     @Option(name: .shortAndLong, help: "The archive to write.")
     var output: String
 
+    /// The base URL unless told (`--base-url`).
+    static let defaultBaseURL = "http://localhost/"
+    /// Where a page's dictionary lies unless told (`--dictionary-placement`).
+    static let defaultPlacement = PlacementChoice.prefix
+
     @Option(help: "The URL the folder's files are served under.")
-    var baseURL: String = "http://localhost/"
+    var baseURL: String = Pack.defaultBaseURL
 
     @Flag(help: "Include the targets of symbolic links that leave the folder.")
     var followOutside = false
@@ -63,7 +68,7 @@ struct Pack: ParsableCommand {
     var zstd: Int?
 
     @Option(help: PlacementChoice.help)
-    var dictionaryPlacement: PlacementChoice = .prefix
+    var dictionaryPlacement: PlacementChoice = Pack.defaultPlacement
 
     @Option(name: .customLong("base"), help: ArgumentHelp(
         "Write an update over this archive instead of a whole archive; repeat for a stack, top first.", valueName: "OLD.webarc"))

@@ -23,14 +23,22 @@ extension ArchiveWriter {
             let bodyDataEnd = output.length
             try output.startWritebackOfAll()
             let allBodies = bodies.values.flatMap { $0 }.sorted { $0.reference < $1.reference }
-            let bodyRoot = try writeBodyTree(allBodies)
+            // The body tree's leaves are encoded, compressed and hashed on a second core while this
+            // one sorts the records and prepares the record tree's leaves; both are placed in order
+            // afterwards (the body data's writers are done by now, so a core is free).
+            let bodyLeaves = PreparedLeaves()
+            let bodyLeavesReady = DispatchGroup()
+            DispatchQueue.global().async(group: bodyLeavesReady) { bodyLeaves.set(Self.bodyLeaves(allBodies)) }
             let sorted = sortedRecords()
             var treePositions = [Int](repeating: 0, count: sorted.count)
             for (position, record) in sorted.enumerated() { treePositions[record.order] = position }
             metadata.writer = WriterRecipe(
                 level: options.compressionLevel, dictionaryInterval: anchors.interval, zstdLevel: options.zstdLevel,
                 order: InsertionOrder(positions: treePositions), anchors: anchors.plan.rule, placement: options.dictionaryPlacement)
-            let recordRoot = try writeRecordTree(sorted)
+            let recordLeaves = try self.recordLeaves(sorted)
+            bodyLeavesReady.wait()
+            let bodyRoot = try writeTree(leaves: try bodyLeaves.take(), tree: .bodies)
+            let recordRoot = try writeTree(leaves: recordLeaves, tree: .records)
             let metadataRaw = MetadataPage.encode(object: RecordObjects.archive(metadata).encoded())
             let metadataReference = try storePage(metadataRaw, height: 0)
 
@@ -76,24 +84,28 @@ extension ArchiveWriter {
         }
     }
 
-    /// Writes the body tree's leaves, then its interior levels, and returns the root's reference.
-    private func writeBodyTree(_ entries: [BodyEntry]) throws -> PageReference {
-        var level: [(key: [UInt8], child: PageReference)] = []
-        for page in PagePacking.pack(entries, headSize: BodyLeaf.headSize, size: { $0.encodedSize }) {
-            let reference = try storePage(BodyLeaf.encode(page), height: 0)
-            level.append((page.first?.reference.treeKey ?? [], reference))
+    /// The body tree's leaves, prepared.
+    private static func bodyLeaves(_ entries: [BodyEntry]) -> Result<[PreparedPage], any Error> {
+        Result {
+            try PagePacking.pack(entries, headSize: BodyLeaf.headSize, size: { $0.encodedSize }).map { page in
+                try PreparedPage(raw: BodyLeaf.encode(page), key: page.first?.reference.treeKey ?? [])
+            }
         }
-        return try writeInteriorLevels(level, tree: .bodies)
     }
 
-    /// Writes the record tree's leaves (records grouped by key, each leaf with copies of the body
-    /// entries its responses name), then its interior levels, and returns the root's reference.
-    private func writeRecordTree(_ sorted: [PendingRecord]) throws -> PageReference {
+    /// Appends a tree's leaves, then writes its interior levels, and returns the root's reference.
+    private func writeTree(leaves: [PreparedPage], tree: Page.Tree) throws -> PageReference {
+        try writeInteriorLevels(leaves.map { ($0.key, try append($0, height: 0)) }, tree: tree)
+    }
+
+    /// The record tree's leaves (records grouped by key, each leaf with copies of the body entries
+    /// its responses name), prepared.
+    private func recordLeaves(_ sorted: [PendingRecord]) throws -> [PreparedPage] {
         var groups: [[PendingRecord]] = []
         for record in sorted {
             if let last = groups.last?.first, last.key == record.key { groups[groups.count - 1].append(record) } else { groups.append([record]) }
         }
-        var level: [(key: [UInt8], child: PageReference)] = []
+        var leaves: [PreparedPage] = []
         var page: [PendingRecord] = []
         var pageBodies = Set<BodyReference>()
         var used = RecordLeaf.headSize
@@ -103,7 +115,7 @@ extension ArchiveWriter {
             guard raw.count <= Int(FormatBounds.maxPageLength) else {
                 throw WebArcError.invalidRecord(url: page.first?.url ?? "", reason: "its records need a page of \(raw.count) bytes, over the 4 MiB bound")
             }
-            level.append((page.first?.key ?? [], try storePage(raw, height: 0)))
+            leaves.append(try PreparedPage(raw: raw, key: page.first?.key ?? []))
             page = []
             pageBodies = []
             used = RecordLeaf.headSize
@@ -123,7 +135,7 @@ extension ArchiveWriter {
             used += extra
         }
         try flush()
-        return try writeInteriorLevels(level, tree: .records)
+        return leaves
     }
 
     /// Builds interior levels over `level` until one page remains, writing each level bottom up;
@@ -145,6 +157,32 @@ extension ArchiveWriter {
     /// Compresses a page with `LZ4_compress_default` when that is smaller, appends it, and returns
     /// its reference (spec Appendix C step 8).
     private func storePage(_ raw: [UInt8], height: UInt8) throws -> PageReference {
+        try append(PreparedPage(raw: raw, key: []), height: height)
+    }
+
+    /// Appends a prepared page and returns its reference.
+    private func append(_ page: PreparedPage, height: UInt8) throws -> PageReference {
+        let reference = PageReference(
+            offset: output.length, storedLength: UInt32(page.stored.count), rawLength: page.rawLength, codec: page.codec, height: height,
+            digest: page.digest)
+        try output.append(page.stored)
+        return reference
+    }
+}
+
+/// A page encoded, compressed with `LZ4_compress_default` when that is smaller, and hashed, not yet
+/// placed in the archive (spec Appendix C step 8).
+struct PreparedPage: Sendable {
+    let stored: [UInt8]
+    let codec: PageReference.Codec
+    let rawLength: UInt32
+    /// SHA-256 of the stored bytes.
+    let digest: SHA256Hash
+    /// The key its parent names it by (a leaf's first entry's; empty where none is needed).
+    let key: [UInt8]
+
+    /// - Throws: `invalidRecord` when `raw` is over the 4 MiB page bound.
+    init(raw: [UInt8], key: [UInt8]) throws {
         guard raw.count <= Int(FormatBounds.maxPageLength) else {
             throw WebArcError.invalidRecord(url: "", reason: "a page of \(raw.count) bytes is over the 4 MiB bound")
         }
@@ -156,10 +194,25 @@ extension ArchiveWriter {
             stored = compressed
             codec = .lz4
         }
-        let reference = PageReference(
-            offset: output.length, storedLength: UInt32(stored.count), rawLength: UInt32(raw.count), codec: codec, height: height,
-            digest: SHA256Hash.of(stored))
-        try output.append(stored)
-        return reference
+        self.stored = stored
+        self.codec = codec
+        rawLength = UInt32(raw.count)
+        digest = SHA256Hash.of(stored)
+        self.key = key
+    }
+}
+
+/// The body tree's leaves, handed from the thread that prepares them to the one that places them.
+private final class PreparedLeaves: @unchecked Sendable {
+    private let lock = NSLock()
+    private var result: Result<[PreparedPage], any Error>?
+
+    func set(_ result: Result<[PreparedPage], any Error>) {
+        lock.withLock { self.result = result }
+    }
+
+    /// The leaves, once set (the caller has waited for that), or the error preparing them threw.
+    func take() throws -> [PreparedPage] {
+        try lock.withLock { result! }.get()
     }
 }

@@ -17,8 +17,9 @@ with the goals of issue 11 met or not to stdout and writes it to
 Tools/bench/results/pack-<date>-<time>.md. Progress goes to stderr.
 
 Options:
-  --runs N        timed runs of each command on pydocs, after one warm-up (default: 5); multi
-                  takes min(N, 3)
+  --runs N        timed runs of each command on pydocs, after one warm-up (default: 15: on the
+                  2-core VM, runs minutes apart spread by ±10 % and 5 gave medians up to 0.1 off
+                  the ratio); multi takes min(N, 3)
   --big-runs N    timed runs of each command on big (default: min(N, 3); its commands take seconds)
   --corpora LIST  comma-separated subset of pydocs,multi,big (default: all three)
   -h, --help      show this help
@@ -42,7 +43,7 @@ machines or runs.
 EOF
 }
 
-RUNS=5
+RUNS=15
 BIG_RUNS=""
 CORPORA_LIST="pydocs,multi,big"
 while (($#)); do

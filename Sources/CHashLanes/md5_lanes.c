@@ -19,10 +19,9 @@ void md5_lanes_reset(md5_lanes_state *state, int lane) {
     for (int w = 0; w < 4; w++) state->words[w][lane] = md5_initial[w];
 }
 
-void md5_lanes_finish(const md5_lanes_state *state, int lane, const uint8_t *tail, size_t tail_length,
-                      uint64_t total_length, uint8_t digest[16]) {
-    uint32_t h[4];
-    for (int w = 0; w < 4; w++) h[w] = state->words[w][lane];
+/// Pads the last `tail_length` (< 64) bytes of a message of `total_length` bytes into the chaining
+/// state `h` (a copy) and writes the digest.
+static void md5_finish_state(uint32_t h[4], const uint8_t *tail, size_t tail_length, uint64_t total_length, uint8_t digest[16]) {
     uint8_t last[128] = {0};
     if (tail_length) memcpy(last, tail, tail_length);
     last[tail_length] = 0x80;
@@ -35,22 +34,27 @@ void md5_lanes_finish(const md5_lanes_state *state, int lane, const uint8_t *tai
     }
 }
 
+void md5_lanes_finish(const md5_lanes_state *state, int lane, const uint8_t *tail, size_t tail_length,
+                      uint64_t total_length, uint8_t digest[16]) {
+    uint32_t h[4];
+    for (int w = 0; w < 4; w++) h[w] = state->words[w][lane];
+    md5_finish_state(h, tail, tail_length, total_length, digest);
+}
+
 void md5_stream_init(md5_stream *stream) {
     memcpy(stream->words, md5_initial, sizeof stream->words);
     stream->buffered = 0;
     stream->length = 0;
 }
 
-static void md5_blocks_of_stream(uint32_t *words, const uint8_t *data, size_t blocks) { md5_blocks_unrolled(words, data, blocks); }
-
 void md5_stream_update(md5_stream *stream, const uint8_t *data, size_t length) {
-    block_buffer_update(stream->words, stream->buffer, &stream->buffered, &stream->length, data, length, md5_blocks_of_stream);
+    block_buffer_update(stream->words, stream->buffer, &stream->buffered, &stream->length, data, length, md5_blocks_unrolled);
 }
 
 void md5_stream_finish(const md5_stream *stream, uint8_t digest[16]) {
-    md5_lanes_state lane;
-    for (int w = 0; w < 4; w++) lane.words[w][0] = stream->words[w];
-    md5_lanes_finish(&lane, 0, stream->buffer, stream->buffered, stream->length, digest);
+    uint32_t h[4];
+    memcpy(h, stream->words, sizeof h);
+    md5_finish_state(h, stream->buffer, stream->buffered, stream->length, digest);
 }
 
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))

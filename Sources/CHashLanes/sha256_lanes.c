@@ -406,10 +406,8 @@ void sha256_lanes_blocks_one(sha256_lanes_state *state, int lane, const uint8_t 
     for (int w = 0; w < 8; w++) state->words[w][lane] = h[w];
 }
 
-static void sha256_blocks_of_stream(uint32_t *words, const uint8_t *data, size_t blocks) { sha256_blocks_one(words, data, blocks); }
-
 void sha256_stream_update(sha256_stream *stream, const uint8_t *data, size_t length) {
-    block_buffer_update(stream->words, stream->buffer, &stream->buffered, &stream->length, data, length, sha256_blocks_of_stream);
+    block_buffer_update(stream->words, stream->buffer, &stream->buffered, &stream->length, data, length, sha256_blocks_one);
 }
 
 void sha256_stream_update_pair(sha256_stream *first, sha256_stream *second, const uint8_t *data, size_t length) {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 extension ArchiveWriter {
     /// Writes the page trees, the metadata page and the trailer, syncs, and renames the archive
@@ -26,9 +27,12 @@ extension ArchiveWriter {
             // The body tree's leaves are encoded, compressed and hashed on a second core while this
             // one sorts the records and prepares the record tree's leaves; both are placed in order
             // afterwards (the body data's writers are done by now, so a core is free).
-            let bodyLeaves = PreparedLeaves()
+            let bodyLeaves = Mutex<Result<[PreparedPage], any Error>?>(nil)
             let bodyLeavesReady = DispatchGroup()
-            DispatchQueue.global().async(group: bodyLeavesReady) { bodyLeaves.set(Self.bodyLeaves(allBodies)) }
+            DispatchQueue.global().async(group: bodyLeavesReady) {
+                let prepared = Self.bodyLeaves(allBodies)
+                bodyLeaves.withLock { $0 = prepared }
+            }
             let sorted = sortedRecords()
             var treePositions = [Int](repeating: 0, count: sorted.count)
             for (position, record) in sorted.enumerated() { treePositions[record.order] = position }
@@ -37,7 +41,7 @@ extension ArchiveWriter {
                 order: InsertionOrder(positions: treePositions), anchors: anchors.plan.rule, placement: options.dictionaryPlacement)
             let recordLeaves = try self.recordLeaves(sorted)
             bodyLeavesReady.wait()
-            let bodyRoot = try writeTree(leaves: try bodyLeaves.take(), tree: .bodies)
+            let bodyRoot = try writeTree(leaves: try bodyLeaves.withLock { $0! }.get(), tree: .bodies)
             let recordRoot = try writeTree(leaves: recordLeaves, tree: .records)
             let metadataRaw = MetadataPage.encode(object: RecordObjects.archive(metadata).encoded())
             let metadataReference = try storePage(metadataRaw, height: 0)
@@ -199,20 +203,5 @@ struct PreparedPage: Sendable {
         rawLength = UInt32(raw.count)
         digest = SHA256Hash.of(stored)
         self.key = key
-    }
-}
-
-/// The body tree's leaves, handed from the thread that prepares them to the one that places them.
-private final class PreparedLeaves: @unchecked Sendable {
-    private let lock = NSLock()
-    private var result: Result<[PreparedPage], any Error>?
-
-    func set(_ result: Result<[PreparedPage], any Error>) {
-        lock.withLock { self.result = result }
-    }
-
-    /// The leaves, once set (the caller has waited for that), or the error preparing them threw.
-    func take() throws -> [PreparedPage] {
-        try lock.withLock { result! }.get()
     }
 }

@@ -77,7 +77,7 @@ struct RawBodyStream {
         try emit(chunk)
     }
 
-    /// Adds the next chunk's bytes to the body's SHA-256 and returns the chunk's own.
+    /// Adds the next chunk's bytes to the body's MD5 and SHA-256 and returns the chunk's SHA-256.
     private mutating func chunkDigest(_ raw: UnsafeRawBufferPointer) -> SHA256Hash {
         guard pairs else {
             md5.update(raw)

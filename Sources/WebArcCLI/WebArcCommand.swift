@@ -46,7 +46,6 @@ struct WebArcCommand: AsyncParsableCommand {
             }
             if let pack = FastPack.parse(CommandLine.arguments) {
                 InterruptCleanup.install()
-                try pack.validate()
                 try pack.run()
                 return
             }

@@ -106,6 +106,32 @@ struct PackUnpackTests {
         #expect(packer.url(for: "") == "http://localhost/")
     }
 
+    @Test("a file's key without canonicalization (canonical base) equals URLKey.key's, for odd paths and several bases")
+    func fileKeys() throws {
+        var random = SeededGenerator(seed: 21)
+        let pieces = ["a", "é", "😀", "%", "%2e", "%41", " ", "?", "#", "\\", ".", "...", ".x", "~", "!", "@", ":", "+", "=", "&", ";", "[", "\u{7F}",
+                      "\u{1}", "index.html", "A", "-_"]
+        var paths = ["", "index.html", "a/", "a/index.html"]
+        for _ in 0..<600 {
+            let segments = (0..<Int.random(in: 1...4, using: &random)).map { _ in
+                (0..<Int.random(in: 1...3, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+            }
+            // A scanned path has no "." or ".." segment: those are the folder and its parent.
+            guard !segments.contains(".") && !segments.contains("..") else { continue }
+            paths.append(segments.joined(separator: "/") + (Bool.random(using: &random) ? "/" : ""))
+        }
+        // Canonical bases take the plain path; the others (upper-case host, default port, dot
+        // segments, a query) go through canonicalization; both must give URLKey.key's bytes.
+        for base in ["http://localhost/", "https://kiosk.example/docs/", "http://Example.COM:80/a/./b/../c/", "http://h/x?y=1/", "http://h/%7e/"] {
+            let packer = SitePacker(options: SitePacker.Options(baseURL: base))
+            let keyOf = try packer.keyMaker()
+            for path in paths {
+                let url = packer.url(for: path)
+                #expect(try keyOf(url) == Array(URLKey.key(method: "GET", url: url).utf8), "\(base) \(path)")
+            }
+        }
+    }
+
     @Test("a folder's index.html answers at folder/ and folder redirects there")
     func folderIndex() throws {
         let folder = try TemporaryFolder()

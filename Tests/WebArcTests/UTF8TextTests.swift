@@ -60,4 +60,26 @@ struct UTF8TextTests {
         // Both answers occur often enough for the comparison to mean something.
         #expect(valid > 1_000 && valid < 19_000)
     }
+
+    @Test("precedes orders strings as their UTF-8 bytes do: prefixes first, short (inline) and long strings, non-ASCII")
+    func byteOrder() {
+        var random = SeededGenerator(seed: 11)
+        let pieces = ["", "a", "a/", "a-b", "a/b", "_sources/library/", "é", "e\u{301}", "😀", "z", "library/functions.html", "\u{0}"]
+        var strings = pieces
+        for _ in 0..<400 {
+            strings.append((0..<Int.random(in: 1...4, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined())
+        }
+        var before = 0
+        for first in strings.prefix(120) {
+            for second in strings.suffix(120) {
+                let expected = first.utf8.lexicographicallyPrecedes(second.utf8)
+                #expect(UTF8Text.precedes(first, second) == expected, "\(first) vs \(second)")
+                if expected { before += 1 }
+            }
+        }
+        #expect(before > 1_000 && before < 13_000)
+        // "é" precomposed (C3 A9) sorts after "e" + U+0301 (65 CC 81) by bytes, though the two are equal as Strings.
+        #expect(UTF8Text.precedes("e\u{301}", "é") && !UTF8Text.precedes("é", "e\u{301}"))
+        #expect(UTF8Text.precedes("a", "a/") && !UTF8Text.precedes("a/", "a") && !UTF8Text.precedes("a", "a"))
+    }
 }

@@ -69,7 +69,7 @@ struct FolderListing {
             }
             if name != "." && name != ".." { names.append(name) }
         }
-        names.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        names.sort { UTF8Text.precedes($0, $1) }
         let descriptor = dirfd(handle)
         let entries = names.map { name in
             var info = stat()

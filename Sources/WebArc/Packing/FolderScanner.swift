@@ -88,9 +88,9 @@ public struct FolderScanner {
                 depth += listing.folders
             }
         }
-        files.sort { $0.relativePath.utf8.lexicographicallyPrecedes($1.relativePath.utf8) }
-        problems.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
-        skippedLinks.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        files.sort { UTF8Text.precedes($0.relativePath, $1.relativePath) }
+        problems.sort { UTF8Text.precedes($0.path, $1.path) }
+        skippedLinks.sort { UTF8Text.precedes($0.path, $1.path) }
     }
 
     static func realPath(_ path: String) -> String? {

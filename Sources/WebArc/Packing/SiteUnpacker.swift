@@ -88,7 +88,7 @@ public struct SiteUnpacker {
         // Files are independent: one worker per core decodes, verifies and writes them, each taking
         // the next file in plan order (folders are created by whichever worker needs them first).
         let state = Mutex((next: 0, written: 0, bytes: UInt64(0), failure: (any Error)?.none))
-        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8, files.count))
+        let workers = max(1, min(AvailableCores.count, 8, files.count))
         let plan = files.map { (path: $0.path, body: $0.body, length: $0.length) }
         // The progress callback is called under the lock, one call at a time, never concurrently.
         let shared = UncheckedSendable((unpacker: self, progress: progress))

@@ -101,7 +101,7 @@ struct AppliedArchive {
                 added += 1
                 progress?(added, records.count)
             }
-            try pipeline.run(workers: workers > 0 ? workers : ProcessInfo.processInfo.activeProcessorCount) { body, output in
+            try pipeline.run(workers: workers > 0 ? workers : AvailableCores.count) { body, output in
                 while added < bodyRecords[body] { try copyNext() }
                 guard case .response(var response) = records[added].record, case .prepared(let prepared, let reused) = output else {
                     try copyNext()

@@ -40,7 +40,7 @@ extension MD5Lanes {
     /// about equal bytes hashed on every core at once: for a caller with nothing else for the other
     /// core to do (a compact update's new bodies, before the writer starts).
     static func digestsOnEveryCore(of messages: [[UInt8]]) -> [BodyDigest] {
-        let runs = CoreRuns.ofAboutEqualBytes(messages.map(\.count), runs: ProcessInfo.processInfo.activeProcessorCount)
+        let runs = CoreRuns.ofAboutEqualBytes(messages.map(\.count), runs: AvailableCores.count)
         guard runs.count > 1 else { return digests(of: messages) }
         let results = Mutex<[Int: [BodyDigest]]>([:])
         DispatchQueue.concurrentPerform(iterations: runs.count) { run in

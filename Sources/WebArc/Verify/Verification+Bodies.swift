@@ -107,7 +107,7 @@ extension Verification {
         for body in bodies { found.collectExtents(body, bodyDataEnd: reader.trailer.bodyDataEnd) }
         let order = checkingOrder(bodies, inFileOrder: reader.source.arrivesInFileOrder)
         reader.announceBaseChunks(of: order.map { bodies[$0] })
-        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+        let workers = max(1, min(AvailableCores.count, 8))
         let queue = BodyQueue(bodies, order: order, workers: workers)
         let outcomes = Mutex<[Int: BodyOutcome]>([:])
         DispatchQueue.concurrentPerform(iterations: workers) { worker in

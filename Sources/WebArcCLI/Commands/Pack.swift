@@ -98,67 +98,13 @@ struct Pack: ParsableCommand {
         }
     }
 
-    func run() throws {
-        MallocTuning.useOneArena()
-        MallocTuning.reuseLargeBlocks()
-        MallocTuning.backHeapWithHugePages()
-        let policy: OutsideLinkPolicy = followOutside ? .follow : skipOutside ? .skip : .refuse
-        var options = SitePacker.Options(
-            baseURL: baseURL, outsideLinks: policy, skipUnreadable: skipUnreadable, overwrite: force, compressionLevel: best ? SitePacker.bestLevel : level,
-            zstdLevel: best ? SitePacker.bestZstdLevel : zstd)
-        options.dictionaryPlacement = dictionaryPlacement.placement
-        let packer = SitePacker(options: options)
-        let progress = ProgressReporter(label: "packing", quiet: quiet)
-        let started = Date()
-        let summary: SitePacker.Summary
-        let packed = bases.isEmpty ? output : OutputFile.intermediatePath(beside: output, purpose: "new")
-        defer { if packed != output { try? FileManager.default.removeItem(atPath: packed) } }
-        do {
-            summary = try packer.pack(folder: folder, to: packed) { files, totalFiles, bytes, totalBytes in
-                progress.update(items: files, totalItems: totalFiles, bytes: bytes, totalBytes: totalBytes)
-            }
-        } catch let failure as SitePacker.Failure {
-            progress.finish()
-            if case .refused(let problems) = failure { for problem in problems { Output.error("webarc: \(folder)/\(problem)") } }
-            throw CommandFailure("\(folder): \(failure.description)", code: ExitCodes.dataError)
-        } catch let error as WebArcError {
-            progress.finish()
-            throw CommandFailure(error, file: error.code == "output-exists" ? nil : folder)
-        }
-        progress.finish()
-        var updateBytes: UInt64?
-        if !bases.isEmpty {
-            if !force && FileManager.default.fileExists(atPath: output) {
-                throw CommandFailure("\(output) exists: use --force to replace it", code: ExitCodes.cannotCreate)
-            }
-            // Building and checking the update read every body of the bases (downloaded once by URL).
-            let old = try ArchiveOpening.stack(bases, readingAll: true)
-            let new = try ArchiveOpening.open(packed)
-            if compact {
-                _ = try withFile(output) { try CompactUpdateBuilder(old: old, new: new).write(to: output, overwrite: force) }
-                try ApplyCheck(output: output, bases: bases).runCompact(old)
-            } else {
-                _ = try withFile(output) { try UpdateBuilder(old: old, new: new).write(to: output, overwrite: force) }
-                try ApplyCheck(output: output, bases: bases).run(quiet: quiet)
-            }
-            updateBytes = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? UInt64) ?? 0
-        }
-        let seconds = Date().timeIntervalSince(started)
-        let stats = summary.statistics
-        if json {
-            Output.json([
-                "archive": output, "files": summary.files, "responses": summary.responses, "redirects": summary.redirects,
-                "distinctBodies": stats.bodiesStored, "rawBytes": stats.rawBytes, "storedBodyBytes": stats.storedBytes,
-                "seconds": seconds, "skipped": summary.skipped.map(\.description), "startURL": summary.startURL ?? NSNull(),
-                "updateBytes": updateBytes.map { $0 as Any } ?? NSNull(),
-            ] as [String: Any])
-        }
-        guard !quiet else { return }
-        for skipped in summary.skipped { Output.error("webarc: skipped \(folder)/\(skipped)") }
-        Output.error(String(
-            format: "packed %d files (%d responses, %d redirects, %d distinct bodies) into %@: %@ → %@ in %.2fs",
-            summary.files, summary.responses, summary.redirects, stats.bodiesStored, output,
-            ProgressReporter.size(stats.rawBytes), ProgressReporter.size(stats.storedBytes), seconds))
-        if let updateBytes { Output.error("wrote the update over \(bases.joined(separator: ", ")) to \(output): \(ProgressReporter.size(updateBytes)), checked") }
+    /// What this command line asks for, as plain values.
+    var job: PackJob {
+        PackJob(
+            folder: folder, output: output, baseURL: baseURL, outsideLinks: followOutside ? .follow : skipOutside ? .skip : .refuse,
+            skipUnreadable: skipUnreadable, level: level, best: best, zstd: zstd, dictionaryPlacement: dictionaryPlacement, bases: bases,
+            compact: compact, force: force, quiet: quiet, json: json)
     }
+
+    func run() throws { try job.run() }
 }

@@ -42,7 +42,7 @@ extension CompactPlan {
             let (starts, lengths) = (starts, lengths)
             let slots = SendableBuffer(base: UnsafeMutableRawBufferPointer(buffer))
             let errors = Mutex<[Int: any Error]>([:])
-            let parts = CoreRuns.ofAboutEqualBytes(lengths, runs: ProcessInfo.processInfo.activeProcessorCount)
+            let parts = CoreRuns.ofAboutEqualBytes(lengths, runs: AvailableCores.count)
             DispatchQueue.concurrentPerform(iterations: parts.count) { part in
                 for number in parts[part] {
                     guard let version = versions[number] else { continue }

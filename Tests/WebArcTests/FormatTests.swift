@@ -216,4 +216,22 @@ struct FormatTests {
             try ArchiveAppendix.archiveEnd(tail: huge.bytes, fileLength: 10_000_000)
         }
     }
+
+    @Test("KeyOrder.compare orders keys as KeyOrder.less does: bytes unsigned, a proper prefix first, equal keys 0")
+    func keyCompare() {
+        var random = SeededGenerator(seed: 5)
+        let alphabet: [UInt8] = [0x00, 0x2F, 0x41, 0x61, 0x7F, 0x80, 0xFF]
+        let keys = [[], [0x41], [0x41, 0x00], [0x80], [0x7F, 0xFF]] + (0..<300).map { _ in
+            Array("GET http://localhost/".utf8) + (0..<Int.random(in: 0...6, using: &random)).map { _ in alphabet.randomElement(using: &random)! }
+        }
+        var outcomes = Set<Int>()
+        for lhs in keys {
+            for rhs in keys.prefix(80) {
+                let order = KeyOrder.compare(lhs, rhs)
+                #expect((order < 0) == KeyOrder.less(lhs, rhs) && (order == 0) == (lhs == rhs) && (order > 0) == KeyOrder.less(rhs, lhs), "\(lhs) \(rhs)")
+                outcomes.insert(order.signum())
+            }
+        }
+        #expect(outcomes == [-1, 0, 1])
+    }
 }

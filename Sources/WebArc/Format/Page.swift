@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A decoded, parsed page of one of the four types.
 ///
 /// Spec: §5 Pages.
@@ -110,5 +116,15 @@ extension ByteReader {
 enum KeyOrder {
     static func less<A: Collection, B: Collection>(_ lhs: A, _ rhs: B) -> Bool where A.Element == UInt8, B.Element == UInt8 {
         lhs.lexicographicallyPrecedes(rhs)
+    }
+
+    /// Two arrays' order in one `memcmp`: negative when `lhs` comes first, 0 when equal, positive
+    /// when after. The writer sorts its records with it (a key a few dozen bytes long, most
+    /// sharing their origin and folders: an element-wise walk took 0.5 ms of finishing a pack of
+    /// the Python docs, on one core).
+    static func compare(_ lhs: [UInt8], _ rhs: [UInt8]) -> Int {
+        let common = min(lhs.count, rhs.count)
+        let order = common == 0 ? 0 : lhs.withUnsafeBytes { a in rhs.withUnsafeBytes { b in memcmp(a.baseAddress!, b.baseAddress!, common) } }
+        return order != 0 ? Int(order) : lhs.count - rhs.count
     }
 }

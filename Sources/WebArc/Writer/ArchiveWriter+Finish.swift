@@ -78,7 +78,8 @@ extension ArchiveWriter {
     /// descending (absent last), then insertion order descending.
     private func sortedRecords() -> [PendingRecord] {
         records.sorted { lhs, rhs in
-            if lhs.key != rhs.key { return KeyOrder.less(lhs.key, rhs.key) }
+            let order = KeyOrder.compare(lhs.key, rhs.key)
+            if order != 0 { return order < 0 }
             switch (lhs.date, rhs.date) {
             case let (left?, right?) where left != right: return left > right
             case (.some, nil): return true
@@ -102,44 +103,74 @@ extension ArchiveWriter {
         try writeInteriorLevels(leaves.map { ($0.key, try append($0, height: 0)) }, tree: tree)
     }
 
+    /// One record-tree leaf to encode: its records, in tree order, and the body entries they name.
+    private struct RecordPage {
+        var records: ArraySlice<PendingRecord>
+        var bodies: [BodyEntry]
+    }
+
     /// The record tree's leaves (records grouped by key, each leaf with copies of the body entries
-    /// its responses name), prepared.
+    /// its responses name), prepared: where each leaf ends is settled here, in order; the leaves are
+    /// then encoded, compressed and hashed on every core (``prepareInParallel(_:)``).
     private func recordLeaves(_ sorted: [PendingRecord]) throws -> [PreparedPage] {
-        var groups: [[PendingRecord]] = []
-        for record in sorted {
-            if let last = groups.last?.first, last.key == record.key { groups[groups.count - 1].append(record) } else { groups.append([record]) }
-        }
-        var leaves: [PreparedPage] = []
-        var page: [PendingRecord] = []
-        var pageBodies = Set<BodyReference>()
-        var used = RecordLeaf.headSize
-        func flush() throws {
-            let entries = pageBodies.sorted().map { storedBody($0)! }
-            let raw = RecordLeaf.encode(records: page.map { ($0.key, $0.object) }, bodies: entries)
+        let pages = recordPages(sorted)
+        let prepared = Self.prepareInParallel(pages.count) { number -> PreparedPage in
+            let page = pages[number]
+            let raw = RecordLeaf.encode(records: page.records.map { ($0.key, $0.object) }, bodies: page.bodies)
             guard raw.count <= Int(FormatBounds.maxPageLength) else {
-                throw WebArcError.invalidRecord(url: page.first?.url ?? "", reason: "its records need a page of \(raw.count) bytes, over the 4 MiB bound")
+                throw WebArcError.invalidRecord(url: page.records.first?.url ?? "", reason: "its records need a page of \(raw.count) bytes, over the 4 MiB bound")
             }
-            leaves.append(try PreparedPage(raw: raw, key: page.first?.key ?? []))
-            page = []
-            pageBodies = []
+            return try PreparedPage(raw: raw, key: page.records.first?.key ?? [])
+        }
+        // The first failure in page order, as one core would have met it.
+        return try prepared.map { try $0.get() }
+    }
+
+    /// The record tree's leaves as records and body entries: a key's records stay in one leaf, and a
+    /// leaf takes groups while its records and the entries of the bodies they name fit
+    /// ``PagePacking/target`` (spec Appendix C step 6).
+    private func recordPages(_ sorted: [PendingRecord]) -> [RecordPage] {
+        var pages: [RecordPage] = []
+        var start = sorted.startIndex
+        /// The entries of the bodies the page's records name so far.
+        var pageBodies: [BodyReference: BodyEntry] = [:]
+        var used = RecordLeaf.headSize
+        func close(at end: Int) {
+            pages.append(RecordPage(records: sorted[start..<end], bodies: pageBodies.values.sorted { $0.reference < $1.reference }))
+            start = end
+            pageBodies = [:]
             used = RecordLeaf.headSize
         }
-        for group in groups {
+        var groupStart = sorted.startIndex
+        while groupStart < sorted.endIndex {
+            var groupEnd = groupStart + 1
+            while groupEnd < sorted.endIndex && sorted[groupEnd].key == sorted[groupStart].key { groupEnd += 1 }
+            let group = sorted[groupStart..<groupEnd]
             let recordsSize = group.reduce(0) { $0 + RecordLeaf.entrySize(key: $1.key, object: $1.object) }
             // The bodies the group names, once each (a group is a key's few records).
-            var named: [BodyReference] = []
-            for case let body? in group.lazy.map(\.body) where !named.contains(body) { named.append(body) }
-            var extra = recordsSize + named.reduce(0) { pageBodies.contains($1) ? $0 : $0 + storedBody($1)!.encodedSize }
-            if !page.isEmpty && used + extra > PagePacking.target {
-                try flush()
-                extra = recordsSize + named.reduce(0) { $0 + storedBody($1)!.encodedSize }
+            var named: [BodyEntry] = []
+            for case let body? in group.lazy.map(\.body) where !named.contains(where: { $0.reference == body }) { named.append(storedBody(body)!) }
+            var extra = recordsSize + named.reduce(0) { pageBodies[$1.reference] == nil ? $0 + $1.encodedSize : $0 }
+            if start < groupStart && used + extra > PagePacking.target {
+                close(at: groupStart)
+                extra = recordsSize + named.reduce(0) { $0 + $1.encodedSize }
             }
-            page += group
-            pageBodies.formUnion(named)
+            for entry in named { pageBodies[entry.reference] = entry }
             used += extra
+            groupStart = groupEnd
         }
-        try flush()
-        return leaves
+        close(at: sorted.endIndex)
+        return pages
+    }
+
+    /// `prepare(0)` … `prepare(count - 1)` on every core, their results in order.
+    static func prepareInParallel(_ count: Int, _ prepare: @Sendable (Int) throws -> PreparedPage) -> [Result<PreparedPage, any Error>] {
+        let results = Mutex<[Result<PreparedPage, any Error>?]>(Array(repeating: nil, count: count))
+        DispatchQueue.concurrentPerform(iterations: count) { number in
+            let result = Result { try prepare(number) }
+            results.withLock { $0[number] = result }
+        }
+        return results.withLock { $0.map { $0! } }
     }
 
     /// Builds interior levels over `level` until one page remains, writing each level bottom up;

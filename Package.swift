@@ -51,6 +51,7 @@ let package = Package(
                 "CZstd",
                 "CHashLanes",
                 "CWriteback",
+                "CAffinity",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -100,6 +101,9 @@ let package = Package(
         // Linux's sync_file_range, with which the archive writer starts writing body data to disk
         // as it goes (the fsync before the rename then waits for little).
         .systemLibrary(name: "CWriteback"),
+        // Linux's thread CPU affinity, with which pack's workers keep to a core each (the
+        // scheduler left one core idle for up to 10 ms while both ran on the other).
+        .systemLibrary(name: "CAffinity"),
         // zlib for gzip WARC records and gzip/deflate HTTP bodies; only WebArcInterop imports it.
         .systemLibrary(
             name: "CZlib",

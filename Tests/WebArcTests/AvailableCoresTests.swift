@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import WebArc
@@ -7,10 +8,24 @@ import Testing
 /// without its cost.
 @Suite("Available cores")
 struct AvailableCoresTests {
-    @Test("the count is what ProcessInfo.activeProcessorCount answers on this machine")
-    func matchesFoundation() {
+    @Test("the count is the affinity mask's CPUs, as many as Foundation counts here; a thread kept to a core runs only there")
+    func affinity() throws {
         #expect(AvailableCores.count == ProcessInfo.processInfo.activeProcessorCount)
-        #expect(AvailableCores.count >= 1)
+        #expect(AvailableCores.count >= 1 && AvailableCores.count <= AvailableCores.cpus.count)
+        #expect(AvailableCores.currentThreadCPUs() == AvailableCores.cpus)
+        let last = try #require(AvailableCores.cpus.last)
+        let seen = Mutex<(kept: Bool, cpus: [Int]?)>((false, nil))
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let kept = AvailableCores.keepCurrentThread(on: last)
+            seen.withLock { $0 = (kept, AvailableCores.currentThreadCPUs()) }
+            done.signal()
+        }
+        done.wait()
+        #expect(seen.withLock { $0.kept && $0.cpus == [last] })
+        // The calling thread is not affected, and a CPU past the mask's size is refused.
+        #expect(AvailableCores.currentThreadCPUs() == AvailableCores.cpus)
+        #expect(!AvailableCores.keepCurrentThread(on: 1 << 20))
     }
 
     @Test("a cgroup quota is whole cores rounded up; no quota (-1 or 0) is none")

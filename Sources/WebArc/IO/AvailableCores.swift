@@ -1,25 +1,68 @@
 #if canImport(Glibc)
+import CAffinity
 import Glibc
 #elseif canImport(Darwin)
 import Foundation
 #endif
 
-/// How many cores this process can use: the CPUs online, and no more than its cgroup's CPU quota (cgroup v2 `cpu.max`, or v1's `cpu.cfs_quota_us` over `cpu.cfs_period_us`),
-/// rounded up; at least 1.
+/// The cores this process may run on: the CPUs in its affinity mask (`taskset`, a cpuset), no
+/// more of them than its cgroup's CPU quota allows (cgroup v2 `cpu.max`, or v1's
+/// `cpu.cfs_quota_us` over `cpu.cfs_period_us`, rounded up); at least one.
 ///
 /// `ProcessInfo.activeProcessorCount` reads the quota too, but its first call costs a fresh
 /// process 0.3 ms (Foundation's file reading and the type lookups it brings), on one core before
 /// `pack`'s workers start; this reads the same few bytes with `open` and `read`.
 package enum AvailableCores {
-    /// The count, worked out once.
+    /// How many: the worker count of `pack`, `verify`, `unpack` and `apply`.
     package static let count: Int = {
         #if canImport(Glibc)
-        let online = sysconf(Int32(_SC_NPROCESSORS_ONLN))
-        return max(1, min(online, quota() ?? online))
+        let allowed = cpus.count
+        return max(1, min(allowed, quota() ?? allowed))
         #else
         return ProcessInfo.processInfo.activeProcessorCount
         #endif
     }()
+
+    /// The CPU numbers of the affinity mask the process started with, ascending (read on first use,
+    /// before any thread is kept to a core; all online CPUs when the mask cannot be read).
+    package static let cpus: [Int] = currentThreadCPUs() ?? Array(0..<max(1, onlineCPUs))
+
+    /// The CPU numbers the calling thread may run on, ascending; nil when the mask cannot be read.
+    package static func currentThreadCPUs() -> [Int]? {
+        #if canImport(Glibc)
+        var mask = [UInt64](repeating: 0, count: maskWords)
+        guard mask.withUnsafeMutableBufferPointer({ webarc_thread_affinity($0.baseAddress!, $0.count) }) == 0 else { return nil }
+        let found = (0..<maskWords * 64).filter { mask[$0 / 64] & (1 << UInt64($0 % 64)) != 0 }
+        return found.isEmpty ? nil : found
+        #else
+        return nil
+        #endif
+    }
+
+    private static var onlineCPUs: Int {
+        #if canImport(Glibc)
+        sysconf(Int32(_SC_NPROCESSORS_ONLN))
+        #else
+        ProcessInfo.processInfo.activeProcessorCount
+        #endif
+    }
+
+    /// Keeps the calling thread to CPU `cpu` from now on; false when the system refuses (the
+    /// thread then runs where the scheduler puts it, as before).
+    @discardableResult
+    package static func keepCurrentThread(on cpu: Int) -> Bool {
+        #if canImport(Glibc)
+        guard cpu >= 0, cpu < maskWords * 64 else { return false }
+        var mask = [UInt64](repeating: 0, count: maskWords)
+        mask[cpu / 64] = 1 << UInt64(cpu % 64)
+        return mask.withUnsafeBufferPointer { webarc_set_thread_affinity($0.baseAddress!, $0.count) } == 0
+        #else
+        return false
+        #endif
+    }
+
+    /// 64-bit words of a CPU mask: 1024 CPUs, glibc's `cpu_set_t`.
+    private static let maskWords = 16
 
     #if canImport(Glibc)
     /// The cgroup's CPU quota in whole cores, rounded up; nil when there is none or it cannot be read.

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -35,17 +36,36 @@ struct FolderListing {
     var skippedLinks: [ScanProblem] = []
     var folders: [Folder] = []
 
-    /// Lists `folders` in parallel; the listings come back in the order of `folders`.
-    static func list(_ folders: [Folder], policy: Policy) -> [FolderListing] {
-        guard folders.count > 1 else { return folders.map { listing(of: $0, policy: policy) } }
-        var listings = [FolderListing](repeating: FolderListing(), count: folders.count)
-        listings.withUnsafeMutableBufferPointer { slots in
-            let slots = SendableSlots(base: slots.baseAddress!)
-            DispatchQueue.concurrentPerform(iterations: folders.count) { index in
-                slots.base[index] = listing(of: folders[index], policy: policy)
+    /// Lists `root` and every folder below it that the walk follows, on `threads` threads at
+    /// once; the listings come back in no particular order (the caller sorts what it keeps).
+    ///
+    /// The folders wait in one queue that every thread takes from as soon as it is free, and each
+    /// listing's subfolders join it at once: no thread waits for the other folders of a depth to
+    /// finish (walking depth by depth, the Python docs' scan stood at 3.5 ms for 1.8 ms of work on
+    /// each of two cores, `library/` and `_sources/library/`, 319 entries each, one after the other).
+    static func listAll(from root: Folder, policy: Policy, threads: Int) -> [FolderListing] {
+        let walk = SharedWalk(queue: [root])
+        DispatchQueue.concurrentPerform(iterations: max(1, threads)) { _ in
+            walk.condition.lock()
+            while true {
+                if let folder = walk.queue.popLast() {
+                    walk.listing += 1
+                    walk.condition.unlock()
+                    let found = listing(of: folder, policy: policy)
+                    walk.condition.lock()
+                    walk.listing -= 1
+                    walk.queue += found.folders
+                    walk.results.append(found)
+                    walk.condition.broadcast()
+                } else if walk.listing == 0 {
+                    break
+                } else {
+                    walk.condition.wait()
+                }
             }
+            walk.condition.unlock()
         }
-        return listings
+        return walk.results
     }
 
     /// Lists a folder, looks up each entry relative to it (`fstatat`, not by its whole path),
@@ -158,7 +178,13 @@ struct FolderListing {
     static func errorText(_ code: Int32) -> String { String(cString: strerror(code)) }
 }
 
-/// The result slots of a parallel listing: each iteration writes only its own.
-private struct SendableSlots: @unchecked Sendable {
-    let base: UnsafeMutablePointer<FolderListing>
+/// The state of a walk shared by its threads, guarded by `condition`: the folders not yet
+/// listed, how many are being listed, and the listings done.
+private final class SharedWalk: @unchecked Sendable {
+    let condition = NSCondition()
+    var queue: [FolderListing.Folder]
+    var listing = 0
+    var results: [FolderListing] = []
+
+    init(queue: [FolderListing.Folder]) { self.queue = queue }
 }

@@ -47,10 +47,10 @@ public struct ScanProblem: Sendable, Equatable, CustomStringConvertible {
 /// Walks a folder for `pack`: follows links that stay inside, applies the outside-link policy,
 /// and lists loops, sockets, FIFOs (never opened) and unreadable entries.
 ///
-/// The folders of one depth are listed in parallel, each on its own (``FolderListing``): a
-/// listing's `fstatat` and `faccessat` per entry are most of a large site's scan, and pack's
-/// workers wait for it. The results are merged in a fixed order, so they do not depend on the
-/// threads.
+/// Folders are listed in parallel, each on its own (``FolderListing``), every core taking the next
+/// folder found as soon as it is free: a listing's `fstatat` and `faccessat` per entry are most of
+/// a large site's scan, and pack's workers wait for it. Everything found is sorted by path, so
+/// nothing depends on the threads.
 public struct FolderScanner {
     public let root: String
     public let outsideLinks: OutsideLinkPolicy
@@ -77,16 +77,11 @@ public struct FolderScanner {
         guard stat(real, &info) == 0 else { throw WebArcError.io(path: root, operation: .opening("open"), errno: errno) }
         guard (info.st_mode & S_IFMT) == S_IFDIR else { throw WebArcError.io(path: root, operation: .opening("open folder"), errno: ENOTDIR) }
         let policy = FolderListing.Policy(realRoot: real, outsideLinks: outsideLinks)
-        var depth = [FolderListing.Folder(path: real, relative: "", ancestors: [FolderListing.identity(info)])]
-        while !depth.isEmpty {
-            let listings = FolderListing.list(depth, policy: policy)
-            depth = []
-            for listing in listings {
-                files += listing.files
-                problems += listing.problems
-                skippedLinks += listing.skippedLinks
-                depth += listing.folders
-            }
+        let root = FolderListing.Folder(path: real, relative: "", ancestors: [FolderListing.identity(info)])
+        for listing in FolderListing.listAll(from: root, policy: policy, threads: AvailableCores.count) {
+            files += listing.files
+            problems += listing.problems
+            skippedLinks += listing.skippedLinks
         }
         files.sort { UTF8Text.precedes($0.relativePath, $1.relativePath) }
         problems.sort { UTF8Text.precedes($0.path, $1.path) }

@@ -111,7 +111,7 @@ extension ArchiveWriter {
 
     /// The record tree's leaves (records grouped by key, each leaf with copies of the body entries
     /// its responses name), prepared: where each leaf ends is settled here, in order; the leaves are
-    /// then encoded, compressed and hashed on every core (``prepareInParallel(_:)``).
+    /// then encoded, compressed and hashed on every core (``prepareInParallel(_:_:)``).
     private func recordLeaves(_ sorted: [PendingRecord]) throws -> [PreparedPage] {
         let pages = recordPages(sorted)
         let prepared = Self.prepareInParallel(pages.count) { number -> PreparedPage in

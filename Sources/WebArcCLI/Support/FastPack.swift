@@ -7,8 +7,8 @@ import WebArc
 /// check), all before any file is read, on one core: 1.5 % of packing the Python docs. Even
 /// making a ``Pack`` value costs 0.5 ms (its property wrappers build the parser's name sets). This
 /// path parses the plain form of `pack` by hand into the ``PackJob`` that ``Pack`` itself runs,
-/// every setting but those four at ``Pack``'s defaults (its defaults named once, there), so the
-/// command runs exactly as parsed; any other form (`--help`, other options, `--output=…`) goes to
+/// every setting it does not read at ``Pack``'s defaults (named once, there), so the command runs
+/// exactly as parsed; any other form (`--help`, other options, `--output=…`) goes to
 /// the parser as usual.
 enum FastPack {
     /// The command for the plain form, or nil when the arguments need the full parser.

@@ -23,15 +23,17 @@ extension ArchiveWriter {
         try failing {
             let bodyDataEnd = output.length
             try output.startWritebackOfAll()
-            let allBodies = bodies.values.flatMap { $0 }.sorted { $0.reference < $1.reference }
-            // The body tree's leaves are encoded, compressed and hashed on a second core while this
-            // one sorts the records and prepares the record tree's leaves; both are placed in order
-            // afterwards (the body data's writers are done by now, so a core is free).
-            let bodyLeaves = Mutex<Result<[PreparedPage], any Error>?>(nil)
-            let bodyLeavesReady = DispatchGroup()
-            DispatchQueue.global().async(group: bodyLeavesReady) {
-                let prepared = Self.bodyLeaves(allBodies)
-                bodyLeaves.withLock { $0 = prepared }
+            // The body entries are sorted, and the body tree's leaves encoded, compressed and hashed,
+            // on a second core while this one sorts the records and prepares the record tree's
+            // leaves; both are placed in order afterwards (the body data's writers are done by now,
+            // so a core is free).
+            let bodiesByDigest = bodies
+            let bodyTree = Mutex<(entries: [BodyEntry], leaves: Result<[PreparedPage], any Error>)?>(nil)
+            let bodyTreeReady = DispatchGroup()
+            DispatchQueue.global().async(group: bodyTreeReady) {
+                let entries = bodiesByDigest.values.flatMap { $0 }.sorted { $0.reference < $1.reference }
+                let leaves = Self.bodyLeaves(entries)
+                bodyTree.withLock { $0 = (entries, leaves) }
             }
             let sorted = sortedRecords()
             var treePositions = [Int](repeating: 0, count: sorted.count)
@@ -40,8 +42,9 @@ extension ArchiveWriter {
                 level: options.compressionLevel, dictionaryInterval: anchors.interval, zstdLevel: options.zstdLevel,
                 order: InsertionOrder(positions: treePositions), anchors: anchors.plan.rule, placement: options.dictionaryPlacement)
             let recordLeaves = try self.recordLeaves(sorted)
-            bodyLeavesReady.wait()
-            let bodyRoot = try writeTree(leaves: try bodyLeaves.withLock { $0! }.get(), tree: .bodies)
+            bodyTreeReady.wait()
+            let (allBodies, bodyLeaves) = bodyTree.withLock { $0! }
+            let bodyRoot = try writeTree(leaves: try bodyLeaves.get(), tree: .bodies)
             let recordRoot = try writeTree(leaves: recordLeaves, tree: .records)
             let metadataRaw = MetadataPage.encode(object: RecordObjects.archive(metadata).encoded())
             let metadataReference = try storePage(metadataRaw, height: 0)

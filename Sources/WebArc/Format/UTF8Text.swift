@@ -38,11 +38,7 @@ enum UTF8Text {
     /// byte at a time (a ninth of `pack`'s folder scan, sorting paths that share long prefixes).
     static func precedes(_ first: String, _ second: String) -> Bool {
         let answer = first.utf8.withContiguousStorageIfAvailable { a in
-            second.utf8.withContiguousStorageIfAvailable { b in
-                let common = min(a.count, b.count)
-                let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
-                return order != 0 ? order < 0 : a.count < b.count
-            }
+            second.utf8.withContiguousStorageIfAvailable { b in KeyOrder.compare(a, b) < 0 }
         }
         return (answer ?? nil) ?? first.utf8.lexicographicallyPrecedes(second.utf8)
     }

@@ -19,6 +19,8 @@ public struct SitePacker {
         public var overwrite: Bool
         /// The archive's creation date; absent by default so output is deterministic.
         public var created: Date?
+        /// What each response's `Last-Modified` says: the file's modification time by default.
+        public var lastModified: LastModified = .fileTime
         /// LZ4 level: 1 fast, 3–12 LZ4HC (see ``ArchiveWriter/Options/compressionLevel``).
         public var compressionLevel: Int
         /// Bodies per dictionary anchor (spec Appendix C step 13); 0: no dictionaries.
@@ -57,6 +59,28 @@ public struct SitePacker {
             self.skipUnreadable = skipUnreadable
             self.overwrite = overwrite
             self.created = created
+        }
+    }
+
+    /// Where a response's `Last-Modified` comes from: the file's modification time, or a fixed
+    /// time so that a copied or rebuilt folder (fresh modification times, same bytes) packs to the
+    /// same archive.
+    public enum LastModified: Sendable, Equatable {
+        /// The file's modification time.
+        case fileTime
+        /// This time for every file, in seconds since 1970 (`pack --mtime`, as GNU tar's `--mtime`).
+        case fixed(Int64)
+        /// The file's modification time, or this time when the file is newer (`SOURCE_DATE_EPOCH`,
+        /// as reproducible-builds.org recommends and GNU tar's `--clamp-mtime` does).
+        case clamped(Int64)
+
+        /// The seconds since 1970 a file modified at `fileTime` is sent as.
+        public func seconds(forFileTime fileTime: Int64) -> Int64 {
+            switch self {
+            case .fileTime: fileTime
+            case .fixed(let time): time
+            case .clamped(let limit): min(fileTime, limit)
+            }
         }
     }
 
@@ -317,7 +341,7 @@ public struct SitePacker {
         let headers = [
             HTTPHeader("Content-Type", isText ? "\(mediaType); charset=utf-8" : mediaType),
             HTTPHeader("Content-Length", String(body.length)),
-            HTTPHeader("Last-Modified", HTTPDate.format(file.modified)),
+            HTTPHeader("Last-Modified", HTTPDate.format(options.lastModified.seconds(forFileTime: file.modified))),
             HTTPHeader("ETag", body.reference.etag),
         ]
         func response(_ url: String) -> ResponseRecord {

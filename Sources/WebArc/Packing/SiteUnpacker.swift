@@ -9,6 +9,8 @@ import Darwin
 
 /// Writes every response body of an archive to a file under a folder (see ``UnpackPlan`` for the
 /// mapping), never outside it, never through a symbolic link, never over a file without `overwrite`.
+/// Each file's modification time is its response's `Last-Modified` when that is an HTTP date (as
+/// `pack` writes it), so packing the folder again gives the same records.
 public struct SiteUnpacker {
     /// A URL that could not be written, and why.
     public struct Skipped: Sendable, Equatable, CustomStringConvertible {
@@ -32,9 +34,15 @@ public struct SiteUnpacker {
     public typealias Progress = (_ files: Int, _ totalFiles: Int, _ bytes: UInt64, _ totalBytes: UInt64) -> Void
 
     public let overwrite: Bool
+    /// Whether each file's modification time is set from its response's `Last-Modified`; when
+    /// false (or the header is absent or not an HTTP date) a file keeps the time it was written.
+    public let restoresModificationTimes: Bool
 
     /// Makes an unpacker.
-    public init(overwrite: Bool = false) { self.overwrite = overwrite }
+    public init(overwrite: Bool = false, restoresModificationTimes: Bool = true) {
+        self.overwrite = overwrite
+        self.restoresModificationTimes = restoresModificationTimes
+    }
 
     /// Unpacks `reader` into `folder`, creating it.
     ///
@@ -42,7 +50,7 @@ public struct SiteUnpacker {
     ///   `io` on write errors (files written so far stay, each complete).
     public func unpack(_ reader: ArchiveReader, into folder: String, progress: Progress? = nil) throws -> Summary {
         var summary = Summary()
-        var responses: [(url: String, path: [String], body: BodyReference, length: UInt64)] = []
+        var responses: [PlannedFile] = []
         var origins = Set<String>()
         try reader.forEachEntry { entry in
             guard case .response(let response) = entry.record, response.request.method == "GET" else {
@@ -53,14 +61,15 @@ public struct SiteUnpacker {
             }
             let canonical = String(entry.key.dropFirst(4))
             if let origin = UnpackPlan.relativePath(forCanonicalURL: canonical, includeOrigin: true)?.first { origins.insert(origin) }
-            responses.append((canonical, [], response.body, response.bodyLength))
+            let modified = restoresModificationTimes ? Self.lastModified(response.headers) : nil
+            responses.append(PlannedFile(url: canonical, path: [], body: response.body, length: response.bodyLength, modified: modified))
         }
         let withOrigin = origins.count > 1
         // Keyed by bytes: String equality would merge "café" precomposed and decomposed, which
         // are two different file names.
         var planned: [[UInt8]: BodyReference] = [:]
         var folders = Set<[UInt8]>()
-        var files: [(url: String, path: [String], body: BodyReference, length: UInt64)] = []
+        var files: [PlannedFile] = []
         for response in responses {
             guard let path = UnpackPlan.relativePath(forCanonicalURL: response.url, includeOrigin: withOrigin) else {
                 summary.skipped.append(Skipped(url: response.url, reason: "no safe file name (not http(s), or a name over 255 bytes)"))
@@ -75,7 +84,9 @@ public struct SiteUnpacker {
             }
             planned[Array(joined.utf8)] = response.body
             for depth in 1..<path.count { folders.insert(Array(path[0..<depth].joined(separator: "/").utf8)) }
-            files.append((response.url, path, response.body, response.length))
+            var file = response
+            file.path = path
+            files.append(file)
         }
         files.removeAll { file in
             let joined = file.path.joined(separator: "/")
@@ -89,7 +100,7 @@ public struct SiteUnpacker {
         // the next file in plan order (folders are created by whichever worker needs them first).
         let state = Mutex((next: 0, written: 0, bytes: UInt64(0), failure: (any Error)?.none))
         let workers = max(1, min(AvailableCores.count, 8, files.count))
-        let plan = files.map { (path: $0.path, body: $0.body, length: $0.length) }
+        let plan = files
         // The progress callback is called under the lock, one call at a time, never concurrently.
         let shared = UncheckedSendable((unpacker: self, progress: progress))
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
@@ -103,7 +114,7 @@ public struct SiteUnpacker {
                 guard let index else { return }
                 let file = plan[index]
                 do {
-                    try unpacker.write(reader, body: file.body, to: file.path, under: folder)
+                    try unpacker.write(reader, body: file.body, modified: file.modified, to: file.path, under: folder)
                     state.withLock {
                         $0.written += 1
                         $0.bytes += file.length
@@ -136,7 +147,7 @@ public struct SiteUnpacker {
     /// Creates folders one by one (refusing symbolic links) and writes the file unnamed, named
     /// when complete (``UnnamedFile``), or where that cannot be done or a file is replaced, through
     /// a temporary name renamed into place: never a partly written file under its name.
-    private func write(_ reader: ArchiveReader, body: BodyReference, to path: [String], under root: String) throws {
+    private func write(_ reader: ArchiveReader, body: BodyReference, modified: Int64?, to path: [String], under root: String) throws {
         var directory = root
         for segment in path.dropLast() {
             directory += "/" + segment
@@ -161,6 +172,7 @@ public struct SiteUnpacker {
         } else if let fd = UnnamedFile.create(in: directory) {
             defer { close(fd) }
             try copy(reader, body: body, to: fd, path: target)
+            try setModificationTime(fd, modified, path: target)
             let code = UnnamedFile.link(fd, to: target)
             guard code == 0 else {
                 throw code == EEXIST ? WebArcError.outputExists(path: target) : WebArcError.io(path: target, operation: .creating("create"), errno: code)
@@ -175,6 +187,7 @@ public struct SiteUnpacker {
         do {
             defer { close(fd) }
             try copy(reader, body: body, to: fd, path: target)
+            try setModificationTime(fd, modified, path: target)
         } catch {
             unlink(temporary)
             throw error
@@ -183,6 +196,30 @@ public struct SiteUnpacker {
             let code = errno
             unlink(temporary)
             throw WebArcError.io(path: target, operation: .creating("rename onto"), errno: code)
+        }
+    }
+
+    /// A file to write: the URL it answers, its path under the folder, its body, and its
+    /// modification time in seconds since 1970 (nil: the time it is written).
+    private struct PlannedFile: Sendable {
+        var url: String
+        var path: [String]
+        var body: BodyReference
+        var length: UInt64
+        var modified: Int64?
+    }
+
+    /// The seconds since 1970 of the first `Last-Modified` header, when it is an HTTP date.
+    static func lastModified(_ headers: [HTTPHeader]) -> Int64? {
+        headers.value(for: "Last-Modified").flatMap(HTTPDate.parse)
+    }
+
+    /// Sets the access and modification times of the file open as `fd`, as `touch -d` does.
+    private func setModificationTime(_ fd: Int32, _ seconds: Int64?, path target: String) throws {
+        guard let seconds else { return }
+        var times = [timespec(tv_sec: time_t(seconds), tv_nsec: 0), timespec(tv_sec: time_t(seconds), tv_nsec: 0)]
+        guard futimens(fd, &times) == 0 else {
+            throw WebArcError.io(path: target, operation: .transferring("set the modification time of"), errno: errno)
         }
     }
 

@@ -27,6 +27,10 @@ public struct UpdateBuilder {
         public var unchangedKeys = 0
         /// Keys whose records differ or are new.
         public var changedKeys = 0
+        /// Of ``changedKeys``, those whose records differ only outside their bodies (headers such
+        /// as `Last-Modified`, status, redirect headers): each response keeps its body, each
+        /// redirect its target. The update holds their records but no body bytes.
+        public var headerOnlyKeys = 0
         /// Keys the new archive dropped (tombstones).
         public var deletedKeys = 0
         /// Bodies added to the update that a base already holds (not stored again).
@@ -69,11 +73,13 @@ public struct UpdateBuilder {
             for (done, group) in newGroups.enumerated() {
                 defer { progress?(done + 1, newGroups.count) }
                 let previous = oldGroups.removeValue(forKey: group.key)
-                if let previous, try same(group.entries, previous) {
+                let comparison = try previous.map { try compare(group.entries, $0) } ?? .changed
+                if comparison == .same {
                     summary.unchangedKeys += 1
                     continue
                 }
                 summary.changedKeys += 1
+                if comparison == .headersOnly { summary.headerOnlyKeys += 1 }
                 var previousBody = try previous.flatMap(previousVersion)
                 if previousBody == nil, let found = try similarVersion(of: group.entries, in: similar) {
                     previousBody = found
@@ -110,9 +116,9 @@ public struct UpdateBuilder {
         }
     }
 
-    /// Whether the new archive's records of a key equal the old stack's.
-    private func same(_ entries: [ArchiveEntry], _ old: LayeredRecords) throws -> Bool {
-        try Self.same(entries.map(\.record), in: new, old.entries.map(\.record), in: self.old.layers[old.layer])
+    /// How the new archive's records of a key compare with the old stack's.
+    private func compare(_ entries: [ArchiveEntry], _ old: LayeredRecords) throws -> RecordComparison {
+        try Self.compare(entries.map(\.record), in: new, old.entries.map(\.record), in: self.old.layers[old.layer])
     }
 
     /// For a key with no previous body: a body of the bases its first response's body resembles,
@@ -156,10 +162,15 @@ extension UpdateBuilder {
         return (metadata, recipe)
     }
 
-    /// Whether two lists of records of one key are the same: the same records in the same order,
-    /// bodies compared by length, MD5 and SHA-256 (variants may be numbered otherwise).
-    static func same(_ mine: [ArchiveRecord], in new: ArchiveReader, _ theirs: [ArchiveRecord], in old: ArchiveReader) throws -> Bool {
-        guard mine.count == theirs.count else { return false }
+    /// How two lists of records of one key compare: the same records in the same order (bodies
+    /// compared by length, MD5 and SHA-256: variants may be numbered otherwise); or records that
+    /// pair up one to one, each response with a response of the same body and each redirect with
+    /// a redirect to the same target, differing elsewhere (headers, status); or changed.
+    static func compare(
+        _ mine: [ArchiveRecord], in new: ArchiveReader, _ theirs: [ArchiveRecord], in old: ArchiveReader
+    ) throws -> RecordComparison {
+        guard mine.count == theirs.count else { return .changed }
+        var comparison = RecordComparison.same
         for (left, right) in zip(mine, theirs) {
             switch (left, right) {
             case (.response(let left), .response(var right)):
@@ -167,13 +178,25 @@ extension UpdateBuilder {
                 let rightBody = try old.bodyEntry(right.body)
                 guard leftBody.sha256 == rightBody.sha256, leftBody.length == rightBody.length,
                     leftBody.reference.digest == rightBody.reference.digest
-                else { return false }
+                else { return .changed }
                 right.body = left.body
-                guard left == right else { return false }
+                if left != right { comparison = .headersOnly }
+            case (.redirect(let left), .redirect(let right)) where left.target == right.target:
+                if left != right { comparison = .headersOnly }
             default:
-                guard left == right else { return false }
+                guard left == right else { return .changed }
             }
         }
-        return true
+        return comparison
     }
+}
+
+/// How the new archive's records of a key compare with the old stack's (``UpdateBuilder``).
+enum RecordComparison: Equatable {
+    /// The same records: the key falls through to the bases.
+    case same
+    /// The same bodies and redirect targets; other fields (headers, status) differ.
+    case headersOnly
+    /// A body, a target, a record's kind or the number of records differs.
+    case changed
 }

@@ -18,7 +18,11 @@ struct Diff: ParsableCommand {
             body that changed a little (a version stamped into every page) is stored as a delta \
             against its previous version, and a page new under its URL (added as an edited copy \
             of another, or renamed and edited) as a delta against the most similar page the old \
-            archive has. Unchanged URLs fall through to the old archive. It names \
+            archive has. A changed URL whose body stayed the same (only headers such as \
+            Last-Modified differ, as after copying or rebuilding a site) is counted as "headers \
+            only" (headerOnlyURLs in --json): the update holds its record but no body bytes; \
+            pack with SOURCE_DATE_EPOCH or --mtime to avoid such changes. Unchanged URLs fall \
+            through to the old archive. It names \
             the new archive by digest, so `webarc apply OLD UPDATE -o NEW` writes the new archive \
             again byte for byte (its signatures included), and `webarc serve UPDATE OLD` serves it \
             layered without applying.
@@ -27,8 +31,9 @@ struct Diff: ParsableCommand {
             it goes over); the update is made over all of them. Before it is renamed into place the \
             update is applied once to a temporary file to check that it gives the new archive \
             (--no-check skips that). The new archive must be a plain archive written by webarc 2.1 \
-            or later (it records how it was written); a folder is packed with pack's defaults first \
-            (for pack's options, use `webarc pack NEW_DIR --base OLD.webarc -o UPDATE.webarc`).
+            or later (it records how it was written); a folder is packed with pack's defaults first, \
+            SOURCE_DATE_EPOCH included (for pack's options, use `webarc pack NEW_DIR --base \
+            OLD.webarc -o UPDATE.webarc`).
 
             --compact writes the update's transport form instead (Spec/compact-update.md; \
             extension .webarcu): only what a kiosk holding the old archive cannot compute — the \
@@ -77,7 +82,9 @@ struct Diff: ParsableCommand {
         if FileManager.default.fileExists(atPath: archives.last!, isDirectory: &isFolder), isFolder.boolValue {
             newPath = OutputFile.intermediatePath(beside: output, purpose: "new")
             do {
-                _ = try SitePacker(options: .init(overwrite: true)).pack(folder: archives.last!, to: newPath)
+                var options = SitePacker.Options(overwrite: true)
+                options.lastModified = try SourceDateEpoch.lastModified(mtime: nil)
+                _ = try SitePacker(options: options).pack(folder: archives.last!, to: newPath)
             } catch let failure as SitePacker.Failure {
                 throw CommandFailure("\(archives.last!): \(failure.description)", code: ExitCodes.dataError)
             }
@@ -107,20 +114,25 @@ struct Diff: ParsableCommand {
         if json {
             Output.json([
                 "update": output, "updateBytes": size, "newArchiveBytes": newSize, "unchangedURLs": summary.unchangedKeys,
-                "changedURLs": summary.changedKeys, "deletedURLs": summary.deletedKeys, "bodiesStored": summary.statistics.bodiesStored,
+                "changedURLs": summary.changedKeys, "headerOnlyURLs": summary.headerOnlyKeys, "deletedURLs": summary.deletedKeys,
+                "bodiesStored": summary.statistics.bodiesStored,
                 "storedBodyBytes": summary.statistics.storedBytes, "similarBodies": summary.similarBodies, "checked": !noCheck,
                 "seconds": seconds,
             ] as [String: Any])
         } else if !quiet {
             Output.error(String(
-                format: "%@: %d changed, %d deleted, %d unchanged URLs; %@ (the new archive is %@)%@ in %.1f s", output,
-                summary.changedKeys, summary.deletedKeys, summary.unchangedKeys, ProgressReporter.size(size),
+                format: "%@: %d changed%@, %d deleted, %d unchanged URLs; %@ (the new archive is %@)%@ in %.1f s", output,
+                summary.changedKeys, Self.headerOnlyNote(summary.headerOnlyKeys), summary.deletedKeys, summary.unchangedKeys,
+                ProgressReporter.size(size),
                 ProgressReporter.size(newSize), noCheck ? "" : ", checked", seconds))
         }
     }
 }
 
 extension Diff {
+    /// " (N headers only)" after the changed count when some changed URLs kept their bodies.
+    static func headerOnlyNote(_ count: Int) -> String { count > 0 ? " (\(count) headers only)" : "" }
+
     /// `--compact`: writes the compact update, checks it by applying it to a temporary file.
     private func runCompact(old: LayerStack, new: ArchiveReader, started: Date) throws {
         let progress = ProgressReporter(label: "comparing", quiet: quiet, unit: "URLs")
@@ -135,15 +147,16 @@ extension Diff {
         if json {
             Output.json([
                 "update": output, "form": "compact", "updateBytes": summary.bytes, "newArchiveBytes": new.fileSize,
-                "unchangedURLs": summary.unchangedKeys, "changedURLs": summary.changedKeys, "addedURLs": summary.addedKeys,
+                "unchangedURLs": summary.unchangedKeys, "changedURLs": summary.changedKeys, "headerOnlyURLs": summary.headerOnlyKeys,
+                "addedURLs": summary.addedKeys,
                 "deletedURLs": summary.deletedKeys, "newBodies": summary.newBodies, "newBodyBytes": summary.newBodyBytes,
                 "similarBodies": summary.similarBodies, "indexBytes": summary.indexBytes, "recordsBytes": summary.recordsBytes,
                 "bodiesBytes": summary.bodiesBytes, "checked": !noCheck, "seconds": seconds,
             ] as [String: Any])
         } else if !quiet {
             Output.error(String(
-                format: "%@: %d changed, %d added, %d deleted, %d unchanged URLs; compact update of %@ (the new archive is %@)%@ in %.1f s",
-                output, summary.changedKeys, summary.addedKeys, summary.deletedKeys, summary.unchangedKeys,
+                format: "%@: %d changed%@, %d added, %d deleted, %d unchanged URLs; compact update of %@ (the new archive is %@)%@ in %.1f s",
+                output, summary.changedKeys, Self.headerOnlyNote(summary.headerOnlyKeys), summary.addedKeys, summary.deletedKeys, summary.unchangedKeys,
                 ProgressReporter.size(UInt64(summary.bytes)), ProgressReporter.size(new.fileSize), noCheck ? "" : ", checked", seconds))
         }
     }

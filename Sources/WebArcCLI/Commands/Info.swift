@@ -13,7 +13,10 @@ struct Info: ParsableCommand {
               webarc info v1-to-v2.webarcu      # a compact update: its base and what it gives
 
             Dedup ratio: bytes of every response body ÷ bytes of distinct bodies. Compression \
-            ratio: stored body bytes ÷ distinct body bytes.
+            ratio: stored body bytes ÷ distinct body bytes. For an update archive, "responses" \
+            tells the responses whose body the bases already hold (a header-only change such as a \
+            new Last-Modified, or a copy; baseBodyResponses in --json) from those that bring a new \
+            or changed body (newBodyResponses).
             \(ExitCodes.helpText)
             """
     )
@@ -35,12 +38,19 @@ struct Info: ParsableCommand {
         var tombstones = 0
         var responseBytes: UInt64 = 0
         var origins = Set<String>()
+        let metadata = try withFile(archive) { try reader.metadata }
+        // In an update, a response whose body lies wholly in the bases brings no body bytes: a
+        // header-only change (or a copy of a body the bases hold under another URL).
+        var baseBodyResponses: Int? = metadata.bases.isEmpty ? nil : 0
         try withFile(archive) {
             try reader.forEachEntry { entry in
                 switch entry.record {
                 case .response(let response):
                     responses += 1
                     responseBytes = Self.sum(responseBytes, response.bodyLength)
+                    if let counted = baseBodyResponses, try reader.bodyEntry(response.body).chunks.allSatisfy({ $0.layer > 0 }) {
+                        baseBodyResponses = counted + 1
+                    }
                 case .redirect: redirects += 1
                 case .tombstone: tombstones += 1
                 }
@@ -58,7 +68,6 @@ struct Info: ParsableCommand {
                 chunks += body.chunkCount
             }
         }
-        let metadata = try withFile(archive) { try reader.metadata }
         let trailer = reader.trailer
         let version = "\(trailer.majorVersion).\(trailer.minorVersion)"
         let features = Self.featureNames(trailer.requiredFeatures)
@@ -80,16 +89,23 @@ struct Info: ParsableCommand {
                 "creator": metadata.creator ?? NSNull(), "signatures": signatures.map(SignatureText.json),
                 "metadata": Dictionary(metadata.entries.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first }),
                 "bases": metadata.bases.map { ["digest": SignatureText.hex($0.digest), "archiveLength": $0.archiveLength, "name": $0.name ?? NSNull()] as [String: Any] },
+                "baseBodyResponses": baseBodyResponses.map { $0 as Any } ?? NSNull(),
+                "newBodyResponses": baseBodyResponses.map { (responses - $0) as Any } ?? NSNull(),
                 "target": metadata.target.map { ["digest": SignatureText.hex($0.digest), "archiveLength": $0.archiveLength] as [String: Any] } ?? NSNull(),
                 "writer": metadata.writer.map { ["level": $0.level, "dictionaryInterval": $0.dictionaryInterval, "zstdLevel": $0.zstdLevel.map { $0 as Any } ?? NSNull(), "anchors": Self.anchorRuleName($0.anchors), "dictionaryPlacement": Self.placementName($0.placement), "runs": $0.order.runs.count] as [String: Any] } ?? NSNull(),
             ] as [String: Any])
             return
         }
-        let lines: [(String, String)] = [
+        var lines: [(String, String)] = [
             ("archive", archive),
             ("format", formatLine),
             ("file size", ProgressReporter.size(reader.fileSize)),
             ("records", recordLine),
+        ]
+        if let baseBodyResponses {
+            lines.append(("responses", Self.updateResponsesLine(responses: responses, baseBodies: baseBodyResponses)))
+        }
+        lines += [
             ("bodies", "\(reader.bodyCount) distinct in \(chunks) chunks"),
             ("raw bytes", "\(ProgressReporter.size(responseBytes)) in responses, \(ProgressReporter.size(distinctBytes)) distinct"),
             ("stored bytes", "\(ProgressReporter.size(reader.storedBodyBytes)) of bodies, \(ProgressReporter.size(reader.indexBytes)) of index"),
@@ -101,6 +117,12 @@ struct Info: ParsableCommand {
             + Self.layerLines(metadata)
         let signatureLines: [(String, String)] = signatures.map { ("signature", SignatureText.line($0)) }
         for (name, value) in lines + signatureLines { Output.line(name.padding(toLength: 13, withPad: " ", startingAt: 0) + value) }
+    }
+
+    /// An update's responses: how many reuse a body its bases hold (headers only, or a copy) and
+    /// how many bring a new or changed body.
+    static func updateResponsesLine(responses: Int, baseBodies: Int) -> String {
+        "\(baseBodies) with a body the bases hold (headers only, or a copy), \(responses - baseBodies) with a new or changed body"
     }
 
     /// The name `info` gives an anchor rule (spec Appendix C step 13).

@@ -23,6 +23,18 @@ struct Pack: ParsableCommand {
               webarc pack site-v2/ --base site-v1.webarc -o v1-to-v2.webarc
               webarc pack site-v2/ --base site-v1.webarc --compact -o v1-to-v2.webarcu
 
+            Last-Modified is each file's modification time, so a copied or rebuilt folder (cp -r, \
+            a fresh Sphinx or Hugo build) would change every record. For reproducible archives, \
+            --mtime DATE gives every file that time; otherwise SOURCE_DATE_EPOCH (whole seconds \
+            since 1970, as reproducible-builds.org defines it), when set, clamps each file's time \
+            to at most it: files written after it (a rebuild) all get it, older ones keep their own. \
+            Nothing else in an archive depends on the clock or the machine, so the same files \
+            with the same times pack to the same bytes, and `webarc unpack` gives the files their \
+            Last-Modified back.
+
+              SOURCE_DATE_EPOCH=$(git log -1 --format=%ct) webarc pack html/ -o docs.webarc
+              webarc pack site/ -o site.webarc --mtime 2027-01-01
+
             With --base, the output is an update archive over the given archive (repeat --base for \
             a stack, top first), as `webarc diff BASE NEW -o UPDATE` makes: the new archive is \
             packed to a temporary file beside the output, diffed, checked and removed. With \
@@ -70,6 +82,11 @@ struct Pack: ParsableCommand {
     @Option(help: PlacementChoice.help)
     var dictionaryPlacement: PlacementChoice = Pack.defaultPlacement
 
+    @Option(name: .customLong("mtime"), help: ArgumentHelp(
+        "Give every file this Last-Modified instead of its modification time: 2027-01-01, 2027-01-01T12:00:00Z or @SECONDS since 1970.",
+        valueName: "DATE"))
+    var mtime: FixedTimeArgument?
+
     @Option(name: .customLong("base"), help: ArgumentHelp(
         "Write an update over this archive instead of a whole archive; repeat for a stack, top first.", valueName: "OLD.webarc"))
     var bases: [String] = []
@@ -102,8 +119,8 @@ struct Pack: ParsableCommand {
     var job: PackJob {
         PackJob(
             folder: folder, output: output, baseURL: baseURL, outsideLinks: followOutside ? .follow : skipOutside ? .skip : .refuse,
-            skipUnreadable: skipUnreadable, level: level, best: best, zstd: zstd, dictionaryPlacement: dictionaryPlacement, bases: bases,
-            compact: compact, force: force, quiet: quiet, json: json)
+            skipUnreadable: skipUnreadable, level: level, best: best, zstd: zstd, dictionaryPlacement: dictionaryPlacement,
+            mtime: mtime?.seconds, bases: bases, compact: compact, force: force, quiet: quiet, json: json)
     }
 
     func run() throws { try job.run() }

@@ -15,6 +15,9 @@ struct PackJob {
     var best: Bool
     var zstd: Int?
     var dictionaryPlacement: PlacementChoice
+    /// Every file's `Last-Modified`, in seconds since 1970 (`--mtime`); nil: each file's time,
+    /// clamped to `SOURCE_DATE_EPOCH` when that is set.
+    var mtime: Int64?
     /// Archives the output is an update over, top first; empty: a whole archive.
     var bases: [String]
     var compact: Bool
@@ -24,6 +27,7 @@ struct PackJob {
 
     /// Packs, writes the update when there are bases, and reports.
     func run() throws {
+        let lastModified = try SourceDateEpoch.lastModified(mtime: mtime)
         MallocTuning.useOneArena()
         MallocTuning.reuseLargeBlocks()
         MallocTuning.backHeapWithHugePages()
@@ -31,6 +35,7 @@ struct PackJob {
             baseURL: baseURL, outsideLinks: outsideLinks, skipUnreadable: skipUnreadable, overwrite: force, compressionLevel: best ? SitePacker.bestLevel : level,
             zstdLevel: best ? SitePacker.bestZstdLevel : zstd)
         options.dictionaryPlacement = dictionaryPlacement.placement
+        options.lastModified = lastModified
         let packer = SitePacker(options: options)
         let progress = ProgressReporter(label: "packing", quiet: quiet)
         let started = Date()

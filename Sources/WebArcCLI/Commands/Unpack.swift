@@ -12,7 +12,9 @@ struct Unpack: ParsableCommand {
             host (host_port for other ports). folder/ becomes folder/index.html; a query becomes part \
             of the file name (page?q=1, with / written %2F). Names that would escape the folder \
             (.., %2e%2e, \\, NUL) stay percent-encoded, so nothing is ever written outside it. URLs \
-            that cannot all be files at once (/a beside /a/b) are listed and make the exit code 65.
+            that cannot all be files at once (/a beside /a/b) are listed and make the exit code 65. \
+            Each file's modification time is its response's Last-Modified (as pack stored it), so \
+            packing the folder again gives the same archive.
 
               webarc unpack site.webarc -o site/
               webarc unpack site.webarc -o site/ --force

@@ -8,8 +8,8 @@ import WebArc
 /// making a ``Pack`` value costs 0.5 ms (its property wrappers build the parser's name sets). This
 /// path parses the plain form of `pack` by hand into the ``PackJob`` that ``Pack`` itself runs,
 /// every setting it does not read at ``Pack``'s defaults (named once, there), so the command runs
-/// exactly as parsed; any other form (`--help`, other options, `--output=…`) goes to
-/// the parser as usual.
+/// exactly as parsed; any other form (`--help`, other options such as `--mtime`, `--output=…`)
+/// goes to the parser as usual. ``PackJob`` reads `SOURCE_DATE_EPOCH` on either path.
 enum FastPack {
     /// The command for the plain form, or nil when the arguments need the full parser.
     static func parse(_ arguments: [String]) -> PackJob? {
@@ -39,7 +39,7 @@ enum FastPack {
         guard positional.count == 1, let output else { return nil }
         return PackJob(
             folder: positional[0], output: output, baseURL: Pack.defaultBaseURL, outsideLinks: .refuse, skipUnreadable: false,
-            level: SitePacker.defaultLevel, best: false, zstd: nil, dictionaryPlacement: Pack.defaultPlacement, bases: [], compact: false,
-            force: force, quiet: quiet, json: json)
+            level: SitePacker.defaultLevel, best: false, zstd: nil, dictionaryPlacement: Pack.defaultPlacement, mtime: nil, bases: [],
+            compact: false, force: force, quiet: quiet, json: json)
     }
 }

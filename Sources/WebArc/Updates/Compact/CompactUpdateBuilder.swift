@@ -25,6 +25,9 @@ public struct CompactUpdateBuilder {
         public var unchangedKeys = 0
         /// Keys whose records differ.
         public var changedKeys = 0
+        /// Of ``changedKeys``, those whose records differ only outside their bodies (headers,
+        /// status): each response keeps its body, each redirect its target.
+        public var headerOnlyKeys = 0
         /// Keys the old stack does not hold.
         public var addedKeys = 0
         /// Keys the new archive dropped.
@@ -94,10 +97,12 @@ public struct CompactUpdateBuilder {
             if next < base.keys.count, base.keys[next] == group.key {
                 let ordinal = next
                 next += 1
-                if try same(group.entries, base: base, key: ordinal) {
+                let comparison = try compare(group.entries, base: base, key: ordinal)
+                if comparison == .same {
                     state.summary.unchangedKeys += 1
                     continue
                 }
+                if comparison == .headersOnly { state.summary.headerOnlyKeys += 1 }
                 tags.appendLEB128(2 * (ordinal - lastChanged - 1))
                 lastChanged = ordinal
                 touched.append((group.key, group.entries, ordinal, ordinal))
@@ -172,11 +177,13 @@ public struct CompactUpdateBuilder {
         return (out, summary)
     }
 
-    /// Whether the new archive's records of a key equal the base view's (each base record in its layer).
-    private func same(_ entries: [ArchiveEntry], base: CompactBaseView, key: Int) throws -> Bool {
+    /// How the new archive's records of a key compare with the base view's (each base record in its layer).
+    private func compare(_ entries: [ArchiveEntry], base: CompactBaseView, key: Int) throws -> RecordComparison {
         let range = base.recordRange(ofKey: key)
-        guard entries.count == range.count, let layer = range.first.map({ base.records[$0].layer }) else { return entries.isEmpty && range.isEmpty }
-        return try UpdateBuilder.same(entries.map(\.record), in: new, range.map { base.records[$0].record }, in: old.layers[layer])
+        guard entries.count == range.count, let layer = range.first.map({ base.records[$0].layer }) else {
+            return entries.isEmpty && range.isEmpty ? .same : .changed
+        }
+        return try UpdateBuilder.compare(entries.map(\.record), in: new, range.map { base.records[$0].record }, in: old.layers[layer])
     }
 }
 

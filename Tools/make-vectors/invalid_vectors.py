@@ -21,10 +21,10 @@ import lz4block
 import valid_vectors as vv
 import zstdblock
 from schema import (APPENDIX_MAGIC, DELTA, END_MAGIC, FEATURE_DELTA, FEATURE_DICTIONARY, FEATURE_LAYER, INTERIOR,
-                    LEAD_MAGIC, LZ4, RAW, STRING)
+                    LEAD_MAGIC, LZ4, RAW, RECORD_LEAF, STRING)
 from webarc_reader import Archive, body_ref, ref_key
-from webarc_writer import (Chunk, Raw, Record, build, plan, relayer, request_object, serialize, sign, tombstone_object,
-                           write)
+from webarc_writer import (Chunk, Page, Raw, Record, build, plan, relayer, request_object, serialize, sign,
+                           tombstone_object, write)
 
 KEY1 = ["keys/test1.pub"]
 
@@ -49,6 +49,15 @@ def craft(recipe: dict, edit_model=None, edit_plan=None, edit_trailer=None, base
     if edit_plan:
         edit_plan(the_plan)
     return serialize(model, the_plan, edit_trailer), the_plan
+
+
+@dataclasses.dataclass
+class KeyedPage(Page):
+    """A page an interior page names by `key` (an empty leaf has no first key of its own)."""
+    key: bytes = b""
+
+    def first_key(self) -> bytes:
+        return self.key
 
 
 def trailer_at(data: bytes) -> int:
@@ -158,6 +167,12 @@ def open_vectors(v) -> dict:
         "(a truncated tree as the trailer names it).")
     out["bad-trailer-root-codec.webarc"] = retrailer(minimal, 176 + 16, "<B", 3), expect(
         "bad-trailer", "open", t + 176, "minimal.webarc with the body root's page reference of codec 3.")
+    root = Archive(minimal).record_root
+    assert root.codec == LZ4 and 255 * root.stored_length + 1 <= 4_194_304
+    out["bad-trailer-root-ratio.webarc"] = retrailer(minimal, 120 + 12, "<I", 255 * root.stored_length + 1), expect(
+        "bad-trailer", "open", t + 120,
+        "minimal.webarc with the record root's rawLength 255 x storedLength + 1 (an LZ4 page; within every other "
+        "bound): in the trailer a decode ratio over 255 is bad-trailer like any broken rule of §5.1, not amplification.")
     big = minimal + struct.pack("<Q", len(minimal) + 16 - 271) + APPENDIX_MAGIC
     out["bad-appendix-length.webarc"] = big, expect(
         "bad-appendix", "open", len(big) - 16,
@@ -242,6 +257,41 @@ def page_vectors(v) -> dict:
         "amplification", "verify", last.ref.offset,
         "large's content with the record root's last child reference claiming rawLength 255 x storedLength + 1 "
         "(within every other bound; digests recomputed): named at that child's offset, refused before it is read.")
+
+    for name, field, height, why in (
+            ("metadata-height.webarc", "metadata", 1,
+             "minimal's content with the trailer's metadata reference of height 1 (trailerCheck recomputed): it opens "
+             "(open checks no height); reading the metadata page refuses it, after its digest check and decoding."),
+            ("root-height.webarc", "record_root", 9,
+             "minimal's content with the trailer's record root reference of height 9, over the bound of §10 "
+             "(trailerCheck recomputed): it opens (open checks no height); reading the root refuses it before "
+             "reading its bytes.")):
+        def with_height(trailer, field=field, height=height):
+            setattr(trailer, field, dataclasses.replace(getattr(trailer, field), height=height))
+        data, p = craft(vv.minimal(), edit_trailer=with_height)
+        page = p.metadata if field == "metadata" else record_leaf(p)
+        out[name] = data, expect("corrupt-page", "verify", page.ref.offset, why)
+
+    def interior_tree(p):
+        p.record_levels[1][0].patch = lambda raw: raw[:1] + bytes([2]) + raw[2:]
+    data, p = craft(vv.large(), edit_plan=interior_tree)
+    out["interior-tree.webarc"] = data, expect(
+        "corrupt-page", "verify", p.record_levels[1][0].ref.offset,
+        "large's content with the record root's tree byte 2 (the body tree's; digests recomputed).")
+
+    def empty_leaf(p):
+        leaves, root = p.record_levels[0], p.record_levels[1][0]
+        assert len(p.record_levels) == 2
+        empty = KeyedPage(RECORD_LEAF, records=[], bodies=[])
+        empty.key = leaves[0].records[-1].encoded_key() + b"\0"     # after leaf 0's last key, before leaf 1's first
+        assert empty.key < leaves[1].first_key()
+        leaves.insert(1, empty)
+        root.children.insert(1, empty)
+    data, p = craft(vv.large(), edit_plan=empty_leaf)
+    out["empty-leaf.webarc"] = data, expect(
+        "corrupt-page", "verify", p.record_levels[0][1].ref.offset,
+        "large's content with an empty record leaf (count 0) as the record root's second child, named by a key "
+        "between its neighbours' (digests recomputed): only the root of an empty tree may be empty.")
 
     def interior_key(p):
         root = p.body_levels[1][0]

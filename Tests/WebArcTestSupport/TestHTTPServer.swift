@@ -35,6 +35,20 @@ public final class TestHTTPServer: Sendable {
             }
             return false
         }
+
+        /// Ends the connection without an answer, as a reset (RST): the response the handler then
+        /// returns is not sent.
+        public func reset() {
+            var option = linger(l_onoff: 1, l_linger: 0)
+            setsockopt(connection, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+            shutdown(connection, Int32(SHUT_RDWR))
+        }
+
+        /// Writes `bytes` on the connection now, ahead of the response the handler returns: a head
+        /// and part of a body, say, before the handler stalls.
+        public func sendNow(_ bytes: [UInt8]) {
+            TestHTTPServer.sendAll(bytes[...], on: connection)
+        }
     }
 
     /// What the handler answers.
@@ -64,10 +78,16 @@ public final class TestHTTPServer: Sendable {
     private let listener: Int32
     private let requests = Mutex<[Request]>([])
     private let handler: @Sendable (Request) -> Response
+    private let greeting: [UInt8]?
 
     /// Starts listening on 127.0.0.1 with a port the system picks.
-    public init(handler: @escaping @Sendable (Request) -> Response) throws {
+    ///
+    /// - Parameter greeting: bytes written as soon as a connection is accepted, which is then
+    ///   closed without reading a request: a server speaking another protocol than its client's
+    ///   (plain HTTP to a TLS client). nil: requests are read and answered by `handler`.
+    public init(greeting: [UInt8]? = nil, handler: @escaping @Sendable (Request) -> Response) throws {
         self.handler = handler
+        self.greeting = greeting
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -129,6 +149,10 @@ public final class TestHTTPServer: Sendable {
 
     private func serve(_ connection: Int32) {
         defer { close(connection) }
+        if let greeting {
+            Self.sendAll(greeting[...], on: connection)
+            return
+        }
         var buffer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         var headEnd: Int?
@@ -162,8 +186,13 @@ public final class TestHTTPServer: Sendable {
         out += "Content-Length: \(request.method == "HEAD" ? 0 : response.body.count)\r\nConnection: close\r\n\r\n"
         var bytes = Array(out.utf8)
         if request.method != "HEAD" { bytes += response.body }
-        var sent = 0
-        while sent < bytes.count {
+        Self.sendAll(bytes[...], on: connection)
+    }
+
+    /// Writes all of `bytes` on `connection`, or as much as the client took before it went away.
+    static func sendAll(_ bytes: ArraySlice<UInt8>, on connection: Int32) {
+        var sent = bytes.startIndex
+        while sent < bytes.endIndex {
             // A client that went away must not raise SIGPIPE in the test process.
             #if canImport(Glibc)
             let count = bytes[sent...].withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

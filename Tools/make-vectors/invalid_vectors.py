@@ -21,7 +21,7 @@ import lz4block
 import valid_vectors as vv
 import zstdblock
 from schema import (APPENDIX_MAGIC, DELTA, END_MAGIC, FEATURE_DELTA, FEATURE_DICTIONARY, FEATURE_LAYER, INTERIOR,
-                    LEAD_MAGIC, LZ4, RAW, RECORD_LEAF, STRING)
+                    LEAD_MAGIC, LZ4, RAW, RECORD_LEAF, RECORD_TREE, STRING)
 from webarc_reader import Archive, body_ref, ref_key
 from webarc_writer import (Chunk, Page, Raw, Record, build, plan, relayer, request_object, serialize, sign,
                            tombstone_object, write)
@@ -293,6 +293,22 @@ def page_vectors(v) -> dict:
         "large's content with an empty record leaf (count 0) as the record root's second child, named by a key "
         "between its neighbours' (digests recomputed): only the root of an empty tree may be empty.")
 
+    def named_twice(p):
+        leaves, root = p.record_levels[0], p.record_levels[1][0]
+        assert len(p.record_levels) == 2 and len(leaves) >= 5
+        middle = len(leaves) // 2
+        first = Page(INTERIOR, 1, RECORD_TREE, children=leaves[:middle + 1])
+        second = Page(INTERIOR, 1, RECORD_TREE, children=leaves[middle:])
+        p.record_levels[1:] = [[first, second], [Page(INTERIOR, 2, RECORD_TREE, children=[first, second])]]
+    data, p = craft(vv.large(), edit_plan=named_twice)
+    leaves = p.record_levels[0]
+    out["page-named-twice.webarc"] = data, expect(
+        "shared-extent", "verify", leaves[len(leaves) // 2].ref.offset,
+        "large's content with a record tree of height 2: the root names two interior pages, the first naming leaves "
+        "0 to 3 and the second leaves 3 to 6, so leaf 3 is named twice; every key and height is right (the second "
+        "interior page starts with leaf 3's first key; digests recomputed). The page is read once, its records "
+        "counted once; its second name is a shared extent.")
+
     def interior_key(p):
         root = p.body_levels[1][0]
 
@@ -537,6 +553,30 @@ def chunk_vectors(v) -> dict:
         "extent and Y's own copy is gone (a chunk shared between bodies without a feature that allows it; "
         "digests recomputed).")
 
+    def lz4_bound(m):
+        c = m.bodies[0].chunks[0]
+        assert c.codec == LZ4 and c.offset + c.stored_length == 16 + len(m.body_data)
+        bound = c.raw_length + c.raw_length // 255 + 16
+        m.body_data += bytes(bound + 1 - c.stored_length)
+        c.stored_length = bound + 1
+    data, p = craft(vv.minimal(), lz4_bound)
+    out["lz4-bound.webarc"] = data, expect(
+        "corrupt-index", "verify", body_leaf(p).ref.offset,
+        "minimal's content with its LZ4 chunk's storedLength rawLength + floor(rawLength / 255) + 17, one over the "
+        "bound, the body data padded with zeros to its end (digests recomputed): corrupt-index at the body leaf; the "
+        "extent still counts for layout (no gap is reported).")
+
+    def outside(m):
+        c = m.bodies[0].chunks[0]
+        assert c.offset == 16 and len(m.body_data) == c.stored_length
+        del m.body_data[:]
+    data, p = craft(vv.minimal(), outside)
+    out["chunk-outside.webarc"] = data, expect(
+        "corrupt-index", "verify", body_leaf(p).ref.offset,
+        "minimal's content with its body data removed (bodyDataEnd 16) and its chunk entry unchanged, so its extent "
+        "lies over the first page (digests recomputed): corrupt-index at the body leaf; an extent outside the body "
+        "data does not count for layout (no shared-extent is reported).")
+
     def gap(m):
         m.body_data += bytes(8)
     data, _ = craft(vv.minimal(), gap)
@@ -596,11 +636,34 @@ def layer_vectors(v) -> dict:
     recipe = vv.update(site.archive_digest, site.archive_length)
     recipe["archive"]["bases"][0]["digest"] = "00" + recipe["archive"]["bases"][0]["digest"][2:]
     data = write(recipe, [site])
-    return {"bad-base.webarc": (data, expect(
+    out = {"bad-base.webarc": (data, expect(
         "bad-base", "stack", None,
         "update's content with the first byte of its base's digest zeroed; stacked over valid/site.webarc. It "
         "verifies given that base, but the stack does not match its bases.",
         stack=["valid/site.webarc"], bases=["valid/site.webarc"]))}
+
+    def base_chunk(m):
+        """The chunk entry of layer 1 (the re-captured style sheet, in site)."""
+        (chunk,) = [c for b in m.bodies for c in b.chunks if c.layer]
+        return chunk
+
+    def past_bases(m):
+        base_chunk(m).layer = 2
+    data, p = craft(vv.update(site.archive_digest, site.archive_length), past_bases, bases=[site])
+    out["layer-past-bases.webarc"] = data, expect(
+        "corrupt-index", "verify", body_leaf(p).ref.offset,
+        "update's content with its chunk entry in site (layer 1) given layer 2, though Archive.bases names one base "
+        "(digests recomputed); verified over valid/site.webarc.", bases=["valid/site.webarc"])
+
+    def past_body_data(m):
+        base_chunk(m).offset = site.body_data_end
+    data, p = craft(vv.update(site.archive_digest, site.archive_length), past_body_data, bases=[site])
+    out["layer-extent.webarc"] = data, expect(
+        "corrupt-index", "verify", body_leaf(p).ref.offset,
+        f"update's content with its chunk entry in site (layer 1) at offset {site.body_data_end}, site's "
+        "bodyDataEnd: its extent lies outside the base's body data (digests recomputed); verified over "
+        "valid/site.webarc.", bases=["valid/site.webarc"])
+    return out
 
 
 # ---------------------------------------------------------------------------- delta chunks (codec 3)

@@ -757,6 +757,7 @@ class _Verifier:
         self.body_pages: list[Page] = []
         self.refs: list[PageRef] = []                      # every page reference met (extents)
         self.incomplete = {RECORD_TREE: False, BODY_TREE: False}
+        self.visited: set[tuple] = set()                   # pages read by `pages` (§3: a page named twice is read once)
         self.metadata: Page | None = None
         self.objects: dict[tuple[int, int], Object] = {}   # (leaf offset, index) -> parsed object
         self.body_ok: dict[bytes, bytes] = {}              # body key -> body bytes (chunks verified)
@@ -786,6 +787,10 @@ class _Verifier:
             self.walk(root, tree, is_root=True)
 
     def walk(self, ref: PageRef, tree: int, is_root: bool = False) -> None:
+        name = (ref.offset, ref.stored_length, ref.raw_length, ref.codec, ref.height, ref.digest)
+        if name in self.visited:
+            return                                  # its second name is an extent (`layout`: shared-extent)
+        self.visited.add(name)
         try:
             page = self.a.tree_page(ref, tree)
         except WebarcError as e:

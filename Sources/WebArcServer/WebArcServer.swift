@@ -3,6 +3,12 @@ import NIOHTTP1
 import NIOPosix
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// An HTTP/1.1 server answering from archives: `webarc serve` without the command line.
 ///
 /// ```swift
@@ -116,7 +122,9 @@ public final class WebArcServer: Sendable {
 
     /// Binds and starts serving `archives`.
     ///
-    /// - Throws: ``WebArcServerError/cannotListen(host:port:reason:)`` when the address cannot be bound.
+    /// - Throws: ``WebArcServerError/portInUse(host:port:)``, ``WebArcServerError/permissionDenied(host:port:)``,
+    ///   ``WebArcServerError/unknownHost(host:reason:)``, ``WebArcServerError/addressNotAvailable(host:port:)``
+    ///   or ``WebArcServerError/cannotListen(host:port:reason:)`` when the address cannot be bound.
     public static func start(archives: ArchiveSet, configuration: Configuration = .init()) async throws -> WebArcServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.threads))
         // Each connection sends memory files through its own event loop's descriptor (see CachedBody).
@@ -164,7 +172,7 @@ public final class WebArcServer: Sendable {
         } catch {
             try? await pool.shutdownGracefully()
             try? await group.shutdownGracefully()
-            throw WebArcServerError.cannotListen(host: configuration.host, port: configuration.port, reason: "\(error)")
+            throw WebArcServerError(listening: error, host: configuration.host, port: configuration.port)
         }
     }
 
@@ -231,17 +239,58 @@ private final class CloseSignal: Sendable {
 
 /// Failures of the server itself; archive errors are answered as HTTP statuses instead.
 public enum WebArcServerError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The address could not be bound (in use, not local, no permission).
+    /// Another program listens on the port (`EADDRINUSE`).
+    case portInUse(host: String, port: Int)
+    /// The port is one only a privileged program may bind, below 1024 (`EACCES`).
+    case permissionDenied(host: String, port: Int)
+    /// The host name does not resolve.
+    case unknownHost(host: String, reason: String)
+    /// The address is not one of this machine's (`EADDRNOTAVAIL`).
+    case addressNotAvailable(host: String, port: Int)
+    /// The address could not be bound for another reason.
     case cannotListen(host: String, port: Int, reason: String)
     /// No archive was given.
     case noArchives
 
+    /// The error for `error`, thrown binding `host` and `port`.
+    init(listening error: any Error, host: String, port: Int) {
+        if let unknown = error as? SocketAddressError.UnknownHost {
+            self = .unknownHost(host: host, reason: unknown.errorDescription)
+            return
+        }
+        self.init(listening: (error as? IOError)?.errnoCode, host: host, port: port, reason: "\(error)")
+    }
+
+    /// The error for a bind of `host` and `port` that failed with `errno` (nil: not a system
+    /// call's failure), `reason` describing it.
+    init(listening errno: CInt?, host: String, port: Int, reason: String) {
+        switch errno {
+        case EADDRINUSE: self = .portInUse(host: host, port: port)
+        case EACCES, EPERM: self = .permissionDenied(host: host, port: port)
+        case EADDRNOTAVAIL: self = .addressNotAvailable(host: host, port: port)
+        default: self = .cannotListen(host: host, port: port, reason: reason)
+        }
+    }
+
     public var description: String {
         switch self {
+        case .portInUse(let host, let port):
+            "cannot listen on \(Self.address(host, port)): the port is in use"
+        case .permissionDenied(let host, let port):
+            "cannot listen on \(Self.address(host, port)): permission denied: ports below 1024 need root or CAP_NET_BIND_SERVICE"
+        case .unknownHost(let host, let reason):
+            "cannot listen on \(host): no such host (\(reason.lowercased()))"
+        case .addressNotAvailable(let host, let port):
+            "cannot listen on \(Self.address(host, port)): the address is not one of this machine's"
         case .cannotListen(let host, let port, let reason):
-            "cannot listen on \(host):\(port): \(reason): pick another --port or --host"
+            "cannot listen on \(Self.address(host, port)): \(reason)"
         case .noArchives:
             "no archive to serve: name at least one .webarc file"
         }
+    }
+
+    /// `host:port`, an IPv6 host in brackets.
+    private static func address(_ host: String, _ port: Int) -> String {
+        host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 }

@@ -9,7 +9,11 @@ extension ArchiveHTTPHandler {
     /// Writes the head of `decision`, then its body: a hot body at once, a cold one once a pool
     /// thread has decoded it, a large one chunk by chunk.
     func write(_ decision: ResponseDecision, for request: ArchiveRequest, version: HTTPVersion, context: ChannelHandlerContext) {
-        accessLog?.record(request, version: version, decision: decision, client: context.channel.remoteAddress)
+        if accessLog != nil {
+            answer = Answer(
+                request: request, version: version, status: decision.status, length: decision.body.count,
+                client: context.channel.remoteAddress, streamStart: streamQueued)
+        }
         let connection: StaticString? = !keepAlive ? "close" : (version.major == 1 && version.minor == 0 ? "keep-alive" : nil)
         // The resource's plain head, encoded once, serves every HTTP/1.1 keep-alive plain answer.
         let plainHead = connection == nil && version.major == 1 && version.minor == 1 ? decision.encodedHead : nil
@@ -32,7 +36,7 @@ extension ArchiveHTTPHandler {
                     handler, context, result in
                     switch result {
                     case .success(let body?): handler.write(head: head, body: body, range: range, context: context)
-                    case .success(nil): handler.fail(MissingBody(), context: context)
+                    case .success(nil): handler.failBeforeHead(MissingBody(), isHead: request.isHead, version: version, context: context)
                     case .failure(let error): handler.failBeforeHead(error, isHead: request.isHead, version: version, context: context)
                     }
                 }
@@ -44,8 +48,9 @@ extension ArchiveHTTPHandler {
                     handler, context, result in
                     switch result {
                     case .success(let iterator):
+                        // The head waits for the first chunk: a body damaged there still gets a 500.
                         handler.streaming = iterator
-                        context.write(handler.wrapOutboundOut(.byteBuffer(head)), promise: nil)
+                        handler.streamHead = (head, version)
                         handler.pump(context: context)
                     case .failure(let error):
                         handler.failBeforeHead(error, isHead: request.isHead, version: version, context: context)
@@ -85,7 +90,8 @@ extension ArchiveHTTPHandler {
 
     /// Decodes the next chunk on a pool thread while the channel accepts writes, writes it, and
     /// goes on; resumes on `channelWritabilityChanged`. One chunk is decoded at a time, so a slow
-    /// client holds at most one chunk plus the channel's and the socket's buffers.
+    /// client holds at most one chunk plus the channel's and the socket's buffers. A held head
+    /// (``streamHead``) goes out with the first chunk, or a 500 page instead when that chunk fails.
     func pump(context: ChannelHandlerContext) {
         guard let iterator = streaming, !decoding else { return }
         guard context.channel.isWritable else { return events.note(.streamPaused) }
@@ -97,6 +103,13 @@ extension ArchiveHTTPHandler {
         }) { handler, context, result in
             handler.decoding = false
             guard handler.streaming != nil else { return }
+            if let pending = handler.streamHead {
+                handler.streamHead = nil
+                if case .failure(let error) = result {
+                    return handler.failBeforeHead(error, isHead: false, version: pending.version, context: context)
+                }
+                context.write(handler.wrapOutboundOut(.byteBuffer(pending.head)), promise: nil)
+            }
             switch result {
             case .success((let iterator, let chunk?)):
                 handler.streaming = iterator
@@ -116,8 +129,14 @@ extension ArchiveHTTPHandler {
     private func writeChunk(_ chunk: [UInt8], context: ChannelHandlerContext) {
         backlog += chunk.count
         gauge.record(backlog)
+        streamQueued += UInt64(chunk.count)
+        // Logged as the last chunk goes out, so that a client holding the whole body finds its line.
+        if let answer, streamQueued - answer.streamStart == answer.length { logAnswer(bytes: answer.length) }
         context.writeAndFlush(wrapOutboundOut(.byteBuffer(ByteBuffer(bytes: chunk))))
-            .assumeIsolated().whenComplete { [self] _ in backlog -= chunk.count }
+            .assumeIsolated().whenComplete { [self] result in
+                backlog -= chunk.count
+                if case .success = result { streamWritten += UInt64(chunk.count) }
+            }
     }
 
     /// Runs `work` on the thread pool, then `then` back on the channel's event loop.
@@ -133,6 +152,7 @@ extension ArchiveHTTPHandler {
     /// Ends the response and goes on with the next request; a connection that is not kept alive
     /// closes once the response is written.
     func finish(context: ChannelHandlerContext) {
+        if let answer { logAnswer(bytes: answer.length) }
         context.flush()
         lastActivity = .now()
         responding = false
@@ -140,39 +160,82 @@ extension ArchiveHTTPHandler {
     }
 
     /// Closes the connection once every write queued so far is done (closing at once would drop
-    /// the end of a body the kernel has not taken yet).
-    func closeAfterWrites(context: ChannelHandlerContext) {
-        guard !closeScheduled else { return }
+    /// the end of a body the kernel has not taken yet); `then` runs just before it closes.
+    func closeAfterWrites(context: ChannelHandlerContext, then: (() -> Void)? = nil) {
+        guard !closeScheduled else {
+            then?()
+            return
+        }
         closeScheduled = true
         context.writeAndFlush(wrapOutboundOut(.byteBuffer(ByteBuffer()))).assumeIsolated().whenComplete { _ in
+            then?()
             context.close(promise: nil)
         }
     }
 
-    /// A body that fails after its head went out cannot change status: the connection is closed,
-    /// so the client sees a truncated body rather than a wrong one.
+    /// A body that fails after its head went out cannot change status: the chunks already
+    /// verified go out, then the connection closes, so the client sees a truncated body rather
+    /// than a wrong one. The access log gets the stored status with the bytes actually written,
+    /// and an error line.
     func fail(_ error: any Error, context: ChannelHandlerContext) {
         streaming = nil
         closing = true
         waiting.removeAll()
-        accessLog?.failure(error)
         responder.reloadLater(after: error)
-        context.close(promise: nil)
+        guard let answer else {
+            // No response under way: the pool stopped before a decision.
+            accessLog?.failure(error)
+            return closeAfterWrites(context: context)
+        }
+        self.answer = nil
+        closeAfterWrites(context: context) { [self] in
+            let sent = answer.streamed(of: streamWritten)
+            accessLog?.record(answer.request, version: answer.version, status: answer.status, bytes: sent, client: answer.client)
+            accessLog?.failure(error, request: answer.request, sent: sent, of: answer.length)
+        }
     }
 
     /// A body that fails (a chunk whose SHA-256 does not match, spec §11.2) before its head went
-    /// out: a 500 page instead of the stored status, then the connection closes; the failure is
-    /// logged. Nothing complete-looking is ever sent for a damaged body.
+    /// out: a 500 page instead of the stored status, then the connection closes; the access log
+    /// gets the page's status and length, and an error line. Nothing complete-looking is ever
+    /// sent for a damaged body.
     func failBeforeHead(_ error: any Error, isHead: Bool, version: HTTPVersion, context: ChannelHandlerContext) {
-        accessLog?.failure(error)
         responder.reloadLater(after: error)
         let page = ServerPages.archiveError(error, isHead: isHead)
+        if let request = answer?.request {
+            logAnswer(status: page.status, bytes: page.body.count)
+            accessLog?.failure(error, request: request, answered: page.status)
+        }
         context.write(wrapOutboundOut(.byteBuffer(ResponseHeadEncoder.encode(page, version: version, connection: "close"))), promise: nil)
         if case .bytes(let buffer) = page.body { context.write(wrapOutboundOut(.byteBuffer(buffer)), promise: nil) }
         streaming = nil
         closing = true
         waiting.removeAll()
         closeAfterWrites(context: context)
+    }
+
+    /// Writes the access-log line of the response in progress, once: the status and body bytes
+    /// that went out (the decision's status unless `status` says otherwise).
+    func logAnswer(status: Int? = nil, bytes: UInt64) {
+        guard let answer else { return }
+        self.answer = nil
+        accessLog?.record(answer.request, version: answer.version, status: status ?? answer.status, bytes: bytes, client: answer.client)
+    }
+
+    /// A response whose access-log line waits until it is known what went out.
+    struct Answer {
+        let request: ArchiveRequest
+        let version: HTTPVersion
+        /// The status of the head written (or about to be).
+        let status: Int
+        /// The body bytes the head declares.
+        let length: UInt64
+        let client: SocketAddress?
+        /// ``ArchiveHTTPHandler/streamQueued`` when the response began.
+        let streamStart: UInt64
+
+        /// This response's part of `total`, a connection's running count of streamed bytes.
+        func streamed(of total: UInt64) -> UInt64 { total > streamStart ? total - streamStart : 0 }
     }
 
     /// Fails with the error of `result`, or with ``ArchiveHTTPHandler/MissingBody`` when it holds

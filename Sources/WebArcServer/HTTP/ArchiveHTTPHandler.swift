@@ -59,6 +59,15 @@ final class ArchiveHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The response in progress keeps the connection open afterwards.
     var keepAlive = true
     var streaming: BodyChunkIterator?
+    /// The head of the streamed response (and its request's version), held until its first
+    /// chunk is verified.
+    var streamHead: (head: ByteBuffer, version: HTTPVersion)?
+    /// The response in progress until its access-log line is written (nil without an access log).
+    var answer: Answer?
+    /// Bytes of streamed chunks written to the channel on this connection, and of those the
+    /// channel has written out: what a body cut short by a failure had sent.
+    var streamQueued: UInt64 = 0
+    var streamWritten: UInt64 = 0
     /// A pool thread is decoding the next chunk of `streaming`.
     var decoding = false
     /// Bytes of streamed chunks written to the channel and not yet taken by the kernel.
@@ -159,7 +168,10 @@ final class ArchiveHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        // The client left during a response: what reached the socket is what was sent.
+        if let answer { logAnswer(bytes: answer.streamed(of: streamWritten)) }
         streaming = nil
+        streamHead = nil
         idleCheck?.cancel()
         idleCheck = nil
         context.fireChannelInactive()

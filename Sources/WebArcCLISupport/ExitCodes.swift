@@ -11,6 +11,7 @@ import WebArc
 /// | 64 | bad command line |
 /// | 65 | archive or input malformed, including `verify` finding a problem |
 /// | 66 | input missing or unreadable |
+/// | 69 | `serve` cannot listen: port in use, not permitted, or an unknown host |
 /// | 73 | output cannot be created or exists |
 /// | 74 | I/O error while reading or writing |
 package enum ExitCodes {
@@ -18,6 +19,8 @@ package enum ExitCodes {
     package static let usage: Int32 = 64
     package static let dataError: Int32 = 65
     package static let noInput: Int32 = 66
+    /// `serve` cannot listen on the address asked for (sysexits `EX_UNAVAILABLE`).
+    package static let unavailable: Int32 = 69
     package static let cannotCreate: Int32 = 73
     package static let ioError: Int32 = 74
 

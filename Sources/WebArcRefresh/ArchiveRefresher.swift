@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import NIOCore
 import Synchronization
 import Foundation
 import WebArc
@@ -17,13 +18,20 @@ import WebArcReplay
 /// Every stored GET response old enough is asked again with the validators its origin gave
 /// (``OriginValidators``): 304 or the same bytes keep the record (with a new capture date when
 /// ``RefreshOptions/redate`` is set; otherwise the metadata's `refreshed` entry says when), other
-/// bytes make a changed record, 404/410 a tombstone, a redirect a redirect record; a failure keeps
-/// the record as it was. The refreshed archive is written to a temporary file beside the output
-/// (the archive's own writer recipe, records in its order), diffed against the archive, and
-/// removed; nothing is written at the output unless the whole refresh succeeds.
+/// bytes make a changed record, 404/410 a tombstone, a redirect a redirect record. An error status
+/// (401, 403, 407, 408, 429, 451, 5xx, …), a timeout, a reset or a TLS failure keeps the record as
+/// it was and is reported in ``RefreshSummary/kept``: a refresh never turns a stored page into an
+/// error page. 429 and 503 are asked again after the wait their `Retry-After` gives.
+///
+/// Nothing is written when every URL asked was kept after an error, or when the answers would
+/// change more than ``RefreshOptions/maxChangeShare`` of the archive (``RefreshError``). Otherwise
+/// the refreshed archive is written to a temporary file beside the output (the archive's own
+/// writer recipe, records in its order), diffed against the archive, and removed; nothing is
+/// written at the output unless the whole refresh succeeds.
 public struct ArchiveRefresher: Sendable {
     /// The archive to refresh (a plain archive written by webarc 2.1 or later).
     public let archive: String
+    /// What to ask, how politely, and how much of the archive an update may change.
     public let options: RefreshOptions
 
     /// Makes a refresher of `archive`.
@@ -42,8 +50,10 @@ public struct ArchiveRefresher: Sendable {
     /// Refreshes and writes the update to `path` atomically.
     ///
     /// - Parameter progress: called after each answer with (answered, asked).
-    /// - Throws: ``WebArcError`` for a damaged archive or I/O (`badTarget` for an archive without
-    ///   a writer recipe).
+    /// - Throws: ``RefreshError/noAnswers(summary:)`` when every URL asked was kept after an error,
+    ///   ``RefreshError/massChange(limit:summary:)`` when the update would change too much of the
+    ///   archive (nothing is written for either); ``WebArcError`` for a damaged archive or I/O
+    ///   (`badTarget` for an archive without a writer recipe).
     public func write(to path: String, overwrite: Bool = false, progress: (@Sendable (Int, Int) -> Void)? = nil) async throws -> RefreshSummary {
         let reader = try ArchiveReader(path: archive)
         let metadata = try reader.metadata
@@ -55,6 +65,8 @@ public struct ArchiveRefresher: Sendable {
         var summary = RefreshSummary()
         let questions = plan(entries, startURL: metadata.startURL, summary: &summary)
         let answers = try await ask(questions, reader: reader, summary: &summary, progress: progress)
+        if summary.asked > 0 && summary.keptAfterError == summary.asked { throw RefreshError.noAnswers(summary: summary) }
+        if let limit = options.maxChangeShare, summary.changeShare > limit { throw RefreshError.massChange(limit: limit, summary: summary) }
 
         let refreshed = OutputFile.intermediatePath(beside: path, purpose: "refreshed")
         defer { try? FileManager.default.removeItem(atPath: refreshed) }
@@ -70,6 +82,7 @@ public struct ArchiveRefresher: Sendable {
         var questions: [Question] = []
         for (position, entry) in entries.enumerated() {
             guard case .response(let response) = entry.record, response.request.method == "GET" else { continue }
+            summary.stored += 1
             let live = options.liveURL(for: response.request.url)
             let old = options.olderThan.map { age in response.captureDate.map { options.now.timeIntervalSince($0) >= age } ?? true } ?? true
             let inside = !options.sameOrigin || startOrigin == nil || Self.origin(of: live) == startOrigin
@@ -89,62 +102,30 @@ public struct ArchiveRefresher: Sendable {
     ) async throws -> [Int: RefreshOutcome] {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         configuration.decompression = .disabled
+        // The request's deadline ends with the answer's head; the read timeout also bounds each
+        // wait for more of its body, so that an origin that stalls mid-body cannot hang the refresh.
+        let timeout = TimeAmount.milliseconds(Int64(options.timeout * 1000))
+        configuration.timeout = HTTPClient.Configuration.Timeout(connect: timeout, read: timeout)
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let fetcher = OriginFetcher(client: client, options: options)
         let byOrigin = Dictionary(grouping: questions) { Self.origin(of: $0.live) ?? $0.live }.values.map { $0 }
+        let live = Dictionary(questions.map { ($0.position, $0.live) }, uniquingKeysWith: { first, _ in first })
         let counter = ProgressCounter(total: questions.count, progress: progress)
-        let rate = options.rate
         var answers: [Int: RefreshOutcome] = [:]
         do {
-            try await withThrowingTaskGroup(of: [(Int, RefreshOutcome, Int, Bool)].self) { group in
+            try await withThrowingTaskGroup(of: [(Int, OriginFetcher.Answer)].self) { group in
                 var next = 0
                 func start() {
                     guard next < byOrigin.count else { return }
                     let batch = byOrigin[next]
                     next += 1
-                    group.addTask {
-                        var results: [(Int, RefreshOutcome, Int, Bool)] = []
-                        var unreachable = 0
-                        for question in batch {
-                            // An origin that twice in a row gave no HTTP answer at all is down: its
-                            // other URLs fail at once instead of each waiting for the timeout.
-                            if unreachable >= Self.unreachableLimit {
-                                results.append((question.position, .failed("origin unreachable (\(unreachable) requests got no answer)"), 0, false))
-                                counter.step()
-                                continue
-                            }
-                            let started = Date()
-                            let response = question.response
-                            let answer = await fetcher.ask(
-                                response, archived: response.request.url, live: question.live,
-                                previous: { [UInt8](try reader.body(response.body)) })
-                            unreachable = answer.unreachable ? unreachable + 1 : 0
-                            results.append((question.position, answer.outcome, answer.bytes, answer.notModified))
-                            counter.step()
-                            if let rate, rate > 0 {
-                                let wait = 1 / rate - Date().timeIntervalSince(started)
-                                if wait > 0 { try await Task.sleep(nanoseconds: UInt64(wait * 1e9)) }
-                            }
-                        }
-                        return results
-                    }
+                    group.addTask { try await askOrigin(batch, fetcher: fetcher, reader: reader, counter: counter) }
                 }
                 for _ in 0..<max(1, options.concurrency) { start() }
                 while let results = try await group.next() {
-                    for (position, outcome, bytes, notModified) in results {
-                        answers[position] = outcome
-                        summary.asked += 1
-                        summary.bytesFetched += UInt64(bytes)
-                        if notModified { summary.notModified += 1 }
-                        switch outcome {
-                        case .unchanged: summary.unchanged += 1
-                        case .changed: summary.changed += 1
-                        case .gone: summary.gone += 1
-                        case .redirected: summary.redirected += 1
-                        case .failed(let reason):
-                            summary.failed += 1
-                            summary.failures.append("\(questions.first { $0.position == position }?.live ?? ""): \(reason)")
-                        }
+                    for (position, answer) in results {
+                        answers[position] = answer.outcome
+                        Self.tally(answer, url: live[position] ?? "", in: &summary)
                     }
                     start()
                 }
@@ -155,6 +136,53 @@ public struct ArchiveRefresher: Sendable {
         }
         try await client.shutdown()
         return answers
+    }
+
+    /// Asks one origin's questions one at a time, at `rate` at most.
+    func askOrigin(_ batch: [Question], fetcher: OriginFetcher, reader: ArchiveReader, counter: ProgressCounter) async throws -> [(Int, OriginFetcher.Answer)] {
+        var results: [(Int, OriginFetcher.Answer)] = []
+        var unreachable = 0
+        var mayRetry = true
+        for question in batch {
+            // An origin that twice in a row gave no HTTP answer at all is down: its other URLs are
+            // kept at once instead of each waiting for the timeout.
+            if unreachable >= Self.unreachableLimit {
+                results.append((question.position, OriginFetcher.Answer(outcome: .keptAfterError(.originUnreachable(failures: unreachable)))))
+                counter.step()
+                continue
+            }
+            let started = Date()
+            let response = question.response
+            let answer = await fetcher.ask(response, live: question.live, mayRetry: mayRetry, previous: { [UInt8](try reader.body(response.body)) })
+            unreachable = answer.unreachable ? unreachable + 1 : 0
+            // An origin that still refuses after its retries is overloaded: its other URLs are asked
+            // once each, without waiting again.
+            if answer.refusedAfterRetries { mayRetry = false }
+            results.append((question.position, answer))
+            counter.step()
+            if let rate = options.rate, rate > 0 {
+                let wait = 1 / rate - Date().timeIntervalSince(started)
+                if wait > 0 { try await Task.sleep(nanoseconds: UInt64(wait * 1e9)) }
+            }
+        }
+        return results
+    }
+
+    /// Adds one answer about `url` to the counts.
+    static func tally(_ answer: OriginFetcher.Answer, url: String, in summary: inout RefreshSummary) {
+        summary.asked += 1
+        summary.bytesFetched += UInt64(answer.bytes)
+        summary.retried += answer.retries
+        if answer.notModified { summary.notModified += 1 }
+        switch answer.outcome {
+        case .unchanged: summary.unchanged += 1
+        case .changed: summary.changed += 1
+        case .gone: summary.gone += 1
+        case .redirected: summary.redirected += 1
+        case .keptAfterError(let reason):
+            summary.keptAfterError += 1
+            summary.kept.append(KeptRecord(url: url, reason: reason))
+        }
     }
 
     /// What the refreshed archive holds at one position of the insertion order.

@@ -14,7 +14,8 @@ public struct RefreshOptions: Sendable {
     public var concurrency: Int
     /// Requests per second to one origin, nil for no limit beyond one at a time.
     public var rate: Double?
-    /// Seconds before one request fails.
+    /// Seconds before one request fails: connecting, waiting for the answer, and each wait for
+    /// more of its body. The record is kept (``KeptReason/timedOut(seconds:)``).
     public var timeout: TimeInterval
     /// A larger body fails its URL (kept as it was) instead of filling memory.
     public var maxBodyBytes: Int
@@ -24,12 +25,28 @@ public struct RefreshOptions: Sendable {
     /// such record then goes into the update, which grows with the site; off, the update holds
     /// only what changed and its metadata says when the rest was confirmed (`refreshed`).
     public var redate: Bool
+    /// The largest share (0 to 1) of the archive's GET responses a refresh may change, redirect or
+    /// delete; more, and it writes nothing and throws ``RefreshError/massChange(limit:summary:)``
+    /// (an origin answering every URL with a login page or a redirect is misconfigured, not a new
+    /// release). nil: no limit.
+    public var maxChangeShare: Double?
+    /// The longest `Retry-After` a 429 or 503 answer may ask for and be waited for; a longer one
+    /// keeps the record (``KeptReason/retryAfterTooLong(status:seconds:limit:)``).
+    public var maxRetryAfter: TimeInterval
+    /// How often one URL is asked again after a 429 or 503 with a `Retry-After`. An origin that
+    /// still refuses after them gets no more retries for its other URLs in this refresh.
+    public var retryLimit: Int
 
-    /// Makes options: every response, no mapping, one origin at a time (one request at a time each), 30 s, 256 MiB.
+    /// The default ``maxChangeShare``: a fifth of the archive.
+    public static let defaultMaxChangeShare = 0.2
+
+    /// Makes options: every response, no mapping, one origin at a time (one request at a time
+    /// each), 30 s, 256 MiB, at most a fifth of the archive changed, `Retry-After` waited for up to
+    /// 60 s twice per URL.
     public init(
         olderThan: TimeInterval? = nil, origin: (archived: String, live: String)? = nil, sameOrigin: Bool = false,
         concurrency: Int = 1, rate: Double? = nil, timeout: TimeInterval = 30, maxBodyBytes: Int = 256 << 20, now: Date = Date(),
-        redate: Bool = false
+        redate: Bool = false, maxChangeShare: Double? = defaultMaxChangeShare, maxRetryAfter: TimeInterval = 60, retryLimit: Int = 2
     ) {
         self.olderThan = olderThan
         self.origin = origin
@@ -40,6 +57,9 @@ public struct RefreshOptions: Sendable {
         self.maxBodyBytes = maxBodyBytes
         self.now = now
         self.redate = redate
+        self.maxChangeShare = maxChangeShare
+        self.maxRetryAfter = maxRetryAfter
+        self.retryLimit = retryLimit
     }
 
     /// The URL to ask for an archived URL, or nil when it is outside the mapped origin and

@@ -56,7 +56,7 @@ struct RefreshAnchorTests {
 
         let summary = try await ArchiveRefresher(archive: site, options: RefreshOptions(origin: (archived, live)))
             .write(to: folder.file("update.webarc"))
-        #expect(summary.changed == 1 && summary.gone == 1 && summary.failed == 0, "\(summary)")
+        #expect(summary.changed == 1 && summary.gone == 1 && summary.keptAfterError == 0, "\(summary)")
         let update = try ArchiveReader(path: folder.file("update.webarc"))
         #expect(try update.metadata.target?.archive.writer?.anchors == (rule?.anchorRule ?? .everyNth), "the refreshed archive keeps the rule")
 

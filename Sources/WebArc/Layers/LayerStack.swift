@@ -28,7 +28,8 @@ public struct LayerStack: Sendable {
             }
             guard declared <= readers.count - index - 1 else {
                 throw WebArcError.badBase(
-                    reason: "\(plain.path) is an update over \(declared) archive(s), \(readers.count - index - 1) listed below it")
+                    reason: "\(plain.path) is an update over \(declared) archive(s), \(readers.count - index - 1) listed after it: "
+                        + "list an update before the archives it goes over")
             }
             let bases = stacked[(index + 1)...(index + declared)].map { $0! }
             let reader = try ArchiveReader(source: plain.source, path: plain.path, bases: bases)

@@ -39,7 +39,7 @@ struct List: ParsableCommand {
             try withFile(archives[0]) { try reader.forEachEntry { print($0, layer: nil) } }
             return
         }
-        let stack = try ArchiveOpening.stack(archives)
+        let stack = try ArchiveOpening.stack(archives) { "webarc ls " + $0.joined(separator: " ") }
         try withFile(archives[0]) {
             try stack.forEachKey { _, records in
                 for entry in records.entries { print(entry, layer: records.layer + 1) }

@@ -14,6 +14,7 @@ struct Serve: AsyncParsableCommand {
               webarc serve update.webarc base.webarc --port 0 --quiet > url.txt &
               webarc serve crawl.webarc --host 0.0.0.0 --port 8000
               webarc serve --trust publisher.pub --state /var/lib/kiosk/webarc site.webarc
+              webarc serve --trust publisher.pub --verify site.webarc
               webarc serve https://cdn.example.com/update.webarc base.webarc
 
             The first line on stdout is the URL to open. The first archive holding a URL answers \
@@ -21,22 +22,34 @@ struct Serve: AsyncParsableCommand {
             archives listed right after it, checked by digest; URLs it deletes answer 404). The start page's origin is served at /; every \
             other archived origin at /_/<scheme>/<host>/ (links in HTML and CSS are rewritten to \
             match); proxy-form requests (a browser using the server as its HTTP proxy) get each \
-            URL exactly as stored. One line per request goes to stderr unless --quiet. Stop with \
-            Ctrl-C or SIGTERM.
+            URL exactly as stored. One line per request goes to stderr unless --quiet: client, \
+            request, the status and body bytes actually sent (a body that failed is logged as \
+            sent, with an error line after). Stop with Ctrl-C or SIGTERM: serve then exits 0, \
+            as a service manager expects, not 130 or 143.
 
             With --trust, every archive must carry a valid, unexpired signature by one of the keys, \
             checked before the server listens: one that does not is refused with the reason and exit \
             65, and nothing is served. --state applies to the first archive (the newest release): an \
-            older release than one accepted before is refused as rolled back.
+            older release than one accepted before is refused as rolled back. --trust checks the \
+            signature only, which takes a moment whatever the size; each page is still checked \
+            against its SHA-256 when it is read, so a damaged page answers 500 (a large one damaged \
+            past its first chunk is cut short instead), never with wrong bytes. --verify \
+            checks every archive in full before listening, as `webarc verify` does (reading every \
+            byte once): any problem is printed and serve exits 65 without listening.
 
             An archive replaced while it is served is never mixed with the old one: the server \
-            reopens the archives, checks them as at the start (--trust, --state), and serves the \
+            reopens the archives, checks them as at the start (--trust, --state, --verify), and serves the \
             new version. It notices a file replaced at its path (`webarc apply … -o site.webarc`, \
             or `cp` over it) within 2 s, a file replaced at its URL (a publisher's new release on \
             the CDN) when a read finds the old one gone or within 60 s (--recheck), and reopens \
             at once on SIGHUP (`kill -HUP PID`). A new version that does not open or is not \
             trusted is not served, and the reason goes to stderr; a file renamed over goes on \
             being served as it was.
+
+            Exit codes of serve: 0 when stopped by SIGINT or SIGTERM; 65 also for an archive not \
+            trusted or failing --verify, and for layers that do not fit (an update listed after its \
+            base); 69 cannot listen (the port is in use, a port below 1024 without root, an \
+            unknown host).
             \(ExitCodes.helpText)
             """
     )
@@ -66,6 +79,9 @@ struct Serve: AsyncParsableCommand {
     /// How often remote archives are checked by default: one request each.
     static let defaultRemoteRecheck = 60.0
 
+    @Flag(help: "Check every archive in full (each page and body, as `webarc verify` does) before listening; exit 65 on any problem.")
+    var verify = false
+
     @OptionGroup var trust: TrustOptions
 
     func validate() throws {
@@ -77,7 +93,7 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let policy = try trust.policy()
-        let set = try openArchives(policy: policy)
+        let set = try openArchives(policy: policy, showingProgress: true)
         let remote = archives.contains(where: HTTPByteSource.isRemote)
         let server: WebArcServer
         do {
@@ -93,7 +109,7 @@ struct Serve: AsyncParsableCommand {
                     return configuration
                 }())
         } catch let error as WebArcServerError {
-            throw CommandFailure(error.description, code: ExitCodes.failure)
+            throw CommandFailure(Self.message(for: error), code: ExitCodes.unavailable)
         }
         let signals = await server.stopOnSignals() + [server.reopenOnSignal()]
         Output.line(server.url)
@@ -111,13 +127,14 @@ struct Serve: AsyncParsableCommand {
 }
 
 extension Serve {
-    /// Opens the archives as a layer stack and, with a trust policy, checks every one of them (the
-    /// readers that will serve are the ones checked: a file swapped after the check is not served).
-    func openArchives(policy: TrustPolicy?) throws -> ArchiveSet {
+    /// Opens the archives as a layer stack and, with a trust policy, checks every one of them,
+    /// and with --verify verifies each in full (the readers that will serve are the ones checked:
+    /// a file swapped after the check is not served).
+    func openArchives(policy: TrustPolicy?, showingProgress: Bool = false) throws -> ArchiveSet {
         // An update is read over the archives listed right after it (spec §13), checked by digest.
         // Read with pread, not mapped: a file rewritten in place under a mapping ends the process
         // with SIGBUS, where pread gives an error the reload cures.
-        let readers = try ArchiveOpening.stack(archives, cacheMiB: cacheMiB).layers
+        let readers = try ArchiveOpening.stack(archives, cacheMiB: cacheMiB) { "webarc serve " + $0.joined(separator: " ") }.layers
         if let policy {
             for (index, reader) in readers.enumerated() {
                 do {
@@ -128,7 +145,39 @@ extension Serve {
                 }
             }
         }
+        if verify { try verifyInFull(readers, showingProgress: showingProgress) }
         return try archives.count == 1 ? withFile(archives[0]) { try ArchiveSet(readers: readers) } : ArchiveSet(readers: readers)
+    }
+
+    /// Runs every check of `webarc verify` over each archive (an update over its bases, as
+    /// served), printing the problems of any that fails; progress on stderr at the start.
+    ///
+    /// - Throws: ``CommandFailure`` (65) naming the archives that failed.
+    func verifyInFull(_ readers: [ArchiveReader], showingProgress: Bool) throws {
+        var failed: [String] = []
+        for reader in readers {
+            let progress = ProgressReporter(label: "verifying \(reader.path)", quiet: quiet || !showingProgress, unit: "bodies")
+            let report = ArchiveVerifier.verify(reader) { bodies, totalBodies, done, total in
+                progress.update(items: bodies, totalItems: totalBodies, bytes: done, totalBytes: total)
+            }
+            progress.finish()
+            guard !report.passed else { continue }
+            for problem in report.problems { Output.error("webarc: \(reader.path): \(problem)") }
+            failed.append(reader.path)
+        }
+        guard !failed.isEmpty else { return }
+        throw CommandFailure("\(failed.joined(separator: ", ")) failed --verify (the problems are listed above)", code: ExitCodes.dataError)
+    }
+
+    /// The message for a server that cannot listen, with the option that fixes it.
+    static func message(for error: WebArcServerError) -> String {
+        switch error {
+        case .portInUse: "\(error) (try --port 0 for any free port, or another --port)"
+        case .permissionDenied: "\(error) (try --port 0 for any free port, or one of 1024 or above)"
+        case .unknownHost, .addressNotAvailable: "\(error) (try --host 127.0.0.1 for this machine only, or 0.0.0.0 for every interface)"
+        case .cannotListen: "\(error) (try another --port or --host)"
+        case .noArchives: error.description
+        }
     }
 
     /// Every `seconds`, asks each remote archive's server whether its file is still the one

@@ -70,6 +70,9 @@ struct Verify: ParsableCommand {
             // Every chunk of the top is read (a URL is downloaded once); of the bases, only the
             // chunks the top refers to (read by ranges).
             let layers = try [ArchiveOpening.open(archive, readingAll: true)] + bases.map { try ArchiveOpening.open($0) }
+            try LayerOrder.check(layers, locations: [archive] + bases) { order in
+                "webarc verify " + order[0] + order.dropFirst().map { " --base " + $0 }.joined()
+            }
             let top = try withFile(archive) { try LayerStack(layers) }.top
             (report, trusted) = policy.map { ArchiveVerifier.verify(top, trusting: $0, progress: update) }
                 ?? (ArchiveVerifier.verify(top, progress: update), nil)

@@ -114,8 +114,14 @@ extension CommandFailure {
 extension ArchiveOpening {
     /// Opens `locations` (top first) as a layer stack: each update over the archives right below it.
     /// With `readingAll`, URLs are downloaded once (see ``reader(_:mapped:cacheMiB:readingAll:)``).
-    static func stack(_ locations: [String], mapped: Bool = false, cacheMiB: Int? = nil, readingAll: Bool = false) throws -> LayerStack {
+    /// With `commandLine` (the command reading the archives in the order given), an update listed
+    /// after its base is refused with that command in the right order (``LayerOrder``).
+    static func stack(
+        _ locations: [String], mapped: Bool = false, cacheMiB: Int? = nil, readingAll: Bool = false,
+        commandLine: (([String]) -> String)? = nil
+    ) throws -> LayerStack {
         let readers = try locations.map { try open($0, mapped: mapped, cacheMiB: cacheMiB, readingAll: readingAll) }
+        if let commandLine { try LayerOrder.check(readers, locations: locations, commandLine: commandLine) }
         return try withFile(locations[0]) { try LayerStack(readers) }
     }
 }

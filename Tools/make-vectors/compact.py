@@ -18,7 +18,7 @@ import struct
 import zstdblock
 from canonical import canonical_key
 from layers import layered_view_by_key, positions
-from webarc_reader import Archive, Stack, WebarcError, dump_archive, parse_object, read_leb128
+from webarc_reader import Archive, ObjectError, Stack, WebarcError, dump_archive, parse_object, read_leb128
 from webarc_writer import STRING_LIST, Field, encode_value, flatten_pairs, redirect_object, request_object, response_object, write
 
 MAGIC = b"\x89WEBARCU"
@@ -479,7 +479,13 @@ def decode(data: bytes, stack: list[Archive]) -> tuple[dict, dict]:
             dictionary_headers += h_bytes
     dictionary = stack[0].metadata_page().object + dictionary_objects + dictionary_headers
     rec = Reader(decompress(records_frame, bytes(dictionary), records_at, "records"), "records", records_at)
-    meta = parse_object(rec.object("target Archive object"))
+    meta_at = rec.at
+    try:
+        meta = parse_object(rec.object("target Archive object"))
+    except ObjectError as e:
+        rec.fail(f"target Archive object: {e.message}", meta_at)
+    if meta.class_name != "Archive" or "writer" not in meta.fields or "bases" in meta.fields or "target" in meta.fields:
+        rec.fail("the target Archive object has no Writer, or names bases or a target", meta_at)
     appendix = rec.take(rec.number(1 << 20, "appendix length"), "appendix")
     counts = [rec.number(len(rec.data), "records of a key") for _ in touched]
     if any(c < 1 for c in counts):

@@ -21,9 +21,9 @@ import lz4block
 import valid_vectors as vv
 import zstdblock
 from schema import (APPENDIX_MAGIC, DELTA, END_MAGIC, FEATURE_DELTA, FEATURE_DICTIONARY, FEATURE_LAYER, INTERIOR,
-                    LEAD_MAGIC, LZ4, RAW, RECORD_LEAF, RECORD_TREE, STRING)
+                    LEAD_MAGIC, LZ4, RAW, RECORD_LEAF, RECORD_TREE, STRING, UINT)
 from webarc_reader import Archive, body_ref, ref_key
-from webarc_writer import (Chunk, Page, Raw, Record, build, plan, relayer, request_object, serialize, sign,
+from webarc_writer import (Chunk, Field, Page, Raw, Record, build, plan, relayer, request_object, serialize, sign,
                            tombstone_object, write)
 
 KEY1 = ["keys/test1.pub"]
@@ -375,6 +375,29 @@ def object_vectors(v) -> dict:
     out["field-type.webarc"] = data, expect(
         "corrupt-index", "verify", leaf_offset(p),
         "minimal's content with the Response's bodyLength of type string (digests recomputed).")
+
+    def nested_class(m):
+        response_of(m).field("request").value.class_name = "Redirect"
+    data, p = craft(vv.minimal(), nested_class)
+    out["nested-class.webarc"] = data, expect(
+        "corrupt-index", "verify", leaf_offset(p),
+        "minimal's content with the Response's request field holding its Request's fields under the class Redirect, "
+        "a known class but not the one §7.3 names for that field (digests recomputed).")
+
+    for name, key, value, why in (
+            ("writer-level.webarc", "level", 13, "Writer.level 13, over 12"),
+            ("writer-zstd-level.webarc", "zstdLevel", 0, "Writer.zstdLevel 0 (1 to 22; absent is what turns step 15 off)")):
+        def writer_field(m, key=key, value=value):
+            writer = m.archive.field("writer").value
+            present = [f for f in writer.fields if f.key == key]
+            if present:
+                present[0].value = value
+            else:
+                writer.fields.append(Field(key, UINT, value))
+        data, p = craft(vv.minimal(), writer_field)
+        out[name] = data, expect(
+            "corrupt-index", "verify", p.metadata.ref.offset,
+            f"minimal's content with {why} in its metadata page (digests recomputed): the metadata object does not read.")
 
     def duplicate(m):
         response_of(m).field("textEncoding").key = "mimeType"
@@ -859,6 +882,14 @@ def apply_vectors(v) -> dict:
         "delta's content with the first byte of its target's bodyData zeroed (since 2.1.4); applied over "
         "valid/delta-base.webarc, it gives delta-result.webarc, whose digest is the target's but whose body data is not.",
         stack=DELTA_BASE, bases=DELTA_BASE)
+    recipe = json.loads(json.dumps(v["delta"].recipe))
+    target = recipe["archive"]["target"]
+    target["archive"]["target"] = {"digest": target["digest"], "archiveLength": target["archiveLength"], "archive": {}}
+    data, p = craft(recipe, bases=[base])
+    out["target-in-target.webarc"] = data, expect(
+        "corrupt-index", "verify", p.metadata.ref.offset,
+        "delta's content with a Target inside its target's Archive object: Archive, Target, Archive, Target, "
+        "Archive nest five objects deep, over the bound of 4 (digests recomputed).", bases=DELTA_BASE)
     recipe = json.loads(json.dumps(v["delta"].recipe))
     order = recipe["archive"]["target"]["archive"]["writer"]["order"]
     assert order[1] == [2, 1] and order[2] != [2, 1]

@@ -45,10 +45,11 @@ import layers                                                   # noqa: E402
 import lz4block                                                 # noqa: E402
 import zstdblock                                                # noqa: E402
 import valid_vectors as vv                                      # noqa: E402
-from canonical import BadURL, canonical_key                     # noqa: E402
+from canonical import BadURL, ascii_upper, canonical_key        # noqa: E402
 from layers import recipe_record                                # noqa: E402
 from schema import BYTES, FEATURE_DICTIONARY, LZ4_DICT, OBJECT, STRING       # noqa: E402
-from webarc_reader import Archive, Stack, WebarcError, check_trust, parse_private_key, parse_public_key  # noqa: E402
+from webarc_reader import (Archive, Stack, WebarcError, check_trust, nested, parse_object, parse_private_key,  # noqa: E402
+                           parse_public_key, text)
 from webarc_writer import (Chunk, Field, Obj, Raw, Record, build, key_files, plan, serialize, sign,  # noqa: E402
                            write)
 
@@ -135,6 +136,24 @@ def dictionary(recipe: dict) -> bytes:
     return serialize(model, plan(model))
 
 
+def unchecked(recipe: dict) -> bytes:
+    """What a reader reads without checking: the recipe's records (a method `get`, stored so; one with
+    a space; headers holding CR, LF and NUL), objects nested seven deep under a Response key no reader
+    knows, and `Writer.level` 2, which no writer writes (§7.1 to §7.3)."""
+    given = json.loads(json.dumps(recipe))
+    for record in given["records"]:
+        record["method"] = ascii_upper(record["method"])
+    model = build(given)
+    for record, original in zip(model.records, recipe["records"]):
+        record.obj.field("request").value.field("method").value = original["method"]
+    deep = Obj("Opaque", [Field("note", STRING, "seven objects deep")])
+    for _ in range(5):
+        deep = Obj("Opaque", [Field("inner", OBJECT, deep)])
+    model.records[0].obj.fields.append(Field("x-nested", OBJECT, deep))
+    model.archive.field("writer").value.field("level").value = 2
+    return serialize(model, plan(model))
+
+
 # ---------------------------------------------------------------------------- valid vectors
 
 def signature(key: str, sequence: int, created: int, expires: int) -> dict:
@@ -166,6 +185,7 @@ def valid_vectors() -> dict[str, Vector]:
     out["signed-extra"] = Vector(recipe, sign(write(recipe), recipe["appendix"], KEYS))
     out["newer-minor"] = Vector(vv.newer_base(), newer_minor(vv.newer_base()), crafted=True)
     out["newer-reserved"] = Vector(vv.newer_base(), newer_reserved(vv.newer_base()), crafted=True)
+    out["unchecked"] = Vector(vv.unchecked(), unchecked(vv.unchecked()), crafted=True)
     assert out["dictionary"].data == dictionary(vv.dictionary()), "the step-13 rule no longer codes v2 against v1"
     recipe = vv.delta_local()
     out["delta-local"] = Vector(recipe, invalid_vectors.craft(recipe, invalid_vectors.local_delta(recipe))[0],
@@ -227,7 +247,9 @@ def check_valid(name: str, vector: Vector, vectors: dict[str, Vector]) -> dict:
         assert again == data, name
     dump = archive.dump(bases)
     assert {k: v for k, v in dump["archive"].items() if k != "writer"} == recipe["archive"], name
-    given = [{k: v for k, v in r.items() if k != "previousVersion"} for r in recipe["records"]]
+    # A reader reads a method ASCII-upper-cased (§7.3 `Request`), as the key is built.
+    given = [{k: ascii_upper(v) if k == "method" else v for k, v in r.items() if k != "previousVersion"}
+             for r in recipe["records"]]
     assert sorted(map(to_json, map(recipe_record, dump["records"]))) == sorted(map(to_json, given)), name
     if not vector.crafted:
         assert dump["archive"]["writer"] == expected_writer(recipe, dump), (name, dump["archive"]["writer"])
@@ -324,6 +346,11 @@ def check_pins(dumps: dict[str, dict], vectors: dict[str, Vector]) -> None:
     assert c[0]["dictionary"] == d[0]["dictionary"] and c[0]["dictionary"]["offset"] not in {x["offset"] for x in a + b}
     assert c[0]["dictionary"]["offset"] + c[0]["dictionary"]["storedLength"] == c[0]["offset"], "dictionary chunk right before C"
     assert f[0]["dictionary"]["offset"] == e[1]["offset"] and e[1]["rawLength"] < 262_144
+    unchecked_archive = Archive(vectors["unchecked"].data)
+    stored = [parse_object(e.object) for leaf in unchecked_archive.leaves(unchecked_archive.record_root, 1) for e in leaf.records]
+    assert sorted(text(nested(o, "request"), "method") for o in stored) == ["PROP FIND", "get"]
+    assert [r["key"].split(" https")[0] for r in dumps["unchecked"]["records"]] == ["GET", "PROP FIND"]
+    assert dumps["unchecked"]["archive"]["writer"]["level"] == 2 and "x-nested" in stored[0].fields
     check_keyed_pins(dumps)
     check_placement_pins(dumps, vectors)
     check_best_pins(dumps, vectors)

@@ -96,6 +96,7 @@ CLASSES = {
         "dictionaryInterval": (UINT, True),
         "order": (BYTES, False),
         "zstdLevel": (UINT, False),
+        "anchors": (UINT, False),
         "dictionaryPlacement": (UINT, False),
     },
     "Target": {

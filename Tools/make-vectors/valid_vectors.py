@@ -299,6 +299,21 @@ def newer_base() -> dict:
     ]}
 
 
+def unchecked() -> dict:
+    """The content of the crafted `unchecked` vector: what a reader reads without checking it (§7.2,
+    §7.3): a method stored in lower case, a method with a space inside, header names and values
+    holding CR, LF and NUL; the vector adds objects nested seven deep under a key no reader knows and
+    `Writer.level` 2."""
+    plain = [["Content-Type", "text/plain"]]
+    return {"archive": {}, "records": [
+        response("https://example.com/a.txt", "A method stored in lower case.\n", method="get",
+                 headers=plain + [["X-Split", "one\r\nInjected: two"], ["X-Nul", "nul\u0000byte"],
+                                  ["X Bad\r\n", "a name that is no token"]], mime="text/plain"),
+        response("https://example.com/b.txt", "A method with a space inside.\n", method="PROP FIND", headers=plain,
+                 mime="text/plain"),
+    ]}
+
+
 LARGE_COUNT = 800
 
 

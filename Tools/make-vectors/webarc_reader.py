@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import ed25519
 import lz4block
 import zstdblock
-from canonical import BadURL, canonical_key
+from canonical import BadURL, ascii_upper, canonical_key
 from schema import (APPENDIX_MAGIC, BODY_LEAF, BODY_TREE, BOOL, CHUNK_ENTRY_SIZE, CLASSES, DELTA, DICTIONARY_SIZE,
                     END_MAGIC, FEATURE_DELTA, FEATURE_DICTIONARY, FEATURE_LAYER, FIXED_LENGTH, INTERIOR, LEAD_MAGIC,
                     LZ4, LZ4_DICT, MAJOR, MAX_APPENDIX, MAX_BODY, MAX_CHUNK, MAX_COUNT, MAX_HEIGHT, MAX_NESTING,
@@ -323,6 +323,27 @@ def check_fields(obj: Object, depth: int) -> None:
         raise ObjectError("corrupt-index", "Base digest is not 32 bytes")
     if obj.class_name == "Target" and "bodyData" in obj.fields and len(obj.fields["bodyData"][1]) != 32:
         raise ObjectError("corrupt-index", "Target bodyData is not 32 bytes")
+    if obj.class_name == "Writer":
+        check_writer(obj)
+
+
+def check_writer(obj: Object) -> None:
+    """§7.3 `Writer`, wherever it is read: a level over 12, a dictionary interval over 2^31 - 1, a
+    Zstandard level outside 1 to 22, an `order` that is not pairs of LEB128 integers with lengths of
+    at least 1 (§13.2): corrupt-index. Levels 0 and 2 are read; unknown `anchors` and
+    `dictionaryPlacement` values are read (a tool that writes again refuses them)."""
+    if uint(obj, "level") > 12 or uint(obj, "dictionaryInterval") > (1 << 31) - 1:
+        raise ObjectError("corrupt-index", f"Writer level {uint(obj, 'level')} or dictionary interval "
+                          f"{uint(obj, 'dictionaryInterval')} out of range")
+    if "zstdLevel" in obj.fields and not 1 <= uint(obj, "zstdLevel") <= 22:
+        raise ObjectError("corrupt-index", f"Writer zstdLevel {uint(obj, 'zstdLevel')} is not 1 to 22")
+    if "order" in obj.fields:
+        try:
+            runs = order_runs(obj.fields["order"][1])
+        except ValueError as e:
+            raise ObjectError("corrupt-index", f"Writer order: {e}") from None
+        if any(length < 1 for _, length in runs):
+            raise ObjectError("corrupt-index", "Writer order: a run of length 0")
 
 
 def string_list(value: bytes, what: str) -> list[str]:
@@ -702,7 +723,7 @@ class Archive:
         obj = parse_object(entry.object)
         request = nested(obj, "request")
         out = {"kind": obj.class_name.lower(), "key": entry.key.decode("utf-8"),
-               "method": text(request, "method"), "url": text(request, "url"),
+               "method": ascii_upper(text(request, "method")), "url": text(request, "url"),
                "requestHeaders": pairs(request, "headers")}
         if obj.class_name in ("Response", "Redirect"):
             out["status"] = uint(obj, "status")
@@ -1316,6 +1337,8 @@ def read_leb128(data: bytes, at: int) -> tuple[int, int]:
         byte = data[at + i]
         value |= (byte & 0x7F) << (7 * i)
         if not byte & 0x80:
+            if value >= 1 << 64:
+                raise ValueError("LEB128 integer over 64 bits")
             return value, at + i + 1
     raise ValueError("LEB128 integer longer than 10 bytes")
 

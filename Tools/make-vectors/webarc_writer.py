@@ -233,7 +233,8 @@ def build(recipe: dict, bases: list | None = None) -> Model:
                                      "anchors": model.anchor_rule if model.dictionary_interval else 0,
                                      "dictionaryPlacement": model.placement}))
     entries = [c for b in model.bodies for c in all_chunks(b)]
-    if bases or any(r.obj.class_name == "Tombstone" for r in model.records) or any(c.layer for c in entries):
+    if bases or recipe.get("archive", {}).get("bases") or any(r.obj.class_name == "Tombstone" for r in model.records) \
+            or any(c.layer for c in entries):
         model.required |= FEATURE_LAYER
     if any(c.codec == LZ4_DICT for c in entries):
         model.required |= FEATURE_DICTIONARY

@@ -44,6 +44,11 @@ struct SpecVectorTests {
         let stage: String
         let offset: UInt64?
         let bases: [String]
+        /// `read`: the URL whose body is read through its record.
+        var url: String?
+        /// `trust`: the public keys trusted, and the files accepted first with the same rollback state.
+        var keys: [String] = []
+        var acceptFirst: [String] = []
         var description: String { file }
     }
 
@@ -55,7 +60,8 @@ struct SpecVectorTests {
             let entry = expected[$0]!
             return Invalid(
                 file: $0, code: entry["error"] as! String, stage: entry["at"] as! String,
-                offset: (entry["offset"] as? NSNumber).map { $0.uint64Value }, bases: entry["bases"] as? [String] ?? [])
+                offset: (entry["offset"] as? NSNumber).map { $0.uint64Value }, bases: entry["bases"] as? [String] ?? [],
+                url: entry["url"] as? String, keys: entry["keys"] as? [String] ?? [], acceptFirst: entry["acceptFirst"] as? [String] ?? [])
         }
     }
 
@@ -164,6 +170,35 @@ struct SpecVectorTests {
         #expect(error?.code == vector.code, "\(String(describing: error))")
         #expect(error?.offset == vector.offset, "\(String(describing: error))")
         #expect(!FileManager.default.fileExists(atPath: folder.file("out.webarc")))
+    }
+
+    @Test("a body read through its record names the record leaf its entry was copied from (Appendix A)",
+          arguments: invalidCases.filter { $0.stage == "read" })
+    func readVectors(vector: Invalid) throws {
+        let reader = try Self.open("invalid/\(vector.file)", bases: vector.bases)
+        guard case .response(let response)? = try reader.lookup(url: try #require(vector.url))?.record else {
+            Issue.record("\(vector.file): no response for \(vector.url ?? "")")
+            return
+        }
+        let error = #expect(throws: WebArcError.self) { try reader.body(response.body) }
+        #expect(error?.code == vector.code, "\(String(describing: error))")
+        #expect(error?.offset == vector.offset, "\(String(describing: error))")
+    }
+
+    @Test("trust vectors are refused as expected.json says, after their acceptFirst files, with one rollback state (spec §12.4)",
+          arguments: invalidCases.filter { $0.stage == "trust" })
+    func trustVectors(vector: Invalid) throws {
+        let folder = try TemporaryFolder()
+        let keys = try vector.keys.map { try PublicKey(contentsOf: Self.vectors.path + "/" + $0) }
+        let policy = TrustPolicy(trusting: keys, rollbackState: try RollbackState(directory: folder.file("state")))
+        for first in vector.acceptFirst {
+            _ = try ArchiveReader(path: Self.vectors.path + "/invalid/" + first).checkTrust(policy)
+        }
+        let error = #expect(throws: WebArcError.self) {
+            try ArchiveReader(path: Self.vectors.path + "/invalid/\(vector.file)").checkTrust(policy)
+        }
+        #expect(error?.code == vector.code, "\(String(describing: error))")
+        #expect(error?.offset == vector.offset, "\(String(describing: error))")
     }
 
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }

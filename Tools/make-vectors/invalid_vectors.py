@@ -541,6 +541,19 @@ def chunk_vectors(v) -> dict:
         "minimal's content with its chunk's codec 7 in the body entry and its copy (digests recomputed); the "
         "offset is the body tree leaf holding the entry.")
 
+    css = "https://example.org/style.css"
+
+    def read_codec(m):
+        (record,) = [r for r in m.records if r.obj.field("request").value.field("url").value == css]
+        record.body.chunks[0].codec = 7
+    data, p = craft(vv.site(), read_codec)
+    assert len(p.record_levels[0]) == 1
+    out["read-unsupported-codec.webarc"] = data, expect(
+        "unsupported-codec", "read", record_leaf(p).ref.offset,
+        f"site's content with the chunk of {css} of codec 7 in its body entry and the entry's copy (digests "
+        "recomputed). A reader looks the URL up and reads the body through the copy in the record leaf: the error "
+        "names that leaf, not the body leaf (which verify names).", url=css)
+
     zeros = {"archive": {}, "records": [vv.response("https://example.com/a.txt", b"a" * 262_144,
                                                     headers=[["Content-Type", "text/plain"]], mime="text/plain")]}
 
@@ -622,8 +635,10 @@ def trust_vectors(v, keys) -> dict:
     minimal = v["minimal"].data
     n = len(minimal)
 
-    def signed(data, key, sequence, expires=0):
-        return sign(data, [{"type": 1, "key": key, "sequence": sequence, "created": vv.NOV_23, "expires": expires}],
+    def signed(data, key, sequence, expires=0, *more):
+        """`data` signed by `key`, then by each (key, sequence, expires) of `more`, in that order."""
+        blocks = [(key, sequence, expires)] + list(more)
+        return sign(data, [{"type": 1, "key": k, "sequence": q, "created": vv.NOV_23, "expires": e} for k, q, e in blocks],
                     keys)
     bad_block = bytearray(signed(minimal, "test1", 1))
     struct.pack_into("<I", bad_block, n + 4, 119)
@@ -647,6 +662,21 @@ def trust_vectors(v, keys) -> dict:
         "minimal.webarc signed by test1 with sequence 3. Check rollback-5.webarc first (accepted: sequence 5, "
         "same key), keeping the state, then this file: refused.", keys=KEY1, acceptFirst=["rollback-5.webarc"])
     site = v["site"].data
+    out["trust-expired-negative.webarc"] = signed(minimal, "test1", 1, -1), expect(
+        "expired", "trust", n, "minimal.webarc signed by test1 with expires -1, a moment before 1970: a negative "
+        "expiry is a date like any other, long past.", keys=KEY1)
+    out["rollback-two-sequences.webarc"] = signed(minimal, "test1", 9, 0, ("test1", 3, 0)), expect(
+        "rolled-back", "trust", n,
+        "minimal.webarc signed twice by test1, sequence 9 then sequence 3. Check rollback-5.webarc first (sequence "
+        "5), then this file: every signature of a trusted key that verifies is checked, and 3 is below 5.",
+        keys=KEY1, acceptFirst=["rollback-5.webarc"])
+    out["rollback-expired-9.webarc"] = signed(site, "test1", 6, 0, ("test1", 9, vv.Y2K)), None
+    out["rollback-below-expired.webarc"] = signed(minimal, "test1", 7), expect(
+        "rolled-back", "trust", n,
+        "minimal.webarc signed by test1 with sequence 7. Check rollback-expired-9.webarc first (site.webarc signed "
+        "by test1 with sequence 6, and with sequence 9 expired in 2000: accepted by the first, and the state "
+        "records 9, the highest sequence of the key's signatures that verify, expired ones included), then this "
+        "file: refused.", keys=KEY1, acceptFirst=["rollback-expired-9.webarc"])
     out["rollback-same-sequence.webarc"] = signed(site, "test1", 5), expect(
         "rolled-back", "trust", len(site),
         "site.webarc signed by test1 with sequence 5, the sequence of rollback-5.webarc, another archive digest. "

@@ -48,8 +48,8 @@ import valid_vectors as vv                                      # noqa: E402
 from canonical import BadURL, ascii_upper, canonical_key        # noqa: E402
 from layers import recipe_record                                # noqa: E402
 from schema import BYTES, FEATURE_DICTIONARY, LZ4_DICT, OBJECT, STRING       # noqa: E402
-from webarc_reader import (Archive, Stack, WebarcError, check_trust, nested, parse_object, parse_private_key,  # noqa: E402
-                           parse_public_key, text)
+from webarc_reader import (Archive, Stack, WebarcError, body_ref, check_trust, nested, parse_object,  # noqa: E402
+                           parse_private_key, parse_public_key, ref_key, text)
 from webarc_writer import (Chunk, Field, Obj, Raw, Record, build, key_files, plan, serialize, sign,  # noqa: E402
                            write)
 
@@ -585,6 +585,15 @@ def check_invalid(name: str, data: bytes, expected: dict, extra: dict[str, bytes
         return
     assert at != "open", (name, "opened")
     bases = [Archive(valid[Path(p).stem].data) for p in expected.get("bases", [])]
+    if at == "read":
+        obj, leaf = archive.lookup("GET", expected["url"])
+        entry = next(b for b in leaf.bodies if b.key == ref_key(*body_ref(obj)))
+        try:
+            archive.read_body(entry, leaf, bases)
+        except WebarcError as e:
+            assert (e.code, e.offset) == (expected["error"], expected["offset"]), (name, e)
+            return
+        raise AssertionError((name, "read"))
     problems = archive.verify(bases if bases else None)
     if at == "verify":
         assert problems and {p.code for p in problems} == {expected["error"]}, (name, problems)

@@ -662,6 +662,16 @@ class Archive:
     def body_bytes(self, entry: BodyEntry, bases: list["Archive"] | None = None) -> bytes:
         return b"".join(self.chunk_bytes(c, bases or []) for c in entry.chunks)
 
+    def read_body(self, entry: BodyEntry, page: Page, bases: list["Archive"] | None = None) -> bytes:
+        """A body read lazily through the entry `page` holds (§11.2): a problem Appendix A names at "the
+        page's offset" names that page (a record leaf, for the copy a lookup found)."""
+        try:
+            return self.body_bytes(entry, bases)
+        except WebarcError as e:
+            if e.code in ("corrupt-index", "unsupported-codec"):
+                raise WebarcError(e.code, page.offset, f"page at {page.offset}: {e.message}") from None
+            raise
+
     # ------------------------------------------------------------------ verify (§11.3)
 
     def verify(self, bases: list["Archive"] | None = None, trusted: list[bytes] | None = None,
@@ -1209,11 +1219,16 @@ def check_trust(archive: Archive, trusted: list[bytes], now: int | None = None,
         raise WebarcError("expired", at, "the trusted signature has expired")
     accepted = current[0]
     if state is not None:
-        seen = state.get(accepted.key_id)
-        if seen is not None and (accepted.sequence < seen[0] or
-                                 (accepted.sequence == seen[0] and archive.archive_digest != seen[1])):
-            raise WebarcError("rolled-back", at, f"sequence {accepted.sequence}, already accepted {seen[0]}")
-        state[accepted.key_id] = (accepted.sequence, archive.archive_digest)
+        # Every signature of a trusted key that verifies, expired or not, is checked against its key's
+        # record; then each key records the highest sequence among them, unless it recorded it already.
+        for s in verified:
+            seen = state.get(s.key_id)
+            if seen is not None and (s.sequence < seen[0] or (s.sequence == seen[0] and archive.archive_digest != seen[1])):
+                raise WebarcError("rolled-back", at, f"sequence {s.sequence}, already accepted {seen[0]}")
+        for kid in {s.key_id for s in verified}:
+            highest = max(s.sequence for s in verified if s.key_id == kid)
+            if kid not in state or highest > state[kid][0]:
+                state[kid] = (highest, archive.archive_digest)
     return accepted
 
 

@@ -17,7 +17,12 @@ struct Cat: ParsableCommand {
               webarc cat site.webarc library/functions.html
               webarc cat site.webarc http://localhost/about -L -i
 
-            Exit 0 when found, 66 when the archive holds no record for the URL.
+            A stored redirect is not followed unless -L is given: cat then prints nothing on \
+            stdout (with -i, the redirect's status line and headers), names the redirect's target \
+            on stderr and exits 3, so that a script never takes a redirect for an empty page.
+
+            Exit 0 when found, 3 when the URL holds a redirect and -L is not given, 66 when the \
+            archive holds no record for the URL.
             \(ExitCodes.helpText)
             """
     )
@@ -34,7 +39,7 @@ struct Cat: ParsableCommand {
     @Flag(name: .customShort("i"), help: "Print the status line and headers first.")
     var includeHeaders = false
 
-    @Flag(name: .customShort("L"), help: "Follow redirects stored in the archive (up to 20).")
+    @Flag(name: .customShort("L"), help: "Follow redirects stored in the archive (up to 20); without it a redirect exits 3.")
     var followRedirects = false
 
     func run() throws {
@@ -80,12 +85,18 @@ struct Cat: ParsableCommand {
             guard case .response(let response) = match.entry.record else { return }
             try head(match.entry.record)
             try withFile(archive) { try reader.forEachChunk(of: response.body) { try Output.bytes($0) } }
-        case .redirect:
-            return
+        case .redirect(let redirect, let at, _):
+            throw CommandFailure(
+                "\(archive): \(at) is a redirect (\(redirect.status)) to \(redirect.target): use -L to follow it",
+                code: ExitCodes.redirectNotFollowed)
         case .refused(let redirect, let at, _):
             try head(.redirect(redirect))
-            guard followRedirects else { return }
             let scheme = redirect.target.prefix { $0 != ":" }
+            guard followRedirects else {
+                throw CommandFailure(
+                    "\(archive): \(at) is a redirect (\(redirect.status)) to a \(scheme): URL, which is never followed",
+                    code: ExitCodes.redirectNotFollowed)
+            }
             throw CommandFailure("\(archive): the redirect at \(at) leads to a \(scheme): URL, which is never followed", code: ExitCodes.dataError)
         case .miss(let method, let missed, _):
             throw CommandFailure("\(archive): no record for \(method.uppercased()) \(missed)", code: ExitCodes.noInput)

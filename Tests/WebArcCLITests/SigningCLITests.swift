@@ -105,7 +105,7 @@ struct SigningCLITests {
         let signature = (try JSONSerialization.jsonObject(with: json.stdout) as! [String: Any])["signature"] as! [String: Any]
         #expect(signature["trusted"] as? Bool == false)
         #expect(signature["code"] as? String == "untrusted-key")
-        let expiring = try setup.sign(["--expires", "2020-01-01"])
+        let expiring = try setup.sign(["--expires", "2020-01-01", "--force"])
         #expect(expiring.status == 0)
         #expect(expiring.stderr.contains("warning: the signature expires in the past"))
         let expired = try setup.verify()

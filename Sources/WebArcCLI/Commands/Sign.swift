@@ -20,6 +20,10 @@ struct Sign: ParsableCommand {
             refuses an archive whose sequence is lower than one it accepted from the same key. It \
             defaults to the current Unix time in seconds, so each later signing is higher; give it \
             explicitly to number releases yourself.
+
+            An --expires date that has already passed is refused (exit 64, the archive untouched): \
+            readers would refuse such a signature, and it would replace a valid one by the same key. \
+            --force signs anyway, with a warning.
             \(ExitCodes.helpText)
             """
     )
@@ -38,16 +42,26 @@ struct Sign: ParsableCommand {
             + "(default: never).", valueName: "DATE"))
     var expires: DateArgument?
 
+    @Flag(name: .shortAndLong, help: "Sign even when --expires has already passed.")
+    var force = false
+
     func run() throws {
+        let now = Date()
+        if let expires, expires.date <= now {
+            guard force else {
+                let shown = SignatureText.date(Int64(expires.date.timeIntervalSince1970 * 1000))
+                throw CommandFailure(
+                    "--expires \(shown) has already passed: readers would refuse the signature, and it would replace "
+                        + "any signature by this key: give a later date, or --force to sign anyway",
+                    code: ExitCodes.usage)
+            }
+            Output.error("webarc: warning: the signature expires in the past; readers will refuse it as expired")
+        }
         let signingKey: SigningKey
         do { signingKey = try SigningKey(contentsOf: key) } catch let error as WebArcError { throw CommandFailure(error, file: key) }
         var info = stat()
         if stat(key, &info) == 0 && info.st_mode & 0o077 != 0 {
             Output.error("webarc: warning: \(key) can be read by others: chmod 600 it")
-        }
-        let now = Date()
-        if let expires, expires.date <= now {
-            Output.error("webarc: warning: the signature expires in the past; readers will refuse it as expired")
         }
         let block = try withFile(archive) {
             try ArchiveSigner.sign(

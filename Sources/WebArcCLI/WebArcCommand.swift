@@ -30,7 +30,7 @@ struct WebArcCommand: AsyncParsableCommand {
 
             \(ExitCodes.helpText)
             """,
-        version: "2.5.0 (archive format 2.1.8)",
+        version: "\(WebArcVersion.release) (archive format \(WebArcVersion.format))",
         subcommands: [
             Pack.self, Unpack.self, Verify.self, List.self, Cat.self, Info.self, Serve.self, Import.self, Export.self, Capture.self,
             Keygen.self, Sign.self, Diff.self, Apply.self, Refresh.self,

@@ -27,7 +27,7 @@ struct CaptureCommand: AsyncParsableCommand {
 
             \(ExitCodes.helpText)
             """,
-        version: "2.2.0 (archive format 2.1.1)"
+        version: "\(WebArcVersion.release) (archive format \(WebArcVersion.format))"
     )
 
     /// Runs the capture, mapping failures to one stderr line and a distinct exit code.
@@ -95,7 +95,7 @@ struct CaptureCommand: AsyncParsableCommand {
         do {
             recorder = try ArchiveRecorder(
                 path: output, options: writerOptions,
-                metadata: ArchiveMetadata(created: started, creator: "webarc capture", startURL: start.first?.absoluteString))
+                metadata: ArchiveMetadata(created: started, creator: WebArcVersion.creator("capture"), startURL: start.first?.absoluteString))
         } catch let error as WebArcError {
             throw CommandFailure(error, file: output)
         }

@@ -217,7 +217,7 @@ public struct SitePacker {
         let writer = opened!
         let startURL = files.contains { $0.relativePath == "index.html" } ? options.baseURL
             : files.first { $0.relativePath.hasSuffix(".html") }.map { url(for: $0.relativePath) }
-        writer.metadata = ArchiveMetadata(created: options.created, creator: "webarc 2.1", startURL: startURL, baseURL: options.baseURL)
+        writer.metadata = ArchiveMetadata(created: options.created, creator: WebArcVersion.creator, startURL: startURL, baseURL: options.baseURL)
         try writer.finish()
         summary.statistics = writer.statistics
         summary.startURL = startURL

@@ -97,7 +97,7 @@ public struct UpdateBuilder {
                 summary.deletedKeys += 1
             }
         }
-        writer.metadata.creator = "webarc 2.1"
+        writer.metadata.creator = WebArcVersion.creator
         writer.metadata.startURL = newMetadata.startURL
         writer.metadata.baseURL = newMetadata.baseURL
         writer.metadata.target = UpdateTarget(

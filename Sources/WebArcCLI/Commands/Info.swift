@@ -75,7 +75,7 @@ struct Info: ParsableCommand {
         let tombstoneText = tombstones > 0 ? ", \(tombstones) tombstones" : ""
         let recordLine = "\(reader.recordCount): \(responses) responses, \(redirects) redirects" + tombstoneText
         let signatures = try withFile(archive) { try reader.signatureBlocks() }
-        let dedup = distinctBytes > 0 ? Double(responseBytes) / Double(distinctBytes) : 1
+        let dedup = DedupRatio.value(rawBytes: responseBytes, distinctBytes: distinctBytes)
         let compression = distinctBytes > 0 ? Double(reader.storedBodyBytes) / Double(distinctBytes) : 1
         if json {
             Output.json([

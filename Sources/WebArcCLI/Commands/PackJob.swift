@@ -74,10 +74,13 @@ struct PackJob {
         }
         let seconds = Date().timeIntervalSince(started)
         let stats = summary.statistics
+        // The archive's whole size (bodies, index, trailer), as `ls -l` shows it.
+        let archiveBytes = (try? FileManager.default.attributesOfItem(atPath: packed)[.size] as? UInt64) ?? stats.storedBytes
         if json {
             Output.json([
                 "archive": output, "files": summary.files, "responses": summary.responses, "redirects": summary.redirects,
                 "distinctBodies": stats.bodiesStored, "rawBytes": stats.rawBytes, "storedBodyBytes": stats.storedBytes,
+                "archiveBytes": archiveBytes,
                 "seconds": seconds, "skipped": summary.skipped.map(\.description), "startURL": summary.startURL ?? NSNull(),
                 "updateBytes": updateBytes.map { $0 as Any } ?? NSNull(),
             ] as [String: Any])
@@ -85,9 +88,9 @@ struct PackJob {
         guard !quiet else { return }
         for skipped in summary.skipped { Output.error("webarc: skipped \(folder)/\(skipped)") }
         Output.error(String(
-            format: "packed %d files (%d responses, %d redirects, %d distinct bodies) into %@: %@ → %@ in %.2fs",
+            format: "packed %d files (%d responses, %d redirects, %d distinct bodies) into %@: %@ of files → %@ archive in %.2fs",
             summary.files, summary.responses, summary.redirects, stats.bodiesStored, output,
-            ProgressReporter.size(stats.rawBytes), ProgressReporter.size(stats.storedBytes), seconds))
+            ProgressReporter.size(stats.rawBytes), ProgressReporter.size(archiveBytes), seconds))
         if let updateBytes { Output.error("wrote the update over \(bases.joined(separator: ", ")) to \(output): \(ProgressReporter.size(updateBytes)), checked") }
     }
 }

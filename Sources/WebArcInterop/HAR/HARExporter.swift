@@ -50,7 +50,7 @@ struct HARExporter {
             entries.append(entry)
         }
         let log: [String: Any] = [
-            "log": ["version": "1.2", "creator": ["name": "webarc", "version": "1.0"], "entries": entries] as [String: Any],
+            "log": ["version": "1.2", "creator": ["name": "webarc", "version": WebArcVersion.release], "entries": entries] as [String: Any],
         ]
         try file.append(try JSONSerialization.data(withJSONObject: log, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]))
         return summary

@@ -75,7 +75,7 @@ public struct ArchiveImporter: Sendable {
         do {
             try write(kept, providers: providers, to: writer, context: context, summary: &summary)
             summary.startURL = context.startURL ?? Self.firstPage(kept)
-            writer.metadata = ArchiveMetadata(creator: "webarc import", startURL: summary.startURL, entries: context.metadataEntries)
+            writer.metadata = ArchiveMetadata(creator: WebArcVersion.creator("import"), startURL: summary.startURL, entries: context.metadataEntries)
             summary.bodiesStored = writer.statistics.bodiesStored
             summary.storedBodyBytes = writer.statistics.storedBytes
             try writer.finish()

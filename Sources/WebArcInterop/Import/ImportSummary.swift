@@ -1,3 +1,5 @@
+import WebArc
+
 /// What an import read, kept, skipped and stored.
 public struct ImportSummary: Sendable {
     /// One input file.
@@ -40,6 +42,7 @@ public struct ImportSummary: Sendable {
     /// Records written.
     public var records: Int { responses + redirects }
 
-    /// Bodies referenced divided by distinct bodies stored (1 when nothing repeats).
-    public var dedupRatio: Double { bodiesStored == 0 ? 1 : Double(bodiesReferenced) / Double(bodiesStored) }
+    /// ``rawBodyBytes`` divided by ``distinctBodyBytes``, as ``WebArc/DedupRatio`` defines it for
+    /// every command (1 when nothing repeats).
+    public var dedupRatio: Double { DedupRatio.value(rawBytes: rawBodyBytes, distinctBytes: distinctBodyBytes) }
 }

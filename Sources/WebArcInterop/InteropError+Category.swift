@@ -5,9 +5,9 @@ extension InteropError {
     /// by the wrapped error's category), never by the message.
     public var category: ErrorCategory {
         switch self {
-        case .unknownFormat, .truncatedGzip, .badGzip, .badWARCHeader, .truncatedRecord, .contentLengthMismatch,
-            .missingHTTPHeaders, .badHTTPMessage, .badChunkedEncoding, .badURL, .badJSON, .badHAREntry, .badPropertyList,
-            .badWebArchive:
+        case .unknownFormat, .truncatedGzip, .badGzip, .decompressedTooLarge, .badWARCHeader, .truncatedRecord,
+            .contentLengthMismatch, .missingHTTPHeaders, .badHTTPMessage, .badChunkedEncoding, .badURL, .badJSON, .badHAREntry,
+            .badPropertyList, .badWebArchive:
             .malformedData
         case .io(_, let operation, _): operation.kind.category
         case .archive(let error, _): error.category

@@ -14,6 +14,8 @@ public enum InteropError: Error, Equatable, Sendable, CustomStringConvertible {
     case truncatedGzip(at: InputLocation)
     /// Bytes that zlib refuses: not gzip, or damaged.
     case badGzip(at: InputLocation, reason: String)
+    /// A gzip HAR or `.webarchive` (read whole into memory) that decompresses to more than `limit` bytes.
+    case decompressedTooLarge(file: String, limit: UInt64)
     /// A WARC record header that does not parse: no `WARC/1.x` line, a bad field, no `Content-Length`.
     case badWARCHeader(at: InputLocation, reason: String)
     /// The file ends before the record's `Content-Length` bytes.
@@ -72,6 +74,7 @@ public enum InteropError: Error, Equatable, Sendable, CustomStringConvertible {
         case .io: "io"
         case .truncatedGzip: "truncated-gzip"
         case .badGzip: "bad-gzip"
+        case .decompressedTooLarge: "decompressed-too-large"
         case .badWARCHeader: "bad-warc-header"
         case .truncatedRecord: "truncated-record"
         case .contentLengthMismatch: "content-length-mismatch"
@@ -96,6 +99,9 @@ public enum InteropError: Error, Equatable, Sendable, CustomStringConvertible {
         case .io(let path, let operation, let errno): WebArcError.io(path: path, operation: operation, errno: errno).description
         case .truncatedGzip(let at): "gzip data ends early in \(at): the file is truncated"
         case .badGzip(let at, let reason): "bad gzip data in \(at): \(reason)"
+        case .decompressedTooLarge(let file, let limit):
+            "\(file) decompresses to more than \(limit >> 20) MiB, the most a compressed HAR or .webarchive is read "
+                + "into memory: decompress it (gunzip -k) and import the result"
         case .badWARCHeader(let at, let reason): "bad WARC record header in \(at): \(reason)"
         case .truncatedRecord(let at, let declared, let available):
             "WARC record in \(at) is truncated: Content-Length says \(declared) bytes, \(available) available"

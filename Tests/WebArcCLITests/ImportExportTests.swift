@@ -37,8 +37,8 @@ struct ImportExportTests {
         let result = try CLIRunner.run(["import", try Self.input(scratch, "a.warc", Self.warc), try Self.input(scratch, "b.har", Self.har), "-o", out])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.isEmpty)
-        #expect(result.stderr.contains("imported 2 responses and 1 redirects from 3 captures in 2 files into \(out)"), "\(result.stderr)")
-        #expect(result.stderr.contains("(0 other captures left out, 0 bad records skipped)"))
+        #expect(result.stderr.contains("imported 2 responses and 1 redirect from 3 captures in 2 files into \(out): "), "\(result.stderr)")
+        #expect(!result.stderr.contains("left out") && !result.stderr.contains("skipped"), "nothing was left out")
         let reader = try ArchiveReader(path: out)
         #expect(try reader.lookup(url: "http://example.com/a.txt") != nil)
         #expect(try reader.lookup(url: "http://example.com/old") != nil)
@@ -75,7 +75,7 @@ struct ImportExportTests {
         let skipped = try CLIRunner.run(["import", input, "-o", out, "--skip-bad"])
         #expect(skipped.status == 0, "\(skipped.stderr)")
         #expect(skipped.stderr.contains("webarc: skipped: WARC record in \(input) at offset \(offset)"), "\(skipped.stderr)")
-        #expect(skipped.stderr.contains("1 bad records skipped"))
+        #expect(skipped.stderr.contains("(1 bad record skipped)"), "\(skipped.stderr)")
         #expect(try ArchiveReader(path: out).lookup(url: "http://example.com/") != nil)
     }
 
@@ -114,8 +114,9 @@ struct ImportExportTests {
             let out = scratch.file("\(policy).webarc")
             let result = try CLIRunner.run(["import", input, "-o", out, "--keep", policy])
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(result.stderr.contains("imported \(responses) responses"), "\(policy): \(result.stderr)")
-            #expect(result.stderr.contains("(\(2 - responses) other captures left out"), "\(policy): \(result.stderr)")
+            #expect(result.stderr.contains(responses == 1 ? "imported 1 response and 0 redirects" : "imported 2 responses and 0 redirects"), "\(policy): \(result.stderr)")
+            let leftOut = "(1 duplicate capture of a URL left out: --keep all keeps it)"
+            #expect(result.stderr.contains(leftOut) == (policy != "all"), "\(policy): \(result.stderr)")
             let cat = try CLIRunner.run(["cat", out, "http://example.com/"])
             #expect(cat.text == body, "\(policy)")
         }

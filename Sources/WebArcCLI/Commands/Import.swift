@@ -10,13 +10,17 @@ struct Import: ParsableCommand {
         abstract: "Import WARC, HAR and Safari web archive files into one archive.",
         discussion: """
             Each input's kind is told from its content: WARC 1.0 or 1.1 (plain, gzip per record or \
-            whole-file gzip), HAR 1.2, or a Safari .webarchive. Of several captures of one URL only the \
-            latest is kept unless --keep says otherwise; bodies equal across inputs are stored once. \
+            whole-file gzip), HAR 1.2, or a Safari .webarchive, each of the last two plain or gzip \
+            (a gzip one is read whole into memory, up to 1 GiB decompressed). Of several captures of \
+            one URL only the latest is kept unless --keep says otherwise (the others are counted as \
+            duplicate captures left out); bodies equal across inputs are stored once. \
             gzip and deflate bodies are stored decoded; br and other codings are kept as sent. Bad \
-            records fail the import (nothing is written) unless --skip-bad skips and lists them.
+            records fail the import (nothing is written) unless --skip-bad skips and lists them. \
+            The --json summary's dedupRatio is the raw bytes of every response body ÷ the raw bytes \
+            of the distinct bodies, two decimals, as info shows it.
 
               webarc import crawl.warc.gz -o site.webarc
-              webarc import page.har saved.webarchive old.warc -o all.webarc --keep all
+              webarc import page.har.gz saved.webarchive old.warc -o all.webarc --keep all
               webarc import damaged.warc -o site.webarc --skip-bad
 
             \(ExitCodes.helpText)
@@ -68,11 +72,19 @@ struct Import: ParsableCommand {
         for skipped in summary.skipped { Output.error("webarc: skipped: \(skipped)") }
         for note in summary.notes { Output.error("webarc: \(note.isWarning ? "warning" : "note"): \(note)") }
         let captures = summary.inputs.reduce(0) { $0 + $1.captures }
-        Output.error(String(
-            format: "imported %d responses and %d redirects from %d captures in %d files into %@ (%d other captures left out, %d bad records skipped): %d distinct bodies of %d, %@ → %@ in %.2fs",
-            summary.responses, summary.redirects, captures, summary.inputs.count, output, summary.duplicatesDropped,
-            summary.skipped.count, summary.bodiesStored, summary.bodiesReferenced, ProgressReporter.size(summary.rawBodyBytes),
-            ProgressReporter.size(summary.storedBodyBytes), seconds))
+        var leftOut: [String] = []
+        if summary.duplicatesDropped > 0 {
+            let dropped = summary.duplicatesDropped
+            leftOut.append(Plural.count(dropped, "duplicate capture") + " of a URL left out: --keep all keeps " + (dropped == 1 ? "it" : "them"))
+        }
+        if !summary.skipped.isEmpty { leftOut.append(Plural.count(summary.skipped.count, "bad record") + " skipped") }
+        Output.error(
+            "imported \(Plural.count(summary.responses, "response")) and \(Plural.count(summary.redirects, "redirect")) from "
+                + "\(Plural.count(captures, "capture")) in \(Plural.count(summary.inputs.count, "file")) into \(output)"
+                + (leftOut.isEmpty ? "" : " (" + leftOut.joined(separator: "; ") + ")")
+                + ": \(Plural.count(summary.bodiesStored, "distinct body", plural: "distinct bodies")) of \(summary.bodiesReferenced), "
+                + "\(ProgressReporter.size(summary.rawBodyBytes)) → \(ProgressReporter.size(summary.storedBodyBytes))"
+                + " in " + String(format: "%.2fs", seconds))
     }
 }
 

@@ -17,11 +17,11 @@ final class HARImporter: BufferedImporter {
     ///
     /// - Throws: ``InteropError/badJSON(at:reason:)`` when the file is not a HAR log; the first
     ///   ``InteropError/badHAREntry(at:reason:)`` or `badURL` unless `--skip-bad`.
-    func read(_ file: InputFile, context: ImportContext) throws -> (records: Int, captures: [Capture]) {
-        var bytes = try file.readAll()
+    func read(_ contents: [UInt8], path: String, isGzip: Bool, context: ImportContext) throws -> (records: Int, captures: [Capture]) {
+        var bytes = contents
         let bomLength = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         if bomLength > 0 { bytes.removeFirst(3) }
-        let whole = InputLocation(file: file.path)
+        let whole = InputLocation(file: path)
         let root: Any
         do {
             root = try JSONSerialization.jsonObject(with: Data(bytes))
@@ -35,7 +35,10 @@ final class HARImporter: BufferedImporter {
         var captures: [Capture] = []
         for (number, entry) in entries.enumerated() {
             let offset = offsets.count == entries.count ? UInt64(offsets[number] + bomLength) : nil
-            let location = InputLocation(file: file.path, offset: offset, item: "entry \(number)")
+            // In a gzip HAR the entry's offset is in the decompressed stream (whose member starts at 0).
+            let location = isGzip
+                ? InputLocation(file: path, offset: offset.map { _ in 0 }, decompressedOffset: offset, item: "entry \(number)")
+                : InputLocation(file: path, offset: offset, item: "entry \(number)")
             do {
                 if let capture = try capture(entry, location: location, context: context) { captures.append(capture) }
             } catch let error as InteropError {

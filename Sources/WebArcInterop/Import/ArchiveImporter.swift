@@ -47,11 +47,12 @@ public struct ArchiveImporter: Sendable {
                     providers.append(importer)
                 }
                 records = try importer.scan(path: path, isGzip: format == .warcGzip, context: context)
-            case .har, .webarchive:
-                let importer: BufferedImporter = format == .har
+            case .har, .harGzip, .webarchive, .webarchiveGzip:
+                let importer: BufferedImporter = format == .har || format == .harGzip
                     ? HARImporter(sourceID: providers.count) : WebArchiveImporter(sourceID: providers.count)
                 providers.append(importer)
-                let read = try importer.read(file, context: context)
+                let contents = format.isGzip ? try file.readAllGzip(limit: options.maxDecompressedBytes) : try file.readAll()
+                let read = try importer.read(contents, path: path, isGzip: format.isGzip, context: context)
                 records = read.records
                 captures += read.captures
             }

@@ -28,8 +28,9 @@ final class BufferedBodies {
 /// An input read whole into memory in one pass (HAR, `.webarchive`), its bodies kept until stored.
 protocol BufferedImporter: BodyProvider {
     var buffered: BufferedBodies { get }
-    /// Parses the file; returns how many entries or resources it read and the captures they gave.
-    func read(_ file: InputFile, context: ImportContext) throws -> (records: Int, captures: [Capture])
+    /// Parses a file's contents (decompressed when it `isGzip`); returns how many entries or
+    /// resources it read and the captures they gave. `path` names the file in errors.
+    func read(_ contents: [UInt8], path: String, isGzip: Bool, context: ImportContext) throws -> (records: Int, captures: [Capture])
 }
 
 extension BufferedImporter {

@@ -25,6 +25,10 @@ public struct ImportOptions: Sendable {
     /// Where a dictionary lies when a body is compressed against it (`Writer.dictionaryPlacement`):
     /// right before it by default; `.apart` writes as webarc 2.4 and earlier did.
     public var dictionaryPlacement: DictionaryPlacement = .prefix
+    /// The most bytes a gzip HAR or `.webarchive` may decompress to: it is read whole into
+    /// memory, and a small file can expand a thousandfold (1 GiB by default; a plain file has no
+    /// such limit).
+    public var maxDecompressedBytes = 1 << 30
 
     /// Makes options; by default the latest capture wins, bad records fail, nothing is replaced,
     /// and every 32nd body is a dictionary, as `pack`'s interval.

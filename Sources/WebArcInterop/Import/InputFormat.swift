@@ -6,31 +6,55 @@ public enum InputFormat: String, Sendable, CustomStringConvertible {
     case warcGzip = "warc.gz"
     /// A HAR 1.2 JSON file (a UTF-8 byte-order mark is accepted).
     case har
+    /// A gzip-compressed HAR (`.har.gz`), read whole once decompressed.
+    case harGzip = "har.gz"
     /// A Safari `.webarchive` property list (binary or XML).
     case webarchive
+    /// A gzip-compressed `.webarchive`, read whole once decompressed.
+    case webarchiveGzip = "webarchive.gz"
 
     public var description: String {
         switch self {
         case .warc: "WARC"
         case .warcGzip: "gzip WARC"
         case .har: "HAR"
+        case .harGzip: "gzip HAR"
         case .webarchive: ".webarchive"
+        case .webarchiveGzip: "gzip .webarchive"
         }
     }
 
-    /// Sniffs the format of `file` from its first bytes.
+    /// Whether the whole file is gzip data (a HAR or `.webarchive` is decompressed before it is read).
+    var isGzip: Bool { self == .warcGzip || self == .harGzip || self == .webarchiveGzip }
+
+    /// Sniffs the format of `file` from its first bytes; for gzip data, from the first bytes it
+    /// decompresses to.
     ///
     /// - Throws: ``InteropError/unknownFormat(file:found:)`` when the bytes match none of them.
     static func detect(_ file: InputFile) throws -> InputFormat {
         let head = try file.read(at: 0, count: 512)
-        if head.starts(with: [0x1F, 0x8B]) {
-            var output: [UInt8] = []
-            if let inflater = try? Inflater(format: .gzip) {
-                _ = try? inflater.inflate(head[...], into: &output, limit: 64)
-            }
-            if output.starts(with: Array("WARC/".utf8)) { return .warcGzip }
-            throw InteropError.unknownFormat(file: file.path, found: "gzip data that is not a WARC")
+        guard head.starts(with: [0x1F, 0x8B]) else {
+            if let format = sniff(head) { return format }
+            throw InteropError.unknownFormat(file: file.path, found: head.isEmpty ? "nothing: it is empty" : shown(head))
         }
+        // A gzip header may carry a file name and a comment before the data: look further in.
+        let compressed = try file.read(at: 0, count: 64 << 10)
+        var inner: [UInt8] = []
+        if let inflater = try? Inflater(format: .gzip) {
+            _ = try? inflater.inflate(compressed[...], into: &inner, limit: 512)
+        }
+        switch sniff(inner) {
+        case .warc: return .warcGzip
+        case .har: return .harGzip
+        case .webarchive: return .webarchiveGzip
+        default:
+            throw InteropError.unknownFormat(
+                file: file.path, found: "gzip data that decompresses to " + (inner.isEmpty ? "nothing readable" : shown(inner)))
+        }
+    }
+
+    /// The uncompressed format `head` starts with, or nil.
+    private static func sniff(_ head: [UInt8]) -> InputFormat? {
         var text = head[...]
         if text.starts(with: [0xEF, 0xBB, 0xBF]) { text = text.dropFirst(3) }
         text = text.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
@@ -42,7 +66,11 @@ public enum InputFormat: String, Sendable, CustomStringConvertible {
             return .webarchive
         }
         if text.first == UInt8(ascii: "{") { return .har }
-        let shown = head.prefix(12).map { (0x20..<0x7F).contains($0) ? String(UnicodeScalar($0)) : "." }.joined()
-        throw InteropError.unknownFormat(file: file.path, found: head.isEmpty ? "nothing: it is empty" : "\"\(shown)\"")
+        return nil
+    }
+
+    /// The first 12 bytes, quoted, non-printable ones as dots.
+    private static func shown(_ head: [UInt8]) -> String {
+        "\"" + head.prefix(12).map { (0x20..<0x7F).contains($0) ? String(UnicodeScalar($0)) : "." }.joined() + "\""
     }
 }

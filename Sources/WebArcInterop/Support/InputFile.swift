@@ -44,3 +44,46 @@ final class InputFile {
     /// Reads the whole file into memory.
     func readAll() throws -> [UInt8] { try read(at: 0, count: Int(size)) }
 }
+
+extension InputFile {
+    /// Decompresses the whole file (gzip: one member, or several in a row) into memory, reading
+    /// it a megabyte at a time and stopping as soon as the output passes `limit` bytes.
+    ///
+    /// - Throws: ``InteropError/decompressedTooLarge(file:limit:)``; `badGzip` (damaged data, or
+    ///   bytes after a member that start no other); `truncatedGzip`; `io`.
+    func readAllGzip(limit: Int) throws -> [UInt8] {
+        let inflater: Inflater
+        do { inflater = try Inflater(format: .gzip) } catch { throw InteropError.badGzip(at: InputLocation(file: path), reason: error.reason) }
+        var output: [UInt8] = []
+        var offset: UInt64 = 0
+        var pending: ArraySlice<UInt8> = []
+        var member: UInt64 = 0
+        while true {
+            if pending.isEmpty {
+                if offset >= size {
+                    guard inflater.finished else { throw InteropError.truncatedGzip(at: InputLocation(file: path, offset: member)) }
+                    return output
+                }
+                pending = try read(at: offset, count: 1 << 20)[...]
+                offset += UInt64(pending.count)
+                continue
+            }
+            if inflater.finished {
+                member = offset - UInt64(pending.count)
+                inflater.reset()
+            }
+            let before = output.count
+            let consumed: Int
+            do {
+                consumed = try inflater.inflate(pending, into: &output, limit: limit + 1 - output.count)
+            } catch {
+                throw InteropError.badGzip(at: InputLocation(file: path, offset: member), reason: error.reason)
+            }
+            guard output.count <= limit else { throw InteropError.decompressedTooLarge(file: path, limit: UInt64(limit)) }
+            guard consumed > 0 || output.count > before || inflater.finished else {
+                throw InteropError.badGzip(at: InputLocation(file: path, offset: member), reason: "zlib made no progress")
+            }
+            pending = pending.dropFirst(consumed)
+        }
+    }
+}

@@ -21,15 +21,15 @@ final class WebArchiveImporter: BufferedImporter {
     ///
     /// - Throws: ``InteropError/badPropertyList(at:reason:)`` when the file is not a web archive;
     ///   the first ``InteropError/badWebArchive(at:reason:)`` or `badURL` unless `--skip-bad`.
-    func read(_ file: InputFile, context: ImportContext) throws -> (records: Int, captures: [Capture]) {
-        let whole = InputLocation(file: file.path)
-        guard let root = PropertyListReading.parse(Data(try file.readAll())) else {
+    func read(_ contents: [UInt8], path: String, isGzip: Bool, context: ImportContext) throws -> (records: Int, captures: [Capture]) {
+        let whole = InputLocation(file: path)
+        guard let root = PropertyListReading.parse(Data(contents)) else {
             throw InteropError.badPropertyList(at: whole, reason: "the property list does not parse")
         }
         guard let archive = root as? [String: Any], archive["WebMainResource"] is [String: Any] else {
             throw InteropError.badPropertyList(at: whole, reason: "no WebMainResource dictionary at the top level")
         }
-        let mainURL = try walk(archive, prefix: "", parent: nil, isFrame: false, file: file.path, context: context)
+        let mainURL = try walk(archive, prefix: "", parent: nil, isFrame: false, file: path, context: context)
         if context.startURL == nil { context.startURL = mainURL }
         return (resources, captures)
     }

@@ -49,6 +49,9 @@ struct WebArcCommand: AsyncParsableCommand {
                 try pack.run()
                 return
             }
+            if let unknown = SubcommandParsing.unknownCommand(CommandLine.arguments, among: configuration.subcommands) {
+                throw CommandFailure(unknown, code: ExitCodes.usage)
+            }
             var command = try parseCommand()
             // `serve` handles its own signals; `capture` execs webarc-capture, which would inherit
             // the ignored signals.

@@ -25,10 +25,12 @@ package final class ProgressReporter: @unchecked Sendable {
             let now = Date()
             guard now.timeIntervalSince(lastDraw) >= 0.1 || bytes >= totalBytes else { return }
             lastDraw = now
-            let speed = Self.speed(bytes: bytes, totalBytes: totalBytes, elapsed: now.timeIntervalSince(started))
+            let elapsed = now.timeIntervalSince(started)
+            let speed = Self.speed(bytes: bytes, totalBytes: totalBytes, elapsed: elapsed)
             var line = "\(label)"
             if let items, let totalItems { line += " \(items)/\(totalItems) \(unit)" }
-            line += "  \(Self.size(bytes))/\(Self.size(totalBytes))  \(Self.size(speed.rate))/s  ETA \(speed.eta)s"
+            line += "  \(Self.size(bytes))/\(Self.size(totalBytes))  \(Self.size(speed.rate))/s"
+            if let eta = Self.eta(bytes: bytes, totalBytes: totalBytes, elapsed: elapsed) { line += "  ETA \(eta)" }
             FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
         }
     }
@@ -56,6 +58,24 @@ package final class ProgressReporter: @unchecked Sendable {
         let rate = Double(bytes) / max(elapsed, 0.001)
         let remaining = rate > 0 ? Double(totalBytes - min(bytes, totalBytes)) / rate : 0
         return (rate < 0x1p64 ? UInt64(rate) : .max, remaining < 0x1p63 ? Int(remaining.rounded()) : .max)
+    }
+
+    /// The time left as `45s`, `3m20s` or `5h40m`; nil until at least a second has passed and 1 %
+    /// of the bytes are done (a first estimate from a few milliseconds is off by hours), and for
+    /// estimates of a thousand hours or more.
+    package static func eta(bytes: UInt64, totalBytes: UInt64, elapsed: Double) -> String? {
+        guard elapsed >= 1, totalBytes > 0, Double(bytes) >= Double(totalBytes) / 100 else { return nil }
+        let seconds = speed(bytes: bytes, totalBytes: totalBytes, elapsed: elapsed).eta
+        guard seconds < 1000 * 3600 else { return nil }
+        return duration(seconds)
+    }
+
+    /// Whole seconds as `45s`, `3m20s` or `5h40m` (the second unit two digits: `3m05s`).
+    package static func duration(_ seconds: Int) -> String {
+        func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        if seconds < 60 { return "\(max(seconds, 0))s" }
+        if seconds < 3600 { return "\(seconds / 60)m\(twoDigits(seconds % 60))s" }
+        return "\(seconds / 3600)h\(twoDigits(seconds / 60 % 60))m"
     }
 
     /// Bytes in human units (KiB, MiB, GiB).

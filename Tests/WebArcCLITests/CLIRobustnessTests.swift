@@ -70,7 +70,7 @@ struct CLIRobustnessTests {
         }
     }
 
-    @Test("progress shows on a terminal (items, bytes, rate, ETA) and never when stderr is a pipe")
+    @Test("progress shows on a terminal (items, bytes, rate; the ETA once it means something) and never when stderr is a pipe")
     func progressOnlyOnATerminal() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
             Issue.record("/usr/bin/script (util-linux) is needed to give the binary a terminal")
@@ -92,7 +92,9 @@ struct CLIRobustnessTests {
         let screen = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         terminal.waitUntilExit()
         #expect(terminal.terminationStatus == 0, "\(screen)")
-        #expect(screen.contains("packing") && screen.contains("/40 files") && screen.contains("ETA"), "\(screen)")
+        // No ETA is asserted: it waits for a second and 1 % of the bytes (FirstContactTests), which a fast pack may not last.
+        #expect(screen.contains("packing") && screen.contains("/40 files"), "\(screen)")
+        #expect(screen.components(separatedBy: "ETA ").count - 1 == screen.matches(of: /ETA [0-9]+(s|m[0-9]{2}s|h[0-9]{2}m)/).count, "\(screen)")
         #expect(screen.contains("/s"), "\(screen)")
 
         let piped = try CLIRunner.run(["pack", site, "-o", archive, "--force"])

@@ -358,6 +358,10 @@ struct RemoteIntegrationTests {
         #expect(status.trimmingCharacters(in: .whitespacesAndNewlines) == "141")
         let untrusted = try runWebarc(["ls", server.url], environment: ["PATH": "/usr/bin:/bin", "SSL_CERT_FILE": "/dev/null"])
         #expect(untrusted.status == 66 && untrusted.stderr.contains("TLS"))
+        // The system's roots do not hold the test CA: the one failure SSL_CERT_FILE fixes, and the message says so.
+        let unknownCA = try runWebarc(["ls", server.url], environment: ["PATH": "/usr/bin:/bin"])
+        #expect(unknownCA.status == 66 && unknownCA.stderr.contains("TLS failed: the server's certificate is not trusted"))
+        #expect(unknownCA.stderr.contains("(a private CA: set SSL_CERT_FILE to its PEM file)"), "\(unknownCA.stderr)")
     }
 }
 

@@ -13,12 +13,12 @@ struct SpecVectorTests {
 
     /// Vectors made by hand to look written by a newer or other writer: a 2.0 writer makes a
     /// different file from their recipe.
-    static let crafted: Set<String> = ["newer-minor", "newer-reserved", "delta-local", "unchecked"]
+    static let crafted: Set<String> = ["newer-minor", "newer-reserved", "delta-local", "unchecked", "mixed-update"]
     /// Vectors read over bases (layers, spec §13), and their bases, nearest first.
     static let bases: [String: [String]] = [
         "update": ["valid/site.webarc"], "delta": ["valid/delta-base.webarc"], "delta-dictionary": ["valid/delta-base.webarc"],
         "delta-raw": ["valid/delta-base.webarc"], "delta-stacked": ["valid/delta.webarc", "valid/delta-base.webarc"],
-        "best-delta": ["valid/best.webarc"],
+        "best-delta": ["valid/best.webarc"], "delta-after-raw": ["valid/delta-base.webarc"], "mixed-update": ["valid/site.webarc"],
     ]
 
     /// A reader of a vector file (a path relative to `Spec/vectors`), over its bases (each over the

@@ -17,12 +17,13 @@ import hashlib
 import json
 import struct
 
+import layers
 import lz4block
 import valid_vectors as vv
 import zstdblock
 from schema import (APPENDIX_MAGIC, DELTA, END_MAGIC, FEATURE_DELTA, FEATURE_DICTIONARY, FEATURE_LAYER, INTERIOR,
                     LEAD_MAGIC, LZ4, RAW, RECORD_LEAF, RECORD_TREE, STRING, UINT)
-from webarc_reader import Archive, body_ref, ref_key
+from webarc_reader import Archive, body_ref, dump_archive, ref_key
 from webarc_writer import (Chunk, Field, Page, Raw, Record, build, plan, relayer, request_object, serialize, sign,
                            tombstone_object, write)
 
@@ -895,10 +896,45 @@ def reference_magic_vector() -> dict:
         "content, but ZSTD_decompress_usingDict would load those bytes as a dictionary."))}
 
 
+def unsorted_layer(v) -> tuple[bytes, dict]:
+    """An update over site holding two captures of one new page stored older first, against Appendix C
+    step 5; its target is that page's release as a writer writes it given the layered view in the
+    view's order. Applying it numbers the records in the view's order, so the result's Writer.order is
+    not the target's: bad-target. (A tool that sorted a key's records again before numbering them
+    would rebuild the target.)"""
+    site = Archive(v["site"].data)
+    url = "https://example.org/twice.html"
+    recipe = {"archive": {"created": vv.NOV_25, "bases": [
+        {"digest": site.archive_digest.hex(), "archiveLength": site.archive_length, "name": "site.webarc"}]},
+        "records": [vv.response(url, vv.html_page("Twice", "The newer capture."), headers=vv.HTML, mime="text/html",
+                                date=vv.NOV_24),
+                    vv.response(url, vv.html_page("Twice", "The older capture."), headers=vv.HTML, mime="text/html",
+                                date=vv.NOV_23)]}
+
+    def older_first(p):
+        (leaf,) = p.record_levels[0]
+        at = [i for i, r in enumerate(leaf.records) if r.key.endswith("twice.html")]
+        assert len(at) == 2 and at[1] == at[0] + 1 and leaf.records[at[0]].capture_date == vv.NOV_24
+        leaf.records[at[0]], leaf.records[at[1]] = leaf.records[at[1]], leaf.records[at[0]]
+    update, _ = craft(recipe, edit_plan=older_first, bases=[site])
+    result = Archive(write({"archive": {}, "records": layers.layered_view([Archive(update), site])}))
+    assert "order" in dump_archive(result.metadata())["writer"]
+    recipe["archive"]["target"] = {"digest": result.archive_digest.hex(), "archiveLength": result.archive_length,
+                                   "archive": dump_archive(result.metadata())}
+    data, _ = craft(recipe, edit_plan=older_first, bases=[site])
+    return data, expect(
+        "bad-target", "apply", None,
+        "An update over site holding two captures of a new page stored older first (against Appendix C step 5; "
+        "digests recomputed), whose target is what a writer makes of the layered view given in the view's order. "
+        "Applying it numbers the records in the view's order and does not sort a key's records again; the writer "
+        "sorts them, so the result's Writer.order differs from the target's.",
+        stack=["valid/site.webarc"], bases=["valid/site.webarc"])
+
+
 def apply_vectors(v) -> dict:
     """Updates that verify and stack over their bases but do not apply (§13.1)."""
     base = Archive(v["delta-base"].data)
-    out = {}
+    out = {"unsorted-layer.webarc": unsorted_layer(v)}
     recipe = json.loads(json.dumps(v["delta"].recipe))
     recipe["archive"]["target"]["digest"] = "00" + recipe["archive"]["target"]["digest"][2:]
     out["bad-target.webarc"] = write(recipe, [base]), expect(

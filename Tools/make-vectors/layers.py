@@ -44,7 +44,10 @@ def layer_records(stack: list[Archive], i: int) -> dict[bytes, list[dict]]:
 
 
 def layered_view_by_key(stack: list[Archive]) -> dict[bytes, list[dict]]:
-    """§13.1: key -> the topmost layer's records for it; keys whose records are a Tombstone left out."""
+    """§13.1: key -> the records of the topmost layer holding it (a layer whose entries of the key are
+    all of classes this reader does not know does not hold it). The layer's first record decides: a
+    Tombstone leaves the key out; otherwise its Responses and Redirects are the key's records, any
+    Tombstone among them dropped."""
     view: dict[bytes, list[dict]] = {}
     decided = set()
     for i in range(len(stack)):
@@ -52,8 +55,8 @@ def layered_view_by_key(stack: list[Archive]) -> dict[bytes, list[dict]]:
             if key in decided:
                 continue
             decided.add(key)
-            if not any(r["kind"] == "tombstone" for r in records):
-                view[key] = records
+            if records[0]["kind"] != "tombstone":
+                view[key] = [r for r in records if r["kind"] != "tombstone"]
     return view
 
 

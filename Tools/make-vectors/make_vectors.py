@@ -48,10 +48,10 @@ import valid_vectors as vv                                      # noqa: E402
 from canonical import BadURL, ascii_upper, canonical_key        # noqa: E402
 from layers import recipe_record                                # noqa: E402
 from schema import BYTES, FEATURE_DICTIONARY, LZ4_DICT, OBJECT, STRING       # noqa: E402
-from webarc_reader import (Archive, Stack, WebarcError, body_ref, check_trust, nested, parse_object,  # noqa: E402
-                           parse_private_key, parse_public_key, ref_key, text)
-from webarc_writer import (Chunk, Field, Obj, Raw, Record, build, key_files, plan, serialize, sign,  # noqa: E402
-                           write)
+from webarc_reader import (Archive, Stack, WebarcError, body_ref, check_trust, dump_archive, nested,  # noqa: E402
+                           parse_object, parse_private_key, parse_public_key, ref_key, text)
+from webarc_writer import (Chunk, Field, Obj, Raw, Record, build, key_files, plan, request_object,  # noqa: E402
+                           serialize, sign, write)
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "Spec" / "webarc-format.md"
@@ -170,7 +170,8 @@ def valid_vectors() -> dict[str, Vector]:
              "multichunk": vv.multichunk(), "captures": vv.captures(), "canonical": vv.canonical(SPEC),
              "collision": vv.collision(), "large": vv.large(), "dictionary": vv.dictionary(), "anchors": vv.anchors(),
              "best": vv.best(), "keyed-anchors": vv.keyed_anchors(),
-             "local-anchors": vv.local_anchors(), "prefix-dictionary": vv.prefix_dictionary()}
+             "local-anchors": vv.local_anchors(), "prefix-dictionary": vv.prefix_dictionary(),
+             "empty-anchor": vv.empty_anchor()}
     for name, recipe in plain.items():
         out[name] = Vector(recipe, write(recipe))
     site = Archive(out["site"].data)
@@ -191,7 +192,38 @@ def valid_vectors() -> dict[str, Vector]:
     out["delta-local"] = Vector(recipe, invalid_vectors.craft(recipe, invalid_vectors.local_delta(recipe))[0],
                                 crafted=True)
     delta_vectors(out)
+    mixed_vectors(out)
     return out
+
+
+def mixed_update(recipe: dict, site: Archive) -> bytes:
+    """The crafted `mixed-update`: its recipe written over `site`, plus a record of a class no reader
+    knows keyed as site's style sheet, so that this layer does not hold that key (§13)."""
+    model = build(recipe, [site])
+    url = vv.MIXED_SITE + "style.css"
+    request = request_object({"method": "GET", "url": url})
+    model.records.append(Record(canonical_key("GET", url), Obj("Snapshot", [
+        Field("request", OBJECT, request), Field("note", STRING, "a class no reader of 2.1 knows")]),
+        vv.NOV_25, len(model.records)))
+    return serialize(model, plan(model))
+
+
+def mixed_vectors(out: dict[str, Vector]) -> None:
+    """`mixed-update` over `site` and `mixed-result`, the release applying it gives (§13.1): the
+    layered view of key groups that mix Tombstones with Responses, and of a key the update holds only
+    under an unknown class."""
+    site = Archive(out["site"].data)
+    recipe = vv.mixed_update(site.archive_digest, site.archive_length)
+    view = layers.layered_view([Archive(mixed_update(recipe, site)), site])
+    result = {"archive": {"created": vv.NOV_25, "creator": "make-vectors 2.1"}, "records": view}
+    out["mixed-result"] = Vector(result, write(result))
+    applied = Archive(out["mixed-result"].data)
+    recipe["archive"]["target"] = {
+        "digest": applied.archive_digest.hex(), "archiveLength": applied.archive_length,
+        "archive": dump_archive(applied.metadata()),
+        "bodyData": hashlib.sha256(applied.data[16:applied.body_data_end]).hexdigest()}
+    out["mixed-update"] = Vector(recipe, mixed_update(recipe, site), bases=["site"], crafted=True)
+    assert layers.apply(opened_bases(out, ["mixed-update", "site"])) == out["mixed-result"].data
 
 
 def delta_vectors(out: dict[str, Vector]) -> None:
@@ -216,6 +248,8 @@ def delta_vectors(out: dict[str, Vector]) -> None:
     out["delta-dictionary"] = Vector(recipe, write(recipe, [base]), bases=["delta-base"])
     recipe = vv.delta_raw(base.archive_digest, base.archive_length)
     out["delta-raw"] = Vector(recipe, write(recipe, [base]), bases=["delta-base"])
+    recipe = vv.delta_after_raw(base.archive_digest, base.archive_length)
+    out["delta-after-raw"] = Vector(recipe, write(recipe, [base]), bases=["delta-base"])
     recipe = vv.best_release_2()
     out["best-result"] = Vector(recipe, write(recipe))
     best = Archive(out["best"].data)
@@ -352,6 +386,7 @@ def check_pins(dumps: dict[str, dict], vectors: dict[str, Vector]) -> None:
     assert [r["key"].split(" https")[0] for r in dumps["unchecked"]["records"]] == ["GET", "PROP FIND"]
     assert dumps["unchecked"]["archive"]["writer"]["level"] == 2 and "x-nested" in stored[0].fields
     check_keyed_pins(dumps)
+    check_layer_pins(dumps, vectors)
     check_placement_pins(dumps, vectors)
     check_best_pins(dumps, vectors)
     check_delta_pins(dumps, vectors)
@@ -377,6 +412,28 @@ def check_keyed_pins(dumps: dict[str, dict]) -> None:
             else:
                 anchor = max(a for a in anchors if a < position)
                 assert first["codec"] == 2 and first["dictionary"]["offset"] == anchor_offsets[anchor], (name, position, first)
+
+
+def check_layer_pins(dumps: dict[str, dict], vectors: dict[str, Vector]) -> None:
+    """`empty-anchor`: an empty anchor leaves the next body no dictionary (step 13). `delta-after-raw`:
+    after a raw chunk, the next is still tried as a delta (step 14). `mixed-update`: each key group's
+    first record decides (§13); `mixed-result` is its layered view."""
+    dump = dumps["empty-anchor"]
+    by_md5 = {b["md5"]: b["chunks"] for b in dump["bodies"]}
+    by_url = {r["url"].rsplit("/", 1)[-1]: by_md5[r["bodyMD5"]] for r in dump["records"]}
+    assert [[c["codec"] for c in by_url[n]] for n in ("a.html", "b.html", "empty.txt", "c.html")] == [[1], [2], [], [1]]
+    raw = {r["url"].rsplit("/", 1)[-1]: base64.b64decode(r["body"]) for r in vectors["empty-anchor"].recipe["records"]}
+    assert len(lz4block.compress_with_dict(raw["c.html"], raw["a.html"][-65_536:])) < by_url["c.html"][0]["storedLength"]
+    (log,) = [b["chunks"] for b in dumps["delta-after-raw"]["bodies"]]
+    assert [c["codec"] for c in log] == [0, 3] and log[1]["reference"]["layer"] == 1
+    data = base64.b64decode(vectors["delta-after-raw"].recipe["records"][0]["body"])
+    assert len(lz4block.compress(data[262_144:])) < log[1]["rawLength"], "LZ4 would code the second chunk: it is untried"
+    kinds = [(r["url"].rsplit("/", 1)[-1], r["kind"]) for r in dumps["mixed-update"]["records"]]
+    assert kinds == [("", "response"), ("", "tombstone"), ("logo.png", "tombstone"), ("logo.png", "response")], kinds
+    mixed = Archive(vectors["mixed-update"].data)
+    assert mixed.record_count == 5 and mixed.lookup("GET", vv.MIXED_SITE + "style.css") is None
+    urls = [r["url"] for r in dumps["mixed-result"]["records"]]
+    assert vv.MIXED_SITE in urls and vv.MIXED_SITE + "images/logo.png" not in urls and vv.MIXED_SITE + "style.css" in urls
 
 
 def check_placement_pins(dumps: dict[str, dict], vectors: dict[str, Vector]) -> None:
@@ -551,7 +608,10 @@ def stack_jsons(vectors: dict[str, Vector]) -> dict[str, dict]:
                                                              "extra.html", "short.txt", "missing")]
     best = stack_json(vectors, "best-delta", best_urls, "best-result")
     assert [e.get("layer") for e in best["lookups"]] == [0, 1, None, 0, 0, 1, None], best
-    return {"update": update, "delta": delta, "delta-stacked": stacked, "best-delta": best}
+    mixed = stack_json(vectors, "mixed-update", [vv.MIXED_SITE + path for path in (
+        "", "images/logo.png", "folder", "style.css", "robots.txt", "missing")], "mixed-result")
+    assert [e.get("layer") for e in mixed["lookups"]] == [0, None, 1, 1, 1, None], mixed
+    return {"update": update, "delta": delta, "delta-stacked": stacked, "best-delta": best, "mixed-update": mixed}
 
 
 def write_valid(folder: Path) -> dict[str, Vector]:

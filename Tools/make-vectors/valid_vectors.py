@@ -314,6 +314,43 @@ def unchecked() -> dict:
     ]}
 
 
+def empty_anchor() -> dict:
+    """Appendix C step 13 with a dictionary interval of 2: anchor A; B against A (codec 2); anchor:
+    an empty body, which has no dictionary and replaces A's; C, like A, coded without a dictionary
+    (codec 1)."""
+    html = dict(headers=HTML, mime="text/html", encoding="utf-8")
+    page = html_page("Anchor", "A page whose boilerplate the next pages share.", repeat=12)
+    return {"archive": {}, "writer": {"dictionaryInterval": 2}, "records": [
+        response("https://example.com/a.html", page, **html),
+        response("https://example.com/b.html", page.replace("Anchor", "Second"), **html),
+        response("https://example.com/empty.txt", b"", headers=[["Content-Type", "text/plain"]], mime="text/plain"),
+        response("https://example.com/c.html", page.replace("Anchor", "Third"), **html),
+    ]}
+
+
+MIXED_SITE = "https://example.org/"
+
+
+def mixed_update(site_digest: bytes, site_length: int) -> dict:
+    """A layer over `site` (the content of the crafted `mixed-update` vector) whose key groups mix
+    records: `/` a Response, newer, then a Tombstone (the Response decides); `images/logo.png` a Tombstone,
+    newer, then a Response (deleted). The vector adds a record of an unknown class keyed as
+    `style.css`, which this layer then does not hold (§13)."""
+    html = dict(headers=HTML, mime="text/html", encoding="utf-8")
+    return {
+        "archive": {"created": NOV_25, "creator": "make-vectors 2.1",
+                    "bases": [{"digest": site_digest.hex(), "archiveLength": site_length, "name": "site.webarc"}]},
+        "records": [
+            response(MIXED_SITE, html_page("Tiny site", "A newer home page, and an older tombstone."), date=NOV_24,
+                     **html),
+            tombstone(MIXED_SITE, date=NOV_23),
+            tombstone(MIXED_SITE + "images/logo.png", date=NOV_24),
+            response(MIXED_SITE + "images/logo.png", html_page("Logo", "An older page under a newer tombstone."), date=NOV_23,
+                     **html),
+        ],
+    }
+
+
 LARGE_COUNT = 800
 
 
@@ -600,6 +637,22 @@ def delta_raw(base_digest: bytes, base_length: int) -> dict:
                       mime="application/octet-stream", date=NOV_25),
              previousVersion={"layer": 1, "bodyMD5": hashlib.md5(base64.b64decode(guide["body"])).hexdigest(),
                               "bodyVariant": 0}),
+    ]}
+
+
+def delta_after_raw(base_digest: bytes, base_length: int) -> dict:
+    """An update over delta-base with one body coded against a previous version, the base's log (two
+    chunks): its first chunk, 262 144 seeded bytes, is stored raw (neither LZ4 nor a frame against
+    the log's first chunk pays); its second, the log's second chunk with a line more, is stored raw
+    untried by §6.3 but is still tried as a delta (Appendix C step 14), and its frame is stored (codec 3)."""
+    log = multichunk_body(270_000)
+    body = seeded_bytes("delta-after-raw", 262_144) + log[262_144:] + b"one more line, after a raw chunk\n"
+    return {"archive": {"created": NOV_25, "creator": "make-vectors 2.1",
+                        "bases": [{"digest": base_digest.hex(), "archiveLength": base_length, "name": "delta-base.webarc"}]},
+            "records": [
+        dict(response(DELTA_SITE + "server.log", body, headers=[["Content-Type", "text/plain"]], mime="text/plain",
+                      date=NOV_25),
+             previousVersion={"layer": 1, "bodyMD5": hashlib.md5(log).hexdigest(), "bodyVariant": 0}),
     ]}
 
 

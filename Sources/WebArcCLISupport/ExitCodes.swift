@@ -22,7 +22,7 @@ package enum ExitCodes {
     package static let usage: Int32 = 64
     package static let dataError: Int32 = 65
     package static let noInput: Int32 = 66
-    /// `serve` cannot listen on the address asked for (sysexits `EX_UNAVAILABLE`).
+    /// A service is unavailable (sysexits `EX_UNAVAILABLE`): `serve` cannot listen, or no origin answered `refresh`.
     package static let unavailable: Int32 = 69
     package static let cannotCreate: Int32 = 73
     package static let ioError: Int32 = 74
@@ -30,8 +30,9 @@ package enum ExitCodes {
     /// The help text block every command shows.
     package static let helpText = """
         Exit codes: 0 success, 1 unexpected failure, 64 bad command line, 65 archive or input \
-        malformed (or verify found a problem), 66 input missing or unreadable, 73 output exists or \
-        cannot be created, 74 I/O error, 130 interrupted (temporary files removed).
+        malformed (or verify found a problem), 66 input missing or unreadable, 69 unavailable (serve \
+        cannot listen, refresh got no answer), 73 output exists or cannot be created, 74 I/O error, \
+        130 interrupted (temporary files removed).
         """
 
     /// The exit code for a kind of failure: one code per ``ErrorCategory``, whatever the message.

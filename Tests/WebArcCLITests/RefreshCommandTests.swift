@@ -65,13 +65,13 @@ struct RefreshCommandTests {
                 + arguments)
     }
 
-    @Test("an origin that answers 403 to everything: exit 74, nothing written, every page reported kept")
+    @Test("an origin that answers 403 to everything: exit 69, nothing written, every page reported kept")
     func forbiddenEverywhere() throws {
         let scratch = try Scratch()
         let server = try Self.packedSite(in: scratch) { _ in .init(status: 403, text: "forbidden") }
         defer { server.stop() }
         let refresh = try Self.refresh(scratch, server, ["--json"])
-        #expect(refresh.status == 74, "\(refresh.stderr)")
+        #expect(refresh.status == 69, "\(refresh.stderr)")
         #expect(refresh.stderr.contains(
             "webarc: error: every one of the 10 URLs asked was kept after an error (first: http://127.0.0.1:\(server.port)/docs/p00.html: HTTP 403)"),
             "\(refresh.stderr)")

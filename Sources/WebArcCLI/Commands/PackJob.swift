@@ -87,10 +87,14 @@ struct PackJob {
         }
         guard !quiet else { return }
         for skipped in summary.skipped { Output.error("webarc: skipped \(folder)/\(skipped)") }
-        Output.error(String(
-            format: "packed %d files (%d responses, %d redirects, %d distinct bodies) into %@: %@ of files → %@ archive in %.2fs",
-            summary.files, summary.responses, summary.redirects, stats.bodiesStored, output,
-            ProgressReporter.size(stats.rawBytes), ProgressReporter.size(archiveBytes), seconds))
+        let counts = [
+            Plural.count(summary.responses, "response"), Plural.count(summary.redirects, "redirect"),
+            Plural.count(stats.bodiesStored, "distinct body", plural: "distinct bodies"),
+        ]
+        Output.error(
+            "packed \(Plural.count(summary.files, "file")) (\(counts.joined(separator: ", "))) into \(output): "
+                + "\(ProgressReporter.size(stats.rawBytes)) of files → \(ProgressReporter.size(archiveBytes)) archive in "
+                + String(format: "%.2fs", seconds))
         if let updateBytes { Output.error("wrote the update over \(bases.joined(separator: ", ")) to \(output): \(ProgressReporter.size(updateBytes)), checked") }
     }
 }

@@ -37,14 +37,14 @@ struct Refresh: AsyncParsableCommand {
 
             Safeguards: when changed, redirected and deleted responses would exceed \
             --max-change-share of the archive's GET responses (default 0.2), or when every URL \
-            asked was kept after an error, nothing is written (exits 65 and 74). Some URLs kept \
+            asked was kept after an error, nothing is written (exits 65 and 69). Some URLs kept \
             after errors is no failure: the update is written, they are listed on stderr (the \
             first 20) and in --json ("kept"), and the exit is 0.
 
             Polite by default: one origin at a time, one request at a time (raise --concurrency to \
             ask several origins at once), --rate requests per second per origin.
             \(ExitCodes.helpText) For refresh: 65 when the update would change more than \
-            --max-change-share of the archive (allow it with --allow-mass-change); 74 when every \
+            --max-change-share of the archive (allow it with --allow-mass-change); 69 when every \
             URL asked was kept after an error (the origin is down or refusing). Nothing is written \
             for either.
             """
@@ -184,7 +184,7 @@ struct Refresh: AsyncParsableCommand {
                 "\(error.description); check the origin, and if the site really changed this much rerun with --allow-mass-change "
                     + "(or a larger --max-change-share)", code: ExitCodes.dataError)
         case .noAnswers:
-            CommandFailure(error.description, code: ExitCodes.ioError)
+            CommandFailure(error.description, code: ExitCodes.unavailable)
         }
     }
 

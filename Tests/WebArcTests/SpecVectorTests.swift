@@ -13,7 +13,7 @@ struct SpecVectorTests {
 
     /// Vectors made by hand to look written by a newer or other writer: a 2.0 writer makes a
     /// different file from their recipe.
-    static let crafted: Set<String> = ["newer-minor", "newer-reserved", "delta-local", "unchecked", "mixed-update"]
+    static let crafted: Set<String> = ["newer-minor", "newer-reserved", "delta-local", "delta-window", "unchecked", "mixed-update"]
     /// Vectors read over bases (layers, spec §13), and their bases, nearest first.
     static let bases: [String: [String]] = [
         "update": ["valid/site.webarc"], "delta": ["valid/delta-base.webarc"], "delta-dictionary": ["valid/delta-base.webarc"],

@@ -18,7 +18,18 @@ VALID = {
     "best-delta": (["best"], "best-result"),
     "site-update": (["site"], "delta-result"),
     "empty": (["delta-result"], "delta-result"),
+    "delta-window": (["delta-base"], "delta-result"),
 }
+
+
+def window_31(data: bytes) -> bytes:
+    """`delta`'s compact update with its bodies frame declaring Window_Log 31 (mantissa 7, about 3.75
+    GiB), the largest libzstd reads: a reader decodes the frame in one call, whatever its window."""
+    return with_section(data, 2, zstdblock.with_window(sections(data)[1][2][2], 21, 7))
+
+
+# Valid vectors changed after encoding (crafted): name -> the change.
+CRAFTED = {"delta-window": window_31}
 
 
 def sections(data: bytes) -> tuple[int, list[tuple[int, int, bytes]]]:
@@ -72,6 +83,12 @@ def invalid(valid: dict[str, bytes]) -> dict[str, tuple[bytes, list[str], dict]]
     out["index-dropped-count"] = (with_section(delta, 0, index), ["delta-base"], {"code": "bad-compact", "offset": parts[0][1]})
     index = compact.compress(compact.leb(0) + compact.leb(1) + compact.leb(2 * keys), b"")
     out["index-changed-key"] = (with_section(delta, 0, index), ["delta-base"], {"code": "bad-compact", "offset": parts[0][1]})
+    # The bodies frame declaring Window_Log 32: over 31, which libzstd refuses as malformed.
+    out["window-log"] = (with_section(delta, 2, zstdblock.with_window(parts[2][2], 22, 0)), ["delta-base"],
+                         {"code": "bad-compact", "offset": parts[2][1]})
+    # An empty index section: n = 0 is empty content, which lacks the counts §3 requires; named at the
+    # section's start, right after its length field.
+    out["index-empty"] = (with_section(delta, 0, b""), ["delta-base"], {"code": "bad-compact", "offset": parts[0][0] + 1})
     # The records: a body source past the base's records; a new body not introduced yet.
     stack = [Archive(valid["delta-base.webarc"])]
     records = len(compact.BaseView(stack).records)
@@ -111,6 +128,8 @@ def write(folder: Path, archives: dict[str, bytes]) -> dict:
     for name, (bases, result) in VALID.items():
         stack = [Archive(archives[b]) for b in bases]
         data = compact.encode(Archive(archives[result]), stack)
+        if name in CRAFTED:
+            data = CRAFTED[name](data)
         assert compact.apply(data, stack) == archives[result], f"compact {name} does not give {result}"
         made[name] = data
         for written, content in [(name, data)] + ([(f"{name}-v1", version_1(data))] if name in VERSION_1 else []):

@@ -823,6 +823,13 @@ def delta_vectors(v) -> dict:
         "corrupt-chunk", "verify", 16,
         "delta-corrupt-frame's update with a 12-byte skippable frame before the Zstandard frame.", bases=DELTA_BASE)
 
+    data, _ = delta_update(v, page, lambda f: zstdblock.with_window(f, 22, 0))
+    out["delta-window-log.webarc"] = data, expect(
+        "corrupt-chunk", "verify", 16,
+        "delta-corrupt-frame's update with the frame intact but its header declaring Window_Log 32 (a "
+        "Window_Descriptor of exponent 22; no longer a single segment): over 31, which libzstd refuses as malformed.",
+        bases=DELTA_BASE)
+
     def reference_delta(m):
         m.bodies[0].chunks[0].reference.codec = DELTA
     data, p = delta_update(v, page, edit=reference_delta)
@@ -866,16 +873,19 @@ def delta_vectors(v) -> dict:
     return out
 
 
-def local_delta(recipe: dict, frame_dictionary: bytes | None = None):
+def local_delta(recipe: dict, frame_dictionary: bytes | None = None, transform=None):
     """An edit for `craft`: the second body of `recipe` (one chunk, the last in the body data) stored
     as a codec-3 chunk whose reference is the first body's chunk, in this archive (`layer` 0); the
-    frame is coded against the first body's bytes, or `frame_dictionary` when given."""
+    frame is coded against the first body's bytes, or `frame_dictionary` when given, then changed by
+    `transform(frame)` when given."""
     first, second = (base64.b64decode(r["body"]) for r in recipe["records"][:2])
 
     def edit(m):
         reference, old = m.bodies[0].chunks[0], m.bodies[1].chunks[0]
         assert len(m.bodies[1].chunks) == 1 and old.offset + old.stored_length == 16 + len(m.body_data)
         frame = zstdblock.compress_with_dict(second, first if frame_dictionary is None else frame_dictionary)
+        if transform is not None:
+            frame = transform(frame)
         del m.body_data[old.offset - 16:]
         m.bodies[1].chunks = [Chunk(old.offset, len(frame), len(second), DELTA, hashlib.sha256(second).digest(),
                                     reference=dataclasses.replace(reference))]

@@ -191,6 +191,8 @@ def valid_vectors() -> dict[str, Vector]:
     recipe = vv.delta_local()
     out["delta-local"] = Vector(recipe, invalid_vectors.craft(recipe, invalid_vectors.local_delta(recipe))[0],
                                 crafted=True)
+    window = invalid_vectors.local_delta(recipe, transform=lambda frame: zstdblock.with_window(frame, 21, 7))
+    out["delta-window"] = Vector(recipe, invalid_vectors.craft(recipe, window)[0], crafted=True)
     delta_vectors(out)
     mixed_vectors(out)
     return out
@@ -544,6 +546,9 @@ def check_delta_pins(dumps: dict[str, dict], vectors: dict[str, Vector]) -> None
     assert [(c["codec"], c["reference"]["layer"]) for c in stacked["guide.html"][0]] == [(3, 2)]
     assert [(c["codec"], c["reference"]["layer"]) for c in stacked["news.html"][0]] == [(3, 1)]
     assert [c["codec"] for c in stacked["changelog.html"][0]] == [1] and delta["changelog.html"][0][0]["codec"] == 3
+    window = bodies("delta-window")["v2.html"][0][0]
+    stored = vectors["delta-window"].data[window["offset"]:window["offset"] + window["storedLength"]]
+    assert window["codec"] == 3 and stored[4] >> 5 & 1 == 0 and stored[5] == (21 << 3) | 7, "Window_Log 31, mantissa 7"
     local = bodies("delta-local")["v2.html"][0][0]
     assert local["codec"] == 3 and local["reference"] == bodies("delta-local")["v1.html"][0][0]
     assert dumps["delta-local"]["trailer"]["requiredFeatures"] == 0b100

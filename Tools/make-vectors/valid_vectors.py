@@ -228,6 +228,10 @@ EXTRA_CANONICAL_UNIT = [
     ("http://[1:2:3:4:5:6:1.2.3.4]/", "GET http://[1:2:3:4:5:6:102:304]/"),
     ("foo://[::A]/x", "GET foo://[::a]/x"),                  # also in other schemes
     ("http://u@[::1]:08080", "GET http://[::1]:8080/"),
+    ("http:///x", "GET http:///x"),                          # an empty host is kept (§9 step 6)
+    ("http://user@:8080/a", "GET http://:8080/a"),
+    ("http://example.com:99999/", "GET http://example.com:99999/"),      # a port is not range-checked
+    ("http://example.com:0065536/a", "GET http://example.com:65536/a"),
 ]
 
 # Inputs with no canonical form (bad-url).

@@ -112,3 +112,15 @@ def frame_header(frame: bytes) -> tuple[int, int, int, int]:
     at += (0, 1, 2, 4)[did_flag]
     fcs_size = (1 if single else 0, 2, 4, 8)[fcs_flag]
     return 4, did_at, at, fcs_size
+
+
+def with_window(frame: bytes, exponent: int, mantissa: int) -> bytes:
+    """`frame` with its header declaring Window_Descriptor (exponent, mantissa), RFC 8878 §3.1.1.1.2:
+    Window_Log = 10 + exponent; a Single_Segment frame loses that flag and gains the descriptor byte.
+    The blocks are unchanged (for the window vectors: a reader decodes in one call, whatever the window)."""
+    descriptor = frame[4]
+    assert descriptor >> 6 >= 1, "a content size of 2 bytes or more (a 1-byte one exists only in a single segment)"
+    window = bytes([(exponent << 3) | mantissa])
+    if (descriptor >> 5) & 1:
+        return frame[:4] + bytes([descriptor & ~0x20]) + window + frame[5:]
+    return frame[:5] + window + frame[6:]

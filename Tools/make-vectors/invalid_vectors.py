@@ -596,23 +596,22 @@ def chunk_vectors(v) -> dict:
         bound = c.raw_length + c.raw_length // 255 + 16
         m.body_data += bytes(bound + 1 - c.stored_length)
         c.stored_length = bound + 1
-    data, p = craft(vv.minimal(), lz4_bound)
-    out["lz4-bound.webarc"] = data, expect(
-        "corrupt-index", "verify", body_leaf(p).ref.offset,
-        "minimal's content with its LZ4 chunk's storedLength rawLength + floor(rawLength / 255) + 17, one over the "
-        "bound, the body data padded with zeros to its end (digests recomputed): corrupt-index at the body leaf; the "
-        "extent still counts for layout (no gap is reported).")
 
     def outside(m):
         c = m.bodies[0].chunks[0]
         assert c.offset == 16 and len(m.body_data) == c.stored_length
         del m.body_data[:]
-    data, p = craft(vv.minimal(), outside)
-    out["chunk-outside.webarc"] = data, expect(
-        "corrupt-index", "verify", body_leaf(p).ref.offset,
-        "minimal's content with its body data removed (bodyDataEnd 16) and its chunk entry unchanged, so its extent "
-        "lies over the first page (digests recomputed): corrupt-index at the body leaf; an extent outside the body "
-        "data does not count for layout (no shared-extent is reported).")
+    for name, edit, why in (
+            ("lz4-bound.webarc", lz4_bound,
+             "minimal's content with its LZ4 chunk's storedLength rawLength + floor(rawLength / 255) + 17, one over "
+             "the bound, the body data padded with zeros to its end (digests recomputed): corrupt-index at the body "
+             "leaf; the extent still counts for layout (no gap is reported)."),
+            ("chunk-outside.webarc", outside,
+             "minimal's content with its body data removed (bodyDataEnd 16) and its chunk entry unchanged, so its "
+             "extent lies over the first page (digests recomputed): corrupt-index at the body leaf; an extent outside "
+             "the body data does not count for layout (no shared-extent is reported).")):
+        data, p = craft(vv.minimal(), edit)
+        out[name] = data, expect("corrupt-index", "verify", body_leaf(p).ref.offset, why)
 
     def gap(m):
         m.body_data += bytes(8)

@@ -1,7 +1,7 @@
 // Sixteen SHA-256 computations at once, one per 32-bit lane of an AVX-512 register (FIPS 180-4),
 // and one stream with the CPU's SHA extensions. SHA-256 is serial within a message, but the
 // chunks of an archive are independent messages: hashing sixteen side by side does sixteen times
-// the work per instruction (about 1.75x SHA-NI's one stream on a Zen 4 core). The scalar code
+// the work per instruction, more than SHA-NI's one stream. The scalar code
 // pads and finishes each message, and stands in where the CPU has neither extension.
 #include "sha256_lanes.h"
 #include "md5_lanes.h"
@@ -191,7 +191,7 @@ SHA256_NI_TARGET static void sha256_blocks_ni(uint32_t h[8], const uint8_t *data
 /// bytes: a chunk and the body it belongs to). The message schedule is computed once, and the
 /// two states' rounds are two independent dependency chains: SHA-NI's round instruction waits
 /// on its own result, so one chain leaves the unit half idle and the second hash costs almost
-/// nothing (1.8 GB/s for both against 0.9 for two passes, Zen 4).
+/// nothing (measurements: Tools/bench/NOTES.md, 'SHA256Lanes').
 SHA256_NI_TARGET static void sha256_blocks_ni_pair(uint32_t h[8], uint32_t g[8], const uint8_t *data, size_t blocks) {
     __m128i first0, first1, second0, second1;
     sha256_ni_load(h, &first0, &first1);
@@ -222,7 +222,7 @@ int sha256_stream_pairs_available(void) { return sha256_ni_available(); }
 /// `blocks` blocks into an MD5 chaining state and one SHA-256 state (or two: `second` non-null)
 /// in one pass. MD5 (scalar code) and SHA-NI are each a chain of instructions that waits on its
 /// own results, on different units, so side by side the SHA-256 costs almost nothing beside the
-/// MD5 (Zen 5: 92 ns a block for MD5 and a SHA-256 pair, against 88 + 39 in two passes).
+/// MD5.
 SHA256_NI_TARGET static inline __attribute__((always_inline)) void md5_sha256_blocks_ni_body(
     uint32_t m[4], uint32_t h[8], uint32_t g[8], const int pair, const uint8_t *data, size_t blocks) {
     uint32_t a = m[0], b = m[1], c = m[2], d = m[3];

@@ -39,8 +39,8 @@ enum LZ4 {
     /// or `LZ4_decompress_safe_usingDict` when a dictionary is given), or returns nil.
     ///
     /// A dictionary is copied right before the output in an arena (``PrefixArenas``), so liblz4
-    /// decodes in prefix mode: the same bytes, about a third faster than against the dictionary
-    /// where it is. The output is not zero-filled first: LZ4 writes every byte or the block is
+    /// decodes in prefix mode: the same bytes, faster than against the dictionary where it is
+    /// (``PrefixArenas``). The output is not zero-filled first: LZ4 writes every byte or the block is
     /// refused (and then none of it is kept).
     static func decode(_ stored: [UInt8], rawLength: Int, dictionary: ArraySlice<UInt8>? = nil) -> [UInt8]? {
         guard rawLength > 0, !stored.isEmpty else { return nil }

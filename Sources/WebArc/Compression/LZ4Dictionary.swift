@@ -14,9 +14,9 @@ import Darwin
 /// The blocks are the ones `LZ4_loadDict` + `LZ4_compress_fast_continue` (level 1) or
 /// `LZ4_loadDictHC` + `LZ4_compress_HC_continue` (levels 3–12) produce on a fresh stream, as spec
 /// Appendix C step 13 fixes, with the dictionary where ``prefixed`` says: right before the block's
-/// bytes (each block is copied after the dictionary first: liblz4's prefix mode, about 15 %
-/// faster) or apart from them (its external-dictionary mode). The two give the same block for
-/// most inputs, not all. Not thread-safe: one coder per thread.
+/// bytes (each block is copied after the dictionary first: liblz4's prefix mode, faster) or
+/// apart from them (its external-dictionary mode). The two give the same block for most inputs,
+/// not all. Not thread-safe: one coder per thread.
 ///
 /// Spec: §6.2 (codec 2), Appendix C step 13, §7.3 `Writer.dictionaryPlacement`.
 final class LZ4Dictionary {

@@ -3,7 +3,7 @@ import Synchronization
 /// Buffers that hold an LZ4 dictionary right before the block decoded after it, kept for reuse.
 ///
 /// liblz4 decodes a block whose dictionary ends where its output starts as one stream (prefix
-/// mode), about a third faster than against a dictionary kept elsewhere (its external-dictionary
+/// mode), faster than against a dictionary kept elsewhere (its external-dictionary
 /// mode, which checks on every match whether it starts in the dictionary); the blocks and their
 /// output are the same either way. An arena is the largest dictionary and the largest chunk,
 /// 320 KiB; at most ``capacity`` are kept, the rest freed.

@@ -9,18 +9,17 @@ import CZstd
 /// size within the caller's bound, no dictionary ID; then it decodes in one call into a buffer of
 /// that size, with a window bound of 2^27.
 enum ZstdFrame {
-    /// The level a compact update's sections are coded at: on 3 MB of pages against their
-    /// previous versions it saves 9 % over level 19 (flask 3.0.1 → 3.0.2: 987 against 1 087 bytes).
+    /// The level a compact update's sections are coded at: pages against their previous versions
+    /// code smaller than at level 19 (measurements: Tools/bench/NOTES.md, 'ZstdFrame').
     static let level: Int32 = 22
     /// The largest window a frame may use, and the bound of a section's content and history.
     static let maxWindowLog: Int32 = 27
     /// From a window of 2^22 bytes on (a history and content of 2 MiB or more), the match
     /// finder's tables are capped (``chainLog(history:content:window:)``, and 2^18 hash entries):
-    /// level 22 would otherwise size them to the window (4 bytes an entry: 153 MiB on flask's
-    /// 5.6 MB, 296 MiB on the Python docs). A previous version lies one history's length back,
-    /// which 2^23 chain entries still reach: flask 3.0.1 → 3.0.2 and 3.0.2 → 3.0.3 code to the same
-    /// bytes as uncapped, the Python docs with 10 % of pages changed (at 2^22) to 2 591 bytes
-    /// against 2 462.
+    /// level 22 would otherwise size them to the window (4 bytes an entry), many times the memory
+    /// of the data itself. A previous version lies one history's length back, which 2^23 chain
+    /// entries still reach, so the cap costs little or no size
+    /// (measurements: Tools/bench/NOTES.md, 'ZstdFrame').
     static let cappedFromWindowLog: Int32 = 22
     static let maxHashLog: Int32 = 18
     /// What the chain table, the history and the content may take together, in bytes.

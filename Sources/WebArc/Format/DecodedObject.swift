@@ -48,7 +48,7 @@ struct DecodedObject {
         var fields: [Field] = []
         // Duplicate keys: a few fields (every record object) are compared in a loop, which costs
         // less than hashing them and, in a fresh process, than the Swift runtime's first lookup of
-        // the set type's conformances (a scan of the binary's records; issue 11, cold `cat`).
+        // the set type's conformances (a scan of the binary's records that a one-shot `cat` pays).
         let fewFields = 16
         var keys = Set<ArraySlice<UInt8>>()
         for _ in 0..<count {

@@ -7,8 +7,8 @@ import Darwin
 /// Strict UTF-8 decoding for the index's strings (keys, class names, header text).
 ///
 /// The standard library's `String(validating:as:)` is generic and, outside the standard library,
-/// runs unspecialized: every call looks up the encoding's runtime metadata, which took about an
-/// eighth of `webarc ls` (issue 11). This decodes with the specialized repairing decoder and keeps
+/// runs unspecialized: every call looks up the encoding's runtime metadata, for every string of
+/// the index a command reads. This decodes with the specialized repairing decoder and keeps
 /// the result only when it holds exactly the input bytes, which is when they are valid UTF-8: a
 /// repair puts U+FFFD (EF BF BD, itself valid) where an invalid sequence was, so a repaired string
 /// always differs from its input.

@@ -10,8 +10,8 @@ import Foundation
 /// `cpu.cfs_quota_us` over `cpu.cfs_period_us`, rounded up); at least one.
 ///
 /// `ProcessInfo.activeProcessorCount` reads the quota too, but its first call costs a fresh
-/// process 0.3 ms (Foundation's file reading and the type lookups it brings), on one core before
-/// `pack`'s workers start; this reads the same few bytes with `open` and `read`.
+/// process Foundation's file reading and the type lookups it brings, on one core before `pack`'s
+/// workers start; this reads the same few bytes with `open` and `read`.
 package enum AvailableCores {
     /// How many: the worker count of `pack`, `verify`, `unpack` and `apply`.
     package static let count: Int = {

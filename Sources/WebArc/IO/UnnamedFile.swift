@@ -8,7 +8,7 @@ import Darwin
 ///
 /// Writing each file through a temporary name and renaming it costs two changes of the folder
 /// (add the temporary name; move it) where `tar` makes one; creating files is most of what unpack
-/// asks of the kernel (about 5 500 or 10 000 files on the bench corpora). An unnamed file is named
+/// asks of the kernel. An unnamed file is named
 /// with one `linkat`, and a process that dies before that leaves nothing behind. Where the system
 /// has no `O_TMPFILE` (Darwin, some file systems) ``create(in:)`` returns nil and the caller keeps
 /// its temporary name.

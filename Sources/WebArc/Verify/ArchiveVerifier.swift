@@ -30,7 +30,7 @@ public enum ArchiveVerifier {
         let reader: ArchiveReader
         do {
             // Positioned reads, not a mapping: a mapping grows RSS to the archive's size, and verify
-            // must run in bounded memory on a kiosk (issue 11); one read per chunk costs little.
+            // must run in bounded memory on a small device (a kiosk); one read per chunk costs little.
             reader = try ArchiveReader(path: path)
         } catch {
             var report = VerificationReport()

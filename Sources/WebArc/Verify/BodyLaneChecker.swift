@@ -99,12 +99,13 @@ struct BodyLaneChecker {
     }
 
     /// Bytes a lane's body may have left beyond its fair share before it is advanced alone: scalar
-    /// MD5 costs about 2 ms per MB against 0.15–0.2 in the lanes, but a body left alone at the end
-    /// holds one worker about 4 ms per MB (decoding and both SHA-256s included) while the others wait.
+    /// MD5 costs many times what the lanes do, but a body left alone at the end holds one worker
+    /// (decoding and both SHA-256s too) while the others wait.
     static let lagAllowance: UInt64 = 1 << 20
 
     /// Busy lanes at or below which, once no body is left to take, each is finished alone with
-    /// scalar MD5 (about 0.5 GB/s; one or two lanes of the kernel's 4.5–6.5 GB/s for sixteen do less).
+    /// scalar MD5: one or two busy lanes of the sixteen-lane kernel hash less than one scalar stream
+    /// (measurements: Tools/bench/NOTES.md, 'BodyLaneChecker').
     static let aloneLanes = 2
 
     /// Hashes the bytes `lane` holds with scalar MD5, then loads its body's next chunk (or

@@ -4,8 +4,8 @@ import Synchronization
 
 extension MD5Lanes {
     /// What one step of all sixteen lanes costs, in MD5 blocks hashed one stream at a time
-    /// (`Insecure.MD5`): measured 0.13 µs a step against 0.10 µs a block (Xeon with AVX-512F, one
-    /// core). Two busy lanes already beat one stream.
+    /// (`Insecure.MD5`), as measured on an AVX-512F core: two busy lanes already beat one stream
+    /// (measurements: Tools/bench/NOTES.md, 'MD5Lanes').
     static let stepCost = 1.3
 
     /// The MD5 of each of `messages`, those that pay hashed side by side in lanes, the others by

@@ -1,11 +1,9 @@
 import Crypto
 
 extension SHA256Lanes {
-    /// What one step of all sixteen lanes costs, in SHA-256 blocks hashed one stream at a time:
-    /// measured 193 ns a step (5.3 GB/s for sixteen lanes) against 30.5 ns a block with SHA-NI
-    /// (2.1 GB/s), on the Zen 5 core this project's machines now have (9.5 on the Zen 4 they had:
-    /// 0.34 µs against 0.036). Lanes pay from about six busy ones. Pack of the Python docs with 6.3
-    /// against 9.5: paired median −1.7 ms over 40 runs in turn; verify within noise.
+    /// What one step of all sixteen lanes costs, in SHA-256 blocks hashed one stream at a time
+    /// with SHA-NI, as measured on the Zen 5 cores this project's machines have: lanes pay from
+    /// about six busy ones (measurements: Tools/bench/NOTES.md, 'SHA256Lanes').
     static let stepCost = 6.3
 
     /// A body's SHA-256 and those of its chunks as a writer cuts them.

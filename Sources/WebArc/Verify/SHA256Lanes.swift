@@ -2,8 +2,8 @@ import CHashLanes
 
 /// Sixteen SHA-256 computations advanced together, one per 32-bit lane of an AVX-512 register
 /// (`CHashLanes`): SHA-256 is serial within a message, but the chunks of an archive are
-/// independent messages, so `verify` hashes sixteen side by side, about 1.8 times SHA-NI's one
-/// stream on a Zen 4 core.
+/// independent messages, so `verify` hashes sixteen side by side, faster than SHA-NI's one stream
+/// once enough lanes are busy (measurements: Tools/bench/NOTES.md, 'SHA256Lanes').
 ///
 /// Used as ``MD5Lanes`` is: each lane is reset, fed whole 64-byte blocks (all busy lanes the same
 /// number at once), and finished with its last bytes. Callers compare the digest with the stored

@@ -140,7 +140,7 @@ extension Verification {
     /// only in a base, first): the bodies are checked as they arrive. From a file, the bodies over
     /// ``longBody`` first, longest first, then the others in file order: the long ones then run
     /// beside the others instead of holding one worker after the rest are done (a body's MD5 is
-    /// one serial stream; the Python docs' longest body is 3.6 MB).
+    /// one serial stream, so one long body can outlast all the others).
     static func checkingOrder(_ bodies: [BodyEntry], inFileOrder: Bool) -> [Int] {
         let offsets: [UInt64] = bodies.map { body in body.chunks.first(where: { $0.layer == 0 })?.offset ?? 0 }
         let fileOrder = bodies.indices.sorted { (a: Int, b: Int) -> Bool in
@@ -210,7 +210,7 @@ extension Verification {
     /// body-wide SHA-256 (``bodyHashing(_:)``). The first chunk of a body of several is hashed once
     /// for both: its digest is that of a copy of the body hash after it (SHA-256 of the same
     /// prefix), where the reader would hash it a second time; that chunk is a quarter of a MiB, and
-    /// such bodies hold a third of the Python docs' bytes.
+    /// bodies of several chunks often hold much of a site's bytes.
     ///
     /// - Throws: as ``ArchiveReader/decodeChunk(_:index:)``.
     static func decodeChunk(_ body: BodyEntry, index: Int, reader: ArchiveReader, bodyHash: inout SHA256?) throws -> [UInt8] {

@@ -65,8 +65,7 @@ struct RawBodyStream {
     /// Codes the next chunk and adds it to the body's MD5 and SHA-256. The first chunk's digest is
     /// the body hash so far (SHA-256 of the same bytes), so its bytes are hashed once for both; a
     /// later chunk's bytes go to its digest, the body hash and the MD5 in one pass where SHA-NI
-    /// allows: MD5 is one stream no lanes can share (about 0.7 GB/s), and SHA-NI beside it costs
-    /// almost nothing.
+    /// allows: MD5 is one stream no lanes can share, and SHA-NI beside it costs almost nothing.
     private mutating func emitChunk(_ raw: ArraySlice<UInt8>, _ emit: (ChunkEncoder.Encoded) throws -> Void) throws {
         let digest = raw.withUnsafeBytes { chunkDigest($0) }
         let chunk = raw.withUnsafeBytes {

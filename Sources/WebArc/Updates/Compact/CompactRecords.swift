@@ -4,8 +4,8 @@
 /// response's `Content-Length` and `ETag` are one NUL byte when the body gives them.
 ///
 /// Headers go in a column of their own so that what changes in every record of a release (a
-/// `Last-Modified` date) lies at a fixed distance from the previous record's: on flask 3.0.1 →
-/// 3.0.2 the records section shrinks from 301 to 50 bytes.
+/// `Last-Modified` date) lies at a fixed distance from the previous record's, a repeat Zstandard
+/// codes in a few bytes (measurements: Tools/bench/NOTES.md, 'CompactRecords').
 enum CompactRecords {
     /// The compact object of `record` (a response or a redirect).
     static func object(_ record: ArchiveRecord) -> [UInt8] {

@@ -87,7 +87,7 @@ package final class ProgressReporter: @unchecked Sendable {
             value /= 1024
             unit += 1
         }
-        // One decimal, rounded, without `String(format:)` (its first use costs about 0.2 ms).
+        // One decimal, rounded, without `String(format:)` (its first use is slow in a fresh process).
         let tenths = Int((value * 10).rounded())
         return unit == 0 ? "\(bytes) B" : "\(tenths / 10).\(tenths % 10) \(units[unit])"
     }

@@ -55,8 +55,7 @@ final class RemoteClient: Sendable {
 
     /// - Parameter http1Only: for long streaming transfers: HTTP/1.1 connections (one per request
     ///   in flight), which TCP alone paces, instead of HTTP/2 streams held back by its flow-control
-    ///   windows on a long round trip (measured: 16 MB at 80 ms took 0.57 s over AsyncHTTPClient's
-    ///   HTTP/2 against 0.12 s for curl).
+    ///   windows on a long round trip (measurements: Tools/bench/NOTES.md, 'RemoteClient').
     init(configuration: RemoteConfiguration, http1Only: Bool = false) {
         _ = Self.epoch
         self.configuration = configuration
@@ -71,7 +70,7 @@ final class RemoteClient: Sendable {
                 decompression: .disabled)
             if key.http1Only { settings.httpVersion = .http1Only }
             // The pool's own retries wait out the whole connect timeout before reporting anything,
-            // so an untrusted certificate took 10 s and a refused connection 54 s (five attempts):
+            // so an untrusted certificate took a timeout to fail and a refused connection several:
             // a failed attempt fails at once here, and `attempt` retries what is worth retrying.
             settings.connectionPool.retryConnectionEstablishment = false
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: settings)

@@ -17,7 +17,7 @@ public struct RemoteConfiguration: Sendable {
     public var tailLength = 16_384
     /// Bytes a download (`verify URL`, ``DownloadedByteSource``) asks for from the end of the file
     /// in its first round trip, beside one stream from the start: enough for the pages of most
-    /// archives (286 KiB of an 18 MB archive of the Python docs), so that the body checks start as
+    /// archives (a small part of the file), so that the body checks start as
     /// the stream brings the first bodies. The stream stops where this tail begins, so it costs no
     /// byte twice; pages that start before it come in one more request. At least ``tailLength``,
     /// at most 4 MiB.

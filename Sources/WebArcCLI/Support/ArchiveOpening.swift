@@ -66,8 +66,8 @@ enum ArchiveOpening {
 
     /// The reader of `location` (a path or an `http(s)://` URL), its errors as thrown. A URL is
     /// read in place by ranges or, with `readingAll` (a command that reads every body: `unpack`,
-    /// `export`, `apply`), downloaded once, front to back, instead of a request per body (1 068
-    /// requests and 12.9 s for the Python docs at a 20 ms round trip).
+    /// `export`, `apply`), downloaded once, front to back, instead of a request per body, each a
+    /// round trip.
     static func reader(_ location: String, mapped: Bool = false, cacheMiB: Int? = nil, readingAll: Bool = false) throws -> ArchiveReader {
         if HTTPByteSource.isRemote(location) && readingAll {
             return try ArchiveReader(download: try DownloadedByteSource(url: location, configuration: remoteConfiguration), path: location)

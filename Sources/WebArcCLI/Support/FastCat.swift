@@ -1,6 +1,6 @@
 /// `webarc cat ARCHIVE URL [-i] [-L]` without the argument parser.
 ///
-/// A one-URL lookup from a fresh process should cost what `unzip -p` costs (about 3 ms). Most of
+/// A one-URL lookup from a fresh process should cost no more than `unzip -p`'s. Most of
 /// this binary's start-up went into the Swift runtime's first protocol-conformance lookups, which
 /// scan every conformance record of the (large, server-carrying) binary; the argument parser
 /// makes many of them. This path parses the plain form of `cat` by hand and does none; any other

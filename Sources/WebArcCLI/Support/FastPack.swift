@@ -2,14 +2,14 @@ import WebArc
 
 /// `webarc pack FOLDER -o OUTPUT [-q] [-f] [--json]` without the argument parser.
 ///
-/// The parser's first run in a fresh process costs about 1.5 ms of the Swift runtime's
-/// protocol-conformance lookups (reflection over the command's properties, the completion-script
-/// check), all before any file is read, on one core: 1.5 % of packing the Python docs. Even
-/// making a ``Pack`` value costs 0.5 ms (its property wrappers build the parser's name sets). This
-/// path parses the plain form of `pack` by hand into the ``PackJob`` that ``Pack`` itself runs,
-/// every setting it does not read at ``Pack``'s defaults (named once, there), so the command runs
-/// exactly as parsed; any other form (`--help`, other options such as `--mtime`, `--output=…`)
-/// goes to the parser as usual. ``PackJob`` reads `SOURCE_DATE_EPOCH` on either path.
+/// The parser's first run in a fresh process pays for the Swift runtime's protocol-conformance
+/// lookups (reflection over the command's properties, the completion-script check), all before
+/// any file is read, on one core; even making a ``Pack`` value builds the parser's name sets (its
+/// property wrappers). This path parses the plain form of `pack` by hand into the ``PackJob``
+/// that ``Pack`` itself runs, every setting it does not read at ``Pack``'s defaults (named once,
+/// there), so the command runs exactly as parsed; any other form (`--help`, other options such as
+/// `--mtime`, `--output=…`) goes to the parser as usual. ``PackJob`` reads `SOURCE_DATE_EPOCH` on
+/// either path.
 enum FastPack {
     /// The command for the plain form, or nil when the arguments need the full parser.
     static func parse(_ arguments: [String]) -> PackJob? {

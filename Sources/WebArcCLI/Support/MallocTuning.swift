@@ -4,17 +4,16 @@ import Glibc
 #endif
 
 /// glibc allocator settings for the one-shot commands that move a whole archive's bodies through
-/// memory (issues 11 and 14). Long-running commands (`serve` above all) keep glibc's defaults.
+/// memory, whose peak memory must stay small and whose time counts. Long-running commands
+/// (`serve` above all) keep glibc's defaults (measurements: Tools/bench/NOTES.md, 'MallocTuning').
 enum MallocTuning {
     /// Makes every thread created from now on allocate from the main arena (`pack`).
     ///
     /// glibc gives each thread that allocates its own arena, and memory freed into an arena stays
     /// there for that arena's next allocations. Pack's workers read and compress files in one arena
     /// each while the writer frees their buffers, so every arena came to hold about a window's
-    /// worth of free memory: on the big corpus (10 166 files, 1.1 GiB) peak RSS fell from 61.6 to
-    /// 47.3 MiB with one arena (two arenas: 58.5 MiB). Pack was not slower (multi, 5 runs each at
-    /// load 7: median 4.4 s with one arena, 4.9 s without): a file costs a few large allocations,
-    /// so the arena's lock is seldom contended. The output does not depend on it.
+    /// worth of free memory; one arena holds it once. Pack is not slower for it: a file costs a few
+    /// large allocations, so the arena's lock is seldom contended. The output does not depend on it.
     static func useOneArena() {
         #if os(Linux)
         _ = mallopt(M_ARENA_MAX, 1)
@@ -26,13 +25,10 @@ enum MallocTuning {
     ///
     /// Apply builds and drops many buffers of a few MiB (an update's decoded sections, previous
     /// versions, bodies in flight); each fresh mapping costs a page fault and a zeroed page per
-    /// 4 KiB touched. Measured on the Python docs A → B compact update: 117 → 103 ms, peak RSS 40 →
-    /// 47 MiB (within issue 14's 64 MiB). Pack reads every file into a fresh buffer: each mapping,
-    /// unmapping and trim of the heap takes the address space's lock for writing, and the other
-    /// threads' page faults (a `read` into a new buffer) wait for it. On the Python docs the pack
-    /// threads waited on that lock about 11 times a run, 1 with this (`perf record -e
-    /// sched:sched_switch`, 10 runs); pack 107.1 → 105.2 ms (hyperfine, 3 × 40 runs in turn), big
-    /// 1.06 → 1.04 s, peak RSS on big 52–56 MiB either way. The output does not depend on it.
+    /// 4 KiB touched. Pack reads every file into a fresh buffer: each mapping, unmapping and trim
+    /// of the heap takes the address space's lock for writing, and the other threads' page faults
+    /// (a `read` into a new buffer) wait for it. Both run faster; apply peaks a little higher.
+    /// The output does not depend on it.
     static func reuseLargeBlocks() {
         #if os(Linux)
         _ = mallopt(M_MMAP_THRESHOLD, 64 << 20)
@@ -47,11 +43,8 @@ enum MallocTuning {
     /// Call after ``useOneArena()`` and ``reuseLargeBlocks()``: every thread then allocates from
     /// this one heap, and the block freed here stays in it. Nothing is touched, so nothing is
     /// resident until used; a page fault then maps 2 MiB instead of 4 KiB, and the process's end
-    /// frees a few hundred pages instead of thousands (the kernel took 2.4 ms to reap a pack of the
-    /// Python docs). Pack of the Python docs, 40 runs of each in turn: median 101.1 → 96.6 ms
-    /// (paired differences: median −5.5, mean −2.9 ms); multi and big within noise; peak RSS
-    /// 32 → 35 MiB on the Python docs, 50 → 52–54 MiB on big (32 MiB backed so; 48 MiB once gave
-    /// 61 MiB).
+    /// frees a few hundred pages instead of thousands, for a few MiB more peak memory (a larger
+    /// block backed so costs more of it).
     static func backHeapWithHugePages(bytes: Int = 32 << 20) {
         #if os(Linux)
         guard let block = malloc(bytes) else { return }

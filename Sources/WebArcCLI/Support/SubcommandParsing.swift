@@ -4,8 +4,8 @@ import ArgumentParser
 ///
 /// The root's `parseAsRoot()` first checks every argument for a completion-script request, which
 /// builds the argument sets of all fifteen subcommands; with the Swift runtime's first
-/// protocol-conformance lookups that is about 2 ms of a fresh process, more than the whole of a
-/// small `apply` or `info`. Parsing with the named subcommand as the root builds its own set only.
+/// protocol-conformance lookups that costs a fresh process more than the whole of a small `apply`
+/// or `info`. Parsing with the named subcommand as the root builds its own set only.
 ///
 /// Only a clean parse is taken: `--help`, `--version`, a completion request, `help`, a typo or a
 /// failed validation makes the subcommand's parse throw, and the caller then parses again from the

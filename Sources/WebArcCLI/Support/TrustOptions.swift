@@ -56,7 +56,7 @@ enum SignatureText {
     }
 
     /// Lowercase hexadecimal, two digits a byte (64 for a digest): written digit by digit, as
-    /// Foundation's `String(format:)` costs a fresh process about 0.2 ms on its first use.
+    /// the first use of Foundation's `String(format:)` is slow in a fresh process.
     static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []

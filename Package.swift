@@ -177,7 +177,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "WebArcTests", dependencies: ["WebArc", "WebArcTestSupport"]),
-        .testTarget(name: "WebArcReplayTests", dependencies: ["WebArcReplay", "WebArc"]),
+        .testTarget(name: "WebArcReplayTests", dependencies: ["WebArcReplay", "WebArc", "WebArcTestSupport"]),
         .testTarget(name: "WebArcHTMLTests", dependencies: ["WebArcHTML", "WebArcTestSupport"]),
         // A tiny 127.0.0.1 HTTP server shared by the URL protocol and capture tests, and a seeded generator.
         .target(name: "WebArcTestSupport", path: "Tests/WebArcTestSupport"),
@@ -188,13 +188,13 @@ let package = Package(
             dependencies: [
                 "WebArcServer", "WebArcReplay", "WebArc", "WebArcTestSupport", .product(name: "Logging", package: "swift-log"),
             ]),
-        .testTarget(name: "WebArcInteropTests", dependencies: ["WebArcInterop", "WebArc"]),
+        .testTarget(name: "WebArcInteropTests", dependencies: ["WebArcInterop", "WebArc", "WebArcTestSupport"]),
         .testTarget(name: "WebArcRefreshTests", dependencies: ["WebArcRefresh", "WebArc", "WebArcTestSupport"]),
         // Remote reading against a NIO range server on 127.0.0.1 with fault injection and TLS.
         .testTarget(
             name: "WebArcRemoteTests",
             dependencies: [
-                "WebArcRemote", "WebArc", "WebArcServer", "WebArcURLProtocol", "WebArcCLI",
+                "WebArcRemote", "WebArc", "WebArcServer", "WebArcURLProtocol", "WebArcCLI", "WebArcTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebArc
+import WebArcTestSupport
 
 /// Inputs that are not archives at all, progress on a terminal, and interrupted writes.
 @Suite("webarc command line: bad inputs, progress, interrupts", .serialized)
@@ -9,7 +10,7 @@ struct CLIRobustnessTests {
     static let readingCommands: [[String]] = [["verify"], ["info"], ["ls"], ["cat"], ["unpack"]]
 
     /// The arguments that make `command` read `archive` (cat needs a URL, unpack an output folder).
-    static func arguments(_ command: [String], _ archive: String, scratch: Scratch) -> [String] {
+    static func arguments(_ command: [String], _ archive: String, scratch: TemporaryFolder) -> [String] {
         switch command {
         case ["cat"]: command + [archive, "http://localhost/"]
         case ["unpack"]: command + [archive, "-o", scratch.file("out-\(UUID().uuidString)")]
@@ -19,7 +20,7 @@ struct CLIRobustnessTests {
 
     @Test("a FIFO or a folder given as the archive is refused at once with exit 66, never a hang")
     func notRegularFiles() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let fifo = scratch.file("pipe.webarc")
         #expect(mkfifo(fifo, 0o644) == 0)
         let folder = scratch.file("folder.webarc")
@@ -36,7 +37,7 @@ struct CLIRobustnessTests {
 
     @Test("an archive of a newer major version is refused by every command, naming both versions")
     func newerMajorVersion() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let archive = Self.vectors + "/invalid/format-3.webarc"
         for command in Self.readingCommands {
             let result = try CLIRunner.run(Self.arguments(command, archive, scratch: scratch))
@@ -48,7 +49,7 @@ struct CLIRobustnessTests {
 
     @Test("every invalid vector gives every reading command a non-zero exit and one line on stderr")
     func invalidVectorsThroughTheBinary() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let folder = Self.vectors + "/invalid"
         // Vectors that fail at open or verify (the others fail only a trust check or a stack, and
         // verify clean on their own).
@@ -76,7 +77,7 @@ struct CLIRobustnessTests {
             Issue.record("/usr/bin/script (util-linux) is needed to give the binary a terminal")
             return
         }
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let site = scratch.file("site")
         try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
         for index in 0..<40 { try Data(repeating: UInt8(index), count: 200_000).write(to: URL(fileURLWithPath: site + "/f\(index).bin")) }
@@ -106,7 +107,7 @@ struct CLIRobustnessTests {
 
     @Test("Ctrl-C during a pack leaves neither the output nor a temporary file, and exits 130")
     func interruptedPack() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let (process, output) = try Self.packWritingItsTemporary(in: scratch)
         kill(process.processIdentifier, SIGINT)
         process.waitUntilExit()
@@ -116,7 +117,7 @@ struct CLIRobustnessTests {
 
     @Test("kill -9 during a pack leaves its temporary file; the next pack into that folder removes it")
     func killedPackLeftoverIsSwept() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let (process, output) = try Self.packWritingItsTemporary(in: scratch)
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -133,7 +134,7 @@ struct CLIRobustnessTests {
 
     /// Starts `webarc pack` of 64 MiB of random bytes at LZ4HC level 12 (slow enough to interrupt)
     /// into an empty folder, and returns once its temporary file holds data.
-    static func packWritingItsTemporary(in scratch: Scratch) throws -> (Process, String) {
+    static func packWritingItsTemporary(in scratch: TemporaryFolder) throws -> (Process, String) {
         let site = scratch.file("site")
         try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
         var generator = SystemRandomNumberGenerator()

@@ -80,22 +80,3 @@ final class ThreadResult<T>: @unchecked Sendable {
     }
 }
 
-/// A fresh folder, removed when dropped.
-final class Scratch: @unchecked Sendable {
-    let path: String
-
-    init() throws {
-        path = NSTemporaryDirectory() + "webarc-cli-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
-    func write(_ name: String, _ text: String) throws {
-        let url = URL(fileURLWithPath: file(name))
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: url)
-    }
-}

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebArc
+import WebArcTestSupport
 
 /// The `webarc` binary end to end: stdout, stderr and exit codes.
 @Suite("webarc command line", .serialized)
@@ -9,7 +10,7 @@ struct CLITests {
 
     @Test("pack, verify, info, ls, cat and unpack the bundled sample site")
     func sampleSiteRoundTrip() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let archive = scratch.file("site.webarc")
         let pack = try CLIRunner.run(["pack", Self.sampleSite, "-o", archive])
         #expect(pack.status == 0, "\(pack.stderr)")
@@ -71,7 +72,7 @@ struct CLITests {
 
     @Test("the same folder packs to the same bytes; an existing output is refused without --force")
     func determinismAndOverwrite() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         #expect(try CLIRunner.run(["pack", Self.sampleSite, "-o", scratch.file("a.webarc"), "-q"]).status == 0)
         #expect(try CLIRunner.run(["pack", Self.sampleSite, "-o", scratch.file("b.webarc"), "-q"]).status == 0)
         #expect(FileManager.default.contents(atPath: scratch.file("a.webarc")) == FileManager.default.contents(atPath: scratch.file("b.webarc")))
@@ -83,7 +84,7 @@ struct CLITests {
 
     @Test("pack's plain form (read without the argument parser) writes, prints and fails as the parsed form does; any other form goes to the parser")
     func plainPackMatchesParsed() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let plain = scratch.file("plain.webarc")
         let parsed = scratch.file("parsed.webarc")
         // The second form names the defaults, which only the parser reads.
@@ -113,7 +114,7 @@ struct CLITests {
 
     @Test("pack --dictionary-placement apart writes as webarc 2.4 did (info shows apart), the default prefix; another value is a usage error")
     func dictionaryPlacement() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         for (arguments, expected) in [([String](), "prefix"), (["--dictionary-placement", "apart"], "apart"), (["--dictionary-placement", "prefix"], "prefix")] {
             let archive = scratch.file("\(expected)-\(arguments.count).webarc")
             let pack = try CLIRunner.run(["pack", Self.sampleSite, "-o", archive, "-q"] + arguments)
@@ -130,7 +131,7 @@ struct CLITests {
 
     @Test("links leaving the folder are refused and listed unless a flag says what to do")
     func outsideLinks() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         try scratch.write("site/index.html", "<p>home</p>")
         try scratch.write("secret/key.txt", "do not ship")
         try FileManager.default.createSymbolicLink(atPath: scratch.file("site/key.txt"), withDestinationPath: scratch.file("secret/key.txt"))
@@ -153,7 +154,7 @@ struct CLITests {
 
     @Test("FIFOs, loops and unreadable files are listed and fail the pack unless skipped")
     func unreadableEntries() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         try scratch.write("site/index.html", "<p>home</p>")
         #expect(mkfifo(scratch.file("site/pipe"), 0o644) == 0)
         try FileManager.default.createSymbolicLink(atPath: scratch.file("site/loop"), withDestinationPath: scratch.file("site"))
@@ -174,7 +175,7 @@ struct CLITests {
         ("text", Data("hello, this is not an archive\n".utf8), 65, "not a webarc archive"),
     ])
     func badArchives(name: String, bytes: Data, status: Int32, message: String) throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         try bytes.write(to: URL(fileURLWithPath: scratch.file(name)))
         for command in [["verify"], ["info"], ["ls"], ["cat"]] {
             let result = try CLIRunner.run(command + [scratch.file(name)] + (command == ["cat"] ? ["http://localhost/"] : []))
@@ -185,7 +186,7 @@ struct CLITests {
 
     @Test("a damaged archive fails verify with the problem, its offset, and exit 65; --json says the same")
     func damagedArchive() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let archive = scratch.file("site.webarc")
         #expect(try CLIRunner.run(["pack", Self.sampleSite, "-o", archive, "-q"]).status == 0)
         var bytes = try Data(contentsOf: URL(fileURLWithPath: archive))
@@ -209,7 +210,7 @@ struct CLITests {
 
     @Test("missing inputs exit 66, a folder given as archive too; bad usage exits 64")
     func missingInputs() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         #expect(try CLIRunner.run(["verify", scratch.file("none.webarc")]).status == 66)
         #expect(try CLIRunner.run(["info", scratch.path]).status == 66)
         #expect(try CLIRunner.run(["pack", scratch.file("none"), "-o", scratch.file("x.webarc")]).status == 66)
@@ -229,7 +230,7 @@ struct CLITests {
     /// otherwise: what a user sees for help, a typo or a failed validation is the root's.
     @Test("a subcommand's help, usage errors and version read as the root command's")
     func subcommandMessages() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let typo = try CLIRunner.run(["pack", "--frobnicate", scratch.path, "-o", scratch.file("x.webarc")])
         #expect(typo.status == 64)
         #expect(typo.stderr.contains("Usage: webarc pack"))
@@ -249,7 +250,7 @@ struct CLITests {
 
     @Test("unpack never writes outside its folder, whatever the URLs hold")
     func unpackEscapes() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let archive = scratch.file("evil.webarc")
         let writer = try ArchiveWriter(path: archive)
         let urls = [

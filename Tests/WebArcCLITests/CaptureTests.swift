@@ -62,7 +62,7 @@ struct CaptureTests {
     func depthOneSameOrigin() throws {
         let server = try TestHTTPServer { Self.site($0.target) }
         defer { server.stop() }
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let archive = scratch.file("site.webarc")
         let capture = try CLIRunner.run(["capture", server.url("/").absoluteString, "-o", archive, "--depth", "1", "--same-origin", "--json"])
         #expect(capture.status == 0, "\(capture.stderr)")
@@ -125,7 +125,7 @@ struct CaptureTests {
             }
         }
         defer { server.stop() }
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let archive = scratch.file("same-origin.webarc")
         let capture = try CLIRunner.run(["capture", server.url("/").absoluteString, "-o", archive, "--depth", "1", "--same-origin", "--json"])
         #expect(capture.status == 0, "\(capture.stderr)")
@@ -142,7 +142,7 @@ struct CaptureTests {
     func depthZero() throws {
         let server = try TestHTTPServer { Self.site($0.target) }
         defer { server.stop() }
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let archive = scratch.file("page.webarc")
         let capture = try CLIRunner.run(["capture", server.url("/about.html").absoluteString, "-o", archive])
         #expect(capture.status == 0, "\(capture.stderr)")
@@ -157,7 +157,7 @@ struct CaptureTests {
 
     @Test("nothing recordable: exit 66, the reason on stderr, no file written")
     func nothingRecorded() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let archive = scratch.file("none.webarc")
         let url = "http://127.0.0.1:\(try TestHTTPServer.refusedPort())/"
         let capture = try CLIRunner.run(["capture", url, "-o", archive])
@@ -172,7 +172,7 @@ struct CaptureTests {
     func existingOutput() throws {
         let server = try TestHTTPServer { Self.site($0.target) }
         defer { server.stop() }
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let archive = scratch.file("kept.webarc")
         try scratch.write("kept.webarc", "not an archive")
         let refused = try CLIRunner.run(["capture", server.url("/deep.html").absoluteString, "-o", archive, "--quiet"])

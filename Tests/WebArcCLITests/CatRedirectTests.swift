@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebArc
+import WebArcTestSupport
 
 /// `webarc cat -L` walks stored redirects with the replay engine's chain (issue 10 items 1, 4);
 /// without -L a redirect prints no body and exits 3, naming its target.
@@ -8,7 +9,7 @@ import WebArc
 struct CatRedirectTests {
     @Test("a stored redirect to javascript: is shown but never followed (exit 65); a loop exits 65; http chains end at the body; without -L a redirect exits 3 with its target on stderr")
     func unsafeAndLooping() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let archive = scratch.file("redirects.webarc")
         let writer = try ArchiveWriter(path: archive)
         for (url, target) in [

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebArcTestSupport
 
 /// `webarc capture` runs the `webarc-capture` binary, so that `webarc` itself links no networking.
 @Suite("webarc capture through webarc-capture")
@@ -50,7 +51,7 @@ struct CompanionBinaryTests {
 
     @Test("without webarc-capture, one error line names where it looked; exit 1")
     func missingCompanion() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let lonely = scratch.file("webarc")
         do {
             try FileManager.default.linkItem(atPath: CLIRunner.binary, toPath: lonely)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebArc
 import WebArcCLISupport
+import WebArcTestSupport
 
 @testable import WebArcInterop
 
@@ -10,8 +11,8 @@ import WebArcCLISupport
 @Suite("First contact: messages, refusals and figures", .serialized)
 struct FirstContactTests {
     /// The sample site packed into a fresh folder.
-    static func packed() throws -> (scratch: Scratch, archive: String) {
-        let scratch = try Scratch()
+    static func packed() throws -> (scratch: TemporaryFolder, archive: String) {
+        let scratch = try TemporaryFolder()
         let archive = scratch.file("site.webarc")
         let pack = try CLIRunner.run(["pack", CLITests.sampleSite, "-o", archive, "-q"])
         #expect(pack.status == 0, "\(pack.stderr)")
@@ -100,7 +101,7 @@ struct FirstContactTests {
 
     @Test("pack's summary gives the archive file's size; info's creator, --version and the HAR export name one release")
     func figuresAgree() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let archive = scratch.file("site.webarc")
         let pack = try CLIRunner.run(["pack", CLITests.sampleSite, "-o", archive])
         #expect(pack.status == 0, "\(pack.stderr)")
@@ -125,7 +126,7 @@ struct FirstContactTests {
 
     @Test("the dedup ratio is one figure: raw bytes of every response ÷ raw bytes of distinct bodies, in info and import --json")
     func dedupRatioAgrees() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         // Three responses: two share a 30-byte body, one has 10 bytes. By bytes 70 ÷ 40 = 1.75;
         // by bodies it would be 3 ÷ 2 = 1.5.
         let shared = String(repeating: "s", count: 30)
@@ -178,7 +179,7 @@ struct FirstContactTests {
 
     @Test("left-out duplicate captures are named as such, with --keep all as the way to keep them, singular and plural")
     func duplicateCapturesWording() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let three = InteropText.warc((1...3).map { InteropText.response(uri: "http://example.com/", id: "\($0)", date: "2024-05-0\($0)T10:00:00Z", body: "v\($0)") })
         try scratch.write("three.warc", three)
         let result = try CLIRunner.run(["import", scratch.file("three.warc"), "-o", scratch.file("out.webarc")])

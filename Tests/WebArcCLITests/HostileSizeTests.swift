@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebArcCLISupport
+import WebArcTestSupport
 
 @testable import WebArc
 
@@ -11,7 +12,7 @@ import WebArcCLISupport
 struct HostileSizeTests {
     @Test("info, ls and verify on two responses whose body declares 2^63 bytes: no trap")
     func hugeDeclaredBodyLength() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let path = scratch.file("huge.webarc")
         let writer = try ArchiveWriter(path: path)
         let body = try writer.addBody([UInt8](repeating: 0x61, count: 777))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebArc
+import WebArcTestSupport
 
 /// `webarc import` and `webarc export` end to end: the real binary, real files, stdout, stderr
 /// and exit codes (`Spec/interop.md` §8).
@@ -25,14 +26,14 @@ struct ImportExportTests {
         """
 
     /// Writes `text` into `scratch` and returns its path.
-    static func input(_ scratch: Scratch, _ name: String, _ text: String) throws -> String {
+    static func input(_ scratch: TemporaryFolder, _ name: String, _ text: String) throws -> String {
         try scratch.write(name, text)
         return scratch.file(name)
     }
 
     @Test("a WARC and a HAR import into one archive with a summary on stderr")
     func importWARCAndHAR() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let out = scratch.file("out.webarc")
         let result = try CLIRunner.run(["import", try Self.input(scratch, "a.warc", Self.warc), try Self.input(scratch, "b.har", Self.har), "-o", out])
         #expect(result.status == 0, "\(result.stderr)")
@@ -46,7 +47,7 @@ struct ImportExportTests {
 
     @Test("import writes dictionaries placed right before each page (format 2.1.8); --dictionary-placement apart as webarc 2.4 did")
     func dictionaryPlacement() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let warc = try Self.input(scratch, "a.warc", Self.warc)
         for (arguments, expected) in [([String](), DictionaryPlacement.prefix), (["--dictionary-placement", "apart"], .apart)] {
             let out = scratch.file("out-\(arguments.count).webarc")
@@ -59,7 +60,7 @@ struct ImportExportTests {
 
     @Test("a bad record fails with exit 65 naming file and offset, leaving nothing at -o; --skip-bad lists it")
     func badRecord() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let good = InteropText.response(uri: "http://example.com/", id: "1", body: "fine")
         let bad = InteropText.response(uri: "http://example.com/bad", id: "2", body: "a body longer than declared", declared: 4)
         let input = try Self.input(scratch, "bad.warc", InteropText.warc([good, bad]))
@@ -81,7 +82,7 @@ struct ImportExportTests {
 
     @Test("a missing input exits 66; an existing output exits 73 unless --force")
     func missingInputAndExistingOutput() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let missing = try CLIRunner.run(["import", scratch.file("nope.warc"), "-o", scratch.file("out.webarc")])
         #expect(missing.status == 66)
         #expect(missing.stderr.contains("nope.warc"))
@@ -105,7 +106,7 @@ struct ImportExportTests {
 
     @Test("--keep chooses among captures of one URL; a bad value is a usage error")
     func keep() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let input = try Self.input(scratch, "twice.warc", InteropText.warc([
             InteropText.response(uri: "http://example.com/", id: "1", date: "2024-05-01T10:00:00Z", body: "first"),
             InteropText.response(uri: "http://example.com/", id: "2", date: "2024-05-02T10:00:00Z", body: "second"),
@@ -127,7 +128,7 @@ struct ImportExportTests {
 
     @Test("export writes each format; --json prints one object on stdout", arguments: ["warc", "har", "webarchive"])
     func export(_ format: String) throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let archive = scratch.file("in.webarc")
         let imported = try CLIRunner.run([
             "import", try Self.input(scratch, "a.warc", Self.warc), try Self.input(scratch, "b.har", Self.har), "-o", archive, "--json",
@@ -165,7 +166,7 @@ struct ImportExportTests {
 
     @Test("--page is only for webarchive and must name a page the archive holds")
     func pageValidation() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let archive = scratch.file("in.webarc")
         #expect(try CLIRunner.run(["import", try Self.input(scratch, "a.warc", Self.warc), "-o", archive, "-q"]).status == 0)
         let wrongFormat = try CLIRunner.run(["export", archive, "--format", "har", "--page", "http://example.com/", "-o", scratch.file("x.har")])

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebArcTestSupport
 
 /// README's quick start and set-up commands stay true: the commands it shows exist with the
 /// options it names, its links lead somewhere, and the quick start's steps run as written.
@@ -72,7 +73,7 @@ struct QuickStartTests {
 
     @Test("the quick start's steps run: pack, sign, a verified trusted serve, a compact update applied in place")
     func quickStartRuns() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         func run(_ arguments: [String]) throws -> CLIRunner.Result {
             let result = try CLIRunner.run(arguments, in: scratch.path)
             #expect(result.status == 0, "webarc \(arguments.joined(separator: " ")): \(result.stderr)")

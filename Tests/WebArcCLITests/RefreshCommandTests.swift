@@ -9,7 +9,7 @@ import WebArcTestSupport
 struct RefreshCommandTests {
     @Test("--origin LIVE maps the packed base URL; 304s, a changed page and a deleted one; the update applies")
     func packedSiteRefresh() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         try FileManager.default.createDirectory(atPath: scratch.file("site"), withIntermediateDirectories: true)
         for (name, text) in [("a.html", "<p>a</p>"), ("b.html", "<p>b, release 1</p>"), ("c.html", "<p>c</p>")] {
             try text.write(toFile: scratch.file("site/" + name), atomically: true, encoding: .utf8)
@@ -45,7 +45,7 @@ struct RefreshCommandTests {
 
     /// Ten pages packed from a folder (dated 2023, so that the refresh sends If-Modified-Since), and
     /// a live site under `/docs/` where each page answers `answer(page)` or, when nil, 304.
-    static func packedSite(in scratch: Scratch, answer: @escaping @Sendable (String) -> TestHTTPServer.Response?) throws -> TestHTTPServer {
+    static func packedSite(in scratch: TemporaryFolder, answer: @escaping @Sendable (String) -> TestHTTPServer.Response?) throws -> TestHTTPServer {
         try FileManager.default.createDirectory(atPath: scratch.file("site"), withIntermediateDirectories: true)
         for number in 0..<10 {
             let name = String(format: "site/p%02d.html", number)
@@ -59,7 +59,7 @@ struct RefreshCommandTests {
     }
 
     /// `webarc refresh` of the packed site against `server`, with `arguments` added.
-    static func refresh(_ scratch: Scratch, _ server: TestHTTPServer, _ arguments: [String] = []) throws -> CLIRunner.Result {
+    static func refresh(_ scratch: TemporaryFolder, _ server: TestHTTPServer, _ arguments: [String] = []) throws -> CLIRunner.Result {
         try CLIRunner.run(
             ["refresh", scratch.file("site.webarc"), "-o", scratch.file("u.webarc"), "--origin", "http://127.0.0.1:\(server.port)/docs", "--force"]
                 + arguments)
@@ -67,7 +67,7 @@ struct RefreshCommandTests {
 
     @Test("an origin that answers 403 to everything: exit 69, nothing written, every page reported kept")
     func forbiddenEverywhere() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let server = try Self.packedSite(in: scratch) { _ in .init(status: 403, text: "forbidden") }
         defer { server.stop() }
         let refresh = try Self.refresh(scratch, server, ["--json"])
@@ -83,7 +83,7 @@ struct RefreshCommandTests {
 
     @Test("three of ten pages changed: exit 65 naming counts, share and flag; --allow-mass-change or a larger share writes the update")
     func massChange() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let server = try Self.packedSite(in: scratch) { page in
             ["p01.html", "p02.html", "p03.html"].contains(page) ? .init(headers: [("Content-Type", "text/html")], text: "<p>\(page), release 2</p>") : nil
         }
@@ -106,7 +106,7 @@ struct RefreshCommandTests {
 
     @Test("a page that answers 503: kept, listed as a warning and in --json, the rest written, exit 0")
     func someKeptAfterErrors() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let server = try Self.packedSite(in: scratch) { page in
             switch page {
             case "p02.html": .init(status: 503, text: "down for maintenance")
@@ -135,7 +135,7 @@ struct RefreshCommandTests {
         ["--max-change-share", "1.5"], ["--max-change-share", "-0.1"], ["--max-retry-after", "-1"],
     ])
     func badLimits(arguments: [String]) throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let run = try CLIRunner.run(["refresh", scratch.file("none.webarc"), "-o", scratch.file("u.webarc")] + arguments)
         #expect(run.status == 64, "\(run.stderr)")
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebArc
+import WebArcTestSupport
 
 /// Reproducible packing (`pack --mtime`, `SOURCE_DATE_EPOCH`), header-only changes in `diff` and
 /// `info`, and `unpack` giving files their `Last-Modified` back, through the real binary.
@@ -11,7 +12,7 @@ struct ReproduciblePackTests {
     static let files = ["index.html": "<h1>Home</h1>", "docs/page.html": "<p>Page</p>", "css/site.css": "body { margin: 0 }"]
 
     /// The same files written into `name` (a copy or a rebuild), each modified at `modified`.
-    static func site(_ scratch: Scratch, _ name: String, modified: Int64, edits: [String: String] = [:]) throws -> String {
+    static func site(_ scratch: TemporaryFolder, _ name: String, modified: Int64, edits: [String: String] = [:]) throws -> String {
         for (path, text) in files.merging(edits, uniquingKeysWith: { $1 }) {
             try scratch.write(name + "/" + path, text)
             try FileManager.default.setAttributes(
@@ -44,7 +45,7 @@ struct ReproduciblePackTests {
 
     @Test("under SOURCE_DATE_EPOCH, a copy and a rebuild pack to the same bytes and diff to nothing")
     func sourceDateEpochCopies() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let release = try Self.site(scratch, "release", modified: Self.epoch + 100)
         let rebuild = try Self.site(scratch, "rebuild", modified: Self.epoch + 86_400)
         let epoch = String(Self.epoch)
@@ -71,7 +72,7 @@ struct ReproduciblePackTests {
 
     @Test("SOURCE_DATE_EPOCH clamps: a file older than it keeps its own time")
     func sourceDateEpochClamps() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let site = try Self.site(scratch, "site", modified: Self.epoch - 86_400)
         try FileManager.default.setAttributes(
             [.modificationDate: Date(timeIntervalSince1970: Double(Self.epoch + 60))], ofItemAtPath: site + "/index.html")
@@ -83,7 +84,7 @@ struct ReproduciblePackTests {
 
     @Test("--mtime gives every file one time, whatever the files' times and SOURCE_DATE_EPOCH")
     func mtimeOption() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let first = try Self.site(scratch, "first", modified: 1_000_000_000)
         let second = try Self.site(scratch, "second", modified: Self.epoch + 500)
         let iso = try Self.pack([first, "-o", scratch.file("iso.webarc"), "--mtime", "2027-01-01"], sourceDateEpoch: nil)
@@ -106,7 +107,7 @@ struct ReproduciblePackTests {
 
     @Test("a malformed SOURCE_DATE_EPOCH is a command-line error naming it, and nothing is written")
     func malformedSourceDateEpoch() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let site = try Self.site(scratch, "site", modified: Self.epoch)
         for value in ["soon", "-1", "1.5", " 17", "99999999999999"] {
             for extra in [[], ["--level", "1"]] {
@@ -123,7 +124,7 @@ struct ReproduciblePackTests {
 
     @Test("diff and info tell changes of headers only from changes of bodies; the update stores no body for them")
     func headerOnlyChanges() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let old = try Self.site(scratch, "old", modified: Self.epoch)
         let new = try Self.site(scratch, "new", modified: Self.epoch + 3600, edits: ["docs/page.html": "<p>Page, edited</p>"])
         #expect(try Self.pack([old, "-o", scratch.file("old.webarc")], sourceDateEpoch: nil).status == 0)
@@ -164,7 +165,7 @@ struct ReproduciblePackTests {
 
     @Test("unpack gives each file its Last-Modified back, so pack, unpack, pack gives the same bytes")
     func unpackRestoresTimes() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let site = try Self.site(scratch, "site", modified: 1_234_567_890)
         let archive = scratch.file("site.webarc")
         #expect(try Self.pack([site, "-o", archive], sourceDateEpoch: nil).status == 0)

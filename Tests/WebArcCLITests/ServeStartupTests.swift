@@ -16,7 +16,7 @@ struct ServeStartupTests {
     /// content, not decoding), an update of it (`update.webarc`, over `old.webarc`), and a copy of
     /// the site with one byte of the noise body flipped (`damaged.webarc`).
     struct Site {
-        let scratch: Scratch
+        let scratch: TemporaryFolder
         var old: String { scratch.file("old.webarc") }
         var new: String { scratch.file("new.webarc") }
         var update: String { scratch.file("update.webarc") }
@@ -24,7 +24,7 @@ struct ServeStartupTests {
         static let noiseURL = "http://localhost/noise.bin"
 
         init() throws {
-            scratch = try Scratch()
+            scratch = try TemporaryFolder()
             var generator = SeededGenerator(seed: 7)
             let noise = (0..<300_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
             for (name, title) in [("old", "one"), ("new", "two")] {

@@ -1,17 +1,18 @@
 import Foundation
 import Testing
 import WebArc
+import WebArcTestSupport
 
 /// `keygen`, `sign`, `verify --trust`, `serve --trust` and `info` through the real binary (spec §12).
 @Suite("webarc signing commands", .serialized)
 struct SigningCLITests {
     /// A scratch folder holding a packed sample site (`site.webarc`), a key pair `pub` and another `other`.
     struct Setup {
-        let scratch: Scratch
+        let scratch: TemporaryFolder
         var archive: String { scratch.file("site.webarc") }
 
         init() throws {
-            scratch = try Scratch()
+            scratch = try TemporaryFolder()
             let pack = try CLIRunner.run(["pack", CLITests.sampleSite, "-o", scratch.file("site.webarc"), "-q"])
             #expect(pack.status == 0, "\(pack.stderr)")
             for name in ["pub", "other"] { #expect(try CLIRunner.run(["keygen", "-o", scratch.file(name)]).status == 0) }
@@ -30,7 +31,7 @@ struct SigningCLITests {
 
     @Test("keygen writes NAME.key (0600) and NAME.pub, refuses to overwrite without --force")
     func keygen() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let made = try CLIRunner.run(["keygen", "-o", scratch.file("publisher")])
         #expect(made.status == 0, "\(made.stderr)")
         let keyID = try #require(made.text.split(separator: " ").dropFirst().first.map(String.init)?.replacingOccurrences(of: ":", with: ""))

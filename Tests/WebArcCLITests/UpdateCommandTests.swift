@@ -1,18 +1,19 @@
 import Foundation
 import Testing
 import WebArc
+import WebArcTestSupport
 
 /// `webarc diff`, `apply`, `pack --base`, and `ls`/`info` on stacks, through the real binary (spec §13).
 @Suite("webarc diff and apply", .serialized)
 struct UpdateCommandTests {
     /// Two releases of the sample site: release 2 edits two pages, deletes one and adds one.
     struct Releases {
-        let scratch: Scratch
+        let scratch: TemporaryFolder
         var old: String { scratch.file("v1.webarc") }
         var new: String { scratch.file("v2.webarc") }
 
         init() throws {
-            scratch = try Scratch()
+            scratch = try TemporaryFolder()
             let manager = FileManager.default
             for name in ["v1", "v2"] { try manager.copyItem(atPath: CLITests.sampleSite, toPath: scratch.file(name)) }
             for page in ["index.html", "about/index.html"] {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebArc
+import WebArcTestSupport
 
 /// Verified reads through the commands (spec §11.2): a damaged chunk is never printed, unpacked or
 /// exported as good data; the command exits 65 naming the body and the offset, and what is not
@@ -10,7 +11,7 @@ import WebArc
 
     /// The sample site packed, with one byte flipped inside the photo's (raw, incompressible) chunk;
     /// returns the archive path and the photo's body reference.
-    static func damagedSample(in scratch: Scratch) throws -> (String, BodyReference) {
+    static func damagedSample(in scratch: TemporaryFolder) throws -> (String, BodyReference) {
         let archive = scratch.file("site.webarc")
         let pack = try CLIRunner.run(["pack", CLITests.sampleSite, "-o", archive, "-q"])
         #expect(pack.status == 0, "\(pack.stderr)")
@@ -26,7 +27,7 @@ import WebArc
     }
 
     @Test func catRefusesTheDamagedBodyAndStillPrintsOthers() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let (archive, body) = try Self.damagedSample(in: scratch)
         let damaged = try CLIRunner.run(["cat", archive, Self.photo])
         #expect(damaged.status == 65)
@@ -38,7 +39,7 @@ import WebArc
     }
 
     @Test func unpackAndExportLeaveNoDamagedFile() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let (archive, _) = try Self.damagedSample(in: scratch)
         let folder = scratch.file("out")
         let unpack = try CLIRunner.run(["unpack", archive, "-o", folder])

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebArc
+import WebArcTestSupport
 
 @testable import WebArcInterop
 

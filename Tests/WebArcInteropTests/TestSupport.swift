@@ -1,32 +1,9 @@
 import Foundation
 import Testing
 import WebArc
+import WebArcTestSupport
 
 @testable import WebArcInterop
-
-/// A fresh folder under the system temporary directory, removed when the value is dropped.
-final class TemporaryFolder: @unchecked Sendable {
-    let path: String
-
-    init() throws {
-        path = NSTemporaryDirectory() + "webarc-interop-tests-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
-    /// Writes bytes to a file in the folder and returns its path.
-    @discardableResult
-    func write(_ name: String, _ bytes: [UInt8]) throws -> String {
-        try Data(bytes).write(to: URL(fileURLWithPath: file(name)))
-        return file(name)
-    }
-
-    /// The names in the folder, sorted.
-    func names() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: path).sorted() }
-}
 
 /// The shared corpus of real captures (see its SOURCES.md).
 ///

@@ -1,4 +1,5 @@
 import Testing
+import WebArcTestSupport
 
 @testable import WebArcInterop
 

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Testing
 import WebArc
+import WebArcTestSupport
 
 @testable import WebArcInterop
 

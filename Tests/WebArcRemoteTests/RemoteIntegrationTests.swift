@@ -6,6 +6,7 @@ import Testing
 import WebArc
 import WebArcRemote
 import WebArcServer
+import WebArcTestSupport
 import WebArcURLProtocol
 
 #if canImport(FoundationNetworking)

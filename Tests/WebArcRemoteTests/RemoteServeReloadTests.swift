@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Testing
 import WebArc
+import WebArcTestSupport
 
 /// A kiosk's `webarc serve https://cdn/site.webarc` when the publisher replaces the file at that
 /// URL: the old version's bytes are gone from the server, so reads of it fail (never mixed with

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import WebArc
 import WebArcRemote
+import WebArcTestSupport
 import WebArcURLProtocol
 
 #if canImport(FoundationNetworking)

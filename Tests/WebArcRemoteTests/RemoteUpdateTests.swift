@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebArc
 import WebArcRemote
+import WebArcTestSupport
 
 /// The fleet's side of an update over the network: a kiosk applies a compact update, or an update
 /// archive, that it fetches from a URL (a CDN), onto a base it holds or reads remotely too.

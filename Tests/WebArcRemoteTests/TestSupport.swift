@@ -3,70 +3,7 @@ import Synchronization
 import Testing
 import WebArc
 import WebArcRemote
-
-/// A fresh folder under the system temporary directory, removed when the value is dropped.
-final class TemporaryFolder: @unchecked Sendable {
-    let path: String
-
-    init() throws {
-        path = NSTemporaryDirectory() + "webarc-remote-tests-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
-    /// A folder for a static fixture, which lives as long as the test process: a static is never
-    /// deinitialized, so the folder is removed when the process exits instead.
-    static func forProcess() throws -> TemporaryFolder {
-        let folder = try TemporaryFolder()
-        ProcessFolders.removeAtExit(folder.path)
-        return folder
-    }
-}
-
-/// Folders removed when the test process exits (`atexit`).
-enum ProcessFolders {
-    private static let paths = Mutex<[String]>([])
-    private static let handler: Void = { atexit { ProcessFolders.removeAll() } }()
-
-    static func removeAtExit(_ path: String) {
-        _ = handler
-        paths.withLock { $0.append(path) }
-    }
-
-    private static func removeAll() {
-        for path in paths.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
-    }
-}
-
-/// SplitMix64: a seeded generator so that random inputs replay.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func bytes(_ count: Int) -> [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(count + 8)
-        while output.count < count { withUnsafeBytes(of: next()) { output += $0 } }
-        return Array(output.prefix(count))
-    }
-
-    mutating func hex(_ count: Int) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        return String(decoding: bytes(count).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
-    }
-}
+import WebArcTestSupport
 
 /// The archive the tests read remotely: 1500 pages under random paths (so the record tree has
 /// leaves well before the last 64 KiB), and one 700 KB body of three chunks.

@@ -1,5 +1,6 @@
 import Testing
 import WebArc
+import WebArcTestSupport
 
 @testable import WebArcReplay
 

@@ -1,19 +1,6 @@
 import Foundation
 import WebArc
-
-/// A per-test folder under the system's temporary directory, removed when released.
-final class TemporaryFolder: Sendable {
-    let path: String
-
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("webarc-replay-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String) -> String { path + "/" + name }
-}
+import WebArcTestSupport
 
 /// One record of a test archive.
 enum TestRecord {

@@ -3,6 +3,7 @@ import Logging
 import Synchronization
 import Testing
 import WebArc
+import WebArcTestSupport
 @testable import WebArcServer
 
 #if canImport(Glibc)

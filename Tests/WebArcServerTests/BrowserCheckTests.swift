@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebArc
 import WebArcServer
+import WebArcTestSupport
 
 /// Headless Chromium loads served pages through `Tools/browser-check/browser_check.py`; every
 /// subresource must load, and every page must have loaded some, so that a page served without its

@@ -1,5 +1,6 @@
 import Foundation
 import WebArc
+import WebArcTestSupport
 
 /// The test site: one origin (`http://localhost`), the shapes `pack` makes plus crawled oddities.
 ///

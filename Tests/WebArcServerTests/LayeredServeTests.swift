@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebArc
+import WebArcTestSupport
 
 /// `webarc serve UPDATE OLD`: an update made by diff served over its base without applying (spec §13).
 @Suite struct LayeredServeTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebArc
 import WebArcServer
+import WebArcTestSupport
 
 /// A crawl-like archive of three origins, and several archives searched in order.
 ///

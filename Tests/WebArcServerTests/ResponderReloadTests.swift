@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import WebArc
+import WebArcTestSupport
 @testable import WebArcServer
 
 /// The responder's reload: only the errors its reload recognises reopen the archives, requests

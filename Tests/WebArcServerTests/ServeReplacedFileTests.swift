@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebArc
+import WebArcTestSupport
 
 /// A kiosk's `webarc serve site.webarc` while the file is replaced under it: copied over in place
 /// (`cp new.webarc site.webarc`) or renamed over (`webarc apply … -o site.webarc`). The server

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebArc
+import WebArcTestSupport
 @testable import WebArcServer
 
 /// Verified reads (spec §11.2): a body whose chunk fails its SHA-256 is never answered as a

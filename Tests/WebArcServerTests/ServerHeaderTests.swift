@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebArc
 import WebArcServer
+import WebArcTestSupport
 
 /// Real HTTP over 127.0.0.1: stored headers, recomputed headers, HEAD, redirects, 404 and 405.
 @Suite struct ServerHeaderTests {

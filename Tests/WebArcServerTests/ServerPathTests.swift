@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebArc
 import WebArcServer
+import WebArcTestSupport
 
 /// Paths as browsers send them, and the URL the server prints.
 @Suite struct ServerPathTests {

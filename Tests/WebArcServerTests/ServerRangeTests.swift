@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebArc
 import WebArcServer
+import WebArcTestSupport
 
 /// Real HTTP over 127.0.0.1: `Range`, `If-Range`, `If-None-Match`, `If-Modified-Since`.
 @Suite struct ServerRangeTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebArc
 import WebArcServer
+import WebArcTestSupport
 
 /// What `webarc serve` answers through the shared replay engine (issue 10 items 1, 2 and 4): the
 /// fuzzy rules of Spec/replay.md and the refusal of unsafe redirect and refresh targets, over a

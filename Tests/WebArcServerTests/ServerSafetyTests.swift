@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebArc
 import WebArcServer
+import WebArcTestSupport
 
 /// Crafted requests: traversal, encoded dots, odd targets, overlong lines and huge headers. Nothing
 /// but the archive's records may come back, and the server must keep serving afterwards.

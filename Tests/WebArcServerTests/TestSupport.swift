@@ -3,24 +3,11 @@ import Synchronization
 import Testing
 import WebArc
 import WebArcServer
+import WebArcTestSupport
 
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// A fresh folder under the system temporary directory, removed when the value is dropped.
-final class TemporaryFolder: @unchecked Sendable {
-    let path: String
-
-    init() throws {
-        path = NSTemporaryDirectory() + "webarc-server-tests-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String) -> String { path + "/" + name }
-}
 
 /// One record to put in a test archive.
 enum TestRecord {

@@ -2,25 +2,12 @@ import Foundation
 import Synchronization
 import Testing
 import WebArc
+import WebArcTestSupport
 import WebArcURLProtocol
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-
-/// A fresh folder under the system temporary directory, removed when the value is dropped.
-final class TemporaryFolder: Sendable {
-    let path: String
-
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("webarc-urlprotocol-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String) -> String { path + "/" + name }
-}
 
 /// Builds a small archive for a test, record by record.
 struct ArchiveBuilder {

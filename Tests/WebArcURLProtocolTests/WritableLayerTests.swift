@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Testing
 import WebArc
+import WebArcTestSupport
 
 @testable import WebArcURLProtocol
 

@@ -1,5 +1,6 @@
 import Foundation
 import WebArc
+import WebArcHTML
 import WebArcURLProtocol
 
 #if canImport(FoundationNetworking)

@@ -1,5 +1,6 @@
 import Foundation
 import WebArc
+import WebArcHTML
 
 /// Writes one page of an archive as a Safari `.webarchive`: the page as `WebMainResource`, the
 /// resources it uses as `WebSubresources`, its frames as `WebSubframeArchives`.
@@ -12,6 +13,12 @@ import WebArc
 struct WebArchiveExporter {
     let reader: ArchiveReader
     let options: ExportOptions
+
+    /// A URL a page uses, resolved, and whether it is a frame's document.
+    struct Link: Equatable {
+        var url: String
+        var isFrame: Bool
+    }
 
     /// The records a page's resources are chosen from: by canonical URL, and by the page they name in `Referer`.
     private struct Catalog {
@@ -69,8 +76,8 @@ struct WebArchiveExporter {
             subresources.append(resource(found, url: link.url, data: data, withResponse: true))
             summary.responses += 1
             if Self.mimeType(of: found) == "text/css" {
-                queue += PageLinks.css(String(decoding: data, as: UTF8.self)).compactMap { nested in
-                    Capture.resolve(nested, against: link.url).map { PageLinks.Link(url: $0, isFrame: false) }
+                queue += CSSReferences.urls(in: data).compactMap { nested in
+                    Capture.resolve(nested, against: link.url).map { Link(url: $0, isFrame: false) }
                 }
             }
         }
@@ -80,9 +87,8 @@ struct WebArchiveExporter {
     }
 
     /// The page's links in document order, then records that named it as their `Referer`.
-    private func links(of main: ResponseRecord, url: String, body: Data, catalog: Catalog) throws -> [PageLinks.Link] {
-        var links = main.mimeType == "text/html" || main.mimeType == "application/xhtml+xml"
-            ? PageLinks.html(String(decoding: body, as: UTF8.self), base: url) : []
+    private func links(of main: ResponseRecord, url: String, body: Data, catalog: Catalog) throws -> [Link] {
+        var links = main.mimeType == "text/html" || main.mimeType == "application/xhtml+xml" ? Self.resources(ofHTML: Array(body), at: url) : []
         let key = (try? URLKey.canonicalize(url)) ?? url
         for entry in catalog.byReferer[key] ?? [] {
             let dest = entry.record.request.headers.value(for: "Sec-Fetch-Dest")?.lowercased()
@@ -90,9 +96,20 @@ struct WebArchiveExporter {
             // A document that named the page as Referer is a page the user went to next, not a resource.
             if dest == "document" { continue }
             if case .response(let response) = entry.record, response.mimeType == "text/html", !isFrame { continue }
-            links.append(PageLinks.Link(url: entry.record.request.url, isFrame: isFrame))
+            links.append(Link(url: entry.record.request.url, isFrame: isFrame))
         }
         return links
+    }
+
+    /// The resources and frames the HTML page `bytes` at `url` loads, resolved, in document
+    /// order (``PageLinks``): not the pages it links to.
+    static func resources(ofHTML bytes: [UInt8], at url: String) -> [Link] {
+        let links = PageLinks(html: bytes)
+        let base = links.base.flatMap { Capture.resolve($0, against: url) } ?? url
+        return links.references.compactMap { reference in
+            guard reference.kind != .page, let resolved = Capture.resolve(reference.url, against: base) else { return nil }
+            return Link(url: resolved, isFrame: reference.kind == .frame)
+        }
     }
 
     /// The response a URL leads to, following up to ten redirects.

@@ -179,7 +179,8 @@ let package = Package(
         .testTarget(name: "WebArcTests", dependencies: ["WebArc", "WebArcTestSupport"]),
         .testTarget(name: "WebArcReplayTests", dependencies: ["WebArcReplay", "WebArc", "WebArcTestSupport"]),
         .testTarget(name: "WebArcHTMLTests", dependencies: ["WebArcHTML", "WebArcTestSupport"]),
-        // A tiny 127.0.0.1 HTTP server shared by the URL protocol and capture tests, and a seeded generator.
+        // What the test targets share: temporary folders, a seeded generator, waiting on events, a tiny
+        // 127.0.0.1 HTTP server and a `webarc serve` process.
         .target(name: "WebArcTestSupport", path: "Tests/WebArcTestSupport"),
         .testTarget(
             name: "WebArcURLProtocolTests", dependencies: ["WebArcURLProtocol", "WebArcReplay", "WebArc", "WebArcTestSupport"]),

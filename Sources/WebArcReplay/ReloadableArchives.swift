@@ -23,12 +23,14 @@ public final class ReloadableArchives<Archives: Sendable>: Sendable {
     /// How long a failed reopening keeps the next ones from trying.
     public let retryAfterFailure: Duration
     private let reopen: @Sendable () throws -> Archives
+    /// The time now (a test's clock moves only when told).
+    private let clock: @Sendable () -> ContinuousClock.Instant
     private let state: Mutex<(archives: Archives, generation: Int)>
     /// Held while reopening, so that requests failing together reopen once; holds when the last
     /// reopening failed, and why.
     private let reloading = Mutex<(at: ContinuousClock.Instant, error: any Error)?>(nil)
     /// When the sources were last asked whether they changed (``recheckOrigins(every:seen:)``).
-    private let lastOriginCheck = Mutex(ContinuousClock.now)
+    private let lastOriginCheck: Mutex<ContinuousClock.Instant>
 
     /// Answers from `archives` until a read error that `recognises` accepts; then from what
     /// `reopen` returns.
@@ -39,14 +41,25 @@ public final class ReloadableArchives<Archives: Sendable>: Sendable {
     ///   - retryAfterFailure: how long a failed reopening keeps the next ones from trying.
     ///   - reopen: opens the archives again (and checks them, as they were checked at first);
     ///     throws when the new version is not to be served.
-    public init(
+    public convenience init(
         _ archives: Archives, recognises: @escaping @Sendable (any Error) -> Bool = { ($0 as? any SourceChanged)?.sourceChanged == true },
         retryAfterFailure: Duration = .seconds(5), reopen: @escaping @Sendable () throws -> Archives
+    ) {
+        self.init(archives, recognises: recognises, retryAfterFailure: retryAfterFailure, clock: { ContinuousClock.now }, reopen: reopen)
+    }
+
+    /// As the public initializer, reading the time from `clock`: a test seam, so that a test moves
+    /// past ``retryAfterFailure`` without waiting for it.
+    package init(
+        _ archives: Archives, recognises: @escaping @Sendable (any Error) -> Bool, retryAfterFailure: Duration,
+        clock: @escaping @Sendable () -> ContinuousClock.Instant, reopen: @escaping @Sendable () throws -> Archives
     ) {
         state = Mutex((archives, 0))
         self.recognises = recognises
         self.retryAfterFailure = retryAfterFailure
         self.reopen = reopen
+        self.clock = clock
+        lastOriginCheck = Mutex(clock())
     }
 
     /// The archives in use and how many times they were replaced, read together: a request reads
@@ -89,7 +102,7 @@ public final class ReloadableArchives<Archives: Sendable>: Sendable {
     public func reopenArchives(seen: Int, now: Bool = false, replacing: () -> Void = {}) -> Bool {
         reloading.withLock { failure in
             if generation != seen { return true }
-            if !now, let failure, ContinuousClock.now - failure.at < retryAfterFailure { return false }
+            if !now, let failure, clock() - failure.at < retryAfterFailure { return false }
             do {
                 let replacement = try reopen()
                 failure = nil
@@ -97,7 +110,7 @@ public final class ReloadableArchives<Archives: Sendable>: Sendable {
                 state.withLock { $0 = (replacement, $0.generation + 1) }
                 return true
             } catch {
-                failure = (ContinuousClock.now, error)
+                failure = (clock(), error)
                 return false
             }
         }
@@ -115,8 +128,8 @@ extension ReloadableArchives where Archives == [ArchiveReader] {
     /// - Parameter seen: the generation of the archives the caller reads.
     public func recheckOrigins(every interval: Duration, seen: Int) {
         let due = lastOriginCheck.withLock { last in
-            guard ContinuousClock.now - last >= interval else { return false }
-            last = ContinuousClock.now
+            guard clock() - last >= interval else { return false }
+            last = clock()
             return true
         }
         guard due else { return }

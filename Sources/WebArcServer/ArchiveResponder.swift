@@ -59,9 +59,18 @@ public final class ArchiveResponder: Sendable {
     ///     each (see ``CachedBody/MemoryFile/handle(loop:)``).
     ///   - reload: reopens the archives after a read error it recognises (a remote archive
     ///     replaced at its URL); nil keeps answering from `archives` whatever fails.
-    public init(archives: ArchiveSet, cacheBytes: Int = 64 << 20, bodyFiles: Bool = true, eventLoops: Int = 1, reload: Reload? = nil) {
+    public convenience init(archives: ArchiveSet, cacheBytes: Int = 64 << 20, bodyFiles: Bool = true, eventLoops: Int = 1, reload: Reload? = nil) {
+        self.init(archives: archives, cacheBytes: cacheBytes, bodyFiles: bodyFiles, eventLoops: eventLoops, reload: reload, clock: { .now })
+    }
+
+    /// As the public initializer, reading the time from `clock`: a test seam, so that a test moves
+    /// past ``retryAfterRefusal`` without waiting for it.
+    init(
+        archives: ArchiveSet, cacheBytes: Int, bodyFiles: Bool, eventLoops: Int, reload: Reload?,
+        clock: @escaping @Sendable () -> ContinuousClock.Instant
+    ) {
         versions = ReloadableArchives(
-            archives, recognises: { reload?.recognises($0) == true }, retryAfterFailure: Self.retryAfterRefusal,
+            archives, recognises: { reload?.recognises($0) == true }, retryAfterFailure: Self.retryAfterRefusal, clock: clock,
             reopen: {
                 guard let set = reload?.reopen() else { throw NotReopened() }
                 return set

@@ -148,25 +148,21 @@ struct CLIRobustnessTests {
         process.arguments = ["pack", site, "-o", output + "/site.webarc", "--level", "12", "--quiet"]
         process.standardError = Pipe()
         try process.run()
-        // Wait for the event (the temporary file has bytes in it), not for a time; the deadline
-        // only stops a broken pack from hanging the suite.
-        let deadline = Date().addingTimeInterval(60)
-        var written = false
-        while Date() < deadline, process.isRunning, !written {
+        // Wait for the event (the temporary file has bytes in it), not for a time.
+        func written() -> Bool {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []
-            written = names.contains { name in
+            return names.contains { name in
                 name.hasPrefix(".site.webarc.tmp-")
                     && ((try? FileManager.default.attributesOfItem(atPath: output + "/" + name)[.size] as? UInt64) ?? 0) > 0
             }
-            if !written { usleep(5_000) }
         }
-        #expect(written, "the pack never wrote its temporary file")
+        #expect(waitUntil { written() || !process.isRunning } && written(), "the pack never wrote its temporary file")
         return (process, output)
     }
 
     @Test("a large file packs through the streaming path and unpacks byte for byte")
     func largeFileStreams() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder()
         let site = scratch.file("site")
         try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
         var bytes = [UInt8](repeating: 0, count: 3 << 20)

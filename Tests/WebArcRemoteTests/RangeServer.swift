@@ -8,7 +8,8 @@ import Synchronization
 
 /// An HTTP/1.1 server on 127.0.0.1 that serves one file with `Range`, `ETag` and `If-Match` the way
 /// nginx does, and misbehaves on request: ignores `Range`, drops connections, answers 5xx, waits,
-/// or has its file replaced (a new `ETag`) between two requests. Optionally over TLS with the
+/// holds its answers until the test releases them, or has its file replaced (a new `ETag`)
+/// between two requests. A test waits for the requests it expects with ``waitForRequests(upTo:until:)``. Optionally over TLS with the
 /// fixed self-signed certificate in `Fixtures/`, and then optionally HTTP/2 only (ALPN `h2`,
 /// swift-nio-http2 with each stream translated to the same HTTP/1 handler).
 final class RangeServer: Sendable {
@@ -42,9 +43,16 @@ final class RangeServer: Sendable {
         var sent: UInt64 = 0
         /// Replace the file with this one after this many more requests.
         var pendingReplacement: (after: Int, file: [UInt8])?
+        /// Connections accepted (TLS handshakes started, for https).
+        var connections = 0
+        /// Answers are held (``hold()``) until ``release()`` sends them.
+        var holding = false
+        var held: [@Sendable () -> Void] = []
     }
 
     let state: Mutex<State>
+    /// Signalled at each request logged.
+    private let arrivals = NSCondition()
     let group: MultiThreadedEventLoopGroup
     let channel: Channel
     let port: Int
@@ -76,7 +84,8 @@ final class RangeServer: Sendable {
         channel = try ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                box.server.withLock { $0 }?.state.withLock { $0.connections += 1 }
+                return channel.eventLoop.makeCompletedFuture {
                     if let context { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context)) }
                     guard http2 && tls else {
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline()
@@ -102,6 +111,7 @@ final class RangeServer: Sendable {
     /// Closes the listener and its connections (the server and its handlers hold each other until then).
     func stop() {
         box.server.withLock { $0 = nil }
+        state.withLock { $0.held = [] }
         try? channel.close().wait()
         try? group.syncShutdownGracefully()
     }
@@ -126,6 +136,43 @@ final class RangeServer: Sendable {
 
     func resetLog() { state.withLock { $0.log = [] } }
 
+    /// Whether the request log satisfies `done` within `seconds`, checked as each request arrives
+    /// (the deadline only ends a wait that failed).
+    func waitForRequests(upTo seconds: Double = 60, until done: ([(target: String, range: String?, version: Int)]) -> Bool) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        arrivals.lock()
+        defer { arrivals.unlock() }
+        while !done(requests) {
+            guard arrivals.wait(until: deadline) else { return done(requests) }
+        }
+        return true
+    }
+
+    /// Connections accepted so far.
+    var connections: Int { state.withLock { $0.connections } }
+
+    /// Holds the answers to the requests from now on (they are logged as they arrive) until ``release()``.
+    func hold() { state.withLock { $0.holding = true } }
+
+    /// Sends the held answers, and answers the next requests at once.
+    func release() {
+        let held = state.withLock { state in
+            state.holding = false
+            defer { state.held = [] }
+            return state.held
+        }
+        held.forEach { $0() }
+    }
+
+    /// False when answers are held: `send` then runs at ``release()``; true when the caller sends now.
+    fileprivate func sendsNow(orWhenReleased send: @escaping @Sendable () -> Void) -> Bool {
+        state.withLock { state in
+            guard state.holding else { return true }
+            state.held.append(send)
+            return false
+        }
+    }
+
     /// Response body bytes written to the connections so far.
     var bytesSent: UInt64 { state.withLock { $0.sent } }
 
@@ -138,7 +185,12 @@ final class RangeServer: Sendable {
     }
 
     func answer(_ head: HTTPRequestHead) -> Answer {
-        state.withLock { state in
+        defer {
+            arrivals.lock()
+            arrivals.broadcast()
+            arrivals.unlock()
+        }
+        return state.withLock { state in
             let range = head.headers.first(name: "range")
             state.log.append((head.uri, range, head.version.major))
             if var pending = state.pendingReplacement {
@@ -260,9 +312,11 @@ final class RangeHandler: ChannelInboundHandler {
                 writeBody(body[...], context: context, server: server)
                 context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
             }
+            let loop = context.eventLoop
+            let loopBound = NIOLoopBound(send, eventLoop: loop)
+            guard server.sendsNow(orWhenReleased: { loop.execute { loopBound.value() } }) else { return }
             if delay > 0 {
-                let loopBound = NIOLoopBound(send, eventLoop: context.eventLoop)
-                context.eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) { loopBound.value() }
+                loop.scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) { loopBound.value() }
             } else {
                 send()
             }

@@ -21,8 +21,8 @@ struct RemoteServeReloadTests {
         guard case .response(let otherResponse)? = try other.lookup(url: otherURL!)?.record else { Issue.record("no record"); return }
         let otherBody = Array(try other.body(otherResponse.body))
 
-        let serve = try ServeProcess(["serve", origin.url, "--port", "0", "--recheck", "0.5"])
-        defer { serve.stop() }
+        let serve = try ServeProcess.remote([origin.url, "--port", "0", "--recheck", "0.5"])
+        defer { serve.stop(with: SIGTERM) }
         let base = serve.base
 
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
@@ -38,16 +38,12 @@ struct RemoteServeReloadTests {
         origin.replace(with: Fixture.other)
         // Every page this lookup needs is cached from the old version, so no read fails: the
         // recheck (every 0.5 s here) finds the file replaced and the server reopens it.
-        var after = try await get(otherURL!)
-        for _ in 0..<40 where after.0 != 200 {
-            try await Task.sleep(for: .milliseconds(250))
-            after = try await get(otherURL!)
-        }
-        #expect(after.0 == 200 && after.1 == otherBody)
+        #expect(try await waitUntil { try await get(otherURL!).0 == 200 }, "the recheck reopened the replaced file")
+        #expect(try await get(otherURL!).1 == otherBody)
         #expect(try await get(Fixture.firstURL).0 == 404)
         try await client.shutdown()
 
-        let log = serve.stop()
+        let log = serve.stop(with: SIGTERM).stderr
         #expect(log.contains(": serving the new version"), "\(log)")
     }
 
@@ -62,8 +58,8 @@ struct RemoteServeReloadTests {
         #expect(keygen.status == 0 && sign.status == 0, "\(keygen.stderr) \(sign.stderr)")
         let origin = try RangeServer(file: Array(try Data(contentsOf: URL(fileURLWithPath: signed))), tls: true)
         defer { origin.stop() }
-        let serve = try ServeProcess(["serve", origin.url, "--port", "0", "--recheck", "0.3", "--trust", folder.file("publisher.pub")])
-        defer { serve.stop() }
+        let serve = try ServeProcess.remote([origin.url, "--port", "0", "--recheck", "0.3", "--trust", folder.file("publisher.pub")])
+        defer { serve.stop(with: SIGTERM) }
         let base = serve.base
 
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
@@ -72,7 +68,8 @@ struct RemoteServeReloadTests {
         }
         #expect(try await status(Fixture.firstURL) == 200)
         origin.replace(with: Fixture.other)
-        try await Task.sleep(for: .seconds(1))
+        // The recheck finds the file replaced, and the reopening refuses the unsigned release.
+        #expect(serve.waitForStderr(containing: "the new version is not served"), "the recheck saw the replacement")
         var otherURL: String?
         try Data(Fixture.other).write(to: URL(fileURLWithPath: folder.file("other.webarc")))
         try ArchiveReader(path: folder.file("other.webarc")).forEachEntry { entry in
@@ -83,39 +80,20 @@ struct RemoteServeReloadTests {
         #expect(try await status(otherURL!) == 404)
         #expect(try await status(Fixture.archive.urls[900]) == 502)
         try await client.shutdown()
-        let log = serve.stop()
+        let log = serve.stop(with: SIGTERM).stderr
         #expect(log.contains("the new version is not served") && log.contains("not trusted"), "\(log)")
         #expect(!log.contains("serving the new version"))
     }
 }
 
-/// `webarc serve` running in its own process, trusting the test certificate; ``base`` is the URL
-/// it printed, without the final slash.
-final class ServeProcess {
-    let process = Process()
-    let errors = Pipe()
-    private(set) var base = ""
-
-    init(_ arguments: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: webarcBinary())
-        process.arguments = arguments
-        process.environment = ["SSL_CERT_FILE": RangeServer.certificatePath, "PATH": "/usr/bin:/bin"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = errors
-        try process.run()
-        var line: [UInt8] = []
-        while line.last != 0x0A, let byte = try out.fileHandleForReading.read(upToCount: 1)?.first { line.append(byte) }
-        base = String(decoding: line.dropLast(), as: UTF8.self).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-        #expect(base.hasPrefix("http://127.0.0.1:"), "serve printed \(base)")
-    }
-
-    /// Stops the server (once) and returns what it wrote on stderr.
-    @discardableResult
-    func stop() -> String {
-        guard process.isRunning else { return "" }
-        process.terminate()
-        process.waitUntilExit()
-        return String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+extension ServeProcess {
+    /// `webarc serve arguments…` trusting the test certificate (`SSL_CERT_FILE`), for an archive
+    /// on a ``RangeServer`` over https.
+    static func remote(_ arguments: [String]) throws -> ServeProcess {
+        let serve = try ServeProcess(
+            binary: webarcBinary(), arguments: arguments,
+            environment: ["SSL_CERT_FILE": RangeServer.certificatePath, "PATH": "/usr/bin:/bin"])
+        #expect(serve.base.hasPrefix("http://127.0.0.1:"), "serve printed \(serve.url)")
+        return serve
     }
 }

@@ -16,6 +16,8 @@ import FoundationNetworking
 @Suite("The URL protocol serving a remote archive that is replaced at its URL", .serialized, .timeLimit(.minutes(3)))
 struct RemoteURLProtocolReloadTests {
     final class ReloadingReplay: ArchiveURLProtocol {}
+    /// A second handler, for a test that compares two ways of serving side by side.
+    final class UncheckedReplay: ArchiveURLProtocol {}
 
     @Test("an uncached page comes from release 2 once the file is replaced; a page only release 1 had is a miss")
     func answersFromTheNewRelease() async throws {
@@ -44,30 +46,37 @@ struct RemoteURLProtocolReloadTests {
 
     @Test("a page the reader holds cached moves to release 2 once the timed origin check sees the file replaced; without the check it stays at release 1")
     func timedOriginCheck() async throws {
-        for recheck in [Duration.milliseconds(200), nil] {
-            let origin = try RangeServer(file: Releases.one)
-            defer { origin.stop() }
-            let opens = try Self.serveCountingOpens(origin, recheckingOrigins: recheck)
-            defer { ReloadingReplay.stopServing() }
-            let session = Self.session(ReloadingReplay.self)
-            #expect(try await Self.body(session, Releases.page(0)) == Releases.body(1, Releases.page(0)))
-            origin.replace(with: Releases.two)
-            // Only page 0, whose leaf and body the reader holds: no read reaches the origin.
-            var body = try await Self.body(session, Releases.page(0))
-            // Without the check, 1.5 s is seven intervals of the other run: long enough to show none.
-            let deadline = ContinuousClock.now + (recheck == nil ? .milliseconds(1500) : .seconds(10))
-            while body != (try Releases.body(2, Releases.page(0))) && ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(100))
-                body = try await Self.body(session, Releases.page(0))
-            }
-            if recheck == nil {
-                #expect(body == (try Releases.body(1, Releases.page(0))), "no check: the cached page stays at release 1")
-                #expect(opens.value == 1)
-            } else {
-                #expect(body == (try Releases.body(2, Releases.page(0))), "the check found release 2")
-                #expect(opens.value == 2)
-            }
+        // The same archive served twice, with the check (every 200 ms) and without it, and both
+        // replaced at once: what the checked one took to move is the time the other had to move.
+        let checkedOrigin = try RangeServer(file: Releases.one)
+        let uncheckedOrigin = try RangeServer(file: Releases.one)
+        defer {
+            checkedOrigin.stop()
+            uncheckedOrigin.stop()
         }
+        let checkedOpens = try Self.serveCountingOpens(checkedOrigin, recheckingOrigins: .milliseconds(200))
+        defer { ReloadingReplay.stopServing() }
+        let uncheckedOpens = try Self.serveCountingOpens(uncheckedOrigin, through: UncheckedReplay.self, recheckingOrigins: nil)
+        defer { UncheckedReplay.stopServing() }
+        let checked = Self.session(ReloadingReplay.self)
+        let unchecked = Self.session(UncheckedReplay.self)
+        #expect(try await Self.body(checked, Releases.page(0)) == Releases.body(1, Releases.page(0)))
+        #expect(try await Self.body(unchecked, Releases.page(0)) == Releases.body(1, Releases.page(0)))
+        checkedOrigin.replace(with: Releases.two)
+        uncheckedOrigin.replace(with: Releases.two)
+        uncheckedOrigin.resetLog()
+        // Only page 0, whose leaf and body the readers hold: no read reaches the origins, and both
+        // handlers get the same requests.
+        let moved = try await waitUntil {
+            let body = try await Self.body(unchecked, Releases.page(0))
+            #expect(body == (try Releases.body(1, Releases.page(0))), "no check: the cached page stays at release 1")
+            return try await Self.body(checked, Releases.page(0)) == Releases.body(2, Releases.page(0))
+        }
+        #expect(moved, "the check found release 2")
+        #expect(checkedOpens.value == 2)
+        #expect(try await Self.body(unchecked, Releases.page(0)) == Releases.body(1, Releases.page(0)))
+        #expect(uncheckedOpens.value == 1)
+        #expect(uncheckedOrigin.requests.isEmpty, "without the check nothing asks the origin: \(uncheckedOrigin.requests)")
     }
 
     @Test("a local archive renamed over, then copied over in place, is reopened before the next request: each answer comes whole from the file at the path")
@@ -180,14 +189,18 @@ struct RemoteURLProtocolReloadTests {
         }
     }
 
-    /// The pause is short here (1 s) and the test waits past it: however slow the machine, the
-    /// request after the wait tries again.
+    /// The pause is short here (1 s): requests fail during it without reopening (`opens` stays at
+    /// 2 however many there are), and the first one after it reopens and is answered.
     @Test("with a trust policy a signed release that replaces a refused one is served once the pause after the refusal is over")
     func signedAfterRefusal() async throws {
         try await Self.afterRefusedReplacement(retryAfterFailure: .seconds(1)) { session, opens, origin, key, folder in
             origin.replace(with: try Releases.signed(2, with: key, sequence: 2, in: folder))
-            try await Task.sleep(for: .seconds(1.3))
-            #expect(try await Self.body(session, Releases.page(1400)) == Releases.body(2, Releases.page(1400)))
+            let page = try Releases.body(2, Releases.page(1400))
+            let served = await waitUntil {
+                guard let (data, _) = try? await session.data(from: URL(string: Releases.page(1400))!) else { return false }
+                return Array(data) == page
+            }
+            #expect(served, "release 2 served after the pause")
             #expect(opens.value == 3 && ReloadingReplay.reopenFailure == nil)
         }
     }
@@ -235,14 +248,14 @@ struct RemoteURLProtocolReloadTests {
         #expect(try await Self.body(Self.session(ReloadingReplay.self), Releases.page(3)) == Releases.body(1, Releases.page(3)))
     }
 
-    /// Serves the archive at `origin` through ``ReloadingReplay`` with `serve(opening:)`, counting
+    /// Serves the archive at `origin` through `handler` with `serve(opening:)`, counting
     /// the opens (the first, then one per reopening).
     static func serveCountingOpens(
-        _ origin: RangeServer, trusting policy: TrustPolicy? = nil, recheckingOrigins recheck: Duration? = .seconds(60),
-        retryAfterFailure: Duration = .seconds(5)
+        _ origin: RangeServer, through handler: ArchiveURLProtocol.Type = ReloadingReplay.self, trusting policy: TrustPolicy? = nil,
+        recheckingOrigins recheck: Duration? = .seconds(60), retryAfterFailure: Duration = .seconds(5)
     ) throws -> Counter {
         let opens = Counter()
-        try ReloadingReplay.serve(
+        try handler.serve(
             opening: {
                 opens.add()
                 return [try ArchiveReader(url: origin.url, configuration: testConfiguration())]

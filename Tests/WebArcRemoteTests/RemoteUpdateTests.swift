@@ -208,12 +208,11 @@ struct RemoteUpdateTests {
         let entry = try top.bodyEntry(try Self.response(top, "http://localhost/page12.html").body)
         #expect(entry.chunks.first?.reference?.layer == 1, "page12's delta refers to its version in the base")
         baseServer.resetLog()
-        topServer.setFault(.slow(0.5))  // the update's own chunk is slow to come
+        topServer.hold()  // the update's own chunk does not come until the reference was asked for
         var iterator = try top.makeChunkIterator(for: entry)
-        let deadline = Date().addingTimeInterval(5)
-        while baseServer.requests.isEmpty && Date() < deadline { usleep(10_000) }
-        #expect(baseServer.requests.count == 1, "the reference, asked for before the update's chunk came: \(baseServer.requests)")
-        topServer.setFault(.none)
+        #expect(baseServer.waitForRequests { !$0.isEmpty }, "the reference is asked for before the update's chunk came")
+        #expect(baseServer.requests.count == 1, "the reference, in one request: \(baseServer.requests)")
+        topServer.release()
         var bytes: [UInt8] = []
         while let piece = try iterator.next() { bytes += piece }
         let new = try ArchiveReader(path: releases.new)
@@ -243,7 +242,7 @@ struct RemoteUpdateTests {
         let references = entry.chunks.compactMap(\.reference).filter { $0.layer == 1 }
         #expect(references.count >= 5, "\(references.count) chunks coded against the base")
         baseServer.resetLog()
-        topServer.setFault(.slow(0.5))  // the update's own chunks are slow to come
+        topServer.hold()  // the update's own chunks do not come until the references were asked for
         var iterator = try top.makeChunkIterator(for: entry)
         func asked() -> [Range<UInt64>] {
             baseServer.requests.compactMap { request in
@@ -256,11 +255,9 @@ struct RemoteUpdateTests {
         func covered() -> Bool {
             references.allSatisfy { reference in asked().contains { $0.contains(reference.offset) } }
         }
-        let deadline = Date().addingTimeInterval(5)
-        while !covered() && Date() < deadline { usleep(10_000) }
-        #expect(covered(), "every reference asked for before the update's chunks came: \(baseServer.requests)")
+        #expect(baseServer.waitForRequests { _ in covered() }, "every reference asked for before the update's chunks came: \(baseServer.requests)")
         #expect(baseServer.requests.count <= 2, "neighbouring references in one request: \(baseServer.requests)")
-        topServer.setFault(.none)
+        topServer.release()
         var bytes: [UInt8] = []
         while let piece = try iterator.next() { bytes += piece }
         let new = try ArchiveReader(path: folder.file("v2.webarc"))

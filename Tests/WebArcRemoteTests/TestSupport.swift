@@ -5,6 +5,13 @@ import WebArc
 import WebArcRemote
 import WebArcTestSupport
 
+/// The lines a ``RemoteConfiguration/trace`` wrote, from any thread.
+final class Trace: Sendable {
+    private let stored = Mutex<[String]>([])
+    func add(_ line: String) { stored.withLock { $0.append(line) } }
+    var lines: [String] { stored.withLock { $0 } }
+}
+
 /// The archive the tests read remotely: 1500 pages under random paths (so the record tree has
 /// leaves well before the last 64 KiB), and one 700 KB body of three chunks.
 enum Fixture {

@@ -19,6 +19,13 @@ import WebArcTestSupport
         func count() -> Int { state.withLock { $0.count } }
     }
 
+    /// A clock that moves only when the test says so.
+    final class TestClock: Sendable {
+        private let instant = Mutex(ContinuousClock.now)
+        var now: ContinuousClock.Instant { instant.withLock { $0 } }
+        func advance(by duration: Duration) { instant.withLock { $0 += duration } }
+    }
+
     @Test("an error the reload does not recognise neither reopens nor holds back a later change; a failed reopening waits")
     func reloadsOnlyWhatItRecognises() throws {
         let folder = try TemporaryFolder()
@@ -26,7 +33,10 @@ import WebArcTestSupport
         let other = try makeArchive(in: folder, name: "new.webarc", [.text("http://localhost/new.txt", "new", type: "text/plain")])
         let second = try ArchiveSet(readers: [other])
         let opens = Opens([nil, second])
-        let responder = ArchiveResponder(archives: first, reload: .init(recognises: { $0 is Changed }, reopen: { opens.next() }))
+        let clock = TestClock()
+        let responder = ArchiveResponder(
+            archives: first, cacheBytes: 64 << 20, bodyFiles: true, eventLoops: 1,
+            reload: .init(recognises: { $0 is Changed }, reopen: { opens.next() }), clock: { clock.now })
         let reopened = opens.count
         #expect(!responder.reloadAfter(Damaged(), seen: 0))
         #expect(reopened() == 0)
@@ -35,7 +45,10 @@ import WebArcTestSupport
         #expect(!responder.reloadAfter(Changed(), seen: 0))
         #expect(reopened() == 1 && responder.generation == 0)
         #expect(responder.decide(ArchiveRequest(method: "GET", target: "/new.txt")).status == 404)
-        Thread.sleep(forTimeInterval: ArchiveResponder.retryAfterRefusal.seconds + 0.2)
+        clock.advance(by: ArchiveResponder.retryAfterRefusal - .milliseconds(1))
+        #expect(!responder.reloadAfter(Changed(), seen: 0), "still within the pause after the failure")
+        #expect(reopened() == 1)
+        clock.advance(by: .milliseconds(1))
         #expect(responder.reloadAfter(Changed(), seen: 0))
         #expect(reopened() == 2 && responder.generation == 1)
         // A request that failed on the old set finds it replaced already: no reopening.
@@ -43,9 +56,4 @@ import WebArcTestSupport
         #expect(reopened() == 2)
         #expect(responder.decide(ArchiveRequest(method: "GET", target: "/new.txt")).status == 200)
     }
-}
-
-extension Duration {
-    /// The duration in seconds.
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

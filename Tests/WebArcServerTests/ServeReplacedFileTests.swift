@@ -29,14 +29,9 @@ struct ServeReplacedFileTests {
         return (folder.file("site.webarc"), folder.file("release2.webarc"))
     }
 
-    /// GETs `target` until `done` holds for the answer, for up to 10 s; returns the last answer.
-    static func poll(_ port: Int, _ target: String, until done: (RawResponse) -> Bool) async throws -> RawResponse {
-        var answer = try fetch(port, target)
-        for _ in 0..<100 where !done(answer) {
-            try await Task.sleep(for: .milliseconds(100))
-            answer = try fetch(port, target)
-        }
-        return answer
+    /// Whether GET `target` answers 200 within a minute (asked again until it does).
+    static func answers(_ port: Int, _ target: String) async throws -> Bool {
+        try await waitUntil { try fetch(port, target).status == 200 }
     }
 
     @Test("a file copied over in place: a read while it is cut short is an error, not a crash; then the new version is served",
@@ -56,8 +51,8 @@ struct ServeReplacedFileTests {
 
         try handle.write(contentsOf: Data(contentsOf: URL(fileURLWithPath: release2)))
         try handle.close()
-        let added = try await Self.poll(serving.port, "/added.txt") { $0.status == 200 }
-        #expect(added.status == 200 && added.body == Self.added)
+        #expect(try await Self.answers(serving.port, "/added.txt"), "the check reopened the file copied over")
+        #expect(try fetch(serving.port, "/added.txt").body == Self.added)
         // Cached from release 1 before the copy; the reload dropped it.
         #expect(try fetch(serving.port, "/small.txt").body == Self.changedSmall)
         #expect(try fetch(serving.port, "/style.css").body == Array(SiteFixture.css.utf8))
@@ -70,20 +65,26 @@ struct ServeReplacedFileTests {
     @Test("a file renamed over goes on being served as opened; with --recheck 0 nothing notices, SIGHUP reopens it at once",
           .enabled(if: enabled, why))
     func renamedOverAndHangup() async throws {
+        // A second server of the same site checks every 0.2 s and is renamed over at the same
+        // time: the time it takes to notice is the time this one had to, and did not.
         let folder = try TemporaryFolder()
         let (site, release2) = try Self.releases(in: folder)
+        let checkedFolder = try TemporaryFolder()
+        let (checkedSite, checkedRelease2) = try Self.releases(in: checkedFolder)
         let serving = try ServeCommandTests.Serving([site, "--port", "0", "--recheck", "0", "--quiet"])
+        let checking = try ServeCommandTests.Serving([checkedSite, "--port", "0", "--recheck", "0.2", "--quiet"])
+        defer { checking.stop(with: SIGTERM) }
         #expect(try fetch(serving.port, "/small.txt").body == SiteFixture.small)
 
-        #expect(rename(release2, site) == 0)
-        try await Task.sleep(for: .milliseconds(500))
+        #expect(rename(release2, site) == 0 && rename(checkedRelease2, checkedSite) == 0)
+        #expect(try await Self.answers(checking.port, "/added.txt"), "the checking server noticed the rename")
         // No check runs: the opened file (gone from its path) still answers, whole and unmixed.
         #expect(try fetch(serving.port, "/added.txt").status == 404)
         #expect(try fetch(serving.port, "/big.bin").body == SiteFixture.big)
 
         kill(serving.process.processIdentifier, SIGHUP)
-        let added = try await Self.poll(serving.port, "/added.txt") { $0.status == 200 }
-        #expect(added.body == Self.added)
+        #expect(try await Self.answers(serving.port, "/added.txt"), "SIGHUP reopened the file")
+        #expect(try fetch(serving.port, "/added.txt").body == Self.added)
         #expect(try fetch(serving.port, "/small.txt").body == Self.changedSmall)
         #expect(serving.process.isRunning, "SIGHUP reopens; it does not stop the server")
 
@@ -106,7 +107,7 @@ struct ServeReplacedFileTests {
         #expect(try fetch(serving.port, "/small.txt").body == SiteFixture.small)
 
         #expect(rename(release2, site) == 0)
-        try await Task.sleep(for: .seconds(1))
+        #expect(serving.waitForStderr(containing: "the new version is not served"), "the check saw the rename")
         #expect(try fetch(serving.port, "/added.txt").status == 404)
         // Not fetched before the rename, so read from the signed file now.
         #expect(try fetch(serving.port, "/big.bin").body == SiteFixture.big)

@@ -89,12 +89,8 @@ import WebArcTestSupport
             archives: try ArchiveSet(readers: [try SiteFixture.make(in: folder)]), configuration: .init(port: 0))
         let client = try RawHTTPClient(port: server.port)
         #expect(try client.request("GET", "/small.txt").status == 200)
-        let started = Date()
         await server.stop()
         await server.waitUntilStopped()
-        // A hang guard, not a timing claim: stop takes milliseconds, but other tests blocking the
-        // two cooperative threads in socket reads can delay this task's resumption on a loaded machine.
-        #expect(Date().timeIntervalSince(started) < 120)
         #expect(client.isClosedByPeer())
         #expect(throws: RawHTTPError.self) { try RawHTTPClient(port: server.port) }
         await server.stop()
@@ -106,9 +102,8 @@ import WebArcTestSupport
             archives: try ArchiveSet(readers: [try SiteFixture.make(in: folder)]), configuration: .init(port: 0, idleTimeout: 0.5))
         let idle = try RawHTTPClient(port: server.port)
         #expect(try idle.request("GET", "/small.txt").status == 200)
-        let started = Date()
-        #expect(idle.isClosedByPeer())
-        #expect(Date().timeIntervalSince(started) < 60, "hang guard: the idle timeout is 0.5 s")
+        // The client's receive timeout (20 s) ends the wait should the server never close it.
+        #expect(idle.isClosedByPeer(), "the idle timeout is 0.5 s")
         await server.stop()
     }
 

@@ -15,14 +15,34 @@ public final class ServeProcess: @unchecked Sendable {
     public private(set) var url = ""
     private let output = Pipe()
     private let errors = Pipe()
+    /// What the server wrote on stderr so far, and whether it closed stderr (it ended); read by a
+    /// thread of its own as it comes, so that a test can wait for a line.
+    private let log = NSCondition()
+    private var logged = Data()
+    private var logClosed = false
 
     /// Starts `binary serve arguments…` and waits for its first stdout line.
-    public init(binary: String, arguments: [String]) throws {
+    ///
+    /// - Parameter environment: the server's environment; nil inherits the test's.
+    public init(binary: String, arguments: [String], environment: [String: String]? = nil) throws {
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["serve"] + arguments
+        if let environment { process.environment = environment }
         process.standardOutput = output
         process.standardError = errors
         try process.run()
+        Thread.detachNewThread { [self] in
+            let handle = errors.fileHandleForReading
+            var open = true
+            while open {
+                let data = handle.availableData
+                open = !data.isEmpty
+                log.lock()
+                if open { logged += data } else { logClosed = true }
+                log.broadcast()
+                log.unlock()
+            }
+        }
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {
             let data = output.fileHandleForReading.availableData
@@ -35,10 +55,30 @@ public final class ServeProcess: @unchecked Sendable {
     /// The port of ``url``; 0 when there is none.
     public var port: Int { Int(url.split(separator: ":").last?.dropLast() ?? "") ?? 0 }
 
-    /// Sends `signal`, waits, and returns the exit status and everything written to stderr.
+    /// The URL the server printed without its final slash, to put a path after.
+    public var base: String { url.hasSuffix("/") ? String(url.dropLast()) : url }
+
+    /// Whether the server writes `text` on stderr within `seconds` (an event it logs, such as a
+    /// reload); checked as each write arrives, the deadline only ends a wait that failed.
+    public func waitForStderr(containing text: String, upTo seconds: Double = 60) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        log.lock()
+        defer { log.unlock() }
+        while !String(decoding: logged, as: UTF8.self).contains(text) {
+            if logClosed || !log.wait(until: deadline) { return String(decoding: logged, as: UTF8.self).contains(text) }
+        }
+        return true
+    }
+
+    /// Sends `signal` (unless the server ended already), waits, and returns the exit status and
+    /// everything written to stderr.
+    @discardableResult
     public func stop(with signal: Int32) -> (status: Int32, stderr: String) {
-        kill(process.processIdentifier, signal)
+        if process.isRunning { kill(process.processIdentifier, signal) }
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        log.lock()
+        defer { log.unlock() }
+        while !logClosed { log.wait() }
+        return (process.terminationStatus, String(decoding: logged, as: UTF8.self))
     }
 }

@@ -95,6 +95,8 @@ struct ConcurrencyTests {
                 group.addTask {
                     let running = api.start(request, on: session, delegate: delegate)
                     if index % 4 != 0 {
+                        // Not a wait for an event: staggers the cancels over the load (0, 1 or 2
+                        // ms in), where any moment must end in cancelled or a whole body.
                         try? await Task.sleep(for: .milliseconds(index % 3))
                         running.cancel()
                     }

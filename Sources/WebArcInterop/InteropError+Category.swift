@@ -7,7 +7,7 @@ extension InteropError {
         switch self {
         case .unknownFormat, .truncatedGzip, .badGzip, .decompressedTooLarge, .badWARCHeader, .truncatedRecord,
             .contentLengthMismatch, .missingHTTPHeaders, .badHTTPMessage, .badChunkedEncoding, .badURL, .badJSON, .badHAREntry,
-            .badPropertyList, .badWebArchive:
+            .badPropertyList, .badWebArchive, .badZIP, .badWACZ, .waczDigestMismatch:
             .malformedData
         case .io(_, let operation, _): operation.kind.category
         case .archive(let error, _): error.category

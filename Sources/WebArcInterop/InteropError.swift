@@ -44,6 +44,15 @@ public enum InteropError: Error, Equatable, Sendable, CustomStringConvertible {
     case pageNotFound(url: String, archive: String)
     /// Export to `.webarchive` without `--page`, and the archive names no start page.
     case noPage(archive: String)
+    /// A ZIP (a WACZ) whose structure cannot be trusted: no end record, a size or offset past the
+    /// file, overlapping entries, a name that climbs out with `..`, an entry that inflates past its size.
+    case badZIP(file: String, reason: String)
+    /// A ZIP that is not a WACZ this importer can read: no `datapackage.json`, a resource it lists
+    /// missing or of another size, a WARC stored deflated, `pages.jsonl` that is not JSON lines.
+    case badWACZ(file: String, reason: String)
+    /// A WACZ member whose bytes do not match the digest `datapackage.json` (or, for
+    /// `datapackage.json` itself, `datapackage-digest.json`) declares for it.
+    case waczDigestMismatch(file: String, member: String, declared: String, computed: String)
 
     /// Whether the error concerns one record or entry, which `--skip-bad` may skip.
     public var isBadRecord: Bool {
@@ -89,13 +98,16 @@ public enum InteropError: Error, Equatable, Sendable, CustomStringConvertible {
         case .archive(let error, _): error.code
         case .pageNotFound: "page-not-found"
         case .noPage: "no-page"
+        case .badZIP: "bad-zip"
+        case .badWACZ: "bad-wacz"
+        case .waczDigestMismatch: "wacz-digest-mismatch"
         }
     }
 
     public var description: String {
         switch self {
         case .unknownFormat(let file, let found):
-            "\(file) is not a WARC, HAR or .webarchive file (starts with \(found))"
+            "\(file) is not a WARC, WACZ, HAR or .webarchive file (starts with \(found))"
         case .io(let path, let operation, let errno): WebArcError.io(path: path, operation: operation, errno: errno).description
         case .truncatedGzip(let at): "gzip data ends early in \(at): the file is truncated"
         case .badGzip(let at, let reason): "bad gzip data in \(at): \(reason)"
@@ -120,6 +132,13 @@ public enum InteropError: Error, Equatable, Sendable, CustomStringConvertible {
         case .archive(let error, let path): error.description.contains(path) ? error.description : "\(path): \(error)"
         case .pageNotFound(let url, let archive): "\(archive) holds no response for \(url): check --page"
         case .noPage(let archive): "\(archive) names no start page: give one with --page URL"
+        case .badZIP(let file, let reason): "\(file) is not a readable ZIP: \(reason)"
+        case .badWACZ(let file, let reason): "\(file) is not a readable WACZ: \(reason)"
+        case .waczDigestMismatch(let file, let member, let declared, let computed):
+            "\(file): \(member) does not match its digest in "
+                + (member == "datapackage.json" ? "datapackage-digest.json" : "datapackage.json")
+                + " (declared \(declared), computed \(computed)): the WACZ is damaged; "
+                + "unzip it and import its WARCs to keep what they still hold"
         }
     }
 }

@@ -6,15 +6,18 @@ import WebArcInterop
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Export an archive as WARC, HAR or a Safari web archive.",
+        abstract: "Export an archive as WARC, WACZ, HAR or a Safari web archive.",
         discussion: """
             warc writes WARC 1.1 with one gzip member per record, request and response records, \
             SHA-1 digests, and a revisit record for every body already written once. har writes HAR \
             1.2 (bodies as text where textual, base64 otherwise). webarchive writes one page (--page, \
-            or the archive's start URL) with the resources it uses and its frames.
+            or the archive's start URL) with the resources it uses and its frames. wacz writes WACZ \
+            1.1.1: a stored ZIP of that WARC, a sorted CDXJ index, pages/pages.jsonl (the start page \
+            and every HTML page with its title) and datapackage.json (each file's SHA-256 and size).
 
               webarc export site.webarc --format warc -o site.warc.gz
               webarc export site.webarc --format har -o site.har
+              webarc export site.webarc --format wacz -o site.wacz
               webarc export site.webarc --format webarchive --page https://example.com/ -o page.webarchive
 
             \(ExitCodes.helpText)
@@ -24,7 +27,7 @@ struct Export: ParsableCommand {
     @Argument(help: "The archive to export: a path, or an http(s):// URL read in place.")
     var archive: String
 
-    @Option(help: "The format to write: warc, har or webarchive.")
+    @Option(help: "The format to write: warc, wacz, har or webarchive.")
     var format: ExportFormat
 
     @Option(name: .shortAndLong, help: "The file to write.")

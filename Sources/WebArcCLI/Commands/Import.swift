@@ -7,11 +7,13 @@ import WebArcInterop
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import WARC, HAR and Safari web archive files into one archive.",
+        abstract: "Import WARC, WACZ, HAR and Safari web archive files into one archive.",
         discussion: """
             Each input's kind is told from its content: WARC 1.0 or 1.1 (plain, gzip per record or \
             whole-file gzip), HAR 1.2, or a Safari .webarchive, each of the last two plain or gzip \
-            (a gzip one is read whole into memory, up to 1 GiB decompressed). Of several captures of \
+            (a gzip one is read whole into memory, up to 1 GiB decompressed), or a WACZ (its WARCs \
+            read in place from the ZIP, every digest of its datapackage.json checked, its start page \
+            and page titles from pages/pages.jsonl; its CDXJ index is not needed). Of several captures of \
             one URL only the latest is kept unless --keep says otherwise (the others are counted as \
             duplicate captures left out); bodies equal across inputs are stored once. \
             gzip and deflate bodies are stored decoded; br and other codings are kept as sent. Bad \
@@ -20,6 +22,7 @@ struct Import: ParsableCommand {
             of the distinct bodies, two decimals, as info shows it.
 
               webarc import crawl.warc.gz -o site.webarc
+              webarc import crawl.wacz -o site.webarc
               webarc import page.har.gz saved.webarchive old.warc -o all.webarc --keep all
               webarc import damaged.warc -o site.webarc --skip-bad
 
@@ -27,7 +30,7 @@ struct Import: ParsableCommand {
             """
     )
 
-    @Argument(help: "The files to import (WARC, HAR or .webarchive, in any mix).")
+    @Argument(help: "The files to import (WARC, WACZ, HAR or .webarchive, in any mix).")
     var files: [String]
 
     @Option(name: .shortAndLong, help: "The archive to write.")

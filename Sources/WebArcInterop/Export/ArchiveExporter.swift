@@ -30,7 +30,7 @@ public struct ArchiveExporter: Sendable {
     /// `format`; `archive` names it in errors. `open` runs after the output is checked to be absent.
     ///
     /// - Throws: as ``run(archive:format:output:)``; whatever `open` throws that is not a
-    ///   ``WebArc/WebArcError`` (a transport error) unchanged.
+    ///   `WebArcError` (a transport error) unchanged.
     public func run(
         archive: String, opening open: () throws -> ArchiveReader, format: ExportFormat, output: String
     ) throws -> ExportSummary {
@@ -43,6 +43,7 @@ public struct ArchiveExporter: Sendable {
             case .warc: summary = try WARCExporter(reader: reader, options: options).write(to: file)
             case .har: summary = try HARExporter(reader: reader, options: options).write(to: file)
             case .webarchive: summary = try WebArchiveExporter(reader: reader, options: options).write(to: file)
+            case .wacz: summary = try WACZExporter(reader: reader, options: options).write(to: file)
             }
             summary.bytes = file.length
             try file.commit()

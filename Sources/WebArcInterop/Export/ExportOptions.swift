@@ -8,6 +8,8 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     case har
     /// A Safari `.webarchive` of one page and its subresources.
     case webarchive
+    /// WACZ 1.1.1: a stored ZIP of the WARC export, a CDXJ index, a page list and a manifest.
+    case wacz
 }
 
 /// Choices for ``ArchiveExporter``.

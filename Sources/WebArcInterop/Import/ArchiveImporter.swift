@@ -40,13 +40,15 @@ public struct ArchiveImporter: Sendable {
             context.metadataEntries.append(ArchiveMetadata.Entry("source", "\((path as NSString).lastPathComponent) (\(format))"))
             let records: Int
             switch format {
-            case .warc, .warcGzip:
+            case .warc, .warcGzip, .wacz:
                 let importer = warc ?? WARCImporter(sourceID: providers.count)
                 if warc == nil {
                     warc = importer
                     providers.append(importer)
                 }
-                records = try importer.scan(path: path, isGzip: format == .warcGzip, context: context)
+                records = format == .wacz
+                    ? try WACZImporter.scan(file, into: importer, context: context)
+                    : try importer.scan(path: path, isGzip: format == .warcGzip, context: context)
             case .har, .harGzip, .webarchive, .webarchiveGzip:
                 let importer: BufferedImporter = format == .har || format == .harGzip
                     ? HARImporter(sourceID: providers.count) : WebArchiveImporter(sourceID: providers.count)
@@ -61,7 +63,9 @@ public struct ArchiveImporter: Sendable {
         if let warc { captures += try warc.captures(context: context) }
         captures.sort { $0.order < $1.order }
         for index in summary.inputs.indices {
-            summary.inputs[index].captures = captures.count { $0.location.file == summary.inputs[index].path }
+            let path = summary.inputs[index].path
+            // A WACZ's captures are located in its WARCs, `crawl.wacz!/archive/…`.
+            summary.inputs[index].captures = captures.count { $0.location.file == path || $0.location.file.hasPrefix(path + "!/") }
         }
         let kept = CaptureSelection.select(captures, policy: options.keep).map { captures[$0] }
         summary.duplicatesDropped = captures.count - kept.count

@@ -12,6 +12,8 @@ public enum InputFormat: String, Sendable, CustomStringConvertible {
     case webarchive
     /// A gzip-compressed `.webarchive`, read whole once decompressed.
     case webarchiveGzip = "webarchive.gz"
+    /// A WACZ: a ZIP (`PK`) whose WARCs are read in place (`Spec/interop.md` §12).
+    case wacz
 
     public var description: String {
         switch self {
@@ -21,6 +23,7 @@ public enum InputFormat: String, Sendable, CustomStringConvertible {
         case .harGzip: "gzip HAR"
         case .webarchive: ".webarchive"
         case .webarchiveGzip: "gzip .webarchive"
+        case .wacz: "WACZ"
         }
     }
 
@@ -59,6 +62,8 @@ public enum InputFormat: String, Sendable, CustomStringConvertible {
         if text.starts(with: [0xEF, 0xBB, 0xBF]) { text = text.dropFirst(3) }
         text = text.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
         if text.starts(with: Array("WARC/".utf8)) { return .warc }
+        // A ZIP's first local header, or the end record of an empty ZIP; a ZIP that is not a WACZ is refused later, by name.
+        if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) || head.starts(with: [0x50, 0x4B, 0x05, 0x06]) { return .wacz }
         if text.starts(with: Array("bplist00".utf8)) { return .webarchive }
         if text.starts(with: Array("<?xml".utf8)) || text.starts(with: Array("<!DOCTYPE plist".utf8))
             || text.starts(with: Array("<plist".utf8))

@@ -7,11 +7,15 @@ import Darwin
 #endif
 
 /// An input opened for positioned reads through the core's `FileByteSource`, refused unless it is
-/// a regular file (opening a FIFO would block the import), with reads that stop at its end.
-final class InputFile {
+/// a regular file (opening a FIFO would block the import), with reads that stop at its end; or a
+/// window on one (a WARC stored in a WACZ), read in place as if it were a file of its own.
+final class InputFile: Sendable {
+    /// The path as given; for a window, the ZIP's path and the member's name (`crawl.wacz!/archive/data.warc.gz`).
     let path: String
     let size: UInt64
     private let source: FileByteSource
+    /// Where the window starts in the file (0 for a whole file).
+    private let base: UInt64
 
     /// Opens `path`.
     ///
@@ -29,13 +33,24 @@ final class InputFile {
             throw InteropError.io(path: path, operation: operation, errno: code)
         }
         size = source.size
+        base = 0
+    }
+
+    /// The `size` bytes of `file` at `offset`, read as a file named `path`; the caller has checked
+    /// that they lie inside `file`.
+    init(window file: InputFile, offset: UInt64, size: UInt64, path: String) {
+        precondition(offset <= file.size && size <= file.size - offset, "a window past the end of \(file.path)")
+        self.path = path
+        self.size = size
+        source = file.source
+        base = file.base + offset
     }
 
     /// Reads up to `count` bytes at `offset`; fewer only at the end of the file.
     func read(at offset: UInt64, count: Int) throws -> [UInt8] {
         let available = Int(min(UInt64(max(count, 0)), size > offset ? size - offset : 0))
         do {
-            return try source.read(at: offset, count: available)
+            return try source.read(at: base + offset, count: available)
         } catch let WebArcError.io(_, operation, code) {
             throw InteropError.io(path: path, operation: operation, errno: code)
         }

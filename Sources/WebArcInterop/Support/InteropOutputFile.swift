@@ -36,9 +36,34 @@ final class InteropOutputFile {
         }
     }
 
+    /// Sees every block appended while set (a ZIP member's CRC-32 and digest as it is written).
+    var tap: ((UnsafeRawBufferPointer) -> Void)?
+
     /// Appends bytes.
     func append<C: Collection>(_ bytes: C) throws where C.Element == UInt8 {
+        if let tap, bytes.withContiguousStorageIfAvailable({ tap(UnsafeRawBufferPointer($0)) }) == nil {
+            Array(bytes).withUnsafeBytes(tap)
+        }
         try Self.translating(file.temporaryPath) { try file.append(bytes) }
+    }
+
+    /// Writes `bytes` over earlier ones at `offset` (a ZIP local header, once its sizes are known).
+    ///
+    /// - Throws: ``InteropError/io(path:operation:errno:)``.
+    func overwrite(_ bytes: [UInt8], at offset: UInt64) throws {
+        precondition(offset + UInt64(bytes.count) <= length, "overwrite past the end of \(temporaryPath)")
+        // Whatever is buffered goes to the file first, so that it cannot land on the new bytes later.
+        try Self.translating(file.temporaryPath) { try file.startWritebackOfAll() }
+        let descriptor = open(file.temporaryPath, O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw InteropError.io(path: file.temporaryPath, operation: .transferring("write"), errno: errno) }
+        defer { close(descriptor) }
+        var done = 0
+        while done < bytes.count {
+            let wrote = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done)) }
+            if wrote < 0 && errno == EINTR { continue }
+            guard wrote > 0 else { throw InteropError.io(path: file.temporaryPath, operation: .transferring("write"), errno: wrote < 0 ? errno : EIO) }
+            done += wrote
+        }
     }
 
     /// Syncs and renames the temporary file onto the target.

@@ -22,8 +22,10 @@ struct WARCExporter {
         let payloadDigest: String
     }
 
-    func write(to file: InteropOutputFile) throws -> ExportSummary {
+    /// Writes the WARC at the end of `file`, telling `onRecord` of every record written.
+    func write(to file: InteropOutputFile, onRecord: ((WARCRecordWriter.Written) -> Void)? = nil) throws -> ExportSummary {
         let writer = WARCRecordWriter(file: file, reader: reader)
+        writer.onRecord = onRecord
         let exportDate = ISODate.format(options.date ?? Date())
         let metadata = try reader.metadata
         var summary = ExportSummary()

@@ -33,7 +33,7 @@ extension WARCImporter {
                 reader = open
             } else {
                 let file = files[source.file]
-                reader = WARCRecordReader(stream: try WARCStream(file: try InputFile(path: file.path), gzip: file.isGzip))
+                reader = WARCRecordReader(stream: try WARCStream(file: try file.window ?? InputFile(path: file.path), gzip: file.isGzip))
                 readers[source.file] = reader
             }
             try reader.stream.seek(to: source.start.position)

@@ -40,7 +40,9 @@ final class WARCImporter: BodyProvider {
     }
 
     let sourceID: Int
-    private(set) var files: [(path: String, isGzip: Bool)] = []
+    /// The files read, in order; `window` is kept for a WARC inside a WACZ (read in place again in
+    /// the second pass), nil for a file the second pass opens again by its path.
+    private(set) var files: [(path: String, isGzip: Bool, window: InputFile?)] = []
     var scanned: [Scanned] = []
     var requests: [Request] = []
     var bodies: [BodySource] = []
@@ -54,9 +56,19 @@ final class WARCImporter: BodyProvider {
     /// - Returns: the number of records read.
     /// - Throws: the first bad record unless `--skip-bad`; I/O errors.
     func scan(path: String, isGzip: Bool, context: ImportContext) throws -> Int {
+        try scan(try InputFile(path: path), isGzip: isGzip, isWindow: false, context: context)
+    }
+
+    /// ``scan(path:isGzip:context:)`` of a WARC stored in a WACZ, read in place through `window`.
+    func scan(window: InputFile, isGzip: Bool, context: ImportContext) throws -> Int {
+        try scan(window, isGzip: isGzip, isWindow: true, context: context)
+    }
+
+    private func scan(_ file: InputFile, isGzip: Bool, isWindow: Bool, context: ImportContext) throws -> Int {
+        let path = file.path
         let fileIndex = files.count
-        files.append((path, isGzip))
-        let reader = WARCRecordReader(stream: try WARCStream(file: try InputFile(path: path), gzip: isGzip))
+        files.append((path, isGzip, isWindow ? file : nil))
+        let reader = WARCRecordReader(stream: try WARCStream(file: file, gzip: isGzip))
         var count = 0
         var leftOut: [String: Int] = [:]
         var notedMisalignment = false

@@ -6,9 +6,19 @@ import WebArc
 /// base32 as warcio writes them. Bodies stream from the archive twice (once to hash, once to
 /// write), so memory holds one chunk at a time.
 final class WARCRecordWriter {
+    /// A record as written: its WARC fields, its HTTP head, and the bytes of its gzip member.
+    struct Written {
+        var fields: [HTTPHeader]
+        var head: [UInt8]
+        var offset: UInt64
+        var length: UInt64
+    }
+
     let file: InteropOutputFile
     let reader: ArchiveReader
     private let gzip = GzipWriter()
+    /// Told of every record once written (a WACZ's CDXJ index is made from them).
+    var onRecord: ((Written) -> Void)?
 
     init(file: InteropOutputFile, reader: ArchiveReader) {
         self.file = file
@@ -35,6 +45,7 @@ final class WARCRecordWriter {
         var text = "WARC/1.1\r\n"
         for field in fields { text += "\(field.name): \(Self.oneLine(field.value))\r\n" }
         text += "Content-Length: \(UInt64(head.count) + bodyLength)\r\n\r\n"
+        let start = file.length
         var output: [UInt8] = []
         gzip.compress(Array(text.utf8), into: &output)
         gzip.compress(head, into: &output)
@@ -50,6 +61,7 @@ final class WARCRecordWriter {
         gzip.compress([0x0D, 0x0A, 0x0D, 0x0A], into: &output)
         gzip.finishMember(into: &output)
         try file.append(output)
+        onRecord?(Written(fields: fields, head: head, offset: start, length: file.length - start))
     }
 
     /// An HTTP/1.1 message head: the start line, the header fields, the blank line.

@@ -2,22 +2,22 @@
 ///
 /// The transport copies the request line and the few headers that change the answer; every other
 /// request header is ignored.
-public struct ArchiveRequest: Sendable, Equatable {
+package struct ArchiveRequest: Sendable, Equatable {
     /// The method as sent, e.g. `GET`.
-    public var method: String
+    package var method: String
     /// The request target as sent: origin form (`/docs/?q=1`) or absolute form (`http://host/docs/`).
-    public var target: String
+    package var target: String
     /// The `Range` header, if any.
-    public var range: String?
+    package var range: String?
     /// The `If-Range` header, if any.
-    public var ifRange: String?
+    package var ifRange: String?
     /// The `If-None-Match` header, if any.
-    public var ifNoneMatch: String?
+    package var ifNoneMatch: String?
     /// The `If-Modified-Since` header, if any.
-    public var ifModifiedSince: String?
+    package var ifModifiedSince: String?
 
     /// Makes a request description.
-    public init(
+    package init(
         method: String, target: String, range: String? = nil, ifRange: String? = nil, ifNoneMatch: String? = nil,
         ifModifiedSince: String? = nil
     ) {
@@ -30,5 +30,5 @@ public struct ArchiveRequest: Sendable, Equatable {
     }
 
     /// Whether only the head of the response is to be sent.
-    public var isHead: Bool { method == "HEAD" }
+    package var isHead: Bool { method == "HEAD" }
 }

@@ -14,11 +14,11 @@ extension ArchiveResponder {
     /// How many times the archives were replaced; a request notes it before it reads.
     public var generation: Int { versions.generation }
 
-    /// Reopens the archives after `error` when ``reload`` recognises it, or when an archive read
+    /// Reopens the archives after `error` when the reload recognises it, or when an archive read
     /// from a file is no longer the file at its path (``ArchiveSet/replacedFile``: rewritten in
     /// place, its reads fail), and nothing replaced them since generation `seen`; drops every
     /// cached target and body of the old set. After a reopening that failed, not again for
-    /// ``retryAfterRefusal`` (``WebArcReplay/ReloadableArchives``).
+    /// 5 seconds.
     ///
     /// Requests that fail together wait for one reload. Call it off the event loops: reopening
     /// reads the network.
@@ -30,12 +30,12 @@ extension ArchiveResponder {
         return versions.reloadAfter(error, seen: seen, replacing: dropCaches)
     }
 
-    /// Reopens the archives with ``reload`` unless something replaced them since generation
+    /// Reopens the archives with the reload unless something replaced them since generation
     /// `seen`: a check found one replaced at its origin, or an operator asked (SIGHUP). After a
-    /// reopening that failed, not again for ``retryAfterRefusal`` unless `now` (an operator's
+    /// reopening that failed, not again for 5 seconds unless `now` (an operator's
     /// request is always tried).
     ///
-    /// - Returns: whether the archives in use are newer than `seen` now; false without ``reload``.
+    /// - Returns: whether the archives in use are newer than `seen` now; false without a reload.
     @discardableResult
     public func reopenArchives(seen: Int, now: Bool = false) -> Bool {
         guard reload != nil else { return false }

@@ -123,22 +123,22 @@ extension ArchiveResponder {
     /// - Parameter head: the complete response head to put before a body decoded now into a memory
     ///   file, so that a plain GET of its resource is one `sendfile` (see ``CachedBody``).
     /// - Throws: ``WebArcError`` when the body cannot be read.
-    public func cachedBody(archive: Int, reference: BodyReference, length: UInt64, head: ByteBuffer = ByteBuffer()) throws -> CachedBody? {
+    package func cachedBody(archive: Int, reference: BodyReference, length: UInt64, head: ByteBuffer = ByteBuffer()) throws -> CachedBody? {
         try bodies.body(.init(archive: archive, reference: reference), length: length, reader: reader(archive, for: reference), head: head)
     }
 
     /// A stored body the hot-body cache already holds, or nil; never reads the archive.
-    public func hotBody(archive: Int, reference: BodyReference) -> CachedBody? {
+    package func hotBody(archive: Int, reference: BodyReference) -> CachedBody? {
         bodies.cached(.init(archive: archive, reference: reference))
     }
 
     /// Whether a body of `length` bytes goes through the hot-body cache rather than streaming.
-    public func cachesBody(length: UInt64) -> Bool { length <= bodies.maxBodySize }
+    package func cachesBody(length: UInt64) -> Bool { length <= bodies.maxBodySize }
 
     /// A pull-based reader of a stored body's range, one decoded chunk (at most 256 KiB) at a time.
     ///
     /// - Throws: ``WebArcError`` when the body is missing or the range lies outside it.
-    public func chunkIterator(archive: Int, reference: BodyReference, range: Range<UInt64>) throws -> BodyChunkIterator {
+    package func chunkIterator(archive: Int, reference: BodyReference, range: Range<UInt64>) throws -> BodyChunkIterator {
         try reader(archive, for: reference).makeChunkIterator(for: reference, range: range)
     }
 }

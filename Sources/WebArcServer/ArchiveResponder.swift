@@ -3,23 +3,23 @@ import Synchronization
 import WebArc
 import WebArcReplay
 
-/// Turns a request into a ``ResponseDecision``: method, target, lookup, conditionals and range are
-/// all settled here, before the transport writes a byte.
+/// Decides every answer of a ``WebArcServer``: method, target, lookup, conditionals and range are
+/// all settled here, before the transport writes a byte. It also replaces the archives while
+/// serving, when the server's configuration has a ``Reload``:
 ///
 /// ```swift
-/// let responder = ArchiveResponder(archives: try ArchiveSet(readers: [reader]))
-/// let decision = responder.decide(ArchiveRequest(method: "GET", target: "/index.html"))
-/// print(decision.status, decision.headers)
+/// let server = try await WebArcServer.start(archives: set, configuration: configuration)
+/// server.responder.reopenArchives(seen: server.responder.generation, now: true)  // as SIGHUP does
 /// ```
 ///
 /// Targets map to archive URLs as ``OriginMap`` describes. Answers: the stored status and headers
-/// (see ``ReplayedHeaders`` for what is recomputed), 3xx with `Location` for redirect records,
+/// (only what a server must is recomputed), 3xx with `Location` for redirect records,
 /// 304 for a matching `If-None-Match` or `If-Modified-Since`, 206 or 416 for `Range` on a 200,
 /// 404 for a miss, 405 for methods other than GET and HEAD, 400 and 414 for targets that are not a
-/// path or an absolute URL or are longer than ``maxTargetLength``, 500 when an archive is damaged,
-/// 502 or 504 when a remote archive's server does not deliver (``WebArc/SourceUnreachable``).
+/// path or an absolute URL or are longer than 8192 bytes, 500 when an archive is damaged,
+/// 502 or 504 when a remote archive's server does not deliver.
 public final class ArchiveResponder: Sendable {
-    /// The archives answered from now (another set once ``reload`` replaced them).
+    /// The archives answered from now (another set once a reload replaced them).
     public var archives: ArchiveSet { versions.archives }
     /// How the archives are replaced while serving (see ``reloadAfter(_:seen:)``): which read
     /// errors mean they changed under the server, and how to open them again.
@@ -29,8 +29,8 @@ public final class ArchiveResponder: Sendable {
         /// The archives opened again, or nil when the new version does not open or is refused.
         public var reopen: @Sendable () -> ArchiveSet?
 
-        /// Makes a reload from its two parts; by default it recognises a ``WebArc/SourceChanged``
-        /// error that says so.
+        /// Makes a reload from its two parts; by default it recognises a `SourceChanged` error
+        /// that says so.
         public init(
             recognises: @escaping @Sendable (any Error) -> Bool = { ($0 as? any SourceChanged)?.sourceChanged == true },
             reopen: @escaping @Sendable () -> ArchiveSet?
@@ -40,7 +40,7 @@ public final class ArchiveResponder: Sendable {
         }
     }
     /// The longest request target served.
-    public static let maxTargetLength = 8192
+    package static let maxTargetLength = 8192
     /// The largest HTML or CSS body whose links are rewritten; larger ones go out as stored.
     static let rewriteLimit: UInt64 = 8 << 20
 
@@ -53,10 +53,12 @@ public final class ArchiveResponder: Sendable {
     /// Makes a responder keeping up to `cacheBytes` of decoded bodies and resolved targets.
     ///
     /// - Parameters:
+    ///   - archives: the archives to answer from.
+    ///   - cacheBytes: the most bytes of decoded bodies and resolved targets kept.
     ///   - bodyFiles: keep large cached bodies in shared-memory files for `sendfile` (Linux); when
     ///     false every cached body is a `ByteBuffer`.
     ///   - eventLoops: the event loops that write answers; a memory file holds one descriptor for
-    ///     each (see ``CachedBody/MemoryFile/handle(loop:)``).
+    ///     each.
     ///   - reload: reopens the archives after a read error it recognises (a remote archive
     ///     replaced at its URL); nil keeps answering from `archives` whatever fails.
     public convenience init(archives: ArchiveSet, cacheBytes: Int = 64 << 20, bodyFiles: Bool = true, eventLoops: Int = 1, reload: Reload? = nil) {
@@ -82,7 +84,7 @@ public final class ArchiveResponder: Sendable {
 
     /// The answer to `request`. A read error that ``reload`` cures is answered from the reopened
     /// archives, once.
-    public func decide(_ request: ArchiveRequest) -> ResponseDecision {
+    package func decide(_ request: ArchiveRequest) -> ResponseDecision {
         guard request.method == "GET" || request.method == "HEAD" else {
             return ServerPages.methodNotAllowed(request.method)
         }
@@ -108,7 +110,7 @@ public final class ArchiveResponder: Sendable {
     /// target whose resource is cached; nil when ``decide(_:)`` would look up or decode.
     ///
     /// The transport answers these on its event loop and hands the others to a thread pool.
-    public func decideWithoutReading(_ request: ArchiveRequest) -> ResponseDecision? {
+    package func decideWithoutReading(_ request: ArchiveRequest) -> ResponseDecision? {
         guard request.method == "GET" || request.method == "HEAD", request.target.utf8.count <= Self.maxTargetLength else {
             return decide(request)
         }

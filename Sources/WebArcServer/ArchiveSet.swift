@@ -24,7 +24,7 @@ public struct ArchiveSet: Sendable {
 
     /// Reads the archives' origins and start pages.
     ///
-    /// - Throws: ``WebArcError`` when an archive's index cannot be read.
+    /// - Throws: `WebArcError` when an archive's index cannot be read.
     public init(readers: [ArchiveReader]) throws {
         replay = ReplayArchives(readers: readers)
         var origins: [Origin] = []
@@ -58,10 +58,10 @@ public struct ArchiveSet: Sendable {
     }
 
     /// The record a GET of `url` finds (the canonical key, then the fuzzy rules of
-    /// ``ReplayArchives``), or nil when no archive holds it, an update deleted it, or the URL has
+    /// `Spec/replay.md`), or nil when no archive holds it, an update deleted it, or the URL has
     /// no canonical form.
     ///
-    /// - Throws: ``WebArcError`` when an archive's index is damaged.
+    /// - Throws: `WebArcError` when an archive's index is damaged.
     public func lookup(url: String) throws -> ReplayMatch? {
         do {
             return try replay.find(method: "GET", url: url)

@@ -19,7 +19,7 @@ import Glibc
 /// NIO lets one `NIOFileHandle` be used by one thread at a time (a second concurrent `sendfile`
 /// fails with `EBUSY` and NIO closes that connection), so a memory file holds one descriptor per
 /// event loop (`dup`) and each connection sends from its own loop's.
-public enum CachedBody: Sendable {
+package enum CachedBody: Sendable {
     /// Bytes in memory.
     case memory(ByteBuffer)
     /// Bytes in a shared-memory file; the ``MemoryFile`` must stay alive until the write completes.
@@ -45,19 +45,19 @@ public enum CachedBody: Sendable {
 
     /// A shared-memory file (`shm_open`, unlinked at once, so nothing else can open it) holding a
     /// response head and one decoded body; closed on deinit, which frees its memory.
-    public final class MemoryFile: Sendable {
+    package final class MemoryFile: Sendable {
         /// The open file, one descriptor per event loop, for `FileRegion`s.
         private let handles: [NIOFileHandle]
         /// The response head the file starts with (possibly empty).
-        public let head: ByteBuffer
+        package let head: ByteBuffer
         /// The body's length in bytes; it starts at ``bodyOffset``.
-        public let length: Int
+        package let length: Int
         /// Where the body starts: the length of ``head``.
-        public var bodyOffset: Int { head.readableBytes }
+        package var bodyOffset: Int { head.readableBytes }
 
         /// The file's handle for the event loop numbered `loop`: a connection sends only through its
         /// own loop's, so no handle is ever used by two threads at once.
-        public func handle(loop: Int) -> NIOFileHandle { handles[loop % handles.count] }
+        package func handle(loop: Int) -> NIOFileHandle { handles[loop % handles.count] }
 
         fileprivate init?(head: ByteBuffer, body: ByteBuffer, loops: Int) {
             #if os(Linux)

@@ -83,7 +83,7 @@ public struct OriginMap: Sendable {
 
     /// Where an origin-form target (`/path?query`) leads; nil when there is no primary origin to
     /// serve plain paths from.
-    public func route(forPath target: String) -> Route? {
+    package func route(forPath target: String) -> Route? {
         if target.hasPrefix(Self.originPrefix) {
             let parts = target.dropFirst(Self.originPrefix.count).split(
                 separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
@@ -109,7 +109,7 @@ public struct OriginMap: Sendable {
 }
 
 /// What an origin-form request target leads to.
-public enum Route: Equatable, Sendable {
+package enum Route: Equatable, Sendable {
     /// A URL to look up in the archives, and the origin its page is served as.
     case archive(url: String, origin: Origin)
     /// `/_/scheme/authority` without its slash: redirect so that relative links resolve inside it.

@@ -5,9 +5,9 @@ import WebArc
 ///
 /// ``headers`` is complete, `Content-Length` included; the transport adds nothing but
 /// `Connection` and framing.
-public struct ResponseDecision: Sendable {
+package struct ResponseDecision: Sendable {
     /// What follows the head.
-    public enum Body: Sendable {
+    package enum Body: Sendable {
         /// No body: HEAD, 304, redirects.
         case none
         /// Bytes already in memory: server pages and rewritten HTML or CSS.
@@ -16,7 +16,7 @@ public struct ResponseDecision: Sendable {
         case stored(archive: Int, reference: BodyReference, length: UInt64, range: Range<UInt64>)
 
         /// Number of bytes the body holds.
-        public var count: UInt64 {
+        package var count: UInt64 {
             switch self {
             case .none: 0
             case .bytes(let buffer): UInt64(buffer.readableBytes)
@@ -26,11 +26,11 @@ public struct ResponseDecision: Sendable {
     }
 
     /// The status code.
-    public var status: Int
+    package var status: Int
     /// The reason phrase: the stored one for replayed responses.
-    public var reason: String?
+    package var reason: String?
     /// The body.
-    public var body: Body
+    package var body: Body
     /// The fields shared by every answer from one resource (or this answer's own), pre-encoded.
     let block: HeaderBlock
     /// `Content-Range`, sent after ``block``, for a 206.
@@ -42,7 +42,7 @@ public struct ResponseDecision: Sendable {
     var encodedHead: ByteBuffer?
 
     /// The header fields in order, `Content-Length` included; fields no peer could parse are left out.
-    public var headers: [HTTPHeader] {
+    package var headers: [HTTPHeader] {
         var headers = block.fields
         if let contentRange { headers.append(HTTPHeader("Content-Range", contentRange)) }
         if let contentLength { headers.append(HTTPHeader("Content-Length", String(contentLength))) }
@@ -50,7 +50,7 @@ public struct ResponseDecision: Sendable {
     }
 
     /// Makes a decision sending `headers` as given (they name the length themselves).
-    public init(status: Int, reason: String? = nil, headers: [HTTPHeader], body: Body = .none) {
+    package init(status: Int, reason: String? = nil, headers: [HTTPHeader], body: Body = .none) {
         self.init(status: status, reason: reason, block: HeaderBlock(headers), body: body)
     }
 

@@ -18,7 +18,7 @@ import Darwin
 /// ```
 ///
 /// Built on SwiftNIO directly: one event loop per core, NIO's HTTP/1 request decoder (llhttp, with
-/// header size limits), ``ArchiveResponder`` for decisions and ``ArchiveHTTPHandler`` to write them
+/// header size limits), ``ArchiveResponder`` for decisions and a channel handler to write them
 /// (pipelining, 400 for requests the decoder refuses, idle timeout, heads written from bytes), and
 /// a thread pool as large for the work that reads the archive (so that decoding never stalls an
 /// event loop). ``stop()`` stops accepting, lets requests in flight finish for up to

@@ -5,35 +5,35 @@
 /// ```
 /// Signing appends or replaces the appendix; the archive's bytes never change.
 /// Spec: §12.1 Appendix.
-public struct ArchiveAppendix: Equatable, Sendable {
+package struct ArchiveAppendix: Equatable, Sendable {
     /// `\nGISCRAW`, the last 8 bytes of a file with an appendix.
-    public static let endMagic: [UInt8] = [0x0A, 0x47, 0x49, 0x53, 0x43, 0x52, 0x41, 0x57]
+    package static let endMagic: [UInt8] = [0x0A, 0x47, 0x49, 0x53, 0x43, 0x52, 0x41, 0x57]
     /// Bytes of the length field and end magic.
-    public static let footerSize = 16
+    package static let footerSize = 16
     /// Block type 1: an Ed25519 signature (spec §12.2).
-    public static let signatureBlockType: UInt32 = 1
+    package static let signatureBlockType: UInt32 = 1
     /// Bytes of a signature block (spec §12.2).
-    public static let signatureBlockLength: UInt32 = 120
+    package static let signatureBlockLength: UInt32 = 120
 
     /// One block of the appendix.
-    public struct Block: Equatable, Sendable {
+    package struct Block: Equatable, Sendable {
         /// The block type (1: a signature; others are skipped by readers).
-        public var type: UInt32
+        package var type: UInt32
         /// The block's bytes, its length as stored.
-        public var bytes: [UInt8]
+        package var bytes: [UInt8]
         /// Absolute offset of the block's type field.
-        public var offset: UInt64
+        package var offset: UInt64
     }
 
     /// The blocks in order.
-    public var blocks: [Block]
+    package var blocks: [Block]
 
     /// Decodes an appendix: the bytes from `archiveLength` to the end of the file.
     ///
     /// - Parameter offset: the absolute offset of `bytes[0]` (the archive length).
     /// - Throws: `badAppendix` (at the `appendixLength` field) when the blocks do not fill the space
     ///   before the length field exactly, a signature block is not 120 bytes, or the footer is wrong.
-    public init(parsing bytes: [UInt8], at offset: UInt64) throws {
+    package init(parsing bytes: [UInt8], at offset: UInt64) throws {
         let lengthOffset = offset + UInt64(max(bytes.count - Self.footerSize, 0))
         func bad(_ reason: String) -> WebArcError { .badAppendix(offset: lengthOffset, reason: reason) }
         guard bytes.count >= Self.footerSize, Array(bytes.suffix(8)) == Self.endMagic else { throw bad("no appendix end magic") }
@@ -88,7 +88,7 @@ public struct ArchiveAppendix: Equatable, Sendable {
     }
 
     /// Encodes blocks into an appendix.
-    public static func encode(_ blocks: [(type: UInt32, bytes: [UInt8])]) -> [UInt8] {
+    package static func encode(_ blocks: [(type: UInt32, bytes: [UInt8])]) -> [UInt8] {
         var writer = ByteWriter()
         for block in blocks {
             writer.write(block.type)

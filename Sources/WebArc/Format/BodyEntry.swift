@@ -10,13 +10,13 @@ public struct BodyEntry: Equatable, Sendable {
     /// The body's MD5 and variant.
     public var reference: BodyReference
     /// Reserved; zero when written.
-    public var flags: UInt32
+    package var flags: UInt32
     /// The body's length, the sum of its chunks' raw lengths.
     public var length: UInt64
     /// SHA-256 of the body's bytes: the body hash.
     public var sha256: SHA256Hash
     /// The chunks in order; decoded and concatenated they are the body.
-    public var chunks: [ChunkEntry]
+    package var chunks: [ChunkEntry]
     /// Where the entry was read (page offset, position in the decoded page), for errors.
     var origin: Origin
 
@@ -77,7 +77,7 @@ public struct BodyEntry: Equatable, Sendable {
     public var chunkCount: Int { chunks.count }
 
     /// Offset of the first chunk's stored bytes, where a body's errors point (0 for an empty body).
-    public var firstChunkOffset: UInt64 { chunks.first?.offset ?? 0 }
+    package var firstChunkOffset: UInt64 { chunks.first?.offset ?? 0 }
 
     /// The sum of the chunks' raw lengths.
     var chunkLengthSum: UInt64 { chunks.reduce(0) { $0 + UInt64($1.rawLength) } }

@@ -1,16 +1,16 @@
 /// Where one chunk's stored bytes are, how to decode them, and the SHA-256 of the decoded bytes.
 ///
 /// Spec: §6.2 Chunk entry.
-public struct ChunkEntry: Hashable, Sendable {
+package struct ChunkEntry: Hashable, Sendable {
     /// Bytes in an encoded entry.
-    public static let size = 56
+    package static let size = 56
     /// The most bytes one chunk decodes to; a 2.0 writer cuts bodies into chunks of exactly this.
-    public static let maxRawLength = Int(FormatBounds.maxChunkLength)
+    package static let maxRawLength = Int(FormatBounds.maxChunkLength)
     /// The most bytes of a dictionary chunk that codec 2 uses (its last ones).
-    public static let maxDictionaryLength = 65_536
+    package static let maxDictionaryLength = 65_536
 
     /// How a chunk's bytes are stored.
-    public enum Codec: UInt8, Sendable {
+    package enum Codec: UInt8, Sendable {
         case raw = 0
         case lz4 = 1
         /// One LZ4 block decoded with a dictionary: the last 64 KiB of another chunk (feature bit 1).
@@ -20,17 +20,17 @@ public struct ChunkEntry: Hashable, Sendable {
     }
 
     /// Absolute offset of the stored bytes (in this archive for layer 0, in a base otherwise).
-    public var offset: UInt64
+    package var offset: UInt64
     /// Stored bytes, at least 1.
-    public var storedLength: UInt32
+    package var storedLength: UInt32
     /// Decoded bytes, 1 to 262 144.
-    public var rawLength: UInt32
+    package var rawLength: UInt32
     /// The codec byte as stored; unknown values are kept so that the error can name them.
-    public var codecValue: UInt8
+    package var codecValue: UInt8
     /// 0: stored in this archive; n > 0: in the n-th base of the metadata's `bases` (spec §13).
-    public var layer: UInt8
+    package var layer: UInt8
     /// SHA-256 of the chunk's decoded bytes.
-    public var digest: SHA256Hash
+    package var digest: SHA256Hash
     /// Empty, or the one entry that follows this one in a body entry: a codec-2 chunk's dictionary
     /// reference, or a codec-3 chunk's reference (itself followed by its dictionary when codec 2).
     private var dictionaryStorage: [ChunkEntry] = []
@@ -88,13 +88,13 @@ public struct ChunkEntry: Hashable, Sendable {
     }
 
     /// The codec, or nil when this format does not define it.
-    public var codec: Codec? { Codec(rawValue: codecValue) }
+    package var codec: Codec? { Codec(rawValue: codecValue) }
 
     /// For a codec-2 chunk, the chunk whose last decoded bytes are its dictionary.
-    public var dictionary: ChunkEntry? { codecValue == Codec.lz4Dictionary.rawValue ? dictionaryStorage.first : nil }
+    package var dictionary: ChunkEntry? { codecValue == Codec.lz4Dictionary.rawValue ? dictionaryStorage.first : nil }
 
     /// For a codec-3 chunk, the chunk whose decoded bytes are its history.
-    public var reference: ChunkEntry? { codecValue == Codec.zstdDelta.rawValue ? dictionaryStorage.first : nil }
+    package var reference: ChunkEntry? { codecValue == Codec.zstdDelta.rawValue ? dictionaryStorage.first : nil }
 
     /// The entries that follow this one in its body entry, each with its role: a codec-2 chunk's
     /// dictionary reference; a codec-3 chunk's reference and, when that is codec 2, its dictionary.

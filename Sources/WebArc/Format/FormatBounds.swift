@@ -1,26 +1,26 @@
 /// The bounds every size a file declares is checked against before anything is allocated or decoded.
 ///
 /// Spec: §10 Bounds.
-public enum FormatBounds {
+package enum FormatBounds {
     /// The largest page, stored or decoded (`corrupt-page` beyond).
-    public static let maxPageLength: UInt32 = 4_194_304
+    package static let maxPageLength: UInt32 = 4_194_304
     /// The largest decoded chunk (`corrupt-index` beyond).
-    public static let maxChunkLength: UInt32 = 262_144
+    package static let maxChunkLength: UInt32 = 262_144
     /// The largest ratio of decoded to stored bytes of an LZ4 chunk or page (`amplification` beyond).
-    public static let maxDecodeRatio: UInt64 = 255
+    package static let maxDecodeRatio: UInt64 = 255
     /// The longest body (`corrupt-index` beyond).
-    public static let maxBodyLength: UInt64 = 1 << 40
+    package static let maxBodyLength: UInt64 = 1 << 40
     /// The most chunks in one body (`corrupt-index` beyond).
-    public static let maxBodyChunks: UInt32 = 1 << 22
+    package static let maxBodyChunks: UInt32 = 1 << 22
     /// The most records or bodies a trailer may count (`bad-trailer` beyond).
-    public static let maxCount: UInt64 = 1 << 40
+    package static let maxCount: UInt64 = 1 << 40
     /// The greatest tree `height` (`corrupt-page` beyond).
-    public static let maxTreeHeight: UInt8 = 8
+    package static let maxTreeHeight: UInt8 = 8
     /// How many levels of objects a record or the metadata object may hold, itself included
     /// (`corrupt-index` beyond): a `Response` (1) nesting a `Request` (2) uses two.
-    public static let maxObjectNesting = 4
+    package static let maxObjectNesting = 4
     /// The longest appendix (`bad-appendix` beyond).
-    public static let maxAppendixLength: UInt64 = 1_048_576
+    package static let maxAppendixLength: UInt64 = 1_048_576
 
     /// The most stored bytes an LZ4 block of `rawLength` decoded bytes may take (spec §5.1, §6.2).
     static func maxLZ4StoredLength(rawLength: UInt32) -> UInt64 {

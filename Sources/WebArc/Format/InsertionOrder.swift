@@ -6,7 +6,7 @@
 /// ```
 public struct InsertionOrder: Equatable, Sendable {
     /// The runs: each `start`, `start + 1`, …, `start + length − 1`.
-    public private(set) var runs: [(start: UInt64, length: UInt64)]
+    package private(set) var runs: [(start: UInt64, length: UInt64)]
 
     /// The tree's own order (no runs stored).
     public init() { runs = [] }
@@ -32,7 +32,7 @@ public struct InsertionOrder: Equatable, Sendable {
     }
 
     /// The stored form: pairs of unsigned LEB128 integers.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var bytes: [UInt8] = []
         for run in runs {
             LEB128.append(run.start, to: &bytes)
@@ -44,7 +44,7 @@ public struct InsertionOrder: Equatable, Sendable {
     /// Reads the stored form; the runs are checked only by ``positions(count:)``.
     ///
     /// - Throws: ``InsertionOrder/Problem`` for a truncated or over-long integer, or a run of length 0.
-    public init(encoded bytes: [UInt8]) throws {
+    package init(encoded bytes: [UInt8]) throws {
         var runs: [(start: UInt64, length: UInt64)] = []
         var index = 0
         while index < bytes.count {

@@ -3,32 +3,32 @@
 /// The lead is not covered by a digest; it holds nothing a reader uses beyond the checks of
 /// opening, and its version must agree with the trailer's.
 /// Spec: §4.1 Lead.
-public struct Lead: Equatable, Sendable {
+package struct Lead: Equatable, Sendable {
     /// `\x89WEBARC\n`.
-    public static let magic: [UInt8] = [0x89, 0x57, 0x45, 0x42, 0x41, 0x52, 0x43, 0x0A]
+    package static let magic: [UInt8] = [0x89, 0x57, 0x45, 0x42, 0x41, 0x52, 0x43, 0x0A]
     /// Bytes in the lead.
-    public static let size = 16
+    package static let size = 16
     /// The major version this library reads and writes.
-    public static let supportedMajor: UInt16 = 2
+    package static let supportedMajor: UInt16 = 2
     /// The minor version this library writes.
-    public static let currentMinor: UInt16 = 1
+    package static let currentMinor: UInt16 = 1
 
     /// The major version: 2.
-    public var majorVersion: UInt16 = Lead.supportedMajor
+    package var majorVersion: UInt16 = Lead.supportedMajor
     /// The minor version, equal to the trailer's.
-    public var minorVersion: UInt16 = Lead.currentMinor
+    package var minorVersion: UInt16 = Lead.currentMinor
     /// The reserved bytes 12–15 as stored (zero when written; a verifier reports other values).
-    public var reserved: UInt32 = 0
+    package var reserved: UInt32 = 0
 
     /// Makes the lead a 2.0 writer writes.
-    public init() {}
+    package init() {}
 
     /// Decodes the lead from the first bytes of a file of `fileLength` bytes, checking opening steps
     /// 1–2 in order (spec §4.3).
     ///
     /// - Parameter bytes: the first `min(16, fileLength)` bytes.
     /// - Throws: `empty`, `notAnArchive`, `truncated` (at the file length), `unsupportedVersion`.
-    public init(parsing bytes: [UInt8], fileLength: UInt64, path: String) throws {
+    package init(parsing bytes: [UInt8], fileLength: UInt64, path: String) throws {
         guard fileLength > 0 else { throw WebArcError.empty(path: path) }
         guard bytes.count >= 8, Array(bytes[0..<8]) == Self.magic else { throw WebArcError.notAnArchive(path: path) }
         guard bytes.count >= Self.size else {
@@ -47,7 +47,7 @@ public struct Lead: Equatable, Sendable {
     }
 
     /// Encodes the lead.
-    public func serialize() -> [UInt8] {
+    package func serialize() -> [UInt8] {
         var writer = ByteWriter(capacity: Self.size)
         writer.write(bytes: Self.magic)
         writer.write(majorVersion)

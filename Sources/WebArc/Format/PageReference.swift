@@ -2,28 +2,28 @@
 /// (or the trailer) names it.
 ///
 /// Spec: §5.1 Page reference.
-public struct PageReference: Hashable, Sendable {
+package struct PageReference: Hashable, Sendable {
     /// Bytes in an encoded reference.
-    public static let size = 56
+    package static let size = 56
 
     /// How a page's bytes are stored.
-    public enum Codec: UInt8, Sendable {
+    package enum Codec: UInt8, Sendable {
         case raw = 0
         case lz4 = 1
     }
 
     /// Absolute offset of the stored page.
-    public var offset: UInt64
+    package var offset: UInt64
     /// Stored bytes, 1 to 4 MiB.
-    public var storedLength: UInt32
+    package var storedLength: UInt32
     /// Decoded bytes, 1 to 4 MiB.
-    public var rawLength: UInt32
+    package var rawLength: UInt32
     /// The codec byte as stored; values other than 0 and 1 are refused by ``violation(pageArea:)``.
-    public var codecValue: UInt8
+    package var codecValue: UInt8
     /// 0 for a leaf or the metadata page; n for an interior page n levels above the leaves.
-    public var height: UInt8
+    package var height: UInt8
     /// SHA-256 of the stored bytes.
-    public var digest: SHA256Hash
+    package var digest: SHA256Hash
 
     init(offset: UInt64, storedLength: UInt32, rawLength: UInt32, codec: Codec, height: UInt8, digest: SHA256Hash) {
         self.offset = offset
@@ -55,7 +55,7 @@ public struct PageReference: Hashable, Sendable {
     }
 
     /// The codec, or nil for a value this format does not define.
-    public var codec: Codec? { Codec(rawValue: codecValue) }
+    package var codec: Codec? { Codec(rawValue: codecValue) }
 
     /// The first offset past the stored page, or nil when the sum overflows.
     var end: UInt64? {

@@ -190,21 +190,21 @@ public enum ArchiveRecord: Equatable, Sendable {
 /// Where a record is stored: its record leaf and its entry there.
 ///
 /// Locations order as the writer stores records: leaves in key order, entries in leaf order.
-public struct RecordLocation: Hashable, Comparable, Sendable, CustomStringConvertible {
+package struct RecordLocation: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Offset of the record leaf page.
-    public var page: UInt64
+    package var page: UInt64
     /// The entry's index in the leaf.
-    public var entry: Int
+    package var entry: Int
 
     /// Makes a location.
-    public init(page: UInt64, entry: Int) {
+    package init(page: UInt64, entry: Int) {
         self.page = page
         self.entry = entry
     }
 
-    public var description: String { "page \(page) entry \(entry)" }
+    package var description: String { "page \(page) entry \(entry)" }
 
-    public static func < (lhs: RecordLocation, rhs: RecordLocation) -> Bool { (lhs.page, lhs.entry) < (rhs.page, rhs.entry) }
+    package static func < (lhs: RecordLocation, rhs: RecordLocation) -> Bool { (lhs.page, lhs.entry) < (rhs.page, rhs.entry) }
 }
 
 /// A record with its key and place in the archive, as lookups and listings return it.
@@ -212,12 +212,12 @@ public struct ArchiveEntry: Equatable, Sendable {
     /// The canonical key the record tree holds for it.
     public var key: String
     /// Where the record is stored.
-    public var location: RecordLocation
+    package var location: RecordLocation
     /// The record decoded.
     public var record: ArchiveRecord
 
     /// Makes an entry.
-    public init(key: String, location: RecordLocation, record: ArchiveRecord) {
+    package init(key: String, location: RecordLocation, record: ArchiveRecord) {
         self.key = key
         self.location = location
         self.record = record

@@ -5,57 +5,57 @@ import Crypto
 ///
 /// Its SHA-256 is the *archive digest*, which commits to every byte a reader can deliver.
 /// Spec: §4.2 Trailer, §4.3 Opening.
-public struct Trailer: Equatable, Sendable {
+package struct Trailer: Equatable, Sendable {
     /// `\x89WEBARCT`.
-    public static let magic: [UInt8] = [0x89, 0x57, 0x45, 0x42, 0x41, 0x52, 0x43, 0x54]
+    package static let magic: [UInt8] = [0x89, 0x57, 0x45, 0x42, 0x41, 0x52, 0x43, 0x54]
     /// `\nTCRABEW`, the last 8 bytes of a file without an appendix.
-    public static let endMagic: [UInt8] = [0x0A, 0x54, 0x43, 0x52, 0x41, 0x42, 0x45, 0x57]
+    package static let endMagic: [UInt8] = [0x0A, 0x54, 0x43, 0x52, 0x41, 0x42, 0x45, 0x57]
     /// Bytes in the trailer.
-    public static let size = 256
+    package static let size = 256
     /// Offset of `trailerCheck` inside the trailer; the check covers the bytes before it.
     static let checkOffset = 240
 
     /// The `requiredFeatures` bits a reader must implement to read a file (spec §4.4).
-    public struct Features: OptionSet, Hashable, Sendable {
+    package struct Features: OptionSet, Hashable, Sendable {
         /// The bits as stored.
-        public let rawValue: UInt64
+        package let rawValue: UInt64
         /// Makes a set from its bits.
-        public init(rawValue: UInt64) { self.rawValue = rawValue }
+        package init(rawValue: UInt64) { self.rawValue = rawValue }
 
         /// Bit 0: an update archive over a base (tombstones, chunks in a base layer; spec §13).
-        public static let layer = Features(rawValue: 1 << 0)
+        package static let layer = Features(rawValue: 1 << 0)
         /// Bit 1: some chunk uses codec 2, LZ4 with a dictionary (spec §6.2).
-        public static let dictionaryCodec = Features(rawValue: 1 << 1)
+        package static let dictionaryCodec = Features(rawValue: 1 << 1)
         /// Bit 2: some chunk uses codec 3, a Zstandard delta against a reference chunk (spec §6.2, 2.1).
-        public static let deltaCodec = Features(rawValue: 1 << 2)
+        package static let deltaCodec = Features(rawValue: 1 << 2)
         /// What this library implements: it accepts these bits at open.
-        public static let supported: Features = [.layer, .dictionaryCodec, .deltaCodec]
+        package static let supported: Features = [.layer, .dictionaryCodec, .deltaCodec]
     }
 
     /// The major version: 2.
-    public var majorVersion: UInt16 = Lead.supportedMajor
+    package var majorVersion: UInt16 = Lead.supportedMajor
     /// The minor version; a newer one is read normally.
-    public var minorVersion: UInt16 = Lead.currentMinor
+    package var minorVersion: UInt16 = Lead.currentMinor
     /// Reserved; zero when written.
-    public var flags: UInt32 = 0
+    package var flags: UInt32 = 0
     /// Features a reader must implement to read the file (spec §4.4).
-    public var requiredFeatures: Features = []
+    package var requiredFeatures: Features = []
     /// Informational bits; unknown ones are ignored.
-    public var optionalFeatures: UInt64 = 0
+    package var optionalFeatures: UInt64 = 0
     /// The archive's length; the trailer ends here, an appendix may follow.
-    public var archiveLength: UInt64 = 0
+    package var archiveLength: UInt64 = 0
     /// End of the body data, which starts at 16.
-    public var bodyDataEnd: UInt64 = UInt64(Lead.size)
+    package var bodyDataEnd: UInt64 = UInt64(Lead.size)
     /// Entries of the record tree, at most 2^40.
-    public var recordCount: UInt64 = 0
+    package var recordCount: UInt64 = 0
     /// Entries of the body tree, at most 2^40.
-    public var bodyCount: UInt64 = 0
+    package var bodyCount: UInt64 = 0
     /// The metadata page.
-    public var metadata: PageReference
+    package var metadata: PageReference
     /// The record tree's root; its `height` is the tree's.
-    public var recordRoot: PageReference
+    package var recordRoot: PageReference
     /// The body tree's root.
-    public var bodyRoot: PageReference
+    package var bodyRoot: PageReference
 
     init(metadata: PageReference, recordRoot: PageReference, bodyRoot: PageReference) {
         self.metadata = metadata
@@ -67,7 +67,7 @@ public struct Trailer: Equatable, Sendable {
     ///
     /// - Throws: `truncated` at `fileLength` when `magic` or `endMagic` differs (the file was cut or
     ///   appended to); `trailerChecksum` when `trailerCheck` does not match.
-    public init(parsing bytes: [UInt8], at offset: UInt64, fileLength: UInt64) throws {
+    package init(parsing bytes: [UInt8], at offset: UInt64, fileLength: UInt64) throws {
         guard bytes.count == Self.size, Array(bytes[0..<8]) == Self.magic, Array(bytes[248..<256]) == Self.endMagic else {
             throw WebArcError.truncated(section: "trailer", offset: fileLength, needed: UInt64(Self.size), available: 0)
         }
@@ -95,7 +95,7 @@ public struct Trailer: Equatable, Sendable {
     /// - Parameter archiveEnd: where the archive ends (the file length, less any appendix).
     /// - Throws: `badTrailer` naming the field at fault; `unsupportedFeature` naming the lowest
     ///   required bit this library does not implement.
-    public func validate(lead: Lead, at offset: UInt64, archiveEnd: UInt64) throws {
+    package func validate(lead: Lead, at offset: UInt64, archiveEnd: UInt64) throws {
         func bad(_ field: String, _ at: Int, _ reason: String) -> WebArcError {
             .badTrailer(field: field, offset: offset + UInt64(at), reason: reason)
         }
@@ -128,7 +128,7 @@ public struct Trailer: Equatable, Sendable {
     }
 
     /// Encodes the trailer, computing `trailerCheck`.
-    public func serialize() -> [UInt8] {
+    package func serialize() -> [UInt8] {
         var writer = ByteWriter(capacity: Self.size)
         writer.write(bytes: Self.magic)
         writer.write(majorVersion)

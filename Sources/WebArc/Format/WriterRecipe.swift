@@ -21,9 +21,9 @@ public struct WriterRecipe: Equatable, Sendable {
     public enum AnchorRule: Equatable, Sendable {
         /// Every *n*-th position (`anchors` absent or 0).
         case everyNth
-        /// Keyed by the records' keys (``AnchorPlan``; `anchors` 1, since 2.1.5).
+        /// Keyed by the records' keys (`anchors` 1, since 2.1.5).
         case keyed
-        /// Local minima of the records' key hashes (``AnchorPlan``; `anchors` 2, since 2.1.7).
+        /// Local minima of the records' key hashes (`anchors` 2, since 2.1.7).
         case localMinimum
         /// A rule this version does not know: the archive reads, but cannot be written again.
         case unknown(UInt64)
@@ -67,7 +67,7 @@ public struct WriterRecipe: Equatable, Sendable {
     /// refresh), before anything is written.
     ///
     /// - Throws: `badTarget` for an anchor rule or a dictionary placement a later version defines.
-    public func requireWritable() throws {
+    package func requireWritable() throws {
         if case .unknown(let code) = anchors {
             throw WebArcError.badTarget(
                 reason: "the result's writer uses anchor rule \(code) (Writer.anchors), which this version cannot write: use a newer webarc")

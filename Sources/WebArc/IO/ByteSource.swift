@@ -51,7 +51,7 @@ public final class FileByteSource: ByteSource {
     public let size: UInt64
     /// The file opened, as it was when opened: compare it with ``FileIdentity/init(path:)`` to
     /// learn whether `path` still names these bytes.
-    public let identity: FileIdentity?
+    package let identity: FileIdentity?
 
     /// Opens `path` for reading.
     ///
@@ -112,7 +112,7 @@ public final class FileByteSource: ByteSource {
     ///
     /// - Throws: ``WebArcError/io(path:operation:errno:)`` naming `path`; `truncated` when the file
     ///   ends first.
-    public static func read(_ descriptor: Int32, at offset: UInt64, count: Int, path: String) throws -> [UInt8] {
+    package static func read(_ descriptor: Int32, at offset: UInt64, count: Int, path: String) throws -> [UInt8] {
         // Not zero-filled first: pread writes every byte, and on a failure none of it is kept.
         try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             var done = 0

@@ -14,26 +14,26 @@ import Darwin
 /// let source = try FileByteSource(path: "site.webarc")
 /// if source.identity != FileIdentity(path: "site.webarc") { print("site.webarc changed") }
 /// ```
-public struct FileIdentity: Hashable, Sendable, CustomStringConvertible {
+package struct FileIdentity: Hashable, Sendable, CustomStringConvertible {
     /// The device holding the file.
-    public var device: UInt64
+    package var device: UInt64
     /// The file's inode on that device.
-    public var inode: UInt64
+    package var inode: UInt64
     /// Its length in bytes.
-    public var size: UInt64
+    package var size: UInt64
     /// Its last modification, in nanoseconds since 1970.
-    public var modified: Int64
+    package var modified: Int64
 
     /// The identity of the file `path` names now, or nil when it cannot be looked up (it is being
     /// replaced, or was removed).
-    public init?(path: String) {
+    package init?(path: String) {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         self.init(info)
     }
 
     /// The identity of an open file.
-    public init?(descriptor: Int32) {
+    package init?(descriptor: Int32) {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { return nil }
         self.init(info)
@@ -51,5 +51,5 @@ public struct FileIdentity: Hashable, Sendable, CustomStringConvertible {
         modified = Int64(time.tv_sec).multipliedReportingOverflow(by: 1_000_000_000).partialValue &+ Int64(time.tv_nsec)
     }
 
-    public var description: String { "inode \(inode) on device \(device), \(size) bytes, modified at \(modified) ns" }
+    package var description: String { "inode \(inode) on device \(device), \(size) bytes, modified at \(modified) ns" }
 }

@@ -3,7 +3,7 @@
 ///
 /// A front end that keeps archives open (the URL protocol, `webarc serve`) asks now and then, so
 /// that a client whose pages are all cached still moves to a new release.
-public protocol OriginChecking: ByteSource {
+package protocol OriginChecking: ByteSource {
     /// Asks the origin whether it still holds the version this source read.
     ///
     /// - Returns: nil when it does; otherwise the error saying it changed (a ``SourceChanged``
@@ -19,7 +19,7 @@ extension ArchiveReader {
     ///
     /// - Returns: that origin's change error; nil when every origin still holds its version, or
     ///   could not say (the network is down), or no reader is remote.
-    public static func firstOriginChange(among readers: [ArchiveReader]) -> (any Error)? {
+    package static func firstOriginChange(among readers: [ArchiveReader]) -> (any Error)? {
         for reader in readers {
             guard let source = reader.byteSource as? any OriginChecking, let change = (try? source.originChange()) ?? nil else { continue }
             return change

@@ -3,7 +3,7 @@ extension OutputFile {
     /// done (the new archive `pack --base` diffs, an update `diff` applies to check it). It is named
     /// as ``OutputFile``'s temporaries are (`.NAME-PURPOSE.tmp-PID-HOST-XXXXXX`), so when the process
     /// dies first (`kill -9`) the next write into that folder removes it.
-    public static func intermediatePath(beside target: String, purpose: String) -> String {
+    package static func intermediatePath(beside target: String, purpose: String) -> String {
         let slash = target.lastIndex(of: "/")
         let directory = slash.map { String(target[..<$0]) } ?? "."
         let name = slash.map { String(target[target.index(after: $0)...]) } ?? target

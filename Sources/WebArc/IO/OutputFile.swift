@@ -20,18 +20,18 @@ import Darwin
 /// try file.append(Array("WARC/1.1\r\n".utf8))
 /// try file.commit(overwrite: false)   // fsync, rename into place, fsync the folder
 /// ```
-public final class OutputFile {
+package final class OutputFile {
     /// The path the file appears at once committed.
-    public let targetPath: String
+    package let targetPath: String
     /// The temporary sibling written until then (`.NAME.tmp-PID-HOST-XXXXXX` in the same folder;
     /// those a killed process left are removed by the next ``OutputFile`` in that folder, see
     /// ``StaleTemporaries``).
-    public let temporaryPath: String
+    package let temporaryPath: String
     private var descriptor: Int32
     private var buffer: [UInt8] = []
     private let bufferLimit = 1 << 20
     /// Bytes written so far, buffered ones included.
-    public private(set) var length: UInt64 = 0
+    package private(set) var length: UInt64 = 0
     private var flushedLength: UInt64 = 0
     /// Bytes already written to the file (the rest of ``length`` is buffered).
     var flushed: UInt64 { flushedLength }
@@ -50,7 +50,7 @@ public final class OutputFile {
     /// Creates a temporary file next to `targetPath`.
     ///
     /// - Throws: `outputExists` when the target exists and `overwrite` is false; `io` otherwise.
-    public init(targetPath: String, overwrite: Bool) throws {
+    package init(targetPath: String, overwrite: Bool) throws {
         self.targetPath = targetPath
         if !overwrite && access(targetPath, F_OK) == 0 { throw WebArcError.outputExists(path: targetPath) }
         let slash = targetPath.lastIndex(of: "/")
@@ -72,7 +72,7 @@ public final class OutputFile {
     /// Appends bytes at the end, writing them out once a megabyte is buffered.
     ///
     /// - Throws: ``WebArcError/io(path:operation:errno:)`` when the write fails.
-    public func append<C: Collection>(_ bytes: C) throws where C.Element == UInt8 {
+    package func append<C: Collection>(_ bytes: C) throws where C.Element == UInt8 {
         buffer.append(contentsOf: bytes)
         length += UInt64(bytes.count)
         if buffer.count >= bufferLimit { try flush() }
@@ -82,7 +82,7 @@ public final class OutputFile {
     /// from where it is, after what is buffered, rather than copied into the buffer first.
     ///
     /// - Throws: ``WebArcError/io(path:operation:errno:)`` when the write fails.
-    public func append(_ bytes: [UInt8]) throws {
+    package func append(_ bytes: [UInt8]) throws {
         guard bytes.count >= bufferLimit / 4 else { return try append(bytes[...]) }
         try flush()
         try write(bytes, at: flushedLength)
@@ -109,7 +109,7 @@ public final class OutputFile {
     /// ``commit(overwrite:permissions:)`` waits for that rest alone.
     ///
     /// - Throws: ``WebArcError/io(path:operation:errno:)`` when writing the buffer fails.
-    public func startWritebackOfAll() throws {
+    package func startWritebackOfAll() throws {
         try flush()
         startWriteback(atLeast: 1)
     }
@@ -205,7 +205,7 @@ public final class OutputFile {
     /// - Throws: ``WebArcError/outputExists(path:)`` when the target appeared meanwhile and
     ///   `overwrite` is false; ``WebArcError/io(path:operation:errno:)`` when a step fails. The
     ///   temporary file is removed either way.
-    public func commit(overwrite: Bool, permissions: mode_t = 0o644) throws {
+    package func commit(overwrite: Bool, permissions: mode_t = 0o644) throws {
         try flush()
         guard fsync(descriptor) == 0 else { throw WebArcError.io(path: temporaryPath, operation: .transferring("sync"), errno: errno) }
         if permissions != 0o600 { fchmod(descriptor, permissions) }
@@ -237,7 +237,7 @@ public final class OutputFile {
     }
 
     /// Closes and removes the temporary file; the target path is untouched.
-    public func discard() {
+    package func discard() {
         sweep.wait()
         if descriptor >= 0 {
             close(descriptor)

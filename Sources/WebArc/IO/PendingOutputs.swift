@@ -9,21 +9,21 @@ import Darwin
 /// The temporary files this process is writing, so that a process stopped by Ctrl-C or SIGTERM can
 /// remove them: an interrupted pack, unpack or import leaves neither a half-written output nor a
 /// hidden temporary file behind.
-public enum PendingOutputs {
+package enum PendingOutputs {
     private static let paths = Mutex<Set<String>>([])
 
     /// Records a temporary file that is being written.
-    public static func register(_ path: String) { _ = paths.withLock { $0.insert(path) } }
+    package static func register(_ path: String) { _ = paths.withLock { $0.insert(path) } }
 
     /// Forgets a temporary file that was renamed into place or removed.
-    public static func unregister(_ path: String) { _ = paths.withLock { $0.remove(path) } }
+    package static func unregister(_ path: String) { _ = paths.withLock { $0.remove(path) } }
 
     /// The temporary files being written now.
-    public static var current: Set<String> { paths.withLock { $0 } }
+    package static var current: Set<String> { paths.withLock { $0 } }
 
     /// Removes every temporary file still being written (call it from a signal source's handler,
     /// not from an asynchronous signal handler).
-    public static func removeAll() {
+    package static func removeAll() {
         paths.withLock { pending in
             for path in pending { unlink(path) }
             pending.removeAll()

@@ -3,7 +3,7 @@
 ///
 /// A server answering from such an archive is a gateway to it, so it answers 504 Gateway Timeout
 /// when ``timedOut`` and 502 Bad Gateway otherwise, instead of 500 (RFC 9110 §15.6).
-public protocol SourceUnreachable: Error {
+package protocol SourceUnreachable: Error {
     /// No answer came in time.
     var timedOut: Bool { get }
 }

@@ -56,7 +56,7 @@ extension LayerStack {
     /// topmost layer holding it; keys that layer deletes (a tombstone) are left out.
     ///
     /// Each layer's records are read once, in key order, decoded on every core
-    /// (``ArchiveReader/forEachEntryDecodedAhead(_:)``); memory holds every layer's keys.
+    /// (`ArchiveReader.forEachEntryDecodedAhead(_:)`); memory holds every layer's keys.
     /// - Throws: ``WebArcError`` when a page is damaged.
     public func forEachKey(_ body: (String, LayeredRecords) throws -> Void) throws {
         var groups: [[(key: String, bytes: [UInt8], entries: [ArchiveEntry])]] = []

@@ -15,14 +15,14 @@ public enum OutsideLinkPolicy: String, Sendable, CaseIterable {
 }
 
 /// A file found under the packed folder.
-public struct ScannedFile: Sendable, Equatable {
+package struct ScannedFile: Sendable, Equatable {
     /// Path relative to the folder, `/`-separated, as it will appear in the URL.
-    public var relativePath: String
+    package var relativePath: String
     /// The path to read (symlinks resolved).
-    public var readPath: String
-    public var size: UInt64
+    package var readPath: String
+    package var size: UInt64
     /// Modification time, seconds since 1970.
-    public var modified: Int64
+    package var modified: Int64
 }
 
 /// Something under the folder that `pack` cannot or will not include as it stands.
@@ -51,19 +51,19 @@ public struct ScanProblem: Sendable, Equatable, CustomStringConvertible {
 /// folder found as soon as it is free: a listing's `fstatat` and `faccessat` per entry are most of
 /// a large site's scan, and pack's workers wait for it. Everything found is sorted by path, so
 /// nothing depends on the threads.
-public struct FolderScanner {
-    public let root: String
-    public let outsideLinks: OutsideLinkPolicy
+package struct FolderScanner {
+    package let root: String
+    package let outsideLinks: OutsideLinkPolicy
 
     /// Files found, sorted by relative path bytes.
-    public private(set) var files: [ScannedFile] = []
+    package private(set) var files: [ScannedFile] = []
     /// Problems found, sorted by relative path bytes.
-    public private(set) var problems: [ScanProblem] = []
+    package private(set) var problems: [ScanProblem] = []
     /// Links left out under ``OutsideLinkPolicy/skip``, sorted by relative path bytes.
-    public private(set) var skippedLinks: [ScanProblem] = []
+    package private(set) var skippedLinks: [ScanProblem] = []
 
     /// Makes a scanner for `root`.
-    public init(root: String, outsideLinks: OutsideLinkPolicy) {
+    package init(root: String, outsideLinks: OutsideLinkPolicy) {
         self.root = root
         self.outsideLinks = outsideLinks
     }
@@ -71,7 +71,7 @@ public struct FolderScanner {
     /// Walks the folder.
     ///
     /// - Throws: `io` when the root itself is missing or not a folder.
-    public mutating func scan() throws {
+    package mutating func scan() throws {
         guard let real = Self.realPath(root) else { throw WebArcError.io(path: root, operation: .opening("open"), errno: errno) }
         var info = stat()
         guard stat(real, &info) == 0 else { throw WebArcError.io(path: root, operation: .opening("open"), errno: errno) }

@@ -1,5 +1,5 @@
 /// Media types by file extension, for packing a folder (what a static web server would send).
-public enum MediaTypes {
+package enum MediaTypes {
     static let byExtension: [String: String] = [
         "html": "text/html", "htm": "text/html", "xhtml": "application/xhtml+xml", "css": "text/css",
         "js": "text/javascript", "mjs": "text/javascript", "json": "application/json", "map": "application/json",
@@ -14,13 +14,13 @@ public enum MediaTypes {
     ]
 
     /// The media type for a file name, `application/octet-stream` when the extension is unknown.
-    public static func mediaType(forFileName name: String) -> String {
+    package static func mediaType(forFileName name: String) -> String {
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "application/octet-stream" }
         return byExtension[name[name.index(after: dot)...].lowercased()] ?? "application/octet-stream"
     }
 
     /// Whether a media type is text that a browser decodes with a charset.
-    public static func isText(_ mediaType: String) -> Bool {
+    package static func isText(_ mediaType: String) -> Bool {
         mediaType.hasPrefix("text/") || ["application/json", "application/xml", "image/svg+xml", "application/xhtml+xml",
                                          "application/manifest+json"].contains(mediaType)
     }

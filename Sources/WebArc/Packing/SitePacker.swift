@@ -29,7 +29,7 @@ public struct SitePacker {
         /// hashes (`Writer.anchors` 2), so that a page added or dropped in the next release moves
         /// only the anchors near it; `.keyed` is 2.1.5's rule, nil every
         /// `dictionaryInterval`-th body, as before 2.1.5.
-        public var anchorRule: AnchorPlan.KeyedRule? = .localMinimum
+        package var anchorRule: AnchorPlan.KeyedRule? = .localMinimum
         /// Zstandard level for bodies with a dictionary (spec Appendix C step 15; see
         /// ``ArchiveWriter/Options/zstdLevel``); nil: LZ4 only.
         public var zstdLevel: Int?

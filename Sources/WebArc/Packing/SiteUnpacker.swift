@@ -7,7 +7,7 @@ import Glibc
 import Darwin
 #endif
 
-/// Writes every response body of an archive to a file under a folder (see ``UnpackPlan`` for the
+/// Writes every response body of an archive to a file under a folder (see `UnpackPlan` for the
 /// mapping), never outside it, never through a symbolic link, never over a file without `overwrite`.
 /// Each file's modification time is its response's `Last-Modified` when that is an HTTP date (as
 /// `pack` writes it), so packing the folder again gives the same records.

@@ -10,9 +10,9 @@
 /// - A query is appended to the file name as `?query`, with `/` written `%2F`.
 /// - Two URLs that map to one file: written once when the bodies are equal, otherwise the later
 ///   one is reported. A file where a folder is needed (`/a` beside `/a/b`) is reported.
-public enum UnpackPlan {
+package enum UnpackPlan {
     /// The relative file path for a canonical URL, or nil when it is not http(s) or too long.
-    public static func relativePath(forCanonicalURL url: String, includeOrigin: Bool) -> [String]? {
+    package static func relativePath(forCanonicalURL url: String, includeOrigin: Bool) -> [String]? {
         // Searched as bytes (a canonical URL is ASCII): Foundation's `range(of:)` goes through NSString.
         guard let schemeEnd = url.utf8.firstRange(of: "://".utf8) else { return nil }
         let scheme = url[..<schemeEnd.lowerBound]

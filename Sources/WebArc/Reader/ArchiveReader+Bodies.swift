@@ -183,7 +183,9 @@ extension ArchiveReader {
     /// Decodes a whole body and checks its length, MD5 and SHA-256 against its entry (spec §11.3
     /// `body-digests`); each chunk is verified against its own digest on the way.
     ///
-    /// - Parameter deliver: called with each verified chunk (for a caller that keeps the bytes).
+    /// - Parameters:
+    ///   - entry: the body's entry, from ``bodyEntry(_:)`` or ``forEachBody(_:)``.
+    ///   - deliver: called with each verified chunk (for a caller that keeps the bytes).
     /// - Throws: chunk errors; `bodyDigest` naming the body's first chunk offset on a mismatch.
     public func verifyBody(_ entry: BodyEntry, deliver: (([UInt8]) throws -> Void)? = nil) throws {
         var md5 = Insecure.MD5()

@@ -13,7 +13,7 @@ extension ArchiveReader {
     ///     bounded scan.
     ///   - accept: called with each key's bytes after the prefix.
     /// - Throws: page and index errors.
-    public func firstKey(withPrefix prefix: String, limit: Int = 20_000, where accept: (ArraySlice<UInt8>) -> Bool) throws -> String? {
+    package func firstKey(withPrefix prefix: String, limit: Int = 20_000, where accept: (ArraySlice<UInt8>) -> Bool) throws -> String? {
         let wanted = Array(prefix.utf8)
         var visited = 0
         var found: String?

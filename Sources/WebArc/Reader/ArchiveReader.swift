@@ -22,9 +22,9 @@ public final class ArchiveReader: Sendable {
     /// The path the archive was opened from, used in messages.
     public let path: String
     /// The lead (offset 0).
-    public let lead: Lead
+    package let lead: Lead
     /// The decoded trailer.
-    public let trailer: Trailer
+    package let trailer: Trailer
     /// The archive digest: SHA-256 of the 256 trailer bytes as stored, what a signature signs.
     public let archiveDigest: [UInt8]
     /// The archives an update is read over, nearest first: a chunk of `layer` n is read from
@@ -56,6 +56,7 @@ public final class ArchiveReader: Sendable {
     /// Opens the archive at `path`.
     ///
     /// - Parameters:
+    ///   - path: the archive file.
     ///   - mapped: map the file into memory instead of using positioned reads; the same bytes
     ///     either way, a little faster for reads that repeat. Only for a file nobody rewrites in
     ///     place while it is open: a mapped file cut short under the reader ends the process with

@@ -11,7 +11,9 @@ extension ArchiveReader {
     /// Decides whether `policy` accepts this archive, and records it in the policy's rollback state.
     ///
     /// Call it before serving anything from the archive.
-    /// - Throws: what ``TrustPolicy/check(archiveDigest:appendix:archiveLength:now:)`` throws.
+    /// - Throws: ``WebArcError`` `badAppendix`, `unsigned`, `untrustedKey`, `badSignature`,
+    ///   `expired`, `rolledBack` (spec §12.4), and `badRollbackState` or `io` when the rollback
+    ///   state cannot be read or written.
     public func checkTrust(_ policy: TrustPolicy, now: Date = Date()) throws -> TrustDecision {
         try policy.check(archiveDigest: archiveDigest, appendix: try appendixBytes(), archiveLength: archiveLength, now: now)
     }

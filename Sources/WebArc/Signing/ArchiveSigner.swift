@@ -24,6 +24,8 @@ public enum ArchiveSigner {
     /// key is replaced where it stood (and any further ones of that key dropped), otherwise the new
     /// block is appended.
     /// - Parameters:
+    ///   - path: the archive file, rewritten in place (its archive bytes unchanged).
+    ///   - key: the publisher's private key.
     ///   - sequence: the release number; later releases need higher ones (spec §12.4).
     ///   - created: when it was signed (default now).
     ///   - expires: when the signature stops being accepted; nil for never.

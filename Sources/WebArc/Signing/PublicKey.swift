@@ -27,7 +27,9 @@ public struct PublicKey: Equatable, Sendable, CustomStringConvertible {
 
     /// Parses the text of a `NAME.pub` file.
     ///
-    /// - Parameter path: names the file in errors.
+    /// - Parameters:
+    ///   - bytes: the file's contents.
+    ///   - path: names the file in errors.
     /// - Throws: ``WebArcError/badKeyFile(path:reason:)`` when it does not parse;
     ///   ``WebArcError/keyIDMismatch(path:stated:computed:)`` when its key ID is not its key's.
     public init(parsing bytes: [UInt8], path: String) throws {

@@ -5,12 +5,12 @@ import Foundation
 /// ```
 /// 0 keyID (8) | 8 sequence (u64) | 16 created (i64 ms) | 24 expires (i64 ms, 0 never) | 32 reserved (24) | 56 signature (64)
 /// ```
-/// The signature covers the 128-byte *signed message* (``signedMessage(archiveDigest:)``): a
+/// The signature covers the 128-byte *signed message*: a
 /// domain string, the archive digest and bytes 0–55 of the block, so sequence and dates are signed.
 /// Spec: §12.2 Signature block.
 public struct SignatureBlock: Equatable, Sendable {
     /// The block's `length`: 120 bytes after its type and length fields.
-    public static let length = 120
+    package static let length = 120
     /// Bytes 0–55: the fields the signature covers.
     static let signedFieldsLength = 56
     /// `webarc-signature-2\0`, padded with zeros to 32 bytes.
@@ -25,7 +25,7 @@ public struct SignatureBlock: Equatable, Sendable {
     /// When the signature stops being accepted, in ms since 1970; 0 for never.
     public var expires: Int64
     /// Bytes 32–55 as written (zero when written by this library); signed as they are.
-    public var reserved: [UInt8]
+    package var reserved: [UInt8]
     /// The 64-byte Ed25519 signature.
     public var signature: [UInt8]
 
@@ -35,7 +35,7 @@ public struct SignatureBlock: Equatable, Sendable {
     ///   - created: ms since 1970.
     ///   - expires: ms since 1970, or 0 for never.
     /// - Throws: `io` (operation `sign`) when the crypto library fails.
-    public init(signing archiveDigest: [UInt8], with key: SigningKey, sequence: UInt64, created: Int64, expires: Int64) throws {
+    package init(signing archiveDigest: [UInt8], with key: SigningKey, sequence: UInt64, created: Int64, expires: Int64) throws {
         keyID = key.keyID
         self.sequence = sequence
         self.created = created
@@ -49,7 +49,7 @@ public struct SignatureBlock: Equatable, Sendable {
     ///
     /// - Parameter lengthFieldOffset: the appendix's `appendixLength` offset, which errors name.
     /// - Throws: ``WebArcError/badAppendix(offset:reason:)`` when the block is not 120 bytes.
-    public init(parsing bytes: [UInt8], lengthFieldOffset: UInt64) throws {
+    package init(parsing bytes: [UInt8], lengthFieldOffset: UInt64) throws {
         guard bytes.count == Self.length else {
             throw WebArcError.badAppendix(
                 offset: lengthFieldOffset, reason: "a signature block is \(Self.length) bytes, this one \(bytes.count)")
@@ -64,7 +64,7 @@ public struct SignatureBlock: Equatable, Sendable {
     }
 
     /// The 120 bytes of the block (without its type and length fields).
-    public func serialize() -> [UInt8] {
+    package func serialize() -> [UInt8] {
         var writer = ByteWriter(capacity: Self.length)
         writeSignedFields(into: &writer)
         writer.write(bytes: signature)
@@ -73,7 +73,7 @@ public struct SignatureBlock: Equatable, Sendable {
 
     /// The 128 bytes the signature covers: the domain (32), the archive digest (32), bytes 0–55 of
     /// the block, then 8 zero bytes.
-    public func signedMessage(archiveDigest: [UInt8]) -> [UInt8] {
+    package func signedMessage(archiveDigest: [UInt8]) -> [UInt8] {
         var writer = ByteWriter(capacity: 128)
         writer.write(bytes: Self.domain)
         writer.write(bytes: archiveDigest)
@@ -96,7 +96,7 @@ public struct SignatureBlock: Equatable, Sendable {
     public var expiresDate: Date? { expires == 0 ? nil : Self.date(expires) }
 
     /// Milliseconds since 1970 for `date`, rounded down.
-    public static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
+    package static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
 
     static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
 

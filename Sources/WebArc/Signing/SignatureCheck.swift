@@ -9,7 +9,7 @@ import Foundation
 /// ```
 /// ``TrustPolicy`` adds the rollback state; ``ArchiveSigner`` writes what this reads.
 /// Spec: §12.1, §12.2, §12.4.
-public enum SignatureCheck {
+package enum SignatureCheck {
     /// The signature blocks (type 1) of an appendix, in order; other block types are skipped.
     ///
     /// - Parameters:
@@ -17,7 +17,7 @@ public enum SignatureCheck {
     ///   - archiveLength: where the appendix starts, for error offsets.
     /// - Throws: ``WebArcError/badAppendix(offset:reason:)`` when the appendix breaks §12.1 or a
     ///   type-1 block is not 120 bytes.
-    public static func signatureBlocks(in appendix: [UInt8], archiveLength: UInt64) throws -> [SignatureBlock] {
+    package static func signatureBlocks(in appendix: [UInt8], archiveLength: UInt64) throws -> [SignatureBlock] {
         guard !appendix.isEmpty else { return [] }
         let parsed = try ArchiveAppendix(parsing: appendix, at: archiveLength)
         let lengthField = archiveLength + UInt64(appendix.count - ArchiveAppendix.footerSize)
@@ -35,7 +35,7 @@ public enum SignatureCheck {
     /// Appendix A).
     /// - Returns: the decision, listing the verified and the accepting blocks.
     /// - Throws: `badAppendix`, `unsigned`, `untrustedKey`, `badSignature`, `expired`.
-    public static func evaluate(
+    package static func evaluate(
         archiveDigest: [UInt8], appendix: [UInt8], archiveLength: UInt64, trusting trusted: [PublicKey], now: Date
     ) throws -> TrustDecision {
         let blocks = try signatureBlocks(in: appendix, archiveLength: archiveLength)

@@ -38,7 +38,9 @@ public struct SigningKey: Sendable {
 
     /// Parses the text of a `NAME.key` file.
     ///
-    /// - Parameter path: names the file in errors.
+    /// - Parameters:
+    ///   - bytes: the file's contents.
+    ///   - path: names the file in errors.
     /// - Throws: ``WebArcError/badKeyFile(path:reason:)`` when it does not parse;
     ///   ``WebArcError/keyIDMismatch(path:stated:computed:)`` when its key ID is not its key's.
     public init(parsing bytes: [UInt8], path: String) throws {
@@ -76,7 +78,9 @@ public struct SigningKey: Sendable {
     /// Writes `NAME.key` (mode 0600 from its creation) and `NAME.pub` (0644), each through a
     /// temporary file renamed into place.
     ///
-    /// - Parameter name: the path without extension.
+    /// - Parameters:
+    ///   - name: the path without extension.
+    ///   - overwrite: whether existing files are replaced.
     /// - Throws: ``WebArcError/outputExists(path:)`` when either file exists and `overwrite` is
     ///   false (then neither is written); `io` when a file cannot be written.
     public func write(to name: String, overwrite: Bool) throws {

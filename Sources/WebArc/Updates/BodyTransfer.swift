@@ -35,7 +35,7 @@ extension ArchiveWriter {
     ///
     /// - Returns: the stored body of a response, nil for other records.
     @discardableResult
-    public func copy(_ record: ArchiveRecord, from reader: ArchiveReader, previous: PreviousVersion? = nil) throws -> StoredBody? {
+    package func copy(_ record: ArchiveRecord, from reader: ArchiveReader, previous: PreviousVersion? = nil) throws -> StoredBody? {
         switch record {
         case .response(var response):
             let stored = try BodyTransfer.add(try reader.bodyEntry(response.body), from: reader, to: self, previous: previous)

@@ -64,10 +64,10 @@ public struct UpdateApplier {
     /// Writes the result to `path` atomically.
     ///
     /// Each body is read once on ``workers`` threads; a chunk whose stored bytes are what the
-    /// writer would store for it at its new position is copied as it is (``ChunkRecoder``), the
+    /// writer would store for it at its new position is copied as it is, the
     /// others are coded again. When the update names its target's body data digest
     /// (`Target.bodyData`, since 2.1.4) and its pages are mostly compressed
-    /// (``copiesUnchecked(_:stack:)``), copied chunks are not decoded, and the chunks decoded to be
+    /// (`copiesUnchecked(_:stack:)`), copied chunks are not decoded, and the chunks decoded to be
     /// coded again are not checked: the body data written is checked against that digest instead,
     /// and on a mismatch the result is written again with every chunk checked against its own
     /// digest (which names a damaged chunk). Otherwise every

@@ -35,7 +35,7 @@ public struct UpdateBuilder {
         public var deletedKeys = 0
         /// Bodies added to the update that a base already holds (not stored again).
         public var bodiesFromBases = 0
-        /// Bodies new under their URL coded against a similar body of the bases (``SimilarBodies``).
+        /// Bodies new under their URL coded against a similar body of the bases.
         public var similarBodies = 0
         /// The update's writer statistics.
         public var statistics = ArchiveWriter.Statistics()

@@ -7,7 +7,7 @@ extension AnchorPlan {
     /// - Throws: `badTarget` for a rule or a dictionary placement this version does not know
     ///   (``WriterRecipe/requireWritable()``), before anything is written; `badURL` for a response
     ///   whose URL has no key.
-    public static func following(_ recipe: WriterRecipe, responses: [ResponseRecord?]) throws -> AnchorPlan {
+    package static func following(_ recipe: WriterRecipe, responses: [ResponseRecord?]) throws -> AnchorPlan {
         try recipe.requireWritable()
         // Anything but a response keeps the numbering and is no candidate.
         return try following(recipe, bodies: responses.map { response in

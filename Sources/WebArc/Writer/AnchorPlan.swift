@@ -18,27 +18,27 @@
 ///   anchors before and after a change meet again within a window of it, however uniform the site.
 ///
 /// Positions past the keys a keyed plan was given take no candidate (only the ⌊3*n*/2⌋ rule).
-public struct AnchorPlan: Sendable, Equatable {
+package struct AnchorPlan: Sendable, Equatable {
     /// The rules that need each position's key and body length.
-    public enum KeyedRule: Sendable, Equatable {
+    package enum KeyedRule: Sendable, Equatable {
         /// `Writer.anchors` 1 (2.1.5): a hash a multiple of ⌊*n*/8⌋, ⌊3*n*/4⌋ after the last anchor.
         case keyed
         /// `Writer.anchors` 2 (2.1.7): the smallest hash within ⌊3*n*/8⌋ positions either side.
         case localMinimum
 
         /// The rule that `Writer.anchors` names (1 or 2).
-        public var anchorRule: WriterRecipe.AnchorRule { self == .keyed ? .keyed : .localMinimum }
+        package var anchorRule: WriterRecipe.AnchorRule { self == .keyed ? .keyed : .localMinimum }
     }
 
     /// Bodies per anchor (*n*); 0: no anchors, dictionaries off.
-    public let interval: Int
+    package let interval: Int
     /// The rule, as `Writer.anchors` names it.
-    public let rule: WriterRecipe.AnchorRule
+    package let rule: WriterRecipe.AnchorRule
     /// For a keyed rule, each position's anchor position; nil: every *n*-th.
     private let anchorPositions: [Int]?
 
     /// The every-*n*-th rule.
-    public init(interval: Int) {
+    package init(interval: Int) {
         self.interval = max(0, interval)
         rule = .everyNth
         anchorPositions = nil
@@ -46,7 +46,7 @@ public struct AnchorPlan: Sendable, Equatable {
 
     /// A rule keyed by the records, given for each position in order the lookup key of the record
     /// whose body takes it and that body's length.
-    public init<Bodies: Sequence>(interval: Int, bodies: Bodies, rule: KeyedRule) where Bodies.Element == (key: [UInt8], length: UInt64) {
+    package init<Bodies: Sequence>(interval: Int, bodies: Bodies, rule: KeyedRule) where Bodies.Element == (key: [UInt8], length: UInt64) {
         self.interval = max(0, interval)
         guard self.interval > 0 else {
             self.rule = .everyNth
@@ -61,16 +61,16 @@ public struct AnchorPlan: Sendable, Equatable {
     }
 
     /// Whether this plan depends on the records' keys and body lengths (`Writer.anchors` 1 or 2).
-    public var isKeyed: Bool { anchorPositions != nil }
+    package var isKeyed: Bool { anchorPositions != nil }
 
     /// Whether `position` is an anchor's.
-    public func isAnchor(_ position: Int) -> Bool {
+    package func isAnchor(_ position: Int) -> Bool {
         anchor(of: position) == position
     }
 
     /// The anchor position a body at `position` takes its dictionary from (itself for an anchor),
     /// or nil when dictionaries are off.
-    public func anchor(of position: Int) -> Int? {
+    package func anchor(of position: Int) -> Int? {
         guard interval > 0, position >= 0 else { return nil }
         guard let anchorPositions else { return position - position % interval }
         if position < anchorPositions.count { return anchorPositions[position] }

@@ -19,7 +19,7 @@ extension ArchiveWriter {
     /// version (a body of base `previousVersion.base`) when that is shorter (spec Appendix C step 14).
     ///
     /// - Returns: the stored body, possibly one stored earlier or held by a base with the same bytes.
-    public func addBody<D: DataProtocol>(_ bytes: D, previousVersion: PreviousVersion?) throws -> StoredBody {
+    package func addBody<D: DataProtocol>(_ bytes: D, previousVersion: PreviousVersion?) throws -> StoredBody {
         try addBody(Array(bytes), known: nil, previousVersion: previousVersion)
     }
 
@@ -54,7 +54,7 @@ extension ArchiveWriter {
     }
 
     /// Adds a body hashed and compressed ahead of time (see ``PreparedBody``).
-    public func addBody(_ prepared: PreparedBody) throws -> StoredBody {
+    package func addBody(_ prepared: PreparedBody) throws -> StoredBody {
         try ensureOpen()
         let slot = anchors.take()
         return try failing { try commit(prepared, slot: slot) }
@@ -192,7 +192,9 @@ extension ArchiveWriter {
 
     /// Adds a file's contents, streamed chunk by chunk so memory stays bounded whatever its size.
     ///
-    /// - Parameter progress: called after each piece (at most 256 KiB) with the bytes read so far.
+    /// - Parameters:
+    ///   - path: the file to read.
+    ///   - progress: called after each piece (at most 256 KiB) with the bytes read so far.
     /// - Throws: `io` naming the file when it cannot be read.
     public func addBody(contentsOfFile path: String, progress: ((UInt64) -> Void)? = nil) throws -> StoredBody {
         try ensureOpen()

@@ -1,14 +1,14 @@
 extension ArchiveWriter {
     /// The body a changed body replaces: what a delta chunk is coded against (spec Appendix C
     /// step 14).
-    public struct PreviousVersion: Sendable {
+    package struct PreviousVersion: Sendable {
         /// The base holding it: its position in the writer's bases (0 for the nearest).
-        public var base: Int
+        package var base: Int
         /// Its body entry as that base reads it.
-        public var body: BodyEntry
+        package var body: BodyEntry
 
         /// Names the body `body` of base `base`.
-        public init(base: Int, body: BodyEntry) {
+        package init(base: Int, body: BodyEntry) {
             self.base = base
             self.body = body
         }

@@ -10,11 +10,11 @@ import Foundation
 /// try writer.finish()
 /// ```
 ///
-/// Nothing appears at `path` until ``finish()`` succeeds: the archive is written to a temporary
-/// file in the same folder, synced and renamed. Bodies go to the file as they are added; records
-/// wait in memory (encoded) until ``finish()`` writes the page trees, the metadata page and the
-/// trailer in the order of spec Appendix C, so that the same input gives the same bytes. Not
-/// thread-safe: one task owns a writer (use ``PreparedBody`` to compress in parallel).
+/// Nothing appears at `path` until ``finish(expected:appendix:)`` succeeds: the archive is written
+/// to a temporary file in the same folder, synced and renamed. Bodies go to the file as they are
+/// added; records wait in memory (encoded) until ``finish(expected:appendix:)`` writes the page
+/// trees, the metadata page and the trailer in the order of spec Appendix C, so that the same
+/// input gives the same bytes. Not thread-safe: one task owns a writer.
 public final class ArchiveWriter {
     /// Choices that change what the writer does, not what it writes.
     public struct Options: Sendable {
@@ -36,7 +36,7 @@ public final class ArchiveWriter {
         /// for an archive written again by its recipe) keeps anchors in place when pages are added
         /// or dropped, so an update's apply codes again only bodies near the change
         /// (`Writer.anchors` 1 or 2).
-        public var anchorPlan: AnchorPlan?
+        package var anchorPlan: AnchorPlan?
         /// Where a codec-2 chunk's dictionary lies when LZ4 compresses it (spec Appendix C step 13,
         /// `Writer.dictionaryPlacement`): `.prefix` (the default, since 2.1.8), right before the
         /// chunk, about 15 % faster; `.apart` as every writer before.
@@ -52,7 +52,7 @@ public final class ArchiveWriter {
 
         /// The options that write an archive the way `recipe` says (whose placement must be one
         /// this version knows: ``WriterRecipe/requireWritable()``).
-        public init(overwrite: Bool = false, recipe: WriterRecipe) {
+        package init(overwrite: Bool = false, recipe: WriterRecipe) {
             self.init(
                 overwrite: overwrite, compressionLevel: recipe.level, dictionaryInterval: recipe.dictionaryInterval,
                 zstdLevel: recipe.zstdLevel)
@@ -93,10 +93,13 @@ public final class ArchiveWriter {
 
     /// Starts an archive that will appear at `path` when finished.
     ///
-    /// - Parameter bases: for an update archive, its bases, nearest first (each opened over its own
-    ///   bases). A body equal to one a base holds is not stored again: its entry names the base's
-    ///   chunks (spec §13, Appendix C step 11). They become ``metadata``'s `bases` (named by file
-    ///   name), which makes the archive an update (required feature bit 0).
+    /// - Parameters:
+    ///   - path: where the archive appears.
+    ///   - options: overwriting and compression.
+    ///   - bases: for an update archive, its bases, nearest first (each opened over its own
+    ///     bases). A body equal to one a base holds is not stored again: its entry names the base's
+    ///     chunks (spec §13, Appendix C step 11). They become ``metadata``'s `bases` (named by file
+    ///     name), which makes the archive an update (required feature bit 0).
     /// - Throws: `outputExists` when `path` exists and `options.overwrite` is false; `io`.
     public init(path: String, options: Options = Options(), bases: [ArchiveReader] = []) throws {
         self.options = options

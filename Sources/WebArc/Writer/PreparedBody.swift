@@ -6,7 +6,7 @@ import Foundation
 ///
 /// A body prepared without the dictionary the writer's order gives its position (spec Appendix
 /// C step 13) is coded again by the writer, so the archive's bytes never depend on who prepared it.
-public struct PreparedBody: @unchecked Sendable {
+package struct PreparedBody: @unchecked Sendable {
     let digest: BodyDigest
     let sha256: SHA256Hash
     let length: UInt64
@@ -16,7 +16,7 @@ public struct PreparedBody: @unchecked Sendable {
     /// 256 KiB, the last one shorter, without a dictionary.
     ///
     /// - Parameter level: 1 (fast, `LZ4_compress_default`, the default) or 3–12 (LZ4HC).
-    public init<D: DataProtocol>(_ bytes: D, level: Int = 1) {
+    package init<D: DataProtocol>(_ bytes: D, level: Int = 1) {
         let contiguous = Array(bytes)
         self = contiguous.withUnsafeBytes { PreparedBody(raw: $0, level: level, dictionary: nil) }
     }
@@ -24,7 +24,7 @@ public struct PreparedBody: @unchecked Sendable {
     /// Reads and prepares a whole file, without a dictionary.
     ///
     /// - Throws: `io` when the file cannot be read.
-    public init(contentsOfFile path: String, level: Int = 1) throws {
+    package init(contentsOfFile path: String, level: Int = 1) throws {
         self.init(try FileInput.readAll(path), level: level)
     }
 

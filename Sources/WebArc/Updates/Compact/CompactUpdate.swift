@@ -13,14 +13,14 @@ import Foundation
 /// ```
 public enum CompactUpdate {
     /// `\x89WEBARCU`: the lead's magic with U (update) for its last byte.
-    public static let magic: [UInt8] = [0x89, 0x57, 0x45, 0x42, 0x41, 0x52, 0x43, 0x55]
+    package static let magic: [UInt8] = [0x89, 0x57, 0x45, 0x42, 0x41, 0x52, 0x43, 0x55]
     /// The version this library writes: 2, which adds the target's body data digest (since
     /// format 2.1.6).
     public static let version: UInt8 = 2
     /// The versions this library reads: 1 (no body data digest) and 2.
     public static let readableVersions: ClosedRange<UInt8> = 1...2
     /// The bound of a section's decoded content and of its dictionary (§2).
-    public static let maxSection = 1 << 27
+    package static let maxSection = 1 << 27
     /// The bound of the touched-key count beyond the base's key count (§3).
     static let maxAddedKeys = 1 << 24
     /// The largest file a compact update can be: three frames of at most `maxSection` content
@@ -53,14 +53,14 @@ public enum CompactUpdate {
     }
 
     /// The sections, in file order.
-    public static let sectionNames = ["index", "records", "bodies"]
+    package static let sectionNames = ["index", "records", "bodies"]
 
     /// What a compact update says without its bases (`webarc info`): what it goes over and gives,
     /// and its sections' stored sizes.
     public struct Summary: Sendable {
         /// The bases and the target.
         public var header: Header
-        /// The stored bytes of each section, in ``sectionNames`` order (0: empty).
+        /// The stored bytes of each section: index, records, bodies (0: empty).
         public var sectionBytes: [Int]
         /// The file's size.
         public var fileBytes: Int

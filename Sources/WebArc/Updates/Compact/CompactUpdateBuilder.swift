@@ -11,7 +11,7 @@ import Foundation
 ///
 /// Keys are compared as ``UpdateBuilder`` compares them (records equal, bodies equal by length,
 /// MD5 and SHA-256); a changed body is coded against the body the old stack answered its key with,
-/// a body new under its URL against the most similar body of the old stack (``SimilarBodies``),
+/// a body new under its URL against the most similar body of the old stack,
 /// all of them in one Zstandard frame, so an edit repeated across pages costs about once.
 public struct CompactUpdateBuilder {
     /// The archives the update goes over, top first.

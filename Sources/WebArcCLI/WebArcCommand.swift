@@ -37,40 +37,15 @@ struct WebArcCommand: AsyncParsableCommand {
         ]
     )
 
-    /// Runs the command, mapping failures to one stderr line and a distinct exit code.
+    /// Runs the command (``CommandLineEntry``), mapping failures to one stderr line and a
+    /// distinct exit code.
     static func main() async {
         do {
-            if let plain = FastCat.parse(CommandLine.arguments) {
-                try Cat.write(archive: plain.archive, url: plain.url, method: "GET", includeHeaders: plain.headers, followRedirects: plain.follow)
-                return
-            }
-            if let pack = FastPack.parse(CommandLine.arguments) {
-                InterruptCleanup.install()
-                try pack.run()
-                return
-            }
-            if let unknown = SubcommandParsing.unknownCommand(CommandLine.arguments, among: configuration.subcommands) {
-                throw CommandFailure(unknown, code: ExitCodes.usage)
-            }
-            var command = try parseCommand()
-            // `serve` handles its own signals; `capture` execs webarc-capture, which would inherit
-            // the ignored signals.
-            if !(command is Serve || command is Capture) { InterruptCleanup.install() }
-            if var asyncCommand = command as? AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
+            try await CommandLineEntry.run(CommandLine.arguments)
         } catch let error as RemoteError {
             ExitCodes.exit(for: CommandFailure(error), command: self)
         } catch {
             ExitCodes.exit(for: error, command: self)
         }
-    }
-
-    /// The command line parsed by its subcommand alone when that parse is clean
-    /// (``SubcommandParsing``), else from the root.
-    private nonisolated static func parseCommand() throws -> sending any ParsableCommand {
-        try SubcommandParsing.parse(CommandLine.arguments, among: configuration.subcommands) ?? parseAsRoot()
     }
 }

@@ -43,7 +43,7 @@ struct CatRedirectTests {
         let head = try CLIRunner.run(["cat", archive, "http://site.test/old", "-i"])
         #expect(head.status == 3 && head.text.hasPrefix("HTTP/1.1 302") && head.text.contains("Location: http://site.test/new\r\n"))
         #expect(head.stderr.contains("use -L to follow it"))
-        // The same through the argument parser (-X makes FastCat hand over): the same answer.
+        // The same through the argument parser (-X makes the plain form of cat hand over): the same answer.
         let parsed = try CLIRunner.run(["cat", "-X", "GET", archive, "http://site.test/old"])
         #expect(parsed.status == 3 && parsed.stdout.isEmpty && parsed.stderr == notFollowed.stderr)
         let help = try CLIRunner.run(["cat", "--help"]).text.split(whereSeparator: \.isWhitespace).joined(separator: " ")

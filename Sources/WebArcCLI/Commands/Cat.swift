@@ -46,7 +46,7 @@ struct Cat: ParsableCommand {
         try Self.write(archive: archive, url: url, method: method, includeHeaders: includeHeaders, followRedirects: followRedirects)
     }
 
-    /// Looks up `url` and writes its body (and headers) to stdout; shared with ``FastCat``.
+    /// Looks up `url` and writes its body (and headers) to stdout; shared with ``CommandLineEntry``'s plain form.
     ///
     /// The lookup is the replay engine's with the exact canonical key only (no fuzzy rule: `cat`
     /// shows what is stored under the URL given); `-L` walks stored redirects with the engine's

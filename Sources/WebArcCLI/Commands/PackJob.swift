@@ -3,8 +3,8 @@ import WebArc
 import WebArcCLISupport
 
 /// One `webarc pack`, its settings as plain values: what ``Pack`` parses into, and what
-/// ``FastPack`` fills in without the argument parser (whose property wrappers alone cost a fresh
-/// process conformance lookups before any file is read).
+/// ``CommandLineEntry`` fills in without the argument parser (whose property wrappers alone cost
+/// a fresh process conformance lookups before any file is read).
 struct PackJob {
     var folder: String
     var output: String

@@ -7,7 +7,8 @@
 # fixed budget: each committed seed and fail case, then FUZZ_RUNS (default 2000) mutated inputs from
 # seed 1, two targets at a time. The same commit gives the same run, so it cannot fail by chance;
 # a crash fails CI here, with its input in Tools/fuzz/FailCases/<target>/. WEBARC_SKIP_FUZZ=1
-# skips the step. Measured cost on the 2-core CI machine: see Tools/fuzz/README.md ("CI").
+# skips the step. Measured cost on the 2-core CI machine: see Tools/fuzz/README.md ("CI"). Then
+# Tools/docs.sh builds the DocC documentation of the library modules, warnings as errors.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,6 +18,11 @@ if [[ -z "${WEBARC_SKIP_FUZZ:-}" ]]; then
     started=$(date +%s)
     FUZZ_CONFIG=debug FUZZ_JOBS=2 FUZZ_RUNS=${FUZZ_RUNS:-2000} Tools/fuzz/run.sh
     echo "fuzz step: $(($(date +%s) - started)) s" >&2
+fi
+
+# The DocC catalogs of the five library modules, warnings as errors (WEBARC_SKIP_DOCS=1 skips it).
+if [[ -z "${WEBARC_SKIP_DOCS:-}" ]]; then
+    Tools/docs.sh
 fi
 
 swift build --build-tests

@@ -11,7 +11,7 @@ extension ArchiveReader {
     /// Opening is one round trip (``HTTPByteSource``); a cold lookup adds the leaf page, and the
     /// body's chunks come in one more. Everything is verified as from a file (spec §11.2).
     ///
-    /// - Throws: ``RemoteError`` when the file cannot be fetched, ``WebArc/WebArcError`` when it is
+    /// - Throws: ``RemoteError`` when the file cannot be fetched, `WebArcError` when it is
     ///   not an archive this reader can open (spec §4.3).
     public convenience init(url: String, configuration: RemoteConfiguration = .init()) throws {
         let source = try HTTPByteSource(url: url, configuration: configuration)
@@ -27,7 +27,7 @@ extension ArchiveReader {
     /// let reader = try ArchiveReader(download: try DownloadedByteSource(url: url), path: url)
     /// ```
     ///
-    /// - Throws: as ``WebArc/ArchiveReader/init(source:path:)``; the download is stopped then.
+    /// - Throws: as `ArchiveReader.init(source:path:bases:)`; the download is stopped then.
     public convenience init(download source: DownloadedByteSource, path: String) throws {
         do {
             try self.init(source: source, path: path)
@@ -41,7 +41,10 @@ extension ArchiveReader {
 
     /// Opens `location`: an `http(s)://` URL over the network, anything else as a local path.
     ///
-    /// - Parameter mapped: for a local file, map it (see ``WebArc/ArchiveReader/init(path:mapped:)``).
+    /// - Parameters:
+    ///   - location: an `http(s)://` URL or a local path.
+    ///   - mapped: for a local file, map it (see `ArchiveReader.init(path:mapped:bases:)`).
+    ///   - configuration: for a URL, how it is fetched.
     public convenience init(location: String, mapped: Bool = false, configuration: RemoteConfiguration = .init()) throws {
         if HTTPByteSource.isRemote(location) {
             try self.init(url: location, configuration: configuration)
@@ -55,14 +58,14 @@ extension ArchiveReader {
 public enum RemoteVerifier {
     /// Downloads the archive at `url` once (``DownloadedByteSource``: from the first round trip, one
     /// stream from its start and, beside it, its tail with the pages; pages the tail lacks in one
-    /// more request) and runs every check of ``WebArc/ArchiveVerifier`` while it arrives (the pages
+    /// more request) and runs every check of `ArchiveVerifier` while it arrives (the pages
     /// first, then the bodies in file order as the stream brings them); with a trust policy, also
     /// decides whether the policy trusts it (the `appendix` check, spec §12.4).
     ///
     /// - Returns: the report, and the trust decision when a policy was given and accepts the archive.
     /// - Throws: ``RemoteError`` when the transfer fails (before or during the checks: a report on
     ///   an incomplete download would blame the archive for the network); the open error
-    ///   (``WebArc/WebArcError``, spec §4.3) when it is not an archive that opens.
+    ///   (`WebArcError`, spec §4.3) when it is not an archive that opens.
     public static func verify(
         url: String, configuration: RemoteConfiguration = .init(), trusting policy: TrustPolicy? = nil,
         progress: ArchiveVerifier.Progress? = nil

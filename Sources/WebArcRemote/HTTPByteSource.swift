@@ -323,7 +323,7 @@ public final class HTTPByteSource: ByteSource {
 }
 
 extension HTTPByteSource: OriginChecking {
-    /// ``changeAtOrigin()`` as ``WebArc/OriginChecking`` asks it.
+    /// ``changeAtOrigin()`` as the reader's origin checks ask it.
     public func originChange() throws -> (any Error)? {
         try changeAtOrigin()
     }

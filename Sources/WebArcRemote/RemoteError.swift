@@ -2,7 +2,7 @@ import WebArc
 
 /// What can go wrong reading an archive over HTTP, with the URL and what the server said.
 ///
-/// Everything the archive itself gets wrong is still a ``WebArc/WebArcError`` from the reader
+/// Everything the archive itself gets wrong is still a `WebArcError` from the reader
 /// (pages and chunks are verified whatever their source); these are the transport's failures.
 public enum RemoteError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The URL is not an absolute `http://` or `https://` URL.

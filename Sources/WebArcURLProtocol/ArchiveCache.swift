@@ -7,7 +7,8 @@ import FoundationNetworking
 #endif
 
 /// A handler's cache: its policy, its writable layer over the shipped bundle, and the background
-/// refreshes in flight. ``ArchiveURLProtocol/serve(bundle:layer:policy:configuration:)`` returns it.
+/// refreshes in flight.
+/// ``ArchiveURLProtocol/serve(bundle:layer:policy:configuration:)-(LayerStack,_,_,_)`` returns it.
 ///
 /// ```swift
 /// let cache = ArchiveURLProtocol.serve(bundle: try LayerStack([try ArchiveReader(path: bundlePath)]), layer: layerPath, policy: .cacheFirst(maxAge: 2 * 86_400))

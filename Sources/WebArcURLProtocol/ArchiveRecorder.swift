@@ -55,7 +55,7 @@ public final class ArchiveRecorder: Sendable {
         }
     }
 
-    /// One recorded exchange, as ``record(_:keepingBodyUpTo:)`` returns it.
+    /// One recorded exchange, as ``ArchiveRecorder/record(_:keepingBodyUpTo:following:)`` returns it.
     public struct Exchange: Sendable {
         /// The redirect hops followed, in order.
         public var redirects: [RedirectRecord]
@@ -77,6 +77,7 @@ public final class ArchiveRecorder: Sendable {
     /// Starts a recording that will appear at `path` when finished.
     ///
     /// - Parameters:
+    ///   - path: where the archive appears.
     ///   - options: whether an existing file may be replaced.
     ///   - metadata: archive metadata (start URL, creator…), written as is.
     ///   - configuration: the inner session's settings (timeouts, headers); its protocol classes
@@ -99,7 +100,8 @@ public final class ArchiveRecorder: Sendable {
     /// Fetches `request` from the network and stores the exchange.
     ///
     /// - Parameters:
-    ///   - keepingBodyUpTo: return the body in ``Exchange/body`` when it is at most this many
+    ///   - request: the request to send.
+    ///   - limit: return the body in ``Exchange/body`` when it is at most this many
     ///     bytes (0 keeps none).
     ///   - follows: whether to follow a live redirect to a URL (every one by default). A refused
     ///     hop is stored as a redirect record, and its target is not fetched.
@@ -120,7 +122,7 @@ public final class ArchiveRecorder: Sendable {
     /// is done; a recorder dropped without it leaves no file. Later exchanges fail with
     /// `recorderClosed`.
     ///
-    /// - Throws: ``WebArcError`` (`io`, `outputExists`, `writerClosed` when already finished).
+    /// - Throws: `WebArcError` (`io`, `outputExists`, `writerClosed` when already finished).
     public func finish() throws {
         let writer = state.withLock { state in
             defer { state.writer = nil }

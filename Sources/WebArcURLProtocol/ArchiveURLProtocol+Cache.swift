@@ -38,7 +38,8 @@ extension ArchiveURLProtocol {
         serve(layers: bundle.layers, layer: layer, policy: policy, configuration: configuration)
     }
 
-    /// Serves one shipped archive as a cache under `policy`; see ``serve(bundle:layer:policy:configuration:)``.
+    /// Serves one shipped archive as a cache under `policy`; see
+    /// ``serve(bundle:layer:policy:configuration:)-(LayerStack,_,_,_)``.
     @discardableResult
     public class func serve(
         bundle: ArchiveReader, layer: String, policy: CachePolicy, configuration: URLSessionConfiguration = .ephemeral

@@ -11,7 +11,7 @@ extension ArchiveURLProtocol {
     /// try ArchiveURLProtocol.serve(opening: { [try ArchiveReader(url: url)] }, trusting: policy)
     /// ```
     ///
-    /// `open` runs once now. When a read fails with a ``WebArc/SourceChanged`` error saying so (a
+    /// `open` runs once now. When a read fails with a `SourceChanged` error saying so (a
     /// remote archive's `RemoteError.changed`: its file is another version than the one opened),
     /// `open` runs again on that request's worker thread, its archives are checked against
     /// `policy` as the first ones were, and they replace the old ones for every request. The
@@ -39,7 +39,7 @@ extension ArchiveURLProtocol {
     ///     when a read fails); `webarc serve`'s default for URLs.
     ///   - retryAfterFailure: how long after a failed reopening no request tries another (each
     ///     would otherwise wait for the network again).
-    /// - Throws: what `open` throws, and a refusal of `policy` as a ``WebArcError``; what this
+    /// - Throws: what `open` throws, and a refusal of `policy` as a `WebArcError`; what this
     ///   class served before then stays as it was.
     public class func serve(
         opening open: @escaping @Sendable () throws -> [ArchiveReader], trusting policy: TrustPolicy? = nil,

@@ -86,7 +86,7 @@ extension ArchiveURLProtocol {
     /// let policy = TrustPolicy(trusting: [try PublicKey(contentsOf: "publisher.pub")])
     /// try ArchiveURLProtocol.serve([try ArchiveReader(path: "site.webarc")], trusting: policy)
     /// ```
-    /// - Throws: the first refusal as a ``WebArcError`` (`unsigned`, `untrustedKey`,
+    /// - Throws: the first refusal as a `WebArcError` (`unsigned`, `untrustedKey`,
     ///   `badSignature`, `expired`, `rolledBack`, `badAppendix`, `badRollbackState`, `io`); what
     ///   this class served before then stays as it was.
     public class func serve(

@@ -17,9 +17,9 @@ import FoundationNetworking
 /// ```
 ///
 /// It handles `http`, `https` and ``WebArcScheme`` (`webarc:`) requests. A request the archives
-/// hold is answered with the stored status, headers (see ``ReplayedHeaders``), MIME type, text
+/// hold is answered with the stored status, headers, MIME type, text
 /// encoding and body; HEAD, `Range` and conditional requests are answered as a server would
-/// (see ``ReplayPlan``). The record is found by the replay engine (``ReplayArchives``): the
+/// (spec: `Spec/replay.md`). The record is found by the replay engine (WebArcReplay): the
 /// canonical key, then the fuzzy rules of `Spec/replay.md`, as `webarc serve` finds it. Stored redirects are followed inside the handler and the final response
 /// is delivered with `response.url` set to where the chain ended, because swift-corelibs-foundation
 /// stops the process when a URL protocol reports a redirect, and does not follow a 3xx a URL
@@ -29,12 +29,12 @@ import FoundationNetworking
 /// under ``MissPolicy/offline``. An archive read over the network that its publisher may replace
 /// (`ArchiveReader(url:)` of WebArcRemote) is served with ``serve(opening:trusting:onMiss:recheckingOrigins:retryAfterFailure:)``,
 /// which opens it again and answers from the new version. To keep a shipped bundle fresh (cache first with an expiry,
-/// network first, revalidation), serve it with ``serve(bundle:layer:policy:configuration:)``: live
+/// network first, revalidation), serve it with ``serve(bundle:layer:policy:configuration:)-(LayerStack,_,_,_)``: live
 /// and refreshed responses go into a writable layer file read before the bundle (``CachePolicy``).
 ///
 /// Each subclass is an independent handler with its own archives (`final class Help:
 /// ArchiveURLProtocol {}`), since the loading system passes a protocol class nothing but the
-/// request. Many tasks may share one handler and one ``ArchiveReader`` at once.
+/// request. Many tasks may share one handler and one `ArchiveReader` at once.
 ///
 /// What callers on Linux (swift-corelibs-foundation) must know:
 /// - Bodies reach a session delegate in pieces of at most 256 KiB, and a completion handler or
@@ -44,7 +44,7 @@ import FoundationNetworking
 ///   completes with a nil file, or stops the process in the delegate path). Use a data task with
 ///   a delegate to stream a large body to a file.
 /// - The task's or session's delegate is asked `willPerformHTTPRedirection` for each stored hop,
-///   as for live traffic (see ``RedirectApproval``).
+///   as for live traffic.
 /// - A 401's `WWW-Authenticate` is replayed as `X-Webarc-Original-WWW-Authenticate`, since a
 ///   replayed challenge over https never completes.
 /// - `registerForSharedSession()` reaches `URLSession.shared` only; other sessions need

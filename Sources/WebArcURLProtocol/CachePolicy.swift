@@ -1,8 +1,9 @@
 import Foundation
 
 extension ArchiveURLProtocol {
-    /// How a handler serving a bundle with a writable layer (``serve(bundle:layer:policy:configuration:)``)
-    /// chooses between the archive and the network, as `URLCache` users choose a request cache policy.
+    /// How a handler serving a bundle with a writable layer
+    /// (``serve(bundle:layer:policy:configuration:)-(LayerStack,_,_,_)``) chooses between the
+    /// archive and the network, as `URLCache` users choose a request cache policy.
     ///
     /// Only GET responses are refreshed and stored; other methods are answered from the archive
     /// when it holds them and from the network otherwise (never stored). `webarc:` URLs never go
@@ -25,7 +26,7 @@ extension ArchiveURLProtocol {
         /// archive's when the request fails or the origin answers 5xx.
         /// `reloadIgnoringLocalCacheData` with an offline fallback.
         case networkFirst
-        /// A conditional request with the validators the origin gave (``OriginValidators``):
+        /// A conditional request with the validators the origin gave:
         /// 304 is answered with the archive's body (and the entry's capture date moves forward),
         /// anything else with the live response (stored). The archive answers when the request
         /// fails or the origin answers 5xx. `URLCache`'s `reloadRevalidatingCacheData`.

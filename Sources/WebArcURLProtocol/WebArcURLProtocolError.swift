@@ -27,7 +27,7 @@ public enum WebArcURLProtocolError: Error, Equatable, Sendable, CustomStringConv
     case downloadTaskUnsupported(url: String)
     /// The archive could not be read while answering the request.
     case archive(url: String, error: WebArcError)
-    /// A remote archive's server did not deliver its bytes (``WebArc/SourceUnreachable``): the
+    /// A remote archive's server did not deliver its bytes: the
     /// app's network handling sees `.timedOut` or `.cannotConnectToHost`, not a damaged archive.
     case unreachable(url: String, reason: String, timedOut: Bool)
     /// The recorder could not store what it received.

@@ -42,7 +42,7 @@ public struct ImportSummary: Sendable {
     /// Records written.
     public var records: Int { responses + redirects }
 
-    /// ``rawBodyBytes`` divided by ``distinctBodyBytes``, as ``WebArc/DedupRatio`` defines it for
-    /// every command (1 when nothing repeats).
+    /// ``rawBodyBytes`` divided by ``distinctBodyBytes``, as every command
+    /// computes it (1 when nothing repeats).
     public var dedupRatio: Double { DedupRatio.value(rawBytes: rawBodyBytes, distinctBytes: distinctBodyBytes) }
 }

@@ -86,8 +86,8 @@ public enum DictionaryPlacement: Equatable, Sendable {
     /// Apart from the chunk (liblz4's external-dictionary mode): `dictionaryPlacement` absent or
     /// 0, as every archive before 2.1.8.
     case apart
-    /// Right before the chunk, the two one stream (liblz4's prefix mode, about 15 % faster to
-    /// compress): `dictionaryPlacement` 1, since 2.1.8; what this version writes.
+    /// Right before the chunk, the two one stream (liblz4's prefix mode, faster to compress):
+    /// `dictionaryPlacement` 1, since 2.1.8; what this version writes.
     case prefix
     /// A placement this version does not know: the archive reads, but cannot be written again.
     case unknown(UInt64)

@@ -132,9 +132,9 @@ public struct SitePacker {
     /// Makes a packer.
     public init(options: Options) { self.options = options }
 
-    /// The level `pack` uses unless told: 1, the fast one, as `lz4` has it; with dictionaries it
-    /// stores about as much as `tar | lz4 -1` at a fraction of LZ4HC's time (issue 11; measured in
-    /// `Tools/bench/pack-bench.sh`).
+    /// The level `pack` uses unless told: 1, the fast one, as `lz4` has it, because pack is meant
+    /// to keep pace with `tar | lz4 -1`; with dictionaries it stores about as much as that at a
+    /// fraction of LZ4HC's time (`Tools/bench/pack-bench.sh` compares them).
     public static let defaultLevel = 1
     /// The LZ4 level `--best` means: LZ4HC 12, as `lz4 --best` (anchors and what Zstandard does not shrink).
     public static let bestLevel = 12
@@ -246,7 +246,7 @@ public struct SitePacker {
     /// most bases are, canonicalizing such a URL changes nothing: ``url(for:)`` escapes exactly the
     /// bytes a canonical path escapes, in upper-case hex, a scanned path has no `.` or `..`
     /// segment, and the base ends with `/`. The key is then `GET `, the URL, and costs no
-    /// canonicalization (2 µs a file, 2 ms on one core at the start of packing the Python docs).
+    /// canonicalization, which would run for every file on one core before the workers start.
     /// Any other base goes through ``URLKey/key(method:url:)``.
     func keyMaker() throws -> (String) throws -> [UInt8] {
         let base = options.baseURL

@@ -66,9 +66,9 @@ package enum UnpackPlan {
     }
 
     /// `text` with each ASCII byte that `replacements` names written as its replacement: a byte
-    /// scan, not Foundation's `replacingOccurrences`, whose bridging through `NSString` was a
-    /// tenth of a whole `unpack`'s CPU time on 5 551 URLs (issue 11), and which could also match
-    /// inside a composed character.
+    /// scan, not Foundation's `replacingOccurrences`, whose bridging through `NSString` costs
+    /// `unpack` dearly when paid for every URL, and which could also match inside a composed
+    /// character.
     static func replacing(_ replacements: [(byte: UInt8, with: String)], in text: some StringProtocol) -> String {
         let utf8 = text.utf8
         func replacement(_ byte: UInt8) -> String? { replacements.first { $0.byte == byte }?.with }

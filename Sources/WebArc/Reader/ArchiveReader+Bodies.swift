@@ -56,8 +56,9 @@ extension ArchiveReader {
     /// chunks in that layer. The dictionaries and references the chunks are decoded with (codecs 2
     /// and 3), in this archive or a base, are announced on their own first (neighbours together,
     /// up to ``baseReadAhead`` requests at once), unless already decoded and kept: a remote source
-    /// starts them beside the body's first chunks instead of a round later for each (issue 13:
-    /// open + a cold URL in 3 rounds, also for a page an update changed over a remote base).
+    /// starts them beside the body's first chunks instead of a round later for each, so opening
+    /// an archive and reading one cold URL takes three round trips, also for a page an update
+    /// changed over a remote base.
     func announceChunks(of body: BodyEntry, range: Range<UInt64>) {
         guard !range.isEmpty else { return }
         // Indexed by layer (0: this archive, n: bases[n - 1]): the extents read there, in order.

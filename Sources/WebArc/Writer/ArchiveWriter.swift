@@ -39,7 +39,7 @@ public final class ArchiveWriter {
         package var anchorPlan: AnchorPlan?
         /// Where a codec-2 chunk's dictionary lies when LZ4 compresses it (spec Appendix C step 13,
         /// `Writer.dictionaryPlacement`): `.prefix` (the default, since 2.1.8), right before the
-        /// chunk, about 15 % faster; `.apart` as every writer before.
+        /// chunk, faster to compress; `.apart` as every writer before.
         public var dictionaryPlacement: DictionaryPlacement = .prefix
 
         /// Makes options.

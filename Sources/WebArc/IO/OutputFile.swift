@@ -38,13 +38,12 @@ package final class OutputFile {
     /// Where the bytes not yet handed to the disk's write-out start (``startWriteback()``).
     private var writebackStart: UInt64 = 0
     /// Bytes written between two starts of write-out: 2 MiB, so that little is left for the fsync
-    /// of ``commit(overwrite:permissions:)`` to wait for (8 MiB before; pack of the Python docs,
-    /// paired differences over 40 and 50 runs in turn: median −1.0 and −2.1 ms, mean −2.4 and
-    /// −2.6 ms; multi and big within noise).
+    /// of ``commit(overwrite:permissions:)`` to wait for (measurements: Tools/bench/NOTES.md,
+    /// 'OutputFile').
     private static let writebackStep: UInt64 = 2 << 20
     private var committed = false
     /// The sweep of the folder's stale temporaries, run beside the writing (listing a folder of
-    /// thousands of files takes milliseconds of system time: 4 ms of `apply`'s 29 ms on a busy `/tmp`).
+    /// thousands of files takes milliseconds of system time).
     private let sweep = DispatchGroup()
 
     /// Creates a temporary file next to `targetPath`.
@@ -93,8 +92,8 @@ package final class OutputFile {
 
     /// Starts writing to disk, without waiting, the bytes written since the last start once they
     /// make ``writebackStep``: the page cache would otherwise hold them all until the fsync of
-    /// ``commit(overwrite:permissions:)``, which then waits for every one (0.35 s for a 535 MiB
-    /// archive here). A hint: failure changes nothing but that wait.
+    /// ``commit(overwrite:permissions:)``, which then waits for every one. A hint: failure changes
+    /// nothing but that wait.
     private func startWriteback(atLeast step: UInt64 = writebackStep) {
         #if os(Linux)
         guard flushedLength - writebackStart >= step else { return }

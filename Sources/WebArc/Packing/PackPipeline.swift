@@ -59,9 +59,8 @@ final class PackPipeline: @unchecked Sendable {
     /// before it) would otherwise hold its worker idle after four chunks.
     static let maxQueuedChunks = 16
     /// Files claimed ahead of the writer at most, however small (the window bounds their bytes).
-    /// 256 held a worker idle for 0.6–2.4 ms at the start of the Python docs, where the first
-    /// batch alone is 234 files: the writer had committed 14–48 files when the other worker's
-    /// claims reached the 256th.
+    /// Several batches' worth: a limit near one batch of small files stopped the second worker at
+    /// the start, while the writer had committed only the first few files.
     static let filesAhead = 1024
     /// Whole files a worker reads and hashes together (``MD5Lanes``: sixteen lanes, each taking
     /// the next file when its own ends).
@@ -70,9 +69,9 @@ final class PackPipeline: @unchecked Sendable {
     /// end a share of what is left, so that the last batches end together.
     let batchBytes: UInt64
     /// Whole files a worker prepares before it hands them to the writer together
-    /// (``handOver(_:)``). Waking the writer for each file had the three threads switching about
-    /// 1 900 times on the Python docs (1 065 files), 560–780 times with groups of 16; pack 4 %
-    /// faster there, 5 % on multi, 11 % on big.
+    /// (``handOver(_:)``): waking the writer for each file had the three threads switching
+    /// contexts for every file; in groups they switch a fraction as often
+    /// (measurements: Tools/bench/NOTES.md, 'PackPipeline').
     static let handOverFiles = 16
     /// Whether MD5s and SHA-256s are computed in lanes (``MD5Lanes/digests(of:lanes:)``,
     /// ``SHA256Lanes/bodyHashes(of:lanes:)``) or one by one.
@@ -161,14 +160,12 @@ final class PackPipeline: @unchecked Sendable {
     /// worker, or more workers than CPUs).
     ///
     /// With a worker per core and the writer's thread beside them, the scheduler often had both
-    /// workers take turns on one core while the other stood idle for up to 10 ms, waiting for its
-    /// balancing to move a task it deemed cache-hot (`perf sched` over pack of the Python docs:
-    /// 7–39 ms of idle core a run); a worker that lost its core this way while holding malloc's
+    /// workers take turns on one core while the other stood idle, waiting for its balancing to
+    /// move a task it deemed cache-hot; a worker that lost its core this way while holding malloc's
     /// lock held up the other worker too. Kept to a core each, the workers never share one; the
     /// writer runs on either. Work is claimed batch by batch, so a worker whose core is busier
-    /// (another program) just takes fewer. Pack of the Python docs, two rounds of 30 runs of each
-    /// in turn: paired median −2.5 and −2.9 ms, mean −3.4 and −5.2 ms; multi and big within
-    /// noise. The archive does not depend on it.
+    /// (another program) just takes fewer. The archive does not depend on it
+    /// (measurements: Tools/bench/NOTES.md, 'PackPipeline').
     static func coresToKeepTo(workers: Int) -> [Int]? {
         let cpus = AvailableCores.cpus
         return workers > 1 && workers <= cpus.count ? Array(cpus.prefix(workers)) : nil
@@ -510,7 +507,7 @@ final class PackPipeline: @unchecked Sendable {
     }
 
     /// Reads a file that streams and may repeat an earlier one, hashing it with SHA-256 alone
-    /// (a quarter of MD5's time), and publishes its tail: its output when an earlier streamed file
+    /// (much cheaper than MD5), and publishes its tail: its output when an earlier streamed file
     /// has its length and body hash, and so its bytes and MD5 (spec §6.3); else nil (it is then
     /// streamed and coded, read a second time).
     private func hashAhead(_ index: Int) throws -> Output? {

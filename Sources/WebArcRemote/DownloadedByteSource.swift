@@ -35,7 +35,7 @@ import WebArc
 /// its head, and the reader waits for the end of the file before it opens). Needs temporary disk
 /// space for the whole file (`TMPDIR`); memory holds no file bytes but the reader's tail.
 /// Transfers use HTTP/1.1 connections (one per region in flight), which TCP alone paces: HTTP/2's
-/// flow-control windows slowed one long transfer about 2.4× at an 80 ms round trip.
+/// flow-control windows hold a long transfer back on a long round trip.
 public final class DownloadedByteSource: ByteSource, @unchecked Sendable {
     /// The URL as given.
     public let url: String

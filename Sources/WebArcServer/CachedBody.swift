@@ -26,9 +26,9 @@ package enum CachedBody: Sendable {
     case file(MemoryFile)
 
     /// Bodies at least this long go into a memory file when one can be made. Smaller ones are
-    /// written from memory: on the Python docs' mixed paths (most bodies 16–256 KiB), `sendfile`
-    /// from hundreds of small memory files measured about half the requests/s of `writev`, while a
-    /// 700 KB page went faster by `sendfile` (Tools/bench/serve-bench.sh).
+    /// written from memory: `sendfile` from many small memory files served fewer requests than
+    /// `writev`, while large pages went faster by `sendfile` (measurements: Tools/bench/NOTES.md,
+    /// 'CachedBody').
     static let fileThreshold = 256 << 10
     /// The most descriptors memory files hold at once (one per event loop each); beyond it bodies
     /// stay in `ByteBuffer`s.

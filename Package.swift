@@ -42,9 +42,9 @@ let package = Package(
         ),
         // MD5 of sixteen bodies and SHA-256 of sixteen chunks at once on AVX-512, and one SHA-256
         // stream with SHA-NI that can go on from a lane (C files, no flags: each kernel names its
-        // target itself and the CPU is asked at run time). `verify` and `pack` hash every body:
-        // one MD5 stream runs at about 0.7 GB/s where sixteen side by side run at 4 to 7, and
-        // SHA-256 at 3 GB/s in lanes against SHA-NI's 1.8 on a Zen 4 core.
+        // target itself and the CPU is asked at run time). `verify` and `pack` hash every body, and
+        // sixteen streams side by side hash several times the bytes of one (measurements:
+        // Tools/bench/NOTES.md, 'Package.swift').
         .target(name: "CHashLanes"),
         // Format, reader, writer, verification. Depends on nothing heavier than liblz4 and swift-crypto.
         .target(
@@ -69,8 +69,8 @@ let package = Package(
         .target(name: "WebArcHTML"),
         // URLSession replay and recording through a URLProtocol subclass.
         .target(name: "WebArcURLProtocol", dependencies: ["WebArc", "WebArcReplay"]),
-        // The HTTP server behind `webarc serve`: SwiftNIO's HTTP/1 pipeline directly (measured about
-        // twice Hummingbird's throughput here, and a shorter build).
+        // The HTTP server behind `webarc serve`: SwiftNIO's HTTP/1 pipeline directly (more
+        // throughput than Hummingbird here, and a shorter build).
         .target(
             name: "WebArcServer",
             dependencies: [
@@ -85,9 +85,8 @@ let package = Package(
         ),
         // Archives read in place over HTTP(S) range requests (a CDN, an object store, any static
         // server): AsyncHTTPClient on the SwiftNIO that `serve` already links, so `webarc` does not
-        // need FoundationNetworking. Measured cost: a first release build spends about 9.5 min of
-        // CPU on it (mostly NIOSSL's BoringSSL), the binary grows from 37 to 77 MB with no new
-        // shared library, and `webarc cat FILE` starts as before within the noise of a busy machine.
+        // need FoundationNetworking. It costs build time (mostly NIOSSL's BoringSSL) and binary
+        // size, but no new shared library, so `webarc cat FILE` starts no slower.
         .target(
             name: "WebArcRemote",
             dependencies: [
@@ -105,7 +104,7 @@ let package = Package(
         // as it goes (the fsync before the rename then waits for little).
         .systemLibrary(name: "CWriteback"),
         // Linux's thread CPU affinity, with which pack's workers keep to a core each (the
-        // scheduler left one core idle for up to 10 ms while both ran on the other).
+        // scheduler left one core idle while both ran on the other).
         .systemLibrary(name: "CAffinity"),
         // zlib for gzip WARC records and gzip/deflate HTTP bodies; only WebArcInterop imports it.
         .systemLibrary(
@@ -144,7 +143,7 @@ let package = Package(
             ]
         ),
         // `webarc`. It must not link WebArcURLProtocol: FoundationNetworking brings libcurl and
-        // about 30 shared libraries whose loading doubles the start-up of `webarc cat`.
+        // dozens of shared libraries, whose loading would slow every start of `webarc cat`.
         .executableTarget(
             name: "WebArcCLI",
             dependencies: [
@@ -159,13 +158,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            // A release `webarc` on Linux is a static executable (issue 11): a one-shot command
-            // such as `cat` spent about half its time in the dynamic loader (120 000 relocations
-            // of a 150 MB binary, and `dladdr` over the 100 000 symbols that `-static-stdlib`
-            // exports), which a static executable does not do at all. liblz4, libzstd and zlib link
-            // from the `.a` files of their -dev packages. glibc warns that `getaddrinfo` and
-            // `getpw*` still load its NSS modules at run time: the binary wants the glibc it was
-            // built with, as a `--static-swift-stdlib` one does. Debug builds (and tests) stay dynamic.
+            // A release `webarc` on Linux is a static executable, so that a one-shot command such
+            // as `cat` keeps pace with `unzip -p`: linked dynamically it spent much of its time in
+            // the dynamic loader (relocations of a large binary, and `dladdr` over the symbols that
+            // `-static-stdlib` exports), which a static executable does not do at all. liblz4,
+            // libzstd and zlib link from the `.a` files of their -dev packages. glibc warns that
+            // `getaddrinfo` and `getpw*` still load its NSS modules at run time: the binary wants the
+            // glibc it was built with, as a `--static-swift-stdlib` one does. Debug builds (and
+            // tests) stay dynamic.
             linkerSettings: [.unsafeFlags(["-static-executable"], .when(platforms: [.linux], configuration: .release))]
         ),
         // `webarc-capture`, the networking half of the CLI: `webarc capture` execs it.
@@ -216,8 +216,8 @@ let package = Package(
 
 // A release build reaches generic type metadata through direct accessors and statically
 // specialized metadata, not through mangled names resolved at run time: each such lookup scans
-// every protocol conformance in the static binary, and a cold `webarc cat` spent about a quarter
-// of its time there (issue 11). Debug builds and the tests are unchanged. C targets take no
+// every protocol conformance in the static binary, which a one-shot command such as `cat` would
+// pay at every start. Debug builds and the tests are unchanged. C targets take no
 // Swift settings.
 let directMetadataAccess: [SwiftSetting] = [
     .unsafeFlags([

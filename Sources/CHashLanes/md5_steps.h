@@ -26,7 +26,7 @@ static inline uint32_t load_le32(const uint8_t *p) {
 
 // One step of the unrolled scalar block. The message word and constant are added first and the
 // round function last, so that only the function, one add, the rotation and the last add wait for
-// b (the form of OpenSSL's md5-x86_64; about 1.25x the naive order here). G adds its two halves
+// b (the form of OpenSSL's md5-x86_64, faster than the naive order). G adds its two halves
 // separately: the one without b is ready early.
 #define MD5_SF(a, b, c, d, word, constant, shift)                                                       \
     a += (word) + (uint32_t)(constant);                                                                  \

@@ -41,19 +41,11 @@ package enum Output {
     /// have without SwiftNIO: NIO ignores SIGPIPE process-wide once it opens a socket (an archive
     /// read over HTTP), and Foundation's `FileHandle.write` then stops the process on EPIPE.
     private static func write(_ bytes: [UInt8], to descriptor: Int32) -> Int32? {
-        var done = 0
-        while done < bytes.count {
-            let wrote = bytes.withUnsafeBytes { Platform.write(descriptor, $0.baseAddress! + done, bytes.count - done) }
-            if wrote < 0 {
-                if errno == EINTR { continue }
-                if errno == EPIPE {
-                    signal(SIGPIPE, SIG_DFL)
-                    raise(SIGPIPE)
-                }
-                return errno
-            }
-            done += wrote
+        let code = FileWriting.writeAll(bytes, to: descriptor)
+        if code == EPIPE {
+            signal(SIGPIPE, SIG_DFL)
+            raise(SIGPIPE)
         }
-        return nil
+        return code
     }
 }

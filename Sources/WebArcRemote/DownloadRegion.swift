@@ -74,34 +74,20 @@ final class DownloadRegion: @unchecked Sendable {
     }
 }
 
-/// The unlinked temporary file a download lands in; closed when the last transfer writing into it
-/// is gone.
-final class TemporaryFile: Sendable {
-    let descriptor: Int32
-
+/// The file a download lands in: an unlinked ``ScratchFile`` (`webarc-download-…`), closed when
+/// the last transfer writing into it is gone.
+extension ScratchFile {
+    /// An unlinked file for one download.
+    ///
     /// - Throws: ``WebArc/WebArcError/io(path:operation:errno:)`` when `TMPDIR` has no room for one.
-    init() throws {
-        var template = Array((NSTemporaryDirectory() + "/webarc-download-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw WebArcError.io(path: NSTemporaryDirectory(), operation: .creating("create temporary file"), errno: errno) }
-        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-        descriptor = fd
+    static func forDownload() throws -> ScratchFile {
+        try ScratchFile(prefix: "webarc-download", unlinked: true)
     }
 
-    deinit { close(descriptor) }
-
-    /// Writes all of `buffer` at `offset`.
+    /// Writes all of `buffer` at `offset`; errors name the URL downloaded.
     func write(_ buffer: ByteBuffer, at offset: UInt64, url: String) throws {
-        try buffer.withUnsafeReadableBytes { raw in
-            var done = 0
-            while done < raw.count {
-                let result = pwrite(descriptor, raw.baseAddress! + done, raw.count - done, off_t(offset) + off_t(done))
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    throw WebArcError.io(path: url, operation: .transferring("write temporary file"), errno: errno)
-                }
-                done += result
-            }
+        if let code = buffer.withUnsafeReadableBytes({ FileWriting.writeAll($0, to: descriptor, at: offset) }) {
+            throw WebArcError.io(path: url, operation: .transferring("write temporary file"), errno: code)
         }
     }
 
@@ -119,7 +105,7 @@ final class RegionSink: BodyStream, @unchecked Sendable {
     struct RegionFull: Error {}
 
     let region: DownloadRegion
-    let file: TemporaryFile
+    let file: ScratchFile
     /// Held until the transfer ends, so that the temporary file and the lock outlive it.
     let owner: DownloadedByteSource
     /// Where the next byte goes.
@@ -128,7 +114,7 @@ final class RegionSink: BodyStream, @unchecked Sendable {
     private var skip: UInt64 = 0
     private var wrote = false
 
-    init(region: DownloadRegion, file: TemporaryFile, owner: DownloadedByteSource) {
+    init(region: DownloadRegion, file: ScratchFile, owner: DownloadedByteSource) {
         self.region = region
         self.file = file
         self.owner = owner

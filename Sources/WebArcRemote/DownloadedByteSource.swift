@@ -47,7 +47,7 @@ public final class DownloadedByteSource: ByteSource, @unchecked Sendable {
     public var arrivesInFileOrder: Bool { true }
     /// How far ahead of the stream a read at open gets its own request rather than waiting.
     static let aheadOfStream: UInt64 = 1 << 20
-    let file: TemporaryFile
+    let file: ScratchFile
     let client: RemoteClient
     private let retries: Int
     /// Guards everything below and the regions' fields; readers wait on it.
@@ -72,7 +72,7 @@ public final class DownloadedByteSource: ByteSource, @unchecked Sendable {
         client = RemoteClient(configuration: configuration, http1Only: true)
         retries = configuration.retries
         openingTailLength = min(max(configuration.downloadTailLength, configuration.tailLength, 272), 4 << 20)
-        file = try TemporaryFile()
+        file = try ScratchFile.forDownload()
         stream = DownloadRegion(from: 0)
         let tail = DownloadRegion(suffix: openingTailLength)
         regions = [stream, tail]

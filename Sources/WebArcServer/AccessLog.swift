@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import NIOHTTP1
+import WebArc
 
 #if canImport(Glibc)
 import Glibc
@@ -76,14 +77,6 @@ public struct StandardErrorLineHandler: LogHandler {
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
         let level = event.level >= .warning ? " \(event.level)" : ""
         let line = Array("\(stamp)\(level) \(event.message)\n".utf8)
-        line.withUnsafeBytes { bytes in
-            var done = 0
-            while done < bytes.count {
-                let wrote = write(STDERR_FILENO, bytes.baseAddress! + done, bytes.count - done)
-                if wrote < 0 && errno == EINTR { continue }
-                guard wrote > 0 else { return }
-                done += wrote
-            }
-        }
+        _ = FileWriting.writeAll(line, to: STDERR_FILENO)
     }
 }

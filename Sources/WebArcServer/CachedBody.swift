@@ -1,5 +1,6 @@
 import NIOCore
 import Synchronization
+import WebArc
 
 #if canImport(Glibc)
 import Glibc
@@ -99,16 +100,7 @@ package enum CachedBody: Sendable {
 
         #if os(Linux)
         private static func write(_ bytes: ByteBuffer, to descriptor: Int32) -> Bool {
-            bytes.withUnsafeReadableBytes { raw in
-                var done = 0
-                while done < raw.count {
-                    let wrote = Glibc.write(descriptor, raw.baseAddress! + done, raw.count - done)
-                    if wrote < 0 && errno == EINTR { continue }
-                    guard wrote > 0 else { return false }
-                    done += wrote
-                }
-                return true
-            }
+            bytes.withUnsafeReadableBytes { FileWriting.writeAll($0, to: descriptor) } == nil
         }
         #endif
     }

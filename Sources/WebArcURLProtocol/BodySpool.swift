@@ -13,16 +13,9 @@ final class BodySpool {
     static let pieceSize = 256 << 10
 
     private var memory = Data()
-    private var file: (path: String, handle: FileHandle)?
+    private var file: ScratchFile?
     /// Bytes appended so far.
     private(set) var length = 0
-
-    deinit {
-        if let file {
-            try? file.handle.close()
-            unlink(file.path)
-        }
-    }
 
     /// Appends bytes, moving the body to a temporary file when it outgrows ``memoryLimit``.
     ///
@@ -35,18 +28,15 @@ final class BodySpool {
         }
         memory.append(data)
         guard memory.count > Self.memoryLimit else { return }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("webarc-spool-\(UUID().uuidString)").path
-        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forUpdatingAtPath: path)
-        else { throw WebArcError.io(path: path, operation: .creating("create temporary body file"), errno: errno) }
-        file = (path, handle)
-        try write(memory, to: (path, handle))
+        let file = try ScratchFile(prefix: "webarc-spool")
+        self.file = file
+        try write(memory, to: file)
         memory = Data()
     }
 
     /// Adds the body to `writer`.
     func store(in writer: ArchiveWriter) throws -> StoredBody {
         guard let file else { return try writer.addBody(memory) }
-        try file.handle.synchronize()
         return try writer.addBody(contentsOfFile: file.path)
     }
 
@@ -81,11 +71,9 @@ final class BodySpool {
         return data
     }
 
-    private func write(_ data: Data, to file: (path: String, handle: FileHandle)) throws {
-        do {
-            try file.handle.write(contentsOf: data)
-        } catch {
-            throw WebArcError.io(path: file.path, operation: .transferring("write temporary body file"), errno: errno)
+    private func write(_ data: Data, to file: ScratchFile) throws {
+        if let code = data.withUnsafeBytes({ FileWriting.writeAll($0, to: file.descriptor) }) {
+            throw WebArcError.io(path: file.path, operation: .transferring("write temporary body file"), errno: code)
         }
     }
 }

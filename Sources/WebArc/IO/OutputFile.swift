@@ -188,12 +188,8 @@ package final class OutputFile {
 
     /// Overwrites bytes at `offset` (used once, for the header).
     func write(_ bytes: [UInt8], at offset: UInt64) throws {
-        var done = 0
-        while done < bytes.count {
-            let wrote = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done)) }
-            if wrote < 0 && errno == EINTR { continue }
-            guard wrote > 0 else { throw WebArcError.io(path: temporaryPath, operation: .transferring("write"), errno: wrote < 0 ? errno : EIO) }
-            done += wrote
+        if let code = FileWriting.writeAll(bytes, to: descriptor, at: offset) {
+            throw WebArcError.io(path: temporaryPath, operation: .transferring("write"), errno: code)
         }
     }
 
@@ -217,15 +213,11 @@ package final class OutputFile {
             PendingOutputs.unregister(temporaryPath)
             throw WebArcError.outputExists(path: targetPath)
         }
-        guard rename(temporaryPath, targetPath) == 0 else {
-            let code = errno
-            unlink(temporaryPath)
-            committed = true
-            PendingOutputs.unregister(temporaryPath)
-            throw WebArcError.io(path: targetPath, operation: .creating("rename onto"), errno: code)
-        }
         committed = true
-        PendingOutputs.unregister(temporaryPath)
+        do {
+            defer { PendingOutputs.unregister(temporaryPath) }
+            try FileWriting.rename(temporaryPath, onto: targetPath)
+        }
         let slash = targetPath.lastIndex(of: "/")
         let directory = slash.map { String(targetPath[..<$0]) } ?? "."
         let folder = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY)

@@ -192,11 +192,7 @@ public struct SiteUnpacker {
             unlink(temporary)
             throw error
         }
-        guard rename(temporary, target) == 0 else {
-            let code = errno
-            unlink(temporary)
-            throw WebArcError.io(path: target, operation: .creating("rename onto"), errno: code)
-        }
+        try FileWriting.rename(temporary, onto: target)
     }
 
     /// A file to write: the URL it answers, its path under the folder, its body, and its
@@ -226,12 +222,8 @@ public struct SiteUnpacker {
     /// Writes the verified bytes of `body` to `fd`; errors name `target`, the file's final name.
     private func copy(_ reader: ArchiveReader, body: BodyReference, to fd: Int32, path target: String) throws {
         try reader.forEachChunk(of: body) { bytes in
-            var done = 0
-            while done < bytes.count {
-                let wrote = bytes.withUnsafeBytes { Platform.write(fd, $0.baseAddress! + done, bytes.count - done) }
-                if wrote < 0 && errno == EINTR { continue }
-                guard wrote > 0 else { throw WebArcError.io(path: target, operation: .transferring("write"), errno: errno) }
-                done += wrote
+            if let code = bytes.withUnsafeBytes({ FileWriting.writeAll($0, to: fd) }) {
+                throw WebArcError.io(path: target, operation: .transferring("write"), errno: code)
             }
         }
     }

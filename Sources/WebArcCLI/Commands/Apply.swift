@@ -140,9 +140,7 @@ extension Apply {
             // One rename, which replaces an existing output (with --force) in one step: it is the
             // old file or the new one, never neither (the intermediate file lies beside it).
             if !force && FileManager.default.fileExists(atPath: output) { throw CommandFailure(WebArcError.outputExists(path: output)) }
-            guard rename(newPath, output) == 0 else {
-                throw CommandFailure("\(output): cannot create: \(String(cString: strerror(errno)))", code: ExitCodes.cannotCreate)
-            }
+            try FileWriting.rename(newPath, onto: output)
         }
         let digest = SignatureText.hex(written.digest)
         let seconds = Date().timeIntervalSince(started)

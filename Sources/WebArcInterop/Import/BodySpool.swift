@@ -14,8 +14,7 @@ final class BodySpool {
     static let memoryLimit = 8 << 20
 
     private var memory: [UInt8] = []
-    private var descriptor: Int32 = -1
-    private var filePath: String?
+    private var file: ScratchFile?
     /// Bytes appended so far.
     private(set) var count: UInt64 = 0
 
@@ -28,29 +27,25 @@ final class BodySpool {
         try append(bytes)
     }
 
-    deinit {
-        if descriptor >= 0 { close(descriptor) }
-        if let filePath { unlink(filePath) }
-    }
-
     /// Appends bytes, moving to a temporary file once the memory limit is passed.
     func append<C: Collection>(_ bytes: C) throws where C.Element == UInt8 {
         count += UInt64(bytes.count)
-        if descriptor < 0 {
+        if let file {
+            try writeOut(Array(bytes), to: file)
+        } else {
             memory.append(contentsOf: bytes)
             if memory.count > Self.memoryLimit {
-                try openFile()
-                try writeOut(memory)
+                let file = try Self.scratchFile()
+                self.file = file
+                try writeOut(memory, to: file)
                 memory = []
             }
-        } else {
-            try writeOut(Array(bytes))
         }
     }
 
     /// The first `count` bytes (fewer if the body is shorter).
     func prefix(_ wanted: Int) throws -> [UInt8] {
-        if descriptor < 0 { return Array(memory.prefix(wanted)) }
+        if file == nil { return Array(memory.prefix(wanted)) }
         var result: [UInt8] = []
         try forEachPiece { piece in
             if result.count < wanted { result += piece.prefix(wanted - result.count) }
@@ -60,7 +55,7 @@ final class BodySpool {
 
     /// Calls `body` with the spooled bytes in order, in pieces of at most 256 KiB.
     func forEachPiece(_ body: (ArraySlice<UInt8>) throws -> Void) throws {
-        guard descriptor >= 0 else {
+        guard let file else {
             var start = 0
             while start < memory.count {
                 let end = min(start + (1 << 18), memory.count)
@@ -73,10 +68,10 @@ final class BodySpool {
         var piece = [UInt8](repeating: 0, count: 1 << 18)
         while offset < count {
             let wanted = Int(min(UInt64(piece.count), count - offset))
-            let got = piece.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress!, wanted, off_t(offset)) }
+            let got = piece.withUnsafeMutableBytes { pread(file.descriptor, $0.baseAddress!, wanted, off_t(offset)) }
             if got < 0 && errno == EINTR { continue }
             guard got > 0 else {
-                throw InteropError.io(path: filePath ?? "spool", operation: .transferring("read back"), errno: got < 0 ? errno : EIO)
+                throw InteropError.io(path: file.path, operation: .transferring("read back"), errno: got < 0 ? errno : EIO)
             }
             try body(piece[0..<got])
             offset += UInt64(got)
@@ -85,37 +80,31 @@ final class BodySpool {
 
     /// Adds the body to `writer` (streamed from the temporary file when it is large).
     func store(in writer: ArchiveWriter) throws -> StoredBody {
-        if let filePath { return try writer.addBody(contentsOfFile: filePath) }
+        if let file { return try writer.addBody(contentsOfFile: file.path) }
         return try writer.addBody(memory)
     }
 
     /// The whole body in memory.
     func bytes() throws -> [UInt8] {
-        if descriptor < 0 { return memory }
+        if file == nil { return memory }
         var result: [UInt8] = []
         result.reserveCapacity(Int(count))
         try forEachPiece { result += $0 }
         return result
     }
 
-    private func openFile() throws {
-        var template = Array((NSTemporaryDirectory() + "/webarc-body-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        guard fd >= 0 else { throw InteropError.io(path: path, operation: .creating("create temporary body file"), errno: errno) }
-        descriptor = fd
-        filePath = path
+    /// The temporary file a body moves to; its errors are the import's.
+    private static func scratchFile() throws -> ScratchFile {
+        do {
+            return try ScratchFile(prefix: "webarc-body")
+        } catch WebArcError.io(let path, _, let code) {
+            throw InteropError.io(path: path, operation: .creating("create temporary body file"), errno: code)
+        }
     }
 
-    private func writeOut(_ bytes: [UInt8]) throws {
-        var done = 0
-        while done < bytes.count {
-            let wrote = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + done, bytes.count - done) }
-            if wrote < 0 && errno == EINTR { continue }
-            guard wrote > 0 else {
-                throw InteropError.io(path: filePath ?? "spool", operation: .transferring("write"), errno: wrote < 0 ? errno : EIO)
-            }
-            done += wrote
+    private func writeOut(_ bytes: [UInt8], to file: ScratchFile) throws {
+        if let code = FileWriting.writeAll(bytes, to: file.descriptor) {
+            throw InteropError.io(path: file.path, operation: .transferring("write"), errno: code)
         }
     }
 }

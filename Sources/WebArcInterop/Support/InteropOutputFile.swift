@@ -57,12 +57,8 @@ final class InteropOutputFile {
         let descriptor = open(file.temporaryPath, O_WRONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw InteropError.io(path: file.temporaryPath, operation: .transferring("write"), errno: errno) }
         defer { close(descriptor) }
-        var done = 0
-        while done < bytes.count {
-            let wrote = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done)) }
-            if wrote < 0 && errno == EINTR { continue }
-            guard wrote > 0 else { throw InteropError.io(path: file.temporaryPath, operation: .transferring("write"), errno: wrote < 0 ? errno : EIO) }
-            done += wrote
+        if let code = FileWriting.writeAll(bytes, to: descriptor, at: offset) {
+            throw InteropError.io(path: file.temporaryPath, operation: .transferring("write"), errno: code)
         }
     }
 

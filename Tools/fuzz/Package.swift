@@ -30,6 +30,7 @@ let package = Package(
         fuzzTarget("FuzzWARC", ["FuzzSupport"]),
         fuzzTarget("FuzzHAR", ["FuzzSupport"]),
         fuzzTarget("FuzzWebArchive", ["FuzzSupport"]),
+        fuzzTarget("FuzzWACZ", ["FuzzSupport"]),
         fuzzTarget("FuzzHTTPRequest", [webArc, .product(name: "WebArcReplay", package: "webarc")]),
         fuzzTarget("FuzzHTML", [.product(name: "WebArcHTML", package: "webarc")]),
         fuzzTarget("FuzzCompactUpdate", [webArc]),

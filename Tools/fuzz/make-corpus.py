@@ -16,14 +16,16 @@
   changed file, an empty file) and a few bare Content-Range values.
 - FuzzSigningFiles: the test keys of Spec/vectors/keys, and rollback states of test1 older,
   newer, equal to and conflicting with the vector signed.webarc (sequence 7).
-- FuzzWARC, FuzzHAR, FuzzWebArchive: `webarc export` of the site vector (WARC also gunzipped),
-  when a built `webarc` is given with --webarc.
+- FuzzWARC, FuzzHAR, FuzzWebArchive, FuzzWACZ: `webarc export` of the site vector (WARC also
+  gunzipped; the WACZ also re-zipped as py-wacz zips, its JSON members deflated), when a built
+  `webarc` is given with --webarc.
 
 Usage: Tools/fuzz/make-corpus.py [--webarc PATH]. Pages are decoded with the independent Python
 LZ4 of Tools/make-vectors.
 """
 import argparse
 import gzip
+import io
 import json
 import hashlib
 import os
@@ -31,6 +33,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
@@ -231,13 +234,25 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as work:
             site = os.path.join(VECTORS, "site.webarc")
             for fmt, target, out in [("warc", "FuzzWARC", "site.warc.gz"), ("har", "FuzzHAR", "site.har"),
-                                     ("webarchive", "FuzzWebArchive", "site.webarchive")]:
+                                     ("webarchive", "FuzzWebArchive", "site.webarchive"), ("wacz", "FuzzWACZ", "site.wacz")]:
                 path = os.path.join(work, out)
                 subprocess.run([args.webarc, "export", site, "--format", fmt, "-o", path], check=True)
                 data = open(path, "rb").read()
                 write(target, out, data)
                 if fmt == "warc":
                     write(target, "site.warc", gzip.decompress(data))
+                if fmt == "wacz":
+                    write(target, "site-deflated.wacz", rezipped(path))
+
+
+def rezipped(path):
+    """The WACZ at `path` zipped again as py-wacz zips: JSON and JSONL members deflated."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(path) as source, zipfile.ZipFile(out, "w") as target:
+        for info in source.infolist():
+            deflate = info.filename.endswith((".json", ".jsonl"))
+            target.writestr(info, source.read(info), compress_type=zipfile.ZIP_DEFLATED if deflate else zipfile.ZIP_STORED)
+    return out.getvalue()
 
 
 if __name__ == "__main__":

@@ -72,9 +72,8 @@ final class ApplyPipeline: @unchecked Sendable {
     private var committed = 0
     private var inFlight: UInt64 = 0
     private var cancelled = false
-    /// Anchor position → its last chunk's bytes (nil: an empty anchor): the Zstandard history of its
-    /// dependants, whose last 64 KiB are their LZ4 dictionary.
-    private var tails: [Int: [UInt8]?] = [:]
+    /// Anchor position → its last chunk's bytes.
+    private let tails = AnchorTails()
     /// Archive → its writer recipe (nil: none).
     private var recipes: [ObjectIdentifier: WriterRecipe?] = [:]
 
@@ -108,20 +107,11 @@ final class ApplyPipeline: @unchecked Sendable {
     ///   of `commit`; the workers are stopped before it returns either way.
     func run(workers: Int, commit: (Int, Output) throws -> Void) throws {
         let count = max(1, min(workers, jobs.count))
-        let group = DispatchGroup()
-        for _ in 0..<count {
-            group.enter()
-            Thread.detachNewThread { [self] in
-                work(workers: count)
-                group.leave()
-            }
-        }
+        let threads = WorkerThreads(count: count) { [self] _ in work(workers: count) }
         defer {
-            condition.lock()
-            cancelled = true
-            condition.broadcast()
-            condition.unlock()
-            group.wait()
+            condition.broadcast { cancelled = true }
+            tails.cancel()
+            threads.join()
         }
         for index in jobs.indices {
             condition.lock()
@@ -132,12 +122,12 @@ final class ApplyPipeline: @unchecked Sendable {
             condition.lock()
             committed = index + 1
             inFlight -= costs.removeValue(forKey: index) ?? 0
-            // The last body using an anchor frees its tail (anchors only move forward).
-            if anchors.isAnchor(index + 1), let anchor = anchors.anchor(of: index) {
-                tails[anchor] = nil
-            }
             condition.broadcast()
             condition.unlock()
+            // The last body using an anchor frees its tail (anchors only move forward).
+            if anchors.isAnchor(index + 1), let anchor = anchors.anchor(of: index) {
+                _ = tails.remove(anchor)
+            }
         }
     }
 
@@ -171,7 +161,7 @@ final class ApplyPipeline: @unchecked Sendable {
                         var history: [UInt8]?
                         if !anchors.isAnchor(index), let anchor = anchors.anchor(of: index) {
                             if cached?.anchor != anchor {
-                                let lastChunk = waitForTail(of: anchor)
+                                let lastChunk = tails.wait(for: anchor)
                                 cached = (
                                     anchor, lastChunk.map { LZ4Dictionary(DictionaryAnchors.tail(ofBody: $0), placement: placement) }, lastChunk,
                                     copyUnchecked ? lastChunk.map(StoredCopy.DictionaryIdentity.init(lastChunk:)) : nil)
@@ -251,8 +241,8 @@ final class ApplyPipeline: @unchecked Sendable {
     /// Hands body `index`'s output to the writer; an anchor that published no tail (it failed)
     /// publishes none, so that its dependants do not wait for it.
     private func record(_ index: Int, _ result: Result<Output, any Error>) {
+        if anchors.isAnchor(index) { tails.publishNoneIfMissing(index) }
         condition.lock()
-        if anchors.isAnchor(index), tails.index(forKey: index) == nil { tails[index] = .some(nil) }
         outputs[index] = result
         condition.broadcast()
         condition.unlock()
@@ -265,14 +255,14 @@ final class ApplyPipeline: @unchecked Sendable {
         guard let reader = job.reader, let reference = job.reference else {
             let bytes = job.bytes ?? []
             reserve(index, cost: UInt64(bytes.count))
-            if isAnchor { publishTail(index, Array(DictionaryAnchors.lastChunk(ofBody: bytes))) }
+            if isAnchor { tails.publish(index, lastChunk: Array(DictionaryAnchors.lastChunk(ofBody: bytes))) }
             return .bytes(bytes, md5: job.md5)
         }
         let entry = try reader.bodyEntry(reference)
         try entry.checkLength()
         if entry.length > BodyTransfer.wholeLimit {
             if isAnchor, let last = entry.chunks.indices.last {
-                publishTail(index, try reader.decodeChunk(entry, index: last))
+                tails.publish(index, lastChunk: try reader.decodeChunk(entry, index: last))
             }
             return .streamed
         }
@@ -283,7 +273,7 @@ final class ApplyPipeline: @unchecked Sendable {
         let chunks = try Self.readChunks(of: entry, from: reader)
         if isAnchor {
             let cut = BodyTransfer.writerCut(entry) != nil
-            publishTail(index, cut ? chunks.last?.raw ?? [] : Array(DictionaryAnchors.lastChunk(ofBody: chunks.flatMap(\.raw))))
+            tails.publish(index, lastChunk: cut ? chunks.last?.raw ?? [] : Array(DictionaryAnchors.lastChunk(ofBody: chunks.flatMap(\.raw))))
         }
         return .chunks(entry, chunks)
     }
@@ -332,20 +322,6 @@ final class ApplyPipeline: @unchecked Sendable {
         condition.lock()
         costs[index] = cost
         inFlight += cost
-        condition.unlock()
-    }
-
-    private func waitForTail(of anchor: Int) -> [UInt8]? {
-        condition.lock()
-        defer { condition.unlock() }
-        while tails.index(forKey: anchor) == nil && !cancelled { condition.wait() }
-        return tails[anchor] ?? nil
-    }
-
-    private func publishTail(_ index: Int, _ tail: [UInt8]) {
-        condition.lock()
-        tails[index] = .some(tail.isEmpty ? nil : tail)
-        condition.broadcast()
         condition.unlock()
     }
 }

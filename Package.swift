@@ -24,11 +24,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
         // Already in the graph through AsyncHTTPClient; named for the HTTP/2 test server only.
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.30.0"),
-    ],
-    targets: [
         // `swift package generate-documentation` for the DocC catalogs (Tools/docs.sh); a
         // command plugin, so nothing of it is linked into a product.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+    ],
+    targets: [
         .systemLibrary(
             name: "CLZ4",
             pkgConfig: "liblz4",

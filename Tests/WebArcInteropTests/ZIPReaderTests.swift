@@ -130,6 +130,15 @@ struct ZIPReaderTests {
         #expect(throws: InteropError.badZIP(file: folder.file("t.zip"), reason: "entry \"bomb\" inflates past its declared 1000 bytes")) {
             try zip.contents(of: entry, limit: 1 << 20)
         }
+        // Declared sizes deflate cannot reach are refused before anything is inflated, whatever the limit.
+        var lying = ZIPFixture.zip([.init(name: "lie", bytes: Self.text, deflated: true)])
+        ZIPFixture.patch(&lying.bytes, at: lying.directoryOffset + 24, 0xFFFF_FFF0, width: 4)
+        let liar = try Self.open(lying.bytes, in: folder)
+        let compressed = try #require(liar.entry("lie")).compressedSize
+        #expect(throws: InteropError.badZIP(
+            file: folder.file("t.zip"), reason: "entry \"lie\" declares 4294967280 bytes from \(compressed) deflated, more than webarc inflates")) {
+            try liar.forEachPiece(of: try #require(liar.entry("lie")), checkingCRC: false) { _ in }
+        }
         var absurd = ZIPFixture.zip([.init(name: "big", bytes: zeros, deflated: true)])
         ZIPFixture.patch(&absurd.bytes, at: absurd.directoryOffset + 24, 0xFFFF_FFF0, width: 4)
         let big = try Self.open(absurd.bytes, in: folder)

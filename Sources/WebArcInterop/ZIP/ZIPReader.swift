@@ -23,6 +23,8 @@ final class ZIPReader: Sendable {
     static let zip64LocatorSignature: UInt32 = 0x0706_4B50
     /// The largest central directory read (about 800 000 entries of short names).
     static let maxCentralDirectory = 64 << 20
+    /// The most bytes a deflated entry is inflated to (WACZ deflates only its JSON and indexes).
+    static let maxInflatedSize: UInt64 = 4 << 30
     /// The smallest central directory entry (§4.3.12 without name, extra and comment).
     static let centralHeaderSize = 46
 
@@ -196,6 +198,12 @@ final class ZIPReader: Sendable {
                 try body(bytes[...])
             }
         } else {
+            // Deflate expands at most 1032 to 1; a member is also no larger than any WACZ's JSON or
+            // index: past either, the declared size is a lie that would cost hours of inflating.
+            let (expansion, overflow) = entry.compressedSize.multipliedReportingOverflow(by: 1032)
+            guard !overflow, entry.size <= expansion + 1024, entry.size <= Self.maxInflatedSize else {
+                throw bad("declares \(entry.size) bytes from \(entry.compressedSize) deflated, more than webarc inflates")
+            }
             let inflater: Inflater
             do { inflater = try Inflater(format: .raw) } catch { throw bad("cannot be inflated: \(error.reason)") }
             var input: ArraySlice<UInt8> = []

@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "WebArcRemote", targets: ["WebArcRemote"]),
         .executable(name: "webarc", targets: ["WebArcCLI"]),
         .executable(name: "webarc-capture", targets: ["WebArcCaptureCLI"]),
+        .library(name: "WebArcZim", targets: ["WebArcZim"]),
+        .executable(name: "webarc-zim", targets: ["WebArcZimCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
@@ -139,6 +141,7 @@ let package = Package(
             name: "WebArcCLISupport",
             dependencies: [
                 "WebArc",
+                "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -179,6 +182,35 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // libzim (Debian libzim-dev), for ZIM import and export only. Debian ships no libzim.a, so
+        // it cannot go into the static `webarc`: the companion `webarc-zim` links it, and
+        // `webarc import FILE.zim` and `webarc export --format zim` exec that.
+        .systemLibrary(
+            name: "CZim",
+            pkgConfig: "libzim",
+            providers: [.apt(["libzim-dev"])]
+        ),
+        // A small extern "C" layer over libzim's C++ API that catches every C++ exception and
+        // returns it as an error message (a C shim rather than Swift's C++ interop, which would
+        // make every module importing it build in C++ mode and could not catch exceptions).
+        .target(name: "CZimShim", dependencies: ["CZim"]),
+        // ZIM import and export through CZimShim.
+        .target(
+            name: "WebArcZim",
+            dependencies: ["WebArc", "WebArcInterop", "WebArcReplay", "WebArcHTML", "CZimShim", "CZlib"]
+        ),
+        // `webarc-zim`: `webarc import FILE.zim` and `webarc export --format zim` exec it.
+        .executableTarget(
+            name: "WebArcZimCLI",
+            dependencies: [
+                "WebArc",
+                "WebArcCLISupport",
+                "WebArcInterop",
+                "WebArcZim",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "WebArcZimTests", dependencies: ["WebArcZim", "WebArcInterop", "WebArc", "WebArcTestSupport"]),
         .testTarget(name: "WebArcTests", dependencies: ["WebArc", "WebArcTestSupport"]),
         .testTarget(name: "WebArcReplayTests", dependencies: ["WebArcReplay", "WebArc", "WebArcTestSupport"]),
         .testTarget(name: "WebArcHTMLTests", dependencies: ["WebArcHTML", "WebArcTestSupport"]),
@@ -209,7 +241,8 @@ let package = Package(
             // The test certificate, read by path (its recipe is in the folder's README).
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "WebArcCLITests", dependencies: ["WebArc", "WebArcCLI", "WebArcCaptureCLI", "WebArcTestSupport"]),
+        .testTarget(
+            name: "WebArcCLITests", dependencies: ["WebArc", "WebArcCLI", "WebArcCaptureCLI", "WebArcZimCLI", "WebArcTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,13 +7,15 @@ cd "$(dirname "$0")/.."
 # libcurl4-openssl-dev: a static Swift standard library links Foundation's networking part against it.
 # libc6-dev, libstdc++-12-dev: the static libc.a and libstdc++.a of the static `webarc` (Swift's
 # own prerequisites on Debian 12, named so that nothing is assumed).
-Tools/install-packages.sh liblz4-dev libzstd-dev pkg-config zlib1g-dev libcurl4-openssl-dev libc6-dev libstdc++-12-dev
+# libzim-dev: ZIM import and export, in the companion webarc-zim (Debian has no static libzim).
+Tools/install-packages.sh liblz4-dev libzstd-dev pkg-config zlib1g-dev libcurl4-openssl-dev libc6-dev libstdc++-12-dev libzim-dev
 
 # A release `webarc` is a static executable on Linux (Package.swift: WebArcCLI's linker settings),
 # so a one-shot command such as `webarc cat` starts without the dynamic loader's work (issue 11).
 # --static-swift-stdlib then changes nothing for it; it stays the command the benches name.
 swift build -c release --product webarc --static-swift-stdlib
 swift build -c release --product webarc-capture   # what `webarc capture` runs
+swift build -c release --product webarc-zim       # what `webarc import FILE.zim` and `export --format zim` run
 webarc=.build/release/webarc
 $webarc pack Tools/sample-site -o sample.webarc --force
 $webarc verify sample.webarc

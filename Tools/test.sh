@@ -12,7 +12,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-Tools/install-packages.sh liblz4-dev libzstd-dev pkg-config zlib1g-dev lz4 python3-venv chromium python3.11-doc
+# libzim-dev builds webarc-zim (ZIM import and export); zim-tools (zimwriterfs, zimdump,
+# zimcheck) are what the ZIM tests check it against.
+Tools/install-packages.sh liblz4-dev libzstd-dev pkg-config zlib1g-dev lz4 python3-venv chromium python3.11-doc libzim-dev zim-tools
 
 if [[ -z "${WEBARC_SKIP_FUZZ:-}" ]]; then
     started=$(date +%s)

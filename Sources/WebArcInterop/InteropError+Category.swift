@@ -11,7 +11,7 @@ extension InteropError {
             .malformedData
         case .io(_, let operation, _): operation.kind.category
         case .archive(let error, _): error.category
-        case .pageNotFound, .noPage: .badArgument
+        case .pageNotFound, .noPage, .zimNeedsLibzim: .badArgument
         }
     }
 }

@@ -44,6 +44,8 @@ public enum InteropError: Error, Equatable, Sendable, CustomStringConvertible {
     case pageNotFound(url: String, archive: String)
     /// Export to `.webarchive` without `--page`, and the archive names no start page.
     case noPage(archive: String)
+    /// A ZIM file to read or write: ZIM goes through libzim, in WebArcZim (`webarc-zim`), not here.
+    case zimNeedsLibzim(path: String)
     /// A ZIP (a WACZ) whose structure cannot be trusted: no end record, a size or offset past the
     /// file, overlapping entries, a name that climbs out with `..`, an entry that inflates past its size.
     case badZIP(file: String, reason: String)
@@ -98,6 +100,7 @@ public enum InteropError: Error, Equatable, Sendable, CustomStringConvertible {
         case .archive(let error, _): error.code
         case .pageNotFound: "page-not-found"
         case .noPage: "no-page"
+        case .zimNeedsLibzim: "zim-needs-libzim"
         case .badZIP: "bad-zip"
         case .badWACZ: "bad-wacz"
         case .waczDigestMismatch: "wacz-digest-mismatch"
@@ -132,6 +135,9 @@ public enum InteropError: Error, Equatable, Sendable, CustomStringConvertible {
         case .archive(let error, let path): error.description.contains(path) ? error.description : "\(path): \(error)"
         case .pageNotFound(let url, let archive): "\(archive) holds no response for \(url): check --page"
         case .noPage(let archive): "\(archive) names no start page: give one with --page URL"
+        case .zimNeedsLibzim(let path):
+            "\(path): ZIM files are read and written through libzim, by WebArcZim's ZimImporter and ZimExporter "
+                + "(the webarc-zim binary that webarc import and webarc export run)"
         case .badZIP(let file, let reason): "\(file) is not a readable ZIP: \(reason)"
         case .badWACZ(let file, let reason): "\(file) is not a readable WACZ: \(reason)"
         case .waczDigestMismatch(let file, let member, let declared, let computed):

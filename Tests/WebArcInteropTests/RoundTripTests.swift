@@ -90,7 +90,8 @@ struct RoundTripTests {
         return (exported, warc, after)
     }
 
-    @Test("export is deterministic for a given date", arguments: ExportFormat.allCases)
+    // ZIM is written by WebArcZim (WebArcZimTests), which ArchiveExporter refuses.
+    @Test("export is deterministic for a given date", arguments: ExportFormat.allCases.filter { $0 != .zim })
     func deterministic(_ format: ExportFormat) throws {
         let folder = try TemporaryFolder()
         let (_, archive) = try importFiles([try Self.mixedWARC(in: folder)], in: folder)

@@ -77,7 +77,10 @@ final class PackPipeline: @unchecked Sendable {
     /// ``SHA256Lanes/bodyHashes(of:lanes:)``) or one by one.
     let laneHashing: Bool
 
+    /// The files' paths, for those that stream (empty when the bodies come from another source).
     private let paths: [String]
+    /// Reads body `index` whole: a file, or an item of another source (a ZIM's).
+    private let readWhole: @Sendable (Int) throws -> [UInt8]
     private let sizes: [UInt64]
     private let level: Int
     /// Where the archive's writer places a codec-2 chunk's dictionary (step 13).
@@ -127,9 +130,23 @@ final class PackPipeline: @unchecked Sendable {
 
     /// - Parameter spans: positions each file's body takes: one per response record it answers.
     /// - Parameter batchFiles: whole files read and hashed together at most; 1: one at a time.
-    init(
+    convenience init(
         files: [ScannedFile], spans: [Int], level: Int, zstdLevel: Int? = nil, placement: DictionaryPlacement, firstPosition: Int,
         wholeLimit: UInt64, windowBytes: UInt64, batchFiles: Int = 16 * MD5Lanes.count, laneHashing: Bool = MD5Lanes.isAvailable
+    ) {
+        let paths = files.map(\.readPath)
+        let sizes = files.map(\.size)
+        self.init(
+            paths: paths, sizes: sizes, read: { try FileInput.readAll(paths[$0], expectedSize: Int(sizes[$0])) }, spans: spans, level: level,
+            zstdLevel: zstdLevel, placement: placement, firstPosition: firstPosition, wholeLimit: wholeLimit, windowBytes: windowBytes,
+            batchFiles: batchFiles, laneHashing: laneHashing)
+    }
+
+    /// Bodies that `read` gives whole, by index; `paths` name the files of those over
+    /// `wholeLimit`, which stream (none when `wholeLimit` is at least every size).
+    init(
+        paths: [String], sizes: [UInt64], read: @escaping @Sendable (Int) throws -> [UInt8], spans: [Int], level: Int, zstdLevel: Int?,
+        placement: DictionaryPlacement, firstPosition: Int, wholeLimit: UInt64, windowBytes: UInt64, batchFiles: Int, laneHashing: Bool
     ) {
         self.batchFiles = max(1, batchFiles)
         batchBytes = max(windowBytes / 3, 1)
@@ -143,16 +160,17 @@ final class PackPipeline: @unchecked Sendable {
         }
         self.starts = starts
         self.spans = spans
-        paths = files.map(\.readPath)
-        sizes = files.map(\.size)
+        self.paths = paths
+        self.sizes = sizes
+        readWhole = read
         var streamedSizes = Set<UInt64>()
-        repeatsSize = files.map { $0.size > wholeLimit && !streamedSizes.insert($0.size).inserted }
+        repeatsSize = sizes.map { $0 > wholeLimit && !streamedSizes.insert($0).inserted }
         self.level = level
         self.placement = placement
         self.firstPosition = firstPosition
         self.wholeLimit = wholeLimit
         self.windowBytes = windowBytes
-        slots = Array(repeating: nil, count: files.count)
+        slots = Array(repeating: nil, count: sizes.count)
         unclaimedBytes = sizes.reduce(0, +)
     }
 
@@ -181,7 +199,7 @@ final class PackPipeline: @unchecked Sendable {
     func run(
         workers: Int, plan: () throws -> AnchorPlan, prepare: () throws -> Void = {}, commit: (Int, Output, Slot) throws -> Void
     ) throws {
-        let count = max(1, min(workers, paths.count))
+        let count = max(1, min(workers, sizes.count))
         workerCount = count
         let group = DispatchGroup()
         let cores = Self.coresToKeepTo(workers: count)
@@ -206,7 +224,7 @@ final class PackPipeline: @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
         try prepare()
-        for index in paths.indices {
+        for index in sizes.indices {
             condition.lock()
             while slots[index]?.output == nil && slots[index]?.failure == nil { condition.wait() }
             let slot = slots[index]!
@@ -222,7 +240,7 @@ final class PackPipeline: @unchecked Sendable {
             let freedSlot = slots[index]
             slots[index] = nil
             // The last file using an anchor frees its tail (anchors only move forward).
-            if let anchor = anchorIndex(of: index), index + 1 == paths.count || anchorIndex(of: index + 1) != anchor {
+            if let anchor = anchorIndex(of: index), index + 1 == sizes.count || anchorIndex(of: index + 1) != anchor {
                 freedTail = tails.removeValue(forKey: anchor)
             }
             condition.broadcast()
@@ -316,12 +334,12 @@ final class PackPipeline: @unchecked Sendable {
     private func claim() -> [Int]? {
         condition.lock()
         defer { condition.unlock() }
-        while !cancelled && next < paths.count
+        while !cancelled && next < sizes.count
             && !(next == committed || (next - committed < Self.filesAhead && inFlight + cost(next) <= windowBytes))
         {
             condition.wait()
         }
-        guard !cancelled, next < paths.count else { return nil }
+        guard !cancelled, next < sizes.count else { return nil }
         var batch: [Int] = []
         var bytes: UInt64 = 0
         let limit = max(UInt64(ChunkEntry.maxRawLength), min(batchBytes, unclaimedBytes / UInt64(2 * workerCount)))
@@ -331,7 +349,7 @@ final class PackPipeline: @unchecked Sendable {
             inFlight += cost(next)
             slots[next] = Slot()
             next += 1
-        } while sizes[batch[0]] <= wholeLimit && batch.count < batchFiles && next < paths.count && sizes[next] <= wholeLimit
+        } while sizes[batch[0]] <= wholeLimit && batch.count < batchFiles && next < sizes.count && sizes[next] <= wholeLimit
             && bytes + sizes[next] <= limit && next - committed < Self.filesAhead && inFlight + cost(next) <= windowBytes
         unclaimedBytes -= bytes
         return batch
@@ -400,7 +418,7 @@ final class PackPipeline: @unchecked Sendable {
         var contents: [[UInt8]] = []
         for (index, slot) in zip(batch, batchSlots) {
             do {
-                let bytes = try FileInput.readAll(paths[index], expectedSize: Int(sizes[index]))
+                let bytes = try readWhole(index)
                 if planned && needsTail(index) { publishTail(index, Array(DictionaryAnchors.lastChunk(ofBody: bytes))) }
                 read.append((index, slot))
                 contents.append(bytes)

@@ -6,18 +6,23 @@ import WebArcInterop
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Export an archive as WARC, WACZ, HAR or a Safari web archive.",
+        abstract: "Export an archive as WARC, WACZ, HAR, a Safari web archive or ZIM.",
         discussion: """
             warc writes WARC 1.1 with one gzip member per record, request and response records, \
             SHA-1 digests, and a revisit record for every body already written once. har writes HAR \
             1.2 (bodies as text where textual, base64 otherwise). webarchive writes one page (--page, \
             or the archive's start URL) with the resources it uses and its frames. wacz writes WACZ \
             1.1.1: a stored ZIP of that WARC, a sorted CDXJ index, pages/pages.jsonl (the start page \
-            and every HTML page with its title) and datapackage.json (each file's SHA-256 and size).
+            and every HTML page with its title) and datapackage.json (each file's SHA-256 and size). \
+            zim writes a ZIM that every Kiwix reader plays, through libzim, by the companion \
+            webarc-zim binary: each GET response an entry at its path below the base URL with its \
+            HTML title, a full-text index of the pages, the start URL the main page; statuses, \
+            headers and dates have no place in a ZIM.
 
               webarc export site.webarc --format warc -o site.warc.gz
               webarc export site.webarc --format har -o site.har
               webarc export site.webarc --format wacz -o site.wacz
+              webarc export site.webarc --format zim -o site.zim --title "Our site"
               webarc export site.webarc --format webarchive --page https://example.com/ -o page.webarchive
 
             \(ExitCodes.helpText)
@@ -27,7 +32,7 @@ struct Export: ParsableCommand {
     @Argument(help: "The archive to export: a path, or an http(s):// URL read in place.")
     var archive: String
 
-    @Option(help: "The format to write: warc, wacz, har or webarchive.")
+    @Option(help: "The format to write: warc, wacz, har, webarchive or zim.")
     var format: ExportFormat
 
     @Option(name: .shortAndLong, help: "The file to write.")
@@ -38,11 +43,17 @@ struct Export: ParsableCommand {
 
     @OptionGroup var writing: WritingOptions
 
+    @OptionGroup(title: "ZIM output") var zim: ZimExportArguments
+
     func validate() throws {
         if page != nil && format != .webarchive { throw ValidationError("--page applies only to --format webarchive") }
+        if zim.isSet && format != .zim { throw ValidationError("--base-url, --title, --language, --zim-description and --no-index apply only to --format zim") }
     }
 
     func run() throws {
+        // A ZIM is written through libzim, which the static `webarc` does not link: webarc-zim
+        // exports it, parsing these same arguments.
+        if format == .zim { try CompanionBinary.exec("webarc-zim", arguments: Array(CommandLine.arguments.dropFirst())) }
         let started = Date()
         let summary: ExportSummary
         do {

@@ -7,7 +7,7 @@ import WebArcInterop
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import WARC, WACZ, HAR and Safari web archive files into one archive.",
+        abstract: "Import WARC, WACZ, HAR, Safari web archive and ZIM files into one archive.",
         discussion: """
             Each input's kind is told from its content: WARC 1.0 or 1.1 (plain, gzip per record or \
             whole-file gzip), HAR 1.2, or a Safari .webarchive, each of the last two plain or gzip \
@@ -21,8 +21,15 @@ struct Import: ParsableCommand {
             The --json summary's dedupRatio is the raw bytes of every response body ÷ the raw bytes \
             of the distinct bodies, two decimals, as info shows it.
 
+            A ZIM file (Kiwix) is imported on its own, through libzim, by the companion webarc-zim \
+            binary (built with webarc, found next to it or on PATH): every entry becomes a GET \
+            response at --base-url plus its path, with its ZIM mime type; redirect entries become \
+            redirects; the main page also answers at the base URL, the start URL; its metadata \
+            become zim:NAME entries. A ZIM made by warc2zim goes back to its crawled URLs.
+
               webarc import crawl.warc.gz -o site.webarc
               webarc import crawl.wacz -o site.webarc
+              webarc import python.zim -o python.webarc
               webarc import page.har.gz saved.webarchive old.warc -o all.webarc --keep all
               webarc import damaged.warc -o site.webarc --skip-bad
 
@@ -30,7 +37,7 @@ struct Import: ParsableCommand {
             """
     )
 
-    @Argument(help: "The files to import (WARC, WACZ, HAR or .webarchive, in any mix).")
+    @Argument(help: "The files to import (WARC, WACZ, HAR or .webarchive, in any mix; or one ZIM).")
     var files: [String]
 
     @Option(name: .shortAndLong, help: "The archive to write.")
@@ -47,10 +54,18 @@ struct Import: ParsableCommand {
 
     @OptionGroup var writing: WritingOptions
 
+    @OptionGroup(title: "ZIM input") var zim: ZimImportArguments
+
     func run() throws {
         let started = Date()
         let summary: ImportSummary
         do {
+            // A ZIM is read through libzim, which the static `webarc` does not link: webarc-zim
+            // imports it, parsing these same arguments.
+            if try files.contains(where: { try InputFormat.detect(path: $0) == .zim }) {
+                try CompanionBinary.exec("webarc-zim", arguments: Array(CommandLine.arguments.dropFirst()))
+            }
+            if zim.isSet { throw CommandFailure("--base-url, --best and --max-entry-size apply to ZIM input only", code: ExitCodes.usage) }
             var options = ImportOptions(keep: keep, skipBad: skipBad, overwrite: writing.force)
             options.dictionaryPlacement = dictionaryPlacement.placement
             summary = try ArchiveImporter(options: options).run(inputs: files, output: output)
@@ -92,18 +107,6 @@ struct Import: ParsableCommand {
 }
 
 extension DuplicatePolicy: ExpressibleByArgument {}
-
-/// The flags `import` and `export` share.
-struct WritingOptions: ParsableArguments {
-    @Flag(name: .shortAndLong, help: "Replace the output if it exists.")
-    var force = false
-
-    @Flag(name: .shortAndLong, help: "No notes or summary on stderr.")
-    var quiet = false
-
-    @Flag(help: "Print the summary as one JSON object on stdout.")
-    var json = false
-}
 
 extension InteropError {
     /// The sysexits code `webarc` exits with for this error, by its ``InteropError/category`` (see ``ExitCodes``).

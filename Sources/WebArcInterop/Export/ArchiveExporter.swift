@@ -34,6 +34,7 @@ public struct ArchiveExporter: Sendable {
     public func run(
         archive: String, opening open: () throws -> ArchiveReader, format: ExportFormat, output: String
     ) throws -> ExportSummary {
+        if format == .zim { throw InteropError.zimNeedsLibzim(path: output) }
         try InteropOutputFile.checkAbsent(output, overwrite: options.overwrite)
         do {
             let reader = try open()
@@ -44,6 +45,7 @@ public struct ArchiveExporter: Sendable {
             case .har: summary = try HARExporter(reader: reader, options: options).write(to: file)
             case .webarchive: summary = try WebArchiveExporter(reader: reader, options: options).write(to: file)
             case .wacz: summary = try WACZExporter(reader: reader, options: options).write(to: file)
+            case .zim: throw InteropError.zimNeedsLibzim(path: output)
             }
             summary.bytes = file.length
             try file.commit()

@@ -10,6 +10,9 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     case webarchive
     /// WACZ 1.1.1: a stored ZIP of the WARC export, a CDXJ index, a page list and a manifest.
     case wacz
+    /// A ZIM file (Kiwix), which WebArcZim writes through libzim, not ``ArchiveExporter``
+    /// (`webarc export` runs `webarc-zim` for it).
+    case zim
 }
 
 /// Choices for ``ArchiveExporter``.

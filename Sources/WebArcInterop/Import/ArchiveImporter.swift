@@ -57,6 +57,8 @@ public struct ArchiveImporter: Sendable {
                 let read = try importer.read(contents, path: path, isGzip: format.isGzip, context: context)
                 records = read.records
                 captures += read.captures
+            case .zim:
+                throw InteropError.zimNeedsLibzim(path: path)
             }
             summary.inputs.append(ImportSummary.Input(path: path, format: format, records: records, captures: 0))
         }

@@ -14,6 +14,9 @@ public enum InputFormat: String, Sendable, CustomStringConvertible {
     case webarchiveGzip = "webarchive.gz"
     /// A WACZ: a ZIP (`PK`) whose WARCs are read in place (`Spec/interop.md` §12).
     case wacz
+    /// A ZIM file (Kiwix), which WebArcZim reads through libzim, not ``ArchiveImporter``
+    /// (`webarc import` runs `webarc-zim` for it).
+    case zim
 
     public var description: String {
         switch self {
@@ -24,11 +27,20 @@ public enum InputFormat: String, Sendable, CustomStringConvertible {
         case .webarchive: ".webarchive"
         case .webarchiveGzip: "gzip .webarchive"
         case .wacz: "WACZ"
+        case .zim: "ZIM"
         }
     }
 
     /// Whether the whole file is gzip data (a HAR or `.webarchive` is decompressed before it is read).
     var isGzip: Bool { self == .warcGzip || self == .harGzip || self == .webarchiveGzip }
+
+    /// Sniffs the format of the file at `path` from its first bytes, as ``ArchiveImporter`` does.
+    ///
+    /// - Throws: ``InteropError/unknownFormat(file:found:)`` when the bytes match no format;
+    ///   ``InteropError/io(path:operation:errno:)`` when the file cannot be read.
+    public static func detect(path: String) throws -> InputFormat {
+        try detect(InputFile(path: path))
+    }
 
     /// Sniffs the format of `file` from its first bytes; for gzip data, from the first bytes it
     /// decompresses to.
@@ -62,6 +74,8 @@ public enum InputFormat: String, Sendable, CustomStringConvertible {
         if text.starts(with: [0xEF, 0xBB, 0xBF]) { text = text.dropFirst(3) }
         text = text.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
         if text.starts(with: Array("WARC/".utf8)) { return .warc }
+        // ZIM's magic number, 72173914 little-endian.
+        if head.starts(with: [0x5A, 0x49, 0x4D, 0x04]) { return .zim }
         // A ZIP's first local header, or the end record of an empty ZIP; a ZIP that is not a WACZ is refused later, by name.
         if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) || head.starts(with: [0x50, 0x4B, 0x05, 0x06]) { return .wacz }
         if text.starts(with: Array("bplist00".utf8)) { return .webarchive }

@@ -6,22 +6,24 @@ import Glibc
 /// glibc allocator settings for the one-shot commands that move a whole archive's bodies through
 /// memory, whose peak memory must stay small and whose time counts. Long-running commands
 /// (`serve` above all) keep glibc's defaults (measurements: Tools/bench/NOTES.md, 'MallocTuning').
-enum MallocTuning {
-    /// Makes every thread created from now on allocate from the main arena (`pack`).
+package enum MallocTuning {
+    /// Makes every thread created from now on allocate from the main arena (`pack`, ZIM import).
     ///
     /// glibc gives each thread that allocates its own arena, and memory freed into an arena stays
     /// there for that arena's next allocations. Pack's workers read and compress files in one arena
     /// each while the writer frees their buffers, so every arena came to hold about a window's
     /// worth of free memory; one arena holds it once. Pack is not slower for it: a file costs a few
     /// large allocations, so the arena's lock is seldom contended. The output does not depend on it.
-    static func useOneArena() {
+    package static func useOneArena() {
         #if os(Linux)
         _ = mallopt(M_ARENA_MAX, 1)
         #endif
     }
 
     /// Keeps buffers of up to 64 MiB in the heap, and freed memory there until the process ends,
-    /// instead of mapping each large buffer afresh and unmapping it when freed (`apply`, `pack`).
+    /// instead of mapping each large buffer afresh and unmapping it when freed (`apply`, `pack`, ZIM
+    /// import, whose workers free libzim's decompressed clusters: each unmapping interrupted the
+    /// other cores to flush their TLBs).
     ///
     /// Apply builds and drops many buffers of a few MiB (an update's decoded sections, previous
     /// versions, bodies in flight); each fresh mapping costs a page fault and a zeroed page per
@@ -29,7 +31,7 @@ enum MallocTuning {
     /// of the heap takes the address space's lock for writing, and the other threads' page faults
     /// (a `read` into a new buffer) wait for it. Both run faster; apply peaks a little higher.
     /// The output does not depend on it.
-    static func reuseLargeBlocks() {
+    package static func reuseLargeBlocks() {
         #if os(Linux)
         _ = mallopt(M_MMAP_THRESHOLD, 64 << 20)
         _ = mallopt(M_TRIM_THRESHOLD, 256 << 20)
@@ -45,7 +47,7 @@ enum MallocTuning {
     /// resident until used; a page fault then maps 2 MiB instead of 4 KiB, and the process's end
     /// frees a few hundred pages instead of thousands, for a few MiB more peak memory (a larger
     /// block backed so costs more of it).
-    static func backHeapWithHugePages(bytes: Int = 32 << 20) {
+    package static func backHeapWithHugePages(bytes: Int = 32 << 20) {
         #if os(Linux)
         guard let block = malloc(bytes) else { return }
         let start = UInt(bitPattern: block)

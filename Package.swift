@@ -197,7 +197,7 @@ let package = Package(
         // ZIM import and export through CZimShim.
         .target(
             name: "WebArcZim",
-            dependencies: ["WebArc", "WebArcInterop", "WebArcReplay", "WebArcHTML", "CZimShim", "CZlib"]
+            dependencies: ["WebArc", "WebArcInterop", "WebArcReplay", "WebArcHTML", "CZimShim", "CZlib", "CZstd"]
         ),
         // `webarc-zim`: `webarc import FILE.zim` and `webarc export --format zim` exec it.
         .executableTarget(

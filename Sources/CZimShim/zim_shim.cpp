@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <iostream>
 #include <memory>
 #include <new>
 #include <stdexcept>
@@ -80,6 +81,20 @@ class CopiedItem : public zim::writer::Item {
     std::string path, title, mimetype;
     std::shared_ptr<const std::string> content;
     bool front;
+};
+
+/// Silences std::cout while it lives: libzim's writer prints progress lines ("Resolve redirect",
+/// "set index") to stdout when it finishes, where a command's data goes.
+class QuietStandardOutput {
+  public:
+    QuietStandardOutput() : saved(std::cout.rdbuf(nullptr)) {}
+    ~QuietStandardOutput() {
+        std::cout.rdbuf(saved);
+        std::cout.clear();
+    }
+
+  private:
+    std::streambuf *saved;
 };
 
 }  // namespace
@@ -262,6 +277,7 @@ int zs_creator_add_redirect(zs_creator *creator, const char *path, const char *t
 
 int zs_creator_finish(zs_creator *creator, char **error) {
     return guarded(error, -1, [&] {
+        QuietStandardOutput quiet;
         creator->creator.finishZimCreation();
         return 0;
     });

@@ -28,10 +28,12 @@ public final class ZimArchive: @unchecked Sendable {
     /// Checks the header against the file, then opens the file with libzim.
     ///
     /// - Throws: ``ZimError/io(path:operation:errno:)`` when the file cannot be read;
-    ///   `notAZim`, `truncated`, `badHeader` from the header check; `libzim` when libzim refuses it.
+    ///   `notAZim`, `truncated`, `badHeader` from the header and cluster checks; `libzim` when
+    ///   libzim refuses it.
     public init(path: String) throws {
         self.path = path
         (header, fileSize) = try Self.checkedHeader(path)
+        try ZimClusterReader.checkClusters(path: path, header: header)
         var error: UnsafeMutablePointer<CChar>?
         guard let handle = zs_archive_open(path, &error) else { throw Self.failure(error, file: path, entry: nil) }
         self.handle = handle

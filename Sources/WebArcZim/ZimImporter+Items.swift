@@ -16,8 +16,8 @@ extension ZimImporter {
     /// Stores the items `indexes` (in cluster order) and their responses.
     ///
     /// Bodies go through the writer's pipeline (``WebArc/ArchiveWriter/addBodies(sizes:read:added:)``):
-    /// libzim is read, and bodies hashed and compressed, on a worker per core, a window of 12 MiB
-    /// ahead. With ``ZimImportOptions/skipBad`` they are read one at a time on this thread
+    /// items are read (``ZimClusterReader``, else libzim), and bodies hashed and compressed, on a
+    /// worker per core, a window of 12 MiB ahead. With ``ZimImportOptions/skipBad`` they are read one at a time on this thread
     /// instead, so that an entry libzim cannot read is skipped before its body takes a position.
     func writeItems(
         _ indexes: [UInt32], of zim: ZimArchive, mapping: any ZimEntryMapping, to writer: ArchiveWriter, written: inout Written,
@@ -51,8 +51,13 @@ extension ZimImporter {
             throw ZimError.entryTooLarge(file: zim.path, entry: item.entry.path, size: item.entry.size, limit: maxSize)
         }
         let entries = items.map(\.entry)
+        let clusters = try ZimClusterReader(zim, limit: ZimClusterReader.defaultLimit)
         try writer.addBodies(sizes: entries.map(\.size)) { number in
-            try zim.readItem(entries[number], maxSize: maxSize) { bytes in mapping.storedBody(of: entries[number], bytes: bytes) ?? Array(bytes) }
+            let entry = entries[number]
+            if let bytes = try clusters.read(entry) {
+                return bytes.withUnsafeBytes { mapping.storedBody(of: entry, bytes: $0) } ?? bytes
+            }
+            return try zim.readItem(entry, maxSize: maxSize) { bytes in mapping.storedBody(of: entry, bytes: bytes) ?? Array(bytes) }
         } added: { number, body in
             try store(items[number], body: body, to: writer, written: &written, summary: &summary)
             progress(number + 1)

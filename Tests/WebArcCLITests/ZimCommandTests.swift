@@ -16,6 +16,8 @@ struct ZimCommandTests {
         let zim = scratch.file("site.zim")
         let exported = try CLIRunner.run(["export", archive, "--format", "zim", "-o", zim] + arguments)
         #expect(exported.status == 0, "\(exported.stderr)")
+        // stdout carries data only: libzim's own progress lines must not reach it.
+        #expect(exported.text.isEmpty, "\(exported.text)")
         // The page at the base URL is index.html's body: the ZIM holds it once, as its main page.
         #expect(exported.stderr.contains("exported 3 responses and 0 redirects"), "\(exported.stderr)")
         return (archive, zim)

@@ -105,3 +105,30 @@ struct ZimErrorConditionTests {
         #expect(outcomes.values.reduce(0, +) == 48)
     }
 }
+
+/// Every input the ZIM fuzz target once crashed on (Tools/fuzz/FailCases/FuzzZim): now a
+/// ``ZimError``, or an archive that verifies.
+@Suite("ZIM fuzz regressions")
+struct ZimFuzzRegressionTests {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Tools/fuzz/FailCases/FuzzZim").path
+    static let cases = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+
+    @Test("each fail case gives a ZIM error or an archive that verifies", arguments: cases)
+    func failCase(name: String) throws {
+        let scratch = try TemporaryFolder()
+        do {
+            try ZimImporter().run(input: Self.folder + "/" + name, output: scratch.file("out.webarc"))
+            #expect(ArchiveVerifier.verify(path: scratch.file("out.webarc")).passed)
+        } catch is ZimError {}
+    }
+
+    @Test("crash-41aabb22: an absurd first blob offset is refused before libzim sizes a table by it")
+    func absurdBlobOffset() {
+        let input = Self.folder + "/crash-41aabb22c38f5621dc28b01d2c8307d008375d5a"
+        #expect(throws: ZimError.badHeader(
+            file: input, reason: "cluster 1's first blob offset 7323857652817398295 counts more blobs than the 23 entries")) {
+            try ZimArchive(path: input)
+        }
+    }
+}

@@ -16,7 +16,8 @@ and writes the archive back with `webarc-zim export` and checks it with zimcheck
 table to stdout; progress goes to stderr.
 
 Goals: import at least as fast as zimdump dumps (speed ratio ≥ 1.0); the --best archive no larger
-than the ZIM (size ratio ≤ 1.0).
+than the ZIM (size ratio ≤ 1.0). Before each timed run the dump folder or the archive is removed
+and the disk synced, untimed; zimdump writes no fsync, webarc syncs its archive before renaming it.
 
 Options:
   --runs N    timed runs of each command after one warm-up (default: 9)
@@ -80,17 +81,20 @@ seconds() {
     awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", (b - a) / 1e9 }'
 }
 
-dump() { rm -rf "$WORK/dump"; zimdump dump --dir="$WORK/dump" "$ZIM"; }
-import_zim() { "$WEBARC_ZIM" import "$ZIM" -o "$WORK/import.webarc" --force --quiet; }
+# Each run starts with no dump folder and no archive; removing them is not timed.
+dump() { zimdump dump --dir="$WORK/dump" "$ZIM"; }
+import_zim() { "$WEBARC_ZIM" import "$ZIM" -o "$WORK/import.webarc" --quiet; }
+clear() { rm -rf "$WORK/dump" "$WORK/import.webarc"; }
 
 echo "warming up" >&2
-dump >/dev/null 2>&1
-import_zim
+clear; dump >/dev/null 2>&1; clear; import_zim
 DUMP=""
 IMPORT=""
 for run in $(seq 1 "$RUNS"); do
     echo "run $run of $RUNS" >&2
+    clear; sync
     DUMP+=" $(seconds dump)"
+    clear; sync
     IMPORT+=" $(seconds import_zim)"
 done
 rm -rf "$WORK/dump"

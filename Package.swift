@@ -131,6 +131,7 @@ let package = Package(
             dependencies: [
                 "WebArc",
                 "WebArcHTML",
+                "WebArcReplay",
                 "CZlib",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -224,7 +225,7 @@ let package = Package(
             dependencies: [
                 "WebArcServer", "WebArcReplay", "WebArc", "WebArcTestSupport", .product(name: "Logging", package: "swift-log"),
             ]),
-        .testTarget(name: "WebArcInteropTests", dependencies: ["WebArcInterop", "WebArc", "WebArcTestSupport"]),
+        .testTarget(name: "WebArcInteropTests", dependencies: ["WebArcInterop", "WebArc", "WebArcReplay", "WebArcTestSupport"]),
         .testTarget(name: "WebArcRefreshTests", dependencies: ["WebArcRefresh", "WebArc", "WebArcTestSupport"]),
         // Remote reading against a NIO range server on 127.0.0.1 with fault injection and TLS.
         .testTarget(

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebArc
+import WebArcReplay
 import WebArcTestSupport
 
 @testable import WebArcInterop
@@ -173,7 +174,7 @@ struct RoundTripTests {
             let text = content["text"] as? String
             let body = text.map { text in
                 (content["encoding"] as? String) == "base64" ? Array(Data(base64Encoded: text, options: .ignoreUnknownCharacters)!)
-                    : TextCharset.encode(text, charset: Capture.mediaType(headers.value(for: "Content-Type") ?? content["mimeType"] as? String).charset)
+                    : TextCharset.encode(text, charset: ContentTypeParts.of(headers.value(for: "Content-Type") ?? content["mimeType"] as? String).textEncoding)
             }
             let status = (response["status"] as? NSNumber)?.intValue ?? 0
             return Entry(

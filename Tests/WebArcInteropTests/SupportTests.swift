@@ -40,12 +40,6 @@ struct SupportTests {
         #expect(offsets.map { bytes[$0] } == [UInt8(ascii: "{"), UInt8(ascii: "7"), UInt8(ascii: "[")])
     }
 
-    @Test("media type and charset come from Content-Type")
-    func mediaType() {
-        #expect(Capture.mediaType("Text/HTML; Charset=\"UTF-8\"") == ("text/html", "utf-8"))
-        #expect(Capture.mediaType("nonsense") == (nil, nil))
-    }
-
     @Test("redirect targets resolve against the request URL")
     func resolve() {
         #expect(Capture.resolve("/new", against: "http://a.org/old/x") == "http://a.org/new")

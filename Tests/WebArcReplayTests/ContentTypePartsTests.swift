@@ -12,6 +12,13 @@ import Testing
         #expect(ContentTypeParts.of(" ; charset=x").mimeType == nil)
     }
 
+    @Test("a media type is type/subtype or none; the first charset counts, in any case")
+    func malformed() {
+        #expect(ContentTypeParts.of("nonsense") == (nil, nil))
+        #expect(ContentTypeParts.of("nonsense; charset=utf-8") == (nil, "utf-8"))
+        #expect(ContentTypeParts.of("text/plain; CHARSET=ISO-8859-1; charset=utf-8") == ("text/plain", "iso-8859-1"))
+    }
+
     /// Found by FuzzHTTPRequest: U+0602 (Grapheme_Cluster_Break=Prepend) joins the `;` after it
     /// into one Character, so a split at `;` Characters kept the parameters in the media type.
     @Test("a `;` after a character that joins the next one still ends the media type")

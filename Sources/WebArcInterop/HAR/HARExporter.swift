@@ -1,5 +1,6 @@
 import Foundation
 import WebArc
+import WebArcReplay
 
 /// Writes an archive as HAR 1.2: one entry per response and redirect, ordered by capture date,
 /// bodies as text when they are textual and decode in their charset, base64 otherwise.
@@ -69,11 +70,11 @@ struct HARExporter {
     /// still under a content coding (br kept on import) is base64 with a comment saying so.
     static func content(_ body: [UInt8], response: ResponseRecord) -> [String: Any] {
         let contentType = response.headers.value(for: "Content-Type")
-        let media = Capture.mediaType(contentType)
+        let media = ContentTypeParts.of(contentType)
         var content: [String: Any] = ["size": body.count, "mimeType": contentType ?? response.mimeType ?? ""]
         let coded = response.headers.tokens(for: "Content-Encoding").filter { $0 != "identity" }
         if coded.isEmpty, isTextual(media.mimeType ?? response.mimeType),
-            let text = TextCharset.decode(body, charset: media.charset ?? response.textEncoding)
+            let text = TextCharset.decode(body, charset: media.textEncoding ?? response.textEncoding)
         {
             content["text"] = text
         } else if !body.isEmpty {

@@ -1,5 +1,6 @@
 import Foundation
 import WebArc
+import WebArcReplay
 
 /// Reads a HAR 1.2 file: one capture per entry with a response, bodies from `content.text`
 /// (plain or base64). Entries whose body the browser did not save are reported, not invented.
@@ -74,9 +75,9 @@ final class HARImporter: BufferedImporter {
             captureDate: (entry["startedDateTime"] as? String).flatMap(ISODate.parse), body: nil,
             redirectTarget: response["redirectURL"] as? String)
         capture.order = context.nextOrderNumber()
-        let media = Capture.mediaType(headers.value(for: "Content-Type") ?? mimeText)
+        let media = ContentTypeParts.of(headers.value(for: "Content-Type") ?? mimeText)
         capture.fallbackMIMEType = media.mimeType
-        capture.fallbackTextEncoding = media.charset
+        capture.fallbackTextEncoding = media.textEncoding
         guard case .response = capture.kind else { return capture }
         guard let text = content["text"] as? String else {
             if method.uppercased() == "HEAD" || (100...199).contains(status) || status == 204 || status == 205 {
@@ -98,7 +99,7 @@ final class HARImporter: BufferedImporter {
             }
             body = Array(decoded)
         } else {
-            body = TextCharset.encode(text, charset: media.charset)
+            body = TextCharset.encode(text, charset: media.textEncoding)
         }
         return withBody(body, codings: headers.tokens(for: "Content-Encoding"), capture)
     }

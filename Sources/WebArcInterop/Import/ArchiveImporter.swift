@@ -1,5 +1,6 @@
 import Foundation
 import WebArc
+import WebArcReplay
 
 /// Imports WARC, HAR and `.webarchive` files into one new archive.
 ///
@@ -131,10 +132,10 @@ public struct ArchiveImporter: Sendable {
                 let stored = capture.isBodiless
                     ? headers.removing("Transfer-Encoding")
                     : ContentCoding.headers(headers, remaining: payload.remaining, length: payload.body.length)
-                let media = Capture.mediaType(stored.value(for: "Content-Type"))
+                let media = ContentTypeParts.of(stored.value(for: "Content-Type"))
                 try writer.add(ResponseRecord(
                     request: capture.request, status: status, reason: reason, headers: stored,
-                    mimeType: media.mimeType ?? capture.fallbackMIMEType, textEncoding: media.charset ?? capture.fallbackTextEncoding,
+                    mimeType: media.mimeType ?? capture.fallbackMIMEType, textEncoding: media.textEncoding ?? capture.fallbackTextEncoding,
                     body: payload.body, captureDate: capture.captureDate))
                 summary.responses += 1
                 summary.bodiesReferenced += 1
@@ -167,7 +168,7 @@ public struct ArchiveImporter: Sendable {
     static func firstPage(_ captures: [Capture]) -> String? {
         captures.first { capture in
             guard capture.request.method == "GET", case .response(200, _, let headers) = capture.kind else { return false }
-            return Capture.mediaType(headers.value(for: "Content-Type")).mimeType == "text/html"
+            return ContentTypeParts.of(headers.value(for: "Content-Type")).mimeType == "text/html"
         }?.request.url
     }
 }

@@ -108,21 +108,6 @@ struct Capture {
         else { return nil }
         return resolved
     }
-
-    /// `type/subtype` lower-cased and the `charset` parameter lower-cased, from a `Content-Type` value.
-    static func mediaType(_ contentType: String?) -> (mimeType: String?, charset: String?) {
-        guard let contentType else { return (nil, nil) }
-        let parts = contentType.split(separator: ";").map { String($0).trimmingHTTPWhitespace() }
-        let mimeType = parts.first.map { $0.lowercased() }.flatMap { $0.contains("/") ? $0 : nil }
-        var charset: String?
-        for parameter in parts.dropFirst() {
-            let pair = parameter.split(separator: "=", maxSplits: 1).map { String($0).trimmingHTTPWhitespace() }
-            if pair.count == 2, pair[0].lowercased() == "charset" {
-                charset = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"'")).lowercased()
-            }
-        }
-        return (mimeType, charset)
-    }
 }
 
 extension CharacterSet {

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import WebArc
 import WebArcHTML
+import WebArcReplay
 
 /// Writes an archive as a WACZ 1.1.1: a ZIP, every entry stored, of
 ///
@@ -74,7 +75,7 @@ struct WACZExporter {
         var seen = Set<String>()
         for entry in entries {
             guard case .response(let response) = entry.record, response.request.method == "GET", response.status == 200 else { continue }
-            let type = Capture.mediaType(response.headers.value(for: "Content-Type")).mimeType ?? response.mimeType
+            let type = ContentTypeParts.of(response.headers.value(for: "Content-Type")).mimeType ?? response.mimeType
             guard type == "text/html" || type == "application/xhtml+xml", seen.insert(response.request.url).inserted else { continue }
             let title = try kept[response.request.url] ?? title(of: response)
             pages.append(WACZPage(

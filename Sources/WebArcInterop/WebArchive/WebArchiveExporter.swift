@@ -1,6 +1,7 @@
 import Foundation
 import WebArc
 import WebArcHTML
+import WebArcReplay
 
 /// Writes one page of an archive as a Safari `.webarchive`: the page as `WebMainResource`, the
 /// resources it uses as `WebSubresources`, its frames as `WebSubframeArchives`.
@@ -130,7 +131,7 @@ struct WebArchiveExporter {
     /// stores one for the main resource).
     private func resource(_ response: ResponseRecord, url: String, data: Data, withResponse: Bool) -> PropertyListValue {
         let mimeType = Self.mimeType(of: response) ?? "application/octet-stream"
-        let encoding = response.textEncoding ?? Capture.mediaType(response.headers.value(for: "Content-Type")).charset
+        let encoding = response.textEncoding ?? ContentTypeParts.of(response.headers.value(for: "Content-Type")).textEncoding
         var resource: [String: PropertyListValue] = [
             "WebResourceURL": .string(url), "WebResourceData": .data(data), "WebResourceMIMEType": .string(mimeType),
         ]
@@ -144,7 +145,7 @@ struct WebArchiveExporter {
 
     /// The stored MIME type, else the one `Content-Type` names.
     static func mimeType(of response: ResponseRecord) -> String? {
-        response.mimeType ?? Capture.mediaType(response.headers.value(for: "Content-Type")).mimeType
+        response.mimeType ?? ContentTypeParts.of(response.headers.value(for: "Content-Type")).mimeType
     }
 
     /// An `NSHTTPURLResponse` as `NSKeyedArchiver` archives it under the key `WebResourceResponse`

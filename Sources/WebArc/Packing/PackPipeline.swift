@@ -107,9 +107,8 @@ final class PackPipeline: @unchecked Sendable {
     private var workerCount = 1
     /// Bytes of the files no worker has taken yet.
     private var unclaimedBytes: UInt64
-    /// Anchor file index → its last chunk's bytes, whose last 64 KiB are its dependants' dictionary
-    /// (nil: an empty anchor).
-    private var tails: [Int: [UInt8]?] = [:]
+    /// Anchor file index → its last chunk's bytes.
+    private let tails = AnchorTails()
     /// Appendix C step 15's Zstandard level, tried by the workers; nil: off.
     private let zstdLevel: Int?
     /// MD5 and length → the first whole file seen with them.
@@ -201,22 +200,15 @@ final class PackPipeline: @unchecked Sendable {
     ) throws {
         let count = max(1, min(workers, sizes.count))
         workerCount = count
-        let group = DispatchGroup()
         let cores = Self.coresToKeepTo(workers: count)
-        for number in 0..<count {
-            group.enter()
-            Thread.detachNewThread { [self] in
-                if let cores { AvailableCores.keepCurrentThread(on: cores[number]) }
-                work()
-                group.leave()
-            }
+        let threads = WorkerThreads(count: count) { [self] number in
+            if let cores { AvailableCores.keepCurrentThread(on: cores[number]) }
+            work()
         }
         defer {
-            condition.lock()
-            cancelled = true
-            condition.broadcast()
-            condition.unlock()
-            group.wait()
+            condition.broadcast { cancelled = true }
+            tails.cancel()
+            threads.join()
         }
         let anchors = try plan()
         condition.lock()
@@ -233,18 +225,18 @@ final class PackPipeline: @unchecked Sendable {
             try commit(index, slot.output!, slot)
             // The slot and a tail no longer needed are freed after the lock is let go: free takes
             // malloc's lock, which a worker may hold, and the workers wait on this one.
-            var freedTail: [UInt8]??
             condition.lock()
             committed = index + 1
             inFlight -= cost(index)
             let freedSlot = slots[index]
             slots[index] = nil
-            // The last file using an anchor frees its tail (anchors only move forward).
-            if let anchor = anchorIndex(of: index), index + 1 == sizes.count || anchorIndex(of: index + 1) != anchor {
-                freedTail = tails.removeValue(forKey: anchor)
-            }
             condition.broadcast()
             condition.unlock()
+            // The last file using an anchor frees its tail (anchors only move forward).
+            var freedTail: [UInt8]??
+            if let anchor = anchorIndex(of: index), index + 1 == sizes.count || anchorIndex(of: index + 1) != anchor {
+                freedTail = tails.remove(anchor)
+            }
             withExtendedLifetime((freedSlot, freedTail)) {}
         }
     }
@@ -371,7 +363,7 @@ final class PackPipeline: @unchecked Sendable {
         var history: [UInt8]?
         if !anchors.isAnchor(position), let anchor = anchorIndex(of: index) {
             if cached?.anchor != anchor {
-                let lastChunk = waitForTail(of: anchor)
+                let lastChunk = tails.wait(for: anchor)
                 cached = (anchor, lastChunk.map { LZ4Dictionary(DictionaryAnchors.tail(ofBody: $0), placement: placement) }, lastChunk)
             }
             dictionary = cached?.dictionary
@@ -381,26 +373,16 @@ final class PackPipeline: @unchecked Sendable {
     }
 
     private func fail(_ index: Int, slot: Slot, _ error: any Error) {
+        tails.publishNoneIfMissing(index)
         condition.lock()
         slot.failure = error
-        if tails.index(forKey: index) == nil { tails[index] = .some(nil) }
         condition.broadcast()
         condition.unlock()
-    }
-
-    private func waitForTail(of anchor: Int) -> [UInt8]? {
-        condition.lock()
-        defer { condition.unlock() }
-        while tails.index(forKey: anchor) == nil && !cancelled { condition.wait() }
-        return tails[anchor] ?? nil
     }
 
     private func publishTail(_ index: Int, _ lastChunk: [UInt8]) {
         guard needsTail(index) else { return }
-        condition.lock()
-        tails[index] = .some(lastChunk.isEmpty ? nil : lastChunk)
-        condition.broadcast()
-        condition.unlock()
+        tails.publish(index, lastChunk: lastChunk)
     }
 
     /// Reads a batch of whole files, hashes them sixteen at a time (their MD5s in ``MD5Lanes``,

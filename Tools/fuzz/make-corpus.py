@@ -19,6 +19,8 @@
 - FuzzWARC, FuzzHAR, FuzzWebArchive, FuzzWACZ: `webarc export` of the site vector (WARC also
   gunzipped; the WACZ also re-zipped as py-wacz zips, its JSON members deflated), when a built
   `webarc` is given with --webarc.
+- FuzzZim: `webarc export --format zim --no-index` of the site vector (webarc-zim beside the
+  given webarc), and zimwriterfs -j of the site vector unpacked (when zim-tools is installed).
 
 Usage: Tools/fuzz/make-corpus.py [--webarc PATH]. Pages are decoded with the independent Python
 LZ4 of Tools/make-vectors.
@@ -29,11 +31,13 @@ import io
 import json
 import hashlib
 import os
+import shutil
 import struct
 import subprocess
 import sys
 import tempfile
 import zipfile
+import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
@@ -243,6 +247,27 @@ def main() -> None:
                     write(target, "site.warc", gzip.decompress(data))
                 if fmt == "wacz":
                     write(target, "site-deflated.wacz", rezipped(path))
+            path = os.path.join(work, "site.zim")
+            subprocess.run([args.webarc, "export", site, "--format", "zim", "--no-index", "-q", "-o", path], check=True)
+            write("FuzzZim", "site.zim", open(path, "rb").read())
+            if shutil.which("zimwriterfs"):
+                folder = os.path.join(work, "site")
+                subprocess.run([args.webarc, "unpack", site, "-o", folder, "-q"], check=True)
+                open(os.path.join(folder, "illustration.png"), "wb").write(flat_png())
+                first = sorted(name for name in os.listdir(folder) if name.endswith(".html"))[0]
+                path = os.path.join(work, "zimwriterfs.zim")
+                subprocess.run(["zimwriterfs", "-j", "-w", first, "-I", "illustration.png", "-l", "eng", "-t", "site", "-d", "seed",
+                                "-c", "webarc", "-p", "webarc", "-n", "site", folder, path], check=True, stdout=subprocess.DEVNULL)
+                write("FuzzZim", "zimwriterfs.zim", open(path, "rb").read())
+
+
+def flat_png():
+    """A 48 × 48 PNG of one colour, as zimwriterfs wants for the illustration."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    raw = b"".join(b"\0" + b"\x2e\x6d\xa4" * 48 for _ in range(48))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 48, 48, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
 
 
 def rezipped(path):

@@ -211,7 +211,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "WebArcZimTests", dependencies: ["WebArcZim", "WebArcInterop", "WebArc", "WebArcTestSupport"]),
+        .testTarget(
+            name: "WebArcZimTests", dependencies: ["WebArcZim", "WebArcInterop", "WebArc", "WebArcTestSupport"]),
         .testTarget(name: "WebArcTests", dependencies: ["WebArc", "WebArcTestSupport"]),
         .testTarget(name: "WebArcReplayTests", dependencies: ["WebArcReplay", "WebArc", "WebArcTestSupport"]),
         .testTarget(name: "WebArcHTMLTests", dependencies: ["WebArcHTML", "WebArcTestSupport"]),
@@ -219,13 +220,16 @@ let package = Package(
         // 127.0.0.1 HTTP server and a `webarc serve` process.
         .target(name: "WebArcTestSupport", path: "Tests/WebArcTestSupport"),
         .testTarget(
-            name: "WebArcURLProtocolTests", dependencies: ["WebArcURLProtocol", "WebArcReplay", "WebArc", "WebArcTestSupport"]),
+            name: "WebArcURLProtocolTests",
+            dependencies: ["WebArcURLProtocol", "WebArcReplay", "WebArc", "WebArcTestSupport"]),
         .testTarget(
             name: "WebArcServerTests",
             dependencies: [
-                "WebArcServer", "WebArcReplay", "WebArc", "WebArcTestSupport", .product(name: "Logging", package: "swift-log"),
+                "WebArcServer", "WebArcReplay", "WebArc", "WebArcTestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ]),
-        .testTarget(name: "WebArcInteropTests", dependencies: ["WebArcInterop", "WebArc", "WebArcReplay", "WebArcTestSupport"]),
+        .testTarget(
+            name: "WebArcInteropTests", dependencies: ["WebArcInterop", "WebArc", "WebArcReplay", "WebArcTestSupport"]),
         .testTarget(name: "WebArcRefreshTests", dependencies: ["WebArcRefresh", "WebArc", "WebArcTestSupport"]),
         // Remote reading against a NIO range server on 127.0.0.1 with fault injection and TLS.
         .testTarget(
@@ -243,7 +247,8 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(
-            name: "WebArcCLITests", dependencies: ["WebArc", "WebArcCLI", "WebArcCaptureCLI", "WebArcZimCLI", "WebArcTestSupport"]),
+            name: "WebArcCLITests",
+            dependencies: ["WebArc", "WebArcCLI", "WebArcCaptureCLI", "WebArcZimCLI", "WebArcTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
@@ -254,10 +259,11 @@ let package = Package(
 // pay at every start. Debug builds and the tests are unchanged. C targets take no
 // Swift settings.
 let directMetadataAccess: [SwiftSetting] = [
-    .unsafeFlags([
-        "-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors",
-        "-Xfrontend", "-prespecialize-generic-metadata",
-    ], .when(configuration: .release))
+    .unsafeFlags(
+        [
+            "-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors",
+            "-Xfrontend", "-prespecialize-generic-metadata",
+        ], .when(configuration: .release))
 ]
 for target in package.targets where target.type == .regular || target.type == .executable {
     guard !target.name.hasPrefix("C") else { continue }

@@ -35,8 +35,10 @@ extension WebArcError {
     public var category: ErrorCategory {
         switch self {
         case .empty, .notAnArchive, .truncated, .unsupportedVersion, .badAppendix, .trailerChecksum, .badTrailer,
-            .unsupportedFeature, .pageDigest, .corruptPage, .corruptIndex, .duplicateKey, .unsupportedCodec, .corruptChunk,
-            .chunkDigest, .amplification, .bodyDigest, .badLayout, .sharedExtent, .badBase, .badTarget, .badCompact, .baseRequired, .unsigned,
+            .unsupportedFeature, .pageDigest, .corruptPage, .corruptIndex, .duplicateKey, .unsupportedCodec,
+            .corruptChunk,
+            .chunkDigest, .amplification, .bodyDigest, .badLayout, .sharedExtent, .badBase, .badTarget, .badCompact,
+            .baseRequired, .unsigned,
             .untrustedKey, .badSignature, .expired, .rolledBack, .badKeyFile, .keyIDMismatch, .badRollbackState:
             .malformedData
         // A body missing from the page that names it is a malformed archive; one a caller asked

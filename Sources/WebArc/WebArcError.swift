@@ -168,14 +168,19 @@ public enum WebArcError: Error, Equatable, Sendable, CustomStringConvertible {
                 + (major > supported
                     ? ": upgrade webarc"
                     : ": pack the site again, or carry it over with webarc 1.x (`webarc export OLD --format warc -o site.warc`) and `webarc import site.warc -o NEW.webarc`")
-        case .badAppendix(let offset, let reason): "bad appendix (length field at offset \(Self.hex(offset))): \(reason)"
-        case .trailerChecksum(let offset): "trailer check mismatch at offset \(Self.hex(offset)): the trailer is damaged"
-        case .badTrailer(let field, let offset, let reason): "bad trailer field \(field) at offset \(Self.hex(offset)): \(reason)"
+        case .badAppendix(let offset, let reason):
+            "bad appendix (length field at offset \(Self.hex(offset))): \(reason)"
+        case .trailerChecksum(let offset):
+            "trailer check mismatch at offset \(Self.hex(offset)): the trailer is damaged"
+        case .badTrailer(let field, let offset, let reason):
+            "bad trailer field \(field) at offset \(Self.hex(offset)): \(reason)"
         case .unsupportedFeature(let bit, let offset):
             "required feature bit \(bit) (trailer at offset \(Self.hex(offset))) is unknown to this webarc: upgrade webarc"
         case .pageDigest(let page): "page at \(Self.hex(page)) does not match its digest: the page is damaged"
-        case .corruptPage(let page, let position, let reason): "corrupt page at \(Self.place(page, position)): \(reason)"
-        case .corruptIndex(let page, let position, let reason): "corrupt index in page at \(Self.place(page, position)): \(reason)"
+        case .corruptPage(let page, let position, let reason):
+            "corrupt page at \(Self.place(page, position)): \(reason)"
+        case .corruptIndex(let page, let position, let reason):
+            "corrupt index in page at \(Self.place(page, position)): \(reason)"
         case .duplicateKey(let key, let page, let position):
             "an object repeats key \"\(key)\" in page at \(Self.place(page, position))"
         case .unsupportedCodec(let codec, let body, let chunk, let page):
@@ -199,10 +204,12 @@ public enum WebArcError: Error, Equatable, Sendable, CustomStringConvertible {
         case .baseRequired(let body, let chunk, let layer):
             "body \(body) chunk \(chunk) is stored in base layer \(layer): open the update over its bases"
         case .unsigned: "the archive is not signed: sign it with webarc sign"
-        case .untrustedKey(let keys, _): "the archive is signed only by keys that are not trusted (\(keys.joined(separator: ", ")))"
+        case .untrustedKey(let keys, _):
+            "the archive is signed only by keys that are not trusted (\(keys.joined(separator: ", ")))"
         case .badSignature(let key, _):
             "the signature by trusted key \(key) does not verify: the archive or its signature changed after signing"
-        case .expired(let key, let expires, _): "the signature by key \(key) expired at \(Self.date(milliseconds: expires))"
+        case .expired(let key, let expires, _):
+            "the signature by key \(key) expired at \(Self.date(milliseconds: expires))"
         case .rolledBack(let key, let sequence, let accepted, _):
             sequence == accepted
                 ? "sequence \(sequence) signed by key \(key) was already accepted for another archive: a replaced archive"

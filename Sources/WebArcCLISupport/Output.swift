@@ -31,7 +31,9 @@ package enum Output {
 
     /// One JSON object on one line.
     package static func json(_ object: Any) {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        let data =
+            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? Data("{}".utf8)
         _ = write(Array(data) + [0x0A], to: STDOUT_FILENO)
     }
 

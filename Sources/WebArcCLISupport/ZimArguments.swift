@@ -3,13 +3,18 @@ import ArgumentParser
 /// The options only ZIM input reads: `webarc import` takes them so that its parse accepts what it
 /// hands to `webarc-zim`, whose `import` parses the same.
 package struct ZimImportArguments: ParsableArguments {
-    @Option(help: "ZIM input: the URL entries are served under (default: the one a webarc-made ZIM names, else http://localhost/).")
+    @Option(
+        help:
+            "ZIM input: the URL entries are served under (default: the one a webarc-made ZIM names, else http://localhost/)."
+    )
     package var baseURL: String?
 
     @Flag(help: "ZIM input: the smallest archive, LZ4HC 12 and Zstandard 19 against anchors, as pack --best.")
     package var best = false
 
-    @Option(help: ArgumentHelp("ZIM input: the most bytes one entry may hold (it is read whole into memory).", valueName: "BYTES"))
+    @Option(
+        help: ArgumentHelp(
+            "ZIM input: the most bytes one entry may hold (it is read whole into memory).", valueName: "BYTES"))
     package var maxEntrySize: UInt64 = 1 << 30
 
     /// Makes the options unset.
@@ -21,7 +26,10 @@ package struct ZimImportArguments: ParsableArguments {
 
 /// The options only `--format zim` reads, taken by `webarc export` and by `webarc-zim export`.
 package struct ZimExportArguments: ParsableArguments {
-    @Option(help: "For zim: the URL the ZIM's paths are relative to (default: the archive's base URL or its start page's origin).")
+    @Option(
+        help:
+            "For zim: the URL the ZIM's paths are relative to (default: the archive's base URL or its start page's origin)."
+    )
     package var baseURL: String?
 
     @Option(help: "For zim: the Title metadata (default: the archive's zim:Title, else the main page's title).")

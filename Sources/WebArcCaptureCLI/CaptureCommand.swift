@@ -50,7 +50,10 @@ struct CaptureCommand: AsyncParsableCommand {
     @Option(help: "Levels of links to other pages to follow (0: the given pages only).")
     var depth: Int = 0
 
-    @Flag(help: "Record only URLs on the origin (scheme, host, port) of a given page; a redirect elsewhere is stored, not followed.")
+    @Flag(
+        help:
+            "Record only URLs on the origin (scheme, host, port) of a given page; a redirect elsewhere is stored, not followed."
+    )
     var sameOrigin = false
 
     @Flag(help: "Leave out page requisites (stylesheets, scripts, images, fonts).")
@@ -90,19 +93,22 @@ struct CaptureCommand: AsyncParsableCommand {
         // Every 32nd response's body a dictionary for the next ones, as pack's interval; the
         // writer knows these anchors as bodies come (pack's local minima need every body's length
         // first).
-        var writerOptions = ArchiveWriter.Options(overwrite: force, dictionaryInterval: SitePacker.defaultDictionaryInterval)
+        var writerOptions = ArchiveWriter.Options(
+            overwrite: force, dictionaryInterval: SitePacker.defaultDictionaryInterval)
         writerOptions.dictionaryPlacement = dictionaryPlacement.placement
         do {
             recorder = try ArchiveRecorder(
                 path: output, options: writerOptions,
-                metadata: ArchiveMetadata(created: started, creator: WebArcVersion.creator("capture"), startURL: start.first?.absoluteString))
+                metadata: ArchiveMetadata(
+                    created: started, creator: WebArcVersion.creator("capture"), startURL: start.first?.absoluteString))
         } catch let error as WebArcError {
             throw CommandFailure(error, file: output)
         }
         let progress = ProgressReporter(label: "capturing", quiet: quiet)
         let crawl = CaptureCrawl(
             recorder: recorder,
-            options: CaptureCrawl.Options(depth: depth, sameOrigin: sameOrigin, requisites: !noRequisites, jobs: jobs, timeout: timeout))
+            options: CaptureCrawl.Options(
+                depth: depth, sameOrigin: sameOrigin, requisites: !noRequisites, jobs: jobs, timeout: timeout))
         let summary = await crawl.run(start) { finished, known in
             progress.status("\(finished)/\(known) URLs  \(ProgressReporter.size(recorder.statistics.bodyBytes))")
         }
@@ -110,7 +116,9 @@ struct CaptureCommand: AsyncParsableCommand {
         let statistics = recorder.statistics
         guard summary.responses > 0 else {
             recorder.cancel()
-            if !quiet { for failure in summary.failures { Output.error("webarc: failed: \(failure.url): \(failure.reason)") } }
+            if !quiet {
+                for failure in summary.failures { Output.error("webarc: failed: \(failure.url): \(failure.reason)") }
+            }
             let first = summary.failures.first.map { ": \($0.url): \($0.reason)" } ?? ""
             throw CommandFailure("nothing recorded, \(output) not written\(first)", code: ExitCodes.noInput)
         }
@@ -121,21 +129,29 @@ struct CaptureCommand: AsyncParsableCommand {
         }
         let seconds = Date().timeIntervalSince(started)
         if json {
-            Output.json([
-                "archive": output, "pages": summary.pages, "responses": summary.responses, "redirects": statistics.redirects,
-                "bodiesStored": statistics.bodiesStored, "bodiesDeduplicated": statistics.bodiesDeduplicated,
-                "bodyBytes": statistics.bodyBytes, "seconds": seconds,
-                "errorStatuses": summary.errorStatuses.map { ["url": $0.url, "status": $0.status] as [String: Any] },
-                "failures": summary.failures.map { ["url": $0.url, "reason": $0.reason] },
-                "redirectsNotFollowed": summary.redirectsNotFollowed,
-            ] as [String: Any])
+            Output.json(
+                [
+                    "archive": output, "pages": summary.pages, "responses": summary.responses,
+                    "redirects": statistics.redirects,
+                    "bodiesStored": statistics.bodiesStored, "bodiesDeduplicated": statistics.bodiesDeduplicated,
+                    "bodyBytes": statistics.bodyBytes, "seconds": seconds,
+                    "errorStatuses": summary.errorStatuses.map {
+                        ["url": $0.url, "status": $0.status] as [String: Any]
+                    },
+                    "failures": summary.failures.map { ["url": $0.url, "reason": $0.reason] },
+                    "redirectsNotFollowed": summary.redirectsNotFollowed,
+                ] as [String: Any])
         }
         guard !quiet else { return }
         for failure in summary.failures { Output.error("webarc: failed: \(failure.url): \(failure.reason)") }
-        Output.error(String(
-            format: "captured %d pages, %d responses (%d with an error status) and %d redirects into %@: %d distinct bodies (%d duplicates), %@, %d failures in %.2fs",
-            summary.pages, summary.responses, summary.errorStatuses.count, statistics.redirects, output, statistics.bodiesStored,
-            statistics.bodiesDeduplicated, ProgressReporter.size(statistics.bodyBytes), summary.failures.count, seconds))
+        Output.error(
+            String(
+                format:
+                    "captured %d pages, %d responses (%d with an error status) and %d redirects into %@: %d distinct bodies (%d duplicates), %@, %d failures in %.2fs",
+                summary.pages, summary.responses, summary.errorStatuses.count, statistics.redirects, output,
+                statistics.bodiesStored,
+                statistics.bodiesDeduplicated, ProgressReporter.size(statistics.bodyBytes), summary.failures.count,
+                seconds))
     }
 
     /// `text` as a page URL: absolute, http or https, with a host.

@@ -13,12 +13,16 @@ public enum CSSReferences {
         func at(_ text: StaticString) -> Bool {
             let count = text.utf8CodeUnitCount
             guard index + count <= css.count else { return false }
-            for offset in 0..<count where ASCII.lowercased(css[index + offset]) != text.utf8Start[offset] { return false }
+            for offset in 0..<count where ASCII.lowercased(css[index + offset]) != text.utf8Start[offset] {
+                return false
+            }
             return true
         }
         func skipSpace() { while index < css.count, ASCII.isSpace(css[index]) { index += 1 } }
         func quoted() -> String? {
-            guard index < css.count, css[index] == ASCII.doubleQuote || css[index] == ASCII.singleQuote else { return nil }
+            guard index < css.count, css[index] == ASCII.doubleQuote || css[index] == ASCII.singleQuote else {
+                return nil
+            }
             let quote = css[index]
             let start = index + 1
             index = start

@@ -73,7 +73,9 @@ public struct HTMLAttribute: Equatable, Sendable {
     public var quote: UInt8?
 
     /// Makes an attribute of `source` from its parts.
-    init(name: String, source: [UInt8], nameRange: Range<Int>, valueRange: Range<Int>?, range: Range<Int>, quote: UInt8?) {
+    init(
+        name: String, source: [UInt8], nameRange: Range<Int>, valueRange: Range<Int>?, range: Range<Int>, quote: UInt8?
+    ) {
         self.name = name
         self.source = source
         self.nameRange = nameRange

@@ -20,7 +20,9 @@ extension HTMLTokenizer {
     /// The tag name at the index: up to a space, `/` or `>`, lower-cased.
     private mutating func readName() -> String {
         let nameStart = index
-        while index < limit, !ASCII.isSpace(bytes[index]), bytes[index] != ASCII.slash, bytes[index] != ASCII.greaterThan {
+        while index < limit, !ASCII.isSpace(bytes[index]), bytes[index] != ASCII.slash,
+            bytes[index] != ASCII.greaterThan
+        {
             index += 1
         }
         return ASCII.lowercasedString(bytes[nameStart..<index])
@@ -54,7 +56,8 @@ extension HTMLTokenizer {
     private mutating func readAttribute() -> HTMLAttribute {
         let nameStart = index
         index += 1
-        while index < limit, !ASCII.isSpace(bytes[index]), bytes[index] != ASCII.slash, bytes[index] != ASCII.greaterThan,
+        while index < limit, !ASCII.isSpace(bytes[index]), bytes[index] != ASCII.slash,
+            bytes[index] != ASCII.greaterThan,
             bytes[index] != ASCII.equals
         {
             index += 1
@@ -63,7 +66,8 @@ extension HTMLTokenizer {
         let name = ASCII.lowercasedString(bytes[nameRange])
         skipSpaces()
         guard index < limit, bytes[index] == ASCII.equals else {
-            return HTMLAttribute(name: name, source: bytes, nameRange: nameRange, valueRange: nil, range: nameRange, quote: nil)
+            return HTMLAttribute(
+                name: name, source: bytes, nameRange: nameRange, valueRange: nil, range: nameRange, quote: nil)
         }
         index += 1
         skipSpaces()
@@ -80,7 +84,9 @@ extension HTMLTokenizer {
             while index < limit, !ASCII.isSpace(bytes[index]), bytes[index] != ASCII.greaterThan { index += 1 }
             valueRange = valueStart..<index
         }
-        return HTMLAttribute(name: name, source: bytes, nameRange: nameRange, valueRange: valueRange, range: nameStart..<index, quote: quote)
+        return HTMLAttribute(
+            name: name, source: bytes, nameRange: nameRange, valueRange: valueRange, range: nameStart..<index,
+            quote: quote)
     }
 
     private mutating func skipSpaces() {

@@ -90,7 +90,9 @@ package struct PageLinks: Equatable, Sendable {
                 add(value("poster"), .requisite)
                 add(SourceSet.urls(in: value("srcset") ?? ""), .requisite)
             case "input":
-                if ASCII.lowercasedString(Array((value("type") ?? "").utf8)[...]) == "image" { add(value("src"), .requisite) }
+                if ASCII.lowercasedString(Array((value("type") ?? "").utf8)[...]) == "image" {
+                    add(value("src"), .requisite)
+                }
             case "object":
                 add(value("data"), .requisite)
             case "image":
@@ -115,7 +117,8 @@ package struct PageLinks: Equatable, Sendable {
     /// `text` without the ASCII whitespace around it; nil when nothing is left.
     private static func trimmed(_ text: String) -> String? {
         let bytes = Array(text.utf8)
-        guard let first = bytes.firstIndex(where: { !ASCII.isSpace($0) }), let last = bytes.lastIndex(where: { !ASCII.isSpace($0) })
+        guard let first = bytes.firstIndex(where: { !ASCII.isSpace($0) }),
+            let last = bytes.lastIndex(where: { !ASCII.isSpace($0) })
         else { return nil }
         return first == 0 && last == bytes.count - 1 ? text : String(decoding: bytes[first...last], as: UTF8.self)
     }

@@ -6,7 +6,8 @@ extension InteropError {
     public var category: ErrorCategory {
         switch self {
         case .unknownFormat, .truncatedGzip, .badGzip, .decompressedTooLarge, .badWARCHeader, .truncatedRecord,
-            .contentLengthMismatch, .missingHTTPHeaders, .badHTTPMessage, .badChunkedEncoding, .badURL, .badJSON, .badHAREntry,
+            .contentLengthMismatch, .missingHTTPHeaders, .badHTTPMessage, .badChunkedEncoding, .badURL, .badJSON,
+            .badHAREntry,
             .badPropertyList, .badWebArchive, .badZIP, .badWACZ, .waczDigestMismatch:
             .malformedData
         case .io(_, let operation, _): operation.kind.category

@@ -111,7 +111,8 @@ public enum InteropError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .unknownFormat(let file, let found):
             "\(file) is not a WARC, WACZ, HAR or .webarchive file (starts with \(found))"
-        case .io(let path, let operation, let errno): WebArcError.io(path: path, operation: operation, errno: errno).description
+        case .io(let path, let operation, let errno):
+            WebArcError.io(path: path, operation: operation, errno: errno).description
         case .truncatedGzip(let at): "gzip data ends early in \(at): the file is truncated"
         case .badGzip(let at, let reason): "bad gzip data in \(at): \(reason)"
         case .decompressedTooLarge(let file, let limit):

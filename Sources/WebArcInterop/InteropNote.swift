@@ -80,7 +80,8 @@ public enum InteropNote: Hashable, Sendable, CustomStringConvertible {
             "\(at): \(url) was truncated by its crawler (\(reason)); imported as it is"
         case .recordsLeftOut(let file, let type, let count): "\(file): \(count) \(type) record(s) left out"
         case .resourceLeftOut(let url, let reason): "\(url) left out: \(reason)"
-        case .stillEncoded(let url, let coding): "\(url) is written still \(coding)-encoded, as archived: WebKit will not show it"
+        case .stillEncoded(let url, let coding):
+            "\(url) is written still \(coding)-encoded, as archived: WebKit will not show it"
         }
     }
 }

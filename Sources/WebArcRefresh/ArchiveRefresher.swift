@@ -1,7 +1,7 @@
 import AsyncHTTPClient
+import Foundation
 import NIOCore
 import Synchronization
-import Foundation
 import WebArc
 import WebArcReplay
 
@@ -54,19 +54,26 @@ public struct ArchiveRefresher: Sendable {
     ///   ``RefreshError/massChange(limit:summary:)`` when the update would change too much of the
     ///   archive (nothing is written for either); ``WebArcError`` for a damaged archive or I/O
     ///   (`badTarget` for an archive without a writer recipe).
-    public func write(to path: String, overwrite: Bool = false, progress: (@Sendable (Int, Int) -> Void)? = nil) async throws -> RefreshSummary {
+    public func write(
+        to path: String, overwrite: Bool = false, progress: (@Sendable (Int, Int) -> Void)? = nil
+    ) async throws -> RefreshSummary {
         let reader = try ArchiveReader(path: archive)
         let metadata = try reader.metadata
         guard let recipe = metadata.writer, metadata.bases.isEmpty else {
-            throw WebArcError.badTarget(reason: "\(archive) is an update or was written before format 2.1: apply it or pack it again first")
+            throw WebArcError.badTarget(
+                reason: "\(archive) is an update or was written before format 2.1: apply it or pack it again first")
         }
         var entries: [ArchiveEntry] = []
         try reader.forEachEntry { entries.append($0) }
         var summary = RefreshSummary()
         let questions = plan(entries, startURL: metadata.startURL, summary: &summary)
         let answers = try await ask(questions, reader: reader, summary: &summary, progress: progress)
-        if summary.asked > 0 && summary.keptAfterError == summary.asked { throw RefreshError.noAnswers(summary: summary) }
-        if let limit = options.maxChangeShare, summary.changeShare > limit { throw RefreshError.massChange(limit: limit, summary: summary) }
+        if summary.asked > 0 && summary.keptAfterError == summary.asked {
+            throw RefreshError.noAnswers(summary: summary)
+        }
+        if let limit = options.maxChangeShare, summary.changeShare > limit {
+            throw RefreshError.massChange(limit: limit, summary: summary)
+        }
 
         let refreshed = OutputFile.intermediatePath(beside: path, purpose: "refreshed")
         defer { try? FileManager.default.removeItem(atPath: refreshed) }
@@ -84,7 +91,10 @@ public struct ArchiveRefresher: Sendable {
             guard case .response(let response) = entry.record, response.request.method == "GET" else { continue }
             summary.stored += 1
             let live = options.liveURL(for: response.request.url)
-            let old = options.olderThan.map { age in response.captureDate.map { options.now.timeIntervalSince($0) >= age } ?? true } ?? true
+            let old =
+                options.olderThan.map { age in
+                    response.captureDate.map { options.now.timeIntervalSince($0) >= age } ?? true
+                } ?? true
             let inside = !options.sameOrigin || startOrigin == nil || Self.origin(of: live) == startOrigin
             guard old, inside, live.hasPrefix("http://") || live.hasPrefix("https://") else {
                 summary.skipped += 1
@@ -98,7 +108,8 @@ public struct ArchiveRefresher: Sendable {
     /// Asks every question: one origin one request at a time (at `rate` at most), up to
     /// `concurrency` origins at once.
     func ask(
-        _ questions: [Question], reader: ArchiveReader, summary: inout RefreshSummary, progress: (@Sendable (Int, Int) -> Void)?
+        _ questions: [Question], reader: ArchiveReader, summary: inout RefreshSummary,
+        progress: (@Sendable (Int, Int) -> Void)?
     ) async throws -> [Int: RefreshOutcome] {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         configuration.decompression = .disabled
@@ -139,7 +150,9 @@ public struct ArchiveRefresher: Sendable {
     }
 
     /// Asks one origin's questions one at a time, at `rate` at most.
-    func askOrigin(_ batch: [Question], fetcher: OriginFetcher, reader: ArchiveReader, counter: ProgressCounter) async throws -> [(Int, OriginFetcher.Answer)] {
+    func askOrigin(
+        _ batch: [Question], fetcher: OriginFetcher, reader: ArchiveReader, counter: ProgressCounter
+    ) async throws -> [(Int, OriginFetcher.Answer)] {
         var results: [(Int, OriginFetcher.Answer)] = []
         var unreachable = 0
         var mayRetry = true
@@ -147,13 +160,19 @@ public struct ArchiveRefresher: Sendable {
             // An origin that twice in a row gave no HTTP answer at all is down: its other URLs are
             // kept at once instead of each waiting for the timeout.
             if unreachable >= Self.unreachableLimit {
-                results.append((question.position, OriginFetcher.Answer(outcome: .keptAfterError(.originUnreachable(failures: unreachable)))))
+                results.append(
+                    (
+                        question.position,
+                        OriginFetcher.Answer(outcome: .keptAfterError(.originUnreachable(failures: unreachable)))
+                    ))
                 counter.step()
                 continue
             }
             let started = Date()
             let response = question.response
-            let answer = await fetcher.ask(response, live: question.live, mayRetry: mayRetry, previous: { [UInt8](try reader.body(response.body)) })
+            let answer = await fetcher.ask(
+                response, live: question.live, mayRetry: mayRetry, previous: { [UInt8](try reader.body(response.body)) }
+            )
             unreachable = answer.unreachable ? unreachable + 1 : 0
             // An origin that still refuses after its retries is overloaded: its other URLs are asked
             // once each, without waiting again.
@@ -209,7 +228,8 @@ public struct ArchiveRefresher: Sendable {
     /// (its anchor rule included, so that an update between the two codes again only the bodies
     /// near a change).
     func writeRefreshed(
-        _ entries: [ArchiveEntry], answers: [Int: RefreshOutcome], recipe: WriterRecipe, metadata: ArchiveMetadata, reader: ArchiveReader,
+        _ entries: [ArchiveEntry], answers: [Int: RefreshOutcome], recipe: WriterRecipe, metadata: ArchiveMetadata,
+        reader: ArchiveReader,
         to path: String
     ) throws {
         let order = (try? recipe.order.positions(count: entries.count)) ?? Array(entries.indices)
@@ -221,7 +241,8 @@ public struct ArchiveRefresher: Sendable {
         if !options.redate {
             // When the records the origin confirmed were last checked, without re-dating each one.
             writer.metadata.entries.removeAll { $0.key == "refreshed" }
-            writer.metadata.entries.append(ArchiveMetadata.Entry("refreshed", ISO8601DateFormatter().string(from: options.now)))
+            writer.metadata.entries.append(
+                ArchiveMetadata.Entry("refreshed", ISO8601DateFormatter().string(from: options.now)))
         }
         try writer.failing {
             for step in steps {
@@ -251,14 +272,18 @@ public struct ArchiveRefresher: Sendable {
         case (.response(let old), .changed(let status, let reason, let headers, let body)?):
             let media = ContentTypeParts.of(headers.first { $0.name.lowercased() == "content-type" }?.value)
             let response = ResponseRecord(
-                request: old.request, status: status, reason: reason, headers: headers, mimeType: media.mimeType ?? old.mimeType,
-                textEncoding: media.textEncoding, body: BodyReference(digest: BodyDigest.ofEmpty), bodyLength: UInt64(body.count),
+                request: old.request, status: status, reason: reason, headers: headers,
+                mimeType: media.mimeType ?? old.mimeType,
+                textEncoding: media.textEncoding, body: BodyReference(digest: BodyDigest.ofEmpty),
+                bodyLength: UInt64(body.count),
                 captureDate: options.now)
             return .changed(response, body: body)
         case (_, .gone?):
             return nil
         case (.response(let old), .redirected(let status, let target, let headers)?):
-            return .redirect(RedirectRecord(request: old.request, status: status, target: target, headers: headers, captureDate: options.now))
+            return .redirect(
+                RedirectRecord(
+                    request: old.request, status: status, target: target, headers: headers, captureDate: options.now))
         default:
             return .copy(record)
         }
@@ -269,7 +294,8 @@ public struct ArchiveRefresher: Sendable {
 
     /// `scheme://host[:port]` of a URL.
     static func origin(of url: String) -> String? {
-        guard let components = URLComponents(string: url), let scheme = components.scheme, let host = components.host else { return nil }
+        guard let components = URLComponents(string: url), let scheme = components.scheme, let host = components.host
+        else { return nil }
         return "\(scheme)://\(host)" + (components.port.map { ":\($0)" } ?? "")
     }
 }

@@ -23,16 +23,22 @@ struct OriginFetcher: Sendable {
     ///     ``RefreshOptions/maxRetryAfter`` is waited for and asked again (up to
     ///     ``RefreshOptions/retryLimit`` times).
     ///   - previous: the stored body, read only when the origin sent a body with the stored status.
-    func ask(_ response: ResponseRecord, live: String, mayRetry: Bool, previous: @Sendable () throws -> [UInt8]) async -> Answer {
+    func ask(
+        _ response: ResponseRecord, live: String, mayRetry: Bool, previous: @Sendable () throws -> [UInt8]
+    ) async -> Answer {
         var retries = 0
         while true {
             do {
-                let answer = try await client.execute(request(for: response, live: live), timeout: .milliseconds(Int64(options.timeout * 1000)))
+                let answer = try await client.execute(
+                    request(for: response, live: live), timeout: .milliseconds(Int64(options.timeout * 1000)))
                 let status = Int(answer.status.code)
                 var refused = false
-                if status == 429 || status == 503, let wait = RetryAfter.seconds(answer.headers.first(name: "retry-after"), now: Date()) {
+                if status == 429 || status == 503,
+                    let wait = RetryAfter.seconds(answer.headers.first(name: "retry-after"), now: Date())
+                {
                     guard wait <= options.maxRetryAfter else {
-                        let reason = KeptReason.retryAfterTooLong(status: status, seconds: wait, limit: options.maxRetryAfter)
+                        let reason = KeptReason.retryAfterTooLong(
+                            status: status, seconds: wait, limit: options.maxRetryAfter)
                         return Answer(outcome: .keptAfterError(reason), retries: retries, refusedAfterRetries: true)
                     }
                     if mayRetry && retries < options.retryLimit {
@@ -44,16 +50,19 @@ struct OriginFetcher: Sendable {
                     }
                     refused = true
                 }
-                var result = try await classify(answer, status: status, response: response, live: live, retries: retries, previous: previous)
+                var result = try await classify(
+                    answer, status: status, response: response, live: live, retries: retries, previous: previous)
                 result.retries = retries
                 result.refusedAfterRetries = refused
                 return result
             } catch is NIOTooManyBytesError {
                 return Answer(outcome: .keptAfterError(.bodyTooLarge(limit: options.maxBodyBytes)), retries: retries)
             } catch let error as HTTPClientError where Self.timeouts.contains(error) {
-                return Answer(outcome: .keptAfterError(.timedOut(seconds: options.timeout)), retries: retries, unreachable: true)
+                return Answer(
+                    outcome: .keptAfterError(.timedOut(seconds: options.timeout)), retries: retries, unreachable: true)
             } catch {
-                return Answer(outcome: .keptAfterError(.noAnswer(Self.describe(error))), retries: retries, unreachable: true)
+                return Answer(
+                    outcome: .keptAfterError(.noAnswer(Self.describe(error))), retries: retries, unreachable: true)
             }
         }
     }
@@ -69,7 +78,8 @@ struct OriginFetcher: Sendable {
 
     /// What an HTTP answer means for the stored `response`.
     func classify(
-        _ answer: HTTPClientResponse, status: Int, response: ResponseRecord, live: String, retries: Int, previous: @Sendable () throws -> [UInt8]
+        _ answer: HTTPClientResponse, status: Int, response: ResponseRecord, live: String, retries: Int,
+        previous: @Sendable () throws -> [UInt8]
     ) async throws -> Answer {
         let headers = answer.headers.map { HTTPHeader($0.name, $0.value) }
         switch status {
@@ -81,16 +91,25 @@ struct OriginFetcher: Sendable {
             guard let location = answer.headers.first(name: "location"),
                 let target = URL(string: location, relativeTo: URL(string: live))?.absoluteURL.absoluteString
             else { return Answer(outcome: .keptAfterError(.redirectWithoutLocation(status: status))) }
-            return Answer(outcome: .redirected(status: status, target: options.archivedURL(for: target), headers: Self.stored(headers)))
+            return Answer(
+                outcome: .redirected(
+                    status: status, target: options.archivedURL(for: target), headers: Self.stored(headers)))
         case 200...299:
             break
         default:
             // An error never replaces a stored response, except one archived with that same status.
-            guard status == response.status, status >= 400 else { return Answer(outcome: .keptAfterError(.status(status, retries: retries))) }
+            guard status == response.status, status >= 400 else {
+                return Answer(outcome: .keptAfterError(.status(status, retries: retries)))
+            }
         }
         let body = Array(buffer: try await answer.body.collect(upTo: options.maxBodyBytes))
-        if status == response.status, let old = try? previous(), old == body { return Answer(outcome: .unchanged, bytes: body.count) }
-        return Answer(outcome: .changed(status: status, reason: nil, headers: Self.stored(headers, length: body.count), body: body), bytes: body.count)
+        if status == response.status, let old = try? previous(), old == body {
+            return Answer(outcome: .unchanged, bytes: body.count)
+        }
+        return Answer(
+            outcome: .changed(
+                status: status, reason: nil, headers: Self.stored(headers, length: body.count), body: body),
+            bytes: body.count)
     }
 
     /// One answer: its outcome, the body bytes received, whether it was a 304, whether the origin
@@ -111,7 +130,9 @@ struct OriginFetcher: Sendable {
 
     /// A transport error in words.
     static func describe(_ error: any Error) -> String {
-        if let error = error as? HTTPClientError, error == .remoteConnectionClosed { return "the connection was closed before an answer" }
+        if let error = error as? HTTPClientError, error == .remoteConnectionClosed {
+            return "the connection was closed before an answer"
+        }
         return String(describing: error)
     }
 

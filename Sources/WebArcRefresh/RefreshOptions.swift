@@ -45,8 +45,10 @@ public struct RefreshOptions: Sendable {
     /// 60 s twice per URL.
     public init(
         olderThan: TimeInterval? = nil, origin: (archived: String, live: String)? = nil, sameOrigin: Bool = false,
-        concurrency: Int = 1, rate: Double? = nil, timeout: TimeInterval = 30, maxBodyBytes: Int = 256 << 20, now: Date = Date(),
-        redate: Bool = false, maxChangeShare: Double? = defaultMaxChangeShare, maxRetryAfter: TimeInterval = 60, retryLimit: Int = 2
+        concurrency: Int = 1, rate: Double? = nil, timeout: TimeInterval = 30, maxBodyBytes: Int = 256 << 20,
+        now: Date = Date(),
+        redate: Bool = false, maxChangeShare: Double? = defaultMaxChangeShare, maxRetryAfter: TimeInterval = 60,
+        retryLimit: Int = 2
     ) {
         self.olderThan = olderThan
         self.origin = origin

@@ -40,12 +40,15 @@ public enum KeptReason: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .status(let status, let retries):
-            retries == 0 ? "HTTP \(status)" : "HTTP \(status) after \(retries) \(retries == 1 ? "retry" : "retries") as its Retry-After asked"
+            retries == 0
+                ? "HTTP \(status)"
+                : "HTTP \(status) after \(retries) \(retries == 1 ? "retry" : "retries") as its Retry-After asked"
         case .retryAfterTooLong(let status, let seconds, let limit):
             "HTTP \(status) asking to retry after \(Self.seconds(seconds)), more than the \(Self.seconds(limit)) allowed"
         case .timedOut(let seconds): "no answer within \(Self.seconds(seconds))"
         case .noAnswer(let error): "no answer: \(error)"
-        case .originUnreachable(let failures): "not asked: the \(failures) requests before it to this origin got no answer"
+        case .originUnreachable(let failures):
+            "not asked: the \(failures) requests before it to this origin got no answer"
         case .bodyTooLarge(let limit): "body larger than \(limit) bytes"
         case .redirectWithoutLocation(let status): "HTTP \(status) without a usable Location"
         }

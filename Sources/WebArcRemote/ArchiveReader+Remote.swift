@@ -45,7 +45,8 @@ extension ArchiveReader {
     ///   - location: an `http(s)://` URL or a local path.
     ///   - mapped: for a local file, map it (see `ArchiveReader.init(path:mapped:bases:)`).
     ///   - configuration: for a URL, how it is fetched.
-    public convenience init(location: String, mapped: Bool = false, configuration: RemoteConfiguration = .init()) throws {
+    public convenience init(location: String, mapped: Bool = false, configuration: RemoteConfiguration = .init()) throws
+    {
         if HTTPByteSource.isRemote(location) {
             try self.init(url: location, configuration: configuration)
         } else {
@@ -73,7 +74,8 @@ public enum RemoteVerifier {
         let source = try DownloadedByteSource(url: url, configuration: configuration)
         // A transfer that fails under the open throws its own error from the read.
         let reader = try ArchiveReader(download: source, path: url)
-        let result = policy.map { ArchiveVerifier.verify(reader, trusting: $0, progress: progress) }
+        let result =
+            policy.map { ArchiveVerifier.verify(reader, trusting: $0, progress: progress) }
             ?? (ArchiveVerifier.verify(reader, progress: progress), nil)
         try source.finish()
         return result

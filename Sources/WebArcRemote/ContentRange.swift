@@ -38,7 +38,9 @@ public struct ContentRange: Equatable, Sendable {
             return
         }
         let bounds = parts[0].split(separator: "-", omittingEmptySubsequences: false)
-        guard bounds.count == 2, let first = UInt64(bounds[0]), let last = UInt64(bounds[1]), first <= last, last < UInt64.max else {
+        guard bounds.count == 2, let first = UInt64(bounds[0]), let last = UInt64(bounds[1]), first <= last,
+            last < UInt64.max
+        else {
             return nil
         }
         if let total, last >= total { return nil }

@@ -135,12 +135,15 @@ final class RegionSink: BodyStream, @unchecked Sendable {
         let range = status == 206 ? ContentRange(headers.first(name: "content-range")) : nil
         let total = range?.total ?? (status == 200 ? headers.first(name: "content-length").flatMap(UInt64.init) : nil)
         guard let total, status == 200 || range != nil else {
-            throw RemoteError.badResponse(url: owner.url, reason: "HTTP \(status) without Content-Range or Content-Length")
+            throw RemoteError.badResponse(
+                url: owner.url, reason: "HTTP \(status) without Content-Range or Content-Length")
         }
         let first = range?.start ?? 0
         let from = try owner.accept(headers: headers, first: first, total: total, wholeFile: status == 200, for: region)
         guard first <= from else {
-            throw RemoteError.badResponse(url: owner.url, reason: "Content-Range \(headers.first(name: "content-range") ?? "") for a read from byte \(from)")
+            throw RemoteError.badResponse(
+                url: owner.url,
+                reason: "Content-Range \(headers.first(name: "content-range") ?? "") for a read from byte \(from)")
         }
         // A whole file or a longer suffix than this region's (a stream before it): drop the front.
         skip = from - first

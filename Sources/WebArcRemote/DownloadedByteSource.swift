@@ -109,8 +109,10 @@ public final class DownloadedByteSource: ByteSource, @unchecked Sendable {
             let size = knownSize ?? 0
             var gaps = gaps(in: 0..<size)
             gaps = gaps.flatMap { gap -> [Range<UInt64>] in
-                let cuts = [gap.lowerBound, min(max(first.lowerBound, gap.lowerBound), gap.upperBound),
-                            min(max(first.upperBound, gap.lowerBound), gap.upperBound), gap.upperBound]
+                let cuts = [
+                    gap.lowerBound, min(max(first.lowerBound, gap.lowerBound), gap.upperBound),
+                    min(max(first.upperBound, gap.lowerBound), gap.upperBound), gap.upperBound,
+                ]
                 return zip(cuts, cuts.dropFirst()).map { $0..<$1 }.filter { !$0.isEmpty }
             }
             let ordered = gaps.filter { first.contains($0.lowerBound) } + gaps.filter { !first.contains($0.lowerBound) }
@@ -140,7 +142,9 @@ public final class DownloadedByteSource: ByteSource, @unchecked Sendable {
         }
         let wanted = offset..<offset + UInt64(count)
         let started = withLock {
-            if opening, !rangesIgnored, stream.streams(past: wanted.lowerBound), wanted.lowerBound - stream.received > Self.aheadOfStream {
+            if opening, !rangesIgnored, stream.streams(past: wanted.lowerBound),
+                wanted.lowerBound - stream.received > Self.aheadOfStream
+            {
                 stream.cut(at: wanted.lowerBound)
             }
             return gaps(in: wanted).map(addRegion)
@@ -148,7 +152,9 @@ public final class DownloadedByteSource: ByteSource, @unchecked Sendable {
         started.forEach(start)
         condition.lock()
         while true {
-            let covering = regions.filter { $0.suffix == nil && $0.start < wanted.upperBound && $0.end > wanted.lowerBound }
+            let covering = regions.filter {
+                $0.suffix == nil && $0.start < wanted.upperBound && $0.end > wanted.lowerBound
+            }
             let waiting = covering.filter { $0.received < min(wanted.upperBound, $0.end) }
             if waiting.isEmpty { break }
             if let failed = waiting.first(where: { $0.finished != nil }) {
@@ -195,7 +201,9 @@ public final class DownloadedByteSource: ByteSource, @unchecked Sendable {
     ///
     /// - Throws: ``RemoteError/changed(url:reason:)`` for another version of the file;
     ///   `badResponse` for a length over 2^63 − 1.
-    func accept(headers: HTTPHeaders, first: UInt64, total: UInt64, wholeFile: Bool = false, for region: DownloadRegion) throws -> UInt64 {
+    func accept(
+        headers: HTTPHeaders, first: UInt64, total: UInt64, wholeFile: Bool = false, for region: DownloadRegion
+    ) throws -> UInt64 {
         // Offsets become `off_t` for the temporary file: a length no file can have is refused.
         guard total <= UInt64(Int64.max) else {
             throw RemoteError.badResponse(url: url, reason: "a file length of \(total) bytes")
@@ -206,7 +214,9 @@ public final class DownloadedByteSource: ByteSource, @unchecked Sendable {
             } else {
                 validator = Validator(headers)
             }
-            if let knownSize, knownSize != total { throw RemoteError.changed(url: url, reason: "length \(total), was \(knownSize)") }
+            if let knownSize, knownSize != total {
+                throw RemoteError.changed(url: url, reason: "length \(total), was \(knownSize)")
+            }
             knownSize = total
             if wholeFile { rangesIgnored = true }
             for other in regions where other.suffix == nil && other.end > total {
@@ -267,7 +277,8 @@ public final class DownloadedByteSource: ByteSource, @unchecked Sendable {
             case .success(let response) where response.status == 416 && region.suffix != nil:
                 // Only an empty file has no last byte; the reader says `empty`.
                 guard let total = ContentRange(response.headers.first(name: "content-range"))?.total, total == 0 else {
-                    return self.end(region, .failure(RemoteError.status(url: self.url, status: 416, range: range.description)))
+                    return self.end(
+                        region, .failure(RemoteError.status(url: self.url, status: 416, range: range.description)))
                 }
                 _ = try? self.accept(headers: response.headers, first: 0, total: 0, for: region)
                 self.end(region, .success(()))
@@ -275,12 +286,14 @@ public final class DownloadedByteSource: ByteSource, @unchecked Sendable {
                 // Nothing was left to fetch (the stream of an empty file, which the tail's 416 ended).
                 self.end(region, .success(()))
             case .success(let response):
-                let error: RemoteError = switch response.status {
-                case 404, 410: .notFound(url: self.url, status: response.status)
-                case 412: .changed(url: self.url, reason: "412 Precondition Failed when reading bytes=\(range)")
-                case 200..<300: .connection(url: self.url, reason: "transfer ended at byte \(received) of \(self.size)")
-                default: .status(url: self.url, status: response.status, range: range.description)
-                }
+                let error: RemoteError =
+                    switch response.status {
+                    case 404, 410: .notFound(url: self.url, status: response.status)
+                    case 412: .changed(url: self.url, reason: "412 Precondition Failed when reading bytes=\(range)")
+                    case 200..<300:
+                        .connection(url: self.url, reason: "transfer ended at byte \(received) of \(self.size)")
+                    default: .status(url: self.url, status: response.status, range: range.description)
+                    }
                 if case .connection = error, progressed, attempt < self.retries {
                     return self.transfer(sink, attempt: attempt + 1)
                 }

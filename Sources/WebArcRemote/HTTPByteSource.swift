@@ -79,7 +79,10 @@ public final class HTTPByteSource: ByteSource {
                 range.count == tail.bytes.count, range.end == total
             else {
                 throw RemoteError.badResponse(
-                    url: url, reason: "Content-Range \(tail.headers.first(name: "content-range") ?? "missing") for bytes=-\(tailLength)")
+                    url: url,
+                    reason:
+                        "Content-Range \(tail.headers.first(name: "content-range") ?? "missing") for bytes=-\(tailLength)"
+                )
             }
             size = total
             tailStart = range.start
@@ -190,7 +193,8 @@ public final class HTTPByteSource: ByteSource {
         let ahead = max(1, min(ahead, Int(UInt64(max(configuration.cacheBytes, 1)) / 2 / window)))
         var windows: [Range<UInt64>] = []
         for extent in extents where !extent.isEmpty && extent.upperBound <= size {
-            if let last = windows.last, extent.lowerBound >= last.upperBound, extent.lowerBound - last.upperBound <= 16 << 10,
+            if let last = windows.last, extent.lowerBound >= last.upperBound,
+                extent.lowerBound - last.upperBound <= 16 << 10,
                 extent.upperBound - last.lowerBound <= window
             {
                 windows[windows.count - 1] = last.lowerBound..<extent.upperBound
@@ -235,7 +239,8 @@ public final class HTTPByteSource: ByteSource {
         for index in state.plans.indices {
             guard let k = state.plans[index].windows.firstIndex(where: { $0.contains(range) }) else { continue }
             let count = state.plans[index].windows.count
-            for next in k + 1..<min(k + 1 + state.plans[index].ahead, count) where !state.plans[index].started.contains(next) {
+            for next in k + 1..<min(k + 1 + state.plans[index].ahead, count)
+            where !state.plans[index].started.contains(next) {
                 state.plans[index].started.insert(next)
                 let window = state.plans[index].windows[next]
                 if !state.cache.contains(window), !state.inflight.contains(where: { $0.range.contains(window) }) {
@@ -252,10 +257,12 @@ public final class HTTPByteSource: ByteSource {
     private func start(_ range: Range<UInt64>, _ state: inout State) -> Inflight {
         let count = Int(range.upperBound - range.lowerBound)
         let (size, validator, url) = (size, validator, url)
-        let future = client.get(resolvedURL, range: .span(range.lowerBound, count), validator: validator, maxBytes: count)
-            .flatMapThrowing { response in
-                try Self.check(response, offset: range.lowerBound, count: count, size: size, validator: validator, url: url)
-            }
+        let future = client.get(
+            resolvedURL, range: .span(range.lowerBound, count), validator: validator, maxBytes: count
+        )
+        .flatMapThrowing { response in
+            try Self.check(response, offset: range.lowerBound, count: count, size: size, validator: validator, url: url)
+        }
         let inflight = Inflight(range: range, future: future)
         state.inflight.append(inflight)
         return inflight
@@ -282,7 +289,8 @@ public final class HTTPByteSource: ByteSource {
             if let reason = validator.mismatch(response.headers) { throw RemoteError.changed(url: url, reason: reason) }
             let header = response.headers.first(name: "content-range")
             guard let range = ContentRange(header) else {
-                throw RemoteError.badResponse(url: url, reason: "Content-Range \(header ?? "missing") for bytes=\(asked)")
+                throw RemoteError.badResponse(
+                    url: url, reason: "Content-Range \(header ?? "missing") for bytes=\(asked)")
             }
             if let total = range.total, total != size {
                 throw RemoteError.changed(url: url, reason: "length \(total), was \(size)")
@@ -300,7 +308,11 @@ public final class HTTPByteSource: ByteSource {
             }
             return response.bytes
         case 412:
-            throw RemoteError.changed(url: url, reason: "412 Precondition Failed for \(validator.precondition.map { "\($0.name) \($0.value)" } ?? "the request")")
+            throw RemoteError.changed(
+                url: url,
+                reason:
+                    "412 Precondition Failed for \(validator.precondition.map { "\($0.name) \($0.value)" } ?? "the request")"
+            )
         case 416:
             throw RemoteError.changed(url: url, reason: "416 for bytes=\(asked): the file is shorter now")
         case 404, 410:

@@ -60,13 +60,15 @@ final class RemoteClient: Sendable {
         _ = Self.epoch
         self.configuration = configuration
         let key = Key(
-            connect: configuration.connectTimeout, read: configuration.readTimeout, redirects: configuration.maxRedirects,
+            connect: configuration.connectTimeout, read: configuration.readTimeout,
+            redirects: configuration.maxRedirects,
             http1Only: http1Only)
         client = Self.clients.withLock { clients in
             if let client = clients[key] { return client }
             var settings = HTTPClient.Configuration(
                 redirectConfiguration: .follow(max: key.redirects, allowCycles: false),
-                timeout: .init(connect: .nanoseconds(Int64(key.connect * 1e9)), read: .nanoseconds(Int64(key.read * 1e9))),
+                timeout: .init(
+                    connect: .nanoseconds(Int64(key.connect * 1e9)), read: .nanoseconds(Int64(key.read * 1e9))),
                 decompression: .disabled)
             if key.http1Only { settings.httpVersion = .http1Only }
             // The pool's own retries wait out the whole connect timeout before reporting anything,
@@ -117,9 +119,13 @@ final class RemoteClient: Sendable {
         @Sendable func retry(_ reason: String) -> Bool {
             guard attempt <= configuration.retries else { return false }
             let delay = configuration.delay(beforeRetry: attempt)
-            configuration.trace?("webarc: retry \(attempt)/\(configuration.retries) of GET \(url) \(shown) in \(String(format: "%.2f", delay)) s: \(reason)")
+            configuration.trace?(
+                "webarc: retry \(attempt)/\(configuration.retries) of GET \(url) \(shown) in \(String(format: "%.2f", delay)) s: \(reason)"
+            )
             promise.futureResult.eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) {
-                self.attempt(attempt + 1, url: url, range: range, validator: validator, maxBytes: maxBytes, stream: stream, promise: promise)
+                self.attempt(
+                    attempt + 1, url: url, range: range, validator: validator, maxBytes: maxBytes, stream: stream,
+                    promise: promise)
             }
             return true
         }
@@ -127,7 +133,9 @@ final class RemoteClient: Sendable {
         headers.add(name: "User-Agent", value: configuration.userAgent)
         headers.add(name: "Accept-Encoding", value: "identity")
         if let range { headers.add(name: "Range", value: "bytes=\(range)") }
-        if let precondition = validator?.precondition { headers.add(name: precondition.name, value: precondition.value) }
+        if let precondition = validator?.precondition {
+            headers.add(name: precondition.name, value: precondition.value)
+        }
         let request: HTTPClient.Request
         do {
             request = try HTTPClient.Request(url: url, method: .GET, headers: headers, tlsConfiguration: tls)
@@ -146,7 +154,11 @@ final class RemoteClient: Sendable {
                 self.configuration.trace?(
                     "webarc: GET \(url) \(shown) -> \(response.status), \(delegate.received) bytes, at \(String(format: "%.1f", at)) ms, "
                         + "took \(String(format: "%.1f", milliseconds)) ms")
-                if [500, 502, 503, 504].contains(response.status), stream?.hasData != true, retry("HTTP \(response.status)") { return }
+                if [500, 502, 503, 504].contains(response.status), stream?.hasData != true,
+                    retry("HTTP \(response.status)")
+                {
+                    return
+                }
                 promise.succeed(response)
             case .failure(let error):
                 self.byteCount.wrappingAdd(delegate.received, ordering: .relaxed)
@@ -158,9 +170,14 @@ final class RemoteClient: Sendable {
                         "webarc: GET \(url) \(shown) -> \(delegate.status), \(delegate.received) bytes, at \(String(format: "%.1f", at)) ms, "
                             + "took \(String(format: "%.1f", milliseconds)) ms, stopped at its end")
                 } else {
-                    self.configuration.trace?("webarc: GET \(url) \(shown) failed after \(String(format: "%.1f", milliseconds)) ms: \(mapped)")
+                    self.configuration.trace?(
+                        "webarc: GET \(url) \(shown) failed after \(String(format: "%.1f", milliseconds)) ms: \(mapped)"
+                    )
                 }
-                if Self.isRetryable(mapped), stream?.hasData != true, stream?.isDone != true, retry(mapped.description) { return }
+                if Self.isRetryable(mapped), stream?.hasData != true, stream?.isDone != true, retry(mapped.description)
+                {
+                    return
+                }
                 promise.fail(mapped)
             }
         }
@@ -188,7 +205,9 @@ final class RemoteClient: Sendable {
         if error is BoringSSLError || error is NIOSSLExtraError { return .tls(url: url, reason: tlsReason(error)) }
         if let error = error as? IOError { return connectionFailure(url: url, errno: error.errnoCode) }
         if let error = error as? NIOConnectionError {
-            if let io = error.connectionErrors.first?.error as? IOError { return connectionFailure(url: url, errno: io.errnoCode) }
+            if let io = error.connectionErrors.first?.error as? IOError {
+                return connectionFailure(url: url, errno: io.errnoCode)
+            }
             // No address to try (the name did not resolve) or none that answered.
             return .unreachable(url: url, reason: error.connectionErrors.first.map { "\($0.error)" } ?? "\(error)")
         }
@@ -278,13 +297,16 @@ final class CollectingDelegate: HTTPClientResponseDelegate, @unchecked Sendable 
         // An error page's body is not kept (nor limited): the status says what went wrong.
         guard (200..<300).contains(status) else { return task.eventLoop.makeSucceededVoidFuture() }
         if let length, length > maxBytes {
-            let error: RemoteError = expectRange && status == 200
+            let error: RemoteError =
+                expectRange && status == 200
                 ? .rangesNotSupported(url: url)
                 : .badResponse(url: url, reason: "HTTP \(status) with \(length) bytes, at most \(maxBytes) expected")
             return task.eventLoop.makeFailedFuture(error)
         }
         if let stream {
-            do { try stream.begin(status: status, headers: headers) } catch { return task.eventLoop.makeFailedFuture(error) }
+            do { try stream.begin(status: status, headers: headers) } catch {
+                return task.eventLoop.makeFailedFuture(error)
+            }
         } else if let length {
             body.reserveCapacity(length)
         }
@@ -299,7 +321,8 @@ final class CollectingDelegate: HTTPClientResponseDelegate, @unchecked Sendable 
             return task.eventLoop.makeSucceededVoidFuture()
         }
         guard body.count + buffer.readableBytes <= maxBytes else {
-            let error: RemoteError = expectRange && status == 200
+            let error: RemoteError =
+                expectRange && status == 200
                 ? .rangesNotSupported(url: url)
                 : .badResponse(url: url, reason: "HTTP \(status) with more than \(maxBytes) bytes")
             return task.eventLoop.makeFailedFuture(error)

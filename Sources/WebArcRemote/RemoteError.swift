@@ -62,8 +62,10 @@ public enum RemoteError: Error, Equatable, Sendable, CustomStringConvertible {
         case .tls(let url, let reason):
             // Only a certificate that does not verify is fixed by naming the CA; a plain http://
             // URL reaches TLS only through a redirect, which the message then names.
-            "\(url): TLS failed" + (url.lowercased().hasPrefix("https://") ? "" : " after a redirect to https") + ": \(reason)"
-                + (reason.contains("CERTIFICATE_VERIFY_FAILED") ? " (a private CA: set SSL_CERT_FILE to its PEM file)" : "")
+            "\(url): TLS failed" + (url.lowercased().hasPrefix("https://") ? "" : " after a redirect to https")
+                + ": \(reason)"
+                + (reason.contains("CERTIFICATE_VERIFY_FAILED")
+                    ? " (a private CA: set SSL_CERT_FILE to its PEM file)" : "")
         }
     }
 

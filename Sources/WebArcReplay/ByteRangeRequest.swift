@@ -60,7 +60,9 @@ public enum ByteRangeRequest: Equatable, Sendable {
 extension UInt64 {
     /// Parses one or more ASCII digits; nil for anything else or on overflow.
     static func decimal(_ text: Substring) -> UInt64? {
-        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+            return nil
+        }
         return UInt64(text)
     }
 }

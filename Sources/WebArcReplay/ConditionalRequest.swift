@@ -33,7 +33,8 @@ public enum ConditionalRequest {
     /// Whether a `Range` header still applies given `If-Range`: the validator must match the body
     /// exactly (strong comparison for an entity tag, so a weak `W/` tag never matches; equality
     /// for a date).
-    public static func rangeApplies(ifRange: String?, entityTags: some Collection<String>, lastModified: Int64?) -> Bool {
+    public static func rangeApplies(ifRange: String?, entityTags: some Collection<String>, lastModified: Int64?) -> Bool
+    {
         guard let value = ifRange?.trimmingSpaces, !value.isEmpty else { return true }
         if value.hasPrefix("W/") { return false }
         if value.hasPrefix("\"") { return entityTags.contains { !$0.hasPrefix("W/") && $0[...] == value } }

@@ -15,7 +15,9 @@ public enum ContentTypeParts {
         // Split at every `;` byte, not at `;` Characters: a character that joins the one after it
         // (an Arabic number mark, Grapheme_Cluster_Break=Prepend) would hide a `;` in its cluster
         // and leave the parameters in the media type.
-        let parts = contentType.utf8.split(separator: UInt8(ascii: ";")).map { String(String(decoding: $0, as: UTF8.self).trimmingSpaces) }
+        let parts = contentType.utf8.split(separator: UInt8(ascii: ";")).map {
+            String(String(decoding: $0, as: UTF8.self).trimmingSpaces)
+        }
         let mimeType = parts.first.map { $0.lowercased() }.flatMap { $0.contains("/") ? $0 : nil }
         let charset = parts.dropFirst().first { $0.lowercased().hasPrefix("charset=") }
             .map { String($0.dropFirst(8)).trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased() }

@@ -17,7 +17,9 @@ public enum OriginValidators {
         if let etag, etag != response.body.etag, !etag.isEmpty {
             return [("If-None-Match", etag)]
         }
-        if let modified = response.headers.first(where: { $0.name.lowercased() == "last-modified" })?.value, !modified.isEmpty {
+        if let modified = response.headers.first(where: { $0.name.lowercased() == "last-modified" })?.value,
+            !modified.isEmpty
+        {
             return [("If-Modified-Since", modified)]
         }
         return []

@@ -42,10 +42,13 @@ public final class ReloadableArchives<Archives: Sendable>: Sendable {
     ///   - reopen: opens the archives again (and checks them, as they were checked at first);
     ///     throws when the new version is not to be served.
     public convenience init(
-        _ archives: Archives, recognises: @escaping @Sendable (any Error) -> Bool = { ($0 as? any SourceChanged)?.sourceChanged == true },
+        _ archives: Archives,
+        recognises: @escaping @Sendable (any Error) -> Bool = { ($0 as? any SourceChanged)?.sourceChanged == true },
         retryAfterFailure: Duration = .seconds(5), reopen: @escaping @Sendable () throws -> Archives
     ) {
-        self.init(archives, recognises: recognises, retryAfterFailure: retryAfterFailure, clock: { ContinuousClock.now }, reopen: reopen)
+        self.init(
+            archives, recognises: recognises, retryAfterFailure: retryAfterFailure, clock: { ContinuousClock.now },
+            reopen: reopen)
     }
 
     /// As the public initializer, reading the time from `clock`: a test seam, so that a test moves

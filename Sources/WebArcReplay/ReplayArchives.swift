@@ -102,7 +102,9 @@ public struct ReplayArchives: Sendable {
         }
         if rules.contains(.queryOrder), let query = parts.query, let wanted = CanonicalURL.sortedParameters(query) {
             for method in methods {
-                if let match = try reordered(method: method, base: parts.base, parameters: wanted, tried: &tried) { return match }
+                if let match = try reordered(method: method, base: parts.base, parameters: wanted, tried: &tried) {
+                    return match
+                }
             }
         }
         if rules.contains(.directoryIndex), let other = parts.directoryIndexVariant,
@@ -112,7 +114,9 @@ public struct ReplayArchives: Sendable {
         }
         if rules.contains(.queryDropped), parts.query != nil {
             if let match = try attempt(String(parts.base), .queryDropped).match { return match }
-            if let other = CanonicalURL.directoryIndexVariant(of: parts.base), let match = try attempt(other, .queryDropped).match {
+            if let other = CanonicalURL.directoryIndexVariant(of: parts.base),
+                let match = try attempt(other, .queryDropped).match
+            {
                 return match
             }
         }
@@ -120,7 +124,9 @@ public struct ReplayArchives: Sendable {
     }
 
     /// A stored URL of `base` whose query holds the same parameters in another order.
-    private func reordered(method: String, base: Substring, parameters: [Substring], tried: inout Set<String>) throws -> ReplayMatch? {
+    private func reordered(
+        method: String, base: Substring, parameters: [Substring], tried: inout Set<String>
+    ) throws -> ReplayMatch? {
         let prefix = method + " " + String(base) + "?"
         for reader in readers {
             let key = try reader.firstKey(withPrefix: prefix) { query in
@@ -129,7 +135,9 @@ public struct ReplayArchives: Sendable {
             // The key may be shadowed (or deleted) by an archive above: look it up through the layers.
             guard let key, tried.insert(String(key.dropFirst(method.utf8.count + 1))).inserted else { continue }
             if case .found(let entry, let archive) = try lookup(key: key) {
-                return ReplayMatch(entry: entry, archive: archive, url: String(key.dropFirst(method.utf8.count + 1)), rule: .queryOrder)
+                return ReplayMatch(
+                    entry: entry, archive: archive, url: String(key.dropFirst(method.utf8.count + 1)), rule: .queryOrder
+                )
             }
         }
         return nil

@@ -11,7 +11,9 @@ public struct ReplayConditions: Sendable, Equatable {
     public var ifModifiedSince: String?
 
     /// Makes a set of conditions from the header values.
-    public init(range: String? = nil, ifRange: String? = nil, ifNoneMatch: String? = nil, ifModifiedSince: String? = nil) {
+    public init(
+        range: String? = nil, ifRange: String? = nil, ifNoneMatch: String? = nil, ifModifiedSince: String? = nil
+    ) {
         self.range = range
         self.ifRange = ifRange
         self.ifNoneMatch = ifNoneMatch
@@ -54,18 +56,21 @@ public enum BodyDecision: Equatable, Sendable {
     ///   - lastModified: the body's date in seconds since 1970 (stored `Last-Modified`, else the
     ///     capture date), when known.
     public init(
-        status: Int, length: UInt64, entityTags: some Collection<String>, lastModified: Int64?, conditions: ReplayConditions
+        status: Int, length: UInt64, entityTags: some Collection<String>, lastModified: Int64?,
+        conditions: ReplayConditions
     ) {
         if (200..<300).contains(status), conditions.ifNoneMatch != nil || conditions.ifModifiedSince != nil,
             ConditionalRequest.isNotModified(
-                ifNoneMatch: conditions.ifNoneMatch, ifModifiedSince: conditions.ifModifiedSince, entityTags: entityTags,
+                ifNoneMatch: conditions.ifNoneMatch, ifModifiedSince: conditions.ifModifiedSince,
+                entityTags: entityTags,
                 lastModified: lastModified)
         {
             self = .notModified
             return
         }
         guard status == 200, conditions.range != nil,
-            ConditionalRequest.rangeApplies(ifRange: conditions.ifRange, entityTags: entityTags, lastModified: lastModified)
+            ConditionalRequest.rangeApplies(
+                ifRange: conditions.ifRange, entityTags: entityTags, lastModified: lastModified)
         else {
             self = .whole
             return

@@ -28,9 +28,11 @@ public enum ReplaySafety {
             if byte == UInt8(ascii: ":") {
                 return replayableSchemes.contains(String(decoding: scheme, as: UTF8.self).lowercased())
             }
-            let isSchemeByte = (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z"))
-                || (!scheme.isEmpty && ((byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "+")
-                    || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")))
+            let isSchemeByte =
+                (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z"))
+                || (!scheme.isEmpty
+                    && ((byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "+")
+                        || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")))
             // Anything else before a colon (`/`, `?`, `#`, …) makes the URL relative.
             guard isSchemeByte else { return true }
             scheme.append(byte)

@@ -25,7 +25,8 @@ public enum StoredHeaders {
             .flatMap { $0.value.split(separator: ",").map { $0.trimmingSpaces.lowercased() } }
         return stored.filter {
             let name = $0.name.lowercased()
-            return !dropped.contains(name) && !alsoDropped.contains(name) && !nominated.contains(name) && ReplaySafety.isReplayable($0)
+            return !dropped.contains(name) && !alsoDropped.contains(name) && !nominated.contains(name)
+                && ReplaySafety.isReplayable($0)
         }
     }
 }

@@ -31,17 +31,23 @@ public struct AccessLog: Sendable {
     /// Logs one answered request: the status sent and the body bytes written.
     func record(_ request: ArchiveRequest, version: HTTPVersion, status: Int, bytes: UInt64, client: SocketAddress?) {
         let address = client?.ipAddress ?? "-"
-        logger.info("\(address) \"\(request.method) \(Self.shown(request)) HTTP/\(version.major).\(version.minor)\" \(status) \(bytes)")
+        logger.info(
+            "\(address) \"\(request.method) \(Self.shown(request)) HTTP/\(version.major).\(version.minor)\" \(status) \(bytes)"
+        )
     }
 
     /// Logs a body that failed after its head was sent with `sent` of its `length` bytes written.
     func failure(_ error: any Error, request: ArchiveRequest, sent: UInt64, of length: UInt64) {
-        logger.error("body of \(request.method) \(Self.shown(request)) failed after \(sent) of \(length) bytes, connection closed: \(error)")
+        logger.error(
+            "body of \(request.method) \(Self.shown(request)) failed after \(sent) of \(length) bytes, connection closed: \(error)"
+        )
     }
 
     /// Logs a body that failed before its head was sent: an error page with `status` went out instead.
     func failure(_ error: any Error, request: ArchiveRequest, answered status: Int) {
-        logger.error("body of \(request.method) \(Self.shown(request)) failed before it was sent, answered \(status) instead: \(error)")
+        logger.error(
+            "body of \(request.method) \(Self.shown(request)) failed before it was sent, answered \(status) instead: \(error)"
+        )
     }
 
     /// Logs a failure with no response under way (the server was stopping).
@@ -73,7 +79,8 @@ public struct StandardErrorLineHandler: LogHandler {
         var parts = tm()
         gmtime_r(&now, &parts)
         func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let stamp = "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
+        let stamp =
+            "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
         let level = event.level >= .warning ? " \(event.level)" : ""
         let line = Array("\(stamp)\(level) \(event.message)\n".utf8)

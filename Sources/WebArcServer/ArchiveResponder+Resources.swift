@@ -22,7 +22,9 @@ extension ArchiveResponder {
         guard let (resource, key) = try resolve(target: target) else { return nil }
         // The key is held as long as the resource, so it counts towards the budget too. A resource
         // of archives replaced meanwhile answers this request only.
-        if self.generation == generation { resources.withLock { $0.insert(resource, for: key, cost: resource.cost + key.utf8.count) } }
+        if self.generation == generation {
+            resources.withLock { $0.insert(resource, for: key, cost: resource.cost + key.utf8.count) }
+        }
         return resource
     }
 
@@ -43,7 +45,8 @@ extension ArchiveResponder {
             return (.redirect(status: 301, location: location), path)
         case .archive(let url, let origin):
             if let resolved = try resolve(url: url, origin: origin, mapped: true, target: path) { return resolved }
-            guard path == "/", let start = archives.startURL, let served = archives.originMap.servedPath(forArchiveURL: start),
+            guard path == "/", let start = archives.startURL,
+                let served = archives.originMap.servedPath(forArchiveURL: start),
                 served != "/"
             else { return nil }
             return (.redirect(status: 302, location: served), path)
@@ -60,10 +63,14 @@ extension ArchiveResponder {
         }
         switch match.entry.record {
         case .redirect(let redirect):
-            let location = mapped ? archives.originMap.servedPath(forArchiveURL: redirect.target) ?? redirect.target : redirect.target
+            let location =
+                mapped
+                ? archives.originMap.servedPath(forArchiveURL: redirect.target) ?? redirect.target : redirect.target
             return (.redirect(status: redirect.status, location: location, stored: redirect.headers), key)
         case .response(let response):
-            return (try resource(for: response, url: url, archive: match.archive, rewritingFor: mapped ? origin : nil), key)
+            return (
+                try resource(for: response, url: url, archive: match.archive, rewritingFor: mapped ? origin : nil), key
+            )
         case .tombstone:
             return nil
         }
@@ -71,11 +78,15 @@ extension ArchiveResponder {
 
     /// A stored response's resource: replayed headers plus the server's own, and the body
     /// rewritten when it is HTML or CSS served under a mapped path.
-    private func resource(for response: ResponseRecord, url: String, archive: Int, rewritingFor origin: Origin?) throws -> Resource {
+    private func resource(
+        for response: ResponseRecord, url: String, archive: Int, rewritingFor origin: Origin?
+    ) throws -> Resource {
         var headers = ReplayedHeaders.replayed(response.headers)
         let contentType = ReplayedHeaders.contentType(
             stored: response.headers, mimeType: response.mimeType, textEncoding: response.textEncoding, url: url)
-        if response.headers.value(for: "Content-Type") == nil { headers.append(HTTPHeader("Content-Type", contentType)) }
+        if response.headers.value(for: "Content-Type") == nil {
+            headers.append(HTTPHeader("Content-Type", contentType))
+        }
         var etag = response.body.etag
         var length = response.bodyLength
         var content = Resource.Content.stored(archive: archive, reference: response.body)
@@ -94,7 +105,8 @@ extension ArchiveResponder {
                 decodedNow = stored
             }
         }
-        let lastModifiedText = response.headers.value(for: "Last-Modified")
+        let lastModifiedText =
+            response.headers.value(for: "Last-Modified")
             ?? response.captureDate.map { HTTPDate.format(Int64($0.timeIntervalSince1970)) }
         headers.append(HTTPHeader("ETag", etag))
         if let lastModifiedText { headers.append(HTTPHeader("Last-Modified", lastModifiedText)) }
@@ -123,8 +135,12 @@ extension ArchiveResponder {
     /// - Parameter head: the complete response head to put before a body decoded now into a memory
     ///   file, so that a plain GET of its resource is one `sendfile` (see ``CachedBody``).
     /// - Throws: ``WebArcError`` when the body cannot be read.
-    package func cachedBody(archive: Int, reference: BodyReference, length: UInt64, head: ByteBuffer = ByteBuffer()) throws -> CachedBody? {
-        try bodies.body(.init(archive: archive, reference: reference), length: length, reader: reader(archive, for: reference), head: head)
+    package func cachedBody(
+        archive: Int, reference: BodyReference, length: UInt64, head: ByteBuffer = ByteBuffer()
+    ) throws -> CachedBody? {
+        try bodies.body(
+            .init(archive: archive, reference: reference), length: length, reader: reader(archive, for: reference),
+            head: head)
     }
 
     /// A stored body the hot-body cache already holds, or nil; never reads the archive.
@@ -138,7 +154,8 @@ extension ArchiveResponder {
     /// A pull-based reader of a stored body's range, one decoded chunk (at most 256 KiB) at a time.
     ///
     /// - Throws: ``WebArcError`` when the body is missing or the range lies outside it.
-    package func chunkIterator(archive: Int, reference: BodyReference, range: Range<UInt64>) throws -> BodyChunkIterator {
+    package func chunkIterator(archive: Int, reference: BodyReference, range: Range<UInt64>) throws -> BodyChunkIterator
+    {
         try reader(archive, for: reference).makeChunkIterator(for: reference, range: range)
     }
 }

@@ -61,8 +61,13 @@ public final class ArchiveResponder: Sendable {
     ///     each.
     ///   - reload: reopens the archives after a read error it recognises (a remote archive
     ///     replaced at its URL); nil keeps answering from `archives` whatever fails.
-    public convenience init(archives: ArchiveSet, cacheBytes: Int = 64 << 20, bodyFiles: Bool = true, eventLoops: Int = 1, reload: Reload? = nil) {
-        self.init(archives: archives, cacheBytes: cacheBytes, bodyFiles: bodyFiles, eventLoops: eventLoops, reload: reload, clock: { .now })
+    public convenience init(
+        archives: ArchiveSet, cacheBytes: Int = 64 << 20, bodyFiles: Bool = true, eventLoops: Int = 1,
+        reload: Reload? = nil
+    ) {
+        self.init(
+            archives: archives, cacheBytes: cacheBytes, bodyFiles: bodyFiles, eventLoops: eventLoops, reload: reload,
+            clock: { .now })
     }
 
     /// As the public initializer, reading the time from `clock`: a test seam, so that a test moves
@@ -72,7 +77,8 @@ public final class ArchiveResponder: Sendable {
         clock: @escaping @Sendable () -> ContinuousClock.Instant
     ) {
         versions = ReloadableArchives(
-            archives, recognises: { reload?.recognises($0) == true }, retryAfterFailure: Self.retryAfterRefusal, clock: clock,
+            archives, recognises: { reload?.recognises($0) == true }, retryAfterFailure: Self.retryAfterRefusal,
+            clock: clock,
             reopen: {
                 guard let set = reload?.reopen() else { throw NotReopened() }
                 return set
@@ -88,7 +94,9 @@ public final class ArchiveResponder: Sendable {
         guard request.method == "GET" || request.method == "HEAD" else {
             return ServerPages.methodNotAllowed(request.method)
         }
-        guard request.target.utf8.count <= Self.maxTargetLength else { return ServerPages.uriTooLong(isHead: request.isHead) }
+        guard request.target.utf8.count <= Self.maxTargetLength else {
+            return ServerPages.uriTooLong(isHead: request.isHead)
+        }
         var generation = self.generation
         for attempt in 0..<2 {
             do {
@@ -99,7 +107,9 @@ public final class ArchiveResponder: Sendable {
             } catch is TargetError {
                 return ServerPages.badRequest(isHead: request.isHead)
             } catch {
-                guard attempt == 0, reloadAfter(error, seen: generation) else { return ServerPages.archiveError(error, isHead: request.isHead) }
+                guard attempt == 0, reloadAfter(error, seen: generation) else {
+                    return ServerPages.archiveError(error, isHead: request.isHead)
+                }
                 generation = self.generation
             }
         }
@@ -111,7 +121,8 @@ public final class ArchiveResponder: Sendable {
     ///
     /// The transport answers these on its event loop and hands the others to a thread pool.
     package func decideWithoutReading(_ request: ArchiveRequest) -> ResponseDecision? {
-        guard request.method == "GET" || request.method == "HEAD", request.target.utf8.count <= Self.maxTargetLength else {
+        guard request.method == "GET" || request.method == "HEAD", request.target.utf8.count <= Self.maxTargetLength
+        else {
             return decide(request)
         }
         guard let resource = resources.withLock({ $0.value(for: request.target) }) else { return nil }
@@ -125,10 +136,13 @@ public final class ArchiveResponder: Sendable {
     func answer(_ resource: Resource, to request: ArchiveRequest) -> ResponseDecision {
         guard let content = resource.content else {
             return ResponseDecision(
-                status: resource.status, reason: resource.reason, block: resource.headers, contentLength: 0, encodedHead: resource.plainHead)
+                status: resource.status, reason: resource.reason, block: resource.headers, contentLength: 0,
+                encodedHead: resource.plainHead)
         }
         if !Resource.sendsLength(status: resource.status, content: content) {
-            return ResponseDecision(status: resource.status, reason: resource.reason, block: resource.headers, encodedHead: resource.plainHead)
+            return ResponseDecision(
+                status: resource.status, reason: resource.reason, block: resource.headers,
+                encodedHead: resource.plainHead)
         }
         var status = resource.status
         var reason = resource.reason
@@ -138,9 +152,11 @@ public final class ArchiveResponder: Sendable {
             request.range != nil || request.ifNoneMatch != nil || request.ifModifiedSince != nil
         {
             let conditions = ReplayConditions(
-                range: request.range, ifRange: request.ifRange, ifNoneMatch: request.ifNoneMatch, ifModifiedSince: request.ifModifiedSince)
+                range: request.range, ifRange: request.ifRange, ifNoneMatch: request.ifNoneMatch,
+                ifModifiedSince: request.ifModifiedSince)
             let decision = BodyDecision(
-                status: resource.status, length: resource.length, entityTags: CollectionOfOne(etag), lastModified: resource.lastModified,
+                status: resource.status, length: resource.length, entityTags: CollectionOfOne(etag),
+                lastModified: resource.lastModified,
                 conditions: conditions)
             switch decision {
             case .whole:
@@ -155,14 +171,16 @@ public final class ArchiveResponder: Sendable {
             case .unsatisfiable:
                 return ServerPages.decision(
                     status: 416, reason: "Range Not Satisfiable", detail: "The range lies outside the body.",
-                    extra: [HTTPHeader("Content-Range", decision.contentRange(length: resource.length)!)], isHead: request.isHead)
+                    extra: [HTTPHeader("Content-Range", decision.contentRange(length: resource.length)!)],
+                    isHead: request.isHead)
             }
         }
         let length = range.upperBound - range.lowerBound
         let encodedHead = contentRange == nil ? resource.plainHead : nil
         guard !request.isHead else {
             return ResponseDecision(
-                status: status, reason: reason, block: resource.headers, contentRange: contentRange, contentLength: length,
+                status: status, reason: reason, block: resource.headers, contentRange: contentRange,
+                contentLength: length,
                 encodedHead: encodedHead)
         }
         let body: ResponseDecision.Body
@@ -179,7 +197,9 @@ public final class ArchiveResponder: Sendable {
     }
 
     /// Lower-case names of the headers a 304 repeats from the full answer.
-    static let keptOnNotModified: Set<String> = ["etag", "last-modified", "cache-control", "content-location", "date", "expires", "vary"]
+    static let keptOnNotModified: Set<String> = [
+        "etag", "last-modified", "cache-control", "content-location", "date", "expires", "vary",
+    ]
 }
 
 /// A request target that is neither a path nor an absolute http(s) URL.

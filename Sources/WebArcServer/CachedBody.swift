@@ -40,7 +40,9 @@ package enum CachedBody: Sendable {
     /// Caches `bytes`: in a memory file after `head` with one descriptor for each of `loops` event
     /// loops, when they are long enough and one can be made; otherwise as they are.
     static func make(_ bytes: ByteBuffer, head: ByteBuffer, loops: Int) -> CachedBody {
-        guard bytes.readableBytes >= fileThreshold, let file = MemoryFile(head: head, body: bytes, loops: loops) else { return .memory(bytes) }
+        guard bytes.readableBytes >= fileThreshold, let file = MemoryFile(head: head, body: bytes, loops: loops) else {
+            return .memory(bytes)
+        }
         return .file(file)
     }
 
@@ -63,7 +65,9 @@ package enum CachedBody: Sendable {
         fileprivate init?(head: ByteBuffer, body: ByteBuffer, loops: Int) {
             #if os(Linux)
             let loops = max(1, loops)
-            guard CachedBody.openDescriptors.wrappingAdd(loops, ordering: .relaxed).newValue <= CachedBody.maxDescriptors else {
+            guard
+                CachedBody.openDescriptors.wrappingAdd(loops, ordering: .relaxed).newValue <= CachedBody.maxDescriptors
+            else {
                 CachedBody.openDescriptors.wrappingSubtract(loops, ordering: .relaxed)
                 return nil
             }

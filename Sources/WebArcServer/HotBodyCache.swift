@@ -43,7 +43,8 @@ final class HotBodyCache: Sendable {
     /// decoded now into a memory file is put after `head` (see ``CachedBody``).
     ///
     /// - Throws: ``WebArcError`` when the body cannot be read or decoded.
-    func body(_ key: Key, length: UInt64, reader: ArchiveReader, head: ByteBuffer = ByteBuffer()) throws -> CachedBody? {
+    func body(_ key: Key, length: UInt64, reader: ArchiveReader, head: ByteBuffer = ByteBuffer()) throws -> CachedBody?
+    {
         guard length <= maxBodySize else { return nil }
         if let cached = cached(key) { return cached }
         return store(try decode(key, length: length, reader: reader), for: key, head: head)

@@ -15,7 +15,8 @@ extension LinkRewriter {
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count + 256)
         var copied = 0
-        for edit in edits.sorted(by: { $0.range.lowerBound < $1.range.lowerBound }) where edit.range.lowerBound >= copied {
+        for edit in edits.sorted(by: { $0.range.lowerBound < $1.range.lowerBound })
+        where edit.range.lowerBound >= copied {
             output += bytes[copied..<edit.range.lowerBound]
             output += edit.replacement
             copied = edit.range.upperBound

@@ -63,25 +63,33 @@ struct LinkRewriter {
     /// sources name the archived origins, not the server).
     func rewrite(_ bytes: [UInt8]) -> [UInt8]? {
         var edits: [Edit] = []
-        let changed = switch kind {
-        case .html: rewriteHTML(bytes, in: bytes.indices, insideComment: false, into: &edits)
-        case .css: rewriteLinks(bytes, in: bytes.indices, attribute: nil, into: &edits)
-        }
+        let changed =
+            switch kind {
+            case .html: rewriteHTML(bytes, in: bytes.indices, insideComment: false, into: &edits)
+            case .css: rewriteLinks(bytes, in: bytes.indices, attribute: nil, into: &edits)
+            }
         return changed ? Self.apply(edits, to: bytes) : nil
     }
 
     /// Adds the edits for the HTML in `range` and says whether a link changed. A comment's
     /// contents are read once more as HTML, but not a comment opened inside that, which is read as
     /// text (reading each nested `<!--` again would make `<!--<!--<!--…` quadratic).
-    private func rewriteHTML(_ bytes: [UInt8], in range: Range<Int>, insideComment: Bool, into edits: inout [Edit]) -> Bool {
+    private func rewriteHTML(
+        _ bytes: [UInt8], in range: Range<Int>, insideComment: Bool, into edits: inout [Edit]
+    ) -> Bool {
         var changed = false
         for token in HTMLTokenizer(bytes, in: range) {
             switch token {
             case .startTag(let tag):
                 if rewriteTag(tag, in: bytes, into: &edits) { changed = true }
             case .comment(let whole) where !insideComment && Self.matches(bytes, at: whole.lowerBound, "<!--"):
-                let end = whole.count >= 7 && Self.matches(bytes, at: whole.upperBound - 3, "-->") ? whole.upperBound - 3 : whole.upperBound
-                if rewriteHTML(bytes, in: (whole.lowerBound + 4)..<max(whole.lowerBound + 4, end), insideComment: true, into: &edits) {
+                let end =
+                    whole.count >= 7 && Self.matches(bytes, at: whole.upperBound - 3, "-->")
+                    ? whole.upperBound - 3 : whole.upperBound
+                if rewriteHTML(
+                    bytes, in: (whole.lowerBound + 4)..<max(whole.lowerBound + 4, end), insideComment: true,
+                    into: &edits)
+                {
                     changed = true
                 }
             default:
@@ -118,7 +126,9 @@ struct LinkRewriter {
     /// that must change, and says whether there was one.
     ///
     /// A link starts after a quote, `=`, `(` or backtick, or at the start of an attribute value.
-    private func rewriteLinks(_ bytes: [UInt8], in range: Range<Int>, attribute: String?, into edits: inout [Edit]) -> Bool {
+    private func rewriteLinks(
+        _ bytes: [UInt8], in range: Range<Int>, attribute: String?, into edits: inout [Edit]
+    ) -> Bool {
         var changed = false
         var index = range.lowerBound
         while index < range.upperBound {
@@ -160,7 +170,9 @@ struct LinkRewriter {
         } else if Self.matches(bytes, at: start, "http://") {
             (schemes, authorityStart) = (["http"], start + 7)
         } else if Self.matches(bytes, at: start, "//") {
-            (schemes, authorityStart) = ([pageOrigin.scheme, pageOrigin.scheme == "https" ? "http" : "https"], start + 2)
+            (schemes, authorityStart) = (
+                [pageOrigin.scheme, pageOrigin.scheme == "https" ? "http" : "https"], start + 2
+            )
         } else {
             return nil
         }
@@ -169,7 +181,8 @@ struct LinkRewriter {
         guard end > authorityStart, end == limit || Self.endsAuthority(bytes[end]) else { return nil }
         let authority = String(decoding: bytes[authorityStart..<end], as: UTF8.self)
         for scheme in schemes {
-            guard let origin = Origin(scheme: scheme, rawAuthority: authority), let prefix = map.servedPrefix(of: origin)
+            guard let origin = Origin(scheme: scheme, rawAuthority: authority),
+                let prefix = map.servedPrefix(of: origin)
             else { continue }
             let needsSlash = end == limit || bytes[end] != UInt8(ascii: "/")
             return (end, Array(prefix.utf8) + (needsSlash ? [UInt8(ascii: "/")] : []))
@@ -179,9 +192,11 @@ struct LinkRewriter {
 
     /// A root-relative URL at the start of a URL-valued attribute or in a CSS link context, on a
     /// page whose origin is served under a prefix.
-    private func rootRelativeLink(_ bytes: [UInt8], at start: Int, limit: Int, isURLAttribute: Bool) -> (Int, [UInt8])? {
+    private func rootRelativeLink(_ bytes: [UInt8], at start: Int, limit: Int, isURLAttribute: Bool) -> (Int, [UInt8])?
+    {
         guard !pagePrefix.isEmpty, bytes[start] == UInt8(ascii: "/"),
-            start + 1 == limit || bytes[start + 1] != UInt8(ascii: "/"), isURLAttribute || isCSSLinkContext(bytes, before: start)
+            start + 1 == limit || bytes[start + 1] != UInt8(ascii: "/"),
+            isURLAttribute || isCSSLinkContext(bytes, before: start)
         else { return nil }
         return (start + 1, pagePrefix + [UInt8(ascii: "/")])
     }
@@ -213,7 +228,8 @@ struct LinkRewriter {
 
     static func isAlphanumeric(_ byte: UInt8) -> Bool {
         let lower = byte | 0x20
-        return (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+        return (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z"))
+            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
     }
 
     /// Whether `bytes` holds `text` at `index`, ASCII letters compared without case.
@@ -224,7 +240,9 @@ struct LinkRewriter {
         for offset in 0..<count {
             let expected = pattern[offset]
             let found = bytes[index + offset]
-            if found != expected && !(expected >= UInt8(ascii: "a") && expected <= UInt8(ascii: "z") && found | 0x20 == expected) {
+            if found != expected
+                && !(expected >= UInt8(ascii: "a") && expected <= UInt8(ascii: "z") && found | 0x20 == expected)
+            {
                 return false
             }
         }

@@ -35,7 +35,10 @@ final class Resource: Sendable {
     let plainHead: ByteBuffer
 
     /// Makes a resource and encodes its plain head.
-    init(status: Int, reason: String?, headers: HeaderBlock, etag: String?, lastModified: Int64?, length: UInt64, content: Content?) {
+    init(
+        status: Int, reason: String?, headers: HeaderBlock, etag: String?, lastModified: Int64?, length: UInt64,
+        content: Content?
+    ) {
         self.status = status
         self.reason = reason
         self.headers = headers
@@ -77,7 +80,9 @@ final class Resource: Sendable {
     /// Memory the resource holds, for the resource cache's budget: a fixed overhead for the value
     /// and its cache entry, the header names and values, and a rewritten body.
     var cost: Int {
-        let headerBytes = headers.fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 32 } + headers.encoded.readableBytes
+        let headerBytes =
+            headers.fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 32 }
+            + headers.encoded.readableBytes
         let fixed = 256 + headerBytes + plainHead.readableBytes + (reason?.utf8.count ?? 0) + (etag?.utf8.count ?? 0)
         if case .memory(let buffer)? = content { return fixed + buffer.readableBytes }
         return fixed

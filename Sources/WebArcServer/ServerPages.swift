@@ -36,7 +36,9 @@ enum ServerPages {
 
     /// 400 for a request target the server cannot map.
     static func badRequest(isHead: Bool) -> ResponseDecision {
-        decision(status: 400, reason: "Bad Request", detail: "The request target is not a path or an absolute URL.", isHead: isHead)
+        decision(
+            status: 400, reason: "Bad Request", detail: "The request target is not a path or an absolute URL.",
+            isHead: isHead)
     }
 
     /// 414 for a request target longer than the server reads.
@@ -50,10 +52,16 @@ enum ServerPages {
         if let unreachable = error as? SourceUnreachable {
             // The archive is read over the network and its server did not deliver: a gateway's error.
             return unreachable.timedOut
-                ? decision(status: 504, reason: "Gateway Timeout", detail: "The archive's server did not answer in time: \(error)", isHead: isHead)
-                : decision(status: 502, reason: "Bad Gateway", detail: "The archive could not be fetched: \(error)", isHead: isHead)
+                ? decision(
+                    status: 504, reason: "Gateway Timeout",
+                    detail: "The archive's server did not answer in time: \(error)", isHead: isHead)
+                : decision(
+                    status: 502, reason: "Bad Gateway", detail: "The archive could not be fetched: \(error)",
+                    isHead: isHead)
         }
-        return decision(status: 500, reason: "Internal Server Error", detail: "The archive could not be read: \(error)", isHead: isHead)
+        return decision(
+            status: 500, reason: "Internal Server Error", detail: "The archive could not be read: \(error)",
+            isHead: isHead)
     }
 
     /// The body of a stored redirect whose target is not replayed (``ReplaySafety``), and the
@@ -67,7 +75,10 @@ enum ServerPages {
             which an archive replay never follows.</p><p><a href="/">Start page</a></p></body></html>
 
             """
-        return ([HTTPHeader("Content-Type", "text/html; charset=utf-8"), HTTPHeader("Cache-Control", "no-store")], ByteBuffer(string: html))
+        return (
+            [HTTPHeader("Content-Type", "text/html; charset=utf-8"), HTTPHeader("Cache-Control", "no-store")],
+            ByteBuffer(string: html)
+        )
     }
 
     /// `text` with HTML's special characters escaped.

@@ -35,7 +35,9 @@ extension WebArcServer {
 
     /// A running source calling `handler` on `queue` for each `number` received, in place (its
     /// registration done) when this returns.
-    private static func handle(_ number: Int32, on queue: DispatchQueue, _ handler: @escaping @Sendable () -> Void) async
+    private static func handle(
+        _ number: Int32, on queue: DispatchQueue, _ handler: @escaping @Sendable () -> Void
+    ) async
         -> any DispatchSourceSignal
     {
         #if canImport(Darwin)

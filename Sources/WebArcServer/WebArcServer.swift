@@ -53,7 +53,8 @@ public final class WebArcServer: Sendable {
         /// Makes a configuration.
         public init(
             host: String = "127.0.0.1", port: Int = 8080, cacheBytes: Int = 64 << 20,
-            threads: Int = System.coreCount, accessLog: AccessLog? = nil, shutdownGrace: Double = 2, bodyFiles: Bool = true,
+            threads: Int = System.coreCount, accessLog: AccessLog? = nil, shutdownGrace: Double = 2,
+            bodyFiles: Bool = true,
             idleTimeout: Double = 120
         ) {
             self.host = host
@@ -86,9 +87,11 @@ public final class WebArcServer: Sendable {
     private let grace: Double
     private let closed = CloseSignal()
 
-    private init(responder: ArchiveResponder, host: String, port: Int, group: MultiThreadedEventLoopGroup, pool: NIOThreadPool,
-                 streamGauge: StreamGauge, handlerEvents: HandlerEvents, channel: any Channel, connections: ConnectionTracker,
-                 grace: Double) {
+    private init(
+        responder: ArchiveResponder, host: String, port: Int, group: MultiThreadedEventLoopGroup, pool: NIOThreadPool,
+        streamGauge: StreamGauge, handlerEvents: HandlerEvents, channel: any Channel, connections: ConnectionTracker,
+        grace: Double
+    ) {
         self.responder = responder
         self.host = host
         self.port = port
@@ -112,11 +115,12 @@ public final class WebArcServer: Sendable {
 
     /// The URL to open for a server bound to `host` and `port`; see ``url``.
     public static func url(host: String, port: Int) -> String {
-        let shown = switch host {
-        case "0.0.0.0", "": "127.0.0.1"
-        case "::", "[::]": "[::1]"
-        default: host.contains(":") ? "[\(host)]" : host
-        }
+        let shown =
+            switch host {
+            case "0.0.0.0", "": "127.0.0.1"
+            case "::", "[::]": "[::1]"
+            default: host.contains(":") ? "[\(host)]" : host
+            }
         return "http://\(shown):\(port)/"
     }
 
@@ -125,12 +129,15 @@ public final class WebArcServer: Sendable {
     /// - Throws: ``WebArcServerError/portInUse(host:port:)``, ``WebArcServerError/permissionDenied(host:port:)``,
     ///   ``WebArcServerError/unknownHost(host:reason:)``, ``WebArcServerError/addressNotAvailable(host:port:)``
     ///   or ``WebArcServerError/cannotListen(host:port:reason:)`` when the address cannot be bound.
-    public static func start(archives: ArchiveSet, configuration: Configuration = .init()) async throws -> WebArcServer {
+    public static func start(archives: ArchiveSet, configuration: Configuration = .init()) async throws -> WebArcServer
+    {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.threads))
         // Each connection sends memory files through its own event loop's descriptor (see CachedBody).
-        let loopNumbers = Dictionary(uniqueKeysWithValues: group.makeIterator().enumerated().map { (ObjectIdentifier($1), $0) })
+        let loopNumbers = Dictionary(
+            uniqueKeysWithValues: group.makeIterator().enumerated().map { (ObjectIdentifier($1), $0) })
         let responder = ArchiveResponder(
-            archives: archives, cacheBytes: configuration.cacheBytes, bodyFiles: configuration.bodyFiles, eventLoops: loopNumbers.count,
+            archives: archives, cacheBytes: configuration.cacheBytes, bodyFiles: configuration.bodyFiles,
+            eventLoops: loopNumbers.count,
             reload: configuration.reload)
         let pool = NIOThreadPool(numberOfThreads: max(1, configuration.readerThreads ?? configuration.threads))
         pool.start()
@@ -155,9 +162,11 @@ public final class WebArcServer: Sendable {
                 connections.track(channel)
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandlers(
-                        ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: decoderLimits)),
+                        ByteToMessageHandler(
+                            HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: decoderLimits)),
                         ArchiveHTTPHandler(
-                            responder: responder, accessLog: accessLog, pool: pool, gauge: streamGauge, events: handlerEvents,
+                            responder: responder, accessLog: accessLog, pool: pool, gauge: streamGauge,
+                            events: handlerEvents,
                             idleTimeout: idleTimeout,
                             loop: loopNumbers[ObjectIdentifier(channel.eventLoop)] ?? 0))
                 }

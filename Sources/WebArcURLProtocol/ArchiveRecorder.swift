@@ -43,7 +43,8 @@ public final class ArchiveRecorder: Sendable {
 
         /// Makes statistics; every count defaults to zero.
         public init(
-            responses: Int = 0, redirects: Int = 0, failures: Int = 0, bodiesStored: Int = 0, bodiesDeduplicated: Int = 0,
+            responses: Int = 0, redirects: Int = 0, failures: Int = 0, bodiesStored: Int = 0,
+            bodiesDeduplicated: Int = 0,
             bodyBytes: UInt64 = 0
         ) {
             self.responses = responses
@@ -84,7 +85,8 @@ public final class ArchiveRecorder: Sendable {
     ///     are stripped of webarc handlers.
     /// - Throws: `outputExists` when `path` exists and `options.overwrite` is false; `io`.
     public init(
-        path: String, options: ArchiveWriter.Options = ArchiveWriter.Options(), metadata: ArchiveMetadata = ArchiveMetadata(),
+        path: String, options: ArchiveWriter.Options = ArchiveWriter.Options(),
+        metadata: ArchiveMetadata = ArchiveMetadata(),
         configuration: URLSessionConfiguration = .ephemeral
     ) throws {
         let writer = try ArchiveWriter(path: path, options: options)
@@ -142,7 +144,9 @@ public final class ArchiveRecorder: Sendable {
     }
 
     /// Fetches and stores one exchange, and hands back the body's spool for relaying.
-    func perform(_ request: URLRequest, following follows: @escaping @Sendable (URLRequest) -> Bool = { _ in true })
+    func perform(
+        _ request: URLRequest, following follows: @escaping @Sendable (URLRequest) -> Bool = { _ in true }
+    )
         async throws -> (Exchange, BodySpool)
     {
         guard let firstURL = request.url else { throw WebArcURLProtocolError.badURL(url: "") }
@@ -155,8 +159,11 @@ public final class ArchiveRecorder: Sendable {
             for try await event in network.events(for: request, following: follows) {
                 switch event {
                 case .redirect(let response, let next):
-                    if let hop = LiveRecords.redirect(response, to: next, from: hopRequest, date: Date()) { redirects.append(hop) }
-                    method = next.httpMethod?.uppercased() ?? RedirectChain.method(after: response.statusCode, from: method)
+                    if let hop = LiveRecords.redirect(response, to: next, from: hopRequest, date: Date()) {
+                        redirects.append(hop)
+                    }
+                    method =
+                        next.httpMethod?.uppercased() ?? RedirectChain.method(after: response.statusCode, from: method)
                     hopRequest = LiveRecords.request(request, url: next.url ?? firstURL, method: method)
                 case .response(let response):
                     head = response
@@ -180,15 +187,19 @@ public final class ArchiveRecorder: Sendable {
         return (Exchange(redirects: redirects, response: response, body: nil), spool)
     }
 
-    private func store(_ head: HTTPURLResponse, request: RequestRecord, body: BodySpool, redirects: [RedirectRecord]) throws
+    private func store(
+        _ head: HTTPURLResponse, request: RequestRecord, body: BodySpool, redirects: [RedirectRecord]
+    ) throws
         -> ResponseRecord
     {
         let contentType = ContentTypeParts.of(head.value(forHTTPHeaderField: "Content-Type"))
         return try withWriter(url: request.url) { writer, statistics in
             let stored = try body.store(in: writer)
             let response = ResponseRecord(
-                request: request, status: head.statusCode, headers: LiveRecords.headers(of: head, bodyLength: body.length),
-                mimeType: contentType.mimeType, textEncoding: contentType.textEncoding, body: stored, captureDate: Date())
+                request: request, status: head.statusCode,
+                headers: LiveRecords.headers(of: head, bodyLength: body.length),
+                mimeType: contentType.mimeType, textEncoding: contentType.textEncoding, body: stored,
+                captureDate: Date())
             for redirect in redirects { try writer.add(redirect) }
             try writer.add(response)
             statistics.responses += 1
@@ -207,7 +218,8 @@ public final class ArchiveRecorder: Sendable {
         }
     }
 
-    private func withWriter<T: Sendable>(url: String, _ body: (ArchiveWriter, inout Statistics) throws -> T) throws -> T {
+    private func withWriter<T: Sendable>(url: String, _ body: (ArchiveWriter, inout Statistics) throws -> T) throws -> T
+    {
         try state.withLock { state in
             guard let writer = state.writer else { throw WebArcURLProtocolError.recorderClosed(url: url) }
             do {

@@ -51,7 +51,8 @@ extension ArchiveURLProtocol {
         layers: [ArchiveReader], layer: String, policy: CachePolicy, configuration: URLSessionConfiguration
     ) -> ArchiveCache {
         let cache = ArchiveCache(
-            policy: policy, layer: WritableLayer(path: layer, bundle: layers), network: LiveSession(configuration: configuration))
+            policy: policy, layer: WritableLayer(path: layer, bundle: layers),
+            network: LiveSession(configuration: configuration))
         setups.set(Setup(archives: layers, onMiss: .offline, cache: cache), for: self)
         return cache
     }

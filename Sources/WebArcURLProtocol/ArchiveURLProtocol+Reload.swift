@@ -43,7 +43,8 @@ extension ArchiveURLProtocol {
     ///   class served before then stays as it was.
     public class func serve(
         opening open: @escaping @Sendable () throws -> [ArchiveReader], trusting policy: TrustPolicy? = nil,
-        onMiss: MissPolicy = .offline, recheckingOrigins recheck: Duration? = .seconds(60), retryAfterFailure: Duration = .seconds(5)
+        onMiss: MissPolicy = .offline, recheckingOrigins recheck: Duration? = .seconds(60),
+        retryAfterFailure: Duration = .seconds(5)
     ) throws {
         let opening: @Sendable () throws -> [ArchiveReader] = {
             let archives = try open()

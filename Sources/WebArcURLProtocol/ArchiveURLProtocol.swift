@@ -66,7 +66,8 @@ open class ArchiveURLProtocol: URLProtocol {
         else { return false }
         if setup.onMiss == .offline || setup.cache != nil || scheme == WebArcScheme.name { return true }
         do {
-            return try setup.chain.find(method: request.httpMethod?.uppercased() ?? "GET", url: url.absoluteString) != nil
+            return try setup.chain.find(method: request.httpMethod?.uppercased() ?? "GET", url: url.absoluteString)
+                != nil
         } catch {
             return setup.reloadable?.recognises(error) == true
         }
@@ -82,7 +83,8 @@ open class ArchiveURLProtocol: URLProtocol {
         let request = self.request
         let setup = Self.setups.settings(for: type(of: self))?.current
         let replay = Replay(
-            setup: setup, delivery: BodyDelivery.mode(for: task), approval: RedirectApproval(task: task), load: load, inline: queue == nil)
+            setup: setup, delivery: BodyDelivery.mode(for: task), approval: RedirectApproval(task: task), load: load,
+            inline: queue == nil)
         let isDownload = Self.isDownload(task)
         let answer: @Sendable () -> Void =
             if let cache = setup?.cache {

@@ -30,7 +30,9 @@ enum BodyDelivery: Equatable, Sendable {
     /// - Parameter length: the total, to size the buffer of a whole delivery.
     /// - Returns: false when the load stopped before every piece was sent.
     /// - Throws: whatever `next` throws.
-    func send(through load: ProtocolLoad, head: URLResponse? = nil, length: Int, _ next: () throws -> [UInt8]?) throws -> Bool {
+    func send(
+        through load: ProtocolLoad, head: URLResponse? = nil, length: Int, _ next: () throws -> [UInt8]?
+    ) throws -> Bool {
         switch self {
         case .pieces:
             var piece = try next()

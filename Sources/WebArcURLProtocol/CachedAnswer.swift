@@ -58,7 +58,9 @@ struct CachedAnswer: Sendable {
     }
 
     /// The key refreshes of `url` share: its canonical GET key.
-    static func key(_ url: URL) -> String { (try? URLKey.key(method: "GET", url: url.absoluteString)) ?? url.absoluteString }
+    static func key(_ url: URL) -> String {
+        (try? URLKey.key(method: "GET", url: url.absoluteString)) ?? url.absoluteString
+    }
 
     /// Runs `body` in a task; waits for it when the replay answers inline (see ``TaskInternals``).
     private func waiting(_ body: @escaping @Sendable () async -> Void) {
@@ -101,8 +103,12 @@ struct CachedAnswer: Sendable {
                 await fallBack(request)
             case 304:
                 cache.count { $0.notModified += 1 }
-                cache.layer.enqueue([.response(LayerResponse(
-                    revalidated: stored, from: reader, notModified: LiveRecords.headers(of: answer.head, bodyLength: nil), date: Date()))])
+                cache.layer.enqueue([
+                    .response(
+                        LayerResponse(
+                            revalidated: stored, from: reader,
+                            notModified: LiveRecords.headers(of: answer.head, bodyLength: nil), date: Date()))
+                ])
                 await fromArchive(request)
             case 500...:
                 await fallBack(request)
@@ -137,7 +143,9 @@ struct CachedAnswer: Sendable {
     /// `request` without the caller's conditionals, with the validators the origin gave for `stored`.
     static func conditional(_ request: URLRequest, for stored: ResponseRecord) -> URLRequest {
         var conditional = LiveAnswer.unconditional(request)
-        for (name, value) in OriginValidators.headers(for: stored) { conditional.setValue(value, forHTTPHeaderField: name) }
+        for (name, value) in OriginValidators.headers(for: stored) {
+            conditional.setValue(value, forHTTPHeaderField: name)
+        }
         return conditional
     }
 
@@ -145,7 +153,9 @@ struct CachedAnswer: Sendable {
     /// waits for it; what the origin says goes into the layer only (a failure keeps the entry).
     ///
     /// - Returns: whether the origin answered with something stored (304 included).
-    static func refresh(_ request: URLRequest, stored: ArchiveRecord, reader: ArchiveReader, cache: ArchiveCache) async -> Bool {
+    static func refresh(
+        _ request: URLRequest, stored: ArchiveRecord, reader: ArchiveReader, cache: ArchiveCache
+    ) async -> Bool {
         cache.count { $0.liveRequests += 1 }
         var asked = LiveAnswer.unconditional(request)
         if case .response(let response) = stored { asked = conditional(request, for: response) }
@@ -153,8 +163,12 @@ struct CachedAnswer: Sendable {
         if answer.head.statusCode == 304 {
             guard answer.hops.isEmpty, case .response(let response) = stored else { return false }
             cache.count { $0.notModified += 1 }
-            await cache.layer.add([.response(LayerResponse(
-                revalidated: response, from: reader, notModified: LiveRecords.headers(of: answer.head, bodyLength: nil), date: Date()))])
+            await cache.layer.add([
+                .response(
+                    LayerResponse(
+                        revalidated: response, from: reader,
+                        notModified: LiveRecords.headers(of: answer.head, bodyLength: nil), date: Date()))
+            ])
             return true
         }
         let entries = answer.layerEntries(for: LiveAnswer.unconditional(request))

@@ -24,7 +24,8 @@ enum ReplayedHeaders {
     static let renamedChallenge = "X-Webarc-Original-WWW-Authenticate"
 
     /// The stored headers as replayed, without `Content-Length` (the caller adds the sent length).
-    static func replayed(_ stored: [HTTPHeader], status: Int, mimeType: String?, textEncoding: String?) -> [HTTPHeader] {
+    static func replayed(_ stored: [HTTPHeader], status: Int, mimeType: String?, textEncoding: String?) -> [HTTPHeader]
+    {
         var headers = StoredHeaders.replayable(stored).map { header -> HTTPHeader in
             guard status == 401, header.name.lowercased() == "www-authenticate" else { return header }
             return HTTPHeader(renamedChallenge, header.value)
@@ -57,7 +58,8 @@ extension HTTPURLResponse {
     static func replaying(status: Int, headers: [HTTPHeader], url: URL) -> HTTPURLResponse {
         // The initializer fails only for a status outside what HTTPURLResponse accepts; the
         // writer already keeps statuses within 100–599.
-        HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: ReplayedHeaders.fields(headers))
+        HTTPURLResponse(
+            url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: ReplayedHeaders.fields(headers))
             ?? HTTPURLResponse(url: url, statusCode: 500, httpVersion: "HTTP/1.1", headerFields: [:])!
     }
 }

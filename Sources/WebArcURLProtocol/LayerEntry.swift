@@ -39,12 +39,16 @@ struct LayerResponse: Sendable {
         case stored(ArchiveReader, BodyReference)
     }
 
-    private static func add(_ bytes: Data, to writer: ArchiveWriter, previous: ArchiveWriter.PreviousVersion?) throws -> StoredBody {
+    private static func add(
+        _ bytes: Data, to writer: ArchiveWriter, previous: ArchiveWriter.PreviousVersion?
+    ) throws -> StoredBody {
         try previous.map { try writer.addBody(bytes, previousVersion: $0) } ?? writer.addBody(bytes)
     }
 
     /// Headers of a 304 that do not replace the stored ones: they would describe an empty body.
-    static let bodyHeaders: Set<String> = ["content-length", "content-type", "content-encoding", "content-range", "transfer-encoding"]
+    static let bodyHeaders: Set<String> = [
+        "content-length", "content-type", "content-encoding", "content-range", "transfer-encoding",
+    ]
 
     /// Stores the body in `writer` (a new one coded against `previous`, the bundle's version, when
     /// that is shorter) and makes the record.
@@ -52,10 +56,12 @@ struct LayerResponse: Sendable {
         let stored: StoredBody
         switch body {
         case .bytes(let data): stored = try Self.add(data, to: writer, previous: previous)
-        case .stored(let reader, let reference): stored = try Self.add(try reader.body(reference), to: writer, previous: previous)
+        case .stored(let reader, let reference):
+            stored = try Self.add(try reader.body(reference), to: writer, previous: previous)
         }
         return ResponseRecord(
-            request: request, status: status, reason: reason, headers: headers, mimeType: mimeType, textEncoding: textEncoding,
+            request: request, status: status, reason: reason, headers: headers, mimeType: mimeType,
+            textEncoding: textEncoding,
             body: stored, captureDate: captureDate)
     }
 }
@@ -70,7 +76,8 @@ extension LayerResponse {
             headers.append(header)
         }
         self.init(
-            request: stored.request, status: stored.status, reason: stored.reason, headers: headers, mimeType: stored.mimeType,
+            request: stored.request, status: stored.status, reason: stored.reason, headers: headers,
+            mimeType: stored.mimeType,
             textEncoding: stored.textEncoding, captureDate: date, body: .stored(reader, stored.body))
     }
 }

@@ -38,7 +38,9 @@ struct LiveAnswer: Sendable {
             case .data(let data): body.append(data)
             }
         }
-        guard let head else { throw URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: request.url as Any]) }
+        guard let head else {
+            throw URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: request.url as Any])
+        }
         return LiveAnswer(hops: hops, head: head, body: body)
     }
 
@@ -50,20 +52,28 @@ struct LiveAnswer: Sendable {
         var hopRequest = LiveRecords.request(Self.unconditional(request), url: firstURL, method: method)
         var entries: [LayerEntry] = []
         for (response, next) in hops {
-            if let hop = LiveRecords.redirect(response, to: next, from: hopRequest, date: date) { entries.append(.redirect(hop)) }
+            if let hop = LiveRecords.redirect(response, to: next, from: hopRequest, date: date) {
+                entries.append(.redirect(hop))
+            }
             method = next.httpMethod?.uppercased() ?? RedirectChain.method(after: response.statusCode, from: method)
             hopRequest = LiveRecords.request(Self.unconditional(request), url: next.url ?? firstURL, method: method)
         }
         let contentType = ContentTypeParts.of(head.value(forHTTPHeaderField: "Content-Type"))
-        entries.append(.response(LayerResponse(
-            request: hopRequest, status: head.statusCode, headers: LiveRecords.headers(of: head, bodyLength: body.count),
-            mimeType: contentType.mimeType, textEncoding: contentType.textEncoding, captureDate: date, body: .bytes(body))))
+        entries.append(
+            .response(
+                LayerResponse(
+                    request: hopRequest, status: head.statusCode,
+                    headers: LiveRecords.headers(of: head, bodyLength: body.count),
+                    mimeType: contentType.mimeType, textEncoding: contentType.textEncoding, captureDate: date,
+                    body: .bytes(body))))
         return entries
     }
 
     /// Request headers that ask for part of a body or for a conditional answer: a cache removes
     /// the caller's before asking the origin for a whole response to store.
-    static let conditionalHeaders: Set<String> = ["if-none-match", "if-modified-since", "if-match", "if-unmodified-since", "if-range", "range"]
+    static let conditionalHeaders: Set<String> = [
+        "if-none-match", "if-modified-since", "if-match", "if-unmodified-since", "if-range", "range",
+    ]
 
     /// `request` without ``conditionalHeaders``.
     static func unconditional(_ request: URLRequest) -> URLRequest {

@@ -52,7 +52,9 @@ final class LiveSession: Sendable {
     /// - Returns: a stream that throws the transport error, or
     ///   ``WebArcURLProtocolError/redirectLoop(chain:)`` /
     ///   ``WebArcURLProtocolError/tooManyRedirects(chain:limit:)`` after yielding the hops.
-    func events(for request: URLRequest, following follows: @escaping @Sendable (URLRequest) -> Bool = { _ in true })
+    func events(
+        for request: URLRequest, following follows: @escaping @Sendable (URLRequest) -> Bool = { _ in true }
+    )
         -> AsyncThrowingStream<Event, any Error>
     {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Event.self, throwing: (any Error).self)
@@ -83,11 +85,14 @@ final class LiveSession: Sendable {
         init(redirectLimit: Int) { self.redirectLimit = redirectLimit }
 
         func begin(
-            _ task: URLSessionTask, request: URLRequest, continuation: AsyncThrowingStream<Event, any Error>.Continuation,
+            _ task: URLSessionTask, request: URLRequest,
+            continuation: AsyncThrowingStream<Event, any Error>.Continuation,
             follows: @escaping @Sendable (URLRequest) -> Bool
         ) {
             let first = request.url?.absoluteString ?? ""
-            fetches.withLock { $0[task.taskIdentifier] = Fetch(continuation: continuation, visited: [first], follows: follows) }
+            fetches.withLock {
+                $0[task.taskIdentifier] = Fetch(continuation: continuation, visited: [first], follows: follows)
+            }
         }
 
         func urlSession(

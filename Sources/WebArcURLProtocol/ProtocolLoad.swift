@@ -104,7 +104,9 @@ final class ProtocolLoad: Sendable {
     }
 
     @discardableResult
-    private func send(ending: Bool = false, responding: Bool = false, _ call: (any URLProtocolClient, URLProtocol) -> Void) -> Bool {
+    private func send(
+        ending: Bool = false, responding: Bool = false, _ call: (any URLProtocolClient, URLProtocol) -> Void
+    ) -> Bool {
         func deliver() -> Bool {
             state.withLock { state in
                 guard state.phase == .running, let instance = state.instance else { return false }

@@ -44,7 +44,9 @@ open class RecordingURLProtocol: URLProtocol {
 
     /// Whether this class records `request`: any http or https request while a recorder is set.
     override open class func canInit(with request: URLRequest) -> Bool {
-        guard let scheme = request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
+        guard let scheme = request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            return false
+        }
         return recorders.settings(for: self) != nil
     }
 
@@ -71,7 +73,8 @@ open class RecordingURLProtocol: URLProtocol {
                 let method = request.httpMethod?.uppercased() == "HEAD" ? "HEAD" : "GET"
                 let plan = ReplayPlan(response: exchange.response, method: method, requestHeaders: [:])
                 let shown = URL(string: exchange.response.request.url) ?? request.url!
-                guard load.receive(HTTPURLResponse.replaying(status: plan.status, headers: plan.headers, url: shown)) else {
+                guard load.receive(HTTPURLResponse.replaying(status: plan.status, headers: plan.headers, url: shown))
+                else {
                     return
                 }
                 guard try delivery.send(through: load, length: spool.length, try spool.pieces()) else { return }

@@ -54,7 +54,9 @@ struct RedirectApproval: @unchecked Sendable {
     /// - Returns: the request to follow, or nil to stop at the redirect.
     /// - Throws: `redirectNotAnswered` when the delegate calls no completion handler within
     ///   `timeout` seconds; `stopped` when the load stops meanwhile.
-    func decide(_ response: HTTPURLResponse, proposing request: URLRequest, load: ProtocolLoad, timeout: TimeInterval)
+    func decide(
+        _ response: HTTPURLResponse, proposing request: URLRequest, load: ProtocolLoad, timeout: TimeInterval
+    )
         throws(WebArcURLProtocolError) -> URLRequest?
     {
         guard let session, delegate != nil else { return request }
@@ -85,7 +87,9 @@ struct RedirectApproval: @unchecked Sendable {
             guard let session = approval.session, let task = approval.task, let delegate = approval.delegate else {
                 return completion(request)
             }
-            delegate.urlSession(session, task: task, willPerformHTTPRedirection: response, newRequest: request, completionHandler: completion)
+            delegate.urlSession(
+                session, task: task, willPerformHTTPRedirection: response, newRequest: request,
+                completionHandler: completion)
         }
     }
 }

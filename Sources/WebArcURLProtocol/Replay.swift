@@ -40,7 +40,9 @@ struct Replay: Sendable {
         }
         let url = requestURL.absoluteString
         guard !isDownload else { return load.fail(WebArcURLProtocolError.downloadTaskUnsupported(url: url).urlError) }
-        guard let setup else { return load.fail(WebArcURLProtocolError.notInArchive(method: method, url: url).urlError) }
+        guard let setup else {
+            return load.fail(WebArcURLProtocolError.notInArchive(method: method, url: url).urlError)
+        }
         if let fresh = reopenedForReplacedFiles() { return fresh.answer(request, isDownload: isDownload) }
         if !retried, let reloadable = setup.reloadable, let interval = setup.originRecheck {
             reloadable.recheckOrigins(every: interval, seen: setup.generation)
@@ -63,15 +65,19 @@ struct Replay: Sendable {
     /// - Throws: what the archives throw while the request is looked up or its body read, and
     ///   what ``approval`` throws.
     private func reply(
-        to request: URLRequest, method: String, url requestURL: URL, scheme: String, from setup: ArchiveURLProtocol.Setup
+        to request: URLRequest, method: String, url requestURL: URL, scheme: String,
+        from setup: ArchiveURLProtocol.Setup
     ) throws {
         let resolution = try setup.chain.resolve(method: method, url: requestURL.absoluteString) { redirect, at, hop in
-            try approve(redirect, at: URL(string: WebArcScheme.presented(at, requestScheme: scheme)) ?? requestURL, hop: hop, request)
+            try approve(
+                redirect, at: URL(string: WebArcScheme.presented(at, requestScheme: scheme)) ?? requestURL, hop: hop,
+                request)
         }
         switch resolution {
         case .response(let match, let finalMethod, _):
             guard case .response(let response) = match.entry.record else { return }
-            let plan = ReplayPlan(response: response, method: finalMethod, requestHeaders: request.allHTTPHeaderFields ?? [:])
+            let plan = ReplayPlan(
+                response: response, method: finalMethod, requestHeaders: request.allHTTPHeaderFields ?? [:])
             let shown = URL(string: WebArcScheme.presented(match.url, requestScheme: scheme)) ?? requestURL
             try send(plan, body: response.body, from: setup.archives[match.archive], at: shown)
         case .redirect(let redirect, let at, _), .refused(let redirect, let at, _):
@@ -104,27 +110,35 @@ struct Replay: Sendable {
     }
 
     /// Asks ``approval`` about one stored redirect found at `url`.
-    private func approve(_ redirect: RedirectRecord, at url: URL, hop: RedirectChain.Hop, _ original: URLRequest)
+    private func approve(
+        _ redirect: RedirectRecord, at url: URL, hop: RedirectChain.Hop, _ original: URLRequest
+    )
         throws(WebArcURLProtocolError) -> RedirectChain.HopDecision
     {
         guard approval.asksDelegate, let target = URL(string: hop.url) else { return .follow(hop) }
         var proposed = original
-        proposed.url = URL(string: WebArcScheme.presented(hop.url, requestScheme: original.url?.scheme?.lowercased() ?? "")) ?? target
+        proposed.url =
+            URL(string: WebArcScheme.presented(hop.url, requestScheme: original.url?.scheme?.lowercased() ?? ""))
+            ?? target
         if hop.method != (original.httpMethod?.uppercased() ?? "GET") {
             proposed.httpMethod = hop.method
             proposed.httpBody = nil
         }
         let timeout = original.timeoutInterval > 0 ? original.timeoutInterval : 60
-        guard let chosen = try approval.decide(Self.response(for: redirect, at: url), proposing: proposed, load: load, timeout: timeout),
+        guard
+            let chosen = try approval.decide(
+                Self.response(for: redirect, at: url), proposing: proposed, load: load, timeout: timeout),
             let chosenURL = chosen.url
         else { return .stop }
-        return .follow(RedirectChain.Hop(method: chosen.httpMethod?.uppercased() ?? "GET", url: chosenURL.absoluteString))
+        return .follow(
+            RedirectChain.Hop(method: chosen.httpMethod?.uppercased() ?? "GET", url: chosenURL.absoluteString))
     }
 
     /// A stored redirect as the caller receives it when the chain stops there: its status and
     /// headers (with `Location`, unless the target is not http(s) or webarc: ``ReplaySafety``), no body.
     static func response(for redirect: RedirectRecord, at url: URL) -> HTTPURLResponse {
-        var headers = ReplayedHeaders.replayed(redirect.headers, status: redirect.status, mimeType: nil, textEncoding: nil)
+        var headers = ReplayedHeaders.replayed(
+            redirect.headers, status: redirect.status, mimeType: nil, textEncoding: nil)
         if headers.value(for: "Location") == nil, ReplaySafety.isReplayable(redirect.target) {
             headers.append(HTTPHeader("Location", redirect.target))
         }
@@ -142,7 +156,9 @@ struct Replay: Sendable {
             return
         }
         var pieces = try reader.makeChunkIterator(for: body, range: range)
-        guard try delivery.send(through: load, head: head, length: Int(range.count), { try pieces.next() }) else { return }
+        guard try delivery.send(through: load, head: head, length: Int(range.count), { try pieces.next() }) else {
+            return
+        }
         load.finish()
     }
 
@@ -170,7 +186,9 @@ struct Replay: Sendable {
                     if let spool { try spool.append(data) } else if !data.isEmpty && !load.load(data) { return }
                 }
             }
-            guard answered else { throw URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: request.url as Any]) }
+            guard answered else {
+                throw URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: request.url as Any])
+            }
             if let spool, !(try delivery.send(through: load, length: spool.length, try spool.pieces())) { return }
             load.finish()
         }

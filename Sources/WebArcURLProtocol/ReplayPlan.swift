@@ -25,7 +25,8 @@ struct ReplayPlan: Equatable, Sendable {
         status = response.status
         let isRead = method == "GET" || method == "HEAD"
         let entityTags = [response.body.etag] + response.headers.filter { $0.name.lowercased() == "etag" }.map(\.value)
-        let lastModified = response.headers.value(for: "Last-Modified").flatMap(HTTPDate.parse)
+        let lastModified =
+            response.headers.value(for: "Last-Modified").flatMap(HTTPDate.parse)
             ?? response.captureDate.map { Int64($0.timeIntervalSince1970.rounded(.down)) }
         let decision =
             isRead

@@ -18,7 +18,9 @@ enum LiveRecords {
 
     /// The request record for `request` at `url` with `method`.
     static func request(_ request: URLRequest, url: URL, method: String) -> RequestRecord {
-        let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { HTTPHeader($0.key, $0.value) }
+        let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map {
+            HTTPHeader($0.key, $0.value)
+        }
         return RequestRecord(method: method, url: url.absoluteString, headers: headers)
     }
 
@@ -34,7 +36,9 @@ enum LiveRecords {
     }
 
     /// The redirect record of one followed hop, or nil for a status a redirect record cannot hold.
-    static func redirect(_ response: HTTPURLResponse, to next: URLRequest, from request: RequestRecord, date: Date) -> RedirectRecord? {
+    static func redirect(
+        _ response: HTTPURLResponse, to next: URLRequest, from request: RequestRecord, date: Date
+    ) -> RedirectRecord? {
         guard RedirectRecord.allowedStatuses.contains(response.statusCode), let target = next.url?.absoluteString else {
             return nil
         }

@@ -60,7 +60,9 @@ enum TaskInternals {
         else { return nil }
         for entry in Mirror(reflecting: behaviours).children {
             let pair = Array(Mirror(reflecting: entry.value).children)
-            guard pair.count == 2, let identifier = pair[0].value as? Int, identifier == task.taskIdentifier else { continue }
+            guard pair.count == 2, let identifier = pair[0].value as? Int, identifier == task.taskIdentifier else {
+                continue
+            }
             let name = Mirror(reflecting: pair[1].value).children.first?.label ?? String(describing: pair[1].value)
             return name == "callDelegate" ? .delegate : .completionHandler
         }

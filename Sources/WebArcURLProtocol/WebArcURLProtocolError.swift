@@ -44,8 +44,12 @@ public enum WebArcURLProtocolError: Error, Equatable, Sendable, CustomStringConv
 
     /// An archive read failure for `url`; errors from outside the format keep their text.
     static func archive(url: String, _ error: any Error) -> WebArcURLProtocolError {
-        if let unreachable = error as? SourceUnreachable { return .unreachable(url: url, reason: "\(error)", timedOut: unreachable.timedOut) }
-        return .archive(url: url, error: error as? WebArcError ?? .io(path: url, operation: .transferring("read (\(error))"), errno: 0))
+        if let unreachable = error as? SourceUnreachable {
+            return .unreachable(url: url, reason: "\(error)", timedOut: unreachable.timedOut)
+        }
+        return .archive(
+            url: url,
+            error: error as? WebArcError ?? .io(path: url, operation: .transferring("read (\(error))"), errno: 0))
     }
 
     /// `error` as a ``WebArcError``; errors from outside the format keep their text, naming `path`.
@@ -56,7 +60,8 @@ public enum WebArcURLProtocolError: Error, Equatable, Sendable, CustomStringConv
     /// The URL the error concerns (for a writable layer error, the layer's path).
     public var url: String {
         switch self {
-        case .notInArchive(_, let url), .downloadTaskUnsupported(let url), .redirectNotAnswered(let url), .stopped(let url), .archive(let url, _),
+        case .notInArchive(_, let url), .downloadTaskUnsupported(let url), .redirectNotAnswered(let url),
+            .stopped(let url), .archive(let url, _),
             .unreachable(let url, _, _),
             .recording(let url, _), .recorderClosed(let url), .badURL(let url), .redirectNotFollowed(let url, _):
             url
@@ -107,12 +112,14 @@ public enum WebArcURLProtocolError: Error, Equatable, Sendable, CustomStringConv
         case .stopped(let url): "cancelled: \(url)"
         case .redirectNotFollowed(let url, let target): "redirect not followed: \(url) -> \(target)"
         case .archive(let url, let error): "cannot read \(url) from the archive: \(error.description)"
-        case .unreachable(let url, let reason, _): "cannot read \(url) from the archive: its server did not deliver: \(reason)"
+        case .unreachable(let url, let reason, _):
+            "cannot read \(url) from the archive: its server did not deliver: \(reason)"
         case .recording(let url, let error): "cannot record \(url): \(error.description)"
         case .recorderClosed(let url): "cannot record \(url): the recorder is already finished or cancelled"
         case .staleLayer(let path, let error):
             "discarded the writable layer \(path): \(error.description); it is rebuilt from the live site as pages are refreshed"
-        case .layerWrite(let path, let error): "cannot write the writable layer \(path) (the previous one stays): \(error.description)"
+        case .layerWrite(let path, let error):
+            "cannot write the writable layer \(path) (the previous one stays): \(error.description)"
         case .badURL(let url): "bad URL \"\(url)\": an absolute http, https or webarc URL is needed"
         }
     }

@@ -91,13 +91,18 @@ final class WritableLayer: Sendable {
 
     /// Returns once every entry queued before the call is written (or its rewrite failed).
     func flush() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in queue.async { continuation.resume() } }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async { continuation.resume() }
+        }
     }
 
     /// Rewrites the layer until nothing is pending.
     private func drain() {
         while true {
-            let batch = state.withLock { state -> (top: ArchiveReader?, pending: [(key: String, entry: LayerEntry)], waiting: [@Sendable () -> Void])? in
+            let batch = state.withLock {
+                state -> (
+                    top: ArchiveReader?, pending: [(key: String, entry: LayerEntry)], waiting: [@Sendable () -> Void]
+                )? in
                 guard !state.pending.isEmpty else {
                     state.writing = false
                     return nil
@@ -117,7 +122,9 @@ final class WritableLayer: Sendable {
                     $0.lastError = nil
                 }
             } catch {
-                state.withLock { $0.lastError = .layerWrite(path: path, error: WebArcURLProtocolError.webArcError(error, path: path)) }
+                state.withLock {
+                    $0.lastError = .layerWrite(path: path, error: WebArcURLProtocolError.webArcError(error, path: path))
+                }
             }
             for resume in batch.waiting { resume() }
         }
@@ -125,18 +132,23 @@ final class WritableLayer: Sendable {
 
     /// Writes a new layer file: `old`'s records except the keys `entries` replace, then `entries`
     /// (the last entry of a key wins); returns it opened over the bundle.
-    private func rewrite(keeping old: ArchiveReader?, adding entries: [(key: String, entry: LayerEntry)]) throws -> ArchiveReader {
+    private func rewrite(
+        keeping old: ArchiveReader?, adding entries: [(key: String, entry: LayerEntry)]
+    ) throws -> ArchiveReader {
         var latest: [String: Int] = [:]
         for (index, item) in entries.enumerated() { latest[item.key] = index }
         let writer = try ArchiveWriter(path: path, options: ArchiveWriter.Options(overwrite: true), bases: bundle)
         try writer.failing {
             try old?.forEachEntry { entry in
                 // Coded against the bundle again, so that a delta stays a delta across rewrites.
-                if latest[entry.key] == nil { try writer.copy(entry.record, from: old!, previous: try previousVersion(of: entry.key)) }
+                if latest[entry.key] == nil {
+                    try writer.copy(entry.record, from: old!, previous: try previousVersion(of: entry.key))
+                }
             }
             for (index, item) in entries.enumerated() where latest[item.key] == index {
                 switch item.entry {
-                case .response(let response): try writer.add(try response.record(in: writer, previous: try previousVersion(of: item.key)))
+                case .response(let response):
+                    try writer.add(try response.record(in: writer, previous: try previousVersion(of: item.key)))
                 case .redirect(let redirect): try writer.add(redirect)
                 }
             }
@@ -152,7 +164,8 @@ final class WritableLayer: Sendable {
     private func previousVersion(of key: String) throws -> ArchiveWriter.PreviousVersion? {
         for (index, base) in bundle.enumerated() {
             guard let entry = try base.lookup(key: key) else { continue }
-            guard case .response(let response) = entry.record, response.bodyLength > 0, response.bodyLength <= Self.deltaLimit
+            guard case .response(let response) = entry.record, response.bodyLength > 0,
+                response.bodyLength <= Self.deltaLimit
             else { return nil }
             return ArchiveWriter.PreviousVersion(base: index, body: try base.bodyEntry(response.body))
         }

@@ -29,8 +29,11 @@ struct Warc2zimMapping: ZimEntryMapping {
     ///
     /// - Throws: ``ZimError`` when an `H/` entry cannot be read (unless `options.skipBad`); one
     ///   that does not parse is left out and listed.
-    init?(_ zim: ZimArchive, metadata: ZimMetadata, headerEntries: [UInt32], paths: ZimPaths, options: ZimImportOptions) throws {
-        guard let scraper = metadata.text("Scraper"), scraper.hasPrefix("warc2zim 1.") || scraper.hasPrefix("warc2zim 0."),
+    init?(
+        _ zim: ZimArchive, metadata: ZimMetadata, headerEntries: [UInt32], paths: ZimPaths, options: ZimImportOptions
+    ) throws {
+        guard let scraper = metadata.text("Scraper"),
+            scraper.hasPrefix("warc2zim 1.") || scraper.hasPrefix("warc2zim 0."),
             !headerEntries.isEmpty
         else { return nil }
         self.paths = paths
@@ -64,17 +67,24 @@ struct Warc2zimMapping: ZimEntryMapping {
         guard entry.path.hasPrefix("A/"), let head = heads[String(entry.path.dropFirst(2))] else {
             return .response(
                 url: paths.url(forPath: entry.path), status: 200, reason: "OK",
-                headers: [HTTPHeader("Content-Type", PlainZimMapping.contentType(entry.mimeType ?? "application/octet-stream"))],
+                headers: [
+                    HTTPHeader(
+                        "Content-Type", PlainZimMapping.contentType(entry.mimeType ?? "application/octet-stream"))
+                ],
                 date: nil)
         }
         if Self.redirectTarget(head) != nil { return .elsewhere }
-        return .response(url: head.targetURI, status: head.status ?? 200, reason: head.reason, headers: head.storedHeaders(length: entry.size), date: head.date)
+        return .response(
+            url: head.targetURI, status: head.status ?? 200, reason: head.reason,
+            headers: head.storedHeaders(length: entry.size), date: head.date)
     }
 
     func isCopy(_ path: String) -> Bool { false }
 
     func storedBody(of entry: ZimArchive.Entry, bytes: UnsafeRawBufferPointer) -> [UInt8]? {
-        guard let type = entry.mimeType?.lowercased(), type.hasPrefix("text/html") || type.hasPrefix("application/xhtml") else { return nil }
+        guard let type = entry.mimeType?.lowercased(),
+            type.hasPrefix("text/html") || type.hasPrefix("application/xhtml")
+        else { return nil }
         return Self.removingInserts(bytes)
     }
 
@@ -84,9 +94,12 @@ struct Warc2zimMapping: ZimEntryMapping {
         for shared in headerOrder {
             guard let head = heads[shared] else { continue }
             if let target = Self.redirectTarget(head) {
-                records.append(.redirect(RedirectRecord(
-                    request: RequestRecord(url: head.targetURI), status: head.status ?? 302, target: target, headers: head.redirectHeaders,
-                    captureDate: head.date)))
+                records.append(
+                    .redirect(
+                        RedirectRecord(
+                            request: RequestRecord(url: head.targetURI), status: head.status ?? 302, target: target,
+                            headers: head.redirectHeaders,
+                            captureDate: head.date)))
             } else if stored("A/" + shared) {
                 continue
             } else if head.type == "revisit" {
@@ -94,14 +107,18 @@ struct Warc2zimMapping: ZimEntryMapping {
                     leftOut.append("H/\(shared): a revisit of a URL the ZIM does not hold")
                     continue
                 }
-                records.append(.response(
-                    url: head.targetURI, status: head.status ?? 200, reason: head.reason, headers: head.headers, date: head.date,
-                    bodyPath: original))
+                records.append(
+                    .response(
+                        url: head.targetURI, status: head.status ?? 200, reason: head.reason, headers: head.headers,
+                        date: head.date,
+                        bodyPath: original))
             } else {
                 // warc2zim stores no payload item for an empty payload.
-                records.append(.response(
-                    url: head.targetURI, status: head.status ?? 200, reason: head.reason, headers: head.storedHeaders(length: 0),
-                    date: head.date, bodyPath: nil))
+                records.append(
+                    .response(
+                        url: head.targetURI, status: head.status ?? 200, reason: head.reason,
+                        headers: head.storedHeaders(length: 0),
+                        date: head.date, bodyPath: nil))
             }
         }
         return (records, leftOut)
@@ -127,7 +144,8 @@ struct Warc2zimMapping: ZimEntryMapping {
     private static let checkStart = Array("<head><script>\n// No SW Fallback check".utf8)
     private static let scriptEnd = Array("</script>".utf8)
     /// What `--custom-css` puts in place of `</head>`.
-    private static let cssInsert = Array("\n<link type=\"text/css\" href=\"https://warc2zim.kiwix.app/custom.css\" rel=\"Stylesheet\" />\n</head>".utf8)
+    private static let cssInsert = Array(
+        "\n<link type=\"text/css\" href=\"https://warc2zim.kiwix.app/custom.css\" rel=\"Stylesheet\" />\n</head>".utf8)
 
     /// The page without warc2zim's inserts, or nil when it holds none.
     static func removingInserts(_ page: UnsafeRawBufferPointer) -> [UInt8]? {

@@ -46,7 +46,8 @@ public final class ZimArchive: @unchecked Sendable {
         }
         guard begin <= end, end <= all, all == header.entryCount else {
             zs_archive_close(handle)
-            throw ZimError.badHeader(file: path, reason: "user entries \(begin)..<\(end) do not fit \(header.entryCount) entries")
+            throw ZimError.badHeader(
+                file: path, reason: "user entries \(begin)..<\(end) do not fit \(header.entryCount) entries")
         }
         userEntries = begin..<end
         hasNewNamespaceScheme = zs_archive_new_namespace_scheme(handle) == 1
@@ -80,17 +81,21 @@ public final class ZimArchive: @unchecked Sendable {
     public func entry(_ index: UInt32, title: Bool = false, item: Bool = true, size: Bool = true) throws -> Entry {
         var raw = zs_entry()
         var error: UnsafeMutablePointer<CChar>?
-        let what = (title ? Int32(ZS_ENTRY_TITLE) : 0) | (item ? Int32(ZS_ENTRY_ITEM) : 0) | (size ? Int32(ZS_ENTRY_SIZE) : 0)
+        let what =
+            (title ? Int32(ZS_ENTRY_TITLE) : 0) | (item ? Int32(ZS_ENTRY_ITEM) : 0) | (size ? Int32(ZS_ENTRY_SIZE) : 0)
         guard zs_archive_entry(handle, index, what, &raw, &error) == 0 else {
             throw Self.failure(error, file: path, entry: "#\(index)")
         }
         defer { zs_entry_clear(&raw) }
         guard index < header.entryCount, raw.is_redirect == 0 || raw.redirect_index < header.entryCount else {
-            throw ZimError.libzim(file: path, entry: "#\(index)", message: "redirect to entry \(raw.redirect_index), not an entry")
+            throw ZimError.libzim(
+                file: path, entry: "#\(index)", message: "redirect to entry \(raw.redirect_index), not an entry")
         }
         return Entry(
-            index: index, path: raw.path.map { String(cString: $0) } ?? "", title: raw.title.map { String(cString: $0) },
-            mimeType: raw.mimetype.map { String(cString: $0) }, redirectIndex: raw.is_redirect != 0 ? raw.redirect_index : nil,
+            index: index, path: raw.path.map { String(cString: $0) } ?? "",
+            title: raw.title.map { String(cString: $0) },
+            mimeType: raw.mimetype.map { String(cString: $0) },
+            redirectIndex: raw.is_redirect != 0 ? raw.redirect_index : nil,
             cluster: raw.cluster, size: raw.size)
     }
 
@@ -116,7 +121,9 @@ public final class ZimArchive: @unchecked Sendable {
         }
         defer { zs_free(names) }
         let bytes = UnsafeRawBufferPointer(start: names, count: length)
-        return bytes.split(separator: 0, omittingEmptySubsequences: false).dropLast().map { String(decoding: $0, as: UTF8.self) }
+        return bytes.split(separator: 0, omittingEmptySubsequences: false).dropLast().map {
+            String(decoding: $0, as: UTF8.self)
+        }
     }
 
     /// The bytes of metadata `name`, or nil when absent.
@@ -150,7 +157,8 @@ public final class ZimArchive: @unchecked Sendable {
         }
         defer { zs_blob_release(&blob) }
         guard blob.size == entry.size, entry.size == 0 || blob.data != nil else {
-            throw ZimError.libzim(file: path, entry: entry.path, message: "read \(blob.size) of its \(entry.size) bytes")
+            throw ZimError.libzim(
+                file: path, entry: entry.path, message: "read \(blob.size) of its \(entry.size) bytes")
         }
         return try body(UnsafeRawBufferPointer(start: blob.data, count: Int(blob.size)))
     }
@@ -168,7 +176,9 @@ public final class ZimArchive: @unchecked Sendable {
             try file.seek(toOffset: 0)
             bytes = Array(try file.read(upToCount: ZimHeader.size) ?? Data())
         } catch {
-            throw ZimError.io(path: path, operation: .opening("read"), errno: (error as NSError).code == 0 ? EIO : Int32((error as NSError).code))
+            throw ZimError.io(
+                path: path, operation: .opening("read"),
+                errno: (error as NSError).code == 0 ? EIO : Int32((error as NSError).code))
         }
         let header = try ZimHeader(parsing: bytes, file: path)
         try header.validate(fileSize: size, file: path)

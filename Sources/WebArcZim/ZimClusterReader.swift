@@ -61,20 +61,26 @@ final class ZimClusterReader: @unchecked Sendable {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw ZimError.io(path: path, operation: .opening("open"), errno: errno) }
         defer { close(descriptor) }
-        guard let stream = ZSTD_createDStream() else { throw ZimError.badHeader(file: path, reason: "no memory for Zstandard") }
+        guard let stream = ZSTD_createDStream() else {
+            throw ZimError.badHeader(file: path, reason: "no memory for Zstandard")
+        }
         defer { ZSTD_freeDStream(stream) }
-        let table = try read(descriptor, at: header.clusterPointerPosition, count: Int(header.clusterCount) * 8, path: path)
+        let table = try read(
+            descriptor, at: header.clusterPointerPosition, count: Int(header.clusterCount) * 8, path: path)
         for index in 0..<Int(header.clusterCount) {
             let start = uint64(table, index * 8)
             guard start < header.checksumPosition else {
                 throw ZimError.badHeader(file: path, reason: "cluster \(index) starts at \(start), past the clusters")
             }
-            let stored = try read(descriptor, at: start, count: Int(min(4096, header.checksumPosition - start)), path: path)
+            let stored = try read(
+                descriptor, at: start, count: Int(min(4096, header.checksumPosition - start)), path: path)
             let width = stored[0] & 0x10 != 0 ? 8 : 4
             var first = [UInt8](repeating: 0, count: width)
             switch stored[0] & 0x0F {
             case 0, 1:
-                guard stored.count > width else { throw ZimError.badHeader(file: path, reason: "cluster \(index) ends in its offsets") }
+                guard stored.count > width else {
+                    throw ZimError.badHeader(file: path, reason: "cluster \(index) ends in its offsets")
+                }
                 first = Array(stored[1...width])
             case 5:
                 ZSTD_DCtx_reset(stream, ZSTD_reset_session_only)
@@ -94,9 +100,14 @@ final class ZimClusterReader: @unchecked Sendable {
                 continue
             }
             let offset = width == 8 ? uint64(first, 0) : UInt64(uint32(first, 0))
-            guard offset >= UInt64(width), offset % UInt64(width) == 0, offset / UInt64(width) - 1 <= UInt64(header.entryCount) else {
+            guard offset >= UInt64(width), offset % UInt64(width) == 0,
+                offset / UInt64(width) - 1 <= UInt64(header.entryCount)
+            else {
                 throw ZimError.badHeader(
-                    file: path, reason: "cluster \(index)'s first blob offset \(offset) counts more blobs than the \(header.entryCount) entries")
+                    file: path,
+                    reason:
+                        "cluster \(index)'s first blob offset \(offset) counts more blobs than the \(header.entryCount) entries"
+                )
             }
         }
     }
@@ -107,22 +118,30 @@ final class ZimClusterReader: @unchecked Sendable {
     /// - Throws: ``ZimError/libzim(file:entry:message:)`` for a dirent or cluster that is not
     ///   what it must be, or a blob whose size is not libzim's.
     func read(_ entry: ZimArchive.Entry) throws -> [UInt8]? {
-        let pointer = try Self.read(descriptor, at: header.pathPointerPosition + UInt64(entry.index) * 8, count: 8, path: path)
+        let pointer = try Self.read(
+            descriptor, at: header.pathPointerPosition + UInt64(entry.index) * 8, count: 8, path: path)
         let dirent = try Self.read(descriptor, at: Self.uint64(pointer, 0), count: 16, path: path)
         let cluster = Self.uint32(dirent, 8)
         let blob = Int(Self.uint32(dirent, 12))
-        guard Self.uint16(dirent, 0) < 0xFFFD, cluster == entry.cluster else { throw bad(entry, "its dirent is not libzim's") }
+        guard Self.uint16(dirent, 0) < 0xFFFD, cluster == entry.cluster else {
+            throw bad(entry, "its dirent is not libzim's")
+        }
         guard let decoded = try decodedCluster(cluster, entry: entry) else { return nil }
-        guard blob + 1 < decoded.offsets.count else { throw bad(entry, "blob \(blob) of cluster \(cluster), which holds \(decoded.offsets.count - 1)") }
+        guard blob + 1 < decoded.offsets.count else {
+            throw bad(entry, "blob \(blob) of cluster \(cluster), which holds \(decoded.offsets.count - 1)")
+        }
         let range = decoded.offsets[blob]..<decoded.offsets[blob + 1]
-        guard UInt64(range.count) == entry.size else { throw bad(entry, "blob \(blob) of cluster \(cluster) holds \(range.count) bytes, libzim says \(entry.size)") }
+        guard UInt64(range.count) == entry.size else {
+            throw bad(entry, "blob \(blob) of cluster \(cluster) holds \(range.count) bytes, libzim says \(entry.size)")
+        }
         return Array(decoded.bytes[range])
     }
 
     private func decodedCluster(_ index: UInt32, entry: ZimArchive.Entry) throws -> Cluster? {
         if let hit = lock.withLock({ cache.first { $0.index == index }?.cluster }) { return hit }
         guard index < header.clusterCount else { throw bad(entry, "cluster \(index) of \(header.clusterCount)") }
-        let table = try Self.read(descriptor, at: header.clusterPointerPosition + UInt64(index) * 8, count: 8, path: path)
+        let table = try Self.read(
+            descriptor, at: header.clusterPointerPosition + UInt64(index) * 8, count: 8, path: path)
         let start = Self.uint64(table, 0)
         guard let end = boundaries.first(where: { $0 > start }), end - start <= limit else { return nil }
         let stored = try Self.read(descriptor, at: start, count: Int(end - start), path: path)
@@ -136,7 +155,9 @@ final class ZimClusterReader: @unchecked Sendable {
             bytes = decoded
         default: return nil
         }
-        let offsets = try Self.offsets(bytes, width: width) ?? { throw bad(entry, "cluster \(index)'s blob offsets do not fit it") }()
+        let offsets =
+            try Self.offsets(bytes, width: width)
+            ?? { throw bad(entry, "cluster \(index)'s blob offsets do not fit it") }()
         let cluster = Cluster(bytes: bytes, offsets: offsets)
         lock.withLock {
             cache.insert((index, cluster), at: 0)
@@ -192,15 +213,20 @@ final class ZimClusterReader: @unchecked Sendable {
 
     /// `count` bytes at `offset`, all of them.
     private static func read(_ descriptor: Int32, at offset: UInt64, count: Int, path: String) throws -> [UInt8] {
-        guard offset <= UInt64(Int64.max) else { throw ZimError.libzim(file: path, entry: nil, message: "a position past the file: \(offset)") }
+        guard offset <= UInt64(Int64.max) else {
+            throw ZimError.libzim(file: path, entry: nil, message: "a position past the file: \(offset)")
+        }
         var bytes = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {
-            let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset) + off_t(done)) }
+            let got = bytes.withUnsafeMutableBytes {
+                pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+            }
             if got < 0 && errno == EINTR { continue }
             guard got > 0 else {
                 if got < 0 { throw ZimError.io(path: path, operation: .transferring("read"), errno: errno) }
-                throw ZimError.libzim(file: path, entry: nil, message: "\(count) bytes at \(offset) run past the end of the file")
+                throw ZimError.libzim(
+                    file: path, entry: nil, message: "\(count) bytes at \(offset) run past the end of the file")
             }
             done += got
         }
@@ -208,6 +234,10 @@ final class ZimClusterReader: @unchecked Sendable {
     }
 
     private static func uint16(_ bytes: [UInt8], _ at: Int) -> UInt16 { UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8 }
-    private static func uint32(_ bytes: [UInt8], _ at: Int) -> UInt32 { (0..<4).reduce(0) { $0 | UInt32(bytes[at + $1]) << (8 * UInt32($1)) } }
-    private static func uint64(_ bytes: [UInt8], _ at: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(bytes[at + $1]) << (8 * UInt64($1)) } }
+    private static func uint32(_ bytes: [UInt8], _ at: Int) -> UInt32 {
+        (0..<4).reduce(0) { $0 | UInt32(bytes[at + $1]) << (8 * UInt32($1)) }
+    }
+    private static func uint64(_ bytes: [UInt8], _ at: Int) -> UInt64 {
+        (0..<8).reduce(0) { $0 | UInt64(bytes[at + $1]) << (8 * UInt64($1)) }
+    }
 }

@@ -21,7 +21,8 @@ final class ZimCreator {
         self.name = name
         var error: UnsafeMutablePointer<CChar>?
         let started: OpaquePointer? = indexLanguage.withOptionalCString { language in
-            var options = zs_creator_options(uncompressed: 0, cluster_size: clusterSize, index_language: language, workers: 0)
+            var options = zs_creator_options(
+                uncompressed: 0, cluster_size: clusterSize, index_language: language, workers: 0)
             return zs_creator_start(path, &options, &error)
         }
         guard let started else { throw ZimArchive.failure(error, file: name, entry: nil) }
@@ -35,13 +36,18 @@ final class ZimCreator {
 
     /// Adds metadata `name` (a `text/plain;charset=utf-8` text unless `mimeType` says otherwise).
     func addMetadata(_ name: String, _ bytes: [UInt8], mimeType: String = "text/plain;charset=utf-8") throws {
-        try check(name) { error in bytes.withUnsafeBytes { zs_creator_add_metadata(handle, name, $0.baseAddress, $0.count, mimeType, &error) } }
+        try check(name) { error in
+            bytes.withUnsafeBytes { zs_creator_add_metadata(handle, name, $0.baseAddress, $0.count, mimeType, &error) }
+        }
     }
 
     /// Adds an item (its bytes are copied); a front article is listed in titles and suggestions.
-    func addItem(path: String, title: String, mimeType: String, bytes: UnsafeRawBufferPointer, frontArticle: Bool) throws {
+    func addItem(
+        path: String, title: String, mimeType: String, bytes: UnsafeRawBufferPointer, frontArticle: Bool
+    ) throws {
         try check(path) { error in
-            zs_creator_add_item(handle, path, title, mimeType, bytes.baseAddress, bytes.count, frontArticle ? 1 : 0, &error)
+            zs_creator_add_item(
+                handle, path, title, mimeType, bytes.baseAddress, bytes.count, frontArticle ? 1 : 0, &error)
         }
     }
 

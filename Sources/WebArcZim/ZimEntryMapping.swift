@@ -49,7 +49,9 @@ struct PlainZimMapping: ZimEntryMapping {
     let oldScheme: Bool
 
     func url(forPath path: String) -> String? {
-        if oldScheme, let namespace = path.first, "MXZ".contains(namespace), path.dropFirst().first == "/" { return nil }
+        if oldScheme, let namespace = path.first, "MXZ".contains(namespace), path.dropFirst().first == "/" {
+            return nil
+        }
         return urls[path] ?? paths.url(forPath: path)
     }
 
@@ -70,7 +72,8 @@ struct PlainZimMapping: ZimEntryMapping {
         let records = empties.sorted { $0.key < $1.key }.compactMap { path, type -> ZimExtraRecord? in
             guard let url = url(forPath: path) else { return nil }
             return .response(
-                url: url, status: 200, reason: "OK", headers: [HTTPHeader("Content-Type", type), HTTPHeader("Content-Length", "0")],
+                url: url, status: 200, reason: "OK",
+                headers: [HTTPHeader("Content-Type", type), HTTPHeader("Content-Length", "0")],
                 date: nil, bodyPath: nil)
         }
         return (records, [])
@@ -79,7 +82,8 @@ struct PlainZimMapping: ZimEntryMapping {
     /// A ZIM mime type as a `Content-Type`: a text type without a charset gets `charset=utf-8`
     /// (ZIM text is UTF-8, and `webarc pack` labels text the same way).
     static func contentType(_ mimeType: String) -> String {
-        let bare = mimeType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let bare =
+            mimeType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
         guard MediaTypes.isText(bare), !mimeType.lowercased().contains("charset=") else { return mimeType }
         return "\(bare); charset=utf-8"
     }

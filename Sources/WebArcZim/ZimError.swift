@@ -44,7 +44,8 @@ public enum ZimError: Error, Equatable, Sendable, CustomStringConvertible {
         case .entryTooLarge(let file, let entry, let size, let limit):
             "entry \(entry) of \(file) holds \(size) bytes, more than the \(limit) bytes an import reads into memory"
                 + " at once: raise the limit with --max-entry-size"
-        case .io(let path, let operation, let errno): WebArcError.io(path: path, operation: operation, errno: errno).description
+        case .io(let path, let operation, let errno):
+            WebArcError.io(path: path, operation: operation, errno: errno).description
         case .archive(let error, let path): error.description.contains(path) ? error.description : "\(path): \(error)"
         }
     }

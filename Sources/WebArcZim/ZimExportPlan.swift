@@ -43,12 +43,21 @@ struct ZimExportPlan {
                 return
             }
             if case .tombstone = entry.record { return }
-            if let kept = newest[entry.key], (kept.captureDate ?? .distantPast) >= (entry.record.captureDate ?? .distantPast) { return }
+            if let kept = newest[entry.key],
+                (kept.captureDate ?? .distantPast) >= (entry.record.captureDate ?? .distantPast)
+            {
+                return
+            }
             newest[entry.key] = entry.record
         }
-        if skippedMethods > 0 { leftOut.append("\(skippedMethods) record(s) answering a method other than GET (a ZIM entry answers GET only)") }
+        if skippedMethods > 0 {
+            leftOut.append(
+                "\(skippedMethods) record(s) answering a method other than GET (a ZIM entry answers GET only)")
+        }
         let records = newest.values.sorted { $0.request.url < $1.request.url }
-        paths = ZimPaths(baseURL: baseURL ?? metadata.baseURL ?? Self.origin(of: metadata.startURL) ?? Self.commonOrigin(records) ?? "http://localhost/")
+        paths = ZimPaths(
+            baseURL: baseURL ?? metadata.baseURL ?? Self.origin(of: metadata.startURL) ?? Self.commonOrigin(records)
+                ?? "http://localhost/")
         var root: ArchiveRecord?
         var taken: [String: String] = [:]
         var bodies: [BodyReference: [(path: String, mimeType: String)]] = [:]
@@ -89,18 +98,22 @@ struct ZimExportPlan {
         }
         mainPath = metadata.startURL.flatMap { paths.path(forURL: $0)?.path }.flatMap { taken[$0] != nil ? $0 : nil }
         if let root {
-            let same: String? = if case .response(let response) = root { bodies[response.body]?.first?.path } else { nil }
+            let same: String? =
+                if case .response(let response) = root { bodies[response.body]?.first?.path } else { nil }
             placeRoot(root, same: same, taken: &taken, isStart: metadata.startURL.map { $0 == paths.baseURL } ?? true)
         }
         makeCopies(bodies)
         resolveRedirects(pendingRedirects, taken: taken)
-        if let main = mainPath, !items.contains(where: { $0.path == main }) && !redirects.contains(where: { $0.path == main }) {
+        if let main = mainPath,
+            !items.contains(where: { $0.path == main }) && !redirects.contains(where: { $0.path == main })
+        {
             mainPath = nil
         }
     }
 
     /// Places the record at the base URL: as the main page when it is the start page.
-    private mutating func placeRoot(_ root: ArchiveRecord, same: String?, taken: inout [String: String], isStart: Bool) {
+    private mutating func placeRoot(_ root: ArchiveRecord, same: String?, taken: inout [String: String], isStart: Bool)
+    {
         switch root {
         case .response(let response):
             if let same {
@@ -116,7 +129,8 @@ struct ZimExportPlan {
             listedURLs[path] = paths.baseURL
             if isStart || mainPath == nil { mainPath = path }
         case .redirect(let redirect):
-            if let target = paths.path(forURL: redirect.target)?.path, taken[target] != nil, isStart || mainPath == nil {
+            if let target = paths.path(forURL: redirect.target)?.path, taken[target] != nil, isStart || mainPath == nil
+            {
                 mainPath = target
             }
         case .tombstone:
@@ -131,7 +145,9 @@ struct ZimExportPlan {
         for group in bodies.values where group.count > 1 {
             for mimeType in Set(group.map(\.mimeType)) {
                 let same = group.filter { $0.mimeType == mimeType }.map(\.path)
-                guard same.count > 1, let kept = same.first(where: { !$0.hasSuffix("/") }) ?? same.first else { continue }
+                guard same.count > 1, let kept = same.first(where: { !$0.hasSuffix("/") }) ?? same.first else {
+                    continue
+                }
                 for path in same where path != kept { copied[path] = kept }
             }
         }
@@ -142,14 +158,18 @@ struct ZimExportPlan {
     }
 
     /// Keeps the redirects whose target is an entry, following chains of them.
-    private mutating func resolveRedirects(_ pending: [(path: String, url: String, target: String)], taken: [String: String]) {
+    private mutating func resolveRedirects(
+        _ pending: [(path: String, url: String, target: String)], taken: [String: String]
+    ) {
         var entries = Set(items.map(\.path)).union(redirects.map(\.path))
         var waiting = pending
         var progressed = true
         while progressed {
             progressed = false
             waiting.removeAll { redirect in
-                guard let target = paths.path(forURL: redirect.target)?.path, entries.contains(target) else { return false }
+                guard let target = paths.path(forURL: redirect.target)?.path, entries.contains(target) else {
+                    return false
+                }
                 redirects.append((redirect.path, target))
                 entries.insert(redirect.path)
                 progressed = true

@@ -35,7 +35,9 @@ public struct ZimExporter: Sendable {
     /// - Throws: ``ZimError``: `archive` wrapping the reader's error or `outputExists`; `libzim`
     ///   when libzim cannot write; `io`.
     public func run(archive: String, output: String, progress: Progress? = nil) throws -> ZimExportSummary {
-        if !options.overwrite && access(output, F_OK) == 0 { throw ZimError.archive(.outputExists(path: output), path: output) }
+        if !options.overwrite && access(output, F_OK) == 0 {
+            throw ZimError.archive(.outputExists(path: output), path: output)
+        }
         let reader: ArchiveReader
         let metadata: ArchiveMetadata
         let plan: ZimExportPlan
@@ -65,11 +67,14 @@ public struct ZimExporter: Sendable {
             var mainTitle: String?
             for (number, item) in plan.items.enumerated() {
                 let body = try reader.body(item.response.body)
-                let isHTML = item.mimeType.lowercased().hasPrefix("text/html") || item.mimeType.lowercased().hasPrefix("application/xhtml")
+                let isHTML =
+                    item.mimeType.lowercased().hasPrefix("text/html")
+                    || item.mimeType.lowercased().hasPrefix("application/xhtml")
                 let title = isHTML ? Self.title(ofPage: Array(body)) ?? "" : ""
                 if item.path == plan.mainPath { mainTitle = title }
                 try body.withUnsafeBytes { bytes in
-                    try creator.addItem(path: item.path, title: title, mimeType: item.mimeType, bytes: bytes, frontArticle: isHTML)
+                    try creator.addItem(
+                        path: item.path, title: title, mimeType: item.mimeType, bytes: bytes, frontArticle: isHTML)
                 }
                 if item.response.status != 200 { summary.statusesDropped += 1 }
                 summary.items += 1
@@ -81,16 +86,21 @@ public struct ZimExporter: Sendable {
             }
             if let mainPath = plan.mainPath { creator.setMainPath(mainPath) }
             values.fillDefaults(
-                options: options, language: language, mainTitle: mainTitle, archive: archive, output: output, baseURL: plan.paths.baseURL)
+                options: options, language: language, mainTitle: mainTitle, archive: archive, output: output,
+                baseURL: plan.paths.baseURL)
             for value in values.values where value.name != "Counter" {
-                try creator.addMetadata(value.name, value.bytes, mimeType: value.mimeType == "text/plain" ? "text/plain;charset=utf-8" : value.mimeType)
+                try creator.addMetadata(
+                    value.name, value.bytes,
+                    mimeType: value.mimeType == "text/plain" ? "text/plain;charset=utf-8" : value.mimeType)
             }
             try creator.addMetadata(ZimPaths.baseURLMetadata, Array(plan.paths.baseURL.utf8))
             for (name, value, isEmpty) in [
-                (ZimPaths.copiesMetadata, plan.copies as Any, plan.copies.isEmpty), (ZimPaths.emptiesMetadata, plan.empties, plan.empties.isEmpty),
+                (ZimPaths.copiesMetadata, plan.copies as Any, plan.copies.isEmpty),
+                (ZimPaths.emptiesMetadata, plan.empties, plan.empties.isEmpty),
                 (ZimPaths.urlsMetadata, plan.listedURLs, plan.listedURLs.isEmpty),
             ] where !isEmpty {
-                let json = try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])
+                let json = try JSONSerialization.data(
+                    withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])
                 try creator.addMetadata(name, Array(json), mimeType: "application/json")
             }
             summary.items += plan.empties.count

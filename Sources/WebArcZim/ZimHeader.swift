@@ -40,7 +40,8 @@ public struct ZimHeader: Equatable, Sendable {
     public init(parsing bytes: [UInt8], file: String) throws {
         guard bytes.count >= 4, Self.uint32(bytes, 0) == Self.magic else { throw ZimError.notAZim(file: file) }
         guard bytes.count >= Self.size else {
-            throw ZimError.truncated(file: file, what: "the header", needed: UInt64(Self.size), size: UInt64(bytes.count))
+            throw ZimError.truncated(
+                file: file, what: "the header", needed: UInt64(Self.size), size: UInt64(bytes.count))
         }
         majorVersion = UInt16(truncatingIfNeeded: Self.uint32(bytes, 4))
         minorVersion = UInt16(truncatingIfNeeded: Self.uint32(bytes, 4) >> 16)
@@ -66,27 +67,33 @@ public struct ZimHeader: Equatable, Sendable {
             throw ZimError.badHeader(file: file, reason: "major version \(majorVersion), not 5 or 6")
         }
         guard mimeListPosition >= UInt64(Self.size) else {
-            throw ZimError.badHeader(file: file, reason: "the mime list starts at \(mimeListPosition), inside the header")
+            throw ZimError.badHeader(
+                file: file, reason: "the mime list starts at \(mimeListPosition), inside the header")
         }
         let (checksumEnd, overflow) = checksumPosition.addingReportingOverflow(16)
         guard !overflow, checksumEnd <= fileSize else {
             throw ZimError.truncated(
-                file: file, what: "the checksum at \(checksumPosition)", needed: overflow ? UInt64.max : checksumEnd, size: fileSize)
+                file: file, what: "the checksum at \(checksumPosition)", needed: overflow ? UInt64.max : checksumEnd,
+                size: fileSize)
         }
         guard checksumEnd == fileSize else {
             throw ZimError.badHeader(
                 file: file, reason: "the checksum at \(checksumPosition) does not end the \(fileSize)-byte file")
         }
-        try checkTable("the dirent pointer list", at: pathPointerPosition, count: UInt64(entryCount), width: 8, file: file)
-        try checkTable("the cluster pointer list", at: clusterPointerPosition, count: UInt64(clusterCount), width: 8, file: file)
+        try checkTable(
+            "the dirent pointer list", at: pathPointerPosition, count: UInt64(entryCount), width: 8, file: file)
+        try checkTable(
+            "the cluster pointer list", at: clusterPointerPosition, count: UInt64(clusterCount), width: 8, file: file)
         if titleIndexPosition != Self.absent {
             try checkTable("the title index", at: titleIndexPosition, count: UInt64(entryCount), width: 4, file: file)
         }
         guard mimeListPosition < checksumPosition else {
-            throw ZimError.badHeader(file: file, reason: "the mime list at \(mimeListPosition) starts after the checksum")
+            throw ZimError.badHeader(
+                file: file, reason: "the mime list at \(mimeListPosition) starts after the checksum")
         }
         guard mainPage == UInt32.max || mainPage < entryCount else {
-            throw ZimError.badHeader(file: file, reason: "main page \(mainPage) is not one of the \(entryCount) entries")
+            throw ZimError.badHeader(
+                file: file, reason: "main page \(mainPage) is not one of the \(entryCount) entries")
         }
     }
 
@@ -99,7 +106,8 @@ public struct ZimHeader: Equatable, Sendable {
         let (end, overflow) = position.addingReportingOverflow(count * width)
         guard !overflow, end <= checksumPosition else {
             throw ZimError.truncated(
-                file: file, what: "\(what) (\(count) × \(width) bytes at \(position))", needed: overflow ? UInt64.max : end + 16,
+                file: file, what: "\(what) (\(count) × \(width) bytes at \(position))",
+                needed: overflow ? UInt64.max : end + 16,
                 size: checksumPosition + 16)
         }
     }

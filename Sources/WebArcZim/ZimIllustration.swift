@@ -16,7 +16,8 @@ enum ZimIllustration {
         _ = compress2(&compressed, &compressedLength, raw, uLong(raw.count), Z_BEST_COMPRESSION)
         compressed.removeSubrange(Int(compressedLength)...)
         let header: [UInt8] = Self.bigEndian(UInt32(size)) + Self.bigEndian(UInt32(size)) + [8, 2, 0, 0, 0]
-        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", header) + chunk("IDAT", compressed) + chunk("IEND", [])
+        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", header) + chunk("IDAT", compressed)
+            + chunk("IEND", [])
     }
 
     /// A PNG chunk: length, type, data, CRC-32 of type and data.
@@ -27,6 +28,9 @@ enum ZimIllustration {
     }
 
     private static func bigEndian(_ value: UInt32) -> [UInt8] {
-        [UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
+        [
+            UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8),
+            UInt8(truncatingIfNeeded: value),
+        ]
     }
 }

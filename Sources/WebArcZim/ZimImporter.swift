@@ -48,15 +48,20 @@ public struct ZimImporter: Sendable {
         summary.baseURL = paths.baseURL
         var listing = try list(zim, summary: &summary)
         let mapping: any ZimEntryMapping
-        if let warc2zim = try Warc2zimMapping(zim, metadata: metadata, headerEntries: listing.headerEntries, paths: paths, options: options) {
+        if let warc2zim = try Warc2zimMapping(
+            zim, metadata: metadata, headerEntries: listing.headerEntries, paths: paths, options: options)
+        {
             mapping = warc2zim
             summary.fromWarc2zim = true
             listing.items.removeAll { warc2zim.headerEntries.contains($0.index) }
         } else {
-            mapping = PlainZimMapping(paths: paths, urls: metadata.urlTable, copies: metadata.copies, empties: metadata.empties, oldScheme: !zim.hasNewNamespaceScheme)
+            mapping = PlainZimMapping(
+                paths: paths, urls: metadata.urlTable, copies: metadata.copies, empties: metadata.empties,
+                oldScheme: !zim.hasNewNamespaceScheme)
         }
         var writerOptions = ArchiveWriter.Options(
-            overwrite: options.overwrite, compressionLevel: options.compressionLevel, dictionaryInterval: options.dictionaryInterval,
+            overwrite: options.overwrite, compressionLevel: options.compressionLevel,
+            dictionaryInterval: options.dictionaryInterval,
             zstdLevel: options.zstdLevel)
         writerOptions.dictionaryPlacement = options.dictionaryPlacement
         let writer: ArchiveWriter
@@ -68,7 +73,9 @@ public struct ZimImporter: Sendable {
         do {
             let total = listing.items.count + listing.redirects.count
             var written = Written()
-            try writeItems(listing.items.map(\.index), of: zim, mapping: mapping, to: writer, written: &written, summary: &summary) {
+            try writeItems(
+                listing.items.map(\.index), of: zim, mapping: mapping, to: writer, written: &written, summary: &summary
+            ) {
                 progress?($0, total)
             }
             for (number, index) in listing.redirects.enumerated() {
@@ -80,11 +87,14 @@ public struct ZimImporter: Sendable {
             for record in extra.records {
                 try add(extra: record, to: writer, written: &written, summary: &summary)
             }
-            summary.startURL = try startURL(zim, mapping: mapping, paths: paths, metadata: metadata, writer: writer, written: &written, summary: &summary)
+            summary.startURL = try startURL(
+                zim, mapping: mapping, paths: paths, metadata: metadata, writer: writer, written: &written,
+                summary: &summary)
             writer.metadata = ArchiveMetadata(
                 creator: WebArcVersion.creator("import"), startURL: summary.startURL,
                 baseURL: summary.fromWarc2zim ? nil : paths.baseURL,
-                entries: [ArchiveMetadata.Entry("source", "\((input as NSString).lastPathComponent) (ZIM)")] + metadata.archiveEntries)
+                entries: [ArchiveMetadata.Entry("source", "\((input as NSString).lastPathComponent) (ZIM)")]
+                    + metadata.archiveEntries)
             summary.bodiesStored = writer.statistics.bodiesStored
             summary.rawBodyBytes = writer.statistics.rawBytes
             try writer.finish()
@@ -111,7 +121,9 @@ public struct ZimImporter: Sendable {
         var listing = Listing()
         listing.items.reserveCapacity(zim.userEntries.count)
         for index in zim.userEntries {
-            guard let entry = try readable({ try zim.entry(index, item: true, size: false) }, summary: &summary) else { continue }
+            guard let entry = try readable({ try zim.entry(index, item: true, size: false) }, summary: &summary) else {
+                continue
+            }
             summary.entries += 1
             if entry.isRedirect {
                 listing.redirects.append(index)
@@ -131,7 +143,8 @@ public struct ZimImporter: Sendable {
     }
 
     private func write(
-        redirect index: UInt32, of zim: ZimArchive, mapping: any ZimEntryMapping, to writer: ArchiveWriter, written: inout Written,
+        redirect index: UInt32, of zim: ZimArchive, mapping: any ZimEntryMapping, to writer: ArchiveWriter,
+        written: inout Written,
         summary: inout ZimImportSummary
     ) throws {
         guard let entry = try readable({ try zim.entry(index, item: false, size: false) }, summary: &summary),
@@ -142,36 +155,55 @@ public struct ZimImporter: Sendable {
             summary.leftOut.append("\(entry.path): a redirect to \(target.path), outside the archive's URLs")
             return
         }
-        if mapping.isCopy(entry.path), let item = try readable({ try Self.item(following: index, in: zim) }, summary: &summary) ?? nil,
-            let body = written.bodies[item.path], case .response(_, let status, let reason, var headers, let date) = mapping.target(of: item)
+        if mapping.isCopy(entry.path),
+            let item = try readable({ try Self.item(following: index, in: zim) }, summary: &summary) ?? nil,
+            let body = written.bodies[item.path],
+            case .response(_, let status, let reason, var headers, let date) = mapping.target(of: item)
         {
-            if let length = headers.firstIndex(where: { $0.name.lowercased() == "content-length" }) { headers[length].value = String(body.length) }
-            try add(extra: .response(url: url, status: status, reason: reason, headers: headers, date: date, bodyPath: item.path),
-                    to: writer, written: &written, summary: &summary)
+            if let length = headers.firstIndex(where: { $0.name.lowercased() == "content-length" }) {
+                headers[length].value = String(body.length)
+            }
+            try add(
+                extra: .response(
+                    url: url, status: status, reason: reason, headers: headers, date: date, bodyPath: item.path),
+                to: writer, written: &written, summary: &summary)
             return
         }
         // A ZIM redirect has no status; Kiwix readers answer it with 302.
-        try add(.redirect(RedirectRecord(
-            request: RequestRecord(url: url), status: 302, target: targetURL, headers: [HTTPHeader("Location", targetURL)])),
+        try add(
+            .redirect(
+                RedirectRecord(
+                    request: RequestRecord(url: url), status: 302, target: targetURL,
+                    headers: [HTTPHeader("Location", targetURL)])),
             to: writer, written: &written, summary: &summary)
     }
 
     /// Adds a record no ZIM item stands for; a response's body takes its own position again, as
     /// every response's does (spec Appendix C step 13).
-    private func add(extra: ZimExtraRecord, to writer: ArchiveWriter, written: inout Written, summary: inout ZimImportSummary) throws {
+    private func add(
+        extra: ZimExtraRecord, to writer: ArchiveWriter, written: inout Written, summary: inout ZimImportSummary
+    ) throws {
         switch extra {
         case .redirect(let redirect):
             try add(.redirect(redirect), to: writer, written: &written, summary: &summary)
         case .response(let url, let status, let reason, let headers, let date, let bodyPath):
-            let body = try bodyPath.flatMap { written.bodies[$0] }.map { try writer.addBody(repeating: $0) } ?? writer.addBody([UInt8]())
+            let body =
+                try bodyPath.flatMap { written.bodies[$0] }.map { try writer.addBody(repeating: $0) }
+                ?? writer.addBody([UInt8]())
             let media = ContentTypeParts.of(headers.value(for: "Content-Type"))
-            try add(.response(ResponseRecord(
-                request: RequestRecord(url: url), status: status, reason: reason, headers: headers, mimeType: media.mimeType,
-                textEncoding: media.textEncoding, body: body, captureDate: date)), to: writer, written: &written, summary: &summary)
+            try add(
+                .response(
+                    ResponseRecord(
+                        request: RequestRecord(url: url), status: status, reason: reason, headers: headers,
+                        mimeType: media.mimeType,
+                        textEncoding: media.textEncoding, body: body, captureDate: date)), to: writer,
+                written: &written, summary: &summary)
         }
     }
 
-    func add(_ record: ArchiveRecord, to writer: ArchiveWriter, written: inout Written, summary: inout ZimImportSummary) throws {
+    func add(
+        _ record: ArchiveRecord, to writer: ArchiveWriter, written: inout Written, summary: inout ZimImportSummary
+    ) throws {
         switch record {
         case .response(let response):
             try writer.add(response)
@@ -195,17 +227,22 @@ public struct ZimImporter: Sendable {
         if summary.fromWarc2zim {
             return metadata.text("Source").flatMap { written.urls.contains($0) ? $0 : nil }
         }
-        guard let main = try readable({ try mainItem(zim) }, summary: &summary) ?? nil, let body = written.bodies[main.path],
+        guard let main = try readable({ try mainItem(zim) }, summary: &summary) ?? nil,
+            let body = written.bodies[main.path],
             let mainURL = mapping.url(forPath: main.path)
         else { return nil }
         guard !written.urls.contains(paths.baseURL), mainURL != paths.baseURL else { return mainURL }
         let repeated = try writer.addBody(repeating: body)
         let type = PlainZimMapping.contentType(main.mimeType ?? "application/octet-stream")
         let media = ContentTypeParts.of(type)
-        try add(.response(ResponseRecord(
-            request: RequestRecord(url: paths.baseURL), status: 200, reason: "OK",
-            headers: [HTTPHeader("Content-Type", type), HTTPHeader("Content-Length", String(body.length))], mimeType: media.mimeType,
-            textEncoding: media.textEncoding, body: repeated)), to: writer, written: &written, summary: &summary)
+        try add(
+            .response(
+                ResponseRecord(
+                    request: RequestRecord(url: paths.baseURL), status: 200, reason: "OK",
+                    headers: [HTTPHeader("Content-Type", type), HTTPHeader("Content-Length", String(body.length))],
+                    mimeType: media.mimeType,
+                    textEncoding: media.textEncoding, body: repeated)), to: writer, written: &written, summary: &summary
+        )
         return paths.baseURL
     }
 

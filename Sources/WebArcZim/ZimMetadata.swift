@@ -66,7 +66,8 @@ struct ZimMetadata {
             let text = String(validating: value.bytes, as: UTF8.self)
             return ArchiveMetadata.Entry(
                 Self.entryPrefix + value.name,
-                value.mimeType == "text/plain" ? text ?? "" : "data:\(value.mimeType);base64," + Data(value.bytes).base64EncodedString())
+                value.mimeType == "text/plain"
+                    ? text ?? "" : "data:\(value.mimeType);base64," + Data(value.bytes).base64EncodedString())
         }
     }
 
@@ -85,23 +86,32 @@ struct ZimMetadata {
     /// `Description`, `Illustration_48x48@1` (a flat colour). `Scraper` names this webarc, and
     /// libzim's `Counter` and webarc's `WebArc-` values are left to the export.
     mutating func fillDefaults(
-        options: ZimExportOptions, language: String, mainTitle: String?, archive: String, output: String, baseURL: String
+        options: ZimExportOptions, language: String, mainTitle: String?, archive: String, output: String,
+        baseURL: String
     ) {
         values.removeAll { $0.name == "Counter" || $0.name.hasPrefix("WebArc-") }
         let stem = ((output as NSString).lastPathComponent as NSString).deletingPathExtension
         func fill(_ name: String, _ value: @autoclosure () -> String?, over given: String? = nil) {
-            if let given { set(name, Array(given.utf8)) } else if text(name) == nil, let value = value() { set(name, Array(value.utf8)) }
+            if let given {
+                set(name, Array(given.utf8))
+            } else if text(name) == nil, let value = value() {
+                set(name, Array(value.utf8))
+            }
         }
         fill("Title", mainTitle ?? stem, over: options.title)
         set("Language", Array(language.utf8))
-        fill("Description", "Exported by webarc from \((archive as NSString).lastPathComponent)", over: options.description)
+        fill(
+            "Description", "Exported by webarc from \((archive as NSString).lastPathComponent)",
+            over: options.description)
         fill("Name", stem.lowercased().map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined())
         fill("Creator", URLComponents(string: baseURL)?.host ?? "webarc")
         fill("Publisher", "webarc")
         fill("Date", Self.day(options.date ?? Date()))
         fill("Source", baseURL)
         set("Scraper", Array(WebArcVersion.creator.utf8))
-        if bytes("Illustration_48x48@1") == nil { set("Illustration_48x48@1", ZimIllustration.png(), mimeType: "image/png") }
+        if bytes("Illustration_48x48@1") == nil {
+            set("Illustration_48x48@1", ZimIllustration.png(), mimeType: "image/png")
+        }
     }
 
     /// `YYYY-MM-DD` in UTC, as the `Date` metadata is written.
@@ -118,7 +128,8 @@ struct ZimMetadata {
     /// The media type and bytes of a base64 `data:` URL.
     private static func decodeDataURL(_ value: String) -> (String, [UInt8])? {
         guard value.hasPrefix("data:"), let comma = value.firstIndex(of: ","),
-            value[..<comma].hasSuffix(";base64"), let data = Data(base64Encoded: String(value[value.index(after: comma)...]))
+            value[..<comma].hasSuffix(";base64"),
+            let data = Data(base64Encoded: String(value[value.index(after: comma)...]))
         else { return nil }
         return (String(value.dropFirst(5).prefix { $0 != ";" && $0 != "," }), Array(data))
     }

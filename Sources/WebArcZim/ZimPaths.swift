@@ -27,7 +27,9 @@ struct ZimPaths: Sendable {
     }
 
     /// The URL of the entry at `path`.
-    func url(forPath path: String) -> String { SitePacker(options: SitePacker.Options(baseURL: baseURL)).url(for: path) }
+    func url(forPath path: String) -> String {
+        SitePacker(options: SitePacker.Options(baseURL: baseURL)).url(for: path)
+    }
 
     /// The path a URL takes in a ZIM and whether ``url(forPath:)`` gives the URL back from it;
     /// nil for a URL that is not http(s), or whose path would be empty (the base URL itself).
@@ -42,7 +44,9 @@ struct ZimPaths: Sendable {
             rest = url.dropFirst(baseURL.count)
         } else {
             let scheme = url.prefix { $0 != ":" }.lowercased()
-            guard scheme == "http" || scheme == "https", url.dropFirst(scheme.count).hasPrefix("://") else { return nil }
+            guard scheme == "http" || scheme == "https", url.dropFirst(scheme.count).hasPrefix("://") else {
+                return nil
+            }
             rest = url.dropFirst(scheme.count + 3)
         }
         let query = rest.firstIndex(of: "?")

@@ -56,21 +56,30 @@ struct ZimExport: ParsableCommand {
         }
         let seconds = Date().timeIntervalSince(started)
         if writing.json {
-            Output.json([
-                "output": output, "format": "zim", "responses": summary.items, "redirects": summary.redirects, "revisits": 0,
-                "requests": 0, "bytes": summary.bytes, "seconds": seconds, "mainPath": summary.mainPath ?? NSNull(),
-                "baseURL": summary.baseURL, "statusesDropped": summary.statusesDropped, "listedURLs": summary.listedURLs,
-                "notes": summary.leftOut,
-            ] as [String: Any])
+            Output.json(
+                [
+                    "output": output, "format": "zim", "responses": summary.items, "redirects": summary.redirects,
+                    "revisits": 0,
+                    "requests": 0, "bytes": summary.bytes, "seconds": seconds, "mainPath": summary.mainPath ?? NSNull(),
+                    "baseURL": summary.baseURL, "statusesDropped": summary.statusesDropped,
+                    "listedURLs": summary.listedURLs,
+                    "notes": summary.leftOut,
+                ] as [String: Any])
         }
         guard !writing.quiet else { return }
         for note in summary.leftOut.prefix(20) { Output.error("webarc: note: left out \(note)") }
-        if summary.leftOut.count > 20 { Output.error("webarc: note: and \(summary.leftOut.count - 20) more left out (--json lists them)") }
-        if summary.statusesDropped > 0 {
-            Output.error("webarc: note: \(Plural.count(summary.statusesDropped, "response")) with a status other than 200 written as plain entries (a ZIM entry has no status)")
+        if summary.leftOut.count > 20 {
+            Output.error("webarc: note: and \(summary.leftOut.count - 20) more left out (--json lists them)")
         }
-        Output.error(String(
-            format: "exported %d responses and %d redirects to %@ (%@) in %.2fs", summary.items, summary.redirects, output,
-            ProgressReporter.size(summary.bytes), seconds))
+        if summary.statusesDropped > 0 {
+            Output.error(
+                "webarc: note: \(Plural.count(summary.statusesDropped, "response")) with a status other than 200 written as plain entries (a ZIM entry has no status)"
+            )
+        }
+        Output.error(
+            String(
+                format: "exported %d responses and %d redirects to %@ (%@) in %.2fs", summary.items, summary.redirects,
+                output,
+                ProgressReporter.size(summary.bytes), seconds))
     }
 }

@@ -69,24 +69,36 @@ struct ZimImport: ParsableCommand {
         }
         let seconds = Date().timeIntervalSince(started)
         if writing.json {
-            Output.json([
-                "archive": output,
-                "inputs": [["path": files[0], "format": "zim", "records": summary.entries, "captures": summary.responses + summary.redirects]],
-                "responses": summary.responses, "redirects": summary.redirects, "capturesDropped": 0,
-                "bodiesReferenced": summary.responses, "bodiesStored": summary.bodiesStored, "rawBodyBytes": summary.rawBodyBytes,
-                "storedBodyBytes": summary.storedBodyBytes, "seconds": seconds, "startURL": summary.startURL ?? NSNull(),
-                "baseURL": summary.baseURL, "fromWarc2zim": summary.fromWarc2zim,
-                "skipped": summary.skipped.map { ["code": $0.code, "message": $0.description] }, "notes": summary.leftOut,
-            ] as [String: Any])
+            Output.json(
+                [
+                    "archive": output,
+                    "inputs": [
+                        [
+                            "path": files[0], "format": "zim", "records": summary.entries,
+                            "captures": summary.responses + summary.redirects,
+                        ]
+                    ],
+                    "responses": summary.responses, "redirects": summary.redirects, "capturesDropped": 0,
+                    "bodiesReferenced": summary.responses, "bodiesStored": summary.bodiesStored,
+                    "rawBodyBytes": summary.rawBodyBytes,
+                    "storedBodyBytes": summary.storedBodyBytes, "seconds": seconds,
+                    "startURL": summary.startURL ?? NSNull(),
+                    "baseURL": summary.baseURL, "fromWarc2zim": summary.fromWarc2zim,
+                    "skipped": summary.skipped.map { ["code": $0.code, "message": $0.description] },
+                    "notes": summary.leftOut,
+                ] as [String: Any])
         }
         guard !writing.quiet else { return }
         for skipped in summary.skipped { Output.error("webarc: skipped: \(skipped)") }
         for note in summary.leftOut.prefix(20) { Output.error("webarc: note: left out \(note)") }
-        if summary.leftOut.count > 20 { Output.error("webarc: note: and \(summary.leftOut.count - 20) more left out (--json lists them)") }
+        if summary.leftOut.count > 20 {
+            Output.error("webarc: note: and \(summary.leftOut.count - 20) more left out (--json lists them)")
+        }
         Output.error(
             "imported \(Plural.count(summary.responses, "response")) and \(Plural.count(summary.redirects, "redirect")) from "
                 + "\(Plural.count(summary.entries, "entry", plural: "entries")) of \(files[0])"
-                + (summary.fromWarc2zim ? " (warc2zim: at their crawled URLs)" : " at \(summary.baseURL)") + " into \(output): "
+                + (summary.fromWarc2zim ? " (warc2zim: at their crawled URLs)" : " at \(summary.baseURL)")
+                + " into \(output): "
                 + "\(Plural.count(summary.bodiesStored, "distinct body", plural: "distinct bodies")), "
                 + "\(ProgressReporter.size(summary.rawBodyBytes)) → \(ProgressReporter.size(summary.storedBodyBytes))"
                 + " in " + String(format: "%.2fs", seconds))

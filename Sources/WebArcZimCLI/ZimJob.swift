@@ -5,7 +5,9 @@ import WebArcZim
 /// ``ZimError`` as one error line with its exit code.
 enum ZimJob {
     /// Runs `body`, which reports `done` of `total` `unit` through the function it is given.
-    static func run<T>(label: String, unit: String, quiet: Bool, _ body: (_ progress: @escaping (Int, Int) -> Void) throws -> T) throws -> T {
+    static func run<T>(
+        label: String, unit: String, quiet: Bool, _ body: (_ progress: @escaping (Int, Int) -> Void) throws -> T
+    ) throws -> T {
         let progress = ProgressReporter(label: label, quiet: quiet, unit: unit)
         defer { progress.finish() }
         do {

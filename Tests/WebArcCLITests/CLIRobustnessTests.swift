@@ -29,7 +29,9 @@ struct CLIRobustnessTests {
             for command in Self.readingCommands {
                 let result = try CLIRunner.run(Self.arguments(command, input, scratch: scratch), timeout: 20)
                 #expect(result.status == 66, "\(command) \(input): \(result.status) \(result.stderr)")
-                #expect(result.stderr.contains(input) && result.stderr.lowercased().contains(message), "\(command): \(result.stderr)")
+                #expect(
+                    result.stderr.contains(input) && result.stderr.lowercased().contains(message),
+                    "\(command): \(result.stderr)")
                 #expect(result.stderr.split(separator: "\n").count == 1, "\(command): \(result.stderr)")
             }
         }
@@ -53,7 +55,9 @@ struct CLIRobustnessTests {
         let folder = Self.vectors + "/invalid"
         // Vectors that fail at open or verify (the others fail only a trust check or a stack, and
         // verify clean on their own).
-        let expected = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/expected.json"))) as! [String: [String: Any]]
+        let expected =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/expected.json")))
+            as! [String: [String: Any]]
         let files = expected.filter { ["open", "verify"].contains($0.value["at"] as? String) }.keys.sorted()
         #expect(files.count >= 20)
         for file in files {
@@ -63,15 +67,21 @@ struct CLIRobustnessTests {
             #expect(verify.status == 65, "\(file): \(verify.status) \(verify.stderr)")
             #expect(!verify.stderr.isEmpty, "\(file)")
             for command in [["info"], ["ls"]] {
-                let result = try CLIRunner.run(Self.arguments(command, folder + "/" + file, scratch: scratch), timeout: 30)
+                let result = try CLIRunner.run(
+                    Self.arguments(command, folder + "/" + file, scratch: scratch), timeout: 30)
                 // Problems only a full verification finds (a body's bytes) may still list or describe.
-                #expect(result.status == 0 || result.status == 65, "\(command) \(file): \(result.status) \(result.stderr)")
-                if result.status == 65 { #expect(result.stderr.split(separator: "\n").count == 1, "\(command) \(file): \(result.stderr)") }
+                #expect(
+                    result.status == 0 || result.status == 65, "\(command) \(file): \(result.status) \(result.stderr)")
+                if result.status == 65 {
+                    #expect(result.stderr.split(separator: "\n").count == 1, "\(command) \(file): \(result.stderr)")
+                }
             }
         }
     }
 
-    @Test("progress shows on a terminal (items, bytes, rate; the ETA once it means something) and never when stderr is a pipe")
+    @Test(
+        "progress shows on a terminal (items, bytes, rate; the ETA once it means something) and never when stderr is a pipe"
+    )
     func progressOnlyOnATerminal() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
             Issue.record("/usr/bin/script (util-linux) is needed to give the binary a terminal")
@@ -80,7 +90,9 @@ struct CLIRobustnessTests {
         let scratch = try TemporaryFolder()
         let site = scratch.file("site")
         try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
-        for index in 0..<40 { try Data(repeating: UInt8(index), count: 200_000).write(to: URL(fileURLWithPath: site + "/f\(index).bin")) }
+        for index in 0..<40 {
+            try Data(repeating: UInt8(index), count: 200_000).write(to: URL(fileURLWithPath: site + "/f\(index).bin"))
+        }
         let archive = scratch.file("site.webarc")
         let command = [CLIRunner.binary, "pack", site, "-o", archive].map { "'\($0)'" }.joined(separator: " ")
         let terminal = Process()
@@ -95,7 +107,9 @@ struct CLIRobustnessTests {
         #expect(terminal.terminationStatus == 0, "\(screen)")
         // No ETA is asserted: it waits for a second and 1 % of the bytes (FirstContactTests), which a fast pack may not last.
         #expect(screen.contains("packing") && screen.contains("/40 files"), "\(screen)")
-        #expect(screen.components(separatedBy: "ETA ").count - 1 == screen.matches(of: /ETA [0-9]+(s|m[0-9]{2}s|h[0-9]{2}m)/).count, "\(screen)")
+        #expect(
+            screen.components(separatedBy: "ETA ").count - 1
+                == screen.matches(of: /ETA [0-9]+(s|m[0-9]{2}s|h[0-9]{2}m)/).count, "\(screen)")
         #expect(screen.contains("/s"), "\(screen)")
 
         let piped = try CLIRunner.run(["pack", site, "-o", archive, "--force"])
@@ -122,7 +136,9 @@ struct CLIRobustnessTests {
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         let leftover = try FileManager.default.contentsOfDirectory(atPath: output)
-        #expect(leftover.count == 1 && leftover[0].hasPrefix(".site.webarc.tmp-\(process.processIdentifier)-"), "\(leftover)")
+        #expect(
+            leftover.count == 1 && leftover[0].hasPrefix(".site.webarc.tmp-\(process.processIdentifier)-"),
+            "\(leftover)")
 
         let small = scratch.file("small")
         try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: true)
@@ -153,7 +169,8 @@ struct CLIRobustnessTests {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []
             return names.contains { name in
                 name.hasPrefix(".site.webarc.tmp-")
-                    && ((try? FileManager.default.attributesOfItem(atPath: output + "/" + name)[.size] as? UInt64) ?? 0) > 0
+                    && ((try? FileManager.default.attributesOfItem(atPath: output + "/" + name)[.size] as? UInt64) ?? 0)
+                        > 0
             }
         }
         #expect(waitUntil { written() || !process.isRunning } && written(), "the pack never wrote its temporary file")

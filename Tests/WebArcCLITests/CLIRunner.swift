@@ -18,11 +18,13 @@ struct CLIRunner {
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
             folder = folder.deletingLastPathComponent()
         }
-        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         return repo.appendingPathComponent(".build/debug/webarc").path
     }()
 
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     /// Runs the binary (or `executable`) with `arguments`; a run still going after `timeout` seconds
     /// is killed and reported with status -1, so a hang fails the test instead of stalling the suite.
@@ -40,14 +42,17 @@ struct CLIRunner {
         process.standardOutput = out
         process.standardError = err
         try process.run()
-        let watchdog = DispatchWorkItem { [process] in if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let watchdog = DispatchWorkItem { [process] in if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
         defer { watchdog.cancel() }
         let errorReader = Thread.detachNewThreadWithResult { err.fileHandleForReading.readDataToEndOfFile() }
         let output = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         let killed = process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL
-        return Result(status: killed ? -1 : process.terminationStatus, stdout: output, stderr: String(decoding: errorReader.value, as: UTF8.self))
+        return Result(
+            status: killed ? -1 : process.terminationStatus, stdout: output,
+            stderr: String(decoding: errorReader.value, as: UTF8.self))
     }
 }
 
@@ -79,4 +84,3 @@ final class ThreadResult<T>: @unchecked Sendable {
         return stored!
     }
 }
-

@@ -28,7 +28,9 @@ struct CLITests {
         #expect((object["dedupRatio"] as? Double ?? 0) > 1)
         // pack's dictionary anchors are local minima of the URL key hashes (format 2.1.7).
         let writer = object["writer"] as? [String: Any]
-        #expect(writer?["anchors"] as? String == "local-minimum" && writer?["dictionaryInterval"] as? Int == 32, "\(String(describing: writer))")
+        #expect(
+            writer?["anchors"] as? String == "local-minimum" && writer?["dictionaryInterval"] as? Int == 32,
+            "\(String(describing: writer))")
         // Each chunk compressed right after its dictionary (format 2.1.8).
         #expect(writer?["dictionaryPlacement"] as? String == "prefix", "\(String(describing: writer))")
 
@@ -45,10 +47,12 @@ struct CLITests {
         for path in ["docs/guide.html", "/docs/guide.html", "./docs/../docs/guide.html"] {
             let byPath = try CLIRunner.run(["cat", archive, path])
             #expect(byPath.status == 0, "\(path): \(byPath.stderr)")
-            #expect(byPath.stdout == FileManager.default.contents(atPath: Self.sampleSite + "/docs/guide.html"), "\(path)")
+            #expect(
+                byPath.stdout == FileManager.default.contents(atPath: Self.sampleSite + "/docs/guide.html"), "\(path)")
         }
-        #expect(try CLIRunner.run(["cat", archive, "docs/café menu.html"]).stdout
-            == FileManager.default.contents(atPath: Self.sampleSite + "/docs/café menu.html"))
+        #expect(
+            try CLIRunner.run(["cat", archive, "docs/café menu.html"]).stdout
+                == FileManager.default.contents(atPath: Self.sampleSite + "/docs/café menu.html"))
 
         let unicode = try CLIRunner.run(["cat", archive, "http://localhost/docs/caf%C3%A9%20menu.html"])
         #expect(unicode.stdout == FileManager.default.contents(atPath: Self.sampleSite + "/docs/café menu.html"))
@@ -75,21 +79,29 @@ struct CLITests {
         let scratch = try TemporaryFolder()
         #expect(try CLIRunner.run(["pack", Self.sampleSite, "-o", scratch.file("a.webarc"), "-q"]).status == 0)
         #expect(try CLIRunner.run(["pack", Self.sampleSite, "-o", scratch.file("b.webarc"), "-q"]).status == 0)
-        #expect(FileManager.default.contents(atPath: scratch.file("a.webarc")) == FileManager.default.contents(atPath: scratch.file("b.webarc")))
+        #expect(
+            FileManager.default.contents(atPath: scratch.file("a.webarc"))
+                == FileManager.default.contents(atPath: scratch.file("b.webarc")))
         let exists = try CLIRunner.run(["pack", Self.sampleSite, "-o", scratch.file("a.webarc")])
         #expect(exists.status == 73)
         #expect(exists.stderr.contains("already exists"))
-        #expect(try CLIRunner.run(["pack", Self.sampleSite, "-o", scratch.file("a.webarc"), "--force", "-q"]).status == 0)
+        #expect(
+            try CLIRunner.run(["pack", Self.sampleSite, "-o", scratch.file("a.webarc"), "--force", "-q"]).status == 0)
     }
 
-    @Test("pack's plain form (read without the argument parser) writes, prints and fails as the parsed form does; any other form goes to the parser")
+    @Test(
+        "pack's plain form (read without the argument parser) writes, prints and fails as the parsed form does; any other form goes to the parser"
+    )
     func plainPackMatchesParsed() throws {
         let scratch = try TemporaryFolder()
         let plain = scratch.file("plain.webarc")
         let parsed = scratch.file("parsed.webarc")
         // The second form names the defaults, which only the parser reads.
         let fast = try CLIRunner.run(["pack", Self.sampleSite, "-o", plain, "--json", "-q"])
-        let full = try CLIRunner.run(["pack", Self.sampleSite, "--output", parsed, "--json", "--quiet", "--level", "1", "--base-url", "http://localhost/"])
+        let full = try CLIRunner.run([
+            "pack", Self.sampleSite, "--output", parsed, "--json", "--quiet", "--level", "1", "--base-url",
+            "http://localhost/",
+        ])
         #expect(fast.status == 0 && full.status == 0, "\(fast.stderr) \(full.stderr)")
         #expect(FileManager.default.contents(atPath: plain) == FileManager.default.contents(atPath: parsed))
         var summaries: [[String: String]] = []
@@ -109,22 +121,33 @@ struct CLITests {
         #expect(unknown.status == 64 && unknown.stderr.contains("--bogus"), "\(unknown.stderr)")
         let twoFolders = try CLIRunner.run(["pack", Self.sampleSite, Self.sampleSite, "-o", scratch.file("t.webarc")])
         #expect(twoFolders.status == 64, "\(twoFolders.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: scratch.file("u.webarc")) && !FileManager.default.fileExists(atPath: scratch.file("t.webarc")))
+        #expect(
+            !FileManager.default.fileExists(atPath: scratch.file("u.webarc"))
+                && !FileManager.default.fileExists(atPath: scratch.file("t.webarc")))
     }
 
-    @Test("pack --dictionary-placement apart writes as webarc 2.4 did (info shows apart), the default prefix; another value is a usage error")
+    @Test(
+        "pack --dictionary-placement apart writes as webarc 2.4 did (info shows apart), the default prefix; another value is a usage error"
+    )
     func dictionaryPlacement() throws {
         let scratch = try TemporaryFolder()
-        for (arguments, expected) in [([String](), "prefix"), (["--dictionary-placement", "apart"], "apart"), (["--dictionary-placement", "prefix"], "prefix")] {
+        for (arguments, expected) in [
+            ([String](), "prefix"), (["--dictionary-placement", "apart"], "apart"),
+            (["--dictionary-placement", "prefix"], "prefix"),
+        ] {
             let archive = scratch.file("\(expected)-\(arguments.count).webarc")
             let pack = try CLIRunner.run(["pack", Self.sampleSite, "-o", archive, "-q"] + arguments)
             #expect(pack.status == 0, "\(pack.stderr)")
-            let info = try JSONSerialization.jsonObject(with: CLIRunner.run(["info", archive, "--json"]).stdout) as? [String: Any]
+            let info =
+                try JSONSerialization.jsonObject(with: CLIRunner.run(["info", archive, "--json"]).stdout)
+                as? [String: Any]
             let writer = info?["writer"] as? [String: Any]
             #expect(writer?["dictionaryPlacement"] as? String == expected, "\(arguments)")
             #expect(try CLIRunner.run(["verify", archive]).status == 0)
         }
-        let wrong = try CLIRunner.run(["pack", Self.sampleSite, "-o", scratch.file("x.webarc"), "--dictionary-placement", "middle"])
+        let wrong = try CLIRunner.run([
+            "pack", Self.sampleSite, "-o", scratch.file("x.webarc"), "--dictionary-placement", "middle",
+        ])
         #expect(wrong.status == 64 && wrong.stderr.contains("dictionary-placement"), "\(wrong.stderr)")
         #expect(!FileManager.default.fileExists(atPath: scratch.file("x.webarc")))
     }
@@ -134,22 +157,29 @@ struct CLITests {
         let scratch = try TemporaryFolder()
         try scratch.write("site/index.html", "<p>home</p>")
         try scratch.write("secret/key.txt", "do not ship")
-        try FileManager.default.createSymbolicLink(atPath: scratch.file("site/key.txt"), withDestinationPath: scratch.file("secret/key.txt"))
-        try FileManager.default.createSymbolicLink(atPath: scratch.file("site/home.html"), withDestinationPath: "index.html")
+        try FileManager.default.createSymbolicLink(
+            atPath: scratch.file("site/key.txt"), withDestinationPath: scratch.file("secret/key.txt"))
+        try FileManager.default.createSymbolicLink(
+            atPath: scratch.file("site/home.html"), withDestinationPath: "index.html")
         let refused = try CLIRunner.run(["pack", scratch.file("site"), "-o", scratch.file("a.webarc")])
         #expect(refused.status == 65)
         #expect(refused.stderr.contains("key.txt: link leaves the folder"))
         #expect(refused.stderr.contains("--follow-outside"))
         #expect(!FileManager.default.fileExists(atPath: scratch.file("a.webarc")))
 
-        #expect(try CLIRunner.run(["pack", scratch.file("site"), "-o", scratch.file("f.webarc"), "--follow-outside"]).status == 0)
+        #expect(
+            try CLIRunner.run(["pack", scratch.file("site"), "-o", scratch.file("f.webarc"), "--follow-outside"]).status
+                == 0)
         #expect(try CLIRunner.run(["cat", scratch.file("f.webarc"), "http://localhost/key.txt"]).text == "do not ship")
         let followed = try ArchiveReader(path: scratch.file("f.webarc"))
         #expect(followed.bodyCount == 2)
 
-        #expect(try CLIRunner.run(["pack", scratch.file("site"), "-o", scratch.file("s.webarc"), "--skip-outside", "-q"]).status == 0)
+        #expect(
+            try CLIRunner.run(["pack", scratch.file("site"), "-o", scratch.file("s.webarc"), "--skip-outside", "-q"])
+                .status == 0)
         #expect(try CLIRunner.run(["cat", scratch.file("s.webarc"), "http://localhost/key.txt"]).status == 66)
-        #expect(try CLIRunner.run(["cat", scratch.file("s.webarc"), "http://localhost/home.html"]).text == "<p>home</p>")
+        #expect(
+            try CLIRunner.run(["cat", scratch.file("s.webarc"), "http://localhost/home.html"]).text == "<p>home</p>")
     }
 
     @Test("FIFOs, loops and unreadable files are listed and fail the pack unless skipped")
@@ -157,28 +187,35 @@ struct CLITests {
         let scratch = try TemporaryFolder()
         try scratch.write("site/index.html", "<p>home</p>")
         #expect(mkfifo(scratch.file("site/pipe"), 0o644) == 0)
-        try FileManager.default.createSymbolicLink(atPath: scratch.file("site/loop"), withDestinationPath: scratch.file("site"))
-        try FileManager.default.createSymbolicLink(atPath: scratch.file("site/dangling"), withDestinationPath: scratch.file("nowhere"))
+        try FileManager.default.createSymbolicLink(
+            atPath: scratch.file("site/loop"), withDestinationPath: scratch.file("site"))
+        try FileManager.default.createSymbolicLink(
+            atPath: scratch.file("site/dangling"), withDestinationPath: scratch.file("nowhere"))
         let failed = try CLIRunner.run(["pack", scratch.file("site"), "-o", scratch.file("a.webarc")])
         #expect(failed.status == 65)
         #expect(failed.stderr.contains("pipe: not a regular file (FIFO)"))
         #expect(failed.stderr.contains("loop: symbolic link loop"))
         #expect(failed.stderr.contains("dangling: unreadable"))
-        let skipped = try CLIRunner.run(["pack", scratch.file("site"), "-o", scratch.file("a.webarc"), "--skip-unreadable"])
+        let skipped = try CLIRunner.run([
+            "pack", scratch.file("site"), "-o", scratch.file("a.webarc"), "--skip-unreadable",
+        ])
         #expect(skipped.status == 0, "\(skipped.stderr)")
         #expect(skipped.stderr.contains("skipped"))
         #expect(try ArchiveReader(path: scratch.file("a.webarc")).recordCount == 2)
     }
 
-    @Test("bad archives give one line naming the file and a distinct exit code", arguments: [
-        ("empty", Data(), 65, "is empty"),
-        ("text", Data("hello, this is not an archive\n".utf8), 65, "not a webarc archive"),
-    ])
+    @Test(
+        "bad archives give one line naming the file and a distinct exit code",
+        arguments: [
+            ("empty", Data(), 65, "is empty"),
+            ("text", Data("hello, this is not an archive\n".utf8), 65, "not a webarc archive"),
+        ])
     func badArchives(name: String, bytes: Data, status: Int32, message: String) throws {
         let scratch = try TemporaryFolder()
         try bytes.write(to: URL(fileURLWithPath: scratch.file(name)))
         for command in [["verify"], ["info"], ["ls"], ["cat"]] {
-            let result = try CLIRunner.run(command + [scratch.file(name)] + (command == ["cat"] ? ["http://localhost/"] : []))
+            let result = try CLIRunner.run(
+                command + [scratch.file(name)] + (command == ["cat"] ? ["http://localhost/"] : []))
             #expect(result.status == status, "\(command): \(result.stderr)")
             #expect(result.stderr.contains(message), "\(command): \(result.stderr)")
         }
@@ -197,7 +234,9 @@ struct CLITests {
         #expect(verify.text.contains("FAILED"))
         // A flipped byte in a chunk fails the chunk's SHA-256 (spec §6.2), before any body check.
         #expect(verify.stderr.contains("[chunks]") && verify.stderr.contains("SHA-256"))
-        let json = try JSONSerialization.jsonObject(with: try CLIRunner.run(["verify", archive, "--json"]).stdout) as! [String: Any]
+        let json =
+            try JSONSerialization.jsonObject(with: try CLIRunner.run(["verify", archive, "--json"]).stdout)
+            as! [String: Any]
         #expect(json["passed"] as? Bool == false)
         #expect(!(json["problems"] as! [Any]).isEmpty)
 
@@ -283,7 +322,9 @@ struct CLITests {
             var result: [String: Data] = [:]
             for case let path as String in FileManager.default.enumerator(atPath: root)! {
                 var isFolder: ObjCBool = false
-                if FileManager.default.fileExists(atPath: root + "/" + path, isDirectory: &isFolder), !isFolder.boolValue {
+                if FileManager.default.fileExists(atPath: root + "/" + path, isDirectory: &isFolder),
+                    !isFolder.boolValue
+                {
                     result[path] = FileManager.default.contents(atPath: root + "/" + path)
                 }
             }

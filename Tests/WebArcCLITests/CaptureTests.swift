@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import WebArcTestSupport
 import WebArc
+import WebArcTestSupport
 
 /// `webarc capture` against a real server on 127.0.0.1, checked with `webarc ls` and `cat`.
 @Suite("webarc capture", .serialized, .timeLimit(.minutes(3)))
@@ -22,7 +22,8 @@ struct CaptureTests {
         <div style="background-image:url(img/inline.png)"></div></body></html>
         """
 
-    static let stylesheet = "@import 'more.css';\nh1 { background: url(img/h1.png) }\n/* url(img/commented.png) */\n@font-face { src: url(\"fonts/a.woff2\") format('woff2') }"
+    static let stylesheet =
+        "@import 'more.css';\nh1 { background: url(img/h1.png) }\n/* url(img/commented.png) */\n@font-face { src: url(\"fonts/a.woff2\") format('woff2') }"
 
     static func site(_ target: String) -> TestHTTPServer.Response {
         let path = String(target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0])
@@ -30,14 +31,16 @@ struct CaptureTests {
             .init(headers: [("Content-Type", type)], body: Array(body.utf8))
         }
         switch path {
-        case "/": return target == "/" ? text("text/html; charset=utf-8", page) : text("text/html", "<p>query \(target)</p>")
+        case "/":
+            return target == "/" ? text("text/html; charset=utf-8", page) : text("text/html", "<p>query \(target)</p>")
         case "/about.html": return text("text/html", "<link rel=stylesheet href=style.css><a href=deep.html>deeper</a>")
         case "/deep.html": return text("text/html", "<p>two levels down</p>")
         case "/style.css": return text("text/css", stylesheet)
         case "/more.css": return text("text/css", "p { background: url('img/more.png') }")
         case "/app.js": return text("application/javascript", "console.log(\(target.count))")
         case "/old": return .init(status: 301, headers: [("Location", "/about.html")])
-        case "/img/missing.png": return .init(status: 404, headers: [("Content-Type", "text/plain")], body: Array("gone".utf8))
+        case "/img/missing.png":
+            return .init(status: 404, headers: [("Content-Type", "text/plain")], body: Array("gone".utf8))
         default:
             if path.hasPrefix("/img/") || path.hasPrefix("/fonts/") || path == "/favicon.ico" {
                 return .init(headers: [("Content-Type", "image/png")], body: Array("same picture".utf8))
@@ -50,12 +53,17 @@ struct CaptureTests {
     static func listing(_ archive: String, server: TestHTTPServer) throws -> Set<String> {
         let list = try CLIRunner.run(["ls", archive, "--json"])
         #expect(list.status == 0, "\(list.stderr)")
-        return Set(try list.text.split(separator: "\n").map { line in
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            let url = (object["url"] as? String ?? "").replacingOccurrences(of: server.url("").absoluteString, with: "")
-            let target = (object["target"] as? String).map { " -> " + $0.replacingOccurrences(of: server.url("").absoluteString, with: "") } ?? ""
-            return "\(object["kind"] as? String ?? "?") \(object["status"] as? Int ?? 0) \(url)\(target)"
-        })
+        return Set(
+            try list.text.split(separator: "\n").map { line in
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                let url = (object["url"] as? String ?? "").replacingOccurrences(
+                    of: server.url("").absoluteString, with: "")
+                let target =
+                    (object["target"] as? String).map {
+                        " -> " + $0.replacingOccurrences(of: server.url("").absoluteString, with: "")
+                    } ?? ""
+                return "\(object["kind"] as? String ?? "?") \(object["status"] as? Int ?? 0) \(url)\(target)"
+            })
     }
 
     @Test("a page with its requisites and one level of same-origin links; ls and cat read it back")
@@ -64,7 +72,9 @@ struct CaptureTests {
         defer { server.stop() }
         let scratch = try TemporaryFolder()
         let archive = scratch.file("site.webarc")
-        let capture = try CLIRunner.run(["capture", server.url("/").absoluteString, "-o", archive, "--depth", "1", "--same-origin", "--json"])
+        let capture = try CLIRunner.run([
+            "capture", server.url("/").absoluteString, "-o", archive, "--depth", "1", "--same-origin", "--json",
+        ])
         #expect(capture.status == 0, "\(capture.stderr)")
 
         let summary = try #require(try JSONSerialization.jsonObject(with: capture.stdout) as? [String: Any])
@@ -77,7 +87,8 @@ struct CaptureTests {
 
         let expected: Set<String> = [
             "response 200 /", "response 200 /?q=a&b=c", "response 200 /about.html", "redirect 301 /old -> /about.html",
-            "response 200 /style.css", "response 200 /more.css", "response 200 /app.js?v=2", "response 200 /favicon.ico",
+            "response 200 /style.css", "response 200 /more.css", "response 200 /app.js?v=2",
+            "response 200 /favicon.ico",
             "response 200 /img/bg.png", "response 200 /img/logo.png", "response 200 /img/logo-2x.png",
             "response 200 /img/logo-3x.png", "response 200 /img/wide.webp", "response 404 /img/missing.png",
             "response 200 /img/inline.png", "response 200 /img/h1.png", "response 200 /img/more.png",
@@ -100,12 +111,18 @@ struct CaptureTests {
         // Bodies share dictionaries, every 32nd response's, placed right before each page; a
         // second capture (every record new: its date), placed apart as webarc 2.4 wrote, is an
         // update of the first that applies byte for byte.
-        let info = try JSONSerialization.jsonObject(with: try CLIRunner.run(["info", archive, "--json"]).stdout) as? [String: Any]
+        let info =
+            try JSONSerialization.jsonObject(with: try CLIRunner.run(["info", archive, "--json"]).stdout)
+            as? [String: Any]
         #expect((info?["writer"] as? [String: Any])?["dictionaryInterval"] as? Int == 32)
         #expect((info?["writer"] as? [String: Any])?["dictionaryPlacement"] as? String == "prefix")
         let again = scratch.file("again.webarc")
-        #expect(try CLIRunner.run(
-            ["capture", server.url("/").absoluteString, "-o", again, "--depth", "1", "--same-origin", "--dictionary-placement", "apart"]).status == 0)
+        #expect(
+            try CLIRunner.run(
+                [
+                    "capture", server.url("/").absoluteString, "-o", again, "--depth", "1", "--same-origin",
+                    "--dictionary-placement", "apart",
+                ]).status == 0)
         #expect(try ArchiveReader(path: again).metadata.writer?.placement == .apart)
         let diff = try CLIRunner.run(["diff", archive, again, "-o", scratch.file("u.webarc")])
         #expect(diff.status == 0, "\(diff.stderr)")
@@ -127,14 +144,22 @@ struct CaptureTests {
         defer { server.stop() }
         let scratch = try TemporaryFolder()
         let archive = scratch.file("same-origin.webarc")
-        let capture = try CLIRunner.run(["capture", server.url("/").absoluteString, "-o", archive, "--depth", "1", "--same-origin", "--json"])
+        let capture = try CLIRunner.run([
+            "capture", server.url("/").absoluteString, "-o", archive, "--depth", "1", "--same-origin", "--json",
+        ])
         #expect(capture.status == 0, "\(capture.stderr)")
         #expect(other.received.isEmpty)
         let summary = try #require(try JSONSerialization.jsonObject(with: capture.stdout) as? [String: Any])
         #expect((summary["failures"] as? [Any])?.isEmpty == true)
         #expect(summary["redirects"] as? Int == 1)
-        #expect(summary["redirectsNotFollowed"] as? [String] == ["\(server.url("/away").absoluteString) -> \(other.url("/about.html").absoluteString)"])
-        #expect(try Self.listing(archive, server: server) == ["response 200 /", "redirect 302 /away -> \(other.url("/about.html").absoluteString)"])
+        #expect(
+            summary["redirectsNotFollowed"] as? [String] == [
+                "\(server.url("/away").absoluteString) -> \(other.url("/about.html").absoluteString)"
+            ])
+        #expect(
+            try Self.listing(archive, server: server) == [
+                "response 200 /", "redirect 302 /away -> \(other.url("/about.html").absoluteString)",
+            ])
         #expect(try CLIRunner.run(["verify", archive]).status == 0)
     }
 
@@ -180,11 +205,16 @@ struct CaptureTests {
         #expect(refused.stderr.contains(archive))
         #expect(FileManager.default.contents(atPath: archive) == Data("not an archive".utf8))
         #expect(server.received.isEmpty)
-        let forced = try CLIRunner.run(["capture", server.url("/deep.html").absoluteString, "-o", archive, "--force", "--quiet"])
+        let forced = try CLIRunner.run([
+            "capture", server.url("/deep.html").absoluteString, "-o", archive, "--force", "--quiet",
+        ])
         #expect(forced.status == 0, "\(forced.stderr)")
         #expect(forced.stderr.isEmpty)
         #expect(try Self.listing(archive, server: server) == ["response 200 /deep.html"])
         #expect(try CLIRunner.run(["capture", "ftp://127.0.0.1/", "-o", scratch.file("x.webarc")]).status == 64)
-        #expect(try CLIRunner.run(["capture", server.url("/").absoluteString, "-o", scratch.file("x.webarc"), "--depth", "-1"]).status == 64)
+        #expect(
+            try CLIRunner.run([
+                "capture", server.url("/").absoluteString, "-o", scratch.file("x.webarc"), "--depth", "-1",
+            ]).status == 64)
     }
 }

@@ -7,7 +7,9 @@ import WebArcTestSupport
 /// without -L a redirect prints no body and exits 3, naming its target.
 @Suite("cat -L through the replay engine", .serialized)
 struct CatRedirectTests {
-    @Test("a stored redirect to javascript: is shown but never followed (exit 65); a loop exits 65; http chains end at the body; without -L a redirect exits 3 with its target on stderr")
+    @Test(
+        "a stored redirect to javascript: is shown but never followed (exit 65); a loop exits 65; http chains end at the body; without -L a redirect exits 3 with its target on stderr"
+    )
     func unsafeAndLooping() throws {
         let scratch = try TemporaryFolder()
         let archive = scratch.file("redirects.webarc")
@@ -17,9 +19,14 @@ struct CatRedirectTests {
             ("http://site.test/a", "http://site.test/b"), ("http://site.test/b", "http://site.test/a"),
             ("http://site.test/old", "http://site.test/new"),
         ] {
-            try writer.add(RedirectRecord(request: RequestRecord(url: url), status: 302, target: target, headers: [HTTPHeader("Location", target)]))
+            try writer.add(
+                RedirectRecord(
+                    request: RequestRecord(url: url), status: 302, target: target,
+                    headers: [HTTPHeader("Location", target)]))
         }
-        try writer.add(ResponseRecord(request: RequestRecord(url: "http://site.test/new"), body: try writer.addBody(Array("new".utf8))))
+        try writer.add(
+            ResponseRecord(
+                request: RequestRecord(url: "http://site.test/new"), body: try writer.addBody(Array("new".utf8))))
         try writer.finish()
 
         let refused = try CLIRunner.run(["cat", archive, "http://site.test/to-js", "-L", "-i"])
@@ -27,8 +34,12 @@ struct CatRedirectTests {
         #expect(refused.text.hasPrefix("HTTP/1.1 302"))
         #expect(refused.stderr.contains("leads to a javascript: URL, which is never followed"))
         let shown = try CLIRunner.run(["cat", archive, "http://site.test/js", "-i"])
-        #expect(shown.status == 3 && shown.text.contains("Location: javascript:alert(1)"), "without -L the record is shown as stored")
-        #expect(shown.stderr.contains("http://site.test/js is a redirect (302) to a javascript: URL, which is never followed"))
+        #expect(
+            shown.status == 3 && shown.text.contains("Location: javascript:alert(1)"),
+            "without -L the record is shown as stored")
+        #expect(
+            shown.stderr.contains(
+                "http://site.test/js is a redirect (302) to a javascript: URL, which is never followed"))
         #expect(!shown.stderr.contains("-L"), "-L would not follow it: no hint to use it")
 
         let loop = try CLIRunner.run(["cat", archive, "http://site.test/a", "-L"])
@@ -39,14 +50,20 @@ struct CatRedirectTests {
         #expect(followed.status == 0 && followed.text == "new")
         let notFollowed = try CLIRunner.run(["cat", archive, "http://site.test/old"])
         #expect(notFollowed.status == 3 && notFollowed.stdout.isEmpty, "a redirect is never an empty page with exit 0")
-        #expect(notFollowed.stderr == "webarc: error: \(archive): http://site.test/old is a redirect (302) to http://site.test/new: use -L to follow it\n")
+        #expect(
+            notFollowed.stderr
+                == "webarc: error: \(archive): http://site.test/old is a redirect (302) to http://site.test/new: use -L to follow it\n"
+        )
         let head = try CLIRunner.run(["cat", archive, "http://site.test/old", "-i"])
-        #expect(head.status == 3 && head.text.hasPrefix("HTTP/1.1 302") && head.text.contains("Location: http://site.test/new\r\n"))
+        #expect(
+            head.status == 3 && head.text.hasPrefix("HTTP/1.1 302")
+                && head.text.contains("Location: http://site.test/new\r\n"))
         #expect(head.stderr.contains("use -L to follow it"))
         // The same through the argument parser (-X makes the plain form of cat hand over): the same answer.
         let parsed = try CLIRunner.run(["cat", "-X", "GET", archive, "http://site.test/old"])
         #expect(parsed.status == 3 && parsed.stdout.isEmpty && parsed.stderr == notFollowed.stderr)
-        let help = try CLIRunner.run(["cat", "--help"]).text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let help = try CLIRunner.run(["cat", "--help"]).text.split(whereSeparator: \.isWhitespace).joined(
+            separator: " ")
         #expect(help.contains("Exit 0 when found, 3 when the URL holds a redirect and -L is not given"))
         let exact = try CLIRunner.run(["cat", archive, "http://site.test/new?v=1"])
         #expect(exact.status == 66, "cat looks up the exact key: no fuzzy rule")

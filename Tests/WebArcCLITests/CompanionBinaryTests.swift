@@ -62,7 +62,10 @@ struct CompanionBinaryTests {
             ["capture", "http://127.0.0.1:9/", "-o", scratch.file("out.webarc")], executable: lonely,
             environment: ["PATH": scratch.file("empty")])
         #expect(result.status == 1)
-        #expect(result.stderr == "webarc: error: webarc-capture not found in \(scratch.path) (next to webarc) nor on PATH (\(scratch.file("empty"))): it is built with webarc (swift build --product webarc-capture); install it beside webarc\n")
+        #expect(
+            result.stderr
+                == "webarc: error: webarc-capture not found in \(scratch.path) (next to webarc) nor on PATH (\(scratch.file("empty"))): it is built with webarc (swift build --product webarc-capture); install it beside webarc\n"
+        )
         #expect(!FileManager.default.fileExists(atPath: scratch.file("out.webarc")))
     }
 }

@@ -22,7 +22,8 @@ import WebArcInterop
         // errno values the old rules also read (ENOENT, EACCES, EISDIR) change nothing either.
         for errno in [EIO, ENOENT, EACCES, EISDIR] {
             #expect(ExitCodes.code(for: WebArcError.io(path: "/x", operation: operation, errno: errno)) == code)
-            #expect(ExitCodes.code(for: InteropError.io(path: "/x", operation: operation, errno: errno).category) == code)
+            #expect(
+                ExitCodes.code(for: InteropError.io(path: "/x", operation: operation, errno: errno).category) == code)
             let wrapped = InteropError.archive(.io(path: "/x", operation: operation, errno: errno), path: "/y")
             #expect(ExitCodes.code(for: wrapped.category) == code)
         }
@@ -51,7 +52,8 @@ import WebArcInterop
         let location = InputLocation(file: "in.warc", offset: 0)
         let interop: [(InteropError, Int32)] = [
             (.unknownFormat(file: "f", found: "x"), 65), (.badHTTPMessage(at: location, reason: "r"), 65),
-            (.badJSON(at: location, reason: "r"), 65), (.pageNotFound(url: "u", archive: "a"), 64), (.noPage(archive: "a"), 64),
+            (.badJSON(at: location, reason: "r"), 65), (.pageNotFound(url: "u", archive: "a"), 64),
+            (.noPage(archive: "a"), 64),
             (.archive(.outputExists(path: "o"), path: "o"), 73),
         ]
         for (error, code) in interop { #expect(ExitCodes.code(for: error.category) == code, "\(error)") }

@@ -43,7 +43,10 @@ struct FirstContactTests {
         for force in [[], ["--force"]] {
             let result = try CLIRunner.run(["unpack", archive, "-o", victim] + force)
             #expect(result.status == 73)
-            #expect(result.stderr == "webarc: error: \(victim) is a file, not a folder: give -o a folder (--force does not replace a file)\n")
+            #expect(
+                result.stderr
+                    == "webarc: error: \(victim) is a file, not a folder: give -o a folder (--force does not replace a file)\n"
+            )
             #expect(!result.stderr.contains("use --force"), "--force was given or would not help")
         }
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep me")
@@ -61,9 +64,12 @@ struct FirstContactTests {
         try scratch.write("out/index.html", "old page")
         let refused = try CLIRunner.run(["unpack", archive, "-o", folder])
         #expect(refused.status == 73)
-        #expect(refused.stderr == "webarc: error: \(folder) is a folder that is not empty: --force writes into it "
-            + "(files with the same names are replaced, other files are left as they are)\n")
-        #expect(try String(contentsOfFile: folder + "/index.html", encoding: .utf8) == "old page", "nothing written when refused")
+        #expect(
+            refused.stderr == "webarc: error: \(folder) is a folder that is not empty: --force writes into it "
+                + "(files with the same names are replaced, other files are left as they are)\n")
+        #expect(
+            try String(contentsOfFile: folder + "/index.html", encoding: .utf8) == "old page",
+            "nothing written when refused")
         let forced = try CLIRunner.run(["unpack", archive, "-o", folder, "--force"])
         #expect(forced.status == 0, "\(forced.stderr)")
         #expect(try String(contentsOfFile: folder + "/mine.txt", encoding: .utf8) == "mine")
@@ -73,7 +79,10 @@ struct FirstContactTests {
         try FileManager.default.createDirectory(atPath: other + "/index.html", withIntermediateDirectories: true)
         let blocked = try CLIRunner.run(["unpack", archive, "-o", other, "--force", "-q"])
         #expect(blocked.status == 73)
-        #expect(blocked.stderr.contains("\(other)/index.html exists and is not a file (a folder or a link): it is not replaced, even with --force"))
+        #expect(
+            blocked.stderr.contains(
+                "\(other)/index.html exists and is not a file (a folder or a link): it is not replaced, even with --force"
+            ))
         let help = try Self.help("unpack")
         #expect(help.contains("same-named files are replaced, other files stay"))
         #expect(help.contains("A file, or a symbolic link, is never replaced"))
@@ -83,7 +92,8 @@ struct FirstContactTests {
     func signExpiredRefused() throws {
         let (scratch, archive) = try Self.packed()
         #expect(try CLIRunner.run(["keygen", "-o", scratch.file("pub")]).status == 0)
-        #expect(try CLIRunner.run(["sign", archive, "--key", scratch.file("pub.key"), "--expires", "+30d"]).status == 0)
+        #expect(
+            try CLIRunner.run(["sign", archive, "--key", scratch.file("pub.key"), "--expires", "+30d"]).status == 0)
         let signed = try Self.bytes(archive)
         let refused = try CLIRunner.run(["sign", archive, "--key", scratch.file("pub.key"), "--expires", "2020-01-01"])
         #expect(refused.status == 64)
@@ -92,11 +102,15 @@ struct FirstContactTests {
         #expect(refused.stderr.contains("--force to sign anyway"))
         #expect(try Self.bytes(archive) == signed, "the valid signature stays")
         #expect(try CLIRunner.run(["verify", archive, "--trust", scratch.file("pub.pub"), "-q"]).status == 0)
-        let forced = try CLIRunner.run(["sign", archive, "--key", scratch.file("pub.key"), "--expires", "2020-01-01", "--force"])
+        let forced = try CLIRunner.run([
+            "sign", archive, "--key", scratch.file("pub.key"), "--expires", "2020-01-01", "--force",
+        ])
         #expect(forced.status == 0)
         #expect(forced.stderr.contains("warning: the signature expires in the past"))
         #expect(try Self.bytes(archive) != signed)
-        #expect(try Self.help("sign").contains("An --expires date that has already passed is refused (exit 64, the archive untouched)"))
+        #expect(
+            try Self.help("sign").contains(
+                "An --expires date that has already passed is refused (exit 64, the archive untouched)"))
     }
 
     @Test("pack's summary gives the archive file's size; info's creator, --version and the HAR export name one release")
@@ -117,14 +131,20 @@ struct FirstContactTests {
         #expect(info.contains("creator      webarc \(WebArcVersion.release)\n"), "\(info)")
         let har = scratch.file("site.har")
         #expect(try CLIRunner.run(["export", archive, "--format", "har", "-o", har, "-q"]).status == 0)
-        let log = try #require((try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: har))) as? [String: Any])?["log"] as? [String: Any])
+        let log = try #require(
+            (try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: har))) as? [String: Any])?[
+                "log"] as? [String: Any])
         #expect((log["creator"] as? [String: Any])?["version"] as? String == WebArcVersion.release)
         let imported = scratch.file("imported.webarc")
         #expect(try CLIRunner.run(["import", har, "-o", imported, "-q"]).status == 0)
-        #expect(try CLIRunner.run(["info", imported]).text.contains("creator      webarc \(WebArcVersion.release) (import)\n"))
+        #expect(
+            try CLIRunner.run(["info", imported]).text.contains(
+                "creator      webarc \(WebArcVersion.release) (import)\n"))
     }
 
-    @Test("the dedup ratio is one figure: raw bytes of every response ÷ raw bytes of distinct bodies, in info and import --json")
+    @Test(
+        "the dedup ratio is one figure: raw bytes of every response ÷ raw bytes of distinct bodies, in info and import --json"
+    )
     func dedupRatioAgrees() throws {
         let scratch = try TemporaryFolder()
         // Three responses: two share a 30-byte body, one has 10 bytes. By bytes 70 ÷ 40 = 1.75;
@@ -137,13 +157,16 @@ struct FirstContactTests {
              "content": {"size": \(text.count), "mimeType": "text/plain", "text": "\(text)"}}}
             """
         }
-        try scratch.write("in.har", #"{"log": {"version": "1.2", "creator": {"name": "t", "version": "1"}, "entries": ["#
-            + entries.joined(separator: ",") + "]}}")
+        try scratch.write(
+            "in.har",
+            #"{"log": {"version": "1.2", "creator": {"name": "t", "version": "1"}, "entries": ["#
+                + entries.joined(separator: ",") + "]}}")
         let out = scratch.file("out.webarc")
         let imported = try CLIRunner.run(["import", scratch.file("in.har"), "-o", out, "--json", "-q"])
         #expect(imported.status == 0, "\(imported.stderr)")
         let summary = try #require(try JSONSerialization.jsonObject(with: imported.stdout) as? [String: Any])
-        let described = try #require(try JSONSerialization.jsonObject(with: try CLIRunner.run(["info", out, "--json"]).stdout) as? [String: Any])
+        let described = try #require(
+            try JSONSerialization.jsonObject(with: try CLIRunner.run(["info", out, "--json"]).stdout) as? [String: Any])
         #expect(summary["dedupRatio"] as? Double == 1.75)
         #expect(described["dedupRatio"] as? Double == 1.75)
         #expect(try CLIRunner.run(["info", out]).text.contains("dedup ratio  1.75×"))
@@ -160,7 +183,9 @@ struct FirstContactTests {
             let compressed = plain + ".gz"
             try Data(Self.gzip(try Self.bytes(plain))).write(to: URL(fileURLWithPath: compressed))
             let fromPlain = try CLIRunner.run(["import", plain, "-o", scratch.file("\(format).webarc"), "--json", "-q"])
-            let fromGzip = try CLIRunner.run(["import", compressed, "-o", scratch.file("\(format)-gz.webarc"), "--json", "-q"])
+            let fromGzip = try CLIRunner.run([
+                "import", compressed, "-o", scratch.file("\(format)-gz.webarc"), "--json", "-q",
+            ])
             #expect(fromGzip.status == 0, "\(format): \(fromGzip.stderr)")
             let plainSummary = try #require(try JSONSerialization.jsonObject(with: fromPlain.stdout) as? [String: Any])
             let gzipSummary = try #require(try JSONSerialization.jsonObject(with: fromGzip.stdout) as? [String: Any])
@@ -174,26 +199,36 @@ struct FirstContactTests {
         try Data(Self.gzip(Array("just some text".utf8))).write(to: URL(fileURLWithPath: text))
         let refused = try CLIRunner.run(["import", text, "-o", scratch.file("x.webarc")])
         #expect(refused.status == 65)
-        #expect(refused.stderr.contains("starts with gzip data that decompresses to \"just some te\""), "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains("starts with gzip data that decompresses to \"just some te\""), "\(refused.stderr)")
     }
 
     @Test("left-out duplicate captures are named as such, with --keep all as the way to keep them, singular and plural")
     func duplicateCapturesWording() throws {
         let scratch = try TemporaryFolder()
-        let three = InteropText.warc((1...3).map { InteropText.response(uri: "http://example.com/", id: "\($0)", date: "2024-05-0\($0)T10:00:00Z", body: "v\($0)") })
+        let three = InteropText.warc(
+            (1...3).map {
+                InteropText.response(
+                    uri: "http://example.com/", id: "\($0)", date: "2024-05-0\($0)T10:00:00Z", body: "v\($0)")
+            })
         try scratch.write("three.warc", three)
         let result = try CLIRunner.run(["import", scratch.file("three.warc"), "-o", scratch.file("out.webarc")])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("imported 1 response and 0 redirects from 3 captures in 1 file into \(scratch.file("out.webarc")) "
-            + "(2 duplicate captures of a URL left out: --keep all keeps them): 1 distinct body of 1"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "imported 1 response and 0 redirects from 3 captures in 1 file into \(scratch.file("out.webarc")) "
+                    + "(2 duplicate captures of a URL left out: --keep all keeps them): 1 distinct body of 1"),
+            "\(result.stderr)")
     }
 
-    @Test("a mistyped command gets a suggestion and exit 64", arguments: [
-        ("sever", "unknown command 'sever'. Did you mean 'serve'?"),
-        ("unpak", "unknown command 'unpak'. Did you mean 'unpack'?"),
-        ("i", "unknown command 'i'. Did you mean 'info' or 'import'?"),
-        ("xyzzy", "unknown command 'xyzzy': see 'webarc --help' for the commands"),
-    ])
+    @Test(
+        "a mistyped command gets a suggestion and exit 64",
+        arguments: [
+            ("sever", "unknown command 'sever'. Did you mean 'serve'?"),
+            ("unpak", "unknown command 'unpak'. Did you mean 'unpack'?"),
+            ("i", "unknown command 'i'. Did you mean 'info' or 'import'?"),
+            ("xyzzy", "unknown command 'xyzzy': see 'webarc --help' for the commands"),
+        ])
     func commandTypo(word: String, message: String) throws {
         let result = try CLIRunner.run([word, "site.webarc"])
         #expect(result.status == 64)
@@ -218,7 +253,9 @@ struct FirstContactTests {
         #expect(ProgressReporter.eta(bytes: 1_000, totalBytes: 100_000, elapsed: 60) == "1h39m")
         #expect(ProgressReporter.eta(bytes: 50_000, totalBytes: 100_000, elapsed: 45) == "45s")
         #expect(ProgressReporter.eta(bytes: 0, totalBytes: 0, elapsed: 5) == nil)
-        #expect(ProgressReporter.eta(bytes: 1 << 62, totalBytes: .max, elapsed: 1e9) == nil, "a thousand hours or more is no estimate")
+        #expect(
+            ProgressReporter.eta(bytes: 1 << 62, totalBytes: .max, elapsed: 1e9) == nil,
+            "a thousand hours or more is no estimate")
         #expect(ProgressReporter.duration(0) == "0s")
         #expect(ProgressReporter.duration(59) == "59s")
         #expect(ProgressReporter.duration(185) == "3m05s")

@@ -16,7 +16,9 @@ struct HostileSizeTests {
         let path = scratch.file("huge.webarc")
         let writer = try ArchiveWriter(path: path)
         let body = try writer.addBody([UInt8](repeating: 0x61, count: 777))
-        for name in ["a", "b"] { try writer.add(ResponseRecord(request: RequestRecord(url: "http://localhost/\(name)"), body: body)) }
+        for name in ["a", "b"] {
+            try writer.add(ResponseRecord(request: RequestRecord(url: "http://localhost/\(name)"), body: body))
+        }
         try writer.finish()
         try CraftedArchive.setBodyLengths(at: path, from: 777, to: 1 << 63)
         for command in [["info"], ["info", "--json"], ["ls"], ["ls", "--json"]] {
@@ -46,7 +48,8 @@ enum CraftedArchive {
     static func setBodyLengths(at path: String, from old: UInt64, to new: UInt64) throws {
         var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
         let trailerOffset = bytes.count - Trailer.size
-        var trailer = try Trailer(parsing: Array(bytes[trailerOffset...]), at: UInt64(trailerOffset), fileLength: UInt64(bytes.count))
+        var trailer = try Trailer(
+            parsing: Array(bytes[trailerOffset...]), at: UInt64(trailerOffset), fileLength: UInt64(bytes.count))
         func little(_ value: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) } }
         var pages: [[UInt8]] = []
         for (index, reference) in [trailer.recordRoot, trailer.bodyRoot].enumerated() {
@@ -54,14 +57,17 @@ enum CraftedArchive {
             let start = Int(reference.offset)
             let stored = Array(bytes[start..<start + Int(reference.storedLength)])
             var raw = reference.codec == .lz4 ? LZ4.decode(stored, rawLength: Int(reference.rawLength))! : stored
-            let entries = index == 0 ? try RecordLeaf(parsing: raw, page: 0).bodies : try BodyLeaf(parsing: raw, page: 0).entries
+            let entries =
+                index == 0 ? try RecordLeaf(parsing: raw, page: 0).bodies : try BodyLeaf(parsing: raw, page: 0).entries
             for entry in entries where entry.length == old {
                 raw.replaceSubrange(entry.origin.position + 24..<entry.origin.position + 32, with: little(new))
             }
             let field = Array("bodyLength".utf8) + [1, 8, 0, 0, 0]
             var at = 0
             while at + field.count + 8 <= raw.count {
-                if raw[at..<at + field.count].elementsEqual(field), raw[at + field.count..<at + field.count + 8].elementsEqual(little(old)) {
+                if raw[at..<at + field.count].elementsEqual(field),
+                    raw[at + field.count..<at + field.count + 8].elementsEqual(little(old))
+                {
                     raw.replaceSubrange(at + field.count..<at + field.count + 8, with: little(new))
                 }
                 at += 1
@@ -71,9 +77,11 @@ enum CraftedArchive {
         bytes.removeSubrange(trailerOffset...)
         var references: [PageReference] = []
         for page in pages {
-            references.append(PageReference(
-                offset: UInt64(bytes.count), storedLength: UInt32(page.count), rawLength: UInt32(page.count), codec: .raw,
-                height: 0, digest: SHA256Hash.of(page)))
+            references.append(
+                PageReference(
+                    offset: UInt64(bytes.count), storedLength: UInt32(page.count), rawLength: UInt32(page.count),
+                    codec: .raw,
+                    height: 0, digest: SHA256Hash.of(page)))
             bytes += page
         }
         trailer.recordRoot = references[0]

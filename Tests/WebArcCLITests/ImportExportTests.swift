@@ -10,9 +10,11 @@ struct ImportExportTests {
     /// A WARC holding `http://example.com/` (HTML) and its request, plus a redirect from `/old`.
     static let warc = InteropText.warc([
         InteropText.response(uri: "http://example.com/", id: "1", body: "<!doctype html><img src=\"/a.txt\"><p>hi</p>"),
-        InteropText.record("request", uri: "http://example.com/", id: "1-rq",
-                           fields: "WARC-Concurrent-To: <urn:uuid:1>\r\n", block: "GET / HTTP/1.1\r\nHost: example.com\r\n\r\n"),
-        InteropText.response(uri: "http://example.com/old", id: "2", status: "301 Moved", headers: "Location: /\r\n", body: ""),
+        InteropText.record(
+            "request", uri: "http://example.com/", id: "1-rq",
+            fields: "WARC-Concurrent-To: <urn:uuid:1>\r\n", block: "GET / HTTP/1.1\r\nHost: example.com\r\n\r\n"),
+        InteropText.response(
+            uri: "http://example.com/old", id: "2", status: "301 Moved", headers: "Location: /\r\n", body: ""),
     ])
 
     /// A HAR with one text entry.
@@ -35,47 +37,66 @@ struct ImportExportTests {
     func importWARCAndHAR() throws {
         let scratch = try TemporaryFolder()
         let out = scratch.file("out.webarc")
-        let result = try CLIRunner.run(["import", try Self.input(scratch, "a.warc", Self.warc), try Self.input(scratch, "b.har", Self.har), "-o", out])
+        let result = try CLIRunner.run([
+            "import", try Self.input(scratch, "a.warc", Self.warc), try Self.input(scratch, "b.har", Self.har), "-o",
+            out,
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.isEmpty)
-        #expect(result.stderr.contains("imported 2 responses and 1 redirect from 3 captures in 2 files into \(out): "), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("imported 2 responses and 1 redirect from 3 captures in 2 files into \(out): "),
+            "\(result.stderr)")
         #expect(!result.stderr.contains("left out") && !result.stderr.contains("skipped"), "nothing was left out")
         let reader = try ArchiveReader(path: out)
         #expect(try reader.lookup(url: "http://example.com/a.txt") != nil)
         #expect(try reader.lookup(url: "http://example.com/old") != nil)
     }
 
-    @Test("import writes dictionaries placed right before each page (format 2.1.8); --dictionary-placement apart as webarc 2.4 did")
+    @Test(
+        "import writes dictionaries placed right before each page (format 2.1.8); --dictionary-placement apart as webarc 2.4 did"
+    )
     func dictionaryPlacement() throws {
         let scratch = try TemporaryFolder()
         let warc = try Self.input(scratch, "a.warc", Self.warc)
-        for (arguments, expected) in [([String](), DictionaryPlacement.prefix), (["--dictionary-placement", "apart"], .apart)] {
+        for (arguments, expected) in [
+            ([String](), DictionaryPlacement.prefix), (["--dictionary-placement", "apart"], .apart),
+        ] {
             let out = scratch.file("out-\(arguments.count).webarc")
             let result = try CLIRunner.run(["import", warc, "-o", out, "-q"] + arguments)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(try ArchiveReader(path: out).metadata.writer?.placement == expected, "\(arguments)")
         }
-        #expect(try CLIRunner.run(["import", warc, "-o", scratch.file("x.webarc"), "--dictionary-placement", "aside"]).status == 64)
+        #expect(
+            try CLIRunner.run(["import", warc, "-o", scratch.file("x.webarc"), "--dictionary-placement", "aside"])
+                .status == 64)
     }
 
     @Test("a bad record fails with exit 65 naming file and offset, leaving nothing at -o; --skip-bad lists it")
     func badRecord() throws {
         let scratch = try TemporaryFolder()
         let good = InteropText.response(uri: "http://example.com/", id: "1", body: "fine")
-        let bad = InteropText.response(uri: "http://example.com/bad", id: "2", body: "a body longer than declared", declared: 4)
+        let bad = InteropText.response(
+            uri: "http://example.com/bad", id: "2", body: "a body longer than declared", declared: 4)
         let input = try Self.input(scratch, "bad.warc", InteropText.warc([good, bad]))
         let out = scratch.file("out.webarc")
         let failed = try CLIRunner.run(["import", input, "-o", out])
         #expect(failed.status == 65)
         let offset = good.utf8.count
-        #expect(failed.stderr.contains("webarc: error: WARC record in \(input) at offset \(offset) (0x\(String(offset, radix: 16)))"), "\(failed.stderr)")
+        #expect(
+            failed.stderr.contains(
+                "webarc: error: WARC record in \(input) at offset \(offset) (0x\(String(offset, radix: 16)))"),
+            "\(failed.stderr)")
         #expect(failed.stderr.contains("Content-Length is wrong"))
         #expect(!FileManager.default.fileExists(atPath: out))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == ["bad.warc"], "no temporary file is left either")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: scratch.path) == ["bad.warc"],
+            "no temporary file is left either")
 
         let skipped = try CLIRunner.run(["import", input, "-o", out, "--skip-bad"])
         #expect(skipped.status == 0, "\(skipped.stderr)")
-        #expect(skipped.stderr.contains("webarc: skipped: WARC record in \(input) at offset \(offset)"), "\(skipped.stderr)")
+        #expect(
+            skipped.stderr.contains("webarc: skipped: WARC record in \(input) at offset \(offset)"), "\(skipped.stderr)"
+        )
         #expect(skipped.stderr.contains("(1 bad record skipped)"), "\(skipped.stderr)")
         #expect(try ArchiveReader(path: out).lookup(url: "http://example.com/") != nil)
     }
@@ -100,22 +121,31 @@ struct ImportExportTests {
         try scratch.write("page.har", "")
         let exportExists = try CLIRunner.run(["export", archive, "--format", "har", "-o", scratch.file("page.har")])
         #expect(exportExists.status == 73)
-        #expect(try CLIRunner.run(["export", archive, "--format", "har", "-o", scratch.file("page.har"), "-f", "-q"]).status == 0)
-        #expect(try CLIRunner.run(["export", scratch.file("none.webarc"), "--format", "har", "-o", scratch.file("x.har")]).status == 66)
+        #expect(
+            try CLIRunner.run(["export", archive, "--format", "har", "-o", scratch.file("page.har"), "-f", "-q"]).status
+                == 0)
+        #expect(
+            try CLIRunner.run(["export", scratch.file("none.webarc"), "--format", "har", "-o", scratch.file("x.har")])
+                .status == 66)
     }
 
     @Test("--keep chooses among captures of one URL; a bad value is a usage error")
     func keep() throws {
         let scratch = try TemporaryFolder()
-        let input = try Self.input(scratch, "twice.warc", InteropText.warc([
-            InteropText.response(uri: "http://example.com/", id: "1", date: "2024-05-01T10:00:00Z", body: "first"),
-            InteropText.response(uri: "http://example.com/", id: "2", date: "2024-05-02T10:00:00Z", body: "second"),
-        ]))
+        let input = try Self.input(
+            scratch, "twice.warc",
+            InteropText.warc([
+                InteropText.response(uri: "http://example.com/", id: "1", date: "2024-05-01T10:00:00Z", body: "first"),
+                InteropText.response(uri: "http://example.com/", id: "2", date: "2024-05-02T10:00:00Z", body: "second"),
+            ]))
         for (policy, responses, body) in [("latest", 1, "second"), ("earliest", 1, "first"), ("all", 2, "second")] {
             let out = scratch.file("\(policy).webarc")
             let result = try CLIRunner.run(["import", input, "-o", out, "--keep", policy])
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(result.stderr.contains(responses == 1 ? "imported 1 response and 0 redirects" : "imported 2 responses and 0 redirects"), "\(policy): \(result.stderr)")
+            #expect(
+                result.stderr.contains(
+                    responses == 1 ? "imported 1 response and 0 redirects" : "imported 2 responses and 0 redirects"),
+                "\(policy): \(result.stderr)")
             let leftOut = "(1 duplicate capture of a URL left out: --keep all keeps it)"
             #expect(result.stderr.contains(leftOut) == (policy != "all"), "\(policy): \(result.stderr)")
             let cat = try CLIRunner.run(["cat", out, "http://example.com/"])
@@ -131,7 +161,8 @@ struct ImportExportTests {
         let scratch = try TemporaryFolder()
         let archive = scratch.file("in.webarc")
         let imported = try CLIRunner.run([
-            "import", try Self.input(scratch, "a.warc", Self.warc), try Self.input(scratch, "b.har", Self.har), "-o", archive, "--json",
+            "import", try Self.input(scratch, "a.warc", Self.warc), try Self.input(scratch, "b.har", Self.har), "-o",
+            archive, "--json",
         ])
         #expect(imported.status == 0, "\(imported.stderr)")
         let summary = try #require(try JSONSerialization.jsonObject(with: imported.stdout) as? [String: Any])
@@ -168,15 +199,25 @@ struct ImportExportTests {
     func pageValidation() throws {
         let scratch = try TemporaryFolder()
         let archive = scratch.file("in.webarc")
-        #expect(try CLIRunner.run(["import", try Self.input(scratch, "a.warc", Self.warc), "-o", archive, "-q"]).status == 0)
-        let wrongFormat = try CLIRunner.run(["export", archive, "--format", "har", "--page", "http://example.com/", "-o", scratch.file("x.har")])
+        #expect(
+            try CLIRunner.run(["import", try Self.input(scratch, "a.warc", Self.warc), "-o", archive, "-q"]).status == 0
+        )
+        let wrongFormat = try CLIRunner.run([
+            "export", archive, "--format", "har", "--page", "http://example.com/", "-o", scratch.file("x.har"),
+        ])
         #expect(wrongFormat.status == 64)
         #expect(wrongFormat.stderr.contains("--page applies only to --format webarchive"))
-        let absent = try CLIRunner.run(["export", archive, "--format", "webarchive", "--page", "http://example.com/nope", "-o", scratch.file("x.webarchive")])
+        let absent = try CLIRunner.run([
+            "export", archive, "--format", "webarchive", "--page", "http://example.com/nope", "-o",
+            scratch.file("x.webarchive"),
+        ])
         #expect(absent.status == 64)
         #expect(absent.stderr.contains("http://example.com/nope"), "\(absent.stderr)")
         #expect(!FileManager.default.fileExists(atPath: scratch.file("x.webarchive")))
-        let redirected = try CLIRunner.run(["export", archive, "--format", "webarchive", "--page", "http://example.com/old", "-o", scratch.file("y.webarchive")])
+        let redirected = try CLIRunner.run([
+            "export", archive, "--format", "webarchive", "--page", "http://example.com/old", "-o",
+            scratch.file("y.webarchive"),
+        ])
         #expect(redirected.status == 0, "a redirect is followed to its page: \(redirected.stderr)")
     }
 }
@@ -184,18 +225,23 @@ struct ImportExportTests {
 /// Plain-text WARC records for the CLI tests (CRLF line ends, `Content-Length` in UTF-8 bytes).
 enum InteropText {
     /// One record; `declared` replaces the block's true length to make a lying `Content-Length`.
-    static func record(_ type: String, uri: String, id: String, date: String = "2024-05-01T10:00:00Z", fields: String = "",
-                       block: String, declared: Int? = nil) -> String {
+    static func record(
+        _ type: String, uri: String, id: String, date: String = "2024-05-01T10:00:00Z", fields: String = "",
+        block: String, declared: Int? = nil
+    ) -> String {
         "WARC/1.1\r\nWARC-Type: \(type)\r\nWARC-Record-ID: <urn:uuid:\(id)>\r\nWARC-Date: \(date)\r\nWARC-Target-URI: \(uri)\r\n"
             + fields + "Content-Length: \(declared ?? block.utf8.count)\r\n\r\n" + block + "\r\n\r\n"
     }
 
     /// A `response` record holding an HTTP response with `body`.
-    static func response(uri: String, id: String, date: String = "2024-05-01T10:00:00Z", status: String = "200 OK",
-                         headers: String = "Content-Type: text/html\r\n", body: String, declared: Int? = nil) -> String {
+    static func response(
+        uri: String, id: String, date: String = "2024-05-01T10:00:00Z", status: String = "200 OK",
+        headers: String = "Content-Type: text/html\r\n", body: String, declared: Int? = nil
+    ) -> String {
         let http = "HTTP/1.1 \(status)\r\n\(headers)Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
-        return record("response", uri: uri, id: id, date: date, fields: "Content-Type: application/http; msgtype=response\r\n",
-                      block: http, declared: declared.map { $0 + http.utf8.count - body.utf8.count })
+        return record(
+            "response", uri: uri, id: id, date: date, fields: "Content-Type: application/http; msgtype=response\r\n",
+            block: http, declared: declared.map { $0 + http.utf8.count - body.utf8.count })
     }
 
     /// Records one after another, as a plain WARC file.

@@ -18,14 +18,19 @@ import WebArcHTML
             """#
         let links = PageLinks.html(Array(html.utf8), baseURL: Self.base)
         #expect(links.pages.map(\.absoluteString) == ["https://a.test/b/next.html", "https://a.test/b/map.html"])
-        #expect(links.requisites.map(\.absoluteString) == [
-            "https://a.test/b/i.png", "https://a.test/b/s1.png", "https://a.test/b/s2.png", "https://a.test/b/s.css?a=1&b=2",
-            "https://a.test/b/more.css", "https://a.test/b/bg.png", "https://a.test/b/d.png", "https://a.test/b/o.svg",
-        ])
+        #expect(
+            links.requisites.map(\.absoluteString) == [
+                "https://a.test/b/i.png", "https://a.test/b/s1.png", "https://a.test/b/s2.png",
+                "https://a.test/b/s.css?a=1&b=2",
+                "https://a.test/b/more.css", "https://a.test/b/bg.png", "https://a.test/b/d.png",
+                "https://a.test/b/o.svg",
+            ])
     }
 
     @Test func hostilePagesEnd() {
-        for html in ["<a href='never closed", "<!-- <img src=x", "<script><img src=x>", "<style>url(", "<\0\u{FF}<a href=\0>"] {
+        for html in [
+            "<a href='never closed", "<!-- <img src=x", "<script><img src=x>", "<style>url(", "<\0\u{FF}<a href=\0>",
+        ] {
             _ = PageLinks.html(Array(html.utf8), baseURL: Self.base)
         }
         let unterminated = PageLinks.html(Array("<img src='x.png".utf8), baseURL: Self.base)

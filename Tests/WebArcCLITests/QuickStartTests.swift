@@ -6,7 +6,8 @@ import WebArcTestSupport
 /// options it names, its links lead somewhere, and the quick start's steps run as written.
 @Suite("README quick start")
 struct QuickStartTests {
-    static let readme = (try? String(contentsOf: CLIRunner.repository.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
+    static let readme =
+        (try? String(contentsOf: CLIRunner.repository.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
 
     /// The text of the `## title` section, up to the next `## ` heading.
     static func section(_ title: String) -> String {
@@ -29,7 +30,8 @@ struct QuickStartTests {
         let commands = Self.codeLines(Self.section("Set up")).filter { !$0.hasPrefix("#") && !$0.isEmpty }
         #expect(commands == ["Tools/sample.sh", "Tools/test.sh"])
         for script in commands {
-            #expect(FileManager.default.isExecutableFile(atPath: CLIRunner.repository.appendingPathComponent(script).path))
+            #expect(
+                FileManager.default.isExecutableFile(atPath: CLIRunner.repository.appendingPathComponent(script).path))
         }
         let ci = try String(contentsOf: CLIRunner.repository.appendingPathComponent(".ci/run"), encoding: .utf8)
         #expect(ci.contains("Tools/test.sh"))
@@ -60,13 +62,17 @@ struct QuickStartTests {
         for guide in guides {
             let url = CLIRunner.repository.appendingPathComponent(guide)
             #expect(FileManager.default.fileExists(atPath: url.path), "README links to \(guide), which is missing")
-            if guide.contains(".docc/") { documents.append((guide, (try? String(contentsOf: url, encoding: .utf8)) ?? "")) }
+            if guide.contains(".docc/") {
+                documents.append((guide, (try? String(contentsOf: url, encoding: .utf8)) ?? ""))
+            }
         }
         for (path, text) in documents {
             let folder = CLIRunner.repository.appendingPathComponent(path).deletingLastPathComponent()
             for link in text.matches(of: /\]\(([^)#:]+)(#[^)]*)?\)/) {
                 let target = folder.appendingPathComponent(String(link.output.1)).standardized.path
-                #expect(FileManager.default.fileExists(atPath: target), "\(path) links to \(link.output.1), which is missing")
+                #expect(
+                    FileManager.default.fileExists(atPath: target),
+                    "\(path) links to \(link.output.1), which is missing")
             }
         }
     }
@@ -93,9 +99,13 @@ struct QuickStartTests {
         _ = try run(["diff", "site.webarc", "site-v2.webarc", "--compact", "-o", "v2.webarcu", "-q"])
         try FileManager.default.createDirectory(atPath: scratch.file("kiosk"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: scratch.file("site.webarc"), toPath: scratch.file("kiosk/site.webarc"))
-        _ = try run(["apply", "kiosk/site.webarc", "v2.webarcu", "-o", "kiosk/site.webarc", "--force", "--trust", "publisher.pub"])
-        #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.file("kiosk/site.webarc")))
-            == Data(contentsOf: URL(fileURLWithPath: scratch.file("site-v2.webarc"))))
+        _ = try run([
+            "apply", "kiosk/site.webarc", "v2.webarcu", "-o", "kiosk/site.webarc", "--force", "--trust",
+            "publisher.pub",
+        ])
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: scratch.file("kiosk/site.webarc")))
+                == Data(contentsOf: URL(fileURLWithPath: scratch.file("site-v2.webarc"))))
     }
 }
 

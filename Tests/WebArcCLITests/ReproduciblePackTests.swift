@@ -9,14 +9,19 @@ import WebArcTestSupport
 struct ReproduciblePackTests {
     /// 2026-09-21T14:13:20Z.
     static let epoch: Int64 = 1_790_000_000
-    static let files = ["index.html": "<h1>Home</h1>", "docs/page.html": "<p>Page</p>", "css/site.css": "body { margin: 0 }"]
+    static let files = [
+        "index.html": "<h1>Home</h1>", "docs/page.html": "<p>Page</p>", "css/site.css": "body { margin: 0 }",
+    ]
 
     /// The same files written into `name` (a copy or a rebuild), each modified at `modified`.
-    static func site(_ scratch: TemporaryFolder, _ name: String, modified: Int64, edits: [String: String] = [:]) throws -> String {
+    static func site(
+        _ scratch: TemporaryFolder, _ name: String, modified: Int64, edits: [String: String] = [:]
+    ) throws -> String {
         for (path, text) in files.merging(edits, uniquingKeysWith: { $1 }) {
             try scratch.write(name + "/" + path, text)
             try FileManager.default.setAttributes(
-                [.modificationDate: Date(timeIntervalSince1970: Double(modified))], ofItemAtPath: scratch.file(name + "/" + path))
+                [.modificationDate: Date(timeIntervalSince1970: Double(modified))],
+                ofItemAtPath: scratch.file(name + "/" + path))
         }
         return scratch.file(name)
     }
@@ -39,7 +44,9 @@ struct ReproduciblePackTests {
     }
 
     static func lastModified(_ archive: String, _ url: String) throws -> String? {
-        guard case .response(let response) = try ArchiveReader(path: archive).lookup(url: url)?.record else { return nil }
+        guard case .response(let response) = try ArchiveReader(path: archive).lookup(url: url)?.record else {
+            return nil
+        }
         return response.headers.value(for: "Last-Modified")
     }
 
@@ -51,11 +58,17 @@ struct ReproduciblePackTests {
         let epoch = String(Self.epoch)
         // The plain form (read without the argument parser) and a parsed one both read the variable.
         #expect(try Self.pack([release, "-o", scratch.file("release.webarc")], sourceDateEpoch: epoch).status == 0)
-        let parsed = try Self.pack([rebuild, "-o", scratch.file("rebuild.webarc"), "--level", "1"], sourceDateEpoch: epoch)
+        let parsed = try Self.pack(
+            [rebuild, "-o", scratch.file("rebuild.webarc"), "--level", "1"], sourceDateEpoch: epoch)
         #expect(parsed.status == 0, "\(parsed.stderr)")
         #expect(try Self.bytes(scratch.file("release.webarc")) == Self.bytes(scratch.file("rebuild.webarc")))
-        #expect(try Self.lastModified(scratch.file("release.webarc"), "http://localhost/docs/page.html") == "Mon, 21 Sep 2026 14:13:20 GMT")
-        let diff = try CLIRunner.run(["diff", scratch.file("release.webarc"), scratch.file("rebuild.webarc"), "-o", scratch.file("u.webarc"), "--json"])
+        #expect(
+            try Self.lastModified(scratch.file("release.webarc"), "http://localhost/docs/page.html")
+                == "Mon, 21 Sep 2026 14:13:20 GMT")
+        let diff = try CLIRunner.run([
+            "diff", scratch.file("release.webarc"), scratch.file("rebuild.webarc"), "-o", scratch.file("u.webarc"),
+            "--json",
+        ])
         let summary = try Self.json(diff)
         #expect(summary["changedURLs"] as? Int == 0)
         #expect(summary["deletedURLs"] as? Int == 0)
@@ -75,7 +88,8 @@ struct ReproduciblePackTests {
         let scratch = try TemporaryFolder()
         let site = try Self.site(scratch, "site", modified: Self.epoch - 86_400)
         try FileManager.default.setAttributes(
-            [.modificationDate: Date(timeIntervalSince1970: Double(Self.epoch + 60))], ofItemAtPath: site + "/index.html")
+            [.modificationDate: Date(timeIntervalSince1970: Double(Self.epoch + 60))],
+            ofItemAtPath: site + "/index.html")
         let archive = scratch.file("site.webarc")
         #expect(try Self.pack([site, "-o", archive], sourceDateEpoch: String(Self.epoch)).status == 0)
         #expect(try Self.lastModified(archive, "http://localhost/") == "Mon, 21 Sep 2026 14:13:20 GMT")
@@ -87,18 +101,26 @@ struct ReproduciblePackTests {
         let scratch = try TemporaryFolder()
         let first = try Self.site(scratch, "first", modified: 1_000_000_000)
         let second = try Self.site(scratch, "second", modified: Self.epoch + 500)
-        let iso = try Self.pack([first, "-o", scratch.file("iso.webarc"), "--mtime", "2027-01-01"], sourceDateEpoch: nil)
+        let iso = try Self.pack(
+            [first, "-o", scratch.file("iso.webarc"), "--mtime", "2027-01-01"], sourceDateEpoch: nil)
         #expect(iso.status == 0, "\(iso.stderr)")
-        let seconds = try Self.pack([second, "-o", scratch.file("seconds.webarc"), "--mtime", "@1798761600"], sourceDateEpoch: String(Self.epoch))
+        let seconds = try Self.pack(
+            [second, "-o", scratch.file("seconds.webarc"), "--mtime", "@1798761600"],
+            sourceDateEpoch: String(Self.epoch))
         #expect(seconds.status == 0, "\(seconds.stderr)")
         #expect(try Self.bytes(scratch.file("iso.webarc")) == Self.bytes(scratch.file("seconds.webarc")))
-        #expect(try Self.lastModified(scratch.file("iso.webarc"), "http://localhost/css/site.css") == "Fri, 01 Jan 2027 00:00:00 GMT")
-        let dateTime = try Self.pack([first, "-o", scratch.file("time.webarc"), "--mtime", "2027-01-01T12:30:00Z"], sourceDateEpoch: nil)
+        #expect(
+            try Self.lastModified(scratch.file("iso.webarc"), "http://localhost/css/site.css")
+                == "Fri, 01 Jan 2027 00:00:00 GMT")
+        let dateTime = try Self.pack(
+            [first, "-o", scratch.file("time.webarc"), "--mtime", "2027-01-01T12:30:00Z"], sourceDateEpoch: nil)
         #expect(dateTime.status == 0, "\(dateTime.stderr)")
-        #expect(try Self.lastModified(scratch.file("time.webarc"), "http://localhost/") == "Fri, 01 Jan 2027 12:30:00 GMT")
+        #expect(
+            try Self.lastModified(scratch.file("time.webarc"), "http://localhost/") == "Fri, 01 Jan 2027 12:30:00 GMT")
 
         for bad in ["+3d", "yesterday", "@-5", "@1e9"] {
-            let refused = try Self.pack([first, "-o", scratch.file("bad.webarc"), "--mtime", bad], sourceDateEpoch: nil)
+            let refused = try Self.pack(
+                [first, "-o", scratch.file("bad.webarc"), "--mtime", bad], sourceDateEpoch: nil)
             #expect(refused.status == 64, "--mtime \(bad): \(refused.stderr)")
             #expect(refused.stderr.contains("--mtime"))
         }
@@ -126,37 +148,52 @@ struct ReproduciblePackTests {
     func headerOnlyChanges() throws {
         let scratch = try TemporaryFolder()
         let old = try Self.site(scratch, "old", modified: Self.epoch)
-        let new = try Self.site(scratch, "new", modified: Self.epoch + 3600, edits: ["docs/page.html": "<p>Page, edited</p>"])
+        let new = try Self.site(
+            scratch, "new", modified: Self.epoch + 3600, edits: ["docs/page.html": "<p>Page, edited</p>"])
         #expect(try Self.pack([old, "-o", scratch.file("old.webarc")], sourceDateEpoch: nil).status == 0)
         #expect(try Self.pack([new, "-o", scratch.file("new.webarc")], sourceDateEpoch: nil).status == 0)
 
         let update = scratch.file("u.webarc")
-        let diff = try CLIRunner.run(["diff", scratch.file("old.webarc"), scratch.file("new.webarc"), "-o", update, "--json"])
+        let diff = try CLIRunner.run([
+            "diff", scratch.file("old.webarc"), scratch.file("new.webarc"), "-o", update, "--json",
+        ])
         let summary = try Self.json(diff)
         // index.html answers / too: 4 responses changed, 3 of them (/, /index.html, the CSS) in headers only.
         #expect(summary["changedURLs"] as? Int == 4)
         #expect(summary["headerOnlyURLs"] as? Int == 3)
         #expect(summary["bodiesStored"] as? Int == 3)  // one new body; the other two are the base's
-        let text = try CLIRunner.run(["diff", scratch.file("old.webarc"), scratch.file("new.webarc"), "-o", update, "--force"])
+        let text = try CLIRunner.run([
+            "diff", scratch.file("old.webarc"), scratch.file("new.webarc"), "-o", update, "--force",
+        ])
         #expect(text.stderr.contains("4 changed (3 headers only), 0 deleted"), "\(text.stderr)")
 
         let info = try Self.json(try CLIRunner.run(["info", update, "--json"]))
         #expect(info["baseBodyResponses"] as? Int == 3)
         #expect(info["newBodyResponses"] as? Int == 1)
         let infoText = try CLIRunner.run(["info", update]).text
-        #expect(infoText.contains("3 with a body the bases hold (headers only, or a copy), 1 with a new or changed body"), "\(infoText)")
+        #expect(
+            infoText.contains("3 with a body the bases hold (headers only, or a copy), 1 with a new or changed body"),
+            "\(infoText)")
         let plain = try Self.json(try CLIRunner.run(["info", scratch.file("new.webarc"), "--json"]))
         #expect(plain["baseBodyResponses"] is NSNull)
 
-        let compact = try CLIRunner.run(["diff", scratch.file("old.webarc"), scratch.file("new.webarc"), "-o", scratch.file("u.webarcu"), "--compact", "--json"])
+        let compact = try CLIRunner.run([
+            "diff", scratch.file("old.webarc"), scratch.file("new.webarc"), "-o", scratch.file("u.webarcu"),
+            "--compact", "--json",
+        ])
         let compactSummary = try Self.json(compact)
         #expect(compactSummary["changedURLs"] as? Int == 4)
         #expect(compactSummary["headerOnlyURLs"] as? Int == 3)
 
         // Headers alone: the update holds records but not one body byte of its own.
-        #expect(try Self.pack([old, "-o", scratch.file("touched.webarc"), "--mtime", "2027-01-01"], sourceDateEpoch: nil).status == 0)
+        #expect(
+            try Self.pack([old, "-o", scratch.file("touched.webarc"), "--mtime", "2027-01-01"], sourceDateEpoch: nil)
+                .status == 0)
         let touched = scratch.file("touched-update.webarc")
-        let headersOnly = try Self.json(try CLIRunner.run(["diff", scratch.file("old.webarc"), scratch.file("touched.webarc"), "-o", touched, "--json"]))
+        let headersOnly = try Self.json(
+            try CLIRunner.run([
+                "diff", scratch.file("old.webarc"), scratch.file("touched.webarc"), "-o", touched, "--json",
+            ]))
         #expect(headersOnly["changedURLs"] as? Int == 4)
         #expect(headersOnly["headerOnlyURLs"] as? Int == 4)
         #expect(headersOnly["storedBodyBytes"] as? Int == 0)
@@ -172,10 +209,13 @@ struct ReproduciblePackTests {
         let unpack = try CLIRunner.run(["unpack", archive, "-o", scratch.file("out"), "-q"])
         #expect(unpack.status == 0, "\(unpack.stderr)")
         for path in Self.files.keys {
-            let modified = try #require(try FileManager.default.attributesOfItem(atPath: scratch.file("out/" + path))[.modificationDate] as? Date)
+            let modified = try #require(
+                try FileManager.default.attributesOfItem(atPath: scratch.file("out/" + path))[.modificationDate]
+                    as? Date)
             #expect(modified.timeIntervalSince1970 == 1_234_567_890, "\(path)")
         }
-        #expect(try Self.pack([scratch.file("out"), "-o", scratch.file("again.webarc")], sourceDateEpoch: nil).status == 0)
+        #expect(
+            try Self.pack([scratch.file("out"), "-o", scratch.file("again.webarc")], sourceDateEpoch: nil).status == 0)
         #expect(try Self.bytes(scratch.file("again.webarc")) == Self.bytes(archive))
     }
 }

@@ -62,8 +62,9 @@ struct ServeStartupTests {
         let run = try CLIRunner.run(["serve", site.new, "--port", String(other.port)], timeout: 30)
         #expect(run.status == 69)
         #expect(run.text.isEmpty, "no URL: the server never listened")
-        #expect(run.stderr == "webarc: error: cannot listen on 127.0.0.1:\(other.port): the port is in use "
-            + "(try --port 0 for any free port, or another --port)\n")
+        #expect(
+            run.stderr == "webarc: error: cannot listen on 127.0.0.1:\(other.port): the port is in use "
+                + "(try --port 0 for any free port, or another --port)\n")
     }
 
     @Test("a host that is not this machine's, or no host at all: exit 69 naming --host")
@@ -71,34 +72,45 @@ struct ServeStartupTests {
         let site = try Site()
         let foreign = try CLIRunner.run(["serve", site.new, "--host", "192.0.2.1", "--port", "0"], timeout: 30)
         #expect(foreign.status == 69)
-        #expect(foreign.stderr == "webarc: error: cannot listen on 192.0.2.1:0: the address is not one of this machine's "
-            + "(try --host 127.0.0.1 for this machine only, or 0.0.0.0 for every interface)\n")
+        #expect(
+            foreign.stderr == "webarc: error: cannot listen on 192.0.2.1:0: the address is not one of this machine's "
+                + "(try --host 127.0.0.1 for this machine only, or 0.0.0.0 for every interface)\n")
         // .invalid never resolves (RFC 6761).
         let unknown = try CLIRunner.run(["serve", site.new, "--host", "nosuch.invalid", "--port", "0"], timeout: 60)
         #expect(unknown.status == 69)
         #expect(unknown.stderr.hasPrefix("webarc: error: cannot listen on nosuch.invalid: no such host ("))
-        #expect(unknown.stderr.hasSuffix("(try --host 127.0.0.1 for this machine only, or 0.0.0.0 for every interface)\n"))
+        #expect(
+            unknown.stderr.hasSuffix("(try --host 127.0.0.1 for this machine only, or 0.0.0.0 for every interface)\n"))
     }
 
     /// Whether a program without privileges can be run here and port 1 needs them.
     static let canTryPrivilegedPort: Bool = {
-        let start = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_unprivileged_port_start", encoding: .utf8))
+        let start =
+            (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_unprivileged_port_start", encoding: .utf8))
             .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 1024
         return start > 1 && (getuid() != 0 || FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"))
     }()
 
-    @Test("a port below 1024 without privileges: exit 69 and why", .enabled(if: canTryPrivilegedPort, "no unprivileged run possible"))
+    @Test(
+        "a port below 1024 without privileges: exit 69 and why",
+        .enabled(if: canTryPrivilegedPort, "no unprivileged run possible"))
     func privilegedPort() throws {
         let site = try Site()
         // As root, the server is run as nobody with no capabilities.
-        let run = getuid() != 0
+        let run =
+            getuid() != 0
             ? try CLIRunner.run(["serve", site.new, "--port", "1"], timeout: 30)
             : try CLIRunner.run(
-                ["--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", CLIRunner.binary, "serve", site.new, "--port", "1"],
+                [
+                    "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", CLIRunner.binary, "serve",
+                    site.new, "--port", "1",
+                ],
                 timeout: 30, executable: "/usr/bin/setpriv")
         #expect(run.status == 69)
-        #expect(run.stderr == "webarc: error: cannot listen on 127.0.0.1:1: permission denied: ports below 1024 need root or "
-            + "CAP_NET_BIND_SERVICE (try --port 0 for any free port, or one of 1024 or above)\n")
+        #expect(
+            run.stderr
+                == "webarc: error: cannot listen on 127.0.0.1:1: permission denied: ports below 1024 need root or "
+                + "CAP_NET_BIND_SERVICE (try --port 0 for any free port, or one of 1024 or above)\n")
     }
 
     // MARK: Layer order
@@ -106,7 +118,8 @@ struct ServeStartupTests {
     @Test("an update listed after its base: exit 65 and the command in the right order (serve, ls, verify)")
     func updateAfterItsBase() throws {
         let site = try Site()
-        let problem = "webarc: error: \(site.update) is an update over 1 archive but none is listed after it: list the update before its base: "
+        let problem =
+            "webarc: error: \(site.update) is an update over 1 archive but none is listed after it: list the update before its base: "
         let serve = try CLIRunner.run(["serve", site.old, site.update, "--port", "0"], timeout: 30)
         #expect(serve.status == 65)
         #expect(serve.stderr == problem + "webarc serve \(site.update) \(site.old)\n")
@@ -127,8 +140,9 @@ struct ServeStartupTests {
         let run = try CLIRunner.run(["serve", site.update, "--port", "0"], timeout: 30)
         #expect(run.status == 65)
         // No order of the archives given fits: the base's file name hint is named.
-        #expect(run.stderr == "webarc: error: \(site.update) is an update over 1 archive but none is listed after it: "
-            + "name its base after it: webarc serve \(site.update) old.webarc\n")
+        #expect(
+            run.stderr == "webarc: error: \(site.update) is an update over 1 archive but none is listed after it: "
+                + "name its base after it: webarc serve \(site.update) old.webarc\n")
     }
 
     // MARK: --verify
@@ -142,7 +156,8 @@ struct ServeStartupTests {
         let trust = ["--trust", site.scratch.file("pub.pub")]
 
         // The signature covers the archive's digest, which a flipped body byte does not change.
-        let serving = try ServeProcess(binary: CLIRunner.binary, arguments: [site.damaged, "--port", "0", "--quiet"] + trust)
+        let serving = try ServeProcess(
+            binary: CLIRunner.binary, arguments: [site.damaged, "--port", "0", "--quiet"] + trust)
         #expect(serving.url.hasPrefix("http://127.0.0.1:"))
         #expect(try await Self.status(serving, "noise.bin") == 500)
         #expect(try await Self.status(serving, "") == 200)
@@ -160,7 +175,8 @@ struct ServeStartupTests {
     @Test("--verify checks an update and its base as stacked, then serves")
     func verifyPassesAndServes() async throws {
         let site = try Site()
-        let serving = try ServeProcess(binary: CLIRunner.binary, arguments: [site.update, site.old, "--port", "0", "--quiet", "--verify"])
+        let serving = try ServeProcess(
+            binary: CLIRunner.binary, arguments: [site.update, site.old, "--port", "0", "--quiet", "--verify"])
         #expect(serving.url.hasPrefix("http://127.0.0.1:"))
         #expect(try await Self.status(serving, "noise.bin") == 200)
         let (status, stderr) = serving.stop(with: SIGTERM)

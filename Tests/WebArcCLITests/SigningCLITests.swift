@@ -15,7 +15,9 @@ struct SigningCLITests {
             scratch = try TemporaryFolder()
             let pack = try CLIRunner.run(["pack", CLITests.sampleSite, "-o", scratch.file("site.webarc"), "-q"])
             #expect(pack.status == 0, "\(pack.stderr)")
-            for name in ["pub", "other"] { #expect(try CLIRunner.run(["keygen", "-o", scratch.file(name)]).status == 0) }
+            for name in ["pub", "other"] {
+                #expect(try CLIRunner.run(["keygen", "-o", scratch.file(name)]).status == 0)
+            }
         }
 
         func run(_ arguments: [String]) throws -> CLIRunner.Result { try CLIRunner.run(arguments) }
@@ -25,8 +27,12 @@ struct SigningCLITests {
         func verify(_ extra: [String] = [], key: String = "pub", archive: String? = nil) throws -> CLIRunner.Result {
             try CLIRunner.run(["verify", archive ?? self.archive, "--trust", scratch.file(key + ".pub"), "-q"] + extra)
         }
-        func bytes(_ path: String? = nil) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path ?? archive))) }
-        func write(_ bytes: [UInt8], to path: String? = nil) throws { try Data(bytes).write(to: URL(fileURLWithPath: path ?? archive)) }
+        func bytes(_ path: String? = nil) throws -> [UInt8] {
+            [UInt8](try Data(contentsOf: URL(fileURLWithPath: path ?? archive)))
+        }
+        func write(_ bytes: [UInt8], to path: String? = nil) throws {
+            try Data(bytes).write(to: URL(fileURLWithPath: path ?? archive))
+        }
     }
 
     @Test("keygen writes NAME.key (0600) and NAME.pub, refuses to overwrite without --force")
@@ -34,13 +40,15 @@ struct SigningCLITests {
         let scratch = try TemporaryFolder()
         let made = try CLIRunner.run(["keygen", "-o", scratch.file("publisher")])
         #expect(made.status == 0, "\(made.stderr)")
-        let keyID = try #require(made.text.split(separator: " ").dropFirst().first.map(String.init)?.replacingOccurrences(of: ":", with: ""))
+        let keyID = try #require(
+            made.text.split(separator: " ").dropFirst().first.map(String.init)?.replacingOccurrences(of: ":", with: ""))
         let privateText = try String(contentsOfFile: scratch.file("publisher.key"), encoding: .utf8)
         let publicText = try String(contentsOfFile: scratch.file("publisher.pub"), encoding: .utf8)
         #expect(privateText.wholeMatch(of: /webarc-ed25519-private [A-Za-z0-9+\/]{43}= [0-9a-f]{16}\n/) != nil)
         #expect(publicText.wholeMatch(of: /webarc-ed25519-public [A-Za-z0-9+\/]{43}= [0-9a-f]{16}\n/) != nil)
         #expect(privateText.hasSuffix(" \(keyID)\n") && publicText.hasSuffix(" \(keyID)\n"))
-        let mode = try FileManager.default.attributesOfItem(atPath: scratch.file("publisher.key"))[.posixPermissions] as? Int
+        let mode =
+            try FileManager.default.attributesOfItem(atPath: scratch.file("publisher.key"))[.posixPermissions] as? Int
         #expect(mode == 0o600)
         let again = try CLIRunner.run(["keygen", "-o", scratch.file("publisher")])
         #expect(again.status == 73)
@@ -54,7 +62,9 @@ struct SigningCLITests {
     func signKeepsBytes() throws {
         let setup = try Setup()
         let original = try setup.bytes()
-        let info = try JSONSerialization.jsonObject(with: try setup.run(["info", setup.archive, "--json"]).stdout) as! [String: Any]
+        let info =
+            try JSONSerialization.jsonObject(with: try setup.run(["info", setup.archive, "--json"]).stdout)
+            as! [String: Any]
         let signed = try setup.sign(["--sequence", "5"])
         #expect(signed.status == 0, "\(signed.stderr)")
         let keyID = try PublicKey(contentsOf: setup.scratch.file("pub.pub")).keyID
@@ -65,9 +75,14 @@ struct SigningCLITests {
         #expect(after.count == original.count + 144)
         #expect(try setup.sign(["--sequence", "6"]).status == 0)
         #expect(try setup.sign(key: "other").status == 0)
-        let described = try JSONSerialization.jsonObject(with: try setup.run(["info", setup.archive, "--json"]).stdout) as! [String: Any]
+        let described =
+            try JSONSerialization.jsonObject(with: try setup.run(["info", setup.archive, "--json"]).stdout)
+            as! [String: Any]
         let signatures = try #require(described["signatures"] as? [[String: Any]])
-        #expect(signatures.map { $0["keyID"] as? String } == ["\(keyID)", "\(try PublicKey(contentsOf: setup.scratch.file("other.pub")).keyID)"])
+        #expect(
+            signatures.map { $0["keyID"] as? String } == [
+                "\(keyID)", "\(try PublicKey(contentsOf: setup.scratch.file("other.pub")).keyID)",
+            ])
         #expect(signatures.first?["sequence"] as? Int == 6)
         #expect(Array(try setup.bytes()[0..<original.count]) == original)
         #expect(try setup.run(["info", setup.archive]).text.contains("signature    key \(keyID), sequence 6"))
@@ -88,7 +103,10 @@ struct SigningCLITests {
         #expect((signature["accepted"] as? [[String: Any]])?.first?["sequence"] as? Int == 7)
         #expect(try setup.verify(key: "other", archive: setup.archive).status == 65)
         let both = try CLIRunner.run(
-            ["verify", setup.archive, "--trust", setup.scratch.file("other.pub"), "--trust", setup.scratch.file("pub.pub"), "-q"])
+            [
+                "verify", setup.archive, "--trust", setup.scratch.file("other.pub"), "--trust",
+                setup.scratch.file("pub.pub"), "-q",
+            ])
         #expect(both.status == 0)
     }
 
@@ -103,7 +121,8 @@ struct SigningCLITests {
         #expect(wrong.status == 65)
         #expect(wrong.stderr.contains("error [appendix]: the archive is signed only by keys that are not trusted"))
         let json = try setup.verify(["--json"], key: "other")
-        let signature = (try JSONSerialization.jsonObject(with: json.stdout) as! [String: Any])["signature"] as! [String: Any]
+        let signature =
+            (try JSONSerialization.jsonObject(with: json.stdout) as! [String: Any])["signature"] as! [String: Any]
         #expect(signature["trusted"] as? Bool == false)
         #expect(signature["code"] as? String == "untrusted-key")
         let expiring = try setup.sign(["--expires", "2020-01-01", "--force"])
@@ -115,7 +134,9 @@ struct SigningCLITests {
         #expect(expired.stderr.contains("expired at 2020-01-01T00:00:00Z"))
     }
 
-    @Test("verify --trust refuses a changed trailer byte (trailer-checksum, or bad-signature when the check is redone) and a changed signature byte")
+    @Test(
+        "verify --trust refuses a changed trailer byte (trailer-checksum, or bad-signature when the check is redone) and a changed signature byte"
+    )
     func verifyRefusesTampering() throws {
         let setup = try Setup()
         let archiveLength = try ArchiveReader(path: setup.archive).archiveLength
@@ -182,15 +203,18 @@ struct SigningCLITests {
     @Test("serve --trust refuses an archive that does not verify before listening, exit 65")
     func serveRefuses() throws {
         let setup = try Setup()
-        let unsigned = try CLIRunner.run(["serve", "--trust", setup.scratch.file("pub.pub"), setup.archive, "--port", "0"], timeout: 30)
+        let unsigned = try CLIRunner.run(
+            ["serve", "--trust", setup.scratch.file("pub.pub"), setup.archive, "--port", "0"], timeout: 30)
         #expect(unsigned.status == 65)
         #expect(unsigned.text.isEmpty, "no URL: the server never listened")
         #expect(unsigned.stderr.contains("refused, not trusted (unsigned)"))
         #expect(try setup.sign(key: "other").status == 0)
-        let wrong = try CLIRunner.run(["serve", "--trust", setup.scratch.file("pub.pub"), setup.archive, "--port", "0"], timeout: 30)
+        let wrong = try CLIRunner.run(
+            ["serve", "--trust", setup.scratch.file("pub.pub"), setup.archive, "--port", "0"], timeout: 30)
         #expect(wrong.status == 65)
         #expect(wrong.stderr.contains("untrusted-key"))
-        let noKey = try CLIRunner.run(["serve", "--trust", setup.scratch.file("absent.pub"), setup.archive, "--port", "0"], timeout: 30)
+        let noKey = try CLIRunner.run(
+            ["serve", "--trust", setup.scratch.file("absent.pub"), setup.archive, "--port", "0"], timeout: 30)
         #expect(noKey.status == 66)
     }
 
@@ -200,7 +224,10 @@ struct SigningCLITests {
         #expect(try setup.sign().status == 0)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CLIRunner.binary)
-        process.arguments = ["serve", "--trust", setup.scratch.file("pub.pub"), "--state", setup.scratch.file("state"), setup.archive, "--port", "0", "--quiet"]
+        process.arguments = [
+            "serve", "--trust", setup.scratch.file("pub.pub"), "--state", setup.scratch.file("state"), setup.archive,
+            "--port", "0", "--quiet",
+        ]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -223,9 +250,15 @@ struct SigningCLITests {
         #expect(pubAsKey.status == 65)
         #expect(pubAsKey.stderr.contains("a private key (NAME.key) is needed here"))
         #expect(try setup.run(["verify", setup.archive, "--state", setup.scratch.file("s")]).status == 64)
-        #expect(try setup.run(["sign", setup.archive, "--key", setup.scratch.file("pub.key"), "--expires", "soon"]).status == 64)
-        #expect(try setup.run(["sign", setup.archive, "--key", setup.scratch.file("pub.key"), "--expires", "+3x"]).status == 64)
-        #expect(try setup.run(["sign", setup.scratch.file("none.webarc"), "--key", setup.scratch.file("pub.key")]).status == 66)
+        #expect(
+            try setup.run(["sign", setup.archive, "--key", setup.scratch.file("pub.key"), "--expires", "soon"]).status
+                == 64)
+        #expect(
+            try setup.run(["sign", setup.archive, "--key", setup.scratch.file("pub.key"), "--expires", "+3x"]).status
+                == 64)
+        #expect(
+            try setup.run(["sign", setup.scratch.file("none.webarc"), "--key", setup.scratch.file("pub.key")]).status
+                == 66)
     }
 
     @Test("--help of keygen and sign shows examples and the sequence default")

@@ -23,11 +23,14 @@ struct UpdateCommandTests {
                 try text.write(toFile: path, atomically: true, encoding: .utf8)
             }
             try manager.removeItem(atPath: scratch.file("v2/robots.txt"))
-            try "<h1>New in release 2</h1>".write(toFile: scratch.file("v2/new.html"), atomically: true, encoding: .utf8)
+            try "<h1>New in release 2</h1>".write(
+                toFile: scratch.file("v2/new.html"), atomically: true, encoding: .utf8)
             for name in ["v1", "v2"] {
                 let files = manager.enumerator(atPath: scratch.file(name))!.compactMap { $0 as? String }
                 for file in files {
-                    try manager.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_790_000_000)], ofItemAtPath: scratch.file(name + "/" + file))
+                    try manager.setAttributes(
+                        [.modificationDate: Date(timeIntervalSince1970: 1_790_000_000)],
+                        ofItemAtPath: scratch.file(name + "/" + file))
                 }
                 let pack = try CLIRunner.run(["pack", scratch.file(name), "-o", scratch.file(name + ".webarc"), "-q"])
                 #expect(pack.status == 0, "\(pack.stderr)")
@@ -50,18 +53,24 @@ struct UpdateCommandTests {
         let updateBytes = try releases.bytes(update).count
         #expect(updateBytes * 5 < (try releases.bytes(releases.new)).count, "update \(updateBytes) bytes")
 
-        let apply = try CLIRunner.run(["apply", releases.old, update, "-o", releases.scratch.file("v2-applied.webarc"), "--json"])
+        let apply = try CLIRunner.run([
+            "apply", releases.old, update, "-o", releases.scratch.file("v2-applied.webarc"), "--json",
+        ])
         #expect(apply.status == 0, "\(apply.stderr)")
         #expect(try releases.bytes(releases.scratch.file("v2-applied.webarc")) == releases.bytes(releases.new))
         // What apply reports of its result is what `info` reads from the file.
         let applied = try #require(try JSONSerialization.jsonObject(with: apply.stdout) as? [String: Any])
-        let newInfo = try #require(try JSONSerialization.jsonObject(with: CLIRunner.run(["info", releases.new, "--json"]).stdout) as? [String: Any])
+        let newInfo = try #require(
+            try JSONSerialization.jsonObject(with: CLIRunner.run(["info", releases.new, "--json"]).stdout)
+                as? [String: Any])
         #expect(applied["archiveDigest"] as? String == newInfo["archiveDigest"] as? String)
         #expect(applied["bytes"] as? Int == (try releases.bytes(releases.new)).count)
 
         let again = try CLIRunner.run(["apply", releases.old, update, "-o", releases.scratch.file("v2-applied.webarc")])
         #expect(again.status == 73, "an existing output needs --force: \(again.stderr)")
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: releases.scratch.path).filter { $0.hasPrefix(".") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: releases.scratch.path).filter {
+            $0.hasPrefix(".")
+        }
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
 
@@ -79,7 +88,9 @@ struct UpdateCommandTests {
         let folderDiff = try CLIRunner.run(["diff", releases.old, releases.scratch.file("v2"), "-o", fromFolder, "-q"])
         #expect(folderDiff.status == 0, "\(folderDiff.stderr)")
         #expect(try releases.bytes(fromFolder) == releases.bytes(diffed))
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: releases.scratch.path).filter { $0.hasPrefix(".") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: releases.scratch.path).filter {
+            $0.hasPrefix(".")
+        }
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
 
@@ -91,7 +102,11 @@ struct UpdateCommandTests {
         let layered = try CLIRunner.run(["ls", update, releases.old])
         let plain = try CLIRunner.run(["ls", releases.new])
         #expect(layered.status == 0, "\(layered.stderr)")
-        let strip = { (text: String) in text.split(separator: "\n").map { $0.replacingOccurrences(of: #" \[\d\]$"#, with: "", options: .regularExpression) } }
+        let strip = { (text: String) in
+            text.split(separator: "\n").map {
+                $0.replacingOccurrences(of: #" \[\d\]$"#, with: "", options: .regularExpression)
+            }
+        }
         #expect(strip(layered.text) == strip(plain.text))
         #expect(layered.text.contains("new.html 25") && layered.text.contains("[1]") && layered.text.contains("[2]"))
         #expect(!layered.text.contains("robots.txt"))
@@ -99,7 +114,9 @@ struct UpdateCommandTests {
         #expect(info.text.contains("base 1       v1.webarc"))
         #expect(info.text.contains("applies to   archive digest"))
         #expect(info.text.contains("delta-codec") || info.text.contains("layer"))
-        let json = try #require(try JSONSerialization.jsonObject(with: try CLIRunner.run(["info", update, "--json"]).stdout) as? [String: Any])
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: try CLIRunner.run(["info", update, "--json"]).stdout)
+                as? [String: Any])
         #expect((json["bases"] as? [Any])?.count == 1)
         #expect(json["target"] is [String: Any])
 
@@ -132,29 +149,40 @@ struct UpdateCommandTests {
         #expect(missingBase.status == 64)
     }
 
-    @Test("a signed release: apply --trust refuses an unsigned update, accepts a signed one, and the publisher's signature verifies on the result")
+    @Test(
+        "a signed release: apply --trust refuses an unsigned update, accepts a signed one, and the publisher's signature verifies on the result"
+    )
     func signedRelease() throws {
         let releases = try Releases()
         let scratch = releases.scratch
         #expect(try CLIRunner.run(["keygen", "-o", scratch.file("publisher")]).status == 0)
-        #expect(try CLIRunner.run(["sign", releases.new, "--key", scratch.file("publisher.key"), "--sequence", "2"]).status == 0)
+        #expect(
+            try CLIRunner.run(["sign", releases.new, "--key", scratch.file("publisher.key"), "--sequence", "2"]).status
+                == 0)
         let update = scratch.file("u.webarc")
         #expect(try CLIRunner.run(["diff", releases.old, releases.new, "-o", update, "-q"]).status == 0)
         let output = scratch.file("v2-kiosk.webarc")
-        let unsigned = try CLIRunner.run(["apply", releases.old, update, "-o", output, "--trust", scratch.file("publisher.pub")])
+        let unsigned = try CLIRunner.run([
+            "apply", releases.old, update, "-o", output, "--trust", scratch.file("publisher.pub"),
+        ])
         #expect(unsigned.status == 65)
         #expect(unsigned.stderr.contains("unsigned"), "\(unsigned.stderr)")
         #expect(!FileManager.default.fileExists(atPath: output))
 
-        #expect(try CLIRunner.run(["sign", update, "--key", scratch.file("publisher.key"), "--sequence", "2"]).status == 0)
-        let signed = try CLIRunner.run(["apply", releases.old, update, "-o", output, "--trust", scratch.file("publisher.pub")])
+        #expect(
+            try CLIRunner.run(["sign", update, "--key", scratch.file("publisher.key"), "--sequence", "2"]).status == 0)
+        let signed = try CLIRunner.run([
+            "apply", releases.old, update, "-o", output, "--trust", scratch.file("publisher.pub"),
+        ])
         #expect(signed.status == 0, "\(signed.stderr)")
         #expect(try releases.bytes(output) == releases.bytes(releases.new))
         let verify = try CLIRunner.run(["verify", output, "--trust", scratch.file("publisher.pub"), "-q"])
         #expect(verify.status == 0, "\(verify.stderr)")
     }
 
-    @Test("diff --compact then apply gives the new archive; apply --layer gives diff's update archive; pack --base --compact writes the same compact update; a wrong base is refused with nothing written")
+    @Test(
+        "diff --compact then apply gives the new archive; apply --layer gives diff's update archive; pack --base --compact writes the same compact update; a wrong base is refused with nothing written"
+    )
     func compactUpdate() throws {
         let releases = try Releases()
         let scratch = releases.scratch
@@ -167,22 +195,31 @@ struct UpdateCommandTests {
         #expect(summary["checked"] as? Bool == true)
         #expect(summary["updateBytes"] as? Int == (try releases.bytes(compact)).count)
 
-        let apply = try CLIRunner.run(["apply", releases.old, compact, "-o", scratch.file("v2-applied.webarc"), "--json"])
+        let apply = try CLIRunner.run([
+            "apply", releases.old, compact, "-o", scratch.file("v2-applied.webarc"), "--json",
+        ])
         #expect(apply.status == 0, "\(apply.stderr)")
         #expect(try releases.bytes(scratch.file("v2-applied.webarc")) == releases.bytes(releases.new))
         // Reported without opening the result: the target's digest and size, which `info` reads from the file.
         let applied = try #require(try JSONSerialization.jsonObject(with: apply.stdout) as? [String: Any])
-        let newInfo = try #require(try JSONSerialization.jsonObject(with: CLIRunner.run(["info", releases.new, "--json"]).stdout) as? [String: Any])
+        let newInfo = try #require(
+            try JSONSerialization.jsonObject(with: CLIRunner.run(["info", releases.new, "--json"]).stdout)
+                as? [String: Any])
         #expect(applied["archiveDigest"] as? String == newInfo["archiveDigest"] as? String)
         #expect(applied["bytes"] as? Int == (try releases.bytes(releases.new)).count)
 
-        #expect(try CLIRunner.run(["diff", releases.old, releases.new, "-o", scratch.file("u.webarc"), "-q"]).status == 0)
-        let layer = try CLIRunner.run(["apply", releases.old, compact, "--layer", "-o", scratch.file("u-expanded.webarc"), "-q"])
+        #expect(
+            try CLIRunner.run(["diff", releases.old, releases.new, "-o", scratch.file("u.webarc"), "-q"]).status == 0)
+        let layer = try CLIRunner.run([
+            "apply", releases.old, compact, "--layer", "-o", scratch.file("u-expanded.webarc"), "-q",
+        ])
         #expect(layer.status == 0, "\(layer.stderr)")
         #expect(try releases.bytes(scratch.file("u-expanded.webarc")) == releases.bytes(scratch.file("u.webarc")))
         #expect(try releases.bytes(compact).count * 4 < (try releases.bytes(scratch.file("u.webarc"))).count)
 
-        let packed = try CLIRunner.run(["pack", scratch.file("v2"), "--base", releases.old, "--compact", "-o", scratch.file("packed.webarcu"), "-q"])
+        let packed = try CLIRunner.run([
+            "pack", scratch.file("v2"), "--base", releases.old, "--compact", "-o", scratch.file("packed.webarcu"), "-q",
+        ])
         #expect(packed.status == 0, "\(packed.stderr)")
         #expect(try releases.bytes(scratch.file("packed.webarcu")) == releases.bytes(compact))
 
@@ -201,14 +238,20 @@ struct UpdateCommandTests {
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
 
-    @Test("info describes a compact update (its base, what it gives, its sections) without its base; ls and verify say it must be applied first")
+    @Test(
+        "info describes a compact update (its base, what it gives, its sections) without its base; ls and verify say it must be applied first"
+    )
     func compactInfo() throws {
         let releases = try Releases()
         let scratch = releases.scratch
         let compact = scratch.file("u.webarcu")
         #expect(try CLIRunner.run(["diff", releases.old, releases.new, "--compact", "-o", compact, "-q"]).status == 0)
-        let oldInfo = try #require(try JSONSerialization.jsonObject(with: CLIRunner.run(["info", releases.old, "--json"]).stdout) as? [String: Any])
-        let newInfo = try #require(try JSONSerialization.jsonObject(with: CLIRunner.run(["info", releases.new, "--json"]).stdout) as? [String: Any])
+        let oldInfo = try #require(
+            try JSONSerialization.jsonObject(with: CLIRunner.run(["info", releases.old, "--json"]).stdout)
+                as? [String: Any])
+        let newInfo = try #require(
+            try JSONSerialization.jsonObject(with: CLIRunner.run(["info", releases.new, "--json"]).stdout)
+                as? [String: Any])
 
         let info = try CLIRunner.run(["info", compact, "--json"])
         #expect(info.status == 0, "\(info.stderr)")
@@ -235,7 +278,9 @@ struct UpdateCommandTests {
         for command in [["ls", compact], ["verify", compact]] {
             let refused = try CLIRunner.run(command)
             #expect(refused.status != 0)
-            #expect(refused.stderr.contains("is a compact update") && refused.stderr.contains("webarc apply"), "\(command): \(refused.stderr)")
+            #expect(
+                refused.stderr.contains("is a compact update") && refused.stderr.contains("webarc apply"),
+                "\(command): \(refused.stderr)")
         }
         var cut = [UInt8](try releases.bytes(compact))
         cut.removeLast(3)
@@ -245,21 +290,37 @@ struct UpdateCommandTests {
         #expect(broken.stderr.contains("section"), "\(broken.stderr)")
     }
 
-    @Test("a compact update carries the publisher's signature on the new archive: apply --trust accepts it, and refuses one made from an unsigned release")
+    @Test(
+        "a compact update carries the publisher's signature on the new archive: apply --trust accepts it, and refuses one made from an unsigned release"
+    )
     func compactSigned() throws {
         let releases = try Releases()
         let scratch = releases.scratch
         #expect(try CLIRunner.run(["keygen", "-o", scratch.file("publisher")]).status == 0)
         let output = scratch.file("v2-kiosk.webarc")
-        #expect(try CLIRunner.run(["diff", releases.old, releases.new, "--compact", "-o", scratch.file("unsigned.webarcu"), "-q"]).status == 0)
-        let unsigned = try CLIRunner.run(["apply", releases.old, scratch.file("unsigned.webarcu"), "-o", output, "--trust", scratch.file("publisher.pub")])
+        #expect(
+            try CLIRunner.run([
+                "diff", releases.old, releases.new, "--compact", "-o", scratch.file("unsigned.webarcu"), "-q",
+            ]).status == 0)
+        let unsigned = try CLIRunner.run([
+            "apply", releases.old, scratch.file("unsigned.webarcu"), "-o", output, "--trust",
+            scratch.file("publisher.pub"),
+        ])
         #expect(unsigned.status == 65)
         #expect(unsigned.stderr.contains("unsigned"), "\(unsigned.stderr)")
         #expect(!FileManager.default.fileExists(atPath: output))
 
-        #expect(try CLIRunner.run(["sign", releases.new, "--key", scratch.file("publisher.key"), "--sequence", "2"]).status == 0)
-        #expect(try CLIRunner.run(["diff", releases.old, releases.new, "--compact", "-o", scratch.file("signed.webarcu"), "-q"]).status == 0)
-        let signed = try CLIRunner.run(["apply", releases.old, scratch.file("signed.webarcu"), "-o", output, "--trust", scratch.file("publisher.pub")])
+        #expect(
+            try CLIRunner.run(["sign", releases.new, "--key", scratch.file("publisher.key"), "--sequence", "2"]).status
+                == 0)
+        #expect(
+            try CLIRunner.run([
+                "diff", releases.old, releases.new, "--compact", "-o", scratch.file("signed.webarcu"), "-q",
+            ]).status == 0)
+        let signed = try CLIRunner.run([
+            "apply", releases.old, scratch.file("signed.webarcu"), "-o", output, "--trust",
+            scratch.file("publisher.pub"),
+        ])
         #expect(signed.status == 0, "\(signed.stderr)")
         #expect(try releases.bytes(output) == releases.bytes(releases.new))
         let verify = try CLIRunner.run(["verify", output, "--trust", scratch.file("publisher.pub"), "-q"])

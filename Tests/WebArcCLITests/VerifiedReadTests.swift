@@ -45,7 +45,9 @@ import WebArcTestSupport
         let unpack = try CLIRunner.run(["unpack", archive, "-o", folder])
         #expect(unpack.status == 65, "\(unpack.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder + "/img/photo.png"))
-        let leftovers = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String }.filter { $0.contains(".webarc-unpack-") }
+        let leftovers = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String }.filter {
+            $0.contains(".webarc-unpack-")
+        }
         #expect(leftovers ?? [] == [])
 
         for format in ["warc", "har"] {

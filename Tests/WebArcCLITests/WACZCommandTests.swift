@@ -31,9 +31,11 @@ struct WACZCommandTests {
         #expect(try CLIRunner.run(["ls", back]).text == CLIRunner.run(["ls", archive]).text)
     }
 
-    @Test("hostile WACZs fail with exit 65 and a message naming the problem", arguments: [
-        "truncated", "climbing name", "damaged WARC",
-    ])
+    @Test(
+        "hostile WACZs fail with exit 65 and a message naming the problem",
+        arguments: [
+            "truncated", "climbing name", "damaged WARC",
+        ])
     func hostile(_ kind: String) throws {
         let scratch = try TemporaryFolder()
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try Self.wacz(in: scratch).wacz)))

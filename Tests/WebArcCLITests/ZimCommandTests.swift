@@ -7,8 +7,11 @@ import WebArcTestSupport
 @Suite("ZIM in and out through webarc-zim")
 struct ZimCommandTests {
     /// A small site packed, then exported as `site.zim` by `webarc export --format zim`.
-    private func siteZim(_ scratch: TemporaryFolder, arguments: [String] = []) throws -> (archive: String, zim: String) {
-        try scratch.write("site/index.html", Array("<html><head><title>Kiosk home</title></head><body><a href=\"a.html\">a</a></body></html>".utf8))
+    private func siteZim(_ scratch: TemporaryFolder, arguments: [String] = []) throws -> (archive: String, zim: String)
+    {
+        try scratch.write(
+            "site/index.html",
+            Array("<html><head><title>Kiosk home</title></head><body><a href=\"a.html\">a</a></body></html>".utf8))
         try scratch.write("site/a.html", Array("<html><head><title>A</title></head><body>a</body></html>".utf8))
         try scratch.write("site/style.css", Array("p { color: red }".utf8))
         let archive = scratch.file("site.webarc")
@@ -29,15 +32,21 @@ struct ZimCommandTests {
         let (archive, zim) = try siteZim(scratch)
         // Named as no ZIM is: the kind comes from the bytes.
         try FileManager.default.moveItem(atPath: zim, toPath: scratch.file("site.data"))
-        let imported = try CLIRunner.run(["import", scratch.file("site.data"), "-o", scratch.file("back.webarc"), "--json"])
+        let imported = try CLIRunner.run([
+            "import", scratch.file("site.data"), "-o", scratch.file("back.webarc"), "--json",
+        ])
         #expect(imported.status == 0, "\(imported.stderr)")
         let summary = try JSONSerialization.jsonObject(with: imported.stdout) as? [String: Any]
         #expect((summary?["inputs"] as? [[String: Any]])?.first?["format"] as? String == "zim")
         #expect(summary?["startURL"] as? String == "http://localhost/")
         let before = try ArchiveReader(path: archive)
         let after = try ArchiveReader(path: scratch.file("back.webarc"))
-        for url in ["http://localhost/", "http://localhost/index.html", "http://localhost/a.html", "http://localhost/style.css"] {
-            guard case .response(let old)? = try before.lookup(url: url)?.record, case .response(let new)? = try after.lookup(url: url)?.record else {
+        for url in [
+            "http://localhost/", "http://localhost/index.html", "http://localhost/a.html", "http://localhost/style.css",
+        ] {
+            guard case .response(let old)? = try before.lookup(url: url)?.record,
+                case .response(let new)? = try after.lookup(url: url)?.record
+            else {
                 Issue.record("\(url) missing")
                 continue
             }
@@ -50,7 +59,9 @@ struct ZimCommandTests {
     func options() throws {
         let scratch = try TemporaryFolder()
         let (_, zim) = try siteZim(scratch, arguments: ["--title", "Lobby kiosk", "--no-index"])
-        let imported = try CLIRunner.run(["import", zim, "-o", scratch.file("back.webarc"), "--base-url", "https://kiosk.example/"])
+        let imported = try CLIRunner.run([
+            "import", zim, "-o", scratch.file("back.webarc"), "--base-url", "https://kiosk.example/",
+        ])
         #expect(imported.status == 0, "\(imported.stderr)")
         let reader = try ArchiveReader(path: scratch.file("back.webarc"))
         #expect(try reader.metadata.entries.contains(ArchiveMetadata.Entry("zim:Title", "Lobby kiosk")))
@@ -68,7 +79,9 @@ struct ZimCommandTests {
         let best = try CLIRunner.run(["import", scratch.file("page.har"), "-o", scratch.file("x.webarc"), "--best"])
         #expect(best.status == 64)
         #expect(best.stderr.contains("apply to ZIM input only"), "\(best.stderr)")
-        let title = try CLIRunner.run(["export", scratch.file("site.webarc"), "--format", "har", "-o", scratch.file("x.har"), "--title", "T"])
+        let title = try CLIRunner.run([
+            "export", scratch.file("site.webarc"), "--format", "har", "-o", scratch.file("x.har"), "--title", "T",
+        ])
         #expect(title.status == 64)
         #expect(!FileManager.default.fileExists(atPath: scratch.file("x.webarc")))
     }

@@ -26,9 +26,10 @@ import WebArcHTML
     }
 
     @Test func aSmallDocument() {
-        #expect(Self.outline("<!DOCTYPE html><P class=x>Hi <b>there</b></p>") == [
-            "comment <!DOCTYPE html>", "start p class=x", "text Hi ", "start b", "text there", "end b", "end p",
-        ])
+        #expect(
+            Self.outline("<!DOCTYPE html><P class=x>Hi <b>there</b></p>") == [
+                "comment <!DOCTYPE html>", "start p class=x", "text Hi ", "start b", "text there", "end b", "end p",
+            ])
     }
 
     @Test func attributeValuesAsWritten() {
@@ -36,7 +37,8 @@ import WebArcHTML
         #expect(tag.name == "img")
         #expect(tag.attributes.map(\.name) == ["src", "alt", "width", "hidden", "data-x", "title"])
         #expect(tag.attributes.map(\.value) == ["a b.png", #"it"s"#, "10", "", "y", "a&amp;b"])
-        #expect(tag.attributes.map(\.quote) == [UInt8(ascii: "\""), UInt8(ascii: "'"), nil, nil, UInt8(ascii: "\""), nil])
+        #expect(
+            tag.attributes.map(\.quote) == [UInt8(ascii: "\""), UInt8(ascii: "'"), nil, nil, UInt8(ascii: "\""), nil])
         #expect(tag.attribute("hidden")?.valueRange == nil)
         #expect(tag.attribute("title")?.decodedValue == "a&b")
         #expect(tag.value("missing") == nil)
@@ -86,15 +88,17 @@ import WebArcHTML
     }
 
     @Test func rawTextElementsHoldNoMarkup() {
-        #expect(Self.outline("<script>if (a<b) document.write('<img src=x>')</script><img src=y>") == [
-            "start script", "raw script if (a<b) document.write('<img src=x>')", "end script", "start img src=y",
-        ])
+        #expect(
+            Self.outline("<script>if (a<b) document.write('<img src=x>')</script><img src=y>") == [
+                "start script", "raw script if (a<b) document.write('<img src=x>')", "end script", "start img src=y",
+            ])
         #expect(Self.outline("<STYLE>a{}</style >b") == ["start style", "raw style a{}", "end style", "text b"])
         #expect(Self.outline("<title>a<b>c</TITLE>") == ["start title", "raw title a<b>c", "end title"])
         #expect(Self.outline("<script></scripts></script>") == ["start script", "raw script </scripts>", "end script"])
         #expect(Self.outline("<script></script>") == ["start script", "end script"])
         #expect(Self.outline("<textarea><a href=x>") == ["start textarea", "raw textarea <a href=x>"])
-        #expect(Self.outline("<script src=a.js />x</script>") == ["start script src=a.js", "raw script x", "end script"])
+        #expect(
+            Self.outline("<script src=a.js />x</script>") == ["start script src=a.js", "raw script x", "end script"])
     }
 
     @Test func endTagsDropTheirAttributes() {

@@ -19,13 +19,17 @@ import WebArcTestSupport
             covered = token.range.upperBound
             guard case .startTag(let tag) = token else { continue }
             for attribute in tag.attributes {
-                let inside = tag.range.contains(attribute.range.lowerBound) && attribute.range.upperBound <= tag.range.upperBound
+                let inside =
+                    tag.range.contains(attribute.range.lowerBound) && attribute.range.upperBound <= tag.range.upperBound
                     && attribute.range.lowerBound == attribute.nameRange.lowerBound
-                    && (attribute.valueRange.map { $0.lowerBound >= attribute.nameRange.upperBound && $0.upperBound <= attribute.range.upperBound } ?? true)
+                    && (attribute.valueRange.map {
+                        $0.lowerBound >= attribute.nameRange.upperBound && $0.upperBound <= attribute.range.upperBound
+                    } ?? true)
                 #expect(inside, "attribute \(attribute) outside tag \(tag.range)", sourceLocation: sourceLocation)
             }
         }
-        #expect(covered == bytes.count, "tokens cover \(covered) of \(bytes.count) bytes", sourceLocation: sourceLocation)
+        #expect(
+            covered == bytes.count, "tokens cover \(covered) of \(bytes.count) bytes", sourceLocation: sourceLocation)
         return tokens
     }
 
@@ -33,16 +37,21 @@ import WebArcTestSupport
         #expect(Array(HTMLTokenizer([])).isEmpty)
     }
 
-    @Test("unterminated tags, comments, quotes and raw text", arguments: [
-        "<", "<a", "<a ", "<a b", "<a b=", "<a b='", "<a b=\"x", "<a b=x", "<!", "<!-", "<!--", "<!---", "<!-- x --", "</", "</a",
-        "</a b='>", "<?", "<script>", "<script>x</script", "<style>a{}</sty", "<title>", "<a/", "<a b/", "<<<<", "<!--->-->",
-    ])
+    @Test(
+        "unterminated tags, comments, quotes and raw text",
+        arguments: [
+            "<", "<a", "<a ", "<a b", "<a b=", "<a b='", "<a b=\"x", "<a b=x", "<!", "<!-", "<!--", "<!---",
+            "<!-- x --", "</", "</a",
+            "</a b='>", "<?", "<script>", "<script>x</script", "<style>a{}</sty", "<title>", "<a/", "<a b/", "<<<<",
+            "<!--->-->",
+        ])
     func unterminated(text: String) {
         Self.checkInvariants(Array(text.utf8))
     }
 
     @Test func nulBytesAndInvalidUTF8() throws {
-        let bytes: [UInt8] = Array("<a\0 hr".utf8) + [0xFF, 0xC3] + Array("ef=\"x".utf8) + [0, 0xFE] + Array("\">\0<b>".utf8)
+        let bytes: [UInt8] =
+            Array("<a\0 hr".utf8) + [0xFF, 0xC3] + Array("ef=\"x".utf8) + [0, 0xFE] + Array("\">\0<b>".utf8)
         let tokens = Self.checkInvariants(bytes)
         guard case .startTag(let tag) = tokens.first else {
             Issue.record("no start tag in \(tokens)")
@@ -56,9 +65,11 @@ import WebArcTestSupport
 
     /// Inputs that make a naive scanner quadratic: each would take hours at n² (n is 4 MiB), so a
     /// regression shows as the suite's time limit, not as a timing assertion.
-    @Test(.timeLimit(.minutes(1)), arguments: [
-        "<a", "<!--", "<script>", "</scrip", "<a b='", "<a b", "-", "<!-- --", "<<", "<a\"=", "</a ", "<style></st",
-    ])
+    @Test(
+        .timeLimit(.minutes(1)),
+        arguments: [
+            "<a", "<!--", "<script>", "</scrip", "<a b='", "<a b", "-", "<!-- --", "<<", "<a\"=", "</a ", "<style></st",
+        ])
     func repetitionsStayLinear(unit: String) {
         let bytes = Array(String(repeating: unit, count: (4 << 20) / unit.utf8.count).utf8)
         Self.checkInvariants(bytes)
@@ -88,7 +99,8 @@ import WebArcTestSupport
     }
 
     @Test func pieceOfEveryKindCoversTheDocument() {
-        let page = #"<!DOCTYPE html><html><!-- c --><head><style>a{b:url(x)}</style><script>1<2</script></head>"#
+        let page =
+            #"<!DOCTYPE html><html><!-- c --><head><style>a{b:url(x)}</style><script>1<2</script></head>"#
             + #"<body class=x>text &amp; more<img src='i.png'/></body></html>"#
         let tokens = Self.checkInvariants(Array(page.utf8))
         #expect(tokens.count == 16)

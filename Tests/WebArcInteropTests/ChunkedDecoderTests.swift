@@ -19,7 +19,9 @@ struct ChunkedDecoderTests {
 
     @Test("framing is removed whatever the piece size", arguments: [1, 2, 3, 7, 1000])
     func pieces(_ size: Int) throws {
-        let result = try Self.decode("4;name=x\r\nWiki\r\n5\r\npedia\r\nE\r\n in\r\n\r\nchunks.\r\n0\r\nTrailer: y\r\n\r\nignored", pieceSize: size)
+        let result = try Self.decode(
+            "4;name=x\r\nWiki\r\n5\r\npedia\r\nE\r\n in\r\n\r\nchunks.\r\n0\r\nTrailer: y\r\n\r\nignored",
+            pieceSize: size)
         #expect(String(decoding: result.bytes, as: UTF8.self) == "Wikipedia in\r\n\r\nchunks.")
         #expect(result.done)
     }

@@ -8,7 +8,9 @@ import WebArc
 struct ContentCodingTests {
     static let text = Array(String(repeating: "decode me ", count: 1000).utf8)
 
-    static func decode(_ body: [UInt8], _ codings: [String], wire: Bool = true) throws -> (bytes: [UInt8], remaining: [String], failure: String?) {
+    static func decode(
+        _ body: [UInt8], _ codings: [String], wire: Bool = true
+    ) throws -> (bytes: [UInt8], remaining: [String], failure: String?) {
         let outcome = try ContentCoding.decode(try BodySpool(body), codings: codings, wire: wire)
         return (try outcome.body.bytes(), outcome.remaining, outcome.failure)
     }
@@ -39,11 +41,15 @@ struct ContentCodingTests {
     @Test("br and unknown codings stay encoded from the wire; a browser's bodies lose the header")
     func kept() throws {
         #expect(try Self.decode([1, 2, 3], ["br"]).remaining == ["br"])
-        #expect(try Self.decode(WARCFixture.gzip(Self.text), ["gzip", "br"]).remaining == ["gzip", "br"], "decoding stops at br")
+        #expect(
+            try Self.decode(WARCFixture.gzip(Self.text), ["gzip", "br"]).remaining == ["gzip", "br"],
+            "decoding stops at br")
         let browser = try Self.decode(Array("plain".utf8), ["br"], wire: false)
         #expect(browser.bytes == Array("plain".utf8))
         #expect(browser.remaining == [])
-        #expect(try Self.decode(WARCFixture.gzip(Self.text), ["gzip"], wire: false).bytes == Self.text, "still gzip: decoded")
+        #expect(
+            try Self.decode(WARCFixture.gzip(Self.text), ["gzip"], wire: false).bytes == Self.text,
+            "still gzip: decoded")
     }
 
     @Test("a damaged or truncated body is kept as sent, with the reason")
@@ -58,10 +64,20 @@ struct ContentCodingTests {
 
     @Test("headers describe the stored body")
     func headers() {
-        let headers = [HTTPHeader("Content-Encoding", "gzip"), HTTPHeader("Transfer-Encoding", "chunked"), HTTPHeader("Content-Length", "-1"),
-                       HTTPHeader("content-length", "7"), HTTPHeader("ETag", "\"e\"")]
-        #expect(ContentCoding.headers(headers, remaining: [], length: 10) == [HTTPHeader("Content-Length", "10"), HTTPHeader("ETag", "\"e\"")])
-        #expect(ContentCoding.headers(headers, remaining: ["br"], length: 3)
-            == [HTTPHeader("Content-Encoding", "br"), HTTPHeader("Content-Length", "3"), HTTPHeader("ETag", "\"e\"")])
+        let headers = [
+            HTTPHeader("Content-Encoding", "gzip"), HTTPHeader("Transfer-Encoding", "chunked"),
+            HTTPHeader("Content-Length", "-1"),
+            HTTPHeader("content-length", "7"), HTTPHeader("ETag", "\"e\""),
+        ]
+        #expect(
+            ContentCoding.headers(headers, remaining: [], length: 10) == [
+                HTTPHeader("Content-Length", "10"), HTTPHeader("ETag", "\"e\""),
+            ])
+        #expect(
+            ContentCoding.headers(headers, remaining: ["br"], length: 3)
+                == [
+                    HTTPHeader("Content-Encoding", "br"), HTTPHeader("Content-Length", "3"),
+                    HTTPHeader("ETag", "\"e\""),
+                ])
     }
 }

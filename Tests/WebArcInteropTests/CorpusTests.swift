@@ -31,31 +31,37 @@ struct CorpusTests {
 
     static let expectations: [Expectation] = [
         Expectation(
-            file: "pywb-iana.warc.gz", format: .warcGzip, records: 343, captures: 171, latest: (39, 4), allResponses: 167,
+            file: "pywb-iana.warc.gz", format: .warcGzip, records: 343, captures: 171, latest: (39, 4),
+            allResponses: 167,
             distinctBodies: 29, notes: ["notChunked": 25]),
         Expectation(
             file: "pywb-dupes.warc.gz", format: .warcGzip, records: 25, captures: 4, latest: (2, 1), allResponses: 3,
             distinctBodies: 2, notes: ["unresolvedRevisit": 8]),
         Expectation(
-            file: "pywb-example-wget-1-14.warc.gz", format: .warcGzip, records: 6, captures: 4, latest: (4, 0), allResponses: 4,
+            file: "pywb-example-wget-1-14.warc.gz", format: .warcGzip, records: 6, captures: 4, latest: (4, 0),
+            allResponses: 4,
             distinctBodies: 4),
         Expectation(
-            file: "pywb-example-wpull.warc.gz", format: .warcGzip, records: 4, captures: 2, latest: (2, 0), allResponses: 2,
+            file: "pywb-example-wpull.warc.gz", format: .warcGzip, records: 4, captures: 2, latest: (2, 0),
+            allResponses: 2,
             distinctBodies: 2),
         Expectation(
             file: "pywb-post-test.warc.gz", format: .warcGzip, records: 6, captures: 3, latest: (2, 0), allResponses: 3,
             distinctBodies: 3),
         Expectation(
-            file: "warcio-example-iana.org-chunked.warc", format: .warc, records: 3, captures: 1, latest: (1, 0), allResponses: 1,
+            file: "warcio-example-iana.org-chunked.warc", format: .warc, records: 3, captures: 1, latest: (1, 0),
+            allResponses: 1,
             distinctBodies: 1),
         Expectation(
-            file: "warcio-example-space-in-target-uri.warc.gz", format: .warcGzip, records: 2, captures: 1, latest: (1, 0),
+            file: "warcio-example-space-in-target-uri.warc.gz", format: .warcGzip, records: 2, captures: 1,
+            latest: (1, 0),
             allResponses: 1, distinctBodies: 1),
         Expectation(
             file: "harviewer-chrome51.har", format: .har, records: 27, captures: 13, latest: (9, 0), allResponses: 13,
             distinctBodies: 9, notes: ["bodyNotSaved": 14]),
         Expectation(
-            file: "harviewer-www-cnn-com-fiddler.har", format: .har, records: 22, captures: 22, latest: (18, 4), allResponses: 18,
+            file: "harviewer-www-cnn-com-fiddler.har", format: .har, records: 22, captures: 22, latest: (18, 4),
+            allResponses: 18,
             distinctBodies: 18),
     ]
 
@@ -85,8 +91,10 @@ struct CorpusTests {
     func truncatedRecord() throws {
         let path = try Corpus.path("warcio-example-trunc.warc")
         let folder = try TemporaryFolder()
-        #expect(throws: InteropError.contentLengthMismatch(
-            at: InputLocation(file: path, offset: 1197), declared: 973, found: "00 00 0d 0a")) {
+        #expect(
+            throws: InteropError.contentLengthMismatch(
+                at: InputLocation(file: path, offset: 1197), declared: 973, found: "00 00 0d 0a")
+        ) {
             try importFiles([path], in: folder)
         }
         #expect(try folder.names().isEmpty, "nothing may be left at -o")
@@ -101,7 +109,10 @@ struct CorpusTests {
     func wrongChunks() throws {
         let path = try Corpus.path("warcio-example-wrong-chunks.warc.gz")
         let folder = try TemporaryFolder()
-        #expect(throws: InteropError.contentLengthMismatch(at: InputLocation(file: path, offset: 0), declared: 1613, found: "0a")) {
+        #expect(
+            throws: InteropError.contentLengthMismatch(
+                at: InputLocation(file: path, offset: 0), declared: 1613, found: "0a")
+        ) {
             try importFiles([path], in: folder)
         }
         #expect(try folder.names().isEmpty)

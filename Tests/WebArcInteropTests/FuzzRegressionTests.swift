@@ -14,17 +14,23 @@ struct FuzzRegressionTests {
 
     /// `bplist00`, a set (`0xC1`) whose one member is an empty dictionary, then the offset table
     /// and trailer: corelibs-foundation's parser dereferences null bridging the set.
-    static let setOfDictionary: [UInt8] = Array("bplist00".utf8) + [0xC1, 0x01, 0xD0, 0x08, 0x0A]
+    static let setOfDictionary: [UInt8] =
+        Array("bplist00".utf8) + [0xC1, 0x01, 0xD0, 0x08, 0x0A]
         + [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, 2] + [0, 0, 0, 0, 0, 0, 0, 0] + [0, 0, 0, 0, 0, 0, 0, 11]
 
-    @Test("a binary property list holding a set is refused as bad-property-list, not handed to Foundation (FuzzWebArchive)")
+    @Test(
+        "a binary property list holding a set is refused as bad-property-list, not handed to Foundation (FuzzWebArchive)"
+    )
     func binaryPropertyListWithSet() throws {
         let folder = try TemporaryFolder()
         let crafted = folder.file("set.webarchive")
         try Data(Self.setOfDictionary).write(to: URL(fileURLWithPath: crafted))
         let found = Self.failCases + "/FuzzWebArchive/crash-ac748c0b3f7810bbac56404d7e7111b567d44d8e"
         for input in [crafted, found] {
-            #expect(throws: InteropError.badPropertyList(at: InputLocation(file: input), reason: "the property list does not parse")) {
+            #expect(
+                throws: InteropError.badPropertyList(
+                    at: InputLocation(file: input), reason: "the property list does not parse")
+            ) {
                 try importFiles([input], in: folder)
             }
         }

@@ -9,9 +9,13 @@ import WebArcTestSupport
 /// it may expand to (`Spec/interop.md` §2.1).
 @Suite("gzip HAR and .webarchive input")
 struct GzipInputTests {
-    static var page: [String: Any] { HARImportTests.entry("https://example.com/", content: ["size": 5, "mimeType": "text/plain", "text": "hello"]) }
+    static var page: [String: Any] {
+        HARImportTests.entry("https://example.com/", content: ["size": 5, "mimeType": "text/plain", "text": "hello"])
+    }
 
-    @Test("a gzip HAR imports as the plain one does, one member or several in a row; entries are located in the decompressed stream")
+    @Test(
+        "a gzip HAR imports as the plain one does, one member or several in a row; entries are located in the decompressed stream"
+    )
     func members() throws {
         let folder = try TemporaryFolder()
         let har = try HARImportTests.har([Self.page])
@@ -21,16 +25,21 @@ struct GzipInputTests {
         let two = try folder.write("b.har.gz", WARCFixture.gzipPerRecord([Array(har[..<half]), Array(har[half...])]))
         let expected = try importFiles([plain], in: folder, name: "plain.webarc").summary
         for input in [one, two] {
-            let (summary, path) = try importFiles([input], in: folder, name: "\((input as NSString).lastPathComponent).webarc")
+            let (summary, path) = try importFiles(
+                [input], in: folder, name: "\((input as NSString).lastPathComponent).webarc")
             #expect(summary.inputs.map(\.format) == [.harGzip])
             #expect(summary.responses == expected.responses && summary.responses == 1)
             let reader = try ArchiveReader(path: path)
             let record = try #require(try reader.lookup(url: "https://example.com/"))
-            guard case .response(let response) = record.record else { Issue.record("not a response"); continue }
+            guard case .response(let response) = record.record else {
+                Issue.record("not a response")
+                continue
+            }
             #expect(Array(try reader.body(response.body)) == Array("hello".utf8))
             #expect(try reader.metadata.entries.contains { $0.key == "source" && $0.value.hasSuffix("(gzip HAR)") })
         }
-        let bad = try folder.write("bad.har.gz", WARCFixture.gzip(Array(#"{"log": {"version": "1.2", "entries": [{"request": {}}]}}"#.utf8)))
+        let bad = try folder.write(
+            "bad.har.gz", WARCFixture.gzip(Array(#"{"log": {"version": "1.2", "entries": [{"request": {}}]}}"#.utf8)))
         #expect {
             try importFiles([bad], in: folder, name: "bad.webarc")
         } throws: { error in
@@ -39,19 +48,25 @@ struct GzipInputTests {
         }
     }
 
-    @Test("a gzip HAR that expands past the limit fails before more is inflated, with no output; a truncated or damaged one fails cleanly, even with --skip-bad")
+    @Test(
+        "a gzip HAR that expands past the limit fails before more is inflated, with no output; a truncated or damaged one fails cleanly, even with --skip-bad"
+    )
     func hostile() throws {
         let folder = try TemporaryFolder()
         // 4 MiB of spaces after the opening brace: a 4 KiB file.
-        let bomb = try folder.write("bomb.har.gz", WARCFixture.gzip(Array("{".utf8) + [UInt8](repeating: 0x20, count: 4 << 20) + Array("}".utf8)))
+        let bomb = try folder.write(
+            "bomb.har.gz",
+            WARCFixture.gzip(Array("{".utf8) + [UInt8](repeating: 0x20, count: 4 << 20) + Array("}".utf8)))
         var options = ImportOptions(skipBad: true)
         options.maxDecompressedBytes = 1 << 20
         #expect(throws: InteropError.decompressedTooLarge(file: bomb, limit: 1 << 20)) {
             try importFiles([bomb], in: folder, options: options)
         }
         #expect(!FileManager.default.fileExists(atPath: folder.file("out.webarc")))
-        #expect(InteropError.decompressedTooLarge(file: bomb, limit: 1 << 20).description
-            == "\(bomb) decompresses to more than 1 MiB, the most a compressed HAR or .webarchive is read into memory: decompress it (gunzip -k) and import the result")
+        #expect(
+            InteropError.decompressedTooLarge(file: bomb, limit: 1 << 20).description
+                == "\(bomb) decompresses to more than 1 MiB, the most a compressed HAR or .webarchive is read into memory: decompress it (gunzip -k) and import the result"
+        )
         #expect(InteropError.decompressedTooLarge(file: bomb, limit: 1 << 20).category == .malformedData)
 
         let whole = WARCFixture.gzip(try HARImportTests.har([Self.page]))

@@ -9,14 +9,19 @@ import WebArcTestSupport
 @Suite("HAR export")
 struct HARExportTests {
     /// Imports `input`, exports it as HAR, and returns the `log` object and its entries by request URL.
-    static func exportedLog(_ input: String, in folder: TemporaryFolder) throws -> (log: [String: Any], entries: [String: [String: Any]]) {
+    static func exportedLog(
+        _ input: String, in folder: TemporaryFolder
+    ) throws -> (log: [String: Any], entries: [String: [String: Any]]) {
         let (_, archive) = try importFiles([input], in: folder)
         let har = folder.file("out.har")
-        _ = try ArchiveExporter(options: ExportOptions(date: RoundTripTests.fixedDate)).run(archive: archive, format: .har, output: har)
+        _ = try ArchiveExporter(options: ExportOptions(date: RoundTripTests.fixedDate)).run(
+            archive: archive, format: .har, output: har)
         let root = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: har))) as? [String: Any]
         let log = try #require(root?["log"] as? [String: Any])
         let entries = try #require(log["entries"] as? [[String: Any]])
-        let byURL = Dictionary(entries.map { (($0["request"] as? [String: Any])?["url"] as? String ?? "", $0) }, uniquingKeysWith: { a, _ in a })
+        let byURL = Dictionary(
+            entries.map { (($0["request"] as? [String: Any])?["url"] as? String ?? "", $0) },
+            uniquingKeysWith: { a, _ in a })
         #expect(byURL.count == entries.count, "one entry per URL here")
         return (log, byURL)
     }
@@ -37,11 +42,17 @@ struct HARExportTests {
             #expect(["send", "wait", "receive"].allSatisfy { timings[$0] is NSNumber }, "\(url)")
             let request = try #require(entry["request"] as? [String: Any], "\(url)")
             #expect(request["method"] as? String == "GET")
-            #expect(request["httpVersion"] is String && request["headers"] is [[String: String]] && request["queryString"] is [Any])
-            #expect(request["cookies"] is [Any] && request["headersSize"] is NSNumber && request["bodySize"] is NSNumber)
+            #expect(
+                request["httpVersion"] is String && request["headers"] is [[String: String]]
+                    && request["queryString"] is [Any])
+            #expect(
+                request["cookies"] is [Any] && request["headersSize"] is NSNumber && request["bodySize"] is NSNumber)
             let response = try #require(entry["response"] as? [String: Any], "\(url)")
-            #expect(response["status"] is NSNumber && response["statusText"] is String && response["httpVersion"] is String)
-            #expect(response["headers"] is [[String: String]] && response["cookies"] is [Any] && response["redirectURL"] is String)
+            #expect(
+                response["status"] is NSNumber && response["statusText"] is String && response["httpVersion"] is String)
+            #expect(
+                response["headers"] is [[String: String]] && response["cookies"] is [Any]
+                    && response["redirectURL"] is String)
             #expect(response["headersSize"] is NSNumber && response["bodySize"] is NSNumber)
             let content = try #require(response["content"] as? [String: Any], "\(url)")
             #expect(content["size"] is NSNumber && content["mimeType"] is String, "\(url)")
@@ -56,7 +67,10 @@ struct HARExportTests {
         let redirect = try #require(entries["https://example.com/go"]?["response"] as? [String: Any])
         #expect(redirect["status"] as? Int == 302)
         #expect(redirect["redirectURL"] as? String == "https://example.com/")
-        #expect((redirect["headers"] as? [[String: String]])?.contains(["name": "Location", "value": "https://example.com/"]) == true)
+        #expect(
+            (redirect["headers"] as? [[String: String]])?.contains([
+                "name": "Location", "value": "https://example.com/",
+            ]) == true)
     }
 
     @Test("a body still under a coding webarc cannot decode is base64 with a comment")

@@ -38,7 +38,8 @@ struct OutputFileTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         _ = FileManager.default.createFile(atPath: folder + "/taken.warc", contents: Data("old".utf8))
 
-        #expect(throws: InteropError.archive(.outputExists(path: folder + "/taken.warc"), path: folder + "/taken.warc")) {
+        #expect(throws: InteropError.archive(.outputExists(path: folder + "/taken.warc"), path: folder + "/taken.warc"))
+        {
             try InteropOutputFile(targetPath: folder + "/taken.warc", overwrite: false)
         }
         #expect {

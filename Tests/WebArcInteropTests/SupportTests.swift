@@ -18,8 +18,11 @@ struct SupportTests {
         #expect(ISODate.parse("2014-01-26T20:06:53Z") == Date(timeIntervalSince1970: 1_390_766_813))
         let fiddler = try #require(ISODate.parse("2010-08-30T16:47:34.2095733-04:00"))
         #expect(abs(fiddler.timeIntervalSince1970 - 1_283_201_254.2095733) < 0.000_01)
-        #expect(ISODate.format(Date(timeIntervalSince1970: 1_714_644_000.125), milliseconds: true) == "2024-05-02T10:00:00.125Z")
-        #expect(ISODate.format(Date(timeIntervalSince1970: 1_714_644_000), milliseconds: true) == "2024-05-02T10:00:00Z")
+        #expect(
+            ISODate.format(Date(timeIntervalSince1970: 1_714_644_000.125), milliseconds: true)
+                == "2024-05-02T10:00:00.125Z")
+        #expect(
+            ISODate.format(Date(timeIntervalSince1970: 1_714_644_000), milliseconds: true) == "2024-05-02T10:00:00Z")
         #expect(ISODate.parse("yesterday") == nil)
     }
 
@@ -51,12 +54,16 @@ struct SupportTests {
     func selection() throws {
         func capture(_ status: Int, _ seconds: Double?, _ order: Int) throws -> Capture {
             var capture = try Capture(
-                location: InputLocation(file: "f"), request: RequestRecord(url: "http://a.org/"), status: status, reason: nil, headers: [],
+                location: InputLocation(file: "f"), request: RequestRecord(url: "http://a.org/"), status: status,
+                reason: nil, headers: [],
                 captureDate: seconds.map { Date(timeIntervalSince1970: $0) }, body: nil)
             capture.order = order
             return capture
         }
-        let captures = [try capture(200, 10, 0), try capture(200, 30, 1), try capture(304, 40, 2), try capture(200, 30, 3), try capture(200, nil, 4)]
+        let captures = [
+            try capture(200, 10, 0), try capture(200, 30, 1), try capture(304, 40, 2), try capture(200, 30, 3),
+            try capture(200, nil, 4),
+        ]
         #expect(CaptureSelection.select(captures, policy: .latest) == [3])
         #expect(CaptureSelection.select(captures, policy: .earliest) == [4])
         #expect(CaptureSelection.select([try capture(304, 5, 0)], policy: .latest) == [0])
@@ -71,10 +78,12 @@ struct SupportTests {
             <div style="background: url('bg.jpg')"></div><script src="data:text/js,1"></script>
             """#
         let links = WebArchiveExporter.resources(ofHTML: Array(html.utf8), at: "https://a.org/page")
-        #expect(links.map(\.url) == [
-            "https://a.org/dir/i.png", "https://a.org/dir/s1.png", "https://a.org/dir/s2.png", "https://a.org/dir/s.css?v=1&x=2",
-            "https://a.org/dir/f.html", "https://a.org/dir/bg.jpg",
-        ])
+        #expect(
+            links.map(\.url) == [
+                "https://a.org/dir/i.png", "https://a.org/dir/s1.png", "https://a.org/dir/s2.png",
+                "https://a.org/dir/s.css?v=1&x=2",
+                "https://a.org/dir/f.html", "https://a.org/dir/bg.jpg",
+            ])
         #expect(links.filter(\.isFrame).map(\.url) == ["https://a.org/dir/f.html"])
         // Tags come from the HTML tokenizer: markup in comments and scripts names nothing, a
         // `<style>` element is read in document order, the first `<base>` counts.
@@ -83,8 +92,9 @@ struct SupportTests {
             <script>document.write('<img src="scripted.png">')</script><style>p { background: url(p.png) }</style>
             <img src=i.png alt="a > b"><img src='j.png?a=1&amp;b=&quot;2&quot;'>
             """#
-        #expect(WebArchiveExporter.resources(ofHTML: Array(tricky.utf8), at: "https://a.org/").map(\.url) == [
-            "https://b.org/p.png", "https://b.org/i.png", "https://b.org/j.png?a=1&b=%222%22",
-        ])
+        #expect(
+            WebArchiveExporter.resources(ofHTML: Array(tricky.utf8), at: "https://a.org/").map(\.url) == [
+                "https://b.org/p.png", "https://b.org/i.png", "https://b.org/j.png?a=1&b=%222%22",
+            ])
     }
 }

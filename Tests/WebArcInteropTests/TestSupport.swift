@@ -15,13 +15,17 @@ enum Corpus {
     static let repository: URL = {
         var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         while folder.path != "/" {
-            if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) { return folder }
+            if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
+                return folder
+            }
             folder = folder.deletingLastPathComponent()
         }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
     }()
 
-    static let folder: String = ProcessInfo.processInfo.environment["WEBARC_CORPUS"]
+    static let folder: String =
+        ProcessInfo.processInfo.environment["WEBARC_CORPUS"]
         ?? repository.deletingLastPathComponent().appendingPathComponent("shared/corpus").standardizedFileURL.path
 
     /// Whether corpus tests run: the folder exists, or `CI` is set (CI always has `shared/` beside
@@ -48,7 +52,9 @@ enum Corpus {
     /// A corpus file a running test needs is absent.
     struct Missing: Error, CustomStringConvertible {
         var path: String
-        var description: String { "corpus file \(path) is absent (CI needs shared/corpus beside the clone; WEBARC_CORPUS names another folder)" }
+        var description: String {
+            "corpus file \(path) is absent (CI needs shared/corpus beside the clone; WEBARC_CORPUS names another folder)"
+        }
     }
 }
 
@@ -56,7 +62,8 @@ enum Corpus {
 enum WARCFixture {
     /// One record: version line, fields, Content-Length (the block's, unless `contentLength` lies), block, CRLF CRLF.
     static func record(
-        _ type: String, uri: String? = nil, id: String, date: String = "2024-05-01T10:00:00Z", fields: [(String, String)] = [],
+        _ type: String, uri: String? = nil, id: String, date: String = "2024-05-01T10:00:00Z",
+        fields: [(String, String)] = [],
         block: [UInt8], contentLength: Int? = nil, version: String = "WARC/1.1"
     ) -> [UInt8] {
         var text = "\(version)\r\nWARC-Type: \(type)\r\nWARC-Record-ID: <urn:uuid:\(id)>\r\nWARC-Date: \(date)\r\n"
@@ -67,7 +74,9 @@ enum WARCFixture {
     }
 
     /// An HTTP response message.
-    static func response(_ status: Int = 200, reason: String = "OK", headers: [(String, String)], body: [UInt8]) -> [UInt8] {
+    static func response(
+        _ status: Int = 200, reason: String = "OK", headers: [(String, String)], body: [UInt8]
+    ) -> [UInt8] {
         var text = "HTTP/1.1 \(status) \(reason)\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
         return Array((text + "\r\n").utf8) + body
@@ -137,15 +146,19 @@ struct ArchiveDump: Equatable, CustomStringConvertible {
         try reader.forEachEntry { entry in
             switch entry.record {
             case .response(let response):
-                items.append(Item(
-                    key: entry.key, kind: "response", status: response.status, headers: response.headers, target: nil,
-                    body: Array(try reader.body(response.body)), method: response.request.method,
-                    requestHeaders: response.request.headers, captureDate: response.captureDate))
+                items.append(
+                    Item(
+                        key: entry.key, kind: "response", status: response.status, headers: response.headers,
+                        target: nil,
+                        body: Array(try reader.body(response.body)), method: response.request.method,
+                        requestHeaders: response.request.headers, captureDate: response.captureDate))
             case .redirect(let redirect):
-                items.append(Item(
-                    key: entry.key, kind: "redirect", status: redirect.status, headers: redirect.headers, target: redirect.target,
-                    body: nil, method: redirect.request.method, requestHeaders: redirect.request.headers,
-                    captureDate: redirect.captureDate))
+                items.append(
+                    Item(
+                        key: entry.key, kind: "redirect", status: redirect.status, headers: redirect.headers,
+                        target: redirect.target,
+                        body: nil, method: redirect.request.method, requestHeaders: redirect.request.headers,
+                        captureDate: redirect.captureDate))
             case .tombstone:
                 break
             }
@@ -161,7 +174,8 @@ struct ArchiveDump: Equatable, CustomStringConvertible {
 
 /// Imports `inputs` into a new archive in `folder` and returns the summary and the archive path.
 func importFiles(
-    _ inputs: [String], in folder: TemporaryFolder, name: String = "out.webarc", options: ImportOptions = ImportOptions()
+    _ inputs: [String], in folder: TemporaryFolder, name: String = "out.webarc",
+    options: ImportOptions = ImportOptions()
 ) throws -> (summary: ImportSummary, path: String) {
     let output = folder.file(name)
     return (try ArchiveImporter(options: options).run(inputs: inputs, output: output), output)

@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
-import WebArcTestSupport
 import Testing
 import WebArc
+import WebArcTestSupport
 
 @testable import WebArcInterop
 
@@ -12,24 +12,31 @@ import WebArc
 struct WACZExporterTests {
     /// An archive of the mixed WARC fixture (every mapping case) plus two titled pages.
     static func archive(in folder: TemporaryFolder) throws -> String {
-        let pages = WARCImportTests.pair("t", uri: "http://example.com/titled.html", response: WARCFixture.response(
-            headers: [("Content-Type", "text/html; charset=utf-8")],
-            body: Array("<html><head><title>\n  Caf\u{E9} &amp;\n menu </title></head></html>".utf8)))
+        let pages = WARCImportTests.pair(
+            "t", uri: "http://example.com/titled.html",
+            response: WARCFixture.response(
+                headers: [("Content-Type", "text/html; charset=utf-8")],
+                body: Array("<html><head><title>\n  Caf\u{E9} &amp;\n menu </title></head></html>".utf8)))
         let extra = try folder.write("pages.warc", pages.flatMap { $0 })
-        return try importFiles([try RoundTripTests.mixedWARC(in: folder), extra], in: folder, name: "a.webarc", options: ImportOptions(keep: .all)).path
+        return try importFiles(
+            [try RoundTripTests.mixedWARC(in: folder), extra], in: folder, name: "a.webarc",
+            options: ImportOptions(keep: .all)
+        ).path
     }
 
     /// The fixture archive exported as one gzip WARC.
     static func warc(in folder: TemporaryFolder) throws -> String {
         let output = folder.file("fixture.warc.gz")
-        _ = try ArchiveExporter(options: ExportOptions(date: RoundTripTests.fixedDate)).run(archive: try archive(in: folder), format: .warc, output: output)
+        _ = try ArchiveExporter(options: ExportOptions(date: RoundTripTests.fixedDate)).run(
+            archive: try archive(in: folder), format: .warc, output: output)
         return output
     }
 
     static func export(_ archive: String, in folder: TemporaryFolder, forceZIP64: Bool = false) throws -> String {
         let output = folder.file("a.wacz")
         let file = try InteropOutputFile(targetPath: output, overwrite: true)
-        var exporter = WACZExporter(reader: try ArchiveReader(path: archive), options: ExportOptions(date: RoundTripTests.fixedDate))
+        var exporter = WACZExporter(
+            reader: try ArchiveReader(path: archive), options: ExportOptions(date: RoundTripTests.fixedDate))
         exporter.forceZIP64 = forceZIP64
         _ = try exporter.write(to: file)
         try file.commit()
@@ -48,7 +55,8 @@ struct WACZExporterTests {
         #expect(before.items.count == after.items.count)
         for (a, b) in zip(before.items, after.items) {
             #expect(a.withoutRequestBodyFraming == b, "\(a.key)")
-            #expect(a.body.map { Array(Insecure.MD5.hash(data: $0)) } == b.body.map { Array(Insecure.MD5.hash(data: $0)) })
+            #expect(
+                a.body.map { Array(Insecure.MD5.hash(data: $0)) } == b.body.map { Array(Insecure.MD5.hash(data: $0)) })
         }
         #expect(try ArchiveReader(path: back).metadata.startURL == ArchiveReader(path: archive).metadata.startURL)
     }
@@ -58,9 +66,11 @@ struct WACZExporterTests {
         let folder = try TemporaryFolder()
         let wacz = try Self.export(try Self.archive(in: folder), in: folder)
         let zip = try ZIPReader(file: try InputFile(path: wacz))
-        #expect(zip.entries.map(\.name) == [
-            "archive/data.warc.gz", "indexes/index.cdxj", "pages/pages.jsonl", "datapackage.json", "datapackage-digest.json",
-        ])
+        #expect(
+            zip.entries.map(\.name) == [
+                "archive/data.warc.gz", "indexes/index.cdxj", "pages/pages.jsonl", "datapackage.json",
+                "datapackage-digest.json",
+            ])
         #expect(zip.entries.allSatisfy { $0.method == ZIPEntry.stored })
         let packageBytes = try zip.contents(of: try #require(zip.entry("datapackage.json")), limit: 1 << 20)
         let package = try WACZPackage(parsing: packageBytes)
@@ -72,7 +82,9 @@ struct WACZExporterTests {
             #expect(resource.hash == ZIPFixture.sha256(bytes), "\(resource.path)")
             #expect(resource.bytes == UInt64(bytes.count))
         }
-        let digest = WACZPackage.json(try zip.contents(of: try #require(zip.entry("datapackage-digest.json")), limit: 4096)) as? [String: String]
+        let digest =
+            WACZPackage.json(try zip.contents(of: try #require(zip.entry("datapackage-digest.json")), limit: 4096))
+            as? [String: String]
         #expect(digest == ["path": "datapackage.json", "hash": ZIPFixture.sha256(packageBytes)])
     }
 
@@ -88,16 +100,20 @@ struct WACZExporterTests {
         var uris: [String] = []
         for line in lines {
             let text = String(decoding: line, as: UTF8.self)
-            let json = try #require(WACZPackage.json(Array(text.split(separator: " ", maxSplits: 2)[2].utf8)) as? [String: String])
+            let json = try #require(
+                WACZPackage.json(Array(text.split(separator: " ", maxSplits: 2)[2].utf8)) as? [String: String])
             let offset = try #require(UInt64(json["offset"] ?? "")), length = try #require(Int(json["length"] ?? ""))
             let member = try warc.read(at: offset, count: length)
             let record = try Inflater.inflateAll(member, format: .gzip, maxOutput: 1 << 24)
-            #expect(String(decoding: record.prefix(200), as: UTF8.self).contains("WARC-Target-URI: \(json["url"]!)\r\n"), "\(text)")
+            #expect(
+                String(decoding: record.prefix(200), as: UTF8.self).contains("WARC-Target-URI: \(json["url"]!)\r\n"),
+                "\(text)")
             #expect(json["filename"] == "data.warc.gz")
             uris.append(json["url"]!)
         }
         #expect(uris.contains("http://example.com/titled.html") && uris.contains("urn:example:note"))
-        #expect(lines.contains { String(decoding: $0, as: UTF8.self).hasPrefix("com,example)/copy.html 20240502100000 ") })
+        #expect(
+            lines.contains { String(decoding: $0, as: UTF8.self).hasPrefix("com,example)/copy.html 20240502100000 ") })
     }
 
     @Test("the page list holds the start page first, then every HTML page with its title")
@@ -114,11 +130,14 @@ struct WACZExporterTests {
         #expect(pages.first?.url == start)
         #expect(pages.first { $0.url == "http://example.com/titled.html" }?.title == "Café & menu")
         #expect(pages.allSatisfy { $0.ts != nil && $0.id != nil })
-        let package = try WACZPackage(parsing: try zip.contents(of: try #require(zip.entry("datapackage.json")), limit: 1 << 20))
+        let package = try WACZPackage(
+            parsing: try zip.contents(of: try #require(zip.entry("datapackage.json")), limit: 1 << 20))
         #expect(package.mainPageURL == start)
     }
 
-    @Test("ZIP64 output reads in Python's zipfile as in webarc", .enabled(if: Self.python != nil, "python3 is not installed"))
+    @Test(
+        "ZIP64 output reads in Python's zipfile as in webarc",
+        .enabled(if: Self.python != nil, "python3 is not installed"))
     func zip64Python() throws {
         let folder = try TemporaryFolder()
         let wacz = try Self.export(try Self.archive(in: folder), in: folder, forceZIP64: true)
@@ -140,5 +159,7 @@ struct WACZExporterTests {
         #expect(result.output == expected)
     }
 
-    static let python: String? = ["/usr/bin/python3", "/usr/local/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let python: String? = ["/usr/bin/python3", "/usr/local/bin/python3"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
 }

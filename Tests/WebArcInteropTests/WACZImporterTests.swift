@@ -1,7 +1,7 @@
 import Foundation
-import WebArcTestSupport
 import Testing
 import WebArc
+import WebArcTestSupport
 
 @testable import WebArcInterop
 
@@ -13,12 +13,19 @@ struct WACZImporterTests {
 
     /// A gzip WARC of two pages and a plain WARC of one.
     static func warcs() -> [(String, [UInt8])] {
-        let first = WARCImportTests.pair("a", uri: "http://example.com/", response: WARCFixture.response(
-            headers: [("Content-Type", "text/html")], body: page))
-            + WARCImportTests.pair("b", uri: "http://example.com/style.css", response: WARCFixture.response(
-                headers: [("Content-Type", "text/css")], body: Array("body{}".utf8)))
-        let second = WARCImportTests.pair("c", uri: "http://example.com/about.html", response: WARCFixture.response(
-            headers: [("Content-Type", "text/html; charset=utf-8")], body: Array("<title>About us</title>".utf8)))
+        let first =
+            WARCImportTests.pair(
+                "a", uri: "http://example.com/",
+                response: WARCFixture.response(
+                    headers: [("Content-Type", "text/html")], body: page))
+            + WARCImportTests.pair(
+                "b", uri: "http://example.com/style.css",
+                response: WARCFixture.response(
+                    headers: [("Content-Type", "text/css")], body: Array("body{}".utf8)))
+        let second = WARCImportTests.pair(
+            "c", uri: "http://example.com/about.html",
+            response: WARCFixture.response(
+                headers: [("Content-Type", "text/html; charset=utf-8")], body: Array("<title>About us</title>".utf8)))
         return [("one.warc.gz", WARCFixture.gzipPerRecord(first)), ("two.warc", second.flatMap { $0 })]
     }
 
@@ -30,7 +37,9 @@ struct WACZImporterTests {
     @Test("every WARC is read in place; the first page is the start URL; titles are kept", arguments: [true, false])
     func imports(_ deflateSmall: Bool) throws {
         let folder = try TemporaryFolder()
-        let wacz = try folder.write("crawl.wacz", ZIPFixture.wacz(warcs: Self.warcs(), pages: Self.pages, title: "A crawl", deflateSmall: deflateSmall))
+        let wacz = try folder.write(
+            "crawl.wacz",
+            ZIPFixture.wacz(warcs: Self.warcs(), pages: Self.pages, title: "A crawl", deflateSmall: deflateSmall))
         let (summary, path) = try importFiles([wacz], in: folder)
         #expect(summary.inputs.map(\.format) == [.wacz])
         #expect(summary.inputs.first?.captures == 3, "captures in the WACZ's WARCs count for the WACZ")
@@ -41,7 +50,8 @@ struct WACZImporterTests {
         #expect(dump["GET http://example.com/style.css"]?.body == Array("body{}".utf8))
         let metadata = try ArchiveReader(path: path).metadata
         #expect(metadata.entries.first { $0.key == "title" }?.value == "A crawl")
-        let pages = try WACZPage.parseList(Array(try #require(metadata.entries.first { $0.key == "pages" }).value.utf8), name: "pages")
+        let pages = try WACZPage.parseList(
+            Array(try #require(metadata.entries.first { $0.key == "pages" }).value.utf8), name: "pages")
         #expect(pages.map(\.title) == ["About", "Home page"])
         #expect(metadata.entries.contains { $0.key == "source" && $0.value == "crawl.wacz (WACZ)" })
     }
@@ -49,7 +59,8 @@ struct WACZImporterTests {
     @Test("the package's mainPageURL wins over the page list")
     func mainPage() throws {
         let folder = try TemporaryFolder()
-        let wacz = try folder.write("c.wacz", ZIPFixture.wacz(warcs: Self.warcs(), pages: Self.pages, mainPageURL: "http://example.com/"))
+        let wacz = try folder.write(
+            "c.wacz", ZIPFixture.wacz(warcs: Self.warcs(), pages: Self.pages, mainPageURL: "http://example.com/"))
         #expect(try importFiles([wacz], in: folder).summary.startURL == "http://example.com/")
     }
 
@@ -68,9 +79,13 @@ struct WACZImporterTests {
     func digestMismatch() throws {
         let folder = try TemporaryFolder()
         let wrong = "sha256:" + String(repeating: "0", count: 64)
-        let wacz = try folder.write("c.wacz", ZIPFixture.wacz(warcs: Self.warcs(), pages: Self.pages, digests: ["archive/two.warc": wrong]))
+        let wacz = try folder.write(
+            "c.wacz", ZIPFixture.wacz(warcs: Self.warcs(), pages: Self.pages, digests: ["archive/two.warc": wrong]))
         let computed = ZIPFixture.sha256(Self.warcs()[1].1)
-        #expect(throws: InteropError.waczDigestMismatch(file: wacz, member: "archive/two.warc", declared: wrong, computed: computed)) {
+        #expect(
+            throws: InteropError.waczDigestMismatch(
+                file: wacz, member: "archive/two.warc", declared: wrong, computed: computed)
+        ) {
             try importFiles([wacz], in: folder, options: ImportOptions(skipBad: true))
         }
         #expect(!FileManager.default.fileExists(atPath: folder.file("out.webarc")))
@@ -82,8 +97,12 @@ struct WACZImporterTests {
         var warcs = Self.warcs()
         let declared = ZIPFixture.sha256(warcs[1].1)
         warcs[1].1[5] = UInt8(ascii: "9")
-        let wacz = try folder.write("c.wacz", ZIPFixture.wacz(warcs: warcs, pages: nil, digests: ["archive/two.warc": declared]))
-        #expect(throws: InteropError.waczDigestMismatch(file: wacz, member: "archive/two.warc", declared: declared, computed: ZIPFixture.sha256(warcs[1].1))) {
+        let wacz = try folder.write(
+            "c.wacz", ZIPFixture.wacz(warcs: warcs, pages: nil, digests: ["archive/two.warc": declared]))
+        #expect(
+            throws: InteropError.waczDigestMismatch(
+                file: wacz, member: "archive/two.warc", declared: declared, computed: ZIPFixture.sha256(warcs[1].1))
+        ) {
             try importFiles([wacz], in: folder)
         }
         // With a digest that matches the damage, the WARC error names the member and the offset.
@@ -92,7 +111,9 @@ struct WACZImporterTests {
             _ = try importFiles([lying], in: folder)
             Issue.record("the damaged record was not refused")
         } catch let error as InteropError {
-            #expect(error.location == InputLocation(file: lying + "!/archive/two.warc", offset: 0), "\(error.code): \(error)")
+            #expect(
+                error.location == InputLocation(file: lying + "!/archive/two.warc", offset: 0),
+                "\(error.code): \(error)")
         }
     }
 
@@ -100,7 +121,8 @@ struct WACZImporterTests {
     func packageDigest() throws {
         let folder = try TemporaryFolder()
         let wrong = "sha256:" + String(repeating: "a", count: 64)
-        let wacz = try folder.write("c.wacz", ZIPFixture.wacz(warcs: Self.warcs(), pages: nil, digests: ["datapackage.json": wrong]))
+        let wacz = try folder.write(
+            "c.wacz", ZIPFixture.wacz(warcs: Self.warcs(), pages: nil, digests: ["datapackage.json": wrong]))
         do {
             _ = try importFiles([wacz], in: folder)
             Issue.record("the mismatch was not refused")
@@ -109,9 +131,11 @@ struct WACZImporterTests {
         }
     }
 
-    @Test("a WACZ that breaks its own manifest is refused by name", arguments: [
-        "no package", "missing resource", "wrong size", "deflated WARC", "bad pages", "bad digest", "not a WARC",
-    ])
+    @Test(
+        "a WACZ that breaks its own manifest is refused by name",
+        arguments: [
+            "no package", "missing resource", "wrong size", "deflated WARC", "bad pages", "bad digest", "not a WARC",
+        ])
     func broken(_ kind: String) throws {
         let folder = try TemporaryFolder()
         let warcs = Self.warcs()
@@ -122,25 +146,40 @@ struct WACZImporterTests {
             bytes = ZIPFixture.zip([.init(name: "archive/one.warc.gz", bytes: warcs[0].1)]).bytes
             expected = "it holds no datapackage.json (a ZIP, but not a WACZ)"
         case "missing resource":
-            let package = WACZPackage(resources: [.init(name: "gone.warc", path: "archive/gone.warc", hash: ZIPFixture.sha256([]), bytes: 0)])
-            bytes = ZIPFixture.zip([.init(name: "archive/one.warc.gz", bytes: warcs[0].1), .init(name: "datapackage.json", bytes: package.serialized())]).bytes
+            let package = WACZPackage(resources: [
+                .init(name: "gone.warc", path: "archive/gone.warc", hash: ZIPFixture.sha256([]), bytes: 0)
+            ])
+            bytes =
+                ZIPFixture.zip([
+                    .init(name: "archive/one.warc.gz", bytes: warcs[0].1),
+                    .init(name: "datapackage.json", bytes: package.serialized()),
+                ]).bytes
             expected = "datapackage.json lists \"archive/gone.warc\", which the ZIP does not hold"
         case "wrong size":
-            let package = WACZPackage(resources: [.init(name: "one.warc.gz", path: "archive/one.warc.gz", hash: ZIPFixture.sha256(warcs[0].1), bytes: 5)])
-            bytes = ZIPFixture.zip([.init(name: "archive/one.warc.gz", bytes: warcs[0].1), .init(name: "datapackage.json", bytes: package.serialized())]).bytes
+            let package = WACZPackage(resources: [
+                .init(name: "one.warc.gz", path: "archive/one.warc.gz", hash: ZIPFixture.sha256(warcs[0].1), bytes: 5)
+            ])
+            bytes =
+                ZIPFixture.zip([
+                    .init(name: "archive/one.warc.gz", bytes: warcs[0].1),
+                    .init(name: "datapackage.json", bytes: package.serialized()),
+                ]).bytes
             expected = "datapackage.json says \"archive/one.warc.gz\" is 5 bytes; the ZIP holds \(warcs[0].1.count)"
         case "deflated WARC":
-            bytes = ZIPFixture.zip([
-                .init(name: "archive/one.warc.gz", bytes: warcs[0].1, deflated: true),
-                .init(name: "datapackage.json", bytes: WACZPackage(resources: []).serialized()),
-            ]).bytes
-            expected = "\"archive/one.warc.gz\" is stored deflated, not as it is (WACZ stores WARCs uncompressed in the ZIP so that they can be read in place): unzip it and import the WARC"
+            bytes =
+                ZIPFixture.zip([
+                    .init(name: "archive/one.warc.gz", bytes: warcs[0].1, deflated: true),
+                    .init(name: "datapackage.json", bytes: WACZPackage(resources: []).serialized()),
+                ]).bytes
+            expected =
+                "\"archive/one.warc.gz\" is stored deflated, not as it is (WACZ stores WARCs uncompressed in the ZIP so that they can be read in place): unzip it and import the WARC"
         case "bad pages":
             bytes = ZIPFixture.wacz(warcs: warcs, pages: [#"{"url": "http://example.com/"}"#, "not json"])
             expected = "pages/pages.jsonl line 3 is not a JSON object"
         case "bad digest":
             bytes = ZIPFixture.wacz(warcs: warcs, pages: nil, digests: ["archive/one.warc.gz": "crc32:1234"])
-            expected = "datapackage.json resource \"archive/one.warc.gz\": the digest \"crc32:1234\" is not sha256:HEX, md5:HEX or another algorithm webarc checks"
+            expected =
+                "datapackage.json resource \"archive/one.warc.gz\": the digest \"crc32:1234\" is not sha256:HEX, md5:HEX or another algorithm webarc checks"
         default:
             bytes = ZIPFixture.wacz(warcs: [("x.warc", Array("hello".utf8))], pages: nil)
             expected = "\"archive/x.warc\" is neither a WARC nor a gzip WARC"
@@ -152,7 +191,8 @@ struct WACZImporterTests {
     @Test("the CDXJ index is not read: a wrong one changes nothing")
     func indexIgnored() throws {
         let folder = try TemporaryFolder()
-        let junk = ZIPFixture.Member(name: "indexes/index.cdxj", bytes: Array("com,example)/ 2024 {\"offset\": \"999999\"}\n".utf8))
+        let junk = ZIPFixture.Member(
+            name: "indexes/index.cdxj", bytes: Array("com,example)/ 2024 {\"offset\": \"999999\"}\n".utf8))
         let wacz = try folder.write("c.wacz", ZIPFixture.wacz(warcs: Self.warcs(), pages: nil, extra: [junk]))
         #expect(try importFiles([wacz], in: folder).summary.responses == 3)
     }

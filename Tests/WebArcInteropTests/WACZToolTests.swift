@@ -12,14 +12,18 @@ enum WACZTools {
     /// The virtual environment's `bin` folder; nil when `wacz` could not be installed.
     static var bin: String? { venv.bin }
     /// Whether pywb installed too (its replay test is skipped otherwise).
-    static var hasPywb: Bool { venv.bin.map { FileManager.default.isExecutableFile(atPath: $0 + "/wb-manager") } ?? false }
+    static var hasPywb: Bool {
+        venv.bin.map { FileManager.default.isExecutableFile(atPath: $0 + "/wb-manager") } ?? false
+    }
 
     static var skipReason: Comment { Comment(rawValue: venv.problem ?? "") }
 
     static let venv: (bin: String?, problem: String?) = {
         let folder = NSTemporaryDirectory() + "webarc-wacz-venv"
         if Warcio.run(folder + "/bin/python", ["-c", "import wacz"]).status == 0 {
-            if !FileManager.default.fileExists(atPath: folder + "/bin/wb-manager") { _ = Warcio.run(folder + "/bin/pip", ["install", "--quiet", "pywb"]) }
+            if !FileManager.default.fileExists(atPath: folder + "/bin/wb-manager") {
+                _ = Warcio.run(folder + "/bin/pip", ["install", "--quiet", "pywb"])
+            }
             return (folder + "/bin", nil)
         }
         try? FileManager.default.removeItem(atPath: folder)
@@ -27,7 +31,9 @@ enum WACZTools {
             return (nil, "python3 -m venv failed; install python3-venv to run the py-wacz checks")
         }
         let install = Warcio.run(folder + "/bin/pip", ["install", "--quiet", "wacz"])
-        guard install.status == 0 else { return (nil, "pip install wacz failed (\(install.error.prefix(200))); the py-wacz checks need PyPI") }
+        guard install.status == 0 else {
+            return (nil, "pip install wacz failed (\(install.error.prefix(200))); the py-wacz checks need PyPI")
+        }
         // pywb is optional: its replay test says so when it is absent.
         _ = Warcio.run(folder + "/bin/pip", ["install", "--quiet", "pywb"])
         return (folder + "/bin", nil)
@@ -59,9 +65,12 @@ struct WACZToolTests {
         let folder = try TemporaryFolder()
         let warc = try WACZExporterTests.warc(in: folder)
         let bin = try #require(WACZTools.bin)
-        let made = WACZTools.run(bin + "/wacz", ["create", "-o", "made.wacz", warc] + (detectPages ? ["--detect-pages"] : []), in: folder.path)
+        let made = WACZTools.run(
+            bin + "/wacz", ["create", "-o", "made.wacz", warc] + (detectPages ? ["--detect-pages"] : []),
+            in: folder.path)
         #expect(made.status == 0, "\(made.output)")
-        let (summary, fromWACZ) = try importFiles([folder.file("made.wacz")], in: folder, name: "1.webarc", options: ImportOptions(keep: .all))
+        let (summary, fromWACZ) = try importFiles(
+            [folder.file("made.wacz")], in: folder, name: "1.webarc", options: ImportOptions(keep: .all))
         let fromWARC = try importFiles([warc], in: folder, name: "2.webarc", options: ImportOptions(keep: .all)).path
         #expect(summary.inputs.first?.format == .wacz)
         let a = try ArchiveDump(fromWACZ), b = try ArchiveDump(fromWARC)
@@ -73,19 +82,22 @@ struct WACZToolTests {
     @Test("webarc's WACZ passes wacz validate", arguments: [false, true])
     func validate(_ forceZIP64: Bool) throws {
         let folder = try TemporaryFolder()
-        let wacz = try WACZExporterTests.export(try WACZExporterTests.archive(in: folder), in: folder, forceZIP64: forceZIP64)
+        let wacz = try WACZExporterTests.export(
+            try WACZExporterTests.archive(in: folder), in: folder, forceZIP64: forceZIP64)
         let result = WACZTools.run(try #require(WACZTools.bin) + "/wacz", ["validate", "-f", wacz], in: folder.path)
         #expect(result.status == 0 && result.output.contains("Validation succeeded"), "\(result.output)")
     }
 
-    @Test("pywb replays the WARC of webarc's WACZ: every response's status and body",
-          .enabled(if: WACZTools.hasPywb, "pywb did not install from PyPI"))
+    @Test(
+        "pywb replays the WARC of webarc's WACZ: every response's status and body",
+        .enabled(if: WACZTools.hasPywb, "pywb did not install from PyPI"))
     func pywbReplay() throws {
         let folder = try TemporaryFolder()
         let archive = try WACZExporterTests.archive(in: folder)
         let wacz = try WACZExporterTests.export(archive, in: folder)
         let zip = try ZIPReader(file: try InputFile(path: wacz))
-        let warc = try folder.write("data.warc.gz", try zip.contents(of: try #require(zip.entry("archive/data.warc.gz")), limit: 1 << 26))
+        let warc = try folder.write(
+            "data.warc.gz", try zip.contents(of: try #require(zip.entry("archive/data.warc.gz")), limit: 1 << 26))
         let bin = try #require(WACZTools.bin)
         #expect(WACZTools.run(bin + "/wb-manager", ["init", "c"], in: folder.path).status == 0)
         let added = WACZTools.run(bin + "/wb-manager", ["add", "c", warc], in: folder.path)
@@ -95,11 +107,14 @@ struct WACZToolTests {
         var urls: [String] = []
         try reader.forEachEntry { entry in
             // A body still in a content coding is decoded by pywb even for id_ (the fixture's br body is not real brotli).
-            guard case .response(let response) = entry.record, response.request.method == "GET", WARCExporter.isHTTP(response.request.url),
+            guard case .response(let response) = entry.record, response.request.method == "GET",
+                WARCExporter.isHTTP(response.request.url),
                 response.headers.value(for: "Content-Encoding") == nil
             else { return }
             let body = try reader.body(response.body)
-            expected.append("RESULT \(response.status) \(Insecure.MD5.hash(data: body).map { String(format: "%02x", $0) }.joined()) \(response.request.url)")
+            expected.append(
+                "RESULT \(response.status) \(Insecure.MD5.hash(data: body).map { String(format: "%02x", $0) }.joined()) \(response.request.url)"
+            )
             urls.append(response.request.url)
         }
         let script = """

@@ -33,10 +33,13 @@ struct WARCMessages {
             try reader.finishRecord()
             let header = start.header
             guard ["response", "revisit"].contains(header.type), let uri = header.targetURI, WARCExporter.isHTTP(uri),
-                  let (head, body) = Self.split(block), case .response(_, let status, _) = head.startLine else { continue }
-            messages.append(Message(
-                type: header.type, uri: uri, date: header.date, recordID: header.recordID, refersTo: header["WARC-Refers-To"],
-                payloadDigest: header.payloadDigest, status: status, headers: head.headers, body: body))
+                let (head, body) = Self.split(block), case .response(_, let status, _) = head.startLine
+            else { continue }
+            messages.append(
+                Message(
+                    type: header.type, uri: uri, date: header.date, recordID: header.recordID,
+                    refersTo: header["WARC-Refers-To"],
+                    payloadDigest: header.payloadDigest, status: status, headers: head.headers, body: body))
         }
     }
 
@@ -61,29 +64,37 @@ struct WARCMessages {
     func original(of message: Message) -> Message? {
         guard message.type == "revisit" else { return message }
         return messages.first { $0.type == "response" && $0.recordID != nil && $0.recordID == message.refersTo }
-            ?? messages.first { $0.type == "response" && $0.payloadDigest != nil && $0.payloadDigest == message.payloadDigest }
+            ?? messages.first {
+                $0.type == "response" && $0.payloadDigest != nil && $0.payloadDigest == message.payloadDigest
+            }
     }
 
     /// The headers and body webarc stores for `message` (`Spec/interop.md` §2.5, §2.6, §3): the
     /// payload of `original` with chunked framing removed and gzip and deflate decoded; the
     /// message's headers without `Transfer-Encoding`, with `Content-Encoding` naming what is still
     /// applied and `Content-Length` (when present) the stored length.
-    static func stored(_ message: Message, payloadOf original: Message) throws -> (headers: [HTTPHeader], body: [UInt8]) {
+    static func stored(_ message: Message, payloadOf original: Message) throws -> (headers: [HTTPHeader], body: [UInt8])
+    {
         var body = original.body
-        if original.headers.tokens(for: "Transfer-Encoding").contains("chunked"), ChunkedDecoder.startsWithChunkSize(body.prefix(64)) {
+        if original.headers.tokens(for: "Transfer-Encoding").contains("chunked"),
+            ChunkedDecoder.startsWithChunkSize(body.prefix(64))
+        {
             var decoder = ChunkedDecoder()
             var output: [UInt8] = []
             try decoder.decode(body[...], into: &output)
             body = output
         }
-        let outcome = try ContentCoding.decode(try BodySpool(body), codings: original.headers.tokens(for: "Content-Encoding"), wire: true)
+        let outcome = try ContentCoding.decode(
+            try BodySpool(body), codings: original.headers.tokens(for: "Content-Encoding"), wire: true)
         body = try outcome.body.bytes()
         var headers: [HTTPHeader] = []
         for header in message.headers {
             switch header.name.lowercased() {
             case "transfer-encoding": continue
             case "content-encoding":
-                if !outcome.remaining.isEmpty && !headers.contains(where: { $0.name.lowercased() == "content-encoding" }) {
+                if !outcome.remaining.isEmpty
+                    && !headers.contains(where: { $0.name.lowercased() == "content-encoding" })
+                {
                     headers.append(HTTPHeader(header.name, outcome.remaining.joined(separator: ", ")))
                 }
             case "content-length": headers.append(HTTPHeader(header.name, String(body.count)))
@@ -106,17 +117,26 @@ extension WARCMessages {
         for message in before.messages {
             // A revisit whose original is not in the file is not imported (noted unresolvedRevisit).
             guard let source = before.original(of: message) else { continue }
-            let isRedirect = RedirectRecord.allowedStatuses.contains(message.status) && message.headers.value(for: "Location") != nil
-            let expected = isRedirect
-                ? (headers: message.headers.removing("Content-Length").removing("Content-Encoding").removing("Transfer-Encoding"), body: [])
+            let isRedirect =
+                RedirectRecord.allowedStatuses.contains(message.status) && message.headers.value(for: "Location") != nil
+            let expected =
+                isRedirect
+                ? (
+                    headers: message.headers.removing("Content-Length").removing("Content-Encoding").removing(
+                        "Transfer-Encoding"), body: []
+                )
                 : try stored(message, payloadOf: source)
             let key = try URLKey.canonicalize(message.uri)
-            let candidates = after.messages.filter { (try? URLKey.canonicalize($0.uri)) == key && $0.date == message.date }
+            let candidates = after.messages.filter {
+                (try? URLKey.canonicalize($0.uri)) == key && $0.date == message.date
+            }
             let match = candidates.first { candidate in
                 candidate.status == message.status && candidate.headers == expected.headers
                     && after.original(of: candidate)?.body == expected.body
             }
-            #expect(match != nil, """
+            #expect(
+                match != nil,
+                """
                 \(message.type) \(message.uri) at \(message.date as Any): no exported record with status \(message.status), \
                 headers \(expected.headers) and its \(expected.body.count)-byte payload; found \
                 \(candidates.map { "\($0.status) \($0.headers) \(after.original(of: $0)?.body.count ?? -1) bytes" })

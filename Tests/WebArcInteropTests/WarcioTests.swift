@@ -76,10 +76,15 @@ struct WarcioTests {
         try Self.checkAndIndex([try RoundTripTests.mixedWARC(in: folder)], in: folder)
     }
 
-    @Test("an exported WARC of corpus captures passes warcio check and indexes every record", .enabled(if: Corpus.available, Corpus.skipReason))
+    @Test(
+        "an exported WARC of corpus captures passes warcio check and indexes every record",
+        .enabled(if: Corpus.available, Corpus.skipReason))
     func checkAndIndexCorpus() throws {
         let folder = try TemporaryFolder()
-        let names = ["pywb-iana.warc.gz", "pywb-dupes.warc.gz", "pywb-example-wget-1-14.warc.gz", "harviewer-www-cnn-com-fiddler.har"]
+        let names = [
+            "pywb-iana.warc.gz", "pywb-dupes.warc.gz", "pywb-example-wget-1-14.warc.gz",
+            "harviewer-www-cnn-com-fiddler.har",
+        ]
         try Self.checkAndIndex(try [try RoundTripTests.mixedWARC(in: folder)] + names.map(Corpus.path), in: folder)
     }
 
@@ -101,8 +106,10 @@ struct WarcioTests {
         #expect(lines.filter { $0.contains("\"revisit\"") }.count == summary.revisits)
     }
 
-    @Test("every payload webarc imports from the corpus equals warcio's", .enabled(if: Corpus.available, Corpus.skipReason),
-          arguments: RoundTripTests.corpusWARCs)
+    @Test(
+        "every payload webarc imports from the corpus equals warcio's",
+        .enabled(if: Corpus.available, Corpus.skipReason),
+        arguments: RoundTripTests.corpusWARCs)
     func payloadsAgree(_ name: String) throws {
         let bin = try #require(Warcio.bin)
         let path = try Corpus.path(name)
@@ -118,11 +125,15 @@ struct WarcioTests {
             let uri = record["uri"] as! String
             let date = ISODate.parse(record["date"] as! String)
             let key = try URLKey.key(method: "GET", url: uri)
-            let candidates = dump.items.filter { ($0.key == key || $0.key.hasSuffix(" " + (try! URLKey.canonicalize(uri)))) && $0.captureDate == date }
+            let candidates = dump.items.filter {
+                ($0.key == key || $0.key.hasSuffix(" " + (try! URLKey.canonicalize(uri)))) && $0.captureDate == date
+            }
             let item = try #require(candidates.first, "\(uri) at \(date as Any) is in the archive")
             #expect(item.status == record["status"] as? Int, "\(uri)")
             if item.kind == "response" {
-                let sha1 = Insecure.SHA1.hash(data: item.body ?? []).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+                let sha1 = Insecure.SHA1.hash(data: item.body ?? []).map {
+                    ($0 < 16 ? "0" : "") + String($0, radix: 16)
+                }.joined()
                 #expect(sha1 == record["sha1"] as? String, "\(uri): payload differs from warcio's")
             }
             compared += 1

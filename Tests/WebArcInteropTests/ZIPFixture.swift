@@ -104,7 +104,9 @@ enum ZIPFixture {
         members += extra
         var package = WACZPackage(
             resources: members.map {
-                WACZPackage.Resource(name: $0.name, path: $0.name, hash: digests[$0.name] ?? sha256($0.bytes), bytes: UInt64($0.bytes.count))
+                WACZPackage.Resource(
+                    name: $0.name, path: $0.name, hash: digests[$0.name] ?? sha256($0.bytes),
+                    bytes: UInt64($0.bytes.count))
             }, title: title, mainPageURL: mainPageURL)
         package.created = "2024-05-01T10:00:00Z"
         let packageBytes = package.serialized()

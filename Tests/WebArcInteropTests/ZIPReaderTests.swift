@@ -1,6 +1,6 @@
 import Foundation
-import WebArcTestSupport
 import Testing
+import WebArcTestSupport
 
 @testable import WebArcInterop
 
@@ -30,7 +30,8 @@ struct ZIPReaderTests {
     func reads() throws {
         let folder = try TemporaryFolder()
         let layout = ZIPFixture.zip([
-            .init(name: "a/stored.txt", bytes: Self.text), .init(name: "b.json", bytes: Self.text, deflated: true), .init(name: "empty", bytes: []),
+            .init(name: "a/stored.txt", bytes: Self.text), .init(name: "b.json", bytes: Self.text, deflated: true),
+            .init(name: "empty", bytes: []),
         ])
         let zip = try Self.open(layout.bytes, in: folder)
         #expect(zip.entries.map(\.name) == ["a/stored.txt", "b.json", "empty"])
@@ -40,8 +41,12 @@ struct ZIPReaderTests {
         #expect(window.path == folder.file("t.zip") + "!/a/stored.txt")
         #expect(window.size == UInt64(Self.text.count))
         #expect(try window.read(at: 5, count: 6) == Array(Self.text[5..<11]))
-        #expect(try window.read(at: UInt64(Self.text.count) - 2, count: 10).count == 2, "reads stop at the member's end")
-        #expect(throws: InteropError.badZIP(file: folder.file("t.zip"), reason: "entry \"b.json\" is compressed and cannot be read in place")) {
+        #expect(
+            try window.read(at: UInt64(Self.text.count) - 2, count: 10).count == 2, "reads stop at the member's end")
+        #expect(
+            throws: InteropError.badZIP(
+                file: folder.file("t.zip"), reason: "entry \"b.json\" is compressed and cannot be read in place")
+        ) {
             try zip.window(of: try #require(zip.entry("b.json")))
         }
     }
@@ -59,14 +64,18 @@ struct ZIPReaderTests {
         var layout = ZIPFixture.zip([.init(name: "a", bytes: Self.text)])
         ZIPFixture.patch(&layout.bytes, at: layout.endOffset + 8, 0xFFFF, width: 2)
         ZIPFixture.patch(&layout.bytes, at: layout.endOffset + 10, 0xFFFF, width: 2)
-        #expect(try Self.reason(layout.bytes) == "it declares 65535 entries, more than its 47-byte central directory can hold")
+        #expect(
+            try Self.reason(layout.bytes)
+                == "it declares 65535 entries, more than its 47-byte central directory can hold")
     }
 
     @Test("a directory offset or size past the file is refused")
     func directoryPastEnd() throws {
         var layout = ZIPFixture.zip([.init(name: "a", bytes: Self.text)])
         ZIPFixture.patch(&layout.bytes, at: layout.endOffset + 16, 0xFFFF_FF00, width: 4)
-        #expect(try Self.reason(layout.bytes)?.hasPrefix("the central directory (47 bytes at offset 4294967040) does not end before") == true)
+        #expect(
+            try Self.reason(layout.bytes)?.hasPrefix(
+                "the central directory (47 bytes at offset 4294967040) does not end before") == true)
     }
 
     @Test("a ZIP64 locator that points outside the file is refused")
@@ -78,13 +87,18 @@ struct ZIPReaderTests {
         locator.uint64(1 << 60)
         locator.uint32(1)
         let bytes = Array(layout.bytes[..<layout.endOffset]) + locator.bytes + Array(layout.bytes[layout.endOffset...])
-        #expect(try Self.reason(bytes) == "the ZIP64 locator points at offset 1152921504606846976, past where a ZIP64 end record can be")
+        #expect(
+            try Self.reason(bytes)
+                == "the ZIP64 locator points at offset 1152921504606846976, past where a ZIP64 end record can be")
     }
 
-    @Test("names that climb out or are absolute are refused, naming the entry", arguments: [
-        ("../evil.warc", "climbs out"), ("archive/../../x", "climbs out"), ("/etc/passwd", "absolute path"), ("C:\\x", "absolute path"),
-        ("a\\..\\b", "climbs out"),
-    ])
+    @Test(
+        "names that climb out or are absolute are refused, naming the entry",
+        arguments: [
+            ("../evil.warc", "climbs out"), ("archive/../../x", "climbs out"), ("/etc/passwd", "absolute path"),
+            ("C:\\x", "absolute path"),
+            ("a\\..\\b", "climbs out"),
+        ])
     func hostileNames(_ name: String, _ problem: String) throws {
         let reason = try #require(try Self.reason(ZIPFixture.zip([.init(name: name, bytes: Self.text)]).bytes))
         #expect(reason.contains(problem) && reason.contains(name), "\(reason)")
@@ -98,7 +112,9 @@ struct ZIPReaderTests {
 
     @Test("entries whose data overlap are refused")
     func overlap() throws {
-        var layout = ZIPFixture.zip([.init(name: "a", bytes: Self.text, deflated: true), .init(name: "b", bytes: Self.text)])
+        var layout = ZIPFixture.zip([
+            .init(name: "a", bytes: Self.text, deflated: true), .init(name: "b", bytes: Self.text),
+        ])
         // Entry a's compressed size now reaches into b's local header.
         let size = UInt64(layout.localOffsets[1] - layout.localOffsets[0])
         ZIPFixture.patch(&layout.bytes, at: layout.directoryOffset + 20, size, width: 4)
@@ -109,7 +125,9 @@ struct ZIPReaderTests {
     func dataPastDirectory() throws {
         var layout = ZIPFixture.zip([.init(name: "a", bytes: Self.text, deflated: true)])
         ZIPFixture.patch(&layout.bytes, at: layout.directoryOffset + 20, 0xFFFF_0000, width: 4)
-        #expect(try Self.reason(layout.bytes)?.hasPrefix("entry \"a\" declares 4294901760 bytes at offset 31, past the central directory") == true)
+        #expect(
+            try Self.reason(layout.bytes)?.hasPrefix(
+                "entry \"a\" declares 4294901760 bytes at offset 31, past the central directory") == true)
     }
 
     @Test("a local header naming another file is refused")
@@ -127,7 +145,10 @@ struct ZIPReaderTests {
         ZIPFixture.patch(&layout.bytes, at: layout.directoryOffset + 24, 1000, width: 4)
         let zip = try Self.open(layout.bytes, in: folder)
         let entry = try #require(zip.entry("bomb"))
-        #expect(throws: InteropError.badZIP(file: folder.file("t.zip"), reason: "entry \"bomb\" inflates past its declared 1000 bytes")) {
+        #expect(
+            throws: InteropError.badZIP(
+                file: folder.file("t.zip"), reason: "entry \"bomb\" inflates past its declared 1000 bytes")
+        ) {
             try zip.contents(of: entry, limit: 1 << 20)
         }
         // Declared sizes deflate cannot reach are refused before anything is inflated, whatever the limit.
@@ -135,15 +156,22 @@ struct ZIPReaderTests {
         ZIPFixture.patch(&lying.bytes, at: lying.directoryOffset + 24, 0xFFFF_FFF0, width: 4)
         let liar = try Self.open(lying.bytes, in: folder)
         let compressed = try #require(liar.entry("lie")).compressedSize
-        #expect(throws: InteropError.badZIP(
-            file: folder.file("t.zip"), reason: "entry \"lie\" declares 4294967280 bytes from \(compressed) deflated, more than webarc inflates")) {
+        #expect(
+            throws: InteropError.badZIP(
+                file: folder.file("t.zip"),
+                reason: "entry \"lie\" declares 4294967280 bytes from \(compressed) deflated, more than webarc inflates"
+            )
+        ) {
             try liar.forEachPiece(of: try #require(liar.entry("lie")), checkingCRC: false) { _ in }
         }
         var absurd = ZIPFixture.zip([.init(name: "big", bytes: zeros, deflated: true)])
         ZIPFixture.patch(&absurd.bytes, at: absurd.directoryOffset + 24, 0xFFFF_FFF0, width: 4)
         let big = try Self.open(absurd.bytes, in: folder)
-        #expect(throws: InteropError.badZIP(
-            file: folder.file("t.zip"), reason: "entry \"big\" is 4294967280 bytes, more than the 1048576 read into memory")) {
+        #expect(
+            throws: InteropError.badZIP(
+                file: folder.file("t.zip"),
+                reason: "entry \"big\" is 4294967280 bytes, more than the 1048576 read into memory")
+        ) {
             try big.contents(of: try #require(big.entry("big")), limit: 1 << 20)
         }
     }
@@ -154,8 +182,13 @@ struct ZIPReaderTests {
         var layout = ZIPFixture.zip([.init(name: "a", bytes: Self.text, deflated: true)])
         ZIPFixture.patch(&layout.bytes, at: layout.directoryOffset + 16, 0x1234_5678, width: 4)
         let zip = try Self.open(layout.bytes, in: folder)
-        #expect(throws: InteropError.badZIP(
-            file: folder.file("t.zip"), reason: "entry \"a\" has CRC-32 0x\(String(ZIPFixture.crc(Self.text), radix: 16)), not the 0x12345678 its directory entry declares: it is damaged")) {
+        #expect(
+            throws: InteropError.badZIP(
+                file: folder.file("t.zip"),
+                reason:
+                    "entry \"a\" has CRC-32 0x\(String(ZIPFixture.crc(Self.text), radix: 16)), not the 0x12345678 its directory entry declares: it is damaged"
+            )
+        ) {
             try zip.contents(of: try #require(zip.entry("a")), limit: 1 << 20)
         }
     }
@@ -170,8 +203,11 @@ struct ZIPReaderTests {
         #expect(throws: InteropError.badZIP(file: folder.file("t.zip"), reason: "entry \"a\" is encrypted")) {
             try zip.contents(of: try #require(zip.entry("a")), limit: 10)
         }
-        #expect(throws: InteropError.badZIP(
-            file: folder.file("t.zip"), reason: "entry \"b\" uses compression method 12; webarc reads stored and deflated entries")) {
+        #expect(
+            throws: InteropError.badZIP(
+                file: folder.file("t.zip"),
+                reason: "entry \"b\" uses compression method 12; webarc reads stored and deflated entries")
+        ) {
             try zip.contents(of: try #require(zip.entry("b")), limit: 10)
         }
     }
@@ -180,7 +216,8 @@ struct ZIPReaderTests {
     func everyByte() throws {
         let folder = try TemporaryFolder()
         let layout = ZIPFixture.zip([
-            .init(name: "archive/a.warc", bytes: Array(Self.text.prefix(40))), .init(name: "pages/pages.jsonl", bytes: Self.text, deflated: true),
+            .init(name: "archive/a.warc", bytes: Array(Self.text.prefix(40))),
+            .init(name: "pages/pages.jsonl", bytes: Self.text, deflated: true),
         ])
         var refused = 0
         // The first member's header and data, the second's header, the directory and the end record.

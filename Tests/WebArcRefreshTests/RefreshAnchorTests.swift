@@ -32,10 +32,13 @@ struct RefreshAnchorTests {
         let folder = try RefreshTests.Folder()
         let server = try TestHTTPServer { request in
             switch request.target {
-            case "/p002.html": return .init(headers: [("Content-Type", "text/html")], text: Self.page(2, edition: "second edition"))
+            case "/p002.html":
+                return .init(headers: [("Content-Type", "text/html")], text: Self.page(2, edition: "second edition"))
             case "/p005.html": return .init(status: 404, text: "not found")
             default:
-                guard request.target.hasPrefix("/p"), let number = Int(request.target.dropFirst(2).prefix(3)) else { return .init(status: 404, text: "?") }
+                guard request.target.hasPrefix("/p"), let number = Int(request.target.dropFirst(2).prefix(3)) else {
+                    return .init(status: 404, text: "?")
+                }
                 return .init(headers: [("Content-Type", "text/html")], text: Self.page(number))
             }
         }
@@ -47,7 +50,8 @@ struct RefreshAnchorTests {
         let siteFolder = folder.file("site")
         try FileManager.default.createDirectory(atPath: siteFolder, withIntermediateDirectories: true)
         for number in 0..<Self.pages {
-            try Data(Self.page(number).utf8).write(to: URL(fileURLWithPath: siteFolder + String(format: "/p%03d.html", number)))
+            try Data(Self.page(number).utf8).write(
+                to: URL(fileURLWithPath: siteFolder + String(format: "/p%03d.html", number)))
         }
         let site = folder.file("site.webarc")
         var options = SitePacker.Options(baseURL: archived)
@@ -58,9 +62,12 @@ struct RefreshAnchorTests {
             .write(to: folder.file("update.webarc"))
         #expect(summary.changed == 1 && summary.gone == 1 && summary.keptAfterError == 0, "\(summary)")
         let update = try ArchiveReader(path: folder.file("update.webarc"))
-        #expect(try update.metadata.target?.archive.writer?.anchors == (rule?.anchorRule ?? .everyNth), "the refreshed archive keeps the rule")
+        #expect(
+            try update.metadata.target?.archive.writer?.anchors == (rule?.anchorRule ?? .everyNth),
+            "the refreshed archive keeps the rule")
 
-        let applied = try UpdateApplier(stack: try LayerStack([update, try ArchiveReader(path: site)])).write(to: folder.file("refreshed.webarc"))
+        let applied = try UpdateApplier(stack: try LayerStack([update, try ArchiveReader(path: site)])).write(
+            to: folder.file("refreshed.webarc"))
         let refreshed = try ArchiveReader(path: folder.file("refreshed.webarc"))
         #expect(refreshed.recordCount == Self.pages - 1)
         guard case .response(let edited)? = try refreshed.lookup(url: archived + "p002.html")?.record else {
@@ -71,12 +78,16 @@ struct RefreshAnchorTests {
         return applied
     }
 
-    @Test("refreshing a packed site keeps its keyed anchors: a page changed and one gone early cost the update's apply a few chunks, not one per later page")
+    @Test(
+        "refreshing a packed site keeps its keyed anchors: a page changed and one gone early cost the update's apply a few chunks, not one per later page"
+    )
     func keyedAnchorsKept() async throws {
         let keyed = try await refreshAndApply(rule: .localMinimum)
         let everyNth = try await refreshAndApply(rule: nil)
         // Every-32nd anchors move after page 5: every later page but the anchors is coded again.
         #expect(everyNth.chunksCoded > Self.pages / 2, "\(everyNth)")
-        #expect(keyed.chunksCoded <= 3 && keyed.chunksCoded < everyNth.chunksCoded, "keyed \(keyed), every 32nd \(everyNth)")
+        #expect(
+            keyed.chunksCoded <= 3 && keyed.chunksCoded < everyNth.chunksCoded, "keyed \(keyed), every 32nd \(everyNth)"
+        )
     }
 }

@@ -11,7 +11,9 @@ import WebArcTestSupport
 /// would change too much of the archive, or got no usable answer at all, writes nothing.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct RefreshFaultTests {
-    @Test("an error status keeps the stored page: nothing about it goes into the update", arguments: [401, 403, 407, 408, 429, 451, 500, 502, 503, 504])
+    @Test(
+        "an error status keeps the stored page: nothing about it goes into the update",
+        arguments: [401, 403, 407, 408, 429, 451, 500, 502, 503, 504])
     func errorStatusKeepsPage(status: Int) async throws {
         let site = try LiveSite { request in
             request.target == "/p02" ? .init(status: status, text: "error \(status)") : LiveSite.confirm(request)
@@ -40,10 +42,14 @@ struct RefreshFaultTests {
         case slowAnswer, stalledBody, reset, tlsFailure, oversizedBody
     }
 
-    @Test("a slow answer, a body that stalls, a reset, a TLS failure or an oversized body keeps the stored page", arguments: TransportFault.allCases)
+    @Test(
+        "a slow answer, a body that stalls, a reset, a TLS failure or an oversized body keeps the stored page",
+        arguments: TransportFault.allCases)
     func transportFaultKeepsPage(fault: TransportFault) async throws {
         // A plain HTTP server where the archive says https: the TLS handshake gets an HTTP answer.
-        let plain = try TestHTTPServer(greeting: Array("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n".utf8)) { _ in .init() }
+        let plain = try TestHTTPServer(greeting: Array("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n".utf8)) {
+            _ in .init()
+        }
         defer { plain.stop() }
         let tlsURL = "https://127.0.0.1:\(plain.port)/p02"
         let site = try LiveSite(moving: fault == .tlsFailure ? ["/p02": tlsURL] : [:]) { request in
@@ -54,7 +60,8 @@ struct RefreshFaultTests {
                 _ = request.waitForClose(timeout: 30)
                 return .init(text: "too late")
             case .stalledBody:
-                request.sendNow(Array("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nConnection: close\r\n\r\nthe first bytes".utf8))
+                request.sendNow(
+                    Array("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nConnection: close\r\n\r\nthe first bytes".utf8))
                 _ = request.waitForClose(timeout: 30)
                 return .init(text: "never")
             case .reset:
@@ -65,12 +72,16 @@ struct RefreshFaultTests {
             }
         }
         let faulty = fault == .tlsFailure ? tlsURL : site.url("/p02")
-        let summary = try await site.refresh(RefreshOptions(timeout: 0.5, maxBodyBytes: fault == .oversizedBody ? 64 : 1 << 20))
-        #expect(summary.asked == 10 && summary.unchanged == 9 && summary.changed == 0 && summary.keptAfterError == 1, "\(summary)")
+        let summary = try await site.refresh(
+            RefreshOptions(timeout: 0.5, maxBodyBytes: fault == .oversizedBody ? 64 : 1 << 20))
+        #expect(
+            summary.asked == 10 && summary.unchanged == 9 && summary.changed == 0 && summary.keptAfterError == 1,
+            "\(summary)")
         let kept = try #require(summary.kept.first)
         #expect(kept.url == faulty)
         switch (fault, kept.reason) {
-        case (.slowAnswer, .timedOut(seconds: 0.5)), (.stalledBody, .timedOut(seconds: 0.5)), (.reset, .noAnswer), (.tlsFailure, .noAnswer),
+        case (.slowAnswer, .timedOut(seconds: 0.5)), (.stalledBody, .timedOut(seconds: 0.5)), (.reset, .noAnswer),
+            (.tlsFailure, .noAnswer),
             (.oversizedBody, .bodyTooLarge(limit: 64)):
             break
         default:
@@ -80,12 +91,15 @@ struct RefreshFaultTests {
         #expect(try site.served(faulty) == "stored /p02")
     }
 
-    @Test("429 and 503 with Retry-After are asked again: the page answered after the wait is updated", arguments: [429, 503])
+    @Test(
+        "429 and 503 with Retry-After are asked again: the page answered after the wait is updated",
+        arguments: [429, 503])
     func retryAfterHonoured(status: Int) async throws {
         let refusals = CallCounter()
         let site = try LiveSite { request in
             guard request.target == "/p02" else { return LiveSite.confirm(request) }
-            return refusals.next() == 0 ? .init(status: status, headers: [("Retry-After", "0")], text: "busy") : .init(text: "second edition")
+            return refusals.next() == 0
+                ? .init(status: status, headers: [("Retry-After", "0")], text: "busy") : .init(text: "second edition")
         }
         let summary = try await site.refresh()
         #expect(summary.changed == 1 && summary.retried == 1 && summary.keptAfterError == 0, "\(summary)")
@@ -96,26 +110,34 @@ struct RefreshFaultTests {
     @Test("an origin that keeps refusing: each page asked again twice at most, the next pages once, all kept")
     func retryAfterExhausted() async throws {
         let site = try LiveSite { request in
-            ["/p02", "/p05"].contains(request.target) ? .init(status: 429, headers: [("Retry-After", "0")], text: "slow down") : LiveSite.confirm(request)
+            ["/p02", "/p05"].contains(request.target)
+                ? .init(status: 429, headers: [("Retry-After", "0")], text: "slow down") : LiveSite.confirm(request)
         }
         let summary = try await site.refresh()
         let asked = site.server.received.map(\.target)
         let first = try #require(asked.first { $0 == "/p02" || $0 == "/p05" })
         let second = first == "/p02" ? "/p05" : "/p02"
         #expect(asked.filter { $0 == first }.count == 3 && asked.filter { $0 == second }.count == 1, "\(asked)")
-        #expect(Set(summary.kept.map(\.description)) == [
-            "\(site.url(first)): HTTP 429 after 2 retries as its Retry-After asked", "\(site.url(second)): HTTP 429",
-        ])
+        #expect(
+            Set(summary.kept.map(\.description)) == [
+                "\(site.url(first)): HTTP 429 after 2 retries as its Retry-After asked",
+                "\(site.url(second)): HTTP 429",
+            ])
         #expect(summary.retried == 2 && summary.unchanged == 8)
     }
 
     @Test("a Retry-After longer than the limit keeps the page without waiting")
     func retryAfterTooLong() async throws {
         let site = try LiveSite { request in
-            request.target == "/p02" ? .init(status: 503, headers: [("Retry-After", "3600")], text: "maintenance") : LiveSite.confirm(request)
+            request.target == "/p02"
+                ? .init(status: 503, headers: [("Retry-After", "3600")], text: "maintenance")
+                : LiveSite.confirm(request)
         }
         let summary = try await site.refresh()
-        #expect(summary.kept == [KeptRecord(url: site.url("/p02"), reason: .retryAfterTooLong(status: 503, seconds: 3600, limit: 60))])
+        #expect(
+            summary.kept == [
+                KeptRecord(url: site.url("/p02"), reason: .retryAfterTooLong(status: 503, seconds: 3600, limit: 60))
+            ])
         #expect(site.server.received.filter { $0.target == "/p02" }.count == 1)
     }
 
@@ -124,7 +146,9 @@ struct RefreshFaultTests {
         case serverErrors, resets
     }
 
-    @Test("an origin that starts failing halfway: the pages answered before are updated, the rest kept", arguments: Breakdown.allCases)
+    @Test(
+        "an origin that starts failing halfway: the pages answered before are updated, the rest kept",
+        arguments: Breakdown.allCases)
     func failsHalfway(breakdown: Breakdown) async throws {
         let answered = CallCounter()
         let site = try LiveSite { request in
@@ -146,7 +170,10 @@ struct RefreshFaultTests {
     func everythingForbidden() async throws {
         let site = try LiveSite { _ in .init(status: 403, text: "forbidden") }
         let error = await #expect(throws: RefreshError.self) { try await site.refresh() }
-        guard case .noAnswers(let summary)? = error else { Issue.record("\(String(describing: error))"); return }
+        guard case .noAnswers(let summary)? = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
         #expect(summary.asked == 10 && summary.keptAfterError == 10 && summary.changed == 0 && summary.gone == 0)
         #expect(summary.kept.allSatisfy { $0.reason == .status(403, retries: 0) })
         #expect(!FileManager.default.fileExists(atPath: site.update))
@@ -157,21 +184,29 @@ struct RefreshFaultTests {
         case edited, mixed
     }
 
-    @Test("three of ten pages changed: more than a fifth stops the refresh; a larger share or no limit writes it", arguments: Change.allCases)
+    @Test(
+        "three of ten pages changed: more than a fifth stops the refresh; a larger share or no limit writes it",
+        arguments: Change.allCases)
     func massChange(change: Change) async throws {
         let site = try LiveSite { request in
             switch (change, request.target) {
-            case (.edited, "/p01"), (.edited, "/p02"), (.edited, "/p03"), (.mixed, "/p01"): return .init(text: "new \(request.target)")
+            case (.edited, "/p01"), (.edited, "/p02"), (.edited, "/p03"), (.mixed, "/p01"):
+                return .init(text: "new \(request.target)")
             case (.mixed, "/p02"): return .init(status: 410, text: "gone")
             case (.mixed, "/p03"): return .init(status: 308, headers: [("Location", "/p00")], text: "")
             default: return LiveSite.confirm(request)
             }
         }
         let error = await #expect(throws: RefreshError.self) { try await site.refresh() }
-        guard case .massChange(let limit, let summary)? = error else { Issue.record("\(String(describing: error))"); return }
+        guard case .massChange(let limit, let summary)? = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
         #expect(limit == 0.2 && summary.changeShare == 0.3 && summary.stored == 10)
-        #expect(error?.description == "the refresh would change \(change == .edited ? 3 : 2) and delete \(change == .edited ? 0 : 1) "
-            + "of 10 stored responses (30 %), more than the 20 % allowed: nothing written")
+        #expect(
+            error?.description
+                == "the refresh would change \(change == .edited ? 3 : 2) and delete \(change == .edited ? 0 : 1) "
+                + "of 10 stored responses (30 %), more than the 20 % allowed: nothing written")
         #expect(!FileManager.default.fileExists(atPath: site.update))
 
         for limit in [0.3, nil] {
@@ -181,7 +216,9 @@ struct RefreshFaultTests {
         }
     }
 
-    @Test("a page archived as an error page: 200 replaces it, the same error with other bytes updates it, another error keeps it")
+    @Test(
+        "a page archived as an error page: 200 replaces it, the same error with other bytes updates it, another error keeps it"
+    )
     func storedErrorPage() async throws {
         let site = try LiveSite(status: { ["/p01", "/p02", "/p03"].contains($0) ? 403 : 200 }) { request in
             switch request.target {
@@ -192,7 +229,9 @@ struct RefreshFaultTests {
             }
         }
         let summary = try await site.refresh(RefreshOptions(maxChangeShare: nil))
-        #expect(summary.changed == 2 && summary.kept == [KeptRecord(url: site.url("/p03"), reason: .status(503, retries: 0))], "\(summary)")
+        #expect(
+            summary.changed == 2
+                && summary.kept == [KeptRecord(url: site.url("/p03"), reason: .status(503, retries: 0))], "\(summary)")
         #expect(try site.served("/p01") == "now public")
         #expect(try site.served("/p02") == "forbidden, second wording")
         #expect(try site.served("/p03") == "stored /p03")
@@ -221,7 +260,9 @@ final class LiveSite: Sendable {
         folder = try RefreshTests.Folder()
         server = try TestHTTPServer(handler: handler)
         let origin = "http://127.0.0.1:\(server.port)"
-        let pages = Self.paths.map { (moving[$0] ?? origin + $0, status($0), "stored \($0)", HTTPHeader("ETag", "\"v1\($0)\"")) }
+        let pages = Self.paths.map {
+            (moving[$0] ?? origin + $0, status($0), "stored \($0)", HTTPHeader("ETag", "\"v1\($0)\""))
+        }
         archive = try RefreshTests.capture(pages, in: folder, captured: Date(timeIntervalSince1970: 1_700_000_000))
     }
 
@@ -253,7 +294,8 @@ final class LiveSite: Sendable {
 
     /// The live site where nothing changed: every page confirms its ETag.
     static func confirm(_ request: TestHTTPServer.Request) -> TestHTTPServer.Response {
-        request.headers["if-none-match"] == "\"v1\(request.target)\"" ? .init(status: 304) : .init(status: 400, text: "no validator")
+        request.headers["if-none-match"] == "\"v1\(request.target)\""
+            ? .init(status: 304) : .init(status: 400, text: "no validator")
     }
 }
 

@@ -30,7 +30,9 @@ struct HTTPByteSourceTests {
         #expect((span ?? 0) >= 700_000)
     }
 
-    @Test("a record root beyond the tail read comes in one more request at open; a cold URL still adds only its leaf and body")
+    @Test(
+        "a record root beyond the tail read comes in one more request at open; a cold URL still adds only its leaf and body"
+    )
     func rootBeyondTail() throws {
         let server = try RangeServer(file: Fixture.archive.bytes)
         defer { server.stop() }
@@ -56,7 +58,9 @@ struct HTTPByteSourceTests {
         let local = ReadCounter(try FileByteSource(path: Fixture.archive.path))
         let localReader = try ArchiveReader(source: local, path: Fixture.archive.path)
         let reader = try ArchiveReader(url: server.url, configuration: testConfiguration())
-        for list in [{ (r: ArchiveReader) in try r.forEachEntry { _ in } }, { (r: ArchiveReader) in try r.forEachBody { _ in } }] {
+        for list in [
+            { (r: ArchiveReader) in try r.forEachEntry { _ in } }, { (r: ArchiveReader) in try r.forEachBody { _ in } },
+        ] {
             local.reset()
             server.resetLog()
             try list(localReader)
@@ -68,9 +72,13 @@ struct HTTPByteSourceTests {
         }
     }
 
-    @Test("extents announced apart with ahead N are asked for N at a time before any read (one by default), and read back whole")
+    @Test(
+        "extents announced apart with ahead N are asked for N at a time before any read (one by default), and read back whole"
+    )
     func readAheadDepth() throws {
-        let file: [UInt8] = (0..<(2 << 20)).map { (index: Int) -> UInt8 in UInt8(truncatingIfNeeded: index &* 31 &+ index >> 11) }
+        let file: [UInt8] = (0..<(2 << 20)).map { (index: Int) -> UInt8 in
+            UInt8(truncatingIfNeeded: index &* 31 &+ index >> 11)
+        }
         let server = try RangeServer(file: file)
         defer { server.stop() }
         // Ten extents 128 KiB apart: too far apart to share a request.
@@ -124,7 +132,8 @@ struct HTTPByteSourceTests {
         let reader = try ArchiveReader(url: server.url, configuration: testConfiguration())
         var seen = 0
         try Fixture.local.forEachEntry { entry in
-            guard case .response(let response) = entry.record, seen % 50 == 0 || response.request.url == Fixture.bigURL else {
+            guard case .response(let response) = entry.record, seen % 50 == 0 || response.request.url == Fixture.bigURL
+            else {
                 seen += 1
                 return
             }
@@ -155,7 +164,9 @@ struct HTTPByteSourceTests {
     @Test("a replacement the server does not refuse (no If-Match support) is still caught by its ETag")
     func replacedWithoutPrecondition() throws {
         let validator = Validator(etag: "\"a\"", lastModified: nil)
-        var response = FetchedResponse(status: 206, headers: ["ETag": "\"b\"", "Content-Range": "bytes 0-3/10"], bytes: [1, 2, 3, 4], finalURL: "u")
+        var response = FetchedResponse(
+            status: 206, headers: ["ETag": "\"b\"", "Content-Range": "bytes 0-3/10"], bytes: [1, 2, 3, 4], finalURL: "u"
+        )
         #expect(throws: RemoteError.changed(url: "u", reason: "ETag \"b\", was \"a\"")) {
             try HTTPByteSource.check(response, offset: 0, count: 4, size: 10, validator: validator, url: "u")
         }
@@ -164,7 +175,10 @@ struct HTTPByteSourceTests {
             try HTTPByteSource.check(response, offset: 0, count: 4, size: 10, validator: validator, url: "u")
         }
         response.headers = ["ETag": "\"a\"", "Content-Range": "bytes 0-3/10"]
-        #expect(try HTTPByteSource.check(response, offset: 0, count: 4, size: 10, validator: validator, url: "u") == [1, 2, 3, 4])
+        #expect(
+            try HTTPByteSource.check(response, offset: 0, count: 4, size: 10, validator: validator, url: "u") == [
+                1, 2, 3, 4,
+            ])
     }
 
     @Test("dropped connections and 5xx answers are retried")
@@ -202,7 +216,9 @@ struct HTTPByteSourceTests {
         let server = try RangeServer(file: Fixture.archive.bytes)
         defer { server.stop() }
         let url = "http://127.0.0.1:\(server.port)/missing.webarc"
-        #expect(throws: RemoteError.notFound(url: url, status: 404)) { _ = try ArchiveReader(url: url, configuration: testConfiguration()) }
+        #expect(throws: RemoteError.notFound(url: url, status: 404)) {
+            _ = try ArchiveReader(url: url, configuration: testConfiguration())
+        }
     }
 
     @Test("a server that ignores Range is refused without reading the file; a file within the tail read is taken whole")
@@ -215,9 +231,12 @@ struct HTTPByteSourceTests {
         }
         let folder = try TemporaryFolder()
         let writer = try ArchiveWriter(path: folder.file("small.webarc"))
-        try writer.add(ResponseRecord(request: RequestRecord(url: "http://example.com/"), body: try writer.addBody(Array("hello".utf8))))
+        try writer.add(
+            ResponseRecord(
+                request: RequestRecord(url: "http://example.com/"), body: try writer.addBody(Array("hello".utf8))))
         try writer.finish()
-        let small = try RangeServer(file: Array(try Data(contentsOf: URL(fileURLWithPath: folder.file("small.webarc")))))
+        let small = try RangeServer(
+            file: Array(try Data(contentsOf: URL(fileURLWithPath: folder.file("small.webarc")))))
         defer { small.stop() }
         small.setFault(.ignoreRange)
         let reader = try ArchiveReader(url: small.url, configuration: testConfiguration())
@@ -322,13 +341,19 @@ struct HTTPByteSourceTests {
         let header = "bytes 0-9223372036854775808/18446744073709551615"
         #expect(ContentRange(header)?.count == Int.max)
         #expect(ContentRange("bytes 1-18446744073709551614/*")?.count == Int.max)
-        let response = FetchedResponse(status: 206, headers: ["Content-Range": header], bytes: [1, 2, 3, 4], finalURL: "u")
+        let response = FetchedResponse(
+            status: 206, headers: ["Content-Range": header], bytes: [1, 2, 3, 4], finalURL: "u")
         #expect(throws: RemoteError.changed(url: "u", reason: "length 18446744073709551615, was 10")) {
-            try HTTPByteSource.check(response, offset: 0, count: 4, size: 10, validator: Validator(etag: nil, lastModified: nil), url: "u")
+            try HTTPByteSource.check(
+                response, offset: 0, count: 4, size: 10, validator: Validator(etag: nil, lastModified: nil), url: "u")
         }
-        let unknownTotal = FetchedResponse(status: 206, headers: ["Content-Range": "bytes 0-9223372036854775808/*"], bytes: [1, 2, 3, 4], finalURL: "u")
+        let unknownTotal = FetchedResponse(
+            status: 206, headers: ["Content-Range": "bytes 0-9223372036854775808/*"], bytes: [1, 2, 3, 4], finalURL: "u"
+        )
         #expect(throws: RemoteError.self) {
-            try HTTPByteSource.check(unknownTotal, offset: 0, count: 4, size: 10, validator: Validator(etag: nil, lastModified: nil), url: "u")
+            try HTTPByteSource.check(
+                unknownTotal, offset: 0, count: 4, size: 10, validator: Validator(etag: nil, lastModified: nil),
+                url: "u")
         }
     }
 }

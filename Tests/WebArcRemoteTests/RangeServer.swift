@@ -72,21 +72,26 @@ final class RangeServer: Sendable {
         state = Mutex(State(file: file, etag: "\"v1-\(file.count)\""))
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         scheme = tls ? "https" : "http"
-        let context: NIOSSLContext? = try tls ? {
-            let key = try NIOSSLPrivateKey(file: Self.fixtures.appendingPathComponent("test-key.pem").path, format: .pem)
-            let certificates = try NIOSSLCertificate.fromPEMFile(Self.certificatePath)
-            var configuration = TLSConfiguration.makeServerConfiguration(
-                certificateChain: certificates.map { .certificate($0) }, privateKey: .privateKey(key))
-            if http2 { configuration.applicationProtocols = ["h2"] }
-            return try NIOSSLContext(configuration: configuration)
-        }() : nil
+        let context: NIOSSLContext? =
+            try tls
+            ? {
+                let key = try NIOSSLPrivateKey(
+                    file: Self.fixtures.appendingPathComponent("test-key.pem").path, format: .pem)
+                let certificates = try NIOSSLCertificate.fromPEMFile(Self.certificatePath)
+                var configuration = TLSConfiguration.makeServerConfiguration(
+                    certificateChain: certificates.map { .certificate($0) }, privateKey: .privateKey(key))
+                if http2 { configuration.applicationProtocols = ["h2"] }
+                return try NIOSSLContext(configuration: configuration)
+            }() : nil
         let box = ServerBox()
         channel = try ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 box.server.withLock { $0 }?.state.withLock { $0.connections += 1 }
                 return channel.eventLoop.makeCompletedFuture {
-                    if let context { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context)) }
+                    if let context {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+                    }
                     guard http2 && tls else {
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                         try channel.pipeline.syncOperations.addHandler(RangeHandler(server: box))
@@ -138,7 +143,9 @@ final class RangeServer: Sendable {
 
     /// Whether the request log satisfies `done` within `seconds`, checked as each request arrives
     /// (the deadline only ends a wait that failed).
-    func waitForRequests(upTo seconds: Double = 60, until done: ([(target: String, range: String?, version: Int)]) -> Bool) -> Bool {
+    func waitForRequests(
+        upTo seconds: Double = 60, until done: ([(target: String, range: String?, version: Int)]) -> Bool
+    ) -> Bool {
         let deadline = Date(timeIntervalSinceNow: seconds)
         arrivals.lock()
         defer { arrivals.unlock() }
@@ -234,7 +241,10 @@ final class RangeServer: Sendable {
                 return .respond(Self.head(404, ["Content-Length": "9"]), Array("not found".utf8), delay: delay)
             }
             let file = state.file
-            var headers = ["ETag": state.etag, "Accept-Ranges": "bytes", "Last-Modified": "Mon, 01 Jan 2024 00:00:0\(state.version % 10) GMT"]
+            var headers = [
+                "ETag": state.etag, "Accept-Ranges": "bytes",
+                "Last-Modified": "Mon, 01 Jan 2024 00:00:0\(state.version % 10) GMT",
+            ]
             if let condition = head.headers.first(name: "if-match"), condition != state.etag, condition != "*" {
                 return .respond(Self.head(412, headers.merging(["Content-Length": "0"]) { $1 }), [], delay: delay)
             }
@@ -253,7 +263,9 @@ final class RangeServer: Sendable {
                 headers["Content-Range"] = "bytes \(span.lowerBound)-\(span.upperBound - 1)/\(file.count)"
             }
             headers["Content-Length"] = "\(body.count)"
-            if midBody { return .closeMidBody(head: Self.head(status, headers), body: Array(body.prefix(body.count / 2))) }
+            if midBody {
+                return .closeMidBody(head: Self.head(status, headers), body: Array(body.prefix(body.count / 2)))
+            }
             if case .pauseFromStart(let bytes, let seconds) = state.fault, first == 0, body.count > bytes {
                 return .respondPaused(Self.head(status, headers), body, after: bytes, seconds: seconds)
             }
@@ -262,7 +274,9 @@ final class RangeServer: Sendable {
     }
 
     static func head(_ status: Int, _ headers: [String: String]) -> HTTPResponseHead {
-        HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: HTTPHeaders(headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
+        HTTPResponseHead(
+            version: .http1_1, status: HTTPResponseStatus(statusCode: status),
+            headers: HTTPHeaders(headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
     }
 
     /// A single `bytes=` range: nil when the header is not one (it is ignored), `.some(nil)` when
@@ -324,10 +338,11 @@ final class RangeHandler: ChannelInboundHandler {
             context.write(wrapOutboundOut(.head(responseHead)), promise: nil)
             writeBody(body.prefix(after), context: context, server: server)
             context.flush()
-            let rest = NIOLoopBound({ [self] in
-                writeBody(body.dropFirst(after), context: context, server: server)
-                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-            }, eventLoop: context.eventLoop)
+            let rest = NIOLoopBound(
+                { [self] in
+                    writeBody(body.dropFirst(after), context: context, server: server)
+                    context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                }, eventLoop: context.eventLoop)
             context.eventLoop.scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) { rest.value() }
         }
     }

@@ -17,7 +17,9 @@ final class RemoteReplay: ArchiveURLProtocol {}
 
 @Suite("Remote archives in verify, serve, the URL protocol and the CLI")
 struct RemoteIntegrationTests {
-    @Test("verify streams the file from its first request, beside its tail with the pages: two requests, each byte once; a cut stream resumes")
+    @Test(
+        "verify streams the file from its first request, beside its tail with the pages: two requests, each byte once; a cut stream resumes"
+    )
     func verify() throws {
         let server = try RangeServer(file: Fixture.archive.bytes)
         defer { server.stop() }
@@ -34,14 +36,18 @@ struct RemoteIntegrationTests {
         #expect(server.requests.map(\.range).sorted { ($0 ?? "") < ($1 ?? "") } == ["bytes=-\(tail)", "bytes=0-"])
         // The stream stopped where the tail began: each byte came once (and at most one read's
         // worth more, the stream's last part, which its end cut).
-        #expect(source.statistics.bytes >= size && source.statistics.bytes <= size + Self.slack, "\(source.statistics.bytes) for \(size)")
+        #expect(
+            source.statistics.bytes >= size && source.statistics.bytes <= size + Self.slack,
+            "\(source.statistics.bytes) for \(size)")
         server.resetLog()
         server.setFault(.dropMidBody(1))
         #expect(try RemoteVerifier.verify(url: server.url, configuration: configuration).report.passed)
         #expect(server.requests.count == 3)
     }
 
-    @Test("verify URL with the default 1 MiB tail transfers at most the file and that tail: two requests; a stream that lags brings each byte once")
+    @Test(
+        "verify URL with the default 1 MiB tail transfers at most the file and that tail: two requests; a stream that lags brings each byte once"
+    )
     func verifyTransfersFileOnce() throws {
         let folder = try TemporaryFolder()
         let path = folder.path + "/bodies.webarc"
@@ -50,7 +56,8 @@ struct RemoteIntegrationTests {
         // 6 MiB of body data, stored (incompressible), and pages that fit in the default tail.
         for index in 0..<24 {
             let body = try writer.addBody(random.bytes(index % 3 == 0 ? 512 << 10 : 100_000 + 1000 * index))
-            try writer.add(ResponseRecord(request: RequestRecord(url: "http://example.com/\(index).bin"), headers: [], body: body))
+            try writer.add(
+                ResponseRecord(request: RequestRecord(url: "http://example.com/\(index).bin"), headers: [], body: body))
         }
         try writer.finish()
         let file = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
@@ -66,7 +73,9 @@ struct RemoteIntegrationTests {
         // The server writes the stream's bytes as fast as the socket takes them; whatever the
         // client cut, no more than the file and its tail left the server or reached the client.
         #expect(server.bytesSent <= size + tail, "\(server.bytesSent) sent for a file of \(size)")
-        #expect(source.statistics.bytes >= size && source.statistics.bytes <= size + tail, "\(source.statistics.bytes) for \(size)")
+        #expect(
+            source.statistics.bytes >= size && source.statistics.bytes <= size + tail,
+            "\(source.statistics.bytes) for \(size)")
         // When the tail's head comes first (the stream lags, as a long one does), the stream stops
         // where the tail begins: each byte reaches the client once, give or take the part that
         // crossed the cut.
@@ -77,14 +86,18 @@ struct RemoteIntegrationTests {
         #expect(lagging.passed)
         #expect(server.requests.count == 2)
         #expect(server.bytesSent - sentBefore <= size + tail)
-        #expect(laggingSource.statistics.bytes >= size && laggingSource.statistics.bytes <= size + Self.slack, "\(laggingSource.statistics.bytes) for \(size)")
+        #expect(
+            laggingSource.statistics.bytes >= size && laggingSource.statistics.bytes <= size + Self.slack,
+            "\(laggingSource.statistics.bytes) for \(size)")
     }
 
     /// Bytes a stream may bring past its end before the cut takes effect: the part that crossed it.
     static let slack: UInt64 = 256 << 10
 
     /// What ``RemoteVerifier`` does, with the source kept for its statistics.
-    func verifyDownloading(_ url: String, _ configuration: RemoteConfiguration) throws -> (VerificationReport, DownloadedByteSource) {
+    func verifyDownloading(
+        _ url: String, _ configuration: RemoteConfiguration
+    ) throws -> (VerificationReport, DownloadedByteSource) {
         let source = try DownloadedByteSource(url: url, configuration: configuration)
         let reader = try ArchiveReader(source: source, path: url)
         source.fetchRest(first: reader.trailer.bodyDataEnd..<source.size)
@@ -93,7 +106,9 @@ struct RemoteIntegrationTests {
         return (report, source)
     }
 
-    @Test("verify of an archive whose pages start before a short tail: the stream stops at the pages, which come in one more request")
+    @Test(
+        "verify of an archive whose pages start before a short tail: the stream stops at the pages, which come in one more request"
+    )
     func verifyPagesBeforeTail() throws {
         let size = UInt64(Fixture.archive.bytes.count)
         let bodyDataEnd = Fixture.local.trailer.bodyDataEnd
@@ -103,7 +118,9 @@ struct RemoteIntegrationTests {
         #expect(ranges.contains("bytes=\(bodyDataEnd)-\(size - 16384 - 1)"), "\(ranges)")
     }
 
-    @Test("verify with a record root before a tiny tail: the open gets the root in its own request instead of waiting for the stream")
+    @Test(
+        "verify with a record root before a tiny tail: the open gets the root in its own request instead of waiting for the stream"
+    )
     func verifyRootBeforeTail() throws {
         let size = UInt64(Fixture.archive.bytes.count)
         let root = Fixture.local.trailer.recordRoot
@@ -130,7 +147,9 @@ struct RemoteIntegrationTests {
         server.setFault(.pauseFromStart(bytes: 65536, seconds: 0.5))
         let (report, source) = try verifyDownloading(server.url, configuration)
         #expect(report.passed && report.bodies == Fixture.local.bodyCount)
-        #expect(source.statistics.bytes >= size && source.statistics.bytes <= size + Self.slack, "\(source.statistics.bytes) for \(size)")
+        #expect(
+            source.statistics.bytes >= size && source.statistics.bytes <= size + Self.slack,
+            "\(source.statistics.bytes) for \(size)")
         return server.requests.compactMap(\.range)
     }
 
@@ -177,7 +196,9 @@ struct RemoteIntegrationTests {
         try source.finish()
         // The tail (1 MiB), the stream's first 64 KiB and at most its next part.
         #expect(source.statistics.bytes < 2 << 20, "\(source.statistics.bytes) of \(bytes.count)")
-        #expect(throws: WebArcError.self) { _ = try RemoteVerifier.verify(url: server.url, configuration: testConfiguration()) }
+        #expect(throws: WebArcError.self) {
+            _ = try RemoteVerifier.verify(url: server.url, configuration: testConfiguration())
+        }
     }
 
     @Test("verify of an empty file is the open's empty error")
@@ -215,7 +236,8 @@ struct RemoteIntegrationTests {
         let path = folder.file("signed.webarc")
         try Data(Fixture.archive.bytes).write(to: URL(fileURLWithPath: path))
         let key = SigningKey()
-        let block = try ArchiveSigner.sign(path: path, with: key, sequence: 1, expires: Date(timeIntervalSinceNow: 3600))
+        let block = try ArchiveSigner.sign(
+            path: path, with: key, sequence: 1, expires: Date(timeIntervalSinceNow: 3600))
         let server = try RangeServer(file: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
         defer { server.stop() }
         let reader = try ArchiveReader(url: server.url, configuration: testConfiguration())
@@ -225,7 +247,8 @@ struct RemoteIntegrationTests {
             url: server.url, configuration: testConfiguration(), trusting: TrustPolicy(trusting: [key.publicKey]))
         #expect(report.passed && trust?.accepted == [block])
         let (refused, none) = try RemoteVerifier.verify(
-            url: server.url, configuration: testConfiguration(), trusting: TrustPolicy(trusting: [SigningKey().publicKey]))
+            url: server.url, configuration: testConfiguration(),
+            trusting: TrustPolicy(trusting: [SigningKey().publicKey]))
         #expect(!refused.passed && none == nil && refused.problems.contains { $0.check == "appendix" })
     }
 
@@ -249,17 +272,22 @@ struct RemoteIntegrationTests {
         defer { server.stop() }
         let folder = try TemporaryFolder()
         let writer = try ArchiveWriter(path: folder.file("local.webarc"))
-        try writer.add(ResponseRecord(request: RequestRecord(url: "http://example.com/local.txt"), body: try writer.addBody(Array("local".utf8))))
+        try writer.add(
+            ResponseRecord(
+                request: RequestRecord(url: "http://example.com/local.txt"),
+                body: try writer.addBody(Array("local".utf8))))
         try writer.finish()
         let archives = try ArchiveSet(readers: [
-            ArchiveReader(url: server.url, configuration: testConfiguration()), ArchiveReader(path: folder.file("local.webarc")),
+            ArchiveReader(url: server.url, configuration: testConfiguration()),
+            ArchiveReader(path: folder.file("local.webarc")),
         ])
         var configuration = WebArcServer.Configuration(port: 0)
         configuration.readerThreads = 8
         let webarc = try await WebArcServer.start(archives: archives, configuration: configuration)
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         func get(_ path: String) async throws -> (Int, [UInt8]) {
-            let response = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(webarc.port)\(path)"), timeout: .seconds(30))
+            let response = try await client.execute(
+                HTTPClientRequest(url: "http://127.0.0.1:\(webarc.port)\(path)"), timeout: .seconds(30))
             let body = try await response.body.collect(upTo: 4 << 20)
             return (Int(response.status.code), Array(body.readableBytesView))
         }
@@ -323,32 +351,43 @@ struct RemoteIntegrationTests {
         // export and unpack read every body: the file is downloaded once (a stream from its start
         // and its tail), not fetched a body per request.
         server.resetLog()
-        let export = try runWebarc(["export", server.url, "--format", "har", "-o", folder.file("site.har"), "--quiet"], environment: environment)
+        let export = try runWebarc(
+            ["export", server.url, "--format", "har", "-o", folder.file("site.har"), "--quiet"],
+            environment: environment)
         #expect(export.status == 0, "\(export.stderr)")
         #expect(server.requests.count <= 3, "export made \(server.requests.count) requests")
-        let har = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder.file("site.har")))) as? [String: Any]
+        let har =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder.file("site.har"))))
+            as? [String: Any]
         #expect(((har?["log"] as? [String: Any])?["entries"] as? [Any])?.count == Fixture.archive.urls.count)
         server.resetLog()
-        let unpack = try runWebarc(["unpack", server.url, "-o", folder.file("site"), "--quiet"], environment: environment)
+        let unpack = try runWebarc(
+            ["unpack", server.url, "-o", folder.file("site"), "--quiet"], environment: environment)
         #expect(unpack.status == 0, "\(unpack.stderr)")
         #expect(server.requests.count <= 3, "unpack made \(server.requests.count) requests")
         let unpacked = try FileManager.default.subpathsOfDirectory(atPath: folder.file("site"))
         #expect(unpacked.contains { $0.hasSuffix("video.bin") })
         let video = unpacked.first { $0.hasSuffix("video.bin") }!
-        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: folder.file("site/" + video)))) == (try Fixture.body(Fixture.bigURL)))
-        let missing = try runWebarc(["cat", "https://127.0.0.1:\(server.port)/missing.webarc", Fixture.firstURL], environment: environment)
+        #expect(
+            Array(try Data(contentsOf: URL(fileURLWithPath: folder.file("site/" + video))))
+                == (try Fixture.body(Fixture.bigURL)))
+        let missing = try runWebarc(
+            ["cat", "https://127.0.0.1:\(server.port)/missing.webarc", Fixture.firstURL], environment: environment)
         #expect(missing.status == 66 && missing.stderr.contains("not found (HTTP 404)"))
         // A server that cannot be reached at all is missing input too (66), not an I/O error mid-read (74).
         let gone = try RangeServer(file: [])
         gone.stop()
         let refused = try runWebarc(["ls", gone.url], environment: environment)
-        #expect(refused.status == 66 && refused.stderr.contains("cannot connect: connection refused"), "\(refused.stderr)")
+        #expect(
+            refused.status == 66 && refused.stderr.contains("cannot connect: connection refused"), "\(refused.stderr)")
         // NIO ignores SIGPIPE once it opens a socket; a closed stdout still ends webarc by SIGPIPE
         // (bash reports 141), not with a crash.
         let binary = webarcBinary()
         let piped = Process()
         piped.executableURL = URL(fileURLWithPath: "/bin/bash")
-        piped.arguments = ["-c", "set -o pipefail; \"$0\" ls \"$1\" | head -n 1 > /dev/null; echo $?", binary, server.url]
+        piped.arguments = [
+            "-c", "set -o pipefail; \"$0\" ls \"$1\" | head -n 1 > /dev/null; echo $?", binary, server.url,
+        ]
         piped.environment = environment
         let pipedOut = Pipe()
         piped.standardOutput = pipedOut
@@ -357,11 +396,13 @@ struct RemoteIntegrationTests {
         let status = String(decoding: pipedOut.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         piped.waitUntilExit()
         #expect(status.trimmingCharacters(in: .whitespacesAndNewlines) == "141")
-        let untrusted = try runWebarc(["ls", server.url], environment: ["PATH": "/usr/bin:/bin", "SSL_CERT_FILE": "/dev/null"])
+        let untrusted = try runWebarc(
+            ["ls", server.url], environment: ["PATH": "/usr/bin:/bin", "SSL_CERT_FILE": "/dev/null"])
         #expect(untrusted.status == 66 && untrusted.stderr.contains("TLS"))
         // The system's roots do not hold the test CA: the one failure SSL_CERT_FILE fixes, and the message says so.
         let unknownCA = try runWebarc(["ls", server.url], environment: ["PATH": "/usr/bin:/bin"])
-        #expect(unknownCA.status == 66 && unknownCA.stderr.contains("TLS failed: the server's certificate is not trusted"))
+        #expect(
+            unknownCA.status == 66 && unknownCA.stderr.contains("TLS failed: the server's certificate is not trusted"))
         #expect(unknownCA.stderr.contains("(a private CA: set SSL_CERT_FILE to its PEM file)"), "\(unknownCA.stderr)")
     }
 }
@@ -389,7 +430,9 @@ func webarcBinary() -> String {
 }
 
 /// Runs the `webarc` binary built beside the tests.
-func runWebarc(_ arguments: [String], environment: [String: String]) throws -> (status: Int32, stdout: [UInt8], text: String, stderr: String) {
+func runWebarc(
+    _ arguments: [String], environment: [String: String]
+) throws -> (status: Int32, stdout: [UInt8], text: String, stderr: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: webarcBinary())
     process.arguments = arguments
@@ -409,5 +452,8 @@ func runWebarc(_ arguments: [String], environment: [String: String]) throws -> (
     let output = out.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     done.wait()
-    return (process.terminationStatus, Array(output), String(decoding: output, as: UTF8.self), String(decoding: errors.withLock { $0 }, as: UTF8.self))
+    return (
+        process.terminationStatus, Array(output), String(decoding: output, as: UTF8.self),
+        String(decoding: errors.withLock { $0 }, as: UTF8.self)
+    )
 }

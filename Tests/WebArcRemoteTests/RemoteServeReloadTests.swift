@@ -9,7 +9,9 @@ import WebArcTestSupport
 /// the new one), and the server reopens the URL and serves the new version.
 @Suite("Serving a remote archive that is replaced at its URL")
 struct RemoteServeReloadTests {
-    @Test("webarc serve answers from the new version once the file at its URL is replaced, even with every page it needs cached")
+    @Test(
+        "webarc serve answers from the new version once the file at its URL is replaced, even with every page it needs cached"
+    )
     func servesTheNewVersion() async throws {
         let origin = try RangeServer(file: Fixture.archive.bytes, tls: true)
         defer { origin.stop() }
@@ -17,8 +19,13 @@ struct RemoteServeReloadTests {
         try Data(Fixture.other).write(to: URL(fileURLWithPath: folder.file("other.webarc")))
         let other = try ArchiveReader(path: folder.file("other.webarc"))
         var otherURL: String?
-        try other.forEachEntry { entry in if otherURL == nil, case .response(let response) = entry.record { otherURL = response.request.url } }
-        guard case .response(let otherResponse)? = try other.lookup(url: otherURL!)?.record else { Issue.record("no record"); return }
+        try other.forEachEntry { entry in
+            if otherURL == nil, case .response(let response) = entry.record { otherURL = response.request.url }
+        }
+        guard case .response(let otherResponse)? = try other.lookup(url: otherURL!)?.record else {
+            Issue.record("no record")
+            return
+        }
         let otherBody = Array(try other.body(otherResponse.body))
 
         let serve = try ServeProcess.remote([origin.url, "--port", "0", "--recheck", "0.5"])
@@ -27,7 +34,8 @@ struct RemoteServeReloadTests {
 
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         func get(_ url: String) async throws -> (Int, [UInt8]) {
-            let response = try await client.execute(HTTPClientRequest(url: base + URL(string: url)!.path), timeout: .seconds(30))
+            let response = try await client.execute(
+                HTTPClientRequest(url: base + URL(string: url)!.path), timeout: .seconds(30))
             return (Int(response.status.code), Array(try await response.body.collect(upTo: 4 << 20).readableBytesView))
         }
         let before = try await get(Fixture.firstURL)
@@ -47,7 +55,9 @@ struct RemoteServeReloadTests {
         #expect(log.contains(": serving the new version"), "\(log)")
     }
 
-    @Test("with --trust, a replacement the key did not sign is not served: the old version's reads fail, nothing of the new one is answered")
+    @Test(
+        "with --trust, a replacement the key did not sign is not served: the old version's reads fail, nothing of the new one is answered"
+    )
     func untrustedReplacement() async throws {
         let folder = try TemporaryFolder()
         let signed = folder.file("site.webarc")
@@ -58,13 +68,17 @@ struct RemoteServeReloadTests {
         #expect(keygen.status == 0 && sign.status == 0, "\(keygen.stderr) \(sign.stderr)")
         let origin = try RangeServer(file: Array(try Data(contentsOf: URL(fileURLWithPath: signed))), tls: true)
         defer { origin.stop() }
-        let serve = try ServeProcess.remote([origin.url, "--port", "0", "--recheck", "0.3", "--trust", folder.file("publisher.pub")])
+        let serve = try ServeProcess.remote([
+            origin.url, "--port", "0", "--recheck", "0.3", "--trust", folder.file("publisher.pub"),
+        ])
         defer { serve.stop(with: SIGTERM) }
         let base = serve.base
 
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         func status(_ url: String) async throws -> Int {
-            Int(try await client.execute(HTTPClientRequest(url: base + URL(string: url)!.path), timeout: .seconds(30)).status.code)
+            Int(
+                try await client.execute(HTTPClientRequest(url: base + URL(string: url)!.path), timeout: .seconds(30))
+                    .status.code)
         }
         #expect(try await status(Fixture.firstURL) == 200)
         origin.replace(with: Fixture.other)

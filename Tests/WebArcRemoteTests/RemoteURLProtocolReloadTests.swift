@@ -44,7 +44,9 @@ struct RemoteURLProtocolReloadTests {
         #expect(opens.value == 2)
     }
 
-    @Test("a page the reader holds cached moves to release 2 once the timed origin check sees the file replaced; without the check it stays at release 1")
+    @Test(
+        "a page the reader holds cached moves to release 2 once the timed origin check sees the file replaced; without the check it stays at release 1"
+    )
     func timedOriginCheck() async throws {
         // The same archive served twice, with the check (every 200 ms) and without it, and both
         // replaced at once: what the checked one took to move is the time the other had to move.
@@ -56,7 +58,8 @@ struct RemoteURLProtocolReloadTests {
         }
         let checkedOpens = try Self.serveCountingOpens(checkedOrigin, recheckingOrigins: .milliseconds(200))
         defer { ReloadingReplay.stopServing() }
-        let uncheckedOpens = try Self.serveCountingOpens(uncheckedOrigin, through: UncheckedReplay.self, recheckingOrigins: nil)
+        let uncheckedOpens = try Self.serveCountingOpens(
+            uncheckedOrigin, through: UncheckedReplay.self, recheckingOrigins: nil)
         defer { UncheckedReplay.stopServing() }
         let checked = Self.session(ReloadingReplay.self)
         let unchecked = Self.session(UncheckedReplay.self)
@@ -76,10 +79,13 @@ struct RemoteURLProtocolReloadTests {
         #expect(checkedOpens.value == 2)
         #expect(try await Self.body(unchecked, Releases.page(0)) == Releases.body(1, Releases.page(0)))
         #expect(uncheckedOpens.value == 1)
-        #expect(uncheckedOrigin.requests.isEmpty, "without the check nothing asks the origin: \(uncheckedOrigin.requests)")
+        #expect(
+            uncheckedOrigin.requests.isEmpty, "without the check nothing asks the origin: \(uncheckedOrigin.requests)")
     }
 
-    @Test("a local archive renamed over, then copied over in place, is reopened before the next request: each answer comes whole from the file at the path")
+    @Test(
+        "a local archive renamed over, then copied over in place, is reopened before the next request: each answer comes whole from the file at the path"
+    )
     func localFileReplaced() async throws {
         let folder = try TemporaryFolder()
         let path = folder.file("bundle.webarc")
@@ -111,7 +117,9 @@ struct RemoteURLProtocolReloadTests {
         #expect(opens.value == 3)
     }
 
-    @Test("under passThrough, a request whose lookup finds the file replaced is answered from release 2, not sent to the network")
+    @Test(
+        "under passThrough, a request whose lookup finds the file replaced is answered from release 2, not sent to the network"
+    )
     func passThroughLooksAgain() async throws {
         let origin = try RangeServer(file: Releases.one)
         defer { origin.stop() }
@@ -126,7 +134,9 @@ struct RemoteURLProtocolReloadTests {
         #expect(try await Self.body(session, Releases.page(1400)) == Releases.body(2, Releases.page(1400)))
     }
 
-    @Test("a page whose record the old reader holds but whose body it must fetch is answered whole from release 2, head included")
+    @Test(
+        "a page whose record the old reader holds but whose body it must fetch is answered whole from release 2, head included"
+    )
     func recordCachedBodyNot() async throws {
         let origin = try RangeServer(file: Releases.one)
         defer { origin.stop() }
@@ -147,7 +157,9 @@ struct RemoteURLProtocolReloadTests {
         #expect((response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Length") == "\(expected.count)")
     }
 
-    @Test("a body whose first pieces came from release 1 fails instead of going on from release 2; the next request gets release 2")
+    @Test(
+        "a body whose first pieces came from release 1 fails instead of going on from release 2; the next request gets release 2"
+    )
     func bodyStartedFromTheOldReleaseFails() async throws {
         let origin = try RangeServer(file: Releases.one)
         defer { origin.stop() }
@@ -180,7 +192,9 @@ struct RemoteURLProtocolReloadTests {
 
     /// The pause after a failed reopening is long here (60 s), so that a machine short of CPU
     /// cannot stretch the requests after the failure past it.
-    @Test("with a trust policy an unsigned replacement is never answered from, and a failed reopening is not retried at once")
+    @Test(
+        "with a trust policy an unsigned replacement is never answered from, and a failed reopening is not retried at once"
+    )
     func untrustedReplacement() async throws {
         try await Self.afterRefusedReplacement(retryAfterFailure: .seconds(60)) { session, opens, _, _, _ in
             await #expect(throws: URLError.self) { _ = try await session.data(from: URL(string: Releases.only(2))!) }
@@ -191,13 +205,17 @@ struct RemoteURLProtocolReloadTests {
 
     /// The pause is short here (1 s): requests fail during it without reopening (`opens` stays at
     /// 2 however many there are), and the first one after it reopens and is answered.
-    @Test("with a trust policy a signed release that replaces a refused one is served once the pause after the refusal is over")
+    @Test(
+        "with a trust policy a signed release that replaces a refused one is served once the pause after the refusal is over"
+    )
     func signedAfterRefusal() async throws {
         try await Self.afterRefusedReplacement(retryAfterFailure: .seconds(1)) { session, opens, origin, key, folder in
             origin.replace(with: try Releases.signed(2, with: key, sequence: 2, in: folder))
             let page = try Releases.body(2, Releases.page(1400))
             let served = await waitUntil {
-                guard let (data, _) = try? await session.data(from: URL(string: Releases.page(1400))!) else { return false }
+                guard let (data, _) = try? await session.data(from: URL(string: Releases.page(1400))!) else {
+                    return false
+                }
                 return Array(data) == page
             }
             #expect(served, "release 2 served after the pause")
@@ -216,7 +234,8 @@ struct RemoteURLProtocolReloadTests {
         let folder = try TemporaryFolder()
         let origin = try RangeServer(file: try Releases.signed(1, with: key, sequence: 1, in: folder))
         defer { origin.stop() }
-        let opens = try serveCountingOpens(origin, trusting: TrustPolicy(trusting: [key.publicKey]), retryAfterFailure: retryAfterFailure)
+        let opens = try serveCountingOpens(
+            origin, trusting: TrustPolicy(trusting: [key.publicKey]), retryAfterFailure: retryAfterFailure)
         defer { ReloadingReplay.stopServing() }
         let session = session(ReloadingReplay.self)
         #expect(try await body(session, Releases.page(0)) == Releases.body(1, Releases.page(0)))
@@ -245,13 +264,16 @@ struct RemoteURLProtocolReloadTests {
         #expect(throws: WebArcError.self) {
             try ReloadingReplay.serve(opening: { [local] }, trusting: TrustPolicy(trusting: [SigningKey().publicKey]))
         }
-        #expect(try await Self.body(Self.session(ReloadingReplay.self), Releases.page(3)) == Releases.body(1, Releases.page(3)))
+        #expect(
+            try await Self.body(Self.session(ReloadingReplay.self), Releases.page(3))
+                == Releases.body(1, Releases.page(3)))
     }
 
     /// Serves the archive at `origin` through `handler` with `serve(opening:)`, counting
     /// the opens (the first, then one per reopening).
     static func serveCountingOpens(
-        _ origin: RangeServer, through handler: ArchiveURLProtocol.Type = ReloadingReplay.self, trusting policy: TrustPolicy? = nil,
+        _ origin: RangeServer, through handler: ArchiveURLProtocol.Type = ReloadingReplay.self,
+        trusting policy: TrustPolicy? = nil,
         recheckingOrigins recheck: Duration? = .seconds(60), retryAfterFailure: Duration = .seconds(5)
     ) throws -> Counter {
         let opens = Counter()
@@ -330,10 +352,14 @@ enum Releases {
         let writer = try! ArchiveWriter(path: path)
         func add(_ url: String, _ body: [UInt8]) {
             let stored = try! writer.addBody(body)
-            try! writer.add(ResponseRecord(
-                request: RequestRecord(url: url), headers: [HTTPHeader("Content-Type", "text/html")], mimeType: "text/html", body: stored))
+            try! writer.add(
+                ResponseRecord(
+                    request: RequestRecord(url: url), headers: [HTTPHeader("Content-Type", "text/html")],
+                    mimeType: "text/html", body: stored))
         }
-        for index in 0..<1500 { add(page(index), Array("<p>release \(number) page \(index) \(random.hex(60 * number))</p>".utf8)) }
+        for index in 0..<1500 {
+            add(page(index), Array("<p>release \(number) page \(index) \(random.hex(60 * number))</p>".utf8))
+        }
         add(only(number), Array("<p>only in release \(number)</p>".utf8))
         add(big, random.bytes(700_000))
         try! writer.finish()
@@ -349,7 +375,9 @@ enum Releases {
     }
 
     /// Release `number` signed with `key` as release `sequence`.
-    static func signed(_ number: Int, with key: SigningKey, sequence: UInt64, in folder: TemporaryFolder) throws -> [UInt8] {
+    static func signed(
+        _ number: Int, with key: SigningKey, sequence: UInt64, in folder: TemporaryFolder
+    ) throws -> [UInt8] {
         let path = folder.file("signed-\(number).webarc")
         try Data(number == 1 ? one : two).write(to: URL(fileURLWithPath: path))
         try ArchiveSigner.sign(path: path, with: key, sequence: sequence)

@@ -23,11 +23,14 @@ struct RemoteUpdateTests {
                 try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
                 for page in 0..<40 where !(release == "v2" && page == 7) {
                     let stamp = page == changed || (release == "v2" && page % 5 == 0) ? "release 2" : "release 1"
-                    let text = "<html><body><h1>page \(page)</h1><p>\(stamp)</p>" + String(repeating: "<p>shared text \(page % 4)</p>", count: 200)
+                    let text =
+                        "<html><body><h1>page \(page)</h1><p>\(stamp)</p>"
+                        + String(repeating: "<p>shared text \(page % 4)</p>", count: 200)
                     try Data(text.utf8).write(to: URL(fileURLWithPath: site + "/page\(page).html"))
                 }
                 if release == "v2" { try Data(random.bytes(3000)).write(to: URL(fileURLWithPath: site + "/added.bin")) }
-                let pack = try runWebarc(["pack", site, "-o", folder.file("\(release).webarc"), "--quiet"], environment: [:])
+                let pack = try runWebarc(
+                    ["pack", site, "-o", folder.file("\(release).webarc"), "--quiet"], environment: [:])
                 #expect(pack.status == 0, "\(pack.stderr)")
             }
             for (output, extra) in [(compact, ["--compact"]), (layer, [])] {
@@ -56,9 +59,11 @@ struct RemoteUpdateTests {
                 try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
                 for page in 0..<40 {
                     let stamp = release == "v2" && (10...17).contains(page) ? "release 2" : "release 1"
-                    try Data("<html><body><h1>page \(page) \(stamp)</h1><p>\(filler[page])</p>".utf8).write(to: URL(fileURLWithPath: site + "/page\(page).html"))
+                    try Data("<html><body><h1>page \(page) \(stamp)</h1><p>\(filler[page])</p>".utf8).write(
+                        to: URL(fileURLWithPath: site + "/page\(page).html"))
                 }
-                let pack = try runWebarc(["pack", site, "-o", folder.file("\(release).webarc"), "--quiet"], environment: [:])
+                let pack = try runWebarc(
+                    ["pack", site, "-o", folder.file("\(release).webarc"), "--quiet"], environment: [:])
                 #expect(pack.status == 0, "\(pack.stderr)")
             }
             let diff = try runWebarc(["diff", old, new, "-o", update, "--quiet"], environment: [:])
@@ -68,7 +73,9 @@ struct RemoteUpdateTests {
         func bytes(_ path: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
     }
 
-    @Test("apply takes a compact update or an update archive by URL, over a local or a remote base, and writes the new release byte for byte")
+    @Test(
+        "apply takes a compact update or an update archive by URL, over a local or a remote base, and writes the new release byte for byte"
+    )
     func applyFromURL() throws {
         let releases = try Releases()
         let compactServer = try RangeServer(file: try releases.bytes(releases.compact), tls: true)
@@ -80,7 +87,8 @@ struct RemoteUpdateTests {
         let environment = ["SSL_CERT_FILE": RangeServer.certificatePath, "PATH": "/usr/bin:/bin"]
         let expected = try releases.bytes(releases.new)
         let cases: [(base: String, update: String)] = [
-            (releases.old, compactServer.url), (baseServer.url, compactServer.url), (releases.old, layerServer.url), (baseServer.url, layerServer.url),
+            (releases.old, compactServer.url), (baseServer.url, compactServer.url), (releases.old, layerServer.url),
+            (baseServer.url, layerServer.url),
         ]
         for (index, (base, update)) in cases.enumerated() {
             let output = releases.folder.file("applied-\(index).webarc")
@@ -94,13 +102,16 @@ struct RemoteUpdateTests {
         }
         let layered = releases.folder.file("layer.webarc")
         // The layer names its base by file name, as `diff` was given it: the local one here.
-        let asLayer = try runWebarc(["apply", releases.old, compactServer.url, "--layer", "-o", layered, "--quiet"], environment: environment)
+        let asLayer = try runWebarc(
+            ["apply", releases.old, compactServer.url, "--layer", "-o", layered, "--quiet"], environment: environment)
         #expect(asLayer.status == 0, "\(asLayer.stderr)")
         let (written, diffed) = (try releases.bytes(layered), try releases.bytes(releases.layer))
         #expect(written == diffed)
     }
 
-    @Test("a compact update by URL is described by info, refused over the wrong base, and named as such where an archive is wanted")
+    @Test(
+        "a compact update by URL is described by info, refused over the wrong base, and named as such where an archive is wanted"
+    )
     func compactByURL() throws {
         let releases = try Releases()
         let server = try RangeServer(file: try releases.bytes(releases.compact), tls: true)
@@ -113,15 +124,23 @@ struct RemoteUpdateTests {
         #expect(fields?["fileBytes"] as? Int == compactBytes.count)
         let output = releases.folder.file("wrong.webarc")
         let wrongBase = try runWebarc(["apply", releases.new, server.url, "-o", output], environment: environment)
-        #expect(wrongBase.status == 65 && wrongBase.stderr.contains("do not match the update's bases"), "\(wrongBase.stderr)")
+        #expect(
+            wrongBase.status == 65 && wrongBase.stderr.contains("do not match the update's bases"),
+            "\(wrongBase.stderr)")
         #expect(!FileManager.default.fileExists(atPath: output))
-        for command in [["ls", server.url], ["cat", server.url, "http://localhost/page1.html"], ["verify", server.url]] {
+        for command in [
+            ["ls", server.url], ["cat", server.url, "http://localhost/page1.html"], ["verify", server.url],
+        ] {
             let run = try runWebarc(command, environment: environment)
-            #expect(run.status == 65 && run.stderr.contains("is a compact update, not an archive"), "\(command[0]): \(run.stderr)")
+            #expect(
+                run.status == 65 && run.stderr.contains("is a compact update, not an archive"),
+                "\(command[0]): \(run.stderr)")
         }
     }
 
-    @Test("diff and pack --base over archives by URL download each once: the compact update is the bytes local files give, the update archive gives the new release")
+    @Test(
+        "diff and pack --base over archives by URL download each once: the compact update is the bytes local files give, the update archive gives the new release"
+    )
     func publishFromURLs() throws {
         let releases = try Releases()
         let oldServer = try RangeServer(file: try releases.bytes(releases.old), tls: true)
@@ -150,10 +169,12 @@ struct RemoteUpdateTests {
             } else {
                 // An update archive names its base by file name (the URL's here): it must give v2.
                 let applied = releases.folder.file("applied-\(index).webarc")
-                let apply = try runWebarc(["apply", releases.old, output, "-o", applied, "--quiet"], environment: environment)
+                let apply = try runWebarc(
+                    ["apply", releases.old, output, "-o", applied, "--quiet"], environment: environment)
                 let (written, expected) = (try releases.bytes(applied), try releases.bytes(releases.new))
                 #expect(apply.status == 0 && written == expected, "\(run.arguments): \(apply.stderr)")
-                #expect(try ArchiveReader(path: output).metadata.bases.map(\.name) == ["site.webarc"], "\(run.arguments)")
+                #expect(
+                    try ArchiveReader(path: output).metadata.bases.map(\.name) == ["site.webarc"], "\(run.arguments)")
             }
             // Each archive is downloaded (a stream and its tail), the old one again by the check.
             let requests = oldServer.requests.count + newServer.requests.count
@@ -161,7 +182,9 @@ struct RemoteUpdateTests {
         }
     }
 
-    @Test("verify of an update with its base by URL fetches the base's referenced chunks together, not one request per chunk")
+    @Test(
+        "verify of an update with its base by URL fetches the base's referenced chunks together, not one request per chunk"
+    )
     func verifyOverRemoteBase() throws {
         let releases = try SpreadReleases()
         let update = releases.update
@@ -197,7 +220,9 @@ struct RemoteUpdateTests {
         #expect(failing.status == 65, "\(failing.status): \(failing.stderr)")
     }
 
-    @Test("a page an update changed, read over a remote base: the base's reference chunk is asked for beside the update's chunk, not a round later")
+    @Test(
+        "a page an update changed, read over a remote base: the base's reference chunk is asked for beside the update's chunk, not a round later"
+    )
     func layeredReferenceAnnounced() throws {
         let releases = try SpreadReleases()
         let (baseServer, topServer, top) = try Self.layered(old: releases.old, update: releases.update)
@@ -219,7 +244,9 @@ struct RemoteUpdateTests {
         #expect(bytes == [UInt8](try new.body(try Self.response(new, "http://localhost/page12.html").body)))
     }
 
-    @Test("a changed page of many chunks over a remote base: every chunk's reference is asked for before the update's first chunk comes, neighbours in one request")
+    @Test(
+        "a changed page of many chunks over a remote base: every chunk's reference is asked for before the update's first chunk comes, neighbours in one request"
+    )
     func manyReferencesAnnounced() throws {
         let folder = try TemporaryFolder()
         var random = SeededGenerator(seed: 9)
@@ -227,13 +254,18 @@ struct RemoteUpdateTests {
         for (release, head) in [("v1", "release 1"), ("v2", "release 2, one more line")] {
             let site = folder.file(release)
             try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
-            try Data("<html><body><h1>\(head)</h1><p>\(text)</p>".utf8).write(to: URL(fileURLWithPath: site + "/big.html"))
-            let pack = try runWebarc(["pack", site, "-o", folder.file("\(release).webarc"), "--quiet"], environment: [:])
+            try Data("<html><body><h1>\(head)</h1><p>\(text)</p>".utf8).write(
+                to: URL(fileURLWithPath: site + "/big.html"))
+            let pack = try runWebarc(
+                ["pack", site, "-o", folder.file("\(release).webarc"), "--quiet"], environment: [:])
             #expect(pack.status == 0, "\(pack.stderr)")
         }
-        let diff = try runWebarc(["diff", folder.file("v1.webarc"), folder.file("v2.webarc"), "-o", folder.file("u.webarc"), "--quiet"], environment: [:])
+        let diff = try runWebarc(
+            ["diff", folder.file("v1.webarc"), folder.file("v2.webarc"), "-o", folder.file("u.webarc"), "--quiet"],
+            environment: [:])
         #expect(diff.status == 0, "\(diff.stderr)")
-        let (baseServer, topServer, top) = try Self.layered(old: folder.file("v1.webarc"), update: folder.file("u.webarc"))
+        let (baseServer, topServer, top) = try Self.layered(
+            old: folder.file("v1.webarc"), update: folder.file("u.webarc"))
         defer {
             baseServer.stop()
             topServer.stop()
@@ -255,7 +287,9 @@ struct RemoteUpdateTests {
         func covered() -> Bool {
             references.allSatisfy { reference in asked().contains { $0.contains(reference.offset) } }
         }
-        #expect(baseServer.waitForRequests { _ in covered() }, "every reference asked for before the update's chunks came: \(baseServer.requests)")
+        #expect(
+            baseServer.waitForRequests { _ in covered() },
+            "every reference asked for before the update's chunks came: \(baseServer.requests)")
         #expect(baseServer.requests.count <= 2, "neighbouring references in one request: \(baseServer.requests)")
         topServer.release()
         var bytes: [UInt8] = []
@@ -266,12 +300,15 @@ struct RemoteUpdateTests {
 
     /// The update at `update` over the archive at `old`, each served by a ``RangeServer`` and read
     /// by ranges as one layered reader.
-    static func layered(old: String, update: String) throws -> (base: RangeServer, top: RangeServer, reader: ArchiveReader) {
+    static func layered(
+        old: String, update: String
+    ) throws -> (base: RangeServer, top: RangeServer, reader: ArchiveReader) {
         let baseServer = try RangeServer(file: Array(try Data(contentsOf: URL(fileURLWithPath: old))))
         let topServer = try RangeServer(file: Array(try Data(contentsOf: URL(fileURLWithPath: update))))
         let base = try ArchiveReader(url: baseServer.url, configuration: testConfiguration())
         let top = try ArchiveReader(
-            source: try HTTPByteSource(url: topServer.url, configuration: testConfiguration()), path: topServer.url, bases: [base])
+            source: try HTTPByteSource(url: topServer.url, configuration: testConfiguration()), path: topServer.url,
+            bases: [base])
         return (baseServer, topServer, top)
     }
 

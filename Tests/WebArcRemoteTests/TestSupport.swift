@@ -27,12 +27,17 @@ enum Fixture {
             let url = "http://example.com/page/\(random.hex(12))/\(index).html"
             urls.append(url)
             let body = try! writer.addBody(Array("<p>page \(index) \(random.hex(100))</p>".utf8))
-            try! writer.add(ResponseRecord(
-                request: RequestRecord(url: url),
-                headers: [HTTPHeader("Content-Type", "text/html"), HTTPHeader("X-Token", random.hex(40))], mimeType: "text/html", body: body))
+            try! writer.add(
+                ResponseRecord(
+                    request: RequestRecord(url: url),
+                    headers: [HTTPHeader("Content-Type", "text/html"), HTTPHeader("X-Token", random.hex(40))],
+                    mimeType: "text/html", body: body))
         }
         let big = try! writer.addBody(random.bytes(700_000))
-        try! writer.add(ResponseRecord(request: RequestRecord(url: bigURL), headers: [HTTPHeader("Content-Type", "application/octet-stream")], body: big))
+        try! writer.add(
+            ResponseRecord(
+                request: RequestRecord(url: bigURL), headers: [HTTPHeader("Content-Type", "application/octet-stream")],
+                body: big))
         urls.append(bigURL)
         try! writer.finish()
         return (Array(try! Data(contentsOf: URL(fileURLWithPath: path))), path, urls)
@@ -45,7 +50,9 @@ enum Fixture {
         var random = SeededGenerator(seed: 14)
         for index in 0..<1500 {
             let body = try! writer.addBody(Array("<p>other \(index) \(random.hex(100))</p>".utf8))
-            try! writer.add(ResponseRecord(request: RequestRecord(url: "http://example.com/other/\(random.hex(12))/\(index)"), body: body))
+            try! writer.add(
+                ResponseRecord(
+                    request: RequestRecord(url: "http://example.com/other/\(random.hex(12))/\(index)"), body: body))
         }
         try! writer.finish()
         return Array(try! Data(contentsOf: URL(fileURLWithPath: folder.file("other.webarc"))))
@@ -57,7 +64,9 @@ enum Fixture {
     /// The URL whose record sorts first: its leaf is the farthest from the end of the file.
     static let firstURL: String = {
         var first: String?
-        try! local.forEachEntry { entry in if first == nil, case .response(let response) = entry.record { first = response.request.url } }
+        try! local.forEachEntry { entry in
+            if first == nil, case .response(let response) = entry.record { first = response.request.url }
+        }
         return first!
     }()
 

@@ -8,18 +8,25 @@ struct BodyDecisionTests {
     static let tag = "\"0123456789abcdef0123456789abcdef\""
 
     private func decide(status: Int = 200, length: UInt64 = 100, _ conditions: ReplayConditions) -> BodyDecision {
-        BodyDecision(status: status, length: length, entityTags: CollectionOfOne(Self.tag), lastModified: 1000, conditions: conditions)
+        BodyDecision(
+            status: status, length: length, entityTags: CollectionOfOne(Self.tag), lastModified: 1000,
+            conditions: conditions)
     }
 
-    @Test("hostile range numbers never overflow", arguments: [
-        ("bytes=0-18446744073709551615", BodyDecision.partial(0..<100)), ("bytes=18446744073709551615-", .unsatisfiable),
-        ("bytes=-18446744073709551615", .partial(0..<100)), ("bytes=0-18446744073709551616", .whole),
-        ("bytes=18446744073709551614-18446744073709551615", .unsatisfiable),
-    ])
+    @Test(
+        "hostile range numbers never overflow",
+        arguments: [
+            ("bytes=0-18446744073709551615", BodyDecision.partial(0..<100)),
+            ("bytes=18446744073709551615-", .unsatisfiable),
+            ("bytes=-18446744073709551615", .partial(0..<100)), ("bytes=0-18446744073709551616", .whole),
+            ("bytes=18446744073709551614-18446744073709551615", .unsatisfiable),
+        ])
     func hostileRanges(header: String, expected: BodyDecision) {
         #expect(decide(ReplayConditions(range: header)) == expected)
-        #expect(BodyDecision(status: 200, length: .max, entityTags: CollectionOfOne(Self.tag), lastModified: nil,
-            conditions: ReplayConditions(range: "bytes=0-18446744073709551615")) == .partial(0..<UInt64.max))
+        #expect(
+            BodyDecision(
+                status: 200, length: .max, entityTags: CollectionOfOne(Self.tag), lastModified: nil,
+                conditions: ReplayConditions(range: "bytes=0-18446744073709551615")) == .partial(0..<UInt64.max))
     }
 
     @Test("304 for a 2xx whose tag matches; a range only on a 200; If-Range turns it off")

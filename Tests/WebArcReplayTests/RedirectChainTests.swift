@@ -12,24 +12,30 @@ struct RedirectChainTests {
 
     init() throws {
         folder = try TemporaryFolder()
-        chain = RedirectChain(archives: ReplayArchives(readers: [
-            try makeArchive(in: folder, [
-                .redirect("http://site.test/old", to: "http://site.test/new", status: 301),
-                .redirect("http://site.test/new", to: "https://site.test/home?x=1", status: 308),
-                .text("https://site.test/home", "home"),
-                .redirect("http://site.test/a", to: "http://site.test/b"),
-                .redirect("http://site.test/b", to: "http://site.test/a"),
-                .redirect("http://site.test/js", to: "javascript:alert(document.cookie)"),
-                .redirect("http://site.test/data", to: "data:text/html,<script>alert(1)</script>"),
-                .redirect("http://site.test/file", to: "file:///etc/passwd"),
-                .redirect("http://site.test/to-js", to: "http://site.test/js"),
-            ])
-        ]))
+        chain = RedirectChain(
+            archives: ReplayArchives(readers: [
+                try makeArchive(
+                    in: folder,
+                    [
+                        .redirect("http://site.test/old", to: "http://site.test/new", status: 301),
+                        .redirect("http://site.test/new", to: "https://site.test/home?x=1", status: 308),
+                        .text("https://site.test/home", "home"),
+                        .redirect("http://site.test/a", to: "http://site.test/b"),
+                        .redirect("http://site.test/b", to: "http://site.test/a"),
+                        .redirect("http://site.test/js", to: "javascript:alert(document.cookie)"),
+                        .redirect("http://site.test/data", to: "data:text/html,<script>alert(1)</script>"),
+                        .redirect("http://site.test/file", to: "file:///etc/passwd"),
+                        .redirect("http://site.test/to-js", to: "http://site.test/js"),
+                    ])
+            ]))
     }
 
     @Test("a chain ends at its response, found through the fuzzy rules on each hop")
     func followed() throws {
-        guard case .response(let match, let method, let redirects) = try chain.resolve(method: "GET", url: "http://site.test/old") else {
+        guard
+            case .response(let match, let method, let redirects) = try chain.resolve(
+                method: "GET", url: "http://site.test/old")
+        else {
             Issue.record("no response")
             return
         }
@@ -38,10 +44,14 @@ struct RedirectChainTests {
         #expect(redirects == ["http://site.test/old", "http://site.test/new"])
     }
 
-    @Test("a redirect to javascript:, data: or file: is refused, never followed nor offered to approve", arguments: [
-        ("http://site.test/js", "javascript:alert(document.cookie)"), ("http://site.test/data", "data:text/html,<script>alert(1)</script>"),
-        ("http://site.test/file", "file:///etc/passwd"), ("http://site.test/to-js", "javascript:alert(document.cookie)"),
-    ])
+    @Test(
+        "a redirect to javascript:, data: or file: is refused, never followed nor offered to approve",
+        arguments: [
+            ("http://site.test/js", "javascript:alert(document.cookie)"),
+            ("http://site.test/data", "data:text/html,<script>alert(1)</script>"),
+            ("http://site.test/file", "file:///etc/passwd"),
+            ("http://site.test/to-js", "javascript:alert(document.cookie)"),
+        ])
     func refused(url: String, target: String) throws {
         var asked: [String] = []
         let resolution = try chain.resolve(method: "GET", url: url) { _, _, hop in
@@ -59,19 +69,25 @@ struct RedirectChainTests {
 
     @Test("a loop throws redirectLoop; the limit throws tooManyRedirects")
     func loops() throws {
-        #expect(throws: ReplayError.redirectLoop(chain: ["http://site.test/a", "http://site.test/b", "http://site.test/a"])) {
+        #expect(
+            throws: ReplayError.redirectLoop(chain: ["http://site.test/a", "http://site.test/b", "http://site.test/a"])
+        ) {
             try chain.resolve(method: "GET", url: "http://site.test/a")
         }
         var short = chain
         short.redirectLimit = 1
-        #expect(throws: ReplayError.tooManyRedirects(chain: ["http://site.test/old", "http://site.test/new"], limit: 1)) {
+        #expect(
+            throws: ReplayError.tooManyRedirects(chain: ["http://site.test/old", "http://site.test/new"], limit: 1)
+        ) {
             try short.resolve(method: "GET", url: "http://site.test/old")
         }
     }
 
     @Test("stop ends the chain at the redirect; a missing target is a miss naming it")
     func stopAndMiss() throws {
-        guard case .redirect(let redirect, let at, _) = try chain.resolve(method: "GET", url: "http://site.test/old", approve: { _, _, _ in .stop })
+        guard
+            case .redirect(let redirect, let at, _) = try chain.resolve(
+                method: "GET", url: "http://site.test/old", approve: { _, _, _ in .stop })
         else {
             Issue.record("not stopped")
             return

@@ -10,16 +10,23 @@ enum TestRecord {
 }
 
 /// Writes `records` into `folder/name` and opens the archive.
-func makeArchive(in folder: TemporaryFolder, name: String = "test.webarc", _ records: [TestRecord]) throws -> ArchiveReader {
+func makeArchive(
+    in folder: TemporaryFolder, name: String = "test.webarc", _ records: [TestRecord]
+) throws -> ArchiveReader {
     let path = folder.file(name)
     let writer = try ArchiveWriter(path: path)
     for record in records {
         switch record {
         case .text(let url, let text):
             let body = try writer.addBody(Array(text.utf8))
-            try writer.add(ResponseRecord(request: RequestRecord(url: url), headers: [HTTPHeader("Content-Type", "text/plain")], body: body))
+            try writer.add(
+                ResponseRecord(
+                    request: RequestRecord(url: url), headers: [HTTPHeader("Content-Type", "text/plain")], body: body))
         case .redirect(let url, let target, let status):
-            try writer.add(RedirectRecord(request: RequestRecord(url: url), status: status, target: target, headers: [HTTPHeader("Location", target)]))
+            try writer.add(
+                RedirectRecord(
+                    request: RequestRecord(url: url), status: status, target: target,
+                    headers: [HTTPHeader("Location", target)]))
         case .tombstone(let url):
             try writer.add(TombstoneRecord(request: RequestRecord(url: url)))
         }

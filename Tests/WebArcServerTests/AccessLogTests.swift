@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 import WebArc
 import WebArcTestSupport
+
 @testable import WebArcServer
 
 #if canImport(Glibc)
@@ -17,7 +18,8 @@ import Glibc
 
     /// An archive whose large body has one byte flipped in chunk `chunk`, plus an undamaged page.
     static func archive(in folder: TemporaryFolder, damagingChunk chunk: Int) throws -> ArchiveReader {
-        let reader = try makeArchive(in: folder, [.page("http://localhost/large.bin", large), .text("http://localhost/", "<h1>fine</h1>")])
+        let reader = try makeArchive(
+            in: folder, [.page("http://localhost/large.bin", large), .text("http://localhost/", "<h1>fine</h1>")])
         guard case .response(let response)? = try reader.lookup(url: "http://localhost/large.bin")?.record else {
             throw TestFailure("no large.bin")
         }
@@ -34,7 +36,8 @@ import Glibc
     ) async throws {
         let log = AccessLog(logger: Logger(label: "test.access") { _ in lines })
         let server = try await WebArcServer.start(
-            archives: try ArchiveSet(readers: [reader]), configuration: .init(port: 0, cacheBytes: cacheBytes, threads: 2, accessLog: log))
+            archives: try ArchiveSet(readers: [reader]),
+            configuration: .init(port: 0, cacheBytes: cacheBytes, threads: 2, accessLog: log))
         do {
             try await body(server)
         } catch {
@@ -57,7 +60,9 @@ import Glibc
             // Logged before the connection closed.
             let messages = lines.messages
             #expect(messages.first == "127.0.0.1 \"GET /large.bin HTTP/1.1\" 200 524288")
-            #expect(messages.last?.hasPrefix("body of GET /large.bin failed after 524288 of 1048576 bytes, connection closed: ") == true)
+            #expect(
+                messages.last?.hasPrefix(
+                    "body of GET /large.bin failed after 524288 of 1048576 bytes, connection closed: ") == true)
             #expect(messages.last?.contains("SHA-256") == true)
             #expect(lines.levels == [.info, .error])
         }
@@ -74,7 +79,9 @@ import Glibc
             #expect(client.isClosedByPeer())
             #expect(lines.messages.first == "127.0.0.1 \"GET /large.bin HTTP/1.1\" 500 \(response.body.count)")
             #expect(lines.messages.count == 2)
-            #expect(lines.messages.last?.hasPrefix("body of GET /large.bin failed before it was sent, answered 500 instead: ") == true)
+            #expect(
+                lines.messages.last?.hasPrefix(
+                    "body of GET /large.bin failed before it was sent, answered 500 instead: ") == true)
             // The page that is not damaged is logged as sent.
             let page = try fetch(server.port, "/")
             #expect(page.status == 200)
@@ -85,11 +92,15 @@ import Glibc
     @Test func aCachedBodyThatFailsIsLoggedAsThe500PageSent() async throws {
         let folder = try TemporaryFolder()
         let lines = LogLines()
-        try await Self.withLoggedServer(try ServerDamageTests.damagedArchive(in: folder), lines: lines, cacheBytes: 8 << 20) { server in
+        try await Self.withLoggedServer(
+            try ServerDamageTests.damagedArchive(in: folder), lines: lines, cacheBytes: 8 << 20
+        ) { server in
             let response = try fetch(server.port, "/small.bin")
             #expect(response.status == 500)
             #expect(lines.messages.first == "127.0.0.1 \"GET /small.bin HTTP/1.1\" 500 \(response.body.count)")
-            #expect(lines.messages.last?.hasPrefix("body of GET /small.bin failed before it was sent, answered 500 instead: ") == true)
+            #expect(
+                lines.messages.last?.hasPrefix(
+                    "body of GET /small.bin failed before it was sent, answered 500 instead: ") == true)
             #expect(lines.messages.count == 2)
         }
     }

@@ -11,20 +11,30 @@ import WebArcTestSupport
 @Suite(.serialized) struct BrowserCheckTests {
     static let repository = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().path
-    static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
-    static let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+    static let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
     static let pydocs = "/usr/share/doc/python3.11/html"
 
     // The traits skip visibly, with the reason, when a tool is missing.
-    @Test(.enabled(if: chromium != nil && python != nil, "chromium or python3 not installed: apt-get install -y chromium python3"))
+    @Test(
+        .enabled(
+            if: chromium != nil && python != nil,
+            "chromium or python3 not installed: apt-get install -y chromium python3"))
     func sampleSiteLoadsWithNoFailedRequest() async throws {
-        let summary = try await check(folder: Self.repository + "/Tools/sample-site", outsideLinks: .refuse, paths: ["/", "/about/", "/docs/guide.html"])
+        let summary = try await check(
+            folder: Self.repository + "/Tools/sample-site", outsideLinks: .refuse,
+            paths: ["/", "/about/", "/docs/guide.html"])
         #expect(summary.pages == 3)
     }
 
-    @Test(.enabled(
-        if: chromium != nil && python != nil && FileManager.default.fileExists(atPath: pydocs),
-        "chromium, python3 or the Python docs missing: apt-get install -y chromium python3 python3.11-doc"))
+    @Test(
+        .enabled(
+            if: chromium != nil && python != nil && FileManager.default.fileExists(atPath: pydocs),
+            "chromium, python3 or the Python docs missing: apt-get install -y chromium python3 python3.11-doc"))
     func pythonDocsStartPageLoadsWithNoFailedRequest() async throws {
         let summary = try await check(folder: Self.pydocs, outsideLinks: .follow, paths: ["/", "/library/index.html"])
         #expect(summary.pages == 2)
@@ -53,7 +63,8 @@ import WebArcTestSupport
         return try await withServer([reader]) { server in
             let process = Process()
             process.executableURL = URL(fileURLWithPath: Self.python!)
-            process.arguments = [Self.repository + "/Tools/browser-check/browser_check.py", "--out", temporary.file("shots")]
+            process.arguments =
+                [Self.repository + "/Tools/browser-check/browser_check.py", "--out", temporary.file("shots")]
                 + paths.map { server.url.dropLast() + $0 }
             let output = Pipe()
             process.standardOutput = output

@@ -6,7 +6,8 @@ import WebArcTestSupport
 ///
 /// Recipe: every record below, written with `ArchiveWriter`; bodies are deterministic.
 enum SiteFixture {
-    static let indexHTML = "<!DOCTYPE html><title>Home</title><link rel=stylesheet href=style.css><a href=docs/>Docs</a>"
+    static let indexHTML =
+        "<!DOCTYPE html><title>Home</title><link rel=stylesheet href=style.css><a href=docs/>Docs</a>"
     static let css = "body { background: url(img/bg.png) }"
     /// 300 000 pseudo-random bytes: more than the test cache keeps, so it streams in two chunks.
     static let big: [UInt8] = {
@@ -47,7 +48,9 @@ enum SiteFixture {
                 HTTPHeader("X-Custom", "kept"),
                 HTTPHeader("Cache-Control", "max-age=60"),
             ]),
-        .page("http://localhost/gone", Array("stored 404".utf8), headers: [HTTPHeader("Content-Type", "text/plain")], status: 404),
+        .page(
+            "http://localhost/gone", Array("stored 404".utf8), headers: [HTTPHeader("Content-Type", "text/plain")],
+            status: 404),
     ]
 
     /// The fixture archive, opened.

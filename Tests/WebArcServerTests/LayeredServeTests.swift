@@ -8,7 +8,9 @@ import WebArcTestSupport
     /// Writes a release of three pages, or the next one (edits `a`, deletes `b`, adds `c`).
     static func release(_ number: Int, in folder: TemporaryFolder) throws -> String {
         let writer = try ArchiveWriter(path: folder.file("v\(number).webarc"), options: .init(dictionaryInterval: 32))
-        var pages = [("http://localhost/a.html", "<p>page a, release 1</p>" + String(repeating: "text of a ", count: 500))]
+        var pages = [
+            ("http://localhost/a.html", "<p>page a, release 1</p>" + String(repeating: "text of a ", count: 500))
+        ]
         pages.append(("http://localhost/keep.html", "<p>unchanged</p>"))
         if number == 1 {
             pages.append(("http://localhost/b.html", "<p>page b</p>"))
@@ -18,14 +20,19 @@ import WebArcTestSupport
         }
         for (url, text) in pages {
             let body = try writer.addBody(Array(text.utf8))
-            try writer.add(ResponseRecord(request: RequestRecord(url: url), headers: [HTTPHeader("Content-Type", "text/html")], mimeType: "text/html", body: body))
+            try writer.add(
+                ResponseRecord(
+                    request: RequestRecord(url: url), headers: [HTTPHeader("Content-Type", "text/html")],
+                    mimeType: "text/html", body: body))
         }
         writer.metadata.startURL = "http://localhost/a.html"
         try writer.finish()
         return folder.file("v\(number).webarc")
     }
 
-    @Test(.enabled(if: ServeCommandTests.binary != nil, "webarc binary not built next to the tests: run swift build first"))
+    @Test(
+        .enabled(
+            if: ServeCommandTests.binary != nil, "webarc binary not built next to the tests: run swift build first"))
     func servesTheLayeredView() throws {
         let folder = try TemporaryFolder()
         let old = try Self.release(1, in: folder)

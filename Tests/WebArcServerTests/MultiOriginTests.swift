@@ -17,15 +17,18 @@ import WebArcTestSupport
         <a href="http://blog.example:8080/post?id=1">Post</a> <a href='https://live.example/x'>Live</a>\
         <img src="https://cdn.example/img/logo.png"></body></html>
         """
-    static let stylesheet = "body { background: url(/img/bg.png) } @import \"/css/more.css\"; a { b: url('//cdn.example/f.woff') }"
-    static let blogPage = "<a href=\"/\">blog home</a> <img srcset=\"/img/a.png 1x\"> <a href=\"https://www.example.org/\">main</a>"
+    static let stylesheet =
+        "body { background: url(/img/bg.png) } @import \"/css/more.css\"; a { b: url('//cdn.example/f.woff') }"
+    static let blogPage =
+        "<a href=\"/\">blog home</a> <img srcset=\"/img/a.png 1x\"> <a href=\"https://www.example.org/\">main</a>"
 
     static let securePage = """
         <meta http-equiv="Content-Security-Policy" content="script-src https://cdn.example">\
         <script src="https://cdn.example/js/app.js" integrity="sha384-stored" crossorigin></script>
         """
     static let policyHeaders = [
-        HTTPHeader("Content-Type", "text/html"), HTTPHeader("Content-Security-Policy", "default-src https://cdn.example"),
+        HTTPHeader("Content-Type", "text/html"),
+        HTTPHeader("Content-Security-Policy", "default-src https://cdn.example"),
         HTTPHeader("Content-Security-Policy-Report-Only", "default-src 'self'"), HTTPHeader("X-Kept", "yes"),
     ]
 
@@ -38,7 +41,9 @@ import WebArcTestSupport
                 .text("https://www.example.org/contact", "<p>contact</p>"),
                 .text("https://cdn.example/css/site.css", stylesheet, type: "text/css"),
                 .text("https://cdn.example/js/app.js", "console.log('https://cdn.example/x')", type: "text/javascript"),
-                .page("https://cdn.example/img/logo.png", [0x89, 0x50, 0x4E, 0x47], headers: [HTTPHeader("Content-Type", "image/png")]),
+                .page(
+                    "https://cdn.example/img/logo.png", [0x89, 0x50, 0x4E, 0x47],
+                    headers: [HTTPHeader("Content-Type", "image/png")]),
                 .page("https://cdn.example/img/bg.png", [1, 2, 3], headers: [HTTPHeader("Content-Type", "image/png")]),
                 .text("https://cdn.example/", "<p>cdn root</p>"),
                 .redirect("https://cdn.example/old.css", to: "https://cdn.example/css/site.css"),
@@ -144,7 +149,10 @@ import WebArcTestSupport
             [.text("http://localhost/index.html", "v2"), .text("http://localhost/new.html", "new")])
         let base = try makeArchive(
             in: folder, name: "base.webarc",
-            [.text("http://localhost/index.html", "v1"), .text("http://localhost/old.html", "old"), .text("http://localhost/", "root")],
+            [
+                .text("http://localhost/index.html", "v1"), .text("http://localhost/old.html", "old"),
+                .text("http://localhost/", "root"),
+            ],
             startURL: "http://localhost/")
         try await withServer([update, base]) { server in
             let texts = try ["/index.html", "/new.html", "/old.html", "/"].map { try fetch(server.port, $0).text }

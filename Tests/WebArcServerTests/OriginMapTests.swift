@@ -17,11 +17,18 @@ import Testing
     }
 
     @Test func pathsRoute() {
-        #expect(Self.map.route(forPath: "/a/b?c") == .archive(url: "https://www.example.org/a/b?c", origin: Self.primary))
-        #expect(Self.map.route(forPath: "/_/https/cdn.example/x.css") == .archive(url: "https://cdn.example/x.css", origin: Self.cdn))
-        #expect(Self.map.route(forPath: "/_/http/blog.example:8080/") == .archive(url: "http://blog.example:8080/", origin: Self.blog))
+        #expect(
+            Self.map.route(forPath: "/a/b?c") == .archive(url: "https://www.example.org/a/b?c", origin: Self.primary))
+        #expect(
+            Self.map.route(forPath: "/_/https/cdn.example/x.css")
+                == .archive(url: "https://cdn.example/x.css", origin: Self.cdn))
+        #expect(
+            Self.map.route(forPath: "/_/http/blog.example:8080/")
+                == .archive(url: "http://blog.example:8080/", origin: Self.blog))
         #expect(Self.map.route(forPath: "/_/https/cdn.example") == .addSlash(location: "/_/https/cdn.example/"))
-        #expect(Self.map.route(forPath: "/_/https/other.example/x") == .archive(url: "https://www.example.org/_/https/other.example/x", origin: Self.primary))
+        #expect(
+            Self.map.route(forPath: "/_/https/other.example/x")
+                == .archive(url: "https://www.example.org/_/https/other.example/x", origin: Self.primary))
         #expect(OriginMap(origins: [], primary: nil).route(forPath: "/") == nil)
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebArc
 import WebArcTestSupport
+
 @testable import WebArcServer
 
 /// The resource cache stays within its budget however long and varied the request targets are.

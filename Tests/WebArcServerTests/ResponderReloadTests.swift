@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import WebArc
 import WebArcTestSupport
+
 @testable import WebArcServer
 
 /// The responder's reload: only the errors its reload recognises reopen the archives, requests
@@ -15,7 +16,12 @@ import WebArcTestSupport
     final class Opens: Sendable {
         private let state: Mutex<(sets: [ArchiveSet?], count: Int)>
         init(_ sets: [ArchiveSet?]) { state = Mutex((sets, 0)) }
-        func next() -> ArchiveSet? { state.withLock { $0.count += 1; return $0.sets.removeFirst() } }
+        func next() -> ArchiveSet? {
+            state.withLock {
+                $0.count += 1
+                return $0.sets.removeFirst()
+            }
+        }
         func count() -> Int { state.withLock { $0.count } }
     }
 
@@ -26,11 +32,14 @@ import WebArcTestSupport
         func advance(by duration: Duration) { instant.withLock { $0 += duration } }
     }
 
-    @Test("an error the reload does not recognise neither reopens nor holds back a later change; a failed reopening waits")
+    @Test(
+        "an error the reload does not recognise neither reopens nor holds back a later change; a failed reopening waits"
+    )
     func reloadsOnlyWhatItRecognises() throws {
         let folder = try TemporaryFolder()
         let first = try ArchiveSet(readers: [try SiteFixture.make(in: folder)])
-        let other = try makeArchive(in: folder, name: "new.webarc", [.text("http://localhost/new.txt", "new", type: "text/plain")])
+        let other = try makeArchive(
+            in: folder, name: "new.webarc", [.text("http://localhost/new.txt", "new", type: "text/plain")])
         let second = try ArchiveSet(readers: [other])
         let opens = Opens([nil, second])
         let clock = TestClock()

@@ -15,8 +15,9 @@ import WebArcTestSupport
     /// A running `webarc serve`, its URL read from the first stdout line.
     typealias Serving = ServeProcess
 
-    @Test(.enabled(if: binary != nil, "webarc binary not built next to the tests: run swift build first"),
-          arguments: [SIGTERM, SIGINT])
+    @Test(
+        .enabled(if: binary != nil, "webarc binary not built next to the tests: run swift build first"),
+        arguments: [SIGTERM, SIGINT])
     func servesLogsAndStopsOnSignal(signal: Int32) async throws {
         let folder = try TemporaryFolder()
         _ = try SiteFixture.make(in: folder)

@@ -18,13 +18,14 @@ struct ServeReplacedFileTests {
     /// Writes release 1 (the fixture) at site.webarc and release 2 at release2.webarc.
     static func releases(in folder: TemporaryFolder) throws -> (site: String, release2: String) {
         _ = try makeArchive(in: folder, name: "site.webarc", SiteFixture.records, startURL: "http://localhost/")
-        let records = SiteFixture.records.filter {
-            guard case .page(let url, _, _, _, _) = $0 else { return true }
-            return url != "http://localhost/small.txt"
-        } + [
-            .page("http://localhost/small.txt", changedSmall, headers: [HTTPHeader("Content-Type", "text/plain")]),
-            .page("http://localhost/added.txt", added, headers: [HTTPHeader("Content-Type", "text/plain")]),
-        ]
+        let records =
+            SiteFixture.records.filter {
+                guard case .page(let url, _, _, _, _) = $0 else { return true }
+                return url != "http://localhost/small.txt"
+            } + [
+                .page("http://localhost/small.txt", changedSmall, headers: [HTTPHeader("Content-Type", "text/plain")]),
+                .page("http://localhost/added.txt", added, headers: [HTTPHeader("Content-Type", "text/plain")]),
+            ]
         _ = try makeArchive(in: folder, name: "release2.webarc", records, startURL: "http://localhost/")
         return (folder.file("site.webarc"), folder.file("release2.webarc"))
     }
@@ -34,8 +35,9 @@ struct ServeReplacedFileTests {
         try await waitUntil { try fetch(port, target).status == 200 }
     }
 
-    @Test("a file copied over in place: a read while it is cut short is an error, not a crash; then the new version is served",
-          .enabled(if: enabled, why))
+    @Test(
+        "a file copied over in place: a read while it is cut short is an error, not a crash; then the new version is served",
+        .enabled(if: enabled, why))
     func copiedOverInPlace() async throws {
         let folder = try TemporaryFolder()
         let (site, release2) = try Self.releases(in: folder)
@@ -62,8 +64,9 @@ struct ServeReplacedFileTests {
         #expect(log.contains("serving the new version"), "\(log)")
     }
 
-    @Test("a file renamed over goes on being served as opened; with --recheck 0 nothing notices, SIGHUP reopens it at once",
-          .enabled(if: enabled, why))
+    @Test(
+        "a file renamed over goes on being served as opened; with --recheck 0 nothing notices, SIGHUP reopens it at once",
+        .enabled(if: enabled, why))
     func renamedOverAndHangup() async throws {
         // A second server of the same site checks every 0.2 s and is renamed over at the same
         // time: the time it takes to notice is the time this one had to, and did not.
@@ -93,8 +96,9 @@ struct ServeReplacedFileTests {
         #expect(log.contains("reopened \(site): serving the new version"), "\(log)")
     }
 
-    @Test("with --trust, an unsigned file renamed over is refused with the reason and the signed version goes on being served",
-          .enabled(if: enabled, why))
+    @Test(
+        "with --trust, an unsigned file renamed over is refused with the reason and the signed version goes on being served",
+        .enabled(if: enabled, why))
     func untrustedReplacement() async throws {
         let folder = try TemporaryFolder()
         let (site, release2) = try Self.releases(in: folder)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebArc
 import WebArcTestSupport
+
 @testable import WebArcServer
 
 /// Verified reads (spec §11.2): a body whose chunk fails its SHA-256 is never answered as a
@@ -22,14 +23,18 @@ import WebArcTestSupport
     /// An archive with a large and a small body, each with one byte flipped in the chunk named,
     /// plus an undamaged page.
     static func damagedArchive(in folder: TemporaryFolder) throws -> ArchiveReader {
-        let reader = try makeArchive(in: folder, [
-            .page("http://localhost/large.bin", large), .page("http://localhost/small.bin", small),
-            .text("http://localhost/", "<h1>fine</h1>"),
-        ])
+        let reader = try makeArchive(
+            in: folder,
+            [
+                .page("http://localhost/large.bin", large), .page("http://localhost/small.bin", small),
+                .text("http://localhost/", "<h1>fine</h1>"),
+            ])
         let path = folder.file("test.webarc")
         var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         for (url, chunk) in [("http://localhost/large.bin", 2), ("http://localhost/small.bin", 0)] {
-            guard case .response(let response)? = try reader.lookup(url: url)?.record else { throw TestFailure("no \(url)") }
+            guard case .response(let response)? = try reader.lookup(url: url)?.record else {
+                throw TestFailure("no \(url)")
+            }
             let offset = Int(try reader.bodyEntry(response.body).chunks[chunk].offset)
             bytes[offset + 100] ^= 0x5A
         }

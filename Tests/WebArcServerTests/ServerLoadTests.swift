@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import WebArc
-@testable import WebArcServer
 import WebArcTestSupport
+
+@testable import WebArcServer
 
 /// Many clients at once, pipelining, a body larger than the cache, and a clean stop.
 @Suite struct ServerLoadTests {
@@ -57,7 +58,8 @@ import WebArcTestSupport
         try await withServer([try SiteFixture.make(in: folder)]) { server in
             let client = try RawHTTPClient(port: server.port)
             try client.send(
-                "GET /small.txt HTTP/1.1\r\nHost: x\r\n\r\nHEAD /big.bin HTTP/1.1\r\nHost: x\r\n\r\nGET /docs/ HTTP/1.1\r\nHost: x\r\n\r\n")
+                "GET /small.txt HTTP/1.1\r\nHost: x\r\n\r\nHEAD /big.bin HTTP/1.1\r\nHost: x\r\n\r\nGET /docs/ HTTP/1.1\r\nHost: x\r\n\r\n"
+            )
             #expect(try client.readResponse().body == SiteFixture.small)
             let head = try client.readResponse(isHead: true)
             #expect(head.header("Content-Length") == String(SiteFixture.big.count))
@@ -73,7 +75,8 @@ import WebArcTestSupport
             return UInt8(truncatingIfNeeded: state >> 40)
         }
         let reader = try makeArchive(
-            in: folder, [.page("http://localhost/video.mp4", video, headers: [HTTPHeader("Content-Type", "video/mp4")])])
+            in: folder, [.page("http://localhost/video.mp4", video, headers: [HTTPHeader("Content-Type", "video/mp4")])]
+        )
         try await withServer([reader], cacheBytes: 1 << 20) { server in
             let response = try fetch(server.port, "/video.mp4")
             #expect(response.status == 200)
@@ -99,7 +102,8 @@ import WebArcTestSupport
     @Test func idleConnectionsAreClosed() async throws {
         let folder = try TemporaryFolder()
         let server = try await WebArcServer.start(
-            archives: try ArchiveSet(readers: [try SiteFixture.make(in: folder)]), configuration: .init(port: 0, idleTimeout: 0.5))
+            archives: try ArchiveSet(readers: [try SiteFixture.make(in: folder)]),
+            configuration: .init(port: 0, idleTimeout: 0.5))
         let idle = try RawHTTPClient(port: server.port)
         #expect(try idle.request("GET", "/small.txt").status == 200)
         // The client's receive timeout (20 s) ends the wait should the server never close it.
@@ -114,7 +118,8 @@ import WebArcTestSupport
         let body = (0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 11) }
         let reader = try makeArchive(in: folder, [.page("http://localhost/slow.bin", body)])
         let server = try await WebArcServer.start(
-            archives: try ArchiveSet(readers: [reader]), configuration: .init(port: 0, cacheBytes: 64 << 20, idleTimeout: 0.5))
+            archives: try ArchiveSet(readers: [reader]),
+            configuration: .init(port: 0, cacheBytes: 64 << 20, idleTimeout: 0.5))
         #expect(try fetch(server.port, "/slow.bin").body == body, "the first fetch caches the body")
         let slow = try RawHTTPClient(port: server.port, receiveBuffer: 4096)
         try slow.send("GET /slow.bin HTTP/1.1\r\nHost: x\r\n\r\n")

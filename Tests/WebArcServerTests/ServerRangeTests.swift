@@ -28,7 +28,9 @@ import WebArcTestSupport
                 let response = try client.request("GET", target, headers: ["Range: \(header)"])
                 #expect(response.status == 206, "\(header)")
                 #expect(response.body == Array(body[expected]), "\(header)")
-                #expect(response.header("Content-Range") == "bytes \(expected.lowerBound)-\(expected.upperBound - 1)/\(length)")
+                #expect(
+                    response.header("Content-Range")
+                        == "bytes \(expected.lowerBound)-\(expected.upperBound - 1)/\(length)")
                 #expect(response.header("Content-Length") == String(expected.count))
             }
             let acrossChunks = try client.request("GET", target, headers: ["Range: bytes=262000-262299"])
@@ -64,12 +66,15 @@ import WebArcTestSupport
         let etag = try SiteFixture.etag("http://localhost/headers.html", in: reader)
         try await withServer([reader]) { server in
             let client = try RawHTTPClient(port: server.port)
-            let matching = try client.request("GET", "/headers.html", headers: ["Range: bytes=0-2", "If-Range: \(etag)"])
+            let matching = try client.request(
+                "GET", "/headers.html", headers: ["Range: bytes=0-2", "If-Range: \(etag)"])
             #expect(matching.status == 206)
             #expect(matching.text == "<p>")
-            let stale = try client.request("GET", "/headers.html", headers: ["Range: bytes=0-2", "If-Range: \"other\""])
+            let stale = try client.request(
+                "GET", "/headers.html", headers: ["Range: bytes=0-2", "If-Range: \"other\""])
             #expect(stale.status == 200)
-            let date = try client.request("GET", "/headers.html", headers: ["Range: bytes=0-2", "If-Range: \(SiteFixture.lastModified)"])
+            let date = try client.request(
+                "GET", "/headers.html", headers: ["Range: bytes=0-2", "If-Range: \(SiteFixture.lastModified)"])
             #expect(date.status == 206)
         }
     }

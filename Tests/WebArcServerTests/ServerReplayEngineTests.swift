@@ -17,22 +17,33 @@ import WebArcTestSupport
         .redirect("http://localhost/data-url", to: "data:text/html,<script>alert(1)</script>", status: 301),
         .redirect("http://localhost/local", to: "file:///etc/passwd", status: 308),
         .redirect("http://localhost/safe", to: "http://localhost/index.html", status: 302),
-        .page("http://localhost/refresh", Array("r".utf8), headers: [
-            HTTPHeader("Content-Type", "text/plain"), HTTPHeader("Refresh", "0; url=javascript:alert(1)"),
-        ]),
-        .page("http://localhost/refresh-ok", Array("r".utf8), headers: [
-            HTTPHeader("Content-Type", "text/plain"), HTTPHeader("Refresh", "5; url=/index.html"),
-        ]),
-        .text("http://localhost/meta.html", """
+        .page(
+            "http://localhost/refresh", Array("r".utf8),
+            headers: [
+                HTTPHeader("Content-Type", "text/plain"), HTTPHeader("Refresh", "0; url=javascript:alert(1)"),
+            ]),
+        .page(
+            "http://localhost/refresh-ok", Array("r".utf8),
+            headers: [
+                HTTPHeader("Content-Type", "text/plain"), HTTPHeader("Refresh", "5; url=/index.html"),
+            ]),
+        .text(
+            "http://localhost/meta.html",
+            """
             <html><head><meta http-equiv="refresh" content="0; url=javascript:alert(1)"><link href="https://localhost/x.css"></head></html>
             """),
-        .text("http://localhost/meta-plain.html", #"<html><head><meta http-equiv="Refresh" content='1;URL=data:text/html,x'></head></html>"#),
+        .text(
+            "http://localhost/meta-plain.html",
+            #"<html><head><meta http-equiv="Refresh" content='1;URL=data:text/html,x'></head></html>"#),
     ]
 
-    @Test("fuzzy rules: a cache-buster, reordered parameters, a folder's index.html; never another path", arguments: [
-        ("/_static/pydoctheme.css?2022.1", 200, "body {}"), ("/search?page=2&q=swift", 200, "results"),
-        ("/library/", 200, "library"), ("/library/?v=1", 200, "library"), ("/_static/pydoctheme.js?2022.1", 404, nil),
-    ])
+    @Test(
+        "fuzzy rules: a cache-buster, reordered parameters, a folder's index.html; never another path",
+        arguments: [
+            ("/_static/pydoctheme.css?2022.1", 200, "body {}"), ("/search?page=2&q=swift", 200, "results"),
+            ("/library/", 200, "library"), ("/library/?v=1", 200, "library"),
+            ("/_static/pydoctheme.js?2022.1", 404, nil),
+        ])
     func fuzzy(target: String, status: Int, body: String?) async throws {
         let folder = try TemporaryFolder()
         try await withServer([try makeArchive(in: folder, Self.records)]) { server in
@@ -42,9 +53,11 @@ import WebArcTestSupport
         }
     }
 
-    @Test("a redirect to javascript:, data: or file: keeps its status, loses Location, and says why", arguments: [
-        ("/js", 302, "javascript"), ("/data-url", 301, "data"), ("/local", 308, "file"),
-    ])
+    @Test(
+        "a redirect to javascript:, data: or file: keeps its status, loses Location, and says why",
+        arguments: [
+            ("/js", 302, "javascript"), ("/data-url", 301, "data"), ("/local", 308, "file"),
+        ])
     func unsafeRedirect(target: String, status: Int, scheme: String) async throws {
         let folder = try TemporaryFolder()
         try await withServer([try makeArchive(in: folder, Self.records)]) { server in
@@ -70,7 +83,9 @@ import WebArcTestSupport
         }
     }
 
-    @Test("a <meta http-equiv=refresh> to javascript: or data: is removed from served HTML", arguments: ["/meta.html", "/meta-plain.html"])
+    @Test(
+        "a <meta http-equiv=refresh> to javascript: or data: is removed from served HTML",
+        arguments: ["/meta.html", "/meta-plain.html"])
     func unsafeRefreshMeta(target: String) async throws {
         let folder = try TemporaryFolder()
         try await withServer([try makeArchive(in: folder, Self.records)]) { server in
@@ -85,7 +100,8 @@ import WebArcTestSupport
     func hugeRangeEnd() async throws {
         let folder = try TemporaryFolder()
         try await withServer([try makeArchive(in: folder, Self.records)]) { server in
-            let response = try fetch(server.port, "/search?q=swift&page=2", headers: ["Range: bytes=0-18446744073709551615"])
+            let response = try fetch(
+                server.port, "/search?q=swift&page=2", headers: ["Range: bytes=0-18446744073709551615"])
             #expect(response.status == 206)
             #expect(response.header("Content-Range") == "bytes 0-6/7")
         }

@@ -10,7 +10,8 @@ import WebArcTestSupport
     static let traversals = [
         "/../../../../etc/passwd", "/%2e%2e/%2e%2e/%2e%2e/etc/passwd", "/%2E%2E%2F%2E%2E%2Fetc%2Fpasswd",
         "/docs/..%2f..%2f..%2fetc/passwd", "/..\\..\\etc\\passwd", "/%5c..%5c..%5cetc%5cpasswd", "//etc/passwd",
-        "/./././etc/passwd", "/%00/etc/passwd", "/index.html%00.txt", "/_/file//etc/passwd", "/_/http/localhost/../../etc/passwd",
+        "/./././etc/passwd", "/%00/etc/passwd", "/index.html%00.txt", "/_/file//etc/passwd",
+        "/_/http/localhost/../../etc/passwd",
         "/%252e%252e/etc/passwd", "/\u{00e9}t\u{00e9}/../../etc/passwd",
     ]
 

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import WebArc
-@testable import WebArcServer
 import WebArcTestSupport
+
+@testable import WebArcServer
 
 /// A body far larger than the cache streams at the client's pace and survives a stop.
 @Suite struct ServerStreamingTests {
@@ -28,7 +29,12 @@ import WebArcTestSupport
 
     static func archive(in folder: TemporaryFolder) throws -> ArchiveReader {
         try makeArchive(
-            in: folder, [.page("http://localhost/large.bin", large, headers: [HTTPHeader("Content-Type", "application/octet-stream")])])
+            in: folder,
+            [
+                .page(
+                    "http://localhost/large.bin", large,
+                    headers: [HTTPHeader("Content-Type", "application/octet-stream")])
+            ])
     }
 
     @Test func aStalledClientHoldsTheServerToAboutOneChunk() async throws {

@@ -3,8 +3,9 @@ import Logging
 import Synchronization
 import Testing
 import WebArc
-@testable import WebArcServer
 import WebArcTestSupport
+
+@testable import WebArcServer
 
 /// The server's own HTTP/1 response side: heads written from pre-encoded bytes, memory files that
 /// start with a response head, connection handling and refused requests, over real sockets.
@@ -14,11 +15,17 @@ import WebArcTestSupport
 
     /// Two resources with the same stored body but different headers, and one more with it.
     static func archive(in folder: TemporaryFolder) throws -> ArchiveReader {
-        try makeArchive(in: folder, [
-            .page("http://localhost/a.bin", body, headers: [HTTPHeader("Content-Type", "application/x-first"), HTTPHeader("X-Which", "a")]),
-            .page("http://localhost/b.bin", body, headers: [HTTPHeader("Content-Type", "application/x-second"), HTTPHeader("X-Which", "b")]),
-            .page("http://localhost/c.bin", body, headers: [HTTPHeader("Content-Type", "application/x-third")]),
-        ])
+        try makeArchive(
+            in: folder,
+            [
+                .page(
+                    "http://localhost/a.bin", body,
+                    headers: [HTTPHeader("Content-Type", "application/x-first"), HTTPHeader("X-Which", "a")]),
+                .page(
+                    "http://localhost/b.bin", body,
+                    headers: [HTTPHeader("Content-Type", "application/x-second"), HTTPHeader("X-Which", "b")]),
+                .page("http://localhost/c.bin", body, headers: [HTTPHeader("Content-Type", "application/x-third")]),
+            ])
     }
 
     @Test func everyFormOfAnswerComesRightFromOneCachedBody() async throws {
@@ -92,14 +99,16 @@ import WebArcTestSupport
 
     @Test func storedHeadersThatCouldSplitTheResponseAreDropped() async throws {
         let folder = try TemporaryFolder()
-        let reader = try makeArchive(in: folder, [
-            .page(
-                "http://localhost/page.txt", Array("hello".utf8),
-                headers: [
-                    HTTPHeader("Content-Type", "text/plain"), HTTPHeader("X-Split", "a\r\nX-Injected: 1"),
-                    HTTPHeader("Bad Name", "b"), HTTPHeader("X-Kept", "c"),
-                ])
-        ])
+        let reader = try makeArchive(
+            in: folder,
+            [
+                .page(
+                    "http://localhost/page.txt", Array("hello".utf8),
+                    headers: [
+                        HTTPHeader("Content-Type", "text/plain"), HTTPHeader("X-Split", "a\r\nX-Injected: 1"),
+                        HTTPHeader("Bad Name", "b"), HTTPHeader("X-Kept", "c"),
+                    ])
+            ])
         try await withServer([reader]) { server in
             let response = try fetch(server.port, "/page.txt")
             #expect(response.status == 200)
@@ -129,7 +138,8 @@ import WebArcTestSupport
         try await withServer([try SiteFixture.make(in: folder)]) { server in
             let client = try RawHTTPClient(port: server.port)
             try client.send(
-                "GET /small.txt HTTP/1.1\r\nHost: x\r\n\r\nGET /style.css HTTP/1.1\r\nHost: x\r\n\r\nNOT HTTP AT ALL\r\n\r\n")
+                "GET /small.txt HTTP/1.1\r\nHost: x\r\n\r\nGET /style.css HTTP/1.1\r\nHost: x\r\n\r\nNOT HTTP AT ALL\r\n\r\n"
+            )
             #expect(try client.readResponse().body == SiteFixture.small)
             #expect(try client.readResponse().text == SiteFixture.css)
             #expect(try client.readResponse().status == 400)

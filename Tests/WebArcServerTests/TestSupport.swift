@@ -20,7 +20,9 @@ enum TestRecord {
 }
 
 /// Writes an archive of `records` and opens it mapped, as the server does.
-func makeArchive(in folder: TemporaryFolder, name: String = "test.webarc", _ records: [TestRecord], startURL: String? = nil)
+func makeArchive(
+    in folder: TemporaryFolder, name: String = "test.webarc", _ records: [TestRecord], startURL: String? = nil
+)
     throws -> ArchiveReader
 {
     let path = folder.file(name)
@@ -30,7 +32,9 @@ func makeArchive(in folder: TemporaryFolder, name: String = "test.webarc", _ rec
         switch record {
         case .page(let url, let bytes, let headers, let mimeType, let status):
             let body = try writer.addBody(bytes)
-            try writer.add(ResponseRecord(request: RequestRecord(url: url), status: status, headers: headers, mimeType: mimeType, body: body))
+            try writer.add(
+                ResponseRecord(
+                    request: RequestRecord(url: url), status: status, headers: headers, mimeType: mimeType, body: body))
         case .redirect(let url, let target, let status):
             try writer.add(RedirectRecord(request: RequestRecord(url: url), status: status, target: target))
         }
@@ -87,13 +91,17 @@ final class RawHTTPClient {
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var timeout = timeval(tv_sec: 20, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        if var size = receiveBuffer { setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
+        if var size = receiveBuffer {
+            setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard result == 0 else {
             close(socket)
@@ -109,7 +117,9 @@ final class RawHTTPClient {
     func send(_ bytes: [UInt8]) throws {
         var done = 0
         while done < bytes.count {
-            let wrote = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress! + done, bytes.count - done, Int32(MSG_NOSIGNAL)) }
+            let wrote = bytes.withUnsafeBytes {
+                Glibc.send(socket, $0.baseAddress! + done, bytes.count - done, Int32(MSG_NOSIGNAL))
+            }
             guard wrote > 0 else { throw RawHTTPError.closedEarly(received: done) }
             done += wrote
         }

@@ -27,7 +27,9 @@ public func withHangGuard<Value: Sendable>(
 /// the guard above nor Swift Testing's time limit can end a test whose thread is blocked, so a
 /// deadlock would hang the whole run. `operation` and what it captures are not touched by the
 /// caller until this returns.
-public func withHangGuard<Value>(seconds: Double = 60, blocking operation: @escaping () throws -> Value) throws -> Value? {
+public func withHangGuard<Value>(
+    seconds: Double = 60, blocking operation: @escaping () throws -> Value
+) throws -> Value? {
     let run = BlockingRun(operation)
     Thread.detachNewThread {
         run.result = Result { try run.operation() }

@@ -15,7 +15,9 @@ public struct SeededGenerator: RandomNumberGenerator {
     }
 
     /// `count` random bytes, one per ``next()`` (its low byte).
-    public mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255, using: &self) } }
+    public mutating func bytes(_ count: Int) -> [UInt8] {
+        (0..<count).map { _ in UInt8.random(in: 0...255, using: &self) }
+    }
 
     /// `count` random bytes as `2 × count` lowercase hexadecimal digits.
     public mutating func hex(_ count: Int) -> String {

@@ -31,7 +31,9 @@ public final class TestHTTPServer: Sendable {
             for _ in 0..<timeout * 10 {
                 var watched = pollfd(fd: connection, events: Int16(POLLIN), revents: 0)
                 guard poll(&watched, 1, 100) != 0 else { continue }
-                if watched.revents & Int16(POLLIN) == 0 || recv(connection, &byte, 1, Int32(MSG_PEEK)) <= 0 { return true }
+                if watched.revents & Int16(POLLIN) == 0 || recv(connection, &byte, 1, Int32(MSG_PEEK)) <= 0 {
+                    return true
+                }
             }
             return false
         }
@@ -101,7 +103,9 @@ public final class TestHTTPServer: Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(fd, 512) == 0 else {
             close(fd)
@@ -168,7 +172,8 @@ public final class TestHTTPServer: Sendable {
         var headers: [String: String] = [:]
         for line in head.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         var bodyCount = buffer.count - headEnd! - 4
         let wanted = Int(headers["content-length"] ?? "0") ?? 0
@@ -195,7 +200,9 @@ public final class TestHTTPServer: Sendable {
         while sent < bytes.endIndex {
             // A client that went away must not raise SIGPIPE in the test process.
             #if canImport(Glibc)
-            let count = bytes[sent...].withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let count = bytes[sent...].withUnsafeBytes {
+                send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             #else
             let count = bytes[sent...].withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
             #endif

@@ -35,7 +35,9 @@ struct AnnouncedReadsTests {
         func reset() { log.withLock { $0 = [] } }
     }
 
-    static func extent(_ chunk: ChunkEntry) -> Range<UInt64> { chunk.offset..<chunk.offset + UInt64(chunk.storedLength) }
+    static func extent(_ chunk: ChunkEntry) -> Range<UInt64> {
+        chunk.offset..<chunk.offset + UInt64(chunk.storedLength)
+    }
 
     /// Announced extents up to the first read of `extent`, flattened.
     static func announcedBeforeReading(_ extent: Range<UInt64>, in events: [Recorder.Event]) -> [Range<UInt64>] {
@@ -50,7 +52,9 @@ struct AnnouncedReadsTests {
         return announced
     }
 
-    @Test("a codec-2 body's dictionary chunk and a codec-3 body's reference are announced with the body's chunks, before either is read")
+    @Test(
+        "a codec-2 body's dictionary chunk and a codec-3 body's reference are announced with the body's chunks, before either is read"
+    )
     func referencesAnnounced() throws {
         let folder = try TemporaryFolder()
         _ = try PackPipelineTests.makeSite(at: folder.file("site"))
@@ -71,7 +75,8 @@ struct AnnouncedReadsTests {
             _ = try reader.body(response.body)
             let announced = Self.announcedBeforeReading(Self.extent(reference), in: source.events)
             #expect(announced.contains(Self.extent(reference)), "the reference is announced before it is read")
-            #expect(announced.contains(Self.extent(chunk)), "the body's chunk is announced before the reference is read")
+            #expect(
+                announced.contains(Self.extent(chunk)), "the body's chunk is announced before the reference is read")
             // Read again: the reference is kept, so it is neither announced nor read a second time.
             source.reset()
             _ = try reader.body(response.body)

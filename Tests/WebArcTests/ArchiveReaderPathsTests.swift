@@ -9,14 +9,17 @@ import WebArcTestSupport
 struct ArchiveReaderPathsTests {
     func archive(base: String?, start: String?) throws -> (TemporaryFolder, ArchiveReader) {
         let folder = try TemporaryFolder()
-        try makeArchive(at: folder.file("a.webarc"), pages: [], metadata: ArchiveMetadata(startURL: start, baseURL: base))
+        try makeArchive(
+            at: folder.file("a.webarc"), pages: [], metadata: ArchiveMetadata(startURL: start, baseURL: base))
         return (folder, try ArchiveReader(path: folder.file("a.webarc")))
     }
 
     @Test("a relative path resolves against the base URL's folder, a rooted one against its origin")
     func resolves() throws {
-        let (_, reader) = try archive(base: "https://docs.example/py/3.11/", start: "https://docs.example/py/3.11/index.html")
-        #expect(try reader.url(forPath: "library/functions.html") == "https://docs.example/py/3.11/library/functions.html")
+        let (_, reader) = try archive(
+            base: "https://docs.example/py/3.11/", start: "https://docs.example/py/3.11/index.html")
+        #expect(
+            try reader.url(forPath: "library/functions.html") == "https://docs.example/py/3.11/library/functions.html")
         #expect(try reader.url(forPath: "/robots.txt") == "https://docs.example/robots.txt")
         #expect(try reader.url(forPath: "https://other.example/x") == nil)
         #expect(try reader.url(forPath: "mailto:someone@example.com") == nil)

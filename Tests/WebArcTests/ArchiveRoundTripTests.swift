@@ -11,13 +11,19 @@ struct ArchiveRoundTripTests {
     func roundTrip() throws {
         let folder = try TemporaryFolder()
         var random = SeededGenerator(seed: 1)
-        let pages = (0..<50).map { index in ("http://localhost/page\(index).html", random.text(Int.random(in: 0...70_000, using: &random))) }
-        let path = try makeArchive(at: folder.file("a.webarc"), pages: pages, metadata: ArchiveMetadata(startURL: "http://localhost/page0.html"))
+        let pages = (0..<50).map { index in
+            ("http://localhost/page\(index).html", random.text(Int.random(in: 0...70_000, using: &random)))
+        }
+        let path = try makeArchive(
+            at: folder.file("a.webarc"), pages: pages,
+            metadata: ArchiveMetadata(startURL: "http://localhost/page0.html"))
         let reader = try ArchiveReader(path: path)
         #expect(reader.recordCount == 50)
         #expect(try reader.metadata.startURL == "http://localhost/page0.html")
         for (url, bytes) in pages {
-            let entry = try #require(try reader.lookup(url: url.replacingOccurrences(of: "http://localhost", with: "HTTP://LocalHost:80") + "#frag"))
+            let entry = try #require(
+                try reader.lookup(
+                    url: url.replacingOccurrences(of: "http://localhost", with: "HTTP://LocalHost:80") + "#frag"))
             guard case .response(let response) = entry.record else {
                 Issue.record("expected a response for \(url)")
                 continue
@@ -32,7 +38,8 @@ struct ArchiveRoundTripTests {
     func dedup() throws {
         let folder = try TemporaryFolder()
         let same = Array(String(repeating: "same body ", count: 1000).utf8)
-        let path = try makeArchive(at: folder.file("d.webarc"), pages: (0..<20).map { ("http://localhost/\($0)", same) })
+        let path = try makeArchive(
+            at: folder.file("d.webarc"), pages: (0..<20).map { ("http://localhost/\($0)", same) })
         let reader = try ArchiveReader(path: path)
         #expect(reader.recordCount == 20)
         #expect(reader.bodyCount == 1)

@@ -14,11 +14,13 @@ struct ArchiveSignerTests {
         let folder = try TemporaryFolder()
         var random = SeededGenerator(seed: 12)
         let path = try makeArchive(
-            at: folder.file("site.webarc"), pages: [("http://example.com/", random.text(300_000)), ("http://example.com/b", random.bytes(5000))])
+            at: folder.file("site.webarc"),
+            pages: [("http://example.com/", random.text(300_000)), ("http://example.com/b", random.bytes(5000))])
         let original = try Self.bytes(path)
         let digest = try ArchiveReader(path: path).archiveDigest
         let key = SigningKey()
-        let block = try ArchiveSigner.sign(path: path, with: key, sequence: 9, expires: Date(timeIntervalSinceNow: 3600))
+        let block = try ArchiveSigner.sign(
+            path: path, with: key, sequence: 9, expires: Date(timeIntervalSinceNow: 3600))
         let signed = try Self.bytes(path)
         #expect(Array(signed[0..<original.count]) == original)
         #expect(signed.count == original.count + 8 + 120 + 16)
@@ -28,7 +30,9 @@ struct ArchiveSignerTests {
         #expect(reader.archiveLength == UInt64(original.count))
         #expect(try reader.signatureBlocks() == [block])
         #expect(try reader.checkTrust(TrustPolicy(trusting: [key.publicKey])).accepted == [block])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["site.webarc"], "no temporary file left")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["site.webarc"],
+            "no temporary file left")
         let report = ArchiveVerifier.verify(path: path)
         #expect(report.passed, "\(report.problems)")
     }
@@ -78,7 +82,9 @@ struct ArchiveSignerTests {
         // A signature block of 119 bytes.
         let cut = bytes + ArchiveAppendix.encode([(1, [UInt8](repeating: 0, count: 119))])
         try Data(cut).write(to: URL(fileURLWithPath: path))
-        let error = #expect(throws: WebArcError.self) { try ArchiveSigner.sign(path: path, with: SigningKey(), sequence: 1) }
+        let error = #expect(throws: WebArcError.self) {
+            try ArchiveSigner.sign(path: path, with: SigningKey(), sequence: 1)
+        }
         #expect(error?.code == "bad-appendix")
         #expect(try Self.bytes(path) == cut)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["a.webarc"])
@@ -87,8 +93,11 @@ struct ArchiveSignerTests {
     @Test("an appendix that would grow past 1 MiB is refused")
     func appendixBound() throws {
         let big = ArchiveAppendix.encode([(77, [UInt8](repeating: 0, count: 1_048_576 - 16 - 8 - 60))])
-        let block = try SignatureBlock(signing: [UInt8](repeating: 0, count: 32), with: SigningKey(), sequence: 1, created: 0, expires: 0)
-        let error = #expect(throws: WebArcError.self) { try ArchiveSigner.replacing(block, in: big, archiveLength: 1000) }
+        let block = try SignatureBlock(
+            signing: [UInt8](repeating: 0, count: 32), with: SigningKey(), sequence: 1, created: 0, expires: 0)
+        let error = #expect(throws: WebArcError.self) {
+            try ArchiveSigner.replacing(block, in: big, archiveLength: 1000)
+        }
         #expect(error?.code == "bad-appendix")
     }
 }

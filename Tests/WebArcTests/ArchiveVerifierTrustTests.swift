@@ -30,13 +30,15 @@ struct ArchiveVerifierTrustTests {
     func damagedNotRecorded() throws {
         let folder = try TemporaryFolder()
         let key = SigningKey()
-        let path = try makeArchive(at: folder.file("a.webarc"), pages: [("http://example.com/", Array(repeating: 65, count: 4000))])
+        let path = try makeArchive(
+            at: folder.file("a.webarc"), pages: [("http://example.com/", Array(repeating: 65, count: 4000))])
         try ArchiveSigner.sign(path: path, with: key, sequence: 9)
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         bytes[17] ^= 1  // inside the first chunk
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let state = try RollbackState(directory: folder.file("state"))
-        let result = ArchiveVerifier.verify(path: path, trusting: TrustPolicy(trusting: [key.publicKey], rollbackState: state))
+        let result = ArchiveVerifier.verify(
+            path: path, trusting: TrustPolicy(trusting: [key.publicKey], rollbackState: state))
         #expect(!result.report.passed)
         #expect(!result.report.problems.contains { $0.check == "appendix" }, "the signature itself is valid")
         #expect(try state.entry(for: key.keyID) == nil)

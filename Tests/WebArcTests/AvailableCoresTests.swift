@@ -8,7 +8,9 @@ import Testing
 /// without its cost.
 @Suite("Available cores")
 struct AvailableCoresTests {
-    @Test("the count is the affinity mask's CPUs, as many as Foundation counts here; a thread kept to a core runs only there")
+    @Test(
+        "the count is the affinity mask's CPUs, as many as Foundation counts here; a thread kept to a core runs only there"
+    )
     func affinity() throws {
         #expect(AvailableCores.count == ProcessInfo.processInfo.activeProcessorCount)
         #expect(AvailableCores.count >= 1 && AvailableCores.count <= AvailableCores.cpus.count)

@@ -34,11 +34,17 @@ struct BodyLaneCheckerTests {
     }
 
     /// Hashes one message per lane with swift-crypto's MD5 as the reference (``expectLanesMatch``).
-    private static func expectLanesMatchMD5(_ messages: [[UInt8]], alone: Bool, round: Int, using random: inout SeededGenerator) {
-        expectLanesMatch(MD5Lanes(), messages, alone: alone, round: round, using: &random) { BodyDigest(Insecure.MD5.hash(data: $0)) }
+    private static func expectLanesMatchMD5(
+        _ messages: [[UInt8]], alone: Bool, round: Int, using random: inout SeededGenerator
+    ) {
+        expectLanesMatch(MD5Lanes(), messages, alone: alone, round: round, using: &random) {
+            BodyDigest(Insecure.MD5.hash(data: $0))
+        }
     }
 
-    @Test("from a file, bodies over 1 MiB are checked first, longest first, the rest in file order; from a download, all in file order")
+    @Test(
+        "from a file, bodies over 1 MiB are checked first, longest first, the rest in file order; from a download, all in file order"
+    )
     func checkingOrder() throws {
         let folder = try TemporaryFolder()
         var random = SeededGenerator(seed: 37)
@@ -57,14 +63,17 @@ struct BodyLaneCheckerTests {
         #expect(Array(local.dropFirst(2)) == fileOrder.filter { bodies[$0].length <= 1 << 20 })
     }
 
-    @Test("verify finds the same problems with lanes as one body at a time, for a flipped byte anywhere in the body data")
+    @Test(
+        "verify finds the same problems with lanes as one body at a time, for a flipped byte anywhere in the body data")
     func lanesMatchOneByOne() throws {
         try #require(MD5Lanes.isAvailable, "this CPU has no AVX-512F: verify uses Insecure.MD5 alone")
         let folder = try TemporaryFolder()
         var random = SeededGenerator(seed: 23)
         // Bodies of one chunk and of several (the last one short), compressible and not, more
         // bodies than lanes, and an empty one.
-        var pages: [(String, [UInt8])] = (0..<40).map { ("http://localhost/\($0)", $0 % 2 == 0 ? random.text(100 + 997 * $0) : random.bytes(3 * $0)) }
+        var pages: [(String, [UInt8])] = (0..<40).map {
+            ("http://localhost/\($0)", $0 % 2 == 0 ? random.text(100 + 997 * $0) : random.bytes(3 * $0))
+        }
         pages.append(("http://localhost/long", random.bytes(2 * ChunkEntry.maxRawLength + 777)))
         pages.append(("http://localhost/long-text", random.text(3 * ChunkEntry.maxRawLength)))
         // Longer than its fair share of the lanes' work: advanced alone, a chunk at a time.
@@ -90,13 +99,18 @@ struct BodyLaneCheckerTests {
         }
     }
 
-    @Test("a flipped byte in a stored chunk (no decoding to fail) is a chunk-digest problem at that chunk, in lanes and one by one; the first chunk of a long body too, whose digest comes from the body hash")
+    @Test(
+        "a flipped byte in a stored chunk (no decoding to fail) is a chunk-digest problem at that chunk, in lanes and one by one; the first chunk of a long body too, whose digest comes from the body hash"
+    )
     func storedChunkDigest() throws {
         let folder = try TemporaryFolder()
         var random = SeededGenerator(seed: 29)
         // Incompressible, so stored: the damage reaches the hashes. The second body has three
         // chunks, the last one short; the first is one short chunk.
-        let pages = [("http://localhost/short", random.bytes(1000)), ("http://localhost/long", random.bytes(2 * ChunkEntry.maxRawLength + 100))]
+        let pages = [
+            ("http://localhost/short", random.bytes(1000)),
+            ("http://localhost/long", random.bytes(2 * ChunkEntry.maxRawLength + 100)),
+        ]
         let path = try makeArchive(at: folder.file("stored.webarc"), pages: pages)
         let clean = try ArchiveReader(path: path)
         for lanes in [true, false] where lanes == false || MD5Lanes.isAvailable {
@@ -119,13 +133,17 @@ struct BodyLaneCheckerTests {
                     #expect(problems.map(\.code) == ["chunk-digest"], "lanes \(lanes): \(problems)")
                     #expect(problems.first?.offset == chunk.offset, "lanes \(lanes), chunk \(index)")
                     #expect(problems.first?.check == "chunks")
-                    #expect(problems.first?.url == "http://localhost/\(body.length > 1000 ? "long" : "short")", "\(problems)")
+                    #expect(
+                        problems.first?.url == "http://localhost/\(body.length > 1000 ? "long" : "short")",
+                        "\(problems)")
                 }
             }
         }
     }
 
-    @Test("chunks of another writer's lengths (short ones before a body's last: bytes carried over between chunks) check in lanes as one by one, damage in any chunk found at that chunk")
+    @Test(
+        "chunks of another writer's lengths (short ones before a body's last: bytes carried over between chunks) check in lanes as one by one, damage in any chunk found at that chunk"
+    )
     func unevenChunks() throws {
         let folder = try TemporaryFolder()
         var random = SeededGenerator(seed: 61)
@@ -134,7 +152,8 @@ struct BodyLaneCheckerTests {
         // Incompressible, so stored raw: a flipped byte reaches the hashes. The first chunk of
         // "first-short" is short too, so its body hash cannot start from the lanes.
         let bodies: [(String, [Int])] = [
-            ("whole-then-short", [4096, 1000, 70_001, 64]), ("first-short", [100, 5000, 129]), ("one-block-each", [64, 64, 64]),
+            ("whole-then-short", [4096, 1000, 70_001, 64]), ("first-short", [100, 5000, 129]),
+            ("one-block-each", [64, 64, 64]),
         ]
         for (name, lengths) in bodies {
             let bytes = random.bytes(lengths.reduce(0, +))
@@ -145,15 +164,22 @@ struct BodyLaneCheckerTests {
                 start += length
             }
             let prepared = PreparedBody(
-                digest: BodyDigest(Insecure.MD5.hash(data: bytes)), sha256: SHA256Hash.of(bytes), length: UInt64(bytes.count), chunks: chunks)
+                digest: BodyDigest(Insecure.MD5.hash(data: bytes)), sha256: SHA256Hash.of(bytes),
+                length: UInt64(bytes.count), chunks: chunks)
             let body = try writer.addBody(prepared)
-            try writer.add(ResponseRecord(request: RequestRecord(url: "http://localhost/\(name)"), mimeType: "application/octet-stream", body: body))
+            try writer.add(
+                ResponseRecord(
+                    request: RequestRecord(url: "http://localhost/\(name)"), mimeType: "application/octet-stream",
+                    body: body))
         }
         try writer.finish()
         let clean = try ArchiveReader(path: path)
         var entries: [BodyEntry] = []
         try clean.forEachBody { entries.append($0) }
-        #expect(Set(entries.map { $0.chunks.map(\.rawLength) }) == [[4096, 1000, 70_001, 64], [100, 5000, 129], [64, 64, 64]])
+        #expect(
+            Set(entries.map { $0.chunks.map(\.rawLength) }) == [
+                [4096, 1000, 70_001, 64], [100, 5000, 129], [64, 64, 64],
+            ])
         for lanes in [true, false] where lanes == false || MD5Lanes.isAvailable {
             #expect(ArchiveVerifier.verify(clean, laneHashing: lanes).problems.isEmpty, "lanes \(lanes)")
         }
@@ -169,12 +195,15 @@ struct BodyLaneCheckerTests {
             #expect(oneByOne.map(\.code) == ["chunk-digest"], "\(oneByOne)")
             #expect(oneByOne.first?.offset == chunk.offset)
             if MD5Lanes.isAvailable {
-                #expect(ArchiveVerifier.verify(reader, laneHashing: true).problems == oneByOne, "chunk at \(chunk.offset)")
+                #expect(
+                    ArchiveVerifier.verify(reader, laneHashing: true).problems == oneByOne, "chunk at \(chunk.offset)")
             }
         }
     }
 
-    @Test("a body of one chunk whose entry's SHA-256 differs from its chunk's digest fails body-digests, in lanes and one by one")
+    @Test(
+        "a body of one chunk whose entry's SHA-256 differs from its chunk's digest fails body-digests, in lanes and one by one"
+    )
     func singleChunkBodyHash() throws {
         let path = SpecVectorTests.vectors.path + "/invalid/body-digest-sha256.webarc"
         let reader = try ArchiveReader(path: path)
@@ -196,7 +225,9 @@ struct BodyLaneCheckerTests {
         try #require(MD5Lanes.isAvailable, "this CPU has no AVX-512F: verify uses Insecure.MD5 alone")
         for vector in SpecVectorTests.invalidCases where vector.stage == "verify" {
             let reader = try SpecVectorTests.open("invalid/\(vector.file)", bases: vector.bases)
-            #expect(ArchiveVerifier.verify(reader, laneHashing: true) == ArchiveVerifier.verify(reader, laneHashing: false), "\(vector.file)")
+            #expect(
+                ArchiveVerifier.verify(reader, laneHashing: true) == ArchiveVerifier.verify(reader, laneHashing: false),
+                "\(vector.file)")
         }
     }
 }
@@ -234,19 +265,25 @@ func expectLanesMatch<Lanes: HashLanes>(
         if alone && (!MD5Lanes.isAvailable || Bool.random(using: &random)) {
             let lane = left.indices.filter { left[$0] > 0 }.randomElement(using: &random)!
             let blocks = Int.random(in: 1...left[lane], using: &random)
-            messages[lane].withUnsafeBufferPointer { lanes.update(lane, $0.baseAddress! + hashed[lane], blocks: blocks) }
+            messages[lane].withUnsafeBufferPointer {
+                lanes.update(lane, $0.baseAddress! + hashed[lane], blocks: blocks)
+            }
             hashed[lane] += blocks * blockSize
             continue
         }
         let blocks = min(step, Int.random(in: 1...3, using: &random))
         let busy = left.map { $0 > 0 }
         messages.withPointers { pointers in
-            lanes.update(pointers.indices.map { lane in busy[lane] ? pointers[lane].map { $0 + hashed[lane] } : nil }, blocks: blocks)
+            lanes.update(
+                pointers.indices.map { lane in busy[lane] ? pointers[lane].map { $0 + hashed[lane] } : nil },
+                blocks: blocks)
         }
         for lane in busy.indices where busy[lane] { hashed[lane] += blocks * blockSize }
     }
     for (lane, message) in messages.enumerated() {
-        let digest = message[hashed[lane]...].withUnsafeBytes { lanes.finish(lane, tail: $0, totalLength: UInt64(message.count)) }
+        let digest = message[hashed[lane]...].withUnsafeBytes {
+            lanes.finish(lane, tail: $0, totalLength: UInt64(message.count))
+        }
         #expect(digest == reference(message), "round \(round), lane \(lane), \(message.count) bytes")
     }
 }

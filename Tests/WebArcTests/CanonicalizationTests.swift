@@ -26,7 +26,10 @@ import WebArcTestSupport
 
     @Test func punycodeMatchesRFC3492Samples() {
         // RFC 3492 §7.1 (A) Arabic (Egyptian) and (L) 3<nen>B<gumi><kinpachi><sensei>.
-        #expect(Punycode.encode("\u{644}\u{64A}\u{647}\u{645}\u{627}\u{628}\u{62A}\u{643}\u{644}\u{645}\u{648}\u{634}\u{639}\u{631}\u{628}\u{64A}\u{61F}") == "egbpdaj6bu4bxfgehfvwxn")
+        #expect(
+            Punycode.encode(
+                "\u{644}\u{64A}\u{647}\u{645}\u{627}\u{628}\u{62A}\u{643}\u{644}\u{645}\u{648}\u{634}\u{639}\u{631}\u{628}\u{64A}\u{61F}"
+            ) == "egbpdaj6bu4bxfgehfvwxn")
         #expect(Punycode.encode("3\u{5E74}B\u{7D44}\u{91D1}\u{516B}\u{5148}\u{751F}") == "3B-ww4c5e180e575a65lsy2b")
         #expect(Punycode.encode("bücher") == "bcher-kva")
     }
@@ -85,9 +88,13 @@ extension CanonicalizationTests {
         let alphabet = Array("./a".utf8)
         var skipped = 0
         for round in 0..<20_000 {
-            let path = (0..<Int.random(in: 0...(round < 2_000 ? 6 : 14), using: &random)).map { _ in alphabet.randomElement(using: &random)! }
+            let path = (0..<Int.random(in: 0...(round < 2_000 ? 6 : 14), using: &random)).map { _ in
+                alphabet.randomElement(using: &random)!
+            }
             if !URLKey.hasDotSegment(path) { skipped += 1 }
-            #expect(URLKey.removeDotSegments(path) == URLKey.removeDotSegmentsLiterally(path), "\(String(decoding: path, as: UTF8.self))")
+            #expect(
+                URLKey.removeDotSegments(path) == URLKey.removeDotSegmentsLiterally(path),
+                "\(String(decoding: path, as: UTF8.self))")
         }
         // Both kinds of path were drawn.
         #expect(skipped > 1_000 && skipped < 19_000)

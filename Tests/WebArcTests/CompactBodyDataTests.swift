@@ -21,11 +21,16 @@ import WebArcTestSupport
         return Array(update[..<8]) + [1] + Array(update[9..<headerEnd - 32]) + Array(update[headerEnd...])
     }
 
-    @Test("version 2 names the target's body data and apply copies the base's chunks undecoded; the same update as version 1 decodes every chunk, to the same bytes")
+    @Test(
+        "version 2 names the target's body data and apply copies the base's chunks undecoded; the same update as version 1 decodes every chunk, to the same bytes"
+    )
     func bothVersionsApply() throws {
         let scratch = try TemporaryFolder()
-        let (old, new, _) = try Release.first(pages: 40).update(in: scratch) { $0.addLine(to: "docs/page1.html", "<p>2</p>") }
-        _ = try CompactUpdateBuilder(old: try bases([old]), new: try ArchiveReader(path: new)).write(to: scratch.file("u2.webarcu"))
+        let (old, new, _) = try Release.first(pages: 40).update(in: scratch) {
+            $0.addLine(to: "docs/page1.html", "<p>2</p>")
+        }
+        _ = try CompactUpdateBuilder(old: try bases([old]), new: try ArchiveReader(path: new)).write(
+            to: scratch.file("u2.webarcu"))
         let update = try bytes(scratch.file("u2.webarcu"))
         let header = try CompactApplier.header(path: scratch.file("u2.webarcu"))
         #expect(header.version == 2)
@@ -34,19 +39,26 @@ import WebArcTestSupport
         let older = try CompactApplier.header(path: scratch.file("u1.webarcu"))
         #expect(older.version == 1 && older.targetBodyData == nil && older.targetDigest == header.targetDigest)
 
-        let fromTwo = try CompactApplier(update: scratch.file("u2.webarcu"), bases: try bases([old])).write(to: scratch.file("a2.webarc"))
+        let fromTwo = try CompactApplier(update: scratch.file("u2.webarcu"), bases: try bases([old])).write(
+            to: scratch.file("a2.webarc"))
         #expect(fromTwo.copiedUnchecked && !fromTwo.checkedAgain && fromTwo.chunksReused > 0, "\(fromTwo)")
-        let fromOne = try CompactApplier(update: scratch.file("u1.webarcu"), bases: try bases([old])).write(to: scratch.file("a1.webarc"))
+        let fromOne = try CompactApplier(update: scratch.file("u1.webarcu"), bases: try bases([old])).write(
+            to: scratch.file("a1.webarc"))
         #expect(!fromOne.copiedUnchecked && fromOne.chunksReused > 0, "\(fromOne)")
         #expect(try firstDifference(bytes(scratch.file("a2.webarc")), bytes(new)) == nil)
         #expect(try firstDifference(bytes(scratch.file("a1.webarc")), bytes(new)) == nil)
     }
 
-    @Test("a damaged chunk of the base, which apply copies undecoded, fails the body data check; the checking pass names it, nothing written")
+    @Test(
+        "a damaged chunk of the base, which apply copies undecoded, fails the body data check; the checking pass names it, nothing written"
+    )
     func damagedBaseChunkNamed() throws {
         let scratch = try TemporaryFolder()
-        let (old, new, _) = try Release.first(pages: 40).update(in: scratch) { $0.addLine(to: "docs/page1.html", "<p>2</p>") }
-        _ = try CompactUpdateBuilder(old: try bases([old]), new: try ArchiveReader(path: new)).write(to: scratch.file("u.webarcu"))
+        let (old, new, _) = try Release.first(pages: 40).update(in: scratch) {
+            $0.addLine(to: "docs/page1.html", "<p>2</p>")
+        }
+        _ = try CompactUpdateBuilder(old: try bases([old]), new: try ArchiveReader(path: new)).write(
+            to: scratch.file("u.webarcu"))
         // docs/big.html is unchanged and cut in three chunks; its second is LZ4 without a
         // dictionary, reused as it is. A literal byte near the block's end: it still decodes, to
         // other bytes, and the base's archive digest does not cover stored bytes.
@@ -65,7 +77,9 @@ import WebArcTestSupport
         #expect {
             try CompactApplier(update: scratch.file("u.webarcu"), bases: try bases([old])).write(to: output)
         } throws: { error in
-            guard case .chunkDigest(let body, let index, let offset) = error as? WebArcError else { return (error as? WebArcError)?.code == "corrupt-chunk" }
+            guard case .chunkDigest(let body, let index, let offset) = error as? WebArcError else {
+                return (error as? WebArcError)?.code == "corrupt-chunk"
+            }
             return body == big.body && index == 1 && offset == chunk.offset
         }
         #expect(!FileManager.default.fileExists(atPath: output))

@@ -16,14 +16,17 @@ import WebArcTestSupport
 
     @discardableResult
     func compact(_ old: [String], _ new: String, to path: String) throws -> CompactUpdateBuilder.Summary {
-        try CompactUpdateBuilder(old: try stack(old), new: try ArchiveReader(path: new)).write(to: path, overwrite: true)
+        try CompactUpdateBuilder(old: try stack(old), new: try ArchiveReader(path: new)).write(
+            to: path, overwrite: true)
     }
 
     func apply(_ update: String, over old: [String], to path: String) throws {
         try CompactApplier(update: update, bases: try stack(old)).write(to: path, overwrite: true)
     }
 
-    @Test("a release with changed, deleted, renamed and new pages: the compact update applies byte for byte and is smaller than the update archive")
+    @Test(
+        "a release with changed, deleted, renamed and new pages: the compact update applies byte for byte and is smaller than the update archive"
+    )
     func roundTrip() throws {
         let scratch = try TemporaryFolder()
         let (old, new, _) = try Release.first(pages: 40).update(in: scratch) { second in
@@ -41,7 +44,9 @@ import WebArcTestSupport
         #expect(summary.bytes < layerSize / 4, "compact \(summary.bytes) bytes, update archive \(layerSize)")
     }
 
-    @Test("the update archive made from the applied result is the one diff writes, so serve U OLD works from a compact update")
+    @Test(
+        "the update archive made from the applied result is the one diff writes, so serve U OLD works from a compact update"
+    )
     func layerFromCompact() throws {
         let scratch = try TemporaryFolder()
         let (old, new, _) = try Release.first(pages: 24).update(in: scratch) { second in
@@ -62,7 +67,8 @@ import WebArcTestSupport
         let old = try Release.first(pages: 12).pack(in: scratch, as: "v1")
         let new = try Release.first(pages: 12).pack(in: scratch, as: "v2")
         let summary = try compact([old], new, to: scratch.file("u.webarcu"))
-        #expect(summary.changedKeys == 0 && summary.addedKeys == 0 && summary.deletedKeys == 0 && summary.newBodies == 0)
+        #expect(
+            summary.changedKeys == 0 && summary.addedKeys == 0 && summary.deletedKeys == 0 && summary.newBodies == 0)
         #expect(summary.bodiesBytes == 0 && summary.bytes < 400, "\(summary)")
         try apply(scratch.file("u.webarcu"), over: [old], to: scratch.file("v2-applied.webarc"))
         #expect(try firstDifference(bytes(scratch.file("v2-applied.webarc")), bytes(new)) == nil)
@@ -91,7 +97,9 @@ import WebArcTestSupport
     @Test("a compact update over the wrong base is refused before anything is written, naming both")
     func wrongBase() throws {
         let scratch = try TemporaryFolder()
-        let (old, new, _) = try Release.first(pages: 12).update(in: scratch) { $0.addLine(to: "docs/page1.html", "<p>2</p>") }
+        let (old, new, _) = try Release.first(pages: 12).update(in: scratch) {
+            $0.addLine(to: "docs/page1.html", "<p>2</p>")
+        }
         try compact([old], new, to: scratch.file("u.webarcu"))
         #expect {
             try apply(scratch.file("u.webarcu"), over: [new], to: scratch.file("out.webarc"))
@@ -102,7 +110,9 @@ import WebArcTestSupport
         #expect(!FileManager.default.fileExists(atPath: scratch.file("out.webarc")))
     }
 
-    @Test("a byte changed at any offset of a compact update is refused (or gives the same archive), never a crash, never a wrong archive")
+    @Test(
+        "a byte changed at any offset of a compact update is refused (or gives the same archive), never a crash, never a wrong archive"
+    )
     func damagedAnywhere() throws {
         let scratch = try TemporaryFolder()
         let (old, new, _) = try Release.first(pages: 12).update(in: scratch) { second in
@@ -126,7 +136,8 @@ import WebArcTestSupport
                     try CompactApplier(update: path, bases: bases).write(to: output, overwrite: true)
                     #expect(try firstDifference(bytes(output), expected) == nil, "offset \(offset)")
                 } catch let error as WebArcError {
-                    #expect(["bad-compact", "bad-base", "bad-target"].contains(error.code), "offset \(offset): \(error)")
+                    #expect(
+                        ["bad-compact", "bad-base", "bad-target"].contains(error.code), "offset \(offset): \(error)")
                     refused += 1
                 }
             }
@@ -136,14 +147,18 @@ import WebArcTestSupport
         for length in stride(from: 0, to: original.count, by: max(1, original.count / 60)) {
             let path = scratch.file("cut.webarcu")
             try Data(original[..<length]).write(to: URL(fileURLWithPath: path))
-            #expect(throws: WebArcError.self, "cut at \(length)") { try CompactApplier(update: path, bases: bases).write(to: scratch.file("c.webarc"), overwrite: true) }
+            #expect(throws: WebArcError.self, "cut at \(length)") {
+                try CompactApplier(update: path, bases: bases).write(to: scratch.file("c.webarc"), overwrite: true)
+            }
         }
     }
 
     @Test("a result whose digest is not the target's is refused and nothing is written")
     func badTarget() throws {
         let scratch = try TemporaryFolder()
-        let (old, new, _) = try Release.first(pages: 12).update(in: scratch) { $0.addLine(to: "docs/page1.html", "<p>2</p>") }
+        let (old, new, _) = try Release.first(pages: 12).update(in: scratch) {
+            $0.addLine(to: "docs/page1.html", "<p>2</p>")
+        }
         try compact([old], new, to: scratch.file("u.webarcu"))
         var damaged = try bytes(scratch.file("u.webarcu"))
         let (header, _) = try CompactPlan.header(damaged)
@@ -156,14 +171,19 @@ import WebArcTestSupport
         #expect(!FileManager.default.fileExists(atPath: scratch.file("out.webarc")))
     }
 
-    @Test("the previous versions are read on every core, each into its place: two damaged ones, the first and the last, name the first every time, as a read one after the other would; nothing written")
+    @Test(
+        "the previous versions are read on every core, each into its place: two damaged ones, the first and the last, name the first every time, as a read one after the other would; nothing written"
+    )
     func damagedPreviousVersionsNamedInOrder() throws {
         let scratch = try TemporaryFolder()
         var first = Release.first(pages: 40)
-        for (path, bytes) in first.files where path.hasSuffix(".html") { first.files[path] = bytes + Array("<footer>3.0.1</footer>".utf8) }
+        for (path, bytes) in first.files where path.hasSuffix(".html") {
+            first.files[path] = bytes + Array("<footer>3.0.1</footer>".utf8)
+        }
         var second = first
         for (path, bytes) in second.files where path.hasSuffix(".html") {
-            second.files[path] = Array(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "3.0.1", with: "3.0.2").utf8)
+            second.files[path] = Array(
+                String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "3.0.1", with: "3.0.2").utf8)
         }
         let old = try first.pack(in: scratch, as: "v1")
         let new = try second.pack(in: scratch, as: "v2")
@@ -171,8 +191,10 @@ import WebArcTestSupport
         // A literal byte near each block's end: both pages still decode, to other bytes.
         // The versions go in key order: docs/big.html (700 KB, the first core's run alone) first,
         // docs/part9/index.html last (the second core's).
-        let (_, early) = try UpdateApplierTests().damage(old, url: "http://localhost/docs/big.html", chunk: 0, at: { Int($0.storedLength) - 3 }, mask: 0x01)
-        let (_, late) = try UpdateApplierTests().damage(old, url: "http://localhost/docs/part9/index.html", chunk: 0, at: { Int($0.storedLength) - 3 }, mask: 0x01)
+        let (_, early) = try UpdateApplierTests().damage(
+            old, url: "http://localhost/docs/big.html", chunk: 0, at: { Int($0.storedLength) - 3 }, mask: 0x01)
+        let (_, late) = try UpdateApplierTests().damage(
+            old, url: "http://localhost/docs/part9/index.html", chunk: 0, at: { Int($0.storedLength) - 3 }, mask: 0x01)
         #expect(early.offset != late.offset)
         for _ in 0..<6 {
             #expect {
@@ -185,7 +207,9 @@ import WebArcTestSupport
         }
     }
 
-    @Test("the runs the previous versions are read in: every index once, in order, at most one run a core, of about equal bytes")
+    @Test(
+        "the runs the previous versions are read in: every index once, in order, at most one run a core, of about equal bytes"
+    )
     func partsOfAboutEqualBytes() {
         #expect(CoreRuns.ofAboutEqualBytes([], runs: 2).isEmpty)
         #expect(CoreRuns.ofAboutEqualBytes([5], runs: 2) == [0..<1])
@@ -203,21 +227,26 @@ import WebArcTestSupport
         }
     }
 
-    @Test("a version string edited in every page costs about once: the compact update is a fraction of the update archive")
+    @Test(
+        "a version string edited in every page costs about once: the compact update is a fraction of the update archive"
+    )
     func versionStringEveryPage() throws {
         let scratch = try TemporaryFolder()
         var first = Release.first(pages: 30)
         for (path, bytes) in first.files where path.hasSuffix(".html") {
-            first.files[path] = Array("<title>Project 3.0.1</title>".utf8) + bytes + Array("<footer>3.0.1</footer>".utf8)
+            first.files[path] =
+                Array("<title>Project 3.0.1</title>".utf8) + bytes + Array("<footer>3.0.1</footer>".utf8)
         }
         var second = first
         for (path, bytes) in second.files where path.hasSuffix(".html") {
-            second.files[path] = Array(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "3.0.1", with: "3.0.2").utf8)
+            second.files[path] = Array(
+                String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "3.0.1", with: "3.0.2").utf8)
         }
         let old = try first.pack(in: scratch, as: "v1")
         let new = try second.pack(in: scratch, as: "v2")
         let summary = try compact([old], new, to: scratch.file("u.webarcu"))
-        _ = try UpdateBuilder(old: try stack([old]), new: try ArchiveReader(path: new)).write(to: scratch.file("u.webarc"))
+        _ = try UpdateBuilder(old: try stack([old]), new: try ArchiveReader(path: new)).write(
+            to: scratch.file("u.webarc"))
         let layer = try bytes(scratch.file("u.webarc")).count
         #expect(summary.changedKeys >= 30 && summary.newBodies >= 30, "\(summary)")
         #expect(summary.bytes * 10 < layer, "compact \(summary.bytes), update archive \(layer)")
@@ -254,9 +283,12 @@ struct CompactVectorTests {
         let info = try Self.json(Self.folder + "/valid/\(name).json")
         let scratch = try TemporaryFolder()
         let output = scratch.file("out.webarc")
-        try CompactApplier(update: Self.folder + "/valid/\(name).webarcu", bases: try Self.bases(info["bases"] as! [String]))
-            .write(to: output)
-        let expected = try Data(contentsOf: SpecVectorTests.vectors.appendingPathComponent("valid/" + (info["result"] as! String)))
+        try CompactApplier(
+            update: Self.folder + "/valid/\(name).webarcu", bases: try Self.bases(info["bases"] as! [String])
+        )
+        .write(to: output)
+        let expected = try Data(
+            contentsOf: SpecVectorTests.vectors.appendingPathComponent("valid/" + (info["result"] as! String)))
         #expect(try firstDifference(Data(contentsOf: URL(fileURLWithPath: output)), expected) == nil)
         let header = try CompactApplier.header(path: Self.folder + "/valid/\(name).webarcu")
         #expect(header.targetDigest.map { String(format: "%02x", $0) }.joined() == info["targetDigest"] as? String)
@@ -282,8 +314,10 @@ struct CompactVectorTests {
         let scratch = try TemporaryFolder()
         let output = scratch.file("out.webarc")
         #expect {
-            try CompactApplier(update: Self.folder + "/invalid/\(name).webarcu", bases: try Self.bases(entry["bases"] as! [String]))
-                .write(to: output)
+            try CompactApplier(
+                update: Self.folder + "/invalid/\(name).webarcu", bases: try Self.bases(entry["bases"] as! [String])
+            )
+            .write(to: output)
         } throws: { error in
             guard let error = error as? WebArcError, error.code == entry["code"] as? String else { return false }
             return (entry["offset"] as? NSNumber).map { error.offset == $0.uint64Value } ?? true

@@ -18,7 +18,9 @@ import WebArcTestSupport
     }
 
     func encode(_ raw: [UInt8], against reference: [UInt8]) -> [UInt8]? {
-        raw.withUnsafeBytes { raw in reference.withUnsafeBytes { ZstdDelta.encode(raw, reference: $0, shorterThan: raw.count) } }
+        raw.withUnsafeBytes { raw in
+            reference.withUnsafeBytes { ZstdDelta.encode(raw, reference: $0, shorterThan: raw.count) }
+        }
     }
 
     @Test("a page given one added line codes to tens of bytes and decodes back")
@@ -71,9 +73,12 @@ import WebArcTestSupport
     func entryEncoding() throws {
         let digest = SHA256Hash.of(Array("x".utf8))
         let dictionary = ChunkEntry(offset: 16, storedLength: 5, rawLength: 9, codec: .lz4, layer: 1, digest: digest)
-        let codec2 = ChunkEntry(offset: 40, storedLength: 5, rawLength: 9, codec: .lz4Dictionary, layer: 1, digest: digest, dictionary: dictionary)
+        let codec2 = ChunkEntry(
+            offset: 40, storedLength: 5, rawLength: 9, codec: .lz4Dictionary, layer: 1, digest: digest,
+            dictionary: dictionary)
         let delta = ChunkEntry(offset: 60, storedLength: 3, rawLength: 9, digest: digest, reference: codec2)
-        let body = BodyEntry(reference: BodyReference(digest: BodyDigest.ofEmpty), length: 9, sha256: digest, chunks: [delta])
+        let body = BodyEntry(
+            reference: BodyReference(digest: BodyDigest.ofEmpty), length: 9, sha256: digest, chunks: [delta])
         var writer = ByteWriter()
         body.serialize(into: &writer)
         #expect(writer.bytes.count == BodyEntry.headSize + 3 * ChunkEntry.size)
@@ -100,14 +105,18 @@ import WebArcTestSupport
         #expect(try InsertionOrder(positions: [1, 0]).positions(count: 2) == [1, 0])
     }
 
-    @Test("malformed orders are refused: a position twice, one out of range, a missing one, a zero run, an endless integer")
+    @Test(
+        "malformed orders are refused: a position twice, one out of range, a missing one, a zero run, an endless integer"
+    )
     func malformed() throws {
         #expect(throws: InsertionOrder.Problem.self) { try InsertionOrder(positions: [1, 1]).positions(count: 2) }
         #expect(throws: InsertionOrder.Problem.self) { try InsertionOrder(positions: [1, 2]).positions(count: 2) }
         #expect(throws: InsertionOrder.Problem.self) { try InsertionOrder(positions: [1]).positions(count: 2) }
         #expect(throws: InsertionOrder.Problem.self) { try InsertionOrder(encoded: [0, 0]) }
         #expect(throws: InsertionOrder.Problem.self) { try InsertionOrder(encoded: [0x80]) }
-        #expect(throws: InsertionOrder.Problem.self) { try InsertionOrder(encoded: [UInt8](repeating: 0xFF, count: 12)) }
+        #expect(throws: InsertionOrder.Problem.self) {
+            try InsertionOrder(encoded: [UInt8](repeating: 0xFF, count: 12))
+        }
         let huge = InsertionOrder(positions: [Int(Int32.max)])
         #expect(throws: InsertionOrder.Problem.self) { try huge.positions(count: 3) }
     }

@@ -16,7 +16,10 @@ struct ErrorConditionTests {
         writer.metadata = ArchiveMetadata(startURL: "http://localhost/")
         for (index, body) in [random.text(3000), random.bytes(2000), [], random.text(300_000)].enumerated() {
             let stored = try writer.addBody(body)
-            try writer.add(ResponseRecord(request: RequestRecord(url: "http://localhost/\(index)"), headers: [HTTPHeader("A", "b")], body: stored))
+            try writer.add(
+                ResponseRecord(
+                    request: RequestRecord(url: "http://localhost/\(index)"), headers: [HTTPHeader("A", "b")],
+                    body: stored))
         }
         try writer.add(RedirectRecord(request: RequestRecord(url: "http://localhost/r"), target: "http://localhost/0"))
         try writer.finish()
@@ -42,8 +45,14 @@ struct ErrorConditionTests {
             ("trailer check", trailerOffset + 243, "open", [("trailer-checksum", trailerOffset + 240)]),
             ("trailer end magic", UInt64(bytes.count - 1), "open", [("truncated", UInt64(bytes.count))]),
         ]
-        for (name, reference) in [("metadata page", trailer.metadata), ("record root", trailer.recordRoot), ("body root", trailer.bodyRoot)] {
-            cases.append((name, reference.offset + UInt64(reference.storedLength / 2), "verify", [("page-digest", reference.offset)]))
+        for (name, reference) in [
+            ("metadata page", trailer.metadata), ("record root", trailer.recordRoot), ("body root", trailer.bodyRoot),
+        ] {
+            cases.append(
+                (
+                    name, reference.offset + UInt64(reference.storedLength / 2), "verify",
+                    [("page-digest", reference.offset)]
+                ))
         }
         // A flipped chunk byte either stops the LZ4 block decoding (`corrupt-chunk`) or decodes to
         // other bytes (`chunk-digest`), both at the chunk's offset.
@@ -51,7 +60,11 @@ struct ErrorConditionTests {
         try reader.forEachBody { chunks += $0.chunks }
         for chunk in chunks {
             let at = chunk.offset + UInt64(chunk.storedLength) / 2
-            cases.append(("chunk at \(chunk.offset)", at, "verify", [("corrupt-chunk", chunk.offset), ("chunk-digest", chunk.offset)]))
+            cases.append(
+                (
+                    "chunk at \(chunk.offset)", at, "verify",
+                    [("corrupt-chunk", chunk.offset), ("chunk-digest", chunk.offset)]
+                ))
         }
         for (name, offset, stage, expected) in cases {
             var damaged = bytes
@@ -60,9 +73,13 @@ struct ErrorConditionTests {
             try Data(damaged).write(to: URL(fileURLWithPath: damagedPath))
             let report = ArchiveVerifier.verify(path: damagedPath)
             #expect(!report.passed, "\(name): flip at \(offset) went unnoticed")
-            #expect(report.problems.allSatisfy { stage == "open" ? $0.check == "open" : $0.check != "open" }, "\(name): \(report.problems)")
+            #expect(
+                report.problems.allSatisfy { stage == "open" ? $0.check == "open" : $0.check != "open" },
+                "\(name): \(report.problems)")
             let found = report.problems.map { ($0.code, $0.offset ?? UInt64.max) }
-            #expect(found.contains { problem in expected.contains { $0 == problem } }, "\(name): \(found), expected one of \(expected)")
+            #expect(
+                found.contains { problem in expected.contains { $0 == problem } },
+                "\(name): \(found), expected one of \(expected)")
         }
     }
 
@@ -88,7 +105,10 @@ struct ErrorConditionTests {
         let damaged = try ArchiveReader(path: path)
         let expected = WebArcError.chunkDigest(body: response.body, chunk: 1, offset: second.offset)
         #expect(throws: expected) { try damaged.body(response.body) }
-        #expect(throws: expected) { try damaged.body(response.body, range: UInt64(ChunkEntry.maxRawLength) + 5..<UInt64(ChunkEntry.maxRawLength) + 6) }
+        #expect(throws: expected) {
+            try damaged.body(
+                response.body, range: UInt64(ChunkEntry.maxRawLength) + 5..<UInt64(ChunkEntry.maxRawLength) + 6)
+        }
         var delivered: [UInt8] = []
         await #expect(throws: expected) {
             for try await piece in damaged.chunks(of: response.body) { delivered += piece }
@@ -100,8 +120,12 @@ struct ErrorConditionTests {
 
     @Test("two bodies with one MD5 swapped in the body data are caught by their SHA-256")
     func collisionSwap() throws {
-        let first = WriterTests.hex("d131dd02c5e6eec4693d9a0698aff95c2fcab58712467eab4004583eb8fb7f8955ad340609f4b30283e488832571415a085125e8f7cdc99fd91dbdf280373c5bd8823e3156348f5bae6dacd436c919c6dd53e2b487da03fd02396306d248cda0e99f33420f577ee8ce54b67080a80d1ec69821bcb6a8839396f9652b6ff72a70")
-        let second = WriterTests.hex("d131dd02c5e6eec4693d9a0698aff95c2fcab50712467eab4004583eb8fb7f8955ad340609f4b30283e4888325f1415a085125e8f7cdc99fd91dbd7280373c5bd8823e3156348f5bae6dacd436c919c6dd53e23487da03fd02396306d248cda0e99f33420f577ee8ce54b67080280d1ec69821bcb6a8839396f965ab6ff72a70")
+        let first = WriterTests.hex(
+            "d131dd02c5e6eec4693d9a0698aff95c2fcab58712467eab4004583eb8fb7f8955ad340609f4b30283e488832571415a085125e8f7cdc99fd91dbdf280373c5bd8823e3156348f5bae6dacd436c919c6dd53e2b487da03fd02396306d248cda0e99f33420f577ee8ce54b67080a80d1ec69821bcb6a8839396f9652b6ff72a70"
+        )
+        let second = WriterTests.hex(
+            "d131dd02c5e6eec4693d9a0698aff95c2fcab50712467eab4004583eb8fb7f8955ad340609f4b30283e4888325f1415a085125e8f7cdc99fd91dbd7280373c5bd8823e3156348f5bae6dacd436c919c6dd53e23487da03fd02396306d248cda0e99f33420f577ee8ce54b67080280d1ec69821bcb6a8839396f965ab6ff72a70"
+        )
         let folder = try TemporaryFolder()
         let path = folder.file("collision.webarc")
         try makeArchive(at: path, pages: [("http://localhost/a", first), ("http://localhost/b", second)])
@@ -114,7 +138,8 @@ struct ErrorConditionTests {
         let (a, b) = (entries[0].chunks[0], entries[1].chunks[0])
         #expect(a.codec == .raw && b.codec == .raw && a.storedLength == b.storedLength)
         let saved = Array(archive.bytes[Int(a.offset)..<Int(a.offset) + 128])
-        archive.bytes.replaceSubrange(Int(a.offset)..<Int(a.offset) + 128, with: archive.bytes[Int(b.offset)..<Int(b.offset) + 128])
+        archive.bytes.replaceSubrange(
+            Int(a.offset)..<Int(a.offset) + 128, with: archive.bytes[Int(b.offset)..<Int(b.offset) + 128])
         archive.bytes.replaceSubrange(Int(b.offset)..<Int(b.offset) + 128, with: saved)
         try archive.write(to: path)
 
@@ -125,7 +150,9 @@ struct ErrorConditionTests {
         }
         #expect(throws: WebArcError.self) { try swapped.body(response.body) }
         let report = ArchiveVerifier.verify(swapped)
-        #expect(report.problems.filter { $0.code == "chunk-digest" }.map(\.offset) == [a.offset, b.offset], "\(report.problems)")
+        #expect(
+            report.problems.filter { $0.code == "chunk-digest" }.map(\.offset) == [a.offset, b.offset],
+            "\(report.problems)")
         #expect(report.problems.allSatisfy { $0.code == "chunk-digest" }, "\(report.problems)")
     }
 
@@ -176,13 +203,18 @@ struct ErrorConditionTests {
     func truncation() throws {
         let folder = try TemporaryFolder()
         let (_, bytes) = try Self.sample(in: folder)
-        for length in Array(0..<300) + stride(from: 300, to: bytes.count, by: max(1, bytes.count / 97)).map({ $0 }) + [bytes.count - 1] {
+        for length in Array(0..<300) + stride(from: 300, to: bytes.count, by: max(1, bytes.count / 97)).map({ $0 }) + [
+            bytes.count - 1
+        ] {
             let path = folder.file("cut.webarc")
             try Data(bytes[0..<length]).write(to: URL(fileURLWithPath: path))
-            let error = #expect(throws: WebArcError.self, "a \(length)-byte prefix opened") { try ArchiveReader(path: path) }
+            let error = #expect(throws: WebArcError.self, "a \(length)-byte prefix opened") {
+                try ArchiveReader(path: path)
+            }
             let expected = length == 0 ? "empty" : length < 8 ? "not-an-archive" : "truncated"
             #expect(error?.code == expected, "length \(length): \(String(describing: error))")
-            #expect(error?.offset == (length < 8 ? 0 : UInt64(length)), "length \(length): \(String(describing: error))")
+            #expect(
+                error?.offset == (length < 8 ? 0 : UInt64(length)), "length \(length): \(String(describing: error))")
         }
     }
 
@@ -199,7 +231,9 @@ struct ErrorConditionTests {
         #expect(throws: WebArcError.unsupportedVersion(major: 3, minor: Lead.currentMinor, supportedMajor: 2)) {
             try ArchiveReader(path: folder.file("v3.webarc"))
         }
-        #expect(WebArcError.unsupportedVersion(major: 3, minor: 0, supportedMajor: 2).description.contains("upgrade webarc"))
+        #expect(
+            WebArcError.unsupportedVersion(major: 3, minor: 0, supportedMajor: 2).description.contains("upgrade webarc")
+        )
 
         archive = try ArchiveBytes(path: path)
         trailer = try archive.trailer()
@@ -218,7 +252,8 @@ struct ErrorConditionTests {
         var lead = Lead()
         lead.majorVersion = 1
         lead.minorVersion = 0
-        try Data(lead.serialize() + [UInt8](repeating: 0, count: 1000)).write(to: URL(fileURLWithPath: folder.file("old.webarc")))
+        try Data(lead.serialize() + [UInt8](repeating: 0, count: 1000)).write(
+            to: URL(fileURLWithPath: folder.file("old.webarc")))
         let error = #expect(throws: WebArcError.self) { try ArchiveReader(path: folder.file("old.webarc")) }
         #expect(error?.code == "unsupported-version" && error?.offset == 8)
         #expect(error?.description.contains("1.0") == true && error?.description.contains("2.x") == true)
@@ -235,11 +270,16 @@ struct ErrorConditionTests {
             archive.seal(trailer)
             try archive.write(to: folder.file("f.webarc"))
             if let refused {
-                #expect(throws: WebArcError.unsupportedFeature(bit: refused, offset: UInt64(archive.trailerOffset) + 16)) {
+                #expect(
+                    throws: WebArcError.unsupportedFeature(bit: refused, offset: UInt64(archive.trailerOffset) + 16)
+                ) {
                     try ArchiveReader(path: folder.file("f.webarc"))
                 }
             } else {
-                #expect(try ArchiveReader(path: folder.file("f.webarc")).trailer.requiredFeatures == [.layer, .dictionaryCodec])
+                #expect(
+                    try ArchiveReader(path: folder.file("f.webarc")).trailer.requiredFeatures == [
+                        .layer, .dictionaryCodec,
+                    ])
             }
         }
     }
@@ -249,7 +289,9 @@ struct ErrorConditionTests {
         let folder = try TemporaryFolder()
         let base = try ArchiveReader(path: try Self.sample(in: folder).path)
         let writer = try ArchiveWriter(path: folder.file("update.webarc"), bases: [base])
-        try writer.add(ResponseRecord(request: RequestRecord(url: "http://localhost/x"), body: try writer.addBody(Array("x".utf8))))
+        try writer.add(
+            ResponseRecord(request: RequestRecord(url: "http://localhost/x"), body: try writer.addBody(Array("x".utf8)))
+        )
         try writer.finish()
         let dictionary = SpecVectorTests.vectors.path + "/valid/dictionary.webarc"
         for (path, check) in [(folder.file("update.webarc"), "objects"), (dictionary, "chunks")] {
@@ -260,7 +302,9 @@ struct ErrorConditionTests {
             archive.seal(trailer)
             try archive.write(to: folder.file("unannounced.webarc"))
             let report = ArchiveVerifier.verify(path: folder.file("unannounced.webarc"))
-            #expect(report.problems.map(\.code) == ["corrupt-index"] && report.problems.map(\.check) == [check], "\(path): \(report.problems)")
+            #expect(
+                report.problems.map(\.code) == ["corrupt-index"] && report.problems.map(\.check) == [check],
+                "\(path): \(report.problems)")
         }
     }
 
@@ -279,7 +323,9 @@ struct ErrorConditionTests {
             archive.seal(trailer)
             try archive.write(to: folder.file("gap.webarc"))
             let report = ArchiveVerifier.verify(path: folder.file("gap.webarc"))
-            #expect(report.problems.map(\.code) == ["bad-layout"] && report.problems.first?.offset == gap, "\(report.problems)")
+            #expect(
+                report.problems.map(\.code) == ["bad-layout"] && report.problems.first?.offset == gap,
+                "\(report.problems)")
             #expect(report.passed == (minor > 0))
         }
     }
@@ -287,7 +333,11 @@ struct ErrorConditionTests {
     @Test("a directory or a missing file given as archive is an I/O error naming it")
     func notFiles() throws {
         let folder = try TemporaryFolder()
-        #expect(throws: WebArcError.io(path: folder.path, operation: .opening("read"), errno: EISDIR)) { try ArchiveReader(path: folder.path) }
-        #expect(throws: WebArcError.io(path: folder.file("none"), operation: .opening("open"), errno: ENOENT)) { try ArchiveReader(path: folder.file("none")) }
+        #expect(throws: WebArcError.io(path: folder.path, operation: .opening("read"), errno: EISDIR)) {
+            try ArchiveReader(path: folder.path)
+        }
+        #expect(throws: WebArcError.io(path: folder.file("none"), operation: .opening("open"), errno: ENOENT)) {
+            try ArchiveReader(path: folder.file("none"))
+        }
     }
 }

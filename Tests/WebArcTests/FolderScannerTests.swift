@@ -24,14 +24,18 @@ struct FolderScannerTests {
             guard level < depth else { return }
             for index in 0..<width {
                 // "a" as a folder name too: its files ("a/…") sort after the file "a.b" by bytes.
-                try fill(relative.isEmpty ? "d\(index)" : relative + "/" + (index == 0 ? "a.d" : "d\(index)"), level: level + 1)
+                try fill(
+                    relative.isEmpty ? "d\(index)" : relative + "/" + (index == 0 ? "a.d" : "d\(index)"),
+                    level: level + 1)
             }
         }
         try fill("", level: 0)
         return files
     }
 
-    @Test("files of a tree 4 deep and 3 wide come out as a serial walk finds them, sorted by path bytes; links inside followed")
+    @Test(
+        "files of a tree 4 deep and 3 wide come out as a serial walk finds them, sorted by path bytes; links inside followed"
+    )
     func parallelWalkFindsEveryFile() throws {
         let folder = try TemporaryFolder()
         let root = folder.file("site")
@@ -60,7 +64,8 @@ struct FolderScannerTests {
         _ = try Self.makeTree(at: root, depth: 2, width: 2)
         #expect(mkfifo(root + "/d1/d1/pipe", 0o644) == 0)
         try FileManager.default.createSymbolicLink(atPath: root + "/d0/up", withDestinationPath: root)
-        try FileManager.default.createSymbolicLink(atPath: root + "/dangling", withDestinationPath: folder.file("nowhere"))
+        try FileManager.default.createSymbolicLink(
+            atPath: root + "/dangling", withDestinationPath: folder.file("nowhere"))
         try FileManager.default.createSymbolicLink(atPath: root + "/d1/out", withDestinationPath: folder.path)
         var first = FolderScanner(root: root, outsideLinks: .refuse)
         try first.scan()

@@ -14,7 +14,8 @@ struct FormatTests {
     func leadAndTrailer() throws {
         let lead = Lead()
         #expect(try Lead(parsing: lead.serialize(), fileLength: 1000, path: "x") == lead)
-        let reference = PageReference(offset: 100, storedLength: 50, rawLength: 90, codec: .lz4, height: 0, digest: Self.digest)
+        let reference = PageReference(
+            offset: 100, storedLength: 50, rawLength: 90, codec: .lz4, height: 0, digest: Self.digest)
         var trailer = Trailer(metadata: reference, recordRoot: reference, bodyRoot: reference)
         trailer.requiredFeatures = [.layer]
         trailer.archiveLength = 1000
@@ -25,14 +26,17 @@ struct FormatTests {
         #expect(bytes.count == Trailer.size && Array(bytes.suffix(8)) == Trailer.endMagic)
         #expect(try Trailer(parsing: bytes, at: 744, fileLength: 1000) == trailer)
         bytes[20] ^= 1
-        #expect(throws: WebArcError.trailerChecksum(offset: 744 + 240)) { try Trailer(parsing: bytes, at: 744, fileLength: 1000) }
+        #expect(throws: WebArcError.trailerChecksum(offset: 744 + 240)) {
+            try Trailer(parsing: bytes, at: 744, fileLength: 1000)
+        }
     }
 
     @Test("a page reference's rules of §5.1, in order; the ratio last")
     func pageReferenceRules() {
         let area: Range<UInt64> = 100..<1000
         func reference(_ stored: UInt32, _ raw: UInt32, _ codec: UInt8 = 1, at offset: UInt64 = 100) -> PageReference {
-            var reference = PageReference(offset: offset, storedLength: stored, rawLength: raw, codec: .lz4, height: 0, digest: Self.digest)
+            var reference = PageReference(
+                offset: offset, storedLength: stored, rawLength: raw, codec: .lz4, height: 0, digest: Self.digest)
             reference.codecValue = codec
             return reference
         }
@@ -73,7 +77,8 @@ struct FormatTests {
         #expect(encoded.count == entry.encodedSize)
         var reader = ByteReader(encoded.bytes, region: .page(offset: 500))
         let parsed = try BodyEntry(parsing: &reader, page: 500)
-        #expect(parsed == entry && reader.isAtEnd && parsed.origin == .init(page: 500, position: 0, length: encoded.count))
+        #expect(
+            parsed == entry && reader.isAtEnd && parsed.origin == .init(page: 500, position: 0, length: encoded.count))
         #expect(entry.chunks[1].relayered(by: 2).layer == 2 && chunk.relayered(by: 1).dictionary?.layer == 2)
     }
 
@@ -93,7 +98,9 @@ struct FormatTests {
 
     @Test("a chunk entry's bounds of §6.2 in the spec's order: lengths, extent, ratio")
     func chunkBounds() {
-        func chunk(_ stored: UInt32, _ raw: UInt32, codec: ChunkEntry.Codec = .lz4, at offset: UInt64 = 16) -> ChunkEntry {
+        func chunk(
+            _ stored: UInt32, _ raw: UInt32, codec: ChunkEntry.Codec = .lz4, at offset: UInt64 = 16
+        ) -> ChunkEntry {
             ChunkEntry(offset: offset, storedLength: stored, rawLength: raw, codec: codec, digest: Self.digest)
         }
         #expect(chunk(100, 1000).boundsProblem(bodyDataEnd: 1000) == nil)
@@ -118,13 +125,17 @@ struct FormatTests {
 
     @Test("records round-trip through keyed objects, nested request included, fields in table order")
     func records() throws {
-        let request = RequestRecord(method: "post", url: "https://example.com/a?b", headers: [HTTPHeader("Accept", "*/*")])
+        let request = RequestRecord(
+            method: "post", url: "https://example.com/a?b", headers: [HTTPHeader("Accept", "*/*")])
         let response = ResponseRecord(
-            request: request, status: 404, reason: "Not Found", headers: [HTTPHeader("Set-Cookie", "a"), HTTPHeader("Set-Cookie", "b")],
-            mimeType: "text/html", textEncoding: "utf-8", body: BodyReference(digest: BodyDigest.ofEmpty, variant: 1), bodyLength: 0,
+            request: request, status: 404, reason: "Not Found",
+            headers: [HTTPHeader("Set-Cookie", "a"), HTTPHeader("Set-Cookie", "b")],
+            mimeType: "text/html", textEncoding: "utf-8", body: BodyReference(digest: BodyDigest.ofEmpty, variant: 1),
+            bodyLength: 0,
             captureDate: Date(webarcMilliseconds: 1_795_348_800_123))
         let records: [ArchiveRecord] = [
-            .response(response), .redirect(RedirectRecord(request: request, status: 308, target: "https://example.com/")),
+            .response(response),
+            .redirect(RedirectRecord(request: request, status: 308, target: "https://example.com/")),
             .tombstone(TombstoneRecord(request: request)),
         ]
         for record in records {
@@ -132,16 +143,19 @@ struct FormatTests {
             let object = try DecodedObject(bytes, range: 0..<bytes.count, page: 0)
             #expect(try RecordObjects.record(object, features: [.layer]) == record)
         }
-        #expect(RecordObjects.record(records[0]).fields.map(\.key) == [
-            "request", "status", "reason", "headers", "mimeType", "textEncoding", "body", "bodyLength", "captureDate",
-        ])
+        #expect(
+            RecordObjects.record(records[0]).fields.map(\.key) == [
+                "request", "status", "reason", "headers", "mimeType", "textEncoding", "body", "bodyLength",
+                "captureDate",
+            ])
         let tombstone = RecordObjects.record(records[2]).encoded()
         #expect(throws: WebArcError.self) {
             try RecordObjects.record(try DecodedObject(tombstone, range: 0..<tombstone.count, page: 0), features: [])
         }
         let metadata = ArchiveMetadata(
             created: Date(webarcMilliseconds: 5), creator: "webarc 2.0", startURL: "http://a/", baseURL: "http://a/",
-            entries: [.init("café", "x")], bases: [BaseArchive(digest: [UInt8](repeating: 1, count: 32), archiveLength: 9, name: "b")])
+            entries: [.init("café", "x")],
+            bases: [BaseArchive(digest: [UInt8](repeating: 1, count: 32), archiveLength: 9, name: "b")])
         let archive = RecordObjects.archive(metadata).encoded()
         #expect(try RecordObjects.metadata(try DecodedObject(archive, range: 0..<archive.count, page: 0)) == metadata)
     }
@@ -179,17 +193,27 @@ struct FormatTests {
 
     @Test("pages encode and parse: interior, record leaf, body leaf, metadata")
     func pages() throws {
-        let child = PageReference(offset: 100, storedLength: 50, rawLength: 90, codec: .lz4, height: 0, digest: Self.digest)
-        let interior = InteriorPage.encode(tree: .bodies, entries: [(key: [1, 2], child: child), (key: [3], child: child)])
+        let child = PageReference(
+            offset: 100, storedLength: 50, rawLength: 90, codec: .lz4, height: 0, digest: Self.digest)
+        let interior = InteriorPage.encode(
+            tree: .bodies, entries: [(key: [1, 2], child: child), (key: [3], child: child)])
         let parsed = try InteriorPage(parsing: interior, page: 7, tree: .bodies, pageArea: 100..<1000)
         #expect(parsed.children == [child, child] && parsed.keys.map(Array.init) == [[1, 2], [3]])
-        #expect(parsed.childIndex(for: [0]) == nil && parsed.childIndex(for: [1, 2]) == 0 && parsed.childIndex(for: [2]) == 0)
+        #expect(
+            parsed.childIndex(for: [0]) == nil && parsed.childIndex(for: [1, 2]) == 0
+                && parsed.childIndex(for: [2]) == 0)
         #expect(parsed.childIndex(for: [3, 0]) == 1)
-        #expect(throws: WebArcError.self) { try InteriorPage(parsing: interior, page: 7, tree: .records, pageArea: 100..<1000) }
-        #expect(throws: WebArcError.corruptPage(page: 7, position: 14, reason: "child: page [100, +50) is outside the page area 200..<1000")) {
+        #expect(throws: WebArcError.self) {
+            try InteriorPage(parsing: interior, page: 7, tree: .records, pageArea: 100..<1000)
+        }
+        #expect(
+            throws: WebArcError.corruptPage(
+                page: 7, position: 14, reason: "child: page [100, +50) is outside the page area 200..<1000")
+        ) {
             try InteriorPage(parsing: interior, page: 7, tree: .bodies, pageArea: 200..<1000)
         }
-        let body = BodyEntry(reference: BodyReference(digest: BodyDigest.ofEmpty), length: 0, sha256: SHA256Hash.ofEmpty, chunks: [])
+        let body = BodyEntry(
+            reference: BodyReference(digest: BodyDigest.ofEmpty), length: 0, sha256: SHA256Hash.ofEmpty, chunks: [])
         let leaf = RecordLeaf.encode(records: [(key: Array("GET a:b".utf8), object: [1, 2, 3])], bodies: [body])
         let record = try RecordLeaf(parsing: leaf, page: 3)
         #expect(record.entries.count == 1 && record.bodies == [body] && record.body(body.reference) == body)
@@ -222,14 +246,19 @@ struct FormatTests {
     func keyCompare() {
         var random = SeededGenerator(seed: 5)
         let alphabet: [UInt8] = [0x00, 0x2F, 0x41, 0x61, 0x7F, 0x80, 0xFF]
-        let keys = [[], [0x41], [0x41, 0x00], [0x80], [0x7F, 0xFF]] + (0..<300).map { _ in
-            Array("GET http://localhost/".utf8) + (0..<Int.random(in: 0...6, using: &random)).map { _ in alphabet.randomElement(using: &random)! }
-        }
+        let keys =
+            [[], [0x41], [0x41, 0x00], [0x80], [0x7F, 0xFF]]
+            + (0..<300).map { _ in
+                Array("GET http://localhost/".utf8)
+                    + (0..<Int.random(in: 0...6, using: &random)).map { _ in alphabet.randomElement(using: &random)! }
+            }
         var outcomes = Set<Int>()
         for lhs in keys {
             for rhs in keys.prefix(80) {
                 let order = KeyOrder.compare(lhs, rhs)
-                #expect((order < 0) == KeyOrder.less(lhs, rhs) && (order == 0) == (lhs == rhs) && (order > 0) == KeyOrder.less(rhs, lhs), "\(lhs) \(rhs)")
+                #expect(
+                    (order < 0) == KeyOrder.less(lhs, rhs) && (order == 0) == (lhs == rhs)
+                        && (order > 0) == KeyOrder.less(rhs, lhs), "\(lhs) \(rhs)")
                 outcomes.insert(order.signum())
             }
         }

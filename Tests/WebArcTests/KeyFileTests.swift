@@ -17,7 +17,10 @@ struct KeyFileTests {
         let privateText = try String(contentsOfFile: folder.file("publisher.key"), encoding: .utf8)
         let publicText = try String(contentsOfFile: folder.file("publisher.pub"), encoding: .utf8)
         #expect(privateText == "webarc-ed25519-private \(Data(key.seed).base64EncodedString()) \(key.keyID)\n")
-        #expect(publicText == "webarc-ed25519-public \(Data(key.publicKey.rawRepresentation).base64EncodedString()) \(key.keyID)\n")
+        #expect(
+            publicText
+                == "webarc-ed25519-public \(Data(key.publicKey.rawRepresentation).base64EncodedString()) \(key.keyID)\n"
+        )
         #expect(privateText.utf8.count == 23 + 44 + 1 + 16 + 1)
         #expect("\(key.keyID)".allSatisfy { "0123456789abcdef".contains($0) })
         #expect(try Self.mode(folder.file("publisher.key")) == 0o600)
@@ -34,7 +37,9 @@ struct KeyFileTests {
         try SigningKey().write(to: folder.file("k"), overwrite: false)
         let before = try String(contentsOfFile: folder.file("k.key"), encoding: .utf8)
         try FileManager.default.removeItem(atPath: folder.file("k.pub"))
-        #expect(throws: WebArcError.outputExists(path: folder.file("k.key"))) { try SigningKey().write(to: folder.file("k"), overwrite: false) }
+        #expect(throws: WebArcError.outputExists(path: folder.file("k.key"))) {
+            try SigningKey().write(to: folder.file("k"), overwrite: false)
+        }
         #expect(try String(contentsOfFile: folder.file("k.key"), encoding: .utf8) == before)
         #expect(!FileManager.default.fileExists(atPath: folder.file("k.pub")))
         let replacement = SigningKey()
@@ -64,8 +69,14 @@ struct KeyFileTests {
             (good.replacingOccurrences(of: "\n", with: "\r\n"), "the line ends with LF only"),
             (good + good, "more than one line"),
             (good.replacingOccurrences(of: " 4fcf", with: "  4fcf"), "separated by single spaces"),
-            (good.replacingOccurrences(of: "webarc-ed25519-public", with: "webarc-ed25519-private"), "it holds a private key"),
-            (good.replacingOccurrences(of: "webarc-ed25519-public", with: "ssh-ed25519"), "expected \"webarc-ed25519-public"),
+            (
+                good.replacingOccurrences(of: "webarc-ed25519-public", with: "webarc-ed25519-private"),
+                "it holds a private key"
+            ),
+            (
+                good.replacingOccurrences(of: "webarc-ed25519-public", with: "ssh-ed25519"),
+                "expected \"webarc-ed25519-public"
+            ),
             (good.replacingOccurrences(of: "=", with: ""), "the key is not 32 bytes"),
             (good.replacingOccurrences(of: "lt9b", with: "lt9-"), "the key is not 32 bytes"),
             (good.replacingOccurrences(of: "4fcf4323e73084f8", with: "4FCF4323E73084F8"), "16 lowercase hexadecimal"),
@@ -84,19 +95,25 @@ struct KeyFileTests {
     @Test("a key ID that does not match the key is refused, naming both")
     func mismatchedKeyID() throws {
         let text = Self.good.replacingOccurrences(of: "4fcf4323e73084f8", with: "3c1020c407b1a437")
-        #expect(throws: WebArcError.keyIDMismatch(path: "k.pub", stated: "3c1020c407b1a437", computed: "4fcf4323e73084f8")) {
+        #expect(
+            throws: WebArcError.keyIDMismatch(path: "k.pub", stated: "3c1020c407b1a437", computed: "4fcf4323e73084f8")
+        ) {
             try PublicKey(parsing: Array(text.utf8), path: "k.pub")
         }
         let privateText = try String(contentsOfFile: Self.vectorKeys + "/test2.key", encoding: .utf8)
             .replacingOccurrences(of: "3c1020c407b1a437", with: "4fcf4323e73084f8")
-        #expect(throws: WebArcError.keyIDMismatch(path: "k.key", stated: "4fcf4323e73084f8", computed: "3c1020c407b1a437")) {
+        #expect(
+            throws: WebArcError.keyIDMismatch(path: "k.key", stated: "4fcf4323e73084f8", computed: "3c1020c407b1a437")
+        ) {
             try SigningKey(parsing: Array(privateText.utf8), path: "k.key")
         }
     }
 
     @Test("a public key file given where a private key is needed says so")
     func wrongKind() throws {
-        let error = #expect(throws: WebArcError.self) { try SigningKey(parsing: Array(Self.good.utf8), path: "test1.pub") }
+        let error = #expect(throws: WebArcError.self) {
+            try SigningKey(parsing: Array(Self.good.utf8), path: "test1.pub")
+        }
         #expect(error?.description.contains("a private key (NAME.key) is needed here") == true)
     }
 

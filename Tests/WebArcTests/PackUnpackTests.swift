@@ -7,8 +7,10 @@ import WebArcTestSupport
 /// Pack a folder and unpack it again: the trees must be equal, byte for byte.
 @Suite("Pack and unpack")
 struct PackUnpackTests {
-    static let oddNames = ["a b.html", "café.html", "cafe\u{301}.html", "100%.txt", "q?x=1.txt", "hash#tag.css", "amp&er;sand.js",
-                           "it's.txt", ".hidden", "日本語.html", "emoji-😀.txt", "plus+sign.txt", "tilde~.txt", "index.html"]
+    static let oddNames = [
+        "a b.html", "café.html", "cafe\u{301}.html", "100%.txt", "q?x=1.txt", "hash#tag.css", "amp&er;sand.js",
+        "it's.txt", ".hidden", "日本語.html", "emoji-😀.txt", "plus+sign.txt", "tilde~.txt", "index.html",
+    ]
 
     /// A seeded random tree: nested folders, odd names, duplicates and empty files.
     static func makeTree(at root: String, seed: UInt64) throws -> Int {
@@ -19,12 +21,13 @@ struct PackUnpackTests {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             for _ in 0..<Int.random(in: 2...6, using: &random) {
                 let name = oddNames[Int.random(in: 0..<oddNames.count, using: &random)]
-                let content: [UInt8] = switch Int.random(in: 0..<5, using: &random) {
-                case 0: []
-                case 1: shared
-                case 2: random.bytes(Int.random(in: 1...5000, using: &random))
-                default: random.text(Int.random(in: 1...40_000, using: &random))
-                }
+                let content: [UInt8] =
+                    switch Int.random(in: 0..<5, using: &random) {
+                    case 0: []
+                    case 1: shared
+                    case 2: random.bytes(Int.random(in: 1...5000, using: &random))
+                    default: random.text(Int.random(in: 1...40_000, using: &random))
+                    }
                 let path = folder + "/" + name
                 if !FileManager.default.fileExists(atPath: path) { files += 1 }
                 try Data(content).write(to: URL(fileURLWithPath: path))
@@ -74,14 +77,21 @@ struct PackUnpackTests {
         try Data("ok".utf8).write(to: URL(fileURLWithPath: site + "/index.html"))
         // "caf\xE9.html": Latin-1, not UTF-8.
         let raw = Array((site + "/caf").utf8) + [0xE9] + Array(".html".utf8) + [0]
-        let fd = raw.withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_WRONLY | O_CREAT, 0o644) }
+        let fd = raw.withUnsafeBufferPointer {
+            open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_WRONLY | O_CREAT, 0o644)
+        }
         #expect(fd >= 0)
         close(fd)
-        #expect(throws: SitePacker.Failure.refused([ScanProblem(kind: .unreadable, path: "caf%E9.html", detail: "file name is not UTF-8")])) {
+        #expect(
+            throws: SitePacker.Failure.refused([
+                ScanProblem(kind: .unreadable, path: "caf%E9.html", detail: "file name is not UTF-8")
+            ])
+        ) {
             try SitePacker(options: .init()).pack(folder: site, to: folder.file("a.webarc"))
         }
         #expect(!FileManager.default.fileExists(atPath: folder.file("a.webarc")))
-        let summary = try SitePacker(options: .init(skipUnreadable: true)).pack(folder: site, to: folder.file("a.webarc"))
+        let summary = try SitePacker(options: .init(skipUnreadable: true)).pack(
+            folder: site, to: folder.file("a.webarc"))
         #expect(summary.files == 1 && summary.skipped.map(\.path) == ["caf%E9.html"])
     }
 
@@ -97,12 +107,17 @@ struct PackUnpackTests {
         #expect(try ArchiveReader(path: folder.file("d.webarc")).bodyCount == 1)
     }
 
-    @Test("a file's URL keeps unreserved bytes, sub-delimiters, ':', '@' and '/', and percent-encodes every other byte in upper case")
+    @Test(
+        "a file's URL keeps unreserved bytes, sub-delimiters, ':', '@' and '/', and percent-encodes every other byte in upper case"
+    )
     func fileURLs() {
         let packer = SitePacker(options: SitePacker.Options())
-        #expect(packer.url(for: "a b/ü/100%/q?#[x]\"\\^`{|}<>.html")
-            == "http://localhost/a%20b/%C3%BC/100%25/q%3F%23%5Bx%5D%22%5C%5E%60%7B%7C%7D%3C%3E.html")
-        #expect(packer.url(for: "AZaz09-._~!$&'()*+,;=:@/index.html") == "http://localhost/AZaz09-._~!$&'()*+,;=:@/index.html")
+        #expect(
+            packer.url(for: "a b/ü/100%/q?#[x]\"\\^`{|}<>.html")
+                == "http://localhost/a%20b/%C3%BC/100%25/q%3F%23%5Bx%5D%22%5C%5E%60%7B%7C%7D%3C%3E.html")
+        #expect(
+            packer.url(for: "AZaz09-._~!$&'()*+,;=:@/index.html")
+                == "http://localhost/AZaz09-._~!$&'()*+,;=:@/index.html")
         #expect(packer.url(for: "\u{7F}\u{1}") == "http://localhost/%7F%01")
         #expect(packer.url(for: "") == "http://localhost/")
     }
@@ -110,8 +125,11 @@ struct PackUnpackTests {
     @Test("a file's key without canonicalization (canonical base) equals URLKey.key's, for odd paths and several bases")
     func fileKeys() throws {
         var random = SeededGenerator(seed: 21)
-        let pieces = ["a", "é", "😀", "%", "%2e", "%41", " ", "?", "#", "\\", ".", "...", ".x", "~", "!", "@", ":", "+", "=", "&", ";", "[", "\u{7F}",
-                      "\u{1}", "index.html", "A", "-_"]
+        let pieces = [
+            "a", "é", "😀", "%", "%2e", "%41", " ", "?", "#", "\\", ".", "...", ".x", "~", "!", "@", ":", "+", "=", "&",
+            ";", "[", "\u{7F}",
+            "\u{1}", "index.html", "A", "-_",
+        ]
         var paths = ["", "index.html", "a/", "a/index.html"]
         for _ in 0..<600 {
             let segments = (0..<Int.random(in: 1...4, using: &random)).map { _ in
@@ -123,7 +141,10 @@ struct PackUnpackTests {
         }
         // Canonical bases take the plain path; the others (upper-case host, default port, dot
         // segments, a query) go through canonicalization; both must give URLKey.key's bytes.
-        for base in ["http://localhost/", "https://kiosk.example/docs/", "http://Example.COM:80/a/./b/../c/", "http://h/x?y=1/", "http://h/%7e/"] {
+        for base in [
+            "http://localhost/", "https://kiosk.example/docs/", "http://Example.COM:80/a/./b/../c/", "http://h/x?y=1/",
+            "http://h/%7e/",
+        ] {
             let packer = SitePacker(options: SitePacker.Options(baseURL: base))
             let keyOf = try packer.keyMaker()
             for path in paths {
@@ -138,7 +159,8 @@ struct PackUnpackTests {
         let folder = try TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.file("site/docs"), withIntermediateDirectories: true)
         try Data("<p>docs</p>".utf8).write(to: URL(fileURLWithPath: folder.file("site/docs/index.html")))
-        _ = try SitePacker(options: .init(baseURL: "https://kiosk.example/app")).pack(folder: folder.file("site"), to: folder.file("f.webarc"))
+        _ = try SitePacker(options: .init(baseURL: "https://kiosk.example/app")).pack(
+            folder: folder.file("site"), to: folder.file("f.webarc"))
         let reader = try ArchiveReader(path: folder.file("f.webarc"))
         guard case .redirect(let redirect)? = try reader.lookup(url: "https://kiosk.example/app/docs")?.record else {
             Issue.record("no redirect at docs")
@@ -161,7 +183,9 @@ struct PackUnpackTests {
             var result: [[UInt8]: Data] = [:]
             for case let path as String in FileManager.default.enumerator(atPath: root)! {
                 var isFolder: ObjCBool = false
-                if FileManager.default.fileExists(atPath: root + "/" + path, isDirectory: &isFolder), !isFolder.boolValue {
+                if FileManager.default.fileExists(atPath: root + "/" + path, isDirectory: &isFolder),
+                    !isFolder.boolValue
+                {
                     result[Array(path.utf8)] = FileManager.default.contents(atPath: root + "/" + path)
                 }
             }

@@ -10,7 +10,9 @@ struct ReaderConcurrencyTests {
     func concurrentReads(mapped: Bool) async throws {
         let folder = try TemporaryFolder()
         var random = SeededGenerator(seed: 21)
-        let pages = (0..<40).map { ("http://localhost/p\($0)", random.text(Int.random(in: 1...300_000, using: &random))) }
+        let pages = (0..<40).map {
+            ("http://localhost/p\($0)", random.text(Int.random(in: 1...300_000, using: &random)))
+        }
         try makeArchive(at: folder.file("c.webarc"), pages: pages)
         let reader = try ArchiveReader(path: folder.file("c.webarc"), mapped: mapped)
         let mismatches = try await withThrowingTaskGroup(of: Int.self) { group in

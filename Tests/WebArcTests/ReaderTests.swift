@@ -13,9 +13,10 @@ struct ReaderTests {
         let writer = try ArchiveWriter(path: path)
         let body = try writer.addBody(Array("<p>shared</p>".utf8))
         for index in 0..<count {
-            try writer.add(ResponseRecord(
-                request: RequestRecord(url: "http://localhost/pages/\(index)/index.html"),
-                headers: [HTTPHeader("Content-Type", "text/html"), HTTPHeader("X-Index", "\(index)")], body: body))
+            try writer.add(
+                ResponseRecord(
+                    request: RequestRecord(url: "http://localhost/pages/\(index)/index.html"),
+                    headers: [HTTPHeader("Content-Type", "text/html"), HTTPHeader("X-Index", "\(index)")], body: body))
         }
         try writer.finish()
         return path
@@ -61,7 +62,8 @@ struct ReaderTests {
         let source = CountingByteSource(try FileByteSource(path: path))
         let reader = try ArchiveReader(source: source, path: path)
         source.reset()
-        guard case .response(let response)? = try reader.lookup(url: "http://localhost/pages/1234/index.html")?.record else {
+        guard case .response(let response)? = try reader.lookup(url: "http://localhost/pages/1234/index.html")?.record
+        else {
             Issue.record("no response")
             return
         }
@@ -89,14 +91,17 @@ struct ReaderTests {
         #expect(ArchiveVerifier.verify(reader).problems.isEmpty)
     }
 
-    @Test("records decoded ahead on every core come as forEachEntry gives them; a damaged leaf stops both after the same records, with the same error")
+    @Test(
+        "records decoded ahead on every core come as forEachEntry gives them; a damaged leaf stops both after the same records, with the same error"
+    )
     func decodedAhead() throws {
         let folder = try TemporaryFolder()
         let path = try Self.large(in: folder, count: 12_000)
         let reader = try ArchiveReader(path: path)
         var leaves: [PageReference] = []
         try reader.forEachLeaf(of: .records) { _, reference in leaves.append(reference) }
-        try #require(leaves.count > 2 * ArchiveReader.leavesDecodedAhead, "\(leaves.count) leaves: too few for several groups")
+        try #require(
+            leaves.count > 2 * ArchiveReader.leavesDecodedAhead, "\(leaves.count) leaves: too few for several groups")
         func visit(_ reader: ArchiveReader, ahead: Bool) -> (entries: [ArchiveEntry], error: WebArcError?) {
             var entries: [ArchiveEntry] = []
             do {
@@ -137,7 +142,9 @@ struct ReaderTests {
         try archive.write(to: path)
         let source = CountingByteSource(try FileByteSource(path: path))
         let error = #expect(throws: WebArcError.self) { try ArchiveReader(source: source, path: path) }
-        #expect(error?.code == "bad-trailer" && error?.offset == UInt64(archive.trailerOffset) + 120, "\(String(describing: error))")
+        #expect(
+            error?.code == "bad-trailer" && error?.offset == UInt64(archive.trailerOffset) + 120,
+            "\(String(describing: error))")
         #expect(source.reads.allSatisfy { $0.count <= 65_536 })
     }
 
@@ -162,7 +169,8 @@ struct ReaderTests {
         archive.bytes.removeSubrange(archive.trailerOffset...)
         archive.bytes += raw
         trailer.recordRoot = PageReference(
-            offset: offset, storedLength: UInt32(raw.count), rawLength: UInt32(raw.count), codec: .raw, height: root.height,
+            offset: offset, storedLength: UInt32(raw.count), rawLength: UInt32(raw.count), codec: .raw,
+            height: root.height,
             digest: SHA256Hash.of(raw))
         trailer.archiveLength = UInt64(archive.bytes.count + Trailer.size)
         archive.bytes += trailer.serialize()
@@ -171,7 +179,9 @@ struct ReaderTests {
         let source = CountingByteSource(try FileByteSource(path: path))
         let damaged = try ArchiveReader(source: source, path: path)
         let error = #expect(throws: WebArcError.self) { try damaged.lookup(url: "http://localhost/pages/1/index.html") }
-        #expect(error?.code == "corrupt-page" && error?.offset == offset && error?.pagePosition == node.childPositions[0], "\(String(describing: error))")
+        #expect(
+            error?.code == "corrupt-page" && error?.offset == offset && error?.pagePosition == node.childPositions[0],
+            "\(String(describing: error))")
         #expect(source.reads.allSatisfy { $0.count <= 65_536 })
         let report = ArchiveVerifier.verify(damaged)
         #expect(report.problems.contains { $0.code == "corrupt-page" && $0.offset == offset }, "\(report.problems)")
@@ -200,10 +210,15 @@ struct ReaderTests {
         let folder = try TemporaryFolder()
         let path = folder.file("update.webarc")
         let writer = try ArchiveWriter(path: path)
-        writer.metadata = ArchiveMetadata(bases: [BaseArchive(digest: [UInt8](repeating: 7, count: 32), archiveLength: 4559, name: "base.webarc")])
+        writer.metadata = ArchiveMetadata(bases: [
+            BaseArchive(digest: [UInt8](repeating: 7, count: 32), archiveLength: 4559, name: "base.webarc")
+        ])
         let body = try writer.addBody(Array("new".utf8))
         try writer.add(ResponseRecord(request: RequestRecord(url: "http://localhost/new"), body: body))
-        try writer.add(TombstoneRecord(request: RequestRecord(url: "http://localhost/gone"), captureDate: Date(webarcMilliseconds: 1_795_514_400_000)))
+        try writer.add(
+            TombstoneRecord(
+                request: RequestRecord(url: "http://localhost/gone"),
+                captureDate: Date(webarcMilliseconds: 1_795_514_400_000)))
         try writer.finish()
         let reader = try ArchiveReader(path: path)
         #expect(reader.trailer.requiredFeatures == [.layer])

@@ -6,7 +6,9 @@ import WebArcTestSupport
 
 /// The reference implementation's `apply_update.py` (`Tools/make-vectors`) and a python3 to run it.
 enum ReferenceImplementation {
-    static let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
     static let applyScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Tools/make-vectors/apply_update.py").path
 }
@@ -21,35 +23,54 @@ struct ReferenceApplyTests {
     /// tenth (two positions each) and a few small files, less `dropped`, with `edited` changed.
     static func writeSite(to folder: String, pages: Int, dropped: Set<Int> = [], edited: Set<Int> = []) throws {
         for page in 0..<pages where !dropped.contains(page) {
-            let path = page % 10 == 0 ? folder + "/part\(page / 10)/index.html" : folder + String(format: "/p%03d.html", page)
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            var text = "<nav>home docs about</nav><h1>page \(page)</h1>\n" + (edited.contains(page) ? "<p>edited</p>\n" : "")
+            let path =
+                page % 10 == 0 ? folder + "/part\(page / 10)/index.html" : folder + String(format: "/p%03d.html", page)
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            var text =
+                "<nav>home docs about</nav><h1>page \(page)</h1>\n" + (edited.contains(page) ? "<p>edited</p>\n" : "")
             text += String(repeating: "<p>page \(page) of the reference site</p>\n", count: 250 + page * 37 % 600)
             try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-            if page % 7 == 0 { try Data("small \(page)".utf8).write(to: URL(fileURLWithPath: folder + "/s\(page).txt")) }
+            if page % 7 == 0 {
+                try Data("small \(page)".utf8).write(to: URL(fileURLWithPath: folder + "/s\(page).txt"))
+            }
         }
     }
 
-    @Test("an update of a packed site (local-minimum anchors, folders, a page dropped early and one edited) applied by the reference implementation gives the new archive byte for byte")
+    @Test(
+        "an update of a packed site (local-minimum anchors, folders, a page dropped early and one edited) applied by the reference implementation gives the new archive byte for byte"
+    )
     func referenceApplyMatches() throws {
         let scratch = try TemporaryFolder()
         try Self.writeSite(to: scratch.file("v1"), pages: 150)
         try Self.writeSite(to: scratch.file("v2"), pages: 150, dropped: [3], edited: [77])
         for name in ["v1", "v2"] {
-            _ = try SitePacker(options: SitePacker.Options()).pack(folder: scratch.file(name), to: scratch.file("\(name).webarc"))
+            _ = try SitePacker(options: SitePacker.Options()).pack(
+                folder: scratch.file(name), to: scratch.file("\(name).webarc"))
         }
         let new = try ArchiveReader(path: scratch.file("v2.webarc"))
         #expect(try new.metadata.writer?.anchors == .localMinimum)
         let old = try LayerStack([try ArchiveReader(path: scratch.file("v1.webarc"))])
         _ = try UpdateBuilder(old: old, new: new).write(to: scratch.file("u.webarc"))
 
-        let run = Self.run(ReferenceImplementation.python!, [ReferenceImplementation.applyScript, scratch.file("u.webarc"), scratch.file("v1.webarc"), "-o", scratch.file("ref.webarc")])
+        let run = Self.run(
+            ReferenceImplementation.python!,
+            [
+                ReferenceImplementation.applyScript, scratch.file("u.webarc"), scratch.file("v1.webarc"), "-o",
+                scratch.file("ref.webarc"),
+            ])
         #expect(run.status == 0, "\(run.error)")
         let reference = try Data(contentsOf: URL(fileURLWithPath: scratch.file("ref.webarc")))
-        #expect(firstDifference(reference, try Data(contentsOf: URL(fileURLWithPath: scratch.file("v2.webarc")))) == nil)
+        #expect(
+            firstDifference(reference, try Data(contentsOf: URL(fileURLWithPath: scratch.file("v2.webarc")))) == nil)
 
         // A wrong base is refused the same way: nothing written, the spec's code named.
-        let refused = Self.run(ReferenceImplementation.python!, [ReferenceImplementation.applyScript, scratch.file("u.webarc"), scratch.file("v2.webarc"), "-o", scratch.file("bad.webarc")])
+        let refused = Self.run(
+            ReferenceImplementation.python!,
+            [
+                ReferenceImplementation.applyScript, scratch.file("u.webarc"), scratch.file("v2.webarc"), "-o",
+                scratch.file("bad.webarc"),
+            ])
         #expect(refused.status == 65 && refused.error.contains("bad-base"), "\(refused)")
         #expect(!FileManager.default.fileExists(atPath: scratch.file("bad.webarc")))
     }

@@ -12,21 +12,29 @@ struct RollbackStateTests {
         let folder = try TemporaryFolder()
         let key = SigningKey()
         let archives = try (0..<4).map { index in
-            try makeArchive(at: folder.file("a\(index).webarc"), pages: [("http://example.com/", Array("release \(index)".utf8))])
+            try makeArchive(
+                at: folder.file("a\(index).webarc"), pages: [("http://example.com/", Array("release \(index)".utf8))])
         }
-        func sign(_ index: Int, _ sequence: UInt64) throws { try ArchiveSigner.sign(path: archives[index], with: key, sequence: sequence) }
+        func sign(_ index: Int, _ sequence: UInt64) throws {
+            try ArchiveSigner.sign(path: archives[index], with: key, sequence: sequence)
+        }
         try sign(0, 5)
         try sign(1, 3)
         try sign(2, 5)
         try sign(3, 6)
-        let policy = TrustPolicy(trusting: [key.publicKey], rollbackState: try RollbackState(directory: folder.file("state")))
+        let policy = TrustPolicy(
+            trusting: [key.publicKey], rollbackState: try RollbackState(directory: folder.file("state")))
         func check(_ index: Int) throws -> TrustDecision { try ArchiveReader(path: archives[index]).checkTrust(policy) }
         let first = try check(0)
         let length = { (index: Int) in try ArchiveReader(path: archives[index]).archiveLength }
-        #expect(try policy.rollbackState!.entry(for: key.keyID) == RollbackState.Entry(sequence: 5, archiveDigest: first.archiveDigest))
-        #expect(throws: WebArcError.rolledBack(keyID: "\(key.keyID)", sequence: 3, accepted: 5, offset: try length(1))) { try check(1) }
+        #expect(
+            try policy.rollbackState!.entry(for: key.keyID)
+                == RollbackState.Entry(sequence: 5, archiveDigest: first.archiveDigest))
+        #expect(throws: WebArcError.rolledBack(keyID: "\(key.keyID)", sequence: 3, accepted: 5, offset: try length(1)))
+        { try check(1) }
         #expect(try check(0).accepted.first?.sequence == 5)
-        #expect(throws: WebArcError.rolledBack(keyID: "\(key.keyID)", sequence: 5, accepted: 5, offset: try length(2))) { try check(2) }
+        #expect(throws: WebArcError.rolledBack(keyID: "\(key.keyID)", sequence: 5, accepted: 5, offset: try length(2)))
+        { try check(2) }
         #expect(try check(3).accepted.first?.sequence == 6)
         #expect(try policy.rollbackState!.entry(for: key.keyID)?.sequence == 6)
         #expect(throws: WebArcError.self) { try check(0) }
@@ -38,11 +46,15 @@ struct RollbackStateTests {
     func vectors() throws {
         for name in ["rollback-3", "rollback-same-sequence"] {
             let folder = try TemporaryFolder()
-            let policy = TrustPolicy(trusting: [SignatureCheckTests.test1], rollbackState: try RollbackState(directory: folder.file("state")))
-            _ = try ArchiveReader(path: SignatureCheckTests.vectors + "/invalid/rollback-5.webarc").checkTrust(policy, now: SignatureCheckTests.now)
+            let policy = TrustPolicy(
+                trusting: [SignatureCheckTests.test1], rollbackState: try RollbackState(directory: folder.file("state"))
+            )
+            _ = try ArchiveReader(path: SignatureCheckTests.vectors + "/invalid/rollback-5.webarc").checkTrust(
+                policy, now: SignatureCheckTests.now)
             let expected = try SignatureCheckTests.expected(name)
             let error = #expect(throws: WebArcError.self) {
-                try ArchiveReader(path: SignatureCheckTests.vectors + "/invalid/\(name).webarc").checkTrust(policy, now: SignatureCheckTests.now)
+                try ArchiveReader(path: SignatureCheckTests.vectors + "/invalid/\(name).webarc").checkTrust(
+                    policy, now: SignatureCheckTests.now)
             }
             #expect(error?.code == expected.code, "\(name)")
             #expect(error?.offset == expected.offset, "\(name)")
@@ -87,7 +99,10 @@ struct RollbackStateTests {
         let state = try RollbackState(directory: folder.file("state"))
         let path = state.file(for: key.keyID)
         try String(repeating: "7", count: 1100).write(toFile: path, atomically: true, encoding: .utf8)
-        #expect(throws: WebArcError.badRollbackState(path: path, reason: "1100 bytes is too long for a state file: delete it to reset this key")) {
+        #expect(
+            throws: WebArcError.badRollbackState(
+                path: path, reason: "1100 bytes is too long for a state file: delete it to reset this key")
+        ) {
             try state.entry(for: key.keyID)
         }
     }
@@ -98,7 +113,10 @@ struct RollbackStateTests {
         _ = try RollbackState(directory: folder.file("state"))
         #expect(try KeyFileTests.mode(folder.file("state")) == 0o700)
         try "x".write(toFile: folder.file("file"), atomically: true, encoding: .utf8)
-        #expect(throws: WebArcError.io(path: folder.file("file"), operation: .opening("open state directory"), errno: ENOTDIR)) {
+        #expect(
+            throws: WebArcError.io(
+                path: folder.file("file"), operation: .opening("open state directory"), errno: ENOTDIR)
+        ) {
             try RollbackState(directory: folder.file("file"))
         }
     }

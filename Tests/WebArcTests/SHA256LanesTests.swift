@@ -10,7 +10,9 @@ import WebArcTestSupport
 /// steps, idle lanes, lanes advanced alone, a stream continued from a lane's state.
 @Suite("SHA-256 lanes")
 struct SHA256LanesTests {
-    @Test("sixteen lanes hash as swift-crypto's SHA-256: any lengths, blocks fed in steps, idle lanes untouched, some lanes alone")
+    @Test(
+        "sixteen lanes hash as swift-crypto's SHA-256: any lengths, blocks fed in steps, idle lanes untouched, some lanes alone"
+    )
     func lanesMatchSwiftCrypto() throws {
         try #require(SHA256Lanes.isAvailable, "this CPU has no AVX-512F: verify hashes chunks with swift-crypto")
         var random = SeededGenerator(seed: 53)
@@ -19,15 +21,21 @@ struct SHA256LanesTests {
             let messages = (0..<SHA256Lanes.count).map { lane in
                 random.bytes(round == 0 ? edges[lane] : Int.random(in: 0...5000, using: &random))
             }
-            expectLanesMatch(SHA256Lanes(), messages, alone: round % 2 == 1, round: round, using: &random) { SHA256Hash.of($0) }
+            expectLanesMatch(SHA256Lanes(), messages, alone: round % 2 == 1, round: round, using: &random) {
+                SHA256Hash.of($0)
+            }
         }
     }
 
-    @Test("a stream hashes as swift-crypto's SHA-256 whatever the pieces, and goes on from a lane's state as one message")
+    @Test(
+        "a stream hashes as swift-crypto's SHA-256 whatever the pieces, and goes on from a lane's state as one message")
     func streamMatchesSwiftCrypto() throws {
         var random = SeededGenerator(seed: 59)
         for round in 0..<60 {
-            let message = random.bytes(round < 16 ? [0, 1, 55, 56, 63, 64, 65, 127, 128, 129, 191, 192, 1000, 4096, 65_537, 262_144][round] : Int.random(in: 0...20_000, using: &random))
+            let message = random.bytes(
+                round < 16
+                    ? [0, 1, 55, 56, 63, 64, 65, 127, 128, 129, 191, 192, 1000, 4096, 65_537, 262_144][round]
+                    : Int.random(in: 0...20_000, using: &random))
             var stream = SHA256Stream()
             var start = 0
             while start < message.count {
@@ -55,7 +63,9 @@ struct SHA256LanesTests {
         }
     }
 
-    @Test("two streams fed the same bytes in one pass hash as swift-crypto's SHA-256: both at a block edge, inside a block at the same place and at different places")
+    @Test(
+        "two streams fed the same bytes in one pass hash as swift-crypto's SHA-256: both at a block edge, inside a block at the same place and at different places"
+    )
     func pairMatchesSwiftCrypto() {
         var random = SeededGenerator(seed: 61)
         for round in 0..<80 {
@@ -65,7 +75,8 @@ struct SHA256LanesTests {
             let otherLead = round % 3 == 0 ? lead : [0, 64, 7, 63, 191][round % 5]
             let firstLead = random.bytes(lead)
             let secondLead = random.bytes(otherLead)
-            let shared = random.bytes(round < 8 ? [0, 1, 63, 64, 65, 128, 4096, 262_144][round] : Int.random(in: 0...70_000, using: &random))
+            let shared = random.bytes(
+                round < 8 ? [0, 1, 63, 64, 65, 128, 4096, 262_144][round] : Int.random(in: 0...70_000, using: &random))
             var first = SHA256Stream()
             var second = SHA256Stream()
             first.update(firstLead)
@@ -76,12 +87,18 @@ struct SHA256LanesTests {
                 shared[start..<end].withUnsafeBytes { SHA256Stream.updatePair(&first, &second, $0) }
                 start = end
             }
-            #expect(first.finish() == SHA256Hash.of(firstLead + shared), "round \(round): first, lead \(lead), \(shared.count) shared bytes")
-            #expect(second.finish() == SHA256Hash.of(secondLead + shared), "round \(round): second, lead \(otherLead), \(shared.count) shared bytes")
+            #expect(
+                first.finish() == SHA256Hash.of(firstLead + shared),
+                "round \(round): first, lead \(lead), \(shared.count) shared bytes")
+            #expect(
+                second.finish() == SHA256Hash.of(secondLead + shared),
+                "round \(round): second, lead \(otherLead), \(shared.count) shared bytes")
         }
     }
 
-    @Test("an MD5 and one or two SHA-256 streams fed the same bytes in one pass hash as swift-crypto: at a block edge, inside a block at the same place and at different places")
+    @Test(
+        "an MD5 and one or two SHA-256 streams fed the same bytes in one pass hash as swift-crypto: at a block edge, inside a block at the same place and at different places"
+    )
     func md5BesideSHA256MatchesSwiftCrypto() {
         var random = SeededGenerator(seed: 71)
         for round in 0..<90 {
@@ -92,7 +109,9 @@ struct SHA256LanesTests {
             let md5Lead = round % 4 == 0 ? lead : [0, 3, 64][round % 3]
             let firstLead = random.bytes(lead)
             let secondLead = random.bytes(otherLead)
-            let shared = random.bytes(round < 9 ? [0, 1, 55, 63, 64, 65, 128, 4096, 262_144][round] : Int.random(in: 0...70_000, using: &random))
+            let shared = random.bytes(
+                round < 9
+                    ? [0, 1, 55, 63, 64, 65, 128, 4096, 262_144][round] : Int.random(in: 0...70_000, using: &random))
             var md5 = MD5Stream()
             var first = SHA256Stream()
             var second: SHA256Stream? = round % 2 == 0 ? SHA256Stream() : nil
@@ -113,23 +132,33 @@ struct SHA256LanesTests {
         }
     }
 
-    @Test("a batch's body and chunk hashes equal swift-crypto's, with lanes and pairs and without: edge lengths, long bodies among short ones, duplicates")
+    @Test(
+        "a batch's body and chunk hashes equal swift-crypto's, with lanes and pairs and without: edge lengths, long bodies among short ones, duplicates"
+    )
     func batchMatchesSwiftCrypto() {
         let chunk = ChunkEntry.maxRawLength
         func expected(_ messages: [[UInt8]]) -> [SHA256Lanes.BodyHashes] {
             messages.map { bytes in
                 SHA256Lanes.BodyHashes(
                     sha256: SHA256Hash.of(bytes),
-                    chunks: stride(from: 0, to: bytes.count, by: chunk).map { SHA256Hash.of(bytes[$0..<min($0 + chunk, bytes.count)]) })
+                    chunks: stride(from: 0, to: bytes.count, by: chunk).map {
+                        SHA256Hash.of(bytes[$0..<min($0 + chunk, bytes.count)])
+                    })
             }
         }
         var random = SeededGenerator(seed: 67)
-        let edges = [0, 1, 55, 56, 63, 64, 65, 4096, chunk - 1, chunk, chunk + 1, 2 * chunk, 2 * chunk + 63, 3 * chunk + 100]
+        let edges = [
+            0, 1, 55, 56, 63, 64, 65, 4096, chunk - 1, chunk, chunk + 1, 2 * chunk, 2 * chunk + 63, 3 * chunk + 100,
+        ]
         var batches: [[[UInt8]]] = [edges.map { random.bytes($0) }]
         for round in 0..<12 {
-            var messages = (0..<Int.random(in: 1...70, using: &random)).map { _ in random.bytes(Int.random(in: 0...9000, using: &random)) }
+            var messages = (0..<Int.random(in: 1...70, using: &random)).map { _ in
+                random.bytes(Int.random(in: 0...9000, using: &random))
+            }
             // Sixteen long bodies: their chunks pay in lanes; one alone does not.
-            if round % 3 == 0 { messages += (0..<16).map { _ in random.bytes(chunk + Int.random(in: 0...chunk, using: &random)) } }
+            if round % 3 == 0 {
+                messages += (0..<16).map { _ in random.bytes(chunk + Int.random(in: 0...chunk, using: &random)) }
+            }
             if round % 3 == 1 { messages.append(random.bytes(3 * chunk + 5)) }
             if messages.count > 3 { messages[2] = messages[0] }
             batches.append(messages)
@@ -139,7 +168,9 @@ struct SHA256LanesTests {
             #expect(SHA256Lanes.bodyHashes(of: messages, lanes: false) == reference, "batch \(number) without lanes")
             #expect(SHA256Lanes.bodyHashes(of: messages) == reference, "batch \(number)")
             #expect(SHA256Lanes.bodyHashes(of: messages, pairs: false) == reference, "batch \(number) without pairs")
-            #expect(SHA256Lanes.bodyHashes(of: messages, lanes: false, pairs: false) == reference, "batch \(number) without lanes or pairs")
+            #expect(
+                SHA256Lanes.bodyHashes(of: messages, lanes: false, pairs: false) == reference,
+                "batch \(number) without lanes or pairs")
         }
         #expect(SHA256Lanes.bodyHashes(of: []).isEmpty)
     }

@@ -11,7 +11,8 @@ struct SignatureBlockTests {
     @Test("the block serializes to 120 bytes in field order and parses back")
     func roundTrip() throws {
         let key = SigningKey()
-        let block = try SignatureBlock(signing: Self.digest, with: key, sequence: 0x0102, created: 1_795_000_000_000, expires: -5)
+        let block = try SignatureBlock(
+            signing: Self.digest, with: key, sequence: 0x0102, created: 1_795_000_000_000, expires: -5)
         let bytes = block.serialize()
         #expect(bytes.count == 120)
         #expect(Array(bytes[0..<8]) == key.keyID.bytes)
@@ -63,7 +64,8 @@ struct SignatureBlockTests {
         let key = try SigningKey(contentsOf: KeyFileTests.vectorKeys + "/test1.key")
         #expect(block.isValid(for: reader.archiveDigest, key: key.publicKey))
         // Ed25519 is deterministic: signing the same fields again gives the vector's bytes.
-        let again = try SignatureBlock(signing: reader.archiveDigest, with: key, sequence: 7, created: block.created, expires: 0)
+        let again = try SignatureBlock(
+            signing: reader.archiveDigest, with: key, sequence: 7, created: block.created, expires: 0)
         #expect(again == block)
     }
 

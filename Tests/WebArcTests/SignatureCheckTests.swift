@@ -33,7 +33,9 @@ struct SignatureCheckTests {
         arguments: ["trust-unsigned", "trust-untrusted-key", "trust-bad-signature", "trust-expired"])
     func trustVectors(name: String) throws {
         let expected = try Self.expected(name)
-        let error = #expect(throws: WebArcError.self) { try Self.check("invalid/\(name).webarc", trusting: [Self.test1]) }
+        let error = #expect(throws: WebArcError.self) {
+            try Self.check("invalid/\(name).webarc", trusting: [Self.test1])
+        }
         #expect(error?.code == expected.code)
         #expect(error?.offset == expected.offset)
     }
@@ -51,28 +53,36 @@ struct SignatureCheckTests {
     func refusalOrder() throws {
         let digest = [UInt8](repeating: 7, count: 32)
         let (a, b) = (SigningKey(), SigningKey())
-        func block(_ key: SigningKey, expires: Int64 = 0, forged: Bool = false) throws -> (type: UInt32, bytes: [UInt8]) {
+        func block(_ key: SigningKey, expires: Int64 = 0, forged: Bool = false) throws -> (type: UInt32, bytes: [UInt8])
+        {
             var signed = try SignatureBlock(signing: digest, with: key, sequence: 1, created: 0, expires: expires)
             if forged { signed.signature[0] ^= 1 }
             return (1, signed.serialize())
         }
         func decide(_ blocks: [(type: UInt32, bytes: [UInt8])], trusting keys: [SigningKey]) throws -> TrustDecision {
             try SignatureCheck.evaluate(
-                archiveDigest: digest, appendix: blocks.isEmpty ? [] : ArchiveAppendix.encode(blocks), archiveLength: 500,
+                archiveDigest: digest, appendix: blocks.isEmpty ? [] : ArchiveAppendix.encode(blocks),
+                archiveLength: 500,
                 trusting: keys.map(\.publicKey), now: Self.now)
         }
         let past = SignatureBlock.milliseconds(Self.now) - 1
         #expect(throws: WebArcError.unsigned(offset: 500)) { try decide([], trusting: [a]) }
         #expect(throws: WebArcError.unsigned(offset: 500)) { try decide([(9, [1, 2, 3])], trusting: [a]) }
-        #expect(throws: WebArcError.untrustedKey(keyIDs: ["\(b.keyID)"], offset: 500)) { try decide([try block(b), try block(b)], trusting: [a]) }
-        #expect(throws: WebArcError.badSignature(keyID: "\(a.keyID)", offset: 500)) { try decide([try block(a, forged: true), try block(b)], trusting: [a]) }
+        #expect(throws: WebArcError.untrustedKey(keyIDs: ["\(b.keyID)"], offset: 500)) {
+            try decide([try block(b), try block(b)], trusting: [a])
+        }
+        #expect(throws: WebArcError.badSignature(keyID: "\(a.keyID)", offset: 500)) {
+            try decide([try block(a, forged: true), try block(b)], trusting: [a])
+        }
         #expect(throws: WebArcError.expired(keyID: "\(a.keyID)", expires: past, offset: 500)) {
             try decide([try block(a, forged: true), try block(a, expires: past)], trusting: [a])
         }
         #expect(throws: WebArcError.badSignature(keyID: "\(a.keyID)", offset: 500)) {
             try decide([try block(a, expires: past, forged: true)], trusting: [a])
         }
-        let accepted = try decide([try block(a, forged: true), try block(a, expires: past), try block(b, expires: past + 2)], trusting: [a, b])
+        let accepted = try decide(
+            [try block(a, forged: true), try block(a, expires: past), try block(b, expires: past + 2)],
+            trusting: [a, b])
         #expect(accepted.accepted.map(\.keyID) == [b.keyID])
         #expect(accepted.verified.map(\.keyID) == [a.keyID, b.keyID])
     }
@@ -82,12 +92,18 @@ struct SignatureCheckTests {
         let key = SigningKey()
         let digest = [UInt8](repeating: 1, count: 32)
         let at = SignatureBlock.milliseconds(Self.now)
-        let appendix = ArchiveAppendix.encode([(1, try SignatureBlock(signing: digest, with: key, sequence: 1, created: 0, expires: at).serialize())])
+        let appendix = ArchiveAppendix.encode([
+            (1, try SignatureBlock(signing: digest, with: key, sequence: 1, created: 0, expires: at).serialize())
+        ])
         #expect(throws: WebArcError.expired(keyID: "\(key.keyID)", expires: at, offset: 0)) {
-            try SignatureCheck.evaluate(archiveDigest: digest, appendix: appendix, archiveLength: 0, trusting: [key.publicKey], now: Self.now)
+            try SignatureCheck.evaluate(
+                archiveDigest: digest, appendix: appendix, archiveLength: 0, trusting: [key.publicKey], now: Self.now)
         }
         let before = Self.now.addingTimeInterval(-0.001)
-        #expect(try SignatureCheck.evaluate(archiveDigest: digest, appendix: appendix, archiveLength: 0, trusting: [key.publicKey], now: before).accepted.count == 1)
+        #expect(
+            try SignatureCheck.evaluate(
+                archiveDigest: digest, appendix: appendix, archiveLength: 0, trusting: [key.publicKey], now: before
+            ).accepted.count == 1)
     }
 
     /// The code and offset `invalid/expected.json` gives for a vector.

@@ -26,23 +26,28 @@ import WebArcTestSupport
         #expect(ContentSketch([UInt8]()).resemblance(to: sketch) == 0)
     }
 
-    @Test("a page added under a new URL as an edited copy of another is a delta against it; the update applies byte for byte")
+    @Test(
+        "a page added under a new URL as an edited copy of another is a delta against it; the update applies byte for byte"
+    )
     func newPageCopiesAnother() throws {
         let scratch = try TemporaryFolder()
         let (old, new, summary) = try Release.first(pages: 24).update(in: scratch) { second in
             let source = second.files["docs/page9.html"]!
-            second.files["docs/release-notes.html"] = Array(source[..<2_000]) + Array("<p>what is new</p>".utf8) + Array(source[2_000...])
+            second.files["docs/release-notes.html"] =
+                Array(source[..<2_000]) + Array("<p>what is new</p>".utf8) + Array(source[2_000...])
         }
         #expect(summary.similarBodies == 1, "\(summary)")
         #expect(summary.statistics.storedBytes < 400, "\(summary.statistics)")
         let update = try ArchiveReader(path: scratch.file("u.webarc"))
-        guard case .response(let response) = try update.lookup(url: "http://localhost/docs/release-notes.html")?.record else {
+        guard case .response(let response) = try update.lookup(url: "http://localhost/docs/release-notes.html")?.record
+        else {
             Issue.record("the update lacks the new page")
             return
         }
         #expect(try update.bodyEntry(response.body).chunks.allSatisfy { $0.codec == .zstdDelta })
 
-        try UpdateApplier(stack: try stack([scratch.file("u.webarc"), old])).write(to: scratch.file("v2-applied.webarc"))
+        try UpdateApplier(stack: try stack([scratch.file("u.webarc"), old])).write(
+            to: scratch.file("v2-applied.webarc"))
         #expect(try firstDifference(bytes(scratch.file("v2-applied.webarc")), bytes(new)) == nil)
     }
 
@@ -55,7 +60,8 @@ import WebArcTestSupport
             second.files["docs/renamed.html"] = second.files.removeValue(forKey: "docs/page1.html")
         }
         #expect(summary.similarBodies == 0, "\(summary)")
-        try UpdateApplier(stack: try stack([scratch.file("u.webarc"), old])).write(to: scratch.file("v2-applied.webarc"))
+        try UpdateApplier(stack: try stack([scratch.file("u.webarc"), old])).write(
+            to: scratch.file("v2-applied.webarc"))
         #expect(try firstDifference(bytes(scratch.file("v2-applied.webarc")), bytes(new)) == nil)
     }
 }

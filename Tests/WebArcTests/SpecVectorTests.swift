@@ -14,19 +14,24 @@ struct SpecVectorTests {
 
     /// Vectors made by hand to look written by a newer or other writer: a 2.0 writer makes a
     /// different file from their recipe.
-    static let crafted: Set<String> = ["newer-minor", "newer-reserved", "delta-local", "delta-window", "unchecked", "mixed-update"]
+    static let crafted: Set<String> = [
+        "newer-minor", "newer-reserved", "delta-local", "delta-window", "unchecked", "mixed-update",
+    ]
     /// Vectors read over bases (layers, spec §13), and their bases, nearest first.
     static let bases: [String: [String]] = [
-        "update": ["valid/site.webarc"], "delta": ["valid/delta-base.webarc"], "delta-dictionary": ["valid/delta-base.webarc"],
+        "update": ["valid/site.webarc"], "delta": ["valid/delta-base.webarc"],
+        "delta-dictionary": ["valid/delta-base.webarc"],
         "delta-raw": ["valid/delta-base.webarc"], "delta-stacked": ["valid/delta.webarc", "valid/delta-base.webarc"],
-        "best-delta": ["valid/best.webarc"], "delta-after-raw": ["valid/delta-base.webarc"], "mixed-update": ["valid/site.webarc"],
+        "best-delta": ["valid/best.webarc"], "delta-after-raw": ["valid/delta-base.webarc"],
+        "mixed-update": ["valid/site.webarc"],
     ]
 
     /// A reader of a vector file (a path relative to `Spec/vectors`), over its bases (each over the
     /// ones after it, as a layer stack).
     static func open(_ path: String, bases: [String] = []) throws -> ArchiveReader {
         let below = bases.isEmpty ? [] : try stack(bases[0], bases: Array(bases.dropFirst())).layers
-        return try ArchiveReader(path: vectors.path + "/" + path, bases: Array(below.prefix(1)) + (below.first?.bases ?? []))
+        return try ArchiveReader(
+            path: vectors.path + "/" + path, bases: Array(below.prefix(1)) + (below.first?.bases ?? []))
     }
 
     static func stack(_ path: String, bases: [String] = []) throws -> LayerStack {
@@ -62,7 +67,8 @@ struct SpecVectorTests {
             return Invalid(
                 file: $0, code: entry["error"] as! String, stage: entry["at"] as! String,
                 offset: (entry["offset"] as? NSNumber).map { $0.uint64Value }, bases: entry["bases"] as? [String] ?? [],
-                url: entry["url"] as? String, keys: entry["keys"] as? [String] ?? [], acceptFirst: entry["acceptFirst"] as? [String] ?? [])
+                url: entry["url"] as? String, keys: entry["keys"] as? [String] ?? [],
+                acceptFirst: entry["acceptFirst"] as? [String] ?? [])
         }
     }
 
@@ -80,7 +86,8 @@ struct SpecVectorTests {
         #expect(Self.invalidCases.count >= 50)
     }
 
-    @Test("valid vectors read to their dump and verify with no problem (an update over its base)", arguments: validNames)
+    @Test(
+        "valid vectors read to their dump and verify with no problem (an update over its base)", arguments: validNames)
     func validReads(name: String) throws {
         let reader = try Self.open("valid/\(name).webarc", bases: Self.bases[name] ?? [])
         try reader.validateBases()
@@ -90,8 +97,9 @@ struct SpecVectorTests {
         #expect(report.problems.isEmpty, "\(report.problems)")
     }
 
-    @Test("valid vectors are rebuilt byte for byte from their recipe (the archive; an appendix is signing's)",
-          arguments: validNames.filter { !crafted.contains($0) })
+    @Test(
+        "valid vectors are rebuilt byte for byte from their recipe (the archive; an appendix is signing's)",
+        arguments: validNames.filter { !crafted.contains($0) })
     func validRebuilds(name: String) throws {
         let folder = try TemporaryFolder()
         let recipe = try Self.json(Self.vectors.path + "/valid/\(name).input.json") as! [String: Any]
@@ -100,10 +108,14 @@ struct SpecVectorTests {
         let rebuilt = try Data(contentsOf: URL(fileURLWithPath: folder.file("rebuilt.webarc")))
         let original = try Data(contentsOf: URL(fileURLWithPath: Self.vectors.path + "/valid/\(name).webarc"))
         let archiveLength = try ArchiveReader(path: Self.vectors.path + "/valid/\(name).webarc").archiveLength
-        #expect(firstDifference(rebuilt, original.prefix(Int(archiveLength))) == nil, "rebuilt \(rebuilt.count) bytes, vector archive \(archiveLength)")
+        #expect(
+            firstDifference(rebuilt, original.prefix(Int(archiveLength))) == nil,
+            "rebuilt \(rebuilt.count) bytes, vector archive \(archiveLength)")
     }
 
-    @Test("invalid vectors fail where and how expected.json says", arguments: invalidCases.filter { $0.stage == "open" || $0.stage == "verify" })
+    @Test(
+        "invalid vectors fail where and how expected.json says",
+        arguments: invalidCases.filter { $0.stage == "open" || $0.stage == "verify" })
     func invalid(vector: Invalid) throws {
         let path = Self.vectors.path + "/invalid/\(vector.file)"
         if vector.stage == "open" {
@@ -118,8 +130,9 @@ struct SpecVectorTests {
         #expect(errors.allSatisfy { $0.code == vector.code }, "\(vector.file): other codes in \(errors)")
     }
 
-    @Test("an update stacked over archives that are not its bases is refused with bad-base; it verifies over them",
-          arguments: invalidCases.filter { $0.stage == "stack" })
+    @Test(
+        "an update stacked over archives that are not its bases is refused with bad-base; it verifies over them",
+        arguments: invalidCases.filter { $0.stage == "stack" })
     func stackVectors(vector: Invalid) throws {
         let reader = try Self.open("invalid/\(vector.file)", bases: vector.bases)
         #expect(ArchiveVerifier.verify(reader).problems.isEmpty, "\(ArchiveVerifier.verify(reader).problems)")
@@ -127,9 +140,11 @@ struct SpecVectorTests {
         #expect(error?.code == vector.code, "\(String(describing: error))")
     }
 
-    @Test("applying an update vector gives its result byte for byte (spec §13.1)", arguments: validNames.filter {
-        FileManager.default.fileExists(atPath: vectors.path + "/valid/\($0).stack.json")
-    })
+    @Test(
+        "applying an update vector gives its result byte for byte (spec §13.1)",
+        arguments: validNames.filter {
+            FileManager.default.fileExists(atPath: vectors.path + "/valid/\($0).stack.json")
+        })
     func applies(name: String) throws {
         let stackFile = try Self.json(Self.vectors.path + "/valid/\(name).stack.json") as! [String: Any]
         guard let apply = stackFile["apply"] as? [String: Any] else { return }
@@ -137,44 +152,60 @@ struct SpecVectorTests {
         let stack = try Self.stack("valid/\(name).webarc", bases: Self.bases[name] ?? [])
         try UpdateApplier(stack: stack).write(to: folder.file("applied.webarc"))
         let applied = try Data(contentsOf: URL(fileURLWithPath: folder.file("applied.webarc")))
-        let result = try Data(contentsOf: URL(fileURLWithPath: Self.vectors.path + "/valid/\(apply["result"] as! String)"))
+        let result = try Data(
+            contentsOf: URL(fileURLWithPath: Self.vectors.path + "/valid/\(apply["result"] as! String)"))
         #expect(applied == result)
-        #expect(try Self.hex(ArchiveReader(path: folder.file("applied.webarc")).archiveDigest) == apply["archiveDigest"] as? String)
+        #expect(
+            try Self.hex(ArchiveReader(path: folder.file("applied.webarc")).archiveDigest) == apply["archiveDigest"]
+                as? String)
     }
 
-    @Test("the layered view of an update vector lists and looks up as its stack file says", arguments: validNames.filter {
-        FileManager.default.fileExists(atPath: vectors.path + "/valid/\($0).stack.json")
-    })
+    @Test(
+        "the layered view of an update vector lists and looks up as its stack file says",
+        arguments: validNames.filter {
+            FileManager.default.fileExists(atPath: vectors.path + "/valid/\($0).stack.json")
+        })
     func stackListing(name: String) throws {
         let stackFile = try Self.json(Self.vectors.path + "/valid/\(name).stack.json") as! [String: Any]
         let stack = try Self.stack("valid/\(name).webarc", bases: Self.bases[name] ?? [])
         var listing: [[String: Any]] = []
         try stack.forEachKey { key, records in
             // One line per key (spec §13 "Listing"): the first of the deciding layer's records.
-            let kind = switch records.entries[0].record { case .response: "response"; case .redirect: "redirect"; case .tombstone: "tombstone" }
+            let kind =
+                switch records.entries[0].record {
+                case .response: "response"
+                case .redirect: "redirect"
+                case .tombstone: "tombstone"
+                }
             listing.append(["key": key, "kind": kind, "layer": records.layer])
         }
         let expectedListing = try Self.canonicalJSON(stackFile["listing"] ?? [])
         #expect(try Self.canonicalJSON(listing) == expectedListing, "\(listing)")
         for case let lookup as [String: Any] in stackFile["lookups"] as? [Any] ?? [] {
-            let match = try ReplayLookup.first(stack, method: lookup["method"] as! String, url: lookup["url"] as! String)
+            let match = try ReplayLookup.first(
+                stack, method: lookup["method"] as! String, url: lookup["url"] as! String)
             #expect((match != nil) == (lookup["found"] as! Bool), "\(lookup)")
             if let match { #expect(match.layer == (lookup["layer"] as? NSNumber)?.intValue, "\(lookup)") }
         }
     }
 
-    @Test("update vectors that must not apply fail as expected.json says, writing nothing", arguments: invalidCases.filter { $0.stage == "apply" })
+    @Test(
+        "update vectors that must not apply fail as expected.json says, writing nothing",
+        arguments: invalidCases.filter { $0.stage == "apply" })
     func applyVectors(vector: Invalid) throws {
         let folder = try TemporaryFolder()
         let stack = try Self.stack("invalid/\(vector.file)", bases: vector.bases)
-        let error = #expect(throws: WebArcError.self) { try UpdateApplier(stack: stack).write(to: folder.file("out.webarc")) }
+        let error = #expect(throws: WebArcError.self) {
+            try UpdateApplier(stack: stack).write(to: folder.file("out.webarc"))
+        }
         #expect(error?.code == vector.code, "\(String(describing: error))")
         #expect(error?.offset == vector.offset, "\(String(describing: error))")
         #expect(!FileManager.default.fileExists(atPath: folder.file("out.webarc")))
     }
 
-    @Test("a body read through its record names the record leaf its entry was copied from (Appendix A)",
-          arguments: invalidCases.filter { $0.stage == "read" })
+    @Test(
+        "a body read through its record names the record leaf its entry was copied from (Appendix A)",
+        arguments: invalidCases.filter { $0.stage == "read" })
     func readVectors(vector: Invalid) throws {
         let reader = try Self.open("invalid/\(vector.file)", bases: vector.bases)
         guard case .response(let response)? = try reader.lookup(url: try #require(vector.url))?.record else {
@@ -186,8 +217,9 @@ struct SpecVectorTests {
         #expect(error?.offset == vector.offset, "\(String(describing: error))")
     }
 
-    @Test("trust vectors are refused as expected.json says, after their acceptFirst files, with one rollback state (spec §12.4)",
-          arguments: invalidCases.filter { $0.stage == "trust" })
+    @Test(
+        "trust vectors are refused as expected.json says, after their acceptFirst files, with one rollback state (spec §12.4)",
+        arguments: invalidCases.filter { $0.stage == "trust" })
     func trustVectors(vector: Invalid) throws {
         let folder = try TemporaryFolder()
         let keys = try vector.keys.map { try PublicKey(contentsOf: Self.vectors.path + "/" + $0) }
@@ -204,7 +236,9 @@ struct SpecVectorTests {
 
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 
-    @Test("vectors for trust checks open and verify clean (the trust checks are signing's)", arguments: invalidCases.filter { $0.stage == "trust" })
+    @Test(
+        "vectors for trust checks open and verify clean (the trust checks are signing's)",
+        arguments: invalidCases.filter { $0.stage == "trust" })
     func trustVectorsAreSound(vector: Invalid) throws {
         let report = ArchiveVerifier.verify(path: Self.vectors.path + "/invalid/\(vector.file)")
         #expect(report.passed, "\(vector.file): \(report.problems)")
@@ -226,7 +260,8 @@ struct SpecVectorTests {
 
     /// The layered lookup of spec §13: the first layer holding the key decides; a tombstone is "not found".
     enum ReplayLookup {
-        static func first(_ stack: LayerStack, method: String, url: String) throws -> (layer: Int, entry: ArchiveEntry)? {
+        static func first(_ stack: LayerStack, method: String, url: String) throws -> (layer: Int, entry: ArchiveEntry)?
+        {
             for (index, reader) in stack.layers.enumerated() {
                 guard let entry = try reader.lookup(method: method, url: url) else { continue }
                 return entry.record.isTombstone ? nil : (index, entry)
@@ -237,14 +272,18 @@ struct SpecVectorTests {
 
     @Test("canonical URL cases give their key or bad-url")
     func canonicalCases() throws {
-        let cases = (try Self.json(Self.vectors.path + "/canonical-urls.json") as! [String: Any])["cases"] as! [[String: String]]
+        let cases =
+            (try Self.json(Self.vectors.path + "/canonical-urls.json") as! [String: Any])["cases"]
+            as! [[String: String]]
         #expect(cases.count > 10)
         for entry in cases {
             let method = entry["method"] ?? "GET"
             if let key = entry["key"] {
                 #expect(try URLKey.key(method: method, url: entry["url"]!) == key, "\(entry)")
             } else {
-                let error = #expect(throws: WebArcError.self, "\(entry)") { try URLKey.key(method: method, url: entry["url"]!) }
+                let error = #expect(throws: WebArcError.self, "\(entry)") {
+                    try URLKey.key(method: method, url: entry["url"]!)
+                }
                 #expect(error?.code == "bad-url", "\(entry): \(String(describing: error))")
             }
         }

@@ -19,7 +19,8 @@ import WebArcTestSupport
 
     @Test(arguments: [
         "site.webarc.tmp-AbC123", ".tmp-AbC123", ".site.webarc.tmp-AbC12", ".site.webarc.tmp-12a-h-AbC123",
-        ".site.webarc.tmp-1-h_h-AbC123", ".site.webarc.tmp-1-h-AbC123-x", ".site.webarc", ".site.webarc.tmp-1234567890-h-AbC123",
+        ".site.webarc.tmp-1-h_h-AbC123", ".site.webarc.tmp-1-h-AbC123-x", ".site.webarc",
+        ".site.webarc.tmp-1234567890-h-AbC123",
     ])
     func otherNamesAreNotOurs(name: String) {
         #expect(StaleTemporaries.writer(ofTemporaryNamed: name) == nil)
@@ -39,27 +40,31 @@ import WebArcTestSupport
         let folder = try TemporaryFolder()
         let host = StaleTemporaries.host
         let dead = try Self.deadPID()
-        let names: [String: Bool] = [   // name: removed?
-            ".a.webarc.tmp-\(dead)-\(host)-AbC123": true,            // this host, process gone
-            ".b.webarc.tmp-\(getpid())-\(host)-AbC123": false,       // this process
-            ".c.webarc.tmp-\(getppid())-\(host)-AbC123": false,      // a live process
-            ".d.webarc.tmp-\(dead)-otherhost\(host.isEmpty ? "x" : "")-AbC123": false,   // another host, fresh
-            ".e.webarc.tmp-AbC123": false,                           // no PID, fresh
-            "f.webarc": false,                                       // not a temporary
+        let names: [String: Bool] = [  // name: removed?
+            ".a.webarc.tmp-\(dead)-\(host)-AbC123": true,  // this host, process gone
+            ".b.webarc.tmp-\(getpid())-\(host)-AbC123": false,  // this process
+            ".c.webarc.tmp-\(getppid())-\(host)-AbC123": false,  // a live process
+            ".d.webarc.tmp-\(dead)-otherhost\(host.isEmpty ? "x" : "")-AbC123": false,  // another host, fresh
+            ".e.webarc.tmp-AbC123": false,  // no PID, fresh
+            "f.webarc": false,  // not a temporary
         ]
         let old: [String: Bool] = [
-            ".g.webarc.tmp-AbC123": true,                            // no PID, a day old
-            ".h.webarc.tmp-\(dead)-otherhost\(host.isEmpty ? "x" : "")-AbC123": true,   // another host, a day old
-            ".i.webarc.tmp-\(getppid())-\(host)-AbC123": true,       // a live PID (maybe reused), a day old
+            ".g.webarc.tmp-AbC123": true,  // no PID, a day old
+            ".h.webarc.tmp-\(dead)-otherhost\(host.isEmpty ? "x" : "")-AbC123": true,  // another host, a day old
+            ".i.webarc.tmp-\(getppid())-\(host)-AbC123": true,  // a live PID (maybe reused), a day old
         ]
-        for name in names.keys { #expect(FileManager.default.createFile(atPath: folder.file(name), contents: Data("x".utf8))) }
+        for name in names.keys {
+            #expect(FileManager.default.createFile(atPath: folder.file(name), contents: Data("x".utf8)))
+        }
         let dayAgo = Date().addingTimeInterval(-Double(StaleTemporaries.maximumAge) - 60)
         for name in old.keys {
             #expect(FileManager.default.createFile(atPath: folder.file(name), contents: Data("x".utf8)))
             try FileManager.default.setAttributes([.modificationDate: dayAgo], ofItemAtPath: folder.file(name))
         }
-        try FileManager.default.createDirectory(atPath: folder.file(".j.webarc.tmp-AbC123"), withIntermediateDirectories: false)
-        try FileManager.default.setAttributes([.modificationDate: dayAgo], ofItemAtPath: folder.file(".j.webarc.tmp-AbC123"))
+        try FileManager.default.createDirectory(
+            atPath: folder.file(".j.webarc.tmp-AbC123"), withIntermediateDirectories: false)
+        try FileManager.default.setAttributes(
+            [.modificationDate: dayAgo], ofItemAtPath: folder.file(".j.webarc.tmp-AbC123"))
 
         StaleTemporaries.sweep(directory: folder.path)
 
@@ -68,15 +73,18 @@ import WebArcTestSupport
         #expect(left == expected)
     }
 
-    @Test("an OutputFile sweeps its folder while it writes, done by its rename or discard, and names its temporary with its PID and host")
+    @Test(
+        "an OutputFile sweeps its folder while it writes, done by its rename or discard, and names its temporary with its PID and host"
+    )
     func outputFileSweeps() throws {
         let folder = try TemporaryFolder()
         for (target, ends) in [("new.webarc", "commit"), ("dropped.webarc", "discard")] {
             let stale = folder.file(".old-\(ends).webarc.tmp-\(try Self.deadPID())-\(StaleTemporaries.host)-AbC123")
             #expect(FileManager.default.createFile(atPath: stale, contents: Data("partial".utf8)))
             let file = try OutputFile(targetPath: folder.file(target), overwrite: false)
-            #expect(StaleTemporaries.writer(ofTemporaryNamed: (file.temporaryPath as NSString).lastPathComponent)
-                == .process(pid: getpid(), host: StaleTemporaries.host))
+            #expect(
+                StaleTemporaries.writer(ofTemporaryNamed: (file.temporaryPath as NSString).lastPathComponent)
+                    == .process(pid: getpid(), host: StaleTemporaries.host))
             try file.append(Array("bytes".utf8))
             if ends == "commit" { try file.commit(overwrite: false) } else { file.discard() }
             #expect(!FileManager.default.fileExists(atPath: stale), "swept by the \(ends)")
@@ -91,6 +99,7 @@ import WebArcTestSupport
         #expect(path.hasPrefix("/tmp/out/.site.webarc-new.tmp-"))
         let name = String(path.split(separator: "/").last!)
         #expect(StaleTemporaries.writer(ofTemporaryNamed: name) == .process(pid: getpid(), host: StaleTemporaries.host))
-        #expect(OutputFile.intermediatePath(beside: "site.webarc", purpose: "check").hasPrefix("./.site.webarc-check.tmp-"))
+        #expect(
+            OutputFile.intermediatePath(beside: "site.webarc", purpose: "check").hasPrefix("./.site.webarc-check.tmp-"))
     }
 }

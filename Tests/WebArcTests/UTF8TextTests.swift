@@ -46,12 +46,15 @@ struct UTF8TextTests {
     @Test("random byte strings give the standard library's answer, from slices too")
     func random() {
         var random = SeededGenerator(seed: 8)
-        let alphabet: [UInt8] = [0x00, 0x2F, 0x41, 0x7F, 0x80, 0x9F, 0xBF, 0xC2, 0xC0, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF]
+        let alphabet: [UInt8] = [
+            0x00, 0x2F, 0x41, 0x7F, 0x80, 0x9F, 0xBF, 0xC2, 0xC0, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF,
+        ]
         var valid = 0
         for _ in 0..<20_000 {
             let length = Int.random(in: 0...12, using: &random)
             let bytes = (0..<length).map { _ in
-                Bool.random(using: &random) ? alphabet.randomElement(using: &random)! : UInt8.random(in: 0...255, using: &random)
+                Bool.random(using: &random)
+                    ? alphabet.randomElement(using: &random)! : UInt8.random(in: 0...255, using: &random)
             }
             let padded = [0x41] + bytes + [0x42]
             let decoded = UTF8Text.validated(padded[1..<padded.count - 1])
@@ -65,10 +68,14 @@ struct UTF8TextTests {
     @Test("precedes orders strings as their UTF-8 bytes do: prefixes first, short (inline) and long strings, non-ASCII")
     func byteOrder() {
         var random = SeededGenerator(seed: 11)
-        let pieces = ["", "a", "a/", "a-b", "a/b", "_sources/library/", "é", "e\u{301}", "😀", "z", "library/functions.html", "\u{0}"]
+        let pieces = [
+            "", "a", "a/", "a-b", "a/b", "_sources/library/", "é", "e\u{301}", "😀", "z", "library/functions.html",
+            "\u{0}",
+        ]
         var strings = pieces
         for _ in 0..<400 {
-            strings.append((0..<Int.random(in: 1...4, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined())
+            strings.append(
+                (0..<Int.random(in: 1...4, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined())
         }
         var before = 0
         for first in strings.prefix(120) {

@@ -25,7 +25,8 @@ struct UnnamedFileTests {
     func linkRefusesExisting() throws {
         let folder = try TemporaryFolder()
         try Data("old".utf8).write(to: URL(fileURLWithPath: folder.file("file")))
-        try FileManager.default.createSymbolicLink(atPath: folder.file("link"), withDestinationPath: folder.file("elsewhere"))
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.file("link"), withDestinationPath: folder.file("elsewhere"))
         let fd = try #require(UnnamedFile.create(in: folder.path))
         defer { close(fd) }
         #expect(UnnamedFile.link(fd, to: folder.file("file")) == EEXIST)

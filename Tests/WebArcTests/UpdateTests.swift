@@ -15,10 +15,12 @@ import WebArcTestSupport
         static func first(pages: Int = 40, seed: UInt64 = 7) -> Release {
             var random = SeededGenerator(seed: seed)
             var files: [String: [UInt8]] = [:]
-            let boilerplate = Array("<html><head><link rel=stylesheet href=/css/site.css></head><body><nav>home about docs</nav>\n".utf8)
+            let boilerplate = Array(
+                "<html><head><link rel=stylesheet href=/css/site.css></head><body><nav>home about docs</nav>\n".utf8)
             for index in 0..<pages {
                 let folder = index % 4 == 0 ? "docs/part\(index / 4)/" : "docs/"
-                files[folder + (index % 4 == 0 ? "index.html" : "page\(index).html")] = boilerplate + random.text(3_000 + index * 400)
+                files[folder + (index % 4 == 0 ? "index.html" : "page\(index).html")] =
+                    boilerplate + random.text(3_000 + index * 400)
             }
             files["css/site.css"] = random.text(5_000)
             files["img/photo.bin"] = random.bytes(70_000)
@@ -40,7 +42,8 @@ import WebArcTestSupport
                     atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
                 try Data(bytes).write(to: URL(fileURLWithPath: file))
                 // Fixed dates: Last-Modified is part of each record.
-                try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_700_000_000)], ofItemAtPath: file)
+                try FileManager.default.setAttributes(
+                    [.modificationDate: Date(timeIntervalSince1970: 1_700_000_000)], ofItemAtPath: file)
             }
         }
 
@@ -67,13 +70,17 @@ import WebArcTestSupport
         try UpdateApplier(stack: try stack([update] + old)).write(to: path)
     }
 
-    @Test("a release with changed, deleted, renamed and new pages: the update is small, applies byte for byte, and the stack answers as the new archive")
+    @Test(
+        "a release with changed, deleted, renamed and new pages: the update is small, applies byte for byte, and the stack answers as the new archive"
+    )
     func roundTrip() throws {
         let scratch = try TemporaryFolder()
         let first = Release.first()
         let old = try first.pack(in: scratch, as: "v1")
         var second = first
-        for path in first.files.keys.sorted().filter({ $0.hasSuffix(".html") }).prefix(6) { second.addLine(to: path, "<p>release 2</p>") }
+        for path in first.files.keys.sorted().filter({ $0.hasSuffix(".html") }).prefix(6) {
+            second.addLine(to: path, "<p>release 2</p>")
+        }
         second.addLine(to: "docs/big.html", "<p>release 2 in a big page</p>")
         second.files["docs/page1.html"] = nil
         second.files["docs/moved.html"] = second.files.removeValue(forKey: "docs/page2.html")
@@ -157,7 +164,9 @@ import WebArcTestSupport
         for step in 1...5 {
             try diff([current], archives[step], to: scratch.file("u\(step).webarc"))
             try apply(scratch.file("u\(step).webarc"), over: [current], to: scratch.file("applied\(step).webarc"))
-            #expect(try firstDifference(bytes(scratch.file("applied\(step).webarc")), bytes(archives[step])) == nil, "step \(step)")
+            #expect(
+                try firstDifference(bytes(scratch.file("applied\(step).webarc")), bytes(archives[step])) == nil,
+                "step \(step)")
             current = scratch.file("applied\(step).webarc")
         }
         // Stacked: s1 over v0, s2 over (s1, v0), s3 over (s2, s1, v0).
@@ -166,7 +175,9 @@ import WebArcTestSupport
             try diff(below, archives[step], to: scratch.file("s\(step).webarc"))
             below.insert(scratch.file("s\(step).webarc"), at: 0)
             try apply(below[0], over: Array(below.dropFirst()), to: scratch.file("stacked\(step).webarc"))
-            #expect(try firstDifference(bytes(scratch.file("stacked\(step).webarc")), bytes(archives[step])) == nil, "stacked step \(step)")
+            #expect(
+                try firstDifference(bytes(scratch.file("stacked\(step).webarc")), bytes(archives[step])) == nil,
+                "stacked step \(step)")
         }
         #expect(try ArchiveReader(path: scratch.file("s3.webarc")).metadata.bases.count == 3)
     }
@@ -181,14 +192,18 @@ import WebArcTestSupport
         let new = try second.pack(in: scratch, as: "v2")
         try diff([old], new, to: scratch.file("u.webarc"))
 
-        #expect(throws: WebArcError.self) { try apply(scratch.file("u.webarc"), over: [new], to: scratch.file("out.webarc")) }
+        #expect(throws: WebArcError.self) {
+            try apply(scratch.file("u.webarc"), over: [new], to: scratch.file("out.webarc"))
+        }
         #expect(!FileManager.default.fileExists(atPath: scratch.file("out.webarc")))
 
         // A flipped byte in the update's body data: its delta chunk fails its digest.
         var damaged = try bytes(scratch.file("u.webarc"))
         damaged[20] ^= 0x40
         try Data(damaged).write(to: URL(fileURLWithPath: scratch.file("damaged.webarc")))
-        #expect(throws: WebArcError.self) { try apply(scratch.file("damaged.webarc"), over: [old], to: scratch.file("out.webarc")) }
+        #expect(throws: WebArcError.self) {
+            try apply(scratch.file("damaged.webarc"), over: [old], to: scratch.file("out.webarc"))
+        }
         #expect(!FileManager.default.fileExists(atPath: scratch.file("out.webarc")))
     }
 
@@ -201,7 +216,8 @@ import WebArcTestSupport
         try writer.add(TombstoneRecord(request: RequestRecord(url: "http://localhost/docs/page1.html")))
         var archive = try base.metadata
         archive.writer = WriterRecipe(level: 1, dictionaryInterval: 32)
-        writer.metadata.target = UpdateTarget(digest: base.archiveDigest, archiveLength: base.archiveLength, archive: archive)
+        writer.metadata.target = UpdateTarget(
+            digest: base.archiveDigest, archiveLength: base.archiveLength, archive: archive)
         try writer.finish()
         #expect {
             try apply(scratch.file("u.webarc"), over: [old], to: scratch.file("out.webarc"))

@@ -19,8 +19,10 @@ enum VectorDump {
         let trailerDump: [String: Any] = [
             "majorVersion": trailer.majorVersion, "minorVersion": trailer.minorVersion, "flags": trailer.flags,
             "requiredFeatures": trailer.requiredFeatures.rawValue, "optionalFeatures": trailer.optionalFeatures,
-            "archiveLength": trailer.archiveLength, "bodyDataEnd": trailer.bodyDataEnd, "recordCount": trailer.recordCount,
-            "bodyCount": trailer.bodyCount, "metadata": reference(trailer.metadata), "recordRoot": reference(trailer.recordRoot),
+            "archiveLength": trailer.archiveLength, "bodyDataEnd": trailer.bodyDataEnd,
+            "recordCount": trailer.recordCount,
+            "bodyCount": trailer.bodyCount, "metadata": reference(trailer.metadata),
+            "recordRoot": reference(trailer.recordRoot),
             "bodyRoot": reference(trailer.bodyRoot), "trailerCheck": hex(Array(trailerBytes[240..<248])),
             "archiveDigest": hex(reader.archiveDigest),
         ]
@@ -64,20 +66,24 @@ enum VectorDump {
             ])
         }
         let appendixBytes = try reader.appendixBytes()
-        let blocks = appendixBytes.isEmpty ? [] : try ArchiveAppendix(parsing: appendixBytes, at: reader.archiveLength).blocks
+        let blocks =
+            appendixBytes.isEmpty ? [] : try ArchiveAppendix(parsing: appendixBytes, at: reader.archiveLength).blocks
         let appendix = blocks.map { block -> [String: Any] in
             guard block.type == ArchiveAppendix.signatureBlockType else {
                 return ["type": block.type, "data": Data(block.bytes).base64EncodedString()]
             }
-            var fields = ByteReader(block.bytes, region: .file(section: "appendix", offset: block.offset), range: 8..<32)
+            var fields = ByteReader(
+                block.bytes, region: .file(section: "appendix", offset: block.offset), range: 8..<32)
             return [
-                "type": block.type, "keyID": hex(Array(block.bytes[0..<8])), "sequence": (try? fields.readUInt64()) ?? 0,
+                "type": block.type, "keyID": hex(Array(block.bytes[0..<8])),
+                "sequence": (try? fields.readUInt64()) ?? 0,
                 "created": (try? fields.readInt64()) ?? 0, "expires": (try? fields.readInt64()) ?? 0,
                 "signature": hex(Array(block.bytes[56..<120])),
             ]
         }
         return [
-            "formatVersion": "\(trailer.majorVersion).\(trailer.minorVersion)", "trailer": trailerDump, "archive": archive,
+            "formatVersion": "\(trailer.majorVersion).\(trailer.minorVersion)", "trailer": trailerDump,
+            "archive": archive,
             "records": records, "bodies": bodies, "appendix": appendix,
         ]
     }
@@ -106,7 +112,10 @@ enum VectorDump {
             archive["writer"] = entry
         }
         if let target = metadata.target {
-            var entry: [String: Any] = ["digest": hex(target.digest), "archiveLength": target.archiveLength, "archive": Self.archive(target.archive)]
+            var entry: [String: Any] = [
+                "digest": hex(target.digest), "archiveLength": target.archiveLength,
+                "archive": Self.archive(target.archive),
+            ]
             if !target.appendix.isEmpty { entry["appendix"] = Data(target.appendix).base64EncodedString() }
             if let bodyData = target.bodyData { entry["bodyData"] = bodyData.hex }
             archive["target"] = entry
@@ -123,20 +132,25 @@ enum VectorDump {
             entries: (archive["metadata"] as? [[String]] ?? []).map { ArchiveMetadata.Entry($0[0], $0[1]) },
             bases: (archive["bases"] as? [[String: Any]] ?? []).map { base in
                 BaseArchive(
-                    digest: bytes(hex: base["digest"] as! String), archiveLength: (base["archiveLength"] as! NSNumber).uint64Value,
+                    digest: bytes(hex: base["digest"] as! String),
+                    archiveLength: (base["archiveLength"] as! NSNumber).uint64Value,
                     name: base["name"] as? String)
             })
         if let writer = archive["writer"] as? [String: Any] {
-            let runs = (writer["order"] as? [[NSNumber]] ?? []).flatMap { run in (0..<run[1].intValue).map { run[0].intValue + $0 } }
+            let runs = (writer["order"] as? [[NSNumber]] ?? []).flatMap { run in
+                (0..<run[1].intValue).map { run[0].intValue + $0 }
+            }
             metadata.writer = WriterRecipe(
-                level: (writer["level"] as! NSNumber).intValue, dictionaryInterval: (writer["dictionaryInterval"] as! NSNumber).intValue,
+                level: (writer["level"] as! NSNumber).intValue,
+                dictionaryInterval: (writer["dictionaryInterval"] as! NSNumber).intValue,
                 zstdLevel: (writer["zstdLevel"] as? NSNumber)?.intValue, order: InsertionOrder(positions: runs),
                 anchors: WriterRecipe.AnchorRule(code: (writer["anchors"] as? NSNumber)?.uint64Value ?? 0),
                 placement: DictionaryPlacement(code: (writer["dictionaryPlacement"] as? NSNumber)?.uint64Value ?? 0))
         }
         if let target = archive["target"] as? [String: Any] {
             metadata.target = UpdateTarget(
-                digest: bytes(hex: target["digest"] as! String), archiveLength: (target["archiveLength"] as! NSNumber).uint64Value,
+                digest: bytes(hex: target["digest"] as! String),
+                archiveLength: (target["archiveLength"] as! NSNumber).uint64Value,
                 archive: Self.metadata(target["archive"] as! [String: Any]),
                 appendix: (target["appendix"] as? String).map { [UInt8](Data(base64Encoded: $0)!) } ?? [],
                 bodyData: (target["bodyData"] as? String).map { SHA256Hash(bytes: bytes(hex: $0))! })
@@ -162,27 +176,35 @@ enum VectorDump {
         let zstdLevel = (settings?["zstdLevel"] as? NSNumber)?.intValue
         var options = ArchiveWriter.Options(compressionLevel: level, dictionaryInterval: interval, zstdLevel: zstdLevel)
         // Absent: apart, as every writer before 2.1.8.
-        options.dictionaryPlacement = DictionaryPlacement(code: (settings?["dictionaryPlacement"] as? NSNumber)?.uint64Value ?? 0)
+        options.dictionaryPlacement = DictionaryPlacement(
+            code: (settings?["dictionaryPlacement"] as? NSNumber)?.uint64Value ?? 0)
         if let code = (settings?["anchors"] as? NSNumber)?.intValue, code == 1 || code == 2 {
             // The keyed rules need every response's key and body length up front.
             var bodies: [(key: [UInt8], length: UInt64)] = []
-            for case let record as [String: Any] in recipe["records"] as? [Any] ?? [] where (record["kind"] as? String ?? "response") == "response" {
-                let key = try RequestRecord(method: record["method"] as! String, url: record["url"] as! String).canonicalKey()
+            for case let record as [String: Any] in recipe["records"] as? [Any] ?? []
+            where (record["kind"] as? String ?? "response") == "response" {
+                let key = try RequestRecord(method: record["method"] as! String, url: record["url"] as! String)
+                    .canonicalKey()
                 bodies.append((Array(key.utf8), UInt64(Data(base64Encoded: record["body"] as! String)!.count)))
             }
-            options.anchorPlan = AnchorPlan(interval: interval, bodies: bodies, rule: code == 1 ? .keyed : .localMinimum)
+            options.anchorPlan = AnchorPlan(
+                interval: interval, bodies: bodies, rule: code == 1 ? .keyed : .localMinimum)
         }
         let writer = try ArchiveWriter(path: path, options: options, bases: bases)
         writer.metadata = metadata(recipe["archive"] as? [String: Any] ?? [:])
         func headers(_ value: Any?) -> [HTTPHeader] { (value as? [[String]] ?? []).map { HTTPHeader($0[0], $0[1]) } }
         for case let record as [String: Any] in recipe["records"] as? [Any] ?? [] {
-            let request = RequestRecord(method: record["method"] as! String, url: record["url"] as! String, headers: headers(record["requestHeaders"]))
+            let request = RequestRecord(
+                method: record["method"] as! String, url: record["url"] as! String,
+                headers: headers(record["requestHeaders"]))
             let date = (record["captureDate"] as? NSNumber).map { Date(webarcMilliseconds: $0.int64Value) }
             switch record["kind"] as? String {
             case "redirect":
-                try writer.add(RedirectRecord(
-                    request: request, status: (record["status"] as! NSNumber).intValue, target: record["target"] as! String,
-                    headers: headers(record["headers"]), captureDate: date))
+                try writer.add(
+                    RedirectRecord(
+                        request: request, status: (record["status"] as! NSNumber).intValue,
+                        target: record["target"] as! String,
+                        headers: headers(record["headers"]), captureDate: date))
             case "tombstone":
                 try writer.add(TombstoneRecord(request: request, captureDate: date))
             default:
@@ -191,14 +213,19 @@ enum VectorDump {
                 if let version = record["previousVersion"] as? [String: Any] {
                     let base = (version["layer"] as! NSNumber).intValue - 1
                     let reference = BodyReference(
-                        digest: BodyDigest(sixteen: bytes(hex: version["bodyMD5"] as! String)), variant: (version["bodyVariant"] as! NSNumber).uint32Value)
+                        digest: BodyDigest(sixteen: bytes(hex: version["bodyMD5"] as! String)),
+                        variant: (version["bodyVariant"] as! NSNumber).uint32Value)
                     previous = ArchiveWriter.PreviousVersion(base: base, body: try bases[base].bodyEntry(reference))
                 }
-                let body = previous == nil ? try writer.addBody(content) : try writer.addBody(content, previousVersion: previous)
-                try writer.add(ResponseRecord(
-                    request: request, status: (record["status"] as! NSNumber).intValue, reason: record["reason"] as? String,
-                    headers: headers(record["headers"]), mimeType: record["mimeType"] as? String,
-                    textEncoding: record["textEncoding"] as? String, body: body, captureDate: date))
+                let body =
+                    previous == nil
+                    ? try writer.addBody(content) : try writer.addBody(content, previousVersion: previous)
+                try writer.add(
+                    ResponseRecord(
+                        request: request, status: (record["status"] as! NSNumber).intValue,
+                        reason: record["reason"] as? String,
+                        headers: headers(record["headers"]), mimeType: record["mimeType"] as? String,
+                        textEncoding: record["textEncoding"] as? String, body: body, captureDate: date))
             }
         }
         try writer.finish()
@@ -206,6 +233,8 @@ enum VectorDump {
 
     static func bytes(hex: String) -> [UInt8] {
         let digits = Array(hex.utf8)
-        return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16)! }
+        return stride(from: 0, to: digits.count, by: 2).map {
+            UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16)!
+        }
     }
 }

@@ -14,14 +14,21 @@ struct WriterTests {
         let pages = (0..<30).map { ("http://localhost/\($0)", random.text(5000)) }
         try makeArchive(at: folder.file("a.webarc"), pages: pages)
         try makeArchive(at: folder.file("b.webarc"), pages: pages)
-        #expect(try firstDifference(Data(contentsOf: URL(fileURLWithPath: folder.file("a.webarc"))), Data(contentsOf: URL(fileURLWithPath: folder.file("b.webarc")))) == nil)
+        #expect(
+            try firstDifference(
+                Data(contentsOf: URL(fileURLWithPath: folder.file("a.webarc"))),
+                Data(contentsOf: URL(fileURLWithPath: folder.file("b.webarc")))) == nil)
     }
 
     @Test("different bodies with one MD5 are both kept as variants, equal ones merged")
     func collisions() throws {
         // Wang & Yu's 2004 pair: two 128-byte messages with one MD5.
-        let first = Self.hex("d131dd02c5e6eec4693d9a0698aff95c2fcab58712467eab4004583eb8fb7f8955ad340609f4b30283e488832571415a085125e8f7cdc99fd91dbdf280373c5bd8823e3156348f5bae6dacd436c919c6dd53e2b487da03fd02396306d248cda0e99f33420f577ee8ce54b67080a80d1ec69821bcb6a8839396f9652b6ff72a70")
-        let second = Self.hex("d131dd02c5e6eec4693d9a0698aff95c2fcab50712467eab4004583eb8fb7f8955ad340609f4b30283e4888325f1415a085125e8f7cdc99fd91dbd7280373c5bd8823e3156348f5bae6dacd436c919c6dd53e23487da03fd02396306d248cda0e99f33420f577ee8ce54b67080280d1ec69821bcb6a8839396f965ab6ff72a70")
+        let first = Self.hex(
+            "d131dd02c5e6eec4693d9a0698aff95c2fcab58712467eab4004583eb8fb7f8955ad340609f4b30283e488832571415a085125e8f7cdc99fd91dbdf280373c5bd8823e3156348f5bae6dacd436c919c6dd53e2b487da03fd02396306d248cda0e99f33420f577ee8ce54b67080a80d1ec69821bcb6a8839396f9652b6ff72a70"
+        )
+        let second = Self.hex(
+            "d131dd02c5e6eec4693d9a0698aff95c2fcab50712467eab4004583eb8fb7f8955ad340609f4b30283e4888325f1415a085125e8f7cdc99fd91dbd7280373c5bd8823e3156348f5bae6dacd436c919c6dd53e23487da03fd02396306d248cda0e99f33420f577ee8ce54b67080280d1ec69821bcb6a8839396f965ab6ff72a70"
+        )
         #expect(first != second)
         #expect(Insecure.MD5.hash(data: first) == Insecure.MD5.hash(data: second))
         let folder = try TemporaryFolder()
@@ -40,7 +47,9 @@ struct WriterTests {
         #expect(ArchiveVerifier.verify(reader).passed)
     }
 
-    @Test("an update stores a body whose MD5 and length a base's body shares but not its bytes, and refers to an equal one")
+    @Test(
+        "an update stores a body whose MD5 and length a base's body shares but not its bytes, and refers to an equal one"
+    )
     func collisionsAcrossLayers() throws {
         var random = SeededGenerator(seed: 43)
         let (body, twin) = PackPipelineTests.collidingPair(suffix: random.text(300_000))
@@ -52,7 +61,8 @@ struct WriterTests {
         let update = try ArchiveWriter(path: folder.file("update.webarc"), bases: [try ArchiveReader(path: basePath)])
         let stored = try update.addBody(twin)
         let referred = try update.addBody(body)
-        #expect(!stored.wasDeduplicated && referred.wasDeduplicated && stored.reference.digest == referred.reference.digest)
+        #expect(
+            !stored.wasDeduplicated && referred.wasDeduplicated && stored.reference.digest == referred.reference.digest)
         try update.add(ResponseRecord(request: RequestRecord(url: "http://localhost/a"), body: stored))
         try update.add(ResponseRecord(request: RequestRecord(url: "http://localhost/b"), body: referred))
         try update.finish()
@@ -68,7 +78,9 @@ struct WriterTests {
         let bytes = random.bytes(700_000)
         let writer = try ArchiveWriter(path: folder.file("s.webarc"))
         let pieces = AsyncStream<[UInt8]> { continuation in
-            for start in stride(from: 0, to: bytes.count, by: 100_000) { continuation.yield(Array(bytes[start..<min(start + 100_000, bytes.count)])) }
+            for start in stride(from: 0, to: bytes.count, by: 100_000) {
+                continuation.yield(Array(bytes[start..<min(start + 100_000, bytes.count)]))
+            }
             continuation.finish()
         }
         let streamed = try await writer.addBody(streaming: pieces)
@@ -101,7 +113,9 @@ struct WriterTests {
     func noOverwrite() throws {
         let folder = try TemporaryFolder()
         try Data("keep".utf8).write(to: URL(fileURLWithPath: folder.file("k.webarc")))
-        #expect(throws: WebArcError.outputExists(path: folder.file("k.webarc"))) { try ArchiveWriter(path: folder.file("k.webarc")) }
+        #expect(throws: WebArcError.outputExists(path: folder.file("k.webarc"))) {
+            try ArchiveWriter(path: folder.file("k.webarc"))
+        }
         let writer = try ArchiveWriter(path: folder.file("k.webarc"), options: .init(overwrite: true))
         try writer.finish()
         #expect(try ArchiveReader(path: folder.file("k.webarc")).recordCount == 0)
@@ -112,12 +126,20 @@ struct WriterTests {
         let folder = try TemporaryFolder()
         let writer = try ArchiveWriter(path: folder.file("r.webarc"))
         let body = try writer.addBody([UInt8]())
-        #expect(throws: WebArcError.self) { try writer.add(ResponseRecord(request: RequestRecord(url: "relative/path"), body: body)) }
-        #expect(throws: WebArcError.self) { try writer.add(ResponseRecord(request: RequestRecord(url: "http://a/"), status: 999, body: body)) }
-        #expect(throws: WebArcError.self) { try writer.add(RedirectRecord(request: RequestRecord(url: "http://a/"), status: 200, target: "http://a/b")) }
+        #expect(throws: WebArcError.self) {
+            try writer.add(ResponseRecord(request: RequestRecord(url: "relative/path"), body: body))
+        }
+        #expect(throws: WebArcError.self) {
+            try writer.add(ResponseRecord(request: RequestRecord(url: "http://a/"), status: 999, body: body))
+        }
+        #expect(throws: WebArcError.self) {
+            try writer.add(RedirectRecord(request: RequestRecord(url: "http://a/"), status: 200, target: "http://a/b"))
+        }
     }
 
-    @Test("an update over a base does not store a body the base holds, streamed or not; it reads and verifies over the base")
+    @Test(
+        "an update over a base does not store a body the base holds, streamed or not; it reads and verifies over the base"
+    )
     func updateOverBase() throws {
         let folder = try TemporaryFolder()
         var random = SeededGenerator(seed: 5)
@@ -138,23 +160,33 @@ struct WriterTests {
 
         let update = try ArchiveReader(path: folder.file("update.webarc"), bases: [base])
         try update.validateBases()
-        #expect(try update.metadata.bases == [BaseArchive(digest: base.archiveDigest, archiveLength: base.archiveLength, name: "base.webarc")])
+        #expect(
+            try update.metadata.bases == [
+                BaseArchive(digest: base.archiveDigest, archiveLength: base.archiveLength, name: "base.webarc")
+            ])
         #expect(update.storedBodyBytes < 10_000)
         #expect(try update.bodyEntry(streamed.reference).chunks.allSatisfy { $0.layer == 1 })
         #expect(Array(try update.body(streamed.reference)) == shared)
         #expect(ArchiveVerifier.verify(update).problems.isEmpty, "\(ArchiveVerifier.verify(update).problems)")
         let alone = try ArchiveReader(path: folder.file("update.webarc"))
-        #expect(throws: WebArcError.baseRequired(body: streamed.reference, chunk: 0, layer: 1)) { try alone.body(streamed.reference) }
+        #expect(throws: WebArcError.baseRequired(body: streamed.reference, chunk: 0, layer: 1)) {
+            try alone.body(streamed.reference)
+        }
         #expect(Array(try alone.body(new.reference)) == fresh)
     }
 
-    @Test("a base is named by its file name, from a path or a URL alike; a URL's query (a presigned URL's signature) is never kept")
+    @Test(
+        "a base is named by its file name, from a path or a URL alike; a URL's query (a presigned URL's signature) is never kept"
+    )
     func baseNameHints() {
         #expect(BaseArchive.nameHint(location: "/var/lib/kiosk/site-v1.webarc") == "site-v1.webarc")
         #expect(BaseArchive.nameHint(location: "site-v1.webarc") == "site-v1.webarc")
         #expect(BaseArchive.nameHint(location: "https://cdn.example.com/releases/site-v1.webarc") == "site-v1.webarc")
-        #expect(BaseArchive.nameHint(
-            location: "https://bucket.s3.example.com/site-v1.webarc?X-Amz-Credential=AKIA&X-Amz-Signature=0123abcd#part") == "site-v1.webarc")
+        #expect(
+            BaseArchive.nameHint(
+                location:
+                    "https://bucket.s3.example.com/site-v1.webarc?X-Amz-Credential=AKIA&X-Amz-Signature=0123abcd#part")
+                == "site-v1.webarc")
         #expect(BaseArchive.nameHint(location: "HTTP://cdn.example.com/site%20v1.webarc") == "site v1.webarc")
         #expect(BaseArchive.nameHint(location: "https://cdn.example.com/?file=site.webarc") == nil)
         #expect(BaseArchive.nameHint(location: "https://cdn.example.com") == nil)
@@ -162,7 +194,9 @@ struct WriterTests {
 
     static func hex(_ text: String) -> [UInt8] {
         stride(from: 0, to: text.count, by: 2).map {
-            UInt8(text[text.index(text.startIndex, offsetBy: $0)..<text.index(text.startIndex, offsetBy: $0 + 2)], radix: 16)!
+            UInt8(
+                text[text.index(text.startIndex, offsetBy: $0)..<text.index(text.startIndex, offsetBy: $0 + 2)],
+                radix: 16)!
         }
     }
 }

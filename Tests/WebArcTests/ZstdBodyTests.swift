@@ -19,7 +19,9 @@ struct ZstdBodyTests {
         return try reader.bodyEntry(response.body).chunks
     }
 
-    static func pack(_ folder: String, to path: String, zstdLevel: Int?, workers: Int = 0, streamingThreshold: UInt64? = nil) throws {
+    static func pack(
+        _ folder: String, to path: String, zstdLevel: Int?, workers: Int = 0, streamingThreshold: UInt64? = nil
+    ) throws {
         var options = SitePacker.Options(zstdLevel: zstdLevel)
         // Every 32nd body an anchor, as the writer's own order below and the pins (p000, p064) assume.
         options.anchorRule = nil
@@ -28,7 +30,9 @@ struct ZstdBodyTests {
         _ = try SitePacker(options: options).pack(folder: folder, to: path)
     }
 
-    @Test("pages with a dictionary become codec 3 against the anchor's last chunk in the same archive; anchors, media and duplicates do not; all reads back and verifies")
+    @Test(
+        "pages with a dictionary become codec 3 against the anchor's last chunk in the same archive; anchors, media and duplicates do not; all reads back and verifies"
+    )
     func packed() throws {
         let folder = try TemporaryFolder()
         let files = try PackPipelineTests.makeSite(at: folder.file("site"))
@@ -38,7 +42,9 @@ struct ZstdBodyTests {
         let reader = try ArchiveReader(path: folder.file("zstd.webarc"))
         #expect(reader.trailer.requiredFeatures.contains(.deltaCodec))
         #expect(!plain.trailer.requiredFeatures.contains(.deltaCodec))
-        #expect(reader.storedBodyBytes < plain.storedBodyBytes, "zstd \(reader.storedBodyBytes) vs LZ4 \(plain.storedBodyBytes)")
+        #expect(
+            reader.storedBodyBytes < plain.storedBodyBytes,
+            "zstd \(reader.storedBodyBytes) vs LZ4 \(plain.storedBodyBytes)")
         #expect(try reader.metadata.writer?.zstdLevel == 3)
         #expect(try plain.metadata.writer?.zstdLevel == nil)
         #expect(ArchiveVerifier.verify(reader).passed)
@@ -76,7 +82,8 @@ struct ZstdBodyTests {
         }
         #expect(archives.count == 1, "archives differ between worker counts or streaming thresholds")
         let writer = try ArchiveWriter(
-            path: folder.file("written.webarc"), options: .init(dictionaryInterval: SitePacker.defaultDictionaryInterval, zstdLevel: 3))
+            path: folder.file("written.webarc"),
+            options: .init(dictionaryInterval: SitePacker.defaultDictionaryInterval, zstdLevel: 3))
         for name in files.keys.sorted() { _ = try writer.addBody(files[name]!) }
         try writer.finish()
         let packed = try ArchiveReader(path: folder.file("w1.webarc"))
@@ -84,7 +91,10 @@ struct ZstdBodyTests {
         let packedData = try Data(contentsOf: URL(fileURLWithPath: folder.file("w1.webarc")))
         let writtenData = try Data(contentsOf: URL(fileURLWithPath: folder.file("written.webarc")))
         #expect(packed.trailer.bodyDataEnd == written.trailer.bodyDataEnd)
-        #expect(firstDifference(packedData.prefix(Int(packed.trailer.bodyDataEnd)), writtenData.prefix(Int(written.trailer.bodyDataEnd))) == nil)
+        #expect(
+            firstDifference(
+                packedData.prefix(Int(packed.trailer.bodyDataEnd)), writtenData.prefix(Int(written.trailer.bodyDataEnd))
+            ) == nil)
     }
 
     @Test("an anchor that repeats a stored codec-3 body gets a 64 KiB dictionary chunk, stored once, as the reference")
@@ -95,14 +105,18 @@ struct ZstdBodyTests {
         // Interval 3: positions 0 and 3 are anchors. The anchor at 3 repeats body 1, a codec-3
         // body, so its last chunk cannot be the reference (codec 3 cannot be one, spec §6.2).
         let bodies = [shared + random.text(9000), shared + random.text(8000), shared + random.text(7000)]
-        let order = [bodies[0], bodies[1], bodies[2], bodies[1], shared + random.text(5000), shared + random.text(6000)]
+        let order = [
+            bodies[0], bodies[1], bodies[2], bodies[1], shared + random.text(5000), shared + random.text(6000),
+        ]
         let path = folder.file("a.webarc")
         let writer = try ArchiveWriter(path: path, options: .init(dictionaryInterval: 3, zstdLevel: 3))
         var stored: [StoredBody] = []
         for body in order { stored.append(try writer.addBody(body)) }
         for (index, body) in stored.enumerated() {
-            try writer.add(ResponseRecord(
-                request: RequestRecord(method: "GET", url: "http://localhost/\(index)"), status: 200, headers: [], body: body))
+            try writer.add(
+                ResponseRecord(
+                    request: RequestRecord(method: "GET", url: "http://localhost/\(index)"), status: 200, headers: [],
+                    body: body))
         }
         try writer.finish()
         let reader = try ArchiveReader(path: path)
@@ -156,9 +170,14 @@ struct ZstdBodyTests {
         #expect(try ArchiveReader(path: new).trailer.requiredFeatures.contains(.deltaCodec))
         let stack = try LayerStack([try ArchiveReader(path: old)])
         _ = try UpdateBuilder(old: stack, new: try ArchiveReader(path: new)).write(to: scratch.file("u.webarc"))
-        try UpdateApplier(stack: try LayerStack([try ArchiveReader(path: scratch.file("u.webarc")), try ArchiveReader(path: old)]))
-            .write(to: scratch.file("again.webarc"))
-        #expect(try firstDifference(Data(contentsOf: URL(fileURLWithPath: scratch.file("again.webarc"))), Data(contentsOf: URL(fileURLWithPath: new))) == nil)
+        try UpdateApplier(
+            stack: try LayerStack([try ArchiveReader(path: scratch.file("u.webarc")), try ArchiveReader(path: old)])
+        )
+        .write(to: scratch.file("again.webarc"))
+        #expect(
+            try firstDifference(
+                Data(contentsOf: URL(fileURLWithPath: scratch.file("again.webarc"))),
+                Data(contentsOf: URL(fileURLWithPath: new))) == nil)
 
         // An update from one Zstandard release to the next keeps the frames whose inputs did not
         // change (their stored bytes, not a new zstd pass) and still gives the release byte for byte.
@@ -168,11 +187,17 @@ struct ZstdBodyTests {
         try Self.pack(scratch.file("v3-site"), to: newer, zstdLevel: 5)
         let base = try LayerStack([try ArchiveReader(path: new)])
         _ = try UpdateBuilder(old: base, new: try ArchiveReader(path: newer)).write(to: scratch.file("u2.webarc"))
-        let summary = try UpdateApplier(stack: try LayerStack([try ArchiveReader(path: scratch.file("u2.webarc")), try ArchiveReader(path: new)]))
-            .write(to: scratch.file("again3.webarc"))
-        #expect(try firstDifference(Data(contentsOf: URL(fileURLWithPath: scratch.file("again3.webarc"))), Data(contentsOf: URL(fileURLWithPath: newer))) == nil)
+        let summary = try UpdateApplier(
+            stack: try LayerStack([try ArchiveReader(path: scratch.file("u2.webarc")), try ArchiveReader(path: new)])
+        )
+        .write(to: scratch.file("again3.webarc"))
+        #expect(
+            try firstDifference(
+                Data(contentsOf: URL(fileURLWithPath: scratch.file("again3.webarc"))),
+                Data(contentsOf: URL(fileURLWithPath: newer))) == nil)
         #expect(!summary.codedAgain)
-        #expect(summary.chunksReused > summary.chunksCoded, "reused \(summary.chunksReused), coded \(summary.chunksCoded)")
+        #expect(
+            summary.chunksReused > summary.chunksCoded, "reused \(summary.chunksReused), coded \(summary.chunksCoded)")
     }
 
     @Test("a writer's Zstandard level outside 1–22 is a corrupt metadata page")

@@ -26,7 +26,9 @@ import Testing
         }
     }
 
-    @Test("a 3 MiB section, each part a few bytes off its previous version 3 MiB back, codes to a few KB and decodes exactly")
+    @Test(
+        "a 3 MiB section, each part a few bytes off its previous version 3 MiB back, codes to a few KB and decodes exactly"
+    )
     func largeSectionFindsItsPreviousVersions() throws {
         let parts = 12, partLength = 256 << 10
         let history = noise(parts * partLength, seed: 7)

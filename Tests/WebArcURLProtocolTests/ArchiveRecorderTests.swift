@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-import WebArcTestSupport
 import WebArc
 import WebArcReplay
+import WebArcTestSupport
+
 @testable import WebArcURLProtocol
 
 #if canImport(FoundationNetworking)
@@ -117,7 +118,8 @@ struct ArchiveRecorderTests {
         #expect(exchange.body == Data("arrived".utf8))
         try recorder.finish()
         RecordedReplay.serve(try ArchiveReader(path: path), onMiss: .offline)
-        let replayed = await LoadingAPI.async.fetch(URLRequest(url: server.url("/redirect/5")), through: RecordedReplay.self)
+        let replayed = await LoadingAPI.async.fetch(
+            URLRequest(url: server.url("/redirect/5")), through: RecordedReplay.self)
         #expect(replayed.text == "arrived")
         #expect(replayed.response?.url == server.url("/redirect/0"))
     }
@@ -128,12 +130,14 @@ struct ArchiveRecorderTests {
         defer { elsewhere.stop() }
         let target = elsewhere.url("/echo?left=1")
         let leaving = try TestHTTPServer { request in
-            request.target == "/leave" ? .init(status: 302, headers: [("Location", target.absoluteString)]) : .init(text: "home")
+            request.target == "/leave"
+                ? .init(status: 302, headers: [("Location", target.absoluteString)]) : .init(text: "home")
         }
         defer { leaving.stop() }
         let path = folder.file("not-followed.webarc")
         let recorder = try ArchiveRecorder(path: path)
-        let refused = WebArcURLProtocolError.redirectNotFollowed(url: leaving.url("/leave").absoluteString, target: target.absoluteString)
+        let refused = WebArcURLProtocolError.redirectNotFollowed(
+            url: leaving.url("/leave").absoluteString, target: target.absoluteString)
         await #expect(throws: refused) {
             _ = try await recorder.record(URLRequest(url: leaving.url("/leave"))) { $0.port == leaving.port }
         }
@@ -141,7 +145,8 @@ struct ArchiveRecorderTests {
         #expect(recorder.statistics == ArchiveRecorder.Statistics(redirects: 1))
         try recorder.finish()
         RecordedReplay.serve(try ArchiveReader(path: path), onMiss: .offline)
-        let replayed = await LoadingAPI.async.fetch(URLRequest(url: leaving.url("/leave")), through: RecordedReplay.self)
+        let replayed = await LoadingAPI.async.fetch(
+            URLRequest(url: leaving.url("/leave")), through: RecordedReplay.self)
         #expect(replayed.urlErrorCode == .resourceUnavailable)
         #expect(replayed.response == nil)
         #expect((replayed.error as? URLError)?.failureURLString == target.absoluteString)
@@ -176,7 +181,8 @@ struct ArchiveRecorderTests {
         #expect(recorder.statistics.failures == 1)
         try recorder.finish()
         RecordedReplay.serve(try ArchiveReader(path: path), onMiss: .offline)
-        let replayed = await LoadingAPI.async.fetch(URLRequest(url: server.url("/loop/a")), through: RecordedReplay.self)
+        let replayed = await LoadingAPI.async.fetch(
+            URLRequest(url: server.url("/loop/a")), through: RecordedReplay.self)
         #expect(replayed.urlErrorCode == .httpTooManyRedirects)
     }
 
@@ -203,7 +209,8 @@ struct ArchiveRecorderTests {
         let recorder = try ArchiveRecorder(path: folder.file("refused-session.webarc"))
         Recording.record(into: recorder)
         defer { Recording.stopRecording() }
-        let fetched = await LoadingAPI.completionHandler.fetch(URLRequest(url: closed.url("/x")), through: Recording.self)
+        let fetched = await LoadingAPI.completionHandler.fetch(
+            URLRequest(url: closed.url("/x")), through: Recording.self)
         #expect(fetched.urlErrorCode == .cannotConnectToHost)
         recorder.cancel()
     }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import WebArcTestSupport
 import WebArc
+import WebArcTestSupport
 import WebArcURLProtocol
 
 #if canImport(FoundationNetworking)
@@ -22,12 +22,15 @@ struct ArchiveURLProtocolTests {
         folder = try TemporaryFolder()
         var archive = ArchiveBuilder()
         archive.response(
-            "https://example.com/", headers: [
+            "https://example.com/",
+            headers: [
                 HTTPHeader("Content-Type", "text/html; charset=utf-8"), HTTPHeader("X-Archive", "yes"),
-                HTTPHeader("Set-Cookie", "a=1"), HTTPHeader("Set-Cookie", "b=2"), HTTPHeader("Cache-Control", "max-age=60"),
+                HTTPHeader("Set-Cookie", "a=1"), HTTPHeader("Set-Cookie", "b=2"),
+                HTTPHeader("Cache-Control", "max-age=60"),
                 HTTPHeader("Transfer-Encoding", "chunked"), HTTPHeader("Content-Length", "999"),
             ], mimeType: "text/html", textEncoding: "utf-8", body: Array("<h1>hello</h1>".utf8))
-        archive.response("https://example.com/plain", mimeType: "text/plain", textEncoding: "iso-8859-1", body: Array("plain".utf8))
+        archive.response(
+            "https://example.com/plain", mimeType: "text/plain", textEncoding: "iso-8859-1", body: Array("plain".utf8))
         archive.response("https://example.com/gone", status: 404, text: "no such page")
         archive.response("https://example.com/search?q=a", text: "results for a")
         archive.response("https://example.com/search?q=b", text: "results for b")
@@ -35,7 +38,9 @@ struct ArchiveURLProtocolTests {
         archive.response(
             "https://example.com/private", status: 401,
             headers: [HTTPHeader("WWW-Authenticate", "Basic realm=\"staff\"")], body: Array("who are you".utf8))
-        archive.response("https://example.com/bearer", status: 401, headers: [HTTPHeader("WWW-Authenticate", "Bearer")], text: "token")
+        archive.response(
+            "https://example.com/bearer", status: 401, headers: [HTTPHeader("WWW-Authenticate", "Bearer")],
+            text: "token")
         archive.response("http://example.com/empty", body: [])
         reader = try archive.build(in: folder)
         BasicReplay.serve(reader, onMiss: .offline)
@@ -76,8 +81,12 @@ struct ArchiveURLProtocolTests {
 
     @Test("query strings name different records")
     func queryStrings() async throws {
-        #expect(await LoadingAPI.async.fetch("https://example.com/search?q=a", through: BasicReplay.self).text == "results for a")
-        #expect(await LoadingAPI.async.fetch("https://example.com/search?q=b", through: BasicReplay.self).text == "results for b")
+        #expect(
+            await LoadingAPI.async.fetch("https://example.com/search?q=a", through: BasicReplay.self).text
+                == "results for a")
+        #expect(
+            await LoadingAPI.async.fetch("https://example.com/search?q=b", through: BasicReplay.self).text
+                == "results for b")
         let missing = await LoadingAPI.async.fetch("https://example.com/search?q=c", through: BasicReplay.self)
         #expect(missing.urlErrorCode == .resourceUnavailable)
     }
@@ -108,7 +117,8 @@ struct ArchiveURLProtocolTests {
         #expect(fetched.response?.value(forHTTPHeaderField: "Content-Length") == "0")
     }
 
-    @Test("a https 401 completes, with WWW-Authenticate renamed", arguments: ["private", "bearer"], LoadingAPI.allCases)
+    @Test(
+        "a https 401 completes, with WWW-Authenticate renamed", arguments: ["private", "bearer"], LoadingAPI.allCases)
     func unauthorizedCompletes(path: String, api: LoadingAPI) async throws {
         let fetched = await api.fetch("https://example.com/\(path)", through: BasicReplay.self)
         let response = try #require(fetched.response)
@@ -124,8 +134,9 @@ struct ArchiveURLProtocolTests {
         #expect(fetched.response?.url?.absoluteString == "webarc://example.com/search?q=a")
     }
 
-    @Test("offline: a miss fails with resourceUnavailable naming the URL, and never reaches the network",
-          arguments: LoadingAPI.allCases)
+    @Test(
+        "offline: a miss fails with resourceUnavailable naming the URL, and never reaches the network",
+        arguments: LoadingAPI.allCases)
     func offlineMiss(api: LoadingAPI) async throws {
         let server = try TestHTTPServer { _ in .init(text: "from the network") }
         defer { server.stop() }

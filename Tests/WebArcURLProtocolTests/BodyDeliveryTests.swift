@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebArc
 import WebArcTestSupport
+
 @testable import WebArcURLProtocol
 
 #if canImport(FoundationNetworking)
@@ -87,7 +88,9 @@ struct BodyDeliveryTests {
     func downloadDelegate() async throws {
         final class Downloads: NSObject, URLSessionDownloadDelegate, @unchecked Sendable {
             var continuation: CheckedContinuation<(any Error)?, Never>?
-            func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {}
+            func urlSession(
+                _ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL
+            ) {}
             func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
                 continuation?.resume(returning: error)
             }

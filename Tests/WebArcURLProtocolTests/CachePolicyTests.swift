@@ -47,7 +47,9 @@ struct CachePolicyTests {
     func bundle() throws -> (reader: ArchiveReader, bytes: Data) {
         var archive = ArchiveBuilder()
         func page(_ path: String, _ text: String, _ headers: [HTTPHeader]) {
-            archive.response(server.url(path).absoluteString, headers: headers, mimeType: "text/html", body: Array(text.utf8), captureDate: Self.captured)
+            archive.response(
+                server.url(path).absoluteString, headers: headers, mimeType: "text/html", body: Array(text.utf8),
+                captureDate: Self.captured)
         }
         page("/same", "same page", [HTTPHeader("ETag", "\"s1\"")])
         page("/edited", "edited page, version 1", [HTTPHeader("ETag", "\"e1\"")])
@@ -82,7 +84,9 @@ struct CachePolicyTests {
         return (bundle, bytes, layer, cache, online)
     }
 
-    @Test("revalidate: 304 answers the archive's body, with only the validators the origin gave; the layer stores no body again")
+    @Test(
+        "revalidate: 304 answers the archive's body, with only the validators the origin gave; the layer stores no body again"
+    )
     func notModified() async throws {
         let (bundle, bytes) = try bundle()
         let layer = folder.file("layer.webarc")
@@ -110,11 +114,13 @@ struct CachePolicyTests {
     func ownETagNotSent() async throws {
         var first = ArchiveBuilder()
         first.response(server.url("/dated").absoluteString, body: Array("dated page".utf8), captureDate: Self.captured)
-        let md5 = try #require(try first.build(in: folder, name: "probe.webarc").lookup(url: server.url("/dated").absoluteString))
+        let md5 = try #require(
+            try first.build(in: folder, name: "probe.webarc").lookup(url: server.url("/dated").absoluteString))
         guard case .response(let probe) = md5.record else { return }
         var archive = ArchiveBuilder()
         archive.response(
-            server.url("/dated").absoluteString, headers: [HTTPHeader("ETag", probe.body.etag), HTTPHeader("Last-Modified", Self.lastModified)],
+            server.url("/dated").absoluteString,
+            headers: [HTTPHeader("ETag", probe.body.etag), HTTPHeader("Last-Modified", Self.lastModified)],
             body: Array("dated page".utf8), captureDate: Self.captured)
         let bundle = try archive.build(in: folder, name: "packed.webarc")
         RevalidatingCache.serve(bundle: bundle, layer: folder.file("layer.webarc"), policy: .revalidate)
@@ -125,7 +131,9 @@ struct CachePolicyTests {
         #expect(requests(to: "/dated").map { $0.headers["if-modified-since"] } == [Self.lastModified])
     }
 
-    @Test("revalidate: a changed body is answered live and replaces the entry, read first after a restart; the signed bundle still verifies")
+    @Test(
+        "revalidate: a changed body is answered live and replaces the entry, read first after a restart; the signed bundle still verifies"
+    )
     func changedBody() async throws {
         let (bundle, bytes) = try bundle()
         let layer = folder.file("layer.webarc")
@@ -143,7 +151,9 @@ struct CachePolicyTests {
         #expect(await get(offline, "/edited").text == "edited page, version 2")
         #expect(await get(offline, "/other").text == "other page, version 1")
         #expect(try Data(contentsOf: URL(fileURLWithPath: bundle.path)) == bytes)
-        #expect(throws: Never.self) { try ArchiveReader(path: bundle.path).checkTrust(TrustPolicy(trusting: [publisher.publicKey])) }
+        #expect(throws: Never.self) {
+            try ArchiveReader(path: bundle.path).checkTrust(TrustPolicy(trusting: [publisher.publicKey]))
+        }
     }
 
     @Test("a page the site deleted: the live 404 is answered and stored, so offline it stays the site's 404")
@@ -185,7 +195,8 @@ struct CachePolicyTests {
     @Test("cache first: many requests for one expired URL get the archive at once; exactly one refresh goes live")
     func backgroundRefreshRace() async throws {
         let (bundle, bytes) = try bundle()
-        let cache = CacheFirstCache.serve(bundle: bundle, layer: folder.file("layer.webarc"), policy: .cacheFirst(maxAge: 3600))
+        let cache = CacheFirstCache.serve(
+            bundle: bundle, layer: folder.file("layer.webarc"), policy: .cacheFirst(maxAge: 3600))
         let session = session(through: CacheFirstCache.self)
         site.close()
         let answers = await withTaskGroup(of: Fetched.self) { group in
@@ -243,7 +254,8 @@ struct CachePolicyTests {
         }
         #expect(path == layer)
         #expect(!FileManager.default.fileExists(atPath: layer))
-        #expect(await get(session(through: OfflineCache.self), "/edited").text == "edited page, shipped in the next bundle")
+        #expect(
+            await get(session(through: OfflineCache.self), "/edited").text == "edited page, shipped in the next bundle")
     }
 
     @Test("the server going down during a background refresh loses nothing: the previous layer file stays as it was")
@@ -314,7 +326,8 @@ struct CachePolicyTests {
         let layer = folder.file("layer.webarc")
         let cache = NetworkFirstCache.serve(bundle: bundle, layer: layer, policy: .networkFirst)
         let delegate = CollectingDelegate()
-        let (fetched, pieces) = await delegate.fetch(session(through: NetworkFirstCache.self, delegate: delegate), URLRequest(url: server.url("/edited")))
+        let (fetched, pieces) = await delegate.fetch(
+            session(through: NetworkFirstCache.self, delegate: delegate), URLRequest(url: server.url("/edited")))
         #expect(fetched.text == big)
         #expect(pieces.count > 1)
         await cache.settle()

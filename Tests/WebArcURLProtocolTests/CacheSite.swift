@@ -46,7 +46,8 @@ final class CacheSite: Sendable {
             gateState.withLock { $0.timedOut = true }
         }
         guard let page = pages.withLock({ $0[request.target] }) else {
-            return .init(status: 404, headers: [("Content-Type", "text/plain")], text: "no such page: \(request.target)")
+            return .init(
+                status: 404, headers: [("Content-Type", "text/plain")], text: "no such page: \(request.target)")
         }
         var headers = [("Content-Type", "text/html")]
         if let etag = page.etag { headers.append(("ETag", etag)) }
@@ -55,7 +56,9 @@ final class CacheSite: Sendable {
         if let asked = request.headers["if-none-match"], let etag = page.etag, asked == etag {
             return .init(status: 304, headers: headers.filter { $0.0 != "Content-Type" })
         }
-        if request.headers["if-none-match"] == nil, let asked = request.headers["if-modified-since"], asked == page.lastModified {
+        if request.headers["if-none-match"] == nil, let asked = request.headers["if-modified-since"],
+            asked == page.lastModified
+        {
             return .init(status: 304, headers: headers.filter { $0.0 != "Content-Type" })
         }
         return .init(status: page.status, headers: headers, text: page.body)

@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
 import Testing
-import WebArcTestSupport
 import WebArc
+import WebArcTestSupport
+
 @testable import WebArcURLProtocol
 
 #if canImport(FoundationNetworking)
@@ -49,7 +50,9 @@ struct ConcurrencyTests {
         folder = try TemporaryFolder()
         var archive = ArchiveBuilder()
         for page in 0..<Self.pages {
-            archive.response("https://many.test/page/\(page)?v=\(page % 7)", body: pseudoRandomBytes(count: 1000 + page * 997, seed: UInt64(page)))
+            archive.response(
+                "https://many.test/page/\(page)?v=\(page % 7)",
+                body: pseudoRandomBytes(count: 1000 + page * 997, seed: UInt64(page)))
         }
         archive.redirect("https://many.test/start", to: "https://many.test/page/3?v=3")
         archive.response("https://many.test/large", body: Self.large)
@@ -70,11 +73,12 @@ struct ConcurrencyTests {
                 group.addTask {
                     let page = index % Self.pages
                     let request = URLRequest(url: URL(string: "https://many.test/page/\(page)?v=\(page % 7)")!)
-                    let fetched: Fetched = switch index % 3 {
-                    case 0: await fetchAsync(plain, request)
-                    case 1: await fetchWithCompletionHandler(plain, request)
-                    default: await delegate.fetch(streaming, request).0
-                    }
+                    let fetched: Fetched =
+                        switch index % 3 {
+                        case 0: await fetchAsync(plain, request)
+                        case 1: await fetchWithCompletionHandler(plain, request)
+                        default: await delegate.fetch(streaming, request).0
+                        }
                     let expected = Data(pseudoRandomBytes(count: 1000 + page * 997, seed: UInt64(page)))
                     return fetched.status == 200 && fetched.data == expected ? 0 : 1
                 }
@@ -84,7 +88,9 @@ struct ConcurrencyTests {
         #expect(failures == 0)
     }
 
-    @Test("cancelled tasks end with cancelled or a whole body, and leave no worker running", arguments: LoadingAPI.allCases)
+    @Test(
+        "cancelled tasks end with cancelled or a whole body, and leave no worker running",
+        arguments: LoadingAPI.allCases)
     func cancellation(api: LoadingAPI) async throws {
         let delegate = CollectingDelegate()
         let session = session(through: ConcurrentReplay.self, delegate: api == .delegate ? delegate : nil)
@@ -120,7 +126,8 @@ struct ConcurrencyTests {
         let urls = await withTaskGroup(of: String?.self) { group in
             for _ in 0..<200 {
                 group.addTask {
-                    await fetchAsync(session, URLRequest(url: URL(string: "https://many.test/start")!)).response?.url?.absoluteString
+                    await fetchAsync(session, URLRequest(url: URL(string: "https://many.test/start")!)).response?.url?
+                        .absoluteString
                 }
             }
             return await group.reduce(into: Set<String?>()) { $0.insert($1) }
@@ -146,8 +153,9 @@ struct ConcurrencyTests {
     /// A stored redirect leads to a slow live server the archive lacks, so the handler itself
     /// forwards the request (through ``Replay/forward``); cancelling the task must cancel that
     /// fetch, which the server sees as its connection closing while it still holds the answer.
-    @Test("a pass-through task cancelled while the network has not answered ends cancelled, and its fetch stops",
-          arguments: LoadingAPI.allCases)
+    @Test(
+        "a pass-through task cancelled while the network has not answered ends cancelled, and its fetch stops",
+        arguments: LoadingAPI.allCases)
     func cancelWhileForwarding(api: LoadingAPI) async throws {
         let arrived = DispatchSemaphore(value: 0)
         let closed = DispatchSemaphore(value: 0)
@@ -166,7 +174,8 @@ struct ConcurrencyTests {
         let delegate = CollectingDelegate()
         let session = session(through: WaitingPassThrough.self, delegate: api == .delegate ? delegate : nil)
         defer { session.finishTasksAndInvalidate() }
-        let running = api.start(URLRequest(url: URL(string: "http://archived.test/slow")!), on: session, delegate: delegate)
+        let running = api.start(
+            URLRequest(url: URL(string: "http://archived.test/slow")!), on: session, delegate: delegate)
         #expect(await Task.detached { arrived.wait(timeout: .now() + 60) }.value == .success)
         #expect(server.received.map(\.target) == ["/slow"])
         running.cancel()

@@ -23,10 +23,22 @@ struct LayeredReplayTests {
             return try archive.build(in: folder, name: name).path
         }
         let long = String(repeating: "a long page shared by both releases. ", count: 400)
-        let old = try release("v1.webarc", [("https://example.com/", "v1 " + long), ("https://example.com/old", "old"), ("https://example.com/same", "same")])
-        let new = try release("v2.webarc", [("https://example.com/", "v2 " + long), ("https://example.com/new", "new"), ("https://example.com/same", "same")])
-        _ = try UpdateBuilder(old: try LayerStack([try ArchiveReader(path: old)]), new: try ArchiveReader(path: new)).write(to: folder.file("u.webarc"))
-        LayeredReplay.serve(try LayerStack([try ArchiveReader(path: folder.file("u.webarc")), try ArchiveReader(path: old)]))
+        let old = try release(
+            "v1.webarc",
+            [
+                ("https://example.com/", "v1 " + long), ("https://example.com/old", "old"),
+                ("https://example.com/same", "same"),
+            ])
+        let new = try release(
+            "v2.webarc",
+            [
+                ("https://example.com/", "v2 " + long), ("https://example.com/new", "new"),
+                ("https://example.com/same", "same"),
+            ])
+        _ = try UpdateBuilder(old: try LayerStack([try ArchiveReader(path: old)]), new: try ArchiveReader(path: new))
+            .write(to: folder.file("u.webarc"))
+        LayeredReplay.serve(
+            try LayerStack([try ArchiveReader(path: folder.file("u.webarc")), try ArchiveReader(path: old)]))
 
         let session = session(through: LayeredReplay.self)
         let (home, _) = try await session.data(from: URL(string: "https://example.com/")!)
@@ -35,6 +47,8 @@ struct LayeredReplayTests {
         #expect(String(decoding: same, as: UTF8.self) == "same")
         let (added, _) = try await session.data(from: URL(string: "https://example.com/new")!)
         #expect(String(decoding: added, as: UTF8.self) == "new")
-        await #expect(throws: URLError.self) { _ = try await session.data(from: URL(string: "https://example.com/old")!) }
+        await #expect(throws: URLError.self) {
+            _ = try await session.data(from: URL(string: "https://example.com/old")!)
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+
 @testable import WebArcURLProtocol
 
 #if canImport(FoundationNetworking)
@@ -15,12 +16,16 @@ final class FakeClient: NSObject, URLProtocolClient, @unchecked Sendable {
         calls.withLock { $0.append("redirect") }
     }
     func urlProtocol(_ protocol: URLProtocol, cachedResponseIsValid cachedResponse: CachedURLResponse) {}
-    func urlProtocol(_ protocol: URLProtocol, didReceive response: URLResponse, cacheStoragePolicy policy: URLCache.StoragePolicy) {
+    func urlProtocol(
+        _ protocol: URLProtocol, didReceive response: URLResponse, cacheStoragePolicy policy: URLCache.StoragePolicy
+    ) {
         calls.withLock { $0.append("response") }
     }
     func urlProtocol(_ protocol: URLProtocol, didLoad data: Data) { calls.withLock { $0.append("data \(data.count)") } }
     func urlProtocolDidFinishLoading(_ protocol: URLProtocol) { calls.withLock { $0.append("finish") } }
-    func urlProtocol(_ protocol: URLProtocol, didFailWithError error: any Error) { calls.withLock { $0.append("fail") } }
+    func urlProtocol(_ protocol: URLProtocol, didFailWithError error: any Error) {
+        calls.withLock { $0.append("fail") }
+    }
     func urlProtocol(_ protocol: URLProtocol, didReceive challenge: URLAuthenticationChallenge) {}
     func urlProtocol(_ protocol: URLProtocol, didCancel challenge: URLAuthenticationChallenge) {}
 }
@@ -28,7 +33,8 @@ final class FakeClient: NSObject, URLProtocolClient, @unchecked Sendable {
 @Suite("Protocol load")
 struct ProtocolLoadTests {
     private func started(_ client: FakeClient) -> (ProtocolLoad, URLProtocol) {
-        let instance = URLProtocol(request: URLRequest(url: URL(string: "https://x.test/")!), cachedResponse: nil, client: client)
+        let instance = URLProtocol(
+            request: URLRequest(url: URL(string: "https://x.test/")!), cachedResponse: nil, client: client)
         let load = ProtocolLoad()
         _ = load.start(instance)
         return (load, instance)
@@ -40,7 +46,10 @@ struct ProtocolLoadTests {
         let (load, _) = started(client)
         #expect(load.load(Data([1])))
         load.stop()
-        #expect(!load.receive(HTTPURLResponse(url: URL(string: "https://x.test/")!, statusCode: 200, httpVersion: nil, headerFields: nil)!))
+        #expect(
+            !load.receive(
+                HTTPURLResponse(
+                    url: URL(string: "https://x.test/")!, statusCode: 200, httpVersion: nil, headerFields: nil)!))
         #expect(!load.load(Data([2])))
         load.finish()
         load.fail(URLError(.cancelled))
@@ -51,7 +60,8 @@ struct ProtocolLoadTests {
     func stopBeforeStart() {
         let load = ProtocolLoad()
         load.stop()
-        let instance = URLProtocol(request: URLRequest(url: URL(string: "https://x.test/")!), cachedResponse: nil, client: FakeClient())
+        let instance = URLProtocol(
+            request: URLRequest(url: URL(string: "https://x.test/")!), cachedResponse: nil, client: FakeClient())
         #expect(!load.start(instance))
     }
 

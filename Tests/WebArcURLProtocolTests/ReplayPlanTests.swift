@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebArc
 import WebArcTestSupport
+
 @testable import WebArcURLProtocol
 
 #if canImport(FoundationNetworking)
@@ -22,10 +23,14 @@ struct ReplayPlanTests {
         var archive = ArchiveBuilder()
         archive.response(
             "https://files.test/data.bin",
-            headers: [HTTPHeader("Content-Type", "application/octet-stream"), HTTPHeader("Last-Modified", Self.lastModified)],
+            headers: [
+                HTTPHeader("Content-Type", "application/octet-stream"), HTTPHeader("Last-Modified", Self.lastModified),
+            ],
             body: Self.body)
         archive.response("https://files.test/origin-tag", headers: [HTTPHeader("ETag", "\"v7\"")], text: "tagged")
-        archive.response("https://files.test/dated", body: Array("dated".utf8), captureDate: Date(timeIntervalSince1970: 1_000_000_000))
+        archive.response(
+            "https://files.test/dated", body: Array("dated".utf8),
+            captureDate: Date(timeIntervalSince1970: 1_000_000_000))
         let reader = try archive.build(in: folder)
         guard case .response(let record)? = try reader.lookup(url: "https://files.test/data.bin")?.record else {
             throw WebArcError.writerClosed
@@ -52,17 +57,20 @@ struct ReplayPlanTests {
         #expect(fetched.response?.value(forHTTPHeaderField: "Last-Modified") == Self.lastModified)
     }
 
-    @Test("a range gets 206 with Content-Range and exactly those bytes", arguments: [
-        ("bytes=0-99", 0..<100), ("bytes=262100-262199", 262_100..<262_200), ("bytes=599990-", 599_990..<600_000),
-        ("bytes=-10", 599_990..<600_000), ("bytes=100-9999999", 100..<600_000),
-    ])
+    @Test(
+        "a range gets 206 with Content-Range and exactly those bytes",
+        arguments: [
+            ("bytes=0-99", 0..<100), ("bytes=262100-262199", 262_100..<262_200), ("bytes=599990-", 599_990..<600_000),
+            ("bytes=-10", 599_990..<600_000), ("bytes=100-9999999", 100..<600_000),
+        ])
     func range(header: String, expected: Range<Int>) async throws {
         for api in LoadingAPI.allCases {
             let fetched = await fetch("data.bin", headers: ["Range": header], api: api)
             #expect(fetched.status == 206)
             #expect(fetched.data == Data(Self.body[expected]))
-            #expect(fetched.response?.value(forHTTPHeaderField: "Content-Range")
-                == "bytes \(expected.lowerBound)-\(expected.upperBound - 1)/600000")
+            #expect(
+                fetched.response?.value(forHTTPHeaderField: "Content-Range")
+                    == "bytes \(expected.lowerBound)-\(expected.upperBound - 1)/600000")
             #expect(fetched.response?.value(forHTTPHeaderField: "Content-Length") == String(expected.count))
         }
     }

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-import WebArcTestSupport
 import WebArc
 import WebArcReplay
+import WebArcTestSupport
+
 @testable import WebArcURLProtocol
 
 #if canImport(FoundationNetworking)
@@ -33,7 +34,9 @@ struct ReplayResolverTests {
         archive.redirect("http://site.test/keep", to: "http://site.test/kept", status: 307, method: "POST")
         archive.response("http://site.test/kept", method: "POST", body: Array("kept POST".utf8))
         archive.redirect("http://site.test/dangling", to: "http://site.test/nowhere")
-        for hop in 0..<25 { archive.redirect("http://site.test/hop\(hop)", to: "http://site.test/hop\(hop + 1)", status: 302) }
+        for hop in 0..<25 {
+            archive.redirect("http://site.test/hop\(hop)", to: "http://site.test/hop\(hop + 1)", status: 302)
+        }
         archive.response("http://site.test/hop25", text: "far")
         reader = try archive.build(in: folder)
         RedirectReplay.serve(reader, onMiss: .offline)
@@ -78,7 +81,8 @@ struct ReplayResolverTests {
 
     @Test("offline: a chain whose target is missing fails naming the target")
     func danglingOffline() async throws {
-        let fetched = await LoadingAPI.completionHandler.fetch("http://site.test/dangling", through: RedirectReplay.self)
+        let fetched = await LoadingAPI.completionHandler.fetch(
+            "http://site.test/dangling", through: RedirectReplay.self)
         let error = try #require(fetched.error as? URLError)
         #expect(error.code == .resourceUnavailable)
         #expect(error.localizedDescription.contains("http://site.test/nowhere"))
@@ -125,15 +129,19 @@ struct ReplayResolverTests {
         let (fetched, _) = await delegate.fetch(session, URLRequest(url: URL(string: "http://site.test/old")!))
         #expect(fetched.text == "home")
         #expect(fetched.response?.url?.absoluteString == "https://site.test/home")
-        #expect(delegate.redirectsAsked == [
-            "301 http://site.test/old -> http://site.test/newer", "302 http://site.test/newer -> https://site.test/newest",
-            "308 https://site.test/newest -> https://site.test/home",
-        ])
+        #expect(
+            delegate.redirectsAsked == [
+                "301 http://site.test/old -> http://site.test/newer",
+                "302 http://site.test/newer -> https://site.test/newest",
+                "308 https://site.test/newest -> https://site.test/home",
+            ])
     }
 
     @Test("a delegate that answers nil gets the stored redirect itself: status, Location, no body")
     func delegateStops() async throws {
-        let delegate = CollectingDelegate { response, _ in response.statusCode == 302 ? nil : URLRequest(url: URL(string: "http://site.test/newer")!) }
+        let delegate = CollectingDelegate { response, _ in
+            response.statusCode == 302 ? nil : URLRequest(url: URL(string: "http://site.test/newer")!)
+        }
         let session = session(through: RedirectReplay.self, delegate: delegate)
         defer { session.finishTasksAndInvalidate() }
         let (fetched, _) = await delegate.fetch(session, URLRequest(url: URL(string: "http://site.test/old")!))

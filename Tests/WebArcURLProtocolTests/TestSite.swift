@@ -24,9 +24,15 @@ enum TestSite {
         case "/":
             return .init(headers: [("Content-Type", "text/html; charset=utf-8"), ("X-Site", "test")], text: page)
         case "/about.html":
-            return .init(headers: [("Content-Type", "text/html")], text: "<link rel=stylesheet href=style.css><a href=/>home</a>")
+            return .init(
+                headers: [("Content-Type", "text/html")], text: "<link rel=stylesheet href=style.css><a href=/>home</a>"
+            )
         case "/style.css":
-            return .init(headers: [("Content-Type", "text/css")], text: "@import 'more.css'; h1 { background: url(img/h1.png) }\n@font-face { src: url(\"fonts/a.woff2\") format('woff2') }")
+            return .init(
+                headers: [("Content-Type", "text/css")],
+                text:
+                    "@import 'more.css'; h1 { background: url(img/h1.png) }\n@font-face { src: url(\"fonts/a.woff2\") format('woff2') }"
+            )
         case "/more.css":
             return .init(headers: [("Content-Type", "text/css")], text: "p { color: red }")
         case "/app.js":

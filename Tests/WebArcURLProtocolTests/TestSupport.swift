@@ -33,9 +33,12 @@ struct ArchiveBuilder {
         _ url: String, method: String = "GET", status: Int = 200, headers: [HTTPHeader] = [], mimeType: String? = nil,
         textEncoding: String? = nil, body: [UInt8], captureDate: Date? = nil
     ) {
-        items.append(.response(ResponseSpec(
-            method: method, url: url, status: status, headers: headers, mimeType: mimeType, textEncoding: textEncoding,
-            body: body, captureDate: captureDate)))
+        items.append(
+            .response(
+                ResponseSpec(
+                    method: method, url: url, status: status, headers: headers, mimeType: mimeType,
+                    textEncoding: textEncoding,
+                    body: body, captureDate: captureDate)))
     }
 
     mutating func response(_ url: String, status: Int = 200, headers: [HTTPHeader] = [], text: String) {
@@ -43,9 +46,11 @@ struct ArchiveBuilder {
     }
 
     mutating func redirect(_ url: String, to target: String, status: Int = 301, method: String = "GET") {
-        items.append(.redirect(RedirectRecord(
-            request: RequestRecord(method: method, url: url), status: status, target: target,
-            headers: [HTTPHeader("Location", target)])))
+        items.append(
+            .redirect(
+                RedirectRecord(
+                    request: RequestRecord(method: method, url: url), status: status, target: target,
+                    headers: [HTTPHeader("Location", target)])))
     }
 
     /// Writes the archive into `folder` and opens it.
@@ -56,9 +61,12 @@ struct ArchiveBuilder {
             switch item {
             case .response(let spec):
                 let body = try writer.addBody(spec.body)
-                try writer.add(ResponseRecord(
-                    request: RequestRecord(method: spec.method, url: spec.url), status: spec.status, headers: spec.headers,
-                    mimeType: spec.mimeType, textEncoding: spec.textEncoding, body: body, captureDate: spec.captureDate))
+                try writer.add(
+                    ResponseRecord(
+                        request: RequestRecord(method: spec.method, url: spec.url), status: spec.status,
+                        headers: spec.headers,
+                        mimeType: spec.mimeType, textEncoding: spec.textEncoding, body: body,
+                        captureDate: spec.captureDate))
             case .redirect(let redirect):
                 try writer.add(redirect)
             }
@@ -158,7 +166,9 @@ final class CollectingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sen
     func pieces(of task: URLSessionTask) -> [Int] { tasks.withLock { $0[task.taskIdentifier]?.pieces ?? [] } }
 
     /// Runs a data task through the delegate; `started` receives the task once it is resumed.
-    func fetch(_ session: URLSession, _ request: URLRequest, started: (URLSessionTask) -> Void = { _ in }) async
+    func fetch(
+        _ session: URLSession, _ request: URLRequest, started: (URLSessionTask) -> Void = { _ in }
+    ) async
         -> (Fetched, pieces: [Int])
     {
         let task = session.dataTask(with: request)
@@ -202,8 +212,10 @@ final class CollectingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sen
             tasks[task.taskIdentifier]?.continuation = nil
             return (state, state.continuation)
         }
-        continuation?.resume(returning: Fetched(
-            data: error == nil ? state.data : nil, response: (task.response as? HTTPURLResponse) ?? state.response, error: error))
+        continuation?.resume(
+            returning: Fetched(
+                data: error == nil ? state.data : nil, response: (task.response as? HTTPURLResponse) ?? state.response,
+                error: error))
     }
 }
 
@@ -265,7 +277,8 @@ enum LoadingAPI: String, CaseIterable, Sendable, CustomTestStringConvertible {
             running.run {
                 await withCheckedContinuation { continuation in
                     let task = session.dataTask(with: request) { data, response, error in
-                        continuation.resume(returning: Fetched(data: data, response: response as? HTTPURLResponse, error: error))
+                        continuation.resume(
+                            returning: Fetched(data: data, response: response as? HTTPURLResponse, error: error))
                     }
                     task.resume()
                     running.started(task)

@@ -22,7 +22,9 @@ struct TrustedServingTests {
         let key = SigningKey()
         let policy = TrustPolicy(trusting: [key.publicKey])
         TrustedReplay.stopServing()
-        #expect(throws: WebArcError.unsigned(offset: unsigned.archiveLength)) { try TrustedReplay.serve([unsigned], trusting: policy) }
+        #expect(throws: WebArcError.unsigned(offset: unsigned.archiveLength)) {
+            try TrustedReplay.serve([unsigned], trusting: policy)
+        }
         #expect(await LoadingAPI.async.fetch("https://example.com/", through: TrustedReplay.self).status != 200)
 
         try ArchiveSigner.sign(path: unsigned.path, with: SigningKey(), sequence: 1)
@@ -49,9 +51,12 @@ struct TrustedServingTests {
         let old = try older.build(in: folder, name: "v1.webarc")
         try ArchiveSigner.sign(path: newer.path, with: key, sequence: 2)
         try ArchiveSigner.sign(path: old.path, with: key, sequence: 1)
-        let policy = TrustPolicy(trusting: [key.publicKey], rollbackState: try RollbackState(directory: folder.file("state")))
+        let policy = TrustPolicy(
+            trusting: [key.publicKey], rollbackState: try RollbackState(directory: folder.file("state")))
         try TrustedReplay.serve([try ArchiveReader(path: newer.path)], trusting: policy)
-        #expect(throws: WebArcError.rolledBack(keyID: "\(key.keyID)", sequence: 1, accepted: 2, offset: old.archiveLength)) {
+        #expect(
+            throws: WebArcError.rolledBack(keyID: "\(key.keyID)", sequence: 1, accepted: 2, offset: old.archiveLength)
+        ) {
             try TrustedReplay.serve([try ArchiveReader(path: old.path)], trusting: policy)
         }
         TrustedReplay.stopServing()

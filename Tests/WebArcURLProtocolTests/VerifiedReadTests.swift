@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebArc
 import WebArcTestSupport
+
 @testable import WebArcURLProtocol
 
 #if canImport(FoundationNetworking)

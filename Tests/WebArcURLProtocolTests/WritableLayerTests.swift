@@ -11,9 +11,11 @@ import WebArcTestSupport
 @Suite("WritableLayer", .timeLimit(.minutes(1)))
 struct WritableLayerTests {
     func response(_ url: String, _ text: String) -> LayerEntry {
-        .response(LayerResponse(
-            request: RequestRecord(url: url), status: 200, headers: [HTTPHeader("Content-Length", String(text.utf8.count))],
-            mimeType: "text/plain", textEncoding: nil, captureDate: Date(), body: .bytes(Data(text.utf8))))
+        .response(
+            LayerResponse(
+                request: RequestRecord(url: url), status: 200,
+                headers: [HTTPHeader("Content-Length", String(text.utf8.count))],
+                mimeType: "text/plain", textEncoding: nil, captureDate: Date(), body: .bytes(Data(text.utf8))))
     }
 
     func text(_ reader: ArchiveReader, _ url: String) throws -> String? {
@@ -38,7 +40,10 @@ struct WritableLayerTests {
         try written.validateBases()
         #expect(written.recordCount == 40)
         #expect(try text(written, "https://example.com/7") == "page 7")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["bundle.webarc", "layer.webarc"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == [
+                "bundle.webarc", "layer.webarc",
+            ])
     }
 
     @Test("a rewrite keeps earlier entries, replaces a key's records, and stores no body the bundle holds")
@@ -73,9 +78,13 @@ struct WritableLayerTests {
         archive.response("https://example.com/big", body: shipped)
         let bundle = try archive.build(in: folder, name: "bundle.webarc")
         let layer = WritableLayer(path: folder.file("layer.webarc"), bundle: [bundle])
-        await layer.add([.response(LayerResponse(
-            request: RequestRecord(url: "https://example.com/big"), status: 200, headers: [], mimeType: nil, textEncoding: nil,
-            captureDate: Date(), body: .bytes(Data(edited))))])
+        await layer.add([
+            .response(
+                LayerResponse(
+                    request: RequestRecord(url: "https://example.com/big"), status: 200, headers: [], mimeType: nil,
+                    textEncoding: nil,
+                    captureDate: Date(), body: .bytes(Data(edited))))
+        ])
         #expect(layer.lastError == nil)
         let top = try #require(layer.layers.first)
         guard case .response(let record)? = try top.lookup(url: "https://example.com/big")?.record else {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import WebArcTestSupport
 import WebArc
+import WebArcTestSupport
 
 @testable import WebArcZim
 
@@ -10,13 +10,15 @@ import WebArc
 /// `Tools/zim-check.sh` runs the real warc2zim on a WARC.
 @Suite("warc2zim ZIMs back at their crawled URLs")
 struct Warc2zimMappingTests {
-    static let page = "<!doctype html><html><head><title>Example</title></head><body><a href=\"/old\">old</a></body></html>"
+    static let page =
+        "<!doctype html><html><head><title>Example</title></head><body><a href=\"/old\">old</a></body></html>"
     /// What warc2zim 1.5.5 puts in place of `<head>` (its `sw_check.html` template).
-    static let headInsert = "<head><script>\n// No SW Fallback check: hit if loaded via direct link (no SW installed or not supported)\nif (!window._WBWombat) {\n}\n</script>"
+    static let headInsert =
+        "<head><script>\n// No SW Fallback check: hit if loaded via direct link (no SW installed or not supported)\nif (!window._WBWombat) {\n}\n</script>"
 
     static func headers(_ url: String, type: String = "response", http: String) -> [UInt8] {
-        Array((
-            "WARC/1.0\r\nWARC-Type: \(type)\r\nWARC-Record-ID: <urn:uuid:1>\r\nWARC-Date: 2024-05-01T10:00:00Z\r\n"
+        Array(
+            ("WARC/1.0\r\nWARC-Type: \(type)\r\nWARC-Record-ID: <urn:uuid:1>\r\nWARC-Date: 2024-05-01T10:00:00Z\r\n"
                 + "WARC-Target-URI: \(url)\r\nContent-Length: 999\r\n\r\n" + http).utf8)
     }
 
@@ -25,22 +27,39 @@ struct Warc2zimMappingTests {
         let creator = try ZimCreator(path: path, reportedAs: path, indexLanguage: nil)
         let stored = Array(Self.page.replacingOccurrences(of: "<head>", with: Self.headInsert).utf8)
         func item(_ path: String, _ type: String, _ bytes: [UInt8]) throws {
-            try bytes.withUnsafeBytes { try creator.addItem(path: path, title: "", mimeType: type, bytes: $0, frontArticle: false) }
+            try bytes.withUnsafeBytes {
+                try creator.addItem(path: path, title: "", mimeType: type, bytes: $0, frontArticle: false)
+            }
         }
         try item("A/example.com/", "text/html", stored)
-        try item("H/example.com/", "application/warc-headers", Self.headers(
-            "https://example.com/",
-            http: "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\nX-Served-By: test\r\n\r\n"))
+        try item(
+            "H/example.com/", "application/warc-headers",
+            Self.headers(
+                "https://example.com/",
+                http:
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\nX-Served-By: test\r\n\r\n"
+            ))
         try item("A/example.com/style.css", "text/css", Array("p{}".utf8))
-        try item("H/example.com/style.css", "application/warc-headers", Self.headers(
-            "https://example.com/style.css", http: "HTTP/1.1 200 OK\r\nContent-Type: text/css\r\nContent-Length: 3\r\n\r\n"))
-        try item("H/example.com/old", "application/warc-headers", Self.headers(
-            "https://example.com/old", http: "HTTP/1.1 301 Moved Permanently\r\nLocation: /\r\nContent-Length: 0\r\n\r\n"))
-        try item("H/example.com/empty.js", "application/warc-headers", Self.headers(
-            "https://example.com/empty.js", http: "HTTP/1.1 200 OK\r\nContent-Type: text/javascript\r\nContent-Length: 0\r\n\r\n"))
-        try item("H/example.com/again.css", "application/warc-headers", Self.headers(
-            "https://example.com/again.css", type: "revisit",
-            http: "HTTP/1.1 200 OK\r\nContent-Type: text/css\r\n\r\n"))
+        try item(
+            "H/example.com/style.css", "application/warc-headers",
+            Self.headers(
+                "https://example.com/style.css",
+                http: "HTTP/1.1 200 OK\r\nContent-Type: text/css\r\nContent-Length: 3\r\n\r\n"))
+        try item(
+            "H/example.com/old", "application/warc-headers",
+            Self.headers(
+                "https://example.com/old",
+                http: "HTTP/1.1 301 Moved Permanently\r\nLocation: /\r\nContent-Length: 0\r\n\r\n"))
+        try item(
+            "H/example.com/empty.js", "application/warc-headers",
+            Self.headers(
+                "https://example.com/empty.js",
+                http: "HTTP/1.1 200 OK\r\nContent-Type: text/javascript\r\nContent-Length: 0\r\n\r\n"))
+        try item(
+            "H/example.com/again.css", "application/warc-headers",
+            Self.headers(
+                "https://example.com/again.css", type: "revisit",
+                http: "HTTP/1.1 200 OK\r\nContent-Type: text/css\r\n\r\n"))
         try item("A/index.html", "text/html", Array("<html>replay</html>".utf8))
         try item("A/sw.js", "text/javascript", Array("// replay".utf8))
         creator.setMainPath("A/index.html")
@@ -84,7 +103,11 @@ struct Warc2zimMappingTests {
         #expect(redirect.target == "https://example.com/")
         #expect(try reader.responseBody("https://example.com/empty.js") == [])
         let urls = Set(try reader.recordsByURL().keys)
-        #expect(urls == ["https://example.com/", "https://example.com/style.css", "https://example.com/old", "https://example.com/empty.js"])
+        #expect(
+            urls == [
+                "https://example.com/", "https://example.com/style.css", "https://example.com/old",
+                "https://example.com/empty.js",
+            ])
         #expect(summary.leftOut.contains { $0.hasPrefix("A/index.html") })
         #expect(summary.leftOut.contains { $0.hasPrefix("A/sw.js") })
         #expect(summary.leftOut.contains { $0.hasPrefix("H/example.com/again.css") })

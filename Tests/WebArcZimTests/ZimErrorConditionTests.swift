@@ -14,7 +14,9 @@ struct ZimErrorConditionTests {
         Array(try Data(contentsOf: URL(fileURLWithPath: try ZimSite.zim(in: scratch))))
     }
 
-    private func importing(_ bytes: [UInt8], in scratch: TemporaryFolder, options: ZimImportOptions = ZimImportOptions()) throws {
+    private func importing(
+        _ bytes: [UInt8], in scratch: TemporaryFolder, options: ZimImportOptions = ZimImportOptions()
+    ) throws {
         let input = try scratch.write("input.zim", bytes)
         try? FileManager.default.removeItem(atPath: scratch.file("out.webarc"))
         _ = try ZimImporter(options: options).run(input: input, output: scratch.file("out.webarc"))
@@ -38,7 +40,9 @@ struct ZimErrorConditionTests {
             switch cut {
             case 0, 3: .notAZim(file: file)
             case 40, 79: .truncated(file: file, what: "the header", needed: 80, size: size)
-            default: .truncated(file: file, what: "the checksum at \(checksumPosition)", needed: checksumPosition + 16, size: size)
+            default:
+                .truncated(
+                    file: file, what: "the checksum at \(checksumPosition)", needed: checksumPosition + 16, size: size)
             }
         #expect(throws: expected) { try importing(kept, in: scratch) }
         #expect(!FileManager.default.fileExists(atPath: scratch.file("out.webarc")))
@@ -54,16 +58,28 @@ struct ZimErrorConditionTests {
             try importing(patched(bytes, at: 4, 9, width: 2), in: scratch)
         }
         let pathPointers = try ZimHeader(parsing: bytes, file: file).pathPointerPosition
-        #expect(throws: ZimError.truncated(
-            file: file, what: "the dirent pointer list (4294967295 × 8 bytes at \(pathPointers))",
-            needed: pathPointers + 4_294_967_295 * 8 + 16, size: size)) {
+        #expect(
+            throws: ZimError.truncated(
+                file: file, what: "the dirent pointer list (4294967295 × 8 bytes at \(pathPointers))",
+                needed: pathPointers + 4_294_967_295 * 8 + 16, size: size)
+        ) {
             try importing(patched(bytes, at: 24, UInt64(UInt32.max), width: 4), in: scratch)
         }
         let clusters = try ZimHeader(parsing: bytes, file: file).clusterCount
-        #expect(throws: ZimError.truncated(file: file, what: "the cluster pointer list (\(clusters) × 8 bytes at \(UInt64.max))", needed: UInt64.max, size: size)) {
+        #expect(
+            throws: ZimError.truncated(
+                file: file, what: "the cluster pointer list (\(clusters) × 8 bytes at \(UInt64.max))",
+                needed: UInt64.max, size: size)
+        ) {
             try importing(patched(bytes, at: 48, UInt64.max, width: 8), in: scratch)
         }
-        #expect(throws: ZimError.badHeader(file: file, reason: "main page 4000000 is not one of the \(try ZimHeader(parsing: bytes, file: file).entryCount) entries")) {
+        #expect(
+            throws: ZimError.badHeader(
+                file: file,
+                reason:
+                    "main page 4000000 is not one of the \(try ZimHeader(parsing: bytes, file: file).entryCount) entries"
+            )
+        ) {
             try importing(patched(bytes, at: 64, 4_000_000, width: 4), in: scratch)
         }
     }
@@ -126,8 +142,11 @@ struct ZimFuzzRegressionTests {
     @Test("crash-41aabb22: an absurd first blob offset is refused before libzim sizes a table by it")
     func absurdBlobOffset() {
         let input = Self.folder + "/crash-41aabb22c38f5621dc28b01d2c8307d008375d5a"
-        #expect(throws: ZimError.badHeader(
-            file: input, reason: "cluster 1's first blob offset 7323857652817398295 counts more blobs than the 23 entries")) {
+        #expect(
+            throws: ZimError.badHeader(
+                file: input,
+                reason: "cluster 1's first blob offset 7323857652817398295 counts more blobs than the 23 entries")
+        ) {
             try ZimArchive(path: input)
         }
     }

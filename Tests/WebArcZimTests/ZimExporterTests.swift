@@ -1,14 +1,16 @@
 import Foundation
 import Testing
-import WebArcTestSupport
 import WebArc
+import WebArcTestSupport
 
 @testable import WebArcZim
 
 @Suite("ZIM export, checked against zimcheck and zimdump", .enabled(if: ZimTools.available, ZimTools.skipReason))
 struct ZimExporterTests {
     /// The site packed as `webarc pack` packs it, then exported.
-    private func exported(_ scratch: TemporaryFolder, options: ZimExportOptions = ZimExportOptions()) throws -> (archive: String, zim: String, summary: ZimExportSummary) {
+    private func exported(
+        _ scratch: TemporaryFolder, options: ZimExportOptions = ZimExportOptions()
+    ) throws -> (archive: String, zim: String, summary: ZimExportSummary) {
         let folder = try ZimSite.write(in: scratch)
         let archive = scratch.file("site.webarc")
         _ = try SitePacker(options: SitePacker.Options()).pack(folder: folder, to: archive)
@@ -17,7 +19,9 @@ struct ZimExporterTests {
         return (archive, zim, summary)
     }
 
-    @Test("zimcheck passes the exported ZIM, with no redundant data", .enabled(if: ZimTools.path("zimcheck") != nil, "zimcheck not installed"))
+    @Test(
+        "zimcheck passes the exported ZIM, with no redundant data",
+        .enabled(if: ZimTools.path("zimcheck") != nil, "zimcheck not installed"))
     func zimcheckPasses() throws {
         let scratch = try TemporaryFolder()
         let (_, zim, _) = try exported(scratch)
@@ -88,10 +92,14 @@ struct ZimExporterTests {
         let other = try writer.addBody(Array("other origin".utf8))
         let query = try writer.addBody(Array("query".utf8))
         let html = [HTTPHeader("Content-Type", "text/html")]
-        try writer.add(ResponseRecord(request: RequestRecord(url: "https://example.com/"), headers: html, mimeType: "text/html", body: page))
+        try writer.add(
+            ResponseRecord(
+                request: RequestRecord(url: "https://example.com/"), headers: html, mimeType: "text/html", body: page))
         try writer.add(ResponseRecord(request: RequestRecord(url: "https://cdn.example.net/a.js"), body: other))
         try writer.add(ResponseRecord(request: RequestRecord(url: "https://example.com/search?q=a%20b"), body: query))
-        try writer.add(RedirectRecord(request: RequestRecord(url: "https://example.com/gone"), target: "https://elsewhere.example/"))
+        try writer.add(
+            RedirectRecord(
+                request: RequestRecord(url: "https://example.com/gone"), target: "https://elsewhere.example/"))
         writer.metadata = ArchiveMetadata(startURL: "https://example.com/")
         try writer.finish()
         let summary = try ZimExporter().run(archive: archive, output: scratch.file("mixed.zim"))

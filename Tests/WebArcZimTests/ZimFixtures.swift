@@ -45,11 +45,15 @@ enum ZimTools {
 /// space and one with non-ASCII letters, an empty file, and a symbolic link (a ZIM redirect).
 enum ZimSite {
     static let files: [String: [UInt8]] = [
-        "index.html": Array("<!doctype html><html><head><title>Home &amp; away</title><link rel=stylesheet href=\"css/site.css\"></head><body><a href=\"docs/\">Docs</a> <img src=\"img/logo.png\"></body></html>".utf8),
-        "about.html": Array("<html><head><title>About</title></head><body><a href=\"index.html\">home</a></body></html>".utf8),
+        "index.html": Array(
+            "<!doctype html><html><head><title>Home &amp; away</title><link rel=stylesheet href=\"css/site.css\"></head><body><a href=\"docs/\">Docs</a> <img src=\"img/logo.png\"></body></html>"
+                .utf8),
+        "about.html": Array(
+            "<html><head><title>About</title></head><body><a href=\"index.html\">home</a></body></html>".utf8),
         "css/site.css": Array("body { font-family: serif }".utf8),
         "img/logo.png": ZimIllustration.png(red: 200, green: 40, blue: 40),
-        "docs/index.html": Array("<html><head><title>Docs</title></head><body><a href=\"page%20one.html\">one</a></body></html>".utf8),
+        "docs/index.html": Array(
+            "<html><head><title>Docs</title></head><body><a href=\"page%20one.html\">one</a></body></html>".utf8),
         "docs/page one.html": Array("<html><head><title>Page one</title></head><body>One</body></html>".utf8),
         "data/ünïcode.txt": Array("ünïcode\n".utf8),
         "empty.txt": [],
@@ -59,7 +63,8 @@ enum ZimSite {
     /// Writes the site into `folder` of `scratch`, with `old.html` a link to `about.html`.
     static func write(in scratch: TemporaryFolder, folder: String = "site") throws -> String {
         for (name, bytes) in files { try scratch.write("\(folder)/\(name)", bytes) }
-        try FileManager.default.createSymbolicLink(atPath: scratch.file("\(folder)/old.html"), withDestinationPath: "about.html")
+        try FileManager.default.createSymbolicLink(
+            atPath: scratch.file("\(folder)/old.html"), withDestinationPath: "about.html")
         return scratch.file(folder)
     }
 
@@ -67,11 +72,13 @@ enum ZimSite {
     static func zim(in scratch: TemporaryFolder) throws -> String {
         let folder = try write(in: scratch)
         let zim = scratch.file("site.zim")
-        let result = try ZimTools.run("zimwriterfs", [
-            "--welcome=index.html", "--illustration=illustration.png", "--language=eng", "--title=Test site",
-            "--description=A site for tests", "--creator=webarc tests", "--publisher=webarc", "--name=test_site",
-            "--withoutFTIndex", folder, zim,
-        ])
+        let result = try ZimTools.run(
+            "zimwriterfs",
+            [
+                "--welcome=index.html", "--illustration=illustration.png", "--language=eng", "--title=Test site",
+                "--description=A site for tests", "--creator=webarc tests", "--publisher=webarc", "--name=test_site",
+                "--withoutFTIndex", folder, zim,
+            ])
         #expect(result.status == 0, "zimwriterfs: \(result.output)")
         return zim
     }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import WebArcTestSupport
 import WebArc
+import WebArcTestSupport
 
 @testable import WebArcZim
 
@@ -40,7 +40,8 @@ struct ZimImporterTests {
         try ZimImporter().run(input: zim, output: scratch.file("site.webarc"))
         let reader = try ArchiveReader(path: scratch.file("site.webarc"))
         #expect(try reader.responseBody("http://localhost/docs/page%20one.html") == ZimSite.files["docs/page one.html"])
-        #expect(try reader.responseBody("http://localhost/data/%C3%BCn%C3%AFcode.txt") == ZimSite.files["data/ünïcode.txt"])
+        #expect(
+            try reader.responseBody("http://localhost/data/%C3%BCn%C3%AFcode.txt") == ZimSite.files["data/ünïcode.txt"])
         #expect(try reader.responseBody("http://localhost/empty.txt") == [])
     }
 
@@ -76,11 +77,14 @@ struct ZimImporterTests {
         #expect(page.headers.value(for: "Content-Type") == "text/html; charset=utf-8")
         #expect(page.mimeType == "text/html")
         #expect(image.headers.value(for: "Content-Type") == "image/png")
-        let entries = Dictionary(try reader.metadata.entries.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+        let entries = Dictionary(
+            try reader.metadata.entries.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
         #expect(entries["zim:Title"] == "Test site")
         #expect(entries["zim:Language"] == "eng")
         #expect(entries["zim:Creator"] == "webarc tests")
-        #expect(entries["zim:Illustration_48x48@1"] == "data:image/png;base64," + Data(ZimIllustration.png()).base64EncodedString())
+        #expect(
+            entries["zim:Illustration_48x48@1"] == "data:image/png;base64,"
+                + Data(ZimIllustration.png()).base64EncodedString())
         #expect(entries["source"] == "site.zim (ZIM)")
     }
 
@@ -88,7 +92,8 @@ struct ZimImporterTests {
     func baseURL() throws {
         let scratch = try TemporaryFolder()
         let zim = try ZimSite.zim(in: scratch)
-        let summary = try ZimImporter(options: ZimImportOptions(baseURL: "https://kiosk.example/docs")).run(input: zim, output: scratch.file("site.webarc"))
+        let summary = try ZimImporter(options: ZimImportOptions(baseURL: "https://kiosk.example/docs")).run(
+            input: zim, output: scratch.file("site.webarc"))
         let reader = try ArchiveReader(path: scratch.file("site.webarc"))
         #expect(summary.baseURL == "https://kiosk.example/docs/")
         #expect(try reader.responseBody("https://kiosk.example/docs/about.html") == ZimSite.files["about.html"])
@@ -100,7 +105,10 @@ struct ZimImporterTests {
         let scratch = try TemporaryFolder()
         let zim = try ZimSite.zim(in: scratch)
         try scratch.write("site.webarc", Array("keep".utf8))
-        #expect(throws: ZimError.archive(.outputExists(path: scratch.file("site.webarc")), path: scratch.file("site.webarc"))) {
+        #expect(
+            throws: ZimError.archive(
+                .outputExists(path: scratch.file("site.webarc")), path: scratch.file("site.webarc"))
+        ) {
             try ZimImporter().run(input: zim, output: scratch.file("site.webarc"))
         }
         try ZimImporter(options: ZimImportOptions(overwrite: true)).run(input: zim, output: scratch.file("site.webarc"))

@@ -8,13 +8,15 @@ import WebArcTestSupport
 struct ZimPathsTests {
     let paths = ZimPaths(baseURL: "http://localhost/")
 
-    @Test("a path is encoded as pack encodes a file's path, and decoded back", arguments: [
-        ("index.html", "http://localhost/index.html"),
-        ("docs/page one.html", "http://localhost/docs/page%20one.html"),
-        ("data/ünïcode.txt", "http://localhost/data/%C3%BCn%C3%AFcode.txt"),
-        ("a/", "http://localhost/a/"),
-        ("100%.html", "http://localhost/100%25.html"),
-    ])
+    @Test(
+        "a path is encoded as pack encodes a file's path, and decoded back",
+        arguments: [
+            ("index.html", "http://localhost/index.html"),
+            ("docs/page one.html", "http://localhost/docs/page%20one.html"),
+            ("data/ünïcode.txt", "http://localhost/data/%C3%BCn%C3%AFcode.txt"),
+            ("a/", "http://localhost/a/"),
+            ("100%.html", "http://localhost/100%25.html"),
+        ])
     func exact(path: String, url: String) {
         #expect(paths.url(forPath: path) == url)
         #expect(paths.path(forURL: url)! == (path, true))

@@ -20,7 +20,8 @@ enum LZ4 {
         guard source.count > 0, let src = source.baseAddress, let dst = destination.baseAddress else { return nil }
         let input = src.assumingMemoryBound(to: CChar.self)
         let output = dst.assumingMemoryBound(to: CChar.self)
-        let written = level < 3
+        let written =
+            level < 3
             ? LZ4_compress_default(input, output, Int32(source.count), Int32(destination.count))
             : LZ4_compress_HC(input, output, Int32(source.count), Int32(destination.count), Int32(min(level, 12)))
         return written > 0 ? Int(written) : nil
@@ -44,7 +45,9 @@ enum LZ4 {
     /// refused (and then none of it is kept).
     static func decode(_ stored: [UInt8], rawLength: Int, dictionary: ArraySlice<UInt8>? = nil) -> [UInt8]? {
         guard rawLength > 0, !stored.isEmpty else { return nil }
-        if let dictionary, !dictionary.isEmpty, dictionary.count <= PrefixArenas.dictionaryRoom, rawLength <= PrefixArenas.outputRoom {
+        if let dictionary, !dictionary.isEmpty, dictionary.count <= PrefixArenas.dictionaryRoom,
+            rawLength <= PrefixArenas.outputRoom
+        {
             return decodeAfterPrefix(stored, rawLength: rawLength, dictionary: dictionary)
         }
         var ok = false
@@ -71,15 +74,18 @@ enum LZ4 {
 
     /// Decodes a block against a dictionary copied right before the output (prefix mode), then
     /// copies the output out of the arena. `dictionary` is 1 to 64 KiB, `rawLength` at most a chunk.
-    private static func decodeAfterPrefix(_ stored: [UInt8], rawLength: Int, dictionary: ArraySlice<UInt8>) -> [UInt8]? {
+    private static func decodeAfterPrefix(_ stored: [UInt8], rawLength: Int, dictionary: ArraySlice<UInt8>) -> [UInt8]?
+    {
         let arena = PrefixArenas.shared.take()
         defer { PrefixArenas.shared.give(arena) }
         let start = arena.output - dictionary.count
         dictionary.withUnsafeBytes { start.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         let produced = stored.withUnsafeBytes { source in
             LZ4_decompress_safe_usingDict(
-                source.baseAddress!.assumingMemoryBound(to: CChar.self), arena.output.assumingMemoryBound(to: CChar.self),
-                Int32(stored.count), Int32(rawLength), start.assumingMemoryBound(to: CChar.self), Int32(dictionary.count))
+                source.baseAddress!.assumingMemoryBound(to: CChar.self),
+                arena.output.assumingMemoryBound(to: CChar.self),
+                Int32(stored.count), Int32(rawLength), start.assumingMemoryBound(to: CChar.self),
+                Int32(dictionary.count))
         }
         guard produced == Int32(rawLength) else { return nil }
         return [UInt8](UnsafeRawBufferPointer(start: arena.output, count: rawLength))

@@ -38,7 +38,8 @@ final class LZ4Dictionary {
     init<C: Collection>(_ bytes: C, placement: DictionaryPlacement) where C.Element == UInt8 {
         self.bytes = Array(bytes.suffix(ChunkEntry.maxDictionaryLength))
         prefixed = placement == .prefix
-        storage = .allocate(byteCount: max(1, self.bytes.count + (prefixed ? ChunkEntry.maxRawLength : 0)), alignment: 16)
+        storage = .allocate(
+            byteCount: max(1, self.bytes.count + (prefixed ? ChunkEntry.maxRawLength : 0)), alignment: 16)
         storage.copyBytes(from: self.bytes)
         fastTemplate = .allocate(capacity: 1)
         fastWork = .allocate(capacity: 1)
@@ -65,16 +66,20 @@ final class LZ4Dictionary {
     /// Whether `other` holds exactly this dictionary's bytes (one `memcmp`).
     func hasSameBytes(as other: [UInt8]) -> Bool {
         guard bytes.count == other.count else { return false }
-        return other.isEmpty || other.withUnsafeBytes { memcmp(storage.baseAddress!, $0.baseAddress!, bytes.count) == 0 }
+        return other.isEmpty
+            || other.withUnsafeBytes { memcmp(storage.baseAddress!, $0.baseAddress!, bytes.count) == 0 }
     }
 
     /// Compresses `source` as one block that refers to the dictionary, returning its size, or nil
     /// when it does not fit in `destination`.
     ///
     /// - Parameter level: 1 or 2 for `LZ4_compress_fast_continue` (acceleration 1), 3–12 for LZ4HC.
-    func compress(_ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer, level: Int) -> Int? {
+    func compress(_ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer, level: Int) -> Int?
+    {
         guard source.count > 0, let src = source.baseAddress, let dst = destination.baseAddress else { return nil }
-        guard !prefixed || source.count <= ChunkEntry.maxRawLength else { return compressAfterFreshLoad(source, into: destination, level: level) }
+        guard !prefixed || source.count <= ChunkEntry.maxRawLength else {
+            return compressAfterFreshLoad(source, into: destination, level: level)
+        }
         let input: UnsafePointer<CChar>
         if prefixed {
             // The block goes right after the dictionary, where the template's state expects it.
@@ -88,7 +93,8 @@ final class LZ4Dictionary {
         let written: Int32
         if level < 3 {
             fastWork.update(from: fastTemplate, count: 1)
-            written = LZ4_compress_fast_continue(fastWork, input, output, Int32(source.count), Int32(destination.count), 1)
+            written = LZ4_compress_fast_continue(
+                fastWork, input, output, Int32(source.count), Int32(destination.count), 1)
         } else {
             let (template, work) = loadedHC(level: min(level, 12))
             work.update(from: template, count: 1)
@@ -99,7 +105,9 @@ final class LZ4Dictionary {
 
     /// A prefixed block longer than the room after the dictionary (no chunk is): the dictionary and
     /// the block copied into one buffer, the dictionary loaded there on a fresh stream.
-    private func compressAfterFreshLoad(_ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer, level: Int) -> Int? {
+    private func compressAfterFreshLoad(
+        _ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer, level: Int
+    ) -> Int? {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count + source.count, alignment: 16)
         defer { buffer.deallocate() }
         buffer.copyBytes(from: bytes)
@@ -113,7 +121,8 @@ final class LZ4Dictionary {
             defer { stream.deallocate() }
             LZ4_initStream(stream, MemoryLayout<LZ4_stream_t>.size)
             LZ4_loadDict(stream, dictionary, Int32(bytes.count))
-            written = LZ4_compress_fast_continue(stream, input, output, Int32(source.count), Int32(destination.count), 1)
+            written = LZ4_compress_fast_continue(
+                stream, input, output, Int32(source.count), Int32(destination.count), 1)
         } else {
             let stream = UnsafeMutablePointer<LZ4_streamHC_t>.allocate(capacity: 1)
             defer { stream.deallocate() }

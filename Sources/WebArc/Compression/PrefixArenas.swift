@@ -29,7 +29,8 @@ final class PrefixArenas: Sendable {
 
     /// An arena no other thread uses.
     func take() -> Arena {
-        idle.withLock { $0.popLast() } ?? Arena(base: .allocate(byteCount: Self.dictionaryRoom + Self.outputRoom, alignment: 64))
+        idle.withLock { $0.popLast() }
+            ?? Arena(base: .allocate(byteCount: Self.dictionaryRoom + Self.outputRoom, alignment: 64))
     }
 
     /// Takes back an arena from ``take()``.

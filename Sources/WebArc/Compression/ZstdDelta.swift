@@ -19,7 +19,8 @@ enum ZstdDelta {
 
     /// The frame coding `raw` against `reference`, or nil when it is not shorter than `limit`.
     static func encode(
-        _ raw: UnsafeRawBufferPointer, reference: UnsafeRawBufferPointer, shorterThan limit: Int, level: Int32 = ZstdDelta.level
+        _ raw: UnsafeRawBufferPointer, reference: UnsafeRawBufferPointer, shorterThan limit: Int,
+        level: Int32 = ZstdDelta.level
     ) -> [UInt8]? {
         guard raw.count > 0, !startsWithDictionaryMagic(reference), let context = ZSTD_createCCtx() else { return nil }
         defer { ZSTD_freeCCtx(context) }
@@ -40,7 +41,9 @@ enum ZstdDelta {
     static func decode(_ stored: [UInt8], rawLength: Int, reference: [UInt8]) -> [UInt8]? {
         guard rawLength > 0 else { return nil }
         let framed = stored.withUnsafeBytes { frame -> Bool in
-            guard frame.count >= 4, frame.loadUnaligned(as: UInt32.self) == UInt32(littleEndian: 0xFD2F_B528) else { return false }
+            guard frame.count >= 4, frame.loadUnaligned(as: UInt32.self) == UInt32(littleEndian: 0xFD2F_B528) else {
+                return false
+            }
             guard ZSTD_findFrameCompressedSize(frame.baseAddress, frame.count) == frame.count else { return false }
             guard ZSTD_getDictID_fromFrame(frame.baseAddress, frame.count) == 0 else { return false }
             return ZSTD_getFrameContentSize(frame.baseAddress, frame.count) == UInt64(rawLength)
@@ -54,8 +57,11 @@ enum ZstdDelta {
         let output = [UInt8](unsafeUninitializedCapacity: rawLength) { destination, count in
             written = stored.withUnsafeBytes { frame in
                 reference.withUnsafeBytes { history -> Int in
-                    guard ZSTD_isError(ZSTD_DCtx_refPrefix(context, history.baseAddress, history.count)) == 0 else { return -1 }
-                    let result = ZSTD_decompressDCtx(context, destination.baseAddress, destination.count, frame.baseAddress, frame.count)
+                    guard ZSTD_isError(ZSTD_DCtx_refPrefix(context, history.baseAddress, history.count)) == 0 else {
+                        return -1
+                    }
+                    let result = ZSTD_decompressDCtx(
+                        context, destination.baseAddress, destination.count, frame.baseAddress, frame.count)
                     return ZSTD_isError(result) == 0 ? result : -1
                 }
             }

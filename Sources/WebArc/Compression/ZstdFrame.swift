@@ -46,15 +46,23 @@ enum ZstdFrame {
             ZSTD_isError(ZSTD_CCtx_setParameter(context, ZSTD_c_dictIDFlag, 0)) == 0,
             window <= 23 || ZSTD_isError(ZSTD_CCtx_setParameter(context, ZSTD_c_windowLog, window)) == 0,
             window < cappedFromWindowLog
-                || (ZSTD_isError(ZSTD_CCtx_setParameter(context, ZSTD_c_chainLog, chainLog(history: prefix.count, content: content.count, window: window))) == 0
+                || (ZSTD_isError(
+                    ZSTD_CCtx_setParameter(
+                        context, ZSTD_c_chainLog,
+                        chainLog(history: prefix.count, content: content.count, window: window))) == 0
                     && ZSTD_isError(ZSTD_CCtx_setParameter(context, ZSTD_c_hashLog, maxHashLog)) == 0)
         else { return nil }
         var output = [UInt8](repeating: 0, count: ZSTD_compressBound(content.count))
         let written = output.withUnsafeMutableBytes { destination in
             content.withUnsafeBytes { source in
                 prefix.withUnsafeBytes { history -> Int in
-                    if history.count > 0, ZSTD_isError(ZSTD_CCtx_refPrefix(context, history.baseAddress, history.count)) != 0 { return -1 }
-                    let result = ZSTD_compress2(context, destination.baseAddress, destination.count, source.baseAddress, source.count)
+                    if history.count > 0,
+                        ZSTD_isError(ZSTD_CCtx_refPrefix(context, history.baseAddress, history.count)) != 0
+                    {
+                        return -1
+                    }
+                    let result = ZSTD_compress2(
+                        context, destination.baseAddress, destination.count, source.baseAddress, source.count)
                     return ZSTD_isError(result) == 0 ? result : -1
                 }
             }
@@ -95,9 +103,16 @@ enum ZstdFrame {
         let output = [UInt8](unsafeUninitializedCapacity: size) { destination, count in
             written = frame.withUnsafeBytes { source in
                 prefix.withUnsafeBytes { history -> Int in
-                    guard ZSTD_isError(ZSTD_DCtx_setParameter(context, ZSTD_d_windowLogMax, maxWindowLog)) == 0 else { return -1 }
-                    if history.count > 0, ZSTD_isError(ZSTD_DCtx_refPrefix(context, history.baseAddress, history.count)) != 0 { return -1 }
-                    let result = ZSTD_decompressDCtx(context, destination.baseAddress, size, source.baseAddress, source.count)
+                    guard ZSTD_isError(ZSTD_DCtx_setParameter(context, ZSTD_d_windowLogMax, maxWindowLog)) == 0 else {
+                        return -1
+                    }
+                    if history.count > 0,
+                        ZSTD_isError(ZSTD_DCtx_refPrefix(context, history.baseAddress, history.count)) != 0
+                    {
+                        return -1
+                    }
+                    let result = ZSTD_decompressDCtx(
+                        context, destination.baseAddress, size, source.baseAddress, source.count)
                     return ZSTD_isError(result) == 0 ? result : -1
                 }
             }

@@ -36,15 +36,23 @@ package struct ArchiveAppendix: Equatable, Sendable {
     package init(parsing bytes: [UInt8], at offset: UInt64) throws {
         let lengthOffset = offset + UInt64(max(bytes.count - Self.footerSize, 0))
         func bad(_ reason: String) -> WebArcError { .badAppendix(offset: lengthOffset, reason: reason) }
-        guard bytes.count >= Self.footerSize, Array(bytes.suffix(8)) == Self.endMagic else { throw bad("no appendix end magic") }
-        var footer = ByteReader(bytes, region: .file(section: "appendix", offset: offset), range: bytes.count - 16..<bytes.count - 8)
+        guard bytes.count >= Self.footerSize, Array(bytes.suffix(8)) == Self.endMagic else {
+            throw bad("no appendix end magic")
+        }
+        var footer = ByteReader(
+            bytes, region: .file(section: "appendix", offset: offset), range: bytes.count - 16..<bytes.count - 8)
         let declared = try footer.readUInt64()
-        guard declared == UInt64(bytes.count) else { throw bad("appendixLength \(declared), but the appendix holds \(bytes.count) bytes") }
-        var reader = ByteReader(bytes, region: .file(section: "appendix", offset: offset), range: 0..<bytes.count - Self.footerSize)
+        guard declared == UInt64(bytes.count) else {
+            throw bad("appendixLength \(declared), but the appendix holds \(bytes.count) bytes")
+        }
+        var reader = ByteReader(
+            bytes, region: .file(section: "appendix", offset: offset), range: 0..<bytes.count - Self.footerSize)
         var blocks: [Block] = []
         while !reader.isAtEnd {
             let blockOffset = offset + UInt64(reader.position)
-            guard reader.remaining >= 8 else { throw bad("\(reader.remaining) bytes before the length field are not a block") }
+            guard reader.remaining >= 8 else {
+                throw bad("\(reader.remaining) bytes before the length field are not a block")
+            }
             let type = try reader.readUInt32()
             let length = try reader.readUInt32()
             guard UInt64(length) <= UInt64(reader.remaining) else {
@@ -73,13 +81,17 @@ package struct ArchiveAppendix: Equatable, Sendable {
         let last = Array(tail.suffix(8))
         if last == Trailer.endMagic { return fileLength }
         guard last == endMagic else {
-            throw WebArcError.truncated(section: "trailer", offset: fileLength, needed: UInt64(Trailer.size), available: 0)
+            throw WebArcError.truncated(
+                section: "trailer", offset: fileLength, needed: UInt64(Trailer.size), available: 0)
         }
-        var reader = ByteReader(tail, region: .file(section: "appendix", offset: fileLength - UInt64(tail.count)), range: tail.count - 16..<tail.count - 8)
+        var reader = ByteReader(
+            tail, region: .file(section: "appendix", offset: fileLength - UInt64(tail.count)),
+            range: tail.count - 16..<tail.count - 8)
         let length = try reader.readUInt64()
         let lengthOffset = fileLength - 16
         guard length >= UInt64(footerSize), length <= fileLength - minimum else {
-            throw WebArcError.badAppendix(offset: lengthOffset, reason: "appendixLength \(length) does not fit a file of \(fileLength) bytes")
+            throw WebArcError.badAppendix(
+                offset: lengthOffset, reason: "appendixLength \(length) does not fit a file of \(fileLength) bytes")
         }
         guard length <= FormatBounds.maxAppendixLength else {
             throw WebArcError.badAppendix(offset: lengthOffset, reason: "appendixLength \(length) is over 1 MiB")

@@ -57,7 +57,8 @@ public struct BodyDigest: Hashable, Comparable, Sendable, CustomStringConvertibl
     /// The 16 digest bytes in order.
     public var bytes: [UInt8] {
         (0..<16).map { index in
-            index < 8 ? UInt8(truncatingIfNeeded: high >> (56 - 8 * UInt64(index)))
+            index < 8
+                ? UInt8(truncatingIfNeeded: high >> (56 - 8 * UInt64(index)))
                 : UInt8(truncatingIfNeeded: low >> (56 - 8 * UInt64(index - 8)))
         }
     }
@@ -66,7 +67,8 @@ public struct BodyDigest: Hashable, Comparable, Sendable, CustomStringConvertibl
     public var hex: String {
         let high = String(high, radix: 16)
         let low = String(low, radix: 16)
-        return String(repeating: "0", count: 16 - high.count) + high + String(repeating: "0", count: 16 - low.count) + low
+        return String(repeating: "0", count: 16 - high.count) + high + String(repeating: "0", count: 16 - low.count)
+            + low
     }
 
     public var description: String { hex }

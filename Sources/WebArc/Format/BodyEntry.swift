@@ -52,7 +52,8 @@ public struct BodyEntry: Equatable, Sendable {
         origin = Origin(page: page, position: start)
         // Checked against the bytes left before anything is allocated; a count over 2^22 can never
         // fit a 4 MiB page, so this also keeps the bound of spec §10.
-        try reader.require(UInt64(count) * UInt64(ChunkEntry.size), what: "body \(reference) with \(count) chunk entries")
+        try reader.require(
+            UInt64(count) * UInt64(ChunkEntry.size), what: "body \(reference) with \(count) chunk entries")
         var chunks: [ChunkEntry] = []
         chunks.reserveCapacity(Int(count))
         for _ in 0..<count { chunks.append(try ChunkEntry(parsing: &reader)) }
@@ -87,7 +88,8 @@ public struct BodyEntry: Equatable, Sendable {
     /// - Throws: `corruptIndex` at the entry's page.
     func checkLength() throws {
         guard length <= FormatBounds.maxBodyLength else {
-            throw WebArcError.corruptIndex(page: origin.page, position: origin.position, reason: "body \(reference) length \(length) is over 2^40")
+            throw WebArcError.corruptIndex(
+                page: origin.page, position: origin.position, reason: "body \(reference) length \(length) is over 2^40")
         }
         let sum = chunkLengthSum
         guard sum == length else {

@@ -107,8 +107,13 @@ package struct ChunkEntry: Hashable, Sendable {
     }
 
     /// Makes a codec-3 entry: `reference` (as this archive sees it) follows it in the body entry.
-    init(offset: UInt64, storedLength: UInt32, rawLength: UInt32, layer: UInt8 = 0, digest: SHA256Hash, reference: ChunkEntry) {
-        self.init(offset: offset, storedLength: storedLength, rawLength: rawLength, codec: .zstdDelta, layer: layer, digest: digest)
+    init(
+        offset: UInt64, storedLength: UInt32, rawLength: UInt32, layer: UInt8 = 0, digest: SHA256Hash,
+        reference: ChunkEntry
+    ) {
+        self.init(
+            offset: offset, storedLength: storedLength, rawLength: rawLength, codec: .zstdDelta, layer: layer,
+            digest: digest)
         dictionaryStorage = [reference]
     }
 
@@ -150,7 +155,8 @@ package struct ChunkEntry: Hashable, Sendable {
     /// - Throws: `unsupportedCodec`, `corruptIndex` (at the page), `amplification` (at the chunk).
     func validate(_ context: ChunkContext, bodyDataEnd: UInt64, role: Role = .chunk) throws {
         guard let codec else {
-            throw WebArcError.unsupportedCodec(codec: codecValue, body: context.body, chunk: context.index, page: context.page)
+            throw WebArcError.unsupportedCodec(
+                codec: codecValue, body: context.body, chunk: context.index, page: context.page)
         }
         if role == .dictionary && (codec == .lz4Dictionary || codec == .zstdDelta) {
             throw context.corrupt("a dictionary reference has codec \(codec.rawValue)")
@@ -160,7 +166,8 @@ package struct ChunkEntry: Hashable, Sendable {
         }
         switch boundsProblem(bodyDataEnd: bodyDataEnd) {
         case .corrupt(let reason)?: throw context.corrupt(reason)
-        case .amplification?: throw WebArcError.amplification(offset: offset, storedLength: storedLength, rawLength: rawLength)
+        case .amplification?:
+            throw WebArcError.amplification(offset: offset, storedLength: storedLength, rawLength: rawLength)
         case nil: break
         }
     }
@@ -182,9 +189,13 @@ package struct ChunkEntry: Hashable, Sendable {
         }
         guard storedLength >= 1 else { return .corrupt("stored length 0") }
         if codec == .raw {
-            guard storedLength == rawLength else { return .corrupt("raw chunk stores \(storedLength) bytes for \(rawLength)") }
+            guard storedLength == rawLength else {
+                return .corrupt("raw chunk stores \(storedLength) bytes for \(rawLength)")
+            }
         } else if codec == .zstdDelta {
-            guard storedLength < rawLength else { return .corrupt("delta chunk stores \(storedLength) bytes for \(rawLength)") }
+            guard storedLength < rawLength else {
+                return .corrupt("delta chunk stores \(storedLength) bytes for \(rawLength)")
+            }
         } else if UInt64(storedLength) > FormatBounds.maxLZ4StoredLength(rawLength: rawLength) {
             return .corrupt("LZ4 chunk stores \(storedLength) bytes for \(rawLength), over the LZ4 bound")
         }

@@ -34,12 +34,15 @@ struct DecodedObject {
         position = range.lowerBound
         self.depth = depth
         guard depth < FormatBounds.maxObjectNesting else {
-            throw WebArcError.corruptIndex(page: page, position: range.lowerBound, reason: "objects nest more than \(FormatBounds.maxObjectNesting) deep")
+            throw WebArcError.corruptIndex(
+                page: page, position: range.lowerBound,
+                reason: "objects nest more than \(FormatBounds.maxObjectNesting) deep")
         }
         var reader = ByteReader(bytes, region: .object(page: page), range: range)
         let classRange = try reader.readLengthPrefixed(what: "class name")
         guard let className = UTF8Text.validated(bytes[classRange]) else {
-            throw WebArcError.corruptIndex(page: page, position: classRange.lowerBound, reason: "class name is not valid UTF-8")
+            throw WebArcError.corruptIndex(
+                page: page, position: classRange.lowerBound, reason: "class name is not valid UTF-8")
         }
         self.className = className
         let count = try reader.readUInt32()
@@ -55,18 +58,22 @@ struct DecodedObject {
             let fieldPosition = reader.position
             let key = bytes[try reader.readLengthPrefixed(what: "field key")]
             guard UTF8Text.validated(key) != nil else {
-                throw WebArcError.corruptIndex(page: page, position: fieldPosition, reason: "a key of a \(className) is not valid UTF-8")
+                throw WebArcError.corruptIndex(
+                    page: page, position: fieldPosition, reason: "a key of a \(className) is not valid UTF-8")
             }
             let type = try reader.readUInt8()
             let value = try reader.readLengthPrefixed(what: "field value")
             let isNew = count <= fewFields ? !fields.contains { $0.key == key } : keys.insert(key).inserted
             guard isNew else {
-                throw WebArcError.duplicateKey(key: String(decoding: key, as: UTF8.self), page: page, position: fieldPosition)
+                throw WebArcError.duplicateKey(
+                    key: String(decoding: key, as: UTF8.self), page: page, position: fieldPosition)
             }
             fields.append(Field(key: key, type: type, value: value, position: fieldPosition))
         }
         guard reader.isAtEnd else {
-            throw WebArcError.corruptIndex(page: page, position: reader.position, reason: "\(reader.remaining) bytes after the fields of a \(className)")
+            throw WebArcError.corruptIndex(
+                page: page, position: reader.position,
+                reason: "\(reader.remaining) bytes after the fields of a \(className)")
         }
         self.fields = fields
     }

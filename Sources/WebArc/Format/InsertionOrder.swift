@@ -75,7 +75,9 @@ public struct InsertionOrder: Equatable, Sendable {
                 positions.append(position)
             }
         }
-        guard positions.count == count else { throw Problem(reason: "\(positions.count) positions listed for \(count) records") }
+        guard positions.count == count else {
+            throw Problem(reason: "\(positions.count) positions listed for \(count) records")
+        }
         return positions
     }
 

@@ -25,12 +25,15 @@ struct InteriorPage: Sendable {
         try reader.skip(1)
         let treeValue = try reader.readUInt8()
         guard let tree = Page.Tree(rawValue: treeValue), tree == expected else {
-            throw WebArcError.corruptPage(page: page, position: 1, reason: "interior page of tree \(treeValue) in tree \(expected.rawValue)")
+            throw WebArcError.corruptPage(
+                page: page, position: 1, reason: "interior page of tree \(treeValue) in tree \(expected.rawValue)")
         }
         self.tree = tree
         try reader.skip(2)
         let count = try reader.readUInt32()
-        guard count >= 1 else { throw WebArcError.corruptPage(page: page, position: 4, reason: "an interior page with no entries") }
+        guard count >= 1 else {
+            throw WebArcError.corruptPage(page: page, position: 4, reason: "an interior page with no entries")
+        }
         try reader.require(UInt64(count) * UInt64(4 + PageReference.size), what: "\(count) interior entries")
         var keys: [ArraySlice<UInt8>] = []
         var children: [PageReference] = []

@@ -73,7 +73,8 @@ struct RecordLeaf: Sendable {
         var reader = ByteReader(bytes, region: .object(page: page), range: entries[index].object)
         let name = try reader.readLengthPrefixed(what: "class name")
         guard let text = UTF8Text.validated(bytes[name]) else {
-            throw WebArcError.corruptIndex(page: page, position: name.lowerBound, reason: "class name is not valid UTF-8")
+            throw WebArcError.corruptIndex(
+                page: page, position: name.lowerBound, reason: "class name is not valid UTF-8")
         }
         return text
     }
@@ -88,7 +89,8 @@ struct RecordLeaf: Sendable {
     /// - Throws: `corruptIndex` when it is not UTF-8.
     func keyText(_ index: Int) throws -> String {
         guard let text = UTF8Text.validated(key(index)) else {
-            throw WebArcError.corruptIndex(page: page, position: entries[index].position, reason: "record key is not valid UTF-8")
+            throw WebArcError.corruptIndex(
+                page: page, position: entries[index].position, reason: "record key is not valid UTF-8")
         }
         return text
     }

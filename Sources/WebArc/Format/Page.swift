@@ -47,7 +47,8 @@ enum Page: Sendable {
         let raw = try Self.decode(stored: stored, reference: reference)
         let offset = reference.offset
         if case .metadata = expected, reference.height != 0 {
-            throw WebArcError.corruptPage(page: offset, position: nil, reason: "the metadata page has height \(reference.height), not 0")
+            throw WebArcError.corruptPage(
+                page: offset, position: nil, reason: "the metadata page has height \(reference.height), not 0")
         }
         guard let kindValue = raw.first, let kind = Kind(rawValue: kindValue) else {
             throw WebArcError.corruptPage(page: offset, position: 0, reason: "unknown page type \(raw.first ?? 0)")
@@ -59,7 +60,9 @@ enum Page: Sendable {
             wanted = reference.height > 0 ? .interior : tree.leafKind
         }
         guard kind == wanted else {
-            throw WebArcError.corruptPage(page: offset, position: 0, reason: "a page of type \(kind.rawValue) where type \(wanted.rawValue) belongs")
+            throw WebArcError.corruptPage(
+                page: offset, position: 0,
+                reason: "a page of type \(kind.rawValue) where type \(wanted.rawValue) belongs")
         }
         switch kind {
         case .interior:
@@ -80,11 +83,14 @@ enum Page: Sendable {
             return stored
         case .lz4:
             guard let raw = LZ4.decode(stored, rawLength: Int(reference.rawLength)) else {
-                throw WebArcError.corruptPage(page: reference.offset, position: nil, reason: "the LZ4 block does not decode to \(reference.rawLength) bytes")
+                throw WebArcError.corruptPage(
+                    page: reference.offset, position: nil,
+                    reason: "the LZ4 block does not decode to \(reference.rawLength) bytes")
             }
             return raw
         case nil:
-            throw WebArcError.corruptPage(page: reference.offset, position: nil, reason: "unknown page codec \(reference.codecValue)")
+            throw WebArcError.corruptPage(
+                page: reference.offset, position: nil, reason: "unknown page codec \(reference.codecValue)")
         }
     }
 
@@ -107,14 +113,17 @@ extension ByteReader {
         switch region {
         case .page(let offset): throw WebArcError.corruptPage(page: offset, position: position, reason: reason)
         case .object(let page): throw WebArcError.corruptIndex(page: page, position: position, reason: reason)
-        case .file(let section, let offset): throw WebArcError.truncated(section: section, offset: offset + UInt64(position), needed: 0, available: UInt64(remaining))
+        case .file(let section, let offset):
+            throw WebArcError.truncated(
+                section: section, offset: offset + UInt64(position), needed: 0, available: UInt64(remaining))
         }
     }
 }
 
 /// Keys compared by *bytes*: unsigned lexicographic order, a proper prefix first (spec §2).
 enum KeyOrder {
-    static func less<A: Collection, B: Collection>(_ lhs: A, _ rhs: B) -> Bool where A.Element == UInt8, B.Element == UInt8 {
+    static func less<A: Collection, B: Collection>(_ lhs: A, _ rhs: B) -> Bool
+    where A.Element == UInt8, B.Element == UInt8 {
         lhs.lexicographicallyPrecedes(rhs)
     }
 

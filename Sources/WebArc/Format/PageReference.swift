@@ -76,11 +76,17 @@ package struct PageReference: Hashable, Sendable {
     /// ratio (checked last: a child's ratio is named at the child when it is read).
     func violation(pageArea: Range<UInt64>) -> Violation? {
         let limit = FormatBounds.maxPageLength
-        guard storedLength >= 1, storedLength <= limit else { return .invalid("stored length \(storedLength) is not 1 to \(limit)") }
-        guard rawLength >= 1, rawLength <= limit else { return .invalid("raw length \(rawLength) is not 1 to \(limit)") }
+        guard storedLength >= 1, storedLength <= limit else {
+            return .invalid("stored length \(storedLength) is not 1 to \(limit)")
+        }
+        guard rawLength >= 1, rawLength <= limit else {
+            return .invalid("raw length \(rawLength) is not 1 to \(limit)")
+        }
         switch codec {
         case .raw:
-            guard storedLength == rawLength else { return .invalid("raw page stores \(storedLength) bytes for \(rawLength)") }
+            guard storedLength == rawLength else {
+                return .invalid("raw page stores \(storedLength) bytes for \(rawLength)")
+            }
         case .lz4:
             guard UInt64(storedLength) <= FormatBounds.maxLZ4StoredLength(rawLength: rawLength) else {
                 return .invalid("LZ4 page stores \(storedLength) bytes for \(rawLength), over the LZ4 bound")
@@ -89,7 +95,9 @@ package struct PageReference: Hashable, Sendable {
             return .invalid("unknown page codec \(codecValue)")
         }
         guard let end, offset >= pageArea.lowerBound, end <= pageArea.upperBound else {
-            return .invalid("page [\(offset), +\(storedLength)) is outside the page area \(pageArea.lowerBound)..<\(pageArea.upperBound)")
+            return .invalid(
+                "page [\(offset), +\(storedLength)) is outside the page area \(pageArea.lowerBound)..<\(pageArea.upperBound)"
+            )
         }
         if codec == .lz4 && !FormatBounds.ratioAllowed(stored: storedLength, raw: rawLength) { return .amplification }
         return nil

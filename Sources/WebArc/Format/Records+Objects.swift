@@ -8,7 +8,9 @@ enum RecordObjects {
     /// The classes a record tree entry may hold.
     static let recordClasses: Set<String> = ["Response", "Redirect", "Tombstone"]
     /// The classes this library knows; an object of another class is skipped wherever it is met.
-    static let knownClasses: Set<String> = ["Archive", "Request", "Response", "Redirect", "Tombstone", "Base", "Writer", "Target"]
+    static let knownClasses: Set<String> = [
+        "Archive", "Request", "Response", "Redirect", "Tombstone", "Base", "Writer", "Target",
+    ]
 
     // MARK: Encoding
 
@@ -18,7 +20,8 @@ enum RecordObjects {
         object.set("creator", metadata.creator.map { .string($0) })
         object.set("startURL", metadata.startURL.map { .string($0) })
         object.set("baseURL", metadata.baseURL.map { .string($0) })
-        object.set("metadata", metadata.entries.isEmpty ? nil : .stringList(metadata.entries.flatMap { [$0.key, $0.value] }))
+        object.set(
+            "metadata", metadata.entries.isEmpty ? nil : .stringList(metadata.entries.flatMap { [$0.key, $0.value] }))
         object.set("bases", metadata.bases.isEmpty ? nil : .objectList(metadata.bases.map(base)))
         object.set("writer", metadata.writer.map { .object(writer($0)) })
         object.set("target", metadata.target.map { .object(target($0)) })
@@ -98,10 +101,13 @@ enum RecordObjects {
     ///
     /// - Throws: `corruptIndex` when it is not an `Archive` or a known field is malformed.
     static func metadata(_ object: DecodedObject) throws -> ArchiveMetadata {
-        guard object.className == "Archive" else { throw object.corrupt("the metadata page holds a \(object.className), not an Archive") }
+        guard object.className == "Archive" else {
+            throw object.corrupt("the metadata page holds a \(object.className), not an Archive")
+        }
         let pairs = try pairs(object, "metadata")
         return ArchiveMetadata(
-            created: try object.date("created").map(Date.init(webarcMilliseconds:)), creator: try object.string("creator"),
+            created: try object.date("created").map(Date.init(webarcMilliseconds:)),
+            creator: try object.string("creator"),
             startURL: try object.string("startURL"), baseURL: try object.string("baseURL"),
             entries: pairs.map { ArchiveMetadata.Entry($0.0, $0.1) },
             bases: try (object.objectList("bases", className: "Base") ?? []).map(base),
@@ -128,7 +134,8 @@ enum RecordObjects {
         let anchors = WriterRecipe.AnchorRule(code: try object.uint("anchors") ?? 0)
         let placement = DictionaryPlacement(code: try object.uint("dictionaryPlacement") ?? 0)
         return WriterRecipe(
-            level: Int(level), dictionaryInterval: Int(interval), zstdLevel: zstdLevel.map { Int($0) }, order: order, anchors: anchors,
+            level: Int(level), dictionaryInterval: Int(interval), zstdLevel: zstdLevel.map { Int($0) }, order: order,
+            anchors: anchors,
             placement: placement)
     }
 
@@ -137,7 +144,9 @@ enum RecordObjects {
         guard digest.count == 32 else { throw object.corrupt("target digest holds \(digest.count) bytes, not 32") }
         let archive = try metadata(try object.object("archive", className: "Archive", required: true)!)
         let bodyData = try object.byteString("bodyData").map { bytes in
-            guard let hash = SHA256Hash(bytes: bytes) else { throw object.corrupt("target bodyData holds \(bytes.count) bytes, not 32") }
+            guard let hash = SHA256Hash(bytes: bytes) else {
+                throw object.corrupt("target bodyData holds \(bytes.count) bytes, not 32")
+            }
             return hash
         }
         return UpdateTarget(
@@ -149,7 +158,8 @@ enum RecordObjects {
         let digest = try object.byteString("digest", required: true)!
         guard digest.count == 32 else { throw object.corrupt("base digest holds \(digest.count) bytes, not 32") }
         return BaseArchive(
-            digest: digest, archiveLength: try object.uint("archiveLength", required: true)!, name: try object.string("name"))
+            digest: digest, archiveLength: try object.uint("archiveLength", required: true)!,
+            name: try object.string("name"))
     }
 
     static func request(_ object: DecodedObject) throws -> RequestRecord {
@@ -213,23 +223,32 @@ enum RecordObjects {
         case "Response":
             let status = try object.uint("status", required: true)!
             guard (100...599).contains(status) else {
-                throw object.corrupt("status \(status) is not 100–599", at: try object.field("status", type: FieldType.uint)?.position)
+                throw object.corrupt(
+                    "status \(status) is not 100–599", at: try object.field("status", type: FieldType.uint)?.position)
             }
-            return .response(ResponseRecord(
-                request: try request(object.object("request", className: "Request", required: true)!), status: Int(status),
-                reason: try object.string("reason"), headers: try headers(object), mimeType: try object.string("mimeType"),
-                textEncoding: try object.string("textEncoding"), body: try object.bodyReference("body", required: true)!,
-                bodyLength: try object.uint("bodyLength", required: true)!,
-                captureDate: try object.date("captureDate").map(Date.init(webarcMilliseconds:))))
+            return .response(
+                ResponseRecord(
+                    request: try request(object.object("request", className: "Request", required: true)!),
+                    status: Int(status),
+                    reason: try object.string("reason"), headers: try headers(object),
+                    mimeType: try object.string("mimeType"),
+                    textEncoding: try object.string("textEncoding"),
+                    body: try object.bodyReference("body", required: true)!,
+                    bodyLength: try object.uint("bodyLength", required: true)!,
+                    captureDate: try object.date("captureDate").map(Date.init(webarcMilliseconds:))))
         case "Redirect":
-            return .redirect(RedirectRecord(
-                request: try request(object.object("request", className: "Request", required: true)!),
-                status: Int(clamping: try object.uint("status", required: true)!), target: try object.string("target", required: true)!,
-                headers: try headers(object), captureDate: try object.date("captureDate").map(Date.init(webarcMilliseconds:))))
+            return .redirect(
+                RedirectRecord(
+                    request: try request(object.object("request", className: "Request", required: true)!),
+                    status: Int(clamping: try object.uint("status", required: true)!),
+                    target: try object.string("target", required: true)!,
+                    headers: try headers(object),
+                    captureDate: try object.date("captureDate").map(Date.init(webarcMilliseconds:))))
         default:
-            return .tombstone(TombstoneRecord(
-                request: try request(object.object("request", className: "Request", required: true)!),
-                captureDate: try object.date("captureDate").map(Date.init(webarcMilliseconds:))))
+            return .tombstone(
+                TombstoneRecord(
+                    request: try request(object.object("request", className: "Request", required: true)!),
+                    captureDate: try object.date("captureDate").map(Date.init(webarcMilliseconds:))))
         }
     }
 
@@ -241,7 +260,9 @@ enum RecordObjects {
     private static func pairs(_ object: DecodedObject, _ key: String) throws -> [(String, String)] {
         guard let list = try object.stringList(key) else { return [] }
         guard list.count % 2 == 0 else {
-            throw object.corrupt("list \"\(key)\" holds \(list.count) strings, not pairs", at: try object.field(key, type: FieldType.stringList)?.position)
+            throw object.corrupt(
+                "list \"\(key)\" holds \(list.count) strings, not pairs",
+                at: try object.field(key, type: FieldType.stringList)?.position)
         }
         return stride(from: 0, to: list.count, by: 2).map { (list[$0], list[$0 + 1]) }
     }

@@ -204,7 +204,9 @@ package struct RecordLocation: Hashable, Comparable, Sendable, CustomStringConve
 
     package var description: String { "page \(page) entry \(entry)" }
 
-    package static func < (lhs: RecordLocation, rhs: RecordLocation) -> Bool { (lhs.page, lhs.entry) < (rhs.page, rhs.entry) }
+    package static func < (lhs: RecordLocation, rhs: RecordLocation) -> Bool {
+        (lhs.page, lhs.entry) < (rhs.page, rhs.entry)
+    }
 }
 
 /// A record with its key and place in the archive, as lookups and listings return it.
@@ -251,7 +253,8 @@ public struct BaseArchive: Equatable, Sendable {
         guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
             return location.split(separator: "/").last.map(String.init)
         }
-        let afterAuthority = location.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false).dropFirst(3).first ?? ""
+        let afterAuthority =
+            location.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false).dropFirst(3).first ?? ""
         let path = afterAuthority.prefix { $0 != "?" && $0 != "#" }
         guard let segment = path.split(separator: "/").last else { return nil }
         return String(segment).removingPercentEncoding ?? String(segment)

@@ -68,7 +68,8 @@ package struct Trailer: Equatable, Sendable {
     /// - Throws: `truncated` at `fileLength` when `magic` or `endMagic` differs (the file was cut or
     ///   appended to); `trailerChecksum` when `trailerCheck` does not match.
     package init(parsing bytes: [UInt8], at offset: UInt64, fileLength: UInt64) throws {
-        guard bytes.count == Self.size, Array(bytes[0..<8]) == Self.magic, Array(bytes[248..<256]) == Self.endMagic else {
+        guard bytes.count == Self.size, Array(bytes[0..<8]) == Self.magic, Array(bytes[248..<256]) == Self.endMagic
+        else {
             throw WebArcError.truncated(section: "trailer", offset: fileLength, needed: UInt64(Self.size), available: 0)
         }
         guard Array(bytes[Self.checkOffset..<Self.checkOffset + 8]) == Self.check(bytes[0..<Self.checkOffset]) else {
@@ -116,15 +117,22 @@ package struct Trailer: Equatable, Sendable {
         guard bodyDataEnd >= UInt64(Lead.size), bodyDataEnd <= pagesEnd else {
             throw bad("bodyDataEnd", 40, "bodyDataEnd \(bodyDataEnd) is not between 16 and \(pagesEnd)")
         }
-        for (name, at, reference) in [("metadata", 64, metadata), ("recordRoot", 120, recordRoot), ("bodyRoot", 176, bodyRoot)] {
+        for (name, at, reference) in [
+            ("metadata", 64, metadata), ("recordRoot", 120, recordRoot), ("bodyRoot", 176, bodyRoot),
+        ] {
             switch reference.violation(pageArea: bodyDataEnd..<pagesEnd) {
             case .invalid(let reason)?: throw bad(name, at, reason)
-            case .amplification?: throw bad(name, at, "decode ratio \(reference.rawLength):\(reference.storedLength) is over 255")
+            case .amplification?:
+                throw bad(name, at, "decode ratio \(reference.rawLength):\(reference.storedLength) is over 255")
             case nil: break
             }
         }
-        guard recordCount <= FormatBounds.maxCount else { throw bad("recordCount", 48, "recordCount \(recordCount) is over 2^40") }
-        guard bodyCount <= FormatBounds.maxCount else { throw bad("bodyCount", 56, "bodyCount \(bodyCount) is over 2^40") }
+        guard recordCount <= FormatBounds.maxCount else {
+            throw bad("recordCount", 48, "recordCount \(recordCount) is over 2^40")
+        }
+        guard bodyCount <= FormatBounds.maxCount else {
+            throw bad("bodyCount", 56, "bodyCount \(bodyCount) is over 2^40")
+        }
     }
 
     /// Encodes the trailer, computing `trailerCheck`.

@@ -8,9 +8,13 @@ public enum URLKey {
     static let specialSchemes: Set<String> = ["http", "https", "ws", "wss", "ftp", "file"]
     /// Bytes a browser refuses in a host once it is percent-decoded (spec §9 step 6): controls,
     /// space and `#%/:<>?@[\]^|`, as a table indexed by byte.
-    private static let isForbiddenInHost: [Bool] = (0..<256).map { $0 <= 0x20 || Array("#%/:<>?@[\\]^|".utf8).contains(UInt8($0)) }
+    private static let isForbiddenInHost: [Bool] = (0..<256).map {
+        $0 <= 0x20 || Array("#%/:<>?@[\\]^|".utf8).contains(UInt8($0))
+    }
     /// Bytes a path or query keeps as they are (spec §9 step 8): unreserved ones, `!$&'()*+,;=:@/`.
-    private static let isKeptAsIs: [Bool] = (0..<256).map { isUnreserved(UInt8($0)) || Array("!$&'()*+,;=:@/".utf8).contains(UInt8($0)) }
+    private static let isKeptAsIs: [Bool] = (0..<256).map {
+        isUnreserved(UInt8($0)) || Array("!$&'()*+,;=:@/".utf8).contains(UInt8($0))
+    }
     private static let upperHexDigits = Array("0123456789ABCDEF".utf8)
 
     /// The lookup key of a request: upper-case method, a space, the canonical URL.
@@ -39,7 +43,9 @@ public enum URLKey {
         var rest = bytes[(colon + 1)...]
         if specialSchemes.contains(scheme) {
             let queryStart = rest.firstIndex(of: UInt8(ascii: "?")) ?? rest.endIndex
-            for index in rest.startIndex..<queryStart where rest[index] == UInt8(ascii: "\\") { rest[index] = UInt8(ascii: "/") }
+            for index in rest.startIndex..<queryStart where rest[index] == UInt8(ascii: "\\") {
+                rest[index] = UInt8(ascii: "/")
+            }
         }
         var output = Array(scheme.utf8) + [UInt8(ascii: ":")]
 
@@ -47,7 +53,8 @@ public enum URLKey {
         if hasAuthority {
             rest = rest.dropFirst(2)
             let end = rest.firstIndex { $0 == 0x2F || $0 == 0x3F } ?? rest.endIndex
-            output += [0x2F, 0x2F] + (try canonicalAuthority(Array(rest[rest.startIndex..<end]), scheme: scheme, url: url))
+            output +=
+                [0x2F, 0x2F] + (try canonicalAuthority(Array(rest[rest.startIndex..<end]), scheme: scheme, url: url))
             rest = rest[end...]
         }
         let queryStart = rest.firstIndex(of: UInt8(ascii: "?"))
@@ -93,7 +100,8 @@ public enum URLKey {
     static func canonicalHost(_ host: [UInt8], url: String) throws -> [UInt8] {
         if host.first == UInt8(ascii: "[") {
             guard let literal = IPv6Literal.canonical(host) else {
-                throw WebArcError.badURL(url: url, reason: "a host that starts with [ must be an IPv6 address ending in ]")
+                throw WebArcError.badURL(
+                    url: url, reason: "a host that starts with [ must be an IPv6 address ending in ]")
             }
             return literal
         }
@@ -105,12 +113,15 @@ public enum URLKey {
             }
         }
         if let byte = bytes.first(where: { isForbiddenInHost[Int($0)] }) {
-            throw WebArcError.badURL(url: url, reason: "the host holds a byte a browser refuses (0x\(String(byte, radix: 16)))")
+            throw WebArcError.badURL(
+                url: url, reason: "the host holds a byte a browser refuses (0x\(String(byte, radix: 16)))")
         }
         // An ASCII host (the usual one) is only lower-cased.
         if bytes.allSatisfy({ $0 < 0x80 }) { return bytes.map(lowercased) }
         var output: [UInt8] = []
-        for (position, label) in bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).enumerated() {
+        for (position, label) in bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+            .enumerated()
+        {
             if position > 0 { output.append(UInt8(ascii: ".")) }
             if label.allSatisfy({ $0 < 0x80 }) {
                 output += label.map(lowercased)
@@ -150,7 +161,8 @@ public enum URLKey {
         while index < bytes.endIndex {
             let byte = bytes[index]
             if byte == UInt8(ascii: "%") {
-                if index + 2 < bytes.endIndex, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+                if index + 2 < bytes.endIndex, let high = hexValue(bytes[index + 1]),
+                    let low = hexValue(bytes[index + 2])
                 {
                     let value = high << 4 | low
                     if isUnreserved(value) { output.append(value) } else { appendEscape(value, to: &output) }
@@ -212,7 +224,9 @@ public enum URLKey {
 
     /// Upper-cases ASCII letters only, as the spec's method rule says.
     static func asciiUppercased(_ text: String) -> String {
-        String(decoding: text.utf8.map { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) ? $0 - 32 : $0 }, as: UTF8.self)
+        String(
+            decoding: text.utf8.map { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) ? $0 - 32 : $0 },
+            as: UTF8.self)
     }
 
     private static func appendEscape(_ byte: UInt8, to output: inout [UInt8]) {
@@ -229,7 +243,9 @@ public enum URLKey {
             guard index == path.count || path[index] == UInt8(ascii: "/") else { continue }
             let length = index - segmentStart
             if length == 1 && path[segmentStart] == UInt8(ascii: ".") { return true }
-            if length == 2 && path[segmentStart] == UInt8(ascii: ".") && path[segmentStart + 1] == UInt8(ascii: ".") { return true }
+            if length == 2 && path[segmentStart] == UInt8(ascii: ".") && path[segmentStart + 1] == UInt8(ascii: ".") {
+                return true
+            }
             segmentStart = index + 1
         }
         return false

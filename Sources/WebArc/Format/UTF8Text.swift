@@ -28,7 +28,8 @@ enum UTF8Text {
     static func validated(_ buffer: UnsafeBufferPointer<UInt8>) -> String? {
         var text = String(decoding: buffer, as: UTF8.self)
         let exact = text.withUTF8 { decoded in
-            decoded.count == buffer.count && (buffer.isEmpty || memcmp(decoded.baseAddress!, buffer.baseAddress!, buffer.count) == 0)
+            decoded.count == buffer.count
+                && (buffer.isEmpty || memcmp(decoded.baseAddress!, buffer.baseAddress!, buffer.count) == 0)
         }
         return exact ? text : nil
     }

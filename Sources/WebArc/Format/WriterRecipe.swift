@@ -52,7 +52,8 @@ public struct WriterRecipe: Equatable, Sendable {
     /// Makes a recipe. Without dictionaries (`dictionaryInterval` 0) the placement is `.apart`,
     /// as `Writer` records it (the field is written only where it matters).
     public init(
-        level: Int, dictionaryInterval: Int, zstdLevel: Int? = nil, order: InsertionOrder = InsertionOrder(), anchors: AnchorRule = .everyNth,
+        level: Int, dictionaryInterval: Int, zstdLevel: Int? = nil, order: InsertionOrder = InsertionOrder(),
+        anchors: AnchorRule = .everyNth,
         placement: DictionaryPlacement = .apart
     ) {
         self.level = level
@@ -70,11 +71,15 @@ public struct WriterRecipe: Equatable, Sendable {
     package func requireWritable() throws {
         if case .unknown(let code) = anchors {
             throw WebArcError.badTarget(
-                reason: "the result's writer uses anchor rule \(code) (Writer.anchors), which this version cannot write: use a newer webarc")
+                reason:
+                    "the result's writer uses anchor rule \(code) (Writer.anchors), which this version cannot write: use a newer webarc"
+            )
         }
         if case .unknown(let code) = placement {
             throw WebArcError.badTarget(
-                reason: "the result's writer uses dictionary placement \(code) (Writer.dictionaryPlacement), which this version cannot write: use a newer webarc")
+                reason:
+                    "the result's writer uses dictionary placement \(code) (Writer.dictionaryPlacement), which this version cannot write: use a newer webarc"
+            )
         }
     }
 }
@@ -133,7 +138,10 @@ public struct UpdateTarget: Equatable, Sendable {
     public var bodyData: SHA256Hash?
 
     /// Makes a target.
-    public init(digest: [UInt8], archiveLength: UInt64, archive: ArchiveMetadata, appendix: [UInt8] = [], bodyData: SHA256Hash? = nil) {
+    public init(
+        digest: [UInt8], archiveLength: UInt64, archive: ArchiveMetadata, appendix: [UInt8] = [],
+        bodyData: SHA256Hash? = nil
+    ) {
         self.digest = digest
         self.archiveLength = archiveLength
         archiveStorage = [archive]

@@ -31,7 +31,9 @@ package enum AvailableCores {
     package static func currentThreadCPUs() -> [Int]? {
         #if canImport(Glibc)
         var mask = [UInt64](repeating: 0, count: maskWords)
-        guard mask.withUnsafeMutableBufferPointer({ webarc_thread_affinity($0.baseAddress!, $0.count) }) == 0 else { return nil }
+        guard mask.withUnsafeMutableBufferPointer({ webarc_thread_affinity($0.baseAddress!, $0.count) }) == 0 else {
+            return nil
+        }
         let found = (0..<maskWords * 64).filter { mask[$0 / 64] & (1 << UInt64($0 % 64)) != 0 }
         return found.isEmpty ? nil : found
         #else
@@ -73,7 +75,8 @@ package enum AvailableCores {
             return cores(quota: quota, period: period)
         }
         guard let quota = firstLine(of: "/sys/fs/cgroup/cpu/cpu.cfs_quota_us").flatMap({ Int($0) }),
-              let period = firstLine(of: "/sys/fs/cgroup/cpu/cpu.cfs_period_us").flatMap({ Int($0) }) else { return nil }
+            let period = firstLine(of: "/sys/fs/cgroup/cpu/cpu.cfs_period_us").flatMap({ Int($0) })
+        else { return nil }
         return cores(quota: quota, period: period)
     }
 

@@ -15,7 +15,9 @@ package enum FileWriting {
     /// or at the file position (`write`), again after a short write or `EINTR`.
     ///
     /// - Returns: nil, or the `errno` of the write that failed (`EIO` for one that wrote nothing).
-    package static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, at offset: UInt64? = nil) -> Int32? {
+    package static func writeAll(
+        _ bytes: UnsafeRawBufferPointer, to descriptor: Int32, at offset: UInt64? = nil
+    ) -> Int32? {
         var done = 0
         while done < bytes.count {
             let wrote =

@@ -21,7 +21,9 @@ extension ArchiveReader {
     ///   could not say (the network is down), or no reader is remote.
     package static func firstOriginChange(among readers: [ArchiveReader]) -> (any Error)? {
         for reader in readers {
-            guard let source = reader.byteSource as? any OriginChecking, let change = (try? source.originChange()) ?? nil else { continue }
+            guard let source = reader.byteSource as? any OriginChecking,
+                let change = (try? source.originChange()) ?? nil
+            else { continue }
             return change
         }
         return nil

@@ -9,7 +9,8 @@ extension OutputFile {
         let name = slash.map { String(target[target.index(after: $0)...]) } ?? target
         let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
         let random = String((0..<6).map { _ in letters.randomElement()! })
-        let template = StaleTemporaries.template(directory: directory.isEmpty ? "/" : directory, name: "\(name)-\(purpose)")
+        let template = StaleTemporaries.template(
+            directory: directory.isEmpty ? "/" : directory, name: "\(name)-\(purpose)")
         return String(template.dropLast("XXXXXX".count)) + random
     }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+
 #if canImport(Glibc)
 import CWriteback
 import Glibc
@@ -59,7 +60,9 @@ package final class OutputFile {
         DispatchQueue.global(qos: .utility).async(group: sweep) { StaleTemporaries.sweep(directory: folder) }
         var template = Array(StaleTemporaries.template(directory: folder, name: name).utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw WebArcError.io(path: targetPath, operation: .creating("create temporary file for"), errno: errno) }
+        guard fd >= 0 else {
+            throw WebArcError.io(path: targetPath, operation: .creating("create temporary file for"), errno: errno)
+        }
         descriptor = fd
         temporaryPath = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         PendingOutputs.register(temporaryPath)
@@ -97,7 +100,8 @@ package final class OutputFile {
     private func startWriteback(atLeast step: UInt64 = writebackStep) {
         #if os(Linux)
         guard flushedLength - writebackStart >= step else { return }
-        _ = sync_file_range(descriptor, Int64(writebackStart), Int64(flushedLength - writebackStart), WEBARC_SYNC_FILE_RANGE_WRITE)
+        _ = sync_file_range(
+            descriptor, Int64(writebackStart), Int64(flushedLength - writebackStart), WEBARC_SYNC_FILE_RANGE_WRITE)
         writebackStart = flushedLength
         #endif
     }
@@ -135,9 +139,14 @@ package final class OutputFile {
         var result = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {
-            let got = result.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset) + off_t(done)) }
+            let got = result.withUnsafeMutableBytes {
+                pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+            }
             if got < 0 && errno == EINTR { continue }
-            guard got > 0 else { throw WebArcError.io(path: temporaryPath, operation: .transferring("read back"), errno: got < 0 ? errno : EIO) }
+            guard got > 0 else {
+                throw WebArcError.io(
+                    path: temporaryPath, operation: .transferring("read back"), errno: got < 0 ? errno : EIO)
+            }
             done += got
         }
         return result
@@ -167,7 +176,10 @@ package final class OutputFile {
             let want = Int(min(count - copied, UInt64(buffer.count)))
             let got = buffer.withUnsafeMutableBytes { pread(source, $0.baseAddress!, want, off_t(copied)) }
             if got < 0 && errno == EINTR { continue }
-            guard got > 0 else { throw WebArcError.io(path: sourcePath, operation: .transferring("copy from"), errno: got < 0 ? errno : EIO) }
+            guard got > 0 else {
+                throw WebArcError.io(
+                    path: sourcePath, operation: .transferring("copy from"), errno: got < 0 ? errno : EIO)
+            }
             try write(Array(buffer[0..<got]), at: flushedLength + copied)
             copied += UInt64(got)
         }
@@ -202,7 +214,9 @@ package final class OutputFile {
     ///   temporary file is removed either way.
     package func commit(overwrite: Bool, permissions: mode_t = 0o644) throws {
         try flush()
-        guard fsync(descriptor) == 0 else { throw WebArcError.io(path: temporaryPath, operation: .transferring("sync"), errno: errno) }
+        guard fsync(descriptor) == 0 else {
+            throw WebArcError.io(path: temporaryPath, operation: .transferring("sync"), errno: errno)
+        }
         if permissions != 0o600 { fchmod(descriptor, permissions) }
         close(descriptor)
         descriptor = -1

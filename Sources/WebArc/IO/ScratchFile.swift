@@ -27,7 +27,9 @@ package final class ScratchFile: Sendable {
         var template = Array((NSTemporaryDirectory() + "/\(prefix)-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        guard fd >= 0 else { throw WebArcError.io(path: path, operation: .creating("create temporary file"), errno: errno) }
+        guard fd >= 0 else {
+            throw WebArcError.io(path: path, operation: .creating("create temporary file"), errno: errno)
+        }
         if unlinked { unlink(path) }
         descriptor = fd
         self.unlinked = unlinked

@@ -28,8 +28,9 @@ enum StaleTemporaries {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
         let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return String(name.unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) }
-            .prefix(16).map(Character.init))
+        return String(
+            name.unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) }
+                .prefix(16).map(Character.init))
     }()
 
     /// The `mkstemp` template of a temporary file for `name` in `directory`.
@@ -54,7 +55,8 @@ enum StaleTemporaries {
             let start = stride(from: bytes.count - marker.count, through: 2, by: -1)
                 .first(where: { bytes[$0..<($0 + marker.count)].elementsEqual(marker) })
         else { return nil }
-        let parts = bytes[(start + marker.count)...].split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
+        let parts = bytes[(start + marker.count)...].split(
+            separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
         func isRandom(_ part: ArraySlice<UInt8>) -> Bool { part.count == 6 && part.allSatisfy(isAlphanumeric) }
         if parts.count == 1, isRandom(parts[0]) { return .unknown }
         guard parts.count == 3, isRandom(parts[2]), parts[1].count <= 16, parts[1].allSatisfy(isAlphanumeric),

@@ -28,7 +28,8 @@ public struct LayerStack: Sendable {
             }
             guard declared <= readers.count - index - 1 else {
                 throw WebArcError.badBase(
-                    reason: "\(plain.path) is an update over \(declared) archive(s), \(readers.count - index - 1) listed after it: "
+                    reason:
+                        "\(plain.path) is an update over \(declared) archive(s), \(readers.count - index - 1) listed after it: "
                         + "list an update before the archives it goes over")
             }
             let bases = stacked[(index + 1)...(index + declared)].map { $0! }
@@ -76,16 +77,22 @@ extension LayerStack {
             var smallest: (key: String, bytes: [UInt8])?
             for (layer, position) in positions.enumerated() where position < groups[layer].count {
                 let group = groups[layer][position]
-                if smallest.map({ KeyOrder.less(group.bytes, $0.bytes) }) ?? true { smallest = (group.key, group.bytes) }
+                if smallest.map({ KeyOrder.less(group.bytes, $0.bytes) }) ?? true {
+                    smallest = (group.key, group.bytes)
+                }
             }
             guard let key = smallest?.key else { return }
             var decided: LayeredRecords?
-            for layer in positions.indices where positions[layer] < groups[layer].count && groups[layer][positions[layer]].key == key {
-                if decided == nil { decided = LayeredRecords(layer: layer, entries: groups[layer][positions[layer]].entries) }
+            for layer in positions.indices
+            where positions[layer] < groups[layer].count && groups[layer][positions[layer]].key == key {
+                if decided == nil {
+                    decided = LayeredRecords(layer: layer, entries: groups[layer][positions[layer]].entries)
+                }
                 positions[layer] += 1
             }
             guard let decided, !decided.entries[0].record.isTombstone else { continue }
-            try body(key, LayeredRecords(layer: decided.layer, entries: decided.entries.filter { !$0.record.isTombstone }))
+            try body(
+                key, LayeredRecords(layer: decided.layer, entries: decided.entries.filter { !$0.record.isTombstone }))
         }
     }
 }

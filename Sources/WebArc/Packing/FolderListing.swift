@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -73,7 +74,9 @@ struct FolderListing {
     static func listing(of folder: Folder, policy: Policy) -> FolderListing {
         var listing = FolderListing()
         guard let handle = opendir(folder.path) else {
-            listing.problems.append(ScanProblem(kind: .unreadable, path: folder.relative.isEmpty ? "." : folder.relative, detail: errorText(errno)))
+            listing.problems.append(
+                ScanProblem(
+                    kind: .unreadable, path: folder.relative.isEmpty ? "." : folder.relative, detail: errorText(errno)))
             return listing
         }
         var names: [String] = []
@@ -82,9 +85,13 @@ struct FolderListing {
             guard let name = UTF8Text.validated(bytes) else {
                 // URLs and the paths this scanner reads are UTF-8: a name that is not cannot be given
                 // a URL without guessing its encoding, so it is listed (shown percent-encoded).
-                let shown = bytes.map { $0 < 0x80 ? String(UnicodeScalar($0)) : "%" + String($0, radix: 16, uppercase: true) }.joined()
-                listing.problems.append(ScanProblem(
-                    kind: .unreadable, path: folder.relative.isEmpty ? shown : folder.relative + "/" + shown, detail: "file name is not UTF-8"))
+                let shown = bytes.map {
+                    $0 < 0x80 ? String(UnicodeScalar($0)) : "%" + String($0, radix: 16, uppercase: true)
+                }.joined()
+                listing.problems.append(
+                    ScanProblem(
+                        kind: .unreadable, path: folder.relative.isEmpty ? shown : folder.relative + "/" + shown,
+                        detail: "file name is not UTF-8"))
                 continue
             }
             if name != "." && name != ".." { names.append(name) }
@@ -96,13 +103,16 @@ struct FolderListing {
             let found = fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0
             let code = found ? 0 : errno
             // A regular file is checked for reading here too; a link's target is checked when followed.
-            let readable = found && (info.st_mode & S_IFMT) == S_IFREG ? (faccessat(descriptor, name, R_OK, 0) == 0 ? 0 : errno) : 0
+            let readable =
+                found && (info.st_mode & S_IFMT) == S_IFREG
+                ? (faccessat(descriptor, name, R_OK, 0) == 0 ? 0 : errno) : 0
             return (name, found ? info : nil, found ? readable : code)
         }
         closedir(handle)
         for (name, info, code) in entries {
             listing.visit(
-                path: folder.path + "/" + name, relative: folder.relative.isEmpty ? name : folder.relative + "/" + name, found: info, code: code,
+                path: folder.path + "/" + name, relative: folder.relative.isEmpty ? name : folder.relative + "/" + name,
+                found: info, code: code,
                 ancestors: folder.ancestors, policy: policy)
         }
         return listing
@@ -110,7 +120,9 @@ struct FolderListing {
 
     /// Visits one entry, given what `lstat` found (nil: the error `code`) and, for a regular file,
     /// the error of checking it for reading (0: readable).
-    private mutating func visit(path: String, relative: String, found: stat?, code: Int32, ancestors: Set<[UInt64]>, policy: Policy) {
+    private mutating func visit(
+        path: String, relative: String, found: stat?, code: Int32, ancestors: Set<[UInt64]>, policy: Policy
+    ) {
         guard var info = found else {
             problems.append(ScanProblem(kind: .unreadable, path: relative, detail: Self.errorText(code)))
             return
@@ -121,9 +133,10 @@ struct FolderListing {
             let target = Self.linkTarget(path)
             guard let real = FolderScanner.realPath(path), stat(real, &info) == 0 else {
                 let code = errno
-                problems.append(ScanProblem(
-                    kind: code == ELOOP ? .loop : .unreadable, path: relative,
-                    detail: "→ \(target): \(Self.errorText(code))"))
+                problems.append(
+                    ScanProblem(
+                        kind: code == ELOOP ? .loop : .unreadable, path: relative,
+                        detail: "→ \(target): \(Self.errorText(code))"))
                 return
             }
             if !policy.isInside(real) {
@@ -153,15 +166,19 @@ struct FolderListing {
                 problems.append(ScanProblem(kind: .unreadable, path: relative, detail: Self.errorText(unreadable)))
                 return
             }
-            files.append(ScannedFile(relativePath: relative, readPath: readPath, size: UInt64(info.st_size), modified: Platform.modificationTime(info)))
+            files.append(
+                ScannedFile(
+                    relativePath: relative, readPath: readPath, size: UInt64(info.st_size),
+                    modified: Platform.modificationTime(info)))
         default:
-            let kind: String = switch info.st_mode & S_IFMT {
-            case S_IFIFO: "FIFO"
-            case S_IFSOCK: "socket"
-            case S_IFCHR: "character device"
-            case S_IFBLK: "block device"
-            default: "special file"
-            }
+            let kind: String =
+                switch info.st_mode & S_IFMT {
+                case S_IFIFO: "FIFO"
+                case S_IFSOCK: "socket"
+                case S_IFCHR: "character device"
+                case S_IFBLK: "block device"
+                default: "special file"
+                }
             problems.append(ScanProblem(kind: .special, path: relative, detail: kind))
         }
     }
@@ -171,7 +188,9 @@ struct FolderListing {
 
     private static func linkTarget(_ path: String) -> String {
         var buffer = [UInt8](repeating: 0, count: 4096)
-        let count = buffer.withUnsafeMutableBytes { readlink(path, $0.baseAddress!.assumingMemoryBound(to: CChar.self), 4096) }
+        let count = buffer.withUnsafeMutableBytes {
+            readlink(path, $0.baseAddress!.assumingMemoryBound(to: CChar.self), 4096)
+        }
         return count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : "?"
     }
 

@@ -72,10 +72,16 @@ package struct FolderScanner {
     ///
     /// - Throws: `io` when the root itself is missing or not a folder.
     package mutating func scan() throws {
-        guard let real = Self.realPath(root) else { throw WebArcError.io(path: root, operation: .opening("open"), errno: errno) }
+        guard let real = Self.realPath(root) else {
+            throw WebArcError.io(path: root, operation: .opening("open"), errno: errno)
+        }
         var info = stat()
-        guard stat(real, &info) == 0 else { throw WebArcError.io(path: root, operation: .opening("open"), errno: errno) }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else { throw WebArcError.io(path: root, operation: .opening("open folder"), errno: ENOTDIR) }
+        guard stat(real, &info) == 0 else {
+            throw WebArcError.io(path: root, operation: .opening("open"), errno: errno)
+        }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw WebArcError.io(path: root, operation: .opening("open folder"), errno: ENOTDIR)
+        }
         let policy = FolderListing.Policy(realRoot: real, outsideLinks: outsideLinks)
         let root = FolderListing.Folder(path: real, relative: "", ancestors: [FolderListing.identity(info)])
         for listing in FolderListing.listAll(from: root, policy: policy, threads: AvailableCores.count) {

@@ -15,7 +15,8 @@ public enum HTTPDate {
         var parts = tm()
         gmtime_r(&time, &parts)
         func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
+        return
+            "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
     }
 
@@ -29,7 +30,8 @@ public enum HTTPDate {
         let clock = fields[4].split(separator: ":").compactMap { Int32($0) }
         let (yearsSince1900, overflow) = year.subtractingReportingOverflow(1900)
         // RFC 9110 §5.6.7: hour 00-23, minute 00-59, second 00-60 (a leap second).
-        guard clock.count == 3, !overflow, (0...23).contains(clock[0]), (0...59).contains(clock[1]), (0...60).contains(clock[2])
+        guard clock.count == 3, !overflow, (0...23).contains(clock[0]), (0...59).contains(clock[1]),
+            (0...60).contains(clock[2])
         else { return nil }
         var parts = tm()
         parts.tm_year = yearsSince1900

@@ -21,7 +21,10 @@ package enum MediaTypes {
 
     /// Whether a media type is text that a browser decodes with a charset.
     package static func isText(_ mediaType: String) -> Bool {
-        mediaType.hasPrefix("text/") || ["application/json", "application/xml", "image/svg+xml", "application/xhtml+xml",
-                                         "application/manifest+json"].contains(mediaType)
+        mediaType.hasPrefix("text/")
+            || [
+                "application/json", "application/xml", "image/svg+xml", "application/xhtml+xml",
+                "application/manifest+json",
+            ].contains(mediaType)
     }
 }

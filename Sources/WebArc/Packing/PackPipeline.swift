@@ -130,22 +130,28 @@ final class PackPipeline: @unchecked Sendable {
     /// - Parameter spans: positions each file's body takes: one per response record it answers.
     /// - Parameter batchFiles: whole files read and hashed together at most; 1: one at a time.
     convenience init(
-        files: [ScannedFile], spans: [Int], level: Int, zstdLevel: Int? = nil, placement: DictionaryPlacement, firstPosition: Int,
-        wholeLimit: UInt64, windowBytes: UInt64, batchFiles: Int = 16 * MD5Lanes.count, laneHashing: Bool = MD5Lanes.isAvailable
+        files: [ScannedFile], spans: [Int], level: Int, zstdLevel: Int? = nil, placement: DictionaryPlacement,
+        firstPosition: Int,
+        wholeLimit: UInt64, windowBytes: UInt64, batchFiles: Int = 16 * MD5Lanes.count,
+        laneHashing: Bool = MD5Lanes.isAvailable
     ) {
         let paths = files.map(\.readPath)
         let sizes = files.map(\.size)
         self.init(
-            paths: paths, sizes: sizes, read: { try FileInput.readAll(paths[$0], expectedSize: Int(sizes[$0])) }, spans: spans, level: level,
-            zstdLevel: zstdLevel, placement: placement, firstPosition: firstPosition, wholeLimit: wholeLimit, windowBytes: windowBytes,
+            paths: paths, sizes: sizes, read: { try FileInput.readAll(paths[$0], expectedSize: Int(sizes[$0])) },
+            spans: spans, level: level,
+            zstdLevel: zstdLevel, placement: placement, firstPosition: firstPosition, wholeLimit: wholeLimit,
+            windowBytes: windowBytes,
             batchFiles: batchFiles, laneHashing: laneHashing)
     }
 
     /// Bodies that `read` gives whole, by index; `paths` name the files of those over
     /// `wholeLimit`, which stream (none when `wholeLimit` is at least every size).
     init(
-        paths: [String], sizes: [UInt64], read: @escaping @Sendable (Int) throws -> [UInt8], spans: [Int], level: Int, zstdLevel: Int?,
-        placement: DictionaryPlacement, firstPosition: Int, wholeLimit: UInt64, windowBytes: UInt64, batchFiles: Int, laneHashing: Bool
+        paths: [String], sizes: [UInt64], read: @escaping @Sendable (Int) throws -> [UInt8], spans: [Int], level: Int,
+        zstdLevel: Int?,
+        placement: DictionaryPlacement, firstPosition: Int, wholeLimit: UInt64, windowBytes: UInt64, batchFiles: Int,
+        laneHashing: Bool
     ) {
         self.batchFiles = max(1, batchFiles)
         batchBytes = max(windowBytes / 3, 1)
@@ -196,7 +202,8 @@ final class PackPipeline: @unchecked Sendable {
     /// - Throws: the first error of `plan`, `prepare`, a worker (naming the file) or `commit`; the
     ///   workers are stopped before it returns either way.
     func run(
-        workers: Int, plan: () throws -> AnchorPlan, prepare: () throws -> Void = {}, commit: (Int, Output, Slot) throws -> Void
+        workers: Int, plan: () throws -> AnchorPlan, prepare: () throws -> Void = {},
+        commit: (Int, Output, Slot) throws -> Void
     ) throws {
         let count = max(1, min(workers, sizes.count))
         workerCount = count
@@ -341,8 +348,10 @@ final class PackPipeline: @unchecked Sendable {
             inFlight += cost(next)
             slots[next] = Slot()
             next += 1
-        } while sizes[batch[0]] <= wholeLimit && batch.count < batchFiles && next < sizes.count && sizes[next] <= wholeLimit
-            && bytes + sizes[next] <= limit && next - committed < Self.filesAhead && inFlight + cost(next) <= windowBytes
+        } while sizes[batch[0]] <= wholeLimit && batch.count < batchFiles && next < sizes.count
+            && sizes[next] <= wholeLimit
+            && bytes + sizes[next] <= limit && next - committed < Self.filesAhead
+            && inFlight + cost(next) <= windowBytes
         unclaimedBytes -= bytes
         return batch
     }
@@ -364,7 +373,10 @@ final class PackPipeline: @unchecked Sendable {
         if !anchors.isAnchor(position), let anchor = anchorIndex(of: index) {
             if cached?.anchor != anchor {
                 let lastChunk = tails.wait(for: anchor)
-                cached = (anchor, lastChunk.map { LZ4Dictionary(DictionaryAnchors.tail(ofBody: $0), placement: placement) }, lastChunk)
+                cached = (
+                    anchor, lastChunk.map { LZ4Dictionary(DictionaryAnchors.tail(ofBody: $0), placement: placement) },
+                    lastChunk
+                )
             }
             dictionary = cached?.dictionary
             history = cached?.history
@@ -391,7 +403,9 @@ final class PackPipeline: @unchecked Sendable {
     ///
     /// Every file of the batch is read, and its tail published, before any waits for an anchor's
     /// tail: a later file of the batch may need an earlier one's.
-    private func prepareWhole(_ batch: [Int], cached: inout (anchor: Int, dictionary: LZ4Dictionary?, history: [UInt8]?)?) {
+    private func prepareWhole(
+        _ batch: [Int], cached: inout (anchor: Int, dictionary: LZ4Dictionary?, history: [UInt8]?)?
+    ) {
         let batchSlots = slots(batch)
         // The first batches are read and hashed while the writer's thread works out the plan;
         // their anchors' tails are published once it is known.
@@ -442,9 +456,10 @@ final class PackPipeline: @unchecked Sendable {
             if !earlier[number] {
                 let info = slotInfo(index, cached: &cached)
                 let zstd = zstdLevel.flatMap { level in info.history.map { (level, $0) } }
-                output = .prepared(bytes.withUnsafeBytes {
-                    PreparedBody(raw: $0, level: level, dictionary: info.slot.dictionary, known: known, zstd: zstd)
-                })
+                output = .prepared(
+                    bytes.withUnsafeBytes {
+                        PreparedBody(raw: $0, level: level, dictionary: info.slot.dictionary, known: known, zstd: zstd)
+                    })
             } else {
                 output = .likelyDuplicate(bytes, known)
             }
@@ -469,7 +484,9 @@ final class PackPipeline: @unchecked Sendable {
         condition.unlock()
     }
 
-    private func stream(_ index: Int, slot: Slot, slotInfo: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?)) throws {
+    private func stream(
+        _ index: Int, slot: Slot, slotInfo: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?)
+    ) throws {
         condition.lock()
         slot.output = .streamed
         condition.broadcast()
@@ -523,8 +540,11 @@ final class PackPipeline: @unchecked Sendable {
         let hash = SHA256Hash(sha256.finalize())
         condition.lock()
         defer { condition.unlock() }
-        guard let earlier = streamedBodies[StreamedKey(sha256: hash, length: length)], earlier.index < index else { return nil }
-        return .streamedDuplicate(KnownDigests(md5: earlier.md5, sha256: hash, chunks: nil), length: length, lastChunk: lastPiece)
+        guard let earlier = streamedBodies[StreamedKey(sha256: hash, length: length)], earlier.index < index else {
+            return nil
+        }
+        return .streamedDuplicate(
+            KnownDigests(md5: earlier.md5, sha256: hash, chunks: nil), length: length, lastChunk: lastPiece)
     }
 
     /// Notes that file `index` has `key` and returns whether an earlier file has it too (the

@@ -49,8 +49,10 @@ public struct SitePacker {
 
         /// Makes options.
         public init(
-            baseURL: String = "http://localhost/", outsideLinks: OutsideLinkPolicy = .refuse, skipUnreadable: Bool = false,
-            overwrite: Bool = false, created: Date? = nil, compressionLevel: Int = SitePacker.defaultLevel, zstdLevel: Int? = nil
+            baseURL: String = "http://localhost/", outsideLinks: OutsideLinkPolicy = .refuse,
+            skipUnreadable: Bool = false,
+            overwrite: Bool = false, created: Date? = nil, compressionLevel: Int = SitePacker.defaultLevel,
+            zstdLevel: Int? = nil
         ) {
             self.compressionLevel = compressionLevel
             self.zstdLevel = zstdLevel
@@ -102,13 +104,17 @@ public struct SitePacker {
                 let outside = problems.contains { $0.kind == .linkOutside }
                 let other = problems.contains { $0.kind != .linkOutside }
                 var fixes: [String] = []
-                if outside { fixes.append("--follow-outside to include link targets or --skip-outside to leave them out") }
+                if outside {
+                    fixes.append("--follow-outside to include link targets or --skip-outside to leave them out")
+                }
                 if other { fixes.append("--skip-unreadable to leave out what cannot be read") }
-                return "\(problems.count) entr\(problems.count == 1 ? "y" : "ies") cannot be packed as they stand: use " + fixes.joined(separator: ", or ")
+                return "\(problems.count) entr\(problems.count == 1 ? "y" : "ies") cannot be packed as they stand: use "
+                    + fixes.joined(separator: ", or ")
             case .urlClash(let first, let second, let url):
                 return "\(first) and \(second) both map to \(url)"
             case .changedWhilePacking(let path, let scanned, let read):
-                return "\(path) changed while it was packed (\(scanned) bytes when the folder was scanned, \(read) when read): pack again"
+                return
+                    "\(path) changed while it was packed (\(scanned) bytes when the folder was scanned, \(read) when read): pack again"
             }
         }
     }
@@ -186,7 +192,8 @@ public struct SitePacker {
             } prepare: {
                 try checkClashes(files: files, keys: fileKeys)
                 var writerOptions = ArchiveWriter.Options(
-                    overwrite: options.overwrite, compressionLevel: options.compressionLevel, dictionaryInterval: options.dictionaryInterval,
+                    overwrite: options.overwrite, compressionLevel: options.compressionLevel,
+                    dictionaryInterval: options.dictionaryInterval,
                     zstdLevel: options.zstdLevel)
                 writerOptions.anchorPlan = anchors
                 writerOptions.dictionaryPlacement = options.dictionaryPlacement
@@ -200,12 +207,15 @@ public struct SitePacker {
                 case .likelyDuplicate(let bytes, let known):
                     body = try writer.addBody(likelyDuplicate: bytes, known: known)
                 case .streamedDuplicate(let known, let length, let lastChunk):
-                    body = try writer.addBody(likelyDuplicateOf: files[index].readPath, known: known, length: length, lastChunk: lastChunk)
+                    body = try writer.addBody(
+                        likelyDuplicateOf: files[index].readPath, known: known, length: length, lastChunk: lastChunk)
                 case .streamed:
                     body = try writer.addBody(chunks: { try pipeline.nextChunk(of: slot) }, end: { slot.streamEnd! })
                 }
                 try Self.checkPlannedLength(files[index], read: body.length, anchors: anchors)
-                try addRecords(for: files[index], at: fileURLs[index], key: fileKeys[index], body: body, writer: writer, summary: &summary)
+                try addRecords(
+                    for: files[index], at: fileURLs[index], key: fileKeys[index], body: body, writer: writer,
+                    summary: &summary)
                 doneBytes += files[index].size
                 summary.files = index + 1
                 progress?(index + 1, files.count, doneBytes, totalBytes)
@@ -215,9 +225,12 @@ public struct SitePacker {
             throw error
         }
         let writer = opened!
-        let startURL = files.contains { $0.relativePath == "index.html" } ? options.baseURL
+        let startURL =
+            files.contains { $0.relativePath == "index.html" }
+            ? options.baseURL
             : files.first { $0.relativePath.hasSuffix(".html") }.map { url(for: $0.relativePath) }
-        writer.metadata = ArchiveMetadata(created: options.created, creator: WebArcVersion.creator, startURL: startURL, baseURL: options.baseURL)
+        writer.metadata = ArchiveMetadata(
+            created: options.created, creator: WebArcVersion.creator, startURL: startURL, baseURL: options.baseURL)
         try writer.finish()
         summary.statistics = writer.statistics
         summary.startURL = startURL
@@ -251,7 +264,8 @@ public struct SitePacker {
     func keyMaker() throws -> (String) throws -> [UInt8] {
         let base = options.baseURL
         guard !base.utf8.contains(UInt8(ascii: "?")), !base.utf8.contains(UInt8(ascii: "#")),
-              try URLKey.canonicalize(base) == base else {
+            try URLKey.canonicalize(base) == base
+        else {
             return { Array(try URLKey.key(method: "GET", url: $0).utf8) }
         }
         return { url in
@@ -269,7 +283,8 @@ public struct SitePacker {
         pathsByKey.reserveCapacity(files.count)
         for (file, key) in zip(files, keys) {
             if let other = pathsByKey.updateValue(file.relativePath, forKey: KeyBytes(key)) {
-                throw Failure.urlClash(first: other, second: file.relativePath, url: String(decoding: key.dropFirst(4), as: UTF8.self))
+                throw Failure.urlClash(
+                    first: other, second: file.relativePath, url: String(decoding: key.dropFirst(4), as: UTF8.self))
             }
         }
     }
@@ -278,7 +293,9 @@ public struct SitePacker {
     /// answers (a folder's index.html takes two: its own URL's, then the folder's) and the body's
     /// length, or every `dictionaryInterval`-th.
     private func anchorPlan(files: [ScannedFile], keys: [[UInt8]]) throws -> AnchorPlan {
-        guard let rule = options.anchorRule, options.dictionaryInterval > 0 else { return AnchorPlan(interval: options.dictionaryInterval) }
+        guard let rule = options.anchorRule, options.dictionaryInterval > 0 else {
+            return AnchorPlan(interval: options.dictionaryInterval)
+        }
         var bodies: [(key: [UInt8], length: UInt64)] = []
         bodies.reserveCapacity(files.count + files.count / 8)
         let keyOf = try keyMaker()
@@ -297,7 +314,9 @@ public struct SitePacker {
     ///
     /// - Throws: ``Failure/changedWhilePacking(path:scanned:read:)`` when it is not.
     static func checkPlannedLength(_ file: ScannedFile, read: UInt64, anchors: AnchorPlan) throws {
-        guard anchors.isKeyed, AnchorPlan.candidateLengths.contains(read) != AnchorPlan.candidateLengths.contains(file.size) else { return }
+        guard anchors.isKeyed,
+            AnchorPlan.candidateLengths.contains(read) != AnchorPlan.candidateLengths.contains(file.size)
+        else { return }
         throw Failure.changedWhilePacking(path: file.relativePath, scanned: file.size, read: read)
     }
 
@@ -333,9 +352,13 @@ public struct SitePacker {
     private static let hexDigits = Array("0123456789ABCDEF".utf8)
 
     private func addRecords(
-        for file: ScannedFile, at fileURL: String, key: [UInt8], body: StoredBody, writer: ArchiveWriter, summary: inout Summary
+        for file: ScannedFile, at fileURL: String, key: [UInt8], body: StoredBody, writer: ArchiveWriter,
+        summary: inout Summary
     ) throws {
-        let name = file.relativePath.lastIndex(of: "/").map { String(file.relativePath[file.relativePath.index(after: $0)...]) } ?? file.relativePath
+        let name =
+            file.relativePath.lastIndex(of: "/").map {
+                String(file.relativePath[file.relativePath.index(after: $0)...])
+            } ?? file.relativePath
         let mediaType = MediaTypes.mediaType(forFileName: name)
         let isText = MediaTypes.isText(mediaType)
         let headers = [
@@ -360,12 +383,12 @@ public struct SitePacker {
             summary.responses += 1
             if !folder.isEmpty {
                 let bare = url(for: String(folder.dropLast()))
-                try writer.add(RedirectRecord(
-                    request: RequestRecord(url: bare), status: 301, target: url(for: folder),
-                    headers: [HTTPHeader("Location", url(for: folder)), HTTPHeader("Content-Length", "0")]))
+                try writer.add(
+                    RedirectRecord(
+                        request: RequestRecord(url: bare), status: 301, target: url(for: folder),
+                        headers: [HTTPHeader("Location", url(for: folder)), HTTPHeader("Content-Length", "0")]))
                 summary.redirects += 1
             }
         }
     }
 }
-

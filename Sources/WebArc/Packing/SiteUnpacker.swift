@@ -54,15 +54,21 @@ public struct SiteUnpacker {
         var origins = Set<String>()
         try reader.forEachEntry { entry in
             guard case .response(let response) = entry.record, response.request.method == "GET" else {
-                if case .redirect = entry.record { summary.redirects += 1 } else {
+                if case .redirect = entry.record {
+                    summary.redirects += 1
+                } else {
                     summary.skipped.append(Skipped(url: entry.key, reason: "not a GET response"))
                 }
                 return
             }
             let canonical = String(entry.key.dropFirst(4))
-            if let origin = UnpackPlan.relativePath(forCanonicalURL: canonical, includeOrigin: true)?.first { origins.insert(origin) }
+            if let origin = UnpackPlan.relativePath(forCanonicalURL: canonical, includeOrigin: true)?.first {
+                origins.insert(origin)
+            }
             let modified = restoresModificationTimes ? Self.lastModified(response.headers) : nil
-            responses.append(PlannedFile(url: canonical, path: [], body: response.body, length: response.bodyLength, modified: modified))
+            responses.append(
+                PlannedFile(
+                    url: canonical, path: [], body: response.body, length: response.bodyLength, modified: modified))
         }
         let withOrigin = origins.count > 1
         // Keyed by bytes: String equality would merge "café" precomposed and decomposed, which
@@ -72,13 +78,19 @@ public struct SiteUnpacker {
         var files: [PlannedFile] = []
         for response in responses {
             guard let path = UnpackPlan.relativePath(forCanonicalURL: response.url, includeOrigin: withOrigin) else {
-                summary.skipped.append(Skipped(url: response.url, reason: "no safe file name (not http(s), or a name over 255 bytes)"))
+                summary.skipped.append(
+                    Skipped(url: response.url, reason: "no safe file name (not http(s), or a name over 255 bytes)"))
                 continue
             }
             let joined = path.joined(separator: "/")
             if let existing = planned[Array(joined.utf8)] {
-                if existing == response.body { summary.duplicates += 1 } else {
-                    summary.skipped.append(Skipped(url: response.url, reason: "\(joined) is already written from another URL with a different body"))
+                if existing == response.body {
+                    summary.duplicates += 1
+                } else {
+                    summary.skipped.append(
+                        Skipped(
+                            url: response.url,
+                            reason: "\(joined) is already written from another URL with a different body"))
                 }
                 continue
             }
@@ -147,14 +159,18 @@ public struct SiteUnpacker {
     /// Creates folders one by one (refusing symbolic links) and writes the file unnamed, named
     /// when complete (``UnnamedFile``), or where that cannot be done or a file is replaced, through
     /// a temporary name renamed into place: never a partly written file under its name.
-    private func write(_ reader: ArchiveReader, body: BodyReference, modified: Int64?, to path: [String], under root: String) throws {
+    private func write(
+        _ reader: ArchiveReader, body: BodyReference, modified: Int64?, to path: [String], under root: String
+    ) throws {
         var directory = root
         for segment in path.dropLast() {
             directory += "/" + segment
             var info = stat()
             if lstat(directory, &info) == 0 {
                 guard (info.st_mode & S_IFMT) == S_IFDIR else {
-                    throw WebArcError.io(path: directory, operation: .creating("create folder (a file or link is in the way)"), errno: EEXIST)
+                    throw WebArcError.io(
+                        path: directory, operation: .creating("create folder (a file or link is in the way)"),
+                        errno: EEXIST)
                 }
             } else if mkdir(directory, 0o755) != 0 {
                 // Another worker may have just made it: only a folder that is now there will do.
@@ -175,11 +191,14 @@ public struct SiteUnpacker {
             try setModificationTime(fd, modified, path: target)
             let code = UnnamedFile.link(fd, to: target)
             guard code == 0 else {
-                throw code == EEXIST ? WebArcError.outputExists(path: target) : WebArcError.io(path: target, operation: .creating("create"), errno: code)
+                throw code == EEXIST
+                    ? WebArcError.outputExists(path: target)
+                    : WebArcError.io(path: target, operation: .creating("create"), errno: code)
             }
             return
         }
-        let temporary = directory + "/.webarc-unpack-\(getpid())-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        let temporary =
+            directory + "/.webarc-unpack-\(getpid())-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw WebArcError.io(path: temporary, operation: .creating("create"), errno: errno) }
         PendingOutputs.register(temporary)

@@ -26,16 +26,21 @@ package enum UnpackPlan {
             query = rest[rest.utf8.index(after: mark)...]
             rest = rest[..<mark]
         }
-        var segments = rest.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { safeSegment(String($0)) }
+        var segments = rest.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map {
+            safeSegment(String($0))
+        }
         if segments.isEmpty || segments.last == "" { segments = segments.dropLast() + ["index.html"] }
         segments = segments.map { $0.isEmpty ? "%2F" : $0 }
         if let query {
-            segments[segments.count - 1] += "?" + replacing([(UInt8(ascii: "/"), "%2F"), (UInt8(ascii: "\\"), "%5C")], in: query)
+            segments[segments.count - 1] +=
+                "?" + replacing([(UInt8(ascii: "/"), "%2F"), (UInt8(ascii: "\\"), "%5C")], in: query)
         }
         if includeOrigin {
             segments.insert(replacing([(UInt8(ascii: ":"), "_"), (UInt8(ascii: "/"), "_")], in: authority), at: 0)
         }
-        guard segments.allSatisfy({ $0.utf8.count <= 255 && $0 != "." && $0 != ".." && !$0.isEmpty }) else { return nil }
+        guard segments.allSatisfy({ $0.utf8.count <= 255 && $0 != "." && $0 != ".." && !$0.isEmpty }) else {
+            return nil
+        }
         return segments
     }
 

@@ -36,7 +36,8 @@ extension ArchiveReader {
     ///
     /// - Throws: `bodyNotFound`, `rangeOutOfBounds`, `corruptIndex` when the chunks do not add
     ///   up to the body's length, page errors.
-    public func makeChunkIterator(for reference: BodyReference, range: Range<UInt64>? = nil) throws -> BodyChunkIterator {
+    public func makeChunkIterator(for reference: BodyReference, range: Range<UInt64>? = nil) throws -> BodyChunkIterator
+    {
         try makeChunkIterator(for: try bodyEntry(reference), range: range)
     }
 
@@ -44,7 +45,8 @@ extension ArchiveReader {
     public func makeChunkIterator(for body: BodyEntry, range: Range<UInt64>? = nil) throws -> BodyChunkIterator {
         let range = range ?? 0..<body.length
         guard range.upperBound <= body.length else {
-            throw WebArcError.rangeOutOfBounds(body: body.reference, lower: range.lowerBound, upper: range.upperBound, length: body.length)
+            throw WebArcError.rangeOutOfBounds(
+                body: body.reference, lower: range.lowerBound, upper: range.upperBound, length: body.length)
         }
         try body.checkLength()
         announceChunks(of: body, range: range)
@@ -92,7 +94,8 @@ extension ArchiveReader {
         // The references of consecutive chunks are often neighbours (a changed page's previous
         // version, chunk after chunk): fetched as windows, several at once, ahead of the chunks.
         for layer in references.indices where !references[layer].isEmpty {
-            source(ofLayer: layer).willRead(references[layer].sorted { $0.lowerBound < $1.lowerBound }, ahead: Self.baseReadAhead)
+            source(ofLayer: layer).willRead(
+                references[layer].sorted { $0.lowerBound < $1.lowerBound }, ahead: Self.baseReadAhead)
         }
         for layer in extents.indices where !extents[layer].isEmpty { source(ofLayer: layer).willRead(extents[layer]) }
     }
@@ -129,7 +132,9 @@ extension ArchiveReader {
         var extents = [[Range<UInt64>]](repeating: [], count: bases.count + 1)
         var seen = [Set<UInt64>](repeating: [], count: bases.count + 1)
         func note(_ chunk: ChunkEntry, depth: Int = 0) {
-            if let (layer, extent) = storedExtent(of: chunk), layer > 0, !extent.isEmpty, seen[layer].insert(extent.lowerBound).inserted {
+            if let (layer, extent) = storedExtent(of: chunk), layer > 0, !extent.isEmpty,
+                seen[layer].insert(extent.lowerBound).inserted
+            {
                 extents[layer].append(extent)
             }
             guard depth < 2 else { return }
@@ -140,13 +145,16 @@ extension ArchiveReader {
             for chunk in body.chunks { note(chunk) }
         }
         for layer in extents.indices.dropFirst() where !extents[layer].isEmpty {
-            source(ofLayer: layer).willRead(extents[layer].sorted { $0.lowerBound < $1.lowerBound }, ahead: Self.baseReadAhead)
+            source(ofLayer: layer).willRead(
+                extents[layer].sorted { $0.lowerBound < $1.lowerBound }, ahead: Self.baseReadAhead)
         }
     }
 
     /// Calls `body` with successive verified pieces of a body (or of a byte range of it); memory
     /// holds one chunk at a time.
-    public func forEachChunk(of reference: BodyReference, range: Range<UInt64>? = nil, _ body: ([UInt8]) throws -> Void) throws {
+    public func forEachChunk(
+        of reference: BodyReference, range: Range<UInt64>? = nil, _ body: ([UInt8]) throws -> Void
+    ) throws {
         var iterator = try makeChunkIterator(for: reference, range: range)
         while let piece = try iterator.next() { try body(piece) }
     }
@@ -168,7 +176,8 @@ extension ArchiveReader {
 
     /// A body (or a byte range of it) as an asynchronous stream of verified chunks, read as the
     /// consumer pulls. A chunk that fails its digest ends the stream with `chunkDigest`.
-    public func chunks(of reference: BodyReference, range: Range<UInt64>? = nil) -> AsyncThrowingStream<Data, any Error> {
+    public func chunks(of reference: BodyReference, range: Range<UInt64>? = nil) -> AsyncThrowingStream<Data, any Error>
+    {
         let state = Mutex<Result<BodyChunkIterator, any Error>?>(nil)
         return AsyncThrowingStream(unfolding: { [self] in
             try state.withLock { state in
@@ -191,7 +200,9 @@ extension ArchiveReader {
     public func verifyBody(_ entry: BodyEntry, deliver: (([UInt8]) throws -> Void)? = nil) throws {
         var md5 = Insecure.MD5()
         // A body of one chunk hashes to that chunk's digest, which reading it has just checked.
-        let single = entry.chunks.count == 1 && UInt64(entry.chunks[0].rawLength) == entry.length && entry.chunks[0].digest == entry.sha256
+        let single =
+            entry.chunks.count == 1 && UInt64(entry.chunks[0].rawLength) == entry.length
+            && entry.chunks[0].digest == entry.sha256
         var sha256: SHA256? = single ? nil : SHA256()
         var length: UInt64 = 0
         var iterator = try makeChunkIterator(for: entry)
@@ -210,7 +221,9 @@ extension ArchiveReader {
         let digest = BodyDigest(md5.finalize())
         guard digest == entry.reference.digest else { throw fail("bytes hash to MD5 \(digest.hex)") }
         let hash = sha256.map { SHA256Hash($0.finalize()) } ?? entry.sha256
-        guard hash == entry.sha256 else { throw fail("bytes hash to SHA-256 \(hash.hex), its entry says \(entry.sha256.hex)") }
+        guard hash == entry.sha256 else {
+            throw fail("bytes hash to SHA-256 \(hash.hex), its entry says \(entry.sha256.hex)")
+        }
     }
 
     /// Reads, decodes and verifies chunk `index` of `body`: no byte is returned unless its SHA-256
@@ -220,7 +233,8 @@ extension ArchiveReader {
     ///   `amplification` (entry checks);
     ///   `corruptChunk` when it does not decode; `chunkDigest` when the bytes do not match.
     func decodeChunk(_ body: BodyEntry, index: Int) throws -> [UInt8] {
-        let context = ChunkContext(body: body.reference, index: index, page: body.origin.page, position: body.origin.position)
+        let context = ChunkContext(
+            body: body.reference, index: index, page: body.origin.page, position: body.origin.position)
         return try decode(body.chunks[index], context)
     }
 
@@ -232,7 +246,8 @@ extension ArchiveReader {
     ///
     /// - Throws: as ``decodeChunk(_:index:)``, except `chunkDigest` for this chunk.
     func decodeChunkLeavingDigest(_ body: BodyEntry, index: Int) throws -> [UInt8] {
-        let context = ChunkContext(body: body.reference, index: index, page: body.origin.page, position: body.origin.position)
+        let context = ChunkContext(
+            body: body.reference, index: index, page: body.origin.page, position: body.origin.position)
         return try read(body.chunks[index], context, checkingDigest: false).raw
     }
 
@@ -252,7 +267,8 @@ extension ArchiveReader {
     ///     caller's check of the chunk finds. That caller reads the chunk again with both checks
     ///     when its own fails, so that the error names a damaged reference as before.
     func read(
-        _ chunk: ChunkEntry, _ context: ChunkContext, role: ChunkEntry.Role = .chunk, checkingDigest: Bool = true, checkingReferences: Bool = true
+        _ chunk: ChunkEntry, _ context: ChunkContext, role: ChunkEntry.Role = .chunk, checkingDigest: Bool = true,
+        checkingReferences: Bool = true
     ) throws -> VerifiedChunk {
         let store = try self.store(of: chunk, context)
         try chunk.validate(context, bodyDataEnd: store.trailer.bodyDataEnd, role: role)
@@ -268,7 +284,8 @@ extension ArchiveReader {
             if let cached = dictionaryCache.withLock({ $0.value(for: reference) }) {
                 dictionary = cached
             } else {
-                let bytes = Array(try decode(reference, context, role: .dictionary).suffix(ChunkEntry.maxDictionaryLength))
+                let bytes = Array(
+                    try decode(reference, context, role: .dictionary).suffix(ChunkEntry.maxDictionaryLength))
                 dictionaryCache.withLock { $0.insert(bytes, for: reference, cost: bytes.count) }
                 dictionary = bytes
             }
@@ -280,7 +297,9 @@ extension ArchiveReader {
             if let cached = referenceCache.withLock({ $0.value(for: reference) }) {
                 history = cached
             } else if !checkingReferences && !checkingDigest {
-                history = try read(reference, context, role: .deltaReference, checkingDigest: false, checkingReferences: false).raw
+                history = try read(
+                    reference, context, role: .deltaReference, checkingDigest: false, checkingReferences: false
+                ).raw
             } else {
                 let bytes = try decode(reference, context, role: .deltaReference)
                 referenceCache.withLock { $0.insert(bytes, for: reference, cost: bytes.count) }
@@ -289,11 +308,14 @@ extension ArchiveReader {
             raw = ZstdDelta.decode(stored, rawLength: Int(chunk.rawLength), reference: history!)
         case nil: raw = nil
         }
-        guard let raw else { throw WebArcError.corruptChunk(body: context.body, chunk: context.index, offset: chunk.offset) }
+        guard let raw else {
+            throw WebArcError.corruptChunk(body: context.body, chunk: context.index, offset: chunk.offset)
+        }
         guard !checkingDigest || SHA256Hash.of(raw) == chunk.digest else {
             throw WebArcError.chunkDigest(body: context.body, chunk: context.index, offset: chunk.offset)
         }
-        return VerifiedChunk(entry: chunk, stored: stored, raw: raw, dictionary: dictionary, history: history, store: store)
+        return VerifiedChunk(
+            entry: chunk, stored: stored, raw: raw, dictionary: dictionary, history: history, store: store)
     }
 }
 
@@ -320,8 +342,12 @@ extension ArchiveReader {
     ///   layer deeper than the bases given.
     func store(of chunk: ChunkEntry, _ context: ChunkContext) throws -> ArchiveReader {
         guard chunk.layer > 0 else { return self }
-        guard !bases.isEmpty else { throw WebArcError.baseRequired(body: context.body, chunk: context.index, layer: chunk.layer) }
-        guard Int(chunk.layer) <= bases.count else { throw context.corrupt("layer \(chunk.layer), but \(bases.count) bases") }
+        guard !bases.isEmpty else {
+            throw WebArcError.baseRequired(body: context.body, chunk: context.index, layer: chunk.layer)
+        }
+        guard Int(chunk.layer) <= bases.count else {
+            throw context.corrupt("layer \(chunk.layer), but \(bases.count) bases")
+        }
         return bases[Int(chunk.layer) - 1]
     }
 }

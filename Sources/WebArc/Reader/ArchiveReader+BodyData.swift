@@ -7,7 +7,9 @@ extension ArchiveReader {
     /// - Throws: what reading the archive throws.
     public func bodyDataDigest() throws -> SHA256Hash {
         var hasher = SHA256()
-        try BodyDataDigest.update(&hasher, from: 16, to: trailer.bodyDataEnd) { offset, count in try source.read(at: offset, count: count) }
+        try BodyDataDigest.update(&hasher, from: 16, to: trailer.bodyDataEnd) { offset, count in
+            try source.read(at: offset, count: count)
+        }
         return SHA256Hash(hasher.finalize())
     }
 }
@@ -19,7 +21,9 @@ enum BodyDataDigest {
     static let piece = 4 << 20
 
     /// Adds the bytes from `start` to `end`, read by `read(offset, count)`, to `hasher`.
-    static func update(_ hasher: inout SHA256, from start: UInt64, to end: UInt64, read: (UInt64, Int) throws -> [UInt8]) throws {
+    static func update(
+        _ hasher: inout SHA256, from start: UInt64, to end: UInt64, read: (UInt64, Int) throws -> [UInt8]
+    ) throws {
         var offset = start
         while offset < end {
             let count = Int(min(UInt64(piece), end - offset))

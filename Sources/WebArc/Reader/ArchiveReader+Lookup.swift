@@ -16,7 +16,9 @@ extension ArchiveReader {
     /// first entry with the key whose class this reader knows.
     public func lookup(key: String) throws -> ArchiveEntry? {
         let wanted = Array(key.utf8)
-        guard let (node, _) = try leaf(holding: wanted, in: .records), case .recordLeaf(let leaf) = node else { return nil }
+        guard let (node, _) = try leaf(holding: wanted, in: .records), case .recordLeaf(let leaf) = node else {
+            return nil
+        }
         var index = leaf.firstIndex(notBelow: wanted)
         while index < leaf.entries.count, leaf.key(index).elementsEqual(wanted) {
             if let entry = try entry(leaf, index) { return entry }
@@ -30,7 +32,9 @@ extension ArchiveReader {
     /// leaves (spec Appendix C step 5), so this reads the same pages as ``lookup(key:)``.
     public func lookupAll(key: String) throws -> [ArchiveEntry] {
         let wanted = Array(key.utf8)
-        guard let (node, _) = try leaf(holding: wanted, in: .records), case .recordLeaf(let leaf) = node else { return [] }
+        guard let (node, _) = try leaf(holding: wanted, in: .records), case .recordLeaf(let leaf) = node else {
+            return []
+        }
         var entries: [ArchiveEntry] = []
         var index = leaf.firstIndex(notBelow: wanted)
         while index < leaf.entries.count, leaf.key(index).elementsEqual(wanted) {
@@ -112,7 +116,8 @@ extension ArchiveReader {
             let body = try bodyEntry(of: response, object: object, in: leaf)
             bodyCache.withLock { $0.insert(body, for: body.reference, cost: body.encodedSize) }
         }
-        return ArchiveEntry(key: try leaf.keyText(index), location: RecordLocation(page: leaf.page, entry: index), record: record)
+        return ArchiveEntry(
+            key: try leaf.keyText(index), location: RecordLocation(page: leaf.page, entry: index), record: record)
     }
 
     /// The body entry a response names, from its own leaf, checked against its `bodyLength`.
@@ -120,7 +125,9 @@ extension ArchiveReader {
     /// - Throws: `bodyNotFound` naming the page when the leaf lacks it; `corruptIndex` when the
     ///   lengths differ.
     func bodyEntry(of response: ResponseRecord, object: DecodedObject, in leaf: RecordLeaf) throws -> BodyEntry {
-        guard let body = leaf.body(response.body) else { throw WebArcError.bodyNotFound(body: response.body, page: leaf.page) }
+        guard let body = leaf.body(response.body) else {
+            throw WebArcError.bodyNotFound(body: response.body, page: leaf.page)
+        }
         guard body.length == response.bodyLength else {
             throw object.corrupt(
                 "bodyLength \(response.bodyLength), but body \(response.body) holds \(body.length) bytes",

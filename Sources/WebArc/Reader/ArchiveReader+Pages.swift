@@ -15,11 +15,14 @@ extension ArchiveReader {
         let key = PageCacheKey(reference: reference, expectation: expected.cacheTag)
         if let cached = pageCache.withLock({ $0.value(for: key) }) { return cached }
         if case .node = expected, reference.height > FormatBounds.maxTreeHeight {
-            throw WebArcError.corruptPage(page: reference.offset, position: nil, reason: "tree height \(reference.height) is over \(FormatBounds.maxTreeHeight)")
+            throw WebArcError.corruptPage(
+                page: reference.offset, position: nil,
+                reason: "tree height \(reference.height) is over \(FormatBounds.maxTreeHeight)")
         }
         switch reference.violation(pageArea: pageArea) {
         case .amplification?:
-            throw WebArcError.amplification(offset: reference.offset, storedLength: reference.storedLength, rawLength: reference.rawLength)
+            throw WebArcError.amplification(
+                offset: reference.offset, storedLength: reference.storedLength, rawLength: reference.rawLength)
         case .invalid(let reason)?:
             throw WebArcError.corruptPage(page: reference.offset, position: nil, reason: reason)
         case nil:
@@ -47,7 +50,8 @@ extension ArchiveReader {
 
     /// Descends `tree` from its root to the leaf whose range holds `key`, or nil when `key` sorts
     /// before every key of the tree.
-    func leaf<K: Collection>(holding key: K, in tree: Page.Tree) throws -> (Page, PageReference)? where K.Element == UInt8 {
+    func leaf<K: Collection>(holding key: K, in tree: Page.Tree) throws -> (Page, PageReference)?
+    where K.Element == UInt8 {
         var reference = tree == .records ? trailer.recordRoot : trailer.bodyRoot
         while true {
             let node = try page(reference, .node(tree))
@@ -80,10 +84,15 @@ extension ArchiveReader {
     func announce(_ pages: [PageReference], _ tree: Page.Tree) {
         guard pages.count > 1 else { return }
         let cached = pageCache.withLock { cache in
-            Set(pages.filter { cache.contains(PageCacheKey(reference: $0, expectation: Page.Expectation.node(tree).cacheTag)) })
+            Set(
+                pages.filter {
+                    cache.contains(PageCacheKey(reference: $0, expectation: Page.Expectation.node(tree).cacheTag))
+                })
         }
         let extents = pages.compactMap { reference -> Range<UInt64>? in
-            guard !cached.contains(reference), reference.offset < tailOffset, let end = reference.end, end <= trailerOffset else {
+            guard !cached.contains(reference), reference.offset < tailOffset, let end = reference.end,
+                end <= trailerOffset
+            else {
                 return nil
             }
             return reference.offset..<end

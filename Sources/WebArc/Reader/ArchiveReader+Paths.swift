@@ -13,7 +13,8 @@ extension ArchiveReader {
         guard !Self.hasScheme(path), let base = try metadata.baseURL ?? metadata.startURL else { return nil }
         if path.hasPrefix("/") {
             guard let schemeEnd = base.range(of: "://") else { return nil }
-            let authorityEnd = base[schemeEnd.upperBound...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? base.endIndex
+            let authorityEnd =
+                base[schemeEnd.upperBound...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? base.endIndex
             return String(base[..<authorityEnd]) + path
         }
         let withoutQuery = base.prefix { $0 != "?" && $0 != "#" }
@@ -27,8 +28,10 @@ extension ArchiveReader {
         let bytes = Array(text.utf8)
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0 else { return false }
         func isLetter(_ byte: UInt8) -> Bool { (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) }
-        return isLetter(bytes[0]) && bytes[1..<colon].allSatisfy {
-            isLetter($0) || (0x30...0x39).contains($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".")
-        }
+        return isLetter(bytes[0])
+            && bytes[1..<colon].allSatisfy {
+                isLetter($0) || (0x30...0x39).contains($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-")
+                    || $0 == UInt8(ascii: ".")
+            }
     }
 }

@@ -13,7 +13,9 @@ extension ArchiveReader {
     ///     bounded scan.
     ///   - accept: called with each key's bytes after the prefix.
     /// - Throws: page and index errors.
-    package func firstKey(withPrefix prefix: String, limit: Int = 20_000, where accept: (ArraySlice<UInt8>) -> Bool) throws -> String? {
+    package func firstKey(
+        withPrefix prefix: String, limit: Int = 20_000, where accept: (ArraySlice<UInt8>) -> Bool
+    ) throws -> String? {
         let wanted = Array(prefix.utf8)
         var visited = 0
         var found: String?
@@ -24,7 +26,9 @@ extension ArchiveReader {
                 let first = interior.childIndex(for: wanted) ?? 0
                 for index in first..<interior.children.count {
                     // A child whose first key is past every key with the prefix holds none of them.
-                    if index > first, !interior.keys[index].starts(with: wanted), KeyOrder.less(wanted, interior.keys[index]) {
+                    if index > first, !interior.keys[index].starts(with: wanted),
+                        KeyOrder.less(wanted, interior.keys[index])
+                    {
                         return false
                     }
                     guard try walk(try child(of: interior, at: index, parent: reference)) else { return false }

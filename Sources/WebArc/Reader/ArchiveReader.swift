@@ -82,11 +82,13 @@ public final class ArchiveReader: Sendable {
         self.bases = bases
         let size = source.size
         guard size > 0 else { throw WebArcError.empty(path: path) }
-        lead = try Lead(parsing: try source.read(at: 0, count: Int(min(size, UInt64(Lead.size)))), fileLength: size, path: path)
+        lead = try Lead(
+            parsing: try source.read(at: 0, count: Int(min(size, UInt64(Lead.size)))), fileLength: size, path: path)
         // At least the appendix's end and the trailer, so that opening needs no read of them alone.
         let tailCount = min(size, UInt64(max(source.openingTailLength, Trailer.size + 16)))
         guard size >= UInt64(Lead.size + Trailer.size) else {
-            throw WebArcError.truncated(section: "archive", offset: size, needed: UInt64(Lead.size + Trailer.size), available: size)
+            throw WebArcError.truncated(
+                section: "archive", offset: size, needed: UInt64(Lead.size + Trailer.size), available: size)
         }
         var tailOffset = size - tailCount
         var tail = try source.read(at: tailOffset, count: Int(tailCount))
@@ -178,7 +180,8 @@ public final class ArchiveReader: Sendable {
         }
         for (index, (base, reader)) in zip(declared, bases).enumerated()
         where base.digest != reader.archiveDigest || base.archiveLength != reader.archiveLength {
-            throw WebArcError.badBase(reason: "base \(index + 1) of \(path) is not \(reader.path) (archive digest or length differ)")
+            throw WebArcError.badBase(
+                reason: "base \(index + 1) of \(path) is not \(reader.path) (archive digest or length differ)")
         }
     }
 

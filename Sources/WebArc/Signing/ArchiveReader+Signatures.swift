@@ -15,6 +15,7 @@ extension ArchiveReader {
     ///   `expired`, `rolledBack` (spec §12.4), and `badRollbackState` or `io` when the rollback
     ///   state cannot be read or written.
     public func checkTrust(_ policy: TrustPolicy, now: Date = Date()) throws -> TrustDecision {
-        try policy.check(archiveDigest: archiveDigest, appendix: try appendixBytes(), archiveLength: archiveLength, now: now)
+        try policy.check(
+            archiveDigest: archiveDigest, appendix: try appendixBytes(), archiveLength: archiveLength, now: now)
     }
 }

@@ -39,10 +39,13 @@ public enum ArchiveSigner {
         let archive = try ArchiveReader(path: path)
         let existing = try archive.appendixBytes()
         let block = try SignatureBlock(
-            signing: archive.archiveDigest, with: key, sequence: sequence, created: SignatureBlock.milliseconds(created),
+            signing: archive.archiveDigest, with: key, sequence: sequence,
+            created: SignatureBlock.milliseconds(created),
             expires: expires.map(SignatureBlock.milliseconds) ?? 0)
         let appendix = try replacing(block, in: existing, archiveLength: archive.archiveLength)
-        try write(archiveAt: path, archiveLength: archive.archiveLength, archiveDigest: archive.archiveDigest, appendix: appendix)
+        try write(
+            archiveAt: path, archiveLength: archive.archiveLength, archiveDigest: archive.archiveDigest,
+            appendix: appendix)
         return block
     }
 
@@ -79,7 +82,9 @@ public enum ArchiveSigner {
         let (source, _) = try FileByteSource.openRegularFile(path)
         defer { close(source) }
         var info = stat()
-        guard fstat(source, &info) == 0 else { throw WebArcError.io(path: path, operation: .opening("stat"), errno: errno) }
+        guard fstat(source, &info) == 0 else {
+            throw WebArcError.io(path: path, operation: .opening("stat"), errno: errno)
+        }
         let output = try OutputFile(targetPath: path, overwrite: true)
         do {
             try output.appendCopy(from: source, sourcePath: path, count: archiveLength)
@@ -87,7 +92,9 @@ public enum ArchiveSigner {
             try output.flush()
             let copied = try ArchiveReader(path: output.temporaryPath)
             guard copied.archiveDigest == archiveDigest, copied.archiveLength == archiveLength else {
-                throw WebArcError.io(path: path, operation: .transferring("copy (the archive changed while signing) from"), errno: EAGAIN)
+                throw WebArcError.io(
+                    path: path, operation: .transferring("copy (the archive changed while signing) from"), errno: EAGAIN
+                )
             }
             try output.commit(overwrite: true, permissions: mode_t(info.st_mode) & 0o7777)
         } catch {

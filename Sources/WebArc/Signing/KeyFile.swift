@@ -59,7 +59,8 @@ enum KeyFile {
     static func read(_ path: String, tooLong: ((UInt64) -> WebArcError)? = nil) throws -> [UInt8] {
         let file = try FileByteSource(path: path)
         guard file.size <= maxSize else {
-            throw tooLong?(file.size) ?? .badKeyFile(path: path, reason: "\(file.size) bytes is too long for a key file")
+            throw tooLong?(file.size)
+                ?? .badKeyFile(path: path, reason: "\(file.size) bytes is too long for a key file")
         }
         return try file.read(at: 0, count: Int(file.size))
     }

@@ -37,7 +37,9 @@ public struct PublicKey: Equatable, Sendable, CustomStringConvertible {
         do { try self.init(rawRepresentation: raw) } catch {
             throw WebArcError.badKeyFile(path: path, reason: "the 32 bytes are not an Ed25519 public key")
         }
-        guard stated == keyID else { throw WebArcError.keyIDMismatch(path: path, stated: "\(stated)", computed: "\(keyID)") }
+        guard stated == keyID else {
+            throw WebArcError.keyIDMismatch(path: path, stated: "\(stated)", computed: "\(keyID)")
+        }
     }
 
     /// Reads a `NAME.pub` file.

@@ -35,7 +35,9 @@ public struct RollbackState: Sendable {
             throw WebArcError.io(path: directory, operation: .creating("create state directory"), errno: errno)
         }
         var info = stat()
-        guard stat(directory, &info) == 0 else { throw WebArcError.io(path: directory, operation: .opening("open state directory"), errno: errno) }
+        guard stat(directory, &info) == 0 else {
+            throw WebArcError.io(path: directory, operation: .opening("open state directory"), errno: errno)
+        }
         guard info.st_mode & S_IFMT == S_IFDIR else {
             throw WebArcError.io(path: directory, operation: .opening("open state directory"), errno: ENOTDIR)
         }
@@ -47,13 +49,21 @@ public struct RollbackState: Sendable {
     public func entry(for keyID: KeyID) throws -> Entry? {
         let path = file(for: keyID)
         guard access(path, F_OK) == 0 else { return nil }
-        func bad(_ reason: String) -> WebArcError { .badRollbackState(path: path, reason: reason + ": delete it to reset this key") }
+        func bad(_ reason: String) -> WebArcError {
+            .badRollbackState(path: path, reason: reason + ": delete it to reset this key")
+        }
         let bytes = try KeyFile.read(path) { bad("\($0) bytes is too long for a state file") }
         guard let text = UTF8Text.validated(bytes), text.hasSuffix("\n") else { throw bad("not one line of text") }
         let fields = text.dropLast().split(separator: " ", omittingEmptySubsequences: false)
-        guard fields.count == 3, fields[0] == "\(keyID)"[...] else { throw bad("expected \"\(keyID) SEQUENCE DIGEST\"") }
-        guard fields[1].allSatisfy(\.isASCII), let sequence = UInt64(fields[1]) else { throw bad("the sequence is not a number") }
-        guard let digest = Self.bytes(hex: fields[2]), digest.count == 32 else { throw bad("the digest is not 64 hexadecimal digits") }
+        guard fields.count == 3, fields[0] == "\(keyID)"[...] else {
+            throw bad("expected \"\(keyID) SEQUENCE DIGEST\"")
+        }
+        guard fields[1].allSatisfy(\.isASCII), let sequence = UInt64(fields[1]) else {
+            throw bad("the sequence is not a number")
+        }
+        guard let digest = Self.bytes(hex: fields[2]), digest.count == 32 else {
+            throw bad("the digest is not 64 hexadecimal digits")
+        }
         return Entry(sequence: sequence, archiveDigest: digest)
     }
 
@@ -109,9 +119,12 @@ public struct RollbackState: Sendable {
 
     static func bytes(hex text: Substring) -> [UInt8]? {
         let digits = Array(text.utf8)
-        guard digits.count % 2 == 0, digits.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+        guard digits.count % 2 == 0, digits.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+        else {
             return nil
         }
-        return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16)! }
+        return stride(from: 0, to: digits.count, by: 2).map {
+            UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16)!
+        }
     }
 }

@@ -35,7 +35,9 @@ public struct SignatureBlock: Equatable, Sendable {
     ///   - created: ms since 1970.
     ///   - expires: ms since 1970, or 0 for never.
     /// - Throws: `io` (operation `sign`) when the crypto library fails.
-    package init(signing archiveDigest: [UInt8], with key: SigningKey, sequence: UInt64, created: Int64, expires: Int64) throws {
+    package init(
+        signing archiveDigest: [UInt8], with key: SigningKey, sequence: UInt64, created: Int64, expires: Int64
+    ) throws {
         keyID = key.keyID
         self.sequence = sequence
         self.created = created
@@ -96,7 +98,9 @@ public struct SignatureBlock: Equatable, Sendable {
     public var expiresDate: Date? { expires == 0 ? nil : Self.date(expires) }
 
     /// Milliseconds since 1970 for `date`, rounded down.
-    package static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
+    package static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    }
 
     static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
 

@@ -56,9 +56,11 @@ package enum SignatureCheck {
         let milliseconds = SignatureBlock.milliseconds(now)
         let accepted = verified.filter { !$0.hasExpired(at: milliseconds) }
         guard !accepted.isEmpty else {
-            throw WebArcError.expired(keyID: "\(firstVerified.keyID)", expires: firstVerified.expires, offset: archiveLength)
+            throw WebArcError.expired(
+                keyID: "\(firstVerified.keyID)", expires: firstVerified.expires, offset: archiveLength)
         }
-        return TrustDecision(archiveDigest: archiveDigest, archiveLength: archiveLength, verified: verified, accepted: accepted)
+        return TrustDecision(
+            archiveDigest: archiveDigest, archiveLength: archiveLength, verified: verified, accepted: accepted)
     }
 }
 

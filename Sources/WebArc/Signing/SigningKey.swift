@@ -48,7 +48,9 @@ public struct SigningKey: Sendable {
         do { try self.init(seed: seed) } catch {
             throw WebArcError.badKeyFile(path: path, reason: "the 32 bytes are not an Ed25519 seed")
         }
-        guard stated == keyID else { throw WebArcError.keyIDMismatch(path: path, stated: "\(stated)", computed: "\(keyID)") }
+        guard stated == keyID else {
+            throw WebArcError.keyIDMismatch(path: path, stated: "\(stated)", computed: "\(keyID)")
+        }
     }
 
     /// Reads a `NAME.key` file.

@@ -34,9 +34,12 @@ public struct TrustPolicy: Sendable {
     ///
     /// - Throws: `badAppendix`, `unsigned`, `untrustedKey`, `badSignature`, `expired`,
     ///   `rolledBack`, and `badRollbackState` or `io` when the state cannot be read or written.
-    package func check(archiveDigest: [UInt8], appendix: [UInt8], archiveLength: UInt64, now: Date = Date()) throws -> TrustDecision {
+    package func check(
+        archiveDigest: [UInt8], appendix: [UInt8], archiveLength: UInt64, now: Date = Date()
+    ) throws -> TrustDecision {
         let decision = try SignatureCheck.evaluate(
-            archiveDigest: archiveDigest, appendix: appendix, archiveLength: archiveLength, trusting: trustedKeys, now: now)
+            archiveDigest: archiveDigest, appendix: appendix, archiveLength: archiveLength, trusting: trustedKeys,
+            now: now)
         try rollbackState?.admit(decision)
         return decision
     }

@@ -37,14 +37,17 @@ struct AppliedArchive {
     ///
     /// - Throws: `badTarget` when the result is not the one named; read and I/O errors (a damaged
     ///   chunk: `chunkDigest`, from the checking pass).
-    func write(_ records: [Record], to path: String, overwrite: Bool, progress: ((Int, Int) -> Void)?) throws -> UpdateApplier.Summary {
+    func write(
+        _ records: [Record], to path: String, overwrite: Bool, progress: ((Int, Int) -> Void)?
+    ) throws -> UpdateApplier.Summary {
         var summary = UpdateApplier.Summary()
         let keys = try responseKeys(records)
         let anchors = try anchorPlan(records, keys: keys)
         if bodyData != nil && copiesUnchecked {
             do {
                 try pass(
-                    records, keys: keys, to: path, overwrite: overwrite, reuse: true, unchecked: true, anchors: anchors, summary: &summary,
+                    records, keys: keys, to: path, overwrite: overwrite, reuse: true, unchecked: true, anchors: anchors,
+                    summary: &summary,
                     progress: progress)
                 summary.copiedUnchecked = true
                 return written(summary)
@@ -54,13 +57,17 @@ struct AppliedArchive {
             }
         }
         do {
-            try pass(records, keys: keys, to: path, overwrite: overwrite, reuse: true, anchors: anchors, summary: &summary, progress: progress)
+            try pass(
+                records, keys: keys, to: path, overwrite: overwrite, reuse: true, anchors: anchors, summary: &summary,
+                progress: progress)
         } catch WebArcError.badTarget where summary.chunksReused > 0 {
             let checkedAgain = summary.checkedAgain
             summary = UpdateApplier.Summary()
             summary.checkedAgain = checkedAgain
             summary.codedAgain = true
-            try pass(records, keys: keys, to: path, overwrite: overwrite, reuse: false, anchors: anchors, summary: &summary, progress: progress)
+            try pass(
+                records, keys: keys, to: path, overwrite: overwrite, reuse: false, anchors: anchors, summary: &summary,
+                progress: progress)
         }
         return written(summary)
     }
@@ -75,7 +82,8 @@ struct AppliedArchive {
     }
 
     private func pass(
-        _ records: [Record], keys: [[UInt8]?], to path: String, overwrite: Bool, reuse: Bool, unchecked: Bool = false, anchors: AnchorPlan,
+        _ records: [Record], keys: [[UInt8]?], to path: String, overwrite: Bool, reuse: Bool, unchecked: Bool = false,
+        anchors: AnchorPlan,
         summary: inout UpdateApplier.Summary, progress: ((Int, Int) -> Void)?
     ) throws {
         var options = ArchiveWriter.Options(overwrite: overwrite, recipe: recipe)
@@ -90,7 +98,8 @@ struct AppliedArchive {
             bodyRecords.append(index)
         }
         let pipeline = ApplyPipeline(
-            jobs: jobs, level: recipe.level, anchors: anchors, zstdLevel: recipe.zstdLevel, placement: recipe.placement, reuseStoredChunks: reuse,
+            jobs: jobs, level: recipe.level, anchors: anchors, zstdLevel: recipe.zstdLevel, placement: recipe.placement,
+            reuseStoredChunks: reuse,
             copyUnchecked: unchecked)
         let hasher = bodyData != nil ? BodyDataHasher(output: writer.output) : nil
         try writer.failing {
@@ -103,7 +112,9 @@ struct AppliedArchive {
             }
             try pipeline.run(workers: workers > 0 ? workers : AvailableCores.count) { body, output in
                 while added < bodyRecords[body] { try copyNext() }
-                guard case .response(var response) = records[added].record, case .prepared(let prepared, let reused) = output else {
+                guard case .response(var response) = records[added].record,
+                    case .prepared(let prepared, let reused) = output
+                else {
                     try copyNext()
                     return
                 }
@@ -121,7 +132,8 @@ struct AppliedArchive {
             try writer.failing {
                 let found = try hasher.digest(end: writer.output.length)
                 guard found == expected else {
-                    throw WebArcError.badTarget(reason: "the result's body data has SHA-256 \(found.hex), the update names \(expected.hex)")
+                    throw WebArcError.badTarget(
+                        reason: "the result's body data has SHA-256 \(found.hex), the update names \(expected.hex)")
                 }
             }
         }
@@ -145,9 +157,11 @@ struct AppliedArchive {
     ///
     /// - Throws: `badTarget` for a rule this version does not know, before anything is written.
     private func anchorPlan(_ records: [Record], keys: [[UInt8]?]) throws -> AnchorPlan {
-        try AnchorPlan.following(recipe, bodies: zip(records, keys).filter { $0.0.job != nil }.map { record, key in
-            guard case .response(let response) = record.record, let key else { return ([], 0) }
-            return (key, response.bodyLength)
-        })
+        try AnchorPlan.following(
+            recipe,
+            bodies: zip(records, keys).filter { $0.0.job != nil }.map { record, key in
+                guard case .response(let response) = record.record, let key else { return ([], 0) }
+                return (key, response.bodyLength)
+            })
     }
 }

@@ -34,7 +34,8 @@ extension ApplyPipeline {
         var chunks: [VerifiedChunk] = []
         chunks.reserveCapacity(entry.chunks.count)
         for (position, chunk) in entry.chunks.enumerated() {
-            let context = ChunkContext(body: entry.reference, index: position, page: entry.origin.page, position: entry.origin.position)
+            let context = ChunkContext(
+                body: entry.reference, index: position, page: entry.origin.page, position: entry.origin.position)
             do {
                 chunks.append(try reader.read(chunk, context, checkingDigest: false, checkingReferences: false))
             } catch {
@@ -50,7 +51,8 @@ extension ApplyPipeline {
     /// The error a fully checked read of chunk `chunk` of `entry` gives (its delta reference's
     /// digest checked first), or nil when that read succeeds.
     static func recheck(_ entry: BodyEntry, chunk: Int, in reader: ArchiveReader) -> (any Error)? {
-        let context = ChunkContext(body: entry.reference, index: chunk, page: entry.origin.page, position: entry.origin.position)
+        let context = ChunkContext(
+            body: entry.reference, index: chunk, page: entry.origin.page, position: entry.origin.position)
         do {
             _ = try reader.read(entry.chunks[chunk], context)
             return nil
@@ -64,7 +66,8 @@ extension ApplyPipeline {
     /// error, as `recheck(index, entry, chunk)` (a fully checked read of it) names it: a damaged
     /// delta reference, else `chunkDigest` at the chunk.
     static func checkDigests(
-        _ batch: inout [(index: Int, fetched: Result<Fetched, any Error>)], recheck: (Int, BodyEntry, Int) -> (any Error)?
+        _ batch: inout [(index: Int, fetched: Result<Fetched, any Error>)],
+        recheck: (Int, BodyEntry, Int) -> (any Error)?
     ) {
         var raws: [[UInt8]] = []
         var owners: [(body: Int, chunk: Int)] = []
@@ -78,9 +81,12 @@ extension ApplyPipeline {
         guard !raws.isEmpty else { return }
         let digests = SHA256Lanes.bodyHashes(of: raws).map(\.sha256)
         for ((body, chunk), digest) in zip(owners, digests) {
-            guard case .success(.chunks(let entry, let chunks)) = batch[body].fetched, digest != chunks[chunk].entry.digest else { continue }
+            guard case .success(.chunks(let entry, let chunks)) = batch[body].fetched,
+                digest != chunks[chunk].entry.digest
+            else { continue }
             batch[body].fetched = .failure(
-                recheck(batch[body].index, entry, chunk) ?? WebArcError.chunkDigest(body: entry.reference, chunk: chunk, offset: chunks[chunk].entry.offset))
+                recheck(batch[body].index, entry, chunk)
+                    ?? WebArcError.chunkDigest(body: entry.reference, chunk: chunk, offset: chunks[chunk].entry.offset))
         }
     }
 }

@@ -87,7 +87,8 @@ final class ApplyPipeline: @unchecked Sendable {
     ///     instead, which holds every byte read or coded from them (a damaged chunk gives other
     ///     body data, and a damaged anchor other dictionaries for the bodies after it).
     init(
-        jobs: [Job], level: Int, anchors: AnchorPlan, zstdLevel: Int? = nil, placement: DictionaryPlacement, reuseStoredChunks: Bool,
+        jobs: [Job], level: Int, anchors: AnchorPlan, zstdLevel: Int? = nil, placement: DictionaryPlacement,
+        reuseStoredChunks: Bool,
         copyUnchecked: Bool = false,
         windowBytes: UInt64 = 8 << 20
     ) {
@@ -137,7 +138,8 @@ final class ApplyPipeline: @unchecked Sendable {
     static let batchBytes: UInt64 = 2 << 20
 
     private func work(workers: Int) {
-        var cached: (anchor: Int, dictionary: LZ4Dictionary?, history: [UInt8]?, identity: StoredCopy.DictionaryIdentity?)?
+        var cached:
+            (anchor: Int, dictionary: LZ4Dictionary?, history: [UInt8]?, identity: StoredCopy.DictionaryIdentity?)?
         while let run = take(workers: workers) {
             var start = run.lowerBound
             while start < run.upperBound && mayRead(from: start) {
@@ -163,8 +165,12 @@ final class ApplyPipeline: @unchecked Sendable {
                             if cached?.anchor != anchor {
                                 let lastChunk = tails.wait(for: anchor)
                                 cached = (
-                                    anchor, lastChunk.map { LZ4Dictionary(DictionaryAnchors.tail(ofBody: $0), placement: placement) }, lastChunk,
-                                    copyUnchecked ? lastChunk.map(StoredCopy.DictionaryIdentity.init(lastChunk:)) : nil)
+                                    anchor,
+                                    lastChunk.map {
+                                        LZ4Dictionary(DictionaryAnchors.tail(ofBody: $0), placement: placement)
+                                    }, lastChunk,
+                                    copyUnchecked ? lastChunk.map(StoredCopy.DictionaryIdentity.init(lastChunk:)) : nil
+                                )
                             }
                             dictionary = cached?.dictionary
                             history = cached?.history
@@ -179,7 +185,10 @@ final class ApplyPipeline: @unchecked Sendable {
                         }
                         if case .stored(let copy) = body {
                             let identity = dictionary == nil ? nil : cached?.identity
-                            if let prepared = copy.prepared(level: level, dictionary: dictionary, identity: identity, recipeOf: { [self] in recipe(of: $0) }) {
+                            if let prepared = copy.prepared(
+                                level: level, dictionary: dictionary, identity: identity,
+                                recipeOf: { [self] in recipe(of: $0) })
+                            {
                                 return .prepared(prepared, reused: prepared.chunks.count)
                             }
                             body = try copy.read()
@@ -198,7 +207,8 @@ final class ApplyPipeline: @unchecked Sendable {
     /// anchor the body before it may be) would be thrown away.
     private func repeatsPrevious(_ index: Int) -> Bool {
         guard index > 0, let reference = jobs[index].reference, let reader = jobs[index].reader,
-            let previous = jobs[index - 1].reader else { return false }
+            let previous = jobs[index - 1].reader
+        else { return false }
         return previous === reader && jobs[index - 1].reference == reference
     }
 
@@ -206,7 +216,9 @@ final class ApplyPipeline: @unchecked Sendable {
     /// bytes held raw (no LZ4 run), which a duplicate never stores. The chunks must be cut as the
     /// writer cuts them: the last one is the anchor's dictionary.
     static func repeated(_ entry: BodyEntry, _ chunks: [VerifiedChunk]) -> PreparedBody {
-        let raw = chunks.map { chunk in chunk.raw.withUnsafeBytes { ChunkEncoder.encode($0, level: 1, storeRaw: true, digest: chunk.entry.digest) } }
+        let raw = chunks.map { chunk in
+            chunk.raw.withUnsafeBytes { ChunkEncoder.encode($0, level: 1, storeRaw: true, digest: chunk.entry.digest) }
+        }
         return PreparedBody(digest: entry.reference.digest, sha256: entry.sha256, length: entry.length, chunks: raw)
     }
 
@@ -267,22 +279,32 @@ final class ApplyPipeline: @unchecked Sendable {
             return .streamed
         }
         reserve(index, cost: entry.length)
-        if copyUnchecked && !isAnchor, let copy = try StoredCopy(entry, from: reader, dictionaries: anchors.interval > 0) {
+        if copyUnchecked && !isAnchor,
+            let copy = try StoredCopy(entry, from: reader, dictionaries: anchors.interval > 0)
+        {
             return .stored(copy)
         }
         let chunks = try Self.readChunks(of: entry, from: reader)
         if isAnchor {
             let cut = BodyTransfer.writerCut(entry) != nil
-            tails.publish(index, lastChunk: cut ? chunks.last?.raw ?? [] : Array(DictionaryAnchors.lastChunk(ofBody: chunks.flatMap(\.raw))))
+            tails.publish(
+                index,
+                lastChunk: cut
+                    ? chunks.last?.raw ?? [] : Array(DictionaryAnchors.lastChunk(ofBody: chunks.flatMap(\.raw))))
         }
         return .chunks(entry, chunks)
     }
 
     /// Codes a body read and checked for its position.
-    private func code(_ fetched: Fetched, dictionary: LZ4Dictionary?, zstd: (level: Int, history: [UInt8])?) throws -> Output {
+    private func code(
+        _ fetched: Fetched, dictionary: LZ4Dictionary?, zstd: (level: Int, history: [UInt8])?
+    ) throws -> Output {
         switch fetched {
         case .bytes(let bytes, let md5):
-            return .prepared(bytes.withUnsafeBytes { PreparedBody(raw: $0, level: level, dictionary: dictionary, md5: md5, zstd: zstd) }, reused: 0)
+            return .prepared(
+                bytes.withUnsafeBytes {
+                    PreparedBody(raw: $0, level: level, dictionary: dictionary, md5: md5, zstd: zstd)
+                }, reused: 0)
         case .streamed:
             return .streamed
         case .stored(let copy):
@@ -293,11 +315,15 @@ final class ApplyPipeline: @unchecked Sendable {
                 let known = KnownDigests(md5: entry.reference.digest, sha256: entry.sha256, chunks: nil)
                 let bytes = chunks.flatMap(\.raw)
                 return .prepared(
-                    bytes.withUnsafeBytes { PreparedBody(raw: $0, level: level, dictionary: dictionary, known: known, zstd: zstd) }, reused: 0)
+                    bytes.withUnsafeBytes {
+                        PreparedBody(raw: $0, level: level, dictionary: dictionary, known: known, zstd: zstd)
+                    }, reused: 0)
             }
             let coded = ChunkRecoder.code(
-                chunks, level: level, dictionary: dictionary, recipeOf: { [self] in reuseStoredChunks ? recipe(of: $0) : nil }, zstd: zstd)
-            let body = PreparedBody(digest: entry.reference.digest, sha256: entry.sha256, length: entry.length, chunks: coded.chunks)
+                chunks, level: level, dictionary: dictionary,
+                recipeOf: { [self] in reuseStoredChunks ? recipe(of: $0) : nil }, zstd: zstd)
+            let body = PreparedBody(
+                digest: entry.reference.digest, sha256: entry.sha256, length: entry.length, chunks: coded.chunks)
             return .prepared(body, reused: coded.reused)
         }
     }

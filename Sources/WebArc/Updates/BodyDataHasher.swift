@@ -48,7 +48,9 @@ final class BodyDataHasher: @unchecked Sendable {
         queue.async { [self] in
             guard failure == nil else { return }
             do {
-                try BodyDataDigest.update(&hasher, from: start, to: end) { offset, count in try output.readFlushed(at: offset, count: count) }
+                try BodyDataDigest.update(&hasher, from: start, to: end) { offset, count in
+                    try output.readFlushed(at: offset, count: count)
+                }
             } catch {
                 failure = error
             }

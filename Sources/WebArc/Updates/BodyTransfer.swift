@@ -12,7 +12,10 @@ enum BodyTransfer {
     }
 
     /// Adds body `entry` of `reader` to `writer`, coded against `previous` when given and small.
-    static func add(_ entry: BodyEntry, from reader: ArchiveReader, to writer: ArchiveWriter, previous: ArchiveWriter.PreviousVersion? = nil) throws -> StoredBody {
+    static func add(
+        _ entry: BodyEntry, from reader: ArchiveReader, to writer: ArchiveWriter,
+        previous: ArchiveWriter.PreviousVersion? = nil
+    ) throws -> StoredBody {
         if entry.length <= wholeLimit {
             // Read once: every chunk checked against its digest, the body's MD5 and SHA-256
             // computed here and handed to the writer, which then hashes nothing again.
@@ -25,7 +28,9 @@ enum BodyTransfer {
         var iterator = try reader.makeChunkIterator(for: entry)
         let level = writer.options.compressionLevel
         return try writer.addBody(
-            chunks: { try iterator.next().map { raw in raw.withUnsafeBytes { ChunkEncoder.encode($0, level: level) } } },
+            chunks: {
+                try iterator.next().map { raw in raw.withUnsafeBytes { ChunkEncoder.encode($0, level: level) } }
+            },
             end: { (entry.reference.digest, entry.sha256, entry.length) })
     }
 }
@@ -35,10 +40,13 @@ extension ArchiveWriter {
     ///
     /// - Returns: the stored body of a response, nil for other records.
     @discardableResult
-    package func copy(_ record: ArchiveRecord, from reader: ArchiveReader, previous: PreviousVersion? = nil) throws -> StoredBody? {
+    package func copy(
+        _ record: ArchiveRecord, from reader: ArchiveReader, previous: PreviousVersion? = nil
+    ) throws -> StoredBody? {
         switch record {
         case .response(var response):
-            let stored = try BodyTransfer.add(try reader.bodyEntry(response.body), from: reader, to: self, previous: previous)
+            let stored = try BodyTransfer.add(
+                try reader.bodyEntry(response.body), from: reader, to: self, previous: previous)
             response.body = stored.reference
             try add(response)
             return stored

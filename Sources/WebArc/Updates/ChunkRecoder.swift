@@ -50,17 +50,21 @@ enum ChunkRecoder {
                 reusable(chunk, first: index == 0, dictionary: tried, placement: recipe.placement)
             {
                 next = ChunkEncoder.Encoded(
-                    stored: chunk.stored, rawLength: chunk.raw.count, codec: chunk.entry.codec!, digest: chunk.entry.digest,
+                    stored: chunk.stored, rawLength: chunk.raw.count, codec: chunk.entry.codec!,
+                    digest: chunk.entry.digest,
                     triedDictionary: tried)
                 reused += 1
             } else {
                 next = chunk.raw.withUnsafeBytes {
-                    ChunkEncoder.encode($0, level: level, dictionary: tried, storeRaw: storeRaw, digest: chunk.entry.digest)
+                    ChunkEncoder.encode(
+                        $0, level: level, dictionary: tried, storeRaw: storeRaw, digest: chunk.entry.digest)
                 }
             }
             if let zstd, next.codec != .raw {
-                if chunk.entry.codec == .zstdDelta, chunk.entry.reference?.layer == 0, let recipe, recipe.level == level,
-                    recipe.zstdLevel == zstd.level, let history = chunk.history, ArchiveWriter.sameBytes(history, zstd.history)
+                if chunk.entry.codec == .zstdDelta, chunk.entry.reference?.layer == 0, let recipe,
+                    recipe.level == level,
+                    recipe.zstdLevel == zstd.level, let history = chunk.history,
+                    ArchiveWriter.sameBytes(history, zstd.history)
                 {
                     next.zstdAttempt = (zstd.history, chunk.stored)
                     reused += 1
@@ -78,11 +82,15 @@ enum ChunkRecoder {
     /// Whether a chunk's stored bytes are what coding it against `dictionary` gives (its archive
     /// written at the same level, no earlier chunk of its body stored raw), `placement` being how
     /// its archive placed dictionaries.
-    static func reusable(_ chunk: VerifiedChunk, first: Bool, dictionary: LZ4Dictionary?, placement: DictionaryPlacement) -> Bool {
+    static func reusable(
+        _ chunk: VerifiedChunk, first: Bool, dictionary: LZ4Dictionary?, placement: DictionaryPlacement
+    ) -> Bool {
         switch chunk.entry.codec {
         case .lz4: return dictionary == nil
         case .lz4Dictionary:
-            guard let dictionary, let used = chunk.dictionary, dictionary.prefixed == (placement == .prefix) else { return false }
+            guard let dictionary, let used = chunk.dictionary, dictionary.prefixed == (placement == .prefix) else {
+                return false
+            }
             return dictionary.hasSameBytes(as: used)
         case .raw: return !first
         case .zstdDelta, nil: return false

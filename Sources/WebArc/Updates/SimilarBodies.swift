@@ -37,10 +37,14 @@ struct SimilarBodies {
         var candidates: [Candidate] = []
         for group in groups {
             for entry in group.entries {
-                guard case .response(let response) = entry.record, response.bodyLength > 0, response.bodyLength <= BodyTransfer.wholeLimit,
+                guard case .response(let response) = entry.record, response.bodyLength > 0,
+                    response.bodyLength <= BodyTransfer.wholeLimit,
                     seen.insert(Seen(layer: group.layer, body: response.body)).inserted
                 else { continue }
-                candidates.append(Candidate(layer: group.layer, body: response.body, length: response.bodyLength, mimeType: response.mimeType))
+                candidates.append(
+                    Candidate(
+                        layer: group.layer, body: response.body, length: response.bodyLength,
+                        mimeType: response.mimeType))
             }
         }
         self.candidates = candidates
@@ -49,11 +53,15 @@ struct SimilarBodies {
     /// The old body to code `body` (of `reader`) against, or nil when none resembles it enough.
     ///
     /// - Throws: read errors of the new body or of a candidate (a damaged chunk is never used).
-    func previousVersion(of body: BodyEntry, in reader: ArchiveReader, mimeType: String?) throws -> ArchiveWriter.PreviousVersion? {
+    func previousVersion(
+        of body: BodyEntry, in reader: ArchiveReader, mimeType: String?
+    ) throws -> ArchiveWriter.PreviousVersion? {
         guard body.length > 0, body.length <= BodyTransfer.wholeLimit, !body.chunks.isEmpty else { return nil }
         let length = body.length
         let nearest = candidates.enumerated()
-            .filter { $0.element.mimeType == mimeType && $0.element.length <= 2 * length && length <= 2 * $0.element.length }
+            .filter {
+                $0.element.mimeType == mimeType && $0.element.length <= 2 * length && length <= 2 * $0.element.length
+            }
             .sorted { lhs, rhs in
                 let left = lhs.element.length > length ? lhs.element.length - length : length - lhs.element.length
                 let right = rhs.element.length > length ? rhs.element.length - length : length - rhs.element.length

@@ -52,17 +52,23 @@ struct StoredCopy {
         else { return nil }
         var sawRaw = false
         for chunk in entry.chunks {
-            guard !sawRaw, chunk.codec == .lz4 || chunk.codec == .lz4Dictionary || chunk.codec == .raw else { return nil }
+            guard !sawRaw, chunk.codec == .lz4 || chunk.codec == .lz4Dictionary || chunk.codec == .raw else {
+                return nil
+            }
             sawRaw = chunk.codec == .raw
         }
         reader.announceChunks(of: entry, range: 0..<entry.length)
         var chunks: [Chunk] = []
         chunks.reserveCapacity(entry.chunks.count)
         for (position, chunk) in entry.chunks.enumerated() {
-            let context = ChunkContext(body: entry.reference, index: position, page: entry.origin.page, position: entry.origin.position)
+            let context = ChunkContext(
+                body: entry.reference, index: position, page: entry.origin.page, position: entry.origin.position)
             let store = try reader.store(of: chunk, context)
             try chunk.validate(context, bodyDataEnd: store.trailer.bodyDataEnd)
-            chunks.append(Chunk(entry: chunk, stored: try store.source.read(at: chunk.offset, count: Int(chunk.storedLength)), store: store))
+            chunks.append(
+                Chunk(
+                    entry: chunk, stored: try store.source.read(at: chunk.offset, count: Int(chunk.storedLength)),
+                    store: store))
         }
         self.entry = entry
         self.reader = reader
@@ -75,17 +81,23 @@ struct StoredCopy {
     ///
     /// - Parameter recipeOf: how the archive holding a chunk was written (its level and dictionary
     ///   placement), nil if unknown.
-    func prepared(level: Int, dictionary: LZ4Dictionary?, identity: DictionaryIdentity?, recipeOf: (ArchiveReader) -> WriterRecipe?) -> PreparedBody? {
+    func prepared(
+        level: Int, dictionary: LZ4Dictionary?, identity: DictionaryIdentity?,
+        recipeOf: (ArchiveReader) -> WriterRecipe?
+    ) -> PreparedBody? {
         var coded: [ChunkEncoder.Encoded] = []
         coded.reserveCapacity(chunks.count)
         for (index, chunk) in chunks.enumerated() {
-            guard let recipe = recipeOf(chunk.store), recipe.level == level, let codec = chunk.entry.codec else { return nil }
+            guard let recipe = recipeOf(chunk.store), recipe.level == level, let codec = chunk.entry.codec else {
+                return nil
+            }
             let tried = index == 0 ? dictionary : nil
             switch codec {
             case .lz4:
                 guard tried == nil else { return nil }
             case .lz4Dictionary:
-                guard let tried, tried.prefixed == (recipe.placement == .prefix), let identity, let reference = chunk.entry.dictionary,
+                guard let tried, tried.prefixed == (recipe.placement == .prefix), let identity,
+                    let reference = chunk.entry.dictionary,
                     identity.names(reference)
                 else { return nil }
             case .raw:
@@ -93,8 +105,10 @@ struct StoredCopy {
             case .zstdDelta:
                 return nil
             }
-            coded.append(ChunkEncoder.Encoded(
-                stored: chunk.stored, rawLength: Int(chunk.entry.rawLength), codec: codec, digest: chunk.entry.digest, triedDictionary: tried))
+            coded.append(
+                ChunkEncoder.Encoded(
+                    stored: chunk.stored, rawLength: Int(chunk.entry.rawLength), codec: codec,
+                    digest: chunk.entry.digest, triedDictionary: tried))
         }
         return PreparedBody(digest: entry.reference.digest, sha256: entry.sha256, length: entry.length, chunks: coded)
     }

@@ -77,10 +77,12 @@ public struct UpdateApplier {
     ///   ``WebArcError`` for damaged layers (a chunk failing its digest is never copied) or I/O;
     ///   nothing is left at `path` on failure.
     @discardableResult
-    public func write(to path: String, overwrite: Bool = false, progress: ((Int, Int) -> Void)? = nil) throws -> Summary {
+    public func write(to path: String, overwrite: Bool = false, progress: ((Int, Int) -> Void)? = nil) throws -> Summary
+    {
         let update = stack.top
         guard let target = try update.metadata.target else {
-            throw WebArcError.badTarget(reason: "\(update.path) names no target archive: it is not an update made by `webarc diff`")
+            throw WebArcError.badTarget(
+                reason: "\(update.path) names no target archive: it is not an update made by `webarc diff`")
         }
         guard let recipe = target.archive.writer else {
             throw WebArcError.badTarget(reason: "\(update.path) names a target without a writer recipe")
@@ -94,18 +96,23 @@ public struct UpdateApplier {
             order = try recipe.order.positions(count: records.count)
         } catch let problem as InsertionOrder.Problem {
             throw WebArcError.corruptIndex(
-                page: update.trailer.metadata.offset, position: nil, reason: "target \(problem) (the layers give \(records.count) records)")
+                page: update.trailer.metadata.offset, position: nil,
+                reason: "target \(problem) (the layers give \(records.count) records)")
         }
         var metadata = target.archive
         metadata.target = nil
         let applied = AppliedArchive(
-            metadata: metadata, recipe: recipe, expected: (target.digest, target.archiveLength), appendix: target.appendix,
-            bodyData: target.bodyData, copiesUnchecked: Self.copiesUnchecked(records.map(\.entry.record), stack: stack), workers: workers)
+            metadata: metadata, recipe: recipe, expected: (target.digest, target.archiveLength),
+            appendix: target.appendix,
+            bodyData: target.bodyData, copiesUnchecked: Self.copiesUnchecked(records.map(\.entry.record), stack: stack),
+            workers: workers)
         return try applied.write(
             order.map { position in
                 let (entry, layer) = records[position]
                 var job: ApplyPipeline.Job?
-                if case .response(let response) = entry.record { job = ApplyPipeline.Job(reader: stack.layers[layer], reference: response.body) }
+                if case .response(let response) = entry.record {
+                    job = ApplyPipeline.Job(reader: stack.layers[layer], reference: response.body)
+                }
                 return AppliedArchive.Record(record: entry.record, reader: stack.layers[layer], job: job)
             }, to: path, overwrite: overwrite, progress: progress)
     }

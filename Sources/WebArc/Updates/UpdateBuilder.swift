@@ -55,7 +55,8 @@ public struct UpdateBuilder {
     /// - Throws: `badTarget` when the new archive cannot be written again (it has no writer
     ///   recipe: made before 2.1; or it is itself an update); ``WebArcError`` for damaged input or
     ///   I/O; nothing is left at `path` on failure.
-    public func write(to path: String, overwrite: Bool = false, progress: ((Int, Int) -> Void)? = nil) throws -> Summary {
+    public func write(to path: String, overwrite: Bool = false, progress: ((Int, Int) -> Void)? = nil) throws -> Summary
+    {
         let (newMetadata, recipe) = try Self.writableMetadata(of: new)
         var oldGroups: [String: LayeredRecords] = [:]
         try old.forEachKey { key, records in oldGroups[key] = records }
@@ -66,7 +67,8 @@ public struct UpdateBuilder {
         // dictionary chunks (up to 64 KiB each, spec Appendix C step 13) would outweigh the few new
         // bodies they help. Changed bodies are deltas; new ones are coded alone.
         let writer = try ArchiveWriter(
-            path: path, options: .init(overwrite: overwrite, compressionLevel: recipe.level, dictionaryInterval: 0), bases: old.layers)
+            path: path, options: .init(overwrite: overwrite, compressionLevel: recipe.level, dictionaryInterval: 0),
+            bases: old.layers)
         var summary = Summary()
         let similar = SimilarBodies(stack: old, groups: oldGroups.values)
         try writer.failing {
@@ -101,7 +103,8 @@ public struct UpdateBuilder {
         writer.metadata.startURL = newMetadata.startURL
         writer.metadata.baseURL = newMetadata.baseURL
         writer.metadata.target = UpdateTarget(
-            digest: new.archiveDigest, archiveLength: new.archiveLength, archive: newMetadata, appendix: try new.appendixBytes(),
+            digest: new.archiveDigest, archiveLength: new.archiveLength, archive: newMetadata,
+            appendix: try new.appendixBytes(),
             bodyData: try new.bodyDataDigest())
         try writer.finish()
         summary.statistics = writer.statistics
@@ -109,9 +112,14 @@ public struct UpdateBuilder {
     }
 
     /// Adds one record of the new archive, its body coded against `previous` when it has one.
-    private func add(_ record: ArchiveRecord, to writer: ArchiveWriter, previous: ArchiveWriter.PreviousVersion?, summary: inout Summary) throws {
+    private func add(
+        _ record: ArchiveRecord, to writer: ArchiveWriter, previous: ArchiveWriter.PreviousVersion?,
+        summary: inout Summary
+    ) throws {
         let before = writer.statistics.bodiesStored
-        if let stored = try writer.copy(record, from: new, previous: previous), stored.wasDeduplicated, writer.statistics.bodiesStored > before {
+        if let stored = try writer.copy(record, from: new, previous: previous), stored.wasDeduplicated,
+            writer.statistics.bodiesStored > before
+        {
             summary.bodiesFromBases += 1
         }
     }
@@ -123,7 +131,9 @@ public struct UpdateBuilder {
 
     /// For a key with no previous body: a body of the bases its first response's body resembles,
     /// unless a base holds that body itself (then it is not stored again anyway).
-    private func similarVersion(of entries: [ArchiveEntry], in similar: SimilarBodies) throws -> ArchiveWriter.PreviousVersion? {
+    private func similarVersion(
+        of entries: [ArchiveEntry], in similar: SimilarBodies
+    ) throws -> ArchiveWriter.PreviousVersion? {
         for entry in entries {
             guard case .response(let response) = entry.record, response.bodyLength > 0 else { continue }
             let body = try new.bodyEntry(response.body)
@@ -139,7 +149,8 @@ public struct UpdateBuilder {
         for entry in old.entries {
             guard case .response(let response) = entry.record, response.bodyLength > 0 else { continue }
             let body = try self.old.layers[old.layer].bodyEntry(response.body)
-            return body.length <= BodyTransfer.wholeLimit ? ArchiveWriter.PreviousVersion(base: old.layer, body: body) : nil
+            return body.length <= BodyTransfer.wholeLimit
+                ? ArchiveWriter.PreviousVersion(base: old.layer, body: body) : nil
         }
         return nil
     }
@@ -153,11 +164,15 @@ extension UpdateBuilder {
     static func writableMetadata(of new: ArchiveReader) throws -> (ArchiveMetadata, WriterRecipe) {
         let metadata = try new.metadata
         guard let recipe = metadata.writer else {
-            throw WebArcError.badTarget(reason: "\(new.path) has no writer recipe (written before format 2.1): pack or import it again with this version")
+            throw WebArcError.badTarget(
+                reason:
+                    "\(new.path) has no writer recipe (written before format 2.1): pack or import it again with this version"
+            )
         }
         try recipe.requireWritable()
         guard metadata.bases.isEmpty, metadata.target == nil else {
-            throw WebArcError.badTarget(reason: "\(new.path) is itself an update: apply it first, then diff against the result")
+            throw WebArcError.badTarget(
+                reason: "\(new.path) is itself an update: apply it first, then diff against the result")
         }
         return (metadata, recipe)
     }

@@ -33,11 +33,15 @@ extension ArchiveVerifier {
         let path = reader.path
         var report = verify(reader, progress: progress)
         // A structurally bad appendix is already reported; it has no trust decision to add.
-        guard !report.problems.contains(where: { $0.check == "appendix" && $0.severity == .error }) else { return (report, nil) }
+        guard !report.problems.contains(where: { $0.check == "appendix" && $0.severity == .error }) else {
+            return (report, nil)
+        }
         do {
             return (report, try reader.checkTrust(report.passed ? policy : policy.withoutRollbackState, now: now))
         } catch {
-            report.add("appendix", error as? WebArcError ?? .io(path: path, operation: .transferring("check the signatures of"), errno: 0))
+            report.add(
+                "appendix",
+                error as? WebArcError ?? .io(path: path, operation: .transferring("check the signatures of"), errno: 0))
             return (report, nil)
         }
     }

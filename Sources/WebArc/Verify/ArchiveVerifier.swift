@@ -35,7 +35,8 @@ public enum ArchiveVerifier {
         } catch {
             var report = VerificationReport()
             report.checks = ["open"]
-            report.add("open", error as? WebArcError ?? .io(path: path, operation: .opening("open (\(error))"), errno: 0))
+            report.add(
+                "open", error as? WebArcError ?? .io(path: path, operation: .opening("open (\(error))"), errno: 0))
             return report
         }
         return verify(reader, progress: progress)
@@ -107,13 +108,22 @@ final class Verification {
     }
 
     func add(_ check: String, _ error: Error, record: UInt32? = nil, url: String? = nil) {
-        let error = error as? WebArcError ?? .io(path: reader.path, operation: .transferring("verify (\(error))"), errno: 0)
-        problems[check, default: []].append((VerificationReport.Problem(check: check, error: error, record: record, url: url), error))
+        let error =
+            error as? WebArcError ?? .io(path: reader.path, operation: .transferring("verify (\(error))"), errno: 0)
+        problems[check, default: []].append(
+            (VerificationReport.Problem(check: check, error: error, record: record, url: url), error))
     }
 
-    func warn(_ check: String, code: String, _ message: String, offset: UInt64? = nil, record: UInt32? = nil, url: String? = nil) {
-        problems[check, default: []].append((VerificationReport.Problem(
-            check: check, code: code, severity: .warning, message: message, offset: offset, record: record, url: url), nil))
+    func warn(
+        _ check: String, code: String, _ message: String, offset: UInt64? = nil, record: UInt32? = nil,
+        url: String? = nil
+    ) {
+        problems[check, default: []].append(
+            (
+                VerificationReport.Problem(
+                    check: check, code: code, severity: .warning, message: message, offset: offset, record: record,
+                    url: url), nil
+            ))
     }
 
     func hasProblems(in check: String) -> Bool { !(problems[check]?.isEmpty ?? true) }

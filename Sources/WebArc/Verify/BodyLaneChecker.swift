@@ -116,7 +116,9 @@ struct BodyLaneChecker {
         if blocks > 0 {
             current.bytes.withUnsafeBufferPointer { buffer in
                 md5.update(lane, buffer.baseAddress! + current.consumed, blocks: blocks)
-                if current.hashedChunk != nil { sha256.update(lane, buffer.baseAddress! + current.consumed, blocks: blocks) }
+                if current.hashedChunk != nil {
+                    sha256.update(lane, buffer.baseAddress! + current.consumed, blocks: blocks)
+                }
             }
         }
         lanes[lane]!.consumed += blocks * MD5Lanes.blockSize
@@ -148,7 +150,8 @@ struct BodyLaneChecker {
                 let tail = finished.bytes[finished.consumed...]
                 let digest = tail.withUnsafeBytes { md5.finish(lane, tail: $0, totalLength: finished.length) }
                 let bodyHash = finished.needsBodyHash ? (finished.bodyHash ?? SHA256Stream()).finish() : nil
-                finished.outcome.digestProblem = Verification.digestProblem(finished.body, md5: digest, bodyHash: bodyHash)
+                finished.outcome.digestProblem = Verification.digestProblem(
+                    finished.body, md5: digest, bodyHash: bodyHash)
             }
             done(finished.index, finished.outcome)
         }
@@ -178,7 +181,8 @@ struct BodyLaneChecker {
                 // number of blocks, so only another writer's archive has one), the bytes short of
                 // a block are carried over and this chunk is checked on its own.
                 guard SHA256Hash.of(chunk) == body.chunks[index].digest else {
-                    lanes[lane]!.outcome.chunkProblems.append(.chunkDigest(body: body.reference, chunk: index, offset: body.chunks[index].offset))
+                    lanes[lane]!.outcome.chunkProblems.append(
+                        .chunkDigest(body: body.reference, chunk: index, offset: body.chunks[index].offset))
                     return false
                 }
                 lanes[lane]!.bytes = Array(lanes[lane]!.bytes[lanes[lane]!.consumed...]) + chunk
@@ -206,7 +210,8 @@ struct BodyLaneChecker {
         }
         let chunk = current.body.chunks[index]
         guard digest == chunk.digest else {
-            lanes[lane]!.outcome.chunkProblems.append(.chunkDigest(body: current.body.reference, chunk: index, offset: chunk.offset))
+            lanes[lane]!.outcome.chunkProblems.append(
+                .chunkDigest(body: current.body.reference, chunk: index, offset: chunk.offset))
             return false
         }
         if index == 0 && current.needsBodyHash {

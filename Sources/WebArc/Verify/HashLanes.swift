@@ -54,7 +54,8 @@ extension HashLanes {
     /// The digest of `lane`'s message `message`, all of whose whole blocks the lane has hashed:
     /// finished with the bytes past its last whole block.
     func finish(_ lane: Int, message: UnsafeRawBufferPointer) -> Digest {
-        let tail = UnsafeRawBufferPointer(rebasing: message[(message.count / MD5Lanes.blockSize * MD5Lanes.blockSize)...])
+        let tail = UnsafeRawBufferPointer(
+            rebasing: message[(message.count / MD5Lanes.blockSize * MD5Lanes.blockSize)...])
         return finish(lane, tail: tail, totalLength: UInt64(message.count))
     }
 
@@ -86,7 +87,8 @@ extension HashLanes {
             guard let step = left.compactMap({ $0 }).min() else { return }
             let pointers = (0..<count).map { lane -> UnsafePointer<UInt8>? in
                 guard let current = busy[lane] else { return nil }
-                return messages[current.message].baseAddress!.assumingMemoryBound(to: UInt8.self) + current.done * blockSize
+                return messages[current.message].baseAddress!.assumingMemoryBound(to: UInt8.self) + current.done
+                    * blockSize
             }
             lanes.update(pointers, blocks: step)
             for lane in 0..<count where busy[lane] != nil {

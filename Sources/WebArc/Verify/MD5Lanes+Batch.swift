@@ -28,11 +28,12 @@ extension MD5Lanes {
             }
         }
         return digests.indices.map { index in
-            digests[index] ?? messages[index].withUnsafeBytes { bytes in
-                var md5 = Insecure.MD5()
-                md5.update(bufferPointer: bytes)
-                return BodyDigest(md5.finalize())
-            }
+            digests[index]
+                ?? messages[index].withUnsafeBytes { bytes in
+                    var md5 = Insecure.MD5()
+                    md5.update(bufferPointer: bytes)
+                    return BodyDigest(md5.finalize())
+                }
         }
     }
 

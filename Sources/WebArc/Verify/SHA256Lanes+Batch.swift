@@ -26,7 +26,9 @@ extension SHA256Lanes {
     ///   AVX-512F always does.
     /// - Parameter pairs: false to hash a long body's later chunks and the body apart (as a CPU
     ///   without SHA-NI always does).
-    static func bodyHashes(of messages: [[UInt8]], lanes: Bool = isAvailable, pairs: Bool = SHA256Stream.pairsInOnePass) -> [BodyHashes] {
+    static func bodyHashes(
+        of messages: [[UInt8]], lanes: Bool = isAvailable, pairs: Bool = SHA256Stream.pairsInOnePass
+    ) -> [BodyHashes] {
         let chunkLength = ChunkEntry.maxRawLength
         // Every chunk as (message, start, length).
         var chunks: [(message: Int, start: Int, length: Int)] = []
@@ -42,7 +44,9 @@ extension SHA256Lanes {
             guard pinned.count == messages.count else {
                 return messages[pinned.count].withUnsafeBytes { pin(pinned + [$0]) }
             }
-            let pieces = chunks.map { UnsafeRawBufferPointer(rebasing: pinned[$0.message][$0.start..<$0.start + $0.length]) }
+            let pieces = chunks.map {
+                UnsafeRawBufferPointer(rebasing: pinned[$0.message][$0.start..<$0.start + $0.length])
+            }
             /// Whether chunk `index` is the first of a body of several, whose body hash goes on from it.
             func opensLongBody(_ index: Int) -> Bool {
                 chunks[index].start == 0 && pinned[chunks[index].message].count > chunkLength
@@ -50,7 +54,9 @@ extension SHA256Lanes {
             /// Whether chunk `index` is a later chunk of a long body, hashed with the body in one pass.
             func pairsWithBody(_ index: Int) -> Bool { pairs && chunks[index].start > 0 }
             var inLanes = 0
-            let shortestFirst = chunks.indices.filter { !pairsWithBody($0) }.sorted { chunks[$0].length < chunks[$1].length }
+            let shortestFirst = chunks.indices.filter { !pairsWithBody($0) }.sorted {
+                chunks[$0].length < chunks[$1].length
+            }
             if lanes && isAvailable {
                 inLanes = lanesThatPay(shortestFirst.map { chunks[$0].length / MD5Lanes.blockSize })
                 hash(pieces, order: shortestFirst.prefix(inLanes).reversed()) { index, lane, lanes in

@@ -90,7 +90,8 @@ struct SHA256Stream {
 
     /// Adds the same bytes to two messages (a chunk and the body it belongs to): with SHA-NI both
     /// in one pass, for about the cost of one.
-    static func updatePair(_ first: inout SHA256Stream, _ second: inout SHA256Stream, _ buffer: UnsafeRawBufferPointer) {
+    static func updatePair(_ first: inout SHA256Stream, _ second: inout SHA256Stream, _ buffer: UnsafeRawBufferPointer)
+    {
         guard let base = buffer.baseAddress, !buffer.isEmpty else { return }
         sha256_stream_update_pair(&first.state, &second.state, base.assumingMemoryBound(to: UInt8.self), buffer.count)
     }

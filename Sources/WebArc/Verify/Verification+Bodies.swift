@@ -39,7 +39,8 @@ extension Verification {
         job.group.enter()
         DispatchQueue.global().async {
             let found = Self.checkAllBodies(
-                reader: reader, leaves: leaves, declaredBases: declaredBases, laneHashing: laneHashing, progress: progress)
+                reader: reader, leaves: leaves, declaredBases: declaredBases, laneHashing: laneHashing,
+                progress: progress)
             job.found.withLock { $0 = found }
             job.group.leave()
         }
@@ -55,7 +56,9 @@ extension Verification {
         for (body, outcome) in found.failures {
             for problem in outcome.chunkProblems { add("chunks", problem) }
             if let problem = outcome.digestProblem { add("body-digests", problem) }
-            if let warning = outcome.warning { warn("chunks", code: "base-required", warning, offset: body.origin.page) }
+            if let warning = outcome.warning {
+                warn("chunks", code: "base-required", warning, offset: body.origin.page)
+            }
             if !outcome.chunkProblems.isEmpty || outcome.digestProblem != nil { failedBodies.insert(body.reference) }
         }
         report.bodies += found.bodies
@@ -65,7 +68,8 @@ extension Verification {
 
     /// Checks every body of the body leaves `leaves` (those of them that read), group by group.
     private static func checkAllBodies(
-        reader: ArchiveReader, leaves: [PageReference], declaredBases: Int?, laneHashing: Bool, progress: ArchiveVerifier.Progress?
+        reader: ArchiveReader, leaves: [PageReference], declaredBases: Int?, laneHashing: Bool,
+        progress: ArchiveVerifier.Progress?
     ) -> FoundInBodies {
         func forEachLeaf(_ visit: (BodyLeaf) -> Void) {
             for reference in leaves {
@@ -85,12 +89,17 @@ extension Verification {
         var groupChunks = 0
         func flush() {
             guard !group.isEmpty else { return }
-            checkGroup(group, reader: reader, declaredBases: declaredBases, laneHashing: laneHashing, progress: counter, into: &found)
+            checkGroup(
+                group, reader: reader, declaredBases: declaredBases, laneHashing: laneHashing, progress: counter,
+                into: &found)
             group = []
             groupChunks = 0
         }
         forEachLeaf { leaf in
-            if groupChunks > 0 && groupChunks + leaf.entries.reduce(0, { $0 + $1.chunks.count }) > Self.groupChunkLimit { flush() }
+            if groupChunks > 0 && groupChunks + leaf.entries.reduce(0, { $0 + $1.chunks.count }) > Self.groupChunkLimit
+            {
+                flush()
+            }
             group += leaf.entries
             groupChunks += leaf.entries.reduce(0) { $0 + $1.chunks.count }
         }
@@ -101,7 +110,8 @@ extension Verification {
     /// Checks a group of bodies (in body-tree order) on every core, then keeps what each found in
     /// body-tree order.
     private static func checkGroup(
-        _ bodies: [BodyEntry], reader: ArchiveReader, declaredBases: Int?, laneHashing lanes: Bool, progress: BodyProgress,
+        _ bodies: [BodyEntry], reader: ArchiveReader, declaredBases: Int?, laneHashing lanes: Bool,
+        progress: BodyProgress,
         into found: inout FoundInBodies
     ) {
         for body in bodies { found.collectExtents(body, bodyDataEnd: reader.trailer.bodyDataEnd) }
@@ -213,7 +223,9 @@ extension Verification {
     /// bodies of several chunks often hold much of a site's bytes.
     ///
     /// - Throws: as ``ArchiveReader/decodeChunk(_:index:)``.
-    static func decodeChunk(_ body: BodyEntry, index: Int, reader: ArchiveReader, bodyHash: inout SHA256?) throws -> [UInt8] {
+    static func decodeChunk(
+        _ body: BodyEntry, index: Int, reader: ArchiveReader, bodyHash: inout SHA256?
+    ) throws -> [UInt8] {
         guard index == 0, var hash = bodyHash else {
             let bytes = try reader.decodeChunk(body, index: index)
             bodyHash?.update(data: bytes)
@@ -245,7 +257,9 @@ extension Verification {
     static func digestProblem(_ body: BodyEntry, md5 digest: BodyDigest, bodyHash: SHA256Hash?) -> WebArcError? {
         let hash = bodyHash ?? body.chunks[0].digest
         guard digest != body.reference.digest || hash != body.sha256 else { return nil }
-        let which = digest != body.reference.digest ? "MD5 \(digest.hex)" : "SHA-256 \(hash.hex), its entry says \(body.sha256.hex)"
+        let which =
+            digest != body.reference.digest
+            ? "MD5 \(digest.hex)" : "SHA-256 \(hash.hex), its entry says \(body.sha256.hex)"
         return .bodyDigest(body: body.reference, offset: body.firstChunkOffset, reason: "bytes hash to \(which)")
     }
 
@@ -265,15 +279,20 @@ extension Verification {
             return outcome
         }
         var layered = false
-        let entries = body.chunks.enumerated().map { ($0, $1, ChunkEntry.Role.chunk) }
-            + body.chunks.enumerated().flatMap { index, chunk in chunk.followingEntries.map { (index, $0.entry, $0.role) } }
+        let entries =
+            body.chunks.enumerated().map { ($0, $1, ChunkEntry.Role.chunk) }
+            + body.chunks.enumerated().flatMap { index, chunk in
+                chunk.followingEntries.map { (index, $0.entry, $0.role) }
+            }
         for (index, chunk, role) in entries {
             guard let codec = chunk.codec else {
-                outcome.chunkProblems.append(.unsupportedCodec(codec: chunk.codecValue, body: body.reference, chunk: index, page: page))
+                outcome.chunkProblems.append(
+                    .unsupportedCodec(codec: chunk.codecValue, body: body.reference, chunk: index, page: page))
                 continue
             }
             if role == .dictionary && (codec == .lz4Dictionary || codec == .zstdDelta) {
-                outcome.chunkProblems.append(context(index).corrupt("a dictionary reference has codec \(codec.rawValue)"))
+                outcome.chunkProblems.append(
+                    context(index).corrupt("a dictionary reference has codec \(codec.rawValue)"))
                 continue
             }
             if role == .deltaReference && codec == .zstdDelta {
@@ -291,13 +310,15 @@ extension Verification {
                 continue
             }
             if chunk.layer > 0 && !features.contains(.layer) {
-                outcome.chunkProblems.append(context(index).corrupt("layer \(chunk.layer) without required feature bit 0"))
+                outcome.chunkProblems.append(
+                    context(index).corrupt("layer \(chunk.layer) without required feature bit 0"))
                 continue
             }
             if chunk.layer > 0 {
                 layered = true
                 if let declaredBases, Int(chunk.layer) > declaredBases {
-                    outcome.chunkProblems.append(context(index).corrupt("layer \(chunk.layer), but the archive names \(declaredBases) bases"))
+                    outcome.chunkProblems.append(
+                        context(index).corrupt("layer \(chunk.layer), but the archive names \(declaredBases) bases"))
                 }
                 // Over its bases, a chunk of another layer is checked against that layer's body data.
                 guard let store = try? reader.store(of: chunk, context(index)) else { continue }
@@ -308,12 +329,15 @@ extension Verification {
             }
             switch chunk.boundsProblem(bodyDataEnd: bodyDataEnd) {
             case .corrupt(let reason)?: outcome.chunkProblems.append(context(index).corrupt(reason))
-            case .amplification?: outcome.chunkProblems.append(.amplification(offset: chunk.offset, storedLength: chunk.storedLength, rawLength: chunk.rawLength))
+            case .amplification?:
+                outcome.chunkProblems.append(
+                    .amplification(offset: chunk.offset, storedLength: chunk.storedLength, rawLength: chunk.rawLength))
             case nil: break
             }
         }
         if body.chunkLengthSum != body.length {
-            outcome.chunkProblems.append(context(0).corrupt("the chunks hold \(body.chunkLengthSum) bytes, its length is \(body.length)"))
+            outcome.chunkProblems.append(
+                context(0).corrupt("the chunks hold \(body.chunkLengthSum) bytes, its length is \(body.length)"))
         }
         guard outcome.chunkProblems.isEmpty else { return outcome }
         if layered && reader.bases.isEmpty {
@@ -360,7 +384,9 @@ final class BodyQueue: Sendable {
         self.order = order
         self.workers = workers
         var sums = [UInt64](repeating: 0, count: order.count + 1)
-        for position in order.indices.reversed() { sums[position] = sums[position + 1] &+ bodies[order[position]].length }
+        for position in order.indices.reversed() {
+            sums[position] = sums[position + 1] &+ bodies[order[position]].length
+        }
         bytesFrom = sums
     }
 
@@ -392,11 +418,15 @@ struct FoundInBodies: Sendable {
     /// Keeps the chunk and dictionary extents of `body` in this archive's body data, for `layout`.
     mutating func collectExtents(_ body: BodyEntry, bodyDataEnd: UInt64) {
         for chunk in body.chunks {
-            if chunk.layer == 0, chunk.storedLength > 0, let end = chunk.end, chunk.offset >= UInt64(Lead.size), end <= bodyDataEnd {
+            if chunk.layer == 0, chunk.storedLength > 0, let end = chunk.end, chunk.offset >= UInt64(Lead.size),
+                end <= bodyDataEnd
+            {
                 chunkExtents.append((chunk.offset, end))
             }
             for (reference, _) in chunk.followingEntries where reference.layer == 0 {
-                dictionaryExtents.insert(Verification.Extent(offset: reference.offset, end: reference.offset &+ UInt64(reference.storedLength)))
+                dictionaryExtents.insert(
+                    Verification.Extent(
+                        offset: reference.offset, end: reference.offset &+ UInt64(reference.storedLength)))
             }
         }
     }

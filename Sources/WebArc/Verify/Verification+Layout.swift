@@ -5,7 +5,9 @@ extension Verification {
     func checkLayout() {
         let reserved = reader.lead.reserved
         if let byte = (0..<4).first(where: { (reserved >> (8 * UInt32($0))) & 0xFF != 0 }) {
-            add("layout", WebArcError.badLayout(offset: 12 + UInt64(byte), reason: "reserved lead byte \(12 + byte) is not zero"))
+            add(
+                "layout",
+                WebArcError.badLayout(offset: 12 + UInt64(byte), reason: "reserved lead byte \(12 + byte) is not zero"))
         }
         guard !hasProblems(in: "pages") else { return }
         var extents = chunkExtents
@@ -19,7 +21,9 @@ extension Verification {
         func gap(_ from: UInt64, _ to: UInt64) {
             let error = WebArcError.badLayout(offset: from, reason: "bytes \(from)..<\(to) are in no extent")
             if newer {
-                warn("layout", code: error.code, error.description + " this verifier knows (the archive is of a newer minor version)", offset: from)
+                warn(
+                    "layout", code: error.code,
+                    error.description + " this verifier knows (the archive is of a newer minor version)", offset: from)
             } else {
                 add("layout", error)
             }
@@ -29,7 +33,10 @@ extension Verification {
             if extent.offset > position {
                 gap(position, extent.offset)
             } else if extent.offset < position {
-                add("layout", WebArcError.sharedExtent(offset: extent.offset, reason: "extent \(extent.offset)..<\(extent.end) overlaps another"))
+                add(
+                    "layout",
+                    WebArcError.sharedExtent(
+                        offset: extent.offset, reason: "extent \(extent.offset)..<\(extent.end) overlaps another"))
             }
             position = max(position, extent.end)
         }

@@ -59,6 +59,8 @@ extension Verification {
     }
 
     private func emptyLeaf(_ reference: PageReference) {
-        add("pages", WebArcError.corruptPage(page: reference.offset, position: 4, reason: "an empty leaf that is not the root"))
+        add(
+            "pages",
+            WebArcError.corruptPage(page: reference.offset, position: 4, reason: "an empty leaf that is not the root"))
     }
 }

@@ -11,7 +11,10 @@ extension Verification {
         let layered = reader.trailer.requiredFeatures.contains(.layer)
         forEachRecordLeaf { leaf, first in
             let entries: [RecordEntry] = leaf.entries.indices.map { index in
-                Result { let object = try leaf.object(index); return (object, try RecordObjects.parse(object)) }
+                Result {
+                    let object = try leaf.object(index)
+                    return (object, try RecordObjects.parse(object))
+                }
             }
             checkKeys(leaf, first, entries)
             checkObjects(leaf, first, entries, layered: layered)
@@ -25,7 +28,11 @@ extension Verification {
         guard metadataReadable else { return }
         do {
             if try !reader.metadata.bases.isEmpty && !reader.trailer.requiredFeatures.contains(.layer) {
-                add("objects", WebArcError.corruptIndex(page: reader.trailer.metadata.offset, position: nil, reason: "Archive.bases in an archive without required feature bit 0"))
+                add(
+                    "objects",
+                    WebArcError.corruptIndex(
+                        page: reader.trailer.metadata.offset, position: nil,
+                        reason: "Archive.bases in an archive without required feature bit 0"))
             }
         } catch {
             add("objects", error)
@@ -41,7 +48,9 @@ extension Verification {
             case .success((let object, .record(let parsed))):
                 report.records += 1
                 if parsed.isTombstone && !layered {
-                    add("objects", object.corrupt("a tombstone in an archive without required feature bit 0"), record: record, url: parsed.request.url)
+                    add(
+                        "objects", object.corrupt("a tombstone in an archive without required feature bit 0"),
+                        record: record, url: parsed.request.url)
                 }
             case .success((let object, .other(let name))):
                 add("objects", object.corrupt("a \(name) is not a record"), record: record)
@@ -71,21 +80,31 @@ extension Verification {
             named.insert(response.body)
             let copy = copies[response.body]
             if copy == nil {
-                add("references", WebArcError.bodyNotFound(body: response.body, page: leaf.page), record: record, url: url)
+                add(
+                    "references", WebArcError.bodyNotFound(body: response.body, page: leaf.page), record: record,
+                    url: url)
             }
             if let bodyIndex, bodyIndex[response.body] == nil {
-                add("references", WebArcError.bodyNotFound(body: response.body, page: leaf.page), record: record, url: url)
+                add(
+                    "references", WebArcError.bodyNotFound(body: response.body, page: leaf.page), record: record,
+                    url: url)
             }
             if let length = copy?.length ?? bodyIndex?[response.body]?.length, length != response.bodyLength {
                 let position = try? object.field("bodyLength", type: FieldType.uint)?.position
-                add("references", corrupt(leaf.page, position ?? object.position, "bodyLength \(response.bodyLength), but body \(response.body) holds \(length) bytes"),
+                add(
+                    "references",
+                    corrupt(
+                        leaf.page, position ?? object.position,
+                        "bodyLength \(response.bodyLength), but body \(response.body) holds \(length) bytes"),
                     record: record, url: url)
             }
         }
         guard !unparsed else { return }
         var reported = Set<BodyReference>()
         for body in leaf.bodies where !named.contains(body.reference) && reported.insert(body.reference).inserted {
-            add("references", corrupt(leaf.page, body.origin.position, "body entry \(body.reference) is named by no response"))
+            add(
+                "references",
+                corrupt(leaf.page, body.origin.position, "body entry \(body.reference) is named by no response"))
         }
     }
 
@@ -98,15 +117,26 @@ extension Verification {
             let url = redirect.request.url
             if !RedirectRecord.allowedStatuses.contains(redirect.status) {
                 let position = try? object.field("status", type: FieldType.uint)?.position
-                add("redirects", corrupt(leaf.page, position ?? object.position, "redirect status \(redirect.status) is not 301, 302, 303, 307 or 308"), record: record, url: url)
+                add(
+                    "redirects",
+                    corrupt(
+                        leaf.page, position ?? object.position,
+                        "redirect status \(redirect.status) is not 301, 302, 303, 307 or 308"), record: record, url: url
+                )
             }
             guard let key = try? URLKey.key(method: "GET", url: redirect.target) else {
                 let position = try? object.field("target", type: FieldType.string)?.position
-                add("redirects", corrupt(leaf.page, position ?? object.position, "redirect target \"\(redirect.target)\" is not an absolute URL"), record: record, url: url)
+                add(
+                    "redirects",
+                    corrupt(
+                        leaf.page, position ?? object.position,
+                        "redirect target \"\(redirect.target)\" is not an absolute URL"), record: record, url: url)
                 continue
             }
             if (try? reader.lookup(key: key)) == nil {
-                warn("redirects", code: "redirect-target-missing", "target \(redirect.target) is not in the archive", record: record, url: url)
+                warn(
+                    "redirects", code: "redirect-target-missing", "target \(redirect.target) is not in the archive",
+                    record: record, url: url)
             }
         }
     }

@@ -12,7 +12,11 @@ extension Verification {
             forEachRecordLeaf { leaf, _ in
                 for (index, body) in leaf.bodies.enumerated() {
                     if let entry = bodyIndex[body.reference], entry.entry != SHA256Hash.of(leaf.encodedBody(index)) {
-                        add("trees", corrupt(leaf.page, body.origin.position, "body entry \(body.reference) differs from the body tree's"))
+                        add(
+                            "trees",
+                            corrupt(
+                                leaf.page, body.origin.position,
+                                "body entry \(body.reference) differs from the body tree's"))
                     }
                 }
             }
@@ -23,11 +27,19 @@ extension Verification {
             var count: UInt64 = 0
             forEachRecordLeaf { leaf, _ in count += UInt64(leaf.entries.count) }
             if count != trailer.recordCount {
-                add("trees", WebArcError.corruptIndex(page: trailerOffset + 48, position: nil, reason: "recordCount \(trailer.recordCount), the record tree holds \(count)"))
+                add(
+                    "trees",
+                    WebArcError.corruptIndex(
+                        page: trailerOffset + 48, position: nil,
+                        reason: "recordCount \(trailer.recordCount), the record tree holds \(count)"))
             }
         }
         if bodyIndex != nil, bodyEntryCount != trailer.bodyCount {
-            add("trees", WebArcError.corruptIndex(page: trailerOffset + 56, position: nil, reason: "bodyCount \(trailer.bodyCount), the body tree holds \(bodyEntryCount)"))
+            add(
+                "trees",
+                WebArcError.corruptIndex(
+                    page: trailerOffset + 56, position: nil,
+                    reason: "bodyCount \(trailer.bodyCount), the body tree holds \(bodyEntryCount)"))
         }
     }
 
@@ -37,7 +49,12 @@ extension Verification {
             guard case .success((_, .record(let record))) = entry else { continue }
             let key = try? URLKey.key(method: record.request.method, url: record.request.url)
             if key.map({ Array($0.utf8) }) != Array(leaf.key(index)) {
-                add("trees", corrupt(leaf.page, leaf.entries[index].position, "key \"\(String(decoding: leaf.key(index), as: UTF8.self))\" is not its request's canonical key \(key.map { "\"\($0)\"" } ?? "(none)")"),
+                add(
+                    "trees",
+                    corrupt(
+                        leaf.page, leaf.entries[index].position,
+                        "key \"\(String(decoding: leaf.key(index), as: UTF8.self))\" is not its request's canonical key \(key.map { "\"\($0)\"" } ?? "(none)")"
+                    ),
                     record: UInt32(clamping: first + index), url: record.request.url)
             }
         }
@@ -55,7 +72,11 @@ extension Verification {
         }
         for (index, child) in node.children.enumerated() {
             guard child.height &+ 1 == reference.height else {
-                add("trees", corrupt(reference.offset, node.childPositions[index], "child of height \(child.height) under height \(reference.height)"))
+                add(
+                    "trees",
+                    corrupt(
+                        reference.offset, node.childPositions[index],
+                        "child of height \(child.height) under height \(reference.height)"))
                 continue
             }
             if let first = firstKey(child, tree), !first.elementsEqual(node.keys[index]) {
@@ -84,10 +105,14 @@ extension Verification {
                 add("trees", corrupt(leaf.page, nil, "record keys out of order"))
             }
             if count > 0, let previous, !KeyOrder.less(previous, leaf.key(0)) {
-                add("trees", corrupt(leaf.page, leaf.entries[0].position, "first key not after the previous leaf's last"))
+                add(
+                    "trees",
+                    corrupt(leaf.page, leaf.entries[0].position, "first key not after the previous leaf's last"))
             }
             if count > 0 { previous = Array(leaf.key(count - 1)) }
-            if (0..<max(leaf.bodies.count - 1, 0)).contains(where: { !(leaf.bodies[$0].reference < leaf.bodies[$0 + 1].reference) }) {
+            if (0..<max(leaf.bodies.count - 1, 0)).contains(where: {
+                !(leaf.bodies[$0].reference < leaf.bodies[$0 + 1].reference)
+            }) {
                 add("trees", corrupt(leaf.page, nil, "body entries out of order"))
             }
         }
@@ -101,7 +126,9 @@ extension Verification {
         var count: UInt64 = 0
         forEachBodyLeaf { leaf, reference in
             let entries = leaf.entries
-            let inside = (0..<max(entries.count - 1, 0)).contains { !(entries[$0].reference < entries[$0 + 1].reference) }
+            let inside = (0..<max(entries.count - 1, 0)).contains {
+                !(entries[$0].reference < entries[$0 + 1].reference)
+            }
             if inside || (entries.first.map { first in previous.map { !($0 < first.reference) } ?? false } ?? false) {
                 add("trees", corrupt(reference.offset, nil, "body keys out of order"))
             }

@@ -36,7 +36,8 @@ public struct VerificationReport: Sendable, Equatable {
 
         /// Makes a problem.
         public init(
-            check: String, code: String, severity: Severity, message: String, offset: UInt64? = nil, position: Int? = nil,
+            check: String, code: String, severity: Severity, message: String, offset: UInt64? = nil,
+            position: Int? = nil,
             record: UInt32? = nil, url: String? = nil
         ) {
             self.check = check
@@ -76,7 +77,13 @@ public struct VerificationReport: Sendable, Equatable {
     }
 
     /// Adds a warning: worth knowing, not a breach.
-    mutating func warn(_ check: String, code: String, _ message: String, offset: UInt64? = nil, record: UInt32? = nil, url: String? = nil) {
-        problems.append(Problem(check: check, code: code, severity: .warning, message: message, offset: offset, record: record, url: url))
+    mutating func warn(
+        _ check: String, code: String, _ message: String, offset: UInt64? = nil, record: UInt32? = nil,
+        url: String? = nil
+    ) {
+        problems.append(
+            Problem(
+                check: check, code: code, severity: .warning, message: message, offset: offset, record: record, url: url
+            ))
     }
 }

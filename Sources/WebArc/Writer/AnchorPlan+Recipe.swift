@@ -10,10 +10,12 @@ extension AnchorPlan {
     package static func following(_ recipe: WriterRecipe, responses: [ResponseRecord?]) throws -> AnchorPlan {
         try recipe.requireWritable()
         // Anything but a response keeps the numbering and is no candidate.
-        return try following(recipe, bodies: responses.map { response in
-            guard let response else { return ([], 0) }
-            return (Array(try response.request.canonicalKey().utf8), response.bodyLength)
-        })
+        return try following(
+            recipe,
+            bodies: responses.map { response in
+                guard let response else { return ([], 0) }
+                return (Array(try response.request.canonicalKey().utf8), response.bodyLength)
+            })
     }
 
     /// The anchors a writer following `recipe` gives bodies of these keys (`URLKey` bytes; empty:

@@ -31,7 +31,8 @@ extension AnchorPlan {
     static func window(_ interval: Int) -> Int { max(1, interval * 3 / 8) }
 
     /// Each position's anchor under the keyed rule.
-    static func keyedPositions<Bodies: Sequence>(_ bodies: Bodies, interval: Int) -> [Int] where Bodies.Element == (key: [UInt8], length: UInt64) {
+    static func keyedPositions<Bodies: Sequence>(_ bodies: Bodies, interval: Int) -> [Int]
+    where Bodies.Element == (key: [UInt8], length: UInt64) {
         var positions: [Int] = []
         var anchor = 0
         for (position, body) in bodies.enumerated() {
@@ -46,7 +47,8 @@ extension AnchorPlan {
 
     /// Each position's anchor under the local-minimum rule: a body of a candidate's length whose
     /// key hash, with its position, is the least of such bodies' within ``window(_:)`` either side.
-    static func localMinimumPositions<Bodies: Sequence>(_ bodies: Bodies, interval: Int) -> [Int] where Bodies.Element == (key: [UInt8], length: UInt64) {
+    static func localMinimumPositions<Bodies: Sequence>(_ bodies: Bodies, interval: Int) -> [Int]
+    where Bodies.Element == (key: [UInt8], length: UInt64) {
         let hashes: [UInt64?] = bodies.map { candidateLengths.contains($0.length) ? keyHash($0.key) : nil }
         let minima = localMinima(hashes, window: window(interval))
         var positions: [Int] = []

@@ -46,7 +46,8 @@ package struct AnchorPlan: Sendable, Equatable {
 
     /// A rule keyed by the records, given for each position in order the lookup key of the record
     /// whose body takes it and that body's length.
-    package init<Bodies: Sequence>(interval: Int, bodies: Bodies, rule: KeyedRule) where Bodies.Element == (key: [UInt8], length: UInt64) {
+    package init<Bodies: Sequence>(interval: Int, bodies: Bodies, rule: KeyedRule)
+    where Bodies.Element == (key: [UInt8], length: UInt64) {
         self.interval = max(0, interval)
         guard self.interval > 0 else {
             self.rule = .everyNth

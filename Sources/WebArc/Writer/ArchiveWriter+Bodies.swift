@@ -68,7 +68,9 @@ extension ArchiveWriter {
         let slot = anchors.take()
         return try failing {
             if let existing = findEqual(digest: known.md5, length: UInt64(raw.count), sha256: known.sha256) {
-                if slot.isAnchor { noteAnchor(lastChunk: Array(DictionaryAnchors.lastChunk(ofBody: raw)), entry: existing) }
+                if slot.isAnchor {
+                    noteAnchor(lastChunk: Array(DictionaryAnchors.lastChunk(ofBody: raw)), entry: existing)
+                }
                 return note(existing, deduplicated: true)
             }
             let prepared = raw.withUnsafeBytes {
@@ -82,7 +84,9 @@ extension ArchiveWriter {
     /// once and which probably equals a body added earlier: it is taken as that body when their
     /// lengths and body hashes agree (spec §6.3), and only when not (an MD5 collision) read again
     /// and stored. `lastChunk` is its last chunk's bytes when its position is an anchor's.
-    func addBody(likelyDuplicateOf path: String, known: KnownDigests, length: UInt64, lastChunk: [UInt8]) throws -> StoredBody {
+    func addBody(
+        likelyDuplicateOf path: String, known: KnownDigests, length: UInt64, lastChunk: [UInt8]
+    ) throws -> StoredBody {
         try ensureOpen()
         guard let existing = findEqual(digest: known.md5, length: length, sha256: known.sha256) else {
             return try addBody(contentsOfFile: path)
@@ -95,7 +99,8 @@ extension ArchiveWriter {
     /// Stores or deduplicates a prepared body at its position, coding it again first when it was
     /// prepared with another dictionary than its position's.
     func commit(
-        _ given: PreparedBody, slot: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?), previous: PreviousVersion? = nil
+        _ given: PreparedBody, slot: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?),
+        previous: PreviousVersion? = nil
     ) throws -> StoredBody {
         var prepared = given
         let entry: BodyEntry
@@ -104,13 +109,15 @@ extension ArchiveWriter {
         // coded again for this position's dictionary.
         if let existing = findEqual(digest: given.digest, length: given.length, sha256: given.sha256) {
             (entry, deduplicated) = (existing, true)
-        } else if let (base, found) = try findInBases(digest: given.digest, length: given.length, sha256: given.sha256) {
+        } else if let (base, found) = try findInBases(digest: given.digest, length: given.length, sha256: given.sha256)
+        {
             (entry, deduplicated) = (store(found, from: base, digest: given.digest), true)
         } else {
             if !prepared.matches(dictionary: slot.dictionary) {
                 let raw = try prepared.chunks.flatMap { try ChunkEncoder.decode($0) }
                 prepared = raw.withUnsafeBytes {
-                    PreparedBody(raw: $0, level: options.compressionLevel, dictionary: slot.dictionary, md5: given.digest)
+                    PreparedBody(
+                        raw: $0, level: options.compressionLevel, dictionary: slot.dictionary, md5: given.digest)
                 }
             }
             var entries: [ChunkEntry] = []
@@ -122,13 +129,17 @@ extension ArchiveWriter {
                 if previous != nil && chunk.untried != sawRaw {
                     let raw = try ChunkEncoder.decode(chunk)
                     chunk = raw.withUnsafeBytes {
-                        ChunkEncoder.encode($0, level: options.compressionLevel, dictionary: index == 0 ? slot.dictionary : nil, storeRaw: sawRaw, digest: given.digest)
+                        ChunkEncoder.encode(
+                            $0, level: options.compressionLevel, dictionary: index == 0 ? slot.dictionary : nil,
+                            storeRaw: sawRaw, digest: given.digest)
                     }
                 }
                 if let previous, let delta = try deltaChunk(chunk, index: index, previous: previous) {
-                    entries.append(ChunkEntry(
-                        offset: output.length, storedLength: UInt32(delta.frame.count), rawLength: UInt32(chunk.rawLength),
-                        digest: chunk.digest, reference: delta.reference))
+                    entries.append(
+                        ChunkEntry(
+                            offset: output.length, storedLength: UInt32(delta.frame.count),
+                            rawLength: UInt32(chunk.rawLength),
+                            digest: chunk.digest, reference: delta.reference))
                     try output.append(delta.frame)
                     continue
                 }
@@ -141,7 +152,9 @@ extension ArchiveWriter {
                 entries.append(ChunkEncoder.entry(for: chunk, at: output.length, dictionaryReference: reference))
                 try output.append(chunk.stored)
             }
-            (entry, deduplicated) = (store(digest: prepared.digest, length: prepared.length, sha256: prepared.sha256, chunks: entries), false)
+            (entry, deduplicated) = (
+                store(digest: prepared.digest, length: prepared.length, sha256: prepared.sha256, chunks: entries), false
+            )
         }
         if slot.isAnchor {
             let last = try prepared.chunks.last.map { try ChunkEncoder.decode($0) } ?? []
@@ -160,18 +173,24 @@ extension ArchiveWriter {
     /// chunk when the writer has a Zstandard level and that frame is shorter than the chunk's
     /// other coding (spec Appendix C step 15), and returns its entry; nil when it does not apply
     /// or does not pay (nothing is written then).
-    func appendZstdChunk(_ chunk: ChunkEncoder.Encoded, slot: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?)) throws -> ChunkEntry? {
-        guard let level = options.zstdLevel, slot.dictionary != nil, chunk.codec != .raw, let history = anchors.history else { return nil }
+    func appendZstdChunk(
+        _ chunk: ChunkEncoder.Encoded, slot: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?)
+    ) throws -> ChunkEntry? {
+        guard let level = options.zstdLevel, slot.dictionary != nil, chunk.codec != .raw, let history = anchors.history
+        else { return nil }
         let frame: [UInt8]?
         if let attempt = chunk.zstdAttempt, Self.sameBytes(attempt.history, history) {
             frame = attempt.frame
         } else {
-            frame = try ChunkEncoder.decode(chunk).withUnsafeBytes { ChunkEncoder.zstdFrame($0, otherCoding: chunk, level: level, history: history) }
+            frame = try ChunkEncoder.decode(chunk).withUnsafeBytes {
+                ChunkEncoder.zstdFrame($0, otherCoding: chunk, level: level, history: history)
+            }
         }
         guard let frame else { return nil }
         let reference = try dictionaryReference()
         let entry = ChunkEntry(
-            offset: output.length, storedLength: UInt32(frame.count), rawLength: UInt32(chunk.rawLength), digest: chunk.digest,
+            offset: output.length, storedLength: UInt32(frame.count), rawLength: UInt32(chunk.rawLength),
+            digest: chunk.digest,
             reference: reference)
         try output.append(frame)
         return entry
@@ -213,7 +232,8 @@ extension ArchiveWriter {
     }
 
     /// Adds a body that arrives as an asynchronous sequence of byte pieces of any size.
-    public func addBody<S: AsyncSequence>(streaming pieces: S) async throws -> StoredBody where S.Element: DataProtocol {
+    public func addBody<S: AsyncSequence>(streaming pieces: S) async throws -> StoredBody
+    where S.Element: DataProtocol {
         try ensureOpen()
         var stream = RawBodyStream(level: options.compressionLevel, slot: anchors.take())
         var body = BodyStream(writer: self, slot: stream.slot)
@@ -267,7 +287,9 @@ extension ArchiveWriter {
             if chunk.untried != sawRaw || !PreparedBody.same(chunk.triedDictionary, dictionary) {
                 let raw = try ChunkEncoder.decode(chunk)
                 chunk = raw.withUnsafeBytes {
-                    ChunkEncoder.encode($0, level: writer.options.compressionLevel, dictionary: dictionary, storeRaw: sawRaw, digest: given.digest)
+                    ChunkEncoder.encode(
+                        $0, level: writer.options.compressionLevel, dictionary: dictionary, storeRaw: sawRaw,
+                        digest: given.digest)
                 }
             }
             if slot.isAnchor { lastRaw = try ChunkEncoder.decode(chunk) }
@@ -315,12 +337,14 @@ extension ArchiveWriter {
         if let reference = entry.reference {
             let history = reference.layer == 0 ? try readChunk(reference) : try readBaseChunk(reference)
             guard let raw = ZstdDelta.decode(stored, rawLength: Int(entry.rawLength), reference: history) else {
-                throw WebArcError.corruptChunk(body: BodyReference(digest: BodyDigest.ofEmpty), chunk: 0, offset: entry.offset)
+                throw WebArcError.corruptChunk(
+                    body: BodyReference(digest: BodyDigest.ofEmpty), chunk: 0, offset: entry.offset)
             }
             return raw
         }
         let dictionary = try entry.dictionary.map { try readChunk($0) }
-        return try ChunkEncoder.decode(stored, entry: entry, dictionary: dictionary.map { Array($0.suffix(ChunkEntry.maxDictionaryLength)) })
+        return try ChunkEncoder.decode(
+            stored, entry: entry, dictionary: dictionary.map { Array($0.suffix(ChunkEntry.maxDictionaryLength)) })
     }
 
     /// The stored body equal to a new one: the same MD5, length and body hash (SHA-256), or nil.
@@ -353,7 +377,10 @@ extension ArchiveWriter {
 
     /// Whether two byte arrays are equal (one memcmp).
     static func sameBytes(_ left: [UInt8], _ right: [UInt8]) -> Bool {
-        left.count == right.count && left.withUnsafeBytes { l in right.withUnsafeBytes { r in l.count == 0 || memcmp(l.baseAddress!, r.baseAddress!, l.count) == 0 } }
+        left.count == right.count
+            && left.withUnsafeBytes { l in
+                right.withUnsafeBytes { r in l.count == 0 || memcmp(l.baseAddress!, r.baseAddress!, l.count) == 0 }
+            }
     }
 
     /// Records a body a base holds under the next free variant of its MD5: its chunk entries
@@ -366,7 +393,8 @@ extension ArchiveWriter {
     /// Records a new distinct body under the next free variant of its MD5.
     func store(digest: BodyDigest, length: UInt64, sha256: SHA256Hash, chunks: [ChunkEntry]) -> BodyEntry {
         let variant = UInt32(bodies[digest]?.count ?? 0)
-        let entry = BodyEntry(reference: BodyReference(digest: digest, variant: variant), length: length, sha256: sha256, chunks: chunks)
+        let entry = BodyEntry(
+            reference: BodyReference(digest: digest, variant: variant), length: length, sha256: sha256, chunks: chunks)
         bodies[digest, default: []].append(entry)
         statistics.bodiesStored += 1
         statistics.storedBytes += chunks.reduce(0) { $0 + ($1.layer == 0 ? UInt64($1.storedLength) : 0) }

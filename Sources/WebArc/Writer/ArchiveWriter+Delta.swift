@@ -29,7 +29,9 @@ extension ArchiveWriter {
         let frame = raw.withUnsafeBytes { raw in
             history.withUnsafeBytes { ZstdDelta.encode(raw, reference: $0, shorterThan: limit) }
         }
-        guard let frame, UInt64(chunk.rawLength) <= FormatBounds.maxDecodeRatio * UInt64(frame.count) + UInt64(history.count) else {
+        guard let frame,
+            UInt64(chunk.rawLength) <= FormatBounds.maxDecodeRatio * UInt64(frame.count) + UInt64(history.count)
+        else {
             return nil
         }
         return (frame, previous.body.chunks[referenceIndex].relayered(by: UInt8(previous.base + 1)))
@@ -38,10 +40,13 @@ extension ArchiveWriter {
     /// Decodes a chunk a base holds, named by its entry as this archive sees it (`layer` ≥ 1).
     func readBaseChunk(_ entry: ChunkEntry) throws -> [UInt8] {
         guard entry.layer >= 1, Int(entry.layer) <= bases.count else {
-            throw WebArcError.corruptChunk(body: BodyReference(digest: BodyDigest.ofEmpty), chunk: 0, offset: entry.offset)
+            throw WebArcError.corruptChunk(
+                body: BodyReference(digest: BodyDigest.ofEmpty), chunk: 0, offset: entry.offset)
         }
         let base = bases[Int(entry.layer) - 1]
         let own = entry.relayered(by: 0 &- entry.layer)
-        return try base.decode(own, ChunkContext(body: BodyReference(digest: BodyDigest.ofEmpty), index: 0, page: 0), role: .deltaReference)
+        return try base.decode(
+            own, ChunkContext(body: BodyReference(digest: BodyDigest.ofEmpty), index: 0, page: 0), role: .deltaReference
+        )
     }
 }

@@ -40,7 +40,8 @@ extension ArchiveWriter {
             for (position, record) in sorted.enumerated() { treePositions[record.order] = position }
             metadata.writer = WriterRecipe(
                 level: options.compressionLevel, dictionaryInterval: anchors.interval, zstdLevel: options.zstdLevel,
-                order: InsertionOrder(positions: treePositions), anchors: anchors.plan.rule, placement: options.dictionaryPlacement)
+                order: InsertionOrder(positions: treePositions), anchors: anchors.plan.rule,
+                placement: options.dictionaryPlacement)
             let recordLeaves = try self.recordLeaves(sorted)
             bodyTreeReady.wait()
             let (allBodies, bodyLeaves) = bodyTree.withLock { $0! }
@@ -51,7 +52,9 @@ extension ArchiveWriter {
 
             var trailer = Trailer(metadata: metadataReference, recordRoot: recordRoot, bodyRoot: bodyRoot)
             if hasTombstones || !metadata.bases.isEmpty { trailer.requiredFeatures.insert(.layer) }
-            if allBodies.contains(where: { $0.chunks.contains { $0.codec == .lz4Dictionary || $0.reference?.codec == .lz4Dictionary } }) {
+            if allBodies.contains(where: {
+                $0.chunks.contains { $0.codec == .lz4Dictionary || $0.reference?.codec == .lz4Dictionary }
+            }) {
                 trailer.requiredFeatures.insert(.dictionaryCodec)
             }
             if allBodies.contains(where: { $0.chunks.contains { $0.codec == .zstdDelta } }) {
@@ -66,8 +69,10 @@ extension ArchiveWriter {
                 let digest = SHA256Hash.of(trailerBytes).bytes
                 guard digest == expected.digest, trailer.archiveLength == expected.archiveLength else {
                     throw WebArcError.badTarget(
-                        reason: "the result has archive digest \(SHA256Hash(bytes: digest)!.hex) and length \(trailer.archiveLength), "
-                            + "the update names \((SHA256Hash(bytes: expected.digest)?.hex ?? "?")) and \(expected.archiveLength)")
+                        reason:
+                            "the result has archive digest \(SHA256Hash(bytes: digest)!.hex) and length \(trailer.archiveLength), "
+                            + "the update names \((SHA256Hash(bytes: expected.digest)?.hex ?? "?")) and \(expected.archiveLength)"
+                    )
                 }
             }
             try output.append(trailerBytes)
@@ -121,7 +126,9 @@ extension ArchiveWriter {
             let page = pages[number]
             let raw = RecordLeaf.encode(records: page.records.map { ($0.key, $0.object) }, bodies: page.bodies)
             guard raw.count <= Int(FormatBounds.maxPageLength) else {
-                throw WebArcError.invalidRecord(url: page.records.first?.url ?? "", reason: "its records need a page of \(raw.count) bytes, over the 4 MiB bound")
+                throw WebArcError.invalidRecord(
+                    url: page.records.first?.url ?? "",
+                    reason: "its records need a page of \(raw.count) bytes, over the 4 MiB bound")
             }
             return try PreparedPage(raw: raw, key: page.records.first?.key ?? [])
         }
@@ -139,7 +146,9 @@ extension ArchiveWriter {
         var pageBodies: [BodyReference: BodyEntry] = [:]
         var used = RecordLeaf.headSize
         func close(at end: Int) {
-            pages.append(RecordPage(records: sorted[start..<end], bodies: pageBodies.values.sorted { $0.reference < $1.reference }))
+            pages.append(
+                RecordPage(
+                    records: sorted[start..<end], bodies: pageBodies.values.sorted { $0.reference < $1.reference }))
             start = end
             pageBodies = [:]
             used = RecordLeaf.headSize
@@ -152,7 +161,9 @@ extension ArchiveWriter {
             let recordsSize = group.reduce(0) { $0 + RecordLeaf.entrySize(key: $1.key, object: $1.object) }
             // The bodies the group names, once each (a group is a key's few records).
             var named: [BodyEntry] = []
-            for case let body? in group.lazy.map(\.body) where !named.contains(where: { $0.reference == body }) { named.append(storedBody(body)!) }
+            for case let body? in group.lazy.map(\.body) where !named.contains(where: { $0.reference == body }) {
+                named.append(storedBody(body)!)
+            }
             var extra = recordsSize + named.reduce(0) { pageBodies[$1.reference] == nil ? $0 + $1.encodedSize : $0 }
             if start < groupStart && used + extra > PagePacking.target {
                 close(at: groupStart)
@@ -167,7 +178,9 @@ extension ArchiveWriter {
     }
 
     /// `prepare(0)` … `prepare(count - 1)` on every core, their results in order.
-    static func prepareInParallel(_ count: Int, _ prepare: @Sendable (Int) throws -> PreparedPage) -> [Result<PreparedPage, any Error>] {
+    static func prepareInParallel(
+        _ count: Int, _ prepare: @Sendable (Int) throws -> PreparedPage
+    ) -> [Result<PreparedPage, any Error>] {
         let results = Mutex<[Result<PreparedPage, any Error>?]>(Array(repeating: nil, count: count))
         DispatchQueue.concurrentPerform(iterations: count) { number in
             let result = Result { try prepare(number) }
@@ -178,14 +191,19 @@ extension ArchiveWriter {
 
     /// Builds interior levels over `level` until one page remains, writing each level bottom up;
     /// returns the root's reference.
-    private func writeInteriorLevels(_ leaves: [(key: [UInt8], child: PageReference)], tree: Page.Tree) throws -> PageReference {
+    private func writeInteriorLevels(
+        _ leaves: [(key: [UInt8], child: PageReference)], tree: Page.Tree
+    ) throws -> PageReference {
         var level = leaves
         var height: UInt8 = 0
         while level.count > 1 {
             height += 1
             var next: [(key: [UInt8], child: PageReference)] = []
-            for page in PagePacking.pack(level, headSize: InteriorPage.headSize, size: { InteriorPage.entrySize(key: $0.key) }) {
-                next.append((page[0].key, try storePage(InteriorPage.encode(tree: tree, entries: page), height: height)))
+            for page in PagePacking.pack(
+                level, headSize: InteriorPage.headSize, size: { InteriorPage.entrySize(key: $0.key) })
+            {
+                next.append(
+                    (page[0].key, try storePage(InteriorPage.encode(tree: tree, entries: page), height: height)))
             }
             level = next
         }
@@ -201,7 +219,8 @@ extension ArchiveWriter {
     /// Appends a prepared page and returns its reference.
     private func append(_ page: PreparedPage, height: UInt8) throws -> PageReference {
         let reference = PageReference(
-            offset: output.length, storedLength: UInt32(page.stored.count), rawLength: page.rawLength, codec: page.codec, height: height,
+            offset: output.length, storedLength: UInt32(page.stored.count), rawLength: page.rawLength,
+            codec: page.codec, height: height,
             digest: page.digest)
         try output.append(page.stored)
         return reference

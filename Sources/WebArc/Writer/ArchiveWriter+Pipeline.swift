@@ -19,9 +19,11 @@ extension ArchiveWriter {
         try ensureOpen()
         guard !sizes.isEmpty else { return }
         let pipeline = PackPipeline(
-            paths: [], sizes: sizes, read: read, spans: Array(repeating: 1, count: sizes.count), level: options.compressionLevel,
+            paths: [], sizes: sizes, read: read, spans: Array(repeating: 1, count: sizes.count),
+            level: options.compressionLevel,
             zstdLevel: options.zstdLevel, placement: options.dictionaryPlacement, firstPosition: anchors.nextPosition,
-            wholeLimit: UInt64.max, windowBytes: SitePacker.windowBytes, batchFiles: 16 * MD5Lanes.count, laneHashing: MD5Lanes.isAvailable)
+            wholeLimit: UInt64.max, windowBytes: SitePacker.windowBytes, batchFiles: 16 * MD5Lanes.count,
+            laneHashing: MD5Lanes.isAvailable)
         try pipeline.run(workers: AvailableCores.count) {
             anchors.plan
         } commit: { index, output, slot in
@@ -32,7 +34,8 @@ extension ArchiveWriter {
             case .streamed: body = try addBody(chunks: { try pipeline.nextChunk(of: slot) }, end: { slot.streamEnd! })
             case .streamedDuplicate:
                 // Only files over the pipeline's whole limit stream, and here every body is whole.
-                throw WebArcError.invalidRecord(url: "", reason: "body \(index) streamed from a source that gives bodies whole")
+                throw WebArcError.invalidRecord(
+                    url: "", reason: "body \(index) streamed from a source that gives bodies whole")
             }
             try added(index, body)
         }

@@ -28,10 +28,12 @@ extension ArchiveWriter {
     func add(_ response: ResponseRecord, key: [UInt8]?) throws {
         try ensureOpen()
         guard (100...599).contains(response.status) else {
-            throw WebArcError.invalidRecord(url: response.request.url, reason: "status \(response.status) is not 100–599")
+            throw WebArcError.invalidRecord(
+                url: response.request.url, reason: "status \(response.status) is not 100–599")
         }
         guard let body = storedBody(response.body), body.length == response.bodyLength else {
-            throw WebArcError.invalidRecord(url: response.request.url, reason: "body \(response.body) was not added to this writer")
+            throw WebArcError.invalidRecord(
+                url: response.request.url, reason: "body \(response.body) was not added to this writer")
         }
         try append(.response(response), body: response.body, key: key)
     }
@@ -43,7 +45,9 @@ extension ArchiveWriter {
     public func add(_ redirect: RedirectRecord) throws {
         try ensureOpen()
         guard RedirectRecord.allowedStatuses.contains(redirect.status) else {
-            throw WebArcError.invalidRecord(url: redirect.request.url, reason: "redirect status \(redirect.status) is not 301, 302, 303, 307 or 308")
+            throw WebArcError.invalidRecord(
+                url: redirect.request.url, reason: "redirect status \(redirect.status) is not 301, 302, 303, 307 or 308"
+            )
         }
         _ = try URLKey.canonicalize(redirect.target)
         try append(.redirect(redirect), body: nil)
@@ -64,9 +68,10 @@ extension ArchiveWriter {
 
     private func append(_ record: ArchiveRecord, body: BodyReference?, key: [UInt8]? = nil) throws {
         let key = try key ?? Array(record.request.canonicalKey().utf8)
-        records.append(PendingRecord(
-            key: key, object: RecordObjects.record(record).encoded(), date: record.captureDate?.webarcMilliseconds,
-            order: records.count, body: body, url: record.request.url))
+        records.append(
+            PendingRecord(
+                key: key, object: RecordObjects.record(record).encoded(), date: record.captureDate?.webarcMilliseconds,
+                order: records.count, body: body, url: record.request.url))
     }
 
     /// The stored body entry for `reference`, if this writer stored it.

@@ -43,7 +43,9 @@ public final class ArchiveWriter {
         public var dictionaryPlacement: DictionaryPlacement = .prefix
 
         /// Makes options.
-        public init(overwrite: Bool = false, compressionLevel: Int = 1, dictionaryInterval: Int = 0, zstdLevel: Int? = nil) {
+        public init(
+            overwrite: Bool = false, compressionLevel: Int = 1, dictionaryInterval: Int = 0, zstdLevel: Int? = nil
+        ) {
             self.overwrite = overwrite
             self.compressionLevel = compressionLevel
             self.dictionaryInterval = dictionaryInterval
@@ -105,9 +107,12 @@ public final class ArchiveWriter {
         self.options = options
         self.bases = bases
         anchors = DictionaryAnchors(
-            plan: options.anchorPlan ?? AnchorPlan(interval: options.dictionaryInterval), placement: options.dictionaryPlacement)
+            plan: options.anchorPlan ?? AnchorPlan(interval: options.dictionaryInterval),
+            placement: options.dictionaryPlacement)
         metadata.bases = bases.map { base in
-            BaseArchive(digest: base.archiveDigest, archiveLength: base.archiveLength, name: BaseArchive.nameHint(location: base.path))
+            BaseArchive(
+                digest: base.archiveDigest, archiveLength: base.archiveLength,
+                name: BaseArchive.nameHint(location: base.path))
         }
         output = try OutputFile(targetPath: path, overwrite: options.overwrite)
         try output.append(Lead().serialize())

@@ -27,12 +27,15 @@ enum ChunkEncoder {
     /// The Zstandard frame of `raw` against `history` when step 15 stores it (spec Appendix C): a
     /// chunk whose other coding (`stored`) is not raw, a frame shorter than that coding and within
     /// the ratio bound of §10; nil otherwise.
-    static func zstdFrame(_ raw: UnsafeRawBufferPointer, otherCoding chunk: Encoded, level: Int, history: [UInt8]) -> [UInt8]? {
+    static func zstdFrame(
+        _ raw: UnsafeRawBufferPointer, otherCoding chunk: Encoded, level: Int, history: [UInt8]
+    ) -> [UInt8]? {
         guard chunk.codec != .raw else { return nil }
         let frame = history.withUnsafeBytes {
             ZstdDelta.encode(raw, reference: $0, shorterThan: chunk.stored.count, level: Int32(clamping: level))
         }
-        guard let frame, UInt64(raw.count) <= FormatBounds.maxDecodeRatio * UInt64(frame.count) + UInt64(history.count) else {
+        guard let frame, UInt64(raw.count) <= FormatBounds.maxDecodeRatio * UInt64(frame.count) + UInt64(history.count)
+        else {
             return nil
         }
         return frame
@@ -45,19 +48,26 @@ enum ChunkEncoder {
     ///   - storeRaw: an earlier chunk of the body was stored raw, so this one is too, untried.
     ///   - digest: the SHA-256 of `raw` when the caller has it already (a one-chunk body's hash).
     static func encode(
-        _ raw: UnsafeRawBufferPointer, level: Int, dictionary: LZ4Dictionary? = nil, storeRaw: Bool = false, digest: SHA256Hash? = nil
+        _ raw: UnsafeRawBufferPointer, level: Int, dictionary: LZ4Dictionary? = nil, storeRaw: Bool = false,
+        digest: SHA256Hash? = nil
     ) -> Encoded {
         let digest = digest ?? SHA256Hash.of(raw)
         func rawChunk() -> Encoded {
-            Encoded(stored: Array(raw), rawLength: raw.count, codec: .raw, digest: digest, triedDictionary: dictionary, untried: storeRaw)
+            Encoded(
+                stored: Array(raw), rawLength: raw.count, codec: .raw, digest: digest, triedDictionary: dictionary,
+                untried: storeRaw)
         }
         guard !storeRaw, raw.count > 0 else { return rawChunk() }
         // The block is written into a scratch buffer (not zeroed) and kept in an array of its own
         // size, not the bound's: a packer holds many blocks at once.
         func compress(_ level: Int) -> [UInt8]? {
             withUnsafeTemporaryAllocation(byteCount: LZ4.compressBound(raw.count), alignment: 16) { destination in
-                let written = dictionary.map { $0.compress(raw, into: destination, level: level) } ?? LZ4.compress(raw, into: destination, level: level)
-                guard let written, written < raw.count, FormatBounds.ratioAllowed(stored: UInt32(written), raw: UInt32(raw.count)) else {
+                let written =
+                    dictionary.map { $0.compress(raw, into: destination, level: level) }
+                    ?? LZ4.compress(raw, into: destination, level: level)
+                guard let written, written < raw.count,
+                    FormatBounds.ratioAllowed(stored: UInt32(written), raw: UInt32(raw.count))
+                else {
                     return nil
                 }
                 return Array(UnsafeRawBufferPointer(rebasing: destination[..<written]))
@@ -73,7 +83,9 @@ enum ChunkEncoder {
             triedDictionary: dictionary)
     }
 
-    static func encode(_ raw: ArraySlice<UInt8>, level: Int, dictionary: LZ4Dictionary? = nil, storeRaw: Bool = false) -> Encoded {
+    static func encode(
+        _ raw: ArraySlice<UInt8>, level: Int, dictionary: LZ4Dictionary? = nil, storeRaw: Bool = false
+    ) -> Encoded {
         raw.withUnsafeBytes { encode($0, level: level, dictionary: dictionary, storeRaw: storeRaw) }
     }
 
@@ -81,7 +93,8 @@ enum ChunkEncoder {
     /// `dictionaryReference`.
     static func entry(for chunk: Encoded, at offset: UInt64, dictionaryReference: ChunkEntry? = nil) -> ChunkEntry {
         ChunkEntry(
-            offset: offset, storedLength: UInt32(chunk.stored.count), rawLength: UInt32(chunk.rawLength), codec: chunk.codec,
+            offset: offset, storedLength: UInt32(chunk.stored.count), rawLength: UInt32(chunk.rawLength),
+            codec: chunk.codec,
             digest: chunk.digest, dictionary: chunk.codec == .lz4Dictionary ? dictionaryReference : nil)
     }
 
@@ -89,11 +102,13 @@ enum ChunkEncoder {
     /// bodies with one MD5.
     static func decode(_ stored: [UInt8], entry: ChunkEntry, dictionary: [UInt8]? = nil) throws -> [UInt8] {
         if entry.codec == .raw { return stored }
-        let decoded = entry.codec == .lz4Dictionary
+        let decoded =
+            entry.codec == .lz4Dictionary
             ? dictionary.flatMap { LZ4.decode(stored, rawLength: Int(entry.rawLength), dictionary: $0[...]) }
             : LZ4.decode(stored, rawLength: Int(entry.rawLength))
         guard let decoded else {
-            throw WebArcError.corruptChunk(body: BodyReference(digest: BodyDigest.ofEmpty), chunk: 0, offset: entry.offset)
+            throw WebArcError.corruptChunk(
+                body: BodyReference(digest: BodyDigest.ofEmpty), chunk: 0, offset: entry.offset)
         }
         return decoded
     }

@@ -60,7 +60,9 @@ struct DictionaryAnchors {
     mutating func setAnchor(lastChunkBytes: [UInt8], lastChunk: ChunkEntry?) {
         let tail = Self.tail(ofBody: lastChunkBytes)
         dictionary = tail.isEmpty ? nil : LZ4Dictionary(tail, placement: placement)
-        if let lastChunk, lastChunk.layer == 0, lastChunk.codec == .raw || lastChunk.codec == .lz4, !lastChunkBytes.isEmpty {
+        if let lastChunk, lastChunk.layer == 0, lastChunk.codec == .raw || lastChunk.codec == .lz4,
+            !lastChunkBytes.isEmpty
+        {
             reference = lastChunk
             history = lastChunkBytes
         } else {

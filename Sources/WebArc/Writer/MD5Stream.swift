@@ -30,7 +30,10 @@ extension SHA256Stream {
     /// Adds the same bytes to an MD5 message and to one or two SHA-256 messages (a chunk and the
     /// body it belongs to): with SHA-NI all in one pass, for about the cost of the MD5 alone
     /// (``pairsInOnePass``; elsewhere one at a time).
-    static func update(_ md5: inout MD5Stream, _ first: inout SHA256Stream, _ second: inout SHA256Stream?, _ buffer: UnsafeRawBufferPointer) {
+    static func update(
+        _ md5: inout MD5Stream, _ first: inout SHA256Stream, _ second: inout SHA256Stream?,
+        _ buffer: UnsafeRawBufferPointer
+    ) {
         guard let base = buffer.baseAddress, !buffer.isEmpty else { return }
         let bytes = base.assumingMemoryBound(to: UInt8.self)
         if second == nil {

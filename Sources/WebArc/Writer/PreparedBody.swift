@@ -38,7 +38,8 @@ package struct PreparedBody: @unchecked Sendable {
     /// - Parameter zstd: the Zstandard level and the history the writer's order gives this
     ///   position (spec Appendix C step 15), to try each chunk against ahead of the writer.
     init(
-        raw: UnsafeRawBufferPointer, level: Int, dictionary: LZ4Dictionary?, md5: BodyDigest? = nil, known: KnownDigests? = nil,
+        raw: UnsafeRawBufferPointer, level: Int, dictionary: LZ4Dictionary?, md5: BodyDigest? = nil,
+        known: KnownDigests? = nil,
         zstd: (level: Int, history: [UInt8])? = nil
     ) {
         var chunks: [ChunkEncoder.Encoded] = []
@@ -52,7 +53,9 @@ package struct PreparedBody: @unchecked Sendable {
         }
         if raw.count <= ChunkEntry.maxRawLength {
             let hash = known?.sha256 ?? SHA256Hash.of(raw)
-            if raw.count > 0 { chunks.append(ChunkEncoder.encode(raw, level: level, dictionary: dictionary, digest: hash)) }
+            if raw.count > 0 {
+                chunks.append(ChunkEncoder.encode(raw, level: level, dictionary: dictionary, digest: hash))
+            }
             sha256 = hash
             if let zstd, !chunks.isEmpty { chunks[0].tryZstd(raw, level: zstd.level, history: zstd.history) }
         } else {
@@ -64,7 +67,8 @@ package struct PreparedBody: @unchecked Sendable {
                 let chunkDigest = known?.chunks.flatMap { chunks.count < $0.count ? $0[chunks.count] : nil }
                 let piece = UnsafeRawBufferPointer(rebasing: raw[start..<end])
                 var chunk = ChunkEncoder.encode(
-                    piece, level: level, dictionary: start == 0 ? dictionary : nil, storeRaw: storeRaw, digest: chunkDigest)
+                    piece, level: level, dictionary: start == 0 ? dictionary : nil, storeRaw: storeRaw,
+                    digest: chunkDigest)
                 if let zstd { chunk.tryZstd(piece, level: zstd.level, history: zstd.history) }
                 storeRaw = storeRaw || chunk.codec == .raw
                 chunks.append(chunk)

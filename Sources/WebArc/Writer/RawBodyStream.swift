@@ -25,7 +25,10 @@ struct RawBodyStream {
 
     /// - Parameter pairs: false to hash the MD5, each chunk and the body apart (the SHA-256s with
     ///   swift-crypto), as a CPU without SHA-NI always does.
-    init(level: Int, slot: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?), pairs: Bool = SHA256Stream.pairsInOnePass) {
+    init(
+        level: Int, slot: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?),
+        pairs: Bool = SHA256Stream.pairsInOnePass
+    ) {
         self.level = level
         self.slot = slot
         self.pairs = pairs
@@ -69,7 +72,8 @@ struct RawBodyStream {
     private mutating func emitChunk(_ raw: ArraySlice<UInt8>, _ emit: (ChunkEncoder.Encoded) throws -> Void) throws {
         let digest = raw.withUnsafeBytes { chunkDigest($0) }
         let chunk = raw.withUnsafeBytes {
-            ChunkEncoder.encode($0, level: level, dictionary: chunks == 0 ? slot.dictionary : nil, storeRaw: storeRaw, digest: digest)
+            ChunkEncoder.encode(
+                $0, level: level, dictionary: chunks == 0 ? slot.dictionary : nil, storeRaw: storeRaw, digest: digest)
         }
         storeRaw = storeRaw || chunk.codec == .raw
         chunks += 1

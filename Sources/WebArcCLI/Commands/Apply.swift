@@ -66,7 +66,10 @@ struct Apply: ParsableCommand {
         case .archive(let reader): top = reader
         case .compactUpdate(let source): return try runCompact(update: update, source: source, started: started)
         }
-        guard !layer else { throw CommandFailure("--layer is for a compact update; \(update) is an update archive already", code: ExitCodes.usage) }
+        guard !layer else {
+            throw CommandFailure(
+                "--layer is for a compact update; \(update) is an update archive already", code: ExitCodes.usage)
+        }
         let bases = try archives.dropLast().map { try ArchiveOpening.open($0, readingAll: true) }
         let stack = try withFile(update) { try LayerStack([top] + bases) }
         if let policy = try trust.policy() {
@@ -74,7 +77,8 @@ struct Apply: ParsableCommand {
                 _ = try stack.top.checkTrust(policy)
             } catch let error as WebArcError {
                 if case .io = error { throw CommandFailure(error, file: update) }
-                throw CommandFailure("\(update): refused, not trusted (\(error.code)): \(error.description)", code: ExitCodes.dataError)
+                throw CommandFailure(
+                    "\(update): refused, not trusted (\(error.code)): \(error.description)", code: ExitCodes.dataError)
             }
         }
         let progress = ProgressReporter(label: "applying", quiet: quiet, unit: "records")
@@ -88,13 +92,18 @@ struct Apply: ParsableCommand {
         let digest = SignatureText.hex(archiveDigest)
         let seconds = Date().timeIntervalSince(started)
         if json {
-            Output.json([
-                "output": output, "archiveDigest": digest, "bytes": fileSize, "seconds": seconds,
-                "chunksReused": summary.chunksReused, "chunksCoded": summary.chunksCoded, "codedAgain": summary.codedAgain,
-                "copiedUnchecked": summary.copiedUnchecked, "checkedAgain": summary.checkedAgain,
-            ] as [String: Any])
+            Output.json(
+                [
+                    "output": output, "archiveDigest": digest, "bytes": fileSize, "seconds": seconds,
+                    "chunksReused": summary.chunksReused, "chunksCoded": summary.chunksCoded,
+                    "codedAgain": summary.codedAgain,
+                    "copiedUnchecked": summary.copiedUnchecked, "checkedAgain": summary.checkedAgain,
+                ] as [String: Any])
         } else if !quiet {
-            Output.error(String(format: "%@: %@, archive digest %@, in %.1f s", output, ProgressReporter.size(fileSize), digest, seconds))
+            Output.error(
+                String(
+                    format: "%@: %@, archive digest %@, in %.1f s", output, ProgressReporter.size(fileSize), digest,
+                    seconds))
         }
     }
 }
@@ -112,7 +121,8 @@ extension Apply {
         defer { if !direct { try? FileManager.default.removeItem(atPath: newPath) } }
         let progress = ProgressReporter(label: "applying", quiet: quiet, unit: "records")
         let summary = try withFile(update) {
-            try CompactApplier(update: update, source: source, bases: bases).write(to: newPath, overwrite: true) { done, total in
+            try CompactApplier(update: update, source: source, bases: bases).write(to: newPath, overwrite: true) {
+                done, total in
                 progress.update(items: done, totalItems: total, bytes: 0, totalBytes: 0)
             }
         }
@@ -127,11 +137,15 @@ extension Apply {
                     _ = try result.checkTrust(policy)
                 } catch let error as WebArcError {
                     if case .io = error { throw CommandFailure(error, file: update) }
-                    throw CommandFailure("\(update): refused, not trusted (\(error.code)): \(error.description)", code: ExitCodes.dataError)
+                    throw CommandFailure(
+                        "\(update): refused, not trusted (\(error.code)): \(error.description)",
+                        code: ExitCodes.dataError)
                 }
             }
             if layer {
-                _ = try withFile(output) { try UpdateBuilder(old: bases, new: result).write(to: output, overwrite: force) }
+                _ = try withFile(output) {
+                    try UpdateBuilder(old: bases, new: result).write(to: output, overwrite: force)
+                }
                 let layerArchive = try ArchiveOpening.open(output)
                 written = (layerArchive.archiveDigest, layerArchive.fileSize)
             }
@@ -139,19 +153,27 @@ extension Apply {
         if !layer && !direct {
             // One rename, which replaces an existing output (with --force) in one step: it is the
             // old file or the new one, never neither (the intermediate file lies beside it).
-            if !force && FileManager.default.fileExists(atPath: output) { throw CommandFailure(WebArcError.outputExists(path: output)) }
+            if !force && FileManager.default.fileExists(atPath: output) {
+                throw CommandFailure(WebArcError.outputExists(path: output))
+            }
             try FileWriting.rename(newPath, onto: output)
         }
         let digest = SignatureText.hex(written.digest)
         let seconds = Date().timeIntervalSince(started)
         if json {
-            Output.json([
-                "output": output, "form": layer ? "layer" : "archive", "archiveDigest": digest, "bytes": written.size,
-                "seconds": seconds, "chunksReused": summary.chunksReused, "chunksCoded": summary.chunksCoded, "codedAgain": summary.codedAgain,
-                "copiedUnchecked": summary.copiedUnchecked, "checkedAgain": summary.checkedAgain,
-            ] as [String: Any])
+            Output.json(
+                [
+                    "output": output, "form": layer ? "layer" : "archive", "archiveDigest": digest,
+                    "bytes": written.size,
+                    "seconds": seconds, "chunksReused": summary.chunksReused, "chunksCoded": summary.chunksCoded,
+                    "codedAgain": summary.codedAgain,
+                    "copiedUnchecked": summary.copiedUnchecked, "checkedAgain": summary.checkedAgain,
+                ] as [String: Any])
         } else if !quiet {
-            Output.error(String(format: "%@: %@, archive digest %@, in %.1f s", output, ProgressReporter.size(written.size), digest, seconds))
+            Output.error(
+                String(
+                    format: "%@: %@, archive digest %@, in %.1f s", output, ProgressReporter.size(written.size), digest,
+                    seconds))
         }
     }
 

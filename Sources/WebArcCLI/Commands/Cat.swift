@@ -39,11 +39,15 @@ struct Cat: ParsableCommand {
     @Flag(name: .customShort("i"), help: "Print the status line and headers first.")
     var includeHeaders = false
 
-    @Flag(name: .customShort("L"), help: "Follow redirects stored in the archive (up to 20); without it a redirect exits 3.")
+    @Flag(
+        name: .customShort("L"),
+        help: "Follow redirects stored in the archive (up to 20); without it a redirect exits 3.")
     var followRedirects = false
 
     func run() throws {
-        try Self.write(archive: archive, url: url, method: method, includeHeaders: includeHeaders, followRedirects: followRedirects)
+        try Self.write(
+            archive: archive, url: url, method: method, includeHeaders: includeHeaders, followRedirects: followRedirects
+        )
     }
 
     /// Looks up `url` and writes its body (and headers) to stdout; shared with ``CommandLineEntry``'s plain form.
@@ -51,7 +55,8 @@ struct Cat: ParsableCommand {
     /// The lookup is the replay engine's with the exact canonical key only (no fuzzy rule: `cat`
     /// shows what is stored under the URL given); `-L` walks stored redirects with the engine's
     /// ``RedirectChain``, which refuses a target outside http(s) and webarc.
-    static func write(archive: String, url: String, method: String, includeHeaders: Bool, followRedirects: Bool) throws {
+    static func write(archive: String, url: String, method: String, includeHeaders: Bool, followRedirects: Bool) throws
+    {
         let reader = try ArchiveOpening.open(archive)
         var url = url
         if let resolved = try withFile(archive, { try reader.url(forPath: url) }) { url = resolved }
@@ -97,7 +102,9 @@ struct Cat: ParsableCommand {
                     "\(archive): \(at) is a redirect (\(redirect.status)) to a \(scheme): URL, which is never followed",
                     code: ExitCodes.redirectNotFollowed)
             }
-            throw CommandFailure("\(archive): the redirect at \(at) leads to a \(scheme): URL, which is never followed", code: ExitCodes.dataError)
+            throw CommandFailure(
+                "\(archive): the redirect at \(at) leads to a \(scheme): URL, which is never followed",
+                code: ExitCodes.dataError)
         case .miss(let method, let missed, _):
             throw CommandFailure("\(archive): no record for \(method.uppercased()) \(missed)", code: ExitCodes.noInput)
         }

@@ -112,19 +112,26 @@ struct Diff: ParsableCommand {
         let newSize = new.fileSize
         let seconds = Date().timeIntervalSince(started)
         if json {
-            Output.json([
-                "update": output, "updateBytes": size, "newArchiveBytes": newSize, "unchangedURLs": summary.unchangedKeys,
-                "changedURLs": summary.changedKeys, "headerOnlyURLs": summary.headerOnlyKeys, "deletedURLs": summary.deletedKeys,
-                "bodiesStored": summary.statistics.bodiesStored,
-                "storedBodyBytes": summary.statistics.storedBytes, "similarBodies": summary.similarBodies, "checked": !noCheck,
-                "seconds": seconds,
-            ] as [String: Any])
+            Output.json(
+                [
+                    "update": output, "updateBytes": size, "newArchiveBytes": newSize,
+                    "unchangedURLs": summary.unchangedKeys,
+                    "changedURLs": summary.changedKeys, "headerOnlyURLs": summary.headerOnlyKeys,
+                    "deletedURLs": summary.deletedKeys,
+                    "bodiesStored": summary.statistics.bodiesStored,
+                    "storedBodyBytes": summary.statistics.storedBytes, "similarBodies": summary.similarBodies,
+                    "checked": !noCheck,
+                    "seconds": seconds,
+                ] as [String: Any])
         } else if !quiet {
-            Output.error(String(
-                format: "%@: %d changed%@, %d deleted, %d unchanged URLs; %@ (the new archive is %@)%@ in %.1f s", output,
-                summary.changedKeys, Self.headerOnlyNote(summary.headerOnlyKeys), summary.deletedKeys, summary.unchangedKeys,
-                ProgressReporter.size(size),
-                ProgressReporter.size(newSize), noCheck ? "" : ", checked", seconds))
+            Output.error(
+                String(
+                    format: "%@: %d changed%@, %d deleted, %d unchanged URLs; %@ (the new archive is %@)%@ in %.1f s",
+                    output,
+                    summary.changedKeys, Self.headerOnlyNote(summary.headerOnlyKeys), summary.deletedKeys,
+                    summary.unchangedKeys,
+                    ProgressReporter.size(size),
+                    ProgressReporter.size(newSize), noCheck ? "" : ", checked", seconds))
         }
     }
 }
@@ -145,19 +152,27 @@ extension Diff {
         if !noCheck { try ApplyCheck(output: output, bases: Array(archives.dropLast())).runCompact(old) }
         let seconds = Date().timeIntervalSince(started)
         if json {
-            Output.json([
-                "update": output, "form": "compact", "updateBytes": summary.bytes, "newArchiveBytes": new.fileSize,
-                "unchangedURLs": summary.unchangedKeys, "changedURLs": summary.changedKeys, "headerOnlyURLs": summary.headerOnlyKeys,
-                "addedURLs": summary.addedKeys,
-                "deletedURLs": summary.deletedKeys, "newBodies": summary.newBodies, "newBodyBytes": summary.newBodyBytes,
-                "similarBodies": summary.similarBodies, "indexBytes": summary.indexBytes, "recordsBytes": summary.recordsBytes,
-                "bodiesBytes": summary.bodiesBytes, "checked": !noCheck, "seconds": seconds,
-            ] as [String: Any])
+            Output.json(
+                [
+                    "update": output, "form": "compact", "updateBytes": summary.bytes, "newArchiveBytes": new.fileSize,
+                    "unchangedURLs": summary.unchangedKeys, "changedURLs": summary.changedKeys,
+                    "headerOnlyURLs": summary.headerOnlyKeys,
+                    "addedURLs": summary.addedKeys,
+                    "deletedURLs": summary.deletedKeys, "newBodies": summary.newBodies,
+                    "newBodyBytes": summary.newBodyBytes,
+                    "similarBodies": summary.similarBodies, "indexBytes": summary.indexBytes,
+                    "recordsBytes": summary.recordsBytes,
+                    "bodiesBytes": summary.bodiesBytes, "checked": !noCheck, "seconds": seconds,
+                ] as [String: Any])
         } else if !quiet {
-            Output.error(String(
-                format: "%@: %d changed%@, %d added, %d deleted, %d unchanged URLs; compact update of %@ (the new archive is %@)%@ in %.1f s",
-                output, summary.changedKeys, Self.headerOnlyNote(summary.headerOnlyKeys), summary.addedKeys, summary.deletedKeys, summary.unchangedKeys,
-                ProgressReporter.size(UInt64(summary.bytes)), ProgressReporter.size(new.fileSize), noCheck ? "" : ", checked", seconds))
+            Output.error(
+                String(
+                    format:
+                        "%@: %d changed%@, %d added, %d deleted, %d unchanged URLs; compact update of %@ (the new archive is %@)%@ in %.1f s",
+                    output, summary.changedKeys, Self.headerOnlyNote(summary.headerOnlyKeys), summary.addedKeys,
+                    summary.deletedKeys, summary.unchangedKeys,
+                    ProgressReporter.size(UInt64(summary.bytes)), ProgressReporter.size(new.fileSize),
+                    noCheck ? "" : ", checked", seconds))
         }
     }
 }
@@ -173,7 +188,9 @@ struct ApplyCheck {
         let temporary = OutputFile.intermediatePath(beside: output, purpose: "check")
         defer { try? FileManager.default.removeItem(atPath: temporary) }
         do {
-            _ = try withFile(output) { try CompactApplier(update: output, bases: old).write(to: temporary, overwrite: true) }
+            _ = try withFile(output) {
+                try CompactApplier(update: output, bases: old).write(to: temporary, overwrite: true)
+            }
         } catch {
             try? FileManager.default.removeItem(atPath: output)
             throw error
@@ -185,7 +202,8 @@ struct ApplyCheck {
         defer { try? FileManager.default.removeItem(atPath: temporary) }
         do {
             // Applying reads every body of the bases: a URL is downloaded once, not body by body.
-            let readers = try [ArchiveOpening.open(output)] + bases.map { try ArchiveOpening.open($0, readingAll: true) }
+            let readers =
+                try [ArchiveOpening.open(output)] + bases.map { try ArchiveOpening.open($0, readingAll: true) }
             let stack = try withFile(output) { try LayerStack(readers) }
             _ = try withFile(output) { try UpdateApplier(stack: stack).write(to: temporary, overwrite: true) }
         } catch {

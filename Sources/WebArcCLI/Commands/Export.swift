@@ -47,34 +47,45 @@ struct Export: ParsableCommand {
 
     func validate() throws {
         if page != nil && format != .webarchive { throw ValidationError("--page applies only to --format webarchive") }
-        if zim.isSet && format != .zim { throw ValidationError("--base-url, --title, --language, --zim-description and --no-index apply only to --format zim") }
+        if zim.isSet && format != .zim {
+            throw ValidationError(
+                "--base-url, --title, --language, --zim-description and --no-index apply only to --format zim")
+        }
     }
 
     func run() throws {
         // A ZIM is written through libzim, which the static `webarc` does not link: webarc-zim
         // exports it, parsing these same arguments.
-        if format == .zim { try CompanionBinary.exec("webarc-zim", arguments: Array(CommandLine.arguments.dropFirst())) }
+        if format == .zim {
+            try CompanionBinary.exec("webarc-zim", arguments: Array(CommandLine.arguments.dropFirst()))
+        }
         let started = Date()
         let summary: ExportSummary
         do {
             summary = try ArchiveExporter(options: ExportOptions(overwrite: writing.force, page: page))
-                .run(archive: archive, opening: { try ArchiveOpening.reader(archive, readingAll: page == nil) }, format: format, output: output)
+                .run(
+                    archive: archive, opening: { try ArchiveOpening.reader(archive, readingAll: page == nil) },
+                    format: format, output: output)
         } catch let error as InteropError {
             throw CommandFailure(error.description, code: error.exitCode)
         }
         let seconds = Date().timeIntervalSince(started)
         if writing.json {
-            Output.json([
-                "output": output, "format": format.rawValue, "responses": summary.responses, "redirects": summary.redirects,
-                "revisits": summary.revisits, "requests": summary.requests, "bytes": summary.bytes, "seconds": seconds,
-                "notes": summary.notes.map(\.description),
-            ] as [String: Any])
+            Output.json(
+                [
+                    "output": output, "format": format.rawValue, "responses": summary.responses,
+                    "redirects": summary.redirects,
+                    "revisits": summary.revisits, "requests": summary.requests, "bytes": summary.bytes,
+                    "seconds": seconds,
+                    "notes": summary.notes.map(\.description),
+                ] as [String: Any])
         }
         guard !writing.quiet else { return }
         for note in summary.notes { Output.error("webarc: note: \(note)") }
-        Output.error(String(
-            format: "exported %d responses, %d redirects and %d revisits to %@ (%@) in %.2fs", summary.responses,
-            summary.redirects, summary.revisits, output, ProgressReporter.size(summary.bytes), seconds))
+        Output.error(
+            String(
+                format: "exported %d responses, %d redirects and %d revisits to %@ (%@) in %.2fs", summary.responses,
+                summary.redirects, summary.revisits, output, ProgressReporter.size(summary.bytes), seconds))
     }
 }
 

@@ -65,7 +65,10 @@ struct Import: ParsableCommand {
             if try files.contains(where: { try InputFormat.detect(path: $0) == .zim }) {
                 try CompanionBinary.exec("webarc-zim", arguments: Array(CommandLine.arguments.dropFirst()))
             }
-            if zim.isSet { throw CommandFailure("--base-url, --best and --max-entry-size apply to ZIM input only", code: ExitCodes.usage) }
+            if zim.isSet {
+                throw CommandFailure(
+                    "--base-url, --best and --max-entry-size apply to ZIM input only", code: ExitCodes.usage)
+            }
             var options = ImportOptions(keep: keep, skipBad: skipBad, overwrite: writing.force)
             options.dictionaryPlacement = dictionaryPlacement.placement
             summary = try ArchiveImporter(options: options).run(inputs: files, output: output)
@@ -74,17 +77,21 @@ struct Import: ParsableCommand {
         }
         let seconds = Date().timeIntervalSince(started)
         if writing.json {
-            Output.json([
-                "archive": output,
-                "inputs": summary.inputs.map { ["path": $0.path, "format": $0.format.rawValue, "records": $0.records, "captures": $0.captures] },
-                "responses": summary.responses, "redirects": summary.redirects, "capturesDropped": summary.duplicatesDropped,
-                "bodiesReferenced": summary.bodiesReferenced, "bodiesStored": summary.bodiesStored,
-                "rawBodyBytes": summary.rawBodyBytes, "distinctBodyBytes": summary.distinctBodyBytes,
-                "storedBodyBytes": summary.storedBodyBytes, "dedupRatio": summary.dedupRatio, "seconds": seconds,
-                "startURL": summary.startURL ?? NSNull(),
-                "skipped": summary.skipped.map { ["code": $0.code, "message": $0.description] },
-                "notes": summary.notes.map(\.description),
-            ] as [String: Any])
+            Output.json(
+                [
+                    "archive": output,
+                    "inputs": summary.inputs.map {
+                        ["path": $0.path, "format": $0.format.rawValue, "records": $0.records, "captures": $0.captures]
+                    },
+                    "responses": summary.responses, "redirects": summary.redirects,
+                    "capturesDropped": summary.duplicatesDropped,
+                    "bodiesReferenced": summary.bodiesReferenced, "bodiesStored": summary.bodiesStored,
+                    "rawBodyBytes": summary.rawBodyBytes, "distinctBodyBytes": summary.distinctBodyBytes,
+                    "storedBodyBytes": summary.storedBodyBytes, "dedupRatio": summary.dedupRatio, "seconds": seconds,
+                    "startURL": summary.startURL ?? NSNull(),
+                    "skipped": summary.skipped.map { ["code": $0.code, "message": $0.description] },
+                    "notes": summary.notes.map(\.description),
+                ] as [String: Any])
         }
         guard !writing.quiet else { return }
         for skipped in summary.skipped { Output.error("webarc: skipped: \(skipped)") }
@@ -93,7 +100,9 @@ struct Import: ParsableCommand {
         var leftOut: [String] = []
         if summary.duplicatesDropped > 0 {
             let dropped = summary.duplicatesDropped
-            leftOut.append(Plural.count(dropped, "duplicate capture") + " of a URL left out: --keep all keeps " + (dropped == 1 ? "it" : "them"))
+            leftOut.append(
+                Plural.count(dropped, "duplicate capture") + " of a URL left out: --keep all keeps "
+                    + (dropped == 1 ? "it" : "them"))
         }
         if !summary.skipped.isEmpty { leftOut.append(Plural.count(summary.skipped.count, "bad record") + " skipped") }
         Output.error(

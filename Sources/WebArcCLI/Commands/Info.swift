@@ -48,7 +48,9 @@ struct Info: ParsableCommand {
                 case .response(let response):
                     responses += 1
                     responseBytes = Self.sum(responseBytes, response.bodyLength)
-                    if let counted = baseBodyResponses, try reader.bodyEntry(response.body).chunks.allSatisfy({ $0.layer > 0 }) {
+                    if let counted = baseBodyResponses,
+                        try reader.bodyEntry(response.body).chunks.allSatisfy({ $0.layer > 0 })
+                    {
                         baseBodyResponses = counted + 1
                     }
                 case .redirect: redirects += 1
@@ -56,7 +58,9 @@ struct Info: ParsableCommand {
                 }
                 let canonical = entry.key.split(separator: " ", maxSplits: 1).last.map(String.init) ?? ""
                 if let range = canonical.range(of: "://") {
-                    origins.insert(String(canonical[..<(canonical[range.upperBound...].firstIndex(of: "/") ?? canonical.endIndex)]))
+                    origins.insert(
+                        String(canonical[..<(canonical[range.upperBound...].firstIndex(of: "/") ?? canonical.endIndex)])
+                    )
                 }
             }
         }
@@ -71,29 +75,50 @@ struct Info: ParsableCommand {
         let trailer = reader.trailer
         let version = "\(trailer.majorVersion).\(trailer.minorVersion)"
         let features = Self.featureNames(trailer.requiredFeatures)
-        let formatLine = "webarc \(version)" + (features.isEmpty ? "" : ", requires " + features.joined(separator: ", "))
+        let formatLine =
+            "webarc \(version)" + (features.isEmpty ? "" : ", requires " + features.joined(separator: ", "))
         let tombstoneText = tombstones > 0 ? ", \(tombstones) tombstones" : ""
         let recordLine = "\(reader.recordCount): \(responses) responses, \(redirects) redirects" + tombstoneText
         let signatures = try withFile(archive) { try reader.signatureBlocks() }
         let dedup = DedupRatio.value(rawBytes: responseBytes, distinctBytes: distinctBytes)
         let compression = distinctBytes > 0 ? Double(reader.storedBodyBytes) / Double(distinctBytes) : 1
         if json {
-            Output.json([
-                "archive": archive, "formatVersion": version, "requiredFeatures": features, "fileBytes": reader.fileSize,
-                "archiveLength": trailer.archiveLength, "records": reader.recordCount,
-                "responses": responses, "redirects": redirects, "tombstones": tombstones, "distinctBodies": reader.bodyCount,
-                "chunks": chunks, "rawBytes": responseBytes, "distinctBodyBytes": distinctBytes, "storedBodyBytes": reader.storedBodyBytes,
-                "indexBytes": reader.indexBytes, "dedupRatio": dedup, "compressionRatio": compression,
-                "archiveDigest": SignatureText.hex(reader.archiveDigest),
-                "origins": origins.sorted(), "startURL": metadata.startURL ?? NSNull(), "baseURL": metadata.baseURL ?? NSNull(),
-                "creator": metadata.creator ?? NSNull(), "signatures": signatures.map(SignatureText.json),
-                "metadata": Dictionary(metadata.entries.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first }),
-                "bases": metadata.bases.map { ["digest": SignatureText.hex($0.digest), "archiveLength": $0.archiveLength, "name": $0.name ?? NSNull()] as [String: Any] },
-                "baseBodyResponses": baseBodyResponses.map { $0 as Any } ?? NSNull(),
-                "newBodyResponses": baseBodyResponses.map { (responses - $0) as Any } ?? NSNull(),
-                "target": metadata.target.map { ["digest": SignatureText.hex($0.digest), "archiveLength": $0.archiveLength] as [String: Any] } ?? NSNull(),
-                "writer": metadata.writer.map { ["level": $0.level, "dictionaryInterval": $0.dictionaryInterval, "zstdLevel": $0.zstdLevel.map { $0 as Any } ?? NSNull(), "anchors": Self.anchorRuleName($0.anchors), "dictionaryPlacement": Self.placementName($0.placement), "runs": $0.order.runs.count] as [String: Any] } ?? NSNull(),
-            ] as [String: Any])
+            Output.json(
+                [
+                    "archive": archive, "formatVersion": version, "requiredFeatures": features,
+                    "fileBytes": reader.fileSize,
+                    "archiveLength": trailer.archiveLength, "records": reader.recordCount,
+                    "responses": responses, "redirects": redirects, "tombstones": tombstones,
+                    "distinctBodies": reader.bodyCount,
+                    "chunks": chunks, "rawBytes": responseBytes, "distinctBodyBytes": distinctBytes,
+                    "storedBodyBytes": reader.storedBodyBytes,
+                    "indexBytes": reader.indexBytes, "dedupRatio": dedup, "compressionRatio": compression,
+                    "archiveDigest": SignatureText.hex(reader.archiveDigest),
+                    "origins": origins.sorted(), "startURL": metadata.startURL ?? NSNull(),
+                    "baseURL": metadata.baseURL ?? NSNull(),
+                    "creator": metadata.creator ?? NSNull(), "signatures": signatures.map(SignatureText.json),
+                    "metadata": Dictionary(
+                        metadata.entries.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first }),
+                    "bases": metadata.bases.map {
+                        [
+                            "digest": SignatureText.hex($0.digest), "archiveLength": $0.archiveLength,
+                            "name": $0.name ?? NSNull(),
+                        ] as [String: Any]
+                    },
+                    "baseBodyResponses": baseBodyResponses.map { $0 as Any } ?? NSNull(),
+                    "newBodyResponses": baseBodyResponses.map { (responses - $0) as Any } ?? NSNull(),
+                    "target": metadata.target.map {
+                        ["digest": SignatureText.hex($0.digest), "archiveLength": $0.archiveLength] as [String: Any]
+                    } ?? NSNull(),
+                    "writer": metadata.writer.map {
+                        [
+                            "level": $0.level, "dictionaryInterval": $0.dictionaryInterval,
+                            "zstdLevel": $0.zstdLevel.map { $0 as Any } ?? NSNull(),
+                            "anchors": Self.anchorRuleName($0.anchors),
+                            "dictionaryPlacement": Self.placementName($0.placement), "runs": $0.order.runs.count,
+                        ] as [String: Any]
+                    } ?? NSNull(),
+                ] as [String: Any])
             return
         }
         var lines: [(String, String)] = [
@@ -105,18 +130,27 @@ struct Info: ParsableCommand {
         if let baseBodyResponses {
             lines.append(("responses", Self.updateResponsesLine(responses: responses, baseBodies: baseBodyResponses)))
         }
-        lines += [
-            ("bodies", "\(reader.bodyCount) distinct in \(chunks) chunks"),
-            ("raw bytes", "\(ProgressReporter.size(responseBytes)) in responses, \(ProgressReporter.size(distinctBytes)) distinct"),
-            ("stored bytes", "\(ProgressReporter.size(reader.storedBodyBytes)) of bodies, \(ProgressReporter.size(reader.indexBytes)) of index"),
-            ("dedup ratio", String(format: "%.2f×", dedup)),
-            ("compression", String(format: "%.3f (stored ÷ distinct)", compression)),
-            ("origins", origins.sorted().joined(separator: ", ")),
-            ("start URL", metadata.startURL ?? "none"),
-        ] + (metadata.creator.map { [("creator", $0)] } ?? []) + metadata.entries.map { ($0.key, $0.value) }
+        lines +=
+            [
+                ("bodies", "\(reader.bodyCount) distinct in \(chunks) chunks"),
+                (
+                    "raw bytes",
+                    "\(ProgressReporter.size(responseBytes)) in responses, \(ProgressReporter.size(distinctBytes)) distinct"
+                ),
+                (
+                    "stored bytes",
+                    "\(ProgressReporter.size(reader.storedBodyBytes)) of bodies, \(ProgressReporter.size(reader.indexBytes)) of index"
+                ),
+                ("dedup ratio", String(format: "%.2f×", dedup)),
+                ("compression", String(format: "%.3f (stored ÷ distinct)", compression)),
+                ("origins", origins.sorted().joined(separator: ", ")),
+                ("start URL", metadata.startURL ?? "none"),
+            ] + (metadata.creator.map { [("creator", $0)] } ?? []) + metadata.entries.map { ($0.key, $0.value) }
             + Self.layerLines(metadata)
         let signatureLines: [(String, String)] = signatures.map { ("signature", SignatureText.line($0)) }
-        for (name, value) in lines + signatureLines { Output.line(name.padding(toLength: 13, withPad: " ", startingAt: 0) + value) }
+        for (name, value) in lines + signatureLines {
+            Output.line(name.padding(toLength: 13, withPad: " ", startingAt: 0) + value)
+        }
     }
 
     /// An update's responses: how many reuse a body its bases hold (headers only, or a copy) and
@@ -149,18 +183,34 @@ struct Info: ParsableCommand {
     static func layerLines(_ metadata: ArchiveMetadata) -> [(String, String)] {
         var lines: [(String, String)] = []
         if let writer = metadata.writer {
-            let dictionaries = writer.dictionaryInterval == 0 ? "no dictionaries"
-                : writer.anchors == .everyNth ? "dictionaries every \(writer.dictionaryInterval) bodies"
-                : "dictionaries about every \(writer.dictionaryInterval) bodies (anchors \(anchorRuleName(writer.anchors)), "
-                    + "dictionary placement \(placementName(writer.placement)))"
+            let dictionaries =
+                writer.dictionaryInterval == 0
+                ? "no dictionaries"
+                : writer.anchors == .everyNth
+                    ? "dictionaries every \(writer.dictionaryInterval) bodies"
+                    : "dictionaries about every \(writer.dictionaryInterval) bodies (anchors \(anchorRuleName(writer.anchors)), "
+                        + "dictionary placement \(placementName(writer.placement)))"
             let zstd = writer.zstdLevel.map { ", Zstandard \($0)" } ?? ""
-            lines.append(("writer", "level \(writer.level)\(zstd), \(dictionaries)" + (writer.order.isTreeOrder ? "" : ", \(writer.order.runs.count) order runs")))
+            lines.append(
+                (
+                    "writer",
+                    "level \(writer.level)\(zstd), \(dictionaries)"
+                        + (writer.order.isTreeOrder ? "" : ", \(writer.order.runs.count) order runs")
+                ))
         }
         for (index, base) in metadata.bases.enumerated() {
-            lines.append(("base \(index + 1)", "\(base.name ?? "?") (archive digest \(SignatureText.hex(base.digest)), \(ProgressReporter.size(base.archiveLength)))"))
+            lines.append(
+                (
+                    "base \(index + 1)",
+                    "\(base.name ?? "?") (archive digest \(SignatureText.hex(base.digest)), \(ProgressReporter.size(base.archiveLength)))"
+                ))
         }
         if let target = metadata.target {
-            lines.append(("applies to", "archive digest \(SignatureText.hex(target.digest)), \(ProgressReporter.size(target.archiveLength))"))
+            lines.append(
+                (
+                    "applies to",
+                    "archive digest \(SignatureText.hex(target.digest)), \(ProgressReporter.size(target.archiveLength))"
+                ))
         }
         return lines
     }

@@ -23,7 +23,10 @@ struct List: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The archive to list (a path or an http(s) URL), or an update then the archives below it.", valueName: "archive"))
+    @Argument(
+        help: ArgumentHelp(
+            "The archive to list (a path or an http(s) URL), or an update then the archives below it.",
+            valueName: "archive"))
     var archives: [String]
 
     @Flag(help: "Print one JSON object per record.")
@@ -55,26 +58,33 @@ struct List: ParsableCommand {
         switch entry.record {
         case .response(let response):
             if json {
-                Output.json([
-                    "kind": "response", "method": request.method, "status": response.status, "url": request.url,
-                    "key": entry.key, "size": response.bodyLength, "md5": response.body.digest.hex,
-                    "variant": response.body.variant, "mimeType": response.mimeType ?? NSNull(),
-                ].merging(layerField) { first, _ in first } as [String: Any])
+                Output.json(
+                    [
+                        "kind": "response", "method": request.method, "status": response.status, "url": request.url,
+                        "key": entry.key, "size": response.bodyLength, "md5": response.body.digest.hex,
+                        "variant": response.body.variant, "mimeType": response.mimeType ?? NSNull(),
+                    ].merging(layerField) { first, _ in first } as [String: Any])
             } else {
-                Output.line("response \(request.method) \(response.status) \(request.url) \(response.bodyLength) \(response.body)" + suffix)
+                Output.line(
+                    "response \(request.method) \(response.status) \(request.url) \(response.bodyLength) \(response.body)"
+                        + suffix)
             }
         case .redirect(let redirect):
             if json {
-                Output.json([
-                    "kind": "redirect", "method": request.method, "status": redirect.status, "url": request.url,
-                    "key": entry.key, "target": redirect.target,
-                ].merging(layerField) { first, _ in first } as [String: Any])
+                Output.json(
+                    [
+                        "kind": "redirect", "method": request.method, "status": redirect.status, "url": request.url,
+                        "key": entry.key, "target": redirect.target,
+                    ].merging(layerField) { first, _ in first } as [String: Any])
             } else {
-                Output.line("redirect \(request.method) \(redirect.status) \(request.url) -> \(redirect.target)" + suffix)
+                Output.line(
+                    "redirect \(request.method) \(redirect.status) \(request.url) -> \(redirect.target)" + suffix)
             }
         case .tombstone:
             if json {
-                Output.json(["kind": "tombstone", "method": request.method, "url": request.url, "key": entry.key] as [String: Any])
+                Output.json(
+                    ["kind": "tombstone", "method": request.method, "url": request.url, "key": entry.key]
+                        as [String: Any])
             } else {
                 Output.line("tombstone \(request.method) \(request.url)")
             }

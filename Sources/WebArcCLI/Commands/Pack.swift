@@ -70,25 +70,33 @@ struct Pack: ParsableCommand {
     @Option(help: "LZ4 level: 1 fastest (the default), 3–12 LZ4HC (smaller archive, slower to pack, same read speed).")
     var level: Int = SitePacker.defaultLevel
 
-    @Flag(help: ArgumentHelp(
-        "Smallest archive: LZ4HC 12, and Zstandard 19 against each anchor page (--zstd 19): about ZIM's size, much slower to pack, slower to read."))
+    @Flag(
+        help: ArgumentHelp(
+            "Smallest archive: LZ4HC 12, and Zstandard 19 against each anchor page (--zstd 19): about ZIM's size, much slower to pack, slower to read."
+        ))
     var best = false
 
-    @Option(help: ArgumentHelp(
-        "Also code pages as Zstandard at this level (1–22) against an earlier page where that is smaller (smaller archive, slower to pack and read).",
-        valueName: "LEVEL"))
+    @Option(
+        help: ArgumentHelp(
+            "Also code pages as Zstandard at this level (1–22) against an earlier page where that is smaller (smaller archive, slower to pack and read).",
+            valueName: "LEVEL"))
     var zstd: Int?
 
     @Option(help: PlacementChoice.help)
     var dictionaryPlacement: PlacementChoice = Pack.defaultPlacement
 
-    @Option(name: .customLong("mtime"), help: ArgumentHelp(
-        "Give every file this Last-Modified instead of its modification time: 2027-01-01, 2027-01-01T12:00:00Z or @SECONDS since 1970.",
-        valueName: "DATE"))
+    @Option(
+        name: .customLong("mtime"),
+        help: ArgumentHelp(
+            "Give every file this Last-Modified instead of its modification time: 2027-01-01, 2027-01-01T12:00:00Z or @SECONDS since 1970.",
+            valueName: "DATE"))
     var mtime: FixedTimeArgument?
 
-    @Option(name: .customLong("base"), help: ArgumentHelp(
-        "Write an update over this archive instead of a whole archive; repeat for a stack, top first.", valueName: "OLD.webarc"))
+    @Option(
+        name: .customLong("base"),
+        help: ArgumentHelp(
+            "Write an update over this archive instead of a whole archive; repeat for a stack, top first.",
+            valueName: "OLD.webarc"))
     var bases: [String] = []
 
     @Flag(help: "With --base: write a compact update (the transport form, .webarcu) instead of an update archive.")
@@ -108,9 +116,14 @@ struct Pack: ParsableCommand {
         if best && level != SitePacker.defaultLevel { throw ValidationError("--best and --level exclude each other") }
         if best && zstd != nil { throw ValidationError("--best and --zstd exclude each other") }
         if let zstd, !(1...22).contains(zstd) { throw ValidationError("--zstd must be 1 to 22, got \(zstd)") }
-        if compact && bases.isEmpty { throw ValidationError("--compact needs --base: a compact update goes over an old archive") }
-        if followOutside && skipOutside { throw ValidationError("--follow-outside and --skip-outside exclude each other") }
-        guard baseURL.hasPrefix("http://") || baseURL.hasPrefix("https://"), (try? URLKey.canonicalize(baseURL)) != nil else {
+        if compact && bases.isEmpty {
+            throw ValidationError("--compact needs --base: a compact update goes over an old archive")
+        }
+        if followOutside && skipOutside {
+            throw ValidationError("--follow-outside and --skip-outside exclude each other")
+        }
+        guard baseURL.hasPrefix("http://") || baseURL.hasPrefix("https://"), (try? URLKey.canonicalize(baseURL)) != nil
+        else {
             throw ValidationError("--base-url must be an absolute http(s) URL, got \(baseURL)")
         }
     }
@@ -118,8 +131,10 @@ struct Pack: ParsableCommand {
     /// What this command line asks for, as plain values.
     var job: PackJob {
         PackJob(
-            folder: folder, output: output, baseURL: baseURL, outsideLinks: followOutside ? .follow : skipOutside ? .skip : .refuse,
-            skipUnreadable: skipUnreadable, level: level, best: best, zstd: zstd, dictionaryPlacement: dictionaryPlacement,
+            folder: folder, output: output, baseURL: baseURL,
+            outsideLinks: followOutside ? .follow : skipOutside ? .skip : .refuse,
+            skipUnreadable: skipUnreadable, level: level, best: best, zstd: zstd,
+            dictionaryPlacement: dictionaryPlacement,
             mtime: mtime?.seconds, bases: bases, compact: compact, force: force, quiet: quiet, json: json)
     }
 

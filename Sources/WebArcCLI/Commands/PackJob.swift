@@ -32,7 +32,8 @@ struct PackJob {
         MallocTuning.reuseLargeBlocks()
         MallocTuning.backHeapWithHugePages()
         var options = SitePacker.Options(
-            baseURL: baseURL, outsideLinks: outsideLinks, skipUnreadable: skipUnreadable, overwrite: force, compressionLevel: best ? SitePacker.bestLevel : level,
+            baseURL: baseURL, outsideLinks: outsideLinks, skipUnreadable: skipUnreadable, overwrite: force,
+            compressionLevel: best ? SitePacker.bestLevel : level,
             zstdLevel: best ? SitePacker.bestZstdLevel : zstd)
         options.dictionaryPlacement = dictionaryPlacement.placement
         options.lastModified = lastModified
@@ -48,7 +49,9 @@ struct PackJob {
             }
         } catch let failure as SitePacker.Failure {
             progress.finish()
-            if case .refused(let problems) = failure { for problem in problems { Output.error("webarc: \(folder)/\(problem)") } }
+            if case .refused(let problems) = failure {
+                for problem in problems { Output.error("webarc: \(folder)/\(problem)") }
+            }
             throw CommandFailure("\(folder): \(failure.description)", code: ExitCodes.dataError)
         } catch let error as WebArcError {
             progress.finish()
@@ -64,7 +67,9 @@ struct PackJob {
             let old = try ArchiveOpening.stack(bases, readingAll: true)
             let new = try ArchiveOpening.open(packed)
             if compact {
-                _ = try withFile(output) { try CompactUpdateBuilder(old: old, new: new).write(to: output, overwrite: force) }
+                _ = try withFile(output) {
+                    try CompactUpdateBuilder(old: old, new: new).write(to: output, overwrite: force)
+                }
                 try ApplyCheck(output: output, bases: bases).runCompact(old)
             } else {
                 _ = try withFile(output) { try UpdateBuilder(old: old, new: new).write(to: output, overwrite: force) }
@@ -75,15 +80,20 @@ struct PackJob {
         let seconds = Date().timeIntervalSince(started)
         let stats = summary.statistics
         // The archive's whole size (bodies, index, trailer), as `ls -l` shows it.
-        let archiveBytes = (try? FileManager.default.attributesOfItem(atPath: packed)[.size] as? UInt64) ?? stats.storedBytes
+        let archiveBytes =
+            (try? FileManager.default.attributesOfItem(atPath: packed)[.size] as? UInt64) ?? stats.storedBytes
         if json {
-            Output.json([
-                "archive": output, "files": summary.files, "responses": summary.responses, "redirects": summary.redirects,
-                "distinctBodies": stats.bodiesStored, "rawBytes": stats.rawBytes, "storedBodyBytes": stats.storedBytes,
-                "archiveBytes": archiveBytes,
-                "seconds": seconds, "skipped": summary.skipped.map(\.description), "startURL": summary.startURL ?? NSNull(),
-                "updateBytes": updateBytes.map { $0 as Any } ?? NSNull(),
-            ] as [String: Any])
+            Output.json(
+                [
+                    "archive": output, "files": summary.files, "responses": summary.responses,
+                    "redirects": summary.redirects,
+                    "distinctBodies": stats.bodiesStored, "rawBytes": stats.rawBytes,
+                    "storedBodyBytes": stats.storedBytes,
+                    "archiveBytes": archiveBytes,
+                    "seconds": seconds, "skipped": summary.skipped.map(\.description),
+                    "startURL": summary.startURL ?? NSNull(),
+                    "updateBytes": updateBytes.map { $0 as Any } ?? NSNull(),
+                ] as [String: Any])
         }
         guard !quiet else { return }
         for skipped in summary.skipped { Output.error("webarc: skipped \(folder)/\(skipped)") }
@@ -95,6 +105,10 @@ struct PackJob {
             "packed \(Plural.count(summary.files, "file")) (\(counts.joined(separator: ", "))) into \(output): "
                 + "\(ProgressReporter.size(stats.rawBytes)) of files → \(ProgressReporter.size(archiveBytes)) archive in "
                 + String(format: "%.2fs", seconds))
-        if let updateBytes { Output.error("wrote the update over \(bases.joined(separator: ", ")) to \(output): \(ProgressReporter.size(updateBytes)), checked") }
+        if let updateBytes {
+            Output.error(
+                "wrote the update over \(bases.joined(separator: ", ")) to \(output): \(ProgressReporter.size(updateBytes)), checked"
+            )
+        }
     }
 }

@@ -56,12 +56,15 @@ struct Refresh: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "The update archive to write.")
     var output: String
 
-    @Option(name: .customLong("older-than"), help: ArgumentHelp("Only responses captured longer ago: 90s, 30m, 12h, 2d, 1w.", valueName: "DURATION"))
+    @Option(
+        name: .customLong("older-than"),
+        help: ArgumentHelp("Only responses captured longer ago: 90s, 30m, 12h, 2d, 1w.", valueName: "DURATION"))
     var olderThan: DurationArgument?
 
-    @Option(help: ArgumentHelp(
-        "Where the site now lives: LIVE replaces the archive's base URL (a packed archive's http://localhost/), "
-            + "or ARCHIVED=LIVE names the part replaced.", valueName: "[ARCHIVED=]LIVE"))
+    @Option(
+        help: ArgumentHelp(
+            "Where the site now lives: LIVE replaces the archive's base URL (a packed archive's http://localhost/), "
+                + "or ARCHIVED=LIVE names the part replaced.", valueName: "[ARCHIVED=]LIVE"))
     var origin: String?
 
     @Flag(help: "Only URLs of the start page's origin.")
@@ -76,12 +79,16 @@ struct Refresh: AsyncParsableCommand {
     @Option(help: "Seconds before one request fails (connecting, waiting, or stalled mid-body); the record is kept.")
     var timeout: Double = 30
 
-    @Option(help: ArgumentHelp("The longest Retry-After (seconds) a 429 or 503 is waited for; longer, the record is kept.", valueName: "SECONDS"))
+    @Option(
+        help: ArgumentHelp(
+            "The longest Retry-After (seconds) a 429 or 503 is waited for; longer, the record is kept.",
+            valueName: "SECONDS"))
     var maxRetryAfter: Double = 60
 
-    @Option(help: ArgumentHelp(
-        "Stop, writing nothing (exit 65), when changed, redirected and deleted responses would exceed this share (0 to 1) of the archive.",
-        valueName: "SHARE"))
+    @Option(
+        help: ArgumentHelp(
+            "Stop, writing nothing (exit 65), when changed, redirected and deleted responses would exceed this share (0 to 1) of the archive.",
+            valueName: "SHARE"))
     var maxChangeShare: Double = RefreshOptions.defaultMaxChangeShare
 
     @Flag(help: "Write the update however much of the archive it changes.")
@@ -104,7 +111,9 @@ struct Refresh: AsyncParsableCommand {
         if let rate, rate <= 0 { throw ValidationError("--rate must be positive") }
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
         guard maxRetryAfter >= 0 else { throw ValidationError("--max-retry-after must be 0 or more") }
-        guard (0...1).contains(maxChangeShare) else { throw ValidationError("--max-change-share must be between 0 and 1, got \(maxChangeShare)") }
+        guard (0...1).contains(maxChangeShare) else {
+            throw ValidationError("--max-change-share must be between 0 and 1, got \(maxChangeShare)")
+        }
         if let origin {
             let parts = Self.originParts(origin)
             guard parts.allSatisfy({ $0.hasPrefix("http://") || $0.hasPrefix("https://") }) else {
@@ -119,7 +128,8 @@ struct Refresh: AsyncParsableCommand {
         }
         let reader = try ArchiveOpening.open(archive)
         var options = RefreshOptions(
-            olderThan: olderThan?.seconds, sameOrigin: sameOrigin, concurrency: concurrency, rate: rate, timeout: timeout, redate: redate,
+            olderThan: olderThan?.seconds, sameOrigin: sameOrigin, concurrency: concurrency, rate: rate,
+            timeout: timeout, redate: redate,
             maxChangeShare: allowMassChange ? nil : maxChangeShare, maxRetryAfter: maxRetryAfter)
         if let origin {
             let parts = Self.originParts(origin)
@@ -133,7 +143,8 @@ struct Refresh: AsyncParsableCommand {
         let progress = ProgressReporter(label: "refreshing", quiet: quiet || json, unit: "URLs")
         let summary: RefreshSummary
         do {
-            summary = try await ArchiveRefresher(archive: archive, options: options).write(to: output, overwrite: force) { done, total in
+            summary = try await ArchiveRefresher(archive: archive, options: options).write(to: output, overwrite: force)
+            { done, total in
                 progress.update(items: done, totalItems: total, bytes: 0, totalBytes: 0)
             }
         } catch let error as RefreshError {
@@ -152,28 +163,41 @@ struct Refresh: AsyncParsableCommand {
     func report(_ summary: RefreshSummary, written: Bool, seconds: Double) {
         let size = written ? (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? UInt64) ?? 0 : 0
         if json {
-            Output.json([
-                "update": output, "written": written, "stored": summary.stored, "asked": summary.asked, "notModified": summary.notModified,
-                "unchanged": summary.unchanged, "changed": summary.changed, "gone": summary.gone, "redirected": summary.redirected,
-                "keptAfterError": summary.keptAfterError, "retried": summary.retried, "changeShare": summary.changeShare,
-                "skipped": summary.skipped, "bytesFetched": summary.bytesFetched, "updateBytes": size,
-                "kept": summary.kept.map { ["url": $0.url, "reason": $0.reason.description] }, "seconds": seconds,
-            ] as [String: Any])
+            Output.json(
+                [
+                    "update": output, "written": written, "stored": summary.stored, "asked": summary.asked,
+                    "notModified": summary.notModified,
+                    "unchanged": summary.unchanged, "changed": summary.changed, "gone": summary.gone,
+                    "redirected": summary.redirected,
+                    "keptAfterError": summary.keptAfterError, "retried": summary.retried,
+                    "changeShare": summary.changeShare,
+                    "skipped": summary.skipped, "bytesFetched": summary.bytesFetched, "updateBytes": size,
+                    "kept": summary.kept.map { ["url": $0.url, "reason": $0.reason.description] }, "seconds": seconds,
+                ] as [String: Any])
             return
         }
         if !quiet {
             for kept in summary.kept.prefix(20) { Output.error("webarc: warning: kept after error: \(kept)") }
-            if summary.kept.count > 20 { Output.error("webarc: warning: … and \(summary.kept.count - 20) more kept after errors (--json lists all)") }
+            if summary.kept.count > 20 {
+                Output.error(
+                    "webarc: warning: … and \(summary.kept.count - 20) more kept after errors (--json lists all)")
+            }
         }
         if written && summary.keptAfterError > 0 {
-            Output.error("webarc: warning: \(summary.keptAfterError) of \(summary.asked) URLs kept as stored after errors; the rest is in the update")
+            Output.error(
+                "webarc: warning: \(summary.keptAfterError) of \(summary.asked) URLs kept as stored after errors; the rest is in the update"
+            )
         }
         guard !quiet else { return }
-        Output.error(String(
-            format: "%@: asked %d (%d answered 304), %d unchanged, %d changed, %d gone, %d redirected, %d kept after errors; fetched %@; %@ in %.1f s",
-            output, summary.asked, summary.notModified, summary.unchanged, summary.changed, summary.gone, summary.redirected,
-            summary.keptAfterError, ProgressReporter.size(summary.bytesFetched), written ? "update " + ProgressReporter.size(size) : "nothing written",
-            seconds))
+        Output.error(
+            String(
+                format:
+                    "%@: asked %d (%d answered 304), %d unchanged, %d changed, %d gone, %d redirected, %d kept after errors; fetched %@; %@ in %.1f s",
+                output, summary.asked, summary.notModified, summary.unchanged, summary.changed, summary.gone,
+                summary.redirected,
+                summary.keptAfterError, ProgressReporter.size(summary.bytesFetched),
+                written ? "update " + ProgressReporter.size(size) : "nothing written",
+                seconds))
     }
 
     /// The error line and exit code for a refresh that wrote nothing.

@@ -69,9 +69,10 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Do not log requests.")
     var quiet = false
 
-    @Option(help: ArgumentHelp(
-        "Seconds between checks that each archive is still the file at its path or URL (0: never; default: 2 for files, 60 for URLs); a replaced one is reopened and served.",
-        valueName: "seconds"))
+    @Option(
+        help: ArgumentHelp(
+            "Seconds between checks that each archive is still the file at its path or URL (0: never; default: 2 for files, 60 for URLs); a replaced one is reopened and served.",
+            valueName: "seconds"))
     var recheck: Double?
 
     /// How often local files are checked by default: a `stat` each, nothing crosses a network.
@@ -79,7 +80,10 @@ struct Serve: AsyncParsableCommand {
     /// How often remote archives are checked by default: one request each.
     static let defaultRemoteRecheck = 60.0
 
-    @Flag(help: "Check every archive in full (each page and body, as `webarc verify` does) before listening; exit 65 on any problem.")
+    @Flag(
+        help:
+            "Check every archive in full (each page and body, as `webarc verify` does) before listening; exit 65 on any problem."
+    )
     var verify = false
 
     @OptionGroup var trust: TrustOptions
@@ -88,7 +92,9 @@ struct Serve: AsyncParsableCommand {
         guard !archives.isEmpty else { throw ValidationError("name at least one archive to serve") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
         guard cacheMiB >= 1 else { throw ValidationError("--cache-mib must be at least 1") }
-        if let recheck, !(recheck >= 0 && recheck.isFinite) { throw ValidationError("--recheck must be 0 or more seconds") }
+        if let recheck, !(recheck >= 0 && recheck.isFinite) {
+            throw ValidationError("--recheck must be 0 or more seconds")
+        }
     }
 
     func run() async throws {
@@ -116,7 +122,8 @@ struct Serve: AsyncParsableCommand {
         let fileInterval = recheck ?? Self.defaultFileRecheck
         let remoteInterval = recheck ?? Self.defaultRemoteRecheck
         let watches = [
-            archives.contains { !HTTPByteSource.isRemote($0) } && fileInterval > 0 ? Self.watchFiles(of: server.responder, every: fileInterval) : nil,
+            archives.contains { !HTTPByteSource.isRemote($0) } && fileInterval > 0
+                ? Self.watchFiles(of: server.responder, every: fileInterval) : nil,
             remote && remoteInterval > 0 ? Self.watchOrigins(of: server.responder, every: remoteInterval) : nil,
         ].compactMap { $0 }
         defer { watches.forEach { $0.cancel() } }
@@ -134,19 +141,24 @@ extension Serve {
         // An update is read over the archives listed right after it (spec §13), checked by digest.
         // Read with pread, not mapped: a file rewritten in place under a mapping ends the process
         // with SIGBUS, where pread gives an error the reload cures.
-        let readers = try ArchiveOpening.stack(archives, cacheMiB: cacheMiB) { "webarc serve " + $0.joined(separator: " ") }.layers
+        let readers = try ArchiveOpening.stack(archives, cacheMiB: cacheMiB) {
+            "webarc serve " + $0.joined(separator: " ")
+        }.layers
         if let policy {
             for (index, reader) in readers.enumerated() {
                 do {
                     _ = try reader.checkTrust(index == 0 ? policy : policy.withoutRollbackState)
                 } catch let error as WebArcError {
                     if case .io = error { throw CommandFailure(error, file: reader.path) }
-                    throw CommandFailure("\(reader.path): refused, not trusted (\(error.code)): \(error.description)", code: ExitCodes.dataError)
+                    throw CommandFailure(
+                        "\(reader.path): refused, not trusted (\(error.code)): \(error.description)",
+                        code: ExitCodes.dataError)
                 }
             }
         }
         if verify { try verifyInFull(readers, showingProgress: showingProgress) }
-        return try archives.count == 1 ? withFile(archives[0]) { try ArchiveSet(readers: readers) } : ArchiveSet(readers: readers)
+        return try archives.count == 1
+            ? withFile(archives[0]) { try ArchiveSet(readers: readers) } : ArchiveSet(readers: readers)
     }
 
     /// Runs every check of `webarc verify` over each archive (an update over its bases, as
@@ -156,7 +168,8 @@ extension Serve {
     func verifyInFull(_ readers: [ArchiveReader], showingProgress: Bool) throws {
         var failed: [String] = []
         for reader in readers {
-            let progress = ProgressReporter(label: "verifying \(reader.path)", quiet: quiet || !showingProgress, unit: "bodies")
+            let progress = ProgressReporter(
+                label: "verifying \(reader.path)", quiet: quiet || !showingProgress, unit: "bodies")
             let report = ArchiveVerifier.verify(reader) { bodies, totalBodies, done, total in
                 progress.update(items: bodies, totalItems: totalBodies, bytes: done, totalBytes: total)
             }
@@ -166,7 +179,9 @@ extension Serve {
             failed.append(reader.path)
         }
         guard !failed.isEmpty else { return }
-        throw CommandFailure("\(failed.joined(separator: ", ")) failed --verify (the problems are listed above)", code: ExitCodes.dataError)
+        throw CommandFailure(
+            "\(failed.joined(separator: ", ")) failed --verify (the problems are listed above)",
+            code: ExitCodes.dataError)
     }
 
     /// The message for a server that cannot listen, with the option that fixes it.
@@ -174,7 +189,8 @@ extension Serve {
         switch error {
         case .portInUse: "\(error) (try --port 0 for any free port, or another --port)"
         case .permissionDenied: "\(error) (try --port 0 for any free port, or one of 1024 or above)"
-        case .unknownHost, .addressNotAvailable: "\(error) (try --host 127.0.0.1 for this machine only, or 0.0.0.0 for every interface)"
+        case .unknownHost, .addressNotAvailable:
+            "\(error) (try --host 127.0.0.1 for this machine only, or 0.0.0.0 for every interface)"
         case .cannotListen: "\(error) (try another --port or --host)"
         case .noArchives: error.description
         }
@@ -226,7 +242,8 @@ extension Serve {
                     Output.error("webarc: reopened \(archives.joined(separator: ", ")): serving the new version")
                     return set
                 } catch let failure as CommandFailure {
-                    Output.error("webarc: reopening the archives failed, so the new version is not served: \(failure.message)")
+                    Output.error(
+                        "webarc: reopening the archives failed, so the new version is not served: \(failure.message)")
                 } catch {
                     Output.error("webarc: reopening the archives failed, so the new version is not served: \(error)")
                 }

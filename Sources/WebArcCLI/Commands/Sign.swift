@@ -37,9 +37,10 @@ struct Sign: ParsableCommand {
     @Option(help: "The release number (default: the current Unix time in seconds).")
     var sequence: UInt64?
 
-    @Option(help: ArgumentHelp(
-        "When the signature stops being accepted: 2027-06-30, 2027-06-30T12:00:00Z, or +30d / +12h / +2w from now "
-            + "(default: never).", valueName: "DATE"))
+    @Option(
+        help: ArgumentHelp(
+            "When the signature stops being accepted: 2027-06-30, 2027-06-30T12:00:00Z, or +30d / +12h / +2w from now "
+                + "(default: never).", valueName: "DATE"))
     var expires: DateArgument?
 
     @Flag(name: .shortAndLong, help: "Sign even when --expires has already passed.")
@@ -58,7 +59,9 @@ struct Sign: ParsableCommand {
             Output.error("webarc: warning: the signature expires in the past; readers will refuse it as expired")
         }
         let signingKey: SigningKey
-        do { signingKey = try SigningKey(contentsOf: key) } catch let error as WebArcError { throw CommandFailure(error, file: key) }
+        do { signingKey = try SigningKey(contentsOf: key) } catch let error as WebArcError {
+            throw CommandFailure(error, file: key)
+        }
         var info = stat()
         if stat(key, &info) == 0 && info.st_mode & 0o077 != 0 {
             Output.error("webarc: warning: \(key) can be read by others: chmod 600 it")

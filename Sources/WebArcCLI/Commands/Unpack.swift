@@ -31,7 +31,9 @@ struct Unpack: ParsableCommand {
     @Argument(help: "The archive to read: a path or an http(s) URL.")
     var archive: String
 
-    @Option(name: .shortAndLong, help: "The folder to write (created if missing; an existing one must be empty unless --force).")
+    @Option(
+        name: .shortAndLong,
+        help: "The folder to write (created if missing; an existing one must be empty unless --force).")
     var output: String
 
     @Flag(name: .shortAndLong, help: "Write into a non-empty folder: same-named files are replaced, other files stay.")
@@ -48,24 +50,30 @@ struct Unpack: ParsableCommand {
         let progress = ProgressReporter(label: "unpacking", quiet: quiet)
         let summary = try withFile(archive) {
             do {
-                return try SiteUnpacker(overwrite: force).unpack(reader, into: output) { files, total, bytes, totalBytes in
+                return try SiteUnpacker(overwrite: force).unpack(reader, into: output) {
+                    files, total, bytes, totalBytes in
                     progress.update(items: files, totalItems: total, bytes: bytes, totalBytes: totalBytes)
                 }
             } catch WebArcError.outputExists(let path) {
                 progress.finish()
                 throw Self.refusal(path, isOutput: path == output, force: force)
-                    ?? CommandFailure("\(path) appeared while unpacking: it is not replaced", code: ExitCodes.cannotCreate)
+                    ?? CommandFailure(
+                        "\(path) appeared while unpacking: it is not replaced", code: ExitCodes.cannotCreate)
             }
         }
         progress.finish()
         for skipped in summary.skipped { Output.error("webarc: not written: \(skipped)") }
         if !quiet {
-            Output.error("unpacked \(Plural.count(summary.filesWritten, "file")) (\(ProgressReporter.size(summary.bytesWritten))) into \(output)"
-                + (summary.duplicates > 0 ? ", \(Plural.count(summary.duplicates, "URL")) shared a file" : "")
-                + (summary.redirects > 0 ? ", \(Plural.count(summary.redirects, "redirect")) not written as files" : ""))
+            Output.error(
+                "unpacked \(Plural.count(summary.filesWritten, "file")) (\(ProgressReporter.size(summary.bytesWritten))) into \(output)"
+                    + (summary.duplicates > 0 ? ", \(Plural.count(summary.duplicates, "URL")) shared a file" : "")
+                    + (summary.redirects > 0
+                        ? ", \(Plural.count(summary.redirects, "redirect")) not written as files" : ""))
         }
         if !summary.skipped.isEmpty {
-            throw CommandFailure("\(Plural.count(summary.skipped.count, "response")) could not be written (listed above)", code: ExitCodes.dataError)
+            throw CommandFailure(
+                "\(Plural.count(summary.skipped.count, "response")) could not be written (listed above)",
+                code: ExitCodes.dataError)
         }
     }
 
@@ -81,14 +89,16 @@ struct Unpack: ParsableCommand {
             case S_IFDIR:
                 let contents = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
                 guard !force, !contents.isEmpty else { return nil }
-                message = "\(path) is a folder that is not empty: --force writes into it "
+                message =
+                    "\(path) is a folder that is not empty: --force writes into it "
                     + "(files with the same names are replaced, other files are left as they are)"
             case S_IFLNK: message = "\(path) is a symbolic link, not a folder: unpack never writes through one"
             default: message = "\(path) is a file, not a folder: give -o a folder (--force does not replace a file)"
             }
         } else {
             if kind == S_IFREG && force { return nil }
-            message = kind == S_IFREG
+            message =
+                kind == S_IFREG
                 ? "\(path) exists: use --force to replace it"
                 : "\(path) exists and is not a file (a folder or a link): it is not replaced, even with --force"
         }

@@ -40,7 +40,10 @@ struct Verify: ParsableCommand {
     @Argument(help: "The archive to check: a path or an http(s) URL.")
     var archive: String
 
-    @Option(name: .customLong("base"), help: ArgumentHelp("For an update: an archive it goes over; repeat for a stack, top first.", valueName: "BASE.webarc"))
+    @Option(
+        name: .customLong("base"),
+        help: ArgumentHelp(
+            "For an update: an archive it goes over; repeat for a stack, top first.", valueName: "BASE.webarc"))
     var bases: [String] = []
 
     @Flag(help: "Print the report as one JSON object on stdout.")
@@ -56,8 +59,12 @@ struct Verify: ParsableCommand {
         // is missing input (66), like every other command says; only what opens gets the checks.
         let remote = HTTPByteSource.isRemote(archive)
         if !remote {
-            do { _ = try FileByteSource(path: archive) } catch let error as WebArcError { throw CommandFailure(error, file: archive) }
-            if ArchiveOpening.compactUpdate(archive) != nil { throw ArchiveOpening.compactUpdateGiven(archive, code: ExitCodes.dataError) }
+            do { _ = try FileByteSource(path: archive) } catch let error as WebArcError {
+                throw CommandFailure(error, file: archive)
+            }
+            if ArchiveOpening.compactUpdate(archive) != nil {
+                throw ArchiveOpening.compactUpdateGiven(archive, code: ExitCodes.dataError)
+            }
         }
         let policy = try trust.policy()
         let progress = ProgressReporter(label: "verifying", quiet: quiet || json, unit: "bodies")
@@ -69,12 +76,14 @@ struct Verify: ParsableCommand {
         if !bases.isEmpty {
             // Every chunk of the top is read (a URL is downloaded once); of the bases, only the
             // chunks the top refers to (read by ranges).
-            let layers = try [ArchiveOpening.open(archive, readingAll: true)] + bases.map { try ArchiveOpening.open($0) }
+            let layers =
+                try [ArchiveOpening.open(archive, readingAll: true)] + bases.map { try ArchiveOpening.open($0) }
             try LayerOrder.check(layers, locations: [archive] + bases) { order in
                 "webarc verify " + order[0] + order.dropFirst().map { " --base " + $0 }.joined()
             }
             let top = try withFile(archive) { try LayerStack(layers) }.top
-            (report, trusted) = policy.map { ArchiveVerifier.verify(top, trusting: $0, progress: update) }
+            (report, trusted) =
+                policy.map { ArchiveVerifier.verify(top, trusting: $0, progress: update) }
                 ?? (ArchiveVerifier.verify(top, progress: update), nil)
         } else if remote {
             // Each byte of a URL is downloaded once (its end, then its pages and body data at
@@ -82,40 +91,48 @@ struct Verify: ParsableCommand {
             // verdict on the archive.
             do {
                 (report, trusted) = try withFile(archive) {
-                    try RemoteVerifier.verify(url: archive, configuration: ArchiveOpening.remoteConfiguration, trusting: policy, progress: update)
+                    try RemoteVerifier.verify(
+                        url: archive, configuration: ArchiveOpening.remoteConfiguration, trusting: policy,
+                        progress: update)
                 }
-            } catch let failure as CommandFailure where failure.code == ExitCodes.dataError && ArchiveOpening.compactUpdate(archive) != nil {
+            } catch let failure as CommandFailure
+                where failure.code == ExitCodes.dataError && ArchiveOpening.compactUpdate(archive) != nil
+            {
                 throw ArchiveOpening.compactUpdateGiven(archive, code: failure.code)
             }
         } else {
-            (report, trusted) = policy.map { ArchiveVerifier.verify(path: archive, trusting: $0, progress: update) }
+            (report, trusted) =
+                policy.map { ArchiveVerifier.verify(path: archive, trusting: $0, progress: update) }
                 ?? (ArchiveVerifier.verify(path: archive, progress: update), nil)
         }
         progress.finish()
         let seconds = Date().timeIntervalSince(started)
         let signature = SignatureVerdict(archive: archive, report: report, policyGiven: policy != nil, trust: trusted)
         if json {
-            Output.json([
-                "archive": archive, "passed": report.passed, "records": report.records, "bodies": report.bodies,
-                "bodyBytes": report.bodyBytes, "checks": report.checks, "seconds": seconds, "signature": signature.json,
-                "problems": report.problems.map { problem in
-                    [
-                        "check": problem.check, "code": problem.code, "severity": problem.severity.rawValue,
-                        "message": problem.message, "offset": problem.offset.map { $0 as Any } ?? NSNull(),
-                        "position": problem.position.map { $0 as Any } ?? NSNull(),
-                        "record": problem.record.map { $0 as Any } ?? NSNull(), "url": problem.url ?? NSNull(),
-                    ] as [String: Any]
-                },
-            ] as [String: Any])
+            Output.json(
+                [
+                    "archive": archive, "passed": report.passed, "records": report.records, "bodies": report.bodies,
+                    "bodyBytes": report.bodyBytes, "checks": report.checks, "seconds": seconds,
+                    "signature": signature.json,
+                    "problems": report.problems.map { problem in
+                        [
+                            "check": problem.check, "code": problem.code, "severity": problem.severity.rawValue,
+                            "message": problem.message, "offset": problem.offset.map { $0 as Any } ?? NSNull(),
+                            "position": problem.position.map { $0 as Any } ?? NSNull(),
+                            "record": problem.record.map { $0 as Any } ?? NSNull(), "url": problem.url ?? NSNull(),
+                        ] as [String: Any]
+                    },
+                ] as [String: Any])
         } else {
             for problem in report.problems { Output.error("webarc: \(archive): \(problem)") }
             if !quiet || !report.passed {
                 let errors = report.problems.filter { $0.severity == .error }.count
                 let warnings = report.problems.count - errors
                 let verdict = report.passed ? "ok" : "FAILED"
-                Output.line("\(archive): \(verdict): \(report.records) records, \(report.bodies) bodies, "
-                    + "\(ProgressReporter.size(report.bodyBytes)) re-hashed, \(errors) errors, \(warnings) warnings "
-                    + String(format: "(%.2fs)", seconds))
+                Output.line(
+                    "\(archive): \(verdict): \(report.records) records, \(report.bodies) bodies, "
+                        + "\(ProgressReporter.size(report.bodyBytes)) re-hashed, \(errors) errors, \(warnings) warnings "
+                        + String(format: "(%.2fs)", seconds))
             }
             if !quiet { signature.print() }
         }

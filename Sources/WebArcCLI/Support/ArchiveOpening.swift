@@ -10,10 +10,16 @@ import WebArcRemote
 enum ArchiveOpening {
     /// Opens `location` (see ``reader(_:mapped:cacheMiB:readingAll:)``), its errors as one-line
     /// failures; a compact update given here is named as such.
-    static func open(_ location: String, mapped: Bool = false, cacheMiB: Int? = nil, readingAll: Bool = false) throws -> ArchiveReader {
+    static func open(
+        _ location: String, mapped: Bool = false, cacheMiB: Int? = nil, readingAll: Bool = false
+    ) throws -> ArchiveReader {
         do {
-            return try withFile(location) { try reader(location, mapped: mapped, cacheMiB: cacheMiB, readingAll: readingAll) }
-        } catch let failure as CommandFailure where failure.code == ExitCodes.dataError && compactUpdate(location) != nil {
+            return try withFile(location) {
+                try reader(location, mapped: mapped, cacheMiB: cacheMiB, readingAll: readingAll)
+            }
+        } catch let failure as CommandFailure
+            where failure.code == ExitCodes.dataError && compactUpdate(location) != nil
+        {
             // Only what opened and is not an archive is looked at again: a transport failure is not retried.
             throw compactUpdateGiven(location, code: failure.code)
         }
@@ -23,7 +29,8 @@ enum ArchiveOpening {
     /// `http(s)://` URL an ``WebArcRemote/HTTPByteSource``: one request for a small one), or nil
     /// when `location` is not one or cannot be read.
     static func compactUpdate(_ location: String) -> (any ByteSource)? {
-        let source: (any ByteSource)? = HTTPByteSource.isRemote(location)
+        let source: (any ByteSource)? =
+            HTTPByteSource.isRemote(location)
             ? try? HTTPByteSource(url: location, configuration: remoteConfiguration)
             : try? FileByteSource(path: location)
         guard let source, CompactUpdate.isCompact(source: source) else { return nil }
@@ -68,9 +75,12 @@ enum ArchiveOpening {
     /// read in place by ranges or, with `readingAll` (a command that reads every body: `unpack`,
     /// `export`, `apply`), downloaded once, front to back, instead of a request per body, each a
     /// round trip.
-    static func reader(_ location: String, mapped: Bool = false, cacheMiB: Int? = nil, readingAll: Bool = false) throws -> ArchiveReader {
+    static func reader(
+        _ location: String, mapped: Bool = false, cacheMiB: Int? = nil, readingAll: Bool = false
+    ) throws -> ArchiveReader {
         if HTTPByteSource.isRemote(location) && readingAll {
-            return try ArchiveReader(download: try DownloadedByteSource(url: location, configuration: remoteConfiguration), path: location)
+            return try ArchiveReader(
+                download: try DownloadedByteSource(url: location, configuration: remoteConfiguration), path: location)
         }
         if HTTPByteSource.isRemote(location) {
             var configuration = remoteConfiguration

@@ -30,7 +30,9 @@ enum CommandLineEntry {
     ///   word that is not a command; the argument parser's error for a line it refuses.
     @MainActor static func run(_ arguments: [String]) async throws {
         if let cat = plainCat(arguments) {
-            try Cat.write(archive: cat.archive, url: cat.url, method: "GET", includeHeaders: cat.headers, followRedirects: cat.follow)
+            try Cat.write(
+                archive: cat.archive, url: cat.url, method: "GET", includeHeaders: cat.headers,
+                followRedirects: cat.follow)
             return
         }
         if let pack = plainPack(arguments) {
@@ -56,7 +58,9 @@ enum CommandLineEntry {
     /// parse is clean; else from the root.
     private static func parse(_ arguments: [String]) throws -> sending any ParsableCommand {
         if arguments.count >= 2,
-            let type = WebArcCommand.configuration.subcommands.first(where: { $0.configuration.commandName == arguments[1] }),
+            let type = WebArcCommand.configuration.subcommands.first(where: {
+                $0.configuration.commandName == arguments[1]
+            }),
             let command = try? parse(type, Array(arguments.dropFirst(2)))
         {
             return command
@@ -64,12 +68,15 @@ enum CommandLineEntry {
         return try WebArcCommand.parseAsRoot(Array(arguments.dropFirst()))
     }
 
-    private static func parse<Command: ParsableCommand>(_ type: Command.Type, _ arguments: [String]) throws -> sending any ParsableCommand {
+    private static func parse<Command: ParsableCommand>(
+        _ type: Command.Type, _ arguments: [String]
+    ) throws -> sending any ParsableCommand {
         try type.parse(arguments)
     }
 
     /// `cat ARCHIVE URL [-i] [-L]`, or nil when the arguments need the parser.
-    private static func plainCat(_ arguments: [String]) -> (archive: String, url: String, headers: Bool, follow: Bool)? {
+    private static func plainCat(_ arguments: [String]) -> (archive: String, url: String, headers: Bool, follow: Bool)?
+    {
         guard arguments.count >= 4, arguments[1] == "cat" else { return nil }
         var positional: [String] = []
         var headers = false
@@ -104,7 +111,9 @@ enum CommandLineEntry {
             let argument = arguments[index]
             switch argument {
             case "-o", "--output":
-                guard output == nil, index + 1 < arguments.count, !arguments[index + 1].hasPrefix("-") else { return nil }
+                guard output == nil, index + 1 < arguments.count, !arguments[index + 1].hasPrefix("-") else {
+                    return nil
+                }
                 output = arguments[index + 1]
                 index += 1
             case "-q", "--quiet": quiet = true
@@ -118,8 +127,10 @@ enum CommandLineEntry {
         }
         guard positional.count == 1, let output else { return nil }
         return PackJob(
-            folder: positional[0], output: output, baseURL: Pack.defaultBaseURL, outsideLinks: .refuse, skipUnreadable: false,
-            level: SitePacker.defaultLevel, best: false, zstd: nil, dictionaryPlacement: Pack.defaultPlacement, mtime: nil, bases: [],
+            folder: positional[0], output: output, baseURL: Pack.defaultBaseURL, outsideLinks: .refuse,
+            skipUnreadable: false,
+            level: SitePacker.defaultLevel, best: false, zstd: nil, dictionaryPlacement: Pack.defaultPlacement,
+            mtime: nil, bases: [],
             compact: false, force: force, quiet: quiet, json: json)
     }
 }
@@ -136,7 +147,9 @@ extension CommandLineEntry {
         guard arguments.count >= 2 else { return nil }
         let word = arguments[1]
         let names = subcommands.compactMap { $0.configuration.commandName }
-        guard names.count == subcommands.count, !word.isEmpty, !word.hasPrefix("-"), word != "help", !names.contains(word) else { return nil }
+        guard names.count == subcommands.count, !word.isEmpty, !word.hasPrefix("-"), word != "help",
+            !names.contains(word)
+        else { return nil }
         var suggested = names.filter { $0.hasPrefix(word) }
         if suggested.isEmpty {
             let allowed = word.count >= 3 ? 2 : 1

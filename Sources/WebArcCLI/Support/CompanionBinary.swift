@@ -15,7 +15,9 @@ enum CompanionBinary {
     static func exec(_ name: String, arguments: [String]) throws -> Never {
         let folder = executableFolder()
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let folders = [folder].compactMap { $0 } + path.split(separator: ":", omittingEmptySubsequences: false)
+        let folders =
+            [folder].compactMap { $0 }
+            + path.split(separator: ":", omittingEmptySubsequences: false)
             .map { $0.isEmpty ? "." : String($0) }
         guard let binary = folders.map({ $0 + "/" + name }).first(where: { access($0, X_OK) == 0 }) else {
             let here = folder.map { "in \($0) (next to webarc) nor " } ?? ""
@@ -31,7 +33,9 @@ enum CompanionBinary {
     /// The folder of the running executable, symbolic links resolved.
     private static func executableFolder() -> String? {
         #if os(Linux)
-        guard let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
+        guard let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
+            return nil
+        }
         #else
         guard let path = Bundle.main.executableURL?.resolvingSymlinksInPath().path else { return nil }
         #endif

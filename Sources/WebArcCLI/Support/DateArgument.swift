@@ -9,14 +9,16 @@ struct DateArgument: ExpressibleByArgument {
     init?(argument: String) {
         if argument.hasPrefix("+") {
             let units: [Character: Double] = ["s": 1, "h": 3600, "d": 86_400, "w": 604_800]
-            guard let unit = argument.last.flatMap({ units[$0] }), let count = UInt32(argument.dropFirst().dropLast()) else {
+            guard let unit = argument.last.flatMap({ units[$0] }), let count = UInt32(argument.dropFirst().dropLast())
+            else {
                 return nil
             }
             date = Date(timeIntervalSinceNow: Double(count) * unit)
             return
         }
         let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = argument.count == 10 ? [.withFullDate, .withDashSeparatorInDate] : [.withInternetDateTime]
+        formatter.formatOptions =
+            argument.count == 10 ? [.withFullDate, .withDashSeparatorInDate] : [.withInternetDateTime]
         guard let parsed = formatter.date(from: argument) else { return nil }
         date = parsed
     }

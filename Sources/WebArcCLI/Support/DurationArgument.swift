@@ -8,7 +8,9 @@ struct DurationArgument: ExpressibleByArgument {
 
     init?(argument: String) {
         let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800]
-        guard let unit = argument.last.flatMap({ units[$0] }), let count = UInt32(argument.dropLast()) else { return nil }
+        guard let unit = argument.last.flatMap({ units[$0] }), let count = UInt32(argument.dropLast()) else {
+            return nil
+        }
         seconds = Double(count) * unit
     }
 }

@@ -15,22 +15,29 @@ enum LayerOrder {
     /// - Parameter commandLine: the command line that reads archives in the order given, top first.
     /// - Throws: ``CommandFailure`` with exit 65, as for any layers that do not match an update's bases.
     static func check(_ readers: [ArchiveReader], locations: [String], commandLine: ([String]) -> String) throws {
-        let declared = try zip(readers, locations).map { reader, location in try withFile(location) { try reader.metadata.bases } }
+        let declared = try zip(readers, locations).map { reader, location in
+            try withFile(location) { try reader.metadata.bases }
+        }
         guard let update = readers.indices.first(where: { declared[$0].count > readers.count - $0 - 1 }) else { return }
         let count = declared[update].count
         let after = readers.count - update - 1
         let bases = count == 1 ? "its base" : "the \(count) archives it goes over"
-        let problem = "\(locations[update]) is an update over \(count == 1 ? "1 archive" : "\(count) archives") but "
+        let problem =
+            "\(locations[update]) is an update over \(count == 1 ? "1 archive" : "\(count) archives") but "
             + (after == 0 ? "none is" : after == 1 ? "only 1 is" : "only \(after) are") + " listed after it"
         // Updates before what they go over: most bases first, the order given otherwise.
-        let order = readers.indices.sorted { declared[$0].count != declared[$1].count ? declared[$0].count > declared[$1].count : $0 < $1 }
+        let order = readers.indices.sorted {
+            declared[$0].count != declared[$1].count ? declared[$0].count > declared[$1].count : $0 < $1
+        }
         if fits(order, readers: readers, declared: declared) {
             let fix = commandLine(order.map { ShellWord.quoted(locations[$0]) })
             throw CommandFailure("\(problem): list the update before \(bases): \(fix)", code: ExitCodes.dataError)
         }
         let names = declared[update].map { ShellWord.quoted($0.name ?? "BASE.webarc") }
         let fix = commandLine([ShellWord.quoted(locations[update])] + names)
-        throw CommandFailure("\(problem): name \(bases) after it\(count == 1 ? "" : ", nearest first"): \(fix)", code: ExitCodes.dataError)
+        throw CommandFailure(
+            "\(problem): name \(bases) after it\(count == 1 ? "" : ", nearest first"): \(fix)",
+            code: ExitCodes.dataError)
     }
 
     /// Whether `order` (indices of `readers`) puts right after each update the archives it names
@@ -53,9 +60,13 @@ enum LayerOrder {
 enum ShellWord {
     /// `word`, quoted when a shell would split or expand it.
     static func quoted(_ word: String) -> String {
-        let plain = !word.isEmpty && word.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-_./:@%+=,".unicodeScalars.contains(scalar))
-        }
+        let plain =
+            !word.isEmpty
+            && word.unicodeScalars.allSatisfy { scalar in
+                scalar.isASCII
+                    && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                        || "-_./:@%+=,".unicodeScalars.contains(scalar))
+            }
         return plain ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }

@@ -49,7 +49,8 @@ enum SourceDateEpoch {
         if text.isEmpty { return nil }
         guard let seconds = seconds(Substring(text)) else {
             throw CommandFailure(
-                "\(name) must be whole seconds since 1970 (0 to \(latest)), got '\(text)': fix or unset it", code: ExitCodes.usage)
+                "\(name) must be whole seconds since 1970 (0 to \(latest)), got '\(text)': fix or unset it",
+                code: ExitCodes.usage)
         }
         return seconds
     }

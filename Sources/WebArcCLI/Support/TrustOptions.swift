@@ -7,7 +7,8 @@ import WebArcCLISupport
 struct TrustOptions: ParsableArguments {
     @Option(
         name: .customLong("trust"),
-        help: ArgumentHelp("A public key file whose signatures are accepted; repeat for several keys.", valueName: "NAME.pub"))
+        help: ArgumentHelp(
+            "A public key file whose signatures are accepted; repeat for several keys.", valueName: "NAME.pub"))
     var trustedKeys: [String] = []
 
     @Option(
@@ -18,7 +19,9 @@ struct TrustOptions: ParsableArguments {
     var stateDirectory: String?
 
     func validate() throws {
-        if stateDirectory != nil && trustedKeys.isEmpty { throw ValidationError("--state needs at least one --trust key") }
+        if stateDirectory != nil && trustedKeys.isEmpty {
+            throw ValidationError("--state needs at least one --trust key")
+        }
     }
 
     /// The policy the options describe, nil without `--trust`.

@@ -89,8 +89,10 @@ struct CaptureCrawl {
                     running += 1
                     group.addTask {
                         do {
-                            let request = URLRequest(url: item.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
-                            let exchange = try await recorder.record(request, keepingBodyUpTo: Self.linkBodyLimit, following: follows)
+                            let request = URLRequest(
+                                url: item.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+                            let exchange = try await recorder.record(
+                                request, keepingBodyUpTo: Self.linkBodyLimit, following: follows)
                             return (item, .success(exchange))
                         } catch {
                             return (item, .failure(error))
@@ -110,7 +112,9 @@ struct CaptureCrawl {
                 case .success(let exchange):
                     summary.responses += 1
                     let response = exchange.response
-                    if response.status >= 400 { summary.errorStatuses.append((item.url.absoluteString, response.status)) }
+                    if response.status >= 400 {
+                        summary.errorStatuses.append((item.url.absoluteString, response.status))
+                    }
                     let finalURL = URL(string: response.request.url) ?? item.url
                     seen.insert(Self.key(finalURL))
                     let mimeType = response.mimeType ?? ""
@@ -128,7 +132,9 @@ struct CaptureCrawl {
                             for url in links.pages { enqueue(url, depth: item.depth + 1, kind: .page) }
                         }
                     } else if mimeType == "text/css" && options.requisites {
-                        for url in PageLinks.css(body, baseURL: finalURL).requisites { enqueue(url, depth: item.depth, kind: .requisite) }
+                        for url in PageLinks.css(body, baseURL: finalURL).requisites {
+                            enqueue(url, depth: item.depth, kind: .requisite)
+                        }
                     }
                 }
                 progress(finished, queue.count)

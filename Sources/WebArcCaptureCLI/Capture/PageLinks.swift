@@ -38,10 +38,12 @@ extension PageLinks {
     static func resolve(_ reference: String, against base: URL) -> URL? {
         let text = reference.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty, !text.hasPrefix("#") else { return nil }
-        let url = URL(string: text, relativeTo: base)
+        let url =
+            URL(string: text, relativeTo: base)
             ?? text.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed.union(["#", "%"]))
-                .flatMap { URL(string: $0, relativeTo: base) }
-        guard let absolute = url?.absoluteURL, let scheme = absolute.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            .flatMap { URL(string: $0, relativeTo: base) }
+        guard let absolute = url?.absoluteURL, let scheme = absolute.scheme?.lowercased(),
+            scheme == "http" || scheme == "https",
             absolute.host != nil, var components = URLComponents(url: absolute, resolvingAgainstBaseURL: false)
         else { return nil }
         components.fragment = nil

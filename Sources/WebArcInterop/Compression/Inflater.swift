@@ -32,11 +32,12 @@ final class Inflater {
         self.format = format
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
-        let windowBits: Int32 = switch format {
-        case .gzip: 15 + 16
-        case .zlib: 15
-        case .raw: -15
-        }
+        let windowBits: Int32 =
+            switch format {
+            case .gzip: 15 + 16
+            case .zlib: 15
+            case .raw: -15
+            }
         let status = inflateInit2_(stream, windowBits, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
         guard status == Z_OK else {
             stream.deallocate()

@@ -37,12 +37,14 @@ struct HARExporter {
                 if headers.value(for: "Location") == nil { headers.append(HTTPHeader("Location", redirect.target)) }
                 entry["response"] = Self.response(
                     status: redirect.status, reason: HTTPStatus.reason(redirect.status), headers: headers,
-                    content: ["size": 0, "mimeType": headers.value(for: "Content-Type") ?? ""], redirectURL: redirect.target, bodySize: 0)
+                    content: ["size": 0, "mimeType": headers.value(for: "Content-Type") ?? ""],
+                    redirectURL: redirect.target, bodySize: 0)
                 summary.redirects += 1
             case .response(let response):
                 let body = Array(try reader.body(response.body))
                 entry["response"] = Self.response(
-                    status: response.status, reason: response.reason ?? HTTPStatus.reason(response.status), headers: response.headers,
+                    status: response.status, reason: response.reason ?? HTTPStatus.reason(response.status),
+                    headers: response.headers,
                     content: Self.content(body, response: response), redirectURL: "", bodySize: body.count)
                 summary.responses += 1
             case .tombstone:
@@ -51,9 +53,13 @@ struct HARExporter {
             entries.append(entry)
         }
         let log: [String: Any] = [
-            "log": ["version": "1.2", "creator": ["name": "webarc", "version": WebArcVersion.release], "entries": entries] as [String: Any],
+            "log": [
+                "version": "1.2", "creator": ["name": "webarc", "version": WebArcVersion.release], "entries": entries,
+            ] as [String: Any]
         ]
-        try file.append(try JSONSerialization.data(withJSONObject: log, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]))
+        try file.append(
+            try JSONSerialization.data(
+                withJSONObject: log, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]))
         return summary
     }
 
@@ -61,7 +67,8 @@ struct HARExporter {
         status: Int, reason: String, headers: [HTTPHeader], content: [String: Any], redirectURL: String, bodySize: Int
     ) -> [String: Any] {
         [
-            "status": status, "statusText": reason, "httpVersion": "HTTP/1.1", "cookies": [Any](), "headers": Self.headers(headers),
+            "status": status, "statusText": reason, "httpVersion": "HTTP/1.1", "cookies": [Any](),
+            "headers": Self.headers(headers),
             "content": content, "redirectURL": redirectURL, "headersSize": -1, "bodySize": bodySize,
         ]
     }
@@ -80,7 +87,9 @@ struct HARExporter {
         } else if !body.isEmpty {
             content["text"] = Data(body).base64EncodedString()
             content["encoding"] = "base64"
-            if !coded.isEmpty { content["comment"] = "body is still \(coded.joined(separator: ", "))-encoded, as archived" }
+            if !coded.isEmpty {
+                content["comment"] = "body is still \(coded.joined(separator: ", "))-encoded, as archived"
+            }
         }
         return content
     }

@@ -18,7 +18,9 @@ final class HARImporter: BufferedImporter {
     ///
     /// - Throws: ``InteropError/badJSON(at:reason:)`` when the file is not a HAR log; the first
     ///   ``InteropError/badHAREntry(at:reason:)`` or `badURL` unless `--skip-bad`.
-    func read(_ contents: [UInt8], path: String, isGzip: Bool, context: ImportContext) throws -> (records: Int, captures: [Capture]) {
+    func read(
+        _ contents: [UInt8], path: String, isGzip: Bool, context: ImportContext
+    ) throws -> (records: Int, captures: [Capture]) {
         var bytes = contents
         let bomLength = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         if bomLength > 0 { bytes.removeFirst(3) }
@@ -29,7 +31,8 @@ final class HARImporter: BufferedImporter {
         } catch {
             throw InteropError.badJSON(at: whole, reason: "JSON does not parse (\(error.localizedDescription))")
         }
-        guard let log = (root as? [String: Any])?["log"] as? [String: Any], let entries = log["entries"] as? [Any] else {
+        guard let log = (root as? [String: Any])?["log"] as? [String: Any], let entries = log["entries"] as? [Any]
+        else {
             throw InteropError.badJSON(at: whole, reason: "no log.entries array")
         }
         let offsets = JSONOffsets.elementOffsets(in: bytes, path: ["log", "entries"])
@@ -37,8 +40,10 @@ final class HARImporter: BufferedImporter {
         for (number, entry) in entries.enumerated() {
             let offset = offsets.count == entries.count ? UInt64(offsets[number] + bomLength) : nil
             // In a gzip HAR the entry's offset is in the decompressed stream (whose member starts at 0).
-            let location = isGzip
-                ? InputLocation(file: path, offset: offset.map { _ in 0 }, decompressedOffset: offset, item: "entry \(number)")
+            let location =
+                isGzip
+                ? InputLocation(
+                    file: path, offset: offset.map { _ in 0 }, decompressedOffset: offset, item: "entry \(number)")
                 : InputLocation(file: path, offset: offset, item: "entry \(number)")
             do {
                 if let capture = try capture(entry, location: location, context: context) { captures.append(capture) }
@@ -54,7 +59,9 @@ final class HARImporter: BufferedImporter {
         guard let entry = value as? [String: Any], let request = entry["request"] as? [String: Any],
             let url = request["url"] as? String
         else { throw InteropError.badHAREntry(at: location, reason: "no request.url") }
-        guard let response = entry["response"] as? [String: Any], let status = (response["status"] as? NSNumber)?.intValue else {
+        guard let response = entry["response"] as? [String: Any],
+            let status = (response["status"] as? NSNumber)?.intValue
+        else {
             throw InteropError.badHAREntry(at: location, reason: "no response.status")
         }
         guard status != 0 else {
@@ -70,7 +77,8 @@ final class HARImporter: BufferedImporter {
         let method = (request["method"] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? "GET"
         let mimeText = content["mimeType"] as? String
         var capture = try Capture(
-            location: location, request: RequestRecord(method: method, url: url, headers: requestHeaders), status: status,
+            location: location, request: RequestRecord(method: method, url: url, headers: requestHeaders),
+            status: status,
             reason: (response["statusText"] as? String).flatMap { $0.isEmpty ? nil : $0 }, headers: headers,
             captureDate: (entry["startedDateTime"] as? String).flatMap(ISODate.parse), body: nil,
             redirectTarget: response["redirectURL"] as? String)
@@ -81,7 +89,7 @@ final class HARImporter: BufferedImporter {
         guard case .response = capture.kind else { return capture }
         guard let text = content["text"] as? String else {
             if method.uppercased() == "HEAD" || (100...199).contains(status) || status == 204 || status == 205 {
-                return withBody([], codings: [], capture)   // no body by definition
+                return withBody([], codings: [], capture)  // no body by definition
             }
             // `"text": null` says no body was saved, as a missing `text` with a size (or an unknown
             // size, -1) does: reported, not turned into an empty 200.
@@ -113,7 +121,9 @@ final class HARImporter: BufferedImporter {
     /// Header objects `{name, value}` in order; HTTP/2 pseudo-headers (`:status`, …) are dropped.
     static func headers(_ value: Any?) -> [HTTPHeader] {
         (value as? [[String: Any]] ?? []).compactMap { item in
-            guard let name = item["name"] as? String, let value = item["value"] as? String, !name.hasPrefix(":") else { return nil }
+            guard let name = item["name"] as? String, let value = item["value"] as? String, !name.hasPrefix(":") else {
+                return nil
+            }
             return HTTPHeader(name, value)
         }
     }
@@ -121,7 +131,9 @@ final class HARImporter: BufferedImporter {
     /// The URL of the first page's first entry, or of the first entry.
     static func firstPageURL(_ log: [String: Any], entries: [Any]) -> String? {
         let firstPage = ((log["pages"] as? [[String: Any]])?.first?["id"] as? String)
-        let entry = entries.lazy.compactMap { $0 as? [String: Any] }.first { firstPage == nil || $0["pageref"] as? String == firstPage }
+        let entry = entries.lazy.compactMap { $0 as? [String: Any] }.first {
+            firstPage == nil || $0["pageref"] as? String == firstPage
+        }
         return (entry?["request"] as? [String: Any])?["url"] as? String
     }
 }

@@ -11,7 +11,9 @@ enum JSONOffsets {
         let wanted = path.map { Array($0.utf8) }
         func valueStarts(at index: Int) {
             guard stack.count == wanted.count + 1, stack.last?.isArray == true else { return }
-            for (frame, key) in zip(stack, wanted) where frame.isArray || frame.key.map({ Array($0.utf8) }) != key { return }
+            for (frame, key) in zip(stack, wanted) where frame.isArray || frame.key.map({ Array($0.utf8) }) != key {
+                return
+            }
             offsets.append(index)
         }
         var index = 0
@@ -40,7 +42,8 @@ enum JSONOffsets {
                     index += bytes[index] == UInt8(ascii: "\\") ? 2 : 1
                 }
                 if expectingKey, !stack.isEmpty {
-                    stack[stack.count - 1].key = String(decoding: bytes[(start + 1)..<min(index, bytes.count)], as: UTF8.self)
+                    stack[stack.count - 1].key = String(
+                        decoding: bytes[(start + 1)..<min(index, bytes.count)], as: UTF8.self)
                     expectingKey = false
                 } else {
                     valueStarts(at: start)

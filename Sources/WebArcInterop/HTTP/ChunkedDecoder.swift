@@ -57,7 +57,8 @@ struct ChunkedDecoder {
                 guard byte == 0x0A else {
                     line.append(byte)
                     if line.count > 4096 {
-                        throw Failure(reason: "a chunk size line is longer than 4096 bytes", beforeFirstChunk: !sawChunk)
+                        throw Failure(
+                            reason: "a chunk size line is longer than 4096 bytes", beforeFirstChunk: !sawChunk)
                     }
                     continue
                 }

@@ -80,7 +80,9 @@ enum ContentCoding {
 
     static func looksEncoded(_ prefix: [UInt8], coding: String) -> Bool {
         guard prefix.count == 2 else { return false }
-        if coding == "deflate" { return prefix[0] & 0x0F == 8 && (UInt16(prefix[0]) << 8 | UInt16(prefix[1])) % 31 == 0 }
+        if coding == "deflate" {
+            return prefix[0] & 0x0F == 8 && (UInt16(prefix[0]) << 8 | UInt16(prefix[1])) % 31 == 0
+        }
         return prefix[0] == 0x1F && prefix[1] == 0x8B
     }
 

@@ -38,7 +38,8 @@ public struct ArchiveImporter: Sendable {
         for path in inputs {
             let file = try InputFile(path: path)
             let format = try InputFormat.detect(file)
-            context.metadataEntries.append(ArchiveMetadata.Entry("source", "\((path as NSString).lastPathComponent) (\(format))"))
+            context.metadataEntries.append(
+                ArchiveMetadata.Entry("source", "\((path as NSString).lastPathComponent) (\(format))"))
             let records: Int
             switch format {
             case .warc, .warcGzip, .wacz:
@@ -47,14 +48,17 @@ public struct ArchiveImporter: Sendable {
                     warc = importer
                     providers.append(importer)
                 }
-                records = format == .wacz
+                records =
+                    format == .wacz
                     ? try WACZImporter.scan(file, into: importer, context: context)
                     : try importer.scan(path: path, isGzip: format == .warcGzip, context: context)
             case .har, .harGzip, .webarchive, .webarchiveGzip:
-                let importer: BufferedImporter = format == .har || format == .harGzip
+                let importer: BufferedImporter =
+                    format == .har || format == .harGzip
                     ? HARImporter(sourceID: providers.count) : WebArchiveImporter(sourceID: providers.count)
                 providers.append(importer)
-                let contents = format.isGzip ? try file.readAllGzip(limit: options.maxDecompressedBytes) : try file.readAll()
+                let contents =
+                    format.isGzip ? try file.readAllGzip(limit: options.maxDecompressedBytes) : try file.readAll()
                 let read = try importer.read(contents, path: path, isGzip: format.isGzip, context: context)
                 records = read.records
                 captures += read.captures
@@ -68,13 +72,16 @@ public struct ArchiveImporter: Sendable {
         for index in summary.inputs.indices {
             let path = summary.inputs[index].path
             // A WACZ's captures are located in its WARCs, `crawl.wacz!/archive/…`.
-            summary.inputs[index].captures = captures.count { $0.location.file == path || $0.location.file.hasPrefix(path + "!/") }
+            summary.inputs[index].captures = captures.count {
+                $0.location.file == path || $0.location.file.hasPrefix(path + "!/")
+            }
         }
         let kept = CaptureSelection.select(captures, policy: options.keep).map { captures[$0] }
         summary.duplicatesDropped = captures.count - kept.count
         let writer: ArchiveWriter
         do {
-            var writerOptions = ArchiveWriter.Options(overwrite: options.overwrite, dictionaryInterval: options.dictionaryInterval)
+            var writerOptions = ArchiveWriter.Options(
+                overwrite: options.overwrite, dictionaryInterval: options.dictionaryInterval)
             writerOptions.dictionaryPlacement = options.dictionaryPlacement
             writer = try ArchiveWriter(path: output, options: writerOptions)
         } catch let error as WebArcError {
@@ -83,7 +90,8 @@ public struct ArchiveImporter: Sendable {
         do {
             try write(kept, providers: providers, to: writer, context: context, summary: &summary)
             summary.startURL = context.startURL ?? Self.firstPage(kept)
-            writer.metadata = ArchiveMetadata(creator: WebArcVersion.creator("import"), startURL: summary.startURL, entries: context.metadataEntries)
+            writer.metadata = ArchiveMetadata(
+                creator: WebArcVersion.creator("import"), startURL: summary.startURL, entries: context.metadataEntries)
             summary.bodiesStored = writer.statistics.bodiesStored
             summary.storedBodyBytes = writer.statistics.storedBytes
             try writer.finish()
@@ -106,7 +114,8 @@ public struct ArchiveImporter: Sendable {
         var payloads: [BodyID: StoredPayload] = [:]
         var positions = ResponsePositions(kept: kept)
         for run in Self.bodyRuns(kept) {
-            let stored = try providers[run.source].storeBodies(run.indices, in: writer, context: context) { index, storedInRun in
+            let stored = try providers[run.source].storeBodies(run.indices, in: writer, context: context) {
+                index, storedInRun in
                 try positions.before(storing: BodyID(source: run.source, index: index), writer: writer) { body in
                     payloads[body] ?? (body.source == run.source ? storedInRun[body.index] : nil)
                 }
@@ -120,23 +129,29 @@ public struct ArchiveImporter: Sendable {
         for (number, capture) in kept.enumerated() {
             switch capture.kind {
             case .redirect(let status, let target, let headers):
-                try writer.add(RedirectRecord(
-                    request: capture.request, status: status, target: target, headers: headers, captureDate: capture.captureDate))
+                try writer.add(
+                    RedirectRecord(
+                        request: capture.request, status: status, target: target, headers: headers,
+                        captureDate: capture.captureDate))
                 summary.redirects += 1
             case .response(let status, let reason, let headers):
                 // Every response took its position above (a first use when its body was stored).
                 guard let payload = positions.payload(of: number, payloads: payloads) else {
-                    throw WebArcError.invalidRecord(url: capture.request.url, reason: "the response took no body position")
+                    throw WebArcError.invalidRecord(
+                        url: capture.request.url, reason: "the response took no body position")
                 }
                 // A bodiless answer (HEAD, 304) keeps the length and coding of the representation it describes.
-                let stored = capture.isBodiless
+                let stored =
+                    capture.isBodiless
                     ? headers.removing("Transfer-Encoding")
                     : ContentCoding.headers(headers, remaining: payload.remaining, length: payload.body.length)
                 let media = ContentTypeParts.of(stored.value(for: "Content-Type"))
-                try writer.add(ResponseRecord(
-                    request: capture.request, status: status, reason: reason, headers: stored,
-                    mimeType: media.mimeType ?? capture.fallbackMIMEType, textEncoding: media.textEncoding ?? capture.fallbackTextEncoding,
-                    body: payload.body, captureDate: capture.captureDate))
+                try writer.add(
+                    ResponseRecord(
+                        request: capture.request, status: status, reason: reason, headers: stored,
+                        mimeType: media.mimeType ?? capture.fallbackMIMEType,
+                        textEncoding: media.textEncoding ?? capture.fallbackTextEncoding,
+                        body: payload.body, captureDate: capture.captureDate))
                 summary.responses += 1
                 summary.bodiesReferenced += 1
                 summary.rawBodyBytes += payload.body.length
@@ -167,7 +182,9 @@ public struct ArchiveImporter: Sendable {
     /// The first kept GET 200 HTML response, as the page to open first.
     static func firstPage(_ captures: [Capture]) -> String? {
         captures.first { capture in
-            guard capture.request.method == "GET", case .response(200, _, let headers) = capture.kind else { return false }
+            guard capture.request.method == "GET", case .response(200, _, let headers) = capture.kind else {
+                return false
+            }
             return ContentTypeParts.of(headers.value(for: "Content-Type")).mimeType == "text/html"
         }?.request.url
     }

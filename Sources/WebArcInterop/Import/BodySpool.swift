@@ -71,7 +71,8 @@ final class BodySpool {
             let got = piece.withUnsafeMutableBytes { pread(file.descriptor, $0.baseAddress!, wanted, off_t(offset)) }
             if got < 0 && errno == EINTR { continue }
             guard got > 0 else {
-                throw InteropError.io(path: file.path, operation: .transferring("read back"), errno: got < 0 ? errno : EIO)
+                throw InteropError.io(
+                    path: file.path, operation: .transferring("read back"), errno: got < 0 ? errno : EIO)
             }
             try body(piece[0..<got])
             offset += UInt64(got)

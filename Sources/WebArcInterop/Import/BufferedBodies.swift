@@ -14,7 +14,9 @@ final class BufferedBodies {
     }
 
     /// Stores the bodies numbered `indices`, calling `beforeEach` just before each.
-    func store(_ indices: [Int], in writer: ArchiveWriter, beforeEach: (Int, [Int: StoredPayload]) throws -> Void) throws -> [Int: StoredPayload] {
+    func store(
+        _ indices: [Int], in writer: ArchiveWriter, beforeEach: (Int, [Int: StoredPayload]) throws -> Void
+    ) throws -> [Int: StoredPayload] {
         var result: [Int: StoredPayload] = [:]
         for index in indices {
             try beforeEach(index, result)
@@ -30,12 +32,15 @@ protocol BufferedImporter: BodyProvider {
     var buffered: BufferedBodies { get }
     /// Parses a file's contents (decompressed when it `isGzip`); returns how many entries or
     /// resources it read and the captures they gave. `path` names the file in errors.
-    func read(_ contents: [UInt8], path: String, isGzip: Bool, context: ImportContext) throws -> (records: Int, captures: [Capture])
+    func read(
+        _ contents: [UInt8], path: String, isGzip: Bool, context: ImportContext
+    ) throws -> (records: Int, captures: [Capture])
 }
 
 extension BufferedImporter {
     func storeBodies(
-        _ indices: [Int], in writer: ArchiveWriter, context: ImportContext, beforeEach: (Int, [Int: StoredPayload]) throws -> Void
+        _ indices: [Int], in writer: ArchiveWriter, context: ImportContext,
+        beforeEach: (Int, [Int: StoredPayload]) throws -> Void
     ) throws -> [Int: StoredPayload] {
         try buffered.store(indices, in: writer, beforeEach: beforeEach)
     }

@@ -53,7 +53,9 @@ struct Capture {
             self.body = nil
         } else {
             kind = .response(status: status, reason: reason, headers: headers)
-            if status == 206 { self.request = Self.markedPartial(request, contentRange: headers.value(for: "Content-Range")) }
+            if status == 206 {
+                self.request = Self.markedPartial(request, contentRange: headers.value(for: "Content-Range"))
+            }
         }
     }
 
@@ -66,7 +68,9 @@ struct Capture {
         guard String(text.prefix(6)).lowercased() == "bytes ", text.contains("/") else { return request }
         let span = String(text.dropFirst(6).prefix { $0 != "/" }).trimmingHTTPWhitespace()
         let bounds = span.split(separator: "-", omittingEmptySubsequences: false)
-        guard bounds.count == 2, let first = UInt64(bounds[0]), let last = UInt64(bounds[1]), first <= last else { return request }
+        guard bounds.count == 2, let first = UInt64(bounds[0]), let last = UInt64(bounds[1]), first <= last else {
+            return request
+        }
         var marked = request
         marked.headers.append(HTTPHeader("Range", "bytes=\(first)-\(last)"))
         return marked
@@ -102,7 +106,9 @@ struct Capture {
             return trimmed
         }
         let escaped = trimmed.addingPercentEncoding(withAllowedCharacters: .urlAllowed) ?? trimmed
-        guard let baseURL = URL(string: base) ?? URL(string: base.addingPercentEncoding(withAllowedCharacters: .urlAllowed) ?? base),
+        guard
+            let baseURL = URL(string: base)
+                ?? URL(string: base.addingPercentEncoding(withAllowedCharacters: .urlAllowed) ?? base),
             let resolved = URL(string: escaped, relativeTo: baseURL)?.absoluteString,
             (try? URLKey.canonicalize(resolved)) != nil
         else { return nil }

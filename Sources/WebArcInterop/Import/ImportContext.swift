@@ -64,6 +64,7 @@ protocol BodyProvider: AnyObject {
     /// codings; calls `beforeEach` with a body's number and the bodies this call stored so far
     /// just before storing it (``ResponsePositions``).
     func storeBodies(
-        _ indices: [Int], in writer: ArchiveWriter, context: ImportContext, beforeEach: (Int, [Int: StoredPayload]) throws -> Void
+        _ indices: [Int], in writer: ArchiveWriter, context: ImportContext,
+        beforeEach: (Int, [Int: StoredPayload]) throws -> Void
     ) throws -> [Int: StoredPayload]
 }

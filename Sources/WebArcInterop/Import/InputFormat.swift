@@ -50,7 +50,8 @@ public enum InputFormat: String, Sendable, CustomStringConvertible {
         let head = try file.read(at: 0, count: 512)
         guard head.starts(with: [0x1F, 0x8B]) else {
             if let format = sniff(head) { return format }
-            throw InteropError.unknownFormat(file: file.path, found: head.isEmpty ? "nothing: it is empty" : shown(head))
+            throw InteropError.unknownFormat(
+                file: file.path, found: head.isEmpty ? "nothing: it is empty" : shown(head))
         }
         // A gzip header may carry a file name and a comment before the data: look further in.
         let compressed = try file.read(at: 0, count: 64 << 10)
@@ -64,7 +65,8 @@ public enum InputFormat: String, Sendable, CustomStringConvertible {
         case .webarchive: return .webarchiveGzip
         default:
             throw InteropError.unknownFormat(
-                file: file.path, found: "gzip data that decompresses to " + (inner.isEmpty ? "nothing readable" : shown(inner)))
+                file: file.path,
+                found: "gzip data that decompresses to " + (inner.isEmpty ? "nothing readable" : shown(inner)))
         }
     }
 

@@ -52,7 +52,8 @@ struct ResponsePositions {
         for index in cursor..<end {
             guard case .response = kept[index].kind else { continue }
             if let body = kept[index].body, let earlier = stored(body) {
-                taken[index] = StoredPayload(body: try writer.addBody(repeating: earlier.body), remaining: earlier.remaining)
+                taken[index] = StoredPayload(
+                    body: try writer.addBody(repeating: earlier.body), remaining: earlier.remaining)
             } else {
                 taken[index] = StoredPayload(body: try writer.addBody([UInt8]()), remaining: [])
             }

@@ -23,7 +23,9 @@ final class InputFile: Sendable {
     init(path: String) throws {
         self.path = path
         var info = stat()
-        guard stat(path, &info) == 0 else { throw InteropError.io(path: path, operation: .opening("open"), errno: errno) }
+        guard stat(path, &info) == 0 else {
+            throw InteropError.io(path: path, operation: .opening("open"), errno: errno)
+        }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw InteropError.io(path: path, operation: .opening("read (not a regular file)"), errno: EINVAL)
         }
@@ -68,7 +70,9 @@ extension InputFile {
     ///   bytes after a member that start no other); `truncatedGzip`; `io`.
     func readAllGzip(limit: Int) throws -> [UInt8] {
         let inflater: Inflater
-        do { inflater = try Inflater(format: .gzip) } catch { throw InteropError.badGzip(at: InputLocation(file: path), reason: error.reason) }
+        do { inflater = try Inflater(format: .gzip) } catch {
+            throw InteropError.badGzip(at: InputLocation(file: path), reason: error.reason)
+        }
         var output: [UInt8] = []
         var offset: UInt64 = 0
         var pending: ArraySlice<UInt8> = []
@@ -76,7 +80,9 @@ extension InputFile {
         while true {
             if pending.isEmpty {
                 if offset >= size {
-                    guard inflater.finished else { throw InteropError.truncatedGzip(at: InputLocation(file: path, offset: member)) }
+                    guard inflater.finished else {
+                        throw InteropError.truncatedGzip(at: InputLocation(file: path, offset: member))
+                    }
                     return output
                 }
                 pending = try read(at: offset, count: 1 << 20)[...]
@@ -94,9 +100,12 @@ extension InputFile {
             } catch {
                 throw InteropError.badGzip(at: InputLocation(file: path, offset: member), reason: error.reason)
             }
-            guard output.count <= limit else { throw InteropError.decompressedTooLarge(file: path, limit: UInt64(limit)) }
+            guard output.count <= limit else {
+                throw InteropError.decompressedTooLarge(file: path, limit: UInt64(limit))
+            }
             guard consumed > 0 || output.count > before || inflater.finished else {
-                throw InteropError.badGzip(at: InputLocation(file: path, offset: member), reason: "zlib made no progress")
+                throw InteropError.badGzip(
+                    at: InputLocation(file: path, offset: member), reason: "zlib made no progress")
             }
             pending = pending.dropFirst(consumed)
         }

@@ -1,9 +1,10 @@
+import WebArc
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import WebArc
 
 /// An export written through the core's ``WebArc/OutputFile`` (temporary sibling, fsync, rename
 /// into place, folder fsync; removed when dropped or interrupted), with its errors as
@@ -55,7 +56,9 @@ final class InteropOutputFile {
         // Whatever is buffered goes to the file first, so that it cannot land on the new bytes later.
         try Self.translating(file.temporaryPath) { try file.startWritebackOfAll() }
         let descriptor = open(file.temporaryPath, O_WRONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw InteropError.io(path: file.temporaryPath, operation: .transferring("write"), errno: errno) }
+        guard descriptor >= 0 else {
+            throw InteropError.io(path: file.temporaryPath, operation: .transferring("write"), errno: errno)
+        }
         defer { close(descriptor) }
         if let code = FileWriting.writeAll(bytes, to: descriptor, at: offset) {
             throw InteropError.io(path: file.temporaryPath, operation: .transferring("write"), errno: code)

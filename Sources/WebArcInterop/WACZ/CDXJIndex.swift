@@ -8,7 +8,9 @@ enum CDXJIndex {
     /// or nil for a record type that is not indexed (warcinfo, request).
     static func line(for record: WARCRecordWriter.Written, base: UInt64, filename: String) -> [UInt8]? {
         let type = record.fields.value(for: "WARC-Type") ?? ""
-        guard type == "response" || type == "revisit" || type == "resource", let uri = record.fields.value(for: "WARC-Target-URI") else {
+        guard type == "response" || type == "revisit" || type == "resource",
+            let uri = record.fields.value(for: "WARC-Target-URI")
+        else {
             return nil
         }
         var object: [String: Any] = [
@@ -58,7 +60,9 @@ enum CDXJIndex {
         let isAddress = host.hasPrefix("[") || host.split(separator: ".").allSatisfy { $0.allSatisfy(\.isASCIIDigit) }
         if !isAddress {
             var labels = host.split(separator: ".", omittingEmptySubsequences: false)
-            if labels.count > 2, let first = labels.first, first.hasPrefix("www"), first.dropFirst(3).allSatisfy(\.isASCIIDigit) {
+            if labels.count > 2, let first = labels.first, first.hasPrefix("www"),
+                first.dropFirst(3).allSatisfy(\.isASCIIDigit)
+            {
                 labels.removeFirst()
             }
             surtHost = labels.reversed().joined(separator: ",")
@@ -66,7 +70,8 @@ enum CDXJIndex {
         if pathAndQuery.isEmpty || pathAndQuery.first == "?" { pathAndQuery = "/" + pathAndQuery }
         if let question = pathAndQuery.firstIndex(of: "?") {
             let query = pathAndQuery[pathAndQuery.index(after: question)...]
-            let sorted = query.split(separator: "&").sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.joined(separator: "&")
+            let sorted = query.split(separator: "&").sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.joined(
+                separator: "&")
             pathAndQuery = String(pathAndQuery[..<question]) + (sorted.isEmpty ? "" : "?" + sorted)
         }
         return surtHost + (port.isEmpty ? "" : ":" + port) + ")" + pathAndQuery

@@ -34,7 +34,9 @@ struct WACZExporter {
         var entries: [ArchiveEntry] = []
         try reader.forEachEntry { entries.append($0) }
 
-        try zip.beginEntry("archive/" + Self.warcName, zip64: forceZIP64 || Self.warcSizeBound(entries, metadata: metadata) >= ZIPWriter.all32)
+        try zip.beginEntry(
+            "archive/" + Self.warcName,
+            zip64: forceZIP64 || Self.warcSizeBound(entries, metadata: metadata) >= ZIPWriter.all32)
         let base = file.length
         var lines: [[UInt8]] = []
         let summary = try WARCExporter(reader: reader, options: options).write(to: file) { record in
@@ -54,11 +56,16 @@ struct WACZExporter {
             },
             title: metadata.entries.first { $0.key == "title" }?.value,
             description: metadata.entries.first { $0.key == "description" }?.value,
-            created: ISODate.format(date), software: WebArcVersion.creator("export"), mainPageURL: start?.url, mainPageDate: start?.ts)
+            created: ISODate.format(date), software: WebArcVersion.creator("export"), mainPageURL: start?.url,
+            mainPageDate: start?.ts)
         let packageBytes = package.serialized()
         try zip.add("datapackage.json", packageBytes)
-        let digest = WACZDigest(algorithm: .sha256, hex: SHA256.hash(data: packageBytes).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())
-        try zip.add("datapackage-digest.json", WACZPackage.serialized(["path": "datapackage.json", "hash": digest.description], pretty: true))
+        let digest = WACZDigest(
+            algorithm: .sha256,
+            hex: SHA256.hash(data: packageBytes).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())
+        try zip.add(
+            "datapackage-digest.json",
+            WACZPackage.serialized(["path": "datapackage.json", "hash": digest.description], pretty: true))
         try zip.finish()
         return summary
     }
@@ -69,23 +76,29 @@ struct WACZExporter {
     private func pages(_ entries: [ArchiveEntry], metadata: ArchiveMetadata, undated: Date) throws -> [WACZPage] {
         var kept: [String: String] = [:]
         for entry in metadata.entries where entry.key == "pages" {
-            for page in (try? WACZPage.parseList(Array(entry.value.utf8), name: "pages")) ?? [] { kept[page.url] = kept[page.url] ?? page.title }
+            for page in (try? WACZPage.parseList(Array(entry.value.utf8), name: "pages")) ?? [] {
+                kept[page.url] = kept[page.url] ?? page.title
+            }
         }
         var pages: [WACZPage] = []
         var seen = Set<String>()
         for entry in entries {
-            guard case .response(let response) = entry.record, response.request.method == "GET", response.status == 200 else { continue }
+            guard case .response(let response) = entry.record, response.request.method == "GET", response.status == 200
+            else { continue }
             let type = ContentTypeParts.of(response.headers.value(for: "Content-Type")).mimeType ?? response.mimeType
-            guard type == "text/html" || type == "application/xhtml+xml", seen.insert(response.request.url).inserted else { continue }
+            guard type == "text/html" || type == "application/xhtml+xml", seen.insert(response.request.url).inserted
+            else { continue }
             let title = try kept[response.request.url] ?? title(of: response)
-            pages.append(WACZPage(
-                url: response.request.url, ts: ISODate.format(response.captureDate ?? undated), title: title,
-                id: Self.pageID(response.request.url)))
+            pages.append(
+                WACZPage(
+                    url: response.request.url, ts: ISODate.format(response.captureDate ?? undated), title: title,
+                    id: Self.pageID(response.request.url)))
         }
         if let start = metadata.startURL, let index = pages.firstIndex(where: { $0.url == start }) {
             pages.insert(pages.remove(at: index), at: 0)
         } else if let start = metadata.startURL {
-            pages.insert(WACZPage(url: start, ts: ISODate.format(undated), title: kept[start], id: Self.pageID(start)), at: 0)
+            pages.insert(
+                WACZPage(url: start, ts: ISODate.format(undated), title: kept[start], id: Self.pageID(start)), at: 0)
         }
         return pages
     }
@@ -93,7 +106,9 @@ struct WACZExporter {
     /// The text of a page's first `<title>` in its first ``titleWindow`` bytes, entities decoded and
     /// white space collapsed; nil when there is none or the body is still content-coded.
     private func title(of response: ResponseRecord) throws -> String? {
-        if let coding = response.headers.value(for: "Content-Encoding"), coding.lowercased() != "identity" { return nil }
+        if let coding = response.headers.value(for: "Content-Encoding"), coding.lowercased() != "identity" {
+            return nil
+        }
         let length = min(response.bodyLength, UInt64(Self.titleWindow))
         guard length > 0 else { return nil }
         let bytes = [UInt8](try reader.body(response.body, range: 0..<length))
@@ -121,7 +136,9 @@ struct WACZExporter {
         for entry in entries {
             let record = entry.record
             var headerBytes = UInt64(record.request.url.utf8.count)
-            for header in record.headers + record.request.headers { headerBytes += UInt64(header.name.utf8.count + header.value.utf8.count + 4) }
+            for header in record.headers + record.request.headers {
+                headerBytes += UInt64(header.name.utf8.count + header.value.utf8.count + 4)
+            }
             raw += 4 * headerBytes + 4096
             if case .response(let response) = record { raw += response.bodyLength }
         }

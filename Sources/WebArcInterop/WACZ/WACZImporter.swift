@@ -38,20 +38,25 @@ enum WACZImporter {
             let object = WACZPackage.json(try zip.contents(of: entry, limit: 1 << 20)) as? [String: Any]
             guard let text = object?["hash"] as? String else { throw bad("datapackage-digest.json has no \"hash\"") }
             let declared: WACZDigest
-            do { declared = try WACZDigest(parsing: text) } catch { throw bad("datapackage-digest.json: \(error.reason)") }
+            do { declared = try WACZDigest(parsing: text) } catch {
+                throw bad("datapackage-digest.json: \(error.reason)")
+            }
             var hasher = declared.algorithm.hasher()
             hasher.update(packageBytes)
             let computed = hasher.finalize()
             guard computed == declared else {
                 throw InteropError.waczDigestMismatch(
-                    file: path, member: "datapackage.json", declared: declared.description, computed: computed.description)
+                    file: path, member: "datapackage.json", declared: declared.description,
+                    computed: computed.description)
             }
         }
 
         var checks: [WACZDigestCheck.Item] = []
         for resource in package.resources {
             let name = ZIPEntry.shown(resource.path)
-            guard let entry = zip.entry(resource.path) else { throw bad("datapackage.json lists \"\(name)\", which the ZIP does not hold") }
+            guard let entry = zip.entry(resource.path) else {
+                throw bad("datapackage.json lists \"\(name)\", which the ZIP does not hold")
+            }
             if let bytes = resource.bytes, bytes != entry.size {
                 throw bad("datapackage.json says \"\(name)\" is \(bytes) bytes; the ZIP holds \(entry.size)")
             }
@@ -63,15 +68,18 @@ enum WACZImporter {
         }
         let digests = WACZDigestCheck(zip: zip, items: checks)
 
-        let warcs = zip.entries.filter { $0.name.hasPrefix(archiveFolder) && !$0.isDirectory && $0.name.count > archiveFolder.count }
+        let warcs = zip.entries.filter {
+            $0.name.hasPrefix(archiveFolder) && !$0.isDirectory && $0.name.count > archiveFolder.count
+        }
         var windows: [(window: InputFile, isGzip: Bool)] = []
         do {
             try readPages(zip, package: package, context: context)
             for entry in warcs {
                 let name = ZIPEntry.shown(entry.name)
                 guard entry.method == ZIPEntry.stored else {
-                    throw bad("\"\(name)\" is stored deflated, not as it is (WACZ stores WARCs uncompressed in the ZIP so that they "
-                        + "can be read in place): unzip it and import the WARC")
+                    throw bad(
+                        "\"\(name)\" is stored deflated, not as it is (WACZ stores WARCs uncompressed in the ZIP so that they "
+                            + "can be read in place): unzip it and import the WARC")
                 }
                 let window = try zip.window(of: entry)
                 let head = try window.read(at: 0, count: 5)
@@ -84,7 +92,9 @@ enum WACZImporter {
                 }
             }
             var records = 0
-            for (window, isGzip) in windows { records += try warc.scan(window: window, isGzip: isGzip, context: context) }
+            for (window, isGzip) in windows {
+                records += try warc.scan(window: window, isGzip: isGzip, context: context)
+            }
             try digests.wait()
             return records
         } catch {
@@ -110,7 +120,9 @@ enum WACZImporter {
         }
         if context.startURL == nil, let start = package.mainPageURL ?? pages.first?.url { context.startURL = start }
         if let title = package.title { context.metadataEntries.append(ArchiveMetadata.Entry("title", title)) }
-        if let description = package.description { context.metadataEntries.append(ArchiveMetadata.Entry("description", description)) }
+        if let description = package.description {
+            context.metadataEntries.append(ArchiveMetadata.Entry("description", description))
+        }
         var text: [UInt8] = []
         var seen = Set<String>()
         for page in pages where page.title != nil && seen.insert(page.url).inserted {
@@ -120,7 +132,10 @@ enum WACZImporter {
             guard text.count + line.count <= maxPagesMetadata else { break }
             text += line
         }
-        if !text.isEmpty { context.metadataEntries.append(ArchiveMetadata.Entry("pages", String(decoding: text.dropLast(), as: UTF8.self))) }
+        if !text.isEmpty {
+            context.metadataEntries.append(
+                ArchiveMetadata.Entry("pages", String(decoding: text.dropLast(), as: UTF8.self)))
+        }
     }
 }
 
@@ -160,7 +175,9 @@ final class WACZDigestCheck: @unchecked Sendable {
             var hasher = item.digest.algorithm.hasher()
             do {
                 // The digest covers a stored file; a deflated one also has its CRC-32 checked.
-                try zip.forEachPiece(of: item.entry, checkingCRC: item.entry.method != ZIPEntry.stored) { hasher.update($0) }
+                try zip.forEachPiece(of: item.entry, checkingCRC: item.entry.method != ZIPEntry.stored) {
+                    hasher.update($0)
+                }
             } catch let error as InteropError {
                 return error
             } catch {
@@ -169,7 +186,8 @@ final class WACZDigestCheck: @unchecked Sendable {
             let computed = hasher.finalize()
             if computed != item.digest {
                 return .waczDigestMismatch(
-                    file: zip.file.path, member: item.entry.name, declared: item.digest.description, computed: computed.description)
+                    file: zip.file.path, member: item.entry.name, declared: item.digest.description,
+                    computed: computed.description)
             }
         }
         return nil

@@ -39,7 +39,8 @@ struct WACZPackage: Equatable {
     var mainPageDate: String?
 
     init(
-        resources: [Resource], waczVersion: String? = WACZPackage.version, title: String? = nil, description: String? = nil,
+        resources: [Resource], waczVersion: String? = WACZPackage.version, title: String? = nil,
+        description: String? = nil,
         created: String? = nil, software: String? = nil, mainPageURL: String? = nil, mainPageDate: String? = nil
     ) {
         self.resources = resources
@@ -57,8 +58,12 @@ struct WACZPackage: Equatable {
     ///
     /// - Throws: ``WACZProblem`` naming what is wrong.
     init(parsing bytes: [UInt8]) throws(WACZProblem) {
-        guard let object = Self.json(bytes) as? [String: Any] else { throw WACZProblem(reason: "datapackage.json is not a JSON object") }
-        guard let list = object["resources"] as? [Any] else { throw WACZProblem(reason: "datapackage.json has no \"resources\" list") }
+        guard let object = Self.json(bytes) as? [String: Any] else {
+            throw WACZProblem(reason: "datapackage.json is not a JSON object")
+        }
+        guard let list = object["resources"] as? [Any] else {
+            throw WACZProblem(reason: "datapackage.json has no \"resources\" list")
+        }
         var resources: [Resource] = []
         for (number, item) in list.enumerated() {
             guard let resource = item as? [String: Any], let path = resource["path"] as? String, !path.isEmpty else {
@@ -70,8 +75,12 @@ struct WACZPackage: Equatable {
             var size: UInt64?
             if let value = resource["bytes"] {
                 // A size past 2^53 (a petabyte) is refused with fractions and negatives: doubles hold it inexactly.
-                guard let number = value as? NSNumber, let exact = UInt64(exactly: number.doubleValue), exact < 1 << 53 else {
-                    throw WACZProblem(reason: "datapackage.json resource \"\(ZIPEntry.shown(path))\" has \"bytes\" that is not a byte count")
+                guard let number = value as? NSNumber, let exact = UInt64(exactly: number.doubleValue), exact < 1 << 53
+                else {
+                    throw WACZProblem(
+                        reason:
+                            "datapackage.json resource \"\(ZIPEntry.shown(path))\" has \"bytes\" that is not a byte count"
+                    )
                 }
                 size = exact
             }
@@ -133,11 +142,18 @@ struct WACZDigest: Equatable, Sendable {
         let parts = text.split(separator: ":", maxSplits: 1)
         let name = parts.first.map { $0.lowercased().replacingOccurrences(of: "-", with: "") } ?? ""
         guard parts.count == 2, let algorithm = Algorithm(rawValue: name) else {
-            throw WACZProblem(reason: "the digest \"\(ZIPEntry.shown(text))\" is not sha256:HEX, md5:HEX or another algorithm webarc checks")
+            throw WACZProblem(
+                reason:
+                    "the digest \"\(ZIPEntry.shown(text))\" is not sha256:HEX, md5:HEX or another algorithm webarc checks"
+            )
         }
         let hex = parts[1].lowercased()
-        guard hex.count == algorithm.hexLength, hex.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
-            throw WACZProblem(reason: "the digest \"\(ZIPEntry.shown(text))\" does not hold \(algorithm.hexLength) hexadecimal digits")
+        guard hex.count == algorithm.hexLength,
+            hex.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+        else {
+            throw WACZProblem(
+                reason: "the digest \"\(ZIPEntry.shown(text))\" does not hold \(algorithm.hexLength) hexadecimal digits"
+            )
         }
         self.algorithm = algorithm
         self.hex = hex
@@ -177,22 +193,33 @@ struct WACZHasher {
 
     init(_ algorithm: WACZDigest.Algorithm) {
         self.algorithm = algorithm
-        state = switch algorithm {
-        case .sha256: .sha256(SHA256())
-        case .md5: .md5(Insecure.MD5())
-        case .sha1: .sha1(Insecure.SHA1())
-        case .sha384: .sha384(SHA384())
-        case .sha512: .sha512(SHA512())
-        }
+        state =
+            switch algorithm {
+            case .sha256: .sha256(SHA256())
+            case .md5: .md5(Insecure.MD5())
+            case .sha1: .sha1(Insecure.SHA1())
+            case .sha384: .sha384(SHA384())
+            case .sha512: .sha512(SHA512())
+            }
     }
 
     mutating func update(_ buffer: UnsafeRawBufferPointer) {
         switch state {
-        case .sha256(var hash): hash.update(bufferPointer: buffer); state = .sha256(hash)
-        case .md5(var hash): hash.update(bufferPointer: buffer); state = .md5(hash)
-        case .sha1(var hash): hash.update(bufferPointer: buffer); state = .sha1(hash)
-        case .sha384(var hash): hash.update(bufferPointer: buffer); state = .sha384(hash)
-        case .sha512(var hash): hash.update(bufferPointer: buffer); state = .sha512(hash)
+        case .sha256(var hash):
+            hash.update(bufferPointer: buffer)
+            state = .sha256(hash)
+        case .md5(var hash):
+            hash.update(bufferPointer: buffer)
+            state = .md5(hash)
+        case .sha1(var hash):
+            hash.update(bufferPointer: buffer)
+            state = .sha1(hash)
+        case .sha384(var hash):
+            hash.update(bufferPointer: buffer)
+            state = .sha384(hash)
+        case .sha512(var hash):
+            hash.update(bufferPointer: buffer)
+            state = .sha512(hash)
         }
     }
 
@@ -203,14 +230,16 @@ struct WACZHasher {
     }
 
     func finalize() -> WACZDigest {
-        let bytes: [UInt8] = switch state {
-        case .sha256(let hash): Array(hash.finalize())
-        case .md5(let hash): Array(hash.finalize())
-        case .sha1(let hash): Array(hash.finalize())
-        case .sha384(let hash): Array(hash.finalize())
-        case .sha512(let hash): Array(hash.finalize())
-        }
-        return WACZDigest(algorithm: algorithm, hex: bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())
+        let bytes: [UInt8] =
+            switch state {
+            case .sha256(let hash): Array(hash.finalize())
+            case .md5(let hash): Array(hash.finalize())
+            case .sha1(let hash): Array(hash.finalize())
+            case .sha384(let hash): Array(hash.finalize())
+            case .sha512(let hash): Array(hash.finalize())
+            }
+        return WACZDigest(
+            algorithm: algorithm, hex: bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())
     }
 }
 
@@ -241,7 +270,10 @@ struct WACZPage: Equatable {
             guard let url = object["url"] as? String, !url.isEmpty else {
                 throw WACZProblem(reason: "\(name) line \(number + 1) has no \"url\"")
             }
-            pages.append(WACZPage(url: url, ts: object["ts"] as? String, title: object["title"] as? String, id: object["id"] as? String))
+            pages.append(
+                WACZPage(
+                    url: url, ts: object["ts"] as? String, title: object["title"] as? String,
+                    id: object["id"] as? String))
         }
         return pages
     }

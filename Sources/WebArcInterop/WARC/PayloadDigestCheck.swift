@@ -41,7 +41,9 @@ struct PayloadDigestCheck {
     /// Whether the declared digest equals that of the stored bytes or of the de-chunked payload.
     var matches: Bool {
         let wanted = Self.unpadded(expected)
-        return ([stored.finalized()] + [decoded?.finalized()].compactMap { $0 }).contains { Self.spellings(of: $0).contains(wanted) }
+        return ([stored.finalized()] + [decoded?.finalized()].compactMap { $0 }).contains {
+            Self.spellings(of: $0).contains(wanted)
+        }
     }
 
     private static func unpadded(_ text: String) -> String {
@@ -78,11 +80,21 @@ struct PayloadDigestCheck {
         mutating func update(_ bytes: some Collection<UInt8>) {
             let data = Array(bytes)
             switch self {
-            case .md5(var h): h.update(data: data); self = .md5(h)
-            case .sha1(var h): h.update(data: data); self = .sha1(h)
-            case .sha256(var h): h.update(data: data); self = .sha256(h)
-            case .sha384(var h): h.update(data: data); self = .sha384(h)
-            case .sha512(var h): h.update(data: data); self = .sha512(h)
+            case .md5(var h):
+                h.update(data: data)
+                self = .md5(h)
+            case .sha1(var h):
+                h.update(data: data)
+                self = .sha1(h)
+            case .sha256(var h):
+                h.update(data: data)
+                self = .sha256(h)
+            case .sha384(var h):
+                h.update(data: data)
+                self = .sha384(h)
+            case .sha512(var h):
+                h.update(data: data)
+                self = .sha512(h)
             }
         }
 

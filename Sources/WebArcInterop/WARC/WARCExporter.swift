@@ -23,38 +23,52 @@ struct WARCExporter {
     }
 
     /// Writes the WARC at the end of `file`, telling `onRecord` of every record written.
-    func write(to file: InteropOutputFile, onRecord: ((WARCRecordWriter.Written) -> Void)? = nil) throws -> ExportSummary {
+    func write(
+        to file: InteropOutputFile, onRecord: ((WARCRecordWriter.Written) -> Void)? = nil
+    ) throws -> ExportSummary {
         let writer = WARCRecordWriter(file: file, reader: reader)
         writer.onRecord = onRecord
         let exportDate = ISODate.format(options.date ?? Date())
         let metadata = try reader.metadata
         var summary = ExportSummary()
-        var info = "software: webarc 1.0\r\nformat: WARC File Format 1.1\r\n"
+        var info =
+            "software: webarc 1.0\r\nformat: WARC File Format 1.1\r\n"
             + "conformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n"
-        if let creator = metadata.creator { info += "description: archive made by \(WARCRecordWriter.oneLine(creator))\r\n" }
+        if let creator = metadata.creator {
+            info += "description: archive made by \(WARCRecordWriter.oneLine(creator))\r\n"
+        }
         if let start = metadata.startURL { info += "startURL: \(URIText.escaped(start))\r\n" }
         let infoBlocks = [info] + metadata.entries.filter { $0.key == "warcinfo" }.map { $0.value + "\r\n" }
         for (index, block) in infoBlocks.enumerated() {
             let bytes = Array(block.utf8)
             let digests = try writer.digests(head: bytes, body: nil)
-            try writer.write(fields: [
-                HTTPHeader("WARC-Type", "warcinfo"), HTTPHeader("WARC-Record-ID", WARCRecordWriter.recordID("warcinfo \(index) \(block)")),
-                HTTPHeader("WARC-Date", exportDate), HTTPHeader("WARC-Block-Digest", digests.block),
-                HTTPHeader("Content-Type", "application/warc-fields"),
-            ], head: bytes, body: nil, bodyLength: 0)
+            try writer.write(
+                fields: [
+                    HTTPHeader("WARC-Type", "warcinfo"),
+                    HTTPHeader("WARC-Record-ID", WARCRecordWriter.recordID("warcinfo \(index) \(block)")),
+                    HTTPHeader("WARC-Date", exportDate), HTTPHeader("WARC-Block-Digest", digests.block),
+                    HTTPHeader("Content-Type", "application/warc-fields"),
+                ], head: bytes, body: nil, bodyLength: 0)
         }
         // Oldest first, so that a body is written in full at its first capture and revisited after.
         var entries: [ArchiveEntry] = []
         try reader.forEachEntry { entries.append($0) }
         let undated = options.date ?? Date()
-        entries.sort { ($0.record.captureDate ?? undated, $0.key, $0.location) < ($1.record.captureDate ?? undated, $1.key, $1.location) }
+        entries.sort {
+            ($0.record.captureDate ?? undated, $0.key, $0.location) < (
+                $1.record.captureDate ?? undated, $1.key, $1.location
+            )
+        }
         var originals: [BodyReference: Original] = [:]
         for entry in entries {
             let record = entry.record
             let uri = URIText.escaped(record.request.url)
             let date = record.captureDate.map { ISODate.format($0, milliseconds: true) } ?? exportDate
             let id = WARCRecordWriter.recordID("\(entry.key) \(entry.location.page) \(entry.location.entry) \(date)")
-            var fields = [HTTPHeader("WARC-Type", "response"), HTTPHeader("WARC-Record-ID", id), HTTPHeader("WARC-Date", date), HTTPHeader("WARC-Target-URI", uri)]
+            var fields = [
+                HTTPHeader("WARC-Type", "response"), HTTPHeader("WARC-Record-ID", id), HTTPHeader("WARC-Date", date),
+                HTTPHeader("WARC-Target-URI", uri),
+            ]
             switch record {
             case .tombstone:
                 // An update's deletion of a URL has no WARC form.
@@ -62,42 +76,58 @@ struct WARCExporter {
             case .redirect(let redirect):
                 var headers = Self.exported(redirect.headers, length: 0)
                 if headers.value(for: "Location") == nil { headers.append(HTTPHeader("Location", redirect.target)) }
-                let head = WARCRecordWriter.httpHead(startLine: "HTTP/1.1 \(redirect.status) \(HTTPStatus.reason(redirect.status))", headers: headers)
+                let head = WARCRecordWriter.httpHead(
+                    startLine: "HTTP/1.1 \(redirect.status) \(HTTPStatus.reason(redirect.status))", headers: headers)
                 let digests = try writer.digests(head: head, body: nil)
-                fields += [HTTPHeader("WARC-Payload-Digest", digests.payload), HTTPHeader("WARC-Block-Digest", digests.block),
-                           HTTPHeader("Content-Type", "application/http; msgtype=response")]
+                fields += [
+                    HTTPHeader("WARC-Payload-Digest", digests.payload), HTTPHeader("WARC-Block-Digest", digests.block),
+                    HTTPHeader("Content-Type", "application/http; msgtype=response"),
+                ]
                 try writer.write(fields: fields, head: head, body: nil, bodyLength: 0)
                 summary.redirects += 1
             case .response(let response) where !Self.isHTTP(response.request.url):
-                let type = response.headers.value(for: "Content-Type") ?? response.mimeType ?? "application/octet-stream"
+                let type =
+                    response.headers.value(for: "Content-Type") ?? response.mimeType ?? "application/octet-stream"
                 let digests = try writer.digests(head: [], body: response.body)
                 fields[0] = HTTPHeader("WARC-Type", "resource")
-                fields += [HTTPHeader("WARC-Payload-Digest", digests.payload), HTTPHeader("WARC-Block-Digest", digests.block),
-                           HTTPHeader("Content-Type", type)]
+                fields += [
+                    HTTPHeader("WARC-Payload-Digest", digests.payload), HTTPHeader("WARC-Block-Digest", digests.block),
+                    HTTPHeader("Content-Type", type),
+                ]
                 try writer.write(fields: fields, head: [], body: response.body, bodyLength: response.bodyLength)
                 summary.responses += 1
                 continue
             case .response(let response):
                 let reason = response.reason ?? HTTPStatus.reason(response.status)
                 let head = WARCRecordWriter.httpHead(
-                    startLine: "HTTP/1.1 \(response.status) \(reason)", headers: Self.exported(response.headers, length: response.bodyLength))
+                    startLine: "HTTP/1.1 \(response.status) \(reason)",
+                    headers: Self.exported(response.headers, length: response.bodyLength))
                 if response.bodyLength > 0, let original = originals[response.body] {
                     let digests = try writer.digests(head: head, body: nil)
                     fields[0] = HTTPHeader("WARC-Type", "revisit")
                     fields += [
-                        HTTPHeader("WARC-Profile", Self.revisitProfile), HTTPHeader("WARC-Refers-To", original.recordID),
-                        HTTPHeader("WARC-Refers-To-Target-URI", original.uri), HTTPHeader("WARC-Refers-To-Date", original.date),
-                        HTTPHeader("WARC-Payload-Digest", original.payloadDigest), HTTPHeader("WARC-Block-Digest", digests.block),
+                        HTTPHeader("WARC-Profile", Self.revisitProfile),
+                        HTTPHeader("WARC-Refers-To", original.recordID),
+                        HTTPHeader("WARC-Refers-To-Target-URI", original.uri),
+                        HTTPHeader("WARC-Refers-To-Date", original.date),
+                        HTTPHeader("WARC-Payload-Digest", original.payloadDigest),
+                        HTTPHeader("WARC-Block-Digest", digests.block),
                         HTTPHeader("Content-Type", "application/http; msgtype=response"),
                     ]
                     try writer.write(fields: fields, head: head, body: nil, bodyLength: 0)
                     summary.revisits += 1
                 } else {
                     let digests = try writer.digests(head: head, body: response.body)
-                    fields += [HTTPHeader("WARC-Payload-Digest", digests.payload), HTTPHeader("WARC-Block-Digest", digests.block),
-                               HTTPHeader("Content-Type", "application/http; msgtype=response")]
+                    fields += [
+                        HTTPHeader("WARC-Payload-Digest", digests.payload),
+                        HTTPHeader("WARC-Block-Digest", digests.block),
+                        HTTPHeader("Content-Type", "application/http; msgtype=response"),
+                    ]
                     try writer.write(fields: fields, head: head, body: response.body, bodyLength: response.bodyLength)
-                    if response.bodyLength > 0 { originals[response.body] = Original(recordID: id, uri: uri, date: date, payloadDigest: digests.payload) }
+                    if response.bodyLength > 0 {
+                        originals[response.body] = Original(
+                            recordID: id, uri: uri, date: date, payloadDigest: digests.payload)
+                    }
                     summary.responses += 1
                 }
             }
@@ -107,18 +137,23 @@ struct WARCExporter {
         return summary
     }
 
-    private func writeRequest(_ request: RequestRecord, concurrentTo id: String, uri: String, date: String, writer: WARCRecordWriter) throws {
+    private func writeRequest(
+        _ request: RequestRecord, concurrentTo id: String, uri: String, date: String, writer: WARCRecordWriter
+    ) throws {
         // The stored request headers as they are (no Host is invented, so a round trip keeps them),
         // except the body's framing: the format keeps no request body, so none is written.
         let head = WARCRecordWriter.httpHead(
             startLine: "\(request.method) \(URIText.requestTarget(request.url)) HTTP/1.1",
             headers: request.headers.removing("Content-Length").removing("Transfer-Encoding"))
         let digests = try writer.digests(head: head, body: nil)
-        try writer.write(fields: [
-            HTTPHeader("WARC-Type", "request"), HTTPHeader("WARC-Record-ID", WARCRecordWriter.recordID("request \(id)")),
-            HTTPHeader("WARC-Date", date), HTTPHeader("WARC-Target-URI", uri), HTTPHeader("WARC-Concurrent-To", id),
-            HTTPHeader("WARC-Block-Digest", digests.block), HTTPHeader("Content-Type", "application/http; msgtype=request"),
-        ], head: head, body: nil, bodyLength: 0)
+        try writer.write(
+            fields: [
+                HTTPHeader("WARC-Type", "request"),
+                HTTPHeader("WARC-Record-ID", WARCRecordWriter.recordID("request \(id)")),
+                HTTPHeader("WARC-Date", date), HTTPHeader("WARC-Target-URI", uri), HTTPHeader("WARC-Concurrent-To", id),
+                HTTPHeader("WARC-Block-Digest", digests.block),
+                HTTPHeader("Content-Type", "application/http; msgtype=request"),
+            ], head: head, body: nil, bodyLength: 0)
     }
 
     /// Stored headers as written: no `Transfer-Encoding`, `Content-Length` equal to the body.

@@ -14,9 +14,11 @@ extension WARCImporter {
     /// read again at its turn. So a gzip WARC of one member, where reading backwards means
     /// decompressing from the start again, is not read once per payload out of order.
     func storeBodies(
-        _ indices: [Int], in writer: ArchiveWriter, context: ImportContext, beforeEach: (Int, [Int: StoredPayload]) throws -> Void
+        _ indices: [Int], in writer: ArchiveWriter, context: ImportContext,
+        beforeEach: (Int, [Int: StoredPayload]) throws -> Void
     ) throws -> [Int: StoredPayload] {
-        try storeBodies(indices, in: writer, context: context, waitingBudget: Self.waitingBudget, beforeEach: beforeEach)
+        try storeBodies(
+            indices, in: writer, context: context, waitingBudget: Self.waitingBudget, beforeEach: beforeEach)
     }
 
     /// ``storeBodies(_:in:context:beforeEach:)`` with `waitingBudget` bytes of payloads waiting at most.
@@ -33,21 +35,26 @@ extension WARCImporter {
                 reader = open
             } else {
                 let file = files[source.file]
-                reader = WARCRecordReader(stream: try WARCStream(file: try file.window ?? InputFile(path: file.path), gzip: file.isGzip))
+                reader = WARCRecordReader(
+                    stream: try WARCStream(file: try file.window ?? InputFile(path: file.path), gzip: file.isGzip))
                 readers[source.file] = reader
             }
             try reader.stream.seek(to: source.start.position)
             guard let start = try reader.next() else {
-                throw InteropError.truncatedRecord(at: source.start.location, declared: source.start.header.contentLength, available: 0)
+                throw InteropError.truncatedRecord(
+                    at: source.start.location, declared: source.start.header.contentLength, available: 0)
             }
             if source.isHTTP { _ = try readHead(reader, start: start, required: true) }
             let spool = BodySpool()
             var alreadyChecked: PayloadDigestCheck?
-            _ = try readPayload(reader, chunked: source.chunked, location: source.start.location, into: spool, digest: &alreadyChecked)
+            _ = try readPayload(
+                reader, chunked: source.chunked, location: source.start.location, into: spool, digest: &alreadyChecked)
             let outcome = try ContentCoding.decode(spool, codings: source.codings, wire: true)
             if let failure = outcome.failure {
-                context.note(.contentNotDecoded(
-                    at: source.start.location, url: source.url, coding: outcome.remaining.joined(separator: ", "), reason: failure))
+                context.note(
+                    .contentNotDecoded(
+                        at: source.start.location, url: source.url, coding: outcome.remaining.joined(separator: ", "),
+                        reason: failure))
             }
             return outcome
         }
@@ -75,7 +82,9 @@ extension WARCImporter {
                 next += 1
             }
         }
-        let fileOrder = indices.sorted { (bodies[$0].file, bodies[$0].start.position) < (bodies[$1].file, bodies[$1].start.position) }
+        let fileOrder = indices.sorted {
+            (bodies[$0].file, bodies[$0].start.position) < (bodies[$1].file, bodies[$1].start.position)
+        }
         for index in fileOrder {
             if index == indices[next] {
                 let outcome = try read(index)

@@ -29,7 +29,10 @@ extension WARCImporter {
             let header = record.start.header
             let uri = header.targetURI ?? ""
             var request = RequestRecord(method: "GET", url: uri)
-            if record.kind != .resource, let joined = findRequest(for: record, byID: requestByID, byResponse: requestByResponse, byURI: &requestsByURI) {
+            if record.kind != .resource,
+                let joined = findRequest(
+                    for: record, byID: requestByID, byResponse: requestByResponse, byURI: &requestsByURI)
+            {
                 requests[joined].joined = true
                 if case .request(let method, _, _) = requests[joined].head.startLine {
                     request = RequestRecord(method: method, url: uri, headers: requests[joined].head.headers)
@@ -38,8 +41,11 @@ extension WARCImporter {
             var head = record.head
             var body = record.body
             if record.kind == .revisit {
-                guard let original = originals.find(for: header, in: scanned), let originalBody = scanned[original].body else {
-                    context.note(.unresolvedRevisit(at: record.start.location, url: uri, payloadDigest: header["WARC-Payload-Digest"]))
+                guard let original = originals.find(for: header, in: scanned), let originalBody = scanned[original].body
+                else {
+                    context.note(
+                        .unresolvedRevisit(
+                            at: record.start.location, url: uri, payloadDigest: header["WARC-Payload-Digest"]))
                     continue
                 }
                 body = originalBody
@@ -90,9 +96,11 @@ extension WARCImporter {
         guard let uri = header.targetURI, var candidates = byURI[uri] else { return nil }
         // A request that names its response (WARC-Concurrent-To) is never another's: a 200 with
         // no request of its own must not take the Range or HEAD request of the next capture.
-        guard let position = candidates.firstIndex(where: {
-            !requests[$0].joined && requests[$0].file == record.file && requests[$0].concurrentTo.isEmpty
-        }) else {
+        guard
+            let position = candidates.firstIndex(where: {
+                !requests[$0].joined && requests[$0].file == record.file && requests[$0].concurrentTo.isEmpty
+            })
+        else {
             return nil
         }
         let found = candidates.remove(at: position)
@@ -113,14 +121,18 @@ struct OriginalIndex {
             let header = record.start.header
             if let id = header.recordID { byID[id] = index }
             if let digest = header.payloadDigest { byDigest[digest, default: []].append(index) }
-            if let uri = header.targetURI, let key = try? URLKey.canonicalize(uri) { byTarget[key, default: []].append(index) }
+            if let uri = header.targetURI, let key = try? URLKey.canonicalize(uri) {
+                byTarget[key, default: []].append(index)
+            }
         }
     }
 
     /// The position in `scanned` of the original, or nil when no input holds it.
     func find(for header: WARCRecordHeader, in scanned: [WARCImporter.Scanned]) -> Int? {
         if let id = header["WARC-Refers-To"], let found = byID[id] { return found }
-        let target = header["WARC-Refers-To-Target-URI"].map(WARCRecordHeader.unbracketed).flatMap { try? URLKey.canonicalize($0) }
+        let target = header["WARC-Refers-To-Target-URI"].map(WARCRecordHeader.unbracketed).flatMap {
+            try? URLKey.canonicalize($0)
+        }
         let date = header["WARC-Refers-To-Date"].flatMap(ISODate.parse)
         func matchesTarget(_ index: Int) -> Bool {
             guard let target else { return false }

@@ -141,10 +141,14 @@ final class WARCImporter: BodyProvider {
             guard let head = try readHead(reader, start: start, required: true), case .request = head.startLine else {
                 throw InteropError.missingHTTPHeaders(at: start.location, firstLine: "")
             }
-            requests.append(Request(recordID: header.recordID, concurrentTo: header.concurrentTo, uri: header.targetURI, file: file, head: head))
+            requests.append(
+                Request(
+                    recordID: header.recordID, concurrentTo: header.concurrentTo, uri: header.targetURI, file: file,
+                    head: head))
         case "response", "resource":
             guard let uri = header.targetURI else {
-                throw InteropError.badWARCHeader(at: start.location, reason: "a \(header.type) record without WARC-Target-URI")
+                throw InteropError.badWARCHeader(
+                    at: start.location, reason: "a \(header.type) record without WARC-Target-URI")
             }
             let isHTTP = header.type == "response" && Self.holdsHTTP(header)
             let head = isHTTP ? try readHead(reader, start: start, required: true) : nil
@@ -154,25 +158,34 @@ final class WARCImporter: BodyProvider {
             let headers = head?.headers ?? []
             let chunked = headers.tokens(for: "Transfer-Encoding").contains("chunked")
             // A truncated record's digest names the whole payload, which the record does not hold.
-            var digest = header["WARC-Truncated"] == nil
+            var digest =
+                header["WARC-Truncated"] == nil
                 ? header["WARC-Payload-Digest"].flatMap { PayloadDigestCheck(field: $0, chunked: chunked) } : nil
-            let notChunked = try readPayload(reader, chunked: chunked, location: start.location, into: nil, digest: &digest)
+            let notChunked = try readPayload(
+                reader, chunked: chunked, location: start.location, into: nil, digest: &digest)
             if notChunked { context.note(.notChunked(at: start.location, url: uri)) }
             if let reason = header["WARC-Truncated"] {
                 context.note(.truncatedPayload(at: start.location, url: uri, reason: reason))
             }
             if let digest, !digest.matches {
-                context.note(.payloadDigestMismatch(at: start.location, url: uri, declared: digest.declared, computed: digest.computed))
+                context.note(
+                    .payloadDigestMismatch(
+                        at: start.location, url: uri, declared: digest.declared, computed: digest.computed))
             }
-            bodies.append(BodySource(
-                file: file, start: start, isHTTP: isHTTP, chunked: chunked && !notChunked,
-                codings: headers.tokens(for: "Content-Encoding"), url: uri))
-            scanned.append(Scanned(
-                kind: isHTTP ? .response : .resource, file: file, start: start, head: head, order: context.nextOrderNumber(),
-                body: bodies.count - 1))
+            bodies.append(
+                BodySource(
+                    file: file, start: start, isHTTP: isHTTP, chunked: chunked && !notChunked,
+                    codings: headers.tokens(for: "Content-Encoding"), url: uri))
+            scanned.append(
+                Scanned(
+                    kind: isHTTP ? .response : .resource, file: file, start: start, head: head,
+                    order: context.nextOrderNumber(),
+                    body: bodies.count - 1))
         case "revisit":
             let head = try readHead(reader, start: start, required: false)
-            scanned.append(Scanned(kind: .revisit, file: file, start: start, head: head, order: context.nextOrderNumber(), body: nil))
+            scanned.append(
+                Scanned(
+                    kind: .revisit, file: file, start: start, head: head, order: context.nextOrderNumber(), body: nil))
         default:
             leftOut[header.type.isEmpty ? "untyped" : header.type, default: 0] += 1
         }
@@ -197,7 +210,8 @@ final class WARCImporter: BodyProvider {
         }
         let firstText = HTTPHead.text(first.prefix(60))
         // A status line starts with HTTP/; a request line ends with it.
-        let looksHTTP = first.starts(with: Array("HTTP/".utf8))
+        let looksHTTP =
+            first.starts(with: Array("HTTP/".utf8))
             || HTTPHead.text(first.suffix(16)).split(separator: " ").last?.hasPrefix("HTTP/") == true
         guard looksHTTP else {
             if required { throw InteropError.missingHTTPHeaders(at: start.location, firstLine: firstText) }
@@ -209,7 +223,8 @@ final class WARCImporter: BodyProvider {
             lines.append(line)
             total += line.count
             guard total <= 1 << 20 else {
-                throw InteropError.badHTTPMessage(at: start.location, reason: "the HTTP header block is longer than 1 MiB")
+                throw InteropError.badHTTPMessage(
+                    at: start.location, reason: "the HTTP header block is longer than 1 MiB")
             }
         }
         do {

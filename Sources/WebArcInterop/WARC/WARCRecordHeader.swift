@@ -1,5 +1,7 @@
 import WebArc
 
+import struct Foundation.Date
+
 /// The version line and named fields that open a WARC record.
 ///
 /// Spec: ISO 28500 (WARC 1.0 and 1.1) §4–§5; `WARC/0.17` and `WARC/0.18` are read the same way.
@@ -33,11 +35,15 @@ struct WARCRecordHeader {
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > 0 else {
                 throw Failure(reason: "field line \"\(HTTPHead.text(line.prefix(60)))\" has no colon")
             }
-            fields.append(HTTPHeader(
-                HTTPHead.text(line[..<colon]).trimmingHTTPWhitespace(), HTTPHead.text(line[(colon + 1)...]).trimmingHTTPWhitespace()))
+            fields.append(
+                HTTPHeader(
+                    HTTPHead.text(line[..<colon]).trimmingHTTPWhitespace(),
+                    HTTPHead.text(line[(colon + 1)...]).trimmingHTTPWhitespace()))
         }
         self.fields = fields
-        guard let lengthText = fields.value(for: "Content-Length") else { throw Failure(reason: "no Content-Length field") }
+        guard let lengthText = fields.value(for: "Content-Length") else {
+            throw Failure(reason: "no Content-Length field")
+        }
         guard let length = UInt64(lengthText) else {
             throw Failure(reason: "Content-Length \"\(lengthText)\" is not a number")
         }
@@ -70,5 +76,3 @@ struct WARCRecordHeader {
         return parts[0].lowercased() + ":" + parts[1].uppercased()
     }
 }
-
-import struct Foundation.Date

@@ -44,7 +44,8 @@ final class WARCRecordReader {
         }
         let first = HTTPHead.text(versionLine.prefix(80)).trimmingHTTPWhitespace()
         guard WARCRecordHeader.versions.contains(first) else {
-            throw InteropError.badWARCHeader(at: location, reason: "first line is \"\(first)\", not WARC/1.0 or WARC/1.1")
+            throw InteropError.badWARCHeader(
+                at: location, reason: "first line is \"\(first)\", not WARC/1.0 or WARC/1.1")
         }
         var fieldLines: [[UInt8]] = []
         var total = versionLine.count
@@ -101,7 +102,8 @@ final class WARCRecordReader {
             stream.consume(slice.count)
             blockRemaining -= UInt64(slice.count)
             guard line.count <= limit else {
-                throw InteropError.badHTTPMessage(at: current!.location, reason: "a header line is longer than \(limit) bytes")
+                throw InteropError.badHTTPMessage(
+                    at: current!.location, reason: "a header line is longer than \(limit) bytes")
             }
         }
         return line
@@ -136,7 +138,9 @@ final class WARCRecordReader {
             let location = stream.location
             let position = stream.position
             guard let line = try readLine(limit: 1 << 20, location: location, truncate: true) else { return }
-            if line.starts(with: Array("WARC/".utf8)), WARCRecordHeader.versions.contains(HTTPHead.text(line).trimmingHTTPWhitespace()) {
+            if line.starts(with: Array("WARC/".utf8)),
+                WARCRecordHeader.versions.contains(HTTPHead.text(line).trimmingHTTPWhitespace())
+            {
                 pendingLine = (line, location, position)
                 return
             }

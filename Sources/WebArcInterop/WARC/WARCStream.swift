@@ -48,7 +48,9 @@ final class WARCStream {
     }
 
     /// The position of the next unread byte.
-    var position: Position { isGzip ? Position(member: memberStart, inside: memberOffset) : Position(member: memberOffset, inside: 0) }
+    var position: Position {
+        isGzip ? Position(member: memberStart, inside: memberOffset) : Position(member: memberOffset, inside: 0)
+    }
 
     /// The location of the next unread byte, for messages.
     var location: InputLocation {
@@ -140,7 +142,9 @@ final class WARCStream {
         var offset = memberStart + 1
         while offset < file.size {
             let bytes = try file.read(at: offset, count: Self.pieceSize + 2)
-            if let found = (0..<max(0, bytes.count - 2)).first(where: { bytes[$0] == 0x1F && bytes[$0 + 1] == 0x8B && bytes[$0 + 2] == 8 }) {
+            if let found = (0..<max(0, bytes.count - 2)).first(where: {
+                bytes[$0] == 0x1F && bytes[$0 + 1] == 0x8B && bytes[$0 + 2] == 8
+            }) {
                 try seek(to: Position(member: offset + UInt64(found), inside: 0))
                 return
             }
@@ -169,7 +173,8 @@ final class WARCStream {
         guard input.count - inputHead >= 2, input[inputHead] == 0x1F, input[inputHead + 1] == 0x8B else {
             if try restIsZero(from: start) { return false }
             throw InteropError.badGzip(
-                at: InputLocation(file: file.path, offset: start), reason: "bytes after the last gzip member are not gzip")
+                at: InputLocation(file: file.path, offset: start),
+                reason: "bytes after the last gzip member are not gzip")
         }
         inflater.reset()
         memberStart = start

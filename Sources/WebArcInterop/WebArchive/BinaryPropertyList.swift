@@ -29,7 +29,10 @@ indirect enum PropertyListValue: Equatable {
 
     /// A dictionary with its keys in code-point order, as Foundation's XML writer orders them.
     static func sortedDictionary(_ pairs: [String: PropertyListValue]) -> PropertyListValue {
-        .dictionary(pairs.sorted { $0.key.unicodeScalars.lexicographicallyPrecedes($1.key.unicodeScalars) }.map { ($0.key, $0.value) })
+        .dictionary(
+            pairs.sorted { $0.key.unicodeScalars.lexicographicallyPrecedes($1.key.unicodeScalars) }.map {
+                ($0.key, $0.value)
+            })
     }
 }
 
@@ -91,11 +94,13 @@ enum BinaryPropertyListWriter {
             objects[index] = [0x80 | UInt8(size - 1)] + bigEndian(UInt64(number), size: size)
         case .array(let items):
             let references = items.map { flatten($0, into: &objects, referenceSize: referenceSize) }
-            objects[index] = marker(0xA, count: items.count) + references.flatMap { bigEndian(UInt64($0), size: referenceSize) }
+            objects[index] =
+                marker(0xA, count: items.count) + references.flatMap { bigEndian(UInt64($0), size: referenceSize) }
         case .dictionary(let pairs):
             let keys = pairs.map { flatten(.string($0.0), into: &objects, referenceSize: referenceSize) }
             let values = pairs.map { flatten($0.1, into: &objects, referenceSize: referenceSize) }
-            objects[index] = marker(0xD, count: pairs.count) + (keys + values).flatMap { bigEndian(UInt64($0), size: referenceSize) }
+            objects[index] =
+                marker(0xD, count: pairs.count) + (keys + values).flatMap { bigEndian(UInt64($0), size: referenceSize) }
         }
         return index
     }

@@ -50,7 +50,9 @@ struct KeyedArchive {
         guard let dictionary = object as? [String: Any] else { return nil }
         if let text = string(dictionary["NS.string"]) { return text }
         if let relative = string(dictionary["NS.relative"]) {
-            guard let base = string(dictionary["NS.base"]), let url = URL(string: relative, relativeTo: URL(string: base)) else {
+            guard let base = string(dictionary["NS.base"]),
+                let url = URL(string: relative, relativeTo: URL(string: base))
+            else {
                 return relative
             }
             return url.absoluteString
@@ -92,9 +94,11 @@ struct ArchivedResponse {
         status = (root["NS.statusCode"] as? NSNumber)?.intValue
         mimeType = archive.string(root["NS.mimeType"])
         textEncoding = archive.string(root["NS.textEncodingName"])
-        headers = archive.dictionary(root["NS.allHeaderFields"])?.compactMap { pair in
-            (pair.value as? String).map { HTTPHeader(pair.key, $0) } ?? archive.string(pair.value).map { HTTPHeader(pair.key, $0) }
-        } ?? []
+        headers =
+            archive.dictionary(root["NS.allHeaderFields"])?.compactMap { pair in
+                (pair.value as? String).map { HTTPHeader(pair.key, $0) }
+                    ?? archive.string(pair.value).map { HTTPHeader(pair.key, $0) }
+            } ?? []
         if status == nil || headers.isEmpty { search(archive, root) }
     }
 
@@ -118,7 +122,9 @@ struct ArchivedResponse {
                     let strings = pairs.compactMap { pair in (pair.value as? String).map { HTTPHeader(pair.key, $0) } }
                     if strings.count == pairs.count && strings.count > bestHeaders.count { bestHeaders = strings }
                 }
-                for (childKey, child) in dictionary where childKey != "$class" { walk(child, key: childKey, depth: depth + 1) }
+                for (childKey, child) in dictionary where childKey != "$class" {
+                    walk(child, key: childKey, depth: depth + 1)
+                }
             } else if let array = value as? [Any] {
                 for child in array { walk(child, key: key, depth: depth + 1) }
             }

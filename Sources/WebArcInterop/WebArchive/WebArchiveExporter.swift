@@ -27,16 +27,21 @@ struct WebArchiveExporter {
     }
 
     func write(to file: InteropOutputFile) throws -> ExportSummary {
-        guard let page = try options.page ?? reader.metadata.startURL else { throw InteropError.noPage(archive: reader.path) }
+        guard let page = try options.page ?? reader.metadata.startURL else {
+            throw InteropError.noPage(archive: reader.path)
+        }
         var catalog = Catalog()
         try reader.forEachEntry { entry in
-            guard let referer = entry.record.request.headers.value(for: "Referer"), let key = try? URLKey.canonicalize(referer) else { return }
+            guard let referer = entry.record.request.headers.value(for: "Referer"),
+                let key = try? URLKey.canonicalize(referer)
+            else { return }
             catalog.byReferer[key, default: []].append(entry)
         }
         guard let main = try resolve(page) else { throw InteropError.pageNotFound(url: page, archive: reader.path) }
         var summary = ExportSummary()
         var visited = Set<String>()
-        let archive = try archiveDictionary(main: main, url: main.request.url, catalog: catalog, visited: &visited, summary: &summary)
+        let archive = try archiveDictionary(
+            main: main, url: main.request.url, catalog: catalog, visited: &visited, summary: &summary)
         try file.append(BinaryPropertyListWriter.data(archive))
         return summary
     }
@@ -51,7 +56,9 @@ struct WebArchiveExporter {
         if !coded.isEmpty {
             summary.notes.append(.stillEncoded(url: url, coding: coded.joined(separator: ", ")))
         }
-        var archive: [String: PropertyListValue] = ["WebMainResource": resource(main, url: url, data: body, withResponse: false)]
+        var archive: [String: PropertyListValue] = [
+            "WebMainResource": resource(main, url: url, data: body, withResponse: false)
+        ]
         summary.responses += 1
         var subresources: [PropertyListValue] = []
         var frames: [PropertyListValue] = []
@@ -62,15 +69,21 @@ struct WebArchiveExporter {
         while next < queue.count {
             let link = queue[next]
             next += 1
-            guard let key = try? URLKey.canonicalize(link.url), !visited.contains(key), let found = try resolve(link.url) else { continue }
+            guard let key = try? URLKey.canonicalize(link.url), !visited.contains(key),
+                let found = try resolve(link.url)
+            else { continue }
             visited.insert(key)
             if link.isFrame && found.mimeType == "text/html" {
-                frames.append(try archiveDictionary(main: found, url: link.url, catalog: catalog, visited: &visited, summary: &summary))
+                frames.append(
+                    try archiveDictionary(
+                        main: found, url: link.url, catalog: catalog, visited: &visited, summary: &summary))
                 continue
             }
             let coded = found.headers.tokens(for: "Content-Encoding").filter { $0 != "identity" }
             guard coded.isEmpty else {
-                summary.notes.append(.resourceLeftOut(url: link.url, reason: "its body is still \(coded.joined(separator: ", "))-encoded"))
+                summary.notes.append(
+                    .resourceLeftOut(
+                        url: link.url, reason: "its body is still \(coded.joined(separator: ", "))-encoded"))
                 continue
             }
             let data = try reader.body(found.body)
@@ -89,7 +102,9 @@ struct WebArchiveExporter {
 
     /// The page's links in document order, then records that named it as their `Referer`.
     private func links(of main: ResponseRecord, url: String, body: Data, catalog: Catalog) throws -> [Link] {
-        var links = main.mimeType == "text/html" || main.mimeType == "application/xhtml+xml" ? Self.resources(ofHTML: Array(body), at: url) : []
+        var links =
+            main.mimeType == "text/html" || main.mimeType == "application/xhtml+xml"
+            ? Self.resources(ofHTML: Array(body), at: url) : []
         let key = (try? URLKey.canonicalize(url)) ?? url
         for entry in catalog.byReferer[key] ?? [] {
             let dest = entry.record.request.headers.value(for: "Sec-Fetch-Dest")?.lowercased()
@@ -108,7 +123,9 @@ struct WebArchiveExporter {
         let links = PageLinks(html: bytes)
         let base = links.base.flatMap { Capture.resolve($0, against: url) } ?? url
         return links.references.compactMap { reference in
-            guard reference.kind != .page, let resolved = Capture.resolve(reference.url, against: base) else { return nil }
+            guard reference.kind != .page, let resolved = Capture.resolve(reference.url, against: base) else {
+                return nil
+            }
             return Link(url: resolved, isFrame: reference.kind == .frame)
         }
     }
@@ -129,16 +146,19 @@ struct WebArchiveExporter {
 
     /// A resource dictionary; `withResponse` adds the archived `NSHTTPURLResponse` (WebKit never
     /// stores one for the main resource).
-    private func resource(_ response: ResponseRecord, url: String, data: Data, withResponse: Bool) -> PropertyListValue {
+    private func resource(_ response: ResponseRecord, url: String, data: Data, withResponse: Bool) -> PropertyListValue
+    {
         let mimeType = Self.mimeType(of: response) ?? "application/octet-stream"
-        let encoding = response.textEncoding ?? ContentTypeParts.of(response.headers.value(for: "Content-Type")).textEncoding
+        let encoding =
+            response.textEncoding ?? ContentTypeParts.of(response.headers.value(for: "Content-Type")).textEncoding
         var resource: [String: PropertyListValue] = [
             "WebResourceURL": .string(url), "WebResourceData": .data(data), "WebResourceMIMEType": .string(mimeType),
         ]
         if let encoding { resource["WebResourceTextEncodingName"] = .string(encoding) }
         if !withResponse { resource["WebResourceFrameName"] = .string("") }
         if withResponse {
-            resource["WebResourceResponse"] = .data(Self.archivedResponse(response, url: url, mimeType: mimeType, textEncoding: encoding))
+            resource["WebResourceResponse"] = .data(
+                Self.archivedResponse(response, url: url, mimeType: mimeType, textEncoding: encoding))
         }
         return .sortedDictionary(resource)
     }
@@ -152,7 +172,9 @@ struct WebArchiveExporter {
     /// (the object layout swift-corelibs-foundation writes), built by hand so that the bytes are
     /// the same every time and header names keep their stored case. Headers that repeat are
     /// joined with ", " as `HTTPURLResponse` joins them, in first-seen order.
-    static func archivedResponse(_ response: ResponseRecord, url: String, mimeType: String, textEncoding: String?) -> Data {
+    static func archivedResponse(
+        _ response: ResponseRecord, url: String, mimeType: String, textEncoding: String?
+    ) -> Data {
         var names: [String] = []
         var values: [String: String] = [:]
         for header in response.headers {
@@ -175,7 +197,9 @@ struct WebArchiveExporter {
         let urlObject = add(.string("placeholder"))
         let urlString = add(.string(url))
         let urlClass = add(classObject(["NSURL", "NSObject"]))
-        objects[Int(urlObject.uidValue)] = .dictionary([("$class", urlClass), ("NS.base", .uid(0)), ("NS.relative", urlString)])
+        objects[Int(urlObject.uidValue)] = .dictionary([
+            ("$class", urlClass), ("NS.base", .uid(0)), ("NS.relative", urlString),
+        ])
         let mime = add(.string(mimeType))
         let lastComponent = URL(string: url)?.lastPathComponent ?? ""
         let filename = add(.string(lastComponent.isEmpty || lastComponent == "/" ? "Unknown" : lastComponent))
@@ -188,16 +212,19 @@ struct WebArchiveExporter {
             ("$class", dictionaryClass), ("NS.keys", .array(keyReferences)), ("NS.objects", .array(valueReferences)),
         ])
         let responseClass = add(classObject(["NSHTTPURLResponse", "NSURLResponse", "NSObject"]))
-        let length = response.headers.value(for: "Content-Length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? -1
+        let length =
+            response.headers.value(for: "Content-Length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? -1
         objects[1] = .dictionary([
-            ("$class", responseClass), ("NS.allHeaderFields", headerObject), ("NS.expectedContentLength", .integer(length)),
+            ("$class", responseClass), ("NS.allHeaderFields", headerObject),
+            ("NS.expectedContentLength", .integer(length)),
             ("NS.mimeType", mime), ("NS.statusCode", .integer(response.status)), ("NS.suggestedFilename", filename),
             ("NS.textEncodingName", encoding), ("NS.url", urlObject),
         ])
-        return BinaryPropertyListWriter.data(.dictionary([
-            ("$archiver", .string("NSKeyedArchiver")), ("$objects", .array(objects)),
-            ("$top", .dictionary([("WebResourceResponse", .uid(1))])), ("$version", .integer(100000)),
-        ]))
+        return BinaryPropertyListWriter.data(
+            .dictionary([
+                ("$archiver", .string("NSKeyedArchiver")), ("$objects", .array(objects)),
+                ("$top", .dictionary([("WebResourceResponse", .uid(1))])), ("$version", .integer(100000)),
+            ]))
     }
 }
 

@@ -21,7 +21,9 @@ final class WebArchiveImporter: BufferedImporter {
     ///
     /// - Throws: ``InteropError/badPropertyList(at:reason:)`` when the file is not a web archive;
     ///   the first ``InteropError/badWebArchive(at:reason:)`` or `badURL` unless `--skip-bad`.
-    func read(_ contents: [UInt8], path: String, isGzip: Bool, context: ImportContext) throws -> (records: Int, captures: [Capture]) {
+    func read(
+        _ contents: [UInt8], path: String, isGzip: Bool, context: ImportContext
+    ) throws -> (records: Int, captures: [Capture]) {
         let whole = InputLocation(file: path)
         guard let root = PropertyListReading.parse(Data(contents)) else {
             throw InteropError.badPropertyList(at: whole, reason: "the property list does not parse")
@@ -40,10 +42,12 @@ final class WebArchiveImporter: BufferedImporter {
     ) throws -> String? {
         var extra: [HTTPHeader] = parent.map { [HTTPHeader("Referer", $0)] } ?? []
         if isFrame { extra.append(HTTPHeader("Sec-Fetch-Dest", "iframe")) }
-        let mainURL = try resource(archive["WebMainResource"], item: prefix + "WebMainResource", extra: extra, file: file, context: context)
+        let mainURL = try resource(
+            archive["WebMainResource"], item: prefix + "WebMainResource", extra: extra, file: file, context: context)
         let pageHeaders = mainURL.map { [HTTPHeader("Referer", $0)] } ?? []
         for (index, sub) in (archive["WebSubresources"] as? [Any] ?? []).enumerated() {
-            _ = try resource(sub, item: "\(prefix)WebSubresources[\(index)]", extra: pageHeaders, file: file, context: context)
+            _ = try resource(
+                sub, item: "\(prefix)WebSubresources[\(index)]", extra: pageHeaders, file: file, context: context)
         }
         for (index, frame) in (archive["WebSubframeArchives"] as? [Any] ?? []).enumerated() {
             let item = "\(prefix)WebSubframeArchives[\(index)]"
@@ -57,11 +61,15 @@ final class WebArchiveImporter: BufferedImporter {
     }
 
     /// Reads one resource dictionary into a capture; returns its URL, or nil when it was skipped.
-    private func resource(_ value: Any?, item: String, extra: [HTTPHeader], file: String, context: ImportContext) throws -> String? {
+    private func resource(
+        _ value: Any?, item: String, extra: [HTTPHeader], file: String, context: ImportContext
+    ) throws -> String? {
         resources += 1
         let location = InputLocation(file: file, item: item)
         do {
-            guard let resource = value as? [String: Any] else { throw InteropError.badWebArchive(at: location, reason: "not a dictionary") }
+            guard let resource = value as? [String: Any] else {
+                throw InteropError.badWebArchive(at: location, reason: "not a dictionary")
+            }
             guard let url = resource["WebResourceURL"] as? String, !url.isEmpty else {
                 throw InteropError.badWebArchive(at: location, reason: "no WebResourceURL")
             }
@@ -74,7 +82,9 @@ final class WebArchiveImporter: BufferedImporter {
             let archived = (resource["WebResourceResponse"] as? Data).flatMap(ArchivedResponse.init(data:))
             var headers = archived?.headers ?? []
             if headers.value(for: "Content-Type") == nil, let type = mimeType ?? archived?.mimeType {
-                headers.append(HTTPHeader("Content-Type", type + ((encoding ?? archived?.textEncoding).map { "; charset=\($0)" } ?? "")))
+                headers.append(
+                    HTTPHeader(
+                        "Content-Type", type + ((encoding ?? archived?.textEncoding).map { "; charset=\($0)" } ?? "")))
             }
             var capture = try Capture(
                 location: location, request: RequestRecord(url: url, headers: extra), status: archived?.status ?? 200,
@@ -83,7 +93,8 @@ final class WebArchiveImporter: BufferedImporter {
             capture.fallbackMIMEType = mimeType
             capture.fallbackTextEncoding = encoding?.lowercased()
             if case .response = capture.kind {
-                capture.body = BodyID(source: sourceID, index: buffered.append(data, codings: headers.tokens(for: "Content-Encoding")))
+                capture.body = BodyID(
+                    source: sourceID, index: buffered.append(data, codings: headers.tokens(for: "Content-Encoding")))
             }
             captures.append(capture)
             return url

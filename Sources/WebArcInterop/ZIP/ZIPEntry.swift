@@ -34,7 +34,8 @@ struct ZIPEntry: Equatable, Sendable {
         if name.isEmpty { return "an entry has an empty name" }
         if name.utf8.contains(0) { return "entry \"\(shown(name))\" has a NUL byte in its name" }
         let bytes = Array(name.utf8)
-        let isDrive = bytes.count >= 2 && bytes[1] == UInt8(ascii: ":") && (bytes[0] | 0x20) >= 0x61 && (bytes[0] | 0x20) <= 0x7A
+        let isDrive =
+            bytes.count >= 2 && bytes[1] == UInt8(ascii: ":") && (bytes[0] | 0x20) >= 0x61 && (bytes[0] | 0x20) <= 0x7A
         if bytes[0] == UInt8(ascii: "/") || bytes[0] == UInt8(ascii: "\\") || isDrive {
             return "entry \"\(shown(name))\" has an absolute path"
         }

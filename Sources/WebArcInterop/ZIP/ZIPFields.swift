@@ -60,7 +60,9 @@ struct CRC32 {
         // zlib takes a 32-bit length.
         while done < buffer.count {
             let piece = min(buffer.count - done, 1 << 30)
-            value = UInt32(truncatingIfNeeded: crc32(uLong(value), base.advanced(by: done).assumingMemoryBound(to: Bytef.self), uInt(piece)))
+            value = UInt32(
+                truncatingIfNeeded: crc32(
+                    uLong(value), base.advanced(by: done).assumingMemoryBound(to: Bytef.self), uInt(piece)))
             done += piece
         }
     }

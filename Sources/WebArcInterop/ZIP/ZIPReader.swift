@@ -45,7 +45,9 @@ final class ZIPReader: Sendable {
         func bad(_ reason: String) -> InteropError { .badZIP(file: path, reason: reason) }
 
         // §4.3.16: the end record is the last 22 bytes, plus a comment of up to 65 535.
-        guard file.size >= 22 else { throw bad("\(file.size) bytes is too short for a ZIP end record: the file is truncated") }
+        guard file.size >= 22 else {
+            throw bad("\(file.size) bytes is too short for a ZIP end record: the file is truncated")
+        }
         let tailLength = Int(min(file.size, 22 + 0xFFFF))
         let tailStart = file.size - UInt64(tailLength)
         let tail = try file.read(at: tailStart, count: tailLength)
@@ -89,7 +91,8 @@ final class ZIPReader: Sendable {
                 }
                 var zip64 = ZIPFields(try file.read(at: zip64Offset, count: 56))
                 guard (try? zip64.uint32()) == Self.zip64EndSignature else {
-                    throw bad("no ZIP64 end of central directory record at offset \(zip64Offset), where its locator points")
+                    throw bad(
+                        "no ZIP64 end of central directory record at offset \(zip64Offset), where its locator points")
                 }
                 try Self.field(or: bad("the ZIP64 end record is cut short")) {
                     try zip64.skip(12)
@@ -107,13 +110,18 @@ final class ZIPReader: Sendable {
             throw bad("it is split across several disks, which webarc does not read")
         }
         guard directoryOffset <= directoryLimit, directorySize <= directoryLimit - directoryOffset else {
-            throw bad("the central directory (\(directorySize) bytes at offset \(directoryOffset)) does not end before the end record at \(directoryLimit)")
+            throw bad(
+                "the central directory (\(directorySize) bytes at offset \(directoryOffset)) does not end before the end record at \(directoryLimit)"
+            )
         }
         guard directorySize <= UInt64(Self.maxCentralDirectory) else {
-            throw bad("its central directory is \(directorySize) bytes, more than the \(Self.maxCentralDirectory >> 20) MiB webarc reads")
+            throw bad(
+                "its central directory is \(directorySize) bytes, more than the \(Self.maxCentralDirectory >> 20) MiB webarc reads"
+            )
         }
         guard entryCount <= directorySize / UInt64(Self.centralHeaderSize) else {
-            throw bad("it declares \(entryCount) entries, more than its \(directorySize)-byte central directory can hold")
+            throw bad(
+                "it declares \(entryCount) entries, more than its \(directorySize)-byte central directory can hold")
         }
         self.directoryOffset = directoryOffset
 
@@ -124,7 +132,9 @@ final class ZIPReader: Sendable {
         var byName: [String: Int] = [:]
         for number in 0..<Int(entryCount) {
             let at = directoryOffset + UInt64(fields.index)
-            let read = try Self.field(or: bad("the central directory ends inside entry \(number + 1)")) { try Self.centralEntry(&fields) }
+            let read = try Self.field(or: bad("the central directory ends inside entry \(number + 1)")) {
+                try Self.centralEntry(&fields)
+            }
             guard var entry = read else {
                 throw bad("no central directory entry at offset \(at) (entry \(number + 1) of \(entryCount))")
             }
@@ -153,7 +163,9 @@ final class ZIPReader: Sendable {
     func window(of entry: ZIPEntry) throws -> InputFile {
         try checkReadable(entry)
         guard entry.method == ZIPEntry.stored else {
-            throw InteropError.badZIP(file: file.path, reason: "entry \"\(ZIPEntry.shown(entry.name))\" is compressed and cannot be read in place")
+            throw InteropError.badZIP(
+                file: file.path,
+                reason: "entry \"\(ZIPEntry.shown(entry.name))\" is compressed and cannot be read in place")
         }
         return InputFile(window: file, offset: entry.dataOffset, size: entry.size, path: "\(file.path)!/\(entry.name)")
     }
@@ -165,7 +177,10 @@ final class ZIPReader: Sendable {
     func contents(of entry: ZIPEntry, limit: Int) throws -> [UInt8] {
         guard entry.size <= UInt64(limit) else {
             throw InteropError.badZIP(
-                file: file.path, reason: "entry \"\(ZIPEntry.shown(entry.name))\" is \(entry.size) bytes, more than the \(limit) read into memory")
+                file: file.path,
+                reason:
+                    "entry \"\(ZIPEntry.shown(entry.name))\" is \(entry.size) bytes, more than the \(limit) read into memory"
+            )
         }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Int(entry.size))
@@ -202,7 +217,8 @@ final class ZIPReader: Sendable {
             // index: past either, the declared size is a lie that would cost hours of inflating.
             let (expansion, overflow) = entry.compressedSize.multipliedReportingOverflow(by: 1032)
             guard !overflow, entry.size <= expansion + 1024, entry.size <= Self.maxInflatedSize else {
-                throw bad("declares \(entry.size) bytes from \(entry.compressedSize) deflated, more than webarc inflates")
+                throw bad(
+                    "declares \(entry.size) bytes from \(entry.compressedSize) deflated, more than webarc inflates")
             }
             let inflater: Inflater
             do { inflater = try Inflater(format: .raw) } catch { throw bad("cannot be inflated: \(error.reason)") }
@@ -217,7 +233,9 @@ final class ZIPReader: Sendable {
                 // One byte past the declared size is enough to know it lies.
                 let room = Int(min(UInt64(piece), entry.size - produced + 1))
                 let consumed: Int
-                do { consumed = try inflater.inflate(input, into: &output, limit: room) } catch { throw bad("does not inflate: \(error.reason)") }
+                do { consumed = try inflater.inflate(input, into: &output, limit: room) } catch {
+                    throw bad("does not inflate: \(error.reason)")
+                }
                 input = input.dropFirst(consumed)
                 produced += UInt64(output.count)
                 guard produced <= entry.size else { throw bad("inflates past its declared \(entry.size) bytes") }
@@ -228,9 +246,13 @@ final class ZIPReader: Sendable {
                 if !output.isEmpty { try body(output[...]) }
             }
         }
-        guard produced == entry.size else { throw bad("holds \(produced) bytes, not the \(entry.size) its directory entry declares") }
+        guard produced == entry.size else {
+            throw bad("holds \(produced) bytes, not the \(entry.size) its directory entry declares")
+        }
         guard !checkingCRC || crc.value == entry.crc32 else {
-            throw bad("has CRC-32 \(Self.hex(crc.value)), not the \(Self.hex(entry.crc32)) its directory entry declares: it is damaged")
+            throw bad(
+                "has CRC-32 \(Self.hex(crc.value)), not the \(Self.hex(entry.crc32)) its directory entry declares: it is damaged"
+            )
         }
     }
 
@@ -239,7 +261,10 @@ final class ZIPReader: Sendable {
         if entry.isEncrypted { throw InteropError.badZIP(file: file.path, reason: "entry \"\(name)\" is encrypted") }
         guard entry.method == ZIPEntry.stored || entry.method == ZIPEntry.deflated else {
             throw InteropError.badZIP(
-                file: file.path, reason: "entry \"\(name)\" uses compression method \(entry.method); webarc reads stored and deflated entries")
+                file: file.path,
+                reason:
+                    "entry \"\(name)\" uses compression method \(entry.method); webarc reads stored and deflated entries"
+            )
         }
     }
 
@@ -287,29 +312,39 @@ final class ZIPReader: Sendable {
     ) throws -> UInt64 {
         let name = ZIPEntry.shown(entry.name)
         guard entry.localHeaderOffset <= directoryOffset, directoryOffset - entry.localHeaderOffset >= 30 else {
-            throw bad("entry \"\(name)\" starts at offset \(entry.localHeaderOffset), past the central directory at \(directoryOffset)")
+            throw bad(
+                "entry \"\(name)\" starts at offset \(entry.localHeaderOffset), past the central directory at \(directoryOffset)"
+            )
         }
         // A name that is not UTF-8 decodes to more bytes than it has: enough are read either way.
         let header = try file.read(at: entry.localHeaderOffset, count: 30 + entry.name.utf8.count)
         var fields = ZIPFields(header)
-        let (signature, nameLength, extraLength, storedName) = try field(or: bad("entry \"\(name)\"'s local header is cut short")) {
+        let (signature, nameLength, extraLength, storedName) = try field(
+            or: bad("entry \"\(name)\"'s local header is cut short")
+        ) {
             let signature = try fields.uint32()
             try fields.skip(22)
             let nameLength = try fields.uint16()
             let extraLength = try fields.uint16()
             return (signature, nameLength, extraLength, try fields.bytes(min(Int(nameLength), fields.remaining)))
         }
-        guard signature == localHeaderSignature else { throw bad("no local header at offset \(entry.localHeaderOffset) for entry \"\(name)\"") }
+        guard signature == localHeaderSignature else {
+            throw bad("no local header at offset \(entry.localHeaderOffset) for entry \"\(name)\"")
+        }
         guard String(decoding: storedName, as: UTF8.self) == entry.name else {
             throw bad("entry \"\(name)\"'s local header names another file")
         }
         let start = entry.localHeaderOffset + 30 + UInt64(nameLength) + UInt64(extraLength)
         let (end, overflow) = start.addingReportingOverflow(entry.compressedSize)
         guard !overflow, end <= directoryOffset else {
-            throw bad("entry \"\(name)\" declares \(entry.compressedSize) bytes at offset \(start), past the central directory at \(directoryOffset)")
+            throw bad(
+                "entry \"\(name)\" declares \(entry.compressedSize) bytes at offset \(start), past the central directory at \(directoryOffset)"
+            )
         }
         if entry.method == ZIPEntry.stored && entry.compressedSize != entry.size {
-            throw bad("stored entry \"\(name)\" declares \(entry.compressedSize) bytes in the file and \(entry.size) uncompressed")
+            throw bad(
+                "stored entry \"\(name)\" declares \(entry.compressedSize) bytes in the file and \(entry.size) uncompressed"
+            )
         }
         return start
     }

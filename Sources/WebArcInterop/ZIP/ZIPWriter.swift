@@ -123,8 +123,10 @@ final class ZIPWriter {
             try file.overwrite(crc.bytes, at: open.offset + 14)
         }
         let entry = ZIPEntry(
-            name: open.name, method: ZIPEntry.stored, flags: Self.flags, crc32: running.crc.value, compressedSize: running.size,
-            size: running.size, localHeaderOffset: open.offset, dataOffset: open.offset + 30 + UInt64(open.name.utf8.count) + (open.zip64 ? 20 : 0))
+            name: open.name, method: ZIPEntry.stored, flags: Self.flags, crc32: running.crc.value,
+            compressedSize: running.size,
+            size: running.size, localHeaderOffset: open.offset,
+            dataOffset: open.offset + 30 + UInt64(open.name.utf8.count) + (open.zip64 ? 20 : 0))
         let written = Written(entry: entry, sha256: running.sha256.finalize(), zip64Local: open.zip64)
         self.written.append(written)
         return written

@@ -8,13 +8,16 @@ import WebArc
 extension ArchiveHTTPHandler {
     /// Writes the head of `decision`, then its body: a hot body at once, a cold one once a pool
     /// thread has decoded it, a large one chunk by chunk.
-    func write(_ decision: ResponseDecision, for request: ArchiveRequest, version: HTTPVersion, context: ChannelHandlerContext) {
+    func write(
+        _ decision: ResponseDecision, for request: ArchiveRequest, version: HTTPVersion, context: ChannelHandlerContext
+    ) {
         if accessLog != nil {
             answer = Answer(
                 request: request, version: version, status: decision.status, length: decision.body.count,
                 client: context.channel.remoteAddress, streamStart: streamQueued)
         }
-        let connection: StaticString? = !keepAlive ? "close" : (version.major == 1 && version.minor == 0 ? "keep-alive" : nil)
+        let connection: StaticString? =
+            !keepAlive ? "close" : (version.major == 1 && version.minor == 0 ? "keep-alive" : nil)
         // The resource's plain head, encoded once, serves every HTTP/1.1 keep-alive plain answer.
         let plainHead = connection == nil && version.major == 1 && version.minor == 1 ? decision.encodedHead : nil
         let head = plainHead ?? ResponseHeadEncoder.encode(decision, version: version, connection: connection)
@@ -32,19 +35,28 @@ extension ArchiveHTTPHandler {
             } else if responder.cachesBody(length: length) {
                 let responder = self.responder
                 let fileHead = plainHead ?? ByteBuffer()
-                offload(context: context, { try responder.cachedBody(archive: archive, reference: reference, length: length, head: fileHead) }) {
+                offload(
+                    context: context,
+                    { try responder.cachedBody(archive: archive, reference: reference, length: length, head: fileHead) }
+                ) {
                     handler, context, result in
                     switch result {
                     case .success(let body?): handler.write(head: head, body: body, range: range, context: context)
-                    case .success(nil): handler.failBeforeHead(MissingBody(), isHead: request.isHead, version: version, context: context)
-                    case .failure(let error): handler.failBeforeHead(error, isHead: request.isHead, version: version, context: context)
+                    case .success(nil):
+                        handler.failBeforeHead(
+                            MissingBody(), isHead: request.isHead, version: version, context: context)
+                    case .failure(let error):
+                        handler.failBeforeHead(error, isHead: request.isHead, version: version, context: context)
                     }
                 }
             } else {
                 // Finding the body entry may read a page of the body tree: on the pool, like every
                 // read (an archive read over HTTP waits for the network there).
                 let responder = self.responder
-                offload(context: context, { try responder.chunkIterator(archive: archive, reference: reference, range: range) }) {
+                offload(
+                    context: context,
+                    { try responder.chunkIterator(archive: archive, reference: reference, range: range) }
+                ) {
                     handler, context, result in
                     switch result {
                     case .success(let iterator):
@@ -70,8 +82,11 @@ extension ArchiveHTTPHandler {
             finish(context: context)
         case .file(let file) where range.count == file.length && file.head == head:
             // The file holds this very head before the body: one sendfile sends the response.
-            let region = FileRegion(fileHandle: file.handle(loop: loop), readerIndex: 0, endIndex: file.bodyOffset + file.length)
-            context.write(wrapOutboundOut(.fileRegion(region))).assumeIsolated().whenComplete { _ in withExtendedLifetime(file) {} }
+            let region = FileRegion(
+                fileHandle: file.handle(loop: loop), readerIndex: 0, endIndex: file.bodyOffset + file.length)
+            context.write(wrapOutboundOut(.fileRegion(region))).assumeIsolated().whenComplete { _ in
+                withExtendedLifetime(file) {}
+            }
             finish(context: context)
         case .file(let file):
             // The head goes out by write and the body by sendfile: cork so that they leave in
@@ -80,9 +95,12 @@ extension ArchiveHTTPHandler {
             try? options?.setOption(Self.cork, value: 1)
             context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
             let region = FileRegion(
-                fileHandle: file.handle(loop: loop), readerIndex: file.bodyOffset + Int(range.lowerBound), endIndex: file.bodyOffset + Int(range.upperBound))
+                fileHandle: file.handle(loop: loop), readerIndex: file.bodyOffset + Int(range.lowerBound),
+                endIndex: file.bodyOffset + Int(range.upperBound))
             // The memory file stays open until the kernel has taken the region.
-            context.write(wrapOutboundOut(.fileRegion(region))).assumeIsolated().whenComplete { _ in withExtendedLifetime(file) {} }
+            context.write(wrapOutboundOut(.fileRegion(region))).assumeIsolated().whenComplete { _ in
+                withExtendedLifetime(file) {}
+            }
             finish(context: context)
             try? options?.setOption(Self.cork, value: 0)
         }
@@ -96,11 +114,14 @@ extension ArchiveHTTPHandler {
         guard let iterator = streaming, !decoding else { return }
         guard context.channel.isWritable else { return events.note(.streamPaused) }
         decoding = true
-        offload(context: context, { () throws -> (BodyChunkIterator, [UInt8]?) in
-            var iterator = iterator
-            let chunk = try iterator.next()
-            return (iterator, chunk)
-        }) { handler, context, result in
+        offload(
+            context: context,
+            { () throws -> (BodyChunkIterator, [UInt8]?) in
+                var iterator = iterator
+                let chunk = try iterator.next()
+                return (iterator, chunk)
+            }
+        ) { handler, context, result in
             handler.decoding = false
             guard handler.streaming != nil else { return }
             if let pending = handler.streamHead {
@@ -190,7 +211,8 @@ extension ArchiveHTTPHandler {
         self.answer = nil
         closeAfterWrites(context: context) { [self] in
             let sent = answer.streamed(of: streamWritten)
-            accessLog?.record(answer.request, version: answer.version, status: answer.status, bytes: sent, client: answer.client)
+            accessLog?.record(
+                answer.request, version: answer.version, status: answer.status, bytes: sent, client: answer.client)
             accessLog?.failure(error, request: answer.request, sent: sent, of: answer.length)
         }
     }
@@ -206,7 +228,9 @@ extension ArchiveHTTPHandler {
             logAnswer(status: page.status, bytes: page.body.count)
             accessLog?.failure(error, request: request, answered: page.status)
         }
-        context.write(wrapOutboundOut(.byteBuffer(ResponseHeadEncoder.encode(page, version: version, connection: "close"))), promise: nil)
+        context.write(
+            wrapOutboundOut(.byteBuffer(ResponseHeadEncoder.encode(page, version: version, connection: "close"))),
+            promise: nil)
         if case .bytes(let buffer) = page.body { context.write(wrapOutboundOut(.byteBuffer(buffer)), promise: nil) }
         streaming = nil
         closing = true
@@ -219,7 +243,9 @@ extension ArchiveHTTPHandler {
     func logAnswer(status: Int? = nil, bytes: UInt64) {
         guard let answer else { return }
         self.answer = nil
-        accessLog?.record(answer.request, version: answer.version, status: status ?? answer.status, bytes: bytes, client: answer.client)
+        accessLog?.record(
+            answer.request, version: answer.version, status: status ?? answer.status, bytes: bytes,
+            client: answer.client)
     }
 
     /// A response whose access-log line waits until it is known what went out.

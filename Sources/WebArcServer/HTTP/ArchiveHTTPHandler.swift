@@ -85,7 +85,8 @@ final class ArchiveHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     #endif
 
     init(
-        responder: ArchiveResponder, accessLog: AccessLog?, pool: NIOThreadPool, gauge: StreamGauge, events: HandlerEvents,
+        responder: ArchiveResponder, accessLog: AccessLog?, pool: NIOThreadPool, gauge: StreamGauge,
+        events: HandlerEvents,
         idleTimeout: TimeAmount, loop: Int = 0
     ) {
         self.loop = loop

@@ -11,14 +11,16 @@ enum ResponseHeadEncoder {
     /// send (`close`, `keep-alive` for HTTP/1.0), or nil.
     static func encode(_ decision: ResponseDecision, version: HTTPVersion, connection: StaticString?) -> ByteBuffer {
         encode(
-            status: decision.status, reason: decision.reason, block: decision.block, contentRange: decision.contentRange,
+            status: decision.status, reason: decision.reason, block: decision.block,
+            contentRange: decision.contentRange,
             contentLength: decision.contentLength, version: version, connection: connection)
     }
 
     /// A head of the given parts: status line, `block`, then `Content-Range`, `Content-Length` and
     /// `Connection` when given, and the empty line.
     static func encode(
-        status: Int, reason: String?, block: HeaderBlock, contentRange: String?, contentLength: UInt64?, version: HTTPVersion,
+        status: Int, reason: String?, block: HeaderBlock, contentRange: String?, contentLength: UInt64?,
+        version: HTTPVersion,
         connection: StaticString?
     ) -> ByteBuffer {
         var head = ByteBuffer()
@@ -56,5 +58,6 @@ enum ResponseHeadEncoder {
     }
 
     /// The answer to a request NIO's parser refused: 400, no body, and the connection closes.
-    static let badRequest = ByteBuffer(string: "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+    static let badRequest = ByteBuffer(
+        string: "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
 }

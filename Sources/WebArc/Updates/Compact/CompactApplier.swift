@@ -52,39 +52,52 @@ public struct CompactApplier {
     ///   (a damaged update: the section, its place and why), `badTarget` (the result is not the
     ///   target); ``WebArcError`` for damaged bases or I/O; nothing is left at `path` on failure.
     @discardableResult
-    public func write(to path: String, overwrite: Bool = false, progress: ((Int, Int) -> Void)? = nil) throws -> UpdateApplier.Summary {
-        let plan = try CompactPlan(try CompactUpdate.read(source: try source ?? FileByteSource(path: update)), stack: bases, path: update)
+    public func write(
+        to path: String, overwrite: Bool = false, progress: ((Int, Int) -> Void)? = nil
+    ) throws -> UpdateApplier.Summary {
+        let plan = try CompactPlan(
+            try CompactUpdate.read(source: try source ?? FileByteSource(path: update)), stack: bases, path: update)
         let recipe = plan.metadata.writer!
         let order: [Int]
         do {
             order = try recipe.order.positions(count: plan.records.count)
         } catch let problem as InsertionOrder.Problem {
             throw WebArcError.badCompact(
-                offset: 0, section: "records section", position: nil, reason: "target \(problem) (the update gives \(plan.records.count) records)")
+                offset: 0, section: "records section", position: nil,
+                reason: "target \(problem) (the update gives \(plan.records.count) records)")
         }
         let records = order.map { resolved(plan.records[$0], plan) }
         // Version 2 names the target's body data digest, which every pass checks: the bases' stored
         // chunks can then be copied undecoded, as for an update archive's `Target.bodyData`.
         let applied = AppliedArchive(
-            metadata: plan.metadata, recipe: recipe, expected: (plan.header.targetDigest, plan.header.targetLength), appendix: plan.appendix,
-            bodyData: plan.header.targetBodyData, copiesUnchecked: UpdateApplier.copiesUnchecked(records.map(\.record), stack: bases),
+            metadata: plan.metadata, recipe: recipe, expected: (plan.header.targetDigest, plan.header.targetLength),
+            appendix: plan.appendix,
+            bodyData: plan.header.targetBodyData,
+            copiesUnchecked: UpdateApplier.copiesUnchecked(records.map(\.record), stack: bases),
             workers: workers)
         return try applied.write(records, to: path, overwrite: overwrite, progress: progress)
     }
 
     /// A record ready for the writer: a response names its body where the reader holds it, or its
     /// bytes (a new body; then the reader is never read).
-    private func resolved(_ planned: (record: ArchiveRecord, source: CompactPlan.Source), _ plan: CompactPlan) -> AppliedArchive.Record {
+    private func resolved(
+        _ planned: (record: ArchiveRecord, source: CompactPlan.Source), _ plan: CompactPlan
+    ) -> AppliedArchive.Record {
         switch (planned.record, planned.source) {
         case (.response(let response), .base(let layer)):
             return AppliedArchive.Record(
-                record: planned.record, reader: bases.layers[layer], job: ApplyPipeline.Job(reader: bases.layers[layer], reference: response.body))
+                record: planned.record, reader: bases.layers[layer],
+                job: ApplyPipeline.Job(reader: bases.layers[layer], reference: response.body))
         case (.response(var response), .baseBody(let ordinal)):
             let reader = bases.layers[plan.base.records[ordinal].layer]
             response.body = plan.base.response(ordinal)!.body
-            return AppliedArchive.Record(record: .response(response), reader: reader, job: ApplyPipeline.Job(reader: reader, reference: response.body))
+            return AppliedArchive.Record(
+                record: .response(response), reader: reader,
+                job: ApplyPipeline.Job(reader: reader, reference: response.body))
         case (.response, .newBody(let number)):
-            return AppliedArchive.Record(record: planned.record, reader: bases.layers[0], job: ApplyPipeline.Job(bytes: plan.newBodies[number], md5: plan.newBodyDigests[number]))
+            return AppliedArchive.Record(
+                record: planned.record, reader: bases.layers[0],
+                job: ApplyPipeline.Job(bytes: plan.newBodies[number], md5: plan.newBodyDigests[number]))
         case (_, .base(let layer)):
             return AppliedArchive.Record(record: planned.record, reader: bases.layers[layer], job: nil)
         default:

@@ -41,7 +41,9 @@ struct CompactBaseView {
             firstRecord.append(records.count)
             groups.append(group)
             for entry in group.entries {
-                if case .response(let response) = entry.record, firstByLayerBody[LayerBody(layer: group.layer, body: response.body)] == nil {
+                if case .response(let response) = entry.record,
+                    firstByLayerBody[LayerBody(layer: group.layer, body: response.body)] == nil
+                {
                     firstByLayerBody[LayerBody(layer: group.layer, body: response.body)] = records.count
                 }
                 records.append(Record(layer: group.layer, record: entry.record))
@@ -82,7 +84,8 @@ struct CompactBaseView {
         try reader.forEachChunk(of: response.body) { bytes += $0 }
         guard bytes.count == entry.length else {
             throw WebArcError.bodyDigest(
-                body: entry.reference, offset: entry.firstChunkOffset, reason: "decodes to \(bytes.count) bytes, its entry says \(entry.length)")
+                body: entry.reference, offset: entry.firstChunkOffset,
+                reason: "decodes to \(bytes.count) bytes, its entry says \(entry.length)")
         }
         return bytes
     }
@@ -109,14 +112,18 @@ struct CompactBaseView {
         try reader.forEachChunk(of: response.body) { piece in
             guard piece.count <= slot.count - filled else {
                 throw WebArcError.bodyDigest(
-                    body: entry.reference, offset: entry.firstChunkOffset, reason: "decodes to more than the \(slot.count) bytes its entry says")
+                    body: entry.reference, offset: entry.firstChunkOffset,
+                    reason: "decodes to more than the \(slot.count) bytes its entry says")
             }
-            piece.withUnsafeBytes { (slot.baseAddress! + filled).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            piece.withUnsafeBytes {
+                (slot.baseAddress! + filled).copyMemory(from: $0.baseAddress!, byteCount: $0.count)
+            }
             filled += piece.count
         }
         guard filled == slot.count else {
             throw WebArcError.bodyDigest(
-                body: entry.reference, offset: entry.firstChunkOffset, reason: "decodes to \(filled) bytes, its entry says \(slot.count)")
+                body: entry.reference, offset: entry.firstChunkOffset,
+                reason: "decodes to \(filled) bytes, its entry says \(slot.count)")
         }
     }
 

@@ -21,7 +21,8 @@ extension CompactPlan {
             total += LEB128.encodedLength(UInt64(length)) + length
             guard total <= CompactUpdate.maxSection else {
                 throw WebArcError.badCompact(
-                    offset: frame, section: "bodies section", position: nil, reason: "its dictionary is over \(CompactUpdate.maxSection) bytes")
+                    offset: frame, section: "bodies section", position: nil,
+                    reason: "its dictionary is over \(CompactUpdate.maxSection) bytes")
             }
         }
         var starts: [Int] = []
@@ -46,7 +47,8 @@ extension CompactPlan {
             DispatchQueue.concurrentPerform(iterations: parts.count) { part in
                 for number in parts[part] {
                     guard let version = versions[number] else { continue }
-                    let slot = UnsafeMutableRawBufferPointer(rebasing: slots.base[starts[number]..<(starts[number] + lengths[number])])
+                    let slot = UnsafeMutableRawBufferPointer(
+                        rebasing: slots.base[starts[number]..<(starts[number] + lengths[number])])
                     do {
                         try base.body(version, into: slot)
                     } catch {

@@ -34,7 +34,9 @@ struct CompactPlan {
     /// - Throws: `badCompact` for a wrong magic, version or a cut header.
     static func header(_ bytes: [UInt8]) throws -> (CompactUpdate.Header, Int) {
         var cursor = CompactCursor(bytes, section: "header", decoded: false)
-        guard bytes.count >= CompactUpdate.magic.count, Array(bytes[0..<CompactUpdate.magic.count]) == CompactUpdate.magic else {
+        guard bytes.count >= CompactUpdate.magic.count,
+            Array(bytes[0..<CompactUpdate.magic.count]) == CompactUpdate.magic
+        else {
             throw cursor.problem("not a compact update (no \\x89WEBARCU magic)")
         }
         _ = try cursor.take(CompactUpdate.magic.count, "magic")
@@ -49,13 +51,17 @@ struct CompactPlan {
         var bases: [BaseArchive] = []
         for _ in 0..<count {
             let digest = Array(bytes[try cursor.take(32, "base digest")])
-            bases.append(BaseArchive(digest: digest, archiveLength: UInt64(try cursor.number("base archiveLength", bound: 1 << 62))))
+            bases.append(
+                BaseArchive(
+                    digest: digest, archiveLength: UInt64(try cursor.number("base archiveLength", bound: 1 << 62))))
         }
         let digest = Array(bytes[try cursor.take(32, "target digest")])
         let length = UInt64(try cursor.number("target archiveLength", bound: 1 << 62))
-        let bodyData = version >= 2 ? SHA256Hash(bytes: Array(bytes[try cursor.take(32, "target body data digest")])) : nil
+        let bodyData =
+            version >= 2 ? SHA256Hash(bytes: Array(bytes[try cursor.take(32, "target body data digest")])) : nil
         return (
-            CompactUpdate.Header(bases: bases, targetDigest: digest, targetLength: length, targetBodyData: bodyData, version: version),
+            CompactUpdate.Header(
+                bases: bases, targetDigest: digest, targetLength: length, targetBodyData: bodyData, version: version),
             cursor.position
         )
     }
@@ -68,7 +74,8 @@ struct CompactPlan {
         var file = CompactCursor(bytes, section: "compact update", decoded: false)
         _ = try file.take(start, "header")
         let extents = try CompactUpdate.sectionNames.map { section in
-            try file.take(try file.number("\(section) section length", bound: UInt64(file.remaining)), "\(section) section")
+            try file.take(
+                try file.number("\(section) section length", bound: UInt64(file.remaining)), "\(section) section")
         }
         try file.requireEnd()
         return extents
@@ -81,10 +88,13 @@ struct CompactPlan {
         let given = stack.layers.map { BaseArchive(digest: $0.archiveDigest, archiveLength: $0.archiveLength) }
         guard given != header.bases else { return }
         func list(_ bases: [BaseArchive]) -> String {
-            bases.map { "\($0.digest.map { String(format: "%02x", $0) }.joined()) (\($0.archiveLength) bytes)" }.joined(separator: ", ")
+            bases.map { "\($0.digest.map { String(format: "%02x", $0) }.joined()) (\($0.archiveLength) bytes)" }.joined(
+                separator: ", ")
         }
         throw WebArcError.badBase(
-            reason: "\(path) was made over \(list(header.bases)); given \(stack.layers.map(\.path).joined(separator: ", ")): \(list(given))")
+            reason:
+                "\(path) was made over \(list(header.bases)); given \(stack.layers.map(\.path).joined(separator: ", ")): \(list(given))"
+        )
     }
 
     /// Reads `bytes` (the compact update at `path`) against `stack`.
@@ -101,9 +111,11 @@ struct CompactPlan {
             let (offset, range) = frames[number]
             guard !range.isEmpty else { return CompactCursor([], section: name, offset: offset, decoded: true) }
             switch ZstdFrame.decode(bytes[range], prefix: prefix, bound: CompactUpdate.maxSection) {
-            case .success(let content): return CompactCursor(content, section: "\(name) section", offset: offset, decoded: true)
+            case .success(let content):
+                return CompactCursor(content, section: "\(name) section", offset: offset, decoded: true)
             case .failure(let problem):
-                throw WebArcError.badCompact(offset: offset, section: "\(name) section", position: nil, reason: problem.description)
+                throw WebArcError.badCompact(
+                    offset: offset, section: "\(name) section", position: nil, reason: problem.description)
             }
         }
         let keyCount = base.keys.count
@@ -144,17 +156,21 @@ struct CompactPlan {
             dictionaryObjects += objects
             dictionaryHeaders += headers
             guard dictionaryObjects.count + dictionaryHeaders.count <= CompactUpdate.maxSection else {
-                throw WebArcError.badCompact(offset: frames[1].offset, section: "records section", position: nil, reason: "its dictionary is over \(CompactUpdate.maxSection) bytes")
+                throw WebArcError.badCompact(
+                    offset: frames[1].offset, section: "records section", position: nil,
+                    reason: "its dictionary is over \(CompactUpdate.maxSection) bytes")
             }
         }
-        var records = try decode(1, "records", prefix: try base.nearestArchiveObject() + dictionaryObjects + dictionaryHeaders)
+        var records = try decode(
+            1, "records", prefix: try base.nearestArchiveObject() + dictionaryObjects + dictionaryHeaders)
         let metadataRange = try records.object("target Archive object")
         let metadata = try Self.parsing(records, at: metadataRange.lowerBound) {
             let object = try DecodedObject(records.bytes, range: metadataRange, page: records.offset)
             return try RecordObjects.metadata(object)
         }
         guard metadata.writer != nil, metadata.bases.isEmpty, metadata.target == nil else {
-            throw records.problem("the target Archive object has no Writer, or names bases or a target", at: metadataRange.lowerBound)
+            throw records.problem(
+                "the target Archive object has no Writer, or names bases or a target", at: metadataRange.lowerBound)
         }
         self.metadata = metadata
         let appendixLength = try records.number("appendix length", bound: UInt64(FormatBounds.maxAppendixLength))
@@ -170,7 +186,10 @@ struct CompactPlan {
             var group: [ArchiveRecord] = []
             for _ in 0..<count {
                 let range = try records.object("record")
-                group.append(try Self.parsing(records, at: range.lowerBound) { try Self.compactRecord(records.bytes, range, records.offset) })
+                group.append(
+                    try Self.parsing(records, at: range.lowerBound) {
+                        try Self.compactRecord(records.bytes, range, records.offset)
+                    })
             }
             groups.append(group)
         }
@@ -179,7 +198,8 @@ struct CompactPlan {
                 let at = records.position
                 let count = try records.u32("headers")
                 guard count <= records.remaining / 4, count % 2 == 0 else {
-                    throw records.problem("compact headers: \(count) strings (odd, or more than the bytes left)", at: at)
+                    throw records.problem(
+                        "compact headers: \(count) strings (odd, or more than the bytes left)", at: at)
                 }
                 var strings: [String] = []
                 for _ in 0..<count {
@@ -191,8 +211,12 @@ struct CompactPlan {
                 }
                 let headers = [HTTPHeader](flattened: strings)
                 switch record {
-                case .response(var response): response.headers = headers; groups[number][position] = .response(response)
-                case .redirect(var redirect): redirect.headers = headers; groups[number][position] = .redirect(redirect)
+                case .response(var response):
+                    response.headers = headers
+                    groups[number][position] = .response(response)
+                case .redirect(var redirect):
+                    redirect.headers = headers
+                    groups[number][position] = .redirect(redirect)
                 case .tombstone: break
                 }
             }
@@ -214,12 +238,15 @@ struct CompactPlan {
                     introduced += 1
                 } else if source % 2 == 1 {
                     guard source / 2 < recordCount, base.response(source / 2) != nil else {
-                        throw records.problem("body source: base record \(source / 2) is not a response of the base's \(recordCount) records", at: at)
+                        throw records.problem(
+                            "body source: base record \(source / 2) is not a response of the base's \(recordCount) records",
+                            at: at)
                     }
                     sources.append(.baseBody(ordinal: source / 2))
                 } else {
                     guard source / 2 - 1 < introduced else {
-                        throw records.problem("body source: new body \(source / 2 - 1) is not introduced yet (\(introduced) are)", at: at)
+                        throw records.problem(
+                            "body source: new body \(source / 2 - 1) is not introduced yet (\(introduced) are)", at: at)
                     }
                     sources.append(.newBody(source / 2 - 1))
                 }
@@ -235,7 +262,9 @@ struct CompactPlan {
             case 0: version = touched[owners[number]].changed.flatMap { base.defaultPrevious(ofKey: $0) }
             case 1: version = nil
             default:
-                guard base.response(code - 2) != nil else { throw records.problem("previous version: base record \(code - 2) is not a response", at: at) }
+                guard base.response(code - 2) != nil else {
+                    throw records.problem("previous version: base record \(code - 2) is not a response", at: at)
+                }
                 version = code - 2
             }
             dictionaryLength += 10 + Int(clamping: version.flatMap { base.response($0)?.bodyLength } ?? 0)
@@ -274,10 +303,14 @@ struct CompactPlan {
                 do {
                     recordKey = try record.request.canonicalKey()
                 } catch {
-                    throw WebArcError.badCompact(offset: records.offset, section: "records section", position: nil, reason: "a record's URL has no canonical key: \(error)")
+                    throw WebArcError.badCompact(
+                        offset: records.offset, section: "records section", position: nil,
+                        reason: "a record's URL has no canonical key: \(error)")
                 }
                 guard key == nil || key == recordKey else {
-                    throw WebArcError.badCompact(offset: records.offset, section: "records section", position: nil, reason: "one touched key's records name different keys")
+                    throw WebArcError.badCompact(
+                        offset: records.offset, section: "records section", position: nil,
+                        reason: "one touched key's records name different keys")
                 }
                 key = recordKey
                 var record = record
@@ -297,7 +330,8 @@ struct CompactPlan {
                     switch CompactRecords.rebuilt(response.headers, length: length, md5: md5) {
                     case .success(let headers): response.headers = headers
                     case .failure(let problem):
-                        throw WebArcError.badCompact(offset: records.offset, section: "records section", position: nil, reason: problem.reason)
+                        throw WebArcError.badCompact(
+                            offset: records.offset, section: "records section", position: nil, reason: problem.reason)
                     }
                     response.bodyLength = length
                     record = .response(response)
@@ -306,7 +340,9 @@ struct CompactPlan {
             }
             let bytes = Array(key!.utf8)
             if let previousKey, !KeyOrder.less(previousKey, bytes) {
-                throw WebArcError.badCompact(offset: records.offset, section: "records section", position: nil, reason: "touched key \(key!) is not after the one before it")
+                throw WebArcError.badCompact(
+                    offset: records.offset, section: "records section", position: nil,
+                    reason: "touched key \(key!) is not after the one before it")
             }
             previousKey = bytes
             if let changed = touched[number].changed {
@@ -318,7 +354,9 @@ struct CompactPlan {
                 replaced[changed] = planned
             } else {
                 guard base.ordinals[key!] == nil else {
-                    throw WebArcError.badCompact(offset: records.offset, section: "records section", position: nil, reason: "added key \(key!) is in the base")
+                    throw WebArcError.badCompact(
+                        offset: records.offset, section: "records section", position: nil,
+                        reason: "added key \(key!) is in the base")
                 }
                 added.append((key!, planned))
             }
@@ -365,7 +403,9 @@ struct CompactPlan {
         let object = try DecodedObject(bytes, range: range, page: offset)
         switch try RecordObjects.parse(object) {
         case .record(.response(let response)):
-            guard response.body.digest.bytes.allSatisfy({ $0 == 0 }), response.body.variant == 0, response.bodyLength == 0 else {
+            guard response.body.digest.bytes.allSatisfy({ $0 == 0 }), response.body.variant == 0,
+                response.bodyLength == 0
+            else {
                 throw object.corrupt("a compact Response's body reference and length must be zero")
             }
             return .response(response)

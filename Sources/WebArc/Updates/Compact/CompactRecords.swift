@@ -28,7 +28,8 @@ enum CompactRecords {
     static func headers(_ record: ArchiveRecord) -> [UInt8] {
         let headers: [HTTPHeader]
         switch record {
-        case .response(let response): headers = marked(response.headers, length: response.bodyLength, md5: response.body.digest)
+        case .response(let response):
+            headers = marked(response.headers, length: response.bodyLength, md5: response.body.digest)
         default: headers = record.headers
         }
         return FieldValue.stringList(headers.flatMap { [$0.name, $0.value] }).encoded()
@@ -40,7 +41,9 @@ enum CompactRecords {
     /// Marks the values the body gives: one NUL; a value that starts with NUL gets one more.
     static func marked(_ headers: [HTTPHeader], length: UInt64, md5: BodyDigest) -> [HTTPHeader] {
         headers.map { header in
-            if named(header, "content-length") && same(header.value, String(length)) || named(header, "etag") && same(header.value, etag(md5)) {
+            if named(header, "content-length") && same(header.value, String(length))
+                || named(header, "etag") && same(header.value, etag(md5))
+            {
                 return HTTPHeader(header.name, "\0")
             }
             return header.value.utf8.first == 0 ? HTTPHeader(header.name, "\0" + header.value) : header
@@ -59,7 +62,10 @@ enum CompactRecords {
                 } else if named(header, "etag") {
                     out.append(HTTPHeader(header.name, etag(md5)))
                 } else {
-                    return .failure(Problem(reason: "header \(header.name) is marked derived, which only Content-Length and ETag may be"))
+                    return .failure(
+                        Problem(
+                            reason: "header \(header.name) is marked derived, which only Content-Length and ETag may be"
+                        ))
                 }
             } else if header.value.utf8.first == 0 {
                 out.append(HTTPHeader(header.name, String(decoding: header.value.utf8.dropFirst(), as: UTF8.self)))

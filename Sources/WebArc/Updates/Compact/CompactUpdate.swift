@@ -103,7 +103,8 @@ public enum CompactUpdate {
     static func read(source: any ByteSource) throws -> [UInt8] {
         guard source.size <= maxFileSize else {
             throw WebArcError.badCompact(
-                offset: source.size, section: "file", position: nil, reason: "\(source.size) bytes is larger than any compact update (\(maxFileSize))")
+                offset: source.size, section: "file", position: nil,
+                reason: "\(source.size) bytes is larger than any compact update (\(maxFileSize))")
         }
         return try source.read(at: 0, count: Int(source.size))
     }

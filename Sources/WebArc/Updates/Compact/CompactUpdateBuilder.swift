@@ -56,7 +56,8 @@ public struct CompactUpdateBuilder {
     /// Writes the compact update to `path` atomically.
     ///
     /// - Throws: what ``encode(progress:)`` throws; I/O errors; nothing is left at `path` on failure.
-    public func write(to path: String, overwrite: Bool = false, progress: ((Int, Int) -> Void)? = nil) throws -> Summary {
+    public func write(to path: String, overwrite: Bool = false, progress: ((Int, Int) -> Void)? = nil) throws -> Summary
+    {
         let (bytes, summary) = try encode(progress: progress)
         let file = try OutputFile(targetPath: path, overwrite: overwrite)
         try file.append(bytes)
@@ -71,7 +72,10 @@ public struct CompactUpdateBuilder {
     ///   archive instead); `badBase` for a stack of more than 255 archives; read errors.
     public func encode(progress: ((Int, Int) -> Void)? = nil) throws -> (bytes: [UInt8], summary: Summary) {
         _ = try UpdateBuilder.writableMetadata(of: new)
-        guard old.layers.count <= 255 else { throw WebArcError.badBase(reason: "a compact update goes over at most 255 archives, \(old.layers.count) given") }
+        guard old.layers.count <= 255 else {
+            throw WebArcError.badBase(
+                reason: "a compact update goes over at most 255 archives, \(old.layers.count) given")
+        }
         let base = try CompactBaseView(old)
         var newGroups: [(key: String, entries: [ArchiveEntry])] = []
         try LayerStack([new]).forEachKey { key, records in newGroups.append((key, records.entries)) }
@@ -145,8 +149,13 @@ public struct CompactUpdateBuilder {
         records.appendLEB128(appendix.count)
         records += appendix + state.counts + state.objects + state.headers + state.sources + state.previous
         let recordsDictionary = try base.nearestArchiveObject() + dictionaryObjects + dictionaryHeaders
-        guard records.count <= CompactUpdate.maxSection, recordsDictionary.count <= CompactUpdate.maxSection, index.count <= CompactUpdate.maxSection else {
-            throw WebArcError.badTarget(reason: "the changed records are over \(CompactUpdate.maxSection) bytes: too many for a compact update (write the update archive)")
+        guard records.count <= CompactUpdate.maxSection, recordsDictionary.count <= CompactUpdate.maxSection,
+            index.count <= CompactUpdate.maxSection
+        else {
+            throw WebArcError.badTarget(
+                reason:
+                    "the changed records are over \(CompactUpdate.maxSection) bytes: too many for a compact update (write the update archive)"
+            )
         }
 
         var out = CompactUpdate.magic + [CompactUpdate.version, UInt8(old.layers.count)]
@@ -183,7 +192,8 @@ public struct CompactUpdateBuilder {
         guard entries.count == range.count, let layer = range.first.map({ base.records[$0].layer }) else {
             return entries.isEmpty && range.isEmpty ? .same : .changed
         }
-        return try UpdateBuilder.compare(entries.map(\.record), in: new, range.map { base.records[$0].record }, in: old.layers[layer])
+        return try UpdateBuilder.compare(
+            entries.map(\.record), in: new, range.map { base.records[$0].record }, in: old.layers[layer])
     }
 }
 
@@ -221,7 +231,9 @@ private struct EncodingState {
     }
 
     /// Adds a response's body source and, for a new body, its previous version and bytes.
-    mutating func addBody(_ response: ResponseRecord, of new: ArchiveReader, changedKey: Int?, similar: SimilarBodies) throws {
+    mutating func addBody(
+        _ response: ResponseRecord, of new: ArchiveReader, changedKey: Int?, similar: SimilarBodies
+    ) throws {
         let entry = try new.bodyEntry(response.body)
         let key = BodyKey(md5: entry.reference.digest, length: entry.length, sha256: entry.sha256)
         if let ordinal = firstBody[key] {
@@ -242,7 +254,8 @@ private struct EncodingState {
             code = 0
         } else {
             if let found = try similar.previousVersion(of: entry, in: new, mimeType: response.mimeType),
-                let ordinal = base.firstByLayerBody[CompactBaseView.LayerBody(layer: found.base, body: found.body.reference)]
+                let ordinal = base.firstByLayerBody[
+                    CompactBaseView.LayerBody(layer: found.base, body: found.body.reference)]
             {
                 version = ordinal
                 summary.similarBodies += 1
@@ -264,7 +277,9 @@ private struct EncodingState {
         summary.newBodyBytes += UInt64(bytes.count)
         guard bodyStream.count <= CompactUpdate.maxSection else {
             throw WebArcError.badTarget(
-                reason: "the new bodies are over \(CompactUpdate.maxSection) bytes: too large for a compact update (write the update archive)")
+                reason:
+                    "the new bodies are over \(CompactUpdate.maxSection) bytes: too large for a compact update (write the update archive)"
+            )
         }
     }
 }

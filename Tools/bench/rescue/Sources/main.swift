@@ -53,7 +53,8 @@ func links(in reader: ArchiveReader) throws -> [String] {
         try reader.forEachChunk(of: page.body) { bytes += $0 }
         guard let base = URL(string: page.url) else { continue }
         for reference in references(in: bytes) {
-            guard let url = URL(string: reference, relativeTo: base)?.absoluteURL, let scheme = url.scheme?.lowercased(),
+            guard let url = URL(string: reference, relativeTo: base)?.absoluteURL,
+                let scheme = url.scheme?.lowercased(),
                 scheme == "http" || scheme == "https"
             else { continue }
             var text = url.absoluteString
@@ -99,7 +100,9 @@ do {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         print("| \(name) | \(found.count) | \(byURL.count) | " + cells.joined(separator: " | ") + " |")
         if verbose {
-            for (url, outcome) in byURL.sorted(by: { $0.key < $1.key }) where outcome != "exact" { print("  \(outcome) \(url)") }
+            for (url, outcome) in byURL.sorted(by: { $0.key < $1.key }) where outcome != "exact" {
+                print("  \(outcome) \(url)")
+            }
         }
     }
 } catch {

@@ -10,14 +10,19 @@ public func fuzzHTML(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     var covered = 0
     for token in HTMLTokenizer(bytes) {
-        precondition(token.range.lowerBound == covered && !token.range.isEmpty, "token \(token) does not start at \(covered)")
+        precondition(
+            token.range.lowerBound == covered && !token.range.isEmpty, "token \(token) does not start at \(covered)")
         covered = token.range.upperBound
         switch token {
         case .startTag(let tag):
             for attribute in tag.attributes {
-                precondition(attribute.range.lowerBound > tag.range.lowerBound && attribute.range.upperBound <= tag.range.upperBound)
+                precondition(
+                    attribute.range.lowerBound > tag.range.lowerBound
+                        && attribute.range.upperBound <= tag.range.upperBound)
                 if let value = attribute.valueRange {
-                    precondition(value.lowerBound >= attribute.nameRange.upperBound && value.upperBound <= attribute.range.upperBound)
+                    precondition(
+                        value.lowerBound >= attribute.nameRange.upperBound
+                            && value.upperBound <= attribute.range.upperBound)
                 }
                 _ = attribute.decodedValue
             }
@@ -37,7 +42,8 @@ public func fuzzHTML(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         let end = Swift.max(start, bytes.count - Int(bytes[1]) % (bytes.count + 1))
         var position = start
         for token in HTMLTokenizer(bytes, in: start..<end) {
-            precondition(token.range.lowerBound == position && token.range.upperBound <= end, "part \(start)..<\(end): \(token)")
+            precondition(
+                token.range.lowerBound == position && token.range.upperBound <= end, "part \(start)..<\(end): \(token)")
             position = token.range.upperBound
         }
         precondition(position == end, "part \(start)..<\(end) covered to \(position)")

@@ -36,7 +36,8 @@ public func fuzzHTTPRequest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     checkIfRange(request.ifRange, entityTags: entityTags, lastModified: lastModified)
     for text in [line(5), request.ifModifiedSince, request.ifRange] {
         if let text, let date = HTTPDate.parse(text), datable.contains(date) {
-            precondition(HTTPDate.parse(HTTPDate.format(date)) == date, "\(text) is \(date), formatted \(HTTPDate.format(date))")
+            precondition(
+                HTTPDate.parse(HTTPDate.format(date)) == date, "\(text) is \(date), formatted \(HTTPDate.format(date))")
         }
     }
     checkContentType(line(6))
@@ -45,7 +46,8 @@ public func fuzzHTTPRequest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
 /// BodyDecision is its parts in order: a 2xx answers conditionals, then a 200 its range.
 func checkDecision(_ request: ReplayConditions, length: UInt64, entityTags: [String], lastModified: Int64?) {
-    let decision = BodyDecision(status: 200, length: length, entityTags: entityTags, lastModified: lastModified, conditions: request)
+    let decision = BodyDecision(
+        status: 200, length: length, entityTags: entityTags, lastModified: lastModified, conditions: request)
     let notModified =
         (request.ifNoneMatch != nil || request.ifModifiedSince != nil)
         && ConditionalRequest.isNotModified(
@@ -61,7 +63,8 @@ func checkDecision(_ request: ReplayConditions, length: UInt64, entityTags: [Str
     case .partial(let partial): precondition(!notModified && ranged && range == .partial(partial))
     case .unsatisfiable: precondition(!notModified && ranged && range == .unsatisfiable)
     }
-    let missing = BodyDecision(status: 404, length: length, entityTags: entityTags, lastModified: lastModified, conditions: request)
+    let missing = BodyDecision(
+        status: 404, length: length, entityTags: entityTags, lastModified: lastModified, conditions: request)
     precondition(missing == .whole, "a 404 answered \(missing)")
 }
 
@@ -70,10 +73,15 @@ func checkDecision(_ request: ReplayConditions, length: UInt64, entityTags: [Str
 func checkIfNoneMatch(_ request: ReplayConditions, entityTags: [String], lastModified: Int64?) {
     func notModified(_ ifNoneMatch: String?, _ ifModifiedSince: String?) -> Bool {
         ConditionalRequest.isNotModified(
-            ifNoneMatch: ifNoneMatch, ifModifiedSince: ifModifiedSince, entityTags: entityTags, lastModified: lastModified)
+            ifNoneMatch: ifNoneMatch, ifModifiedSince: ifModifiedSince, entityTags: entityTags,
+            lastModified: lastModified)
     }
-    precondition(notModified("*", request.ifModifiedSince) && notModified("*, " + (request.ifNoneMatch ?? ""), nil), "* did not match")
-    if let ifNoneMatch = request.ifNoneMatch, isASCII(ifNoneMatch) { precondition(notModified(ifNoneMatch + ", *", nil), "* did not match") }
+    precondition(
+        notModified("*", request.ifModifiedSince) && notModified("*, " + (request.ifNoneMatch ?? ""), nil),
+        "* did not match")
+    if let ifNoneMatch = request.ifNoneMatch, isASCII(ifNoneMatch) {
+        precondition(notModified(ifNoneMatch + ", *", nil), "* did not match")
+    }
     if let ifNoneMatch = request.ifNoneMatch {
         precondition(notModified(ifNoneMatch, request.ifModifiedSince) == notModified(ifNoneMatch, nil))
     }
@@ -88,10 +96,13 @@ func checkIfModifiedSince(entityTags: [String], lastModified: Int64?) {
     guard let lastModified, datable.contains(lastModified) else { return }
     func notModified(since date: Int64) -> Bool {
         ConditionalRequest.isNotModified(
-            ifNoneMatch: nil, ifModifiedSince: HTTPDate.format(date), entityTags: entityTags, lastModified: lastModified)
+            ifNoneMatch: nil, ifModifiedSince: HTTPDate.format(date), entityTags: entityTags, lastModified: lastModified
+        )
     }
     precondition(notModified(since: lastModified), "modified since its own date \(lastModified)")
-    if lastModified > 0 { precondition(!notModified(since: lastModified - 1), "not modified since the second before \(lastModified)") }
+    if lastModified > 0 {
+        precondition(!notModified(since: lastModified - 1), "not modified since the second before \(lastModified)")
+    }
 }
 
 /// No If-Range lets the range apply, a weak one never; a strong tag of the body and the body's
@@ -101,7 +112,9 @@ func checkIfRange(_ ifRange: String?, entityTags: [String], lastModified: Int64?
         ConditionalRequest.rangeApplies(ifRange: value, entityTags: entityTags, lastModified: lastModified)
     }
     precondition(applies(nil) && applies(" "))
-    if let ifRange, ifRange.trimmingSpaces.hasPrefix("W/") { precondition(!applies(ifRange), "weak \(ifRange) applied") }
+    if let ifRange, ifRange.trimmingSpaces.hasPrefix("W/") {
+        precondition(!applies(ifRange), "weak \(ifRange) applied")
+    }
     for tag in entityTags where tag.hasPrefix("\"") && tag.trimmingSpaces == tag[...] {
         precondition(applies(tag), "\(tag) did not apply")
     }
@@ -116,7 +129,8 @@ func checkContentType(_ contentType: String?) {
     let parts = ContentTypeParts.of(contentType)
     if contentType == nil { precondition(parts.mimeType == nil && parts.textEncoding == nil) }
     if let mimeType = parts.mimeType {
-        precondition(!mimeType.isEmpty && mimeType.lowercased() == mimeType && !mimeType.contains(";"), "media type \(mimeType)")
+        precondition(
+            !mimeType.isEmpty && mimeType.lowercased() == mimeType && !mimeType.contains(";"), "media type \(mimeType)")
         precondition(mimeType.trimmingSpaces == mimeType[...], "media type \(mimeType) is not trimmed")
         precondition(ContentTypeParts.of(mimeType).mimeType == mimeType, "media type \(mimeType) parses to another")
     }
@@ -129,7 +143,8 @@ func checkContentType(_ contentType: String?) {
 /// that no combining mark joins it to a `W/` or a comma), no comma, no surrounding spaces,
 /// something left after a `W/`.
 func isListable(_ tag: String) -> Bool {
-    isASCII(tag) && !tag.contains(",") && tag.trimmingSpaces == tag[...] && !(tag.hasPrefix("W/") ? tag.dropFirst(2) : tag[...]).isEmpty
+    isASCII(tag) && !tag.contains(",") && tag.trimmingSpaces == tag[...]
+        && !(tag.hasPrefix("W/") ? tag.dropFirst(2) : tag[...]).isEmpty
 }
 
 func isASCII(_ text: String) -> Bool { text.utf8.allSatisfy { $0 < 0x80 } }

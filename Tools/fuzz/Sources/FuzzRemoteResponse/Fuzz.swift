@@ -34,9 +34,10 @@ public func fuzzRemoteResponse(_ data: UnsafePointer<UInt8>, _ size: Int) -> CIn
 
 /// Whether `name` is an RFC 9110 token (`tchar`s), as a header name from NIO's parser is.
 func isToken(_ name: Substring) -> Bool {
-    !name.isEmpty && name.utf8.allSatisfy { byte in
-        (0x21...0x7E).contains(byte) && !"\"(),/:;<=>?@[\\]{}".utf8.contains(byte)
-    }
+    !name.isEmpty
+        && name.utf8.allSatisfy { byte in
+            (0x21...0x7E).contains(byte) && !"\"(),/:;<=>?@[\\]{}".utf8.contains(byte)
+        }
 }
 
 /// A parsed range is one of the two forms, inside a known total, and formats back to itself.
@@ -50,7 +51,9 @@ func checkContentRange(_ value: String) {
     precondition(range.start < range.end, "\(value): start \(range.start) after end \(range.end)")
     if let total = range.total { precondition(range.end <= total, "\(value): end \(range.end) past total \(total)") }
     let count = range.count
-    precondition(count > 0 && (range.end - range.start > UInt64(Int.max) || count == Int(range.end - range.start)), "\(value): count \(count)")
+    precondition(
+        count > 0 && (range.end - range.start > UInt64(Int.max) || count == Int(range.end - range.start)),
+        "\(value): count \(count)")
     let formatted = "bytes \(range.start)-\(range.end - 1)/\(range.total.map(String.init) ?? "*")"
     precondition(ContentRange(formatted) == range, "\(value) formats as \(formatted), which parses to another range")
 }
@@ -63,7 +66,8 @@ func checkValidator(of first: HTTPHeaders, against second: HTTPHeaders) {
     precondition(validator.mismatch(first) == nil, "a head mismatches its own validator")
     switch validator.precondition {
     case ("If-Match", let value)?: precondition(value == validator.etag && !value.hasPrefix("W/"))
-    case ("If-Unmodified-Since", let value)?: precondition(value == validator.lastModified && (validator.etag?.hasPrefix("W/") ?? true))
+    case ("If-Unmodified-Since", let value)?:
+        precondition(value == validator.lastModified && (validator.etag?.hasPrefix("W/") ?? true))
     case nil: precondition((validator.etag?.hasPrefix("W/") ?? true) && validator.lastModified == nil)
     case let other?: preconditionFailure("precondition \(other)")
     }
@@ -72,5 +76,7 @@ func checkValidator(of first: HTTPHeaders, against second: HTTPHeaders) {
         return found != kept
     }
     let changed = differs(validator.etag, "etag") || differs(validator.lastModified, "last-modified")
-    precondition((validator.mismatch(second) != nil) == changed, "mismatch \(validator.mismatch(second) ?? "none"), changed \(changed)")
+    precondition(
+        (validator.mismatch(second) != nil) == changed,
+        "mismatch \(validator.mismatch(second) ?? "none"), changed \(changed)")
 }

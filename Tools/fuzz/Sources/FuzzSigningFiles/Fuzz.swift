@@ -9,7 +9,8 @@ import Foundation
 import FuzzSupport
 import WebArc
 
-let vectors = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+let vectors =
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path + "/Spec/vectors"
 let signer = try! PublicKey(contentsOf: vectors + "/keys/test1.pub")
 let decision = try! ArchiveReader(path: vectors + "/valid/signed.webarc").checkTrust(TrustPolicy(trusting: [signer]))
@@ -20,27 +21,36 @@ let path = state.file(for: signer.keyID)
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSigningFiles(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else { fatalError("cannot write \(path)") }
+    guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+        fatalError("cannot write \(path)")
+    }
     defer { unlink(path) }
     switch load({ try PublicKey(contentsOf: path) }) {
-    case .success(let key): precondition(Array(key.fileText.utf8) == bytes, "public key \(key) loads from other bytes than its text")
+    case .success(let key):
+        precondition(Array(key.fileText.utf8) == bytes, "public key \(key) loads from other bytes than its text")
     case .failure(let error): checkKeyFileError(error)
     }
     switch load({ try SigningKey(contentsOf: path) }) {
-    case .success(let key): precondition(Array(key.fileText.utf8) == bytes, "private key \(key.keyID) loads from other bytes than its text")
+    case .success(let key):
+        precondition(Array(key.fileText.utf8) == bytes, "private key \(key.keyID) loads from other bytes than its text")
     case .failure(let error): checkKeyFileError(error)
     }
     let before = load { try state.entry(for: signer.keyID) }
     if case .failure(let error) = before {
-        guard case .badRollbackState = error else { preconditionFailure("a state file that does not parse threw \(error)") }
+        guard case .badRollbackState = error else {
+            preconditionFailure("a state file that does not parse threw \(error)")
+        }
     }
     switch (before, load { try state.admit(decision) }) {
     case (.success(let entry?), .failure(.rolledBack)):
-        precondition(entry.sequence > sequence || (entry.sequence == sequence && !isAdmitted(entry)), "refused over \(entry)")
+        precondition(
+            entry.sequence > sequence || (entry.sequence == sequence && !isAdmitted(entry)), "refused over \(entry)")
     case (.success(let entry), .success):
         precondition(entry.map { $0.sequence < sequence || isAdmitted($0) } ?? true, "admitted over \(entry!)")
         let after = load { try state.entry(for: signer.keyID) }
-        guard case .success(let entry?) = after, isAdmitted(entry) else { preconditionFailure("admitted, then the state reads \(after)") }
+        guard case .success(let entry?) = after, isAdmitted(entry) else {
+            preconditionFailure("admitted, then the state reads \(after)")
+        }
     case (.failure(.badRollbackState), .failure(.badRollbackState)):
         break
     case let (before, result):

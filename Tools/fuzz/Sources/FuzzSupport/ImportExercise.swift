@@ -11,7 +11,9 @@ public enum ImportExercise {
         let directory = ScratchDirectory.path
         let input = "\(directory)/\(name)"
         let output = "\(directory)/out.webarc"
-        guard FileManager.default.createFile(atPath: input, contents: Data(bytes)) else { fatalError("cannot write \(input)") }
+        guard FileManager.default.createFile(atPath: input, contents: Data(bytes)) else {
+            fatalError("cannot write \(input)")
+        }
         defer {
             unlink(input)
             unlink(output)

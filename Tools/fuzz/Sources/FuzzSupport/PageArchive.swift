@@ -60,7 +60,8 @@ public enum PageArchive {
         append(UInt64(read32(header, 4)), 8, to: &trailer)
         append(UInt64(read32(header, 8)), 8, to: &trailer)
         for (index, height) in [(0, UInt8(0)), (1, header[2]), (2, header[3])] {
-            trailer += reference(offset: offsets[index], length: pages[index].count, height: height, digest: digests[index])
+            trailer += reference(
+                offset: offsets[index], length: pages[index].count, height: height, digest: digests[index])
         }
         append(0, 8, to: &trailer)
         trailer += SHA256Hash.of(trailer).bytes.prefix(8)
@@ -103,8 +104,9 @@ public enum PageArchive {
                 let target = child - 2
                 let height = page[position + 17]
                 let reserved = Array(page[position + 18..<position + 24])
-                var bytes = reference(offset: offsets[target], length: pages[target].count, height: height,
-                                      digest: SHA256Hash.of(pages[target]))
+                var bytes = reference(
+                    offset: offsets[target], length: pages[target].count, height: height,
+                    digest: SHA256Hash.of(pages[target]))
                 bytes.replaceSubrange(18..<24, with: reserved)
                 page.replaceSubrange(position..<position + referenceSize, with: bytes)
             }

@@ -1,7 +1,7 @@
+import Foundation
 // ZIM import of arbitrary bytes: the header check (our parser), then libzim through the shim
 // (which must turn every failure into an error, never a crash), into an archive that must verify.
 import FuzzSupport
-import Foundation
 import WebArc
 import WebArcZim
 
@@ -11,7 +11,9 @@ public func fuzzZim(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let directory = ScratchDirectory.path
     let input = "\(directory)/input.zim"
     let output = "\(directory)/out.webarc"
-    guard FileManager.default.createFile(atPath: input, contents: Data(bytes)) else { fatalError("cannot write \(input)") }
+    guard FileManager.default.createFile(atPath: input, contents: Data(bytes)) else {
+        fatalError("cannot write \(input)")
+    }
     defer {
         unlink(input)
         unlink(output)

@@ -16,6 +16,10 @@ cd "$(dirname "$0")/.."
 # zimcheck) are what the ZIM tests check it against.
 Tools/install-packages.sh liblz4-dev libzstd-dev pkg-config zlib1g-dev lz4 python3-venv chromium python3.11-doc libzim-dev zim-tools
 
+# Every Swift file as the root .swift-format lays it out (`swift format -i -r Sources Tests Tools
+# Package.swift` fixes what this reports).
+swift format lint --strict -r --parallel Sources Tests Tools Package.swift
+
 if [[ -z "${WEBARC_SKIP_FUZZ:-}" ]]; then
     started=$(date +%s)
     FUZZ_CONFIG=debug FUZZ_JOBS=2 FUZZ_RUNS=${FUZZ_RUNS:-2000} Tools/fuzz/run.sh

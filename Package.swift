@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "WebArcServer", targets: ["WebArcServer"]),
         .library(name: "WebArcInterop", targets: ["WebArcInterop"]),
         .library(name: "WebArcRemote", targets: ["WebArcRemote"]),
+        .library(name: "WebArcSearch", targets: ["WebArcSearch"]),
         .executable(name: "webarc", targets: ["WebArcCLI"]),
         .executable(name: "webarc-capture", targets: ["WebArcCaptureCLI"]),
         .library(name: "WebArcZim", targets: ["WebArcZim"]),
@@ -69,6 +70,9 @@ let package = Package(
         // HTML is not part of the format, so the core does not carry it, and the fuzz target
         // and its tests build in seconds.
         .target(name: "WebArcHTML"),
+        // Full-text search: visible text and its terms, the index inside an archive (an
+        // optional part of the format the core writes through a hook), ranking and snippets.
+        .target(name: "WebArcSearch", dependencies: ["WebArc", "WebArcHTML"]),
         // URLSession replay and recording through a URLProtocol subclass.
         .target(name: "WebArcURLProtocol", dependencies: ["WebArc", "WebArcReplay"]),
         // The HTTP server behind `webarc serve`: SwiftNIO's HTTP/1 pipeline directly (more
@@ -185,7 +189,8 @@ let package = Package(
         ),
         // libzim (Debian libzim-dev), for ZIM import and export only. Debian ships no libzim.a, so
         // it cannot go into the static `webarc`: the companion `webarc-zim` links it, and
-        // `webarc import FILE.zim` and `webarc export --format zim` exec that.
+        // `webarc import FILE.zim` and `webarc export --format zim` run that as a child process
+        // (libzim crashes on some hostile files: the child dies, `webarc` reports it).
         .systemLibrary(
             name: "CZim",
             pkgConfig: "libzim",
@@ -200,7 +205,7 @@ let package = Package(
             name: "WebArcZim",
             dependencies: ["WebArc", "WebArcInterop", "WebArcReplay", "WebArcHTML", "CZimShim", "CZlib", "CZstd"]
         ),
-        // `webarc-zim`: `webarc import FILE.zim` and `webarc export --format zim` exec it.
+        // `webarc-zim`: `webarc import FILE.zim` and `webarc export --format zim` run it.
         .executableTarget(
             name: "WebArcZimCLI",
             dependencies: [
@@ -216,6 +221,7 @@ let package = Package(
         .testTarget(name: "WebArcTests", dependencies: ["WebArc", "WebArcTestSupport"]),
         .testTarget(name: "WebArcReplayTests", dependencies: ["WebArcReplay", "WebArc", "WebArcTestSupport"]),
         .testTarget(name: "WebArcHTMLTests", dependencies: ["WebArcHTML", "WebArcTestSupport"]),
+        .testTarget(name: "WebArcSearchTests", dependencies: ["WebArcSearch", "WebArc", "WebArcTestSupport"]),
         // What the test targets share: temporary folders, a seeded generator, waiting on events, a tiny
         // 127.0.0.1 HTTP server and a `webarc serve` process.
         .target(name: "WebArcTestSupport", path: "Tests/WebArcTestSupport"),

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Builds a liblz4 and a libzstd of other versions than Debian 12's (1.9.4, 1.5.4) as shared
+# libraries, for the test that packs and diffs with the system's libraries and applies with these
+# (`LD_LIBRARY_PATH`, the same debug `webarc`, which links both dynamically). The C sources come
+# from PyPI source distributions that bundle them: python-lz4 4.0.2 (lz4 1.9.3) and zstandard
+# 0.25.0 (zstd 1.5.7).
+#
+# Usage: Tools/other-compressors.sh [DIR]   (default DIR: /var/tmp/webarc-other-compressors)
+# Leaves DIR/lib/liblz4.so.1 and DIR/lib/libzstd.so.1, and DIR/lib/VERSIONS naming both; a second
+# run with both present does nothing. Needs pip (python3 -m pip) reaching PyPI, and cc.
+set -euo pipefail
+
+DIR="${1:-/var/tmp/webarc-other-compressors}"
+LIB="$DIR/lib"
+if [[ -f "$LIB/liblz4.so.1" && -f "$LIB/libzstd.so.1" && -f "$LIB/VERSIONS" ]]; then
+    exit 0
+fi
+command -v cc >/dev/null || { echo "other-compressors: error: no C compiler (cc)" >&2; exit 69; }
+mkdir -p "$DIR/src" "$LIB"
+cd "$DIR/src"
+
+fetch() {
+    local spec="$1" file="$2"
+    [[ -f "$file" ]] && return 0
+    python3 -m pip download --quiet --no-deps --no-binary :all: "$spec" -d . >&2 \
+        || { echo "other-compressors: error: pip could not download $spec" >&2; exit 69; }
+}
+fetch "lz4==4.0.2" lz4-4.0.2.tar.gz
+fetch "zstandard==0.25.0" zstandard-0.25.0.tar.gz
+rm -rf lz4-4.0.2 zstandard-0.25.0
+tar xzf lz4-4.0.2.tar.gz
+tar xzf zstandard-0.25.0.tar.gz
+
+lz4=lz4-4.0.2/lz4libs
+zstd=zstandard-0.25.0/zstd
+version() { sed -n "s/^#define $2 *\([0-9]*\).*/\1/p" "$1" | head -1; }
+lz4Version="$(version $lz4/lz4.h LZ4_VERSION_MAJOR).$(version $lz4/lz4.h LZ4_VERSION_MINOR).$(version $lz4/lz4.h LZ4_VERSION_RELEASE)"
+zstdVersion="$(version $zstd/zstd.h ZSTD_VERSION_MAJOR).$(version $zstd/zstd.h ZSTD_VERSION_MINOR).$(version $zstd/zstd.h ZSTD_VERSION_RELEASE)"
+
+# The sonames of Debian's packages, so that the dynamic loader takes these in their place.
+cc -O2 -fPIC -shared -Wl,-soname,liblz4.so.1 -o "$LIB/liblz4.so.1.tmp" \
+    $lz4/lz4.c $lz4/lz4hc.c $lz4/lz4frame.c $lz4/xxhash.c
+cc -O2 -fPIC -shared -pthread -Wl,-soname,libzstd.so.1 -o "$LIB/libzstd.so.1.tmp" \
+    $zstd/zstd.c
+mv "$LIB/liblz4.so.1.tmp" "$LIB/liblz4.so.1"
+mv "$LIB/libzstd.so.1.tmp" "$LIB/libzstd.so.1"
+printf 'lz4 %s\nzstd %s\n' "$lz4Version" "$zstdVersion" >"$LIB/VERSIONS"
+echo "other-compressors: $LIB (lz4 $lz4Version, zstd $zstdVersion)" >&2

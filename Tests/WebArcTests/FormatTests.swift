@@ -160,6 +160,26 @@ struct FormatTests {
         #expect(try RecordObjects.metadata(try DecodedObject(archive, range: 0..<archive.count, page: 0)) == metadata)
     }
 
+    /// Spec §8: a known class that is not a record, met where a record belongs, is `corrupt-index`.
+    @Test("a Writer or Target object where a record belongs is refused as not a record")
+    func knownNonRecordClasses() throws {
+        let objects = [
+            RecordObjects.writer(WriterRecipe(level: 1, dictionaryInterval: 32)),
+            RecordObjects.target(
+                UpdateTarget(digest: [UInt8](repeating: 7, count: 32), archiveLength: 300, archive: ArchiveMetadata())),
+        ]
+        for object in objects {
+            let bytes = object.encoded()
+            let decoded = try DecodedObject(bytes, range: 0..<bytes.count, page: 0)
+            #expect(throws: WebArcError.self) { try RecordObjects.record(decoded, features: [.layer]) }
+            guard case .other(let name) = try RecordObjects.parse(decoded) else {
+                Issue.record("\(object.className) parsed as a record or an unknown class")
+                continue
+            }
+            #expect(name == object.className)
+        }
+    }
+
     @Test("object layout: duplicate keys, bad UTF-8 keys, nesting deeper than 4 and short fields are refused")
     func objectLayout() throws {
         var object = KeyedObject(className: "Response")

@@ -423,10 +423,11 @@ struct FoundInBodies: Sendable {
             {
                 chunkExtents.append((chunk.offset, end))
             }
+            // A reference outside body data is the chunk check's error, not an extent of the layout.
             for (reference, _) in chunk.followingEntries where reference.layer == 0 {
-                dictionaryExtents.insert(
-                    Verification.Extent(
-                        offset: reference.offset, end: reference.offset &+ UInt64(reference.storedLength)))
+                let (end, overflow) = reference.offset.addingReportingOverflow(UInt64(reference.storedLength))
+                guard !overflow, reference.offset >= UInt64(Lead.size), end <= bodyDataEnd else { continue }
+                dictionaryExtents.insert(Verification.Extent(offset: reference.offset, end: end))
             }
         }
     }

@@ -41,36 +41,39 @@ public struct ZimImporter: Sendable {
         if !options.overwrite && access(output, F_OK) == 0 {
             throw ZimError.archive(.outputExists(path: output), path: output)
         }
-        let zim = try ZimArchive(path: input)
-        let metadata = try ZimMetadata(reading: zim)
-        var summary = ZimImportSummary()
-        let paths = ZimPaths(baseURL: options.baseURL ?? metadata.text(ZimPaths.baseURLMetadata) ?? "http://localhost/")
-        summary.baseURL = paths.baseURL
-        var listing = try list(zim, summary: &summary)
-        let mapping: any ZimEntryMapping
-        if let warc2zim = try Warc2zimMapping(
-            zim, metadata: metadata, headerEntries: listing.headerEntries, paths: paths, options: options)
-        {
-            mapping = warc2zim
-            summary.fromWarc2zim = true
-            listing.items.removeAll { warc2zim.headerEntries.contains($0.index) }
-        } else {
-            mapping = PlainZimMapping(
-                paths: paths, urls: metadata.urlTable, copies: metadata.copies, empties: metadata.empties,
-                oldScheme: !zim.hasNewNamespaceScheme)
-        }
         var writerOptions = ArchiveWriter.Options(
             overwrite: options.overwrite, compressionLevel: options.compressionLevel,
             dictionaryInterval: options.dictionaryInterval,
             zstdLevel: options.zstdLevel)
         writerOptions.dictionaryPlacement = options.dictionaryPlacement
+        // The output's temporary first: an output that cannot be made fails before the ZIM is read,
+        // and `webarc` finds the temporary of a webarc-zim that libzim crashed (it removes it).
         let writer: ArchiveWriter
         do {
             writer = try ArchiveWriter(path: output, options: writerOptions)
         } catch let error as WebArcError {
             throw ZimError.archive(error, path: output)
         }
+        var summary = ZimImportSummary()
         do {
+            let zim = try ZimArchive(path: input)
+            let metadata = try ZimMetadata(reading: zim)
+            let paths = ZimPaths(
+                baseURL: options.baseURL ?? metadata.text(ZimPaths.baseURLMetadata) ?? "http://localhost/")
+            summary.baseURL = paths.baseURL
+            var listing = try list(zim, summary: &summary)
+            let mapping: any ZimEntryMapping
+            if let warc2zim = try Warc2zimMapping(
+                zim, metadata: metadata, headerEntries: listing.headerEntries, paths: paths, options: options)
+            {
+                mapping = warc2zim
+                summary.fromWarc2zim = true
+                listing.items.removeAll { warc2zim.headerEntries.contains($0.index) }
+            } else {
+                mapping = PlainZimMapping(
+                    paths: paths, urls: metadata.urlTable, copies: metadata.copies, empties: metadata.empties,
+                    oldScheme: !zim.hasNewNamespaceScheme)
+            }
             let total = listing.items.count + listing.redirects.count
             var written = Written()
             try writeItems(

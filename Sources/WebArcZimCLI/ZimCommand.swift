@@ -4,7 +4,8 @@ import WebArcCLISupport
 
 /// `webarc-zim`: ZIM import and export through libzim, in a binary of its own because Debian ships
 /// libzim only as a shared library and the release `webarc` is a static executable. `webarc import
-/// FILE.zim …` and `webarc export … --format zim …` exec it with their arguments unchanged.
+/// FILE.zim …` and `webarc export … --format zim …` run it with their arguments unchanged, as a
+/// child process, so that libzim crashing on a hostile file ends as an error line of theirs.
 @main
 struct ZimCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

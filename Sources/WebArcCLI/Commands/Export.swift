@@ -55,9 +55,17 @@ struct Export: ParsableCommand {
 
     func run() throws {
         // A ZIM is written through libzim, which the static `webarc` does not link: webarc-zim
-        // exports it, parsing these same arguments.
+        // exports it, parsing these same arguments, in a child process (as import reads one).
         if format == .zim {
-            try CompanionBinary.exec("webarc-zim", arguments: Array(CommandLine.arguments.dropFirst()))
+            switch try CompanionBinary.run(
+                "webarc-zim", arguments: Array(CommandLine.arguments.dropFirst()), output: output)
+            {
+            case .exited(let status): Foundation.exit(status)
+            case .signaled(let signal):
+                throw CommandFailure(
+                    "webarc-zim stopped writing \(output) (\(CompanionBinary.describe(signal))): nothing was written",
+                    code: CompanionBinary.isFault(signal) ? ExitCodes.failure : 128 + signal)
+            }
         }
         let started = Date()
         let summary: ExportSummary

@@ -61,9 +61,21 @@ struct Import: ParsableCommand {
         let summary: ImportSummary
         do {
             // A ZIM is read through libzim, which the static `webarc` does not link: webarc-zim
-            // imports it, parsing these same arguments.
-            if try files.contains(where: { try InputFormat.detect(path: $0) == .zim }) {
-                try CompanionBinary.exec("webarc-zim", arguments: Array(CommandLine.arguments.dropFirst()))
+            // imports it, parsing these same arguments, in a child process, so that libzim
+            // crashing on a hostile file ends with an error line here.
+            if let zimFile = try files.first(where: { try InputFormat.detect(path: $0) == .zim }) {
+                let arguments = Array(CommandLine.arguments.dropFirst())
+                switch try CompanionBinary.run("webarc-zim", arguments: arguments, output: output) {
+                case .exited(let status): Foundation.exit(status)
+                case .signaled(let signal) where CompanionBinary.isFault(signal):
+                    throw CommandFailure(
+                        "libzim stopped on \(zimFile) (\(CompanionBinary.describe(signal))): the ZIM is damaged or hostile",
+                        code: ExitCodes.dataError)
+                case .signaled(let signal):
+                    throw CommandFailure(
+                        "webarc-zim stopped importing \(zimFile) (\(CompanionBinary.describe(signal))): nothing was written",
+                        code: 128 + signal)
+                }
             }
             if zim.isSet {
                 throw CommandFailure(

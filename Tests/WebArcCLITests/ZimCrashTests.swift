@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+import WebArcTestSupport
+
+/// ZIM files that crash libzim (`Fixtures/zim-crash/`, found by the ZIM fuzz target): `webarc
+/// import` runs libzim in `webarc-zim`, a child process, so each ends as one error line naming
+/// the file, exit 65, with nothing written and no temporary left.
+@Suite("Hostile ZIMs: libzim runs in a child process")
+struct ZimCrashTests {
+    static let folder = CLIRunner.repository.appendingPathComponent("Tests/WebArcCLITests/Fixtures/zim-crash").path
+    static let cases = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
+        .filter { $0.hasPrefix("crash-") }.sorted()
+    /// The crasher libzim still dies on (a SIGSEGV while it opens the file).
+    static let segfault = folder + "/crash-096b7d8186ca0fb851b0fe39493226985af06eb7"
+
+    @Test("the fixtures are there")
+    func fixtures() {
+        #expect(Self.cases.count == 2, "\(Self.folder)")
+    }
+
+    @Test("each: one error line naming the file, exit 65, no archive, no temporary", arguments: cases)
+    func crashCase(name: String) throws {
+        let scratch = try TemporaryFolder()
+        let input = Self.folder + "/" + name
+        let result = try CLIRunner.run(["import", input, "-o", scratch.file("out.webarc")])
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("webarc: error: "), "\(result.stderr)")
+        #expect(result.stderr.contains(input), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == [])
+    }
+
+    @Test("a crash of libzim: the signal named, the temporary the child made removed")
+    func segfault() throws {
+        let scratch = try TemporaryFolder()
+        // webarc-zim alone dies on it and leaves its output's temporary: what webarc cleans up.
+        let alone = try CLIRunner.run(
+            ["import", Self.segfault, "-o", scratch.file("alone.webarc")],
+            executable: (CLIRunner.binary as NSString).deletingLastPathComponent + "/webarc-zim",
+            environment: ["SWIFT_BACKTRACE": "enable=no"])
+        #expect(alone.status == SIGSEGV, "\(alone.stderr)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: scratch.path)
+        #expect(left.count == 1 && left[0].hasPrefix(".alone.webarc.tmp-"), "\(left)")
+        try FileManager.default.removeItem(atPath: scratch.file(left[0]))
+
+        let result = try CLIRunner.run(["import", Self.segfault, "-o", scratch.file("out.webarc")])
+        #expect(result.status == 65)
+        #expect(
+            result.stderr
+                == "webarc: error: libzim stopped on \(Self.segfault) (signal 11, SIGSEGV): the ZIM is damaged or hostile\n"
+        )
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == [])
+    }
+
+    @Test("an archive already at -o stays as it was when libzim crashes under --force")
+    func existingOutputUntouched() throws {
+        let scratch = try TemporaryFolder()
+        let existing = try scratch.write("out.webarc", Array("an earlier archive".utf8))
+        let result = try CLIRunner.run(["import", Self.segfault, "-o", existing, "--force"])
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: existing)) == Data("an earlier archive".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == ["out.webarc"])
+    }
+}

@@ -125,7 +125,7 @@ struct Warc2zimMapping: ZimEntryMapping {
     }
 
     /// The absolute target of a 3xx with a `Location`, as a WARC import makes a redirect of it.
-    private static func redirectTarget(_ head: WARCHeaderBlock) -> String? {
+    static func redirectTarget(_ head: WARCHeaderBlock) -> String? {
         guard let status = head.status, RedirectRecord.allowedStatuses.contains(status),
             let location = head.headers.value(for: "Location")?.trimmingCharacters(in: .whitespaces), !location.isEmpty,
             let target = URL(string: location, relativeTo: URL(string: head.targetURI))?.absoluteString

@@ -164,7 +164,7 @@ public final class ZimArchive: @unchecked Sendable {
     }
 
     /// Reads and checks the header of the file at `path`.
-    private static func checkedHeader(_ path: String) throws -> (ZimHeader, UInt64) {
+    static func checkedHeader(_ path: String) throws -> (ZimHeader, UInt64) {
         guard let file = FileHandle(forReadingAtPath: path) else {
             throw ZimError.io(path: path, operation: .opening("open"), errno: errno)
         }

@@ -36,12 +36,19 @@ final class ZimClusterReader: @unchecked Sendable {
     ///
     /// - Throws: ``ZimError/io(path:operation:errno:)``; ``ZimError/libzim(file:entry:message:)``
     ///   when the cluster pointer list cannot be read.
-    init(_ zim: ZimArchive, limit: UInt64) throws {
-        path = zim.path
-        header = zim.header
+    convenience init(_ zim: ZimArchive, limit: UInt64) throws {
+        try self.init(path: zim.path, header: zim.header, limit: limit)
+    }
+
+    /// Opens the file at `path`, whose checked header is `header`, for `pread`, without libzim.
+    ///
+    /// - Throws: as ``init(_:limit:)``.
+    init(path: String, header: ZimHeader, limit: UInt64) throws {
+        self.path = path
+        self.header = header
         self.limit = limit
-        descriptor = open(zim.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw ZimError.io(path: zim.path, operation: .opening("open"), errno: errno) }
+        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw ZimError.io(path: path, operation: .opening("open"), errno: errno) }
         let count = Int(header.clusterCount)
         let table = try Self.read(descriptor, at: header.clusterPointerPosition, count: count * 8, path: path)
         var ends = (0..<count).map { Self.uint64(table, $0 * 8) }
@@ -124,20 +131,30 @@ final class ZimClusterReader: @unchecked Sendable {
         let cluster = Self.uint32(dirent, 8)
         let blob = Int(Self.uint32(dirent, 12))
         guard Self.uint16(dirent, 0) < 0xFFFD, cluster == entry.cluster else {
-            throw bad(entry, "its dirent is not libzim's")
+            throw bad(entry.path, "its dirent is not libzim's")
         }
-        guard let decoded = try decodedCluster(cluster, entry: entry) else { return nil }
+        guard let decoded = try decodedCluster(cluster, entry: entry.path) else { return nil }
         guard blob + 1 < decoded.offsets.count else {
-            throw bad(entry, "blob \(blob) of cluster \(cluster), which holds \(decoded.offsets.count - 1)")
+            throw bad(entry.path, "blob \(blob) of cluster \(cluster), which holds \(decoded.offsets.count - 1)")
         }
         let range = decoded.offsets[blob]..<decoded.offsets[blob + 1]
         guard UInt64(range.count) == entry.size else {
-            throw bad(entry, "blob \(blob) of cluster \(cluster) holds \(range.count) bytes, libzim says \(entry.size)")
+            throw bad(
+                entry.path, "blob \(blob) of cluster \(cluster) holds \(range.count) bytes, libzim says \(entry.size)")
         }
         return Array(decoded.bytes[range])
     }
 
-    private func decodedCluster(_ index: UInt32, entry: ZimArchive.Entry) throws -> Cluster? {
+    /// The blobs of cluster `index`, decoded as ``read(_:)`` decodes it, or nil when this reader
+    /// leaves the cluster to libzim.
+    ///
+    /// - Throws: ``ZimError/libzim(file:entry:message:)`` for a cluster that is not what it must be.
+    func blobs(ofCluster index: UInt32) throws -> [ArraySlice<UInt8>]? {
+        guard let decoded = try decodedCluster(index, entry: nil) else { return nil }
+        return zip(decoded.offsets, decoded.offsets.dropFirst()).map { decoded.bytes[$0..<$1] }
+    }
+
+    private func decodedCluster(_ index: UInt32, entry: String?) throws -> Cluster? {
         if let hit = lock.withLock({ cache.first { $0.index == index }?.cluster }) { return hit }
         guard index < header.clusterCount else { throw bad(entry, "cluster \(index) of \(header.clusterCount)") }
         let table = try Self.read(
@@ -167,7 +184,7 @@ final class ZimClusterReader: @unchecked Sendable {
     }
 
     /// One Zstandard frame decoded whole, or nil when it decodes to more than the limit.
-    private func decompress(_ frame: ArraySlice<UInt8>, entry: ZimArchive.Entry, cluster: UInt32) throws -> [UInt8]? {
+    private func decompress(_ frame: ArraySlice<UInt8>, entry: String?, cluster: UInt32) throws -> [UInt8]? {
         guard let stream = ZSTD_createDStream() else { throw bad(entry, "no memory for Zstandard") }
         defer { ZSTD_freeDStream(stream) }
         var output: [UInt8] = []
@@ -207,8 +224,8 @@ final class ZimClusterReader: @unchecked Sendable {
         return offsets
     }
 
-    private func bad(_ entry: ZimArchive.Entry, _ reason: String) -> ZimError {
-        ZimError.libzim(file: path, entry: entry.path, message: reason)
+    private func bad(_ entry: String?, _ reason: String) -> ZimError {
+        ZimError.libzim(file: path, entry: entry, message: reason)
     }
 
     /// `count` bytes at `offset`, all of them.

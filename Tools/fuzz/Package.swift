@@ -31,7 +31,7 @@ let package = Package(
         fuzzTarget("FuzzHAR", ["FuzzSupport"]),
         fuzzTarget("FuzzWebArchive", ["FuzzSupport"]),
         fuzzTarget("FuzzWACZ", ["FuzzSupport"]),
-        // libzim reads what the header check lets through: the target needs libzim-dev.
+        // webarc's own ZIM parsers, not libzim (see README.md); WebArcZim still links libzim-dev.
         fuzzTarget("FuzzZim", ["FuzzSupport", webArc, .product(name: "WebArcZim", package: "webarc")]),
         fuzzTarget("FuzzHTTPRequest", [webArc, .product(name: "WebArcReplay", package: "webarc")]),
         fuzzTarget("FuzzHTML", [.product(name: "WebArcHTML", package: "webarc")]),

@@ -19,8 +19,11 @@
 - FuzzWARC, FuzzHAR, FuzzWebArchive, FuzzWACZ: `webarc export` of the site vector (WARC also
   gunzipped; the WACZ also re-zipped as py-wacz zips, its JSON members deflated), when a built
   `webarc` is given with --webarc.
-- FuzzZim: `webarc export --format zim --no-index` of the site vector (webarc-zim beside the
-  given webarc), and zimwriterfs -j of the site vector unpacked (when zim-tools is installed).
+- FuzzZim: warc2zim `H/` entries (a response, a redirect, a revisit, a resource) and an HTML page
+  with warc2zim's inserts, as they are and in a ZIM written here with one uncompressed cluster
+  (so that mutations reach the blob offsets and the blobs); `webarc export --format zim
+  --no-index` of the site vector (webarc-zim beside the given webarc), and zimwriterfs -j of the
+  site vector unpacked (when zim-tools is installed).
 
 Usage: Tools/fuzz/make-corpus.py [--webarc PATH]. Pages are decoded with the independent Python
 LZ4 of Tools/make-vectors.
@@ -234,6 +237,10 @@ def main() -> None:
     for name, sequence, state_digest in [("older", 3, digest), ("same", 7, digest), ("conflicting", 7, "0" * 64),
                                          ("newer", 9, digest)]:
         write("FuzzSigningFiles", f"state-{name}.state", f"{key_id} {sequence} {state_digest}\n".encode())
+    blobs = warc2zim_blobs()
+    for name, blob in blobs:
+        write("FuzzZim", name, blob)
+    write("FuzzZim", "warc2zim-blobs.zim", plain_zim(blobs))
     if args.webarc:
         with tempfile.TemporaryDirectory() as work:
             site = os.path.join(VECTORS, "site.webarc")
@@ -259,6 +266,58 @@ def main() -> None:
                 subprocess.run(["zimwriterfs", "-j", "-w", first, "-I", "illustration.png", "-l", "eng", "-t", "site", "-d", "seed",
                                 "-c", "webarc", "-p", "webarc", "-n", "site", folder, path], check=True, stdout=subprocess.DEVNULL)
                 write("FuzzZim", "zimwriterfs.zim", open(path, "rb").read())
+
+
+def warc2zim_blobs():
+    """`H/` entries as warc2zim 1.x stores them (a WARC header, then the HTTP header block) and a
+    page with the inserts it puts after `<head>` and before `</head>`, as (seed name, bytes)."""
+    def head(url, http, kind="response", extra=""):
+        return ("WARC/1.0\r\nWARC-Type: %s\r\nWARC-Record-ID: <urn:uuid:1>\r\nWARC-Date: 2024-05-01T10:00:00Z\r\n"
+                "WARC-Target-URI: %s\r\n%sContent-Length: 999\r\n\r\n%s" % (kind, url, extra, http)).encode()
+    check = ("<head><script>\n// No SW Fallback check: hit if loaded via direct link (no SW installed or not "
+             "supported)\nif (!window._WBWombat) {\n}\n</script>")
+    css = '\n<link type="text/css" href="https://warc2zim.kiwix.app/custom.css" rel="Stylesheet" />\n</head>'
+    page = "<!doctype html><html>" + check + "<title>Example</title>" + css + "<body><a href=/old>old</a></body></html>"
+    return [
+        ("h-response.bin", head("https://example.com/", "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n"
+                                "Content-Encoding: gzip\r\nTransfer-Encoding: chunked\r\nContent-Length: 10\r\n\r\n")),
+        ("h-redirect.bin", head("http://example.com/old", "HTTP/1.1 301 Moved Permanently\r\nLocation: ../new?a=b\r\n"
+                                "Content-Length: 0\r\n\r\n")),
+        ("h-revisit.bin", head("https://example.com/again.css", "HTTP/1.1 200 OK\r\nContent-Type: text/css\r\n\r\n",
+                               kind="revisit", extra="WARC-Refers-To-Target-URI: <https://example.com/style.css>\r\n")),
+        ("h-resource.bin", head("urn:x:resource", "", kind="resource")),
+        ("page.html", page.encode()),
+    ]
+
+
+def plain_zim(blobs):
+    """A ZIM of the `H/` blobs in one uncompressed cluster: the header, mime list, dirents, path
+    pointer list, title index (titles are the paths), cluster pointer list and MD5 checksum as
+    libzim lays them out."""
+    mimes = b"application/warc-headers\0text/html\0\0"
+    dirents = []
+    for number, (name, _) in enumerate(blobs):
+        mime = 1 if name.endswith(".html") else 0
+        dirents.append(struct.pack("<HBcIII", mime, 0, b"H", 0, 0, number) + ("example.com/%s" % name).encode() + b"\0\0")
+    offsets = [4 * (len(blobs) + 1)]
+    for _, blob in blobs:
+        offsets.append(offsets[-1] + len(blob))
+    cluster = b"\x01" + struct.pack("<%dI" % len(offsets), *offsets) + b"".join(blob for _, blob in blobs)
+    mime_at = 80
+    dirent_at = mime_at + len(mimes)
+    starts = [dirent_at + sum(len(d) for d in dirents[:number]) for number in range(len(dirents))]
+    # The path pointer list is in path order; blob numbers keep the cluster's order.
+    positions = [start for _, start in sorted(zip((name for name, _ in blobs), starts))]
+    path_at = dirent_at + sum(len(d) for d in dirents)
+    title_at = path_at + 8 * len(dirents)
+    cluster_list_at = title_at + 4 * len(dirents)
+    cluster_at = cluster_list_at + 8
+    checksum_at = cluster_at + len(cluster)
+    header = struct.pack("<IHH16sIIQQQQIIQ", 0x044D495A, 6, 1, b"webarc-fuzz-seed", len(dirents), 1, path_at,
+                         title_at, cluster_list_at, mime_at, 0xFFFFFFFF, 0xFFFFFFFF, checksum_at)
+    body = (header + mimes + b"".join(dirents) + struct.pack("<%dQ" % len(positions), *positions)
+            + struct.pack("<%dI" % len(dirents), *range(len(dirents))) + struct.pack("<Q", cluster_at) + cluster)
+    return body + hashlib.md5(body).digest()
 
 
 def flat_png():

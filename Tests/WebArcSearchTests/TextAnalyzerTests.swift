@@ -1,0 +1,82 @@
+import Testing
+
+@testable import WebArcSearch
+
+@Suite struct TextAnalyzerTests {
+    func terms(_ text: String) -> [String] { Analyzer.tokens(text).map(\.term) }
+
+    @Test func wordsAreFoldedAndStemmed() {
+        #expect(terms("The Running DOGS ran") == ["the", "run", "dog", "ran"])
+        #expect(terms("Café Über Straße ﬁle Ｐython") == ["cafe", "uber", "strass", "file", "python"])
+        #expect(terms("Ørsted Łódź Æsir") == ["orst", "lodz", "aesir"])
+    }
+
+    @Test func apostrophesAndFullStopsInsideWords() {
+        #expect(terms("don't, it’s e.g. end.") == ["don't", "it", "e.g", "e", "g", "end"])
+        #expect(terms("'quoted' word") == ["quot", "word"])
+    }
+
+    @Test func numbersKeepTheirSeparators() {
+        #expect(terms("Python 3.11 costs 1,000.50 in v2.0") == ["python", "3.11", "cost", "1,000.50", "in", "v2.0"])
+        #expect(terms("3. items, 4,") == ["3", "item", "4"])
+    }
+
+    @Test func compoundsAndTheirPartsShareAFirstPosition() {
+        let tokens = Analyzer.tokens("use os.path.join now")
+        #expect(tokens.map(\.term) == ["use", "os.path.join", "os", "path", "join", "now"])
+        #expect(tokens.map(\.position) == [0, 1, 1, 2, 3, 4])
+        #expect(terms("sort_keys __init__") == ["sort_keys", "sort", "key", "__init__", "init"])
+        #expect(terms("json.dumps(obj)") == ["json.dumps", "json", "dump", "obj"])
+    }
+
+    @Test func rangesPointAtTheWordsInTheText() {
+        let text = "Ünïcode café os.path"
+        let tokens = Analyzer.tokens(text)
+        #expect(tokens.map { String(text[$0.range]) } == ["Ünïcode", "café", "os.path", "os", "path"])
+        #expect(tokens.map(\.term) == ["unicod", "cafe", "os.path", "os", "path"])
+    }
+
+    @Test func ideographsAndKanaAreOneTermEach() {
+        let tokens = Analyzer.tokens("東京タワーへ行く Tokyo")
+        #expect(tokens.map(\.term) == ["東", "京", "タ", "ワ", "ー", "へ", "行", "く", "tokyo"])
+        #expect(tokens.map(\.position) == Array(0..<9))
+        #expect(terms("서울 특별시") == ["서울", "특별시"])
+    }
+
+    @Test func combiningMarksAndFormatCharactersStayInTheWord() {
+        // e + combining acute; a soft hyphen inside a word.
+        #expect(terms("cafe\u{301} hyphen\u{AD}ation") == ["cafe", "hyphen"])
+        #expect(terms("naïve\u{200B}word") == ["naiv", "word"])
+    }
+
+    @Test func punctuationAndSymbolsSeparateWords() {
+        #expect(terms("a-b c/d e:f (g) «h» i&j") == ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"])
+        #expect(terms("  \n\t ") == [])
+        #expect(terms("_ __ ...") == [])
+    }
+
+    @Test func longWordsAreCutAtAScalarBoundary() {
+        let long = String(repeating: "é", count: 100)
+        let term = terms(long)
+        #expect(term.count == 1)
+        #expect(term[0] == String(repeating: "e", count: Analyzer.maxTermBytes))
+        let greek = String(repeating: "λ", count: 100)
+        #expect(terms(greek)[0].utf8.count == Analyzer.maxTermBytes)
+        let mixed = "a" + String(repeating: "λ", count: 100)
+        #expect(terms(mixed)[0].utf8.count == Analyzer.maxTermBytes - 1)
+    }
+
+    @Test func normalizeAndFold() {
+        #expect(Analyzer.normalize("Connections") == "connect")
+        #expect(Analyzer.normalize("os.path") == "os.path")
+        #expect(Analyzer.fold("PYTHÖN") == "python")
+        #expect(Analyzer.fold("Straße") == "strasse")
+    }
+
+    @Test func foldingIsIdempotent() {
+        for text in ["ǅemal Ⅻ ﬃ ㎏ ﬀ ǈ ẞ İstanbul ΣΑΣ ς", "①②③ Ａｂｃ ｶﾀｶﾅ"] {
+            let once = Analyzer.fold(text)
+            #expect(Analyzer.fold(once) == once)
+        }
+    }
+}

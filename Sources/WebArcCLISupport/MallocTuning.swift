@@ -1,4 +1,6 @@
-#if os(Linux)
+import WebArc
+
+#if canImport(Glibc)
 import CMalloc
 import Glibc
 #endif
@@ -6,6 +8,7 @@ import Glibc
 /// glibc allocator settings for the one-shot commands that move a whole archive's bodies through
 /// memory, whose peak memory must stay small and whose time counts. Long-running commands
 /// (`serve` above all) keep glibc's defaults (measurements: Tools/bench/NOTES.md, 'MallocTuning').
+/// Each call does nothing off glibc or when `Platform.portable`.
 package enum MallocTuning {
     /// Makes every thread created from now on allocate from the main arena (`pack`, ZIM import).
     ///
@@ -15,7 +18,8 @@ package enum MallocTuning {
     /// worth of free memory; one arena holds it once. Pack is not slower for it: a file costs a few
     /// large allocations, so the arena's lock is seldom contended. The output does not depend on it.
     package static func useOneArena() {
-        #if os(Linux)
+        #if canImport(Glibc)
+        guard !Platform.portable else { return }
         _ = mallopt(M_ARENA_MAX, 1)
         #endif
     }
@@ -32,7 +36,8 @@ package enum MallocTuning {
     /// (a `read` into a new buffer) wait for it. Both run faster; apply peaks a little higher.
     /// The output does not depend on it.
     package static func reuseLargeBlocks() {
-        #if os(Linux)
+        #if canImport(Glibc)
+        guard !Platform.portable else { return }
         _ = mallopt(M_MMAP_THRESHOLD, 64 << 20)
         _ = mallopt(M_TRIM_THRESHOLD, 256 << 20)
         #endif
@@ -48,7 +53,8 @@ package enum MallocTuning {
     /// frees a few hundred pages instead of thousands, for a few MiB more peak memory (a larger
     /// block backed so costs more of it).
     package static func backHeapWithHugePages(bytes: Int = 32 << 20) {
-        #if os(Linux)
+        #if canImport(Glibc)
+        guard !Platform.portable else { return }
         guard let block = malloc(bytes) else { return }
         let start = UInt(bitPattern: block)
         free(block)

@@ -62,8 +62,11 @@ package enum CachedBody: Sendable {
         /// own loop's, so no handle is ever used by two threads at once.
         package func handle(loop: Int) -> NIOFileHandle { handles[loop % handles.count] }
 
+        /// Nil when no file can be made: the descriptor budget is spent, `shm_open` fails, the
+        /// system is not Linux, or the process is portable (`Platform.portable`).
         fileprivate init?(head: ByteBuffer, body: ByteBuffer, loops: Int) {
             #if os(Linux)
+            guard !Platform.portable else { return nil }
             let loops = max(1, loops)
             guard
                 CachedBody.openDescriptors.wrappingAdd(loops, ordering: .relaxed).newValue <= CachedBody.maxDescriptors

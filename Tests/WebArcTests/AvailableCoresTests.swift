@@ -8,12 +8,17 @@ import Testing
 /// without its cost.
 @Suite("Available cores")
 struct AvailableCoresTests {
-    @Test(
-        "the count is the affinity mask's CPUs, as many as Foundation counts here; a thread kept to a core runs only there"
-    )
-    func affinity() throws {
+    @Test("the count is as many cores as Foundation counts here, no more than the CPUs listed")
+    func count() {
         #expect(AvailableCores.count == ProcessInfo.processInfo.activeProcessorCount)
         #expect(AvailableCores.count >= 1 && AvailableCores.count <= AvailableCores.cpus.count)
+    }
+
+    // Thread affinity is Linux's, and a portable run (WEBARC_PORTABLE=1) leaves it alone.
+    @Test(
+        "the CPUs are the affinity mask's; a thread kept to a core runs only there",
+        .enabled(if: !Platform.portable, "a portable run keeps no thread to a core"))
+    func affinity() throws {
         #expect(AvailableCores.currentThreadCPUs() == AvailableCores.cpus)
         let last = try #require(AvailableCores.cpus.last)
         let seen = Mutex<(kept: Bool, cpus: [Int]?)>((false, nil))
@@ -28,6 +33,15 @@ struct AvailableCoresTests {
         // The calling thread is not affected, and a CPU past the mask's size is refused.
         #expect(AvailableCores.currentThreadCPUs() == AvailableCores.cpus)
         #expect(!AvailableCores.keepCurrentThread(on: 1 << 20))
+    }
+
+    @Test(
+        "a portable run reads no affinity mask and keeps no thread to a core",
+        .enabled(if: Platform.portable, "runs in the portable pass (WEBARC_PORTABLE=1)"))
+    func portable() {
+        #expect(AvailableCores.currentThreadCPUs() == nil)
+        #expect(AvailableCores.cpus == Array(0..<ProcessInfo.processInfo.activeProcessorCount))
+        #expect(!AvailableCores.keepCurrentThread(on: 0))
     }
 
     @Test("a cgroup quota is whole cores rounded up; no quota (-1 or 0) is none")

@@ -1,8 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
 import CAffinity
 import Glibc
-#elseif canImport(Darwin)
-import Foundation
 #endif
 
 /// The cores this process may run on: the CPUs in its affinity mask (`taskset`, a cpuset), no
@@ -11,17 +11,28 @@ import Foundation
 ///
 /// `ProcessInfo.activeProcessorCount` reads the quota too, but its first call costs a fresh
 /// process Foundation's file reading and the type lookups it brings, on one core before `pack`'s
-/// workers start; this reads the same few bytes with `open` and `read`.
+/// workers start; this reads the same few bytes with `open` and `read`. Elsewhere, and when
+/// ``Platform/portable``, Foundation answers and no thread is kept to a core.
 package enum AvailableCores {
     /// How many: the worker count of `pack`, `verify`, `unpack` and `apply`.
     package static let count: Int = {
         #if canImport(Glibc)
-        let allowed = cpus.count
-        return max(1, min(allowed, quota() ?? allowed))
-        #else
-        return ProcessInfo.processInfo.activeProcessorCount
+        if usesAffinity {
+            let allowed = cpus.count
+            return max(1, min(allowed, quota() ?? allowed))
+        }
         #endif
+        return ProcessInfo.processInfo.activeProcessorCount
     }()
+
+    /// Whether the affinity mask is read and set (Linux, not portable).
+    private static var usesAffinity: Bool {
+        #if canImport(Glibc)
+        !Platform.portable
+        #else
+        false
+        #endif
+    }
 
     /// The CPU numbers of the affinity mask the process started with, ascending (read on first use,
     /// before any thread is kept to a core; all online CPUs when the mask cannot be read).
@@ -30,6 +41,7 @@ package enum AvailableCores {
     /// The CPU numbers the calling thread may run on, ascending; nil when the mask cannot be read.
     package static func currentThreadCPUs() -> [Int]? {
         #if canImport(Glibc)
+        guard usesAffinity else { return nil }
         var mask = [UInt64](repeating: 0, count: maskWords)
         guard mask.withUnsafeMutableBufferPointer({ webarc_thread_affinity($0.baseAddress!, $0.count) }) == 0 else {
             return nil
@@ -43,18 +55,18 @@ package enum AvailableCores {
 
     private static var onlineCPUs: Int {
         #if canImport(Glibc)
-        sysconf(Int32(_SC_NPROCESSORS_ONLN))
-        #else
-        ProcessInfo.processInfo.activeProcessorCount
+        if usesAffinity { return sysconf(Int32(_SC_NPROCESSORS_ONLN)) }
         #endif
+        return ProcessInfo.processInfo.activeProcessorCount
     }
 
-    /// Keeps the calling thread to CPU `cpu` from now on; false when the system refuses (the
-    /// thread then runs where the scheduler puts it, as before).
+    /// Keeps the calling thread to CPU `cpu` from now on; false when the system refuses or has no
+    /// such call, or the process is portable (the thread then runs where the scheduler puts it, as
+    /// before).
     @discardableResult
     package static func keepCurrentThread(on cpu: Int) -> Bool {
         #if canImport(Glibc)
-        guard cpu >= 0, cpu < maskWords * 64 else { return false }
+        guard usesAffinity, cpu >= 0, cpu < maskWords * 64 else { return false }
         var mask = [UInt64](repeating: 0, count: maskWords)
         mask[cpu / 64] = 1 << UInt64(cpu % 64)
         return mask.withUnsafeBufferPointer { webarc_set_thread_affinity($0.baseAddress!, $0.count) } == 0

@@ -96,10 +96,10 @@ package final class OutputFile {
     /// Starts writing to disk, without waiting, the bytes written since the last start once they
     /// make ``writebackStep``: the page cache would otherwise hold them all until the fsync of
     /// ``commit(overwrite:permissions:)``, which then waits for every one. A hint: failure changes
-    /// nothing but that wait.
+    /// nothing but that wait (Linux only, and not when ``Platform/portable``).
     private func startWriteback(atLeast step: UInt64 = writebackStep) {
-        #if os(Linux)
-        guard flushedLength - writebackStart >= step else { return }
+        #if canImport(Glibc)
+        guard flushedLength - writebackStart >= step, !Platform.portable else { return }
         _ = sync_file_range(
             descriptor, Int64(writebackStart), Int64(flushedLength - writebackStart), WEBARC_SYNC_FILE_RANGE_WRITE)
         writebackStart = flushedLength
@@ -153,7 +153,8 @@ package final class OutputFile {
     }
 
     /// Appends the first `count` bytes of the file open at `source` (read from offset 0), copied
-    /// in the kernel (`sendfile`) where it can, through a 1 MiB buffer otherwise.
+    /// in the kernel (`sendfile`) where it can, through a 1 MiB buffer otherwise (and when
+    /// ``Platform/portable``).
     ///
     /// - Throws: ``WebArcError/io(path:operation:errno:)`` naming `sourcePath` when it ends early
     ///   or a read fails, the temporary file when a write fails.
@@ -161,7 +162,7 @@ package final class OutputFile {
         try flush()
         var copied: UInt64 = 0
         #if os(Linux)
-        if lseek(descriptor, off_t(flushedLength), SEEK_SET) >= 0 {
+        if !Platform.portable && lseek(descriptor, off_t(flushedLength), SEEK_SET) >= 0 {
             var sourceOffset = off_t(0)
             while copied < count {
                 let sent = sendfile(descriptor, source, &sourceOffset, Int(min(count - copied, 1 << 30)))

@@ -10,14 +10,14 @@ import Darwin
 /// (add the temporary name; move it) where `tar` makes one; creating files is most of what unpack
 /// asks of the kernel. An unnamed file is named
 /// with one `linkat`, and a process that dies before that leaves nothing behind. Where the system
-/// has no `O_TMPFILE` (Darwin, some file systems) ``create(in:)`` returns nil and the caller keeps
-/// its temporary name.
+/// has no `O_TMPFILE` (Darwin, some file systems), or the process is portable
+/// (``Platform/portable``), ``create(in:)`` returns nil and the caller keeps its temporary name.
 package enum UnnamedFile {
     /// Opens a new unnamed regular file in `folder` for writing (mode 0644 less the umask), or nil
     /// when unnamed files cannot be made there.
     package static func create(in folder: String) -> Int32? {
         #if os(Linux)
-        guard canLink else { return nil }
+        guard canLink, !Platform.portable else { return nil }
         // O_TMPFILE is `__O_TMPFILE | O_DIRECTORY`, a macro Swift does not import.
         let fd = open(folder, __O_TMPFILE | O_DIRECTORY | O_WRONLY | O_CLOEXEC, 0o644)
         return fd >= 0 ? fd : nil

@@ -12,8 +12,9 @@ struct MD5Lanes {
     static let count = Int(MD5_LANES)
     /// Bytes in one MD5 block.
     static let blockSize = 64
-    /// True when this CPU has the 16-lane kernel (AVX-512F); without it callers use `Insecure.MD5`.
-    static let isAvailable = md5_lanes_available() != 0
+    /// True when this CPU has the 16-lane kernel (AVX-512F) and the process is not portable
+    /// (``Platform/portable``); without it callers use `Insecure.MD5`.
+    static let isAvailable = !Platform.portable && md5_lanes_available() != 0
 
     private var state = md5_lanes_state()
 

@@ -11,8 +11,9 @@ import CHashLanes
 struct SHA256Lanes {
     /// Number of lanes.
     static let count = Int(SHA256_LANES)
-    /// True when this CPU has the 16-lane kernel (AVX-512F), as ``MD5Lanes`` needs.
-    static let isAvailable = sha256_lanes_available() != 0
+    /// True when this CPU has the 16-lane kernel (AVX-512F) and the process is not portable, as
+    /// for ``MD5Lanes``.
+    static let isAvailable = !Platform.portable && sha256_lanes_available() != 0
 
     private var state = sha256_lanes_state()
 
@@ -84,9 +85,10 @@ struct SHA256Stream {
         sha256_stream_update(&state, base.assumingMemoryBound(to: UInt8.self), buffer.count)
     }
 
-    /// True where ``updatePair(_:_:_:)`` hashes both messages in one pass (SHA-NI); elsewhere it
-    /// runs the portable code twice, and swift-crypto is the faster choice.
-    static let pairsInOnePass = sha256_stream_pairs_available() != 0
+    /// True where ``updatePair(_:_:_:)`` hashes both messages in one pass (SHA-NI) and the process
+    /// is not portable (``Platform/portable``); elsewhere it runs the portable code twice, and
+    /// swift-crypto is the faster choice.
+    static let pairsInOnePass = !Platform.portable && sha256_stream_pairs_available() != 0
 
     /// Adds the same bytes to two messages (a chunk and the body it belongs to): with SHA-NI both
     /// in one pass, for about the cost of one.

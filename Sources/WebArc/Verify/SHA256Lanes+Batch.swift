@@ -19,9 +19,9 @@ extension SHA256Lanes {
     /// others by swift-crypto: the same digests either way.
     ///
     /// A body of one chunk hashes once for both. A longer body's own hash goes on from its first
-    /// chunk's state (``SHA256Stream``); where SHA-NI hashes two messages in one pass
-    /// (``SHA256Stream/pairsInOnePass``), each later chunk is hashed with the body in that pass,
-    /// otherwise in the lanes and then again for the body.
+    /// chunk's state (``SHA256Stream`` after a lane or with pairs, else swift-crypto's); where
+    /// SHA-NI hashes two messages in one pass (``SHA256Stream/pairsInOnePass``), each later chunk
+    /// is hashed with the body in that pass, otherwise in the lanes and then again for the body.
     /// - Parameter lanes: false to hash every chunk one stream at a time, as a CPU without
     ///   AVX-512F always does.
     /// - Parameter pairs: false to hash a long body's later chunks and the body apart (as a CPU
@@ -39,6 +39,9 @@ extension SHA256Lanes {
         }
         var chunkDigests = [SHA256Hash?](repeating: nil, count: chunks.count)
         var bodyStreams = [SHA256Stream?](repeating: nil, count: messages.count)
+        // Long bodies begun outside the lanes, without pairs: swift-crypto's SHA-256 (SHA-NI or
+        // ARM's SHA-2 instructions where present) is faster than the C stream's portable code.
+        var cryptoBodies = [SHA256?](repeating: nil, count: messages.count)
         // The messages stay pinned while the kernel reads them: the calls nest, one per message.
         func pin(_ pinned: [UnsafeRawBufferPointer]) {
             guard pinned.count == messages.count else {
@@ -68,7 +71,12 @@ extension SHA256Lanes {
                 }
             }
             for index in shortestFirst.dropFirst(inLanes) {
-                if opensLongBody(index) {
+                if opensLongBody(index) && !pairs {
+                    var hasher = SHA256()
+                    hasher.update(bufferPointer: pieces[index])
+                    chunkDigests[index] = SHA256Hash(hasher.finalize())
+                    cryptoBodies[chunks[index].message] = hasher
+                } else if opensLongBody(index) {
                     var stream = SHA256Stream()
                     stream.update(pieces[index])
                     chunkDigests[index] = stream.finish()
@@ -85,7 +93,12 @@ extension SHA256Lanes {
                 }
             } else {
                 for (message, bytes) in pinned.enumerated() where bytes.count > chunkLength {
-                    bodyStreams[message]!.update(UnsafeRawBufferPointer(rebasing: bytes[chunkLength...]))
+                    let rest = UnsafeRawBufferPointer(rebasing: bytes[chunkLength...])
+                    if bodyStreams[message] != nil {
+                        bodyStreams[message]!.update(rest)
+                    } else {
+                        cryptoBodies[message]!.update(bufferPointer: rest)
+                    }
                 }
             }
         }
@@ -97,7 +110,9 @@ extension SHA256Lanes {
             let count = (bytes.count + chunkLength - 1) / chunkLength
             let digests = chunkDigests[next..<next + count].map { $0! }
             next += count
-            let sha256 = bodyStreams[message]?.finish() ?? digests.first ?? .ofEmpty
+            let sha256 =
+                bodyStreams[message]?.finish() ?? cryptoBodies[message].map { SHA256Hash($0.finalize()) }
+                ?? digests.first ?? .ofEmpty
             results.append(BodyHashes(sha256: sha256, chunks: digests))
         }
         return results

@@ -1,8 +1,9 @@
 import CHashLanes
 
-/// One MD5 message hashed as its bytes arrive (`CHashLanes`' scalar code, as fast as
-/// swift-crypto's here), which ``SHA256Stream/update(_:_:_:_:)`` can advance in one pass with the
-/// SHA-256 of the same bytes.
+/// One MD5 message hashed as its bytes arrive (`CHashLanes`' scalar code), which
+/// ``SHA256Stream/update(_:_:_:_:)`` can advance in one pass with the SHA-256 of the same bytes;
+/// alone, swift-crypto's `Insecure.MD5` is the faster (measurements: Tools/bench/NOTES.md,
+/// 'RawBodyStream').
 struct MD5Stream {
     fileprivate var state = md5_stream()
 

@@ -12,9 +12,11 @@ struct RawBodyStream {
     /// Whether each chunk's bytes go to the body's MD5 and SHA-256 (and a later chunk's to its own
     /// SHA-256) in one pass (``SHA256Stream/update(_:_:_:_:)``, SHA-NI).
     let pairs: Bool
+    /// The body's MD5 and SHA-256 with ``pairs``; `insecureMD5` and `sha256` (swift-crypto)
+    /// without, each faster alone than the C stream's code.
     private var md5 = MD5Stream()
-    /// The body's SHA-256 with ``pairs``; `sha256` (swift-crypto) without.
     private var bodyStream = SHA256Stream()
+    private var insecureMD5 = Insecure.MD5()
     private var sha256 = SHA256()
     private var pending: [UInt8] = []
     private var chunks = 0
@@ -23,8 +25,8 @@ struct RawBodyStream {
     private var finalDigest: BodyDigest?
     private var finalHash: SHA256Hash?
 
-    /// - Parameter pairs: false to hash the MD5, each chunk and the body apart (the SHA-256s with
-    ///   swift-crypto), as a CPU without SHA-NI always does.
+    /// - Parameter pairs: false to hash the MD5, each chunk and the body apart with swift-crypto,
+    ///   as a CPU without SHA-NI, or a portable process (``Platform/portable``), always does.
     init(
         level: Int, slot: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?),
         pairs: Bool = SHA256Stream.pairsInOnePass
@@ -56,7 +58,7 @@ struct RawBodyStream {
     /// Emits the last, shorter chunk (if any) and fixes the body's digests.
     mutating func flush(_ emit: (ChunkEncoder.Encoded) throws -> Void) throws {
         if !pending.isEmpty { try emitPending(emit) }
-        finalDigest = md5.finish()
+        finalDigest = pairs ? md5.finish() : BodyDigest(insecureMD5.finalize())
         finalHash = pairs ? bodyStream.finish() : SHA256Hash(sha256.finalize())
     }
 
@@ -83,7 +85,7 @@ struct RawBodyStream {
     /// Adds the next chunk's bytes to the body's MD5 and SHA-256 and returns the chunk's SHA-256.
     private mutating func chunkDigest(_ raw: UnsafeRawBufferPointer) -> SHA256Hash {
         guard pairs else {
-            md5.update(raw)
+            insecureMD5.update(bufferPointer: raw)
             sha256.update(bufferPointer: raw)
             return chunks == 0 ? SHA256Hash(sha256.finalize()) : SHA256Hash.of(raw)
         }

@@ -61,7 +61,9 @@ check diff -r "$WORK/dump" "$WORK/unpacked"
 "$webarc" pack "$DOCS" -o "$WORK/packed.webarc" --follow-outside --quiet
 "$webarc" export "$WORK/packed.webarc" --format zim -o "$WORK/packed.zim" --quiet
 CHECK="zimcheck passes the exported ZIM"
-check zimcheck "$WORK/packed.zim" >"$WORK/zimcheck.log"
+# zimcheck's report goes to its log; check's own line to the terminal.
+zimcheck_logged() { zimcheck "$1" >"$WORK/zimcheck.log" 2>&1; }
+check zimcheck_logged "$WORK/packed.zim"
 "$webarc" import "$WORK/packed.zim" -o "$WORK/back.webarc" --quiet
 # Statuses are not in a ZIM: a redirect comes back 302; the listing compares URLs, bodies and targets.
 CHECK="webarc → ZIM → webarc keeps every URL and body MD5"

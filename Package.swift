@@ -32,16 +32,25 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
-        .systemLibrary(
+        // liblz4 1.9.4 and libzstd 1.5.4 (Debian 12's), vendored: `apply` writes the publisher's
+        // archive again byte for byte, so every webarc must compress alike, whatever the system's
+        // libraries (another version codes differently; Apple platforms have none). Their public
+        // symbols are hidden, so a system libzstd that libzim loads keeps its own. Each folder's
+        // README says where the files come from and what changing them breaks.
+        .target(
             name: "CLZ4",
-            pkgConfig: "liblz4",
-            providers: [.apt(["liblz4-dev"])]
+            exclude: ["LICENSE", "README.md"],
+            cSettings: [.define("LZ4LIB_VISIBILITY", to: "__attribute__((visibility(\"hidden\")))")]
         ),
-        // Zstandard, for the delta chunks of update archives (codec 3, spec §6.2) only.
-        .systemLibrary(
+        // Zstandard: delta chunks (codec 3, spec §6.2), `pack --zstd`, compact updates.
+        .target(
             name: "CZstd",
-            pkgConfig: "libzstd",
-            providers: [.apt(["libzstd-dev"])]
+            exclude: ["LICENSE", "COPYING", "README.md"],
+            cSettings: [
+                .define("ZSTDLIB_VISIBLE", to: "__attribute__((visibility(\"hidden\")))"),
+                .define("ZSTDERRORLIB_VISIBLE", to: "__attribute__((visibility(\"hidden\")))"),
+                .define("ZDICTLIB_VISIBLE", to: "__attribute__((visibility(\"hidden\")))"),
+            ]
         ),
         // MD5 of sixteen bodies and SHA-256 of sixteen chunks at once on AVX-512, and one SHA-256
         // stream with SHA-NI that can go on from a lane (C files, no flags: each kernel names its
@@ -49,7 +58,7 @@ let package = Package(
         // sixteen streams side by side hash several times the bytes of one (measurements:
         // Tools/bench/NOTES.md, 'Package.swift').
         .target(name: "CHashLanes"),
-        // Format, reader, writer, verification. Depends on nothing heavier than liblz4 and swift-crypto.
+        // Format, reader, writer, verification. Depends on nothing heavier than lz4, zstd and swift-crypto.
         .target(
             name: "WebArc",
             dependencies: [
@@ -169,11 +178,11 @@ let package = Package(
             // A release `webarc` on Linux is a static executable, so that a one-shot command such
             // as `cat` keeps pace with `unzip -p`: linked dynamically it spent much of its time in
             // the dynamic loader (relocations of a large binary, and `dladdr` over the symbols that
-            // `-static-stdlib` exports), which a static executable does not do at all. liblz4,
-            // libzstd and zlib link from the `.a` files of their -dev packages. glibc warns that
-            // `getaddrinfo` and `getpw*` still load its NSS modules at run time: the binary wants the
-            // glibc it was built with, as a `--static-swift-stdlib` one does. Debug builds (and
-            // tests) stay dynamic.
+            // `-static-stdlib` exports), which a static executable does not do at all. lz4 and zstd
+            // are the package's own (CLZ4, CZstd); zlib links from the `.a` of its -dev package.
+            // glibc warns that `getaddrinfo` and `getpw*` still load its NSS modules at run time:
+            // the binary wants the glibc it was built with, as a `--static-swift-stdlib` one does.
+            // Debug builds (and tests) stay dynamic.
             linkerSettings: [.unsafeFlags(["-static-executable"], .when(platforms: [.linux], configuration: .release))]
         ),
         // `webarc-capture`, the networking half of the CLI: `webarc capture` execs it.

@@ -10,7 +10,8 @@ import WebArcReplay
 /// ```
 ///
 /// The first archive holding a URL answers it, so list an update before the base it updates.
-/// Making a set reads every record once to learn the origins (a linear pass over the lookup table).
+/// Making a set reads a few pages per archived origin (never every record), unless no archive
+/// names a start page and there are several origins to choose the one served at / from.
 public struct ArchiveSet: Sendable {
     /// The archives in search order.
     public var readers: [ArchiveReader] { replay.readers }
@@ -28,26 +29,69 @@ public struct ArchiveSet: Sendable {
     public init(readers: [ArchiveReader]) throws {
         replay = ReplayArchives(readers: readers)
         var origins: [Origin] = []
-        var counts: [Origin: Int] = [:]
+        var known: Set<Origin> = []
         for reader in readers {
-            try reader.forEachEntry { entry in
-                let url = entry.key.drop { $0 != " " }.dropFirst()
-                guard let origin = Origin(url: url) else { return }
-                if counts[origin] == nil { origins.append(origin) }
-                counts[origin, default: 0] += 1
-            }
+            for origin in try Self.origins(of: reader) where known.insert(origin).inserted { origins.append(origin) }
         }
         var start: (url: String, origin: Origin)?
         for reader in readers {
-            if let url = try reader.metadata.startURL, let origin = Origin(url: url), counts[origin] != nil {
+            if let url = try reader.metadata.startURL, let origin = Origin(url: url), known.contains(origin) {
                 start = (url, origin)
                 break
             }
         }
-        let busiest = origins.max { counts[$0, default: 0] < counts[$1, default: 0] }
-        let primary = start?.origin ?? busiest
+        // Without a start page the origin with the most records is served at /: only then are
+        // records counted, and only when there is a choice.
+        let primary =
+            try start?.origin
+            ?? (origins.count > 1 ? try Self.busiest(of: origins, in: readers) : origins.first)
         originMap = OriginMap(origins: origins, primary: primary)
         startURL = start?.url ?? primary.map { $0.url + "/" }
+    }
+
+    /// The http(s) origins of `reader`'s records in key order (one may repeat under another method), found by skipping from each origin
+    /// to the first key past it: a few page reads per origin, however many records each holds.
+    static func origins(of reader: ArchiveReader) throws -> [Origin] {
+        var origins: [Origin] = []
+        var bound: [UInt8] = []
+        while let key = try reader.firstRecordKey(notBelow: bound) {
+            let url = key.drop { $0 != UInt8(ascii: " ") }.dropFirst()
+            guard let text = String(validating: url, as: UTF8.self), let origin = Origin(url: text) else {
+                bound = key + [0]
+                continue
+            }
+            origins.append(origin)
+            bound = skipBound(after: key, url: url)
+        }
+        return origins
+    }
+
+    /// The smallest key past every key that starts like `key` up to and including the `/` after
+    /// its authority (`GET http://host/`), all of them of one origin; `key` plus a zero byte (the
+    /// next key) when there is no such `/`.
+    static func skipBound(after key: [UInt8], url: ArraySlice<UInt8>) -> [UInt8] {
+        let separator = Array("://".utf8)
+        guard let schemeEnd = url.firstRange(of: separator)?.upperBound,
+            let slash = url[schemeEnd...].firstIndex(where: {
+                $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+            }), url[slash] == UInt8(ascii: "/")
+        else { return key + [0] }
+        // Keys sort by bytes: the successor of the prefix `…/` is the prefix ending in `0`.
+        return Array(key[..<slash]) + [UInt8(ascii: "/") + 1]
+    }
+
+    /// The origin with the most records among `readers` (the first met on a tie): one walk over
+    /// every record.
+    static func busiest(of origins: [Origin], in readers: [ArchiveReader]) throws -> Origin? {
+        var counts: [Origin: Int] = [:]
+        for reader in readers {
+            try reader.forEachEntry { entry in
+                if let origin = Origin(url: entry.key.drop { $0 != " " }.dropFirst()) {
+                    counts[origin, default: 0] += 1
+                }
+            }
+        }
+        return origins.max { counts[$0, default: 0] < counts[$1, default: 0] }
     }
 
     /// The path of the first archive read from a file that its path no longer names as it was

@@ -114,8 +114,10 @@ public enum Analyzer {
         }
     }
 
-    /// Calls `body` with every term of `text` until it returns false.
-    static func analyzeWhile(_ text: String, _ body: (Term) -> Bool) {
+    /// Calls `body` with every term of `text` until it returns false. With `firstBytes`, a term
+    /// whose first byte is not in it comes as an empty string, not stemmed (snippets look for a
+    /// few terms and skip the cost of the others).
+    static func analyzeWhile(_ text: String, firstBytes: [Bool]? = nil, _ body: (Term) -> Bool) {
         var text = text
         text.withUTF8 { bytes in
             var scanner = WordScanner(bytes)
@@ -125,6 +127,17 @@ public enum Analyzer {
             var wordNumber = 0
             while scanner.next() {
                 defer { wordNumber += 1 }
+                if let firstBytes, scanner.splits.isEmpty, !firstBytes[Int(scanner.folded[0])] {
+                    // Not wanted (a compound always is: a part may be): counted, not built.
+                    guard
+                        body(
+                            Term(
+                                term: "", position: position, kind: scanner.isIdeograph ? .ideograph : .word,
+                                source: scanner.source, scalars: scanner.scalars, word: wordNumber))
+                    else { return }
+                    position += 1
+                    continue
+                }
                 if scanner.isIdeograph {
                     guard
                         body(

@@ -110,7 +110,9 @@ extension Stemmer {
 
     /// Step 2: derivational suffixes such as `-ational`, `-iveness`, `-li`.
     mutating func step2() {
-        guard let (suffix, replacement) = Self.step2Rules.first(where: { ends(with: $0.0) }) else { return }
+        guard let last = word.last, Self.isAmong(last, "ilmnrst"),
+            let (suffix, replacement) = Self.step2Rules.first(where: { ends(with: $0.0) })
+        else { return }
         let start = word.count - suffix.utf8CodeUnitCount
         guard start >= p1 else { return }
         if suffix.utf8CodeUnitCount == 3, suffix.utf8Start[0] == UInt8(ascii: "o") {
@@ -118,7 +120,7 @@ extension Stemmer {
             guard start > 0, word[start - 1] == UInt8(ascii: "l") else { return }
         } else if suffix.utf8CodeUnitCount == 2 {
             // `li` goes after c, d, e, g, h, k, m, n, r or t.
-            guard start > 0, "cdeghkmnrt".utf8.contains(word[start - 1]) else { return }
+            guard start > 0, Self.isAmong(word[start - 1], "cdeghkmnrt") else { return }
         }
         replaceSuffix(suffix.utf8CodeUnitCount, with: replacement)
     }
@@ -131,7 +133,9 @@ extension Stemmer {
 
     /// Step 3: `-ical`, `-ness`, `-ful` and the like.
     mutating func step3() {
-        guard let (suffix, replacement) = Self.step3Rules.first(where: { ends(with: $0.0) }) else { return }
+        guard let last = word.last, Self.isAmong(last, "eils"),
+            let (suffix, replacement) = Self.step3Rules.first(where: { ends(with: $0.0) })
+        else { return }
         let start = word.count - suffix.utf8CodeUnitCount
         guard start >= p1 else { return }
         if ends(with: "ative"), start < p2 { return }
@@ -146,7 +150,9 @@ extension Stemmer {
 
     /// Step 4: `-ement`, `-ance`, `-ion` and the like.
     mutating func step4() {
-        guard let suffix = Self.step4Suffixes.first(where: { ends(with: $0) }) else { return }
+        guard let last = word.last, Self.isAmong(last, "ceilmnrst"),
+            let suffix = Self.step4Suffixes.first(where: { ends(with: $0) })
+        else { return }
         let start = word.count - suffix.utf8CodeUnitCount
         guard start >= p2 else { return }
         if ends(with: "ion") {

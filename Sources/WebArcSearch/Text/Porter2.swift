@@ -20,8 +20,8 @@ public enum Porter2 {
 
     /// Stems `word` in place: lower-case ASCII letters and apostrophes only.
     static func stem(_ word: inout [UInt8]) {
-        if word.count <= 6, let exception = exceptions[word] {
-            word = exception
+        if word.count <= 6, word.count >= 3, let exception = exceptions.first(where: { $0.0 == word }) {
+            word = exception.1
             return
         }
         guard word.count >= 3 else { return }
@@ -33,13 +33,13 @@ public enum Porter2 {
     }
 
     /// Whole words with a stem of their own, checked before anything else.
-    private static let exceptions: [[UInt8]: [UInt8]] = {
+    private static let exceptions: [([UInt8], [UInt8])] = {
         let pairs: [(String, String)] = [
             ("andes", "andes"), ("atlas", "atlas"), ("bias", "bias"), ("cosmos", "cosmos"), ("howe", "howe"),
             ("news", "news"), ("sky", "sky"), ("early", "earli"), ("gently", "gentl"), ("idly", "idl"),
             ("only", "onli"), ("singly", "singl"), ("skies", "sky"), ("skis", "ski"), ("ugly", "ugli"),
         ]
-        return Dictionary(uniqueKeysWithValues: pairs.map { (Array($0.0.utf8), Array($0.1.utf8)) })
+        return pairs.map { (Array($0.0.utf8), Array($0.1.utf8)) }
     }()
 }
 
@@ -99,7 +99,8 @@ struct Stemmer {
     private mutating func markRegions() {
         p1 = word.count
         p2 = word.count
-        if let prefix = Self.regionPrefixes.first(where: { word.starts(with: $0) }) {
+        let first = word[0]
+        if Self.isAmong(first, "acegilopu"), let prefix = Self.regionPrefixes.first(where: { word.starts(with: $0) }) {
             p1 = prefix.count
         } else {
             guard let end = regionStart(after: 0) else { return }
@@ -125,8 +126,21 @@ struct Stemmer {
         let count = suffix.utf8CodeUnitCount
         guard count <= end else { return false }
         let pointer = suffix.utf8Start
-        for offset in 0..<count where word[end - count + offset] != pointer[offset] { return false }
+        // From the last letter back: most suffixes differ there.
+        var offset = count - 1
+        while offset >= 0 {
+            if word[end - count + offset] != pointer[offset] { return false }
+            offset -= 1
+        }
         return true
+    }
+
+    /// Whether `byte` is one of the ASCII letters of `letters`.
+    @inline(__always)
+    static func isAmong(_ byte: UInt8, _ letters: StaticString) -> Bool {
+        let pointer = letters.utf8Start
+        for offset in 0..<letters.utf8CodeUnitCount where pointer[offset] == byte { return true }
+        return false
     }
 
     /// Replaces the last `count` bytes with `replacement`.

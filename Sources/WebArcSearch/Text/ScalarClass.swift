@@ -23,7 +23,7 @@ enum ScalarClass: UInt8 {
     case other
 
     /// The classes of the 128 ASCII scalars.
-    private static let ascii: [ScalarClass] = (0..<128).map { (code: Int) -> ScalarClass in
+    static let asciiTable: [ScalarClass] = (0..<128).map { (code: Int) -> ScalarClass in
         switch UInt8(code) {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"): .letter
         case UInt8(ascii: "0")...UInt8(ascii: "9"): .digit
@@ -36,12 +36,12 @@ enum ScalarClass: UInt8 {
 
     /// The class of an ASCII byte.
     @inline(__always)
-    static func of(ascii byte: UInt8) -> ScalarClass { ascii[Int(byte)] }
+    static func of(ascii byte: UInt8) -> ScalarClass { asciiTable[Int(byte)] }
 
     /// The class of `scalar`.
     static func of(_ scalar: Unicode.Scalar) -> ScalarClass {
         let value = scalar.value
-        if value < 0x80 { return ascii[Int(value)] }
+        if value < 0x80 { return asciiTable[Int(value)] }
         switch value {
         case 0x00A0, 0x2000...0x200B, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000: return .other
         case 0x00B7, 0x0387, 0x05F4, 0x2027, 0xFE13, 0xFE55, 0xFF1A: return .midLetter

@@ -145,7 +145,7 @@ private struct QueryParser {
         if isPrefix {
             // The last word (a compound as written) is the prefix; words before it are a phrase or a word.
             let lastWord = words[words.count - 1].word
-            let prefix = words.first { $0.word == lastWord }!.folded
+            let prefix = Analyzer.term(Array(words.first { $0.word == lastWord }!.folded.utf8))
             let before = words.filter { $0.word != lastWord && $0.kind != .compound }.map(\.term)
             addTerms(before)
             if prefix.unicodeScalars.count >= SearchQuery.minimumPrefixLength {

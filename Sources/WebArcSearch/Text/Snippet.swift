@@ -20,7 +20,9 @@ public enum Snippet {
         var words: [WordSpan] = []
         var window = Window(maxLength: maxLength)
         var stoppedEarly = false
-        Analyzer.analyzeWhile(scanned) { term in
+        var firstBytes = [Bool](repeating: false, count: 256)
+        for term in terms { if let first = term.utf8.first { firstBytes[Int(first)] = true } }
+        Analyzer.analyzeWhile(scanned, firstBytes: firstBytes) { term in
             if words.last?.index != term.word {
                 words.append(WordSpan(index: term.word, bytes: term.source, scalars: term.scalars))
             }

@@ -76,8 +76,20 @@ struct TextBuffer {
                     appendScalar(scalar)
                     index += length
                 } else {
-                    appendByte(byte)
-                    index += 1
+                    // A run of other ASCII bytes is copied at once.
+                    var runEnd = index + 1
+                    while runEnd < end, source[runEnd] &- 0x21 < 0x5F, source[runEnd] != UInt8(ascii: "&") {
+                        runEnd += 1
+                    }
+                    let room = limit - bytes.count - (bytes.isEmpty || separator == .none ? 0 : 1)
+                    let count = Swift.min(runEnd - index, room)
+                    guard count > 0, reserve(count) else {
+                        isFull = true
+                        return
+                    }
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[index..<index + count]))
+                    if count < runEnd - index { isFull = true }
+                    index += count
                 }
                 continue
             }
@@ -91,13 +103,72 @@ struct TextBuffer {
                     index += 2
                     continue
                 }
-                // Copy the whole sequence (invalid bytes are repaired when the text becomes a String).
-                var length = 1
-                while index + length < end, length < 4, source[index + length] & 0xC0 == 0x80 { length += 1 }
+                // A valid sequence is copied; each invalid one becomes U+FFFD here, so the limit
+                // holds for the string too.
+                let length = Self.validSequenceLength(source, index, end)
+                if length == 0 {
+                    appendScalar("\u{FFFD}")
+                    index += Swift.max(1, Self.maximalInvalidPrefix(source, index, end))
+                    continue
+                }
                 guard reserve(length) else { return }
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[index..<index + length]))
                 index += length
             }
+        }
+    }
+
+    /// The length of the valid UTF-8 sequence that starts at `index` with a byte above ASCII, or 0.
+    @inline(__always)
+    static func validSequenceLength(_ source: UnsafeBufferPointer<UInt8>, _ index: Int, _ end: Int) -> Int {
+        let lead = source[index]
+        let length: Int
+        var second: ClosedRange<UInt8> = 0x80...0xBF
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0:
+            length = 3
+            second = 0xA0...0xBF
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED:
+            length = 3
+            second = 0x80...0x9F
+        case 0xF0:
+            length = 4
+            second = 0x90...0xBF
+        case 0xF1...0xF3: length = 4
+        case 0xF4:
+            length = 4
+            second = 0x80...0x8F
+        default: return 0
+        }
+        guard index + length <= end, second.contains(source[index + 1]) else { return 0 }
+        for offset in 2..<length where source[index + offset] & 0xC0 != 0x80 { return 0 }
+        return length
+    }
+
+    /// How many bytes at `index` one U+FFFD replaces: the lead byte and the continuation bytes that
+    /// could still have followed it (the "maximal subpart" the Unicode standard recommends).
+    private static func maximalInvalidPrefix(_ source: UnsafeBufferPointer<UInt8>, _ index: Int, _ end: Int) -> Int {
+        var length = 1
+        let expected = source[index] >= 0xF0 ? 4 : source[index] >= 0xE0 ? 3 : 2
+        while length < expected, index + length < end, source[index + length] & 0xC0 == 0x80,
+            validPrefix(source[index], source[index + 1])
+        {
+            length += 1
+        }
+        return length
+    }
+
+    /// Whether `lead` then `second` can begin a valid sequence.
+    private static func validPrefix(_ lead: UInt8, _ second: UInt8) -> Bool {
+        switch lead {
+        case 0xC2...0xDF, 0xE1...0xEC, 0xEE...0xEF, 0xF1...0xF3: second & 0xC0 == 0x80
+        case 0xE0: second >= 0xA0 && second <= 0xBF
+        case 0xED: second >= 0x80 && second <= 0x9F
+        case 0xF0: second >= 0x90 && second <= 0xBF
+        case 0xF4: second >= 0x80 && second <= 0x8F
+        default: false
         }
     }
 
@@ -113,12 +184,6 @@ struct TextBuffer {
         separator = .none
         lineFeeds = 0
         return true
-    }
-
-    @inline(__always)
-    private mutating func appendByte(_ byte: UInt8) {
-        guard reserve(1) else { return }
-        bytes.append(byte)
     }
 
     private mutating func appendScalar(_ scalar: Unicode.Scalar) {

@@ -14,6 +14,19 @@ struct ElementTraits: OptionSet {
     static let chrome = ElementTraits(rawValue: 1 << 4)
     /// `h1`–`h3`: collected as headings.
     static let heading = ElementTraits(rawValue: 1 << 5)
+    /// May stay in `head` (`meta`, `link`, `title`, `script`, `style`, `base`, `noscript`, `template`).
+    static let headContent = ElementTraits(rawValue: 1 << 6)
+
+    /// Elements whose end tag a sibling start tag implies, by kind (bits 8–11).
+    enum ImpliedEnd: UInt16 {
+        case none, paragraph, listItem, definition, option, cell, row, head
+    }
+
+    /// The element's ``ImpliedEnd`` kind.
+    var impliedEnd: ImpliedEnd { ImpliedEnd(rawValue: rawValue >> 8 & 0xF) ?? .none }
+
+    /// These traits with an ``ImpliedEnd`` kind.
+    func with(_ kind: ImpliedEnd) -> ElementTraits { ElementTraits(rawValue: rawValue & ~0xF00 | kind.rawValue << 8) }
 
     /// The traits of each element that has any; other elements are inline.
     static let byName: [String: ElementTraits] = {
@@ -38,13 +51,37 @@ struct ElementTraits: OptionSet {
         for name in ["base", "col", "link", "meta", "param", "source", "track"] { table[name] = .void }
         // `wbr` marks where a line may break inside a word: it does not separate words.
         table["wbr"] = .void
+        for name in ["meta", "link", "title", "script", "style", "base", "noscript", "template"] {
+            table[name, default: []].insert(.headContent)
+        }
+        let implied: [(String, ImpliedEnd)] = [
+            ("p", .paragraph), ("li", .listItem), ("dt", .definition), ("dd", .definition), ("option", .option),
+            ("td", .cell), ("th", .cell), ("tr", .row), ("head", .head),
+        ]
+        for (name, kind) in implied { table[name] = table[name, default: []].with(kind) }
         return table
     }()
 
     /// Roles that mark page chrome.
-    static let chromeRoles: Set<String> = ["navigation", "search", "banner", "contentinfo"]
-    /// Sphinx's chrome, by element and class.
-    static let sphinxChrome: [String: Set<String>] = [
-        "div": ["sphinxsidebar", "related", "footer"], "a": ["headerlink"],
-    ]
+    static let chromeRoles: [StaticString] = ["navigation", "search", "banner", "contentinfo"]
+    /// The classes of Sphinx's chrome on `div`.
+    static let sphinxDivClasses: [StaticString] = ["sphinxsidebar", "related", "footer"]
+    /// The class of Sphinx's chrome on `a`.
+    static let sphinxLinkClasses: [StaticString] = ["headerlink"]
+
+    /// Whether `value` (an attribute value) holds one of `words` between ASCII whitespace, ASCII
+    /// case ignored.
+    static func value(_ value: String, holdsOneOf words: [StaticString]) -> Bool {
+        var utf8 = value.utf8[...]
+        while true {
+            utf8 = utf8.drop(while: ASCIIByte.isSpace)
+            guard !utf8.isEmpty else { return false }
+            let word = utf8.prefix { !ASCIIByte.isSpace($0) }
+            for candidate in words where candidate.utf8CodeUnitCount == word.count {
+                let bytes = UnsafeBufferPointer(start: candidate.utf8Start, count: candidate.utf8CodeUnitCount)
+                if zip(word, bytes).allSatisfy({ ASCIIByte.lowercased($0) == $1 }) { return true }
+            }
+            utf8 = utf8[word.endIndex...]
+        }
+    }
 }

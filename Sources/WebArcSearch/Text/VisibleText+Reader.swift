@@ -11,11 +11,6 @@ struct VisibleTextReader {
     private static let maxDepth = 512
     /// How far down the stack an end tag looks for its element.
     private static let endTagReach = 64
-    /// Elements that may stay in `head`: any other start tag ends it.
-    private static let headContent: Set<String> = [
-        "meta", "link", "title", "script", "style", "base", "noscript", "template",
-    ]
-
     private let html: [UInt8]
     private var text: TextBuffer
     private var charsetKnown: Bool
@@ -118,20 +113,19 @@ struct VisibleTextReader {
     /// The end tags HTML implies when `name` starts: a block closes a `p`, an `li` the previous
     /// `li`, and so on; a body element closes `head`.
     private mutating func closeImpliedElements(before name: String, _ traits: ElementTraits) {
-        guard let top = stack.last?.name else { return }
-        switch (top, name) {
-        case ("p", _) where traits.contains(.block) && !traits.contains(.void),
-            ("li", "li"), ("dt", "dt"), ("dt", "dd"), ("dd", "dt"), ("dd", "dd"), ("option", "option"),
-            ("td", "td"), ("td", "th"), ("th", "td"), ("th", "th"):
-            pop(to: stack.count - 1)
-        case ("td", "tr"), ("th", "tr"):
-            pop(to: stack.count - 1)
-            if stack.last?.name == "tr" { pop(to: stack.count - 1) }
-        case ("tr", "tr"):
-            pop(to: stack.count - 1)
-        case ("head", _) where !Self.headContent.contains(name):
-            pop(to: stack.count - 1)
-        default:
+        guard let top = stack.last?.traits.impliedEnd, top != .none else { return }
+        let next = traits.impliedEnd
+        switch top {
+        case .paragraph:
+            if traits.contains(.block), !traits.contains(.void) { pop(to: stack.count - 1) }
+        case .listItem, .definition, .option, .row:
+            if next == top { pop(to: stack.count - 1) }
+        case .cell:
+            if next == .cell || next == .row { pop(to: stack.count - 1) }
+            if next == .row, stack.last?.traits.impliedEnd == .row { pop(to: stack.count - 1) }
+        case .head:
+            if !traits.contains(.headContent) { pop(to: stack.count - 1) }
+        case .none:
             break
         }
     }
@@ -142,34 +136,36 @@ struct VisibleTextReader {
         if traits.contains(.chrome), sectioning == 0 { return true }
         var hasOpen = false
         for attribute in tag.attributes {
-            switch attribute.name {
-            case "hidden":
-                if CaseFolding.fold(attribute.value) != "until-found" { return true }
-            case "aria-hidden":
-                if TextBuffer.trimmed(CaseFolding.fold(attribute.value)) == "true" { return true }
-            case "role":
-                if Self.words(attribute.value).contains(where: ElementTraits.chromeRoles.contains) { return true }
-            case "style":
-                let style = CaseFolding.fold(attribute.value).filter { !$0.isWhitespace }
-                if style.contains("display:none") || style.contains("visibility:hidden") { return true }
-            case "class":
-                if let classes = ElementTraits.sphinxChrome[tag.name],
-                    Self.words(attribute.value).contains(where: classes.contains)
-                {
+            // Compare lengths first: most attributes (`href`, `id`, `title`) are none of these.
+            let name = attribute.name
+            switch name.utf8.count {
+            case 4:
+                if name == "role", ElementTraits.value(attribute.value, holdsOneOf: ElementTraits.chromeRoles) {
                     return true
                 }
-            case "open":
-                hasOpen = true
+                if name == "open" { hasOpen = true }
+            case 5:
+                if name == "class" {
+                    let chrome: [StaticString] =
+                        tag.name == "div"
+                        ? ElementTraits.sphinxDivClasses
+                        : tag.name == "a" ? ElementTraits.sphinxLinkClasses : []
+                    if !chrome.isEmpty, ElementTraits.value(attribute.value, holdsOneOf: chrome) { return true }
+                } else if name == "style" {
+                    let style = CaseFolding.fold(attribute.value).filter { $0 != " " && $0 != "\t" && $0 != "\n" }
+                    if style.contains("display:none") || style.contains("visibility:hidden") { return true }
+                }
+            case 6:
+                if name == "hidden", CaseFolding.fold(attribute.value) != "until-found" { return true }
+            case 11:
+                if name == "aria-hidden", TextBuffer.trimmed(CaseFolding.fold(attribute.value)) == "true" {
+                    return true
+                }
             default:
                 break
             }
         }
         return tag.name == "dialog" && !hasOpen
-    }
-
-    /// The words of an attribute value separated by ASCII whitespace, lower-cased.
-    private static func words(_ value: String) -> [String] {
-        CaseFolding.fold(value).split(whereSeparator: { $0.isASCII && $0.isWhitespace }).map(String.init)
     }
 
     /// Reads the encoding from `<meta charset=…>` or `<meta http-equiv=content-type content=…charset=…>`.

@@ -27,6 +27,9 @@ struct WordScanner {
     /// Whether the current word is one ideograph or kana (with the marks that follow it).
     private(set) var isIdeograph = false
 
+    /// ``ScalarClass``'s ASCII table, held here so the loop reads it without a global's lazy check.
+    private let asciiClasses = ScalarClass.asciiTable
+
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
         folded.reserveCapacity(64)
@@ -54,7 +57,7 @@ struct WordScanner {
 
     @inline(__always)
     private func classify(_ scalar: Unicode.Scalar) -> ScalarClass {
-        scalar.value < 0x80 ? ScalarClass.of(ascii: UInt8(scalar.value)) : ScalarClass.of(scalar)
+        scalar.value < 0x80 ? asciiClasses[Int(scalar.value)] : ScalarClass.of(scalar)
     }
 
     /// Appends the folded form of `scalar` to ``folded``.
@@ -77,6 +80,12 @@ struct WordScanner {
         // Skip to the first scalar that can start a word.
         var first: ScalarClass = .other
         while index < bytes.count {
+            let byte = bytes[index]
+            if byte < 0x80, asciiClasses[Int(byte)] == .other {
+                index += 1
+                scalarIndex += 1
+                continue
+            }
             let (scalar, length) = scalar(at: index)
             first = classify(scalar)
             if first == .letter || first == .digit || first == .connector || first == .ideograph {
@@ -119,6 +128,19 @@ struct WordScanner {
         var last: ScalarClass = .other
         var hasAlphanumeric = false
         scan: while index < bytes.count {
+            // ASCII letters and digits, the bulk of most text, take the short way.
+            let byte = bytes[index]
+            if byte < 0x80 {
+                let kind = asciiClasses[Int(byte)]
+                if kind == .letter || kind == .digit {
+                    folded.append(kind == .letter ? byte | 0x20 : byte)
+                    last = kind
+                    hasAlphanumeric = true
+                    index += 1
+                    scalarIndex += 1
+                    continue
+                }
+            }
             let (scalar, length) = scalar(at: index)
             let kind = classify(scalar)
             switch kind {

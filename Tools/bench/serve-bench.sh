@@ -33,6 +33,8 @@ Environment:
   CORPUS=DIR               the site to serve (default: /usr/share/doc/python3.11/html)
   WORK=DIR                 keep the copied corpus, archive and ZIM here between runs
                            (default: a temporary folder removed on exit)
+  WEBARC_PORTABLE=1        pack and serve in portable mode (no shared-memory body files or
+                           sendfile, no AVX-512 lanes: README "Platforms"); webarc reads it itself
 
 Missing tools (python3.11-doc nginx wrk zim-tools kiwix-tools curl) are installed through
 Tools/install-packages.sh (apt-get update, then install; as root or through sudo).

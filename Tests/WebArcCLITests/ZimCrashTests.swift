@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebArc
 import WebArcTestSupport
 
 /// ZIM files that crash libzim (`Fixtures/zim-crash/`, found by the ZIM fuzz target): `webarc
@@ -60,5 +61,44 @@ struct ZimCrashTests {
         #expect(result.status == 65, "\(result.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: existing)) == Data("an earlier archive".utf8))
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == ["out.webarc"])
+    }
+
+    @Test("damaged bytes after the header: an archive that verifies, or one error line and nothing written (seeded)")
+    func damagedBytes() throws {
+        let scratch = try TemporaryFolder()
+        try scratch.write(
+            "site/index.html",
+            Array("<html><head><title>Home</title></head><body><a href=a.html>a</a></body></html>".utf8))
+        try scratch.write("site/a.html", Array("<html><head><title>A</title></head><body>a</body></html>".utf8))
+        try scratch.write("site/style.css", Array("p { color: red }".utf8))
+        #expect(try CLIRunner.run(["pack", scratch.file("site"), "-o", scratch.file("site.webarc"), "-q"]).status == 0)
+        let zim = scratch.file("site.zim")
+        let exported = try CLIRunner.run(["export", scratch.file("site.webarc"), "--format", "zim", "-o", zim, "-q"])
+        #expect(exported.status == 0, "\(exported.stderr)")
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: zim)))
+        try FileManager.default.createDirectory(atPath: scratch.file("out"), withIntermediateDirectories: true)
+        var generator = SeededGenerator(seed: 20_261_127)
+        var outcomes: [Int32: Int] = [:]
+        for _ in 0..<24 {
+            var damaged = bytes
+            for _ in 0..<4 {
+                let offset = 80 + Int(generator.next() % UInt64(bytes.count - 96))
+                damaged[offset] ^= UInt8(truncatingIfNeeded: generator.next() | 1)
+            }
+            let input = try scratch.write("damaged.zim", damaged)
+            let output = scratch.file("out/site.webarc")
+            let result = try CLIRunner.run(["import", input, "-o", output, "--force", "-q"])
+            outcomes[result.status, default: 0] += 1
+            if result.status == 0 {
+                #expect(ArchiveVerifier.verify(path: output).passed)
+                try FileManager.default.removeItem(atPath: output)
+            } else {
+                #expect(result.status == 65, "\(result.stderr)")
+                #expect(result.stderr.hasPrefix("webarc: error: ") && result.stderr.contains(input), "\(result.stderr)")
+                #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.file("out")) == [])
+        }
+        #expect(outcomes.values.reduce(0, +) == 24)
     }
 }

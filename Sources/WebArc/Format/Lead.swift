@@ -10,8 +10,12 @@ package struct Lead: Equatable, Sendable {
     package static let size = 16
     /// The major version this library reads and writes.
     package static let supportedMajor: UInt16 = 2
-    /// The minor version this library writes.
+    /// The minor version this library writes for an archive without a search index (every
+    /// such archive is a 2.1 file, byte for byte as before 2.2).
     package static let currentMinor: UInt16 = 1
+    /// The newest minor version this library reads and writes: 2.2 adds the search index (spec
+    /// §17), and an archive that holds one says 2.
+    package static let newestMinor: UInt16 = 2
 
     /// The major version: 2.
     package var majorVersion: UInt16 = Lead.supportedMajor

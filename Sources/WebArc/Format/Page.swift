@@ -12,6 +12,7 @@ enum Page: Sendable {
     case recordLeaf(RecordLeaf)
     case bodyLeaf(BodyLeaf)
     case metadata(MetadataPage)
+    case search(SearchPage)
 
     /// The page type byte.
     enum Kind: UInt8, Sendable {
@@ -19,6 +20,7 @@ enum Page: Sendable {
         case recordLeaf = 2
         case bodyLeaf = 3
         case metadata = 4
+        case search = 5
     }
 
     /// Which tree an interior page belongs to.
@@ -30,11 +32,12 @@ enum Page: Sendable {
         var leafKind: Kind { self == .records ? .recordLeaf : .bodyLeaf }
     }
 
-    /// What a reader expects where it reads a page: the metadata page, or a node of a tree at the
-    /// height its reference gives.
+    /// What a reader expects where it reads a page: the metadata page, a node of a tree at the
+    /// height its reference gives, or a page of the search index (spec §17).
     enum Expectation: Sendable {
         case metadata
         case node(Tree)
+        case search
     }
 
     /// Reads the stored bytes of `reference`: checks their SHA-256 before anything decodes them,
@@ -46,9 +49,14 @@ enum Page: Sendable {
     init(stored: [UInt8], reference: PageReference, expected: Expectation, pageArea: Range<UInt64>) throws {
         let raw = try Self.decode(stored: stored, reference: reference)
         let offset = reference.offset
-        if case .metadata = expected, reference.height != 0 {
+        switch expected {
+        case .metadata where reference.height != 0:
             throw WebArcError.corruptPage(
                 page: offset, position: nil, reason: "the metadata page has height \(reference.height), not 0")
+        case .search where reference.height != 0:
+            throw WebArcError.corruptPage(
+                page: offset, position: nil, reason: "a search page has height \(reference.height), not 0")
+        default: break
         }
         guard let kindValue = raw.first, let kind = Kind(rawValue: kindValue) else {
             throw WebArcError.corruptPage(page: offset, position: 0, reason: "unknown page type \(raw.first ?? 0)")
@@ -56,6 +64,7 @@ enum Page: Sendable {
         let wanted: Kind
         switch expected {
         case .metadata: wanted = .metadata
+        case .search: wanted = .search
         case .node(let tree):
             wanted = reference.height > 0 ? .interior : tree.leafKind
         }
@@ -71,6 +80,7 @@ enum Page: Sendable {
         case .recordLeaf: self = .recordLeaf(try RecordLeaf(parsing: raw, page: offset))
         case .bodyLeaf: self = .bodyLeaf(try BodyLeaf(parsing: raw, page: offset))
         case .metadata: self = .metadata(try MetadataPage(parsing: raw, page: offset))
+        case .search: self = .search(try SearchPage(parsing: raw, page: offset, pageArea: pageArea))
         }
     }
 
@@ -101,6 +111,7 @@ enum Page: Sendable {
         case .recordLeaf(let page): page.bytes.count + page.bodies.reduce(0) { $0 + $1.encodedSize }
         case .bodyLeaf(let page): page.bytes.count + page.entries.reduce(64) { $0 + $1.encodedSize + 64 }
         case .metadata(let page): page.bytes.count
+        case .search(let page): page.bytes.count + page.children.count * 64
         }
     }
 }

@@ -25,6 +25,13 @@ enum RecordObjects {
         object.set("bases", metadata.bases.isEmpty ? nil : .objectList(metadata.bases.map(base)))
         object.set("writer", metadata.writer.map { .object(writer($0)) })
         object.set("target", metadata.target.map { .object(target($0)) })
+        object.set(
+            "search",
+            metadata.searchIndex.map { reference in
+                var writer = ByteWriter()
+                reference.serialize(into: &writer)
+                return .bytes(writer.bytes)
+            })
         return object
     }
 
@@ -36,6 +43,7 @@ enum RecordObjects {
         object.set("zstdLevel", recipe.zstdLevel.map { .uint(UInt64($0)) })
         object.set("anchors", recipe.anchors.code.map { .uint($0) })
         object.set("dictionaryPlacement", recipe.placement.code.map { .uint($0) })
+        object.set("search", recipe.search.map { .uint($0) })
         return object
     }
 
@@ -105,7 +113,15 @@ enum RecordObjects {
             throw object.corrupt("the metadata page holds a \(object.className), not an Archive")
         }
         let pairs = try pairs(object, "metadata")
-        return ArchiveMetadata(
+        var searchIndex: PageReference?
+        if let bytes = try object.byteString("search") {
+            guard bytes.count == PageReference.size else {
+                throw object.corrupt("search holds \(bytes.count) bytes, not a 56-byte page reference")
+            }
+            var reader = ByteReader(bytes, region: .object(page: object.page))
+            searchIndex = try PageReference(parsing: &reader)
+        }
+        var metadata = ArchiveMetadata(
             created: try object.date("created").map(Date.init(webarcMilliseconds:)),
             creator: try object.string("creator"),
             startURL: try object.string("startURL"), baseURL: try object.string("baseURL"),
@@ -113,6 +129,8 @@ enum RecordObjects {
             bases: try (object.objectList("bases", className: "Base") ?? []).map(base),
             writer: try object.object("writer", className: "Writer").map(writer),
             target: try object.object("target", className: "Target").map(target))
+        metadata.searchIndex = searchIndex
+        return metadata
     }
 
     static func writer(_ object: DecodedObject) throws -> WriterRecipe {
@@ -136,7 +154,7 @@ enum RecordObjects {
         return WriterRecipe(
             level: Int(level), dictionaryInterval: Int(interval), zstdLevel: zstdLevel.map { Int($0) }, order: order,
             anchors: anchors,
-            placement: placement)
+            placement: placement, search: try object.uint("search"))
     }
 
     static func target(_ object: DecodedObject) throws -> UpdateTarget {

@@ -291,6 +291,8 @@ public struct ArchiveMetadata: Equatable, Sendable {
     public var writer: WriterRecipe?
     /// For an update made by a diff: what applying it gives (spec §13.1).
     public var target: UpdateTarget?
+    /// The root page of the archive's full-text index (spec §17), set by the writer that wrote it.
+    package var searchIndex: PageReference?
 
     /// Makes metadata; every field is optional.
     public init(

@@ -32,6 +32,12 @@ package struct Trailer: Equatable, Sendable {
         package static let supported: Features = [.layer, .dictionaryCodec, .deltaCodec]
     }
 
+    /// The `optionalFeatures` bits this library writes (spec §4.4).
+    package enum OptionalFeatures {
+        /// Bit 0: the archive holds a full-text index (spec §17); since 2.2.
+        package static let searchIndex: UInt64 = 1 << 0
+    }
+
     /// The major version: 2.
     package var majorVersion: UInt16 = Lead.supportedMajor
     /// The minor version; a newer one is read normally.

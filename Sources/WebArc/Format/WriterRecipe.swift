@@ -16,6 +16,8 @@ public struct WriterRecipe: Equatable, Sendable {
     public var anchors: AnchorRule
     /// Where a codec-2 chunk's dictionary lies when LZ4 compresses it (`Writer.dictionaryPlacement`).
     public var placement: DictionaryPlacement
+    /// The rules version of the archive's full-text index (`Writer.search`, spec §17), or nil: none.
+    public var search: UInt64?
 
     /// Appendix C step 13's rules for which bodies are anchors.
     public enum AnchorRule: Equatable, Sendable {
@@ -54,8 +56,9 @@ public struct WriterRecipe: Equatable, Sendable {
     public init(
         level: Int, dictionaryInterval: Int, zstdLevel: Int? = nil, order: InsertionOrder = InsertionOrder(),
         anchors: AnchorRule = .everyNth,
-        placement: DictionaryPlacement = .apart
+        placement: DictionaryPlacement = .apart, search: UInt64? = nil
     ) {
+        self.search = search
         self.level = level
         self.dictionaryInterval = dictionaryInterval
         self.zstdLevel = zstdLevel
@@ -69,6 +72,12 @@ public struct WriterRecipe: Equatable, Sendable {
     ///
     /// - Throws: `badTarget` for an anchor rule or a dictionary placement a later version defines.
     package func requireWritable() throws {
+        if let search, SearchIndexRegistry.contributor(version: search) == nil {
+            throw WebArcError.badTarget(
+                reason:
+                    "the result has a search index of rules version \(search) (Writer.search), which this tool cannot write: use a newer webarc"
+            )
+        }
         if case .unknown(let code) = anchors {
             throw WebArcError.badTarget(
                 reason:

@@ -106,6 +106,7 @@ extension Page.Expectation {
         switch self {
         case .metadata: 0
         case .node(let tree): tree.rawValue
+        case .search: 5
         }
     }
 }

@@ -45,6 +45,9 @@ public final class ArchiveReader: Sendable {
     let tail: [UInt8]
     let tailOffset: UInt64
     let pageCache = Mutex(LRUCache<PageCacheKey, Page>(maxCount: 256, maxCost: 32 << 20))
+    /// The search module's parsed index pages (root, shards, documents), by page reference: this
+    /// reader's verified pages parsed once.
+    package let searchCache = Mutex<[PageReference: any Sendable]>([:])
     let bodyCache = Mutex(LRUCache<BodyReference, BodyEntry>(maxCount: 4096, maxCost: 16 << 20))
     /// Verified codec-2 dictionaries (the last 64 KiB of a chunk) by the chunk that holds them: a
     /// writer codes many bodies against one (spec Appendix C step 13).

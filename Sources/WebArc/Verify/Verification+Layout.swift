@@ -17,7 +17,7 @@ extension Verification {
         extents.sort { ($0.offset, $0.end) < ($1.offset, $1.end) }
         // A newer minor version may add pages reachable only from keys this verifier does not
         // know: bytes in no extent it knows are then a warning (spec §11.3).
-        let newer = reader.trailer.minorVersion > Lead.currentMinor
+        let newer = reader.trailer.minorVersion > Lead.newestMinor
         func gap(_ from: UInt64, _ to: UInt64) {
             let error = WebArcError.badLayout(offset: from, reason: "bytes \(from)..<\(to) are in no extent")
             if newer {

@@ -13,6 +13,7 @@ extension Verification {
         } catch {
             add("pages", error)
         }
+        if metadataReadable { walkSearchIndex() }
         for (tree, root) in [(Page.Tree.bodies, trailer.bodyRoot), (.records, trailer.recordRoot)] {
             if tree == .records { bodyTreeRead() }
             addExtent(root)
@@ -53,8 +54,40 @@ extension Verification {
         case .bodyLeaf(let leaf):
             if !isRoot && leaf.entries.isEmpty { emptyLeaf(reference) }
             bodyLeaves.append(reference)
-        case .metadata:
+        case .metadata, .search:
             break
+        }
+    }
+
+    /// The pages of the full-text index (spec §17), when the metadata names one: each is read
+    /// (digest, codec, head and child references) and counts as an extent; what the payloads say
+    /// is the search module's to check. Walked with a stack, each page once.
+    private func walkSearchIndex() {
+        guard let metadata = try? reader.metadata, let root = metadata.searchIndex else { return }
+        if reader.trailer.optionalFeatures & Trailer.OptionalFeatures.searchIndex == 0 {
+            add(
+                "pages",
+                WebArcError.corruptIndex(
+                    page: reader.trailer.metadata.offset, position: nil,
+                    reason: "a search index without optional feature bit 0"))
+        }
+        var pending = [root]
+        addExtent(root)
+        while let reference = pending.popLast() {
+            guard visited.insert(reference).inserted else { continue }
+            do {
+                guard case .search(let page) = try reader.page(reference, .search) else { continue }
+                if reference == root, page.kind != .root {
+                    throw WebArcError.corruptPage(
+                        page: reference.offset, position: 1, reason: "the search root is of kind \(page.kind.rawValue)")
+                }
+                for child in page.children.reversed() {
+                    addExtent(child)
+                    pending.append(child)
+                }
+            } catch {
+                add("pages", error)
+            }
         }
     }
 

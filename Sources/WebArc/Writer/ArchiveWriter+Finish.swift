@@ -23,47 +23,38 @@ extension ArchiveWriter {
         try failing {
             let bodyDataEnd = output.length
             try output.startWritebackOfAll()
-            // The body entries are sorted, and the body tree's leaves encoded, compressed and hashed,
-            // on a second core while this one sorts the records and prepares the record tree's
-            // leaves; both are placed in order afterwards (the body data's writers are done by now,
-            // so a core is free).
-            let bodiesByDigest = bodies
-            let bodyTree = Mutex<(entries: [BodyEntry], leaves: Result<[PreparedPage], any Error>)?>(nil)
-            let bodyTreeReady = DispatchGroup()
-            DispatchQueue.global().async(group: bodyTreeReady) {
-                let entries = bodiesByDigest.values.flatMap { $0 }.sorted { $0.reference < $1.reference }
-                let leaves = Self.bodyLeaves(entries)
-                bodyTree.withLock { $0 = (entries, leaves) }
-            }
-            let sorted = sortedRecords()
-            var treePositions = [Int](repeating: 0, count: sorted.count)
-            for (position, record) in sorted.enumerated() { treePositions[record.order] = position }
+            // Both trees stream: the body entries come back from the scratch file in reference
+            // order, the records from their sorted runs in tree order; each tree's leaves are
+            // encoded, compressed and hashed on every core a batch at a time and placed in order.
+            bodies.seal()
+            let bodyTree = try writeBodyTree()
+            var sorted = try records.sorted()
+            // The index's pages follow the body tree; its root waits until after the record root,
+            // so that the read at open (spec §14) fetches it with the metadata.
+            let searchRoot = try searchIndex.map { try writeSearchPages($0, sorted: sorted.all ?? []) }
+            var treePositions = [Int](repeating: 0, count: records.count)
+            let recordRoot = try writeRecordTree(&sorted, treePositions: &treePositions)
             metadata.writer = WriterRecipe(
                 level: options.compressionLevel, dictionaryInterval: anchors.interval, zstdLevel: options.zstdLevel,
                 order: InsertionOrder(positions: treePositions), anchors: anchors.plan.rule,
-                placement: options.dictionaryPlacement)
-            let recordLeaves = try self.recordLeaves(sorted)
-            bodyTreeReady.wait()
-            let (allBodies, bodyLeaves) = bodyTree.withLock { $0! }
-            let bodyRoot = try writeTree(leaves: try bodyLeaves.get(), tree: .bodies)
-            let recordRoot = try writeTree(leaves: recordLeaves, tree: .records)
+                placement: options.dictionaryPlacement, search: searchIndex?.version)
+            treePositions = []
+            metadata.searchIndex = try searchRoot.map { try storePage($0, height: 0) }
             let metadataRaw = MetadataPage.encode(object: RecordObjects.archive(metadata).encoded())
             let metadataReference = try storePage(metadataRaw, height: 0)
 
-            var trailer = Trailer(metadata: metadataReference, recordRoot: recordRoot, bodyRoot: bodyRoot)
+            var trailer = Trailer(metadata: metadataReference, recordRoot: recordRoot, bodyRoot: bodyTree.root)
+            if searchRoot != nil {
+                trailer.optionalFeatures |= Trailer.OptionalFeatures.searchIndex
+                trailer.minorVersion = Lead.newestMinor
+            }
             if hasTombstones || !metadata.bases.isEmpty { trailer.requiredFeatures.insert(.layer) }
-            if allBodies.contains(where: {
-                $0.chunks.contains { $0.codec == .lz4Dictionary || $0.reference?.codec == .lz4Dictionary }
-            }) {
-                trailer.requiredFeatures.insert(.dictionaryCodec)
-            }
-            if allBodies.contains(where: { $0.chunks.contains { $0.codec == .zstdDelta } }) {
-                trailer.requiredFeatures.insert(.deltaCodec)
-            }
+            if bodyTree.usesDictionaries { trailer.requiredFeatures.insert(.dictionaryCodec) }
+            if bodyTree.usesDeltas { trailer.requiredFeatures.insert(.deltaCodec) }
             trailer.archiveLength = output.length + UInt64(Trailer.size)
             trailer.bodyDataEnd = bodyDataEnd
             trailer.recordCount = UInt64(records.count)
-            trailer.bodyCount = UInt64(allBodies.count)
+            trailer.bodyCount = UInt64(bodies.count)
             let trailerBytes = trailer.serialize()
             if let expected {
                 let digest = SHA256Hash.of(trailerBytes).bytes
@@ -82,99 +73,130 @@ extension ArchiveWriter {
         }
     }
 
-    /// The records in record-tree order (spec Appendix C step 5): key, then `captureDate`
-    /// descending (absent last), then insertion order descending.
-    private func sortedRecords() -> [PendingRecord] {
-        records.sorted { lhs, rhs in
-            let order = KeyOrder.compare(lhs.key, rhs.key)
-            if order != 0 { return order < 0 }
-            switch (lhs.date, rhs.date) {
-            case let (left?, right?) where left != right: return left > right
-            case (.some, nil): return true
-            case (nil, .some): return false
-            default: return lhs.order > rhs.order
+    /// Pages prepared on every core at once, at most: enough to keep the cores busy, few enough
+    /// that the batch's records and entries stay a few MiB.
+    private static let pagesPerBatch = 64
+
+    /// Writes the body tree: the entries in reference order, packed into leaves (spec Appendix C
+    /// steps 3–4), then the interior levels; returns its root and which codecs the bodies use.
+    private func writeBodyTree() throws -> (root: PageReference, usesDictionaries: Bool, usesDeltas: Bool) {
+        var leaves: [(key: [UInt8], child: PageReference)] = []
+        var waiting: [[BodyEntry]] = []
+        var page: [BodyEntry] = []
+        var used = BodyLeaf.headSize
+        var usesDictionaries = false
+        var usesDeltas = false
+        func placeWaiting() throws {
+            let pages = waiting
+            waiting = []
+            let prepared = Self.prepareInParallel(pages.count) { number in
+                try PreparedPage(raw: BodyLeaf.encode(pages[number]), key: pages[number].first?.reference.treeKey ?? [])
+            }
+            for page in prepared {
+                let page = try page.get()
+                leaves.append((page.key, try append(page, height: 0)))
             }
         }
-    }
-
-    /// The body tree's leaves, prepared.
-    private static func bodyLeaves(_ entries: [BodyEntry]) -> Result<[PreparedPage], any Error> {
-        Result {
-            try PagePacking.pack(entries, headSize: BodyLeaf.headSize, size: { $0.encodedSize }).map { page in
-                try PreparedPage(raw: BodyLeaf.encode(page), key: page.first?.reference.treeKey ?? [])
+        try bodies.forEachSorted { entry in
+            usesDictionaries =
+                usesDictionaries
+                || entry.chunks.contains { $0.codec == .lz4Dictionary || $0.reference?.codec == .lz4Dictionary }
+            usesDeltas = usesDeltas || entry.chunks.contains { $0.codec == .zstdDelta }
+            let extra = entry.encodedSize
+            if !page.isEmpty && used + extra > PagePacking.target {
+                waiting.append(page)
+                page = []
+                used = BodyLeaf.headSize
+                if waiting.count >= Self.pagesPerBatch { try placeWaiting() }
             }
+            page.append(entry)
+            used += extra
         }
-    }
-
-    /// Appends a tree's leaves, then writes its interior levels, and returns the root's reference.
-    private func writeTree(leaves: [PreparedPage], tree: Page.Tree) throws -> PageReference {
-        try writeInteriorLevels(leaves.map { ($0.key, try append($0, height: 0)) }, tree: tree)
+        waiting.append(page)
+        try placeWaiting()
+        return (try writeInteriorLevels(leaves, tree: .bodies), usesDictionaries, usesDeltas)
     }
 
     /// One record-tree leaf to encode: its records, in tree order, and the body entries they name.
     private struct RecordPage {
-        var records: ArraySlice<PendingRecord>
-        var bodies: [BodyEntry]
+        var records: [PendingRecord] = []
+        var bodies: [BodyEntry] = []
     }
 
-    /// The record tree's leaves (records grouped by key, each leaf with copies of the body entries
-    /// its responses name), prepared: where each leaf ends is settled here, in order; the leaves are
-    /// then encoded, compressed and hashed on every core (``prepareInParallel(_:_:)``).
-    private func recordLeaves(_ sorted: [PendingRecord]) throws -> [PreparedPage] {
-        let pages = recordPages(sorted)
-        let prepared = Self.prepareInParallel(pages.count) { number -> PreparedPage in
-            let page = pages[number]
-            let raw = RecordLeaf.encode(records: page.records.map { ($0.key, $0.object) }, bodies: page.bodies)
-            guard raw.count <= Int(FormatBounds.maxPageLength) else {
-                throw WebArcError.invalidRecord(
-                    url: page.records.first?.url ?? "",
-                    reason: "its records need a page of \(raw.count) bytes, over the 4 MiB bound")
-            }
-            return try PreparedPage(raw: raw, key: page.records.first?.key ?? [])
-        }
-        // The first failure in page order, as one core would have met it.
-        return try prepared.map { try $0.get() }
-    }
-
-    /// The record tree's leaves as records and body entries: a key's records stay in one leaf, and a
-    /// leaf takes groups while its records and the entries of the bodies they name fit
-    /// ``PagePacking/target`` (spec Appendix C step 6).
-    private func recordPages(_ sorted: [PendingRecord]) -> [RecordPage] {
-        var pages: [RecordPage] = []
-        var start = sorted.startIndex
+    /// Writes the record tree from the records in tree order: a key's records stay in one leaf,
+    /// and a leaf takes groups while its records and the entries of the bodies they name fit
+    /// ``PagePacking/target`` (spec Appendix C step 6); then the interior levels. Notes each
+    /// record's tree position at its insertion order in `treePositions`; returns the root.
+    private func writeRecordTree(_ sorted: inout SortedRecords, treePositions: inout [Int]) throws -> PageReference {
+        var leaves: [(key: [UInt8], child: PageReference)] = []
+        var waiting: [RecordPage] = []
+        var page = RecordPage()
         /// The entries of the bodies the page's records name so far.
         var pageBodies: [BodyReference: BodyEntry] = [:]
         var used = RecordLeaf.headSize
-        func close(at end: Int) {
-            pages.append(
-                RecordPage(
-                    records: sorted[start..<end], bodies: pageBodies.values.sorted { $0.reference < $1.reference }))
-            start = end
+        func placeWaiting() throws {
+            let pages = waiting
+            waiting = []
+            let prepared = Self.prepareInParallel(pages.count) { number -> PreparedPage in
+                let page = pages[number]
+                let raw = RecordLeaf.encode(records: page.records.map { ($0.key, $0.object) }, bodies: page.bodies)
+                guard raw.count <= Int(FormatBounds.maxPageLength) else {
+                    throw WebArcError.invalidRecord(
+                        url: page.records.first?.url ?? "",
+                        reason: "its records need a page of \(raw.count) bytes, over the 4 MiB bound")
+                }
+                return try PreparedPage(raw: raw, key: page.records.first?.key ?? [])
+            }
+            // The first failure in page order, as one core would have met it.
+            for page in prepared {
+                let page = try page.get()
+                leaves.append((page.key, try append(page, height: 0)))
+            }
+        }
+        func close() throws {
+            page.bodies = pageBodies.values.sorted { $0.reference < $1.reference }
+            waiting.append(page)
+            page = RecordPage()
             pageBodies = [:]
             used = RecordLeaf.headSize
+            if waiting.count >= Self.pagesPerBatch { try placeWaiting() }
         }
-        var groupStart = sorted.startIndex
-        while groupStart < sorted.endIndex {
-            var groupEnd = groupStart + 1
-            while groupEnd < sorted.endIndex && sorted[groupEnd].key == sorted[groupStart].key { groupEnd += 1 }
-            let group = sorted[groupStart..<groupEnd]
+        func add(group: [PendingRecord]) throws {
             let recordsSize = group.reduce(0) { $0 + RecordLeaf.entrySize(key: $1.key, object: $1.object) }
             // The bodies the group names, once each (a group is a key's few records).
             var named: [BodyEntry] = []
             for case let body? in group.lazy.map(\.body) where !named.contains(where: { $0.reference == body }) {
-                named.append(storedBody(body)!)
+                guard let entry = try bodies.entry(body) else {
+                    throw WebArcError.invalidRecord(
+                        url: group[0].url, reason: "body \(body) was not added to this writer")
+                }
+                named.append(entry)
             }
             var extra = recordsSize + named.reduce(0) { pageBodies[$1.reference] == nil ? $0 + $1.encodedSize : $0 }
-            if start < groupStart && used + extra > PagePacking.target {
-                close(at: groupStart)
+            if !page.records.isEmpty && used + extra > PagePacking.target {
+                try close()
                 extra = recordsSize + named.reduce(0) { $0 + $1.encodedSize }
             }
             for entry in named { pageBodies[entry.reference] = entry }
+            page.records += group
             used += extra
-            groupStart = groupEnd
         }
-        close(at: sorted.endIndex)
-        return pages
+        var group: [PendingRecord] = []
+        var position = 0
+        while let record = try sorted.next() {
+            treePositions[record.order] = position
+            position += 1
+            if let first = group.first, first.key != record.key {
+                try add(group: group)
+                group = []
+            }
+            group.append(record)
+        }
+        if !group.isEmpty { try add(group: group) }
+        waiting.append(
+            RecordPage(records: page.records, bodies: pageBodies.values.sorted { $0.reference < $1.reference }))
+        try placeWaiting()
+        return try writeInteriorLevels(leaves, tree: .records)
     }
 
     /// `prepare(0)` … `prepare(count - 1)` on every core, their results in order.
@@ -212,7 +234,7 @@ extension ArchiveWriter {
 
     /// Compresses a page with `LZ4_compress_default` when that is smaller, appends it, and returns
     /// its reference (spec Appendix C step 8).
-    private func storePage(_ raw: [UInt8], height: UInt8) throws -> PageReference {
+    func storePage(_ raw: [UInt8], height: UInt8) throws -> PageReference {
         try append(PreparedPage(raw: raw, key: []), height: height)
     }
 

@@ -11,6 +11,8 @@ struct PendingRecord {
     /// The body a response names.
     let body: BodyReference?
     let url: String
+    /// A response's status, media type and charset, for a search index (nil for other records).
+    var response: (status: Int, mediaType: String?, charset: String?)? = nil
 }
 
 extension ArchiveWriter {
@@ -68,14 +70,18 @@ extension ArchiveWriter {
 
     private func append(_ record: ArchiveRecord, body: BodyReference?, key: [UInt8]? = nil) throws {
         let key = try key ?? Array(record.request.canonicalKey().utf8)
-        records.append(
-            PendingRecord(
-                key: key, object: RecordObjects.record(record).encoded(), date: record.captureDate?.webarcMilliseconds,
-                order: records.count, body: body, url: record.request.url))
+        var pending = PendingRecord(
+            key: key, object: RecordObjects.record(record).encoded(), date: record.captureDate?.webarcMilliseconds,
+            order: records.count, body: body, url: record.request.url)
+        if searchIndex != nil, case .response(let response) = record {
+            pending.response = (response.status, response.mimeType, response.textEncoding)
+        }
+        try records.append(pending)
     }
 
-    /// The stored body entry for `reference`, if this writer stored it.
+    /// The stored body entry for `reference`, if this writer stored it (nil too when its entry
+    /// cannot be read back from the scratch file).
     func storedBody(_ reference: BodyReference) -> BodyEntry? {
-        bodies[reference.digest]?.first { $0.reference == reference }
+        (try? bodies.entry(reference)) ?? nil
     }
 }

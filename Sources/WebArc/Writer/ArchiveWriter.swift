@@ -41,6 +41,13 @@ public final class ArchiveWriter {
         /// `Writer.dictionaryPlacement`): `.prefix` (the default, since 2.1.8), right before the
         /// chunk, faster to compress; `.apart` as every writer before.
         public var dictionaryPlacement: DictionaryPlacement = .prefix
+        /// Makes the full-text index the archive gets when it finishes (spec §17), or nil (the
+        /// default): no index. The search module's `SearchIndexBuilder` is one.
+        public var searchIndex: (@Sendable () -> any SearchIndexContributor)?
+
+        /// Encoded bytes of records held in memory before they are sorted and spilled to a
+        /// temporary file as one run (``RecordRuns``); the archive's bytes do not depend on it.
+        package var recordRunBytes = 32 << 20
 
         /// Makes options.
         public init(
@@ -50,6 +57,7 @@ public final class ArchiveWriter {
             self.compressionLevel = compressionLevel
             self.dictionaryInterval = dictionaryInterval
             self.zstdLevel = zstdLevel
+            searchIndex = SearchIndexRegistry.writerDefault
         }
 
         /// The options that write an archive the way `recipe` says (whose placement must be one
@@ -59,6 +67,13 @@ public final class ArchiveWriter {
                 overwrite: overwrite, compressionLevel: recipe.level, dictionaryInterval: recipe.dictionaryInterval,
                 zstdLevel: recipe.zstdLevel)
             dictionaryPlacement = recipe.placement
+            // The recipe decides, whatever the process's default: an archive written again has
+            // an index exactly when the original had one.
+            if let version = recipe.search {
+                searchIndex = { SearchIndexRegistry.contributor(version: version)! }
+            } else {
+                searchIndex = nil
+            }
         }
     }
 
@@ -70,13 +85,16 @@ public final class ArchiveWriter {
     let options: Options
     /// For an update archive, its bases (nearest first): bodies they hold are not stored again.
     let bases: [ArchiveReader]
-    /// Stored bodies by MD5, variants in the order first met.
-    var bodies: [BodyDigest: [BodyEntry]] = [:]
-    var records: [PendingRecord] = []
+    /// Stored bodies by MD5, variants in the order first met; their entries wait in a scratch file.
+    let bodies = BodyTable()
+    /// The records added, sorted with bounded memory when the writer finishes.
+    let records: RecordRuns
     /// Positions of the bodies added and the dictionary of the latest anchor (Appendix C step 13).
     var anchors: DictionaryAnchors
     var hasTombstones = false
     var closed = false
+    /// The full-text index the archive gets when it finishes, if any.
+    let searchIndex: (any SearchIndexContributor)?
 
     /// Statistics about what has been added so far.
     public internal(set) var statistics = Statistics()
@@ -106,6 +124,9 @@ public final class ArchiveWriter {
     public init(path: String, options: Options = Options(), bases: [ArchiveReader] = []) throws {
         self.options = options
         self.bases = bases
+        searchIndex = options.searchIndex?()
+        // A search index reads the records back by insertion order, so they stay in memory then.
+        records = RecordRuns(runBytes: options.recordRunBytes, spills: searchIndex == nil)
         anchors = DictionaryAnchors(
             plan: options.anchorPlan ?? AnchorPlan(interval: options.dictionaryInterval),
             placement: options.dictionaryPlacement)
@@ -115,7 +136,10 @@ public final class ArchiveWriter {
                 name: BaseArchive.nameHint(location: base.path))
         }
         output = try OutputFile(targetPath: path, overwrite: options.overwrite)
-        try output.append(Lead().serialize())
+        var lead = Lead()
+        // An archive with a search index is a 2.2 file (spec §15, §17); others stay 2.1.
+        if searchIndex != nil { lead.minorVersion = Lead.newestMinor }
+        try output.append(lead.serialize())
     }
 
     /// Abandons the archive: the temporary file is removed and `path` is left as it was.

@@ -1,0 +1,35 @@
+extension ArchiveReader {
+    /// The root page of the archive's full-text index (spec §17), or nil when it has none.
+    ///
+    /// - Throws: `pageDigest`, `corruptPage`, `corruptIndex` from the metadata page.
+    package var searchIndexRoot: PageReference? {
+        get throws { try metadata.searchIndex }
+    }
+
+    /// The verified, parsed search page `reference` names, from the cache or read now (spec §5.1,
+    /// §17): digest checked before decoding, the head and child references parsed.
+    ///
+    /// - Throws: `pageDigest`, `corruptPage`, `amplification`, `io`.
+    package func searchPage(_ reference: PageReference) throws -> SearchPage {
+        guard case .search(let page) = try page(reference, .search) else {
+            throw WebArcError.corruptPage(page: reference.offset, position: 0, reason: "not a search page")
+        }
+        return page
+    }
+
+    /// Tells the source that `pages` (search pages) will be read next, so that a remote source
+    /// fetches them together instead of one request each.
+    package func willReadSearchPages(_ pages: [PageReference]) {
+        guard pages.count > 1 else { return }
+        let extents = pages.compactMap { reference -> Range<UInt64>? in
+            let cached = pageCache.withLock {
+                $0.contains(PageCacheKey(reference: reference, expectation: Page.Expectation.search.cacheTag))
+            }
+            guard !cached, reference.offset < tailOffset, let end = reference.end, end <= trailerOffset else {
+                return nil
+            }
+            return reference.offset..<end
+        }
+        if extents.count > 1 { source.willRead(extents) }
+    }
+}

@@ -1,0 +1,70 @@
+import Synchronization
+
+/// A response the writer offers to a search index when it finishes: what the index needs to
+/// decide whether to index it, and a way to read its body back.
+public struct IndexableResponse: Sendable {
+    /// The request URL as captured.
+    public var url: String
+    /// The HTTP status.
+    public var status: Int
+    /// The media type without parameters, lower case, when the response has one.
+    public var mediaType: String?
+    /// The charset the response names, when it names one.
+    public var charset: String?
+    /// The body's length in bytes.
+    public var length: UInt64
+}
+
+/// What the archive writer calls to add a full-text index (spec §17) to the archive it finishes.
+///
+/// The core knows the index only as pages of type 5; the search module implements this. The
+/// writer calls ``wants(_:)``, then ``analyze(_:body:)`` (on several threads at once) for every
+/// response it wants, then ``add(_:)`` with each analysis in insertion order, then
+/// ``writePages(_:)`` once.
+public protocol SearchIndexContributor: AnyObject {
+    /// The index rules version this contributor writes (`Writer.search`, spec §7.3).
+    var version: UInt64 { get }
+    /// Whether the index takes this response (a page of text).
+    func wants(_ response: IndexableResponse) -> Bool
+    /// The response's body analysed into what ``add(_:)`` takes; runs on any thread.
+    func analyze(_ response: IndexableResponse, body: [UInt8]) -> any Sendable
+    /// Adds one analysed response, in insertion order.
+    func add(_ analysis: any Sendable) throws
+    /// Writes every page of the index but its root through `store` (children before parents) and
+    /// returns the root page's decoded bytes, which the writer stores right before the metadata.
+    func writePages(_ store: (_ raw: [UInt8]) throws -> SearchPageAddress) throws -> [UInt8]
+}
+
+/// Where the writer stored a search page: an opaque page reference the contributor puts in the
+/// page that names it.
+public struct SearchPageAddress: Sendable {
+    package let reference: PageReference
+
+    package init(_ reference: PageReference) { self.reference = reference }
+}
+
+/// How a tool that writes an archive again (an applied update, a refresh) finds the search index
+/// writer of a given rules version: the search module registers one.
+public enum SearchIndexRegistry {
+    private static let factories = Mutex<[UInt64: @Sendable () -> any SearchIndexContributor]>([:])
+
+    /// Registers the writer of index rules `version`.
+    public static func register(version: UInt64, _ make: @escaping @Sendable () -> any SearchIndexContributor) {
+        factories.withLock { $0[version] = make }
+    }
+
+    /// A new writer of index rules `version`, or nil when none is registered.
+    public static func contributor(version: UInt64) -> (any SearchIndexContributor)? {
+        factories.withLock { $0[version] }?()
+    }
+
+    private static let byDefault = Mutex<(@Sendable () -> any SearchIndexContributor)?>(nil)
+
+    /// What every ``ArchiveWriter/Options`` made from now on in this process gets as its
+    /// `searchIndex` (a tool that indexes what it writes unless told not to sets it once at start);
+    /// nil, the default: no index unless a writer's options ask for one.
+    public static var writerDefault: (@Sendable () -> any SearchIndexContributor)? {
+        get { byDefault.withLock { $0 } }
+        set { byDefault.withLock { $0 = newValue } }
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import WebArc
+
+extension ArchiveReader {
+    /// Whether the archive holds a full-text index (spec §17).
+    public var hasSearchIndex: Bool {
+        (try? searchIndexRoot) != nil
+    }
+
+    /// The pages that match `query`, best first: every word must match, `"phrases"` their words
+    /// in order, `pyth*` any term starting so (spec §17.4); BM25 with a title boost; a snippet of
+    /// each hit's text.
+    ///
+    /// - Returns: at most `limit` hits; none when the archive has no index.
+    /// - Throws: ``SearchQueryError`` for a query with no word or a lone `*`; page errors
+    ///   (`pageDigest`, `corruptPage`) when an index page is damaged.
+    public func search(_ query: String, limit: Int = 10) throws -> [SearchHit] {
+        try LayerStack([self]).search(query, limit: limit)
+    }
+
+    /// Pages whose title starts with `prefix` (folded as titles are), in title order.
+    ///
+    /// - Throws: page errors when an index page is damaged.
+    public func suggest(_ prefix: String, limit: Int = 8) throws -> [Suggestion] {
+        try LayerStack([self]).suggest(prefix, limit: limit)
+    }
+}
+
+extension LayerStack {
+    /// Whether any layer holds a full-text index.
+    public var hasSearchIndex: Bool { layers.contains { $0.hasSearchIndex } }
+
+    /// ``ArchiveReader/search(_:limit:)`` over the stack as if it were applied: each layer's index
+    /// answers for its pages, and a page a layer above holds (changed, deleted or redirected there)
+    /// is left out of the layers below.
+    public func search(_ query: String, limit: Int = 10) throws -> [SearchHit] {
+        let parsed = try SearchQuery.parse(query)
+        guard limit > 0 else { return [] }
+        var ranked: [(score: Double, layer: Int, document: Int, url: String, title: String)] = []
+        var terms: [Set<String>] = []
+        for (number, layer) in layers.enumerated() {
+            guard let index = try IndexView(layer) else {
+                terms.append([])
+                continue
+            }
+            var evaluation = QueryEvaluation(index: index)
+            let matches = try evaluation.run(parsed)
+            terms.append(evaluation.matchedTerms)
+            var kept = 0
+            for match in matches where kept < limit {
+                let document = try index.document(match.document)
+                if try isShadowed(document.url, below: number) { continue }
+                ranked.append((match.score, number, match.document, document.url, document.title))
+                kept += 1
+            }
+        }
+        ranked.sort { ($0.score, -$0.layer, -$0.document) > ($1.score, -$1.layer, -$1.document) }
+        return try ranked.prefix(limit).map { hit in
+            SearchHit(
+                url: hit.url, title: hit.title.isEmpty ? hit.url : hit.title,
+                snippet: try snippet(hit.url, in: layers[hit.layer], terms: terms[hit.layer]), score: hit.score)
+        }
+    }
+
+    /// ``ArchiveReader/suggest(_:limit:)`` over the stack as if it were applied.
+    public func suggest(_ prefix: String, limit: Int = 8) throws -> [Suggestion] {
+        let wanted = DocumentAnalysis.titleKey(prefix)
+        guard !wanted.isEmpty, limit > 0 else { return [] }
+        var found: [(key: [UInt8], layer: Int, document: Int, suggestion: Suggestion)] = []
+        for (number, layer) in layers.enumerated() {
+            guard let index = try IndexView(layer) else { continue }
+            var shard = IndexRoot.shard(for: wanted, in: index.root.titleKeys) ?? 0
+            var kept = 0
+            scan: while shard < index.root.titleKeys.count, kept < limit {
+                let entries = try index.titles(shard)
+                var position = entries.firstIndex { !$0.key.lexicographicallyPrecedes(wanted) } ?? entries.count
+                while position < entries.count {
+                    let entry = entries[position]
+                    guard entry.key.starts(with: wanted) else { break scan }
+                    let document = try index.document(entry.document)
+                    if try !isShadowed(document.url, below: number) {
+                        found.append(
+                            (entry.key, number, entry.document, Suggestion(title: document.title, url: document.url)))
+                        kept += 1
+                        if kept == limit { break scan }
+                    }
+                    position += 1
+                }
+                shard += 1
+            }
+        }
+        found.sort {
+            $0.key != $1.key
+                ? $0.key.lexicographicallyPrecedes($1.key) : ($0.layer, $0.document) < ($1.layer, $1.document)
+        }
+        return found.prefix(limit).map(\.suggestion)
+    }
+
+    /// Whether a layer above `layer` holds a record for `url` (so the stack answers from there).
+    private func isShadowed(_ url: String, below layer: Int) throws -> Bool {
+        for upper in layers[..<layer] where try upper.lookup(url: url) != nil { return true }
+        return false
+    }
+
+    /// A snippet of the page at `url` in `reader` around `terms`; empty when its body is not text.
+    private func snippet(_ url: String, in reader: ArchiveReader, terms: Set<String>) throws -> String {
+        guard case .response(let response)? = try reader.lookup(url: url)?.record else { return "" }
+        let body = [UInt8](try reader.body(response.body))
+        let text =
+            response.mimeType == "text/plain"
+            ? VisibleText.of(plain: body, charset: response.textEncoding)
+            : VisibleText.of(html: body, charset: response.textEncoding)
+        return Snippet.make(text: text.text, terms: terms)
+    }
+}

@@ -1,0 +1,469 @@
+import WebArc
+
+/// The payloads of the search index's pages (spec §17.2): what each page kind holds after the head
+/// the core parses (``SearchPage``). Integers are unsigned LEB128; strings a length then UTF-8 bytes.
+enum IndexFormat {
+    /// The index rules version this module writes and reads (`Writer.search`, the root's `version`).
+    static let version: UInt64 = 1
+    /// Decoded payload bytes a writer aims at for each page (as the trees' 64 KiB pages).
+    static let pageTarget = 65_536
+    /// The longest title key a suggestion shard holds, in bytes.
+    static let maxTitleKeyBytes = 128
+    /// The longest URL or title a document entry holds, in bytes.
+    static let maxDocumentStringBytes = 8_192
+}
+
+/// Appends LEB128 integers and length-prefixed bytes.
+struct PayloadWriter {
+    var bytes: [UInt8] = []
+
+    mutating func integer(_ value: Int) { LEB128.append(UInt64(value), to: &bytes) }
+    mutating func integer(_ value: UInt64) { LEB128.append(value, to: &bytes) }
+    mutating func string<C: Collection<UInt8>>(_ value: C) {
+        integer(value.count)
+        bytes.append(contentsOf: value)
+    }
+}
+
+/// Reads a page's payload; every failure is `corruptPage` at the page, naming the byte.
+struct PayloadReader {
+    let bytes: [UInt8]
+    var index: Int
+    let page: UInt64
+
+    init(_ page: SearchPage) {
+        bytes = page.bytes
+        index = page.payloadStart
+        self.page = page.offset
+    }
+
+    var isAtEnd: Bool { index == bytes.count }
+    var remaining: Int { bytes.count - index }
+
+    func corrupt(_ reason: String, at position: Int? = nil) -> WebArcError {
+        .corruptPage(page: page, position: position ?? index, reason: reason)
+    }
+
+    mutating func integer() throws -> UInt64 {
+        let start = index
+        switch LEB128.read(bytes, &index) {
+        case .success(let value): return value
+        case .failure: throw corrupt("a malformed integer", at: start)
+        }
+    }
+
+    /// An integer that counts things of at least `unit` bytes each still to come in the page.
+    mutating func count(unit: Int = 1) throws -> Int {
+        let start = index
+        let value = try integer()
+        guard value <= UInt64(remaining / max(1, unit)) else {
+            throw corrupt("a count of \(value) past the page's end", at: start)
+        }
+        return Int(value)
+    }
+
+    mutating func bytes(_ count: Int) throws -> ArraySlice<UInt8> {
+        guard count <= remaining else { throw corrupt("\(count) bytes past the page's end") }
+        defer { index += count }
+        return bytes[index..<index + count]
+    }
+
+    mutating func string() throws -> ArraySlice<UInt8> { try bytes(try count()) }
+
+    mutating func text() throws -> String {
+        let start = index
+        let slice = try string()
+        guard let text = String(validating: slice, as: UTF8.self) else { throw corrupt("invalid UTF-8", at: start) }
+        return text
+    }
+
+    func requireEnd(_ what: String) throws {
+        guard isAtEnd else { throw corrupt("\(remaining) bytes after the \(what)") }
+    }
+}
+
+/// The root page (kind 1): counts for BM25 and where the shards and document pages are.
+struct IndexRoot: Sendable {
+    var documentCount: Int
+    var tokenCount: UInt64
+    /// First term of each term shard (children 0..<S).
+    var termKeys: [ArraySlice<UInt8>]
+    /// First document of each document page (children S..<S+D).
+    var documentStarts: [Int]
+    /// First key of each title shard (children S+D..<S+D+G).
+    var titleKeys: [ArraySlice<UInt8>]
+    var children: [PageReference]
+
+    var termShards: ArraySlice<PageReference> { children[0..<termKeys.count] }
+    var documentPages: ArraySlice<PageReference> {
+        children[termKeys.count..<termKeys.count + documentStarts.count]
+    }
+    var titleShards: ArraySlice<PageReference> { children[(termKeys.count + documentStarts.count)...] }
+
+    /// Parses and checks a root page: version, ascending keys and starts, a child for each.
+    init(_ page: SearchPage) throws {
+        var reader = PayloadReader(page)
+        guard page.kind == .root else {
+            throw reader.corrupt("a search page of kind \(page.kind.rawValue), not the root", at: 1)
+        }
+        let versionAt = reader.index
+        let version = try reader.integer()
+        guard version == IndexFormat.version else {
+            throw reader.corrupt("search index version \(version), not \(IndexFormat.version)", at: versionAt)
+        }
+        let documentsAt = reader.index
+        let documents = try reader.integer()
+        guard documents <= 1 << 40 else { throw reader.corrupt("\(documents) documents", at: documentsAt) }
+        documentCount = Int(documents)
+        tokenCount = try reader.integer()
+        termKeys = try Self.keys(&reader, what: "term shard")
+        var starts: [Int] = []
+        for _ in 0..<(try reader.count()) {
+            let at = reader.index
+            let start = try reader.integer()
+            guard start < documents, starts.isEmpty ? start == 0 : Int(start) > starts.last! else {
+                throw reader.corrupt("document page start \(start) out of order", at: at)
+            }
+            starts.append(Int(start))
+        }
+        guard documentCount == 0 || !starts.isEmpty else {
+            throw reader.corrupt("\(documentCount) documents and no document page")
+        }
+        documentStarts = starts
+        titleKeys = try Self.keys(&reader, what: "title shard")
+        try reader.requireEnd("root")
+        guard page.children.count == termKeys.count + documentStarts.count + titleKeys.count else {
+            throw reader.corrupt(
+                "\(page.children.count) children for \(termKeys.count + documentStarts.count + titleKeys.count) pages",
+                at: 4)
+        }
+        children = page.children
+    }
+
+    private static func keys(_ reader: inout PayloadReader, what: String) throws -> [ArraySlice<UInt8>] {
+        var keys: [ArraySlice<UInt8>] = []
+        for _ in 0..<(try reader.count()) {
+            let at = reader.index
+            let key = try reader.string()
+            if let last = keys.last, !last.lexicographicallyPrecedes(key) {
+                throw reader.corrupt("\(what) keys out of order", at: at)
+            }
+            keys.append(key)
+        }
+        return keys
+    }
+
+    /// The index of the last key *bytes*-≤ `key` (the shard that would hold it), or nil.
+    static func shard<K: Collection<UInt8>>(for key: K, in keys: [ArraySlice<UInt8>]) -> Int? {
+        var low = 0
+        var high = keys.count
+        while low < high {
+            let middle = (low + high) / 2
+            if key.lexicographicallyPrecedes(keys[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low == 0 ? nil : low - 1
+    }
+
+    static func encode(
+        documentCount: Int, tokenCount: UInt64, termKeys: [[UInt8]], documentStarts: [Int], titleKeys: [[UInt8]]
+    ) -> [UInt8] {
+        var writer = PayloadWriter()
+        writer.integer(IndexFormat.version)
+        writer.integer(documentCount)
+        writer.integer(tokenCount)
+        writer.integer(termKeys.count)
+        for key in termKeys { writer.string(key) }
+        writer.integer(documentStarts.count)
+        for start in documentStarts { writer.integer(start) }
+        writer.integer(titleKeys.count)
+        for key in titleKeys { writer.string(key) }
+        return writer.bytes
+    }
+}
+
+/// One term of a term shard: its document frequency and where its postings and positions lie in
+/// the shard's streams.
+struct TermEntry: Sendable {
+    var term: [UInt8]
+    var documentFrequency: Int
+    var postings: Range<Int>
+    var positions: Range<Int>
+}
+
+/// A term shard (kind 2): sorted, front-coded terms; children are its posting pages then its
+/// position pages, whose payloads, concatenated, are its two streams.
+struct TermShard: Sendable {
+    var entries: [TermEntry]
+    var postingPages: ArraySlice<PageReference>
+    var positionPages: ArraySlice<PageReference>
+
+    /// Parses and checks a shard: sorted terms, lengths that add up to its pages' payloads.
+    init(_ page: SearchPage, firstTerm: ArraySlice<UInt8>, documentCount: Int) throws {
+        var reader = PayloadReader(page)
+        guard page.kind == .terms else {
+            throw reader.corrupt("a search page of kind \(page.kind.rawValue), not terms", at: 1)
+        }
+        let postingCount = try reader.integer()
+        let positionCount = try reader.integer()
+        guard postingCount + positionCount == UInt64(page.children.count) else {
+            throw reader.corrupt("\(postingCount) + \(positionCount) stream pages for \(page.children.count) children")
+        }
+        postingPages = page.children[0..<Int(postingCount)]
+        positionPages = page.children[Int(postingCount)...]
+        let postingBytes = postingPages.reduce(0) { $0 + Int($1.rawLength) - SearchPage.headSize }
+        let positionBytes = positionPages.reduce(0) { $0 + Int($1.rawLength) - SearchPage.headSize }
+        var entries: [TermEntry] = []
+        var previous: [UInt8] = []
+        var postingEnd = 0
+        var positionEnd = 0
+        let count = try reader.count(unit: 6)
+        guard count >= 1 else { throw reader.corrupt("a term shard with no terms") }
+        entries.reserveCapacity(count)
+        for number in 0..<count {
+            let at = reader.index
+            let shared = try reader.integer()
+            guard shared <= UInt64(previous.count) else {
+                throw reader.corrupt("a shared prefix past the previous term", at: at)
+            }
+            let suffix = try reader.string()
+            var term = Array(previous[0..<Int(shared)])
+            term.append(contentsOf: suffix)
+            if number == 0 {
+                guard term.elementsEqual(firstTerm) else {
+                    throw reader.corrupt("the shard's first term is not the root's key for it", at: at)
+                }
+            } else {
+                guard previous.lexicographicallyPrecedes(term) else {
+                    throw reader.corrupt("terms out of order", at: at)
+                }
+            }
+            guard !term.isEmpty, term.count <= Analyzer.maxTermBytes else {
+                throw reader.corrupt("a term of \(term.count) bytes", at: at)
+            }
+            let frequencyAt = reader.index
+            let frequency = try reader.integer()
+            guard frequency >= 1, frequency <= UInt64(documentCount) else {
+                throw reader.corrupt("document frequency \(frequency) of \(documentCount) documents", at: frequencyAt)
+            }
+            let postingLength = try reader.integer()
+            let positionLength = try reader.integer()
+            guard postingLength >= 3 * frequency, postingLength <= UInt64(postingBytes - postingEnd),
+                positionLength <= UInt64(positionBytes - positionEnd)
+            else {
+                throw reader.corrupt("stream lengths past the shard's pages", at: frequencyAt)
+            }
+            entries.append(
+                TermEntry(
+                    term: term, documentFrequency: Int(frequency),
+                    postings: postingEnd..<postingEnd + Int(postingLength),
+                    positions: positionEnd..<positionEnd + Int(positionLength)))
+            postingEnd += Int(postingLength)
+            positionEnd += Int(positionLength)
+            previous = term
+        }
+        try reader.requireEnd("terms")
+        guard postingEnd == postingBytes, positionEnd == positionBytes else {
+            throw reader.corrupt("the terms' streams do not fill the shard's pages")
+        }
+        self.entries = entries
+    }
+
+    /// The entry for `term`, or nil.
+    func entry<K: Collection<UInt8>>(_ term: K) -> TermEntry? {
+        let index = lowerBound(term)
+        guard index < entries.count, entries[index].term.elementsEqual(term) else { return nil }
+        return entries[index]
+    }
+
+    /// The first entry not before `term`.
+    func lowerBound<K: Collection<UInt8>>(_ term: K) -> Int {
+        var low = 0
+        var high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            if entries[middle].term.lexicographicallyPrecedes(term) { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+}
+
+/// One posting: a document, the term's count in it, whether the title holds it, and the
+/// document's length as BM25 reads it.
+struct Posting: Sendable {
+    var document: Int
+    var frequency: Int
+    var inTitle: Bool
+    /// The document's length, quantized (``LengthCode``).
+    var lengthCode: UInt8
+}
+
+/// A document's length in one byte, as each posting carries it so that ranking needs no other
+/// page: lengths below 16 as they are, others as 3 significant bits and an exponent (spec §17.4).
+enum LengthCode {
+    static func encode(_ length: Int) -> UInt8 {
+        guard length >= 16 else { return UInt8(length) }
+        let exponent = Int.bitWidth - 1 - length.leadingZeroBitCount
+        let mantissa = (length >> (exponent - 3)) & 7
+        return UInt8(min(255, 16 + (exponent - 4) * 8 + mantissa))
+    }
+
+    static func decode(_ code: UInt8) -> Int {
+        guard code >= 16 else { return Int(code) }
+        let exponent = (Int(code) - 16) / 8 + 4
+        let mantissa = (Int(code) - 16) % 8
+        return (8 + mantissa) << (exponent - 3)
+    }
+}
+
+/// Decodes a term's postings and positions (spec §17.2).
+enum PostingCodec {
+    static func encode(
+        document: Int, previous: Int?, frequency: Int, inTitle: Bool, length: Int, into bytes: inout [UInt8]
+    ) {
+        LEB128.append(UInt64(document - (previous ?? 0)), to: &bytes)
+        LEB128.append(UInt64(frequency) << 1 | (inTitle ? 1 : 0), to: &bytes)
+        bytes.append(LengthCode.encode(length))
+    }
+
+    /// `bytes` as `count` postings of documents below `documentCount`.
+    static func postings(_ bytes: [UInt8], count: Int, documentCount: Int, page: UInt64) throws -> [Posting] {
+        var index = 0
+        var postings: [Posting] = []
+        postings.reserveCapacity(count)
+        var previous = -1
+        func fail(_ reason: String) -> WebArcError {
+            .corruptPage(page: page, position: nil, reason: "postings: \(reason)")
+        }
+        for number in 0..<count {
+            guard case .success(let delta) = LEB128.read(bytes, &index),
+                case .success(let packed) = LEB128.read(bytes, &index), index < bytes.count
+            else { throw fail("malformed") }
+            let lengthCode = bytes[index]
+            index += 1
+            guard number == 0 || delta >= 1, delta < UInt64(documentCount), packed >> 1 >= 1, packed >> 1 < 1 << 32
+            else {
+                throw fail("a document delta \(delta) or count \(packed >> 1) out of range")
+            }
+            let document = number == 0 ? Int(delta) : previous + Int(delta)
+            guard document < documentCount else { throw fail("document \(document) of \(documentCount)") }
+            postings.append(
+                Posting(
+                    document: document, frequency: Int(packed >> 1), inTitle: packed & 1 == 1, lengthCode: lengthCode))
+            previous = document
+        }
+        guard index == bytes.count else { throw fail("\(bytes.count - index) bytes after the postings") }
+        return postings
+    }
+
+    /// Each posting's positions, from the term's positions stream.
+    static func positions(_ bytes: [UInt8], postings: [Posting], page: UInt64) throws -> [[Int]] {
+        var index = 0
+        var result: [[Int]] = []
+        result.reserveCapacity(postings.count)
+        for posting in postings {
+            var list: [Int] = []
+            guard posting.frequency <= bytes.count - index else {
+                throw WebArcError.corruptPage(page: page, position: nil, reason: "positions past the stream")
+            }
+            list.reserveCapacity(posting.frequency)
+            var position: UInt64 = 0
+            for number in 0..<posting.frequency {
+                guard case .success(let delta) = LEB128.read(bytes, &index), delta < 1 << 32 else {
+                    throw WebArcError.corruptPage(page: page, position: nil, reason: "positions: malformed")
+                }
+                position = number == 0 ? delta : position + delta
+                guard position < 1 << 40 else {
+                    throw WebArcError.corruptPage(page: page, position: nil, reason: "positions: out of range")
+                }
+                list.append(Int(position))
+            }
+            result.append(list)
+        }
+        guard index == bytes.count else {
+            throw WebArcError.corruptPage(
+                page: page, position: nil, reason: "\(bytes.count - index) bytes after the positions")
+        }
+        return result
+    }
+}
+
+/// One document of a document page.
+struct DocumentEntry: Sendable {
+    var url: String
+    var title: String
+    var length: Int
+}
+
+/// A document page (kind 5): consecutive documents from the root's start for it.
+enum DocumentPage {
+    static func parse(_ page: SearchPage) throws -> [DocumentEntry] {
+        var reader = PayloadReader(page)
+        guard page.kind == .documents, page.children.isEmpty else {
+            throw reader.corrupt("a search page of kind \(page.kind.rawValue) where documents belong", at: 1)
+        }
+        let count = try reader.count(unit: 3)
+        guard count >= 1 else { throw reader.corrupt("a document page with no documents") }
+        var entries: [DocumentEntry] = []
+        entries.reserveCapacity(count)
+        for _ in 0..<count {
+            let url = try reader.text()
+            let title = try reader.text()
+            let length = try reader.integer()
+            guard length < 1 << 40 else { throw reader.corrupt("a document length of \(length)") }
+            entries.append(DocumentEntry(url: url, title: title, length: Int(length)))
+        }
+        try reader.requireEnd("documents")
+        return entries
+    }
+
+    static func encode(entry url: String, title: String, length: Int, into writer: inout PayloadWriter) {
+        writer.string(url.utf8)
+        writer.string(title.utf8)
+        writer.integer(length)
+    }
+}
+
+/// A title shard (kind 6): sorted, front-coded title keys, each with its document.
+enum TitleShard {
+    static func parse(
+        _ page: SearchPage, firstKey: ArraySlice<UInt8>, documentCount: Int
+    ) throws -> [(
+        key: [UInt8], document: Int
+    )] {
+        var reader = PayloadReader(page)
+        guard page.kind == .titles, page.children.isEmpty else {
+            throw reader.corrupt("a search page of kind \(page.kind.rawValue) where titles belong", at: 1)
+        }
+        let count = try reader.count(unit: 3)
+        guard count >= 1 else { throw reader.corrupt("a title shard with no titles") }
+        var entries: [(key: [UInt8], document: Int)] = []
+        entries.reserveCapacity(count)
+        var previous: (key: [UInt8], document: Int)?
+        for number in 0..<count {
+            let at = reader.index
+            let shared = try reader.integer()
+            guard shared <= UInt64(previous?.key.count ?? 0) else {
+                throw reader.corrupt("a shared prefix past the previous key", at: at)
+            }
+            var key = Array((previous?.key ?? [])[0..<Int(shared)])
+            key.append(contentsOf: try reader.string())
+            let document = try reader.integer()
+            guard document < UInt64(documentCount), key.count <= IndexFormat.maxTitleKeyBytes else {
+                throw reader.corrupt("title document \(document) of \(documentCount), or a key too long", at: at)
+            }
+            if number == 0, !key.elementsEqual(firstKey) {
+                throw reader.corrupt("the shard's first key is not the root's key for it", at: at)
+            }
+            if let previous {
+                let ordered =
+                    previous.key.lexicographicallyPrecedes(key)
+                    || (previous.key == key && previous.document < Int(document))
+                guard ordered else { throw reader.corrupt("title keys out of order", at: at) }
+            }
+            previous = (key, Int(document))
+            entries.append((key, Int(document)))
+        }
+        try reader.requireEnd("titles")
+        return entries
+    }
+}

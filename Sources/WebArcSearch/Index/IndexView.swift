@@ -1,0 +1,151 @@
+import Foundation
+import Synchronization
+import WebArc
+
+/// An archive's search index as a reader walks it: every page read through the archive's
+/// verified, cached page reads (spec §5.1, §17), so a damaged page is refused like any other and
+/// a remote archive reads only the pages a query needs.
+struct IndexView {
+    let reader: ArchiveReader
+    let root: IndexRoot
+
+    /// The most parsed pages a reader keeps.
+    private static let parsedLimit = 256
+
+    /// The index of `reader`, or nil when it has none.
+    init?(_ reader: ArchiveReader) throws {
+        guard let reference = try reader.searchIndexRoot else { return nil }
+        self.reader = reader
+        root = try Self.cached(reference, reader) { try IndexRoot(try reader.searchPage(reference)) }
+    }
+
+    private static func cached<T: Sendable>(
+        _ reference: PageReference, _ reader: ArchiveReader, _ make: () throws -> T
+    ) throws -> T {
+        if let value = reader.searchCache.withLock({ $0[reference] }) as? T { return value }
+        let value = try make()
+        reader.searchCache.withLock { cache in
+            if cache.count >= parsedLimit { cache.removeAll() }
+            cache[reference] = value
+        }
+        return value
+    }
+
+    var documentCount: Int { root.documentCount }
+    var averageLength: Double {
+        root.documentCount == 0 ? 1 : max(1, Double(root.tokenCount) / Double(root.documentCount))
+    }
+
+    /// Term shard `number`, parsed and checked.
+    func shard(_ number: Int) throws -> TermShard {
+        let reference = root.termShards[root.termShards.startIndex + number]
+        return try Self.cached(reference, reader) {
+            try TermShard(
+                try reader.searchPage(reference), firstTerm: root.termKeys[number], documentCount: documentCount)
+        }
+    }
+
+    /// The entry for `term` and its shard, or nil when no document holds it.
+    func lookup(_ term: [UInt8]) throws -> (shard: TermShard, entry: TermEntry)? {
+        guard let number = IndexRoot.shard(for: term, in: root.termKeys) else { return nil }
+        let shard = try shard(number)
+        return shard.entry(term).map { (shard, $0) }
+    }
+
+    /// The terms that start with `prefix`, in order, at most `limit` of them, reading at most
+    /// `maxShards` shards.
+    func expand(prefix: [UInt8], limit: Int, maxShards: Int = 4) throws -> [(shard: TermShard, entry: TermEntry)] {
+        var found: [(TermShard, TermEntry)] = []
+        var number = IndexRoot.shard(for: prefix, in: root.termKeys) ?? 0
+        var read = 0
+        while number < root.termKeys.count, read < maxShards, found.count < limit {
+            if read > 0, !root.termKeys[number].starts(with: prefix) { break }
+            let shard = try shard(number)
+            read += 1
+            var index = shard.lowerBound(prefix)
+            while index < shard.entries.count, found.count < limit, shard.entries[index].term.starts(with: prefix) {
+                found.append((shard, shard.entries[index]))
+                index += 1
+            }
+            if index < shard.entries.count { break }
+            number += 1
+        }
+        return found
+    }
+
+    /// The bytes `range` of the stream the pages' payloads make, read page by page (announced
+    /// together first, for a remote source).
+    private func stream(
+        _ pages: ArraySlice<PageReference>, _ range: Range<Int>, kind: SearchPage.Kind
+    ) throws -> [UInt8] {
+        var result: [UInt8] = []
+        result.reserveCapacity(range.count)
+        var start = 0
+        var needed: [(PageReference, Range<Int>)] = []
+        for reference in pages {
+            let length = Int(reference.rawLength) - SearchPage.headSize
+            let page = start..<start + length
+            let overlap = page.clamped(to: range)
+            if !overlap.isEmpty || (range.isEmpty && false) {
+                needed.append((reference, (overlap.lowerBound - start)..<(overlap.upperBound - start)))
+            }
+            start += length
+            if start >= range.upperBound { break }
+        }
+        reader.willReadSearchPages(needed.map(\.0))
+        for (reference, part) in needed {
+            let page = try reader.searchPage(reference)
+            guard page.kind == kind, page.children.isEmpty else {
+                throw WebArcError.corruptPage(
+                    page: reference.offset, position: 1,
+                    reason: "a search page of kind \(page.kind.rawValue) where \(kind.rawValue) belongs")
+            }
+            result += page.payload[(page.payloadStart + part.lowerBound)..<(page.payloadStart + part.upperBound)]
+        }
+        return result
+    }
+
+    func postings(_ shard: TermShard, _ entry: TermEntry) throws -> [Posting] {
+        let bytes = try stream(shard.postingPages, entry.postings, kind: .postings)
+        return try PostingCodec.postings(
+            bytes, count: entry.documentFrequency, documentCount: documentCount,
+            page: shard.postingPages.first?.offset ?? 0)
+    }
+
+    func positions(_ shard: TermShard, _ entry: TermEntry, _ postings: [Posting]) throws -> [[Int]] {
+        let bytes = try stream(shard.positionPages, entry.positions, kind: .positions)
+        return try PostingCodec.positions(bytes, postings: postings, page: shard.positionPages.first?.offset ?? 0)
+    }
+
+    /// Document `number`'s URL, title and length.
+    func document(_ number: Int) throws -> DocumentEntry {
+        let starts = root.documentStarts
+        var low = 0
+        var high = starts.count
+        while low < high {
+            let middle = (low + high) / 2
+            if starts[middle] <= number { low = middle + 1 } else { high = middle }
+        }
+        guard low > 0 else {
+            throw WebArcError.corruptPage(page: 0, position: nil, reason: "no document page for \(number)")
+        }
+        let reference = root.documentPages[root.documentPages.startIndex + low - 1]
+        let entries = try Self.cached(reference, reader) { try DocumentPage.parse(try reader.searchPage(reference)) }
+        let end = low < starts.count ? starts[low] : documentCount
+        guard entries.count == end - starts[low - 1] else {
+            throw WebArcError.corruptPage(
+                page: reference.offset, position: nil,
+                reason: "\(entries.count) documents where the root gives \(end - starts[low - 1])")
+        }
+        return entries[number - starts[low - 1]]
+    }
+
+    /// Title shard `number`'s entries.
+    func titles(_ number: Int) throws -> [(key: [UInt8], document: Int)] {
+        let reference = root.titleShards[root.titleShards.startIndex + number]
+        return try Self.cached(reference, reader) {
+            try TitleShard.parse(
+                try reader.searchPage(reference), firstKey: root.titleKeys[number], documentCount: documentCount)
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import WebArc
+
+/// Runs a parsed query over one index (spec §17.4): every clause must match; BM25 over the
+/// postings' counts and quantized lengths, the title counted ``titleBoost`` more times.
+struct QueryEvaluation {
+    static let k1 = 1.2
+    static let b = 0.75
+    /// Extra occurrences a term counts for when the title holds it.
+    static let titleBoost = 3.0
+    /// The most terms a prefix stands for (the first, in term order).
+    static let maxPrefixTerms = 64
+
+    let index: IndexView
+    /// Every term the query matched in the index, for snippets.
+    private(set) var matchedTerms: Set<String> = []
+
+    init(index: IndexView) { self.index = index }
+
+    /// Matching documents with their scores, best first (equal scores: lower document first).
+    mutating func run(_ query: SearchQuery) throws -> [(document: Int, score: Double)] {
+        var scores: [Int: Double]?
+        // Word clauses first, rarest first, so the candidate set shrinks early.
+        for clause in try ordered(query.clauses) {
+            let clauseScores = try evaluate(clause, among: scores.map { Set($0.keys) })
+            guard !clauseScores.isEmpty else { return [] }
+            if var current = scores {
+                current = current.filter { clauseScores[$0.key] != nil }
+                for (document, score) in clauseScores where current[document] != nil { current[document]! += score }
+                scores = current
+            } else {
+                scores = clauseScores
+            }
+            if scores!.isEmpty { return [] }
+        }
+        return (scores ?? [:]).map { ($0.key, $0.value) }.sorted {
+            $0.score != $1.score ? $0.score > $1.score : $0.document < $1.document
+        }
+    }
+
+    private func ordered(_ clauses: [SearchQuery.Clause]) throws -> [SearchQuery.Clause] {
+        var keyed: [(rank: Int, clause: SearchQuery.Clause)] = []
+        for clause in clauses {
+            switch clause {
+            case .word(let term):
+                keyed.append((try index.lookup(Array(term.utf8))?.entry.documentFrequency ?? 0, clause))
+            case .phrase: keyed.append((Int.max - 1, clause))
+            case .prefix: keyed.append((Int.max, clause))
+            }
+        }
+        return keyed.enumerated().sorted { ($0.element.rank, $0.offset) < ($1.element.rank, $1.offset) }.map(
+            \.element.clause)
+    }
+
+    private func idf(_ frequency: Int) -> Double {
+        let n = Double(index.documentCount)
+        let df = Double(frequency)
+        return log(1 + (n - df + 0.5) / (df + 0.5))
+    }
+
+    private func weight(_ posting: Posting, idf: Double) -> Double {
+        let f = Double(posting.frequency) + (posting.inTitle ? Self.titleBoost : 0)
+        let length = Double(LengthCode.decode(posting.lengthCode))
+        return idf * f * (Self.k1 + 1) / (f + Self.k1 * (1 - Self.b + Self.b * length / index.averageLength))
+    }
+
+    private mutating func evaluate(_ clause: SearchQuery.Clause, among candidates: Set<Int>?) throws -> [Int: Double] {
+        switch clause {
+        case .word(let term):
+            guard let (shard, entry) = try index.lookup(Array(term.utf8)) else { return [:] }
+            matchedTerms.insert(term)
+            let idf = idf(entry.documentFrequency)
+            var scores: [Int: Double] = [:]
+            for posting in try index.postings(shard, entry) where candidates?.contains(posting.document) ?? true {
+                scores[posting.document] = weight(posting, idf: idf)
+            }
+            return scores
+        case .prefix(let prefix):
+            var scores: [Int: Double] = [:]
+            for (shard, entry) in try index.expand(prefix: Array(prefix.utf8), limit: Self.maxPrefixTerms) {
+                matchedTerms.insert(String(decoding: entry.term, as: UTF8.self))
+                let idf = idf(entry.documentFrequency)
+                for posting in try index.postings(shard, entry) where candidates?.contains(posting.document) ?? true {
+                    scores[posting.document] = max(scores[posting.document] ?? 0, weight(posting, idf: idf))
+                }
+            }
+            return scores
+        case .phrase(let terms):
+            return try phrase(terms, among: candidates)
+        }
+    }
+
+    /// Documents where the terms stand at consecutive positions, in order; scored as the sum of
+    /// the terms' weights.
+    private mutating func phrase(_ terms: [String], among candidates: Set<Int>?) throws -> [Int: Double] {
+        guard !terms.isEmpty else { return [:] }
+        var lists: [(postings: [Posting], shard: TermShard, entry: TermEntry)] = []
+        for term in terms {
+            guard let (shard, entry) = try index.lookup(Array(term.utf8)) else { return [:] }
+            lists.append((try index.postings(shard, entry), shard, entry))
+        }
+        var common = candidates ?? Set(lists[0].postings.map(\.document))
+        for list in lists { common.formIntersection(list.postings.map(\.document)) }
+        guard !common.isEmpty else { return [:] }
+        // Positions only for documents every term is in.
+        var positions: [[Int: [Int]]] = []
+        for list in lists {
+            let all = try index.positions(list.shard, list.entry, list.postings)
+            var byDocument: [Int: [Int]] = [:]
+            for (number, posting) in list.postings.enumerated() where common.contains(posting.document) {
+                byDocument[posting.document] = all[number]
+            }
+            positions.append(byDocument)
+        }
+        var scores: [Int: Double] = [:]
+        for document in common {
+            let first = positions[0][document]!
+            let rest = positions.dropFirst().map { Set($0[document]!) }
+            let found = first.contains { start in
+                rest.enumerated().allSatisfy { $0.element.contains(start + $0.offset + 1) }
+            }
+            guard found else { continue }
+            var score = 0.0
+            for list in lists {
+                if let posting = list.postings.first(where: { $0.document == document }) {
+                    score += weight(posting, idf: idf(list.entry.documentFrequency))
+                }
+            }
+            scores[document] = score
+        }
+        for term in terms where !scores.isEmpty { matchedTerms.insert(term) }
+        return scores
+    }
+}

@@ -1,0 +1,359 @@
+import WebArc
+
+/// Builds an archive's full-text index (spec §17) from its pages of text, with bounded memory:
+/// postings wait in memory until they pass ``spillThreshold``, then go to a sorted run in a
+/// temporary file; the runs are merged when the pages are written.
+///
+/// Give one to a writer through its options; every writer of a webarc tool does by default:
+///
+/// ```swift
+/// var options = ArchiveWriter.Options()
+/// options.searchIndex = { SearchIndexBuilder() }
+/// ```
+///
+/// The same responses in the same order give the same pages, byte for byte, so that an applied
+/// update writes its target's index again (spec §13.1).
+public final class SearchIndexBuilder: SearchIndexContributor {
+    /// Bytes of postings and positions held in memory before a run is written out.
+    public let spillThreshold: Int
+    /// The index rules version written (`Writer.search`).
+    public var version: UInt64 { IndexFormat.version }
+
+    private var terms: [[UInt8]: TermBuffer] = [:]
+    private var heldBytes = 0
+    private var runs: [SpillFile] = []
+    /// Pages of text added so far.
+    public private(set) var documentCount = 0
+    private var tokenCount: UInt64 = 0
+    /// The document entries, encoded, in order; and each one's size, for splitting pages.
+    private let documents: SpillFile
+    private var documentSizes: [UInt32] = []
+    private var titles: [(key: [UInt8], document: Int32)] = []
+    /// Runs written, for tests of the bounded-memory path.
+    public private(set) var runCount = 0
+
+    /// Makes a builder that writes a sorted run whenever `spillThreshold` bytes of postings are held.
+    public init(spillThreshold: Int = 48 << 20) {
+        self.spillThreshold = max(1, spillThreshold)
+        documents = try! SpillFile(prefix: "webarc-search-documents")
+    }
+
+    /// Registers this builder as the writer of its rules version, for tools that write an archive
+    /// with an index again (an applied update, a refresh: ``SearchIndexRegistry``).
+    ///
+    /// - Parameter writingByDefault: also make every writer of this process index what it writes
+    ///   (``SearchIndexRegistry/writerDefault``), as the webarc tools do unless given `--no-search`.
+    public static func register(writingByDefault: Bool = false) {
+        let make: @Sendable () -> any SearchIndexContributor = { SearchIndexBuilder() }
+        SearchIndexRegistry.register(version: IndexFormat.version, make)
+        SearchIndexRegistry.writerDefault = writingByDefault ? make : nil
+    }
+
+    /// The media types indexed: HTML and plain text (spec §17.1).
+    public static let indexedMediaTypes: Set<String> = ["text/html", "application/xhtml+xml", "text/plain"]
+    /// The longest body indexed, in bytes; longer ones are left out.
+    public static let maxBodyBytes: UInt64 = 32 << 20
+
+    /// Whether a response is indexed: status 200, an HTML or plain-text media type, a body of at
+    /// most ``maxBodyBytes``.
+    public func wants(_ response: IndexableResponse) -> Bool {
+        response.status == 200 && response.length <= Self.maxBodyBytes
+            && Self.indexedMediaTypes.contains(response.mediaType ?? "")
+    }
+
+    /// The visible text of the body, analysed.
+    public func analyze(_ response: IndexableResponse, body: [UInt8]) -> any Sendable {
+        let text =
+            response.mediaType == "text/plain"
+            ? VisibleText.of(plain: body, charset: response.charset)
+            : VisibleText.of(html: body, charset: response.charset)
+        return DocumentAnalysis(url: response.url, text: text)
+    }
+
+    /// Adds a page by its URL, title and visible text (what ``analyze(_:body:)`` gives for a body).
+    public func add(url: String, title: String, text: String) throws {
+        try add(DocumentAnalysis(url: url, text: PageText(title: title, text: text)))
+    }
+
+    /// Adds one analysis from ``analyze(_:body:)``, in order.
+    public func add(_ analysis: any Sendable) throws {
+        guard let document = analysis as? DocumentAnalysis else { return }
+        try add(document)
+    }
+
+    private func add(_ document: DocumentAnalysis) throws {
+        let number = documentCount
+        documentCount += 1
+        tokenCount += UInt64(document.length)
+        var entry = PayloadWriter()
+        DocumentPage.encode(
+            entry: DocumentAnalysis.cut(document.url, to: IndexFormat.maxDocumentStringBytes), title: document.title,
+            length: document.length, into: &entry)
+        try documents.write(entry.bytes)
+        documentSizes.append(UInt32(entry.bytes.count))
+        if !document.titleKey.isEmpty { titles.append((document.titleKey, Int32(number))) }
+        for term in document.terms {
+            var held = 0
+            terms[term.term, default: TermBuffer()].append(
+                document: number, length: document.length, positions: term.positions, inTitle: term.inTitle, held: &held
+            )
+            heldBytes += held
+        }
+        heldBytes += document.terms.count * 8
+        if heldBytes + terms.count * 96 > spillThreshold { try spill() }
+    }
+
+    /// Writes the terms held in memory, sorted, as a run: term, frequency, last document, postings, positions.
+    private func spill() throws {
+        guard !terms.isEmpty else { return }
+        let run = try SpillFile(prefix: "webarc-search-run")
+        for term in terms.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            let buffer = terms[term]!
+            try run.integer(term.count)
+            try run.write(term)
+            try run.integer(buffer.frequency)
+            try run.integer(buffer.lastDocument!)
+            try run.integer(buffer.postings.count)
+            try run.write(buffer.postings)
+            try run.integer(buffer.positions.count)
+            try run.write(buffer.positions)
+        }
+        try run.flush()
+        runs.append(run)
+        runCount += 1
+        terms = [:]
+        heldBytes = 0
+    }
+
+    /// Writes the term shards with their posting and position pages, the document pages, the title
+    /// shards, and returns the root (spec §17.2).
+    public func writePages(_ store: ([UInt8]) throws -> SearchPageAddress) throws -> [UInt8] {
+        try withoutActuallyEscaping(store) { try writePages(escaping: $0) }
+    }
+
+    private func writePages(escaping store: @escaping ([UInt8]) throws -> SearchPageAddress) throws -> [UInt8] {
+        var shards = ShardWriter(store: store)
+        if runs.isEmpty {
+            for term in terms.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                let buffer = terms[term]!
+                try shards.add(
+                    term: term, frequency: buffer.frequency, postings: buffer.postings, positions: buffer.positions)
+            }
+            terms = [:]
+        } else {
+            try spill()
+            try RunMerger(runs: runs).merge { term, frequency, postings, positions in
+                try shards.add(term: term, frequency: frequency, postings: postings, positions: positions)
+            }
+            runs = []
+        }
+        try shards.finish()
+        let (documentStarts, documentPages) = try writeDocumentPages(store)
+        let (titleKeys, titlePages) = try writeTitleShards(store)
+        let payload = IndexRoot.encode(
+            documentCount: documentCount, tokenCount: tokenCount, termKeys: shards.keys, documentStarts: documentStarts,
+            titleKeys: titleKeys)
+        return SearchPage.encode(kind: .root, children: shards.pages + documentPages + titlePages, payload: payload)
+    }
+
+    private func writeDocumentPages(_ store: ([UInt8]) throws -> SearchPageAddress) throws -> ([Int], [PageReference]) {
+        try documents.flush()
+        var starts: [Int] = []
+        var pages: [PageReference] = []
+        var start = 0
+        while start < documentCount {
+            var end = start
+            var bytes = 0
+            while end < documentCount, end == start || bytes + Int(documentSizes[end]) <= IndexFormat.pageTarget {
+                bytes += Int(documentSizes[end])
+                end += 1
+            }
+            var payload = PayloadWriter()
+            payload.integer(end - start)
+            payload.bytes += try documents.readBytes(bytes)
+            starts.append(start)
+            pages.append(try store(SearchPage.encode(kind: .documents, children: [], payload: payload.bytes)).reference)
+            start = end
+        }
+        return (starts, pages)
+    }
+
+    private func writeTitleShards(_ store: ([UInt8]) throws -> SearchPageAddress) throws -> ([[UInt8]], [PageReference])
+    {
+        titles.sort { $0.key == $1.key ? $0.document < $1.document : $0.key.lexicographicallyPrecedes($1.key) }
+        var keys: [[UInt8]] = []
+        var pages: [PageReference] = []
+        var index = 0
+        while index < titles.count {
+            var payload = PayloadWriter()
+            var count = 0
+            var previous: [UInt8] = []
+            let first = titles[index].key
+            while index < titles.count, count == 0 || payload.bytes.count < IndexFormat.pageTarget {
+                let (key, document) = titles[index]
+                let shared = count == 0 ? 0 : zip(previous, key).prefix { $0 == $1 }.count
+                payload.integer(shared)
+                payload.string(key[shared...])
+                payload.integer(Int(document))
+                previous = key
+                count += 1
+                index += 1
+            }
+            var page = PayloadWriter()
+            page.integer(count)
+            page.bytes += payload.bytes
+            keys.append(first)
+            pages.append(try store(SearchPage.encode(kind: .titles, children: [], payload: page.bytes)).reference)
+        }
+        titles = []
+        return (keys, pages)
+    }
+}
+
+/// A term's postings and positions for the documents since the last run.
+private struct TermBuffer {
+    var postings: [UInt8] = []
+    var positions: [UInt8] = []
+    var frequency = 0
+    var lastDocument: Int?
+
+    mutating func append(document: Int, length: Int, positions: [Int], inTitle: Bool, held: inout Int) {
+        let before = postings.count + self.positions.count
+        PostingCodec.encode(
+            document: document, previous: lastDocument, frequency: positions.count, inTitle: inTitle, length: length,
+            into: &postings)
+        var previous = 0
+        for position in positions {
+            LEB128.append(UInt64(position - previous), to: &self.positions)
+            previous = position
+        }
+        frequency += 1
+        lastDocument = document
+        held = postings.count + self.positions.count - before
+    }
+}
+
+/// Packs terms into shards as they come in order: each shard's postings and positions go to its
+/// own pages, written as they fill, and the shard after them (spec §17.2).
+private struct ShardWriter {
+    let store: ([UInt8]) throws -> SearchPageAddress
+    var keys: [[UInt8]] = []
+    var pages: [PageReference] = []
+    private var entries = PayloadWriter()
+    private var count = 0
+    private var first: [UInt8] = []
+    private var previous: [UInt8] = []
+    private var postings: [UInt8] = []
+    private var positions: [UInt8] = []
+    private var postingPages: [PageReference] = []
+    private var positionPages: [PageReference] = []
+
+    init(store: @escaping ([UInt8]) throws -> SearchPageAddress) { self.store = store }
+
+    mutating func add(
+        term: [UInt8], frequency: Int, postings termPostings: [UInt8], positions termPositions: [UInt8]
+    ) throws {
+        if count > 0, entries.bytes.count >= IndexFormat.pageTarget { try close() }
+        if count == 0 { first = term }
+        let shared = count == 0 ? 0 : zip(previous, term).prefix { $0 == $1 }.count
+        entries.integer(shared)
+        entries.string(term[shared...])
+        entries.integer(frequency)
+        entries.integer(termPostings.count)
+        entries.integer(termPositions.count)
+        count += 1
+        previous = term
+        postings += termPostings
+        positions += termPositions
+        try flushFull(&postings, into: &postingPages, kind: .postings)
+        try flushFull(&positions, into: &positionPages, kind: .positions)
+    }
+
+    private func flushFull(_ stream: inout [UInt8], into pages: inout [PageReference], kind: SearchPage.Kind) throws {
+        var start = 0
+        while stream.count - start >= IndexFormat.pageTarget {
+            pages.append(
+                try store(
+                    SearchPage.encode(
+                        kind: kind, children: [], payload: Array(stream[start..<start + IndexFormat.pageTarget]))
+                ).reference)
+            start += IndexFormat.pageTarget
+        }
+        if start > 0 { stream.removeFirst(start) }
+    }
+
+    private mutating func close() throws {
+        for (stream, kind) in [(postings, SearchPage.Kind.postings), (positions, .positions)] where !stream.isEmpty {
+            let reference = try store(SearchPage.encode(kind: kind, children: [], payload: stream)).reference
+            if kind == .postings { postingPages.append(reference) } else { positionPages.append(reference) }
+        }
+        var payload = PayloadWriter()
+        payload.integer(postingPages.count)
+        payload.integer(positionPages.count)
+        payload.integer(count)
+        payload.bytes += entries.bytes
+        keys.append(first)
+        pages.append(
+            try store(SearchPage.encode(kind: .terms, children: postingPages + positionPages, payload: payload.bytes))
+                .reference)
+        entries = PayloadWriter()
+        count = 0
+        postings = []
+        positions = []
+        postingPages = []
+        positionPages = []
+    }
+
+    mutating func finish() throws {
+        if count > 0 { try close() }
+    }
+}
+
+/// Merges sorted runs term by term: a term's parts, run after run, are one posting list once each
+/// part's first document is made relative to the previous part's last.
+private struct RunMerger {
+    let runs: [SpillFile]
+
+    private struct Head {
+        var term: [UInt8]
+        var frequency: Int
+        var lastDocument: Int
+        var postings: [UInt8]
+        var positions: [UInt8]
+    }
+
+    private static func next(_ run: SpillFile) throws -> Head? {
+        guard !run.isAtEnd else { return nil }
+        let term = try run.readBytes(try run.readInteger())
+        let frequency = try run.readInteger()
+        let last = try run.readInteger()
+        let postings = try run.readBytes(try run.readInteger())
+        let positions = try run.readBytes(try run.readInteger())
+        return Head(term: term, frequency: frequency, lastDocument: last, postings: postings, positions: positions)
+    }
+
+    func merge(_ emit: ([UInt8], Int, [UInt8], [UInt8]) throws -> Void) throws {
+        var heads = try runs.map { try Self.next($0) }
+        while let smallest = heads.compactMap({ $0?.term }).min(by: { $0.lexicographicallyPrecedes($1) }) {
+            var frequency = 0
+            var postings: [UInt8] = []
+            var positions: [UInt8] = []
+            var last: Int?
+            // Runs hold consecutive documents in run order, so parts join in that order.
+            for number in heads.indices where heads[number]?.term == smallest {
+                let head = heads[number]!
+                var index = 0
+                guard case .success(let first) = LEB128.read(head.postings, &index) else {
+                    throw WebArcError.corruptPage(page: 0, position: nil, reason: "a damaged search run")
+                }
+                LEB128.append(first - UInt64(last ?? 0), to: &postings)
+                postings += head.postings[index...]
+                positions += head.positions
+                frequency += head.frequency
+                last = head.lastDocument
+                heads[number] = try Self.next(runs[number])
+            }
+            try emit(smallest, frequency, postings, positions)
+        }
+    }
+}

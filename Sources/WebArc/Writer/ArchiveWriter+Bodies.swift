@@ -111,7 +111,7 @@ extension ArchiveWriter {
             (entry, deduplicated) = (existing, true)
         } else if let (base, found) = try findInBases(digest: given.digest, length: given.length, sha256: given.sha256)
         {
-            (entry, deduplicated) = (store(found, from: base, digest: given.digest), true)
+            (entry, deduplicated) = (try store(found, from: base, digest: given.digest), true)
         } else {
             if !prepared.matches(dictionary: slot.dictionary) {
                 let raw = try prepared.chunks.flatMap { try ChunkEncoder.decode($0) }
@@ -153,7 +153,8 @@ extension ArchiveWriter {
                 try output.append(chunk.stored)
             }
             (entry, deduplicated) = (
-                store(digest: prepared.digest, length: prepared.length, sha256: prepared.sha256, chunks: entries), false
+                try store(digest: prepared.digest, length: prepared.length, sha256: prepared.sha256, chunks: entries),
+                false
             )
         }
         if slot.isAnchor {
@@ -312,9 +313,9 @@ extension ArchiveWriter {
                 if let existing = writer.findEqual(digest: digest, length: length, sha256: sha256) {
                     entry = existing
                 } else if let (base, found) = try writer.findInBases(digest: digest, length: length, sha256: sha256) {
-                    entry = writer.store(found, from: base, digest: digest)
+                    entry = try writer.store(found, from: base, digest: digest)
                 } else {
-                    entry = writer.store(digest: digest, length: length, sha256: sha256, chunks: written)
+                    entry = try writer.store(digest: digest, length: length, sha256: sha256, chunks: written)
                     deduplicated = false
                 }
                 if deduplicated {
@@ -353,7 +354,7 @@ extension ArchiveWriter {
     /// body hashes settle it without reading either body, as the archive's integrity already
     /// rests on SHA-256 (§11.1).
     func findEqual(digest: BodyDigest, length: UInt64, sha256: SHA256Hash) -> BodyEntry? {
-        bodies[digest]?.first { $0.length == length && $0.sha256 == sha256 }
+        ((try? bodies.variants(of: digest)) ?? []).first { $0.length == length && $0.sha256 == sha256 }
     }
 
     /// The nearest base holding a body equal to this one (the same MD5, length and body hash),
@@ -385,17 +386,14 @@ extension ArchiveWriter {
 
     /// Records a body a base holds under the next free variant of its MD5: its chunk entries
     /// are the base's with `layer` increased by the base's position (1 for the nearest).
-    func store(_ found: BodyEntry, from base: Int, digest: BodyDigest) -> BodyEntry {
+    func store(_ found: BodyEntry, from base: Int, digest: BodyDigest) throws -> BodyEntry {
         let chunks = found.chunks.map { $0.relayered(by: UInt8(base + 1)) }
-        return store(digest: digest, length: found.length, sha256: found.sha256, chunks: chunks)
+        return try store(digest: digest, length: found.length, sha256: found.sha256, chunks: chunks)
     }
 
     /// Records a new distinct body under the next free variant of its MD5.
-    func store(digest: BodyDigest, length: UInt64, sha256: SHA256Hash, chunks: [ChunkEntry]) -> BodyEntry {
-        let variant = UInt32(bodies[digest]?.count ?? 0)
-        let entry = BodyEntry(
-            reference: BodyReference(digest: digest, variant: variant), length: length, sha256: sha256, chunks: chunks)
-        bodies[digest, default: []].append(entry)
+    func store(digest: BodyDigest, length: UInt64, sha256: SHA256Hash, chunks: [ChunkEntry]) throws -> BodyEntry {
+        let entry = try bodies.add(digest: digest, length: length, sha256: sha256, chunks: chunks)
         statistics.bodiesStored += 1
         statistics.storedBytes += chunks.reduce(0) { $0 + ($1.layer == 0 ? UInt64($1.storedLength) : 0) }
         return entry

@@ -45,8 +45,8 @@ public final class ArchiveWriter {
         /// default): no index. The search module's `SearchIndexBuilder` is one.
         public var searchIndex: (@Sendable () -> any SearchIndexContributor)?
 
-        /// Encoded bytes of records held in memory before they are sorted and spilled to a
-        /// temporary file as one run (``RecordRuns``); the archive's bytes do not depend on it.
+        /// Memory of the records held before they are sorted and spilled to a temporary file as
+        /// one run (``RecordRuns``); the archive's bytes do not depend on it.
         package var recordRunBytes = 32 << 20
 
         /// Makes options.

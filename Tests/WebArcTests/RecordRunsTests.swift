@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+import WebArcTestSupport
+
+@testable import WebArc
+
+@Suite("Record runs and the body table: a writer's bounded memory")
+struct RecordRunsTests {
+    /// Writes 3 000 records (some URLs several times, with and without capture dates, bodies
+    /// repeated) through a writer whose records spill a run every `runBytes` bytes.
+    private static func write(to path: String, runBytes: Int) throws {
+        var options = ArchiveWriter.Options(dictionaryInterval: 8)
+        options.recordRunBytes = runBytes
+        let writer = try ArchiveWriter(path: path, options: options)
+        var random = SeededGenerator(seed: 11)
+        for number in 0..<3_000 {
+            // Every seventh URL comes back later, and every fifth body repeats an earlier one.
+            let page = number % 7 == 6 ? number / 2 : number
+            let body = try writer.addBody(random.text(number % 5 == 4 ? 300 : 200 + number % 900))
+            let date: Date? = number % 3 == 0 ? nil : Date(timeIntervalSince1970: Double(number % 11) * 86_400)
+            try writer.add(
+                ResponseRecord(
+                    request: RequestRecord(url: "http://localhost/wiki/\(page % 97)/page-\(page).html"),
+                    headers: [HTTPHeader("Content-Type", "text/html")], mimeType: "text/html", body: body,
+                    captureDate: date))
+            if number % 50 == 0 {
+                try writer.add(
+                    RedirectRecord(
+                        request: RequestRecord(url: "http://localhost/go/\(number)"), status: 301,
+                        target: "http://localhost/wiki/\(page % 97)/page-\(page).html"))
+            }
+        }
+        try writer.finish()
+    }
+
+    @Test("records sorted through spilled runs give the bytes of an in-memory sort")
+    func spilledRunsSameBytes() throws {
+        let folder = try TemporaryFolder()
+        try Self.write(to: folder.file("memory.webarc"), runBytes: 1 << 30)
+        // About 2 KiB per run: well over a hundred runs to merge.
+        try Self.write(to: folder.file("runs.webarc"), runBytes: 2048)
+        let memory = try Data(contentsOf: URL(fileURLWithPath: folder.file("memory.webarc")))
+        let runs = try Data(contentsOf: URL(fileURLWithPath: folder.file("runs.webarc")))
+        #expect(firstDifference(memory, runs) == nil)
+        let reader = try ArchiveReader(path: folder.file("runs.webarc"))
+        #expect(reader.recordCount == 3_000 + 60)
+        // Page 3 is added as number 3 and again as number 6: two records under one key.
+        let all = try reader.lookupAll(key: try URLKey.key(method: "GET", url: "http://localhost/wiki/3/page-3.html"))
+        #expect(all.count == 2)
+    }
+
+    @Test("the body table finds every variant before and after it is sealed, past its memory buffer")
+    func bodyTableLookups() throws {
+        let table = BodyTable()
+        var references: [BodyReference: UInt64] = [:]
+        // 20 000 entries of 124 bytes: past the log's 1 MiB buffer, so most are read from its file.
+        for number in 0..<20_000 {
+            var digest = [UInt8](repeating: 0, count: 16)
+            digest[0] = UInt8(number % 256)
+            digest[1] = UInt8(number / 256 % 256)
+            // Every hundredth digest is shared by a second body: a variant 1.
+            let shared = number % 100 == 99
+            if shared { digest = [UInt8](repeating: 0, count: 16) }
+            let chunk = ChunkEntry(
+                offset: UInt64(number) * 1000, storedLength: 10, rawLength: 20, codec: .lz4,
+                digest: SHA256Hash.of([UInt8(number % 256)]))
+            let entry = try table.add(
+                digest: BodyDigest(sixteen: digest), length: UInt64(number + (shared ? 1_000_000 : 0)),
+                sha256: SHA256Hash.of([UInt8(number % 256), 1]), chunks: [chunk])
+            references[entry.reference] = entry.length
+        }
+        #expect(table.count == 20_000)
+        let zero = BodyDigest(sixteen: [UInt8](repeating: 0, count: 16))
+        #expect(try table.variants(of: zero).map(\.reference.variant) == Array(0...200))
+        for (reference, length) in references where reference.variant % 50 == 0 {
+            #expect(try table.entry(reference)?.length == length)
+        }
+        table.seal()
+        #expect(try table.variants(of: zero).count == 201)
+        var listed: [BodyReference] = []
+        try table.forEachSorted { listed.append($0.reference) }
+        #expect(listed == references.keys.sorted())
+        for (reference, length) in references where reference.variant % 50 == 0 {
+            #expect(try table.entry(reference)?.length == length)
+        }
+        #expect(try table.entry(BodyReference(digest: zero, variant: 201)) == nil)
+    }
+}

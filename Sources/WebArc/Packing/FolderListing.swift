@@ -111,7 +111,8 @@ struct FolderListing {
         closedir(handle)
         for (name, info, code) in entries {
             listing.visit(
-                path: folder.path + "/" + name, relative: folder.relative.isEmpty ? name : folder.relative + "/" + name,
+                path: folder.path + "/" + name, folder: folder.path,
+                relative: folder.relative.isEmpty ? name : folder.relative + "/" + name,
                 found: info, code: code,
                 ancestors: folder.ancestors, policy: policy)
         }
@@ -119,9 +120,10 @@ struct FolderListing {
     }
 
     /// Visits one entry, given what `lstat` found (nil: the error `code`) and, for a regular file,
-    /// the error of checking it for reading (0: readable).
+    /// the error of checking it for reading (0: readable); `path` is `folder`, `/` and its name.
     private mutating func visit(
-        path: String, relative: String, found: stat?, code: Int32, ancestors: Set<[UInt64]>, policy: Policy
+        path: String, folder: String, relative: String, found: stat?, code: Int32, ancestors: Set<[UInt64]>,
+        policy: Policy
     ) {
         guard var info = found else {
             problems.append(ScanProblem(kind: .unreadable, path: relative, detail: Self.errorText(code)))
@@ -166,10 +168,13 @@ struct FolderListing {
                 problems.append(ScanProblem(kind: .unreadable, path: relative, detail: Self.errorText(unreadable)))
                 return
             }
+            let size = UInt64(info.st_size)
+            let modified = Platform.modificationTime(info)
+            // Not a link: the path to read is the folder's and the name, made again when needed.
             files.append(
-                ScannedFile(
-                    relativePath: relative, readPath: readPath, size: UInt64(info.st_size),
-                    modified: Platform.modificationTime(info)))
+                readPath == path
+                    ? ScannedFile(relativePath: relative, folder: folder, size: size, modified: modified)
+                    : ScannedFile(relativePath: relative, readPath: readPath, size: size, modified: modified))
         default:
             let kind: String =
                 switch info.st_mode & S_IFMT {

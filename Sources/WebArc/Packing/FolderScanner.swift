@@ -15,14 +15,50 @@ public enum OutsideLinkPolicy: String, Sendable, CaseIterable {
 }
 
 /// A file found under the packed folder.
+///
+/// A site can have millions: the path to read is not kept whole but made when asked for, from
+/// the folder it was found in (one string that every file of the folder shares) and its name.
 package struct ScannedFile: Sendable, Equatable {
     /// Path relative to the folder, `/`-separated, as it will appear in the URL.
     package var relativePath: String
-    /// The path to read (symlinks resolved).
-    package var readPath: String
+    /// The folder the file was listed in (links resolved), or the whole path to read when
+    /// ``readsName`` is false (a link to a file).
+    private var location: String
+    /// Whether the path to read is ``location``, `/` and the file's name.
+    private var readsName: Bool
     package var size: UInt64
     /// Modification time, seconds since 1970.
     package var modified: Int64
+
+    /// A file read at `readPath` (symlinks resolved).
+    package init(relativePath: String, readPath: String, size: UInt64, modified: Int64) {
+        self.relativePath = relativePath
+        location = readPath
+        readsName = false
+        self.size = size
+        self.modified = modified
+    }
+
+    /// A file read at `folder`, `/`, and the last segment of `relativePath`.
+    init(relativePath: String, folder: String, size: UInt64, modified: Int64) {
+        self.relativePath = relativePath
+        location = folder
+        readsName = true
+        self.size = size
+        self.modified = modified
+    }
+
+    /// The path to read (symlinks resolved).
+    package var readPath: String {
+        guard readsName else { return location }
+        let name = relativePath.lastIndex(of: "/").map { relativePath[relativePath.index(after: $0)...] }
+        return location + "/" + (name ?? relativePath[...])
+    }
+
+    package static func == (lhs: ScannedFile, rhs: ScannedFile) -> Bool {
+        lhs.relativePath == rhs.relativePath && lhs.readPath == rhs.readPath && lhs.size == rhs.size
+            && lhs.modified == rhs.modified
+    }
 }
 
 /// Something under the folder that `pack` cannot or will not include as it stands.

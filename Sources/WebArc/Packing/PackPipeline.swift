@@ -77,8 +77,8 @@ final class PackPipeline: @unchecked Sendable {
     /// ``SHA256Lanes/bodyHashes(of:lanes:)``) or one by one.
     let laneHashing: Bool
 
-    /// The files' paths, for those that stream (empty when the bodies come from another source).
-    private let paths: [String]
+    /// File `index`'s path, for those that stream (unused when the bodies come from another source).
+    private let path: @Sendable (Int) -> String
     /// Reads body `index` whole: a file, or an item of another source (a ZIM's).
     private let readWhole: @Sendable (Int) throws -> [UInt8]
     private let sizes: [UInt64]
@@ -111,8 +111,8 @@ final class PackPipeline: @unchecked Sendable {
     private let tails = AnchorTails()
     /// Appendix C step 15's Zstandard level, tried by the workers; nil: off.
     private let zstdLevel: Int?
-    /// MD5 and length → the first whole file seen with them.
-    private var firstSeen: [BodyKey: Int] = [:]
+    /// MD5 and length, folded into 64 bits (``BodyKey/folded``) → the first whole file seen with them.
+    private var firstSeen: [UInt64: Int] = [:]
 
     /// Body hash and length → the first streamed file seen with them, and its MD5.
     private var streamedBodies: [StreamedKey: (index: Int, md5: BodyDigest)] = [:]
@@ -125,6 +125,12 @@ final class PackPipeline: @unchecked Sendable {
     private struct BodyKey: Hashable {
         var digest: BodyDigest
         var length: Int
+
+        /// 64 bits of the MD5 mixed with the length: a table of these takes 16 bytes a file where
+        /// the whole key took 32. Two different bodies that fold alike are only taken for likely
+        /// duplicates: the writer then compares MD5, length and body hash and codes the second
+        /// itself, so the archive is the same.
+        var folded: UInt64 { digest.high ^ (UInt64(length) &* 0x9E37_79B9_7F4A_7C15) }
     }
 
     /// - Parameter spans: positions each file's body takes: one per response record it answers.
@@ -135,20 +141,22 @@ final class PackPipeline: @unchecked Sendable {
         wholeLimit: UInt64, windowBytes: UInt64, batchFiles: Int = 16 * MD5Lanes.count,
         laneHashing: Bool = MD5Lanes.isAvailable
     ) {
-        let paths = files.map(\.readPath)
+        // Each path is made when its file is read: a list of them would grow with the site.
         let sizes = files.map(\.size)
         self.init(
-            paths: paths, sizes: sizes, read: { try FileInput.readAll(paths[$0], expectedSize: Int(sizes[$0])) },
+            path: { files[$0].readPath }, sizes: sizes,
+            read: { try FileInput.readAll(files[$0].readPath, expectedSize: Int(sizes[$0])) },
             spans: spans, level: level,
             zstdLevel: zstdLevel, placement: placement, firstPosition: firstPosition, wholeLimit: wholeLimit,
             windowBytes: windowBytes,
             batchFiles: batchFiles, laneHashing: laneHashing)
     }
 
-    /// Bodies that `read` gives whole, by index; `paths` name the files of those over
+    /// Bodies that `read` gives whole, by index; `path` names the files of those over
     /// `wholeLimit`, which stream (none when `wholeLimit` is at least every size).
     init(
-        paths: [String], sizes: [UInt64], read: @escaping @Sendable (Int) throws -> [UInt8], spans: [Int], level: Int,
+        path: @escaping @Sendable (Int) -> String, sizes: [UInt64], read: @escaping @Sendable (Int) throws -> [UInt8],
+        spans: [Int], level: Int,
         zstdLevel: Int?,
         placement: DictionaryPlacement, firstPosition: Int, wholeLimit: UInt64, windowBytes: UInt64, batchFiles: Int,
         laneHashing: Bool
@@ -165,7 +173,7 @@ final class PackPipeline: @unchecked Sendable {
         }
         self.starts = starts
         self.spans = spans
-        self.paths = paths
+        self.path = path
         self.sizes = sizes
         readWhole = read
         var streamedSizes = Set<UInt64>()
@@ -508,7 +516,7 @@ final class PackPipeline: @unchecked Sendable {
             }
             condition.broadcast()
         }
-        try FileInput.forEachPiece(of: paths[index]) { piece in
+        try FileInput.forEachPiece(of: path(index)) { piece in
             if needsTail(index) { lastPiece = Array(piece) }
             try raw.append(piece, emit: emit)
         }
@@ -531,7 +539,7 @@ final class PackPipeline: @unchecked Sendable {
         var sha256 = SHA256()
         var length: UInt64 = 0
         var lastPiece: [UInt8] = []
-        try FileInput.forEachPiece(of: paths[index]) { piece in
+        try FileInput.forEachPiece(of: path(index)) { piece in
             piece.withUnsafeBytes { sha256.update(bufferPointer: $0) }
             length += UInt64(piece.count)
             if needsTail(index) { lastPiece = Array(piece) }
@@ -550,8 +558,8 @@ final class PackPipeline: @unchecked Sendable {
     /// Notes that file `index` has `key` and returns whether an earlier file has it too (the
     /// caller holds the lock).
     private func seenFirst(_ key: BodyKey, at index: Int) -> Bool {
-        let first = firstSeen[key]
-        if first == nil || index < first! { firstSeen[key] = index }
+        let first = firstSeen[key.folded]
+        if first == nil || index < first! { firstSeen[key.folded] = index }
         return first.map { $0 < index } ?? false
     }
 }

@@ -177,20 +177,19 @@ public struct SitePacker {
         var opened: ArchiveWriter?
         let totalBytes = files.reduce(UInt64(0)) { $0 + $1.size }
         var doneBytes: UInt64 = 0
-        // Every file's URL and key, then the anchor plan (a keyed plan needs the key of every
-        // position), are worked out while the workers read and hash the first files.
-        var fileURLs: [String] = []
-        var fileKeys: [[UInt8]] = []
+        // The anchor plan (a keyed plan needs the key of every position) is worked out while the
+        // workers read and hash the first files. Keys are made again where needed rather than
+        // kept: a list of every file's URL and key would grow with the site.
+        let keyOf = try keyMaker()
         var anchors = AnchorPlan(interval: 0)
         do {
             // The workers read and code the first files while this thread checks that no two files
             // have one key; nothing is written before that holds.
             try pipeline.run(workers: options.workers > 0 ? options.workers : AvailableCores.count) {
-                (fileURLs, fileKeys) = try urlsAndKeys(of: files)
-                anchors = try anchorPlan(files: files, keys: fileKeys)
+                anchors = try anchorPlan(files: files, keyOf: keyOf)
                 return anchors
             } prepare: {
-                try checkClashes(files: files, keys: fileKeys)
+                try checkClashes(files: files, keyOf: keyOf)
                 var writerOptions = ArchiveWriter.Options(
                     overwrite: options.overwrite, compressionLevel: options.compressionLevel,
                     dictionaryInterval: options.dictionaryInterval,
@@ -213,8 +212,9 @@ public struct SitePacker {
                     body = try writer.addBody(chunks: { try pipeline.nextChunk(of: slot) }, end: { slot.streamEnd! })
                 }
                 try Self.checkPlannedLength(files[index], read: body.length, anchors: anchors)
+                let fileURL = url(for: files[index].relativePath)
                 try addRecords(
-                    for: files[index], at: fileURLs[index], key: fileKeys[index], body: body, writer: writer,
+                    for: files[index], at: fileURL, key: try keyOf(fileURL), body: body, writer: writer,
                     summary: &summary)
                 doneBytes += files[index].size
                 summary.files = index + 1
@@ -237,22 +237,6 @@ public struct SitePacker {
         return summary
     }
 
-    /// Each file's URL and its `GET` lookup key's bytes, computed once: for the anchor plan and the
-    /// clash check, then for its record.
-    private func urlsAndKeys(of files: [ScannedFile]) throws -> (urls: [String], keys: [[UInt8]]) {
-        var urls: [String] = []
-        var keys: [[UInt8]] = []
-        urls.reserveCapacity(files.count)
-        keys.reserveCapacity(files.count)
-        let keyOf = try keyMaker()
-        for file in files {
-            let fileURL = url(for: file.relativePath)
-            urls.append(fileURL)
-            keys.append(try keyOf(fileURL))
-        }
-        return (urls, keys)
-    }
-
     /// What makes the `GET` lookup key's bytes of a URL from ``url(for:)``.
     ///
     /// When the base URL is canonical (spec §9) and has no query or fragment, as the default and
@@ -262,26 +246,37 @@ public struct SitePacker {
     /// canonicalization, which would run for every file on one core before the workers start.
     /// Any other base goes through ``URLKey/key(method:url:)``.
     func keyMaker() throws -> (String) throws -> [UInt8] {
-        let base = options.baseURL
-        guard !base.utf8.contains(UInt8(ascii: "?")), !base.utf8.contains(UInt8(ascii: "#")),
-            try URLKey.canonicalize(base) == base
-        else {
+        guard try keysArePlain() else {
             return { Array(try URLKey.key(method: "GET", url: $0).utf8) }
         }
-        return { url in
-            var key = Array("GET ".utf8)
-            key.reserveCapacity(4 + url.utf8.count)
-            key.append(contentsOf: url.utf8)
-            return key
-        }
+        return Self.plainKey
+    }
+
+    /// Whether ``keyMaker()`` makes a file's key as `GET ` and its URL (see there).
+    private func keysArePlain() throws -> Bool {
+        let base = options.baseURL
+        guard !base.utf8.contains(UInt8(ascii: "?")), !base.utf8.contains(UInt8(ascii: "#")) else { return false }
+        return try URLKey.canonicalize(base) == base
+    }
+
+    /// `GET `, then the URL: the key of a URL from ``url(for:)`` under a plain base.
+    private static func plainKey(_ url: String) -> [UInt8] {
+        var key = Array("GET ".utf8)
+        key.reserveCapacity(4 + url.utf8.count)
+        key.append(contentsOf: url.utf8)
+        return key
     }
 
     /// - Throws: ``Failure/urlClash(first:second:url:)`` for two files with one key.
-    private func checkClashes(files: [ScannedFile], keys: [[UInt8]]) throws {
+    private func checkClashes(files: [ScannedFile], keyOf: (String) throws -> [UInt8]) throws {
+        // Plain keys are the base and each path escaped byte by byte, `%` included: two paths
+        // never share one, so there is nothing to check (and no table of every key to keep).
+        guard try !keysArePlain() else { return }
         // Keyed by bytes: String equality would merge canonically equivalent Unicode.
         var pathsByKey: [KeyBytes: String] = [:]
         pathsByKey.reserveCapacity(files.count)
-        for (file, key) in zip(files, keys) {
+        for file in files {
+            let key = try keyOf(url(for: file.relativePath))
             if let other = pathsByKey.updateValue(file.relativePath, forKey: KeyBytes(key)) {
                 throw Failure.urlClash(
                     first: other, second: file.relativePath, url: String(decoding: key.dropFirst(4), as: UTF8.self))
@@ -292,21 +287,32 @@ public struct SitePacker {
     /// Which body positions are anchors: keyed by the key of the record each position's body
     /// answers (a folder's index.html takes two: its own URL's, then the folder's) and the body's
     /// length, or every `dictionaryInterval`-th.
-    private func anchorPlan(files: [ScannedFile], keys: [[UInt8]]) throws -> AnchorPlan {
+    private func anchorPlan(files: [ScannedFile], keyOf: @escaping (String) throws -> [UInt8]) throws -> AnchorPlan {
         guard let rule = options.anchorRule, options.dictionaryInterval > 0 else {
             return AnchorPlan(interval: options.dictionaryInterval)
         }
-        var bodies: [(key: [UInt8], length: UInt64)] = []
-        bodies.reserveCapacity(files.count + files.count / 8)
-        let keyOf = try keyMaker()
-        for (file, key) in zip(files, keys) {
-            bodies.append((key, file.size))
-            if Self.responses(answering: file.relativePath) == 2 {
-                let folder = String(file.relativePath.dropLast("index.html".count))
-                bodies.append((try keyOf(url(for: folder)), file.size))
+        // The positions are listed lazily, and only a body of a candidate's length needs its key
+        // (the rules hash no other): nothing per file outlives the plan.
+        var failure: (any Error)?
+        let bodies = files.lazy.flatMap { file -> [(key: [UInt8], length: UInt64)] in
+            func key(_ relativePath: String) -> [UInt8] {
+                guard AnchorPlan.candidateLengths.contains(file.size) else { return [] }
+                do {
+                    return try keyOf(url(for: relativePath))
+                } catch {
+                    failure = failure ?? error
+                    return []
+                }
             }
+            guard Self.responses(answering: file.relativePath) == 2 else {
+                return [(key(file.relativePath), file.size)]
+            }
+            let folder = String(file.relativePath.dropLast("index.html".count))
+            return [(key(file.relativePath), file.size), (key(folder), file.size)]
         }
-        return AnchorPlan(interval: options.dictionaryInterval, bodies: bodies, rule: rule)
+        let plan = AnchorPlan(interval: options.dictionaryInterval, bodies: bodies, rule: rule)
+        if let failure { throw failure }
+        return plan
     }
 
     /// Checks that a file read as `read` bytes is still what the anchor plan took it for from its

@@ -12,6 +12,7 @@ func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
 
 let webArc: Target.Dependency = .product(name: "WebArc", package: "webarc")
 let interop: Target.Dependency = .product(name: "WebArcInterop", package: "webarc")
+let search: Target.Dependency = .product(name: "WebArcSearch", package: "webarc")
 
 let package = Package(
     name: "webarc-fuzz",
@@ -40,6 +41,8 @@ let package = Package(
             "FuzzRemoteResponse",
             [.product(name: "WebArcRemote", package: "webarc"), .product(name: "NIOHTTP1", package: "swift-nio")]),
         fuzzTarget("FuzzSigningFiles", ["FuzzSupport", webArc]),
+        fuzzTarget("FuzzSearchQuery", [search]),
+        fuzzTarget("FuzzVisibleText", [search]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,4 @@
-# Helpers shared by serve-bench.sh and update-bench.sh (source it; bash).
+# Helpers shared by serve-bench.sh, update-bench.sh and scale-bench.sh (source it; bash).
 
 # A free TCP port on 127.0.0.1.
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
@@ -48,4 +48,30 @@ make_lua() {
         echo '  return wrk.format("GET", prefix .. paths[counter])'
         echo 'end'
     } > "$3"
+}
+
+# write_nginx_conf CONF WORK PORT ROOT: an nginx configuration serving ROOT on 127.0.0.1:PORT the
+# way the benches compare it (sendfile, keep-alive, access log off), its pid, log and temp files in WORK.
+write_nginx_conf() {
+    mkdir -p "$2/nginx-temp"
+    cat > "$1" <<CONF
+worker_processes auto;
+pid $2/nginx.pid;
+error_log $2/nginx-error.log;
+daemon off;
+events { worker_connections 1024; }
+http {
+    include /etc/nginx/mime.types;
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 100000;
+    client_body_temp_path $2/nginx-temp;
+    proxy_temp_path $2/nginx-temp;
+    fastcgi_temp_path $2/nginx-temp;
+    uwsgi_temp_path $2/nginx-temp;
+    scgi_temp_path $2/nginx-temp;
+    server { listen 127.0.0.1:$3; root $4; }
+}
+CONF
 }

@@ -155,30 +155,7 @@ WEBARC_PORT=$(free_port)
 PIDS+=($!); WEBARC_PID=$!
 
 NGINX_PORT=$(free_port)
-mkdir -p "$WORK/nginx-temp"
-cat > "$WORK/nginx.conf" <<EOF
-worker_processes auto;
-pid $WORK/nginx.pid;
-error_log $WORK/nginx-error.log;
-daemon off;
-events { worker_connections 1024; }
-http {
-    include /etc/nginx/mime.types;
-    access_log off;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_requests 100000;
-    client_body_temp_path $WORK/nginx-temp;
-    proxy_temp_path $WORK/nginx-temp;
-    fastcgi_temp_path $WORK/nginx-temp;
-    uwsgi_temp_path $WORK/nginx-temp;
-    scgi_temp_path $WORK/nginx-temp;
-    server {
-        listen 127.0.0.1:$NGINX_PORT;
-        root $SITE;
-    }
-}
-EOF
+write_nginx_conf "$WORK/nginx.conf" "$WORK" "$NGINX_PORT" "$SITE"
 nginx -c "$WORK/nginx.conf" -p "$WORK" &
 PIDS+=($!); NGINX_PID=$!
 

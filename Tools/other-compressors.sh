@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds a liblz4 and a libzstd of other versions than Debian 12's (1.9.4, 1.5.4) as shared
-# libraries, for the test that packs and diffs with the system's libraries and applies with these
-# (`LD_LIBRARY_PATH`, the same debug `webarc`, which links both dynamically). The C sources come
-# from PyPI source distributions that bundle them: python-lz4 4.0.2 (lz4 1.9.3) and zstandard
-# 0.25.0 (zstd 1.5.7).
+# libraries, for CrossLibraryApplyTests: it packs and diffs as usual, then applies with
+# `LD_LIBRARY_PATH` pointing here, which a `webarc` linking the system's libraries dynamically (as
+# debug builds did before the compressors were vendored in Sources/CLZ4 and Sources/CZstd) would
+# load: the publisher's archive must still come out. The C sources come from PyPI source
+# distributions that bundle them: python-lz4 4.0.2 (lz4 1.9.3) and zstandard 0.25.0 (zstd 1.5.7).
 #
 # Usage: Tools/other-compressors.sh [DIR]   (default DIR: /var/tmp/webarc-other-compressors)
 # Leaves DIR/lib/liblz4.so.1 and DIR/lib/libzstd.so.1, and DIR/lib/VERSIONS naming both; a second

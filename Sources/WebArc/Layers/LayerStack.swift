@@ -56,43 +56,60 @@ extension LayerStack {
     /// Calls `body` with every key of the layered view in key order, with the records of the
     /// topmost layer holding it; keys that layer deletes (a tombstone) are left out.
     ///
-    /// Each layer's records are read once, in key order, decoded on every core
-    /// (`ArchiveReader.forEachEntryDecodedAhead(_:)`); memory holds every layer's keys.
+    /// The layers' records are merged as they are read, each in key order through a
+    /// `RecordCursor` (a batch of leaves decoded on every core): memory holds one batch per layer,
+    /// not the layers' keys.
     /// - Throws: ``WebArcError`` when a page is damaged.
     public func forEachKey(_ body: (String, LayeredRecords) throws -> Void) throws {
-        var groups: [[(key: String, bytes: [UInt8], entries: [ArchiveEntry])]] = []
-        for reader in layers {
-            var layer: [(key: String, bytes: [UInt8], entries: [ArchiveEntry])] = []
-            try reader.forEachEntryDecodedAhead { entry in
-                if layer.last?.key == entry.key {
-                    layer[layer.count - 1].entries.append(entry)
-                } else {
-                    layer.append((entry.key, Array(entry.key.utf8), [entry]))
-                }
-            }
-            groups.append(layer)
-        }
-        var positions = [Int](repeating: 0, count: layers.count)
+        var groups = layers.map { KeyGroups(RecordCursor($0)) }
+        var current = try groups.indices.map { try groups[$0].next() }
         while true {
-            var smallest: (key: String, bytes: [UInt8])?
-            for (layer, position) in positions.enumerated() where position < groups[layer].count {
-                let group = groups[layer][position]
-                if smallest.map({ KeyOrder.less(group.bytes, $0.bytes) }) ?? true {
-                    smallest = (group.key, group.bytes)
-                }
+            var smallest: [UInt8]?
+            for group in current {
+                guard let group else { continue }
+                if smallest.map({ KeyOrder.less(group.bytes, $0) }) ?? true { smallest = group.bytes }
             }
-            guard let key = smallest?.key else { return }
+            guard let smallest else { return }
             var decided: LayeredRecords?
-            for layer in positions.indices
-            where positions[layer] < groups[layer].count && groups[layer][positions[layer]].key == key {
+            var key = ""
+            for layer in current.indices {
+                guard let group = current[layer], group.bytes == smallest else { continue }
                 if decided == nil {
-                    decided = LayeredRecords(layer: layer, entries: groups[layer][positions[layer]].entries)
+                    decided = LayeredRecords(layer: layer, entries: group.entries)
+                    key = group.key
                 }
-                positions[layer] += 1
+                current[layer] = try groups[layer].next()
             }
             guard let decided, !decided.entries[0].record.isTombstone else { continue }
             try body(
                 key, LayeredRecords(layer: decided.layer, entries: decided.entries.filter { !$0.record.isTombstone }))
         }
+    }
+}
+
+/// One archive's records grouped by key, in key order, read through a cursor.
+struct KeyGroups {
+    private let cursor: RecordCursor
+    private var ahead: ArchiveEntry?
+    private var started = false
+
+    init(_ cursor: RecordCursor) {
+        self.cursor = cursor
+    }
+
+    /// The next key's records (several captures newest first), or nil after the last key.
+    mutating func next() throws -> (key: String, bytes: [UInt8], entries: [ArchiveEntry])? {
+        if !started {
+            started = true
+            ahead = try cursor.next()
+        }
+        guard let first = ahead else { return nil }
+        var entries = [first]
+        ahead = try cursor.next()
+        while let entry = ahead, entry.key == first.key {
+            entries.append(entry)
+            ahead = try cursor.next()
+        }
+        return (first.key, Array(first.key.utf8), entries)
     }
 }

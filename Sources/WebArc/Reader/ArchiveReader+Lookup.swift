@@ -65,41 +65,8 @@ extension ArchiveReader {
     ///
     /// - Throws: page and index errors, or what `body` throws.
     func forEachEntryDecodedAhead(_ body: (ArchiveEntry) throws -> Void) throws {
-        var leaves: [RecordLeaf] = []
-        func flush() throws {
-            let decoded = Mutex([(entries: [ArchiveEntry], error: (any Error)?)?](repeating: nil, count: leaves.count))
-            let group = leaves
-            DispatchQueue.concurrentPerform(iterations: group.count) { number in
-                var entries: [ArchiveEntry] = []
-                var failure: (any Error)?
-                do {
-                    for index in group[number].entries.indices {
-                        if let entry = try entry(group[number], index) { entries.append(entry) }
-                    }
-                } catch {
-                    failure = error
-                }
-                decoded.withLock { $0[number] = (entries, failure) }
-            }
-            leaves = []
-            for leaf in decoded.withLock({ $0 }) {
-                guard let leaf else { continue }
-                for entry in leaf.entries { try body(entry) }
-                if let error = leaf.error { throw error }
-            }
-        }
-        do {
-            try forEachLeaf(of: .records) { node, _ in
-                guard case .recordLeaf(let leaf) = node else { return }
-                leaves.append(leaf)
-                if leaves.count == Self.leavesDecodedAhead { try flush() }
-            }
-        } catch {
-            // A page that does not read: the leaves before it are visited first.
-            try flush()
-            throw error
-        }
-        try flush()
+        let cursor = RecordCursor(self)
+        while let entry = try cursor.next() { try body(entry) }
     }
 
     /// Record leaves ``forEachEntryDecodedAhead(_:)`` decodes at once (at most 4 MiB each).

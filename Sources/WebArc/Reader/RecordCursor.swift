@@ -1,0 +1,113 @@
+import Dispatch
+import Synchronization
+
+/// An archive's records in key order, pulled one at a time: the record tree is walked leaf by leaf
+/// (a path of interior pages, at most 9 deep), and ``ArchiveReader/leavesDecodedAhead`` leaves at a
+/// time are decoded on every core. Memory holds that batch only, whatever the record count, so
+/// several cursors can be merged (a layer stack's keys, an old and a new archive's).
+///
+/// A leaf's entries before one that fails are returned, then its error is thrown; a page that does
+/// not read is thrown after the entries of the leaves before it.
+final class RecordCursor {
+    private let reader: ArchiveReader
+    /// The interior pages from the root down to the last leaf read, each with its next child.
+    private var path: [(page: InteriorPage, reference: PageReference, next: Int)] = []
+    private var started = false
+    private var finished = false
+    private var buffered: [ArchiveEntry] = []
+    private var position = 0
+    private var failure: (any Error)?
+
+    /// A cursor before the first record of `reader`.
+    init(_ reader: ArchiveReader) {
+        self.reader = reader
+    }
+
+    /// The next record, or nil after the last.
+    ///
+    /// - Throws: page and index errors, once, in the place of the records they hide.
+    func next() throws -> ArchiveEntry? {
+        while position == buffered.count {
+            if let failure {
+                self.failure = nil
+                finished = true
+                throw failure
+            }
+            guard !finished else { return nil }
+            try refill()
+        }
+        defer { position += 1 }
+        return buffered[position]
+    }
+
+    /// Reads the next batch of leaves and decodes their records.
+    private func refill() throws {
+        var leaves: [RecordLeaf] = []
+        do {
+            while leaves.count < ArchiveReader.leavesDecodedAhead, let leaf = try nextLeaf() { leaves.append(leaf) }
+        } catch {
+            failure = error
+        }
+        if leaves.count < ArchiveReader.leavesDecodedAhead { finished = true }
+        let decoded = Mutex([(entries: [ArchiveEntry], error: (any Error)?)?](repeating: nil, count: leaves.count))
+        let (reader, batch) = (reader, leaves)
+        DispatchQueue.concurrentPerform(iterations: batch.count) { number in
+            var entries: [ArchiveEntry] = []
+            var failure: (any Error)?
+            do {
+                for index in batch[number].entries.indices {
+                    if let entry = try reader.entry(batch[number], index) { entries.append(entry) }
+                }
+            } catch {
+                failure = error
+            }
+            decoded.withLock { $0[number] = (entries, failure) }
+        }
+        buffered = []
+        position = 0
+        for leaf in decoded.withLock({ $0 }) {
+            guard let leaf else { continue }
+            buffered += leaf.entries
+            if let error = leaf.error {
+                // The leaves after a damaged one are not returned.
+                failure = error
+                break
+            }
+        }
+    }
+
+    /// The next record leaf in key order, or nil after the last.
+    private func nextLeaf() throws -> RecordLeaf? {
+        if !started {
+            started = true
+            return try leftmostLeaf(below: reader.trailer.recordRoot)
+        }
+        while let top = path.last {
+            guard top.next < top.page.children.count else {
+                path.removeLast()
+                continue
+            }
+            path[path.count - 1].next += 1
+            let child = try reader.child(of: top.page, at: top.next, parent: top.reference)
+            if let leaf = try leftmostLeaf(below: child) { return leaf }
+        }
+        return nil
+    }
+
+    /// Descends from `reference` to its first leaf, pushing the interior pages on the way.
+    private func leftmostLeaf(below reference: PageReference) throws -> RecordLeaf? {
+        var reference = reference
+        while true {
+            switch try reader.page(reference, .node(.records)) {
+            case .interior(let interior):
+                reader.announce(interior.children, .records)
+                path.append((interior, reference, 1))
+                reference = try reader.child(of: interior, at: 0, parent: reference)
+            case .recordLeaf(let leaf):
+                return leaf
+            default:
+                return nil
+            }
+        }
+    }
+}

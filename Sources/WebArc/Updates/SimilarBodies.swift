@@ -30,6 +30,25 @@ struct SimilarBodies {
     let stack: LayerStack
     private let candidates: [Candidate]
 
+    /// Collects the candidates from the old stack's layered view, read in key order.
+    ///
+    /// - Throws: ``WebArcError`` when a page of the stack is damaged.
+    init(stack: LayerStack) throws {
+        var groups: [LayeredRecords] = []
+        try stack.forEachKey { _, records in
+            if records.entries.contains(where: Self.isCandidate) {
+                groups.append(LayeredRecords(layer: records.layer, entries: records.entries.filter(Self.isCandidate)))
+            }
+        }
+        self.init(stack: stack, groups: groups)
+    }
+
+    /// Whether `entry` is a response whose body could be a previous version.
+    private static func isCandidate(_ entry: ArchiveEntry) -> Bool {
+        guard case .response(let response) = entry.record else { return false }
+        return response.bodyLength > 0 && response.bodyLength <= BodyTransfer.wholeLimit
+    }
+
     /// Collects the candidates from the old stack's layered view (`groups`: its keys' records).
     init<S: Sequence>(stack: LayerStack, groups: S) where S.Element == LayeredRecords {
         self.stack = stack

@@ -58,11 +58,6 @@ public struct UpdateBuilder {
     public func write(to path: String, overwrite: Bool = false, progress: ((Int, Int) -> Void)? = nil) throws -> Summary
     {
         let (newMetadata, recipe) = try Self.writableMetadata(of: new)
-        var oldGroups: [String: LayeredRecords] = [:]
-        try old.forEachKey { key, records in oldGroups[key] = records }
-        var newGroups: [(key: String, entries: [ArchiveEntry])] = []
-        try LayerStack([new]).forEachKey { key, records in newGroups.append((key, records.entries)) }
-
         // No dictionaries of its own: an update's anchors would mostly be bases' bodies, whose
         // dictionary chunks (up to 64 KiB each, spec Appendix C step 13) would outweigh the few new
         // bodies they help. Changed bodies are deltas; new ones are coded alone.
@@ -70,32 +65,66 @@ public struct UpdateBuilder {
             path: path, options: .init(overwrite: overwrite, compressionLevel: recipe.level, dictionaryInterval: 0),
             bases: old.layers)
         var summary = Summary()
-        let similar = SimilarBodies(stack: old, groups: oldGroups.values)
+        // Only a key new under its URL looks for a similar body, so the old stack's bodies are
+        // gathered on the first such key.
+        var similar: SimilarBodies?
+        var newGroups = KeyGroups(RecordCursor(new))
+        var done = 0
+        /// The new archive's next key with records that are not tombstones.
+        func nextNew() throws -> (key: String, bytes: [UInt8], entries: [ArchiveEntry])? {
+            while var group = try newGroups.next() {
+                done += group.entries.count
+                guard !group.entries[0].record.isTombstone else { continue }
+                group.entries.removeAll { $0.record.isTombstone }
+                return group
+            }
+            return nil
+        }
+        func addGroup(_ entries: [ArchiveEntry], previous: LayeredRecords?) throws {
+            defer { progress?(done, new.recordCount) }
+            let comparison = try previous.map { try compare(entries, $0) } ?? .changed
+            if comparison == .same {
+                summary.unchangedKeys += 1
+                return
+            }
+            summary.changedKeys += 1
+            if comparison == .headersOnly { summary.headerOnlyKeys += 1 }
+            var previousBody = try previous.flatMap(previousVersion)
+            if previousBody == nil, let found = try similarVersion(of: entries, in: &similar) {
+                previousBody = found
+                summary.similarBodies += 1
+            }
+            // Inserted last first, so that records of one key with one date keep their order
+            // (the tree orders them by insertion, newest first; spec Appendix C step 5).
+            for entry in entries.reversed() {
+                try add(entry.record, to: writer, previous: previousBody, summary: &summary)
+            }
+        }
+        // Both views are in key order: one pass merges them. Deleted keys are written after the
+        // others, as tombstones, in key order.
+        var deleted: [RequestRecord] = []
         try writer.failing {
-            for (done, group) in newGroups.enumerated() {
-                defer { progress?(done + 1, newGroups.count) }
-                let previous = oldGroups.removeValue(forKey: group.key)
-                let comparison = try previous.map { try compare(group.entries, $0) } ?? .changed
-                if comparison == .same {
-                    summary.unchangedKeys += 1
-                    continue
+            var pending = try nextNew()
+            try old.forEachKey { key, records in
+                let oldKey = Array(key.utf8)
+                while let group = pending, KeyOrder.less(group.bytes, oldKey) {
+                    try addGroup(group.entries, previous: nil)
+                    pending = try nextNew()
                 }
-                summary.changedKeys += 1
-                if comparison == .headersOnly { summary.headerOnlyKeys += 1 }
-                var previousBody = try previous.flatMap(previousVersion)
-                if previousBody == nil, let found = try similarVersion(of: group.entries, in: similar) {
-                    previousBody = found
-                    summary.similarBodies += 1
-                }
-                // Inserted last first, so that records of one key with one date keep their order
-                // (the tree orders them by insertion, newest first; spec Appendix C step 5).
-                for entry in group.entries.reversed() {
-                    try add(entry.record, to: writer, previous: previousBody, summary: &summary)
+                if let group = pending, group.bytes == oldKey {
+                    try addGroup(group.entries, previous: records)
+                    pending = try nextNew()
+                } else {
+                    let request = records.entries[0].record.request
+                    deleted.append(RequestRecord(method: request.method, url: request.url))
                 }
             }
-            for (_, dropped) in oldGroups.sorted(by: { KeyOrder.less(Array($0.key.utf8), Array($1.key.utf8)) }) {
-                let request = dropped.entries[0].record.request
-                try writer.add(TombstoneRecord(request: RequestRecord(method: request.method, url: request.url)))
+            while let group = pending {
+                try addGroup(group.entries, previous: nil)
+                pending = try nextNew()
+            }
+            for request in deleted {
+                try writer.add(TombstoneRecord(request: request))
                 summary.deletedKeys += 1
             }
         }
@@ -130,15 +159,17 @@ public struct UpdateBuilder {
     }
 
     /// For a key with no previous body: a body of the bases its first response's body resembles,
-    /// unless a base holds that body itself (then it is not stored again anyway).
+    /// unless a base holds that body itself (then it is not stored again anyway). The old stack's
+    /// bodies are gathered into `similar` the first time one is needed.
     private func similarVersion(
-        of entries: [ArchiveEntry], in similar: SimilarBodies
+        of entries: [ArchiveEntry], in similar: inout SimilarBodies?
     ) throws -> ArchiveWriter.PreviousVersion? {
         for entry in entries {
             guard case .response(let response) = entry.record, response.bodyLength > 0 else { continue }
             let body = try new.bodyEntry(response.body)
             if try old.layers.contains(where: { try $0.holds(body) }) { return nil }
-            return try similar.previousVersion(of: body, in: new, mimeType: response.mimeType)
+            if similar == nil { similar = try SimilarBodies(stack: old) }
+            return try similar?.previousVersion(of: body, in: new, mimeType: response.mimeType)
         }
         return nil
     }

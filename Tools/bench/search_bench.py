@@ -466,7 +466,7 @@ def run(args):
     row = {"engine": "webarc"}
     if has_index:
         log("webarc index")
-        wall, rss = timed([webarc, "index", plain, "-o", indexed, "--force", "--quiet"],
+        wall, rss = timed([webarc, "index", plain, "-o", indexed, "--force"],
                           os.path.join(work, "index.time"))
         row.update(bytes=os.path.getsize(indexed) - archive_bytes, seconds=wall, rss=rss)
         full_wall, _ = timed([webarc, "pack", docs, "-o", indexed + ".pack", "--force", "--quiet"],

@@ -8,7 +8,7 @@
 #
 # Usage: Tools/other-compressors.sh [DIR]   (default DIR: /var/tmp/webarc-other-compressors)
 # Leaves DIR/lib/liblz4.so.1 and DIR/lib/libzstd.so.1, and DIR/lib/VERSIONS naming both; a second
-# run with both present does nothing. Needs pip (python3 -m pip) reaching PyPI, and cc.
+# run with both present does nothing. Needs pip (python3's, or a venv's) reaching PyPI, and cc.
 set -euo pipefail
 
 DIR="${1:-/var/tmp/webarc-other-compressors}"
@@ -20,10 +20,17 @@ command -v cc >/dev/null || { echo "other-compressors: error: no C compiler (cc)
 mkdir -p "$DIR/src" "$LIB"
 cd "$DIR/src"
 
+# pip of the system's python3, else of a venv here (Debian's python3-venv brings one).
+PIP=(python3 -m pip)
+if ! python3 -m pip --version >/dev/null 2>&1; then
+    [[ -x "$DIR/venv/bin/pip" ]] || python3 -m venv "$DIR/venv" >&2 \
+        || { echo "other-compressors: error: no pip, and python3 -m venv failed" >&2; exit 69; }
+    PIP=("$DIR/venv/bin/pip")
+fi
 fetch() {
     local spec="$1" file="$2"
     [[ -f "$file" ]] && return 0
-    python3 -m pip download --quiet --no-deps --no-binary :all: "$spec" -d . >&2 \
+    "${PIP[@]}" download --quiet --no-deps --no-binary :all: "$spec" -d . >&2 \
         || { echo "other-compressors: error: pip could not download $spec" >&2; exit 69; }
 }
 fetch "lz4==4.0.2" lz4-4.0.2.tar.gz

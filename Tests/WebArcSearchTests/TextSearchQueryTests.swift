@@ -24,6 +24,7 @@ import Testing
         #expect(try clauses("東京") == [.phrase(["東", "京"])])
         #expect(try clauses("os.pa*") == [.prefix("os.pa")])
         #expect(try clauses("foo-ba*") == [.word("foo"), .prefix("ba")])
+        #expect(try clauses("Don’t* it’s") == [.prefix("don't"), .word("it")])
     }
 
     @Test func shortPrefixesAreWordsAndLoneStarsAreIgnored() throws {

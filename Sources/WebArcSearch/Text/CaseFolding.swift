@@ -84,18 +84,27 @@ enum CaseFolding {
         }
     }
 
-    /// `text` with every scalar folded (ASCII letters lower-cased).
+    /// `text` with every scalar folded (ASCII letters lower-cased) as words are folded: format
+    /// characters left out, `’` and its kin as `'`.
     static func fold(_ text: String) -> String {
         var output: [UInt8] = []
         output.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
             if scalar.isASCII {
                 output.append(ASCIIByte.lowercased(UInt8(scalar.value)))
-            } else {
+            } else if isApostrophe(scalar) {
+                output.append(UInt8(ascii: "'"))
+            } else if ScalarClass.of(scalar) != .format {
                 appendFolded(scalar, to: &output)
             }
         }
         return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Whether `scalar` is an apostrophe other than ASCII's, which words fold to `'`.
+    @inline(__always)
+    static func isApostrophe(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value == 0x2019 || scalar.value == 0x2018 || scalar.value == 0xFF07
     }
 }
 

@@ -65,7 +65,7 @@ struct WordScanner {
     private mutating func fold(_ scalar: Unicode.Scalar) {
         if scalar.value < 0x80 {
             folded.append(ASCIIByte.lowercased(UInt8(scalar.value)))
-        } else if scalar.value == 0x2019 || scalar.value == 0x2018 || scalar.value == 0xFF07 {
+        } else if CaseFolding.isApostrophe(scalar) {
             folded.append(UInt8(ascii: "'"))
         } else {
             CaseFolding.appendFolded(scalar, to: &folded)

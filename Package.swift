@@ -168,6 +168,7 @@ let package = Package(
                 "WebArcReplay",
                 "WebArcCLISupport",
                 "WebArcServer",
+                "WebArcSearch",
                 "WebArcInterop",
                 "WebArcRemote",
                 "WebArcRefresh",

@@ -34,7 +34,7 @@ struct WebArcCommand: AsyncParsableCommand {
         subcommands: [
             Pack.self, Unpack.self, Verify.self, List.self, Cat.self, Info.self, Serve.self, Import.self, Export.self,
             Capture.self,
-            Keygen.self, Sign.self, Diff.self, Apply.self, Refresh.self,
+            Keygen.self, Sign.self, Diff.self, Apply.self, Refresh.self, Index.self,
         ]
     )
 

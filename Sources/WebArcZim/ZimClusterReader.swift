@@ -1,5 +1,6 @@
 import CZstd
 import Foundation
+import WebArc
 
 /// Reads items of uncompressed and Zstandard clusters straight from the file: the entry's dirent
 /// for its blob number, the cluster whole (one `pread`, one decompression), its blob offsets.
@@ -228,26 +229,20 @@ final class ZimClusterReader: @unchecked Sendable {
         ZimError.libzim(file: path, entry: entry, message: reason)
     }
 
-    /// `count` bytes at `offset`, all of them.
+    /// `count` bytes at `offset`, all of them, through the package's one `pread` loop; a file
+    /// that ends first is a damaged ZIM.
     private static func read(_ descriptor: Int32, at offset: UInt64, count: Int, path: String) throws -> [UInt8] {
         guard offset <= UInt64(Int64.max) else {
             throw ZimError.libzim(file: path, entry: nil, message: "a position past the file: \(offset)")
         }
-        var bytes = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let got = bytes.withUnsafeMutableBytes {
-                pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset) + off_t(done))
-            }
-            if got < 0 && errno == EINTR { continue }
-            guard got > 0 else {
-                if got < 0 { throw ZimError.io(path: path, operation: .transferring("read"), errno: errno) }
-                throw ZimError.libzim(
-                    file: path, entry: nil, message: "\(count) bytes at \(offset) run past the end of the file")
-            }
-            done += got
+        do {
+            return try FileByteSource.read(descriptor, at: offset, count: count, path: path)
+        } catch WebArcError.truncated {
+            throw ZimError.libzim(
+                file: path, entry: nil, message: "\(count) bytes at \(offset) run past the end of the file")
+        } catch WebArcError.io(_, _, let code) {
+            throw ZimError.io(path: path, operation: .transferring("read"), errno: code)
         }
-        return bytes
     }
 
     private static func uint16(_ bytes: [UInt8], _ at: Int) -> UInt16 { UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8 }

@@ -226,7 +226,7 @@ struct FirstContactTests {
         arguments: [
             ("sever", "unknown command 'sever'. Did you mean 'serve'?"),
             ("unpak", "unknown command 'unpak'. Did you mean 'unpack'?"),
-            ("i", "unknown command 'i'. Did you mean 'info' or 'import'?"),
+            ("i", "unknown command 'i'. Did you mean 'info', 'import' or 'index'?"),
             ("xyzzy", "unknown command 'xyzzy': see 'webarc --help' for the commands"),
         ])
     func commandTypo(word: String, message: String) throws {

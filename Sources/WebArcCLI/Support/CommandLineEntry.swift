@@ -161,7 +161,10 @@ extension CommandLineEntry {
             suggested = close.filter { $0.distance == close.map(\.distance).min() }.map(\.name)
         }
         guard !suggested.isEmpty else { return "unknown command '\(word)': see 'webarc --help' for the commands" }
-        return "unknown command '\(word)'. Did you mean \(suggested.map { "'\($0)'" }.joined(separator: " or "))?"
+        let quoted = suggested.map { "'\($0)'" }
+        let choices =
+            quoted.count > 1 ? quoted.dropLast().joined(separator: ", ") + " or " + quoted.last! : quoted.joined()
+        return "unknown command '\(word)'. Did you mean \(choices)?"
     }
 
     /// The Levenshtein distance between two words: insertions, deletions and substitutions.

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 Tools/install-packages.sh liblz4-dev libzstd-dev pkg-config zlib1g-dev libcurl4-openssl-dev libc6-dev libstdc++-12-dev libzim-dev
 
 # A release `webarc` is a static executable on Linux (Package.swift: WebArcCLI's linker settings),
-# so a one-shot command such as `webarc cat` starts without the dynamic loader's work (issue 11).
+# so a one-shot command such as `webarc cat` starts without the dynamic loader's work.
 # --static-swift-stdlib then changes nothing for it; it stays the command the benches name.
 swift build -c release --product webarc --static-swift-stdlib
 swift build -c release --product webarc-capture   # what `webarc capture` runs

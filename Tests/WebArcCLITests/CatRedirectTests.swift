@@ -3,7 +3,7 @@ import Testing
 import WebArc
 import WebArcTestSupport
 
-/// `webarc cat -L` walks stored redirects with the replay engine's chain (issue 10 items 1, 4);
+/// `webarc cat -L` walks stored redirects with the replay engine's chain;
 /// without -L a redirect prints no body and exits 3, naming its target.
 @Suite("cat -L through the replay engine", .serialized)
 struct CatRedirectTests {

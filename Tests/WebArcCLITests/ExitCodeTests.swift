@@ -4,7 +4,7 @@ import WebArc
 import WebArcCLISupport
 import WebArcInterop
 
-/// Exit codes follow an error's typed category, never the words of its message (issue 10 item 6).
+/// Exit codes follow an error's typed category, never the words of its message.
 @Suite("Exit codes by category") struct ExitCodeTests {
     /// Words that the old substring rules read the other way round, with the code their kind gives.
     static let misleadingWords: [(IOOperation, Int32)] = [

@@ -137,7 +137,7 @@ struct ReplayArchivesTests {
     }
 }
 
-/// `import --keep all` keeps a newer 206 beside the 200 of its URL (issue 10 item 3).
+/// `import --keep all` keeps a newer 206 beside the 200 of its URL.
 @Suite struct PartialCaptureTests {
     @Test(
         "a plain GET gets the full 200 even when a newer 206 or 304 capture of the URL sits before it; a lone 206 still answers"

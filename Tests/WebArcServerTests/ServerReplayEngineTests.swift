@@ -4,7 +4,7 @@ import WebArc
 import WebArcServer
 import WebArcTestSupport
 
-/// What `webarc serve` answers through the shared replay engine (issue 10 items 1, 2 and 4): the
+/// What `webarc serve` answers through the shared replay engine: the
 /// fuzzy rules of Spec/replay.md and the refusal of unsafe redirect and refresh targets, over a
 /// real 127.0.0.1 socket.
 @Suite struct ServerReplayEngineTests {

@@ -7,7 +7,7 @@ import WebArcTestSupport
 
 /// What a reader announces to its byte source before reading a body (``ByteSource/willRead(_:)``):
 /// a remote source starts each announced group at once, so a chunk's dictionary or reference must
-/// be announced too, or it costs one more round trip (issue 13: open + a cold URL in 3 rounds).
+/// be announced too, or it costs one more round trip.
 @Suite("Announced reads")
 struct AnnouncedReadsTests {
     /// A file that logs announcements and reads in the order they happen.

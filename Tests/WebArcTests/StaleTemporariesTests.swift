@@ -5,7 +5,7 @@ import WebArcTestSupport
 @testable import WebArc
 
 /// Temporary files a killed process left beside its output are removed by the next output in that
-/// folder; a live writer's are not (issue 10 item 7).
+/// folder; a live writer's are not.
 @Suite struct StaleTemporariesTests {
     @Test(arguments: [
         (".site.webarc.tmp-123-host1-AbC123", StaleTemporaries.Writer.process(pid: 123, host: "host1")),

@@ -12,7 +12,7 @@ import FoundationNetworking
 final class EngineReplay: ArchiveURLProtocol {}
 
 /// What the URL protocol now answers through the shared replay engine, where it used to disagree
-/// with `webarc serve` (issue 10 items 1, 2 and 4), through real URLSession tasks.
+/// with `webarc serve`, through real URLSession tasks.
 @Suite("URL protocol through the replay engine", .serialized, .timeLimit(.minutes(2)))
 struct ReplayEngineTests {
     static let css = "body { color: #222 }"

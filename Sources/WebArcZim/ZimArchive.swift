@@ -61,13 +61,15 @@ public final class ZimArchive: @unchecked Sendable {
         public var index: UInt32
         /// Its path, without namespace in a new-scheme ZIM.
         public var path: String
+        /// Its title, when asked for (nil otherwise, or when libzim gives none).
         public var title: String?
         /// For an item (nil for a redirect).
         public var mimeType: String?
         /// For a redirect: the entry it points to.
         public var redirectIndex: UInt32?
-        /// For an item: its cluster (items of one cluster are read fastest together) and size (0 unless asked).
+        /// For an item: its cluster (items of one cluster are read fastest together).
         public var cluster: UInt32
+        /// For an item: its size in bytes (0 unless asked).
         public var size: UInt64
 
         /// Whether the entry is a redirect.
@@ -141,8 +143,9 @@ public final class ZimArchive: @unchecked Sendable {
         }
     }
 
-    /// Calls `body` with the whole of item `index` (of `size` bytes, as ``entry(_:title:item:)``
-    /// gave it with its size) as libzim holds it: a part of its decompressed cluster, or of the mapped file.
+    /// Calls `body` with the whole of item `entry` (of `entry.size` bytes, as
+    /// ``entry(_:title:item:size:)`` gave it with its size) as libzim holds it: a part of its
+    /// decompressed cluster, or of the mapped file.
     ///
     /// - Throws: ``ZimError/entryTooLarge(file:entry:size:limit:)`` when `size` is over `maxSize`,
     ///   before anything is read; `libzim` when libzim cannot read it or gives another length.

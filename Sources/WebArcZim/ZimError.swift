@@ -33,6 +33,7 @@ public enum ZimError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// One lower-case line: what is wrong, in which file and, where one is concerned, which entry.
     public var description: String {
         switch self {
         case .notAZim(let file): "\(file) is not a ZIM file (no ZIM magic number at its start)"

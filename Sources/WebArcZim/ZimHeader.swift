@@ -14,10 +14,13 @@ public struct ZimHeader: Equatable, Sendable {
     /// The value of a position that names nothing (a ZIM without a title index).
     static let absent = UInt64.max
 
+    /// The format's major version: 5 or 6, the ones an import accepts.
     public var majorVersion: UInt16
+    /// The format's minor version.
     public var minorVersion: UInt16
     /// Entries (dirents) of every namespace.
     public var entryCount: UInt32
+    /// Clusters (compressed or stored groups of items).
     public var clusterCount: UInt32
     /// Where the table of 8-byte dirent positions, in path order, starts.
     public var pathPointerPosition: UInt64
@@ -29,6 +32,7 @@ public struct ZimHeader: Equatable, Sendable {
     public var mimeListPosition: UInt64
     /// The index of the main page; `UInt32.max` when there is none.
     public var mainPage: UInt32
+    /// The index of the layout page, which readers ignore; `UInt32.max` when there is none.
     public var layoutPage: UInt32
     /// Where the 16-byte MD5 of everything before it lies: the last 16 bytes of the file.
     public var checksumPosition: UInt64

@@ -8,7 +8,7 @@
 #
 # Usage: Tools/other-compressors.sh [DIR]   (default DIR: /var/tmp/webarc-other-compressors)
 # Leaves DIR/lib/liblz4.so.1 and DIR/lib/libzstd.so.1, and DIR/lib/VERSIONS naming both; a second
-# run with both present does nothing. Needs pip (python3's, or a venv's) reaching PyPI, and cc.
+# run with both present does nothing. Needs pip (python3's, or a venv's) reaching PyPI, and cc or clang.
 set -euo pipefail
 
 DIR="${1:-/var/tmp/webarc-other-compressors}"
@@ -16,7 +16,10 @@ LIB="$DIR/lib"
 if [[ -f "$LIB/liblz4.so.1" && -f "$LIB/libzstd.so.1" && -f "$LIB/VERSIONS" ]]; then
     exit 0
 fi
-command -v cc >/dev/null || { echo "other-compressors: error: no C compiler (cc)" >&2; exit 69; }
+# cc, else the clang that ships with Swift (a Swift image need not have gcc).
+CC="${CC:-cc}"
+command -v "$CC" >/dev/null || CC=clang
+command -v "$CC" >/dev/null || { echo "other-compressors: error: no C compiler (cc or clang)" >&2; exit 69; }
 mkdir -p "$DIR/src" "$LIB"
 cd "$DIR/src"
 
@@ -46,9 +49,9 @@ lz4Version="$(version $lz4/lz4.h LZ4_VERSION_MAJOR).$(version $lz4/lz4.h LZ4_VER
 zstdVersion="$(version $zstd/zstd.h ZSTD_VERSION_MAJOR).$(version $zstd/zstd.h ZSTD_VERSION_MINOR).$(version $zstd/zstd.h ZSTD_VERSION_RELEASE)"
 
 # The sonames of Debian's packages, so that the dynamic loader takes these in their place.
-cc -O2 -fPIC -shared -Wl,-soname,liblz4.so.1 -o "$LIB/liblz4.so.1.tmp" \
+"$CC" -O2 -fPIC -shared -Wl,-soname,liblz4.so.1 -o "$LIB/liblz4.so.1.tmp" \
     $lz4/lz4.c $lz4/lz4hc.c $lz4/lz4frame.c $lz4/xxhash.c
-cc -O2 -fPIC -shared -pthread -Wl,-soname,libzstd.so.1 -o "$LIB/libzstd.so.1.tmp" \
+"$CC" -O2 -fPIC -shared -pthread -Wl,-soname,libzstd.so.1 -o "$LIB/libzstd.so.1.tmp" \
     $zstd/zstd.c
 mv "$LIB/liblz4.so.1.tmp" "$LIB/liblz4.so.1"
 mv "$LIB/libzstd.so.1.tmp" "$LIB/libzstd.so.1"

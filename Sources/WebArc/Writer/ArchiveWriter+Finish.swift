@@ -28,10 +28,10 @@ extension ArchiveWriter {
             // encoded, compressed and hashed on every core a batch at a time and placed in order.
             bodies.seal()
             let bodyTree = try writeBodyTree()
-            var sorted = try records.sorted()
             // The index's pages follow the body tree; its root waits until after the record root,
             // so that the read at open (spec §14) fetches it with the metadata.
-            let searchRoot = try searchIndex.map { try writeSearchPages($0, sorted: sorted.all ?? []) }
+            let searchRoot = try searchIndex.map { try writeSearchPages($0, sorted: try records.sorted()) }
+            var sorted = try records.sorted()
             var treePositions = [Int](repeating: 0, count: records.count)
             let recordRoot = try writeRecordTree(&sorted, treePositions: &treePositions)
             metadata.writer = WriterRecipe(

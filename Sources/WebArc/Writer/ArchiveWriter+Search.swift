@@ -3,43 +3,42 @@ import Synchronization
 
 extension ArchiveWriter {
     /// Offers the index every response a lookup finds (the first record of its key in tree order,
-    /// when that is a response), in insertion order, reading each wanted body back; writes the
-    /// index's pages but its root, and returns the root's decoded bytes (spec §17.1).
-    func writeSearchPages(_ index: any SearchIndexContributor, sorted: [PendingRecord]) throws -> [UInt8] {
-        var chosen: [Int] = []
+    /// when that is a response), in tree order, reading each wanted body back; writes the index's
+    /// pages but its root, and returns the root's decoded bytes (spec §17.1). Records stream from
+    /// their sorted runs and bodies are read a batch at a time, so memory does not grow with them.
+    func writeSearchPages(_ index: any SearchIndexContributor, sorted: SortedRecords) throws -> [UInt8] {
+        var sorted = sorted
         var previousKey: [UInt8]?
-        for record in sorted {
-            defer { previousKey = record.key }
-            guard record.key != previousKey, record.response != nil, record.body != nil else { continue }
-            chosen.append(record.order)
-        }
-        chosen.sort()
-        // Bodies are read back here, in batches; each batch is analysed on every core.
+        // Each batch of bodies is analysed on every core, then added in order.
         let batchBytes = 16 << 20
-        var start = 0
-        while start < chosen.count {
-            var batch: [(IndexableResponse, [UInt8])] = []
-            var bytes = 0
-            while start < chosen.count, batch.isEmpty || (bytes < batchBytes && batch.count < 256) {
-                let record = records[chosen[start]]
-                start += 1
-                guard let response = record.response, let entry = storedBody(record.body!) else { continue }
-                let offered = IndexableResponse(
-                    url: record.url, status: response.status, mediaType: response.mediaType,
-                    charset: response.charset, length: entry.length)
-                guard index.wants(offered) else { continue }
-                var body: [UInt8] = []
-                body.reserveCapacity(Int(entry.length))
-                for chunk in entry.chunks {
-                    body += chunk.layer == 0 ? try readChunk(chunk) : try readBaseChunk(chunk)
-                }
-                bytes += body.count
-                batch.append((offered, body))
-            }
+        var batch: [(IndexableResponse, [UInt8])] = []
+        var bytes = 0
+        func analyzeBatch() throws {
             nonisolated(unsafe) let analyzer = index
             let analyses = Self.analyzeInParallel(batch) { analyzer.analyze($0, body: $1) }
             for analysis in analyses { try index.add(analysis) }
+            batch = []
+            bytes = 0
         }
+        while let record = try sorted.next() {
+            defer { previousKey = record.key }
+            guard record.key != previousKey, let response = record.response, let reference = record.body,
+                let entry = storedBody(reference)
+            else { continue }
+            let offered = IndexableResponse(
+                url: record.url, status: response.status, mediaType: response.mediaType,
+                charset: response.charset, length: entry.length)
+            guard index.wants(offered) else { continue }
+            var body: [UInt8] = []
+            body.reserveCapacity(Int(entry.length))
+            for chunk in entry.chunks {
+                body += chunk.layer == 0 ? try readChunk(chunk) : try readBaseChunk(chunk)
+            }
+            bytes += body.count
+            batch.append((offered, body))
+            if bytes >= batchBytes || batch.count >= 256 { try analyzeBatch() }
+        }
+        if !batch.isEmpty { try analyzeBatch() }
         return try index.writePages { raw in
             SearchPageAddress(try storePage(raw, height: 0))
         }

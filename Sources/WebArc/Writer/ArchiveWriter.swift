@@ -126,7 +126,7 @@ public final class ArchiveWriter {
         self.bases = bases
         searchIndex = options.searchIndex?()
         // A search index reads the records back by insertion order, so they stay in memory then.
-        records = RecordRuns(runBytes: options.recordRunBytes, spills: searchIndex == nil)
+        records = RecordRuns(runBytes: options.recordRunBytes)
         anchors = DictionaryAnchors(
             plan: options.anchorPlan ?? AnchorPlan(interval: options.dictionaryInterval),
             placement: options.dictionaryPlacement)

@@ -11,9 +11,9 @@
 final class RecordRuns {
     /// Bytes of records (``encodedSize(_:)``) held in memory before they are sorted and spilled as a run.
     let runBytes: Int
-    /// Whether runs may be spilled at all; off, every record stays in memory.
-    let spills: Bool
     private var held: [PendingRecord] = []
+    /// Whether ``held`` is in tree order already (``sorted()`` was called and nothing spilled).
+    private var heldInTreeOrder = false
     private var heldBytes = 0
     private var runs: [Range<UInt64>] = []
     private let log = ScratchLog(prefix: "webarc-records")
@@ -21,37 +21,30 @@ final class RecordRuns {
     /// Records added so far.
     private(set) var count = 0
 
-    /// - Parameters:
-    ///   - runBytes: memory of the records held before a run is spilled.
-    ///   - spills: false keeps every record in memory (a writer that reads them back by insertion order).
-    init(runBytes: Int = 32 << 20, spills: Bool = true) {
+    /// - Parameter runBytes: memory of the records held before a run is spilled.
+    init(runBytes: Int = 32 << 20) {
         self.runBytes = max(1, runBytes)
-        self.spills = spills
-    }
-
-    /// Whether every record is still in memory, in insertion order (none spilled).
-    var isInMemory: Bool { runs.isEmpty }
-
-    /// The record added `order`-th; only while ``isInMemory``.
-    subscript(order: Int) -> PendingRecord {
-        precondition(isInMemory, "records read by insertion order after they were spilled")
-        return held[order]
     }
 
     /// Adds a record (its `order` is its insertion order).
     ///
     /// - Throws: `io` when a run cannot be spilled.
     func append(_ record: PendingRecord) throws {
+        precondition(!heldInTreeOrder, "a record added after the records were read in tree order")
         held.append(record)
         heldBytes += Self.encodedSize(record)
         count += 1
-        if spills && heldBytes >= runBytes { try spill() }
+        if heldBytes >= runBytes { try spill() }
     }
 
     /// The records in tree order: key, then `captureDate` descending (absent last), then insertion
-    /// order descending.
+    /// order descending. May be called again for another pass (a search index reads them first).
     func sorted() throws -> SortedRecords {
-        if runs.isEmpty { return SortedRecords(memory: held.sorted(by: Self.precedes)) }
+        if runs.isEmpty {
+            if !heldInTreeOrder { held.sort(by: Self.precedes) }
+            heldInTreeOrder = true
+            return SortedRecords(memory: held)
+        }
         try spill()
         return SortedRecords(merging: runs.map { RunReader(log: log, range: $0) })
     }
@@ -86,13 +79,15 @@ final class RecordRuns {
         heldBytes = 0
     }
 
-    /// The memory a held record takes, about: its bytes, and for each of its three buffers (key,
-    /// object, URL) a header and the allocator's rounding; the struct itself.
+    /// The memory a held record takes, about: its bytes, and for each of its buffers (key, object,
+    /// URL, a response's media type and charset) a header and the allocator's rounding; the struct.
     private static func encodedSize(_ record: PendingRecord) -> Int {
         record.key.count + record.object.count + record.url.utf8.count + 3 * 48 + 128
+            + (record.response.map { ($0.mediaType?.utf8.count ?? 0) + ($0.charset?.utf8.count ?? 0) + 2 * 48 } ?? 0)
     }
 
-    /// A record as a run stores it: key, object, date, order, body, URL.
+    /// A record as a run stores it: key, object, date, order, body, URL, then a response's status,
+    /// media type and charset for a search index (status 0: none).
     private static func encode(_ record: PendingRecord, into writer: inout ByteWriter) {
         writer.writeLengthPrefixed(record.key)
         writer.writeLengthPrefixed(record.object)
@@ -103,6 +98,11 @@ final class RecordRuns {
         writer.write(bytes: record.body?.digest.bytes ?? [UInt8](repeating: 0, count: 16))
         writer.write(record.body?.variant ?? 0)
         writer.writeLengthPrefixed(Array(record.url.utf8))
+        writer.write(UInt16(record.response?.status ?? 0))
+        for text in [record.response?.mediaType, record.response?.charset] {
+            writer.write(UInt8(text == nil ? 0 : 1))
+            writer.writeLengthPrefixed(Array((text ?? "").utf8))
+        }
     }
 
     /// Decodes one record written by ``encode(_:into:)``.
@@ -116,9 +116,18 @@ final class RecordRuns {
         let digest = BodyDigest(sixteen: try reader.readBytes(16))
         let variant = try reader.readUInt32()
         let url = String(decoding: reader.bytes[try reader.readLengthPrefixed(what: "url")], as: UTF8.self)
-        return PendingRecord(
+        let status = Int(try reader.readUInt16())
+        var texts: [String?] = []
+        for what in ["media type", "charset"] {
+            let present = try reader.readUInt8() == 1
+            let text = String(decoding: reader.bytes[try reader.readLengthPrefixed(what: what)], as: UTF8.self)
+            texts.append(present ? text : nil)
+        }
+        var record = PendingRecord(
             key: key, object: object, date: hasDate ? date : nil, order: order,
             body: hasBody ? BodyReference(digest: digest, variant: variant) : nil, url: url)
+        if status != 0 { record.response = (status, texts[0], texts[1]) }
+        return record
     }
 
     /// One spilled run read back in blocks.

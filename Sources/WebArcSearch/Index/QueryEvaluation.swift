@@ -58,6 +58,17 @@ struct QueryEvaluation {
         return log(1 + (n - df + 0.5) / (df + 0.5))
     }
 
+    /// A word being typed may already run past its stem (`seriali` of `serialize`, whose term is
+    /// `serial`): for a prefix of `a`–`z` only, it cut by one to three bytes, at least four long,
+    /// each looked up as a whole term (spec §17.4).
+    static func stemsCut(from prefix: String) -> [[UInt8]] {
+        let bytes = Array(prefix.utf8)
+        guard bytes.count > 4, bytes.allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }) else {
+            return []
+        }
+        return (max(4, bytes.count - 3)..<bytes.count).reversed().map { Array(bytes[..<$0]) }
+    }
+
     private func weight(_ posting: Posting, idf: Double) -> Double {
         let f = Double(posting.frequency) + (posting.inTitle ? Self.titleBoost : 0)
         let length = Double(LengthCode.decode(posting.lengthCode))
@@ -77,7 +88,13 @@ struct QueryEvaluation {
             return scores
         case .prefix(let prefix):
             var scores: [Int: Double] = [:]
-            for (shard, entry) in try index.expand(prefix: Array(prefix.utf8), limit: Self.maxPrefixTerms) {
+            var terms = try index.expand(prefix: Array(prefix.utf8), limit: Self.maxPrefixTerms)
+            for stem in Self.stemsCut(from: prefix) {
+                if let found = try index.lookup(stem), !terms.contains(where: { $0.entry.term == stem }) {
+                    terms.append(found)
+                }
+            }
+            for (shard, entry) in terms {
                 matchedTerms.insert(String(decoding: entry.term, as: UTF8.self))
                 let idf = idf(entry.documentFrequency)
                 for posting in try index.postings(shard, entry) where candidates?.contains(posting.document) ?? true {

@@ -28,7 +28,7 @@ public final class SearchIndexBuilder: SearchIndexContributor {
     /// The document entries, encoded, in order; and each one's size, for splitting pages.
     private let documents: SpillFile
     private var documentSizes: [UInt32] = []
-    private var titles: [(key: [UInt8], document: Int32)] = []
+    private var titles = TitleKeyTable()
     /// Runs written, for tests of the bounded-memory path.
     public private(set) var runCount = 0
 
@@ -55,10 +55,18 @@ public final class SearchIndexBuilder: SearchIndexContributor {
     public static let maxBodyBytes: UInt64 = 32 << 20
 
     /// Whether a response is indexed: status 200, an HTML or plain-text media type, a body of at
-    /// most ``maxBodyBytes``.
+    /// most ``maxBodyBytes``, and not a plain-text copy of a page's source (``isSourceCopy(_:)``).
     public func wants(_ response: IndexableResponse) -> Bool {
         response.status == 200 && response.length <= Self.maxBodyBytes
             && Self.indexedMediaTypes.contains(response.mediaType ?? "")
+            && !(response.mediaType == "text/plain" && Self.isSourceCopy(response.url))
+    }
+
+    /// Whether a URL's path has a segment `_sources`: where Sphinx puts the reStructuredText source
+    /// of each page it builds, which would repeat every page in the results (spec §17.1).
+    public static func isSourceCopy(_ url: String) -> Bool {
+        let path = url.split(separator: "?", maxSplits: 1).first ?? ""
+        return path.split(separator: "/").dropFirst(2).contains("_sources")
     }
 
     /// The visible text of the body, analysed.
@@ -91,7 +99,7 @@ public final class SearchIndexBuilder: SearchIndexContributor {
             length: document.length, into: &entry)
         try documents.write(entry.bytes)
         documentSizes.append(UInt32(entry.bytes.count))
-        if !document.titleKey.isEmpty { titles.append((document.titleKey, Int32(number))) }
+        if !document.titleKey.isEmpty { titles.append(document.titleKey, document: Int32(number)) }
         for term in document.terms {
             var held = 0
             terms[term.term, default: TermBuffer()].append(
@@ -100,7 +108,8 @@ public final class SearchIndexBuilder: SearchIndexContributor {
             heldBytes += held
         }
         heldBytes += document.terms.count * 8
-        if heldBytes + terms.count * 96 > spillThreshold { try spill() }
+        // Buffers grow by doubling and each term holds three arrays and a dictionary slot.
+        if 2 * heldBytes + terms.count * 224 > spillThreshold { try spill() }
     }
 
     /// Writes the terms held in memory, sorted, as a run: term, frequency, last document, postings, positions.
@@ -180,20 +189,20 @@ public final class SearchIndexBuilder: SearchIndexContributor {
 
     private func writeTitleShards(_ store: ([UInt8]) throws -> SearchPageAddress) throws -> ([[UInt8]], [PageReference])
     {
-        titles.sort { $0.key == $1.key ? $0.document < $1.document : $0.key.lexicographicallyPrecedes($1.key) }
+        titles.sort()
         var keys: [[UInt8]] = []
         var pages: [PageReference] = []
         var index = 0
         while index < titles.count {
             var payload = PayloadWriter()
             var count = 0
-            var previous: [UInt8] = []
-            let first = titles[index].key
+            var previous: ArraySlice<UInt8> = []
+            let first = Array(titles[index].key)
             while index < titles.count, count == 0 || payload.bytes.count < IndexFormat.pageTarget {
                 let (key, document) = titles[index]
                 let shared = count == 0 ? 0 : zip(previous, key).prefix { $0 == $1 }.count
                 payload.integer(shared)
-                payload.string(key[shared...])
+                payload.string(key.dropFirst(shared))
                 payload.integer(Int(document))
                 previous = key
                 count += 1
@@ -205,7 +214,7 @@ public final class SearchIndexBuilder: SearchIndexContributor {
             keys.append(first)
             pages.append(try store(SearchPage.encode(kind: .titles, children: [], payload: page.bytes)).reference)
         }
-        titles = []
+        titles.removeAll()
         return (keys, pages)
     }
 }

@@ -109,10 +109,37 @@ import WebArcTestSupport
         #expect(try reader.search("pick*").map(\.url) == ["http://docs.test/library/pickle.html"])
         // Prefixes match stemmed terms: "serialize" and "serialization" are both "serial".
         #expect(try reader.search("seria*").count == 2)
+        // A word typed past its stem still finds it: "seriali" and "serializi" cut back to "serial".
+        #expect(try reader.search("seriali*").count == 2)
+        #expect(try reader.search("serializi*").count == 2)
+        #expect(try reader.search("serializationx*").isEmpty)
+        #expect(try reader.search("run*").map(\.url) == ["http://docs.test/library/os.path.html"])
+        #expect(try reader.search("pick*").count == 1)
         // Folding: "CAFE" finds "Café"; stemming: "serialized" finds "serializing".
         #expect(try reader.search("CAFE").map(\.url) == ["http://docs.test/tutorial/index.html"])
         #expect(try reader.search("serialized").map(\.url).contains("http://docs.test/library/pickle.html"))
         #expect(try reader.search("run").map(\.url) == ["http://docs.test/library/os.path.html"])
+    }
+
+    @Test func sphinxSourceCopiesAreNotIndexed() throws {
+        let folder = try TemporaryFolder()
+        var options = ArchiveWriter.Options()
+        options.searchIndex = { SearchIndexBuilder() }
+        let writer = try ArchiveWriter(path: folder.file("a.webarc"), options: options)
+        for (path, text) in [
+            ("_sources/library/json.rst.txt", "json dumps source"), ("notes/readme.txt", "json dumps notes"),
+        ] {
+            let body = try writer.addBody(Array(text.utf8))
+            try writer.add(
+                ResponseRecord(
+                    request: RequestRecord(url: "http://docs.test/" + path), mimeType: "text/plain", body: body))
+        }
+        try writer.finish()
+        let reader = try ArchiveReader(path: folder.file("a.webarc"))
+        #expect(try reader.search("json dumps").map(\.url) == ["http://docs.test/notes/readme.txt"])
+        #expect(SearchIndexBuilder.isSourceCopy("http://docs.test/a/_sources/b.txt"))
+        #expect(!SearchIndexBuilder.isSourceCopy("http://_sources/b.txt"))
+        #expect(!SearchIndexBuilder.isSourceCopy("http://docs.test/b.txt?dir=/_sources/"))
     }
 
     @Test func suggestionsByTitlePrefix() throws {

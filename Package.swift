@@ -83,7 +83,7 @@ let package = Package(
         // optional part of the format the core writes through a hook), ranking and snippets.
         .target(name: "WebArcSearch", dependencies: ["WebArc", "WebArcHTML"]),
         // URLSession replay and recording through a URLProtocol subclass.
-        .target(name: "WebArcURLProtocol", dependencies: ["WebArc", "WebArcReplay"]),
+        .target(name: "WebArcURLProtocol", dependencies: ["WebArc", "WebArcReplay", "WebArcSearch"]),
         // The HTTP server behind `webarc serve`: SwiftNIO's HTTP/1 pipeline directly (more
         // throughput than Hummingbird here, and a shorter build).
         .target(
@@ -92,6 +92,7 @@ let package = Package(
                 "WebArc",
                 "WebArcReplay",
                 "WebArcHTML",
+                "WebArcSearch",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -193,6 +194,7 @@ let package = Package(
                 "WebArc",
                 "WebArcCLISupport",
                 "WebArcHTML",
+                "WebArcSearch",
                 "WebArcURLProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -222,6 +224,7 @@ let package = Package(
                 "WebArc",
                 "WebArcCLISupport",
                 "WebArcInterop",
+                "WebArcSearch",
                 "WebArcZim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -240,11 +243,11 @@ let package = Package(
         .target(name: "WebArcTestSupport", path: "Tests/WebArcTestSupport"),
         .testTarget(
             name: "WebArcURLProtocolTests",
-            dependencies: ["WebArcURLProtocol", "WebArcReplay", "WebArc", "WebArcTestSupport"]),
+            dependencies: ["WebArcURLProtocol", "WebArcReplay", "WebArc", "WebArcSearch", "WebArcTestSupport"]),
         .testTarget(
             name: "WebArcServerTests",
             dependencies: [
-                "WebArcServer", "WebArcReplay", "WebArc", "WebArcTestSupport",
+                "WebArcServer", "WebArcReplay", "WebArc", "WebArcSearch", "WebArcTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(

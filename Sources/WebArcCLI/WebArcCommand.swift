@@ -32,7 +32,8 @@ struct WebArcCommand: AsyncParsableCommand {
             """,
         version: "\(WebArcVersion.release) (archive format \(WebArcVersion.format))",
         subcommands: [
-            Pack.self, Unpack.self, Verify.self, List.self, Cat.self, Info.self, Serve.self, Import.self, Export.self,
+            Pack.self, Unpack.self, Verify.self, List.self, Cat.self, Search.self, Info.self, Serve.self, Import.self,
+            Export.self,
             Capture.self,
             Keygen.self, Sign.self, Diff.self, Apply.self, Refresh.self, Index.self,
         ]

@@ -9,6 +9,7 @@ import WebArc
 /// | 0 | success |
 /// | 1 | unexpected failure |
 /// | 3 | `cat` without `-L`: the URL holds a redirect, not a body |
+/// | 4 | `search`: an archive holds no search index |
 /// | 64 | bad command line |
 /// | 65 | archive or input malformed, including `verify` finding a problem |
 /// | 66 | input missing or unreadable |
@@ -19,6 +20,8 @@ package enum ExitCodes {
     package static let failure: Int32 = 1
     /// `cat` found a stored redirect and was not asked to follow it (`-L`): no body was printed.
     package static let redirectNotFollowed: Int32 = 3
+    /// `search` was given an archive with no search index: nothing was searched.
+    package static let noSearchIndex: Int32 = 4
     package static let usage: Int32 = 64
     package static let dataError: Int32 = 65
     package static let noInput: Int32 = 66

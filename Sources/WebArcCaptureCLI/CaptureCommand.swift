@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import WebArc
 import WebArcCLISupport
+import WebArcSearch
 import WebArcURLProtocol
 
 /// `webarc capture`, as its own binary, `webarc-capture`: the one command that needs the networking
@@ -33,6 +34,8 @@ struct CaptureCommand: AsyncParsableCommand {
     /// Runs the capture, mapping failures to one stderr line and a distinct exit code.
     static func main() async {
         do {
+            // Every archive written gets a full-text index unless `--no-search` is given.
+            SearchIndexBuilder.register(writingByDefault: true)
             let command = try parse()
             InterruptCleanup.install()
             try await command.run()
@@ -77,6 +80,8 @@ struct CaptureCommand: AsyncParsableCommand {
     @Flag(help: "Print the summary as one JSON object on stdout.")
     var json = false
 
+    @OptionGroup var search: SearchIndexing
+
     func validate() throws {
         guard depth >= 0 else { throw ValidationError("--depth must be 0 or more, got \(depth)") }
         guard (1...64).contains(jobs) else { throw ValidationError("--jobs must be 1 to 64, got \(jobs)") }
@@ -87,6 +92,7 @@ struct CaptureCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        search.apply()
         let started = Date()
         let start = urls.compactMap(Self.pageURL)
         let recorder: ArchiveRecorder

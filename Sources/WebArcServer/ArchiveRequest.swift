@@ -15,11 +15,13 @@ package struct ArchiveRequest: Sendable, Equatable {
     package var ifNoneMatch: String?
     /// The `If-Modified-Since` header, if any.
     package var ifModifiedSince: String?
+    /// The `Accept-Language` header, if any: the language of the search pages.
+    package var acceptLanguage: String?
 
     /// Makes a request description.
     package init(
         method: String, target: String, range: String? = nil, ifRange: String? = nil, ifNoneMatch: String? = nil,
-        ifModifiedSince: String? = nil
+        ifModifiedSince: String? = nil, acceptLanguage: String? = nil
     ) {
         self.method = method
         self.target = target
@@ -27,6 +29,7 @@ package struct ArchiveRequest: Sendable, Equatable {
         self.ifRange = ifRange
         self.ifNoneMatch = ifNoneMatch
         self.ifModifiedSince = ifModifiedSince
+        self.acceptLanguage = acceptLanguage
     }
 
     /// Whether only the head of the response is to be sent.

@@ -1,6 +1,7 @@
 import NIOCore
 import WebArc
 import WebArcReplay
+import WebArcSearch
 
 extension ArchiveResponder {
     /// The resource a target resolves to, from the cache or looked up now; nil on a miss.
@@ -96,7 +97,13 @@ extension ArchiveResponder {
         {
             let (stored, isNew) = try wholeBody(archive: archive, reference: response.body, length: length)
             let rewriter = LinkRewriter(map: archives.originMap, kind: kind, pageOrigin: origin)
-            if let rewritten = rewriter.rewrite(Array(stored.readableBytesView)) {
+            var changed = rewriter.rewrite(Array(stored.readableBytesView))
+            // The search box goes into the page as served, so its length and entity tag cover it.
+            if searchBox, kind == .html, let boxed = SearchBox.inject(into: changed ?? Array(stored.readableBytesView))
+            {
+                changed = boxed
+            }
+            if let rewritten = changed {
                 content = .memory(ByteBuffer(bytes: rewritten))
                 headers.removeAll { ReplayedHeaders.droppedWhenRewritten.contains($0.name.lowercased()) }
                 length = UInt64(rewritten.count)

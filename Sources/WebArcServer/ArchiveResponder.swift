@@ -49,6 +49,8 @@ public final class ArchiveResponder: Sendable {
     /// The archive set in use, how many times it was replaced, and how it is reopened.
     let versions: ReloadableArchives<ArchiveSet>
     let reload: Reload?
+    /// Whether HTML pages get the search form (``WebArcServer/Configuration/searchBox``).
+    let searchBox: Bool
 
     /// Makes a responder keeping up to `cacheBytes` of decoded bodies and resolved targets.
     ///
@@ -61,20 +63,22 @@ public final class ArchiveResponder: Sendable {
     ///     each.
     ///   - reload: reopens the archives after a read error it recognises (a remote archive
     ///     replaced at its URL); nil keeps answering from `archives` whatever fails.
+    ///   - searchBox: put the search form after the `<body>` tag of HTML pages served under a
+    ///     mapped path.
     public convenience init(
         archives: ArchiveSet, cacheBytes: Int = 64 << 20, bodyFiles: Bool = true, eventLoops: Int = 1,
-        reload: Reload? = nil
+        reload: Reload? = nil, searchBox: Bool = false
     ) {
         self.init(
             archives: archives, cacheBytes: cacheBytes, bodyFiles: bodyFiles, eventLoops: eventLoops, reload: reload,
-            clock: { .now })
+            searchBox: searchBox, clock: { .now })
     }
 
     /// As the public initializer, reading the time from `clock`: a test seam, so that a test moves
     /// past ``retryAfterRefusal`` without waiting for it.
     init(
         archives: ArchiveSet, cacheBytes: Int, bodyFiles: Bool, eventLoops: Int, reload: Reload?,
-        clock: @escaping @Sendable () -> ContinuousClock.Instant
+        searchBox: Bool = false, clock: @escaping @Sendable () -> ContinuousClock.Instant
     ) {
         versions = ReloadableArchives(
             archives, recognises: { reload?.recognises($0) == true }, retryAfterFailure: Self.retryAfterRefusal,
@@ -84,6 +88,7 @@ public final class ArchiveResponder: Sendable {
                 return set
             })
         self.reload = reload
+        self.searchBox = searchBox
         bodies = HotBodyCache(capacity: cacheBytes - cacheBytes / 4, usesFiles: bodyFiles, loops: eventLoops)
         resources = Mutex(LRUCache(capacity: max(cacheBytes / 4, 1 << 20)))
     }
@@ -97,6 +102,7 @@ public final class ArchiveResponder: Sendable {
         guard request.target.utf8.count <= Self.maxTargetLength else {
             return ServerPages.uriTooLong(isHead: request.isHead)
         }
+        if let search = searchDecision(request) { return search }
         var generation = self.generation
         for attempt in 0..<2 {
             do {

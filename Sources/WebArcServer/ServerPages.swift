@@ -1,5 +1,6 @@
 import NIOCore
 import WebArc
+import WebArcSearch
 
 /// The small HTML pages the server answers with itself: 400, 404, 405, 414, 416 and 500.
 enum ServerPages {
@@ -82,19 +83,5 @@ enum ServerPages {
     }
 
     /// `text` with HTML's special characters escaped.
-    static func escape(_ text: String) -> String {
-        var output = ""
-        output.reserveCapacity(text.count)
-        for character in text {
-            switch character {
-            case "&": output += "&amp;"
-            case "<": output += "&lt;"
-            case ">": output += "&gt;"
-            case "\"": output += "&quot;"
-            case "'": output += "&#39;"
-            default: output.append(character)
-            }
-        }
-        return output
-    }
+    static func escape(_ text: String) -> String { HTMLText.escape(text) }
 }

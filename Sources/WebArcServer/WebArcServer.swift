@@ -49,6 +49,9 @@ public final class WebArcServer: Sendable {
         /// Reopens the archives after a read error it recognises (see
         /// ``ArchiveResponder/reloadAfter(_:seen:)``); nil: none.
         public var reload: ArchiveResponder.Reload?
+        /// Put a small search form (``WebArcSearch``'s search box, no script) right after the
+        /// `<body>` tag of every HTML page served under a mapped path; false by default.
+        public var searchBox = false
 
         /// Makes a configuration.
         public init(
@@ -138,7 +141,7 @@ public final class WebArcServer: Sendable {
         let responder = ArchiveResponder(
             archives: archives, cacheBytes: configuration.cacheBytes, bodyFiles: configuration.bodyFiles,
             eventLoops: loopNumbers.count,
-            reload: configuration.reload)
+            reload: configuration.reload, searchBox: configuration.searchBox)
         let pool = NIOThreadPool(numberOfThreads: max(1, configuration.readerThreads ?? configuration.threads))
         pool.start()
         let streamGauge = StreamGauge()

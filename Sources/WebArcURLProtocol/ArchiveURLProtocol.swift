@@ -87,7 +87,9 @@ open class ArchiveURLProtocol: URLProtocol {
             inline: queue == nil)
         let isDownload = Self.isDownload(task)
         let answer: @Sendable () -> Void =
-            if let cache = setup?.cache {
+            if let search = SearchURL(request.url), let url = request.url {
+                { replay.answer(search, at: url) }
+            } else if let cache = setup?.cache {
                 { CachedAnswer(replay: replay, cache: cache).answer(request, isDownload: isDownload) }
             } else {
                 { replay.answer(request, isDownload: isDownload) }

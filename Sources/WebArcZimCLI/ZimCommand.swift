@@ -1,6 +1,7 @@
 import ArgumentParser
 import WebArc
 import WebArcCLISupport
+import WebArcSearch
 
 /// `webarc-zim`: ZIM import and export through libzim, in a binary of its own because Debian ships
 /// libzim only as a shared library and the release `webarc` is a static executable. `webarc import
@@ -27,6 +28,8 @@ struct ZimCommand: ParsableCommand {
     /// Runs the command, mapping failures to one stderr line and a distinct exit code.
     static func main() {
         do {
+            // Every archive written gets a full-text index unless `--no-search` is given.
+            SearchIndexBuilder.register(writingByDefault: true)
             var command = try parseAsRoot()
             InterruptCleanup.install()
             try command.run()

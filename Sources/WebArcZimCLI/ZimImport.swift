@@ -43,6 +43,8 @@ struct ZimImport: ParsableCommand {
 
     @OptionGroup var writing: WritingOptions
 
+    @OptionGroup var search: SearchIndexing
+
     @OptionGroup(title: "ZIM input") var zim: ZimImportArguments
 
     func validate() throws {
@@ -54,6 +56,7 @@ struct ZimImport: ParsableCommand {
     }
 
     func run() throws {
+        search.apply()
         let started = Date()
         var options = ZimImportOptions(baseURL: zim.baseURL, overwrite: writing.force)
         options.skipBad = skipBad

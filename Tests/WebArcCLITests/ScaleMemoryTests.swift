@@ -53,5 +53,9 @@ struct ScaleMemoryTests {
         #expect(try ArchiveReader(path: archive).recordCount == Self.pages)
         let verify = try CLIRunner.run(["verify", archive, "--quiet"], timeout: 600)
         #expect(verify.status == 0, "\(verify.stderr)")
+        // Every page was indexed on the way (the writer streamed them from its sorted runs).
+        let search = try CLIRunner.run(["search", archive, "123457", "--json"])
+        #expect(search.status == 0, "\(search.stderr)")
+        #expect(search.text.contains("page-123457.html"), "\(search.text)")
     }
 }

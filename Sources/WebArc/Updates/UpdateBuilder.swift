@@ -61,9 +61,14 @@ public struct UpdateBuilder {
         // No dictionaries of its own: an update's anchors would mostly be bases' bodies, whose
         // dictionary chunks (up to 64 KiB each, spec Appendix C step 13) would outweigh the few new
         // bodies they help. Changed bodies are deltas; new ones are coded alone.
-        let writer = try ArchiveWriter(
-            path: path, options: .init(overwrite: overwrite, compressionLevel: recipe.level, dictionaryInterval: 0),
-            bases: old.layers)
+        var options = ArchiveWriter.Options(overwrite: overwrite, compressionLevel: recipe.level, dictionaryInterval: 0)
+        // The update indexes the pages it carries exactly when the new archive has an index.
+        if let version = recipe.search, SearchIndexRegistry.contributor(version: version) != nil {
+            options.searchIndex = { SearchIndexRegistry.contributor(version: version)! }
+        } else {
+            options.searchIndex = nil
+        }
+        let writer = try ArchiveWriter(path: path, options: options, bases: old.layers)
         var summary = Summary()
         // Only a key new under its URL looks for a similar body, so the old stack's bodies are
         // gathered on the first such key.

@@ -67,11 +67,14 @@ struct Diff: ParsableCommand {
     @Flag(help: "Print a JSON summary on stdout.")
     var json = false
 
+    @OptionGroup var search: SearchIndexing
+
     func validate() throws {
         guard archives.count >= 2 else { throw ValidationError("name the old archive and the new archive") }
     }
 
     func run() throws {
+        search.apply()
         let started = Date()
         // The check applies the update, which reads every body of the old archives, and the new
         // archive's changed bodies are read: a URL is downloaded once rather than read body by body.

@@ -54,9 +54,12 @@ struct Import: ParsableCommand {
 
     @OptionGroup var writing: WritingOptions
 
+    @OptionGroup var search: SearchIndexing
+
     @OptionGroup(title: "ZIM input") var zim: ZimImportArguments
 
     func run() throws {
+        search.apply()
         let started = Date()
         let summary: ImportSummary
         do {

@@ -111,6 +111,8 @@ struct Pack: ParsableCommand {
     @Flag(help: "Print the summary as one JSON object on stdout.")
     var json = false
 
+    @OptionGroup var search: SearchIndexing
+
     func validate() throws {
         guard (1...12).contains(level) else { throw ValidationError("--level must be 1 to 12, got \(level)") }
         if best && level != SitePacker.defaultLevel { throw ValidationError("--best and --level exclude each other") }
@@ -138,5 +140,8 @@ struct Pack: ParsableCommand {
             mtime: mtime?.seconds, bases: bases, compact: compact, force: force, quiet: quiet, json: json)
     }
 
-    func run() throws { try job.run() }
+    func run() throws {
+        search.apply()
+        try job.run()
+    }
 }

@@ -46,6 +46,13 @@ struct Serve: AsyncParsableCommand {
             trusted is not served, and the reason goes to stderr; a file renamed over goes on \
             being served as it was.
 
+            Search: /_webarc/search?q=WORDS answers a results page (plain HTML in the browser's \
+            language, no script) and /_webarc/suggest?q=PREFIX a JSON array of {title, url} for \
+            archives with a search index (`webarc pack` writes one; `webarc index` adds one); \
+            --search-box puts a small search form at the top of every HTML page served. The box \
+            goes in after the <body> tag, so the page's length and ETag include it; pages stored \
+            compressed (a Content-Encoding) or larger than 8 MiB are served without it.
+
             Exit codes of serve: 0 when stopped by SIGINT or SIGTERM; 65 also for an archive not \
             trusted or failing --verify, and for layers that do not fit (an update listed after its \
             base); 69 cannot listen (the port is in use, a port below 1024 without root, an \
@@ -86,6 +93,9 @@ struct Serve: AsyncParsableCommand {
     )
     var verify = false
 
+    @Flag(help: "Put a small search form (no script) at the top of every HTML page served.")
+    var searchBox = false
+
     @OptionGroup var trust: TrustOptions
 
     func validate() throws {
@@ -112,6 +122,7 @@ struct Serve: AsyncParsableCommand {
                     // many as a browser's parallel requests.
                     if remote { configuration.readerThreads = max(16, configuration.threads) }
                     configuration.reload = reload(policy: policy)
+                    configuration.searchBox = searchBox
                     return configuration
                 }())
         } catch let error as WebArcServerError {

@@ -30,9 +30,9 @@ enum CommandLineEntry {
     /// - Throws: what the command throws; ``CommandFailure`` with ``ExitCodes/usage`` for a first
     ///   word that is not a command; the argument parser's error for a line it refuses.
     @MainActor static func run(_ arguments: [String]) async throws {
-        // Apply and refresh write an archive's full-text index again when its recipe names one;
-        // `webarc index` adds one to a copy.
-        SearchIndexBuilder.register()
+        // Pack, import, diff write a full-text index unless `--no-search` is given; apply and
+        // refresh write one again when the archive's recipe names one.
+        SearchIndexBuilder.register(writingByDefault: true)
         if let cat = plainCat(arguments) {
             try Cat.write(
                 archive: cat.archive, url: cat.url, method: "GET", includeHeaders: cat.headers,

@@ -6,6 +6,7 @@ extension ArchiveRequest {
         self.init(
             method: head.method.rawValue, target: head.uri, range: head.headers.first(name: "range"),
             ifRange: head.headers.first(name: "if-range"), ifNoneMatch: head.headers.first(name: "if-none-match"),
-            ifModifiedSince: head.headers.first(name: "if-modified-since"))
+            ifModifiedSince: head.headers.first(name: "if-modified-since"),
+            acceptLanguage: head.headers.first(name: "accept-language"))
     }
 }

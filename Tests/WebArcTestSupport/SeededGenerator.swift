@@ -19,6 +19,21 @@ public struct SeededGenerator: RandomNumberGenerator {
         (0..<count).map { _ in UInt8.random(in: 0...255, using: &self) }
     }
 
+    /// `count` random bytes, all eight of each ``next()`` in little-endian order: the cheaper
+    /// stream for bodies of megabytes that must not compress away.
+    public mutating func packedBytes(_ count: Int) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(count + 7)
+        while output.count < count { withUnsafeBytes(of: next().littleEndian) { output += $0 } }
+        return Array(output.prefix(count))
+    }
+
+    /// ``packedBytes(_:)`` of a fresh generator seeded with `seed`: the same bytes on every run.
+    public static func packedBytes(_ count: Int, seed: UInt64) -> [UInt8] {
+        var generator = SeededGenerator(seed: seed)
+        return generator.packedBytes(count)
+    }
+
     /// `count` random bytes as `2 × count` lowercase hexadecimal digits.
     public mutating func hex(_ count: Int) -> String {
         let digits = Array("0123456789abcdef".utf8)

@@ -16,7 +16,7 @@ final class LargeBodyReplay: ArchiveURLProtocol {}
 /// reports to its session delegate gets 256 KiB pieces.
 @Suite("Body delivery", .serialized, .timeLimit(.minutes(2)))
 struct BodyDeliveryTests {
-    static let large = pseudoRandomBytes(count: 5 * 1024 * 1024 + 123)
+    static let large = SeededGenerator.packedBytes(5 * 1024 * 1024 + 123, seed: 0x5EED)
     let folder: TemporaryFolder
 
     init() throws {

@@ -43,7 +43,7 @@ final class CancelOnRedirect: NSObject, URLSessionDataDelegate, @unchecked Senda
 @Suite("Concurrency and cancellation", .serialized, .timeLimit(.minutes(3)))
 struct ConcurrencyTests {
     static let pages = 120
-    static let large = pseudoRandomBytes(count: 24 * 1024 * 1024, seed: 99)
+    static let large = SeededGenerator.packedBytes(24 * 1024 * 1024, seed: 99)
     let folder: TemporaryFolder
 
     init() throws {
@@ -52,7 +52,7 @@ struct ConcurrencyTests {
         for page in 0..<Self.pages {
             archive.response(
                 "https://many.test/page/\(page)?v=\(page % 7)",
-                body: pseudoRandomBytes(count: 1000 + page * 997, seed: UInt64(page)))
+                body: SeededGenerator.packedBytes(1000 + page * 997, seed: UInt64(page)))
         }
         archive.redirect("https://many.test/start", to: "https://many.test/page/3?v=3")
         archive.response("https://many.test/large", body: Self.large)
@@ -79,7 +79,7 @@ struct ConcurrencyTests {
                         case 1: await fetchWithCompletionHandler(plain, request)
                         default: await delegate.fetch(streaming, request).0
                         }
-                    let expected = Data(pseudoRandomBytes(count: 1000 + page * 997, seed: UInt64(page)))
+                    let expected = Data(SeededGenerator.packedBytes(1000 + page * 997, seed: UInt64(page)))
                     return fetched.status == 200 && fetched.data == expected ? 0 : 1
                 }
             }

@@ -13,7 +13,7 @@ final class ConditionalReplay: ArchiveURLProtocol {}
 
 @Suite("HEAD, ranges and conditionals", .serialized, .timeLimit(.minutes(2)))
 struct ReplayPlanTests {
-    static let body = pseudoRandomBytes(count: 600_000, seed: 7)
+    static let body = SeededGenerator.packedBytes(600_000, seed: 7)
     static let lastModified = "Sun, 06 Nov 1994 08:49:37 GMT"
     let folder: TemporaryFolder
     let etag: String

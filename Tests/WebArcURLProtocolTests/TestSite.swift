@@ -3,7 +3,7 @@ import WebArcTestSupport
 
 /// The routes of the test server that recorder and capture tests record.
 enum TestSite {
-    static let large = pseudoRandomBytes(count: 3 * 1024 * 1024 + 17, seed: 42)
+    static let large = SeededGenerator.packedBytes(3 * 1024 * 1024 + 17, seed: 42)
 
     static let page = """
         <!doctype html><html><head><base href="/">

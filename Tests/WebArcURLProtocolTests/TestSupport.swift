@@ -76,22 +76,6 @@ struct ArchiveBuilder {
     }
 }
 
-/// Deterministic bytes of any length (a SplitMix64 stream), so large bodies do not compress away.
-func pseudoRandomBytes(count: Int, seed: UInt64 = 0x5EED) -> [UInt8] {
-    var state = seed
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(count + 8)
-    while bytes.count < count {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        withUnsafeBytes(of: z.littleEndian) { bytes += $0 }
-    }
-    return Array(bytes.prefix(count))
-}
-
 /// A session whose configuration has `handler` installed in front.
 func session(through handler: any WebArcHandler.Type, delegate: (any URLSessionDelegate)? = nil) -> URLSession {
     let configuration = URLSessionConfiguration.ephemeral

@@ -15,7 +15,7 @@ final class DamagedReplay: ArchiveURLProtocol {}
 /// task with an error, never with the damaged bytes, and other URLs still load.
 @Suite("Verified reads", .serialized, .timeLimit(.minutes(2)))
 struct VerifiedReadTests {
-    static let blob = pseudoRandomBytes(count: 3 * 256 * 1024 + 77, seed: 7)
+    static let blob = SeededGenerator.packedBytes(3 * 256 * 1024 + 77, seed: 7)
     let folder: TemporaryFolder
 
     init() throws {

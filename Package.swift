@@ -257,7 +257,8 @@ let package = Package(
         .testTarget(
             name: "WebArcRemoteTests",
             dependencies: [
-                "WebArcRemote", "WebArc", "WebArcServer", "WebArcURLProtocol", "WebArcCLI", "WebArcTestSupport",
+                "WebArcRemote", "WebArc", "WebArcServer", "WebArcURLProtocol", "WebArcCLI", "WebArcSearch",
+                "WebArcTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

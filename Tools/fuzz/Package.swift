@@ -43,6 +43,7 @@ let package = Package(
         fuzzTarget("FuzzSigningFiles", ["FuzzSupport", webArc]),
         fuzzTarget("FuzzSearchQuery", [search]),
         fuzzTarget("FuzzVisibleText", [search]),
+        fuzzTarget("FuzzSearchIndex", ["FuzzSupport", webArc, search]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -19,6 +19,10 @@
 - FuzzWARC, FuzzHAR, FuzzWebArchive, FuzzWACZ: `webarc export` of the site vector (WARC also
   gunzipped; the WACZ also re-zipped as py-wacz zips, its JSON members deflated), when a built
   `webarc` is given with --webarc.
+- FuzzSearchIndex: the search pages (spec §17.2) of `webarc pack` of a small site written here,
+  as FuzzSearchIndex reads them: a line of queries, then the pages decoded, the root first, each
+  child reference's offset field the index of the child's piece (the root is 1); when a built
+  `webarc` is given with --webarc.
 - FuzzZim: warc2zim `H/` entries (a response, a redirect, a revisit, a resource) and an HTML page
   with warc2zim's inserts, as they are and in a ZIM written here with one uncompressed cluster
   (so that mutations reach the blob offsets and the blobs); `webarc export --format zim
@@ -94,6 +98,65 @@ def page_input(data: bytes) -> bytes:
         at += 1
     header = struct.pack("<BBBBII", features, minor, ref(refs[1])[4], ref(refs[2])[4], records, bodies).ljust(16, b"\0")
     return SEPARATOR.join([header, data[16:body_end]] + [bytes(p) for p in pages])
+
+
+def search_input(data: bytes, queries: list) -> bytes:
+    """The search pages of an archive with an index, as FuzzSearchIndex reads them."""
+    trailer = data[-256:]
+    metadata_ref = trailer[64:120]
+    offset, stored, raw_length, codec, _ = ref(metadata_ref)
+    block = data[offset:offset + stored]
+    metadata = block if codec == 0 else lz4block.decompress(block, raw_length)
+    position = 8 + 4 + struct.unpack_from("<I", metadata, 8)[0]  # past the class name
+    fields, = struct.unpack_from("<I", metadata, position)
+    position += 4
+    root = None
+    for _ in range(fields):
+        key_length, = struct.unpack_from("<I", metadata, position)
+        key = metadata[position + 4:position + 4 + key_length]
+        position += 4 + key_length
+        length, = struct.unpack_from("<I", metadata, position + 1)
+        if key == b"search":
+            root = metadata[position + 5:position + 5 + length]
+        position += 5 + length
+    if root is None:
+        raise ValueError("no search index")
+    pages = []
+    index_of = {}
+
+    def load(reference: bytes) -> int:
+        offset, stored, raw_length, codec, _ = ref(reference)
+        if offset not in index_of:
+            block = data[offset:offset + stored]
+            index_of[offset] = len(pages) + 1
+            pages.append(bytearray(block if codec == 0 else lz4block.decompress(block, raw_length)))
+        return index_of[offset]
+
+    load(root)
+    at = 0
+    while at < len(pages):  # breadth first; children are loaded after their parent
+        raw = pages[at]
+        for number in range(struct.unpack_from("<I", raw, 4)[0]):
+            position = 8 + 56 * number
+            struct.pack_into("<Q", raw, position, load(bytes(raw[position:position + 56])))
+        at += 1
+    return SEPARATOR.join(["\n".join(queries).encode()] + [bytes(page) for page in pages])
+
+
+def search_site(folder: str) -> None:
+    """A few small pages whose words, phrases, prefixes and titles the seeds' queries find."""
+    pages = {
+        "index.html": "<title>Tide tables</title><h1>Tide tables</h1><p>The spring tide rises twice a day; "
+                      "tables of the tide list high water and low water.</p>",
+        "harbour.html": "<title>Harbour guide</title><nav>Home</nav><p>The harbour master keeps the tide "
+                        "tables. Boats moor in the inner harbour at high water.</p>",
+        "fish.html": "<title>Fish of the estuary</title><p>Salmon, sea trout and eels run up the estuary "
+                     "with the spring tide. Ébène, naïve café, 東京 and straße fold too.</p>",
+        "notes.txt": "Field notes\nLow water at dawn; the salmon waited for the tide.\n",
+    }
+    for name, text in pages.items():
+        with open(os.path.join(folder, name), "w", encoding="utf-8") as out:
+            out.write(text if name.endswith(".txt") else f"<!DOCTYPE html><html><body>{text}</body></html>")
 
 
 def split_leaves(pieces: list) -> list:
@@ -254,6 +317,17 @@ def main() -> None:
                     write(target, "site.warc", gzip.decompress(data))
                 if fmt == "wacz":
                     write(target, "site-deflated.wacz", rezipped(path))
+            folder = os.path.join(work, "search-site")
+            os.makedirs(folder)
+            search_site(folder)
+            path = os.path.join(work, "search.webarc")
+            subprocess.run([args.webarc, "pack", folder, "-o", path, "-q"], check=True)
+            data = open(path, "rb").read()
+            for name, queries in [("words", ["tide", "tide tables", "salmon water"]),
+                                  ("phrases", ['"high water"', '"tide tables" harbour', '"spring tide" salmon']),
+                                  ("prefixes", ["harb*", "ta* tide", "est* sal*", "cafe", "東京", "strasse"]),
+                                  ("titles", ["Tide", "harbour g", "fi", "field notes"])]:
+                write("FuzzSearchIndex", f"{name}.pages", search_input(data, queries))
             path = os.path.join(work, "site.zim")
             subprocess.run([args.webarc, "export", site, "--format", "zim", "--no-index", "-q", "-o", path], check=True)
             write("FuzzZim", "site.zim", open(path, "rb").read())

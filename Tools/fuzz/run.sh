@@ -20,7 +20,7 @@ cd "$(dirname "$0")"
 
 seconds=${1:-60}
 shift || true
-all=(FuzzArchive FuzzArchivePages FuzzURLKey FuzzWARC FuzzHAR FuzzWebArchive FuzzWACZ FuzzZim FuzzHTTPRequest FuzzHTML FuzzCompactUpdate FuzzRemoteResponse FuzzSigningFiles FuzzSearchQuery FuzzVisibleText)
+all=(FuzzArchive FuzzArchivePages FuzzURLKey FuzzWARC FuzzHAR FuzzWebArchive FuzzWACZ FuzzZim FuzzHTTPRequest FuzzHTML FuzzCompactUpdate FuzzRemoteResponse FuzzSigningFiles FuzzSearchQuery FuzzVisibleText FuzzSearchIndex)
 if (($#)); then targets=("$@"); else targets=("${all[@]}"); fi
 jobs=${FUZZ_JOBS:-1}
 config=${FUZZ_CONFIG:-release}

@@ -15,9 +15,11 @@ import WebArc
 ///   rest reserved.
 /// - body data: stored at offset 16, so chunk entries of the pages name absolute offsets in it.
 /// - pages: stored raw (codec 0) one after the other after the body data, in input order. In an
-///   interior page (type 1), each child reference's `offset` field is the index of a later piece
-///   (2 is the metadata page): its offset, lengths, codec and digest are rewritten to name that
-///   piece (its `height` and reserved bytes are kept as given).
+///   interior page (type 1) and a search page (type 5), each child reference's `offset` field is
+///   the index of a later piece (2 is the metadata page): its offset, lengths, codec and digest are
+///   rewritten to name that piece (its `height` and reserved bytes are kept as given); so is the
+///   metadata object's `search` reference (a 56-byte `bytes` field, spec §7.3).
+/// - header byte 12 is the trailer's `optionalFeatures` (bit 0: a search index).
 public enum PageArchive {
     /// Between two pieces of the input.
     public static let separator: [UInt8] = [0xFE, 0x50, 0x41, 0x47, 0x45, 0xFF]  // "\xFEPAGE\xFF"
@@ -26,8 +28,11 @@ public enum PageArchive {
     static let referenceSize = 56
 
     /// The archive for `input`.
-    public static func wrap(_ input: [UInt8]) -> [UInt8] {
-        var pieces = split(input)
+    public static func wrap(_ input: [UInt8]) -> [UInt8] { wrap(pieces: split(input)) }
+
+    /// The archive for the input's pieces, already split.
+    public static func wrap(pieces: [[UInt8]]) -> [UInt8] {
+        var pieces = pieces
         while pieces.count < 5 { pieces.append([]) }
         var header = pieces[0].prefix(16).map { $0 }
         header += [UInt8](repeating: 0, count: 16 - header.count)
@@ -54,7 +59,7 @@ public enum PageArchive {
         for page in pages { out += page }
         var trailer: [UInt8] = [0x89, 0x57, 0x45, 0x42, 0x41, 0x52, 0x43, 0x54, 2, 0, header[1], 0, 0, 0, 0, 0]
         append(UInt64(header[0]), 8, to: &trailer)
-        append(0, 8, to: &trailer)
+        append(UInt64(header[12]), 8, to: &trailer)
         append(UInt64(archiveLength), 8, to: &trailer)
         append(UInt64(pagesStart), 8, to: &trailer)
         append(UInt64(read32(header, 4)), 8, to: &trailer)
@@ -70,7 +75,7 @@ public enum PageArchive {
     }
 
     /// The pieces of `input` between separators.
-    static func split(_ input: [UInt8]) -> [[UInt8]] {
+    public static func split(_ input: [UInt8]) -> [[UInt8]] {
         var pieces: [[UInt8]] = []
         var start = 0
         var index = 0
@@ -87,31 +92,72 @@ public enum PageArchive {
         return pieces
     }
 
-    /// Rewrites the child references of an interior page to name the pieces their `offset` fields
-    /// index; stops where the page stops parsing.
+    /// Rewrites the page references of an interior page, a search page or the metadata page that
+    /// name pieces by index; stops where the page stops parsing.
     static func patchChildren(_ page: inout [UInt8], index: Int, offsets: [Int], pages: [[UInt8]]) {
-        guard page.count >= 8, page[0] == 1 else { return }
+        guard page.count >= 8 else { return }
         let count = read32(page, 4)
         var position = 8
-        for _ in 0..<min(count, 1 << 16) {
-            guard position + 4 <= page.count else { return }
-            let keyLength = Int(read32(page, position))
-            guard keyLength <= page.count - position - 4 - referenceSize else { return }
-            position += 4 + keyLength
-            var child = 0
-            for byte in page[position..<position + 8].reversed() { child = child << 8 | Int(byte) }
-            if child >= 2, child - 2 > index, child - 2 < pages.count {
-                let target = child - 2
-                let height = page[position + 17]
-                let reserved = Array(page[position + 18..<position + 24])
-                var bytes = reference(
-                    offset: offsets[target], length: pages[target].count, height: height,
-                    digest: SHA256Hash.of(pages[target]))
-                bytes.replaceSubrange(18..<24, with: reserved)
-                page.replaceSubrange(position..<position + referenceSize, with: bytes)
+        switch page[0] {
+        case 1:
+            for _ in 0..<min(count, 1 << 16) {
+                guard position + 4 <= page.count else { return }
+                let keyLength = Int(read32(page, position))
+                guard keyLength <= page.count - position - 4 - referenceSize else { return }
+                position += 4 + keyLength
+                patchReference(&page, at: position, index: index, offsets: offsets, pages: pages)
+                position += referenceSize
             }
-            position += referenceSize
+        case 5:
+            for _ in 0..<min(count, 1 << 16) {
+                guard position + referenceSize <= page.count else { return }
+                patchReference(&page, at: position, index: index, offsets: offsets, pages: pages)
+                position += referenceSize
+            }
+        case 4:
+            if let field = searchField(page) {
+                patchReference(&page, at: field, index: index, offsets: offsets, pages: pages)
+            }
+        default:
+            return
         }
+    }
+
+    /// Where the metadata page's `Archive` object holds a 56-byte `search` field, or nil.
+    static func searchField(_ page: [UInt8]) -> Int? {
+        guard page.count >= 12 else { return nil }
+        var position = 8 + 4 + Int(read32(page, 8))
+        guard position + 4 <= page.count else { return nil }
+        let fields = read32(page, position)
+        position += 4
+        for _ in 0..<min(fields, 1 << 16) {
+            guard position + 4 <= page.count else { return nil }
+            let keyLength = Int(read32(page, position))
+            guard keyLength <= page.count - position - 9 else { return nil }
+            let key = page[position + 4..<position + 4 + keyLength]
+            position += 4 + keyLength
+            let type = page[position]
+            let length = Int(read32(page, position + 1))
+            position += 5
+            guard length <= page.count - position else { return nil }
+            if key.elementsEqual("search".utf8), type == 6, length == referenceSize { return position }
+            position += length
+        }
+        return nil
+    }
+
+    /// Rewrites the page reference at `position` when its `offset` field names a later piece.
+    static func patchReference(_ page: inout [UInt8], at position: Int, index: Int, offsets: [Int], pages: [[UInt8]]) {
+        var child = 0
+        for byte in page[position..<position + 8].reversed() { child = child << 8 | Int(byte) }
+        guard child >= 2, child - 2 > index, child - 2 < pages.count else { return }
+        let target = child - 2
+        let height = page[position + 17]
+        let reserved = Array(page[position + 18..<position + 24])
+        var bytes = reference(
+            offset: offsets[target], length: pages[target].count, height: height, digest: SHA256Hash.of(pages[target]))
+        bytes.replaceSubrange(18..<24, with: reserved)
+        page.replaceSubrange(position..<position + referenceSize, with: bytes)
     }
 
     /// A raw (codec 0) page reference.

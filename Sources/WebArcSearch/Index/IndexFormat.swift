@@ -205,8 +205,16 @@ struct TermShard: Sendable {
         }
         let postingCount = try reader.integer()
         let positionCount = try reader.integer()
-        guard postingCount + positionCount == UInt64(page.children.count) else {
+        // Compared without adding them: two counts from the page may overflow a sum.
+        guard postingCount <= UInt64(page.children.count), positionCount == UInt64(page.children.count) - postingCount
+        else {
             throw reader.corrupt("\(postingCount) + \(positionCount) stream pages for \(page.children.count) children")
+        }
+        // A stream page's payload is its length less the head; a child can name fewer bytes.
+        if let short = page.children.firstIndex(where: { Int($0.rawLength) < SearchPage.headSize }) {
+            throw reader.corrupt(
+                "stream page \(short) of \(page.children[short].rawLength) bytes, shorter than a page head",
+                at: SearchPage.headSize + short * PageReference.size)
         }
         postingPages = page.children[0..<Int(postingCount)]
         positionPages = page.children[Int(postingCount)...]

@@ -13,6 +13,7 @@ func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
 let webArc: Target.Dependency = .product(name: "WebArc", package: "webarc")
 let interop: Target.Dependency = .product(name: "WebArcInterop", package: "webarc")
 let search: Target.Dependency = .product(name: "WebArcSearch", package: "webarc")
+let html: Target.Dependency = .product(name: "WebArcHTML", package: "webarc")
 
 let package = Package(
     name: "webarc-fuzz",
@@ -35,14 +36,18 @@ let package = Package(
         // webarc's own ZIM parsers, not libzim (see README.md); WebArcZim still links libzim-dev.
         fuzzTarget("FuzzZim", ["FuzzSupport", webArc, .product(name: "WebArcZim", package: "webarc")]),
         fuzzTarget("FuzzHTTPRequest", [webArc, .product(name: "WebArcReplay", package: "webarc")]),
-        fuzzTarget("FuzzHTML", [.product(name: "WebArcHTML", package: "webarc")]),
+        fuzzTarget("FuzzHTML", [html]),
         fuzzTarget("FuzzCompactUpdate", [webArc]),
         fuzzTarget(
             "FuzzRemoteResponse",
             [.product(name: "WebArcRemote", package: "webarc"), .product(name: "NIOHTTP1", package: "swift-nio")]),
         fuzzTarget("FuzzSigningFiles", ["FuzzSupport", webArc]),
-        fuzzTarget("FuzzSearchQuery", [search]),
-        fuzzTarget("FuzzVisibleText", [search]),
+        // WebArcSearch's text half (Sources/WebArcSearch/Text, through a symbolic link: a target's
+        // path must be inside this package), which needs WebArcHTML only: the two text targets
+        // build without WebArc, swift-crypto and BoringSSL.
+        .target(name: "WebArcSearchText", dependencies: [html], path: "Sources/WebArcSearchText"),
+        fuzzTarget("FuzzSearchQuery", ["WebArcSearchText"]),
+        fuzzTarget("FuzzVisibleText", ["WebArcSearchText"]),
         fuzzTarget("FuzzSearchIndex", ["FuzzSupport", webArc, search]),
     ],
     swiftLanguageModes: [.v6]

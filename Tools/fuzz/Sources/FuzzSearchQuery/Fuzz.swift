@@ -2,7 +2,7 @@
 // replacement, as a query from a URL is: it either refuses the query with one of its two errors
 // or returns at most 32 clauses of bounded, analysed terms; the same text parses the same way,
 // and a query written twice (when both copies fit in the 1 KiB kept) parses as it does once.
-import WebArcSearch
+import WebArcSearchText
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSearchQuery(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

@@ -3,7 +3,7 @@
 // token's term is non-empty, folded and at most Analyzer.maxTermBytes; positions start at 0 and
 // never skip; ranges lie in the text on scalar boundaries; a snippet for the first terms stays
 // within its length.
-import WebArcSearch
+import WebArcSearchText
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzVisibleText(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

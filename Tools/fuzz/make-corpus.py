@@ -21,8 +21,9 @@
   `webarc` is given with --webarc.
 - FuzzSearchIndex: the search pages (spec §17.2) of `webarc pack` of a small site written here,
   as FuzzSearchIndex reads them: a line of queries, then the pages decoded, the root first, each
-  child reference's offset field the index of the child's piece (the root is 1); when a built
-  `webarc` is given with --webarc.
+  child reference's offset field the index of the child's piece (the root is 1); each also split
+  into two term shards, document pages and title shards; when a built `webarc` is given with
+  --webarc.
 - FuzzZim: warc2zim `H/` entries (a response, a redirect, a revisit, a resource) and an HTML page
   with warc2zim's inserts, as they are and in a ZIM written here with one uncompressed cluster
   (so that mutations reach the blob offsets and the blobs); `webarc export --format zim
@@ -141,6 +142,108 @@ def search_input(data: bytes, queries: list) -> bytes:
             struct.pack_into("<Q", raw, position, load(bytes(raw[position:position + 56])))
         at += 1
     return SEPARATOR.join(["\n".join(queries).encode()] + [bytes(page) for page in pages])
+
+
+def leb(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        out.append(value & 0x7F | (0x80 if value > 0x7F else 0))
+        value >>= 7
+        if not value:
+            return bytes(out)
+
+
+class Payload:
+    """Reads a search page's payload: LEB128 integers and length-prefixed strings."""
+
+    def __init__(self, page: bytes):
+        self.data = page
+        self.at = 8 + 56 * struct.unpack_from("<I", page, 4)[0]
+
+    def int(self) -> int:
+        value, shift = 0, 0
+        while True:
+            byte = self.data[self.at]
+            self.at += 1
+            value |= (byte & 0x7F) << shift
+            shift += 7
+            if byte < 0x80:
+                return value
+
+    def string(self) -> bytes:
+        length = self.int()
+        self.at += length
+        return self.data[self.at - length:self.at]
+
+
+def search_page(kind: int, children: list, payload: bytes) -> bytes:
+    """A search page naming pieces `children` (PageArchive rewrites the rest of each reference)."""
+    return bytes([5, kind, 0, 0]) + struct.pack("<I", len(children)) + b"".join(
+        struct.pack("<Q", child).ljust(56, b"\0") for child in children) + payload
+
+
+def front_coded(entries: list) -> bytes:
+    """(key, rest) pairs as a shard holds them: shared prefix length, suffix, then the rest."""
+    out, previous = bytearray(), b""
+    for key, rest in entries:
+        shared = len(os.path.commonprefix([previous, key]))
+        out += leb(shared) + leb(len(key) - shared) + key[shared:] + rest
+        previous = key
+    return bytes(out)
+
+
+def split_search(seed: bytes) -> bytes:
+    """A one-shard index (a FuzzSearchIndex input) as two term shards, two document pages and two
+    title shards, so that seeds reach the readers' walks across shards and pages."""
+    pieces = seed.split(SEPARATOR)
+    root = Payload(pieces[1])
+    children = [struct.unpack_from("<Q", pieces[1], 8 + 56 * n)[0] for n in range(struct.unpack_from("<I", pieces[1], 4)[0])]
+    assert root.int() == 1 and len(children) == 3, "not a one-shard index"
+    documents, tokens = root.int(), root.int()
+    shard_page, document_page, title_page = (pieces[child] for child in children)
+    shard = Payload(shard_page)
+    streams = [pieces[struct.unpack_from("<Q", shard_page, 8 + 56 * n)[0]] for n in range(2)]
+    postings, positions = (stream[8:] for stream in streams)
+    assert shard.int() == 1 and shard.int() == 1
+    terms, previous = [], b""
+    for _ in range(shard.int()):
+        shared = shard.int()
+        previous = previous[:shared] + shard.string()
+        terms.append((previous, shard.int(), shard.int(), shard.int()))
+    documents_in = Payload(document_page)
+    entries = [(documents_in.string(), documents_in.string(), documents_in.int()) for _ in range(documents_in.int())]
+    titles_in = Payload(title_page)
+    titles, previous = [], b""
+    for _ in range(titles_in.int()):
+        shared = titles_in.int()
+        previous = previous[:shared] + titles_in.string()
+        titles.append((previous, titles_in.int()))
+    half_terms, half_documents = len(terms) // 2, len(entries) // 2
+    half_titles = next(n for n in range(len(titles) // 2, len(titles)) if titles[n][0] != titles[n - 1][0])
+    # Pieces: 1 root, 2-3 term shards, 4-5 document pages, 6-7 title shards, 8-11 the shards' streams.
+    pages, posting_at, position_at = [], 0, 0
+    for number, part in enumerate([terms[:half_terms], terms[half_terms:]]):
+        posting_length = sum(term[2] for term in part)
+        position_length = sum(term[3] for term in part)
+        payload = leb(1) + leb(1) + leb(len(part)) + front_coded(
+            [(term, leb(df) + leb(p) + leb(q)) for term, df, p, q in part])
+        pages.append(search_page(2, [8 + 2 * number, 9 + 2 * number], payload))
+        pages.append(search_page(3, [], postings[posting_at:posting_at + posting_length]))
+        pages.append(search_page(4, [], positions[position_at:position_at + position_length]))
+        posting_at += posting_length
+        position_at += position_length
+    shards, streams = pages[0::3], [page for n, page in enumerate(pages) if n % 3]
+    document_pages = [search_page(5, [], leb(len(part)) + b"".join(
+        leb(len(url)) + url + leb(len(title)) + title + leb(length) for url, title, length in part))
+        for part in (entries[:half_documents], entries[half_documents:])]
+    title_pages = [search_page(6, [], leb(len(part)) + front_coded([(key, leb(document)) for key, document in part]))
+                   for part in (titles[:half_titles], titles[half_titles:])]
+    keys = [terms[0][0], terms[half_terms][0]]
+    title_keys = [titles[0][0], titles[half_titles][0]]
+    payload = (leb(1) + leb(documents) + leb(tokens) + leb(2) + b"".join(leb(len(k)) + k for k in keys)
+               + leb(2) + leb(0) + leb(half_documents) + leb(2) + b"".join(leb(len(k)) + k for k in title_keys))
+    new_root = search_page(1, list(range(2, 8)), payload)
+    return SEPARATOR.join([pieces[0], new_root] + shards + document_pages + title_pages + streams)
 
 
 def search_site(folder: str) -> None:
@@ -328,6 +431,7 @@ def main() -> None:
                                   ("prefixes", ["harb*", "ta* tide", "est* sal*", "cafe", "東京", "strasse"]),
                                   ("titles", ["Tide", "harbour g", "fi", "field notes"])]:
                 write("FuzzSearchIndex", f"{name}.pages", search_input(data, queries))
+                write("FuzzSearchIndex", f"{name}-split.pages", split_search(search_input(data, queries)))
             path = os.path.join(work, "site.zim")
             subprocess.run([args.webarc, "export", site, "--format", "zim", "--no-index", "-q", "-o", path], check=True)
             write("FuzzZim", "site.zim", open(path, "rb").read())

@@ -19,6 +19,7 @@ import struct
 
 import layers
 import lz4block
+import search_index as si
 import valid_vectors as vv
 import zstdblock
 from schema import (APPENDIX_MAGIC, DELTA, END_MAGIC, FEATURE_DELTA, FEATURE_DICTIONARY, FEATURE_LAYER, INTERIOR,
@@ -980,10 +981,157 @@ def apply_vectors(v) -> dict:
 
 # ---------------------------------------------------------------------------- the list
 
+# ---------------------------------------------------------------------------- the search index (§17)
+
+def shard_entries(payload: bytes) -> tuple[int, int, list[list]]:
+    """A term shard's P, Q and entries [term, documentFrequency, postingsLength, positionsLength]."""
+    p = si.Payload(payload, 0)
+    posting_pages, position_pages, entries, previous = p.int("P"), p.int("Q"), [], b""
+    for _ in range(p.int("T")):
+        shared = p.int("shared")
+        previous = previous[:shared] + p.string("suffix")
+        entries.append([previous, p.int("df"), p.int("postings"), p.int("positions")])
+    return posting_pages, position_pages, entries
+
+
+def shard_payload(posting_pages: int, position_pages: int, entries: list[list]) -> bytes:
+    out, previous = si.leb128(posting_pages) + si.leb128(position_pages) + si.leb128(len(entries)), b""
+    for i, (term, df, postings, positions) in enumerate(entries):
+        shared = 0 if i == 0 else si.common_prefix(previous, term)
+        out += si.leb128(shared) + si.string(term[shared:]) + si.leb128(df) + si.leb128(postings) + si.leb128(positions)
+        previous = term
+    return out
+
+
+def title_payload(entries: list[tuple[bytes, int]]) -> bytes:
+    out, previous = si.leb128(len(entries)), b""
+    for i, (key, document) in enumerate(entries):
+        shared = 0 if i == 0 else si.common_prefix(previous, key)
+        out += si.leb128(shared) + si.string(key[shared:]) + si.leb128(document)
+        previous = key
+    return out
+
+
+def search_vectors(v) -> dict:
+    """The `search` vector's index broken one rule at a time: page-level (verify) and payload-level
+    (a reader that reads every page of the index: `at` "search")."""
+    out = {}
+    recipe = vv.search()
+    data = v["search"].data
+    a = Archive(data)
+    index = si.SearchIndex.open(a)
+    shard = index.shard_refs[0]
+    assert len(index.shard_refs) == 1 and len(index.document_refs) == 1 and len(index.title_refs) == 1
+    meta = a.metadata_ref.offset
+
+    out["search-page-digest.webarc"] = flip(data, shard.offset + shard.stored_length // 2), expect(
+        "page-digest", "verify", shard.offset,
+        "search: a byte of the term shard flipped; its digest no longer matches (refused like any page).")
+
+    def no_feature(t):
+        t.optional = 0
+    raw, _ = craft(recipe, edit_trailer=no_feature)
+    out["search-no-feature.webarc"] = raw, expect(
+        "corrupt-index", "verify", meta, "search with optionalFeatures bit 0 clear: Archive.search without the bit.")
+
+    def feature(t):
+        t.optional = si.FEATURE_SEARCH
+    raw, p = craft(vv.minimal(), edit_trailer=feature)
+    out["search-feature-no-index.webarc"] = raw, expect(
+        "corrupt-index", "verify", p.metadata.ref.offset,
+        "minimal with optionalFeatures bit 0 set and no Archive.search.")
+
+    def root_kind(pl):
+        pl.search_root.kind = si.TERMS
+    raw, p = craft(recipe, edit_plan=root_kind)
+    out["search-root-kind.webarc"] = raw, expect(
+        "corrupt-page", "verify", p.search_root.ref.offset, "search: the root page of kind 2 (a term shard's).")
+
+    def page_kind(pl):
+        pl.search_pages[-1].kind = 7
+    raw, p = craft(recipe, edit_plan=page_kind)
+    out["search-page-kind.webarc"] = raw, expect(
+        "corrupt-page", "verify", p.search_pages[-1].ref.offset, "search: the title shard of an unknown kind 7.")
+
+    def payload_vector(name: str, pick, change, why: str) -> None:
+        def edit(pl):
+            page = pick(pl)
+            page.payload = change(page.payload, pl)
+        raw, p = craft(recipe, edit_plan=edit)
+        out[name] = raw, expect("corrupt-page", "search", pick(p).ref.offset, why)
+
+    def root_page(pl):
+        return pl.search_root
+
+    def shard_page(pl):
+        return next(pg for pg in pl.search_pages if pg.kind == si.TERMS)
+
+    def posting_page(pl):
+        return shard_page(pl).children[0]
+
+    def title_page(pl):
+        return next(pg for pg in pl.search_pages if pg.kind == si.TITLES)
+
+    def document_page(pl):
+        return next(pg for pg in pl.search_pages if pg.kind == si.DOCUMENTS)
+
+    payload_vector("search-root-version.webarc", root_page, lambda b, pl: si.leb128(2) + b[1:],
+                   "search: the root's version 2; a reader of version 1 does not read the index.")
+
+    def terms_swapped(payload, pl):
+        pp, qq, entries = shard_entries(payload)
+        entries[1], entries[2] = entries[2], entries[1]
+        return shard_payload(pp, qq, entries)
+    payload_vector("search-terms-order.webarc", shard_page, terms_swapped,
+                   "search: the shard's second and third terms exchanged (with their lengths): not ascending.")
+
+    def positions_length(payload, pl):
+        pp, qq, entries = shard_entries(payload)
+        entries[-1][3] += 1
+        return shard_payload(pp, qq, entries)
+    payload_vector("search-positions-length.webarc", shard_page, positions_length,
+                   "search: the last term's positionsLength one more: the lengths do not sum to the stream.")
+
+    def delta_zero(payload, pl):
+        _, (start, end), _ = pl.search_terms["river"]
+        assert end - start == 9 and payload[start + 3] == 2      # three one-byte postings: 1, +2, +1
+        return payload[:start + 3] + b"\0" + payload[start + 4:]
+    payload_vector("search-posting-delta.webarc", posting_page, delta_zero,
+                   "search: the second posting of `river` with a document delta of 0.")
+
+    def titles_swapped(payload, pl):
+        entries = index.titles(0)
+        assert entries[-2:] == [(b"water", 4), (b"water", 5)], entries
+        return title_payload(entries[:-2] + [entries[-1], entries[-2]])
+    payload_vector("search-title-order.webarc", title_page, titles_swapped,
+                   "search: two equal title keys with their documents in descending order.")
+
+    def document_dropped(payload, pl):
+        documents = index.document_page(0)
+        out_ = si.leb128(len(documents) - 1)
+        for url, title, length in documents[:-1]:
+            out_ += si.string(url.encode()) + si.string(title.encode()) + si.leb128(length)
+        return out_
+    payload_vector("search-document-count.webarc", document_page, document_dropped,
+                   "search: the document page holds 5 documents where the root gives 6.")
+
+    def long_url(payload, pl):
+        documents = index.document_page(0)
+        out_ = si.leb128(len(documents))
+        for number, (url, title, length) in enumerate(documents):
+            raw = url.encode() + (b"a" * (si.MAX_DOCUMENT_STRING + 1 - len(url)) if number == 0 else b"")
+            out_ += si.string(raw) + si.string(title.encode()) + si.leb128(length)
+        return out_
+    payload_vector("search-document-url.webarc", document_page, long_url,
+                   "search: the first document's URL 8 193 bytes long, over the bound of 8 192 (§10).")
+    return out
+
+
 def all_vectors(valid: dict, keys: dict) -> dict[str, tuple[bytes, dict | None]]:
     """FILE.webarc -> (bytes, expectation or None for a file that is only a prerequisite)."""
     out = {}
     for part in (open_vectors(valid), page_vectors(valid), object_vectors(valid), chunk_vectors(valid),
-                 trust_vectors(valid, keys), layer_vectors(valid), delta_vectors(valid), apply_vectors(valid), reference_magic_vector()):
+                 trust_vectors(valid, keys), layer_vectors(valid), delta_vectors(valid), apply_vectors(valid), reference_magic_vector(),
+                 search_vectors(valid)):
         out.update(part)
     return out

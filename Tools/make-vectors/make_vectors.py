@@ -43,6 +43,7 @@ import ed25519                                                  # noqa: E402
 import invalid_vectors                                          # noqa: E402
 import layers                                                   # noqa: E402
 import lz4block                                                 # noqa: E402
+import search_index                                             # noqa: E402
 import zstdblock                                                # noqa: E402
 import valid_vectors as vv                                      # noqa: E402
 from canonical import BadURL, ascii_upper, canonical_key        # noqa: E402
@@ -171,7 +172,7 @@ def valid_vectors() -> dict[str, Vector]:
              "collision": vv.collision(), "large": vv.large(), "dictionary": vv.dictionary(), "anchors": vv.anchors(),
              "best": vv.best(), "keyed-anchors": vv.keyed_anchors(),
              "local-anchors": vv.local_anchors(), "prefix-dictionary": vv.prefix_dictionary(),
-             "empty-anchor": vv.empty_anchor()}
+             "empty-anchor": vv.empty_anchor(), "search": vv.search()}
     for name, recipe in plain.items():
         out[name] = Vector(recipe, write(recipe))
     site = Archive(out["site"].data)
@@ -282,7 +283,9 @@ def check_valid(name: str, vector: Vector, vectors: dict[str, Vector]) -> dict:
             again = sign(again, recipe["appendix"], KEYS)
         assert again == data, name
     dump = archive.dump(bases)
-    assert {k: v for k, v in dump["archive"].items() if k != "writer"} == recipe["archive"], name
+    # `writer` and `search` (§17: the index's root) are the writer's, not the recipe's.
+    assert {k: v for k, v in dump["archive"].items() if k not in ("writer", "search")} == recipe["archive"], name
+    assert ("search" in dump["archive"]) == ("search" in recipe.get("writer", {})), name
     # A reader reads a method ASCII-upper-cased (§7.3 `Request`), as the key is built.
     given = [{k: ascii_upper(v) if k == "method" else v for k, v in r.items() if k != "previousVersion"}
              for r in recipe["records"]]
@@ -313,6 +316,8 @@ def expected_writer(recipe: dict, dump: dict) -> dict:
         out["zstdLevel"] = settings["zstdLevel"]
     if settings.get("anchors") and out["dictionaryInterval"]:
         out["anchors"] = settings["anchors"]
+    if "search" in settings:
+        out["search"] = settings["search"]
     if settings.get("dictionaryPlacement") and out["dictionaryInterval"]:
         out["dictionaryPlacement"] = settings["dictionaryPlacement"]
     tree = [to_json(recipe_record(r)) for r in dump["records"]]
@@ -619,6 +624,63 @@ def stack_jsons(vectors: dict[str, Vector]) -> dict[str, dict]:
     return {"update": update, "delta": delta, "delta-stacked": stacked, "best-delta": best, "mixed-update": mixed}
 
 
+# Queries of the `search` vector: the text a user types and the clauses its analysis gives (§17.4).
+SEARCH_QUERIES = [
+    ("dogs", [["word", "dog"]]),
+    ("river maps", [["word", "river"], ["word", "map"]]),
+    ('"blue river"', [["phrase", ["blue", "river"]]]),
+    ("bo*", [["prefix", "bo"]]),
+    ('"the water"', [["phrase", ["the", "water"]]]),
+    ("searching", [["word", "search"]]),
+    ("fish* boats", [["prefix", "fish"], ["word", "boat"]]),
+    ("the", [["word", "the"]]),
+    ('cats "dogs cats"', [["word", "cat"], ["phrase", ["dog", "cat"]]]),
+    ("home", [["word", "home"]]),
+]
+SEARCH_SUGGESTIONS = ["wat", "B", "Cats  and", "x"]
+
+
+def search_json(vector: Vector) -> dict:
+    """NAME.index.json: what the index of a vector holds, read back by `search_index` (documents,
+    every term's postings with positions, title entries) and the answers to `SEARCH_QUERIES` and
+    `SEARCH_SUGGESTIONS`; scores rounded to 9 decimals."""
+    index = search_index.SearchIndex.open(Archive(vector.data))
+    index.read_all()
+    documents = [index.document(n) for n in range(index.document_count)]
+    terms = []
+    for number in range(len(index.shard_refs)):
+        shard = index.shard(number)
+        for entry in shard.entries:
+            postings = index.postings(shard, entry)
+            terms.append({"term": entry[0].decode(), "documentFrequency": entry[1], "postings": [
+                {"document": d, "frequency": f, "inTitle": t, "lengthCode": c, "positions": positions}
+                for (d, f, t, c), positions in zip(postings, index.positions(shard, entry, postings))]})
+    queries = []
+    for text, clauses in SEARCH_QUERIES:
+        results = index.query([(kind, value) for kind, value in clauses])
+        queries.append({"text": text, "clauses": clauses, "results": [
+            {"document": d, "url": documents[d][0], "score": round(score, 9)} for d, score in results]})
+    suggestions = []
+    for typed in SEARCH_SUGGESTIONS:
+        suggestions.append({"text": typed, "key": search_index.title_key(typed).decode(), "results": [
+            {"document": d, "key": key.decode(), "url": documents[d][0], "title": documents[d][1]}
+            for key, d in index.suggest(typed)]})
+    if vector.recipe is not None and len(documents) == 6:
+        # What `search` is there to show (§17.1): documents in record-tree order; the 404, the
+        # image, the Sphinx source copy, the redirect and the older capture left out; an empty
+        # page is a document of length 0 with no title entry; equal title keys by document.
+        assert [u.rsplit("/", 1)[1] for u, _, _ in documents] == [
+            "animals.txt", "books.txt", "empty.txt", "index.html", "water.txt", "waters.txt"], documents
+        assert documents[2] == ("https://search.example/empty.txt", "", 0), documents
+        assert [d for n in range(len(index.title_refs)) for _, d in index.titles(n)] == [3, 1, 0, 4, 5]
+        assert [q["results"] != [] for q in queries] == [True] * 8 + [False, False], queries
+    return {"version": search_index.VERSION, "documentCount": index.document_count, "tokenCount": index.token_count,
+            "documents": [{"url": u, "title": t, "length": n} for u, t, n in documents],
+            "terms": terms, "titles": [{"key": k.decode(), "document": d}
+                                       for n in range(len(index.title_refs)) for k, d in index.titles(n)],
+            "queries": queries, "suggestions": suggestions}
+
+
 def write_valid(folder: Path) -> dict[str, Vector]:
     vectors = valid_vectors()
     dumps = {}
@@ -631,6 +693,9 @@ def write_valid(folder: Path) -> dict[str, Vector]:
         (folder / f"{name}.json").write_text(to_json(dumps[name]), encoding="utf-8")
     for name, stack in stack_jsons(vectors).items():
         (folder / f"{name}.stack.json").write_text(to_json(stack), encoding="utf-8")
+    for name, vector in vectors.items():
+        if "search" in dumps[name]["archive"]:
+            (folder / f"{name}.index.json").write_text(to_json(search_json(vector)), encoding="utf-8")
     return vectors
 
 
@@ -696,6 +761,13 @@ def check_invalid(name: str, data: bytes, expected: dict, extra: dict[str, bytes
             assert (e.code, e.offset) == (expected["error"], expected.get("offset")), (name, e)
             return
         raise AssertionError((name, "applied"))
+    if at == "search":
+        try:
+            search_index.SearchIndex.open(archive).read_all()
+        except (search_index.SearchError, WebarcError) as e:
+            assert (e.code, e.offset) == (expected["error"], expected["offset"]), (name, e)
+            return
+        raise AssertionError((name, "the index read clean"))
     raise AssertionError((name, at))
 
 

@@ -63,6 +63,7 @@ CLASSES = {
         "bases": (OBJECT_LIST, False),
         "writer": (OBJECT, False),
         "target": (OBJECT, False),
+        "search": (BYTES, False),                  # since 2.2 (§17)
     },
     "Request": {
         "method": (STRING, True),
@@ -97,6 +98,7 @@ CLASSES = {
         "order": (BYTES, False),
         "zstdLevel": (UINT, False),
         "anchors": (UINT, False),
+        "search": (UINT, False),                   # since 2.2 (§17.1)
         "dictionaryPlacement": (UINT, False),
     },
     "Target": {

@@ -358,6 +358,42 @@ def mixed_update(site_digest: bytes, site_length: int) -> dict:
 LARGE_COUNT = 800
 
 
+def search() -> dict:
+    """A 2.2 archive with a full-text index (§17): plain-text pages and an HTML page of ASCII
+    words (whose analysis `search_index` does without a full analyzer), and records the index
+    leaves out: a 404, an image, a Sphinx source copy, a redirect, an older capture. Given in
+    record-tree order, so that `webarc index` of it (records copied in tree order) writes it again."""
+    base = "https://search.example/"
+    text = [["Content-Type", "text/plain; charset=utf-8"]]
+    page = ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Blue  river maps</title>"
+            "<style>p { color: red }</style></head>\n<body><nav>home books</nav>\n<h1>River maps</h1>\n"
+            "<p>the blue river runs under the green trees</p>\n<script>var dogs = 1</script>\n</body></html>\n")
+    return {"archive": {"created": NOV_23, "creator": "make-vectors 2.2", "startURL": base + "index.html"},
+            "writer": {"search": 1},
+            "records": [
+                response(base + "_sources/animals.txt", "Cats and dogs\n\nthe source of a page\n", headers=text,
+                         mime="text/plain", encoding="utf-8"),
+                response(base + "animals.txt", "Cats and dogs\n\nthe dog runs and the cat jumps\n"
+                         "dogs and birds run in the sun\n", headers=text, mime="text/plain", encoding="utf-8"),
+                response(base + "books.txt", "Books on fishing\n\na book is a map\nfishing boats on the river\n",
+                         headers=text, mime="text/plain", encoding="utf-8", date=NOV_23),
+                response(base + "books.txt", "Old books\n\nred dogs\n", headers=text, mime="text/plain",
+                         encoding="utf-8", date=NOV_23 - 86_400_000),
+                response(base + "empty.txt", "", headers=text, mime="text/plain", encoding="utf-8"),
+                response(base + "index.html", page, headers=HTML, mime="text/html", encoding="utf-8"),
+                response(base + "missing.txt", "dogs dogs dogs\n", status=404, reason="Not Found", headers=text,
+                         mime="text/plain", encoding="utf-8"),
+                redirect(base + "old.html", base + "index.html"),
+                response(base + "picture.png", b"\x89PNG\r\n\x1a\n" + seeded_bytes("search/picture.png", 120),
+                         headers=[["Content-Type", "image/png"]], mime="image/png"),
+                response(base + "water.txt", "Water\n\nred boats and blue boats on the water\n"
+                         "the river is water\nsearching the water for fish\n", headers=text, mime="text/plain",
+                         encoding="utf-8"),
+                response(base + "waters.txt", "WATER\n\nsearched water\n", headers=text, mime="text/plain",
+                         encoding="utf-8"),
+            ]}
+
+
 def large() -> dict:
     """Enough records that both trees have several leaves under an interior root (height 1)."""
     records = []

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import ed25519
 import lz4block
 import zstdblock
+import search_index
 from canonical import BadURL, ascii_upper, canonical_key
 from schema import (APPENDIX_MAGIC, BODY_LEAF, BODY_TREE, BOOL, CHUNK_ENTRY_SIZE, CLASSES, DELTA, DICTIONARY_SIZE,
                     END_MAGIC, FEATURE_DELTA, FEATURE_DICTIONARY, FEATURE_LAYER, FIXED_LENGTH, INTERIOR, LEAD_MAGIC,
@@ -98,6 +99,9 @@ class Page:
     records: list = field(default_factory=list)               # record leaf: [RecordEntry]
     bodies: list = field(default_factory=list)                # record leaf copies / body leaf: [BodyEntry]
     object: bytes = b""                                       # metadata
+    kind: int = 0                                             # search page (§17.2)
+    search_children: list = field(default_factory=list)       # search page: [PageRef]
+    payload: bytes = b""                                      # search page
 
     @property
     def offset(self) -> int:
@@ -210,6 +214,23 @@ def parse_page(ref: PageRef, raw: bytes) -> Page:
         c.take(3, "reserved")
         page.object = c.take(c.u32("objectLength"), "object")
         c.end("metadata page")
+    elif kind == search_index.SEARCH:
+        # §17.2: the core parses the head (a known kind, child references of height 0); the
+        # payload is the search module's.
+        page.kind = c.u8("kind")
+        if page.kind not in search_index.KINDS:
+            raise PageError("corrupt-page", 1, f"unknown search page kind {page.kind}")
+        c.take(2, "reserved")
+        count = c.u32("childCount")
+        if count > (len(raw) - 8) // PAGE_REF_SIZE:
+            raise PageError("corrupt-page", 4, f"childCount {count} past the page's end")
+        for i in range(count):
+            child = parse_ref(c.take(PAGE_REF_SIZE, "child reference"))
+            if child.height != 0:
+                raise PageError("corrupt-page", 8 + PAGE_REF_SIZE * i, f"a search child of height {child.height}")
+            page.children.append((b"", child))
+            page.search_children.append(child)
+        page.payload = raw[c.at:]
     else:
         raise PageError("corrupt-page", 0, f"unknown page type {kind}")
     return page
@@ -217,6 +238,8 @@ def parse_page(ref: PageRef, raw: bytes) -> Page:
 
 def child_positions(raw: bytes) -> list[int]:
     """Positions of the child references in a decoded interior page (already parsed)."""
+    if raw[0] == search_index.SEARCH:
+        return [8 + PAGE_REF_SIZE * i for i in range(struct.unpack_from("<I", raw, 4)[0])]
     if raw[0] != INTERIOR:
         return []
     out, at = [], 8
@@ -813,9 +836,54 @@ class _Verifier:
             self.metadata = a.metadata_page()
         except WebarcError as e:
             self.report(e.code, e.offset, e.message)
+        if self.metadata is not None:
+            self.walk_search()
         for tree, root in ((BODY_TREE, a.body_root), (RECORD_TREE, a.record_root)):
             self.refs.append(root)
             self.walk(root, tree, is_root=True)
+
+    def walk_search(self) -> None:
+        """§17, §11.3: optional feature bit 0 set exactly when the metadata names an index
+        (`corrupt-index` at the metadata page); every page of the index read (digest, codec,
+        head) once, each an extent; the root of kind 1."""
+        a = self.a
+        try:
+            meta = a.metadata()
+        except WebarcError:
+            return                                                  # reported by `objects`
+        value = meta.fields.get("search", (None, None))[1]
+        if (value is not None) != bool(a.optional & search_index.FEATURE_SEARCH):
+            self.report("corrupt-index", a.metadata_ref.offset,
+                        f"page at {a.metadata_ref.offset}: optional feature bit 0 "
+                        f"{'without' if value is None else 'clear with'} Archive.search")
+        if value is None:
+            return
+        if len(value) != PAGE_REF_SIZE:
+            self.report("corrupt-index", a.metadata_ref.offset, f"page at {a.metadata_ref.offset}: Archive.search "
+                        f"of {len(value)} bytes")
+            return
+        root = parse_ref(value)
+        self.refs.append(root)
+        pending = [root]
+        while pending:
+            ref = pending.pop()
+            name = (ref.offset, ref.stored_length, ref.raw_length, ref.codec, ref.height, ref.digest)
+            if name in self.visited:
+                continue
+            self.visited.add(name)
+            try:
+                if ref.height != 0:
+                    raise WebarcError("corrupt-page", ref.offset, f"page at {ref.offset}: a search page of height {ref.height}")
+                page = a.read_page(ref)
+                if page.type != search_index.SEARCH or (ref == root and page.kind != search_index.ROOT):
+                    raise WebarcError("corrupt-page", ref.offset, f"page at {ref.offset}: type {page.type} kind "
+                                      f"{page.kind} where a search page belongs")
+            except WebarcError as e:
+                self.report(e.code, e.offset, e.message)
+                continue
+            for child in reversed(page.search_children):
+                self.refs.append(child)
+                pending.append(child)
 
     def walk(self, ref: PageRef, tree: int, is_root: bool = False) -> None:
         name = (ref.offset, ref.stored_length, ref.raw_length, ref.codec, ref.height, ref.digest)
@@ -1316,6 +1384,8 @@ def dump_archive(obj: Object) -> dict:
             out["bases"].append(entry)
     if "writer" in obj.fields:
         out["writer"] = dump_writer(parse_object(obj.fields["writer"][1], 2))
+    if "search" in obj.fields:                                      # since 2.2 (§17)
+        out["search"] = dump_ref(parse_ref(obj.fields["search"][1]))
     if "target" in obj.fields:
         target = parse_object(obj.fields["target"][1], 2)
         out["target"] = {"digest": target.fields["digest"][1].hex(), "archiveLength": uint(target, "archiveLength"),
@@ -1340,6 +1410,8 @@ def dump_writer(writer: Object) -> dict:
         out["anchors"] = uint(writer, "anchors")
     if "dictionaryPlacement" in writer.fields:                      # step 13's dictionary placement (2.1.8)
         out["dictionaryPlacement"] = uint(writer, "dictionaryPlacement")
+    if "search" in writer.fields:                                   # the index rules (2.2, §17.1)
+        out["search"] = uint(writer, "search")
     return out
 
 

@@ -29,11 +29,12 @@ from typing import Callable
 
 import ed25519
 import lz4block
+import search_index
 import zstdblock
 from canonical import ascii_upper, canonical_key, canonical_url
 from schema import (APPENDIX_MAGIC, BODY_LEAF, BODY_REF, BODY_TREE, BOOL, BYTES, DATE, DELTA, DICTIONARY_SIZE,
                     END_MAGIC, FEATURE_DELTA, FEATURE_DICTIONARY, FEATURE_LAYER, INT, INTERIOR, LEAD_MAGIC, LZ4,
-                    LZ4_DICT, MAJOR, MAX_CHUNK, MAX_PAGE, METADATA, OBJECT, OBJECT_LIST, PAGE_TARGET, RAW, RECORD_LEAF,
+                    LZ4_DICT, MAJOR, MAX_CHUNK, MAX_PAGE, METADATA, OBJECT, OBJECT_LIST, PAGE_REF_SIZE, PAGE_TARGET, RAW, RECORD_LEAF,
                     RECORD_TREE, REDIRECT_STATUSES, SIGNATURE_BLOCK, SIGNATURE_DOMAIN, STRING, STRING_LIST,
                     TRAILER_MAGIC, UINT)
 
@@ -195,6 +196,7 @@ class Model:
     anchor_reference: "Chunk | None" = None                     # the chunk holding it, once known or stored
     zstd_level: int | None = None                               # Appendix C step 15; None: off
     zstd_reference: bytes | None = None                         # step 15: the decoded bytes of that chunk
+    search: int | None = None                                   # §17: the index rules version (`Writer.search`); None: no index
 
 
 # ---------------------------------------------------------------------------- stage 1: build
@@ -226,12 +228,20 @@ def build(recipe: dict, bases: list | None = None) -> Model:
     model.zstd_level = settings.get("zstdLevel")
     if model.zstd_level is not None and not 1 <= model.zstd_level <= 22:
         raise WriterError(f"Zstandard level {model.zstd_level}: 1 to 22")
+    model.search = settings.get("search")
+    if model.search not in (None, search_index.VERSION):
+        raise WriterError(f"search index rules {model.search}: this writer knows {search_index.VERSION}")
     for index, record in enumerate(recipe.get("records", [])):
         add_record(model, index, record, bases)
     set_writer(model, writer_object({"level": level, "dictionaryInterval": model.dictionary_interval,
                                      "order": order_runs(model.records), "zstdLevel": model.zstd_level,
                                      "anchors": model.anchor_rule if model.dictionary_interval else 0,
-                                     "dictionaryPlacement": model.placement}))
+                                     "search": model.search, "dictionaryPlacement": model.placement}))
+    if model.search is not None:
+        # §17: a 2.2 file, optional feature bit 0, `Archive.search` (its value set once the root is stored).
+        model.minor = 2
+        model.optional |= search_index.FEATURE_SEARCH
+        model.archive.fields.append(Field("search", BYTES, bytes(PAGE_REF_SIZE)))
     entries = [c for b in model.bodies for c in all_chunks(b)]
     if bases or recipe.get("archive", {}).get("bases") or any(r.obj.class_name == "Tombstone" for r in model.records) \
             or any(c.layer for c in entries):
@@ -265,13 +275,7 @@ def order_runs(records: list["Record"]) -> list[list[int]]:
     return [] if len(runs) <= 1 else runs
 
 
-def leb128(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, n = n & 0x7F, n >> 7
-        out.append(byte | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
+leb128 = search_index.leb128                                     # unsigned LEB128 (§13.2)
 
 
 def writer_object(writer: dict) -> Obj:
@@ -284,6 +288,8 @@ def writer_object(writer: dict) -> Obj:
         fields.append(Field("zstdLevel", UINT, writer["zstdLevel"]))
     if writer.get("anchors"):
         fields.append(Field("anchors", UINT, writer["anchors"]))
+    if writer.get("search") is not None:
+        fields.append(Field("search", UINT, writer["search"]))
     if writer.get("dictionaryPlacement"):
         fields.append(Field("dictionaryPlacement", UINT, writer["dictionaryPlacement"]))
     return Obj("Writer", fields)
@@ -667,6 +673,8 @@ class Page:
     codec: int | None = None                                     # crafted: force a codec
     patch_stored: Callable[[bytes], bytes] | None = None         # crafted: change the stored bytes
     ref_reserved: bytes = bytes(6)                               # crafted: reserved bytes of its reference
+    kind: int = 0                                                # search page (§17.2): its kind; children: [Page]
+    payload: bytes = b""                                         # search page: its payload
     ref: PageRef | None = None                                   # set by serialize
     raw: bytes | None = None                                     # set by serialize
     stored: bytes | None = None                                  # set by serialize
@@ -684,11 +692,16 @@ class Plan:
     body_levels: list[list[Page]]
     record_levels: list[list[Page]]
     metadata: Page
+    search_pages: list[Page] = field(default_factory=list)      # §17.2: the index's pages but its root
+    search_root: Page | None = None
+    search_terms: dict = field(default_factory=dict)            # term -> (shard page, postings range, positions range)
 
     def pages(self) -> list[Page]:
-        """Appendix C step 8: body leaves, body interior levels bottom up, record leaves, record
-        interior levels bottom up, metadata."""
-        return [p for level in self.body_levels + self.record_levels for p in level] + [self.metadata]
+        """Appendix C step 8: body leaves, body interior levels bottom up, the index's pages but
+        its root, record leaves, record interior levels bottom up, the index's root, metadata."""
+        return ([p for level in self.body_levels for p in level] + self.search_pages
+                + [p for level in self.record_levels for p in level]
+                + ([self.search_root] if self.search_root else []) + [self.metadata])
 
     @property
     def body_root(self) -> Page:
@@ -784,8 +797,38 @@ def plan(model: Model) -> Plan:
     body_leaves = [Page(BODY_LEAF, bodies=group) for group in pack(bodies, lambda b: len(b.encode()), 8)]
     record_leaves = [Page(RECORD_LEAF, records=rs, bodies=page_bodies(rs))
                      for rs in pack_record_groups(record_groups(model.records))]
-    return Plan(interior_levels(body_leaves, BODY_TREE), interior_levels(record_leaves, RECORD_TREE),
-                Page(METADATA, obj=model.archive))
+    the_plan = Plan(interior_levels(body_leaves, BODY_TREE), interior_levels(record_leaves, RECORD_TREE),
+                    Page(METADATA, obj=model.archive))
+    if model.search is not None:
+        built = search_index.build(search_documents(model))
+        pages: list[Page] = []
+        for kind, children, payload in built.pages:
+            pages.append(Page(search_index.SEARCH, kind=kind, children=[pages[i] for i in children], payload=payload))
+        kind, children, payload = built.root
+        the_plan.search_pages = pages
+        the_plan.search_root = Page(search_index.SEARCH, kind=kind, children=[pages[i] for i in children],
+                                    payload=payload)
+        the_plan.search_terms = {t: (pages[r[0]],) + r[1:] for t, r in built.term_ranges.items()}
+    return the_plan
+
+
+def search_documents(model: Model) -> list:
+    """§17.1: the response a lookup finds for each key (the first record of the key in tree
+    order), status 200, an indexed media type, not a plain-text source copy, at most 32 MiB;
+    in record-tree order, analyzed."""
+    documents, previous = [], None
+    for r in sorted(model.records, key=Record.sort_key):
+        first, previous = r.encoded_key() != previous, r.encoded_key()
+        if not first or r.obj.class_name != "Response" or r.body is None:
+            continue
+        fields = {f.key: f.value for f in r.obj.fields}
+        url = r.obj.field("request").value.field("url").value
+        if not search_index.indexed(fields["status"], fields.get("mimeType"), url, r.body.length):
+            continue
+        data = next(d for d, e in model.body_bytes[r.body.md5] if e is r.body)
+        title, text = search_index.visible_text(data, fields["mimeType"])
+        documents.append(search_index.analyze(url, title, text))
+    return documents
 
 
 # ---------------------------------------------------------------------------- stage 3: serialize
@@ -809,6 +852,9 @@ def encode_page(page: Page) -> bytes:
     if page.type == BODY_LEAF:
         out = bytes([BODY_LEAF]) + (page.reserved or bytes(3)) + struct.pack("<I", len(page.bodies))
         return out + b"".join(b.encode() for b in page.bodies)
+    if page.type == search_index.SEARCH:
+        return search_index.page_bytes(page.kind, [c.ref.encode() for c in page.children], page.payload,
+                                       page.reserved or bytes(2))
     if page.type == METADATA:
         obj = page.obj.encode()
         return bytes([METADATA]) + (page.reserved or bytes(3)) + struct.pack("<I", len(obj)) + obj
@@ -871,6 +917,10 @@ def serialize(model: Model, the_plan: Plan, edit_trailer: Callable[[Trailer], No
     out = bytearray(lead(model.minor)) + model.body_data
     body_data_end = len(out)
     for page in the_plan.pages():
+        if page is the_plan.metadata and the_plan.search_root is not None:
+            search = next((f for f in model.archive.fields if f.key == "search"), None)
+            if search is not None and not isinstance(search.value, Raw):
+                search.value = the_plan.search_root.ref.encode()
         out += store_page(page, len(out))
     trailer = Trailer(model.minor, model.flags, model.required, model.optional, len(out) + 256, body_data_end,
                       len(model.records), len(model.bodies), the_plan.metadata.ref, the_plan.record_root.ref,

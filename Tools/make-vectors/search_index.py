@@ -1,0 +1,659 @@
+"""The full-text index of §17, written and read independently of the Swift library.
+
+Writer side: `documents` picks a model's documents (§17.1), `analyze` gives their tokens (for the
+subset of text the vectors use: ASCII words, plain text and simple HTML, each word through the
+`STEMS` table), `build` lays out the pages (§17.2, Appendix C step 8).
+
+Reader side: `SearchIndex` reads an archive's index through the reader's verified page reads,
+checks every rule of §17.2 and §17.3 on the pages it reads (`corrupt-page` at the page's offset),
+and answers queries given as analyzed terms (§17.4): BM25, phrases, prefixes; and suggestions.
+"""
+
+import math
+import re
+import struct
+from dataclasses import dataclass, field
+
+from schema import PAGE_REF_SIZE, PAGE_TARGET
+
+SEARCH = 5                                        # the page type (§17.2)
+ROOT, TERMS, POSTINGS, POSITIONS, DOCUMENTS, TITLES = range(1, 7)
+KINDS = range(1, 7)
+HEAD = 8                                          # type, kind, reserved(2), childCount
+VERSION = 1                                       # `Writer.search` and the root's version
+FEATURE_SEARCH = 1 << 0                           # optionalFeatures bit 0
+MAX_TERM, MAX_TITLE_KEY, MAX_DOCUMENT_STRING = 64, 128, 8_192
+MAX_DOCUMENTS = 1 << 40
+MAX_BODY = 32 << 20
+MEDIA_TYPES = ("text/html", "application/xhtml+xml", "text/plain")
+K1, B, TITLE_BOOST, PREFIX_TERMS = 1.2, 0.75, 3, 64
+
+# Porter2 (the Snowball English stemmer) of the words of three or more letters the vectors use,
+# from the algorithm's definition; a word not listed is its own stem. The Swift rebuild of the
+# vectors (`SearchVectorTests`) runs the real analyzer, so a wrong entry here fails there.
+STEMS = {
+    "cats": "cat", "dogs": "dog", "runs": "run", "running": "run", "jumps": "jump", "jumping": "jump",
+    "birds": "bird", "books": "book", "fishing": "fish", "boats": "boat", "rivers": "river",
+    "maps": "map", "trees": "tree", "searching": "search", "searched": "search",
+}
+WORD = re.compile(r"[A-Za-z]+")
+
+
+class SearchError(Exception):
+    """A rule of §17.2/§17.3 broken in the page at `offset` (code `corrupt-page`)."""
+
+    def __init__(self, offset: int, message: str, code: str = "corrupt-page"):
+        super().__init__(f"page at {offset}: {message}")
+        self.code, self.offset, self.message = code, offset, message
+
+
+# ---------------------------------------------------------------------------- integers
+
+def leb128(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def string(data: bytes) -> bytes:
+    return leb128(len(data)) + data
+
+
+def length_code(n: int) -> int:
+    """§17.4: a document length in one byte."""
+    if n < 16:
+        return n
+    e = n.bit_length() - 1
+    m = (n >> (e - 3)) & 7
+    return min(255, 16 + 8 * (e - 4) + m)
+
+
+def decode_length(c: int) -> int:
+    if c < 16:
+        return c
+    e, m = (c - 16) // 8 + 4, (c - 16) % 8
+    return (8 + m) << (e - 3)
+
+
+# ---------------------------------------------------------------------------- analysis (the vectors' subset)
+
+def fold(text: str) -> str:
+    """The analyzer's folding for ASCII text: lower case (the vectors hold no other letters)."""
+    if not text.isascii():
+        raise ValueError(f"not ASCII: {text!r} (this implementation folds ASCII only)")
+    return text.lower()
+
+
+def terms_of(text: str) -> list[str]:
+    """The terms of `text`, in order: its words (ASCII letters; any other character separates),
+    folded, words of three or more letters stemmed."""
+    if re.search(r"[^A-Za-z \n]", text):
+        raise ValueError(f"text the vectors' analysis does not cover: {text!r}")
+    out = []
+    for word in WORD.findall(fold(text)):
+        out.append(STEMS.get(word, word) if len(word) >= 3 else word)
+    return out
+
+
+def title_key(title: str) -> bytes:
+    """§17.2: folded, white space runs as one space, trimmed, cut to 128 bytes (ASCII here)."""
+    return " ".join(fold(title).split()).encode("ascii")[:MAX_TITLE_KEY]
+
+
+def visible_text(body: bytes, mime_type: str) -> tuple[str, str]:
+    """(title, text) of §17.1 for the vectors' pages: plain text (its first non-blank line and the
+    whole text) or HTML of `<title>`, `head`, `style`, `script`, `nav` and block elements only."""
+    text = body.decode("ascii")
+    if mime_type == "text/plain":
+        title = next((line.strip() for line in text.split("\n") if line.strip()), "")
+        return " ".join(title.split()), text
+    if "&" in text:
+        raise ValueError("character references are not in the vectors' HTML subset")
+    found = re.search(r"<title>(.*?)</title>", text, re.S)
+    title = " ".join(found.group(1).split()) if found else ""
+    for element in ("head", "style", "script", "nav"):
+        text = re.sub(rf"<{element}\b.*?</{element}>", " ", text, flags=re.S)
+    return title, re.sub(r"<[^>]*>", " ", text)
+
+
+@dataclass
+class Document:
+    url: str
+    title: str
+    length: int
+    terms: dict            # term -> (positions, inTitle)
+    key: bytes
+
+
+def analyze(url: str, title: str, text: str) -> Document:
+    """§17.1: title tokens at 0…t−1, the text's at their position plus t + 1 (t = 0: plus 0)."""
+    table: dict[str, tuple[list[int], bool]] = {}
+    title_terms, text_terms = terms_of(title), terms_of(text)
+    for position, term in enumerate(title_terms):
+        table.setdefault(term, ([], True))[0].append(position)
+    start = len(title_terms) + 1 if title_terms else 0
+    for position, term in enumerate(text_terms):
+        table.setdefault(term, ([], False))[0].append(start + position)
+    return Document(url, title, len(title_terms) + len(text_terms), table, title_key(title))
+
+
+def is_source_copy(url: str) -> bool:
+    """§17.1: a URL whose path has a segment `_sources`."""
+    path = url.split("?", 1)[0].split("#", 1)[0]
+    after_scheme = path.split("://", 1)[-1]
+    return "_sources" in after_scheme.split("/")[1:]
+
+
+def indexed(status: int, mime_type: str | None, url: str, length: int) -> bool:
+    return (status == 200 and mime_type in MEDIA_TYPES and length <= MAX_BODY
+            and not (mime_type == "text/plain" and is_source_copy(url)))
+
+
+# ---------------------------------------------------------------------------- pages (writer)
+
+@dataclass
+class Built:
+    """The index laid out: pages in storage order (the root apart), and where things went, for
+    crafted vectors."""
+    pages: list                          # [(kind, children [indexes into pages], payload)]
+    root: tuple                          # (kind, children, payload)
+    term_ranges: dict = field(default_factory=dict)   # term -> (shard page index, postings range, positions range)
+
+
+def build(documents: list[Document]) -> Built:
+    """§17.2: term shards (each after its posting and position pages), document pages, title shards, root."""
+    pages: list = []
+    postings_of: dict[str, bytearray] = {}
+    positions_of: dict[str, bytearray] = {}
+    frequency: dict[str, int] = {}
+    last: dict[str, int] = {}
+    for number, doc in enumerate(documents):
+        for term in sorted(doc.terms, key=lambda t: t.encode()):
+            positions, in_title = doc.terms[term]
+            delta = number - last.get(term, 0)
+            postings_of.setdefault(term, bytearray()).extend(
+                leb128(delta) + leb128(len(positions) * 2 + (1 if in_title else 0)) + bytes([length_code(doc.length)]))
+            out = positions_of.setdefault(term, bytearray())
+            previous = 0
+            for p in positions:
+                out += leb128(p - previous)
+                previous = p
+            frequency[term] = frequency.get(term, 0) + 1
+            last[term] = number
+    built = Built(pages, (ROOT, [], b""))
+    shard_keys: list[bytes] = []
+    shard_pages: list[int] = []
+    state = {"entries": bytearray(), "count": 0, "first": b"", "previous": b"", "postings": bytearray(),
+             "positions": bytearray(), "posting_pages": [], "position_pages": [], "terms": []}
+
+    def flush_full(stream: bytearray, into: list, kind: int) -> None:
+        while len(stream) >= PAGE_TARGET:
+            pages.append((kind, [], bytes(stream[:PAGE_TARGET])))
+            into.append(len(pages) - 1)
+            del stream[:PAGE_TARGET]
+
+    def close() -> None:
+        for stream, into, kind in ((state["postings"], state["posting_pages"], POSTINGS),
+                                   (state["positions"], state["position_pages"], POSITIONS)):
+            if stream:
+                pages.append((kind, [], bytes(stream)))
+                into.append(len(pages) - 1)
+        payload = leb128(len(state["posting_pages"])) + leb128(len(state["position_pages"])) + \
+            leb128(state["count"]) + bytes(state["entries"])
+        pages.append((TERMS, state["posting_pages"] + state["position_pages"], payload))
+        shard_keys.append(state["first"])
+        shard_pages.append(len(pages) - 1)
+        for term in state["terms"]:
+            built.term_ranges[term] = (len(pages) - 1,) + built.term_ranges[term][1:]
+        state.update(entries=bytearray(), count=0, postings=bytearray(), positions=bytearray(),
+                     posting_pages=[], position_pages=[], terms=[])
+
+    for term in sorted(postings_of, key=lambda t: t.encode()):
+        raw = term.encode()
+        if state["count"] and len(state["entries"]) >= PAGE_TARGET:
+            close()
+        if state["count"] == 0:
+            state["first"] = raw
+        shared = 0 if state["count"] == 0 else common_prefix(state["previous"], raw)
+        p, q = postings_of[term], positions_of[term]
+        offset_p = sum(len(pages[i][2]) for i in state["posting_pages"]) + len(state["postings"])
+        offset_q = sum(len(pages[i][2]) for i in state["position_pages"]) + len(state["positions"])
+        built.term_ranges[term] = (None, (offset_p, offset_p + len(p)), (offset_q, offset_q + len(q)))
+        state["terms"].append(term)
+        state["entries"] += leb128(shared) + string(raw[shared:]) + leb128(frequency[term]) + leb128(len(p)) + leb128(len(q))
+        state["count"] += 1
+        state["previous"] = raw
+        state["postings"] += p
+        state["positions"] += q
+        flush_full(state["postings"], state["posting_pages"], POSTINGS)
+        flush_full(state["positions"], state["position_pages"], POSITIONS)
+    if state["count"]:
+        close()
+
+    starts, document_pages = [], []
+    start = 0
+    entries = [string(d.url.encode()[:MAX_DOCUMENT_STRING]) + string(d.title.encode()[:MAX_DOCUMENT_STRING])
+               + leb128(d.length) for d in documents]
+    while start < len(documents):
+        end, size = start, 0
+        while end < len(documents) and (end == start or size + len(entries[end]) <= PAGE_TARGET):
+            size += len(entries[end])
+            end += 1
+        pages.append((DOCUMENTS, [], leb128(end - start) + b"".join(entries[start:end])))
+        starts.append(start)
+        document_pages.append(len(pages) - 1)
+        start = end
+
+    titles = sorted(((d.key, n) for n, d in enumerate(documents) if d.key), key=lambda e: (e[0], e[1]))
+    title_keys, title_pages = [], []
+    index = 0
+    while index < len(titles):
+        payload, count, previous = bytearray(), 0, b""
+        first = titles[index][0]
+        while index < len(titles) and (count == 0 or len(payload) < PAGE_TARGET):
+            key, document = titles[index]
+            shared = 0 if count == 0 else common_prefix(previous, key)
+            payload += leb128(shared) + string(key[shared:]) + leb128(document)
+            previous, count, index = key, count + 1, index + 1
+        pages.append((TITLES, [], leb128(count) + bytes(payload)))
+        title_keys.append(first)
+        title_pages.append(len(pages) - 1)
+
+    root = leb128(VERSION) + leb128(len(documents)) + leb128(sum(d.length for d in documents))
+    root += leb128(len(shard_keys)) + b"".join(string(k) for k in shard_keys)
+    root += leb128(len(starts)) + b"".join(leb128(s) for s in starts)
+    root += leb128(len(title_keys)) + b"".join(string(k) for k in title_keys)
+    built.root = (ROOT, shard_pages + document_pages + title_pages, root)
+    return built
+
+
+def common_prefix(a: bytes, b: bytes) -> int:
+    n = 0
+    while n < len(a) and n < len(b) and a[n] == b[n]:
+        n += 1
+    return n
+
+
+def page_bytes(kind: int, children: list[bytes], payload: bytes, reserved: bytes = bytes(2)) -> bytes:
+    """A decoded search page: head, the children's 56-byte references, the payload."""
+    return bytes([SEARCH, kind]) + reserved + struct.pack("<I", len(children)) + b"".join(children) + payload
+
+
+# ---------------------------------------------------------------------------- reading
+
+class Payload:
+    """A page's payload with the checks of §17.3: every count against the bytes that remain."""
+
+    def __init__(self, data: bytes, offset: int):
+        self.data, self.at, self.offset = data, 0, offset
+
+    def fail(self, message: str) -> SearchError:
+        return SearchError(self.offset, message)
+
+    @property
+    def remaining(self) -> int:
+        return len(self.data) - self.at
+
+    def int(self, what: str) -> int:
+        value = 0
+        for i in range(10):
+            if self.at + i >= len(self.data):
+                raise self.fail(f"{what}: an integer cut short")
+            byte = self.data[self.at + i]
+            value |= (byte & 0x7F) << (7 * i)
+            if not byte & 0x80:
+                if value >= 1 << 64:
+                    raise self.fail(f"{what}: an integer over 64 bits")
+                self.at += i + 1
+                return value
+        raise self.fail(f"{what}: an integer longer than 10 bytes")
+
+    def count(self, what: str, unit: int = 1) -> int:
+        n = self.int(what)
+        if n > self.remaining // unit:
+            raise self.fail(f"{what} {n} past the page's end")
+        return n
+
+    def bytes(self, n: int, what: str) -> bytes:
+        if n > self.remaining:
+            raise self.fail(f"{what}: {n} bytes past the page's end")
+        self.at += n
+        return self.data[self.at - n:self.at]
+
+    def string(self, what: str) -> bytes:
+        return self.bytes(self.count(what), what)
+
+    def end(self, what: str) -> None:
+        if self.remaining:
+            raise self.fail(f"{self.remaining} bytes after the {what}")
+
+
+@dataclass
+class Shard:
+    entries: list            # [(term bytes, documentFrequency, postings range, positions range)]
+    posting_pages: list      # [PageRef]
+    position_pages: list
+
+
+class SearchIndex:
+    """An archive's index (`webarc_reader.Archive`), read through verified page reads."""
+
+    def __init__(self, archive, root_ref):
+        self.a = archive
+        page = self.page(root_ref, ROOT)
+        p = Payload(page.payload, page.offset)
+        version = p.int("version")
+        if version != VERSION:
+            raise p.fail(f"search index version {version}, not {VERSION}")
+        self.document_count = p.int("documentCount")
+        if self.document_count > MAX_DOCUMENTS:
+            raise p.fail(f"documentCount {self.document_count}")
+        self.token_count = p.int("tokenCount")
+        self.term_keys = self.keys(p, "term shard")
+        self.starts = []
+        for _ in range(p.count("document pages")):
+            start = p.int("document page start")
+            if start >= self.document_count or (start != 0 if not self.starts else start <= self.starts[-1]):
+                raise p.fail(f"document page start {start} out of order")
+            self.starts.append(start)
+        if self.document_count and not self.starts:
+            raise p.fail(f"{self.document_count} documents and no document page")
+        self.title_keys = self.keys(p, "title shard")
+        p.end("root")
+        s, d = len(self.term_keys), len(self.starts)
+        if len(page.search_children) != s + d + len(self.title_keys):
+            raise p.fail(f"{len(page.search_children)} children for {s + d + len(self.title_keys)} pages")
+        self.shard_refs = page.search_children[:s]
+        self.document_refs = page.search_children[s:s + d]
+        self.title_refs = page.search_children[s + d:]
+        self.root_offset = page.offset
+
+    @staticmethod
+    def open(archive) -> "SearchIndex | None":
+        """The archive's index, or None when its metadata names none (§17)."""
+        from webarc_reader import WebarcError, parse_ref
+        meta = archive.metadata()
+        if "search" not in meta.fields:
+            return None
+        value = meta.fields["search"][1]
+        if len(value) != PAGE_REF_SIZE:
+            offset = archive.metadata_ref.offset
+            raise WebarcError("corrupt-index", offset, f"page at {offset}: Archive.search of {len(value)} bytes")
+        return SearchIndex(archive, parse_ref(value))
+
+    def page(self, ref, kind: int):
+        """A verified search page of `kind` (§5.1; height 0; the core's head checks in the reader)."""
+        page = self.a.read_page(ref)
+        if page.type != SEARCH or ref.height != 0 or page.kind != kind:
+            raise SearchError(ref.offset, f"a page of type {page.type} kind {page.kind} height {ref.height} "
+                                          f"where a search page of kind {kind} belongs")
+        if kind in (POSTINGS, POSITIONS, DOCUMENTS, TITLES) and page.search_children:
+            raise SearchError(ref.offset, f"a search page of kind {kind} with children")
+        return page
+
+    @staticmethod
+    def keys(p: Payload, what: str) -> list[bytes]:
+        keys = []
+        for _ in range(p.count(f"{what} keys")):
+            key = p.string(f"{what} key")
+            if keys and not keys[-1] < key:
+                raise p.fail(f"{what} keys out of order")
+            keys.append(key)
+        return keys
+
+    # shards -------------------------------------------------------------------------
+    def shard(self, number: int) -> Shard:
+        ref = self.shard_refs[number]
+        page = self.page(ref, TERMS)
+        p = Payload(page.payload, page.offset)
+        posting_count, position_count = p.int("P"), p.int("Q")
+        if posting_count + position_count != len(page.search_children):
+            raise p.fail(f"{posting_count} + {position_count} stream pages for {len(page.search_children)} children")
+        posting_pages = page.search_children[:posting_count]
+        position_pages = page.search_children[posting_count:]
+        posting_bytes = sum(r.raw_length - HEAD for r in posting_pages)
+        position_bytes = sum(r.raw_length - HEAD for r in position_pages)
+        count = p.count("T", 6)
+        if count < 1:
+            raise p.fail("a term shard with no terms")
+        entries, previous, posting_end, position_end = [], b"", 0, 0
+        for i in range(count):
+            shared = p.int("shared")
+            if shared > len(previous) or (i == 0 and shared != 0):
+                raise p.fail(f"term {i}: shared {shared} past the previous term")
+            term = previous[:shared] + p.string("suffix")
+            if not 1 <= len(term) <= MAX_TERM:
+                raise p.fail(f"a term of {len(term)} bytes")
+            if i == 0 and term != self.term_keys[number]:
+                raise p.fail("the shard's first term is not the root's key for it")
+            if i > 0 and not previous < term:
+                raise p.fail(f"terms out of order at {term!r}")
+            df = p.int("documentFrequency")
+            if not 1 <= df <= self.document_count:
+                raise p.fail(f"documentFrequency {df} of {self.document_count} documents")
+            postings_length, positions_length = p.int("postingsLength"), p.int("positionsLength")
+            if postings_length < 3 * df:
+                raise p.fail(f"postingsLength {postings_length} under 3 x {df}")
+            entries.append((term, df, (posting_end, posting_end + postings_length),
+                            (position_end, position_end + positions_length)))
+            posting_end += postings_length
+            position_end += positions_length
+            previous = term
+        p.end("terms")
+        if posting_end != posting_bytes or position_end != position_bytes:
+            raise p.fail(f"the terms' streams ({posting_end}, {position_end} bytes) are not the pages' "
+                         f"({posting_bytes}, {position_bytes})")
+        return Shard(entries, posting_pages, position_pages)
+
+    def stream(self, refs: list, span: tuple[int, int], kind: int) -> tuple[bytes, list[tuple[int, int]]]:
+        """The bytes `span` of the stream `refs`' payloads make, and (stream start, page offset) of each page read."""
+        out, starts, at = bytearray(), [], 0
+        for ref in refs:
+            length = ref.raw_length - HEAD
+            if at + length > span[0] and at < span[1]:
+                page = self.page(ref, kind)
+                starts.append((at, page.offset))
+                out += page.payload[max(0, span[0] - at):span[1] - at]
+            at += length
+        return bytes(out), starts
+
+    def postings(self, shard: Shard, entry) -> list[tuple[int, int, bool, int]]:
+        """(document, frequency, inTitle, lengthCode) of each posting; a rule broken: the page holding it."""
+        data, starts = self.stream(shard.posting_pages, entry[2], POSTINGS)
+        def fail(at: int, message: str) -> SearchError:
+            offset = next(o for s, o in reversed(starts) if s <= entry[2][0] + at)
+            return SearchError(offset, f"postings of {entry[0]!r}: {message}")
+        p = Payload(data, 0)
+        out, document = [], -1
+        for i in range(entry[1]):
+            at = p.at
+            try:
+                delta, packed = p.int("delta"), p.int("packed")
+                code = p.bytes(1, "lengthCode")[0]
+            except SearchError:
+                raise fail(at, "cut short") from None
+            if i > 0 and delta < 1:
+                raise fail(at, "a document delta of 0")
+            document = delta if i == 0 else document + delta
+            if document >= self.document_count or packed >> 1 < 1:
+                raise fail(at, f"document {document} of {self.document_count}, or frequency {packed >> 1}")
+            out.append((document, packed >> 1, bool(packed & 1), code))
+        if p.remaining:
+            raise fail(p.at, f"{p.remaining} bytes after the postings")
+        return out
+
+    def positions(self, shard: Shard, entry, postings) -> list[list[int]]:
+        data, starts = self.stream(shard.position_pages, entry[3], POSITIONS)
+        def fail(at: int, message: str) -> SearchError:
+            offset = next(o for s, o in reversed(starts) if s <= entry[3][0] + at) if starts else self.root_offset
+            return SearchError(offset, f"positions of {entry[0]!r}: {message}")
+        p = Payload(data, 0)
+        out = []
+        for _, frequency, _, _ in postings:
+            at, position, found = p.at, 0, []
+            for i in range(frequency):
+                try:
+                    delta = p.int("position")
+                except SearchError:
+                    raise fail(at, "cut short") from None
+                position = delta if i == 0 else position + delta
+                found.append(position)
+            out.append(found)
+        if p.remaining:
+            raise fail(p.at, f"{p.remaining} bytes after the positions")
+        return out
+
+    def lookup(self, term: bytes):
+        number = shard_for(term, self.term_keys)
+        if number is None:
+            return None
+        shard = self.shard(number)
+        return next(((shard, e) for e in shard.entries if e[0] == term), None)
+
+    # documents and titles -----------------------------------------------------------
+    def document_page(self, number: int) -> list[tuple[str, str, int]]:
+        ref = self.document_refs[number]
+        page = self.page(ref, DOCUMENTS)
+        p = Payload(page.payload, page.offset)
+        count = p.count("N", 3)
+        end = self.starts[number + 1] if number + 1 < len(self.starts) else self.document_count
+        if count < 1 or count != end - self.starts[number]:
+            raise p.fail(f"{count} documents where the root gives {end - self.starts[number]}")
+        out = []
+        for _ in range(count):
+            url, title = p.string("url"), p.string("title")
+            if len(url) > MAX_DOCUMENT_STRING or len(title) > MAX_DOCUMENT_STRING:
+                raise p.fail("a URL or title over 8 192 bytes")
+            try:
+                out.append((url.decode("utf-8"), title.decode("utf-8"), p.int("length")))
+            except UnicodeDecodeError:
+                raise p.fail("a URL or title that is not UTF-8") from None
+        p.end("documents")
+        return out
+
+    def document(self, n: int) -> tuple[str, str, int]:
+        number = shard_for_int(n, self.starts)
+        return self.document_page(number)[n - self.starts[number]]
+
+    def titles(self, number: int) -> list[tuple[bytes, int]]:
+        ref = self.title_refs[number]
+        page = self.page(ref, TITLES)
+        p = Payload(page.payload, page.offset)
+        count = p.count("N", 3)
+        if count < 1:
+            raise p.fail("a title shard with no titles")
+        out, previous = [], None
+        for i in range(count):
+            shared = p.int("shared")
+            if shared > (len(previous[0]) if previous else 0):
+                raise p.fail(f"title {i}: shared {shared} past the previous key")
+            key = (previous[0][:shared] if previous else b"") + p.string("suffix")
+            document = p.int("document")
+            if document >= self.document_count or len(key) > MAX_TITLE_KEY:
+                raise p.fail(f"title document {document} of {self.document_count}, or a key of {len(key)} bytes")
+            if i == 0 and key != self.title_keys[number]:
+                raise p.fail("the shard's first key is not the root's key for it")
+            if previous is not None and not previous < (key, document):
+                raise p.fail(f"title keys out of order at {key!r}")
+            previous = (key, document)
+            out.append(previous)
+        p.end("titles")
+        return out
+
+    def read_all(self) -> None:
+        """Reads and checks every page of the index: each shard with each term's postings and
+        positions, each document page, each title shard."""
+        for number in range(len(self.shard_refs)):
+            shard = self.shard(number)
+            for entry in shard.entries:
+                self.positions(shard, entry, self.postings(shard, entry))
+        for number in range(len(self.document_refs)):
+            self.document_page(number)
+        for number in range(len(self.title_refs)):
+            self.titles(number)
+
+    # queries (§17.4) ----------------------------------------------------------------
+    def weight(self, posting, df: int) -> float:
+        n = self.document_count
+        idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+        f = posting[1] + (TITLE_BOOST if posting[2] else 0)
+        dl = decode_length(posting[3])
+        avgdl = max(1, self.token_count / n) if n else 1
+        return idf * f * (K1 + 1) / (f + K1 * (1 - B + B * dl / avgdl))
+
+    def expand(self, prefix: bytes) -> list:
+        """The first 64 terms, in term order, that start with `prefix`, from at most four shards."""
+        found, number, read = [], shard_for(prefix, self.term_keys) or 0, 0
+        while number < len(self.term_keys) and read < 4 and len(found) < PREFIX_TERMS:
+            if read and not self.term_keys[number].startswith(prefix):
+                break
+            shard = self.shard(number)
+            read += 1
+            matching = [e for e in shard.entries if e[0].startswith(prefix)]
+            found += [(shard, e) for e in matching][:PREFIX_TERMS - len(found)]
+            if shard.entries and not shard.entries[-1][0].startswith(prefix) and shard.entries[-1][0] > prefix:
+                break
+            number += 1
+        return found
+
+    def clause_scores(self, clause) -> dict[int, float]:
+        kind, value = clause
+        if kind == "word":
+            hit = self.lookup(value.encode())
+            if hit is None:
+                return {}
+            return {p[0]: self.weight(p, hit[1][1]) for p in self.postings(*hit)}
+        if kind == "prefix":
+            scores: dict[int, float] = {}
+            for shard, entry in self.expand(value.encode()):
+                for p in self.postings(shard, entry):
+                    scores[p[0]] = max(scores.get(p[0], 0.0), self.weight(p, entry[1]))
+            return scores
+        lists = []
+        for term in value:
+            hit = self.lookup(term.encode())
+            if hit is None:
+                return {}
+            postings = self.postings(*hit)
+            lists.append((postings, self.positions(*hit, postings), hit[1][1]))
+        scores = {}
+        for document in set.intersection(*(set(p[0] for p in l[0]) for l in lists)):
+            found = [dict(zip((p[0] for p in l[0]), l[1]))[document] for l in lists]
+            if any(all(start + i in found[i] for i in range(1, len(found))) for start in found[0]):
+                scores[document] = sum(self.weight(next(p for p in l[0] if p[0] == document), l[2]) for l in lists)
+        return scores
+
+    def query(self, clauses: list) -> list[tuple[int, float]]:
+        """Documents matching every clause, (document, score) by score descending then document."""
+        total: dict[int, float] | None = None
+        for clause in clauses:
+            scores = self.clause_scores(clause)
+            total = scores if total is None else {d: s + scores[d] for d, s in total.items() if d in scores}
+        return sorted((total or {}).items(), key=lambda e: (-e[1], e[0]))
+
+    def suggest(self, typed: str) -> list[tuple[bytes, int]]:
+        """§17.4: title entries whose key starts with the typed text's title key, in key order."""
+        wanted = title_key(typed)
+        out = []
+        for number in range(shard_for(wanted, self.title_keys) or 0, len(self.title_keys)):
+            entries = [e for e in self.titles(number) if e[0].startswith(wanted)]
+            out += entries
+            if self.title_keys[number] > wanted and not entries:
+                break
+        return out
+
+
+def shard_for(key: bytes, keys: list[bytes]) -> int | None:
+    """The last shard whose first key is ≤ `key`."""
+    found = None
+    for i, k in enumerate(keys):
+        if k <= key:
+            found = i
+    return found
+
+
+def shard_for_int(n: int, starts: list[int]) -> int:
+    return max(i for i, s in enumerate(starts) if s <= n)

@@ -97,9 +97,19 @@ struct SpecVectorTests {
         #expect(report.problems.isEmpty, "\(report.problems)")
     }
 
+    /// Vectors whose recipe asks for a full-text index (`writer.search`, spec §17): this module
+    /// writes none, so `WebArcSearchTests`' `SearchVectorTests` rebuilds them with the index.
+    static var indexed: Set<String> {
+        Set(
+            validNames.filter { name in
+                let recipe = try? json(vectors.path + "/valid/\(name).input.json") as? [String: Any]
+                return (recipe?["writer"] as? [String: Any])?["search"] != nil
+            })
+    }
+
     @Test(
         "valid vectors are rebuilt byte for byte from their recipe (the archive; an appendix is signing's)",
-        arguments: validNames.filter { !crafted.contains($0) })
+        arguments: validNames.filter { !crafted.contains($0) && !indexed.contains($0) })
     func validRebuilds(name: String) throws {
         let folder = try TemporaryFolder()
         let recipe = try Self.json(Self.vectors.path + "/valid/\(name).input.json") as! [String: Any]

@@ -108,8 +108,16 @@ enum VectorDump {
             entry["zstdLevel"] = writer.zstdLevel
             if let code = writer.anchors.code { entry["anchors"] = code }
             if let code = writer.placement.code { entry["dictionaryPlacement"] = code }
+            entry["search"] = writer.search
             if !writer.order.isTreeOrder { entry["order"] = writer.order.runs.map { [$0.start, $0.length] } }
             archive["writer"] = entry
+        }
+        if let root = metadata.searchIndex {
+            // The full-text index's root (spec §17), as the trailer's references are shown.
+            archive["search"] = [
+                "offset": root.offset, "storedLength": root.storedLength, "rawLength": root.rawLength,
+                "codec": root.codecValue, "height": root.height, "digest": root.digest.hex,
+            ]
         }
         if let target = metadata.target {
             var entry: [String: Any] = [

@@ -63,8 +63,20 @@ extension Verification {
     /// (digest, codec, head and child references) and counts as an extent; what the payloads say
     /// is the search module's to check. Walked with a stack, each page once.
     private func walkSearchIndex() {
-        guard let metadata = try? reader.metadata, let root = metadata.searchIndex else { return }
-        if reader.trailer.optionalFeatures & Trailer.OptionalFeatures.searchIndex == 0 {
+        guard let metadata = try? reader.metadata else { return }
+        // Bit 0 is set exactly when the metadata names an index (spec §17).
+        let flagged = reader.trailer.optionalFeatures & Trailer.OptionalFeatures.searchIndex != 0
+        guard let root = metadata.searchIndex else {
+            if flagged {
+                add(
+                    "pages",
+                    WebArcError.corruptIndex(
+                        page: reader.trailer.metadata.offset, position: nil,
+                        reason: "optional feature bit 0 without a search index"))
+            }
+            return
+        }
+        if !flagged {
             add(
                 "pages",
                 WebArcError.corruptIndex(

@@ -414,8 +414,15 @@ enum DocumentPage {
         var entries: [DocumentEntry] = []
         entries.reserveCapacity(count)
         for _ in 0..<count {
+            let at = reader.index
             let url = try reader.text()
             let title = try reader.text()
+            // Writers cut both to the bound (spec §10, §17.2).
+            guard url.utf8.count <= IndexFormat.maxDocumentStringBytes,
+                title.utf8.count <= IndexFormat.maxDocumentStringBytes
+            else {
+                throw reader.corrupt("a document URL or title over \(IndexFormat.maxDocumentStringBytes) bytes", at: at)
+            }
             let length = try reader.integer()
             guard length < 1 << 40 else { throw reader.corrupt("a document length of \(length)") }
             entries.append(DocumentEntry(url: url, title: title, length: Int(length)))

@@ -1,0 +1,166 @@
+import Foundation
+import Testing
+import WebArc
+import WebArcTestSupport
+
+@testable import WebArcSearch
+
+/// The spec's vectors with a full-text index (`Spec/vectors/README.md`, spec §17), written by the
+/// independent Python implementation: this writer makes the same bytes of the same records, this
+/// reader finds in them what `NAME.index.json` lists and answers its queries with its ranks and
+/// scores, and each broken index is refused as `invalid/expected.json` says.
+@Suite("Spec search vectors")
+struct SearchVectorTests {
+    static let vectors = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Spec/vectors")
+
+    /// The valid vectors that come with an `.index.json`.
+    static var indexNames: [String] {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: vectors.path + "/valid")) ?? []
+        return files.filter { $0.hasSuffix(".index.json") }.map { String($0.dropLast(11)) }.sorted()
+    }
+
+    /// The invalid vectors whose index pages verify but whose payloads break §17.2 (`at`: `search`).
+    static var invalidNames: [String] {
+        guard let expected = try? json(vectors.path + "/invalid/expected.json") as? [String: [String: Any]] else {
+            return []
+        }
+        return expected.filter { $0.value["at"] as? String == "search" }.map(\.key).sorted()
+    }
+
+    static func json(_ path: String) throws -> Any {
+        try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    static func canonical(_ value: Any) throws -> String {
+        String(decoding: try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys]), as: UTF8.self)
+    }
+
+    static func open(_ name: String) throws -> (ArchiveReader, [String: Any]) {
+        let reader = try ArchiveReader(path: vectors.path + "/valid/\(name).webarc")
+        return (reader, try json(vectors.path + "/valid/\(name).index.json") as! [String: Any])
+    }
+
+    @Test("the search vectors are present")
+    func present() {
+        #expect(!Self.indexNames.isEmpty)
+        #expect(Self.invalidNames.count >= 5)
+    }
+
+    @Test(
+        "an index vector is what this writer makes of its records: an indexed copy gives its bytes back",
+        arguments: indexNames)
+    func rebuilds(name: String) throws {
+        let folder = try TemporaryFolder()
+        let reader = try ArchiveReader(path: Self.vectors.path + "/valid/\(name).webarc")
+        _ = try IndexedCopy.write(from: reader, to: folder.file("copy.webarc"))
+        let copy = try Data(contentsOf: URL(fileURLWithPath: folder.file("copy.webarc")))
+        let original = try Data(contentsOf: URL(fileURLWithPath: Self.vectors.path + "/valid/\(name).webarc"))
+        #expect(
+            copy == original.prefix(Int(reader.archiveLength)), "copy \(copy.count) bytes, vector \(original.count)")
+    }
+
+    @Test(
+        "the index holds the documents, terms, postings, positions and titles index.json lists", arguments: indexNames)
+    func contents(name: String) throws {
+        let (reader, expected) = try Self.open(name)
+        let index = try #require(try IndexView(reader))
+        #expect(index.documentCount == (expected["documentCount"] as! NSNumber).intValue)
+        #expect(index.root.tokenCount == (expected["tokenCount"] as! NSNumber).uint64Value)
+        let documents = try (0..<index.documentCount).map { number -> [String: Any] in
+            let document = try index.document(number)
+            return ["url": document.url, "title": document.title, "length": document.length]
+        }
+        #expect(try Self.canonical(documents) == Self.canonical(expected["documents"]!))
+        var terms: [[String: Any]] = []
+        for number in index.root.termKeys.indices {
+            let shard = try index.shard(number)
+            for entry in shard.entries {
+                let postings = try index.postings(shard, entry)
+                let positions = try index.positions(shard, entry, postings)
+                terms.append([
+                    "term": String(decoding: entry.term, as: UTF8.self), "documentFrequency": entry.documentFrequency,
+                    "postings": zip(postings, positions).map { posting, positions in
+                        [
+                            "document": posting.document, "frequency": posting.frequency, "inTitle": posting.inTitle,
+                            "lengthCode": Int(posting.lengthCode), "positions": positions,
+                        ] as [String: Any]
+                    },
+                ])
+            }
+        }
+        #expect(try Self.canonical(terms) == Self.canonical(expected["terms"]!))
+        let titles = try index.root.titleKeys.indices.flatMap { number in
+            try index.titles(number).map { ["key": String(decoding: $0.key, as: UTF8.self), "document": $0.document] }
+        }
+        #expect(try Self.canonical(titles) == Self.canonical(expected["titles"]!))
+    }
+
+    @Test("queries parse to the clauses index.json gives and rank and score as it says", arguments: indexNames)
+    func queries(name: String) throws {
+        let (reader, expected) = try Self.open(name)
+        for case let query as [String: Any] in expected["queries"] as! [Any] {
+            let text = query["text"] as! String
+            let parsed = try SearchQuery.parse(text)
+            let clauses = parsed.clauses.map { clause -> [Any] in
+                switch clause {
+                case .word(let term): ["word", term]
+                case .phrase(let terms): ["phrase", terms]
+                case .prefix(let prefix): ["prefix", prefix]
+                }
+            }
+            #expect(try Self.canonical(clauses) == Self.canonical(query["clauses"]!), "\(text)")
+            let results = query["results"] as! [[String: Any]]
+            var evaluation = QueryEvaluation(index: try #require(try IndexView(reader)))
+            let matches = try evaluation.run(parsed)
+            #expect(matches.map(\.document) == results.map { ($0["document"] as! NSNumber).intValue }, "\(text)")
+            let hits = try reader.search(text, limit: 100)
+            #expect(hits.map(\.url) == results.map { $0["url"] as! String }, "\(text)")
+            for (hit, result) in zip(hits, results) {
+                let score = (result["score"] as! NSNumber).doubleValue
+                #expect(abs(hit.score - score) < 1e-8, "\(text): \(hit.url) scores \(hit.score), not \(score)")
+            }
+        }
+    }
+
+    @Test("suggestions are the title entries index.json gives, in key order", arguments: indexNames)
+    func suggestions(name: String) throws {
+        let (reader, expected) = try Self.open(name)
+        for case let entry as [String: Any] in expected["suggestions"] as! [Any] {
+            let text = entry["text"] as! String
+            #expect(DocumentAnalysis.titleKey(text) == Array((entry["key"] as! String).utf8), "\(text)")
+            let results = entry["results"] as! [[String: Any]]
+            let found = try reader.suggest(text, limit: 100)
+            #expect(found.map(\.url) == results.map { $0["url"] as! String }, "\(text)")
+            #expect(found.map(\.title) == results.map { $0["title"] as! String }, "\(text)")
+        }
+    }
+
+    @Test(
+        "an index whose pages verify but break a rule of §17.2 is refused where expected.json says",
+        arguments: invalidNames)
+    func invalid(file: String) throws {
+        let entries = try Self.json(Self.vectors.path + "/invalid/expected.json") as! [String: [String: Any]]
+        let expected = try #require(entries[file])
+        let reader = try ArchiveReader(path: Self.vectors.path + "/invalid/\(file)")
+        let report = ArchiveVerifier.verify(reader)
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        let error = #expect(throws: WebArcError.self) { try Self.readAll(reader) }
+        #expect(error?.code == expected["error"] as? String, "\(String(describing: error))")
+        #expect(error?.offset == (expected["offset"] as? NSNumber)?.uint64Value, "\(String(describing: error))")
+    }
+
+    /// Reads every page of the index: each shard with every term's postings and positions, every
+    /// document, every title shard.
+    static func readAll(_ reader: ArchiveReader) throws {
+        guard let index = try IndexView(reader) else { return }
+        for number in index.root.termKeys.indices {
+            let shard = try index.shard(number)
+            for entry in shard.entries {
+                _ = try index.positions(shard, entry, try index.postings(shard, entry))
+            }
+        }
+        for number in 0..<index.documentCount { _ = try index.document(number) }
+        for number in index.root.titleKeys.indices { _ = try index.titles(number) }
+    }
+}

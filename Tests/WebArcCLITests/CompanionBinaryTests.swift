@@ -9,15 +9,7 @@ struct CompanionBinaryTests {
 
     /// The shared libraries `binary` loads, one `ldd` line each.
     static func libraries(_ binary: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ldd!)
-        process.arguments = [binary]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return text
+        try runProgram(ldd!, [binary]).text
     }
 
     @Test("webarc does not load libcurl; webarc-capture does", .enabled(if: ldd != nil, "ldd not installed"))

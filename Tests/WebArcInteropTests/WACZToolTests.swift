@@ -39,20 +39,14 @@ enum WACZTools {
         return (folder + "/bin", nil)
     }()
 
-    /// Runs `executable` in `folder`; stdout and stderr come back together (one pipe, so that a
-    /// chatty stderr cannot fill while stdout is read).
+    /// Runs `executable` in `folder`; stdout and stderr come back together, as written.
     static func run(_ executable: String, _ arguments: [String], in folder: String) -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: folder)
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        do { try process.run() } catch { return (-1, "\(error)") }
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self))
+        do {
+            let run = try runProgram(executable, arguments, in: folder, mergingErrors: true)
+            return (run.status, run.text)
+        } catch {
+            return (-1, "\(error)")
+        }
     }
 }
 

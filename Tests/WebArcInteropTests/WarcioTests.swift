@@ -32,18 +32,12 @@ enum Warcio {
 
     /// Runs a program and returns its exit status, stdout and stderr.
     static func run(_ executable: String, _ arguments: [String]) -> (status: Int32, output: String, error: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        do { try process.run() } catch { return (-1, "", "\(error)") }
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+        do {
+            let run = try runProgram(executable, arguments)
+            return (run.status, run.text, run.stderr)
+        } catch {
+            return (-1, "", "\(error)")
+        }
     }
 }
 

@@ -1,7 +1,6 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
-import Synchronization
 import Testing
 import WebArc
 import WebArcRemote
@@ -417,43 +416,13 @@ func span(_ range: String?, size: UInt64) -> Range<UInt64>? {
     return first..<min(last + 1, size)
 }
 
-/// The `webarc` binary: `WEBARC_BIN`, or the one built beside the tests.
-func webarcBinary() -> String {
-    var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    var binary = ProcessInfo.processInfo.environment["WEBARC_BIN"] ?? ""
-    for _ in 0..<4 where binary.isEmpty {
-        let candidate = folder.appendingPathComponent("webarc").path
-        if FileManager.default.isExecutableFile(atPath: candidate) { binary = candidate }
-        folder = folder.deletingLastPathComponent()
-    }
-    return binary
-}
+/// The `webarc` binary: ``builtWebarc``, or an empty path when there is none.
+func webarcBinary() -> String { builtWebarc ?? "" }
 
 /// Runs the `webarc` binary built beside the tests.
 func runWebarc(
     _ arguments: [String], environment: [String: String]
 ) throws -> (status: Int32, stdout: [UInt8], text: String, stderr: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: webarcBinary())
-    process.arguments = arguments
-    process.environment = environment
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let errors = Mutex<Data>(Data())
-    let done = DispatchSemaphore(value: 0)
-    Thread.detachNewThread {
-        let data = err.fileHandleForReading.readDataToEndOfFile()
-        errors.withLock { $0 = data }
-        done.signal()
-    }
-    let output = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    done.wait()
-    return (
-        process.terminationStatus, Array(output), String(decoding: output, as: UTF8.self),
-        String(decoding: errors.withLock { $0 }, as: UTF8.self)
-    )
+    let run = try runProgram(webarcBinary(), arguments, environment: environment)
+    return (run.status, Array(run.stdout), run.text, run.stderr)
 }

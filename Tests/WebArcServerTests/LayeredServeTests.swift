@@ -59,16 +59,7 @@ import WebArcTestSupport
 
 /// Runs the `webarc` binary to completion (a serve that fails before listening, keygen, sign).
 enum CLIRunnerLite {
-    static func run(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ServeCommandTests.binary!)
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
+    static func run(_ arguments: [String]) throws -> ProgramResult {
+        try runProgram(ServeCommandTests.binary!, arguments)
     }
 }

@@ -6,11 +6,7 @@ import WebArcTestSupport
 /// The real `webarc serve` binary: URL on the first stdout line, access log on stderr, clean stop
 /// on SIGTERM and SIGINT, exit codes. Skipped when the binary has not been built next to the tests.
 @Suite struct ServeCommandTests {
-    static let binary: String? = {
-        let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let candidates = [folder, folder.deletingLastPathComponent()].map { $0.appendingPathComponent("webarc").path }
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
+    static let binary = builtWebarc
 
     /// A running `webarc serve`, its URL read from the first stdout line.
     typealias Serving = ServeProcess
@@ -62,16 +58,8 @@ import WebArcTestSupport
     }
 
     /// Runs `webarc` with `arguments` to its end.
-    private func runToExit(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary!)
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
+    private func runToExit(_ arguments: [String]) throws -> ProgramResult {
+        try runProgram(Self.binary!, arguments)
     }
 }
 

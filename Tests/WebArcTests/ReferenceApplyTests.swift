@@ -77,15 +77,11 @@ struct ReferenceApplyTests {
 
     /// Runs a program and returns its exit status and stderr (stdout is discarded).
     static func run(_ executable: String, _ arguments: [String]) -> (status: Int32, error: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let error = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = error
-        do { try process.run() } catch { return (-1, "\(error)") }
-        let err = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: err, as: UTF8.self))
+        do {
+            let run = try runProgram(executable, arguments)
+            return (run.status, run.stderr)
+        } catch {
+            return (-1, "\(error)")
+        }
     }
 }

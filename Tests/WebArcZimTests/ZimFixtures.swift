@@ -28,16 +28,8 @@ enum ZimTools {
     /// Runs a tool; returns its status and output.
     @discardableResult
     static func run(_ tool: String, _ arguments: [String]) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path(tool) ?? "/usr/bin/\(tool)")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, bytes: Array(output))
+        let run = try runProgram(path(tool) ?? "/usr/bin/\(tool)", arguments, mergingErrors: true)
+        return Result(status: run.status, bytes: Array(run.stdout))
     }
 }
 

@@ -30,6 +30,7 @@ extension ArchiveReader {
             }
             return reference.offset..<end
         }
-        if extents.count > 1 { source.willRead(extents) }
+        // Apart in the index, so several requests in flight at once: one round trip for them all.
+        if extents.count > 1 { source.willRead(extents.sorted { $0.lowerBound < $1.lowerBound }, ahead: 8) }
     }
 }

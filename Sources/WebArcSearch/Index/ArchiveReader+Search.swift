@@ -46,6 +46,7 @@ extension LayerStack {
             var evaluation = QueryEvaluation(index: index)
             let matches = try evaluation.run(parsed)
             terms.append(evaluation.matchedTerms)
+            index.willReadDocuments(matches.prefix(limit).map(\.document))
             var kept = 0
             for match in matches where kept < limit {
                 let document = try index.document(match.document)

@@ -80,18 +80,7 @@ struct IndexView {
     ) throws -> [UInt8] {
         var result: [UInt8] = []
         result.reserveCapacity(range.count)
-        var start = 0
-        var needed: [(PageReference, Range<Int>)] = []
-        for reference in pages {
-            let length = Int(reference.rawLength) - SearchPage.headSize
-            let page = start..<start + length
-            let overlap = page.clamped(to: range)
-            if !overlap.isEmpty || (range.isEmpty && false) {
-                needed.append((reference, (overlap.lowerBound - start)..<(overlap.upperBound - start)))
-            }
-            start += length
-            if start >= range.upperBound { break }
-        }
+        let needed = Self.pages(pages, holding: range)
         reader.willReadSearchPages(needed.map(\.0))
         for (reference, part) in needed {
             let page = try reader.searchPage(reference)
@@ -103,6 +92,53 @@ struct IndexView {
             result += page.payload[(page.payloadStart + part.lowerBound)..<(page.payloadStart + part.upperBound)]
         }
         return result
+    }
+
+    /// The pages of a stream that hold its bytes `range`, each with the part of its payload it holds.
+    private static func pages(
+        _ pages: ArraySlice<PageReference>, holding range: Range<Int>
+    ) -> [(PageReference, Range<Int>)] {
+        var start = 0
+        var needed: [(PageReference, Range<Int>)] = []
+        for reference in pages {
+            let length = Int(reference.rawLength) - SearchPage.headSize
+            let overlap = (start..<start + length).clamped(to: range)
+            if !overlap.isEmpty {
+                needed.append((reference, (overlap.lowerBound - start)..<(overlap.upperBound - start)))
+            }
+            start += length
+            if start >= range.upperBound { break }
+        }
+        return needed
+    }
+
+    /// Announces the term shards that hold `terms` (and the first a prefix's terms start in), so
+    /// that a remote source asks for them together rather than one after another.
+    func willReadShards(of terms: [[UInt8]]) {
+        let numbers = Set(terms.compactMap { IndexRoot.shard(for: $0, in: root.termKeys) })
+        reader.willReadSearchPages(numbers.sorted().map { root.termShards[root.termShards.startIndex + $0] })
+    }
+
+    /// Announces the posting pages of these terms together.
+    func willReadPostings(of found: [(shard: TermShard, entry: TermEntry)]) {
+        reader.willReadSearchPages(
+            found.flatMap { Self.pages($0.shard.postingPages, holding: $0.entry.postings).map(\.0) })
+    }
+
+    /// Announces the document pages that hold these documents together.
+    func willReadDocuments(_ numbers: [Int]) {
+        let starts = root.documentStarts
+        let pages = Set(
+            numbers.compactMap { number -> Int? in
+                var low = 0
+                var high = starts.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if starts[middle] <= number { low = middle + 1 } else { high = middle }
+                }
+                return low > 0 ? low - 1 : nil
+            })
+        reader.willReadSearchPages(pages.sorted().map { root.documentPages[root.documentPages.startIndex + $0] })
     }
 
     func postings(_ shard: TermShard, _ entry: TermEntry) throws -> [Posting] {

@@ -20,8 +20,17 @@ struct QueryEvaluation {
     /// Matching documents with their scores, best first (equal scores: lower document first).
     mutating func run(_ query: SearchQuery) throws -> [(document: Int, score: Double)] {
         var scores: [Int: Double]?
+        // Every shard the query needs, then every word's postings, asked for together (a remote
+        // archive answers them in one round trip each).
+        index.willReadShards(of: query.clauses.flatMap(Self.terms))
+        let clauses = try ordered(query.clauses)
+        var words: [(shard: TermShard, entry: TermEntry)] = []
+        for case .word(let term) in clauses {
+            if let found = try index.lookup(Array(term.utf8)) { words.append(found) }
+        }
+        index.willReadPostings(of: words)
         // Word clauses first, rarest first, so the candidate set shrinks early.
-        for clause in try ordered(query.clauses) {
+        for clause in clauses {
             let clauseScores = try evaluate(clause, among: scores.map { Set($0.keys) })
             guard !clauseScores.isEmpty else { return [] }
             if var current = scores {
@@ -35,6 +44,15 @@ struct QueryEvaluation {
         }
         return (scores ?? [:]).map { ($0.key, $0.value) }.sorted {
             $0.score != $1.score ? $0.score > $1.score : $0.document < $1.document
+        }
+    }
+
+    /// The terms whose shards a clause reads first.
+    private static func terms(_ clause: SearchQuery.Clause) -> [[UInt8]] {
+        switch clause {
+        case .word(let term): [Array(term.utf8)]
+        case .phrase(let terms): terms.map { Array($0.utf8) }
+        case .prefix(let prefix): [Array(prefix.utf8)] + stemsCut(from: prefix)
         }
     }
 

@@ -88,9 +88,12 @@ struct QuickStartTests {
         _ = try run(["pack", CLITests.sampleSite, "-o", "site.webarc", "-q"])
         _ = try run(["keygen", "-o", "publisher"])
         _ = try run(["sign", "site.webarc", "--key", "publisher.key"])
-        let served = try ServedArchive(["site.webarc", "--trust", "publisher.pub", "--verify"], in: scratch.path)
+        let served = try ServeProcess(
+            binary: CLIRunner.binary,
+            arguments: ["site.webarc", "--trust", "publisher.pub", "--verify", "--port", "0", "--quiet"],
+            directory: scratch.path)
         #expect(served.url.hasPrefix("http://127.0.0.1:"))
-        served.stop()
+        served.stop(with: SIGTERM)
 
         try FileManager.default.copyItem(atPath: CLITests.sampleSite, toPath: scratch.file("site-v2"))
         try scratch.write("site-v2/index.html", "<!doctype html><title>v2</title><p>The second release.")
@@ -107,34 +110,4 @@ struct QuickStartTests {
             try Data(contentsOf: URL(fileURLWithPath: scratch.file("kiosk/site.webarc")))
                 == Data(contentsOf: URL(fileURLWithPath: scratch.file("site-v2.webarc"))))
     }
-}
-
-/// A `webarc serve` process on 127.0.0.1 port 0, stopped by ``stop()``.
-final class ServedArchive: @unchecked Sendable {
-    let process = Process()
-    /// The URL the server printed as its first line.
-    let url: String
-
-    init(_ arguments: [String], in directory: String) throws {
-        process.executableURL = URL(fileURLWithPath: CLIRunner.binary)
-        process.arguments = ["serve"] + arguments + ["--port", "0", "--quiet"]
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while let byte = try out.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
-            line.append(byte)
-        }
-        url = String(decoding: line, as: UTF8.self)
-    }
-
-    /// Stops the server (SIGTERM) and waits for it.
-    func stop() {
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-    }
-
-    deinit { stop() }
 }

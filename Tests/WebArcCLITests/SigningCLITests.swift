@@ -222,20 +222,14 @@ struct SigningCLITests {
     func serveAccepts() throws {
         let setup = try Setup()
         #expect(try setup.sign().status == 0)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CLIRunner.binary)
-        process.arguments = [
-            "serve", "--trust", setup.scratch.file("pub.pub"), "--state", setup.scratch.file("state"), setup.archive,
-            "--port", "0", "--quiet",
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-        #expect(line.hasPrefix("http://127.0.0.1:"))
-        process.terminate()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let serving = try ServeProcess(
+            binary: CLIRunner.binary,
+            arguments: [
+                "--trust", setup.scratch.file("pub.pub"), "--state", setup.scratch.file("state"), setup.archive,
+                "--port", "0", "--quiet",
+            ])
+        #expect(serving.url.hasPrefix("http://127.0.0.1:"))
+        #expect(serving.stop(with: SIGTERM).status == 0)
     }
 
     @Test("key and option errors: missing key 66, malformed key 65, --state without --trust 64")

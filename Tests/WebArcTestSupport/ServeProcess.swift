@@ -23,11 +23,16 @@ public final class ServeProcess: @unchecked Sendable {
 
     /// Starts `binary serve arguments…` and waits for its first stdout line.
     ///
-    /// - Parameter environment: the server's environment; nil inherits the test's.
-    public init(binary: String, arguments: [String], environment: [String: String]? = nil) throws {
+    /// - Parameters:
+    ///   - environment: the server's environment; nil inherits the test's.
+    ///   - directory: its working directory, for relative paths in `arguments`; nil keeps the test's.
+    public init(
+        binary: String, arguments: [String], environment: [String: String]? = nil, directory: String? = nil
+    ) throws {
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["serve"] + arguments
         if let environment { process.environment = environment }
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         process.standardOutput = output
         process.standardError = errors
         try process.run()

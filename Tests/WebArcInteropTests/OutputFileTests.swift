@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebArc
+import WebArcTestSupport
 
 @testable import WebArcInterop
 
@@ -10,9 +11,8 @@ import WebArc
 struct OutputFileTests {
     @Test("the temporary file is pending until commit or discard, and commit leaves only the target")
     func pendingUntilDone() throws {
-        let folder = NSTemporaryDirectory() + "webarc-output-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let scratch = try TemporaryFolder()
+        let folder = scratch.path
 
         let kept = try InteropOutputFile(targetPath: folder + "/kept.warc", overwrite: false)
         try kept.append(Array("WARC/1.1\r\n".utf8))
@@ -33,9 +33,8 @@ struct OutputFileTests {
 
     @Test("the core's errors come out as InteropErrors naming the path")
     func errorsAreTranslated() throws {
-        let folder = NSTemporaryDirectory() + "webarc-output-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let scratch = try TemporaryFolder()
+        let folder = scratch.path
         _ = FileManager.default.createFile(atPath: folder + "/taken.warc", contents: Data("old".utf8))
 
         #expect(throws: InteropError.archive(.outputExists(path: folder + "/taken.warc"), path: folder + "/taken.warc"))

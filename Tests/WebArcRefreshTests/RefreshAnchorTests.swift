@@ -31,7 +31,7 @@ struct RefreshAnchorTests {
     /// site where page 2 changed and page 5 is gone, and applies the update; returns the apply's
     /// summary.
     func refreshAndApply(rule: AnchorPlan.KeyedRule?) async throws -> UpdateApplier.Summary {
-        let folder = try RefreshTests.Folder()
+        let folder = try TemporaryFolder()
         let server = try TestHTTPServer { request in
             switch request.target {
             case "/p002.html":

@@ -244,7 +244,7 @@ final class LiveSite: Sendable {
     /// The pages, in the archive's (and so the refresh's) order.
     static let paths = (0..<10).map { String(format: "/p%02d", $0) }
 
-    let folder: RefreshTests.Folder
+    let folder: TemporaryFolder
     let server: TestHTTPServer
     /// The captured archive.
     let archive: String
@@ -257,7 +257,7 @@ final class LiveSite: Sendable {
         status: (String) -> Int = { _ in 200 }, moving: [String: String] = [:],
         handler: @escaping @Sendable (TestHTTPServer.Request) -> TestHTTPServer.Response
     ) throws {
-        folder = try RefreshTests.Folder()
+        folder = try TemporaryFolder()
         server = try TestHTTPServer(handler: handler)
         let origin = "http://127.0.0.1:\(server.port)"
         let pages = Self.paths.map {

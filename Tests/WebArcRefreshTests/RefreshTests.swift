@@ -8,13 +8,6 @@ import WebArcTestSupport
 /// deleted pages, new redirects, a server that goes away; the update applies to the refreshed site.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct RefreshTests {
-    final class Folder: @unchecked Sendable {
-        let path = NSTemporaryDirectory() + "webarc-refresh-" + UUID().uuidString
-        init() throws { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
-        deinit { try? FileManager.default.removeItem(atPath: path) }
-        func file(_ name: String) -> String { path + "/" + name }
-    }
-
     /// A captured site: pages with the origin's ETag or Last-Modified, as a capture stores them.
     static let pages: [(path: String, body: String, validator: HTTPHeader)] = [
         ("/same-etag", "same page", HTTPHeader("ETag", "\"v1-same\"")),
@@ -27,14 +20,15 @@ struct RefreshTests {
         ("/moved", "moved away", HTTPHeader("ETag", "\"v1-moved\"")),
     ]
 
-    static func capture(in folder: Folder, origin: String, captured: Date) throws -> String {
+    static func capture(in folder: TemporaryFolder, origin: String, captured: Date) throws -> String {
         try capture(pages.map { (origin + $0.path, 200, $0.body, $0.validator) }, in: folder, captured: captured)
     }
 
     /// An archive of `pages` (URL, status, body, validator), as a capture stores them; the first is
     /// the start URL.
     static func capture(
-        _ pages: [(url: String, status: Int, body: String, validator: HTTPHeader)], in folder: Folder, captured: Date
+        _ pages: [(url: String, status: Int, body: String, validator: HTTPHeader)], in folder: TemporaryFolder,
+        captured: Date
     ) throws -> String {
         let writer = try ArchiveWriter(path: folder.file("site.webarc"), options: .init(dictionaryInterval: 32))
         for page in pages {
@@ -72,7 +66,7 @@ struct RefreshTests {
 
     @Test("304s keep records, changes and deletions and redirects go into the update, which applies and serves")
     func refresh() async throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder()
         let server = try TestHTTPServer(handler: Self.live)
         defer { server.stop() }
         let origin = "http://127.0.0.1:\(server.port)"
@@ -135,7 +129,7 @@ struct RefreshTests {
 
     @Test("younger responses are not asked; --redate moves confirmed capture dates forward")
     func olderThanAndRedate() async throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder()
         let server = try TestHTTPServer(handler: Self.live)
         defer { server.stop() }
         let origin = "http://127.0.0.1:\(server.port)"
@@ -161,7 +155,7 @@ struct RefreshTests {
 
     @Test("a server that is down: every URL kept after an error, two asked and three not, and nothing written")
     func serverDown() async throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder()
         let port = try TestHTTPServer.refusedPort()
         let site = try Self.capture(
             in: folder, origin: "http://127.0.0.1:\(port)", captured: Date(timeIntervalSince1970: 1_700_000_000))
@@ -180,7 +174,7 @@ struct RefreshTests {
 
     @Test("--origin maps a packed archive's base URL to where the site lives; a packed ETag (webarc's MD5) is not sent")
     func originMapping() async throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder()
         let server = try TestHTTPServer { request in
             request.target == "/docs/a.html" ? .init(status: 404, text: "") : .init(text: "page b")
         }

@@ -143,9 +143,8 @@ struct ReplayArchivesTests {
         "a plain GET gets the full 200 even when a newer 206 or 304 capture of the URL sits before it; a lone 206 still answers"
     )
     func fullBeforePartial() throws {
-        let folder = NSTemporaryDirectory() + "webarc-partial-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let scratch = try TemporaryFolder()
+        let folder = scratch.path
         let writer = try ArchiveWriter(path: folder + "/a.webarc")
         let full = try writer.addBody(Array("the whole image".utf8))
         let part = try writer.addBody(Array("the w".utf8))

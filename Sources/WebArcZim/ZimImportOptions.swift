@@ -12,9 +12,9 @@ public struct ZimImportOptions: Sendable {
     /// The most bytes one entry may hold: an entry is read whole into memory (libzim decompresses
     /// its cluster up to it), so a larger one fails the import before it is read (1 GiB by default).
     public var maxEntrySize: UInt64 = 1 << 30
-    /// LZ4 level of the bodies (``ArchiveWriter/Options/compressionLevel``).
+    /// LZ4 level of the bodies (`ArchiveWriter.Options.compressionLevel`).
     public var compressionLevel = SitePacker.defaultLevel
-    /// Zstandard level against anchors, or nil for LZ4 only (``ArchiveWriter/Options/zstdLevel``).
+    /// Zstandard level against anchors, or nil for LZ4 only (`ArchiveWriter.Options.zstdLevel`).
     public var zstdLevel: Int?
     /// Bodies per dictionary anchor (spec Appendix C step 13), as `pack`'s.
     public var dictionaryInterval = SitePacker.defaultDictionaryInterval

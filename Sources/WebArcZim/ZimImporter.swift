@@ -13,7 +13,7 @@ import WebArcReplay
 /// `Content-Type`; every redirect entry a redirect record; the main page also answers at the base
 /// URL and is the start URL; the ZIM's metadata become archive metadata entries `zim:NAME`
 /// (an illustration as a `data:` URL). A ZIM made by warc2zim 1.x goes back to the crawled URLs,
-/// statuses and headers it keeps (``Warc2zimMapping``).
+/// statuses and headers it keeps (`Warc2zimMapping`).
 ///
 /// Items are read in cluster order, so libzim decompresses each cluster once; one item at a time
 /// is in memory (at most ``ZimImportOptions/maxEntrySize``, with libzim's cache of decompressed

@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-modules=(WebArc WebArcURLProtocol WebArcServer WebArcRemote WebArcInterop)
+modules=(WebArc WebArcURLProtocol WebArcServer WebArcRemote WebArcInterop WebArcZim)
 
 if (($#)); then
     output=$1

@@ -35,7 +35,8 @@ if [[ -z "${WEBARC_SKIP_FUZZ:-}" ]]; then
     echo "fuzz step: $(($(date +%s) - started)) s" >&2
 fi
 
-# The DocC catalogs of the five library modules, warnings as errors (WEBARC_SKIP_DOCS=1 skips it).
+# The DocC documentation of the library modules Tools/docs.sh lists, warnings as errors
+# (WEBARC_SKIP_DOCS=1 skips it).
 if [[ -z "${WEBARC_SKIP_DOCS:-}" ]]; then
     Tools/docs.sh
 fi

@@ -108,7 +108,8 @@ enum CaseFolding {
     }
 }
 
-/// ASCII byte tests for the text code (WebArcHTML keeps its own internal).
+/// ASCII byte tests for the text code. WebArcHTML's twins stay internal: Tools/fuzz builds this
+/// folder as a target of its own package, against WebArcHTML's public API only.
 enum ASCIIByte {
     /// `byte` with an upper-case ASCII letter made lower case.
     @inline(__always)

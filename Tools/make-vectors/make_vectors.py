@@ -172,7 +172,7 @@ def valid_vectors() -> dict[str, Vector]:
              "collision": vv.collision(), "large": vv.large(), "dictionary": vv.dictionary(), "anchors": vv.anchors(),
              "best": vv.best(), "keyed-anchors": vv.keyed_anchors(),
              "local-anchors": vv.local_anchors(), "prefix-dictionary": vv.prefix_dictionary(),
-             "empty-anchor": vv.empty_anchor(), "search": vv.search()}
+             "empty-anchor": vv.empty_anchor(), "search": vv.search(), "search-large": vv.search_large()}
     for name, recipe in plain.items():
         out[name] = Vector(recipe, write(recipe))
     site = Archive(out["site"].data)
@@ -640,6 +640,40 @@ SEARCH_QUERIES = [
 SEARCH_SUGGESTIONS = ["wat", "B", "Cats  and", "x"]
 
 
+def large_queries(index) -> tuple[list, list[str]]:
+    """The queries and suggestions of `search-large`, found from its index (§17.3, §17.4): a prefix
+    whose terms start in one term shard and go on in the next; a prefix of more than 64 terms
+    (`k1*`, cut at `k163`) with a pool word whose only `k1…` terms are past the cut in one document;
+    a word whose postings straddle two posting pages, with another; a phrase with a pool word; a
+    title key prefix whose entries span two title shards."""
+    shard0 = index.shard(0).entries
+    key = index.term_keys[1]
+    prefix = next(key[:n] for n in range(len(key), 1, -1) if any(e[0].startswith(key[:n]) for e in shard0))
+    queries = [(prefix.decode() + "*", [["prefix", prefix.decode()]])]
+    limited = {d for d, _ in index.query([("prefix", "k1")])}
+    every = set()
+    for n in range(100, 200):
+        every |= {d for d, _ in index.query([("word", f"k{n}")])}
+    cut = sorted(every - limited)
+    assert len(cut) == 1, "not one document found only past the 64-term cut"
+    # `search-large` is there for its layout: two term shards, the second with two full-size first
+    # stream pages, three document pages, two title shards (Spec/vectors/README.md).
+    assert [len(index.shard(n).posting_pages) for n in range(2)] == [1, 2]
+    assert [len(index.shard(n).position_pages) for n in range(2)] == [1, 2]
+    assert index.shard(1).posting_pages[0].raw_length - search_index.HEAD == 65_536
+    assert len(index.starts) == 3 and len(index.title_keys) == 2
+    pool = next(f"k{n:03d}" for n in range(100) if cut[0] in {d for d, _ in index.query([("word", f"k{n:03d}")])})
+    queries.append((f"k1* {pool}", [["prefix", "k1"], ["word", pool]]))
+    shard = index.shard(1)
+    straddling = next(e for e in shard.entries if e[2][0] < 65_536 < e[2][1])
+    queries.append((f"{straddling[0].decode()} k042", [["word", straddling[0].decode()], ["word", "k042"]]))
+    queries.append(('"blue river" k007', [["phrase", ["blue", "river"]], ["word", "k007"]]))
+    title = index.title_keys[1]
+    first = index.titles(0)
+    typed = next(title[:n] for n in range(len(title), 0, -1) if any(k.startswith(title[:n]) for k, _ in first))
+    return queries, [typed.decode()]
+
+
 def search_json(vector: Vector) -> dict:
     """NAME.index.json: what the index of a vector holds, read back by `search_index` (documents,
     every term's postings with positions, title entries) and the answers to `SEARCH_QUERIES` and
@@ -647,21 +681,39 @@ def search_json(vector: Vector) -> dict:
     index = search_index.SearchIndex.open(Archive(vector.data))
     index.read_all()
     documents = [index.document(n) for n in range(index.document_count)]
-    terms = []
+    asked, suggested = SEARCH_QUERIES, SEARCH_SUGGESTIONS
+    if len(index.shard_refs) > 1:
+        asked, suggested = large_queries(index)
+    # A small index whole; of a large one, its layout and the terms its queries name in at most
+    # 100 documents (no document or title list).
+    complete = index.document_count < 100
+    named = {t for _, clauses in asked for kind, value in clauses if kind != "prefix"
+             for t in (value if kind == "phrase" else [value])}
+    terms, layout = [], {"termShards": [], "documentPages": [], "titleShards": []}
     for number in range(len(index.shard_refs)):
         shard = index.shard(number)
+        layout["termShards"].append({
+            "firstTerm": index.term_keys[number].decode(), "terms": len(shard.entries),
+            "postingPages": [r.raw_length - search_index.HEAD for r in shard.posting_pages],
+            "positionPages": [r.raw_length - search_index.HEAD for r in shard.position_pages]})
         for entry in shard.entries:
+            if not complete and (entry[0].decode() not in named or entry[1] > 100):
+                continue
             postings = index.postings(shard, entry)
             terms.append({"term": entry[0].decode(), "documentFrequency": entry[1], "postings": [
                 {"document": d, "frequency": f, "inTitle": t, "lengthCode": c, "positions": positions}
                 for (d, f, t, c), positions in zip(postings, index.positions(shard, entry, postings))]})
+    for number, start in enumerate(index.starts):
+        layout["documentPages"].append({"start": start, "documents": len(index.document_page(number))})
+    for number, key in enumerate(index.title_keys):
+        layout["titleShards"].append({"firstKey": key.decode(), "entries": len(index.titles(number))})
     queries = []
-    for text, clauses in SEARCH_QUERIES:
+    for text, clauses in asked:
         results = index.query([(kind, value) for kind, value in clauses])
         queries.append({"text": text, "clauses": clauses, "results": [
             {"document": d, "url": documents[d][0], "score": round(score, 9)} for d, score in results]})
     suggestions = []
-    for typed in SEARCH_SUGGESTIONS:
+    for typed in suggested:
         suggestions.append({"text": typed, "key": search_index.title_key(typed).decode(), "results": [
             {"document": d, "key": key.decode(), "url": documents[d][0], "title": documents[d][1]}
             for key, d in index.suggest(typed)]})
@@ -675,9 +727,10 @@ def search_json(vector: Vector) -> dict:
         assert [d for n in range(len(index.title_refs)) for _, d in index.titles(n)] == [3, 1, 0, 4, 5]
         assert [q["results"] != [] for q in queries] == [True] * 8 + [False, False], queries
     return {"version": search_index.VERSION, "documentCount": index.document_count, "tokenCount": index.token_count,
-            "documents": [{"url": u, "title": t, "length": n} for u, t, n in documents],
-            "terms": terms, "titles": [{"key": k.decode(), "document": d}
-                                       for n in range(len(index.title_refs)) for k, d in index.titles(n)],
+            "layout": layout, "complete": complete, "terms": terms,
+            "documents": [{"url": u, "title": t, "length": n} for u, t, n in documents] if complete else [],
+            "titles": [{"key": k.decode(), "document": d} for n in range(len(index.title_refs))
+                       for k, d in index.titles(n)] if complete else [],
             "queries": queries, "suggestions": suggestions}
 
 

@@ -36,7 +36,7 @@ STEMS = {
     "birds": "bird", "books": "book", "fishing": "fish", "boats": "boat", "rivers": "river",
     "maps": "map", "trees": "tree", "searching": "search", "searched": "search",
 }
-WORD = re.compile(r"[A-Za-z]+")
+WORD = re.compile(r"[A-Za-z0-9]+")
 
 
 class SearchError(Exception):
@@ -88,13 +88,13 @@ def fold(text: str) -> str:
 
 
 def terms_of(text: str) -> list[str]:
-    """The terms of `text`, in order: its words (ASCII letters; any other character separates),
-    folded, words of three or more letters stemmed."""
-    if re.search(r"[^A-Za-z \n]", text):
+    """The terms of `text`, in order: its words (runs of ASCII letters and digits; a space or a
+    line break separates), folded; words of three or more letters (no digit) stemmed."""
+    if re.search(r"[^A-Za-z0-9 \n]", text):
         raise ValueError(f"text the vectors' analysis does not cover: {text!r}")
     out = []
     for word in WORD.findall(fold(text)):
-        out.append(STEMS.get(word, word) if len(word) >= 3 else word)
+        out.append(STEMS.get(word, word) if len(word) >= 3 and word.isalpha() else word)
     return out
 
 

@@ -394,6 +394,28 @@ def search() -> dict:
             ]}
 
 
+SEARCH_SENTENCES = ["the blue river runs under the green trees", "dogs and cats jump in the sun",
+                    "books on fishing boats", "red birds on the water", "searching the map for the river"]
+
+
+def search_large() -> dict:
+    """An index of several pages of each kind (§17.2): 700 plain-text pages whose titles are ten
+    words of digits and letters (unique terms, long title keys), each page a sentence of
+    `SEARCH_SENTENCES` and 24 words of a pool of 300, four times (`k000` to `k299`). Words with a digit are
+    not stemmed, so their analysis is as plain as ASCII words. Given in record-tree order."""
+    records = []
+    for n in range(700):
+        h = hashlib.sha256(f"search-large/{n}".encode()).hexdigest()
+        title = " ".join(f"{i}{h[6 * i:6 * i + 10]}" for i in range(10))
+        pool = " ".join(f"k{int(h[2 * i:2 * i + 4], 16) % 300:03d}" for i in range(24))
+        body = f"{title}\n\n{SEARCH_SENTENCES[n % 5]}\n{pool}\n{SEARCH_SENTENCES[(n * 3 + 1) % 5]} {pool} {pool} {pool}\n"
+        url = f"https://large.example/library/section-{n % 7}/page-{n:04d}-{h[:40]}.txt"
+        records.append(response(url, body, headers=[["Content-Type", "text/plain; charset=utf-8"]],
+                                mime="text/plain", encoding="utf-8"))
+    records.sort(key=lambda r: r["url"])
+    return {"archive": {"created": NOV_23, "creator": "make-vectors 2.2"}, "writer": {"search": 1}, "records": records}
+
+
 def large() -> dict:
     """Enough records that both trees have several leaves under an interior root (height 1)."""
     records = []

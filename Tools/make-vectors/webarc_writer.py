@@ -814,17 +814,19 @@ def plan(model: Model) -> Plan:
 
 def search_documents(model: Model) -> list:
     """§17.1: the response a lookup finds for each key (the first record of the key in tree
-    order), status 200, an indexed media type, not a plain-text source copy, at most 32 MiB;
-    in record-tree order, analyzed."""
-    documents, previous = [], None
+    order), status 200, an indexed media type, not a plain-text source copy, at most 32 MiB, and
+    a body (digest and variant) no earlier document has; in record-tree order, analyzed."""
+    documents, previous, bodies = [], None, set()
     for r in sorted(model.records, key=Record.sort_key):
         first, previous = r.encoded_key() != previous, r.encoded_key()
         if not first or r.obj.class_name != "Response" or r.body is None:
             continue
         fields = {f.key: f.value for f in r.obj.fields}
         url = r.obj.field("request").value.field("url").value
-        if not search_index.indexed(fields["status"], fields.get("mimeType"), url, r.body.length):
+        if not search_index.indexed(fields["status"], fields.get("mimeType"), url, r.body.length) \
+                or r.body.key in bodies:
             continue
+        bodies.add(r.body.key)
         data = next(d for d, e in model.body_bytes[r.body.md5] if e is r.body)
         title, text = search_index.visible_text(data, fields["mimeType"])
         documents.append(search_index.analyze(url, title, text))

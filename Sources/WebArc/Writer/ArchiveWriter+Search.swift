@@ -3,7 +3,7 @@ import Synchronization
 
 extension ArchiveWriter {
     /// Offers the index every response a lookup finds (the first record of its key in tree order,
-    /// when that is a response), in tree order, reading each wanted body back; writes the index's
+    /// when that is a response), in tree order, each body once, reading each wanted body back; writes the index's
     /// pages but its root, and returns the root's decoded bytes (spec §17.1). Records stream from
     /// their sorted runs and bodies are read a batch at a time, so memory does not grow with them.
     func writeSearchPages(_ index: any SearchIndexContributor, sorted: SortedRecords) throws -> [UInt8] {
@@ -12,6 +12,8 @@ extension ArchiveWriter {
         // Each batch of bodies is analysed on every core, then added in order.
         let batchBytes = 16 << 20
         var batch: [(IndexableResponse, [UInt8])] = []
+        // A body is one document however many URLs answer with it (`dir/` and `dir/index.html`).
+        var indexedBodies = Set<BodyReference>()
         var bytes = 0
         func analyzeBatch() throws {
             nonisolated(unsafe) let analyzer = index
@@ -28,7 +30,7 @@ extension ArchiveWriter {
             let offered = IndexableResponse(
                 url: record.url, status: response.status, mediaType: response.mediaType,
                 charset: response.charset, length: entry.length)
-            guard index.wants(offered) else { continue }
+            guard index.wants(offered), indexedBodies.insert(reference).inserted else { continue }
             var body: [UInt8] = []
             body.reserveCapacity(Int(entry.length))
             for chunk in entry.chunks {

@@ -2,12 +2,13 @@ import Foundation
 import WebArc
 
 /// Runs a parsed query over one index (spec §17.4): every clause must match; BM25 over the
-/// postings' counts and quantized lengths, the title counted ``titleBoost`` more times.
+/// postings' counts and quantized lengths, plus ``titleBoost`` × idf for a term the title holds.
 struct QueryEvaluation {
     static let k1 = 1.2
     static let b = 0.75
-    /// Extra occurrences a term counts for when the title holds it.
-    static let titleBoost = 3.0
+    /// A title match's weight in idfs: about what the most frequent body match gives (k1 + 1), so
+    /// that a page about a word outranks a long page that says it often.
+    static let titleBoost = 2.0
     /// The most terms a prefix stands for (the first, in term order).
     static let maxPrefixTerms = 64
 
@@ -88,9 +89,10 @@ struct QueryEvaluation {
     }
 
     private func weight(_ posting: Posting, idf: Double) -> Double {
-        let f = Double(posting.frequency) + (posting.inTitle ? Self.titleBoost : 0)
+        let f = Double(posting.frequency)
         let length = Double(LengthCode.decode(posting.lengthCode))
-        return idf * f * (Self.k1 + 1) / (f + Self.k1 * (1 - Self.b + Self.b * length / index.averageLength))
+        let body = idf * f * (Self.k1 + 1) / (f + Self.k1 * (1 - Self.b + Self.b * length / index.averageLength))
+        return body + (posting.inTitle ? idf * Self.titleBoost : 0)
     }
 
     private mutating func evaluate(_ clause: SearchQuery.Clause, among candidates: Set<Int>?) throws -> [Int: Double] {

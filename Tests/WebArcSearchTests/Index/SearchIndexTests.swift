@@ -142,6 +142,23 @@ import WebArcTestSupport
         #expect(!SearchIndexBuilder.isSourceCopy("http://docs.test/b.txt?dir=/_sources/"))
     }
 
+    @Test func aBodyTwoURLsAnswerWithIsOneDocument() throws {
+        let folder = try TemporaryFolder()
+        var options = ArchiveWriter.Options()
+        options.searchIndex = { SearchIndexBuilder() }
+        let writer = try ArchiveWriter(path: folder.file("a.webarc"), options: options)
+        let page = try writer.addBody(Array("<title>Howto</title><p>socket programming</p>".utf8))
+        for path in ["howto/index.html", "howto/"] {
+            try writer.add(
+                ResponseRecord(
+                    request: RequestRecord(url: "http://docs.test/" + path), mimeType: "text/html", body: page))
+        }
+        try writer.finish()
+        let reader = try ArchiveReader(path: folder.file("a.webarc"))
+        // The first URL in key order keeps the page.
+        #expect(try reader.search("socket programming").map(\.url) == ["http://docs.test/howto/"])
+    }
+
     @Test func suggestionsByTitlePrefix() throws {
         let folder = try TemporaryFolder()
         _ = try Self.write(Self.pages, to: folder.file("a.webarc"))

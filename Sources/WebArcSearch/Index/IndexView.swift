@@ -78,8 +78,9 @@ struct IndexView {
     private func stream(
         _ pages: ArraySlice<PageReference>, _ range: Range<Int>, kind: SearchPage.Kind
     ) throws -> [UInt8] {
+        // Not reserved by `range.count`: the shard's references declare it, and until each page is
+        // read and its digest checked, a hostile shard can declare gigabytes it does not hold.
         var result: [UInt8] = []
-        result.reserveCapacity(range.count)
         let needed = Self.pages(pages, holding: range)
         reader.willReadSearchPages(needed.map(\.0))
         for (reference, part) in needed {

@@ -105,6 +105,16 @@ import WebArcTestSupport
         #expect(result.status == 4)
         #expect(result.stderr.contains("holds no search index"))
         #expect(result.stderr.contains("webarc index"))
+        #expect(try CLIRunner.run(["info", archive]).text.contains("search       no index"))
+        // `webarc index` adds one; `info` counts the pages it holds (home, guide, club: the
+        // stylesheet is not text, and `/` shares index.html's body).
+        let indexed = folder.file("indexed.webarc")
+        #expect(try CLIRunner.run(["index", archive, "-o", indexed, "-q"]).status == 0)
+        #expect(try CLIRunner.run(["info", indexed]).text.contains("search       3 pages indexed (rules 1)"))
+        let info = try CLIRunner.run(["info", indexed, "--json"])
+        let object = try JSONSerialization.jsonObject(with: info.stdout) as? [String: Any]
+        #expect(object?["searchDocuments"] as? Int == 3)
+        #expect(try CLIRunner.run(["search", indexed, "bicycle"]).status == 0)
     }
 
     @Test func badArgumentsExit64AndAMissingArchive66() throws {

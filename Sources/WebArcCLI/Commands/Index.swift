@@ -28,13 +28,28 @@ struct Index: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Replace the output if it exists.")
     var force = false
 
+    @Flag(name: .shortAndLong, help: "No summary on stderr.")
+    var quiet = false
+
+    @Flag(help: "Print the summary as one JSON object on stdout.")
+    var json = false
+
     func run() throws {
         let reader = try withFile(archive) { try ArchiveReader(path: archive) }
         let started = Date()
         let summary = try withFile(output) { try IndexedCopy.write(from: reader, to: output, overwrite: force) }
         let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? UInt64) ?? 0
-        Output.line(
-            "\(output): \(summary.records) records, \(summary.documents) pages indexed, \(size) bytes in "
-                + String(format: "%.2f s", Date().timeIntervalSince(started)))
+        let seconds = Date().timeIntervalSince(started)
+        if json {
+            Output.json(
+                [
+                    "archive": output, "records": summary.records, "documents": summary.documents, "bytes": size,
+                    "seconds": seconds,
+                ] as [String: Any])
+        } else if !quiet {
+            Output.error(
+                "\(output): \(summary.records) records, \(summary.documents) pages indexed, "
+                    + "\(ProgressReporter.size(size)) in " + String(format: "%.2f s", seconds))
+        }
     }
 }

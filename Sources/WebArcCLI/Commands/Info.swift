@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import WebArc
 import WebArcCLISupport
+import WebArcSearch
 
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -80,6 +81,10 @@ struct Info: ParsableCommand {
         let tombstoneText = tombstones > 0 ? ", \(tombstones) tombstones" : ""
         let recordLine = "\(reader.recordCount): \(responses) responses, \(redirects) redirects" + tombstoneText
         let signatures = try withFile(archive) { try reader.signatureBlocks() }
+        let searchDocuments = try withFile(archive) { try reader.searchDocumentCount }
+        let searchRules = metadata.writer?.search.map { " (rules \($0))" } ?? ""
+        let searchLine =
+            searchDocuments.map { "\($0) pages indexed\(searchRules)" } ?? "no index (webarc index adds one)"
         let dedup = DedupRatio.value(rawBytes: responseBytes, distinctBytes: distinctBytes)
         let compression = distinctBytes > 0 ? Double(reader.storedBodyBytes) / Double(distinctBytes) : 1
         if json {
@@ -93,6 +98,7 @@ struct Info: ParsableCommand {
                     "chunks": chunks, "rawBytes": responseBytes, "distinctBodyBytes": distinctBytes,
                     "storedBodyBytes": reader.storedBodyBytes,
                     "indexBytes": reader.indexBytes, "dedupRatio": dedup, "compressionRatio": compression,
+                    "searchDocuments": searchDocuments.map { $0 as Any } ?? NSNull(),
                     "archiveDigest": SignatureText.hex(reader.archiveDigest),
                     "origins": origins.sorted(), "startURL": metadata.startURL ?? NSNull(),
                     "baseURL": metadata.baseURL ?? NSNull(),
@@ -145,6 +151,7 @@ struct Info: ParsableCommand {
                 ("compression", String(format: "%.3f (stored ÷ distinct)", compression)),
                 ("origins", origins.sorted().joined(separator: ", ")),
                 ("start URL", metadata.startURL ?? "none"),
+                ("search", searchLine),
             ] + (metadata.creator.map { [("creator", $0)] } ?? []) + metadata.entries.map { ($0.key, $0.value) }
             + Self.layerLines(metadata)
         let signatureLines: [(String, String)] = signatures.map { ("signature", SignatureText.line($0)) }

@@ -7,6 +7,14 @@ extension ArchiveReader {
         (try? searchIndexRoot) != nil
     }
 
+    /// The number of pages the archive's full-text index holds, or nil when it has none (reads the
+    /// index's root only, which the read at open brought).
+    ///
+    /// - Throws: page errors when the root is damaged.
+    public var searchDocumentCount: Int? {
+        get throws { try IndexView(self)?.documentCount }
+    }
+
     /// The pages that match `query`, best first: every word must match, `"phrases"` their words
     /// in order, `pyth*` any term starting so (spec §17.4); BM25 with a title boost; a snippet of
     /// each hit's text.

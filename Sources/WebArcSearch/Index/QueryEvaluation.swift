@@ -139,15 +139,20 @@ struct QueryEvaluation {
         var common = candidates ?? Set(lists[0].postings.map(\.document))
         for list in lists { common.formIntersection(list.postings.map(\.document)) }
         guard !common.isEmpty else { return [:] }
-        // Positions only for documents every term is in.
+        // Positions and postings only for documents every term is in, by document (a search of each
+        // term's postings per document would be quadratic in a phrase of common words).
         var positions: [[Int: [Int]]] = []
+        var postings: [[Int: Posting]] = []
         for list in lists {
             let all = try index.positions(list.shard, list.entry, list.postings)
             var byDocument: [Int: [Int]] = [:]
+            var postingOf: [Int: Posting] = [:]
             for (number, posting) in list.postings.enumerated() where common.contains(posting.document) {
                 byDocument[posting.document] = all[number]
+                postingOf[posting.document] = posting
             }
             positions.append(byDocument)
+            postings.append(postingOf)
         }
         var scores: [Int: Double] = [:]
         for document in common {
@@ -158,8 +163,8 @@ struct QueryEvaluation {
             }
             guard found else { continue }
             var score = 0.0
-            for list in lists {
-                if let posting = list.postings.first(where: { $0.document == document }) {
+            for (list, postingOf) in zip(lists, postings) {
+                if let posting = postingOf[document] {
                     score += weight(posting, idf: idf(list.entry.documentFrequency))
                 }
             }

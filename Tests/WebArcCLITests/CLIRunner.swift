@@ -10,8 +10,7 @@ struct CLIRunner {
     static let binary: String = builtWebarc ?? repository.appendingPathComponent(".build/debug/webarc").path
 
     /// The repository's root folder.
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let repository = repositoryRoot
 
     /// Runs the binary (or `executable`) with `arguments`; a run still going after `timeout` seconds
     /// is killed and reported with status -1, so a hang fails the test instead of stalling the suite.

@@ -9,8 +9,7 @@ import WebArcTestSupport
 /// `Tools/fuzz/FailCases/<target>/`.
 @Suite("fuzz regressions: importers")
 struct FuzzRegressionTests {
-    static let failCases = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Tools/fuzz/FailCases").path
+    static let failCases = repositoryRoot.appendingPathComponent("Tools/fuzz/FailCases").path
 
     /// `bplist00`, a set (`0xC1`) whose one member is an empty dictionary, then the offset table
     /// and trailer: corelibs-foundation's parser dereferences null bridging the set.

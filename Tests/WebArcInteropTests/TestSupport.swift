@@ -11,22 +11,9 @@ import WebArcTestSupport
 /// `shared/`); `WEBARC_CORPUS` names another folder. Tests that read it carry
 /// `.enabled(if: Corpus.available, …)`, so a machine without it shows them as skipped, not passed.
 enum Corpus {
-    /// The package root: the nearest folder above this file that holds `Package.swift`.
-    static let repository: URL = {
-        var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while folder.path != "/" {
-            if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
-                return folder
-            }
-            folder = folder.deletingLastPathComponent()
-        }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-    }()
-
     static let folder: String =
         ProcessInfo.processInfo.environment["WEBARC_CORPUS"]
-        ?? repository.deletingLastPathComponent().appendingPathComponent("shared/corpus").standardizedFileURL.path
+        ?? repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus").standardizedFileURL.path
 
     /// Whether corpus tests run: the folder exists, or `CI` is set (CI always has `shared/` beside
     /// the clone, so there a missing corpus must fail the tests instead of skipping them).

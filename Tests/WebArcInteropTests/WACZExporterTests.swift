@@ -159,7 +159,5 @@ struct WACZExporterTests {
         #expect(result.output == expected)
     }
 
-    static let python: String? = ["/usr/bin/python3", "/usr/local/bin/python3"].first {
-        FileManager.default.isExecutableFile(atPath: $0)
-    }
+    static let python = python3
 }

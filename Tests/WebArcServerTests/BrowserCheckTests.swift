@@ -9,14 +9,11 @@ import WebArcTestSupport
 /// styles and scripts fails rather than passes. Skipped (reported as a skip, with the install
 /// command) when chromium, python3 or the Python docs are missing; `Tools/test.sh` installs all three.
 @Suite(.serialized) struct BrowserCheckTests {
-    static let repository = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().path
+    static let repository = repositoryRoot.path
     static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first {
         FileManager.default.isExecutableFile(atPath: $0)
     }
-    static let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first {
-        FileManager.default.isExecutableFile(atPath: $0)
-    }
+    static let python = python3
     static let pydocs = "/usr/share/doc/python3.11/html"
 
     // The traits skip visibly, with the reason, when a tool is missing.

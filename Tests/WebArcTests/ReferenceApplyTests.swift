@@ -6,11 +6,8 @@ import WebArcTestSupport
 
 /// The reference implementation's `apply_update.py` (`Tools/make-vectors`) and a python3 to run it.
 enum ReferenceImplementation {
-    static let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first {
-        FileManager.default.isExecutableFile(atPath: $0)
-    }
-    static let applyScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Tools/make-vectors/apply_update.py").path
+    static let python = python3
+    static let applyScript = repositoryRoot.appendingPathComponent("Tools/make-vectors/apply_update.py").path
 }
 
 /// The reference implementation (`Tools/make-vectors`, written from the spec alone) applies

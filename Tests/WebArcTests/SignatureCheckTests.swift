@@ -1,13 +1,13 @@
 import Foundation
 import Testing
+import WebArcTestSupport
 
 @testable import WebArc
 
 /// The trust decision of spec §12.4 on the spec's vectors and on archives signed here.
 @Suite("Signature check")
 struct SignatureCheckTests {
-    static let vectors = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Spec/vectors").path
+    static let vectors = repositoryRoot.appendingPathComponent("Spec/vectors").path
     static let test1 = try! PublicKey(contentsOf: vectors + "/keys/test1.pub")
     static let test2 = try! PublicKey(contentsOf: vectors + "/keys/test2.pub")
     static let now = ISO8601DateFormatter().date(from: "2026-11-24T00:00:00Z")!

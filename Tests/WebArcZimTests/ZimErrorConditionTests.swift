@@ -105,8 +105,7 @@ struct ZimErrorConditionTests {
 /// process, by `ZimCrashTests` of the CLI tests: one that still crashes libzim would stop this runner.)
 @Suite("ZIM fuzz regressions")
 struct ZimFuzzRegressionTests {
-    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("WebArcCLITests/Fixtures/zim-crash").path
+    static let folder = repositoryRoot.appendingPathComponent("Tests/WebArcCLITests/Fixtures/zim-crash").path
 
     @Test("crash-41aabb22: an absurd first blob offset is refused before libzim sizes a table by it")
     func absurdBlobOffset() {

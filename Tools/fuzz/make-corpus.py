@@ -19,11 +19,12 @@
 - FuzzWARC, FuzzHAR, FuzzWebArchive, FuzzWACZ: `webarc export` of the site vector (WARC also
   gunzipped; the WACZ also re-zipped as py-wacz zips, its JSON members deflated), when a built
   `webarc` is given with --webarc.
-- FuzzSearchIndex: the search pages (spec §17.2) of `webarc pack` of a small site written here,
-  as FuzzSearchIndex reads them: a line of queries, then the pages decoded, the root first, each
-  child reference's offset field the index of the child's piece (the root is 1); each also split
-  into two term shards, document pages and title shards; when a built `webarc` is given with
-  --webarc.
+- FuzzSearchIndex: search pages (spec §17.2) as FuzzSearchIndex reads them: a line of queries,
+  then the pages decoded, the root first, each child reference's offset field the index of the
+  child's piece (the root is 1). From the search vectors of 16 KiB at most, valid and invalid (with
+  queries and a suggestion of search.index.json); and, when a built `webarc` is given with --webarc, from
+  `webarc pack` of a small site written here, each also split into two term shards, document
+  pages and title shards.
 - FuzzZim: warc2zim `H/` entries (a response, a redirect, a revisit, a resource) and an HTML page
   with warc2zim's inserts, as they are and in a ZIM written here with one uncompressed cluster
   (so that mutations reach the blob offsets and the blobs); `webarc export --format zim
@@ -347,6 +348,21 @@ def main() -> None:
             split = split_leaves(pages.split(SEPARATOR))
             if split:
                 write("FuzzArchivePages", name.replace(".webarc", "-interior.pages"), SEPARATOR.join(split))
+    search_queries = json.load(open(os.path.join(VECTORS, "search.index.json")))
+    # The eight lines the target reads: the phrases and prefixes, a word, a suggestion's text.
+    texts = [query["text"] for query in search_queries["queries"]]
+    queries = [text for text in texts if "*" in text or '"' in text][:6] + [texts[0]]
+    queries += [search_queries["suggestions"][0]["text"]]
+    for folder in (VECTORS, os.path.join(ROOT, "Spec", "vectors", "invalid")):
+        for name in sorted(os.listdir(folder)):
+            path = os.path.join(folder, name)
+            if name.startswith("search") and name.endswith(".webarc") and os.path.getsize(path) <= MAX_SEED:
+                try:
+                    seed = search_input(open(path, "rb").read(), queries)
+                except ValueError as error:
+                    print(f"{name}: skipped for FuzzSearchIndex ({error})")
+                    continue
+                write("FuzzSearchIndex", name.replace(".webarc", ".pages"), seed)
     cases = json.load(open(os.path.join(ROOT, "Spec", "vectors", "canonical-urls.json")))["cases"]
     for number, case in enumerate(cases):
         text = case["url"] if case["method"] == "GET" else f"{case['method']}\n{case['url']}"

@@ -4,8 +4,9 @@
 - FuzzArchive: the valid vectors of Spec/vectors/valid (small ones) as they are.
 - FuzzArchivePages: the same vectors as FuzzArchivePages reads them (see
   Sources/FuzzSupport/PageArchive.swift): a 16-byte header, the body data, then each page decoded,
-  metadata, record root and body root first; an interior page's child references carry the index
-  of the child's piece in their offset field.
+  metadata, record root and body root first; an interior page's and a search page's child
+  references, and the metadata's search reference, carry the index of the child's piece in their
+  offset field.
 - FuzzURLKey: the URLs of Spec/vectors/canonical-urls.json (other methods as "METHOD\nURL").
 - FuzzHTTPRequest: a few Range headers, each after its 8-byte body length; then whole requests
   (Range, If-Range, If-None-Match, If-Modified-Since) with the stored ETag, Last-Modified and
@@ -87,6 +88,9 @@ def page_input(data: bytes) -> bytes:
 
     for reference in refs:
         load(reference)
+    search = search_field(pages[0])
+    if search is not None:  # the metadata's search reference names the index root's piece
+        struct.pack_into("<Q", pages[0], search, load(bytes(pages[0][search:search + 56])) + 2)
     at = 0
     while at < len(pages):  # breadth first; children are loaded after their parent
         raw = pages[at]
@@ -97,32 +101,43 @@ def page_input(data: bytes) -> bytes:
                 child = load(bytes(raw[position:position + 56]))
                 struct.pack_into("<Q", raw, position, child + 2)
                 position += 56
+        elif raw[0] == 5:
+            for number in range(struct.unpack_from("<I", raw, 4)[0]):
+                position = 8 + 56 * number
+                struct.pack_into("<Q", raw, position, load(bytes(raw[position:position + 56])) + 2)
         at += 1
-    header = struct.pack("<BBBBII", features, minor, ref(refs[1])[4], ref(refs[2])[4], records, bodies).ljust(16, b"\0")
+    optional, = struct.unpack_from("<Q", trailer, 24)
+    header = struct.pack("<BBBBIIB", features, minor, ref(refs[1])[4], ref(refs[2])[4], records, bodies, optional)
+    header = header.ljust(16, b"\0")
     return SEPARATOR.join([header, data[16:body_end]] + [bytes(p) for p in pages])
 
 
-def search_input(data: bytes, queries: list) -> bytes:
-    """The search pages of an archive with an index, as FuzzSearchIndex reads them."""
-    trailer = data[-256:]
-    metadata_ref = trailer[64:120]
-    offset, stored, raw_length, codec, _ = ref(metadata_ref)
-    block = data[offset:offset + stored]
-    metadata = block if codec == 0 else lz4block.decompress(block, raw_length)
+def search_field(metadata: bytes):
+    """Where the metadata page's Archive object holds its `search` reference, or None."""
     position = 8 + 4 + struct.unpack_from("<I", metadata, 8)[0]  # past the class name
     fields, = struct.unpack_from("<I", metadata, position)
     position += 4
-    root = None
     for _ in range(fields):
         key_length, = struct.unpack_from("<I", metadata, position)
         key = metadata[position + 4:position + 4 + key_length]
         position += 4 + key_length
         length, = struct.unpack_from("<I", metadata, position + 1)
-        if key == b"search":
-            root = metadata[position + 5:position + 5 + length]
+        if key == b"search" and length == 56:
+            return position + 5
         position += 5 + length
-    if root is None:
+    return None
+
+
+def search_input(data: bytes, queries: list) -> bytes:
+    """The search pages of an archive with an index, as FuzzSearchIndex reads them."""
+    trailer = data[-256:]
+    offset, stored, raw_length, codec, _ = ref(trailer[64:120])
+    block = data[offset:offset + stored]
+    metadata = block if codec == 0 else lz4block.decompress(block, raw_length)
+    field = search_field(metadata)
+    if field is None:
         raise ValueError("no search index")
+    root = metadata[field:field + 56]
     pages = []
     index_of = {}
 

@@ -23,7 +23,7 @@ struct SpecVectorTests {
         "delta-dictionary": ["valid/delta-base.webarc"],
         "delta-raw": ["valid/delta-base.webarc"], "delta-stacked": ["valid/delta.webarc", "valid/delta-base.webarc"],
         "best-delta": ["valid/best.webarc"], "delta-after-raw": ["valid/delta-base.webarc"],
-        "mixed-update": ["valid/site.webarc"],
+        "mixed-update": ["valid/site.webarc"], "search-update": ["valid/search.webarc"],
     ]
 
     /// A reader of a vector file (a path relative to `Spec/vectors`), over its bases (each over the

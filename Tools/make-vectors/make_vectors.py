@@ -172,12 +172,16 @@ def valid_vectors() -> dict[str, Vector]:
              "collision": vv.collision(), "large": vv.large(), "dictionary": vv.dictionary(), "anchors": vv.anchors(),
              "best": vv.best(), "keyed-anchors": vv.keyed_anchors(),
              "local-anchors": vv.local_anchors(), "prefix-dictionary": vv.prefix_dictionary(),
-             "empty-anchor": vv.empty_anchor(), "search": vv.search(), "search-large": vv.search_large()}
+             "empty-anchor": vv.empty_anchor(), "search": vv.search(), "search-large": vv.search_large(),
+             "search-same-body": vv.search_same_body()}
     for name, recipe in plain.items():
         out[name] = Vector(recipe, write(recipe))
     site = Archive(out["site"].data)
     recipe = vv.update(site.archive_digest, site.archive_length)
     out["update"] = Vector(recipe, write(recipe, [site]), bases=["site"])
+    search = Archive(out["search"].data)
+    recipe = vv.search_update(search.archive_digest, search.archive_length)
+    out["search-update"] = Vector(recipe, write(recipe, [search]), bases=["search"])
     recipe = signed_recipe(vv.minimal(), [signature("test1", 7, vv.NOV_23, 0)])
     out["signed"] = Vector(recipe, sign(write(recipe), recipe["appendix"], KEYS))
     recipe = signed_recipe(vv.minimal(), [
@@ -636,8 +640,12 @@ SEARCH_QUERIES = [
     ("the", [["word", "the"]]),
     ('cats "dogs cats"', [["word", "cat"], ["phrase", ["dog", "cat"]]]),
     ("home", [["word", "home"]]),
+    ("searchi*", [["prefix", "searchi"]]),
 ]
 SEARCH_SUGGESTIONS = ["wat", "B", "Cats  and", "x"]
+UPDATE_QUERIES = SEARCH_QUERIES + [("otters fishing", [["word", "otter"], ["word", "fish"]]),
+                                   ("river", [["word", "river"]])]
+SAME_BODY_QUERIES = [("river", [["word", "river"]]), ("boats", [["word", "boat"]])]
 
 
 def large_queries(index) -> tuple[list, list[str]]:
@@ -674,7 +682,7 @@ def large_queries(index) -> tuple[list, list[str]]:
     return queries, [typed.decode()]
 
 
-def search_json(vector: Vector) -> dict:
+def search_json(vector: Vector, bases: list | None = None) -> dict:
     """NAME.index.json: what the index of a vector holds, read back by `search_index` (documents,
     every term's postings with positions, title entries) and the answers to `SEARCH_QUERIES` and
     `SEARCH_SUGGESTIONS`; scores rounded to 9 decimals."""
@@ -684,6 +692,11 @@ def search_json(vector: Vector) -> dict:
     asked, suggested = SEARCH_QUERIES, SEARCH_SUGGESTIONS
     if len(index.shard_refs) > 1:
         asked, suggested = large_queries(index)
+    elif bases:
+        asked = UPDATE_QUERIES
+    elif index.document_count == 2:
+        asked, suggested = SAME_BODY_QUERIES, ["river", "fish"]
+        assert [index.document(n)[0] for n in range(2)] == ["https://same.example/b.txt", "https://same.example/dir/"]
     # A small index whole; of a large one, its layout and the terms its queries name in at most
     # 100 documents (no document or title list).
     complete = index.document_count < 100
@@ -725,13 +738,31 @@ def search_json(vector: Vector) -> dict:
             "animals.txt", "books.txt", "empty.txt", "index.html", "water.txt", "waters.txt"], documents
         assert documents[2] == ("https://search.example/empty.txt", "", 0), documents
         assert [d for n in range(len(index.title_refs)) for _, d in index.titles(n)] == [3, 1, 0, 4, 5]
-        assert [q["results"] != [] for q in queries] == [True] * 8 + [False, False], queries
+        assert [q["results"] != [] for q in queries] == [True] * 8 + [False, False, True], queries
     return {"version": search_index.VERSION, "documentCount": index.document_count, "tokenCount": index.token_count,
             "layout": layout, "complete": complete, "terms": terms,
             "documents": [{"url": u, "title": t, "length": n} for u, t, n in documents] if complete else [],
             "titles": [{"key": k.decode(), "document": d} for n in range(len(index.title_refs))
                        for k, d in index.titles(n)] if complete else [],
-            "queries": queries, "suggestions": suggestions}
+            "queries": queries, "suggestions": suggestions, **stack_search(vector, bases or [], asked, suggested)}
+
+
+def stack_search(vector: Vector, bases: list, asked: list, suggested: list) -> dict:
+    """An update's `stack`: the same queries and suggestions over the update and its bases
+    (§17.4 Layers), each result with its layer (0: the update)."""
+    if not bases:
+        return {}
+    layers = [Archive(v.data) for v in [vector] + bases]
+    opened = [(a, search_index.SearchIndex.open(a)) for a in layers]
+    queries = [{"text": text, "clauses": clauses, "results": [
+        {"layer": layer, "document": d, "url": url, "score": round(score, 9)}
+        for score, layer, d, url in search_index.stack_query(opened, [(k, v) for k, v in clauses])]}
+        for text, clauses in asked]
+    suggestions = [{"text": typed, "results": [
+        {"layer": layer, "document": d, "key": key.decode(), "url": url}
+        for key, layer, d, url in search_index.stack_suggest(opened, typed)]} for typed in suggested]
+    return {"stack": {"bases": [f"valid/{b}.webarc" for b in vector.bases], "queries": queries,
+                      "suggestions": suggestions}}
 
 
 def write_valid(folder: Path) -> dict[str, Vector]:
@@ -748,7 +779,8 @@ def write_valid(folder: Path) -> dict[str, Vector]:
         (folder / f"{name}.stack.json").write_text(to_json(stack), encoding="utf-8")
     for name, vector in vectors.items():
         if "search" in dumps[name]["archive"]:
-            (folder / f"{name}.index.json").write_text(to_json(search_json(vector)), encoding="utf-8")
+            below = [vectors[b] for b in vector.bases]
+            (folder / f"{name}.index.json").write_text(to_json(search_json(vector, below)), encoding="utf-8")
     return vectors
 
 

@@ -26,7 +26,7 @@ MAX_TERM, MAX_TITLE_KEY, MAX_DOCUMENT_STRING = 64, 128, 8_192
 MAX_DOCUMENTS = 1 << 40
 MAX_BODY = 32 << 20
 MEDIA_TYPES = ("text/html", "application/xhtml+xml", "text/plain")
-K1, B, TITLE_BOOST, PREFIX_TERMS = 1.2, 0.75, 3, 64
+K1, B, TITLE_BOOST, PREFIX_TERMS = 1.2, 0.75, 2, 64        # the boost: idfs added for a title match (2.2.1)
 
 # Porter2 (the Snowball English stemmer) of the words of three or more letters the vectors use,
 # from the algorithm's definition; a word not listed is its own stem. The Swift rebuild of the
@@ -34,7 +34,7 @@ K1, B, TITLE_BOOST, PREFIX_TERMS = 1.2, 0.75, 3, 64
 STEMS = {
     "cats": "cat", "dogs": "dog", "runs": "run", "running": "run", "jumps": "jump", "jumping": "jump",
     "birds": "bird", "books": "book", "fishing": "fish", "boats": "boat", "rivers": "river",
-    "maps": "map", "trees": "tree", "searching": "search", "searched": "search",
+    "maps": "map", "trees": "tree", "searching": "search", "searched": "search", "otters": "otter",
 }
 WORD = re.compile(r"[A-Za-z0-9]+")
 
@@ -579,10 +579,10 @@ class SearchIndex:
     def weight(self, posting, df: int) -> float:
         n = self.document_count
         idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
-        f = posting[1] + (TITLE_BOOST if posting[2] else 0)
+        f = posting[1]
         dl = decode_length(posting[3])
         avgdl = max(1, self.token_count / n) if n else 1
-        return idf * f * (K1 + 1) / (f + K1 * (1 - B + B * dl / avgdl))
+        return idf * f * (K1 + 1) / (f + K1 * (1 - B + B * dl / avgdl)) + (TITLE_BOOST * idf if posting[2] else 0)
 
     def expand(self, prefix: bytes) -> list:
         """The first 64 terms, in term order, that start with `prefix`, from at most four shards."""
@@ -608,7 +608,16 @@ class SearchIndex:
             return {p[0]: self.weight(p, hit[1][1]) for p in self.postings(*hit)}
         if kind == "prefix":
             scores: dict[int, float] = {}
-            for shard, entry in self.expand(value.encode()):
+            terms = self.expand(value.encode())
+            # A word typed past its stem (2.2.1): a prefix of a-z only, cut by one to three bytes,
+            # at least four long, each a whole term.
+            raw = value.encode()
+            if re.fullmatch(rb"[a-z]+", raw):
+                for n in range(len(raw) - 1, max(3, len(raw) - 4), -1):
+                    hit = self.lookup(raw[:n])
+                    if hit is not None and all(e[0] != raw[:n] for _, e in terms):
+                        terms.append(hit)
+            for shard, entry in terms:
                 for p in self.postings(shard, entry):
                     scores[p[0]] = max(scores.get(p[0], 0.0), self.weight(p, entry[1]))
             return scores
@@ -657,3 +666,29 @@ def shard_for(key: bytes, keys: list[bytes]) -> int | None:
 
 def shard_for_int(n: int, starts: list[int]) -> int:
     return max(i for i, s in enumerate(starts) if s <= n)
+
+
+def unshadowed(layers: list, answer) -> list[tuple[int, int, object, str]]:
+    """§17.4 Layers: each layer's index answers (`answer(index)` gives (document, value) pairs); a
+    document of a layer is left out when a layer above holds a record for its URL's key.
+    (layer, document, value, url) of the rest."""
+    out = []
+    for number, (_, index) in enumerate(layers):
+        for document, value in (answer(index) if index is not None else []):
+            url = index.document(document)[0]
+            if not any(upper.lookup("GET", url) is not None for upper, _ in layers[:number]):
+                out.append((number, document, value, url))
+    return out
+
+
+def stack_query(layers: list, clauses: list) -> list[tuple[float, int, int, str]]:
+    """(score, layer, document, url) over a stack, by score descending, then layer (nearest
+    first), then document."""
+    found = unshadowed(layers, lambda index: index.query(clauses))
+    return sorted(((score, n, d, url) for n, d, score, url in found), key=lambda e: (-e[0], e[1], e[2]))
+
+
+def stack_suggest(layers: list, typed: str) -> list[tuple[bytes, int, int, str]]:
+    """Suggestions over a stack: (key, layer, document, url) by key, then layer, then document."""
+    found = unshadowed(layers, lambda index: [(d, key) for key, d in index.suggest(typed)])
+    return sorted(((key, n, d, url) for n, d, key, url in found), key=lambda e: (e[0], e[1], e[2]))

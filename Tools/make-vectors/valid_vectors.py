@@ -398,6 +398,46 @@ SEARCH_SENTENCES = ["the blue river runs under the green trees", "dogs and cats 
                     "books on fishing boats", "red birds on the water", "searching the map for the river"]
 
 
+def search_update(base_digest: bytes, base_length: int) -> dict:
+    """An update over `search` with its own index (§17.4 Layers): `animals.txt` changed, `water.txt`
+    deleted (a tombstone), `index.html` re-captured with the same body (its chunk stays in the base:
+    the update's index reads it there), `otters.txt` new. A search over the stack leaves out the
+    base's documents the update holds a record for."""
+    base = "https://search.example/"
+    text = [["Content-Type", "text/plain; charset=utf-8"]]
+    page = ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Blue  river maps</title>"
+            "<style>p { color: red }</style></head>\n<body><nav>home books</nav>\n<h1>River maps</h1>\n"
+            "<p>the blue river runs under the green trees</p>\n<script>var dogs = 1</script>\n</body></html>\n")
+    return {"archive": {"created": NOV_24, "creator": "make-vectors 2.2",
+                        "bases": [{"digest": base_digest.hex(), "archiveLength": base_length, "name": "search.webarc"}]},
+            "writer": {"search": 1},
+            "records": [
+                response(base + "animals.txt", "Dogs by the river\n\nthe dogs run by the river\n", headers=text,
+                         mime="text/plain", encoding="utf-8", date=NOV_24),
+                response(base + "index.html", page, headers=HTML, mime="text/html", encoding="utf-8", date=NOV_24),
+                response(base + "otters.txt", "Otters\n\notters fishing in the water\n", headers=text,
+                         mime="text/plain", encoding="utf-8", date=NOV_24),
+                tombstone(base + "water.txt", date=NOV_24),
+            ]}
+
+
+def search_same_body() -> dict:
+    """§17.1 (2.2.1): a body is one document, under the first URL in record-tree order that answers
+    with it as a document: `dir/` and `dir/index.html` give one; a 404 with a body does not take
+    it from the page after it."""
+    base = "https://same.example/"
+    text = [["Content-Type", "text/plain; charset=utf-8"]]
+    page = "<!DOCTYPE html>\n<html><head><title>River books</title></head><body><p>the river</p></body></html>\n"
+    plain = "Fishing\n\nboats on the water\n"
+    return {"archive": {"created": NOV_23}, "writer": {"search": 1}, "records": [
+        response(base + "a.txt", plain, status=404, reason="Not Found", headers=text, mime="text/plain",
+                 encoding="utf-8"),
+        response(base + "b.txt", plain, headers=text, mime="text/plain", encoding="utf-8"),
+        response(base + "dir/", page, headers=HTML, mime="text/html", encoding="utf-8"),
+        response(base + "dir/index.html", page, headers=HTML, mime="text/html", encoding="utf-8"),
+    ]}
+
+
 def search_large() -> dict:
     """An index of several pages of each kind (§17.2): 700 plain-text pages whose titles are ten
     words of digits and letters (unique terms, long title keys), each page a sentence of

@@ -197,6 +197,7 @@ class Model:
     zstd_level: int | None = None                               # Appendix C step 15; None: off
     zstd_reference: bytes | None = None                         # step 15: the decoded bytes of that chunk
     search: int | None = None                                   # §17: the index rules version (`Writer.search`); None: no index
+    response_bytes: dict = field(default_factory=dict)          # §17: recipe index -> a response's body (a base's too)
 
 
 # ---------------------------------------------------------------------------- stage 1: build
@@ -353,6 +354,7 @@ def add_record(model: Model, index: int, record: dict, bases: list) -> None:
         data = base64.b64decode(record["body"], validate=True)
         previous = previous_version(index, record.get("previousVersion"), bases)
         body = store_body(model, data, bases, previous, key=key)
+        model.response_bytes[index] = data
         obj = response_object(record, request, body)
     elif kind == "redirect":
         if record["status"] not in REDIRECT_STATUSES:
@@ -827,7 +829,7 @@ def search_documents(model: Model) -> list:
                 or r.body.key in bodies:
             continue
         bodies.add(r.body.key)
-        data = next(d for d, e in model.body_bytes[r.body.md5] if e is r.body)
+        data = model.response_bytes[r.insertion]
         title, text = search_index.visible_text(data, fields["mimeType"])
         documents.append(search_index.analyze(url, title, text))
     return documents

@@ -36,8 +36,16 @@ struct SearchVectorTests {
         String(decoding: try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys]), as: UTF8.self)
     }
 
+    /// The vector's bases, nearest first (an update's `stack.bases`), relative to `Spec/vectors`.
+    static func bases(_ name: String) -> [String] {
+        let expected = try? json(vectors.path + "/valid/\(name).index.json") as? [String: Any]
+        return (expected?["stack"] as? [String: Any])?["bases"] as? [String] ?? []
+    }
+
+    /// A reader of the vector (over its bases, each read alone) and its `index.json`.
     static func open(_ name: String) throws -> (ArchiveReader, [String: Any]) {
-        let reader = try ArchiveReader(path: vectors.path + "/valid/\(name).webarc")
+        let below = try bases(name).map { try ArchiveReader(path: vectors.path + "/" + $0) }
+        let reader = try ArchiveReader(path: vectors.path + "/valid/\(name).webarc", bases: below)
         return (reader, try json(vectors.path + "/valid/\(name).index.json") as! [String: Any])
     }
 
@@ -49,7 +57,7 @@ struct SearchVectorTests {
 
     @Test(
         "an index vector is what this writer makes of its records: an indexed copy gives its bytes back",
-        arguments: indexNames)
+        arguments: indexNames.filter { bases($0).isEmpty })
     func rebuilds(name: String) throws {
         let folder = try TemporaryFolder()
         let reader = try ArchiveReader(path: Self.vectors.path + "/valid/\(name).webarc")
@@ -149,6 +157,13 @@ struct SearchVectorTests {
             var evaluation = QueryEvaluation(index: try #require(try IndexView(reader)))
             let matches = try evaluation.run(parsed)
             #expect(matches.map(\.document) == results.map { ($0["document"] as! NSNumber).intValue }, "\(text)")
+            for (match, result) in zip(matches, results) {
+                let score = (result["score"] as! NSNumber).doubleValue
+                #expect(
+                    abs(match.score - score) < 1e-8, "\(text): \(match.document) scores \(match.score), not \(score)")
+            }
+            // An update searches as a stack (`stackQueries`); a whole archive, alone.
+            guard reader.bases.isEmpty else { continue }
             let hits = try reader.search(text, limit: 100)
             #expect(hits.map(\.url) == results.map { $0["url"] as! String }, "\(text)")
             for (hit, result) in zip(hits, results) {
@@ -158,7 +173,9 @@ struct SearchVectorTests {
         }
     }
 
-    @Test("suggestions are the title entries index.json gives, in key order", arguments: indexNames)
+    @Test(
+        "suggestions are the title entries index.json gives, in key order",
+        arguments: indexNames.filter { bases($0).isEmpty })
     func suggestions(name: String) throws {
         let (reader, expected) = try Self.open(name)
         for case let entry as [String: Any] in expected["suggestions"] as! [Any] {
@@ -168,6 +185,30 @@ struct SearchVectorTests {
             let found = try reader.suggest(text, limit: 100)
             #expect(found.map(\.url) == results.map { $0["url"] as! String }, "\(text)")
             #expect(found.map(\.title) == results.map { $0["title"] as! String }, "\(text)")
+        }
+    }
+
+    @Test(
+        "a search over an update and its bases answers as the stack section of index.json says (§17.4 Layers)",
+        arguments: indexNames.filter { !bases($0).isEmpty })
+    func stackQueries(name: String) throws {
+        let (reader, expected) = try Self.open(name)
+        let stack = try LayerStack([reader] + reader.bases)
+        let layered = expected["stack"] as! [String: Any]
+        for case let query as [String: Any] in layered["queries"] as! [Any] {
+            let text = query["text"] as! String
+            let results = query["results"] as! [[String: Any]]
+            let hits = try stack.search(text, limit: 100)
+            #expect(hits.map(\.url) == results.map { $0["url"] as! String }, "\(text)")
+            for (hit, result) in zip(hits, results) {
+                let score = (result["score"] as! NSNumber).doubleValue
+                #expect(abs(hit.score - score) < 1e-8, "\(text): \(hit.url) scores \(hit.score), not \(score)")
+            }
+        }
+        for case let entry as [String: Any] in layered["suggestions"] as! [Any] {
+            let text = entry["text"] as! String
+            let results = entry["results"] as! [[String: Any]]
+            #expect(try stack.suggest(text, limit: 100).map(\.url) == results.map { $0["url"] as! String }, "\(text)")
         }
     }
 

@@ -644,8 +644,11 @@ class SearchIndex:
         return sorted((total or {}).items(), key=lambda e: (-e[1], e[0]))
 
     def suggest(self, typed: str) -> list[tuple[bytes, int]]:
-        """§17.4: title entries whose key starts with the typed text's title key, in key order."""
+        """§17.4: title entries whose key starts with the typed text's title key, in key order;
+        none for an empty key."""
         wanted = title_key(typed)
+        if not wanted:
+            return []
         out = []
         for number in range(shard_for(wanted, self.title_keys) or 0, len(self.title_keys)):
             entries = [e for e in self.titles(number) if e[0].startswith(wanted)]

@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 # libc6-dev, libstdc++-12-dev: the static libc.a and libstdc++.a of the static `webarc` (Swift's
 # own prerequisites on Debian 12, named so that nothing is assumed).
 # libzim-dev: ZIM import and export, in the companion webarc-zim (Debian has no static libzim).
-Tools/install-packages.sh liblz4-dev libzstd-dev pkg-config zlib1g-dev libcurl4-openssl-dev libc6-dev libstdc++-12-dev libzim-dev
+# lz4 and zstd are the package's own (Sources/CLZ4, Sources/CZstd): no -dev package of theirs.
+Tools/install-packages.sh pkg-config zlib1g-dev libcurl4-openssl-dev libc6-dev libstdc++-12-dev libzim-dev
 
 # A release `webarc` is a static executable on Linux (Package.swift: WebArcCLI's linker settings),
 # so a one-shot command such as `webarc cat` starts without the dynamic loader's work.

@@ -15,8 +15,9 @@ cd "$(dirname "$0")/.."
 
 # libzim-dev builds webarc-zim (ZIM import and export); zim-tools (zimwriterfs, zimdump,
 # zimcheck) are what the ZIM tests check it against. gcc-multilib builds the vendored compressors
-# for 32-bit x86 (ThirtyTwoBitCompressorTests).
-Tools/install-packages.sh liblz4-dev libzstd-dev pkg-config zlib1g-dev lz4 python3-venv chromium python3.11-doc libzim-dev zim-tools gcc-multilib
+# for 32-bit x86 (ThirtyTwoBitCompressorTests). lz4 and zstd are the package's own (Sources/CLZ4,
+# Sources/CZstd): no -dev package of theirs is needed.
+Tools/install-packages.sh pkg-config zlib1g-dev lz4 python3-venv chromium python3.11-doc libzim-dev zim-tools gcc-multilib
 
 # A liblz4 1.9.3 and a libzstd 1.5.7 (from PyPI sdists, built once into /var/tmp and reused) for
 # CrossLibraryApplyTests, which applies an update with them. Without network or PyPI that test

@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-modules=(WebArc WebArcURLProtocol WebArcServer WebArcRemote WebArcInterop WebArcZim)
+modules=(WebArc WebArcURLProtocol WebArcServer WebArcRemote WebArcInterop WebArcZim WebArcSearch)
 
 if (($#)); then
     output=$1

@@ -26,7 +26,7 @@ public final class SearchIndexBuilder: SearchIndexContributor {
     public private(set) var documentCount = 0
     private var tokenCount: UInt64 = 0
     /// The document entries, encoded, in order; and each one's size, for splitting pages.
-    private let documents: SpillFile
+    private var documentFile: SpillFile?
     private var documentSizes: [UInt32] = []
     private var titles = TitleKeyTable()
     /// Runs written, for tests of the bounded-memory path.
@@ -35,14 +35,13 @@ public final class SearchIndexBuilder: SearchIndexContributor {
     /// Makes a builder that writes a sorted run whenever `spillThreshold` bytes of postings are held.
     public init(spillThreshold: Int = 48 << 20) {
         self.spillThreshold = max(1, spillThreshold)
-        documents = try! SpillFile(prefix: "webarc-search-documents")
     }
 
     /// Registers this builder as the writer of its rules version, for tools that write an archive
-    /// with an index again (an applied update, a refresh: ``SearchIndexRegistry``).
+    /// with an index again (an applied update, a refresh: WebArc's `SearchIndexRegistry`).
     ///
     /// - Parameter writingByDefault: also make every writer of this process index what it writes
-    ///   (``SearchIndexRegistry/writerDefault``), as the webarc tools do unless given `--no-search`.
+    ///   (`SearchIndexRegistry.writerDefault`), as the webarc tools do unless given `--no-search`.
     public static func register(writingByDefault: Bool = false) {
         let make: @Sendable () -> any SearchIndexContributor = { SearchIndexBuilder() }
         SearchIndexRegistry.register(version: IndexFormat.version, make)
@@ -97,7 +96,7 @@ public final class SearchIndexBuilder: SearchIndexContributor {
         DocumentPage.encode(
             entry: DocumentAnalysis.cut(document.url, to: IndexFormat.maxDocumentStringBytes), title: document.title,
             length: document.length, into: &entry)
-        try documents.write(entry.bytes)
+        try documents().write(entry.bytes)
         documentSizes.append(UInt32(entry.bytes.count))
         if !document.titleKey.isEmpty { titles.append(document.titleKey, document: Int32(number)) }
         for term in document.terms {
@@ -110,6 +109,15 @@ public final class SearchIndexBuilder: SearchIndexContributor {
         heldBytes += document.terms.count * 8
         // Buffers grow by doubling and each term holds three arrays and a dictionary slot.
         if 2 * heldBytes + terms.count * 224 > spillThreshold { try spill() }
+    }
+
+    /// The scratch file of document entries, made when the first document comes (a temporary
+    /// folder that cannot take it is an error of the write, not of making the builder).
+    private func documents() throws -> SpillFile {
+        if let documentFile { return documentFile }
+        let file = try SpillFile(prefix: "webarc-search-documents")
+        documentFile = file
+        return file
     }
 
     /// Writes the terms held in memory, sorted, as a run: term, frequency, last document, postings, positions.
@@ -166,6 +174,7 @@ public final class SearchIndexBuilder: SearchIndexContributor {
     }
 
     private func writeDocumentPages(_ store: ([UInt8]) throws -> SearchPageAddress) throws -> ([Int], [PageReference]) {
+        let documents = try documents()
         try documents.flush()
         var starts: [Int] = []
         var pages: [PageReference] = []

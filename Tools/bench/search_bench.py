@@ -460,7 +460,7 @@ def run(args):
     has_index = webarc_supports(webarc, "index")
     pack = [webarc, "pack", docs, "-o", plain, "--force", "--quiet"]
     if has_index:
-        pack.insert(4, "--no-search")
+        pack.append("--no-search")
     pack_wall, _ = timed(pack, os.path.join(work, "pack.time"))
     archive_bytes = os.path.getsize(plain)
     row = {"engine": "webarc"}

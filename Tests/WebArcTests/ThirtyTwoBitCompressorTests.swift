@@ -11,8 +11,7 @@ import WebArcTestSupport
 /// finder without SIMD); the folders' READMEs describe the patches that make them agree.
 @Suite("Vendored compressors on 32-bit CPUs", .serialized)
 struct ThirtyTwoBitCompressorTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
+    static let root = repositoryRoot.path
 
     /// Python documentation pages (Debian's python3.11-doc): HTML as kiosks serve it.
     static let pythonDocs = "/usr/share/doc/python3.11/html/library"

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import WebArc
 
 extension ArchiveReader {
@@ -64,10 +65,21 @@ extension LayerStack {
             }
         }
         ranked.sort { ($0.score, -$0.layer, -$0.document) > ($1.score, -$1.layer, -$1.document) }
-        return try ranked.prefix(limit).map { hit in
+        let shown = Array(ranked.prefix(limit))
+        let matched = terms
+        // A snippet reads and analyses its page's whole body: the hits' snippets are made on every
+        // core at once, the first error in rank order thrown.
+        let snippets = Mutex<[Result<String, any Error>?]>(Array(repeating: nil, count: shown.count))
+        DispatchQueue.concurrentPerform(iterations: shown.count) { number in
+            let hit = shown[number]
+            let made = Result { try snippet(hit.url, in: layers[hit.layer], terms: matched[hit.layer]) }
+            snippets.withLock { $0[number] = made }
+        }
+        let made = snippets.withLock { $0 }
+        return try shown.enumerated().map { number, hit in
             SearchHit(
-                url: hit.url, title: hit.title.isEmpty ? hit.url : hit.title,
-                snippet: try snippet(hit.url, in: layers[hit.layer], terms: terms[hit.layer]), score: hit.score)
+                url: hit.url, title: hit.title.isEmpty ? hit.url : hit.title, snippet: try made[number]!.get(),
+                score: hit.score)
         }
     }
 

@@ -49,7 +49,7 @@ public final class WebArcServer: Sendable {
         /// Reopens the archives after a read error it recognises (see
         /// ``ArchiveResponder/reloadAfter(_:seen:)``); nil: none.
         public var reload: ArchiveResponder.Reload?
-        /// Put a small search form (``WebArcSearch``'s search box, no script) right after the
+        /// Put a small search form (the search module's search box, no script) right after the
         /// `<body>` tag of every HTML page served under a mapped path; false by default.
         public var searchBox = false
 

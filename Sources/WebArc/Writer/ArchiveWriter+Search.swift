@@ -51,7 +51,6 @@ extension ArchiveWriter {
         _ items: [(IndexableResponse, [UInt8])], _ analyze: @Sendable (IndexableResponse, [UInt8]) -> any Sendable
     ) -> [any Sendable] {
         let results = Mutex<[(any Sendable)?]>(Array(repeating: nil, count: items.count))
-        nonisolated(unsafe) let items = items
         DispatchQueue.concurrentPerform(iterations: items.count) { number in
             let result = analyze(items[number].0, items[number].1)
             results.withLock { $0[number] = result }

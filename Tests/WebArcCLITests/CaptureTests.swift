@@ -4,7 +4,7 @@ import WebArc
 import WebArcTestSupport
 
 /// `webarc capture` against a real server on 127.0.0.1, checked with `webarc ls` and `cat`.
-@Suite("webarc capture", .serialized, .timeLimit(.minutes(3)))
+@Suite("webarc capture", .serialized, .timeLimit(.minutes(10)))
 struct CaptureTests {
     static let page = """
         <!doctype html><html><head><base href="/">

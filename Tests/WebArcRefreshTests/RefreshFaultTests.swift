@@ -9,7 +9,7 @@ import WebArcTestSupport
 /// page: error statuses, slow answers, stalled bodies, resets and TLS failures keep the record;
 /// only 404 and 410 delete; 429/503 are asked again as their `Retry-After` says; a refresh that
 /// would change too much of the archive, or got no usable answer at all, writes nothing.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(10)))
 struct RefreshFaultTests {
     @Test(
         "an error status keeps the stored page: nothing about it goes into the update",

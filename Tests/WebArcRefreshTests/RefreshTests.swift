@@ -6,7 +6,7 @@ import WebArcTestSupport
 
 /// `ArchiveRefresher` against a real server on 127.0.0.1: validators sent, 304s, changed bodies,
 /// deleted pages, new redirects, a server that goes away; the update applies to the refreshed site.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(10)))
 struct RefreshTests {
     /// A captured site: pages with the origin's ETag or Last-Modified, as a capture stores them.
     static let pages: [(path: String, body: String, validator: HTTPHeader)] = [

@@ -13,7 +13,7 @@ import FoundationNetworking
 /// An app serving a remote archive through the URL protocol (`serve(opening:)`) when the
 /// publisher replaces the file at its URL: the handler reopens it and answers from the new
 /// release, never from a mix of the two.
-@Suite("The URL protocol serving a remote archive that is replaced at its URL", .serialized, .timeLimit(.minutes(3)))
+@Suite("The URL protocol serving a remote archive that is replaced at its URL", .serialized, .timeLimit(.minutes(10)))
 struct RemoteURLProtocolReloadTests {
     final class ReloadingReplay: ArchiveURLProtocol {}
     /// A second handler, for a test that compares two ways of serving side by side.

@@ -14,7 +14,7 @@ final class RecordedReplay: ArchiveURLProtocol {}
 final class Recording: RecordingURLProtocol {}
 final class GuardReplay: ArchiveURLProtocol {}
 
-@Suite("Recording live traffic", .serialized, .timeLimit(.minutes(3)))
+@Suite("Recording live traffic", .serialized, .timeLimit(.minutes(10)))
 struct ArchiveRecorderTests {
     let folder: TemporaryFolder
     let server: TestHTTPServer

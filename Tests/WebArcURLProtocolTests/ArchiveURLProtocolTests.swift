@@ -13,7 +13,7 @@ final class OfflineReplay: ArchiveURLProtocol {}
 final class PassThroughReplay: ArchiveURLProtocol {}
 final class SharedSessionReplay: ArchiveURLProtocol {}
 
-@Suite("ArchiveURLProtocol", .serialized, .timeLimit(.minutes(2)))
+@Suite("ArchiveURLProtocol", .serialized, .timeLimit(.minutes(10)))
 struct ArchiveURLProtocolTests {
     let folder: TemporaryFolder
     let reader: ArchiveReader

@@ -14,7 +14,7 @@ final class LargeBodyReplay: ArchiveURLProtocol {}
 /// Bodies must arrive whole through every API: swift-corelibs-foundation hands a completion
 /// handler or `data(for:)` only the last `didLoad` piece, so those get one piece; a task that
 /// reports to its session delegate gets 256 KiB pieces.
-@Suite("Body delivery", .serialized, .timeLimit(.minutes(2)))
+@Suite("Body delivery", .serialized, .timeLimit(.minutes(10)))
 struct BodyDeliveryTests {
     static let large = SeededGenerator.packedBytes(5 * 1024 * 1024 + 123, seed: 0x5EED)
     let folder: TemporaryFolder

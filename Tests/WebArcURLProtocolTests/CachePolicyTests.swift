@@ -17,7 +17,7 @@ final class OfflineCache: ArchiveURLProtocol {}
 /// 127.0.0.1 server: revalidation (304, changed body, deleted page), network first with an
 /// offline fallback, cache first with background refreshes racing requests, the layer across a
 /// restart, a stale layer, and the bundle's bytes never touched.
-@Suite("ArchiveURLProtocol as a cache", .serialized, .timeLimit(.minutes(2)))
+@Suite("ArchiveURLProtocol as a cache", .serialized, .timeLimit(.minutes(10)))
 struct CachePolicyTests {
     /// Long ago: every entry of the bundle is expired under any sensible max age.
     static let captured = Date(timeIntervalSince1970: 1_600_000_000)

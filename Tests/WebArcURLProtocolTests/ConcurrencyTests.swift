@@ -40,7 +40,7 @@ final class CancelOnRedirect: NSObject, URLSessionDataDelegate, @unchecked Senda
     }
 }
 
-@Suite("Concurrency and cancellation", .serialized, .timeLimit(.minutes(3)))
+@Suite("Concurrency and cancellation", .serialized, .timeLimit(.minutes(10)))
 struct ConcurrencyTests {
     static let pages = 120
     static let large = SeededGenerator.packedBytes(24 * 1024 * 1024, seed: 99)

@@ -12,7 +12,7 @@ final class LayeredReplay: ArchiveURLProtocol {}
 
 /// The URL protocol over a layer stack: an update's changed bodies (delta chunks read across
 /// layers), its deletions, and what falls through to the base (spec §13).
-@Suite("ArchiveURLProtocol over a layer stack", .serialized, .timeLimit(.minutes(2)))
+@Suite("ArchiveURLProtocol over a layer stack", .serialized, .timeLimit(.minutes(10)))
 struct LayeredReplayTests {
     @Test("URLSession gets the update's version, the base's unchanged pages, and no deleted page")
     func layered() async throws {

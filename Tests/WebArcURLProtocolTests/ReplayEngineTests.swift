@@ -13,7 +13,7 @@ final class EngineReplay: ArchiveURLProtocol {}
 
 /// What the URL protocol now answers through the shared replay engine, where it used to disagree
 /// with `webarc serve`, through real URLSession tasks.
-@Suite("URL protocol through the replay engine", .serialized, .timeLimit(.minutes(2)))
+@Suite("URL protocol through the replay engine", .serialized, .timeLimit(.minutes(10)))
 struct ReplayEngineTests {
     static let css = "body { color: #222 }"
     let folder: TemporaryFolder

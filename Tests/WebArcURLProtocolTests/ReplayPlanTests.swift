@@ -11,7 +11,7 @@ import FoundationNetworking
 
 final class ConditionalReplay: ArchiveURLProtocol {}
 
-@Suite("HEAD, ranges and conditionals", .serialized, .timeLimit(.minutes(2)))
+@Suite("HEAD, ranges and conditionals", .serialized, .timeLimit(.minutes(10)))
 struct ReplayPlanTests {
     static let body = SeededGenerator.packedBytes(600_000, seed: 7)
     static let lastModified = "Sun, 06 Nov 1994 08:49:37 GMT"

@@ -15,7 +15,7 @@ final class RedirectPassThrough: ArchiveURLProtocol {}
 
 /// Stored redirects: swift-corelibs-foundation stops the process on `wasRedirectedTo` and does not
 /// follow a 3xx from a URL protocol, so the handler walks the chain and delivers the final response.
-@Suite("Stored redirects", .serialized, .timeLimit(.minutes(2)))
+@Suite("Stored redirects", .serialized, .timeLimit(.minutes(10)))
 struct ReplayResolverTests {
     let folder: TemporaryFolder
     let reader: ArchiveReader

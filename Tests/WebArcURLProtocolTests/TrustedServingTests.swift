@@ -11,7 +11,7 @@ import FoundationNetworking
 final class TrustedReplay: ArchiveURLProtocol {}
 
 /// `serve(_:trusting:)`: an archive is served only once its signature is trusted (spec §12.4).
-@Suite("ArchiveURLProtocol trust", .serialized, .timeLimit(.minutes(2)))
+@Suite("ArchiveURLProtocol trust", .serialized, .timeLimit(.minutes(10)))
 struct TrustedServingTests {
     @Test("a signed archive is served; an unsigned or untrusted one is refused before anything is served")
     func servesOnlyTrusted() async throws {

@@ -13,7 +13,7 @@ final class DamagedReplay: ArchiveURLProtocol {}
 
 /// Verified reads through URLSession (spec §11.2): a body whose chunk fails its SHA-256 ends the
 /// task with an error, never with the damaged bytes, and other URLs still load.
-@Suite("Verified reads", .serialized, .timeLimit(.minutes(2)))
+@Suite("Verified reads", .serialized, .timeLimit(.minutes(10)))
 struct VerifiedReadTests {
     static let blob = SeededGenerator.packedBytes(3 * 256 * 1024 + 77, seed: 7)
     let folder: TemporaryFolder

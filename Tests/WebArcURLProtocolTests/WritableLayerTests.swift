@@ -8,7 +8,7 @@ import WebArcTestSupport
 
 /// The writable layer on its own: serialized, coalesced rewrites; replaced keys; bodies the
 /// bundle holds not stored again; nothing left behind but the layer file.
-@Suite("WritableLayer", .timeLimit(.minutes(1)))
+@Suite("WritableLayer", .timeLimit(.minutes(10)))
 struct WritableLayerTests {
     func response(_ url: String, _ text: String) -> LayerEntry {
         .response(

@@ -128,18 +128,21 @@ struct IndexView {
 
     /// Announces the document pages that hold these documents together.
     func willReadDocuments(_ numbers: [Int]) {
-        let starts = root.documentStarts
-        let pages = Set(
-            numbers.compactMap { number -> Int? in
-                var low = 0
-                var high = starts.count
-                while low < high {
-                    let middle = (low + high) / 2
-                    if starts[middle] <= number { low = middle + 1 } else { high = middle }
-                }
-                return low > 0 ? low - 1 : nil
-            })
+        let pages = Set(numbers.compactMap(documentPage(holding:)))
         reader.willReadSearchPages(pages.sorted().map { root.documentPages[root.documentPages.startIndex + $0] })
+    }
+
+    /// The number of the document page that holds document `number` (the last page starting at or
+    /// before it), or nil when none does.
+    private func documentPage(holding number: Int) -> Int? {
+        let starts = root.documentStarts
+        var low = 0
+        var high = starts.count
+        while low < high {
+            let middle = (low + high) / 2
+            if starts[middle] <= number { low = middle + 1 } else { high = middle }
+        }
+        return low > 0 ? low - 1 : nil
     }
 
     func postings(_ shard: TermShard, _ entry: TermEntry) throws -> [Posting] {
@@ -157,24 +160,18 @@ struct IndexView {
     /// Document `number`'s URL, title and length.
     func document(_ number: Int) throws -> DocumentEntry {
         let starts = root.documentStarts
-        var low = 0
-        var high = starts.count
-        while low < high {
-            let middle = (low + high) / 2
-            if starts[middle] <= number { low = middle + 1 } else { high = middle }
-        }
-        guard low > 0 else {
+        guard let page = documentPage(holding: number) else {
             throw WebArcError.corruptPage(page: 0, position: nil, reason: "no document page for \(number)")
         }
-        let reference = root.documentPages[root.documentPages.startIndex + low - 1]
+        let reference = root.documentPages[root.documentPages.startIndex + page]
         let entries = try Self.cached(reference, reader) { try DocumentPage.parse(try reader.searchPage(reference)) }
-        let end = low < starts.count ? starts[low] : documentCount
-        guard entries.count == end - starts[low - 1] else {
+        let end = page + 1 < starts.count ? starts[page + 1] : documentCount
+        guard entries.count == end - starts[page] else {
             throw WebArcError.corruptPage(
                 page: reference.offset, position: nil,
-                reason: "\(entries.count) documents where the root gives \(end - starts[low - 1])")
+                reason: "\(entries.count) documents where the root gives \(end - starts[page])")
         }
-        return entries[number - starts[low - 1]]
+        return entries[number - starts[page]]
     }
 
     /// Title shard `number`'s entries.

@@ -24,11 +24,7 @@ struct QueryEvaluation {
         // Every shard the query needs, then every word's postings, asked for together (a remote
         // archive answers them in one round trip each).
         index.willReadShards(of: query.clauses.flatMap(Self.terms))
-        let clauses = try ordered(query.clauses)
-        var words: [(shard: TermShard, entry: TermEntry)] = []
-        for case .word(let term) in clauses {
-            if let found = try index.lookup(Array(term.utf8)) { words.append(found) }
-        }
+        let (clauses, words) = try ordered(query.clauses)
         index.willReadPostings(of: words)
         // Word clauses first, rarest first, so the candidate set shrinks early.
         for clause in clauses {
@@ -57,18 +53,24 @@ struct QueryEvaluation {
         }
     }
 
-    private func ordered(_ clauses: [SearchQuery.Clause]) throws -> [SearchQuery.Clause] {
+    /// The clauses, words first (rarest first), then phrases, then prefixes; and the words' terms found.
+    private func ordered(
+        _ clauses: [SearchQuery.Clause]
+    ) throws -> (clauses: [SearchQuery.Clause], words: [(shard: TermShard, entry: TermEntry)]) {
         var keyed: [(rank: Int, clause: SearchQuery.Clause)] = []
+        var words: [(shard: TermShard, entry: TermEntry)] = []
         for clause in clauses {
             switch clause {
             case .word(let term):
-                keyed.append((try index.lookup(Array(term.utf8))?.entry.documentFrequency ?? 0, clause))
+                let found = try index.lookup(Array(term.utf8))
+                if let found { words.append(found) }
+                keyed.append((found?.entry.documentFrequency ?? 0, clause))
             case .phrase: keyed.append((Int.max - 1, clause))
             case .prefix: keyed.append((Int.max, clause))
             }
         }
-        return keyed.enumerated().sorted { ($0.element.rank, $0.offset) < ($1.element.rank, $1.offset) }.map(
-            \.element.clause)
+        let sorted = keyed.enumerated().sorted { ($0.element.rank, $0.offset) < ($1.element.rank, $1.offset) }
+        return (sorted.map(\.element.clause), words)
     }
 
     private func idf(_ frequency: Int) -> Double {

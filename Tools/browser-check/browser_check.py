@@ -109,6 +109,17 @@ class Chromium:
             self.process.wait()
 
 
+def start_chromium(path, profile):
+    """A started headless Chromium with its profile in `profile`, or None after printing why not as JSON."""
+    try:
+        browser = Chromium(path, profile)
+        browser.send("Browser.getVersion", timeout=60)
+        return browser
+    except Exception as error:
+        print(json.dumps({"error": f"chromium did not start: {error}"}))
+        return None
+
+
 def check_page(browser, url, screenshot_path, settle):
     """Loads `url` in a fresh tab and reports its requests."""
     target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
@@ -198,11 +209,8 @@ def main():
         return 2
     os.makedirs(arguments.out, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="webarc-browser-check-") as profile:
-        try:
-            browser = Chromium(arguments.chromium, profile)
-            browser.send("Browser.getVersion", timeout=60)
-        except Exception as error:
-            print(json.dumps({"error": f"chromium did not start: {error}"}))
+        browser = start_chromium(arguments.chromium, profile)
+        if browser is None:
             return 2
         try:
             results = [

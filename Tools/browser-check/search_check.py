@@ -23,7 +23,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from browser_check import Chromium  # noqa: E402
+from browser_check import start_chromium  # noqa: E402
 
 
 class Tab:
@@ -122,11 +122,8 @@ def main():
         print(json.dumps({"error": "chromium not found: apt-get install -y chromium"}))
         return 2
     with tempfile.TemporaryDirectory(prefix="webarc-search-check-") as profile:
-        try:
-            browser = Chromium(arguments.chromium, profile)
-            browser.send("Browser.getVersion", timeout=60)
-        except Exception as error:
-            print(json.dumps({"error": f"chromium did not start: {error}"}))
+        browser = start_chromium(arguments.chromium, profile)
+        if browser is None:
             return 2
         try:
             report = search(browser, arguments.start, arguments.query, arguments.shot)

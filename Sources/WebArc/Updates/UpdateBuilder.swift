@@ -61,13 +61,12 @@ public struct UpdateBuilder {
         // No dictionaries of its own: an update's anchors would mostly be bases' bodies, whose
         // dictionary chunks (up to 64 KiB each, spec Appendix C step 13) would outweigh the few new
         // bodies they help. Changed bodies are deltas; new ones are coded alone.
-        var options = ArchiveWriter.Options(overwrite: overwrite, compressionLevel: recipe.level, dictionaryInterval: 0)
-        // The update indexes the pages it carries exactly when the new archive has an index.
-        if let version = recipe.search, SearchIndexRegistry.contributor(version: version) != nil {
-            options.searchIndex = { SearchIndexRegistry.contributor(version: version)! }
-        } else {
-            options.searchIndex = nil
-        }
+        // The recipe's level and search index (the update indexes the pages it carries exactly when
+        // the new archive has an index; `writableMetadata` refused a rules version this tool lacks).
+        var options = ArchiveWriter.Options(overwrite: overwrite, recipe: recipe)
+        options.dictionaryInterval = 0
+        options.zstdLevel = nil
+        options.dictionaryPlacement = .prefix
         let writer = try ArchiveWriter(path: path, options: options, bases: old.layers)
         var summary = Summary()
         // Only a key new under its URL looks for a similar body, so the old stack's bodies are

@@ -15,6 +15,13 @@ import Testing
         #expect(try clauses("“curly quotes” stay") == [.phrase(["cur", "quot"]), .word("stay")])
     }
 
+    /// A Prepend scalar (U+0600) makes one grapheme of itself and the space after it; words are
+    /// still split at that space (the fuzzer's FuzzSearchQuery crash-a5cf1f26).
+    @Test func aPrependScalarDoesNotHideTheSpaceAfterIt() throws {
+        #expect(try clauses("j\u{600} j\u{600}") == (try clauses("j\u{600}")))
+        #expect(try clauses("json\u{600} dumps").contains(.word("dump")))
+    }
+
     @Test func splitWordsAreAPhraseAndCompoundsOneTerm() throws {
         #expect(
             try clauses("built-in os.path.join sort_keys") == [

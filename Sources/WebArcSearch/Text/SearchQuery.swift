@@ -80,22 +80,24 @@ private struct QueryParser {
     /// Whether a `*` stood alone (for the error when nothing else is there).
     var sawStar = false
     /// What opens and closes a phrase: straight quotes, and the curly ones phones type.
-    private static let quotes: Set<Character> = ["\"", "\u{201C}", "\u{201D}", "\u{201E}"]
+    private static let quotes: Set<Unicode.Scalar> = ["\"", "\u{201C}", "\u{201D}", "\u{201E}"]
 
+    /// Splits on scalars, not Characters: a Prepend scalar (U+0600) joins the space after it into
+    /// one grapheme, which would hide a word boundary.
     mutating func parse(_ text: String) {
-        var rest = Substring(text)
+        var rest = Substring(text).unicodeScalars
         while !rest.isEmpty, clauses.count < SearchQuery.maxClauses {
-            rest = rest.drop { $0.isWhitespace }
+            rest = rest.drop { $0.properties.isWhitespace }
             guard let first = rest.first else { break }
             if Self.quotes.contains(first) {
                 let body = rest.dropFirst()
                 let close = body.firstIndex(where: Self.quotes.contains) ?? body.endIndex
-                addPhrase(String(body[..<close]))
+                addPhrase(String(Substring(body[..<close])))
                 rest = close < body.endIndex ? body[body.index(after: close)...] : body[body.endIndex...]
                 continue
             }
-            let end = rest.firstIndex { $0.isWhitespace || Self.quotes.contains($0) } ?? rest.endIndex
-            addChunk(rest[..<end])
+            let end = rest.firstIndex { $0.properties.isWhitespace || Self.quotes.contains($0) } ?? rest.endIndex
+            addChunk(Substring(rest[..<end]))
             rest = rest[end...]
         }
     }

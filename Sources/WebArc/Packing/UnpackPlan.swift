@@ -26,9 +26,10 @@ package enum UnpackPlan {
             query = rest[rest.utf8.index(after: mark)...]
             rest = rest[..<mark]
         }
-        var segments = rest.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map {
-            safeSegment(String($0))
-        }
+        // Split as bytes: a Prepend scalar (U+0600) joins the `/` after it into one Character, which
+        // would hide a `..` segment inside its neighbour.
+        var segments = rest.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst()
+            .map { safeSegment(String(Substring($0))) }
         if segments.isEmpty || segments.last == "" { segments = segments.dropLast() + ["index.html"] }
         segments = segments.map { $0.isEmpty ? "%2F" : $0 }
         if let query {

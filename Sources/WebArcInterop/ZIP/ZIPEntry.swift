@@ -39,7 +39,9 @@ struct ZIPEntry: Equatable, Sendable {
         if bytes[0] == UInt8(ascii: "/") || bytes[0] == UInt8(ascii: "\\") || isDrive {
             return "entry \"\(shown(name))\" has an absolute path"
         }
-        if name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).contains("..") {
+        // Split as bytes: a Prepend scalar (U+0600) joins the `/` after it into one Character.
+        let components = bytes.split(whereSeparator: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\\") })
+        if components.contains(where: { $0.elementsEqual("..".utf8) }) {
             return "entry \"\(shown(name))\" climbs out of its folder with \"..\""
         }
         return nil

@@ -11,7 +11,8 @@ Makes ZIMs of Debian's Python 3.11 documentation with zimwriterfs (one with its 
 without, -j), then times, in turn (A B A B …, so that a change in the machine's load falls on both
 alike), `zimdump dump --dir=DIR` of the ZIM into a fresh folder and `webarc-zim import` of it into a
 fresh archive (what `webarc import FILE.zim` runs), and prints the median of each and their ratio.
-It then imports with --best (as `pack --best`) and compares the archive's size with each ZIM's,
+It then imports with --best (as `pack --best`), with and without webarc's search index, and compares
+each with the ZIM made the same way (with and without its full-text index): like with like,
 and writes the archive back with `webarc-zim export` and checks it with zimcheck. Prints a Markdown
 table to stdout; progress goes to stderr.
 
@@ -103,6 +104,7 @@ IMPORT_MEDIAN=$(median "$IMPORT")
 
 echo "importing with --best, exporting and checking" >&2
 "$WEBARC_ZIM" import "$ZIM" -o "$WORK/best.webarc" --force --quiet --best
+"$WEBARC_ZIM" import "$ZIM" -o "$WORK/best-noindex.webarc" --force --quiet --best --no-search
 EXPORT_SECONDS=$(seconds "$WEBARC_ZIM" export "$WORK/import.webarc" --format zim -o "$WORK/export.zim" --force --quiet)
 if zimcheck "$WORK/export.zim" >"$WORK/zimcheck.log" 2>&1; then ZIMCHECK=pass; else ZIMCHECK="fail (see $WORK/zimcheck.log)"; fi
 
@@ -111,6 +113,7 @@ S_ZIM=$(size "$ZIM")
 S_NOFT=$(size "$WORK/pydocs-noft.zim")
 S_IMPORT=$(size "$WORK/import.webarc")
 S_BEST=$(size "$WORK/best.webarc")
+S_BEST_NOINDEX=$(size "$WORK/best-noindex.webarc")
 S_EXPORT=$(size "$WORK/export.zim")
 
 cat <<EOF
@@ -124,9 +127,10 @@ cat <<EOF
 | ZIM, zimwriterfs with full-text index (bytes) | $S_ZIM | |
 | ZIM, zimwriterfs -j, no full-text index (bytes) | $S_NOFT | |
 | archive, import (bytes) | $S_IMPORT | |
-| archive, import \`--best\` (bytes) | $S_BEST | |
-| size, \`--best\` ÷ ZIM with index | $(ratio "$S_BEST" "$S_ZIM") | ≤ 1.0 |
-| size, \`--best\` ÷ ZIM without index | $(ratio "$S_BEST" "$S_NOFT") | |
+| archive, import \`--best\`, with its search index (bytes) | $S_BEST | |
+| archive, import \`--best --no-search\` (bytes) | $S_BEST_NOINDEX | |
+| size with indexes, \`--best\` ÷ ZIM with its full-text index | $(ratio "$S_BEST" "$S_ZIM") | ≤ 1.0 |
+| size without, \`--best --no-search\` ÷ ZIM -j | $(ratio "$S_BEST_NOINDEX" "$S_NOFT") | ≤ 1.0 |
 | \`webarc-zim export\` of the import (s, bytes) | $EXPORT_SECONDS, $S_EXPORT | |
 | zimcheck of the export | $ZIMCHECK | pass |
 

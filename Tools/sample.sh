@@ -12,8 +12,9 @@ cd "$(dirname "$0")/.."
 Tools/install-packages.sh pkg-config zlib1g-dev libcurl4-openssl-dev libc6-dev libstdc++-12-dev libzim-dev
 
 # A release `webarc` is a static executable on Linux (Package.swift: WebArcCLI's linker settings),
-# so a one-shot command such as `webarc cat` starts without the dynamic loader's work.
-# --static-swift-stdlib then changes nothing for it; it stays the command the benches name.
+# so a one-shot command such as `webarc cat` starts without the dynamic loader's work. It links
+# only with --static-swift-stdlib: without it the static link misses CoreFoundation's symbols
+# (e.g. `CFCharacterSetGetPredefined`). The companions below are ordinary dynamic executables.
 swift build -c release --product webarc --static-swift-stdlib
 swift build -c release --product webarc-capture   # what `webarc capture` runs
 swift build -c release --product webarc-zim       # what `webarc import FILE.zim` and `export --format zim` run

@@ -35,7 +35,8 @@ extension WebArcError {
     public var category: ErrorCategory {
         switch self {
         case .empty, .notAnArchive, .truncated, .unsupportedVersion, .badAppendix, .trailerChecksum, .badTrailer,
-            .unsupportedFeature, .pageDigest, .corruptPage, .corruptIndex, .duplicateKey, .unsupportedCodec,
+            .unsupportedFeature, .pageDigest, .corruptPage, .corruptIndex, .badTotals, .duplicateKey,
+            .unsupportedCodec,
             .corruptChunk,
             .chunkDigest, .amplification, .bodyDigest, .badLayout, .sharedExtent, .badBase, .badTarget, .badCompact,
             .baseRequired, .unsigned,

@@ -27,6 +27,9 @@ public enum WebArcError: Error, Equatable, Sendable, CustomStringConvertible {
     case corruptPage(page: UInt64, position: Int?, reason: String)
     /// A record, object, body entry or tree order that breaks the format, in the page at `page`.
     case corruptIndex(page: UInt64, position: Int?, reason: String)
+    /// The metadata's totals differ from what the trees hold; `page` is the metadata page, `field`
+    /// the first `Totals` field that differs.
+    case badTotals(field: String, page: UInt64, reason: String)
     /// A key appears twice in one object; `position` is the second field.
     case duplicateKey(key: String, page: UInt64, position: Int)
     /// A chunk uses a codec this reader does not know; `page` holds its entry.
@@ -99,6 +102,7 @@ public enum WebArcError: Error, Equatable, Sendable, CustomStringConvertible {
         case .pageDigest: "page-digest"
         case .corruptPage: "corrupt-page"
         case .corruptIndex: "corrupt-index"
+        case .badTotals: "bad-totals"
         case .duplicateKey: "duplicate-key"
         case .unsupportedCodec: "unsupported-codec"
         case .corruptChunk: "corrupt-chunk"
@@ -137,6 +141,7 @@ public enum WebArcError: Error, Equatable, Sendable, CustomStringConvertible {
         case .truncated(_, let offset, _, _), .badAppendix(let offset, _), .trailerChecksum(let offset),
             .badTrailer(_, let offset, _), .unsupportedFeature(_, let offset), .pageDigest(let offset),
             .corruptPage(let offset, _, _), .corruptIndex(let offset, _, _), .duplicateKey(_, let offset, _),
+            .badTotals(_, let offset, _),
             .unsupportedCodec(_, _, _, let offset), .corruptChunk(_, _, let offset), .chunkDigest(_, _, let offset),
             .amplification(let offset, _, _), .bodyDigest(_, let offset, _), .badLayout(let offset, _),
             .sharedExtent(let offset, _), .unsigned(let offset), .untrustedKey(_, let offset),
@@ -181,6 +186,8 @@ public enum WebArcError: Error, Equatable, Sendable, CustomStringConvertible {
             "corrupt page at \(Self.place(page, position)): \(reason)"
         case .corruptIndex(let page, let position, let reason):
             "corrupt index in page at \(Self.place(page, position)): \(reason)"
+        case .badTotals(let field, let page, let reason):
+            "bad totals in the metadata page at \(Self.hex(page)): Totals.\(field) \(reason)"
         case .duplicateKey(let key, let page, let position):
             "an object repeats key \"\(key)\" in page at \(Self.place(page, position))"
         case .unsupportedCodec(let codec, let body, let chunk, let page):

@@ -14,7 +14,10 @@ struct HostileSizeTests {
     func hugeDeclaredBodyLength() throws {
         let scratch = try TemporaryFolder()
         let path = scratch.file("huge.webarc")
-        let writer = try ArchiveWriter(path: path)
+        // No stored totals (as a writer before 2.2.2): info sums the crafted lengths as it walks.
+        var options = ArchiveWriter.Options()
+        options.writesTotals = false
+        let writer = try ArchiveWriter(path: path, options: options)
         let body = try writer.addBody([UInt8](repeating: 0x61, count: 777))
         for name in ["a", "b"] {
             try writer.add(ResponseRecord(request: RequestRecord(url: "http://localhost/\(name)"), body: body))

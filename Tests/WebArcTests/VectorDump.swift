@@ -128,6 +128,15 @@ enum VectorDump {
             if let bodyData = target.bodyData { entry["bodyData"] = bodyData.hex }
             archive["target"] = entry
         }
+        if let totals = metadata.totals {
+            var entry: [String: Any] = [
+                "responses": totals.responses, "redirects": totals.redirects, "tombstones": totals.tombstones,
+                "responseBytes": totals.responseBytes, "bodyBytes": totals.bodyBytes, "chunks": totals.chunks,
+                "originCount": totals.originCount, "origins": totals.origins,
+            ]
+            entry["baseBodyResponses"] = totals.baseBodyResponses
+            archive["totals"] = entry
+        }
         return archive
     }
 
@@ -163,6 +172,15 @@ enum VectorDump {
                 appendix: (target["appendix"] as? String).map { [UInt8](Data(base64Encoded: $0)!) } ?? [],
                 bodyData: (target["bodyData"] as? String).map { SHA256Hash(bytes: bytes(hex: $0))! })
         }
+        // A target's totals (2.2.2); an archive's own are the writer's.
+        if let totals = archive["totals"] as? [String: Any] {
+            func count(_ key: String) -> UInt64 { (totals[key] as! NSNumber).uint64Value }
+            metadata.totals = ArchiveTotals(
+                responses: count("responses"), redirects: count("redirects"), tombstones: count("tombstones"),
+                responseBytes: count("responseBytes"), bodyBytes: count("bodyBytes"), chunks: count("chunks"),
+                originCount: count("originCount"), origins: totals["origins"] as? [String] ?? [],
+                baseBodyResponses: (totals["baseBodyResponses"] as? NSNumber)?.uint64Value)
+        }
         return metadata
     }
 
@@ -183,6 +201,8 @@ enum VectorDump {
         let level = (settings?["level"] as? NSNumber)?.intValue ?? 1
         let zstdLevel = (settings?["zstdLevel"] as? NSNumber)?.intValue
         var options = ArchiveWriter.Options(compressionLevel: level, dictionaryInterval: interval, zstdLevel: zstdLevel)
+        // `"totals": false`: a writer before 2.2.2, which stores none.
+        options.writesTotals = recipe["totals"] as? Bool ?? true
         // Absent: apart, as every writer before 2.1.8.
         options.dictionaryPlacement = DictionaryPlacement(
             code: (settings?["dictionaryPlacement"] as? NSNumber)?.uint64Value ?? 0)

@@ -1041,6 +1041,22 @@ def search_vectors(v) -> dict:
         "corrupt-index", "verify", p.metadata.ref.offset,
         "minimal with optionalFeatures bit 0 set and no Archive.search.")
 
+    # §7.3 `Totals` (2.2.2): stored totals that differ from the trees.
+    def totals_edit(key, change):
+        def edit(pl):
+            totals = next(f for f in pl.metadata.obj.fields if f.key == "totals").value
+            item = next(f for f in totals.fields if f.key == key)
+            item.value = change(item.value)
+        return edit
+    raw, p = craft(vv.site(), edit_plan=totals_edit("responses", lambda n: n + 1))
+    out["bad-totals.webarc"] = raw, expect(
+        "bad-totals", "verify", p.metadata.ref.offset,
+        "site whose Archive.totals counts one response more than its record tree holds.")
+    raw, p = craft(vv.site(), edit_plan=totals_edit("origins", lambda origins: origins[:-1] + ["https://example.net"]))
+    out["bad-totals-origins.webarc"] = raw, expect(
+        "bad-totals", "verify", p.metadata.ref.offset,
+        "site whose Archive.totals lists an origin no record has (its originCount is right).")
+
     def root_kind(pl):
         pl.search_root.kind = si.TERMS
     raw, p = craft(recipe, edit_plan=root_kind)

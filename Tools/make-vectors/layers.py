@@ -149,7 +149,8 @@ def apply(stack: list[Archive]) -> bytes:
     if writer.get("dictionaryPlacement"):
         settings["dictionaryPlacement"] = writer["dictionaryPlacement"]
     recipe = {"archive": {k: v for k, v in target["archive"].items() if k != "writer"},
-              "writer": settings, "records": [view[p] for p in order]}
+              "writer": settings, "records": [view[p] for p in order],
+              "totals": "totals" in target["archive"]}                # a target written before 2.2.2 has none
     result = write(recipe)
     if len(result) != target["archiveLength"] or hashlib.sha256(result[-256:]).hexdigest() != target["digest"]:
         raise WebarcError("bad-target", None, f"the applied update gives archive digest "

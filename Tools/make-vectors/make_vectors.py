@@ -174,6 +174,8 @@ def valid_vectors() -> dict[str, Vector]:
              "local-anchors": vv.local_anchors(), "prefix-dictionary": vv.prefix_dictionary(),
              "empty-anchor": vv.empty_anchor(), "search": vv.search(), "search-large": vv.search_large(),
              "search-same-body": vv.search_same_body()}
+    # A 2.2.1 writer's file: no `Archive.totals`, which a reader then counts by walking (2.2.2).
+    plain["no-totals"] = dict(vv.minimal(), totals=False)
     for name, recipe in plain.items():
         out[name] = Vector(recipe, write(recipe))
     site = Archive(out["site"].data)
@@ -287,9 +289,13 @@ def check_valid(name: str, vector: Vector, vectors: dict[str, Vector]) -> dict:
             again = sign(again, recipe["appendix"], KEYS)
         assert again == data, name
     dump = archive.dump(bases)
-    # `writer` and `search` (§17: the index's root) are the writer's, not the recipe's.
-    assert {k: v for k, v in dump["archive"].items() if k not in ("writer", "search")} == recipe["archive"], name
+    # `writer`, `search` (§17: the index's root) and `totals` (2.2.2) are the writer's, not the recipe's.
+    assert {k: v for k, v in dump["archive"].items() if k not in ("writer", "search", "totals")} \
+        == recipe["archive"], name
     assert ("search" in dump["archive"]) == ("search" in recipe.get("writer", {})), name
+    assert ("totals" in dump["archive"]) == recipe.get("totals", True), name
+    if "totals" in dump["archive"] and not vector.crafted:
+        assert dump["archive"]["totals"] == expected_totals(dump), (name, dump["archive"]["totals"])
     # A reader reads a method ASCII-upper-cased (§7.3 `Request`), as the key is built.
     given = [{k: ascii_upper(v) if k == "method" else v for k, v in r.items() if k != "previousVersion"}
              for r in recipe["records"]]
@@ -309,6 +315,31 @@ def check_valid(name: str, vector: Vector, vectors: dict[str, Vector]) -> dict:
         else:
             assert got == want, name
     return dump
+
+
+def expected_totals(dump: dict) -> dict:
+    """§7.3 `Totals` found from the dump: its records by kind, their body lengths, its bodies and their
+    chunks, the origins of the records' keys (the first 32 by bytes); with bases, the responses whose
+    body has only chunks of other layers."""
+    records, bodies = dump["records"], dump["bodies"]
+    origins = set()
+    for r in records:
+        url = r["key"].split(" ", 1)[1]
+        if "://" in url:
+            scheme, rest = url.split("://", 1)
+            origins.add(scheme + "://" + rest.split("/", 1)[0])
+    out = {"responses": sum(r["kind"] == "response" for r in records),
+           "redirects": sum(r["kind"] == "redirect" for r in records),
+           "tombstones": sum(r["kind"] == "tombstone" for r in records),
+           "responseBytes": sum(r["bodyLength"] for r in records if r["kind"] == "response"),
+           "bodyBytes": sum(b["length"] for b in bodies), "chunks": sum(len(b["chunks"]) for b in bodies),
+           "originCount": len(origins), "origins": sorted(origins, key=str.encode)[:32]}
+    if dump["archive"].get("bases"):
+        by_key = {(b["md5"], b["variant"]): b for b in bodies}
+        out["baseBodyResponses"] = sum(
+            all(c["layer"] > 0 for c in by_key[(r["bodyMD5"], r["bodyVariant"])]["chunks"])
+            for r in records if r["kind"] == "response")
+    return out
 
 
 def expected_writer(recipe: dict, dump: dict) -> dict:

@@ -64,6 +64,7 @@ CLASSES = {
         "writer": (OBJECT, False),
         "target": (OBJECT, False),
         "search": (BYTES, False),                  # since 2.2 (§17)
+        "totals": (OBJECT, False),                 # since 2.2.2
     },
     "Request": {
         "method": (STRING, True),
@@ -108,6 +109,17 @@ CLASSES = {
         "appendix": (BYTES, False),
         "bodyData": (BYTES, False),
     },
+    "Totals": {                                    # since 2.2.2
+        "responses": (UINT, True),
+        "redirects": (UINT, True),
+        "tombstones": (UINT, True),
+        "responseBytes": (UINT, True),
+        "bodyBytes": (UINT, True),
+        "chunks": (UINT, True),
+        "originCount": (UINT, True),
+        "origins": (STRING_LIST, False),
+        "baseBodyResponses": (UINT, False),
+    },
     "Base": {
         "digest": (BYTES, True),
         "archiveLength": (UINT, True),
@@ -115,6 +127,24 @@ CLASSES = {
     },
 }
 # The class a nested object field must have.
-NESTED_CLASS = {"request": "Request", "bases": "Base", "writer": "Writer", "target": "Target", "archive": "Archive"}
+NESTED_CLASS = {"request": "Request", "bases": "Base", "writer": "Writer", "target": "Target", "archive": "Archive",
+                "totals": "Totals"}
+LISTED_ORIGINS = 32                          # §7.3 Totals.origins: the first 32 origins
+
+
+def key_origin(key: str) -> str | None:
+    """§7.3 Totals: a record key's origin, its URL (after the first space) up to the first `/`
+    after `://`; None without `://`."""
+    url = key.split(" ", 1)[1] if " " in key else key
+    at = url.find("://")
+    if at < 0:
+        return None
+    end = url.find("/", at + 3)
+    return url if end < 0 else url[:end]
+
+
+def saturating(total: int) -> int:
+    """§7.3 Totals: a sum that does not fit 64 bits is 2^64 - 1."""
+    return min(total, (1 << 64) - 1)
 RECORD_CLASSES = ("Response", "Redirect", "Tombstone")
 REDIRECT_STATUSES = (301, 302, 303, 307, 308)

@@ -28,7 +28,8 @@ from schema import (APPENDIX_MAGIC, BODY_LEAF, BODY_TREE, BOOL, CHUNK_ENTRY_SIZE
                     LZ4, LZ4_DICT, MAJOR, MAX_APPENDIX, MAX_BODY, MAX_CHUNK, MAX_COUNT, MAX_HEIGHT, MAX_NESTING,
                     MAX_PAGE, MAX_RATIO, METADATA, NESTED_CLASS, OBJECT, OBJECT_LIST, PAGE_REF_SIZE, RAW,
                     RECORD_CLASSES, RECORD_LEAF, RECORD_TREE, REDIRECT_STATUSES, SIGNATURE_BLOCK,
-                    SIGNATURE_BLOCK_LENGTH, SIGNATURE_DOMAIN, STRING, STRING_LIST, SUPPORTED_FEATURES, TRAILER_MAGIC)
+                    SIGNATURE_BLOCK_LENGTH, SIGNATURE_DOMAIN, STRING, STRING_LIST, SUPPORTED_FEATURES, TRAILER_MAGIC,
+                    LISTED_ORIGINS, key_origin, saturating)
 
 
 class WebarcError(Exception):
@@ -800,7 +801,8 @@ def chunk_problem(c: ChunkEntry, body_data_end: int) -> tuple[str, str] | None:
 # ---------------------------------------------------------------------------- the verifier
 
 class _Verifier:
-    CHECKS = ("pages", "trees", "objects", "chunks", "body-digests", "layout", "references", "redirects", "appendix")
+    CHECKS = ("pages", "trees", "objects", "chunks", "body-digests", "layout", "references", "redirects", "totals",
+              "appendix")
 
     def __init__(self, archive: Archive, bases, trusted, now):
         self.a, self.bases, self.trusted, self.now = archive, bases, trusted, now
@@ -1199,6 +1201,55 @@ class _Verifier:
                 if found is None:
                     self.a.warnings.append(f"redirect target {target} is not in the archive")
 
+    # totals (2.2.2) ---------------------------------------------------------
+    TOTALS_FIELDS = ("responses", "redirects", "tombstones", "responseBytes", "bodyBytes", "chunks", "originCount",
+                     "origins", "baseBodyResponses")
+
+    def check_totals(self) -> None:
+        """§7.3 `Totals`, when the metadata has one: equal to what the trees hold (the first field that
+        differs: bad-totals at the metadata page). Skipped when a tree was not read whole or a record
+        of a known class does not parse."""
+        if self.metadata is None or self.incomplete[RECORD_TREE] or self.incomplete[BODY_TREE]:
+            return
+        try:
+            meta = self.a.metadata()
+        except WebarcError:
+            return
+        if "totals" not in meta.fields:
+            return
+        stored = dump_totals(parse_object(meta.fields["totals"][1], 2))
+        counts = {"Response": 0, "Redirect": 0, "Tombstone": 0}
+        response_bytes, base_bodies, origins = 0, 0, set()
+        for page, _ in self.record_pages:
+            copies = {b.key: b for b in page.bodies}
+            for i, entry in enumerate(page.records):
+                obj = self.object_at(page, i)
+                if obj is None:
+                    return
+                if obj.class_name not in RECORD_CLASSES:
+                    continue
+                counts[obj.class_name] += 1
+                if obj.class_name == "Response":
+                    response_bytes += uint(obj, "bodyLength")
+                    copy = copies.get(ref_key(*body_ref(obj)))
+                    base_bodies += copy is not None and all(c.layer > 0 for c in copy.chunks)
+                origin = key_origin(entry.key.decode("utf-8", errors="replace"))
+                if origin is not None:
+                    origins.add(origin)
+        bodies = [b for p in self.body_pages for b in p.bodies]
+        walked = {"responses": counts["Response"], "redirects": counts["Redirect"], "tombstones": counts["Tombstone"],
+                  "responseBytes": saturating(response_bytes), "bodyBytes": saturating(sum(b.length for b in bodies)),
+                  "chunks": sum(len(b.chunks) for b in bodies), "originCount": len(origins),
+                  "origins": sorted(origins, key=lambda o: o.encode("utf-8"))[:LISTED_ORIGINS]}
+        if "bases" in meta.fields:
+            walked["baseBodyResponses"] = base_bodies
+        for key in self.TOTALS_FIELDS:
+            if stored.get(key, [] if key == "origins" else None) != walked.get(key, [] if key == "origins" else None):
+                self.report("bad-totals", self.a.metadata_ref.offset,
+                            f"metadata page at {self.a.metadata_ref.offset}: Totals.{key} is {stored.get(key)}, "
+                            f"the trees hold {walked.get(key)}")
+                return
+
     # appendix ---------------------------------------------------------------
     def check_appendix(self) -> None:
         try:
@@ -1386,6 +1437,8 @@ def dump_archive(obj: Object) -> dict:
         out["writer"] = dump_writer(parse_object(obj.fields["writer"][1], 2))
     if "search" in obj.fields:                                      # since 2.2 (§17)
         out["search"] = dump_ref(parse_ref(obj.fields["search"][1]))
+    if "totals" in obj.fields:                                      # since 2.2.2
+        out["totals"] = dump_totals(parse_object(obj.fields["totals"][1], 2))
     if "target" in obj.fields:
         target = parse_object(obj.fields["target"][1], 2)
         out["target"] = {"digest": target.fields["digest"][1].hex(), "archiveLength": uint(target, "archiveLength"),
@@ -1394,6 +1447,16 @@ def dump_archive(obj: Object) -> dict:
             out["target"]["appendix"] = base64.b64encode(target.fields["appendix"][1]).decode("ascii")
         if "bodyData" in target.fields:
             out["target"]["bodyData"] = target.fields["bodyData"][1].hex()
+    return out
+
+
+def dump_totals(totals: Object) -> dict:
+    """§7.3 `Totals` (2.2.2): every field present, `origins` a list (empty when absent)."""
+    out = {key: uint(totals, key) for key in
+           ("responses", "redirects", "tombstones", "responseBytes", "bodyBytes", "chunks", "originCount")}
+    out["origins"] = string_list(totals.fields["origins"][1], "origins") if "origins" in totals.fields else []
+    if "baseBodyResponses" in totals.fields:
+        out["baseBodyResponses"] = uint(totals, "baseBodyResponses")
     return out
 
 

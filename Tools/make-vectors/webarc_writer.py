@@ -36,7 +36,7 @@ from schema import (APPENDIX_MAGIC, BODY_LEAF, BODY_REF, BODY_TREE, BOOL, BYTES,
                     END_MAGIC, FEATURE_DELTA, FEATURE_DICTIONARY, FEATURE_LAYER, INT, INTERIOR, LEAD_MAGIC, LZ4,
                     LZ4_DICT, MAJOR, MAX_CHUNK, MAX_PAGE, METADATA, OBJECT, OBJECT_LIST, PAGE_REF_SIZE, PAGE_TARGET, RAW, RECORD_LEAF,
                     RECORD_TREE, REDIRECT_STATUSES, SIGNATURE_BLOCK, SIGNATURE_DOMAIN, STRING, STRING_LIST,
-                    TRAILER_MAGIC, UINT)
+                    TRAILER_MAGIC, UINT, LISTED_ORIGINS, key_origin, saturating)
 
 
 class WriterError(ValueError):
@@ -198,6 +198,7 @@ class Model:
     zstd_reference: bytes | None = None                         # step 15: the decoded bytes of that chunk
     search: int | None = None                                   # §17: the index rules version (`Writer.search`); None: no index
     response_bytes: dict = field(default_factory=dict)          # §17: recipe index -> a response's body (a base's too)
+    totals: bool = True                                         # §7.3 `Archive.totals` (2.2.2); False: an older writer
 
 
 # ---------------------------------------------------------------------------- stage 1: build
@@ -215,6 +216,7 @@ def build(recipe: dict, bases: list | None = None) -> Model:
     if level != 1:
         raise WriterError(f"level {level}: this writer implements level 1 only")
     model = Model(archive_object(recipe.get("archive", {})))
+    model.totals = recipe.get("totals", True)
     model.dictionary_interval = settings.get("dictionaryInterval", 0)
     anchors = settings.get("anchors", 0)
     if anchors not in (0, 1, 2):
@@ -304,6 +306,55 @@ def set_writer(model: Model, writer: Obj) -> None:
     model.archive.fields = fields
 
 
+def totals_object(totals: dict) -> Obj:
+    """§7.3 `Totals` (2.2.2), in table order: `origins` omitted when empty, `baseBodyResponses`
+    only when given (an archive with bases)."""
+    fields = [Field(key, UINT, totals[key]) for key in
+              ("responses", "redirects", "tombstones", "responseBytes", "bodyBytes", "chunks", "originCount")]
+    if totals.get("origins"):
+        fields.append(Field("origins", STRING_LIST, totals["origins"]))
+    if "baseBodyResponses" in totals:
+        fields.append(Field("baseBodyResponses", UINT, totals["baseBodyResponses"]))
+    return Obj("Totals", fields)
+
+
+def model_totals(model: "Model") -> dict:
+    """§7.3 `Totals` of what the model holds: its records by class (a class this writer does not
+    know counts for nothing), their bodies' lengths, its body entries and their chunks, the origins
+    of the counted records' keys; with `bases`, the responses whose body entry's chunks all lie in
+    a base."""
+    counts = {"Response": 0, "Redirect": 0, "Tombstone": 0}
+    response_bytes, base_bodies, origins = 0, 0, set()
+    for r in model.records:
+        if r.obj.class_name not in counts:
+            continue
+        counts[r.obj.class_name] += 1
+        if r.obj.class_name == "Response":
+            length = next((f.value for f in r.obj.fields if f.key == "bodyLength"), 0)
+            response_bytes += length if isinstance(length, int) else 0      # crafted: a value of another type
+            base_bodies += r.body is not None and all(c.layer > 0 for c in r.body.chunks)
+        origin = key_origin(r.encoded_key().decode("utf-8", errors="replace"))
+        if origin is not None:
+            origins.add(origin)
+    listed = sorted(origins, key=lambda o: o.encode("utf-8"))[:LISTED_ORIGINS]
+    totals = {"responses": counts["Response"], "redirects": counts["Redirect"], "tombstones": counts["Tombstone"],
+              "responseBytes": saturating(response_bytes),
+              "bodyBytes": saturating(sum(b.length for b in model.bodies)),
+              "chunks": sum(len(b.chunks) for b in model.bodies), "originCount": len(origins), "origins": listed}
+    if any(f.key == "bases" for f in model.archive.fields):
+        totals["baseBodyResponses"] = base_bodies
+    return totals
+
+
+def set_totals(model: "Model") -> None:
+    """§7.3 `Archive.totals`: this writer's counts, whatever the caller's metadata held, as the
+    last field (table order); none for an older writer (`model.totals` False)."""
+    fields = [f for f in model.archive.fields if f.key != "totals"]
+    if model.totals:
+        fields.append(Field("totals", OBJECT, totals_object(model_totals(model))))
+    model.archive.fields = fields
+
+
 def archive_object(archive: dict) -> Obj:
     fields = []
     if "created" in archive:
@@ -319,6 +370,8 @@ def archive_object(archive: dict) -> Obj:
         fields.append(Field("writer", OBJECT, writer_object(archive["writer"])))
     if "target" in archive:
         fields.append(Field("target", OBJECT, target_object(archive["target"])))
+    if "totals" in archive:                                         # a target's (2.2.2)
+        fields.append(Field("totals", OBJECT, totals_object(archive["totals"])))
     return Obj("Archive", fields)
 
 
@@ -795,6 +848,7 @@ def record_leaf_size(records: list[Record]) -> int:
 
 
 def plan(model: Model) -> Plan:
+    set_totals(model)
     bodies = sorted(model.bodies, key=lambda b: b.key)
     body_leaves = [Page(BODY_LEAF, bodies=group) for group in pack(bodies, lambda b: len(b.encode()), 8)]
     record_leaves = [Page(RECORD_LEAF, records=rs, bodies=page_bodies(rs))

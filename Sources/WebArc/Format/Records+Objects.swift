@@ -9,7 +9,7 @@ enum RecordObjects {
     static let recordClasses: Set<String> = ["Response", "Redirect", "Tombstone"]
     /// The classes this library knows; an object of another class is skipped wherever it is met.
     static let knownClasses: Set<String> = [
-        "Archive", "Request", "Response", "Redirect", "Tombstone", "Base", "Writer", "Target",
+        "Archive", "Request", "Response", "Redirect", "Tombstone", "Base", "Writer", "Target", "Totals",
     ]
 
     // MARK: Encoding
@@ -32,6 +32,21 @@ enum RecordObjects {
                 reference.serialize(into: &writer)
                 return .bytes(writer.bytes)
             })
+        object.set("totals", metadata.totals.map { .object(totals($0)) })
+        return object
+    }
+
+    static func totals(_ totals: ArchiveTotals) -> KeyedObject {
+        var object = KeyedObject(className: "Totals")
+        object.set("responses", .uint(totals.responses))
+        object.set("redirects", .uint(totals.redirects))
+        object.set("tombstones", .uint(totals.tombstones))
+        object.set("responseBytes", .uint(totals.responseBytes))
+        object.set("bodyBytes", .uint(totals.bodyBytes))
+        object.set("chunks", .uint(totals.chunks))
+        object.set("originCount", .uint(totals.originCount))
+        object.set("origins", totals.origins.isEmpty ? nil : .stringList(totals.origins))
+        object.set("baseBodyResponses", totals.baseBodyResponses.map { .uint($0) })
         return object
     }
 
@@ -130,7 +145,20 @@ enum RecordObjects {
             writer: try object.object("writer", className: "Writer").map(writer),
             target: try object.object("target", className: "Target").map(target))
         metadata.searchIndex = searchIndex
+        metadata.totals = try object.object("totals", className: "Totals").map(totals)
         return metadata
+    }
+
+    static func totals(_ object: DecodedObject) throws -> ArchiveTotals {
+        return ArchiveTotals(
+            responses: try object.uint("responses", required: true)!,
+            redirects: try object.uint("redirects", required: true)!,
+            tombstones: try object.uint("tombstones", required: true)!,
+            responseBytes: try object.uint("responseBytes", required: true)!,
+            bodyBytes: try object.uint("bodyBytes", required: true)!,
+            chunks: try object.uint("chunks", required: true)!,
+            originCount: try object.uint("originCount", required: true)!,
+            origins: try object.stringList("origins") ?? [], baseBodyResponses: try object.uint("baseBodyResponses"))
     }
 
     static func writer(_ object: DecodedObject) throws -> WriterRecipe {
@@ -235,6 +263,9 @@ enum RecordObjects {
         case "Target":
             _ = try target(object)
             return .other("Target")
+        case "Totals":
+            _ = try totals(object)
+            return .other("Totals")
         case "Response", "Redirect", "Tombstone":
             return .record(try decodeRecord(object))
         default:

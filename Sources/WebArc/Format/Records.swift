@@ -293,6 +293,9 @@ public struct ArchiveMetadata: Equatable, Sendable {
     public var target: UpdateTarget?
     /// The root page of the archive's full-text index (spec §17), set by the writer that wrote it.
     package var searchIndex: PageReference?
+    /// The counts and sums of the archive's records and bodies (spec §7.3 `Totals`), set by the
+    /// writer that wrote it; nil in archives written before 2.2.2.
+    public var totals: ArchiveTotals?
 
     /// Makes metadata; every field is optional.
     public init(

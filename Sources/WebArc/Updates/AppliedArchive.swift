@@ -88,6 +88,8 @@ struct AppliedArchive {
     ) throws {
         var options = ArchiveWriter.Options(overwrite: overwrite, recipe: recipe)
         options.anchorPlan = anchors
+        // The target has totals exactly when its writer wrote them (2.2.2 and later).
+        options.writesTotals = metadata.totals != nil
         let writer = try ArchiveWriter(path: path, options: options)
         writer.metadata = metadata
         var jobs: [ApplyPipeline.Job] = []

@@ -8,7 +8,7 @@ import Foundation
 /// ```
 ///
 /// The report lists the checks in the spec's order (`open`, `pages`, `trees`, `objects`, `chunks`,
-/// `body-digests`, `layout`, `references`, `redirects`, `appendix`), each check's problems in
+/// `body-digests`, `layout`, `references`, `redirects`, `totals`, `appendix`), each check's problems in
 /// file-offset order; `chunks` and `body-digests` run in the background while `trees`, `objects`,
 /// `references` and `redirects` run (the last three in one pass over the records). A check skips what an earlier problem left unknown: the pages below a page
 /// that fails are not read, a body with a chunk that fails has no `body-digests` check, `layout`
@@ -22,7 +22,8 @@ public enum ArchiveVerifier {
 
     /// The checks of spec §11.3, in order.
     public static let checks = [
-        "open", "pages", "trees", "objects", "chunks", "body-digests", "layout", "references", "redirects", "appendix",
+        "open", "pages", "trees", "objects", "chunks", "body-digests", "layout", "references", "redirects", "totals",
+        "appendix",
     ]
 
     /// Opens and verifies the archive at `path`; an archive that does not open yields one problem.
@@ -60,6 +61,7 @@ public enum ArchiveVerifier {
         verification.checkRecords()
         verification.finishBodyChecks(bodies ?? verification.startBodyChecks())
         verification.checkLayout()
+        verification.checkTotals()
         verification.checkAppendix()
         return verification.finish()
     }
@@ -85,6 +87,11 @@ final class Verification {
     // Found by `trees`: every body of the body tree, when the tree could be read whole.
     var bodyIndex: [BodyReference: (length: UInt64, entry: SHA256Hash)]?
     var bodyEntryCount: UInt64 = 0
+
+    // Counted by `trees` (body entries) and the record checks, for `totals`; incomplete when a
+    // record does not parse.
+    var walkedTotals = ArchiveTotals.Counter()
+    var totalsComplete = true
 
     // Found by `chunks`.
     var chunkExtents: [(offset: UInt64, end: UInt64)] = []

@@ -20,7 +20,44 @@ extension Verification {
             checkObjects(leaf, first, entries, layered: layered)
             checkReferences(leaf, first, entries)
             checkRedirects(leaf, first, entries)
+            countTotals(leaf, entries)
         }
+    }
+
+    /// Counts a leaf's records for `totals`.
+    private func countTotals(_ leaf: RecordLeaf, _ entries: [RecordEntry]) {
+        let copies = Dictionary(leaf.bodies.map { ($0.reference, $0) }, uniquingKeysWith: { first, _ in first })
+        for (index, entry) in entries.enumerated() {
+            switch entry {
+            case .success((_, .record(let record))):
+                guard let key = try? leaf.keyText(index) else {
+                    totalsComplete = false
+                    continue
+                }
+                var inBases = false
+                if case .response(let response) = record {
+                    inBases = copies[response.body]?.chunks.allSatisfy { $0.layer > 0 } ?? false
+                }
+                walkedTotals.add(record, key: key, bodyInBases: inBases)
+            case .success: break
+            case .failure: totalsComplete = false
+            }
+        }
+    }
+
+    /// `totals`: the metadata's `Totals`, when it has one, equal what the trees hold (spec §7.3);
+    /// skipped when a tree could not be read whole or a record did not parse.
+    func checkTotals() {
+        guard metadataReadable, totalsComplete, incomplete.isEmpty,
+            let metadata = try? reader.metadata, let stored = metadata.totals
+        else { return }
+        let walked = walkedTotals.totals(layered: !metadata.bases.isEmpty)
+        guard let difference = stored.firstDifference(from: walked) else { return }
+        add(
+            "totals",
+            WebArcError.badTotals(
+                field: difference.field, page: reader.trailer.metadata.offset,
+                reason: "is \(difference.stored), the trees hold \(difference.walked)"))
     }
 
     /// `objects`, for the metadata object: `bases` only with required feature bit 0.

@@ -135,6 +135,7 @@ extension Verification {
             if let last = entries.last { previous = last.reference }
             for (position, entry) in entries.enumerated() {
                 index[entry.reference] = (entry.length, SHA256Hash.of(leaf.encoded(position)))
+                walkedTotals.add(body: entry)
             }
             count += UInt64(entries.count)
         }

@@ -10,7 +10,8 @@ extension ArchiveWriter {
     /// is compressed with LZ4 when that is smaller. On any error the temporary file is removed and
     /// the target path is untouched.
     /// The metadata's `writer` becomes this writer's recipe (level, dictionary interval, the order
-    /// records were added in; spec Appendix C step 7), whatever it held.
+    /// records were added in; spec Appendix C step 7), whatever it held, and its `totals` the
+    /// counts of what was written (unless ``Options/writesTotals`` is off).
     ///
     /// - Parameters:
     ///   - expected: the archive digest and length the archive must have (an applied update, spec
@@ -40,6 +41,7 @@ extension ArchiveWriter {
                 placement: options.dictionaryPlacement, search: searchIndex?.version)
             treePositions = []
             metadata.searchIndex = try searchRoot.map { try storePage($0, height: 0) }
+            metadata.totals = options.writesTotals ? totalsCounter.totals(layered: !metadata.bases.isEmpty) : nil
             let metadataRaw = MetadataPage.encode(object: RecordObjects.archive(metadata).encoded())
             let metadataReference = try storePage(metadataRaw, height: 0)
 
@@ -102,6 +104,7 @@ extension ArchiveWriter {
                 usesDictionaries
                 || entry.chunks.contains { $0.codec == .lz4Dictionary || $0.reference?.codec == .lz4Dictionary }
             usesDeltas = usesDeltas || entry.chunks.contains { $0.codec == .zstdDelta }
+            totalsCounter.add(body: entry)
             let extra = entry.encodedSize
             if !page.isEmpty && used + extra > PagePacking.target {
                 waiting.append(page)

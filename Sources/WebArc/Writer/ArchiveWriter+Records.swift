@@ -37,7 +37,8 @@ extension ArchiveWriter {
             throw WebArcError.invalidRecord(
                 url: response.request.url, reason: "body \(response.body) was not added to this writer")
         }
-        try append(.response(response), body: response.body, key: key)
+        try append(
+            .response(response), body: response.body, key: key, bodyInBases: body.chunks.allSatisfy { $0.layer > 0 })
     }
 
     /// Adds a redirect.
@@ -68,8 +69,11 @@ extension ArchiveWriter {
     /// Number of records added so far.
     public var recordCount: Int { records.count }
 
-    private func append(_ record: ArchiveRecord, body: BodyReference?, key: [UInt8]? = nil) throws {
+    private func append(
+        _ record: ArchiveRecord, body: BodyReference?, key: [UInt8]? = nil, bodyInBases: Bool = false
+    ) throws {
         let key = try key ?? Array(record.request.canonicalKey().utf8)
+        totalsCounter.add(record, key: String(decoding: key, as: UTF8.self), bodyInBases: bodyInBases)
         var pending = PendingRecord(
             key: key, object: RecordObjects.record(record).encoded(), date: record.captureDate?.webarcMilliseconds,
             order: records.count, body: body, url: record.request.url)

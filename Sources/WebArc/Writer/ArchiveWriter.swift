@@ -48,6 +48,9 @@ public final class ArchiveWriter {
         /// Memory of the records held before they are sorted and spilled to a temporary file as
         /// one run (``RecordRuns``); the archive's bytes do not depend on it.
         package var recordRunBytes = 32 << 20
+        /// Whether the metadata gets the archive's totals (spec §7.3 `Totals`): always, but for an
+        /// archive written again to match one that has none (an update made before 2.2.2).
+        package var writesTotals = true
 
         /// Makes options.
         public init(
@@ -92,6 +95,8 @@ public final class ArchiveWriter {
     /// Positions of the bodies added and the dictionary of the latest anchor (Appendix C step 13).
     var anchors: DictionaryAnchors
     var hasTombstones = false
+    /// The records and body entries counted for the metadata's totals.
+    var totalsCounter = ArchiveTotals.Counter()
     var closed = false
     /// The full-text index the archive gets when it finishes, if any.
     let searchIndex: (any SearchIndexContributor)?

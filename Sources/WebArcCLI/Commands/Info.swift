@@ -17,7 +17,9 @@ struct Info: ParsableCommand {
             ratio: stored body bytes ÷ distinct body bytes. For an update archive, "responses" \
             tells the responses whose body the bases already hold (a header-only change such as a \
             new Last-Modified, or a copy; baseBodyResponses in --json) from those that bring a new \
-            or changed body (newBodyResponses).
+            or changed body (newBodyResponses). The counts are the totals the writer stored \
+            (webarc 2.2.2 and later: nothing else is read); an older archive's trees are walked. \
+            The first 32 origins are listed, with their count when there are more.
             \(ExitCodes.helpText)
             """
     )
@@ -34,52 +36,25 @@ struct Info: ParsableCommand {
         case .archive(let opened): reader = opened
         case .compactUpdate(let source): return try describeCompact(source)
         }
-        var responses = 0
-        var redirects = 0
-        var tombstones = 0
-        var responseBytes: UInt64 = 0
-        var origins = Set<String>()
         let metadata = try withFile(archive) { try reader.metadata }
+        let totals = try withFile(archive) { try metadata.totals ?? Self.walkedTotals(reader, metadata: metadata) }
+        let responses = Int(clamping: totals.responses)
+        let responseBytes = totals.responseBytes
+        let distinctBytes = totals.bodyBytes
+        let chunks = totals.chunks
         // In an update, a response whose body lies wholly in the bases brings no body bytes: a
         // header-only change (or a copy of a body the bases hold under another URL).
-        var baseBodyResponses: Int? = metadata.bases.isEmpty ? nil : 0
-        try withFile(archive) {
-            try reader.forEachEntry { entry in
-                switch entry.record {
-                case .response(let response):
-                    responses += 1
-                    responseBytes = Self.sum(responseBytes, response.bodyLength)
-                    if let counted = baseBodyResponses,
-                        try reader.bodyEntry(response.body).chunks.allSatisfy({ $0.layer > 0 })
-                    {
-                        baseBodyResponses = counted + 1
-                    }
-                case .redirect: redirects += 1
-                case .tombstone: tombstones += 1
-                }
-                let canonical = entry.key.split(separator: " ", maxSplits: 1).last.map(String.init) ?? ""
-                if let range = canonical.range(of: "://") {
-                    origins.insert(
-                        String(canonical[..<(canonical[range.upperBound...].firstIndex(of: "/") ?? canonical.endIndex)])
-                    )
-                }
-            }
-        }
-        var distinctBytes: UInt64 = 0
-        var chunks = 0
-        try withFile(archive) {
-            try reader.forEachBody { body in
-                distinctBytes = Self.sum(distinctBytes, body.length)
-                chunks += body.chunkCount
-            }
-        }
+        let baseBodyResponses = metadata.bases.isEmpty ? nil : totals.baseBodyResponses.map { Int(clamping: $0) }
+        let originsText =
+            totals.origins.joined(separator: ", ")
+            + (totals.originCount > UInt64(totals.origins.count) ? ", … (\(totals.originCount) in all)" : "")
         let trailer = reader.trailer
         let version = "\(trailer.majorVersion).\(trailer.minorVersion)"
         let features = Self.featureNames(trailer.requiredFeatures)
         let formatLine =
             "webarc \(version)" + (features.isEmpty ? "" : ", requires " + features.joined(separator: ", "))
-        let tombstoneText = tombstones > 0 ? ", \(tombstones) tombstones" : ""
-        let recordLine = "\(reader.recordCount): \(responses) responses, \(redirects) redirects" + tombstoneText
+        let tombstoneText = totals.tombstones > 0 ? ", \(totals.tombstones) tombstones" : ""
+        let recordLine = "\(reader.recordCount): \(responses) responses, \(totals.redirects) redirects" + tombstoneText
         let signatures = try withFile(archive) { try reader.signatureBlocks() }
         let searchDocuments = try withFile(archive) { try reader.searchDocumentCount }
         let searchRules = metadata.writer?.search.map { " (rules \($0))" } ?? ""
@@ -93,14 +68,15 @@ struct Info: ParsableCommand {
                     "archive": archive, "formatVersion": version, "requiredFeatures": features,
                     "fileBytes": reader.fileSize,
                     "archiveLength": trailer.archiveLength, "records": reader.recordCount,
-                    "responses": responses, "redirects": redirects, "tombstones": tombstones,
+                    "responses": responses, "redirects": totals.redirects, "tombstones": totals.tombstones,
                     "distinctBodies": reader.bodyCount,
                     "chunks": chunks, "rawBytes": responseBytes, "distinctBodyBytes": distinctBytes,
                     "storedBodyBytes": reader.storedBodyBytes,
                     "indexBytes": reader.indexBytes, "dedupRatio": dedup, "compressionRatio": compression,
                     "searchDocuments": searchDocuments.map { $0 as Any } ?? NSNull(),
                     "archiveDigest": SignatureText.hex(reader.archiveDigest),
-                    "origins": origins.sorted(), "startURL": metadata.startURL ?? NSNull(),
+                    "origins": totals.origins, "originCount": totals.originCount,
+                    "startURL": metadata.startURL ?? NSNull(),
                     "baseURL": metadata.baseURL ?? NSNull(),
                     "creator": metadata.creator ?? NSNull(), "signatures": signatures.map(SignatureText.json),
                     "metadata": Dictionary(
@@ -149,7 +125,7 @@ struct Info: ParsableCommand {
                 ),
                 ("dedup ratio", String(format: "%.2f×", dedup)),
                 ("compression", String(format: "%.3f (stored ÷ distinct)", compression)),
-                ("origins", origins.sorted().joined(separator: ", ")),
+                ("origins", originsText),
                 ("start URL", metadata.startURL ?? "none"),
                 ("search", searchLine),
             ] + (metadata.creator.map { [("creator", $0)] } ?? []) + metadata.entries.map { ($0.key, $0.value) }
@@ -222,11 +198,19 @@ struct Info: ParsableCommand {
         return lines
     }
 
-    /// `a + b`, or `UInt64.max` when the sum does not fit: lengths are as the archive declares them
-    /// (a body entry's `length` is only checked against 2^40 when the body is read), so they must not trap.
-    static func sum(_ a: UInt64, _ b: UInt64) -> UInt64 {
-        let (total, overflow) = a.addingReportingOverflow(b)
-        return overflow ? .max : total
+    /// The totals of an archive written before 2.2.2, which has none stored: counted by walking
+    /// both trees.
+    static func walkedTotals(_ reader: ArchiveReader, metadata: ArchiveMetadata) throws -> ArchiveTotals {
+        var counter = ArchiveTotals.Counter()
+        try reader.forEachEntry { entry in
+            var inBases = false
+            if case .response(let response) = entry.record, !metadata.bases.isEmpty {
+                inBases = try reader.bodyEntry(response.body).chunks.allSatisfy { $0.layer > 0 }
+            }
+            counter.add(entry.record, key: entry.key, bodyInBases: inBases)
+        }
+        try reader.forEachBody { counter.add(body: $0) }
+        return counter.totals(layered: !metadata.bases.isEmpty)
     }
 
     /// The names of the required feature bits (spec §4.4); unknown bits by number.

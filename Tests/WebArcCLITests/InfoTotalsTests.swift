@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+import WebArcTestSupport
+
+/// `webarc info` reads the totals a 2.2.2 writer stores (spec §7.3 `Totals`) and walks the trees of
+/// an older archive: both give the same description.
+@Suite("webarc info: stored totals and walked ones")
+struct InfoTotalsTests {
+    static let vectors = CLIRunner.repository.appendingPathComponent("Spec/vectors/valid").path
+
+    func info(_ name: String) throws -> [String: Any] {
+        let run = try CLIRunner.run(["info", Self.vectors + "/" + name + ".webarc", "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        return try JSONSerialization.jsonObject(with: run.stdout) as! [String: Any]
+    }
+
+    @Test("an archive with totals and the same archive written without them (before 2.2.2) describe alike")
+    func storedAndWalkedAgree() throws {
+        let stored = try info("minimal")
+        let walked = try info("no-totals")
+        for key in [
+            "responses", "redirects", "tombstones", "chunks", "rawBytes", "distinctBodyBytes", "originCount",
+        ] {
+            #expect(stored[key] as? Int == walked[key] as? Int, "\(key)")
+            #expect(stored[key] != nil, "\(key)")
+        }
+        #expect(stored["origins"] as? [String] == ["https://example.com"])
+        #expect(walked["origins"] as? [String] == ["https://example.com"])
+    }
+
+    @Test("an update's description counts its own records and the responses whose body its base holds")
+    func updateTotals() throws {
+        let update = try info("update")
+        #expect(update["tombstones"] as? Int == 1)
+        #expect(update["baseBodyResponses"] as? Int == 1)
+        #expect(update["newBodyResponses"] as? Int == 2)
+    }
+}

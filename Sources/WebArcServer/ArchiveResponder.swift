@@ -52,11 +52,13 @@ public final class ArchiveResponder: Sendable {
     /// Whether HTML pages get the search form (``WebArcServer/Configuration/searchBox``).
     let searchBox: Bool
 
-    /// Makes a responder keeping up to `cacheBytes` of decoded bodies and resolved targets.
+    /// Makes a responder keeping up to `cacheBytes` of decoded bodies, resolved targets and the
+    /// archives' decoded index pages.
     ///
     /// - Parameters:
     ///   - archives: the archives to answer from.
-    ///   - cacheBytes: the most bytes of decoded bodies and resolved targets kept.
+    ///   - cacheBytes: the most bytes of decoded bodies, resolved targets and index pages kept
+    ///     (the readers' page caches are limited to their share).
     ///   - bodyFiles: keep large cached bodies in shared-memory files for `sendfile` (Linux); when
     ///     false every cached body is a `ByteBuffer`.
     ///   - eventLoops: the event loops that write answers; a memory file holds one descriptor for
@@ -80,17 +82,27 @@ public final class ArchiveResponder: Sendable {
         archives: ArchiveSet, cacheBytes: Int, bodyFiles: Bool, eventLoops: Int, reload: Reload?,
         searchBox: Bool = false, clock: @escaping @Sendable () -> ContinuousClock.Instant
     ) {
+        // The budget: half for decoded bodies, a quarter for resolved targets, a quarter for the
+        // readers' decoded index pages (a cold lookup's leaf), so that memory stays within it.
+        let pageBytes = cacheBytes / 4
+        Self.limitPageCaches(of: archives, to: pageBytes)
         versions = ReloadableArchives(
             archives, recognises: { reload?.recognises($0) == true }, retryAfterFailure: Self.retryAfterRefusal,
             clock: clock,
             reopen: {
                 guard let set = reload?.reopen() else { throw NotReopened() }
+                Self.limitPageCaches(of: set, to: pageBytes)
                 return set
             })
         self.reload = reload
         self.searchBox = searchBox
-        bodies = HotBodyCache(capacity: cacheBytes - cacheBytes / 4, usesFiles: bodyFiles, loops: eventLoops)
+        bodies = HotBodyCache(capacity: cacheBytes / 2, usesFiles: bodyFiles, loops: eventLoops)
         resources = Mutex(LRUCache(capacity: max(cacheBytes / 4, 1 << 20)))
+    }
+
+    /// Shares `bytes` of decoded-page cache among the archives of `set`.
+    static func limitPageCaches(of set: ArchiveSet, to bytes: Int) {
+        for reader in set.readers { reader.limitPageCache(bytes: bytes / max(1, set.readers.count)) }
     }
 
     /// The answer to `request`. A read error that ``reload`` cures is answered from the reopened

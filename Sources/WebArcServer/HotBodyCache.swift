@@ -59,6 +59,11 @@ final class HotBodyCache: Sendable {
         return buffer
     }
 
+    /// What the cache holds now: bodies, their accounted bytes, and its budget.
+    var usage: (count: Int, cost: Int, capacity: Int) {
+        cache.withLock { ($0.count, $0.totalCost, $0.capacity) }
+    }
+
     /// Drops every cached body (the archives they came from were replaced).
     func removeAll() {
         cache.withLock { $0 = LRUCache(capacity: $0.capacity) }

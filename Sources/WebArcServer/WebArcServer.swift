@@ -30,7 +30,7 @@ public final class WebArcServer: Sendable {
         public var host: String
         /// The port; 0 picks a free one.
         public var port: Int
-        /// Bytes of decoded bodies and resolved targets kept in memory.
+        /// Bytes of decoded bodies, resolved targets and decoded index pages kept in memory.
         public var cacheBytes: Int
         /// Event loop threads; one per core by default.
         public var threads: Int

@@ -44,7 +44,7 @@ public final class ArchiveReader: Sendable {
     /// The last bytes of the file, read at open; pages inside them are not read again.
     let tail: [UInt8]
     let tailOffset: UInt64
-    let pageCache = Mutex(LRUCache<PageCacheKey, Page>(maxCount: 256, maxCost: 32 << 20))
+    let pageCache = Mutex(LRUCache<PageCacheKey, Page>(maxCount: 256, maxCost: ArchiveReader.defaultPageCacheBytes))
     /// The search module's parsed index pages (root, shards, documents), by page reference: this
     /// reader's verified pages parsed once.
     package let searchCache = Mutex<[PageReference: any Sendable]>([:])
@@ -199,6 +199,23 @@ public final class ArchiveReader: Sendable {
 }
 
 extension ArchiveReader {
+    /// The decoded-page cache's budget of a reader just opened.
+    public static let defaultPageCacheBytes = 32 << 20
+
+    /// Bounds the cache of verified, decoded pages to about `bytes` (at least 256 KiB), dropping
+    /// what it holds: a server gives its readers a share of its own memory budget.
+    public func limitPageCache(bytes: Int) {
+        let bytes = max(bytes, 256 << 10)
+        // A record leaf decodes to at most 64 KiB plus its body entries; one page in 16 KiB of
+        // budget leaves room for small interior and metadata pages too.
+        pageCache.withLock { $0 = LRUCache(maxCount: max(16, bytes / (16 << 10)), maxCost: bytes) }
+    }
+
+    /// What the decoded-page cache holds now: pages, their accounted bytes, and its byte budget.
+    package var pageCacheUsage: (pages: Int, bytes: Int, limit: Int) {
+        pageCache.withLock { ($0.count, $0.totalCost, $0.maxCost) }
+    }
+
     /// The bytes of the `Archive` object the verified metadata page holds (spec §5.4), as stored.
     ///
     /// - Throws: `pageDigest`, `corruptPage`.

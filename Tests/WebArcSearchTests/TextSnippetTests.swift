@@ -40,6 +40,92 @@ import Testing
         #expect(Snippet.make(text: "?!", terms: ["json"]) == "?!")
     }
 
+    /// An HTML page of `paragraphs` filler paragraphs (about 100 bytes of text each) with `inserted`
+    /// after paragraph `at`.
+    static func page(paragraphs: Int, inserted: String, at: Int) -> [UInt8] {
+        var html = "<html><head><title>Filler</title><script>var json = 1;</script></head><body>"
+        for number in 0..<paragraphs {
+            if number == at { html += "<p>\(inserted)</p>" }
+            html += "<p>Paragraph \(number) tells of rivers, hills and the weather in a town nobody visits.</p>"
+        }
+        return Array((html + "</body></html>").utf8)
+    }
+
+    /// The snippet read in prefixes, and the limits it asked the page's text for.
+    static func snippetByPrefixes(_ html: [UInt8], terms: Set<String>) -> (snippet: String, limits: [Int]) {
+        var limits: [Int] = []
+        let snippet = Snippet.make(terms: terms) { limit in
+            limits.append(limit)
+            return VisibleText.of(html: html, charset: "utf-8", limit: limit)
+        }
+        return (snippet, limits)
+    }
+
+    @Test func anEarlyMatchReadsOnlyTheStartOfAPage() {
+        let html = Self.page(paragraphs: 5000, inserted: "The json module dumps objects.", at: 3)
+        let (snippet, limits) = Self.snippetByPrefixes(html, terms: ["json", "dump"])
+        #expect(limits == [Snippet.readLimits[0]])
+        #expect(snippet.contains("The json module dumps objects."))
+        let whole = VisibleText.of(html: html, charset: "utf-8").text
+        #expect(snippet == Snippet.make(text: whole, terms: ["json", "dump"]))
+    }
+
+    @Test func aLateMatchReadsFurtherAndGivesTheWholeTextsSnippet() {
+        // About 16 KB, 80 KB and 320 KB of text before the match (the last past the snippet's scan).
+        for (at, reads) in [(200, 2), (1000, 3), (4000, 4)] {
+            let html = Self.page(paragraphs: 5000, inserted: "Then json dumps turns objects into strings.", at: at)
+            let (snippet, limits) = Self.snippetByPrefixes(html, terms: ["json", "dump"])
+            let whole = VisibleText.of(html: html, charset: "utf-8").text
+            #expect(snippet == Snippet.make(text: whole, terms: ["json", "dump"]), "at \(at)")
+            #expect(limits == Array(Snippet.readLimits.prefix(reads)), "at \(at)")
+            if at < 4000 { #expect(snippet.contains("json dumps turns objects")) }
+        }
+    }
+
+    @Test func aTermTheTextLacksReadsEveryPrefix() {
+        // A term held by the title only: nothing settles the snippet early; it is the whole text's,
+        // which (about 160 KB) the third read gives uncut.
+        let html = Self.page(paragraphs: 2000, inserted: "A json word.", at: 10)
+        let (snippet, limits) = Self.snippetByPrefixes(html, terms: ["json", "filler"])
+        #expect(limits == Array(Snippet.readLimits.prefix(3)))
+        #expect(
+            snippet == Snippet.make(text: VisibleText.of(html: html, charset: "utf-8").text, terms: ["json", "filler"]))
+        #expect(snippet.contains("A json word."))
+    }
+
+    @Test func aWordCutByAReadLimitIsLeftOut() {
+        // The first read limit cuts the last "json" to "js". Read whole, that "json" makes the best
+        // window (with the one before it); cut, "js" would end the scan with the first "json" as
+        // the best: the cut word must be left out, and the next prefix read.
+        let start = Snippet.readLimits[0] - 29
+        let filler = String(repeating: "a", count: start % 5) + String(repeating: "word ", count: start / 5)
+        let text = filler + "json abcdefghijklmnop json json tail words"
+        let plain = Array(text.utf8)
+        var limits: [Int] = []
+        let snippet = Snippet.make(terms: ["json"], maxLength: 20) { limit in
+            limits.append(limit)
+            return VisibleText.of(plain: plain, charset: nil, limit: limit)
+        }
+        #expect(snippet == Snippet.make(text: text, terms: ["json"], maxLength: 20))
+        #expect(limits.count == 2)
+        let cut = String(text.utf8.prefix(Snippet.readLimits[0]))!
+        #expect(cut.hasSuffix(" js"))
+        #expect(Snippet.make(text: cut, terms: ["json"], maxLength: 20) != snippet)
+    }
+
+    @Test func plainTextIsReadInPrefixesToo() {
+        let text = String(repeating: "Nothing of note in this line of plain text.\n", count: 4000) + "The json end."
+        let plain = Array(text.utf8)
+        var limits: [Int] = []
+        let snippet = Snippet.make(terms: ["json"]) { limit in
+            limits.append(limit)
+            return VisibleText.of(plain: plain, charset: nil, limit: limit)
+        }
+        #expect(snippet.contains("The json end"))
+        #expect(snippet == Snippet.make(text: VisibleText.of(plain: plain, charset: nil).text, terms: ["json"]))
+        #expect(limits.count == 3)
+    }
+
     @Test func longWordIsCut() {
         let long = String(repeating: "x", count: 500)
         let snippet = Snippet.make(text: long, terms: [], maxLength: 50)

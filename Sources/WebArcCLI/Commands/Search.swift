@@ -41,12 +41,29 @@ struct Search: ParsableCommand {
     @Flag(help: "Print one JSON array of {url, title, snippet, score}.")
     var json = false
 
+    /// Bench mode (hidden): every argument is an archive, the queries come one a line from this file.
+    @Option(help: .hidden)
+    var benchQueries: String?
+
+    /// Bench mode: how many times each query runs.
+    @Option(help: .hidden)
+    var benchRounds = 5
+
     func validate() throws {
-        guard arguments.count >= 2 else { throw ValidationError("name an archive, then the query") }
         guard (1...1000).contains(limit) else { throw ValidationError("--limit must be 1 to 1000") }
+        if benchQueries != nil {
+            guard !arguments.isEmpty else { throw ValidationError("name an archive") }
+            guard (1...1000).contains(benchRounds) else { throw ValidationError("--bench-rounds must be 1 to 1000") }
+            return
+        }
+        guard arguments.count >= 2 else { throw ValidationError("name an archive, then the query") }
     }
 
     func run() throws {
+        if let benchQueries {
+            try SearchBench(archives: arguments, queryFile: benchQueries, rounds: benchRounds, limit: limit).run()
+            return
+        }
         let archives = Array(arguments.dropLast())
         let text = arguments[arguments.count - 1]
         do {

@@ -43,42 +43,46 @@ extension LayerStack {
     /// answers for its pages, and a page a layer above holds (changed, deleted or redirected there)
     /// is left out of the layers below.
     public func search(_ query: String, limit: Int = 10) throws -> [SearchHit] {
+        try search(query, limit: limit, snippets: true)
+    }
+
+    /// ``search(_:limit:)``, with every snippet empty when `snippets` is false (ranking alone, as
+    /// `webarc search --bench-queries` times it).
+    package func search(_ query: String, limit: Int, snippets makesSnippets: Bool) throws -> [SearchHit] {
         let parsed = try SearchQuery.parse(query)
         guard limit > 0 else { return [] }
-        var ranked: [(score: Double, layer: Int, document: Int, url: String, title: String)] = []
-        var terms: [Set<String>] = []
+        var ranked: [(score: Double, layer: Int, document: Int, url: String, title: String, terms: Set<String>)] = []
         for (number, layer) in layers.enumerated() {
-            guard let index = try IndexView(layer) else {
-                terms.append([])
-                continue
-            }
+            guard let index = try IndexView(layer) else { continue }
             var evaluation = QueryEvaluation(index: index)
             let matches = try evaluation.run(parsed)
-            terms.append(evaluation.matchedTerms)
             index.willReadDocuments(matches.prefix(limit).map(\.document))
             var kept = 0
             for match in matches where kept < limit {
                 let document = try index.document(match.document)
                 if try isShadowed(document.url, below: number) { continue }
-                ranked.append((match.score, number, match.document, document.url, document.title))
+                ranked.append(
+                    (
+                        match.score, number, match.document, document.url, document.title,
+                        evaluation.terms(of: match.document)
+                    ))
                 kept += 1
             }
         }
         ranked.sort { ($0.score, -$0.layer, -$0.document) > ($1.score, -$1.layer, -$1.document) }
         let shown = Array(ranked.prefix(limit))
-        let matched = terms
-        // A snippet reads and analyses its page's whole body: the hits' snippets are made on every
-        // core at once, the first error in rank order thrown.
+        // A snippet reads its page's body and analyses the start of its text: the hits' snippets
+        // are made on every core at once, the first error in rank order thrown.
         let snippets = Mutex<[Result<String, any Error>?]>(Array(repeating: nil, count: shown.count))
-        DispatchQueue.concurrentPerform(iterations: shown.count) { number in
+        DispatchQueue.concurrentPerform(iterations: makesSnippets ? shown.count : 0) { number in
             let hit = shown[number]
-            let made = Result { try snippet(hit.url, in: layers[hit.layer], terms: matched[hit.layer]) }
+            let made = Result { try snippet(hit.url, in: layers[hit.layer], terms: hit.terms) }
             snippets.withLock { $0[number] = made }
         }
         let made = snippets.withLock { $0 }
         return try shown.enumerated().map { number, hit in
             SearchHit(
-                url: hit.url, title: hit.title.isEmpty ? hit.url : hit.title, snippet: try made[number]!.get(),
+                url: hit.url, title: hit.title.isEmpty ? hit.url : hit.title, snippet: try made[number]?.get() ?? "",
                 score: hit.score)
         }
     }
@@ -123,14 +127,19 @@ extension LayerStack {
         return false
     }
 
-    /// A snippet of the page at `url` in `reader` around `terms`; empty when its body is not text.
+    /// A snippet of the page at `url` in `reader` around `terms` (those the page holds); empty when
+    /// its body is not text.
     private func snippet(_ url: String, in reader: ArchiveReader, terms: Set<String>) throws -> String {
         guard case .response(let response)? = try reader.lookup(url: url)?.record else { return "" }
-        let body = [UInt8](try reader.body(response.body))
-        let text =
-            response.mimeType == "text/plain"
-            ? VisibleText.of(plain: body, charset: response.textEncoding)
-            : VisibleText.of(html: body, charset: response.textEncoding)
-        return Snippet.make(text: text.text, terms: terms)
+        // Each chunk checked against its digest as it is read; the whole body's MD5 and SHA-256,
+        // which cost as much again, are left to the reads that serve the page.
+        var body: [UInt8] = []
+        try reader.forEachChunk(of: response.body) { body += $0 }
+        let isPlain = response.mimeType == "text/plain"
+        return Snippet.make(terms: terms) { limit in
+            isPlain
+                ? VisibleText.of(plain: body, charset: response.textEncoding, limit: limit)
+                : VisibleText.of(html: body, charset: response.textEncoding, limit: limit)
+        }
     }
 }

@@ -13,8 +13,10 @@ struct QueryEvaluation {
     static let maxPrefixTerms = 64
 
     let index: IndexView
-    /// Every term the query matched in the index, for snippets.
-    private(set) var matchedTerms: Set<String> = []
+    /// The terms every hit holds, for snippets: its words' and its phrases'.
+    private var commonTerms: Set<String> = []
+    /// Each term a prefix stood for, with the documents that hold it, ascending.
+    private var prefixTerms: [(term: String, documents: [Int])] = []
 
     init(index: IndexView) { self.index = index }
 
@@ -42,6 +44,24 @@ struct QueryEvaluation {
         return (scores ?? [:]).map { ($0.key, $0.value) }.sorted {
             $0.score != $1.score ? $0.score > $1.score : $0.document < $1.document
         }
+    }
+
+    /// The matched terms document `number` holds (a hit of the last ``run(_:)``), so that a snippet
+    /// knows when it has seen them all.
+    func terms(of number: Int) -> Set<String> {
+        var terms = commonTerms
+        for (term, documents) in prefixTerms where Self.sorted(documents, contains: number) { terms.insert(term) }
+        return terms
+    }
+
+    private static func sorted(_ values: [Int], contains value: Int) -> Bool {
+        var low = 0
+        var high = values.count
+        while low < high {
+            let middle = (low + high) / 2
+            if values[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low < values.count && values[low] == value
     }
 
     /// The terms whose shards a clause reads first.
@@ -101,7 +121,7 @@ struct QueryEvaluation {
         switch clause {
         case .word(let term):
             guard let (shard, entry) = try index.lookup(Array(term.utf8)) else { return [:] }
-            matchedTerms.insert(term)
+            commonTerms.insert(term)
             let idf = idf(entry.documentFrequency)
             var scores: [Int: Double] = [:]
             for posting in try index.postings(shard, entry) where candidates?.contains(posting.document) ?? true {
@@ -117,11 +137,13 @@ struct QueryEvaluation {
                 }
             }
             for (shard, entry) in terms {
-                matchedTerms.insert(String(decoding: entry.term, as: UTF8.self))
+                let term = String(decoding: entry.term, as: UTF8.self)
                 let idf = idf(entry.documentFrequency)
-                for posting in try index.postings(shard, entry) where candidates?.contains(posting.document) ?? true {
+                let postings = try index.postings(shard, entry)
+                for posting in postings where candidates?.contains(posting.document) ?? true {
                     scores[posting.document] = max(scores[posting.document] ?? 0, weight(posting, idf: idf))
                 }
+                prefixTerms.append((term, postings.map(\.document)))
             }
             return scores
         case .phrase(let terms):
@@ -172,7 +194,7 @@ struct QueryEvaluation {
             }
             scores[document] = score
         }
-        for term in terms where !scores.isEmpty { matchedTerms.insert(term) }
+        if !scores.isEmpty { commonTerms.formUnion(terms) }
         return scores
     }
 }

@@ -15,7 +15,38 @@ public enum Snippet {
     /// of equals. With no match, the beginning of the text. Line breaks become spaces; the text is
     /// not escaped.
     public static func make(text: String, terms: Set<String>, maxLength: Int = 200) -> String {
-        guard maxLength > 0, !text.isEmpty else { return "" }
+        make(text: text, isCut: false, terms: terms, maxLength: maxLength) ?? ""
+    }
+
+    /// The prefixes of a page's text ``make(terms:maxLength:text:)`` reads, in UTF-8 bytes: each
+    /// one only when the one before did not settle the snippet.
+    static let readLimits = [4 * 1024, 32 * 1024, 256 * 1024, VisibleText.maxTextBytes]
+
+    /// ``make(text:terms:maxLength:)`` of a page's text, which `text(limit)` gives cut to `limit`
+    /// UTF-8 bytes (and whether it cut it): read in growing prefixes until one settles the
+    /// snippet, so that a page whose matches come early is not read to its end. The snippet is
+    /// the one the whole text gives: a prefix settles it only when the scan stopped inside it.
+    /// Give `terms` only those the page holds, or every prefix is read to its end.
+    static func make(
+        terms: Set<String>, maxLength: Int = 200, text: (_ limit: Int) -> (text: String, isCut: Bool)
+    ) -> String {
+        for limit in readLimits {
+            let page = text(limit)
+            if let snippet = make(
+                text: page.text, isCut: page.isCut && limit < readLimits.last!, terms: terms, maxLength: maxLength)
+            {
+                return snippet
+            }
+        }
+        return ""
+    }
+
+    /// The snippet of `text`; with `isCut` (the text is the start of a longer one), nil unless the
+    /// scan settled within it.
+    private static func make(text whole: String, isCut: Bool, terms: Set<String>, maxLength: Int) -> String? {
+        // A cut text ends inside a word, or just after one that goes on: left out up to the last space.
+        let text = isCut ? wholeWords(whole) : whole
+        guard maxLength > 0, !text.isEmpty else { return isCut ? nil : "" }
         let scanned = TextBuffer.prefix(text, bytes: searchedBytes)
         var words: [WordSpan] = []
         var window = Window(maxLength: maxLength)
@@ -37,6 +68,8 @@ public enum Snippet {
             }
             return true
         }
+        let settled = stoppedEarly || scanned.utf8.count < text.utf8.count
+        guard !isCut || settled else { return nil }
         guard !words.isEmpty else {
             return excerpt(text, bytes: 0..<text.utf8.count, isStart: true, isEnd: true, maxLength: maxLength)
         }
@@ -99,6 +132,13 @@ public enum Snippet {
         var index: Int
         var bytes: Range<Int>
         var scalars: Range<Int>
+    }
+
+    /// `text` up to its last space or line break.
+    private static func wholeWords(_ text: String) -> String {
+        let utf8 = text.utf8
+        guard let last = utf8.lastIndex(where: { $0 == 0x20 || $0 == 0x0A }) else { return "" }
+        return String(text[..<last])
     }
 
     /// Whether text other than spaces comes before the first word.

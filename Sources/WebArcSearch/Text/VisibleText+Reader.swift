@@ -24,13 +24,16 @@ struct VisibleTextReader {
     /// The open heading: its index in ``stack`` and where its text starts.
     private var heading: (element: Int, start: Int)?
 
-    init(_ html: [UInt8], encoding: TextBuffer.Encoding, charsetKnown: Bool) {
+    init(_ html: [UInt8], encoding: TextBuffer.Encoding, charsetKnown: Bool, limit: Int = VisibleText.maxTextBytes) {
         self.html = html
         self.charsetKnown = charsetKnown
         // Visible text is usually a few percent of the markup.
-        text = TextBuffer(limit: VisibleText.maxTextBytes, encoding: encoding, reserve: html.count / 8)
+        text = TextBuffer(limit: limit, encoding: encoding, reserve: html.count / 8)
         stack.reserveCapacity(32)
     }
+
+    /// Whether text was left out for the limit.
+    var isCut: Bool { text.isFull }
 
     mutating func read() -> PageText {
         let first = VisibleText.hasUTF8Mark(html) ? 3 : 0

@@ -63,6 +63,15 @@ public enum VisibleText {
         return reader.read()
     }
 
+    /// The visible text of `html` cut to `limit` UTF-8 bytes, and whether text was left out for
+    /// the limit: the start of what ``of(html:charset:)`` gives, read no further.
+    static func of(html: [UInt8], charset: String?, limit: Int) -> (text: String, isCut: Bool) {
+        if let utf16 = transcodedUTF16(html) { return of(html: utf16, charset: "utf-8", limit: limit) }
+        var reader = VisibleTextReader(
+            html, encoding: TextBuffer.Encoding(label: charset), charsetKnown: charset != nil, limit: limit)
+        return (reader.read().text, reader.isCut)
+    }
+
     /// The title (its first non-blank line, at most 200 bytes) and text of the plain-text file
     /// `plain`, in the encoding `charset` names (nil: UTF-8). Blank lines separate blocks.
     public static func of(plain: [UInt8], charset: String?) -> PageText {
@@ -70,9 +79,7 @@ public enum VisibleText {
         let encoding = TextBuffer.Encoding(label: charset)
         let start = hasUTF8Mark(plain) ? 3 : 0
         return plain.withUnsafeBufferPointer { bytes in
-            var text = TextBuffer(
-                limit: maxTextBytes, encoding: encoding, reserve: plain.count, blankLinesSeparate: true)
-            text.append(bytes, start..<bytes.count, references: false)
+            let text = plainText(bytes, from: start, encoding: encoding, limit: maxTextBytes)
             var title = TextBuffer(limit: 200, encoding: encoding, reserve: 200)
             var lineStart = start
             while lineStart < bytes.count, title.bytes.isEmpty, lineStart - start < 4096 {
@@ -82,6 +89,24 @@ public enum VisibleText {
             }
             return PageText(title: title.text, text: text.text)
         }
+    }
+
+    /// The text of `plain` cut to `limit` UTF-8 bytes, and whether text was left out for the limit.
+    static func of(plain: [UInt8], charset: String?, limit: Int) -> (text: String, isCut: Bool) {
+        if let utf16 = transcodedUTF16(plain) { return of(plain: utf16, charset: "utf-8", limit: limit) }
+        let text = plain.withUnsafeBufferPointer { bytes in
+            plainText(
+                bytes, from: hasUTF8Mark(plain) ? 3 : 0, encoding: TextBuffer.Encoding(label: charset), limit: limit)
+        }
+        return (text.text, text.isFull)
+    }
+
+    private static func plainText(
+        _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, encoding: TextBuffer.Encoding, limit: Int
+    ) -> TextBuffer {
+        var text = TextBuffer(limit: limit, encoding: encoding, reserve: bytes.count, blankLinesSeparate: true)
+        text.append(bytes, start..<bytes.count, references: false)
+        return text
     }
 
     static func hasUTF8Mark(_ bytes: [UInt8]) -> Bool {

@@ -121,6 +121,30 @@ import WebArcTestSupport
         #expect(try reader.search("run").map(\.url) == ["http://docs.test/library/os.path.html"])
     }
 
+    @Test func snippetsShowAMatchDeepInALargePage() throws {
+        // About 140 KB of text before the late page's match: past the first reads of its text.
+        let filler = String(repeating: "<p>Rivers, hills and the weather of a quiet town.</p>", count: 3000)
+        let pages = [
+            (
+                "big/late.html",
+                "<html><head><title>Late</title></head><body>\(filler)<p>Here zebrafish swim.</p></body></html>"
+            ),
+            (
+                "big/early.html",
+                "<html><head><title>Early</title></head><body><p>A zebra grazes.</p>\(filler)</body></html>"
+            ),
+        ]
+        let folder = try TemporaryFolder()
+        _ = try Self.write(pages, to: folder.file("a.webarc"))
+        let reader = try ArchiveReader(path: folder.file("a.webarc"))
+        let hits = try reader.search("zebra*")
+        #expect(Set(hits.map(\.url)) == ["http://docs.test/big/late.html", "http://docs.test/big/early.html"])
+        for hit in hits {
+            #expect(hit.snippet.contains(hit.url.hasSuffix("late.html") ? "Here zebrafish swim." : "A zebra grazes."))
+        }
+        #expect(try reader.search("zebrafish").first?.snippet.contains("Here zebrafish swim.") == true)
+    }
+
     @Test func sphinxSourceCopiesAreNotIndexed() throws {
         let folder = try TemporaryFolder()
         var options = ArchiveWriter.Options()

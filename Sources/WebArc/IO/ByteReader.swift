@@ -51,8 +51,9 @@ struct ByteReader {
 
     /// Throws the region's error unless `count` more bytes remain (a length read from disk is
     /// checked with this before anything is allocated for it).
-    func require(_ count: UInt64, what: String = "") throws {
-        guard count <= UInt64(remaining) else { throw shortRead(Int(clamping: count), what: what) }
+    /// `what` is made only on failure (a message costs more than many a check).
+    func require(_ count: UInt64, what: @autoclosure () -> String = "") throws {
+        guard count <= UInt64(remaining) else { throw shortRead(Int(clamping: count), what: what()) }
     }
 
     private mutating func take(_ count: Int) throws -> Range<Int> {

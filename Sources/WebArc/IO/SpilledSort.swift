@@ -1,0 +1,166 @@
+/// A value an external sort (``SpilledSort``) can hold: encoded to bytes for a spilled run and
+/// decoded back, ordered by ``precedes(_:_:)``.
+protocol SpilledSortElement {
+    /// Whether `lhs` comes first; a total order, so that the result does not depend on run sizes.
+    static func precedes(_ lhs: Self, _ rhs: Self) -> Bool
+    /// Writes the value for a run.
+    func encode(into writer: inout ByteWriter)
+    /// Reads a value written by ``encode(into:)``.
+    static func decode(_ reader: inout ByteReader) throws -> Self
+    /// The memory the value takes while held, about (its buffers and the struct).
+    var heldSize: Int { get }
+}
+
+/// Values sorted with memory bounded by ``runBytes`` whatever their number: an external merge
+/// sort. Values collect in memory; each time they pass ``runBytes`` they are sorted and written to
+/// a ``ScratchLog`` (a temporary file only when they do not fit in its buffer) as one run, and
+/// ``sorted()`` merges the runs, reading each a block at a time. Read-side commands use it where a
+/// check or a plan needs every record in another order than the tree's (extents by offset, body
+/// copies by reference, files by path).
+final class SpilledSort<Element: SpilledSortElement> {
+    /// Bytes of values (``SpilledSortElement/heldSize``) held before they are sorted and spilled.
+    let runBytes: Int
+    private var held: [Element] = []
+    private var heldBytes = 0
+    private var runs: [Range<UInt64>] = []
+    private let log: ScratchLog
+
+    /// Values added so far.
+    private(set) var count = 0
+
+    /// - Parameters:
+    ///   - prefix: the name of the temporary file, if one is needed.
+    ///   - runBytes: memory of the values held before a run is spilled.
+    init(prefix: String, runBytes: Int = 8 << 20) {
+        log = ScratchLog(prefix: prefix)
+        self.runBytes = max(1, runBytes)
+    }
+
+    /// Adds a value.
+    ///
+    /// - Throws: `io` when a run cannot be spilled.
+    func append(_ element: Element) throws {
+        held.append(element)
+        heldBytes += element.heldSize
+        count += 1
+        if heldBytes >= runBytes { try spill() }
+    }
+
+    /// The values in order. Call once, after the last ``append(_:)``.
+    ///
+    /// - Throws: `io` when the last run cannot be spilled.
+    func sorted() throws -> SpilledSortIterator<Element> {
+        if runs.isEmpty {
+            held.sort(by: Element.precedes)
+            defer { held = [] }
+            return SpilledSortIterator(memory: held)
+        }
+        try spill()
+        return SpilledSortIterator(merging: runs.map { SpilledRun(log: log, range: $0) })
+    }
+
+    private func spill() throws {
+        guard !held.isEmpty else { return }
+        held.sort(by: Element.precedes)
+        let start = log.length
+        var writer = ByteWriter(capacity: 1 << 20)
+        for element in held {
+            writer.writeLengthPrefixed { element.encode(into: &$0) }
+            if writer.count >= 1 << 20 {
+                try log.append(writer.bytes)
+                writer = ByteWriter(capacity: 1 << 20)
+            }
+        }
+        try log.append(writer.bytes)
+        runs.append(start..<log.length)
+        held = []
+        heldBytes = 0
+    }
+}
+
+/// One spilled run of a ``SpilledSort`` read back in blocks: each value is its `u32` length, then
+/// its bytes.
+final class SpilledRun<Element: SpilledSortElement> {
+    private let log: ScratchLog
+    private var next: UInt64
+    private let end: UInt64
+    private var block: [UInt8] = []
+    private var position = 0
+    /// Bytes read from the log at once.
+    static var blockSize: Int { 256 << 10 }
+
+    init(log: ScratchLog, range: Range<UInt64>) {
+        self.log = log
+        next = range.lowerBound
+        end = range.upperBound
+    }
+
+    /// The run's next value, or nil at its end.
+    func read() throws -> Element? {
+        while true {
+            let available = block.count - position
+            if available >= 4 {
+                let length = (0..<4).reduce(0) { $0 | Int(block[position + $1]) << (8 * $1) }
+                if available >= 4 + length {
+                    var reader = ByteReader(
+                        block, region: .file(section: "sorted run", offset: 0),
+                        range: position + 4..<position + 4 + length)
+                    let element = try Element.decode(&reader)
+                    position += 4 + length
+                    return element
+                }
+            }
+            if available == 0 && next == end { return nil }
+            guard next < end else {
+                throw WebArcError.io(path: "", operation: .transferring("read back a sorted run"), errno: 0)
+            }
+            let want = max(Self.blockSize, 2 * available + 8)
+            let more = try log.read(at: next, count: Int(min(UInt64(want - available), end - next)))
+            next += UInt64(more.count)
+            block = Array(block[position...]) + more
+            position = 0
+        }
+    }
+}
+
+/// The values of a ``SpilledSort`` in order: held in memory, or merged from its runs.
+struct SpilledSortIterator<Element: SpilledSortElement> {
+    private var memory: [Element]
+    private var index = 0
+    private var runs: [SpilledRun<Element>] = []
+    private var heads: [Element?] = []
+    private var started = false
+
+    init(memory: [Element]) { self.memory = memory }
+
+    init(merging runs: [SpilledRun<Element>]) {
+        memory = []
+        self.runs = runs
+    }
+
+    /// The next value, or nil after the last.
+    ///
+    /// - Throws: `io` when a run cannot be read back.
+    mutating func next() throws -> Element? {
+        guard !runs.isEmpty else {
+            guard index < memory.count else { return nil }
+            index += 1
+            return memory[index - 1]
+        }
+        if !started {
+            started = true
+            heads = try runs.map { try $0.read() }
+        }
+        // Few runs (one per ``SpilledSort/runBytes`` of values): a scan finds the least head.
+        var least: Int?
+        for (number, head) in heads.enumerated() {
+            guard let head else { continue }
+            if let current = least, !Element.precedes(head, heads[current]!) { continue }
+            least = number
+        }
+        guard let least else { return nil }
+        let element = heads[least]
+        heads[least] = try runs[least].read()
+        return element
+    }
+}

@@ -14,8 +14,9 @@ import Foundation
 /// that fails are not read, a body with a chunk that fails has no `body-digests` check, `layout`
 /// needs every page, an object that does not parse names no body. Memory stays bounded: pages are
 /// read again by each check that needs them (through the reader's bounded cache), bodies stream
-/// chunk by chunk; what is kept is one (offset, length) per page and chunk, and one length and
-/// entry hash per body.
+/// chunk by chunk; the extents `layout` tiles, one per page and chunk, are sorted in runs spilled
+/// to a temporary file (``LayoutExtents``), and so are the record leaves' copies of body entries
+/// that `trees` compares with the body tree's.
 public enum ArchiveVerifier {
     /// Progress of the body checks: bodies and body bytes checked so far, and in all so far known.
     public typealias Progress = @Sendable (_ bodies: Int, _ totalBodies: Int, _ done: UInt64, _ total: UInt64) -> Void
@@ -80,12 +81,14 @@ final class Verification {
     var metadataReadable = false
     var recordLeaves: [PageReference] = []
     var bodyLeaves: [PageReference] = []
-    var pageExtents: [(offset: UInt64, end: UInt64)] = []
+    let pageExtents = LayoutExtents()
     var incomplete: Set<Page.Tree> = []
     var visited: Set<PageReference> = []
 
-    // Found by `trees`: every body of the body tree, when the tree could be read whole.
+    // Found by `trees`, when the body tree could be read whole: every body of it (an archive whose
+    // trees are out of order), or the bodies the record leaves copy and the body tree lacks.
     var bodyIndex: [BodyReference: (length: UInt64, entry: SHA256Hash)]?
+    var missingFromBodyTree: Set<BodyReference>?
     var bodyEntryCount: UInt64 = 0
 
     // Counted by `trees` (body entries) and the record checks, for `totals`; incomplete when a
@@ -94,15 +97,8 @@ final class Verification {
     var totalsComplete = true
 
     // Found by `chunks`.
-    var chunkExtents: [(offset: UInt64, end: UInt64)] = []
-    var dictionaryExtents: Set<Extent> = []
+    var chunkExtents: LayoutExtents?
     var failedBodies: Set<BodyReference> = []
-
-    /// An extent as a hashable pair.
-    struct Extent: Hashable {
-        let offset: UInt64
-        let end: UInt64
-    }
 
     /// Whether bodies' MD5s are computed sixteen at a time (``BodyLaneChecker``) or one by one
     /// with `Insecure.MD5`; both make the same checks (the tests run both).

@@ -14,7 +14,7 @@ extension Verification {
     }
 
     /// Most chunk entries one group of bodies holds in memory (about 100 bytes each).
-    static let groupChunkLimit = 1 << 19
+    static let groupChunkLimit = 1 << 14
 
     /// `chunks` and `body-digests` in one pass over the body tree, started in the background so
     /// that the record checks (`objects`, `references`, `redirects`) run meanwhile; the bodies are
@@ -51,8 +51,7 @@ extension Verification {
     func finishBodyChecks(_ job: BodyCheckJob) {
         job.group.wait()
         let found = job.found.withLock { $0 }
-        chunkExtents = found.chunkExtents
-        dictionaryExtents = found.dictionaryExtents
+        chunkExtents = found.extents
         for (body, outcome) in found.failures {
             for problem in outcome.chunkProblems { add("chunks", problem) }
             if let problem = outcome.digestProblem { add("body-digests", problem) }
@@ -412,22 +411,22 @@ struct FoundInBodies: Sendable {
     var failures: [(body: BodyEntry, outcome: Verification.BodyOutcome)] = []
     var bodies = 0
     var bodyBytes: UInt64 = 0
-    var chunkExtents: [(offset: UInt64, end: UInt64)] = []
-    var dictionaryExtents: Set<Verification.Extent> = []
+    /// The chunk and dictionary extents, added by the body checks' thread alone, read after it ends.
+    var extents = LayoutExtents()
 
     /// Keeps the chunk and dictionary extents of `body` in this archive's body data, for `layout`.
-    mutating func collectExtents(_ body: BodyEntry, bodyDataEnd: UInt64) {
+    func collectExtents(_ body: BodyEntry, bodyDataEnd: UInt64) {
         for chunk in body.chunks {
             if chunk.layer == 0, chunk.storedLength > 0, let end = chunk.end, chunk.offset >= UInt64(Lead.size),
                 end <= bodyDataEnd
             {
-                chunkExtents.append((chunk.offset, end))
+                extents.add(chunk.offset, end, .chunk)
             }
             // A reference outside body data is the chunk check's error, not an extent of the layout.
             for (reference, _) in chunk.followingEntries where reference.layer == 0 {
                 let (end, overflow) = reference.offset.addingReportingOverflow(UInt64(reference.storedLength))
                 guard !overflow, reference.offset >= UInt64(Lead.size), end <= bodyDataEnd else { continue }
-                dictionaryExtents.insert(Verification.Extent(offset: reference.offset, end: end))
+                extents.add(reference.offset, end, .dictionary)
             }
         }
     }

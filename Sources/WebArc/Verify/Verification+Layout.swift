@@ -10,11 +10,15 @@ extension Verification {
                 WebArcError.badLayout(offset: 12 + UInt64(byte), reason: "reserved lead byte \(12 + byte) is not zero"))
         }
         guard !hasProblems(in: "pages") else { return }
-        var extents = chunkExtents
-        let chunkSet = Set(chunkExtents.map { Extent(offset: $0.offset, end: $0.end) })
-        extents += dictionaryExtents.subtracting(chunkSet).map { ($0.offset, $0.end) }
-        extents += pageExtents
-        extents.sort { ($0.offset, $0.end) < ($1.offset, $1.end) }
+        var pages: SpilledSortIterator<LayoutExtents.Extent>
+        var chunks: SpilledSortIterator<LayoutExtents.Extent>
+        do {
+            pages = try pageExtents.sorted()
+            chunks = try (chunkExtents ?? LayoutExtents()).sorted()
+        } catch {
+            add("layout", error)
+            return
+        }
         // A newer minor version may add pages reachable only from keys this verifier does not
         // know: bytes in no extent it knows are then a warning (spec §11.3).
         let newer = reader.trailer.minorVersion > Lead.newestMinor
@@ -29,7 +33,35 @@ extension Verification {
             }
         }
         var position = UInt64(Lead.size)
-        for extent in extents {
+        // Both lists in (offset, end, kind) order, merged; a dictionary with the extent of a chunk or
+        // of another dictionary before it is that extent, not a second one (pages come last).
+        var previous: LayoutExtents.Extent?
+        var page: LayoutExtents.Extent?
+        var chunk: LayoutExtents.Extent?
+        do {
+            (page, chunk) = (try pages.next(), try chunks.next())
+        } catch {
+            add("layout", error)
+            return
+        }
+        while page != nil || chunk != nil {
+            let extent: LayoutExtents.Extent
+            do {
+                if let left = page, chunk.map({ LayoutExtents.Extent.precedes(left, $0) }) ?? true {
+                    extent = left
+                    page = try pages.next()
+                } else {
+                    extent = chunk!
+                    chunk = try chunks.next()
+                }
+            } catch {
+                add("layout", error)
+                return
+            }
+            defer { previous = extent }
+            if extent.kind == .dictionary, let previous, previous.offset == extent.offset, previous.end == extent.end {
+                continue
+            }
             if extent.offset > position {
                 gap(position, extent.offset)
             } else if extent.offset < position {
@@ -53,5 +85,63 @@ extension Verification {
         } catch {
             add("appendix", error)
         }
+    }
+}
+
+/// Extents of the archive (pages, chunks, dictionaries) for `layout`, sorted by offset with memory
+/// bounded whatever their number (``SpilledSort``). Filled by one thread at a time.
+final class LayoutExtents: @unchecked Sendable {
+    /// What an extent holds: in one (offset, end), chunks sort first and pages last.
+    enum Kind: UInt8 {
+        case chunk = 0
+        case dictionary = 1
+        case page = 2
+    }
+
+    /// Stored bytes `offset..<end` of one kind.
+    struct Extent: SpilledSortElement, Equatable {
+        var offset: UInt64
+        var end: UInt64
+        var kind: Kind
+
+        static func precedes(_ lhs: Extent, _ rhs: Extent) -> Bool {
+            (lhs.offset, lhs.end, lhs.kind.rawValue) < (rhs.offset, rhs.end, rhs.kind.rawValue)
+        }
+
+        func encode(into writer: inout ByteWriter) {
+            writer.write(offset)
+            writer.write(end)
+            writer.write(kind.rawValue)
+        }
+
+        static func decode(_ reader: inout ByteReader) throws -> Extent {
+            Extent(
+                offset: try reader.readUInt64(), end: try reader.readUInt64(),
+                kind: Kind(rawValue: try reader.readUInt8()) ?? .page)
+        }
+
+        var heldSize: Int { 24 }
+    }
+
+    private let sort = SpilledSort<Extent>(prefix: "webarc-verify-extents", runBytes: 4 << 20)
+    /// The first error spilling a run met, thrown by ``sorted()``.
+    private var failure: (any Error)?
+
+    /// Adds an extent.
+    func add(_ offset: UInt64, _ end: UInt64, _ kind: Kind) {
+        guard failure == nil else { return }
+        do {
+            try sort.append(Extent(offset: offset, end: end, kind: kind))
+        } catch {
+            failure = error
+        }
+    }
+
+    /// The extents in (offset, end, kind) order; call once.
+    ///
+    /// - Throws: `io` when the temporary file could not be written or read.
+    func sorted() throws -> SpilledSortIterator<Extent> {
+        if let failure { throw failure }
+        return try sort.sorted()
     }
 }

@@ -22,7 +22,7 @@ extension Verification {
     }
 
     private func addExtent(_ reference: PageReference) {
-        pageExtents.append((reference.offset, reference.offset &+ UInt64(reference.storedLength)))
+        pageExtents.add(reference.offset, reference.offset &+ UInt64(reference.storedLength), .page)
     }
 
     private func walk(_ reference: PageReference, _ tree: Page.Tree, isRoot: Bool) {

@@ -121,12 +121,12 @@ extension Verification {
                     "references", WebArcError.bodyNotFound(body: response.body, page: leaf.page), record: record,
                     url: url)
             }
-            if let bodyIndex, bodyIndex[response.body] == nil {
+            if bodyTreeLacks(response.body, copy: copy) {
                 add(
                     "references", WebArcError.bodyNotFound(body: response.body, page: leaf.page), record: record,
                     url: url)
             }
-            if let length = copy?.length ?? bodyIndex?[response.body]?.length, length != response.bodyLength {
+            if let length = copy?.length ?? bodyTreeLength(response.body), length != response.bodyLength {
                 let position = try? object.field("bodyLength", type: FieldType.uint)?.position
                 add(
                     "references",

@@ -8,19 +8,7 @@ extension Verification {
         structure(reader.trailer.bodyRoot, .bodies)
         checkRecordLeafOrder()
         checkBodyLeaves()
-        if let bodyIndex {
-            forEachRecordLeaf { leaf, _ in
-                for (index, body) in leaf.bodies.enumerated() {
-                    if let entry = bodyIndex[body.reference], entry.entry != SHA256Hash.of(leaf.encodedBody(index)) {
-                        add(
-                            "trees",
-                            corrupt(
-                                leaf.page, body.origin.position,
-                                "body entry \(body.reference) differs from the body tree's"))
-                    }
-                }
-            }
-        }
+        compareBodyCopies()
         let trailer = reader.trailer
         let trailerOffset = reader.trailerOffset
         if !incomplete.contains(.records) {
@@ -34,7 +22,7 @@ extension Verification {
                         reason: "recordCount \(trailer.recordCount), the record tree holds \(count)"))
             }
         }
-        if bodyIndex != nil, bodyEntryCount != trailer.bodyCount {
+        if bodyTreeRead, bodyEntryCount != trailer.bodyCount {
             add(
                 "trees",
                 WebArcError.corruptIndex(
@@ -118,10 +106,8 @@ extension Verification {
         }
     }
 
-    /// Body leaves: references strictly ascending within and across leaves; the body index that
-    /// `references` and the copy check use, when the whole tree was read.
+    /// Body leaves: references strictly ascending within and across leaves.
     private func checkBodyLeaves() {
-        var index: [BodyReference: (length: UInt64, entry: SHA256Hash)] = [:]
         var previous: BodyReference?
         var count: UInt64 = 0
         forEachBodyLeaf { leaf, reference in
@@ -133,13 +119,144 @@ extension Verification {
                 add("trees", corrupt(reference.offset, nil, "body keys out of order"))
             }
             if let last = entries.last { previous = last.reference }
-            for (position, entry) in entries.enumerated() {
-                index[entry.reference] = (entry.length, SHA256Hash.of(leaf.encoded(position)))
-                walkedTotals.add(body: entry)
-            }
+            for entry in entries { walkedTotals.add(body: entry) }
             count += UInt64(entries.count)
         }
         bodyEntryCount = count
-        bodyIndex = incomplete.contains(.bodies) ? nil : index
+    }
+
+    /// Whether the whole body tree was read (then `references` and the copy check use it).
+    var bodyTreeRead: Bool { bodyIndex != nil || missingFromBodyTree != nil }
+
+    /// `trees`: each record leaf's copy of a body entry equals the body tree's. With sound trees,
+    /// the copies are sorted by reference (``SpilledSort``) and merged with the body tree's
+    /// entries, which are in that order, so memory is bounded; what is kept is the set of copies
+    /// the tree lacks. Trees with a problem (keys out of order, a wrong interior key) are compared
+    /// through an index of the whole body tree in memory, as the merge cannot rely on their order.
+    private func compareBodyCopies() {
+        guard !incomplete.contains(.bodies) else { return }
+        if !hasProblems(in: "trees"), let missing = try? mergeBodyCopies() {
+            missingFromBodyTree = missing
+            return
+        }
+        var index: [BodyReference: (length: UInt64, entry: SHA256Hash)] = [:]
+        forEachBodyLeaf { leaf, _ in
+            for (position, entry) in leaf.entries.enumerated() {
+                index[entry.reference] = (entry.length, SHA256Hash.of(leaf.encoded(position)))
+            }
+        }
+        bodyIndex = index
+        forEachRecordLeaf { leaf, _ in
+            for (position, body) in leaf.bodies.enumerated() {
+                if let entry = index[body.reference], entry.entry != SHA256Hash.of(leaf.encodedBody(position)) {
+                    differs(leaf.page, body)
+                }
+            }
+        }
+    }
+
+    private func differs(_ page: UInt64, _ body: BodyEntry) {
+        add("trees", corrupt(page, body.origin.position, "body entry \(body.reference) differs from the body tree's"))
+    }
+
+    /// The copy check by merge (see ``compareBodyCopies()``): the references of the copies the
+    /// body tree lacks.
+    ///
+    /// - Throws: `io` when the temporary file of the sort fails (the caller then compares in memory).
+    private func mergeBodyCopies() throws -> Set<BodyReference> {
+        let copies = SpilledSort<BodyCopy>(prefix: "webarc-verify-copies")
+        try forEachRecordLeaf { leaf, _ in
+            for (index, body) in leaf.bodies.enumerated() {
+                try copies.append(
+                    BodyCopy(
+                        reference: body.reference, hash: SHA256Hash.of(leaf.encodedBody(index)), page: leaf.page,
+                        position: body.origin.position))
+            }
+        }
+        var sorted = try copies.sorted()
+        var copy = try sorted.next()
+        var missing = Set<BodyReference>()
+        var found: [BodyCopy] = []
+        try forEachBodyLeaf { leaf, _ in
+            for (position, entry) in leaf.entries.enumerated() {
+                while let current = copy, current.reference < entry.reference {
+                    missing.insert(current.reference)
+                    copy = try sorted.next()
+                }
+                guard copy?.reference == entry.reference else { continue }
+                let hash = SHA256Hash.of(leaf.encoded(position))
+                while let current = copy, current.reference == entry.reference {
+                    if current.hash != hash { found.append(current) }
+                    copy = try sorted.next()
+                }
+            }
+        }
+        while let current = copy {
+            missing.insert(current.reference)
+            copy = try sorted.next()
+        }
+        // Added once the merge is through, so that a failed merge leaves no problem behind.
+        for copy in found {
+            add(
+                "trees",
+                corrupt(copy.page, copy.position, "body entry \(copy.reference) differs from the body tree's"))
+        }
+        return missing
+    }
+
+    /// A record leaf's copy of a body entry, for the merge with the body tree: its reference, the
+    /// SHA-256 of its bytes, and where it is (page, position in the decoded page).
+    struct BodyCopy: SpilledSortElement {
+        var reference: BodyReference
+        var hash: SHA256Hash
+        var page: UInt64
+        var position: Int
+
+        static func precedes(_ lhs: BodyCopy, _ rhs: BodyCopy) -> Bool {
+            lhs.reference != rhs.reference
+                ? lhs.reference < rhs.reference : (lhs.page, lhs.position) < (rhs.page, rhs.position)
+        }
+
+        func encode(into writer: inout ByteWriter) {
+            writer.write(bytes: reference.digest.bytes)
+            writer.write(reference.variant)
+            writer.write(bytes: hash.bytes)
+            writer.write(page)
+            writer.write(UInt64(position))
+        }
+
+        static func decode(_ reader: inout ByteReader) throws -> BodyCopy {
+            let reference = BodyReference(
+                digest: BodyDigest(sixteen: try reader.readBytes(16)), variant: try reader.readUInt32())
+            return BodyCopy(
+                reference: reference, hash: try SHA256Hash(parsing: &reader), page: try reader.readUInt64(),
+                position: Int(try reader.readUInt64()))
+        }
+
+        var heldSize: Int { 96 }
+    }
+
+    /// Whether the body tree lacks `reference`, a response's body (`copy`: its leaf's copy of the
+    /// entry); false when the tree was not read whole.
+    func bodyTreeLacks(_ reference: BodyReference, copy: BodyEntry?) -> Bool {
+        if let bodyIndex { return bodyIndex[reference] == nil }
+        guard let missingFromBodyTree else { return false }
+        if copy != nil { return missingFromBodyTree.contains(reference) }
+        return bodyTreeEntry(reference) == nil
+    }
+
+    /// The length of `reference`'s entry in the body tree, when it was read whole and holds it.
+    func bodyTreeLength(_ reference: BodyReference) -> UInt64? {
+        if let bodyIndex { return bodyIndex[reference]?.length }
+        guard missingFromBodyTree != nil else { return nil }
+        return bodyTreeEntry(reference)?.length
+    }
+
+    /// `reference`'s entry in a sound body tree, looked up (for a response whose leaf lacks a copy).
+    private func bodyTreeEntry(_ reference: BodyReference) -> BodyEntry? {
+        guard case .bodyLeaf(let leaf)? = try? reader.leaf(holding: reference.treeKey, in: .bodies)?.0 else {
+            return nil
+        }
+        return leaf.entry(reference)
     }
 }

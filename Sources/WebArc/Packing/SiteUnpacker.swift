@@ -48,7 +48,7 @@ public struct SiteUnpacker {
     ///
     /// Memory is bounded whatever the number of records: the records are read once in key order and
     /// each response's file is planned (path, body entry, modification time) into a sort by path
-    /// spilled to a temporary file (``SpilledSort``); the plan is then read back in path order,
+    /// spilled to a temporary file (`SpilledSort`); the plan is then read back in path order,
     /// where two URLs that map to one file are neighbours and a file needed as a folder is followed
     /// by the files under it, and the files are written as they come, folder by folder, on every core.
     ///

@@ -15,7 +15,7 @@ import Foundation
 /// needs every page, an object that does not parse names no body. Memory stays bounded: pages are
 /// read again by each check that needs them (through the reader's bounded cache), bodies stream
 /// chunk by chunk; the extents `layout` tiles, one per page and chunk, are sorted in runs spilled
-/// to a temporary file (``LayoutExtents``), and so are the record leaves' copies of body entries
+/// to a temporary file (`LayoutExtents`), and so are the record leaves' copies of body entries
 /// that `trees` compares with the body tree's.
 public enum ArchiveVerifier {
     /// Progress of the body checks: bodies and body bytes checked so far, and in all so far known.

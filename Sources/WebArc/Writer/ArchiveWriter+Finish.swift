@@ -11,7 +11,7 @@ extension ArchiveWriter {
     /// the target path is untouched.
     /// The metadata's `writer` becomes this writer's recipe (level, dictionary interval, the order
     /// records were added in; spec Appendix C step 7), whatever it held, and its `totals` the
-    /// counts of what was written (unless ``Options/writesTotals`` is off).
+    /// counts of what was written (unless `Options.writesTotals` is off).
     ///
     /// - Parameters:
     ///   - expected: the archive digest and length the archive must have (an applied update, spec

@@ -176,13 +176,13 @@ struct ConcurrencyTests {
         defer { session.finishTasksAndInvalidate() }
         let running = api.start(
             URLRequest(url: URL(string: "http://archived.test/slow")!), on: session, delegate: delegate)
-        #expect(await Task.detached { arrived.wait(timeout: .now() + 60) }.value == .success)
+        #expect(await Task.detached { arrived.wait(timeout: .now() + 600) }.value == .success)
         #expect(server.received.map(\.target) == ["/slow"])
         running.cancel()
         let fetched = await running.outcome
         #expect(fetched.urlErrorCode == .cancelled)
         #expect(fetched.data == nil)
-        #expect(await Task.detached { closed.wait(timeout: .now() + 60) }.value == .success)
+        #expect(await Task.detached { closed.wait(timeout: .now() + 600) }.value == .success)
         #expect(sawClose.withLock { $0 } == true, "the forwarded fetch kept its connection open after the cancel")
         #expect(await workersFinish())
     }

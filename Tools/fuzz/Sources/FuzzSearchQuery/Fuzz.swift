@@ -26,7 +26,8 @@ public func fuzzSearchQuery(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             }
         }
     }
-    let quotes = text.filter { "\"\u{201C}\u{201D}\u{201E}".contains($0) }.count
+    // Counted as scalars, as the parser reads them: U+0600 and a `"` after it are one Character.
+    let quotes = text.unicodeScalars.filter { "\"\u{201C}\u{201D}\u{201E}".unicodeScalars.contains($0) }.count
     if text.utf8.count * 2 + 1 <= SearchQuery.maxInputBytes, quotes % 2 == 0 {
         precondition(parse(text + " " + text) == result, "a query written twice parses differently")
     }

@@ -42,7 +42,7 @@ final class CacheSite: Sendable {
     var gateTimedOut: Bool { gateState.withLock { $0.timedOut } }
 
     func respond(_ request: TestHTTPServer.Request) -> TestHTTPServer.Response {
-        if gateState.withLock({ $0.closed }), gate.wait(timeout: .now() + 30) == .timedOut {
+        if gateState.withLock({ $0.closed }), gate.wait(timeout: .now() + 600) == .timedOut {
             gateState.withLock { $0.timedOut = true }
         }
         guard let page = pages.withLock({ $0[request.target] }) else {

@@ -162,7 +162,7 @@ struct ConcurrencyTests {
         let sawClose = Mutex<Bool?>(nil)
         let server = try TestHTTPServer { request in
             arrived.signal()
-            let wasClosed = request.waitForClose(timeout: 30)
+            let wasClosed = request.waitForClose(timeout: 600)
             sawClose.withLock { $0 = wasClosed }
             closed.signal()
             return .init(text: "late")

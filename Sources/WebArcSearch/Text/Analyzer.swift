@@ -174,6 +174,50 @@ public enum Analyzer {
         }
     }
 
+    /// Calls `body` with each term of the UTF-8 text `bytes` as a folded form, before stemming and
+    /// cutting, with its position: the term is ``termBytes(ofForm:stems:into:)`` of it. What
+    /// ``forEachToken(in:_:)`` gives, with no string made per word, so that an indexer can look
+    /// up a form it has seen before without stemming it again.
+    static func forEachForm(
+        in bytes: UnsafeBufferPointer<UInt8>,
+        _ body: (_ form: UnsafeBufferPointer<UInt8>, _ stems: Bool, _ position: Int) -> Void
+    ) {
+        var scanner = WordScanner(bytes)
+        var position = 0
+        while scanner.next() {
+            scanner.folded.withUnsafeBufferPointer { folded in
+                if scanner.isIdeograph || scanner.splits.isEmpty {
+                    body(folded, !scanner.isIdeograph, position)
+                    position += 1
+                    return
+                }
+                // A compound as written, then its parts from the compound's position on.
+                body(folded, false, position)
+                var start = 0
+                for index in 0...scanner.splits.count {
+                    let end = index < scanner.splits.count ? scanner.splits[index].folded.lowerBound : folded.count
+                    if end > start {
+                        body(UnsafeBufferPointer(rebasing: folded[start..<end]), true, position)
+                        position += 1
+                    }
+                    if index < scanner.splits.count { start = scanner.splits[index].folded.upperBound }
+                }
+            }
+        }
+    }
+
+    /// The term of a form that ``forEachForm(in:_:)`` gives, written to `term`: stemmed when
+    /// `stems` and it is a word of letters `a`–`z`, then cut to ``maxTermBytes``.
+    static func termBytes(ofForm form: UnsafeBufferPointer<UInt8>, stems: Bool, into term: inout [UInt8]) {
+        term.removeAll(keepingCapacity: true)
+        term.append(contentsOf: form)
+        if stems { stemIfEnglish(&term) }
+        guard term.count > maxTermBytes else { return }
+        var end = maxTermBytes
+        while end > 0, term[end] & 0xC0 == 0x80 { end -= 1 }
+        term.removeSubrange(end...)
+    }
+
     /// Calls `body` with each part of the compound word `scanner` holds; false when `body` asked to stop.
     private static func emitParts(
         of scanner: WordScanner, position: inout Int, word: Int, scratch: inout [UInt8], _ body: (Term) -> Bool

@@ -1,0 +1,92 @@
+import Testing
+
+@testable import WebArcSearch
+
+@Suite struct DocumentAnalysisTests {
+    /// The analysis as the index rules state it, through the string tokens: each term's positions
+    /// (title first, the body after a gap of one), whether the title holds it, sorted by bytes.
+    static func reference(_ text: PageText) -> (length: Int, terms: [([UInt8], [Int], Bool)]) {
+        var table: [String: (positions: [Int], inTitle: Bool)] = [:]
+        var length = 0
+        var titleEnd = 0
+        for token in Analyzer.tokens(text.title) {
+            table[token.term, default: ([], true)].positions.append(token.position)
+            titleEnd = max(titleEnd, token.position + 1)
+            length += 1
+        }
+        let bodyStart = titleEnd == 0 ? 0 : titleEnd + 1
+        for token in Analyzer.tokens(text.text) {
+            table[token.term, default: ([], false)].positions.append(bodyStart + token.position)
+            length += 1
+        }
+        let terms = table.map { (Array($0.key.utf8), $0.value.positions, $0.value.inTitle) }
+            .sorted { $0.0.lexicographicallyPrecedes($1.0) }
+        return (length, terms)
+    }
+
+    static let pages: [PageText] = [
+        PageText(title: "json — JSON encoder and decoder", text: "Use json.dumps(obj, sort_keys=True) to encode."),
+        PageText(title: "", text: "Running runners ran; the runner runs. Don't run! It’s running."),
+        PageText(title: "Über Straße", text: "Café cafe CAFÉ Ｐython ﬁle os.path.join __init__ 3.11 1,000.50"),
+        PageText(title: "東京タワー", text: "東京タワーへ行く Tokyo 東京"),
+        PageText(
+            title: "Long", text: String(repeating: "abcdefghij", count: 9) + " " + String(repeating: "é", count: 40)),
+        // Canonically equivalent spellings (precomposed and decomposed Hangul and Devanagari).
+        PageText(
+            title: "한국어", text: "한국어 \u{1112}\u{1161}\u{11AB}\u{1100}\u{116E}\u{11A8}\u{110B}\u{1165} क़ क\u{093C}"),
+        PageText(title: "Title only words", text: ""),
+        PageText(title: "a b", text: "a a b b c"),
+    ]
+
+    @Test(arguments: pages) func termsMatchTheTokensOfTheText(page: PageText) {
+        let analysis = DocumentAnalysis(url: "https://example.com/", text: page)
+        let expected = Self.reference(page)
+        #expect(analysis.length == expected.length)
+        #expect(analysis.terms.map(\.term) == expected.terms.map(\.0))
+        #expect(analysis.terms.map(\.positions) == expected.terms.map(\.1))
+        #expect(analysis.terms.map(\.inTitle) == expected.terms.map(\.2))
+    }
+
+    @Test func aGeneratedTextOfManyWordsMatchesToo() {
+        var generator = SplitMix(seed: 38)
+        let words = [
+            "connection", "connected", "os.path", "Ünïcode", "don't", "3.11", "running", "json.dumps", "東",
+            "skies", "generously", "a", "of", "sort_keys", "E.g.", "café",
+        ]
+        var text = ""
+        for _ in 0..<5000 { text += words[Int(generator.next() % UInt64(words.count))] + " " }
+        let page = PageText(title: "connection running", text: text)
+        let analysis = DocumentAnalysis(url: "https://example.com/", text: page)
+        let expected = Self.reference(page)
+        #expect(analysis.length == expected.length)
+        #expect(analysis.terms.map(\.term) == expected.terms.map(\.0))
+        #expect(analysis.terms.map(\.positions) == expected.terms.map(\.1))
+    }
+
+    @Test func byteSliceSetNumbersDistinctStrings() {
+        var set = ByteSliceSet()
+        var numbers: [Int] = []
+        for number in 0..<2000 {
+            let bytes = Array("term\(number % 700)".utf8)
+            let (found, isNew) = bytes.withUnsafeBufferPointer { set.insert($0) }
+            #expect(isNew == (number < 700))
+            numbers.append(found)
+        }
+        #expect(set.count == 700)
+        #expect(numbers[1400] == numbers[0])
+        #expect(set.bytes(of: numbers[699]) == Array("term699".utf8))
+    }
+
+    /// A seeded generator, so a failure replays.
+    struct SplitMix {
+        var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var value = state
+            value = (value ^ value >> 30) &* 0xBF58_476D_1CE4_E5B9
+            value = (value ^ value >> 27) &* 0x94D0_49BB_1331_11EB
+            return value ^ value >> 31
+        }
+    }
+}

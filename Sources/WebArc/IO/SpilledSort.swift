@@ -21,6 +21,8 @@ final class SpilledSort<Element: SpilledSortElement> {
     /// Bytes of values (``SpilledSortElement/heldSize``) held before they are sorted and spilled.
     let runBytes: Int
     private var held: [Element] = []
+    /// Whether ``held`` is in order already (``sorted()`` was called and nothing spilled).
+    private var heldInOrder = false
     private var heldBytes = 0
     private var runs: [Range<UInt64>] = []
     private let log: ScratchLog
@@ -40,19 +42,20 @@ final class SpilledSort<Element: SpilledSortElement> {
     ///
     /// - Throws: `io` when a run cannot be spilled.
     func append(_ element: Element) throws {
+        precondition(!heldInOrder, "a value added after the values were read in order")
         held.append(element)
         heldBytes += element.heldSize
         count += 1
         if heldBytes >= runBytes { try spill() }
     }
 
-    /// The values in order. Call once, after the last ``append(_:)``.
+    /// The values in order, after the last ``append(_:)``; may be called again for another pass.
     ///
     /// - Throws: `io` when the last run cannot be spilled.
     func sorted() throws -> SpilledSortIterator<Element> {
         if runs.isEmpty {
-            held.sort(by: Element.precedes)
-            defer { held = [] }
+            if !heldInOrder { held.sort(by: Element.precedes) }
+            heldInOrder = true
             return SpilledSortIterator(memory: held)
         }
         try spill()

@@ -20,4 +20,15 @@ struct CLIRunner {
     ) throws -> Result {
         try runProgram(executable, arguments, in: directory, environment: environment, timeout: timeout)
     }
+
+    /// ``run(_:in:timeout:executable:environment:)`` on a thread of its own: for a run that takes
+    /// long, so that the awaiting test holds no cooperative thread meanwhile.
+    static func runDetached(
+        _ arguments: [String], in directory: String? = nil, timeout: Double = 120, executable: String = binary,
+        environment: [String: String]? = nil
+    ) async throws -> Result {
+        try await onOwnThread {
+            try run(arguments, in: directory, timeout: timeout, executable: executable, environment: environment)
+        }
+    }
 }

@@ -58,16 +58,12 @@ import WebArcTestSupport
         _ = try SitePacker(options: .init(outsideLinks: outsideLinks)).pack(folder: folder, to: archive)
         let reader = try ArchiveReader(path: archive, mapped: true)
         return try await withServer([reader]) { server in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: Self.python!)
-            process.arguments =
+            let arguments =
                 [Self.repository + "/Tools/browser-check/browser_check.py", "--out", temporary.file("shots")]
                 + paths.map { server.url.dropLast() + $0 }
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
+            // The browser runs for seconds: waited for on a thread of its own, as the server needs the pool.
+            let run = try await onOwnThread { try runProgram(Self.python!, arguments) }
+            let data = run.stdout
             let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
             guard lines.last?.contains("\"pages\"") == true else {
                 Issue.record("browser check printed no summary: \(lines.joined(separator: "\n"))")
@@ -83,7 +79,7 @@ import WebArcTestSupport
             #expect(summary.subresources > 0)
             #expect(summary.notLoaded == 0, "\(lines.joined(separator: "\n"))")
             #expect(summary.failedSubresources == 0, "\(lines.joined(separator: "\n"))")
-            #expect(process.terminationStatus == 0)
+            #expect(run.status == 0, "\(run.stderr)")
             return summary
         }
     }

@@ -12,29 +12,24 @@ import WebArcTestSupport
         .enabled(
             if: BrowserCheckTests.chromium != nil && BrowserCheckTests.python != nil && ServeCommandTests.binary != nil,
             "chromium, python3 or the webarc binary missing: apt-get install -y chromium python3; swift build"))
-    func typeAQuerySeeResultsOpenOne() throws {
+    func typeAQuerySeeResultsOpenOne() async throws {
         let folder = try TemporaryFolder()
         let archive = folder.file("site.webarc")
-        let pack = Process()
-        pack.executableURL = URL(fileURLWithPath: ServeCommandTests.binary!)
-        pack.arguments = ["pack", BrowserCheckTests.repository + "/Tools/sample-site", "-o", archive, "-q"]
-        try pack.run()
-        pack.waitUntilExit()
-        #expect(pack.terminationStatus == 0)
+        let pack = try await onOwnThread {
+            try runProgram(
+                ServeCommandTests.binary!,
+                ["pack", BrowserCheckTests.repository + "/Tools/sample-site", "-o", archive, "-q"])
+        }
+        #expect(pack.status == 0, "\(pack.stderr)")
         let serving = try ServeProcess([archive, "--port", "0", "--quiet", "--search-box"])
         defer { _ = serving.stop(with: SIGTERM) }
 
-        let check = Process()
-        check.executableURL = URL(fileURLWithPath: BrowserCheckTests.python!)
-        check.arguments = [
+        let arguments = [
             BrowserCheckTests.repository + "/Tools/browser-check/search_check.py", "--query", "bicycles",
             "--shot", folder.file("results.png"), serving.url,
         ]
-        let output = Pipe()
-        check.standardOutput = output
-        try check.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        check.waitUntilExit()
+        let check = try await onOwnThread { try runProgram(BrowserCheckTests.python!, arguments) }
+        let data = check.stdout
         let report = try #require(
             try JSONSerialization.jsonObject(with: data) as? [String: Any], "\(String(decoding: data, as: UTF8.self))")
         #expect(report["box"] as? Bool == true)
@@ -45,7 +40,7 @@ import WebArcTestSupport
         #expect((first["marked"] as? [String])?.contains("Bicycles") == true)
         #expect(report["openedURL"] as? String == first["href"] as? String)
         #expect((report["openedTitle"] as? String)?.hasPrefix("Visitor guide") == true)
-        #expect(check.terminationStatus == 0)
+        #expect(check.status == 0, "\(check.stderr)")
         let shot = try FileManager.default.attributesOfItem(atPath: folder.file("results.png"))[.size] as? Int
         #expect((shot ?? 0) > 1000)
     }

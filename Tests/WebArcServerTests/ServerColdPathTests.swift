@@ -38,7 +38,7 @@ import WebArcTestSupport
         let cacheBytes = 1 << 20
         try await withServer([reader], cacheBytes: cacheBytes) { server in
             let port = server.port
-            let failures = onThreads(4) { client in
+            let failures = await onThreads(4) { client in
                 let connection = try RawHTTPClient(port: port)
                 for number in Self.randomPages(count: 400, seed: UInt64(client + 1)) {
                     let response = try connection.request("GET", "/p/\(number).txt")

@@ -15,7 +15,7 @@ import WebArcTestSupport
                 ("/small.txt", SiteFixture.small), ("/big.bin", SiteFixture.big),
                 ("/index.html", Array(SiteFixture.indexHTML.utf8)), ("/style.css", Array(SiteFixture.css.utf8)),
             ]
-            let failures = onThreads(32) { client in
+            let failures = await onThreads(32) { client in
                 let connection = try RawHTTPClient(port: port)
                 for round in 0..<20 {
                     let (target, body) = expected[(client + round) % expected.count]
@@ -40,7 +40,7 @@ import WebArcTestSupport
         try await withServer([reader], cacheBytes: 32 << 20) { server in
             let port = server.port
             _ = try fetch(port, "/page.bin")  // caches the body in a memory file
-            let failures = onThreads(16) { _ in
+            let failures = await onThreads(16) { _ in
                 let connection = try RawHTTPClient(port: port)
                 for round in 0..<40 {
                     let response = try connection.request("GET", "/page.bin")

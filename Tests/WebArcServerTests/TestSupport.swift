@@ -187,8 +187,9 @@ func fetch(_ port: Int, _ target: String, method: String = "GET", headers: [Stri
     try RawHTTPClient(port: port).request(method, target, headers: headers)
 }
 
-/// Runs `body` on `count` threads at once and waits for all of them; returns the failures.
-func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) throws -> Void) -> [String] {
+/// Runs `body` on `count` threads at once and awaits all of them (holding no cooperative thread,
+/// which the server may need meanwhile); returns the failures.
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) throws -> Void) async -> [String] {
     let failures = Mutex<[String]>([])
     let group = DispatchGroup()
     for index in 0..<count {
@@ -200,6 +201,6 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) throws -> Void) -
         thread.stackSize = 1 << 20
         thread.start()
     }
-    group.wait()
+    await withCheckedContinuation { continuation in group.notify(queue: .global()) { continuation.resume() } }
     return failures.withLock { $0 }
 }

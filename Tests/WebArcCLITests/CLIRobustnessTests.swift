@@ -19,7 +19,7 @@ struct CLIRobustnessTests {
     }
 
     @Test("a FIFO or a folder given as the archive is refused at once with exit 66, never a hang")
-    func notRegularFiles() throws {
+    func notRegularFiles() async throws {
         let scratch = try TemporaryFolder()
         let fifo = scratch.file("pipe.webarc")
         #expect(mkfifo(fifo, 0o644) == 0)
@@ -27,7 +27,8 @@ struct CLIRobustnessTests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         for (input, message) in [(fifo, "not a regular file"), (folder, "directory")] {
             for command in Self.readingCommands {
-                let result = try CLIRunner.run(Self.arguments(command, input, scratch: scratch), timeout: 20)
+                let result = try await CLIRunner.runDetached(
+                    Self.arguments(command, input, scratch: scratch), timeout: 20)
                 #expect(result.status == 66, "\(command) \(input): \(result.status) \(result.stderr)")
                 #expect(
                     result.stderr.contains(input) && result.stderr.lowercased().contains(message),
@@ -38,11 +39,11 @@ struct CLIRobustnessTests {
     }
 
     @Test("an archive of a newer major version is refused by every command, naming both versions")
-    func newerMajorVersion() throws {
+    func newerMajorVersion() async throws {
         let scratch = try TemporaryFolder()
         let archive = Self.vectors + "/invalid/format-3.webarc"
         for command in Self.readingCommands {
-            let result = try CLIRunner.run(Self.arguments(command, archive, scratch: scratch))
+            let result = try await CLIRunner.runDetached(Self.arguments(command, archive, scratch: scratch))
             #expect(result.status == 65, "\(command): \(result.stderr)")
             #expect(result.stderr.contains("3") && result.stderr.contains("2"), "\(command): \(result.stderr)")
             #expect(result.stderr.lowercased().contains("upgrade"), "\(command): \(result.stderr)")
@@ -50,7 +51,7 @@ struct CLIRobustnessTests {
     }
 
     @Test("every invalid vector gives every reading command a non-zero exit and one line on stderr")
-    func invalidVectorsThroughTheBinary() throws {
+    func invalidVectorsThroughTheBinary() async throws {
         let scratch = try TemporaryFolder()
         let folder = Self.vectors + "/invalid"
         // Vectors that fail at open or verify (the others fail only a trust check or a stack, and
@@ -63,11 +64,12 @@ struct CLIRobustnessTests {
         for file in files {
             // A vector read over bases (an update) is verified over them: its frames need their references.
             let bases = (expected[file]?["bases"] as? [String] ?? []).flatMap { ["--base", Self.vectors + "/" + $0] }
-            let verify = try CLIRunner.run(["verify", folder + "/" + file, "--quiet"] + bases, timeout: 30)
+            let verify = try await CLIRunner.runDetached(
+                ["verify", folder + "/" + file, "--quiet"] + bases, timeout: 30)
             #expect(verify.status == 65, "\(file): \(verify.status) \(verify.stderr)")
             #expect(!verify.stderr.isEmpty, "\(file)")
             for command in [["info"], ["ls"]] {
-                let result = try CLIRunner.run(
+                let result = try await CLIRunner.runDetached(
                     Self.arguments(command, folder + "/" + file, scratch: scratch), timeout: 30)
                 // Problems only a full verification finds (a body's bytes) may still list or describe.
                 #expect(
@@ -82,7 +84,7 @@ struct CLIRobustnessTests {
     @Test(
         "progress shows on a terminal (items, bytes, rate; the ETA once it means something) and never when stderr is a pipe"
     )
-    func progressOnlyOnATerminal() throws {
+    func progressOnlyOnATerminal() async throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
             Issue.record("/usr/bin/script (util-linux) is needed to give the binary a terminal")
             return
@@ -112,10 +114,10 @@ struct CLIRobustnessTests {
                 == screen.matches(of: /ETA [0-9]+(s|m[0-9]{2}s|h[0-9]{2}m)/).count, "\(screen)")
         #expect(screen.contains("/s"), "\(screen)")
 
-        let piped = try CLIRunner.run(["pack", site, "-o", archive, "--force"])
+        let piped = try await CLIRunner.runDetached(["pack", site, "-o", archive, "--force"])
         #expect(piped.status == 0)
         #expect(!piped.stderr.contains("ETA") && !piped.stderr.contains("\r"), "\(piped.stderr)")
-        let verify = try CLIRunner.run(["verify", archive])
+        let verify = try await CLIRunner.runDetached(["verify", archive])
         #expect(!verify.stderr.contains("ETA"))
     }
 
@@ -130,7 +132,7 @@ struct CLIRobustnessTests {
     }
 
     @Test("kill -9 during a pack leaves its temporary file; the next pack into that folder removes it")
-    func killedPackLeftoverIsSwept() throws {
+    func killedPackLeftoverIsSwept() async throws {
         let scratch = try TemporaryFolder()
         let (process, output) = try Self.packWritingItsTemporary(in: scratch)
         kill(process.processIdentifier, SIGKILL)
@@ -143,7 +145,7 @@ struct CLIRobustnessTests {
         let small = scratch.file("small")
         try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: true)
         try Data("<p>small</p>".utf8).write(to: URL(fileURLWithPath: small + "/index.html"))
-        let next = try CLIRunner.run(["pack", small, "-o", output + "/small.webarc", "--quiet"])
+        let next = try await CLIRunner.runDetached(["pack", small, "-o", output + "/small.webarc", "--quiet"])
         #expect(next.status == 0, "\(next.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: output) == ["small.webarc"])
     }
@@ -178,7 +180,7 @@ struct CLIRobustnessTests {
     }
 
     @Test("a large file packs through the streaming path and unpacks byte for byte")
-    func largeFileStreams() throws {
+    func largeFileStreams() async throws {
         let scratch = try TemporaryFolder()
         let site = scratch.file("site")
         try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
@@ -203,7 +205,7 @@ struct CLIRobustnessTests {
         }
         #expect(Array(try reader.body(response.body)) == bytes)
         #expect(try reader.bodyEntry(response.body).chunkCount == UInt32((bytes.count + (256 << 10) - 1) / (256 << 10)))
-        let unpack = try CLIRunner.run(["unpack", archive, "-o", scratch.file("out")])
+        let unpack = try await CLIRunner.runDetached(["unpack", archive, "-o", scratch.file("out")])
         #expect(unpack.status == 0, "\(unpack.stderr)")
         #expect(FileManager.default.contents(atPath: scratch.file("out/video.bin")) == Data(bytes))
     }

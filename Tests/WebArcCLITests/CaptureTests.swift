@@ -50,8 +50,8 @@ struct CaptureTests {
     }
 
     /// `webarc ls` of `archive`, as "kind status path" lines for the server's URLs.
-    static func listing(_ archive: String, server: TestHTTPServer) throws -> Set<String> {
-        let list = try CLIRunner.run(["ls", archive, "--json"])
+    static func listing(_ archive: String, server: TestHTTPServer) async throws -> Set<String> {
+        let list = try await CLIRunner.runDetached(["ls", archive, "--json"])
         #expect(list.status == 0, "\(list.stderr)")
         return Set(
             try list.text.split(separator: "\n").map { line in
@@ -67,12 +67,12 @@ struct CaptureTests {
     }
 
     @Test("a page with its requisites and one level of same-origin links; ls and cat read it back")
-    func depthOneSameOrigin() throws {
+    func depthOneSameOrigin() async throws {
         let server = try TestHTTPServer { Self.site($0.target) }
         defer { server.stop() }
         let scratch = try TemporaryFolder()
         let archive = scratch.file("site.webarc")
-        let capture = try CLIRunner.run([
+        let capture = try await CLIRunner.runDetached([
             "capture", server.url("/").absoluteString, "-o", archive, "--depth", "1", "--same-origin", "--json",
         ])
         #expect(capture.status == 0, "\(capture.stderr)")
@@ -94,45 +94,46 @@ struct CaptureTests {
             "response 200 /img/inline.png", "response 200 /img/h1.png", "response 200 /img/more.png",
             "response 200 /fonts/a.woff2",
         ]
-        #expect(try Self.listing(archive, server: server) == expected)
+        #expect(try await Self.listing(archive, server: server) == expected)
         #expect(!server.received.map(\.target).contains("/deep.html"))
 
-        let css = try CLIRunner.run(["cat", archive, server.url("/style.css").absoluteString])
+        let css = try await CLIRunner.runDetached(["cat", archive, server.url("/style.css").absoluteString])
         #expect(css.status == 0)
         #expect(css.text == Self.stylesheet)
-        let script = try CLIRunner.run(["cat", archive, server.url("/app.js?v=2").absoluteString, "-i"])
+        let script = try await CLIRunner.runDetached(["cat", archive, server.url("/app.js?v=2").absoluteString, "-i"])
         #expect(script.text.hasPrefix("HTTP/1.1 200"))
         #expect(script.text.contains("application/javascript"))
         #expect(script.text.hasSuffix("console.log(\("/app.js?v=2".count))"))
-        let redirected = try CLIRunner.run(["cat", archive, server.url("/old").absoluteString, "-L"])
+        let redirected = try await CLIRunner.runDetached(["cat", archive, server.url("/old").absoluteString, "-L"])
         #expect(redirected.text.contains("deeper"))
-        #expect(try CLIRunner.run(["verify", archive]).status == 0)
+        #expect(try await CLIRunner.runDetached(["verify", archive]).status == 0)
 
         // Bodies share dictionaries, every 32nd response's, placed right before each page; a
         // second capture (every record new: its date), placed apart as webarc 2.4 wrote, is an
         // update of the first that applies byte for byte.
         let info =
-            try JSONSerialization.jsonObject(with: try CLIRunner.run(["info", archive, "--json"]).stdout)
+            try await JSONSerialization.jsonObject(with: try CLIRunner.runDetached(["info", archive, "--json"]).stdout)
             as? [String: Any]
         #expect((info?["writer"] as? [String: Any])?["dictionaryInterval"] as? Int == 32)
         #expect((info?["writer"] as? [String: Any])?["dictionaryPlacement"] as? String == "prefix")
         let again = scratch.file("again.webarc")
         #expect(
-            try CLIRunner.run(
+            try await CLIRunner.runDetached(
                 [
                     "capture", server.url("/").absoluteString, "-o", again, "--depth", "1", "--same-origin",
                     "--dictionary-placement", "apart",
                 ]).status == 0)
         #expect(try ArchiveReader(path: again).metadata.writer?.placement == .apart)
-        let diff = try CLIRunner.run(["diff", archive, again, "-o", scratch.file("u.webarc")])
+        let diff = try await CLIRunner.runDetached(["diff", archive, again, "-o", scratch.file("u.webarc")])
         #expect(diff.status == 0, "\(diff.stderr)")
         let applied = scratch.file("applied.webarc")
-        #expect(try CLIRunner.run(["apply", archive, scratch.file("u.webarc"), "-o", applied]).status == 0)
+        #expect(
+            try await CLIRunner.runDetached(["apply", archive, scratch.file("u.webarc"), "-o", applied]).status == 0)
         #expect(try Data(contentsOf: URL(fileURLWithPath: applied)) == Data(contentsOf: URL(fileURLWithPath: again)))
     }
 
     @Test("--same-origin stores a redirect to another origin (another port) and does not fetch it")
-    func sameOriginStopsAtRedirect() throws {
+    func sameOriginStopsAtRedirect() async throws {
         let other = try TestHTTPServer { Self.site($0.target) }
         defer { other.stop() }
         let server = try TestHTTPServer { request in
@@ -144,7 +145,7 @@ struct CaptureTests {
         defer { server.stop() }
         let scratch = try TemporaryFolder()
         let archive = scratch.file("same-origin.webarc")
-        let capture = try CLIRunner.run([
+        let capture = try await CLIRunner.runDetached([
             "capture", server.url("/").absoluteString, "-o", archive, "--depth", "1", "--same-origin", "--json",
         ])
         #expect(capture.status == 0, "\(capture.stderr)")
@@ -157,23 +158,25 @@ struct CaptureTests {
                 "\(server.url("/away").absoluteString) -> \(other.url("/about.html").absoluteString)"
             ])
         #expect(
-            try Self.listing(archive, server: server) == [
+            try await Self.listing(archive, server: server) == [
                 "response 200 /", "redirect 302 /away -> \(other.url("/about.html").absoluteString)",
             ])
-        #expect(try CLIRunner.run(["verify", archive]).status == 0)
+        #expect(try await CLIRunner.runDetached(["verify", archive]).status == 0)
     }
 
     @Test("without --depth only the given pages and their requisites are recorded; progress stays off a pipe")
-    func depthZero() throws {
+    func depthZero() async throws {
         let server = try TestHTTPServer { Self.site($0.target) }
         defer { server.stop() }
         let scratch = try TemporaryFolder()
         let archive = scratch.file("page.webarc")
-        let capture = try CLIRunner.run(["capture", server.url("/about.html").absoluteString, "-o", archive])
+        let capture = try await CLIRunner.runDetached([
+            "capture", server.url("/about.html").absoluteString, "-o", archive,
+        ])
         #expect(capture.status == 0, "\(capture.stderr)")
         #expect(!capture.stderr.contains("\u{1B}["))
         #expect(capture.text.isEmpty)
-        let listing = try Self.listing(archive, server: server)
+        let listing = try await Self.listing(archive, server: server)
         #expect(listing.contains("response 200 /about.html"))
         #expect(listing.contains("response 200 /style.css"))
         #expect(listing.contains("response 200 /img/h1.png"))
@@ -181,11 +184,11 @@ struct CaptureTests {
     }
 
     @Test("nothing recordable: exit 66, the reason on stderr, no file written")
-    func nothingRecorded() throws {
+    func nothingRecorded() async throws {
         let scratch = try TemporaryFolder()
         let archive = scratch.file("none.webarc")
         let url = "http://127.0.0.1:\(try TestHTTPServer.refusedPort())/"
-        let capture = try CLIRunner.run(["capture", url, "-o", archive])
+        let capture = try await CLIRunner.runDetached(["capture", url, "-o", archive])
         #expect(capture.status == 66)
         #expect(capture.stderr.contains("nothing recorded"))
         #expect(capture.stderr.contains(url))
@@ -194,26 +197,30 @@ struct CaptureTests {
     }
 
     @Test("an existing output is refused without --force and replaced with it; bad arguments exit 64")
-    func existingOutput() throws {
+    func existingOutput() async throws {
         let server = try TestHTTPServer { Self.site($0.target) }
         defer { server.stop() }
         let scratch = try TemporaryFolder()
         let archive = scratch.file("kept.webarc")
         try scratch.write("kept.webarc", "not an archive")
-        let refused = try CLIRunner.run(["capture", server.url("/deep.html").absoluteString, "-o", archive, "--quiet"])
+        let refused = try await CLIRunner.runDetached([
+            "capture", server.url("/deep.html").absoluteString, "-o", archive, "--quiet",
+        ])
         #expect(refused.status == 73)
         #expect(refused.stderr.contains(archive))
         #expect(FileManager.default.contents(atPath: archive) == Data("not an archive".utf8))
         #expect(server.received.isEmpty)
-        let forced = try CLIRunner.run([
+        let forced = try await CLIRunner.runDetached([
             "capture", server.url("/deep.html").absoluteString, "-o", archive, "--force", "--quiet",
         ])
         #expect(forced.status == 0, "\(forced.stderr)")
         #expect(forced.stderr.isEmpty)
-        #expect(try Self.listing(archive, server: server) == ["response 200 /deep.html"])
-        #expect(try CLIRunner.run(["capture", "ftp://127.0.0.1/", "-o", scratch.file("x.webarc")]).status == 64)
+        #expect(try await Self.listing(archive, server: server) == ["response 200 /deep.html"])
         #expect(
-            try CLIRunner.run([
+            try await CLIRunner.runDetached(["capture", "ftp://127.0.0.1/", "-o", scratch.file("x.webarc")]).status
+                == 64)
+        #expect(
+            try await CLIRunner.runDetached([
                 "capture", server.url("/").absoluteString, "-o", scratch.file("x.webarc"), "--depth", "-1",
             ]).status == 64)
     }

@@ -10,7 +10,7 @@ struct CatRedirectTests {
     @Test(
         "a stored redirect to javascript: is shown but never followed (exit 65); a loop exits 65; http chains end at the body; without -L a redirect exits 3 with its target on stderr"
     )
-    func unsafeAndLooping() throws {
+    func unsafeAndLooping() async throws {
         let scratch = try TemporaryFolder()
         let archive = scratch.file("redirects.webarc")
         let writer = try ArchiveWriter(path: archive)
@@ -29,11 +29,11 @@ struct CatRedirectTests {
                 request: RequestRecord(url: "http://site.test/new"), body: try writer.addBody(Array("new".utf8))))
         try writer.finish()
 
-        let refused = try CLIRunner.run(["cat", archive, "http://site.test/to-js", "-L", "-i"])
+        let refused = try await CLIRunner.runDetached(["cat", archive, "http://site.test/to-js", "-L", "-i"])
         #expect(refused.status == 65)
         #expect(refused.text.hasPrefix("HTTP/1.1 302"))
         #expect(refused.stderr.contains("leads to a javascript: URL, which is never followed"))
-        let shown = try CLIRunner.run(["cat", archive, "http://site.test/js", "-i"])
+        let shown = try await CLIRunner.runDetached(["cat", archive, "http://site.test/js", "-i"])
         #expect(
             shown.status == 3 && shown.text.contains("Location: javascript:alert(1)"),
             "without -L the record is shown as stored")
@@ -42,30 +42,30 @@ struct CatRedirectTests {
                 "http://site.test/js is a redirect (302) to a javascript: URL, which is never followed"))
         #expect(!shown.stderr.contains("-L"), "-L would not follow it: no hint to use it")
 
-        let loop = try CLIRunner.run(["cat", archive, "http://site.test/a", "-L"])
+        let loop = try await CLIRunner.runDetached(["cat", archive, "http://site.test/a", "-L"])
         #expect(loop.status == 65)
         #expect(loop.stderr.contains("redirect loop"))
 
-        let followed = try CLIRunner.run(["cat", archive, "http://site.test/old", "-L"])
+        let followed = try await CLIRunner.runDetached(["cat", archive, "http://site.test/old", "-L"])
         #expect(followed.status == 0 && followed.text == "new")
-        let notFollowed = try CLIRunner.run(["cat", archive, "http://site.test/old"])
+        let notFollowed = try await CLIRunner.runDetached(["cat", archive, "http://site.test/old"])
         #expect(notFollowed.status == 3 && notFollowed.stdout.isEmpty, "a redirect is never an empty page with exit 0")
         #expect(
             notFollowed.stderr
                 == "webarc: error: \(archive): http://site.test/old is a redirect (302) to http://site.test/new: use -L to follow it\n"
         )
-        let head = try CLIRunner.run(["cat", archive, "http://site.test/old", "-i"])
+        let head = try await CLIRunner.runDetached(["cat", archive, "http://site.test/old", "-i"])
         #expect(
             head.status == 3 && head.text.hasPrefix("HTTP/1.1 302")
                 && head.text.contains("Location: http://site.test/new\r\n"))
         #expect(head.stderr.contains("use -L to follow it"))
         // The same through the argument parser (-X makes the plain form of cat hand over): the same answer.
-        let parsed = try CLIRunner.run(["cat", "-X", "GET", archive, "http://site.test/old"])
+        let parsed = try await CLIRunner.runDetached(["cat", "-X", "GET", archive, "http://site.test/old"])
         #expect(parsed.status == 3 && parsed.stdout.isEmpty && parsed.stderr == notFollowed.stderr)
-        let help = try CLIRunner.run(["cat", "--help"]).text.split(whereSeparator: \.isWhitespace).joined(
+        let help = try await CLIRunner.runDetached(["cat", "--help"]).text.split(whereSeparator: \.isWhitespace).joined(
             separator: " ")
         #expect(help.contains("Exit 0 when found, 3 when the URL holds a redirect and -L is not given"))
-        let exact = try CLIRunner.run(["cat", archive, "http://site.test/new?v=1"])
+        let exact = try await CLIRunner.runDetached(["cat", archive, "http://site.test/new?v=1"])
         #expect(exact.status == 66, "cat looks up the exact key: no fuzzy rule")
     }
 }

@@ -22,27 +22,31 @@ struct CompanionBinaryTests {
     }
 
     @Test("webarc capture --help shows the capture options and examples")
-    func help() throws {
+    func help() async throws {
         for arguments in [["capture", "--help"], ["capture", "-h"]] {
-            let help = try CLIRunner.run(arguments)
+            let help = try await CLIRunner.runDetached(arguments)
             #expect(help.status == 0, "\(help.stderr)")
             #expect(help.text.contains("OVERVIEW: Record pages from a running site into one archive."))
             #expect(help.text.contains("USAGE: webarc capture <urls> ... --output <output>"))
             #expect(help.text.contains("--same-origin"))
             #expect(help.text.contains("webarc capture http://localhost:8080/ -o kiosk.webarc"))
         }
-        #expect(try CLIRunner.run(["--help"]).text.contains("Record pages from a running site into one archive."))
+        #expect(
+            try await CLIRunner.runDetached(["--help"]).text.contains(
+                "Record pages from a running site into one archive."))
     }
 
     @Test("arguments pass through unchanged: a bad one is reported by webarc-capture with exit 64")
-    func passThrough() throws {
-        let result = try CLIRunner.run(["capture", "http://example.test/", "-o", "x.webarc", "--jobs", "0"])
+    func passThrough() async throws {
+        let result = try await CLIRunner.runDetached([
+            "capture", "http://example.test/", "-o", "x.webarc", "--jobs", "0",
+        ])
         #expect(result.status == 64)
         #expect(result.stderr.contains("--jobs must be 1 to 64, got 0"))
     }
 
     @Test("without webarc-capture, one error line names where it looked; exit 1")
-    func missingCompanion() throws {
+    func missingCompanion() async throws {
         let scratch = try TemporaryFolder()
         let lonely = scratch.file("webarc")
         do {
@@ -50,7 +54,7 @@ struct CompanionBinaryTests {
         } catch {
             try FileManager.default.copyItem(atPath: CLIRunner.binary, toPath: lonely)
         }
-        let result = try CLIRunner.run(
+        let result = try await CLIRunner.runDetached(
             ["capture", "http://127.0.0.1:9/", "-o", scratch.file("out.webarc")], executable: lonely,
             environment: ["PATH": scratch.file("empty")])
         #expect(result.status == 1)

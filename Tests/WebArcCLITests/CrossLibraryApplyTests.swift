@@ -51,8 +51,8 @@ struct CrossLibraryApplyTests {
     @Test(
         "webarc links no liblz4 or libzstd of the system: its compressors are the package's own",
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/ldd"), "ldd not installed"))
-    func noSystemCompressors() throws {
-        let ldd = try CLIRunner.run([CLIRunner.binary], executable: "/usr/bin/ldd")
+    func noSystemCompressors() async throws {
+        let ldd = try await CLIRunner.runDetached([CLIRunner.binary], executable: "/usr/bin/ldd")
         try #require(ldd.status == 0, "\(ldd.stderr)")
         #expect(!ldd.text.contains("liblz4"), "\(ldd.text)")
         #expect(!ldd.text.contains("libzstd"), "\(ldd.text)")
@@ -64,14 +64,14 @@ struct CrossLibraryApplyTests {
             if: ready,
             "needs Tools/other-compressors.sh's libraries in /var/tmp/webarc-other-compressors/lib and python3.11-doc"),
         arguments: ["--zstd=9", "--level=1"])
-    func applyWithOtherLibraries(packOption: String) throws {
+    func applyWithOtherLibraries(packOption: String) async throws {
         // Other versions than the vendored ones, or the run proves nothing.
         let versions = try String(contentsOfFile: Self.otherLibraries + "/VERSIONS", encoding: .utf8)
         try #require(!versions.contains("lz4 1.9.4") && !versions.contains("zstd 1.5.4"), "\(versions)")
         let scratch = try TemporaryFolder()
         try Self.releases(in: scratch)
         for release in ["v1", "v2"] {
-            let pack = try CLIRunner.run([
+            let pack = try await CLIRunner.runDetached([
                 "pack", scratch.file(release), "-o", scratch.file(release + ".webarc"), packOption, "-q",
             ])
             try #require(pack.status == 0, "\(pack.stderr)")
@@ -80,12 +80,12 @@ struct CrossLibraryApplyTests {
         var other = ProcessInfo.processInfo.environment
         other["LD_LIBRARY_PATH"] = Self.otherLibraries
         for (name, options) in [("u.webarc", [String]()), ("u.webarcu", ["--compact"])] {
-            let diff = try CLIRunner.run(
+            let diff = try await CLIRunner.runDetached(
                 ["diff", scratch.file("v1.webarc"), scratch.file("v2.webarc"), "-o", scratch.file(name), "-q"]
                     + options)
             try #require(diff.status == 0, "\(diff.stderr)")
             let result = scratch.file("applied-" + name + ".webarc")
-            let apply = try CLIRunner.run(
+            let apply = try await CLIRunner.runDetached(
                 ["apply", scratch.file("v1.webarc"), scratch.file(name), "-o", result, "--json"], environment: other)
             #expect(apply.status == 0, "\(name) \(packOption): \(apply.stderr)")
             #expect(

@@ -11,7 +11,7 @@ import WebArcTestSupport
 @Suite("webarc command line: declared sizes near 2^64")
 struct HostileSizeTests {
     @Test("info, ls and verify on two responses whose body declares 2^63 bytes: no trap")
-    func hugeDeclaredBodyLength() throws {
+    func hugeDeclaredBodyLength() async throws {
         let scratch = try TemporaryFolder()
         let path = scratch.file("huge.webarc")
         // No stored totals (as a writer before 2.2.2): info sums the crafted lengths as it walks.
@@ -25,13 +25,13 @@ struct HostileSizeTests {
         try writer.finish()
         try CraftedArchive.setBodyLengths(at: path, from: 777, to: 1 << 63)
         for command in [["info"], ["info", "--json"], ["ls"], ["ls", "--json"]] {
-            let result = try CLIRunner.run(command + [path], timeout: 60)
+            let result = try await CLIRunner.runDetached(command + [path], timeout: 60)
             #expect(result.status == 0, "\(command): \(result.status) \(result.stderr)")
         }
-        let info = try CLIRunner.run(["info", "--json", path])
+        let info = try await CLIRunner.runDetached(["info", "--json", path])
         let object = try JSONSerialization.jsonObject(with: info.stdout) as? [String: Any]
         #expect((object?["rawBytes"] as? NSNumber)?.uint64Value == UInt64.max)
-        let verify = try CLIRunner.run(["verify", path], timeout: 60)
+        let verify = try await CLIRunner.runDetached(["verify", path], timeout: 60)
         #expect(verify.status == 65 && verify.stderr.contains("2^40"), "\(verify.status) \(verify.stderr)")
     }
 

@@ -34,10 +34,10 @@ struct ImportExportTests {
     }
 
     @Test("a WARC and a HAR import into one archive with a summary on stderr")
-    func importWARCAndHAR() throws {
+    func importWARCAndHAR() async throws {
         let scratch = try TemporaryFolder()
         let out = scratch.file("out.webarc")
-        let result = try CLIRunner.run([
+        let result = try await CLIRunner.runDetached([
             "import", try Self.input(scratch, "a.warc", Self.warc), try Self.input(scratch, "b.har", Self.har), "-o",
             out,
         ])
@@ -55,31 +55,33 @@ struct ImportExportTests {
     @Test(
         "import writes dictionaries placed right before each page (format 2.1.8); --dictionary-placement apart as webarc 2.4 did"
     )
-    func dictionaryPlacement() throws {
+    func dictionaryPlacement() async throws {
         let scratch = try TemporaryFolder()
         let warc = try Self.input(scratch, "a.warc", Self.warc)
         for (arguments, expected) in [
             ([String](), DictionaryPlacement.prefix), (["--dictionary-placement", "apart"], .apart),
         ] {
             let out = scratch.file("out-\(arguments.count).webarc")
-            let result = try CLIRunner.run(["import", warc, "-o", out, "-q"] + arguments)
+            let result = try await CLIRunner.runDetached(["import", warc, "-o", out, "-q"] + arguments)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(try ArchiveReader(path: out).metadata.writer?.placement == expected, "\(arguments)")
         }
         #expect(
-            try CLIRunner.run(["import", warc, "-o", scratch.file("x.webarc"), "--dictionary-placement", "aside"])
-                .status == 64)
+            try await CLIRunner.runDetached([
+                "import", warc, "-o", scratch.file("x.webarc"), "--dictionary-placement", "aside",
+            ])
+            .status == 64)
     }
 
     @Test("a bad record fails with exit 65 naming file and offset, leaving nothing at -o; --skip-bad lists it")
-    func badRecord() throws {
+    func badRecord() async throws {
         let scratch = try TemporaryFolder()
         let good = InteropText.response(uri: "http://example.com/", id: "1", body: "fine")
         let bad = InteropText.response(
             uri: "http://example.com/bad", id: "2", body: "a body longer than declared", declared: 4)
         let input = try Self.input(scratch, "bad.warc", InteropText.warc([good, bad]))
         let out = scratch.file("out.webarc")
-        let failed = try CLIRunner.run(["import", input, "-o", out])
+        let failed = try await CLIRunner.runDetached(["import", input, "-o", out])
         #expect(failed.status == 65)
         let offset = good.utf8.count
         #expect(
@@ -92,7 +94,7 @@ struct ImportExportTests {
             try FileManager.default.contentsOfDirectory(atPath: scratch.path) == ["bad.warc"],
             "no temporary file is left either")
 
-        let skipped = try CLIRunner.run(["import", input, "-o", out, "--skip-bad"])
+        let skipped = try await CLIRunner.runDetached(["import", input, "-o", out, "--skip-bad"])
         #expect(skipped.status == 0, "\(skipped.stderr)")
         #expect(
             skipped.stderr.contains("webarc: skipped: WARC record in \(input) at offset \(offset)"), "\(skipped.stderr)"
@@ -102,35 +104,45 @@ struct ImportExportTests {
     }
 
     @Test("a missing input exits 66; an existing output exits 73 unless --force")
-    func missingInputAndExistingOutput() throws {
+    func missingInputAndExistingOutput() async throws {
         let scratch = try TemporaryFolder()
-        let missing = try CLIRunner.run(["import", scratch.file("nope.warc"), "-o", scratch.file("out.webarc")])
+        let missing = try await CLIRunner.runDetached([
+            "import", scratch.file("nope.warc"), "-o", scratch.file("out.webarc"),
+        ])
         #expect(missing.status == 66)
         #expect(missing.stderr.contains("nope.warc"))
         #expect(!FileManager.default.fileExists(atPath: scratch.file("out.webarc")))
 
         let input = try Self.input(scratch, "a.warc", Self.warc)
         try scratch.write("out.webarc", "keep me")
-        let exists = try CLIRunner.run(["import", input, "-o", scratch.file("out.webarc")])
+        let exists = try await CLIRunner.runDetached(["import", input, "-o", scratch.file("out.webarc")])
         #expect(exists.status == 73)
         #expect(exists.stderr.contains("already exists"), "\(exists.stderr)")
         #expect(FileManager.default.contents(atPath: scratch.file("out.webarc")) == Data("keep me".utf8))
-        #expect(try CLIRunner.run(["import", input, "-o", scratch.file("out.webarc"), "--force", "-q"]).status == 0)
+        #expect(
+            try await CLIRunner.runDetached(["import", input, "-o", scratch.file("out.webarc"), "--force", "-q"]).status
+                == 0)
 
         let archive = scratch.file("out.webarc")
         try scratch.write("page.har", "")
-        let exportExists = try CLIRunner.run(["export", archive, "--format", "har", "-o", scratch.file("page.har")])
+        let exportExists = try await CLIRunner.runDetached([
+            "export", archive, "--format", "har", "-o", scratch.file("page.har"),
+        ])
         #expect(exportExists.status == 73)
         #expect(
-            try CLIRunner.run(["export", archive, "--format", "har", "-o", scratch.file("page.har"), "-f", "-q"]).status
+            try await CLIRunner.runDetached([
+                "export", archive, "--format", "har", "-o", scratch.file("page.har"), "-f", "-q",
+            ]).status
                 == 0)
         #expect(
-            try CLIRunner.run(["export", scratch.file("none.webarc"), "--format", "har", "-o", scratch.file("x.har")])
-                .status == 66)
+            try await CLIRunner.runDetached([
+                "export", scratch.file("none.webarc"), "--format", "har", "-o", scratch.file("x.har"),
+            ])
+            .status == 66)
     }
 
     @Test("--keep chooses among captures of one URL; a bad value is a usage error")
-    func keep() throws {
+    func keep() async throws {
         let scratch = try TemporaryFolder()
         let input = try Self.input(
             scratch, "twice.warc",
@@ -140,7 +152,7 @@ struct ImportExportTests {
             ]))
         for (policy, responses, body) in [("latest", 1, "second"), ("earliest", 1, "first"), ("all", 2, "second")] {
             let out = scratch.file("\(policy).webarc")
-            let result = try CLIRunner.run(["import", input, "-o", out, "--keep", policy])
+            let result = try await CLIRunner.runDetached(["import", input, "-o", out, "--keep", policy])
             #expect(result.status == 0, "\(result.stderr)")
             #expect(
                 result.stderr.contains(
@@ -148,19 +160,19 @@ struct ImportExportTests {
                 "\(policy): \(result.stderr)")
             let leftOut = "(1 duplicate capture of a URL left out: --keep all keeps it)"
             #expect(result.stderr.contains(leftOut) == (policy != "all"), "\(policy): \(result.stderr)")
-            let cat = try CLIRunner.run(["cat", out, "http://example.com/"])
+            let cat = try await CLIRunner.runDetached(["cat", out, "http://example.com/"])
             #expect(cat.text == body, "\(policy)")
         }
-        let bad = try CLIRunner.run(["import", input, "-o", scratch.file("x.webarc"), "--keep", "newest"])
+        let bad = try await CLIRunner.runDetached(["import", input, "-o", scratch.file("x.webarc"), "--keep", "newest"])
         #expect(bad.status == 64)
         #expect(bad.stderr.contains("--keep"))
     }
 
     @Test("export writes each format; --json prints one object on stdout", arguments: ["warc", "har", "webarchive"])
-    func export(_ format: String) throws {
+    func export(_ format: String) async throws {
         let scratch = try TemporaryFolder()
         let archive = scratch.file("in.webarc")
-        let imported = try CLIRunner.run([
+        let imported = try await CLIRunner.runDetached([
             "import", try Self.input(scratch, "a.warc", Self.warc), try Self.input(scratch, "b.har", Self.har), "-o",
             archive, "--json",
         ])
@@ -173,7 +185,7 @@ struct ImportExportTests {
         let out = scratch.file("out.\(format)")
         var arguments = ["export", archive, "--format", format, "-o", out]
         if format == "webarchive" { arguments += ["--page", "http://example.com/"] }
-        let plain = try CLIRunner.run(arguments)
+        let plain = try await CLIRunner.runDetached(arguments)
         #expect(plain.status == 0, "\(plain.stderr)")
         #expect(plain.stdout.isEmpty)
         #expect(plain.stderr.contains("exported "), "\(plain.stderr)")
@@ -184,7 +196,7 @@ struct ImportExportTests {
         default: #expect(bytes.starts(with: Array("bplist00".utf8)))
         }
 
-        let json = try CLIRunner.run(arguments + ["--force", "--json"])
+        let json = try await CLIRunner.runDetached(arguments + ["--force", "--json"])
         #expect(json.status == 0, "\(json.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any])
         #expect(object["format"] as? String == format)
@@ -196,25 +208,27 @@ struct ImportExportTests {
     }
 
     @Test("--page is only for webarchive and must name a page the archive holds")
-    func pageValidation() throws {
+    func pageValidation() async throws {
         let scratch = try TemporaryFolder()
         let archive = scratch.file("in.webarc")
         #expect(
-            try CLIRunner.run(["import", try Self.input(scratch, "a.warc", Self.warc), "-o", archive, "-q"]).status == 0
+            try await CLIRunner.runDetached([
+                "import", try Self.input(scratch, "a.warc", Self.warc), "-o", archive, "-q",
+            ]).status == 0
         )
-        let wrongFormat = try CLIRunner.run([
+        let wrongFormat = try await CLIRunner.runDetached([
             "export", archive, "--format", "har", "--page", "http://example.com/", "-o", scratch.file("x.har"),
         ])
         #expect(wrongFormat.status == 64)
         #expect(wrongFormat.stderr.contains("--page applies only to --format webarchive"))
-        let absent = try CLIRunner.run([
+        let absent = try await CLIRunner.runDetached([
             "export", archive, "--format", "webarchive", "--page", "http://example.com/nope", "-o",
             scratch.file("x.webarchive"),
         ])
         #expect(absent.status == 64)
         #expect(absent.stderr.contains("http://example.com/nope"), "\(absent.stderr)")
         #expect(!FileManager.default.fileExists(atPath: scratch.file("x.webarchive")))
-        let redirected = try CLIRunner.run([
+        let redirected = try await CLIRunner.runDetached([
             "export", archive, "--format", "webarchive", "--page", "http://example.com/old", "-o",
             scratch.file("y.webarchive"),
         ])

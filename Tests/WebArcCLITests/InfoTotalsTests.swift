@@ -8,16 +8,16 @@ import WebArcTestSupport
 struct InfoTotalsTests {
     static let vectors = CLIRunner.repository.appendingPathComponent("Spec/vectors/valid").path
 
-    func info(_ name: String) throws -> [String: Any] {
-        let run = try CLIRunner.run(["info", Self.vectors + "/" + name + ".webarc", "--json"])
+    func info(_ name: String) async throws -> [String: Any] {
+        let run = try await CLIRunner.runDetached(["info", Self.vectors + "/" + name + ".webarc", "--json"])
         #expect(run.status == 0, "\(run.stderr)")
         return try JSONSerialization.jsonObject(with: run.stdout) as! [String: Any]
     }
 
     @Test("an archive with totals and the same archive written without them (before 2.2.2) describe alike")
-    func storedAndWalkedAgree() throws {
-        let stored = try info("minimal")
-        let walked = try info("no-totals")
+    func storedAndWalkedAgree() async throws {
+        let stored = try await info("minimal")
+        let walked = try await info("no-totals")
         for key in [
             "responses", "redirects", "tombstones", "chunks", "rawBytes", "distinctBodyBytes", "originCount",
         ] {
@@ -29,8 +29,8 @@ struct InfoTotalsTests {
     }
 
     @Test("an update's description counts its own records and the responses whose body its base holds")
-    func updateTotals() throws {
-        let update = try info("update")
+    func updateTotals() async throws {
+        let update = try await info("update")
         #expect(update["tombstones"] as? Int == 1)
         #expect(update["baseBodyResponses"] as? Int == 1)
         #expect(update["newBodyResponses"] as? Int == 2)

@@ -38,18 +38,18 @@ struct PortableModeTests {
         return environment
     }
 
-    static func run(_ arguments: [String], portable: Bool) throws -> CLIRunner.Result {
-        try CLIRunner.run(arguments, environment: environment(portable: portable))
+    static func run(_ arguments: [String], portable: Bool) async throws -> CLIRunner.Result {
+        try await CLIRunner.runDetached(arguments, environment: environment(portable: portable))
     }
 
     @Test("pack writes the same bytes with WEBARC_PORTABLE=1 as without; verify and unpack read it alike either way")
-    func sameBytes() throws {
+    func sameBytes() async throws {
         let scratch = try TemporaryFolder()
         let site = try Self.site(in: scratch)
         var archives: [Bool: Data] = [:]
         for portable in [false, true] {
             let path = scratch.file("portable-\(portable).webarc")
-            let packed = try Self.run(["pack", site, "-o", path, "-q"], portable: portable)
+            let packed = try await Self.run(["pack", site, "-o", path, "-q"], portable: portable)
             try #require(packed.status == 0, "portable \(portable): \(packed.stderr)")
             archives[portable] = try Data(contentsOf: URL(fileURLWithPath: path))
         }
@@ -60,10 +60,10 @@ struct PortableModeTests {
         #expect(files.count == 126)
         for portable in [false, true] {
             let archive = scratch.file("portable-false.webarc")
-            let verified = try Self.run(["verify", archive, "-q"], portable: portable)
+            let verified = try await Self.run(["verify", archive, "-q"], portable: portable)
             #expect(verified.status == 0, "portable \(portable): \(verified.stderr)")
             let out = scratch.file("out-\(portable)")
-            let unpacked = try Self.run(["unpack", archive, "-o", out, "-q"], portable: portable)
+            let unpacked = try await Self.run(["unpack", archive, "-o", out, "-q"], portable: portable)
             try #require(unpacked.status == 0, "portable \(portable): \(unpacked.stderr)")
             for file in files {
                 #expect(
@@ -75,17 +75,20 @@ struct PortableModeTests {
     }
 
     @Test("a damaged archive fails verify with the same report with WEBARC_PORTABLE=1 as without")
-    func sameProblems() throws {
+    func sameProblems() async throws {
         let scratch = try TemporaryFolder()
         let site = try Self.site(in: scratch)
         let path = scratch.file("site.webarc")
-        let packed = try Self.run(["pack", site, "-o", path, "-q"], portable: false)
+        let packed = try await Self.run(["pack", site, "-o", path, "-q"], portable: false)
         try #require(packed.status == 0, "\(packed.stderr)")
         var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         // Past the header, in the body data: one byte of a stored or compressed chunk.
         bytes[bytes.count / 3] ^= 0x20
         try bytes.write(to: URL(fileURLWithPath: path))
-        let runs = try [false, true].map { try Self.run(["verify", path, "--json"], portable: $0) }
+        var runs: [CLIRunner.Result] = []
+        for portable in [false, true] {
+            runs.append(try await Self.run(["verify", path, "--json"], portable: portable))
+        }
         #expect(runs.map(\.status) == [65, 65], "\(runs.map(\.stderr))")
         // The reports but for how long each took.
         let reports = try runs.map { run in

@@ -38,7 +38,7 @@ struct QuickStartTests {
     }
 
     @Test("every webarc command of the quick start exists with the options it names")
-    func quickStartOptionsExist() throws {
+    func quickStartOptionsExist() async throws {
         let steps = Self.codeLines(Self.section("Quick start"))
             .flatMap { $0.components(separatedBy: "&&") }
             .map { $0.components(separatedBy: "#")[0].trimmingCharacters(in: .whitespaces) }
@@ -46,7 +46,7 @@ struct QuickStartTests {
         #expect(steps.count >= 8)
         for step in steps {
             let words = step.split(separator: " ").map(String.init)
-            let help = try CLIRunner.run([words[1], "--help"])
+            let help = try await CLIRunner.runDetached([words[1], "--help"])
             #expect(help.status == 0, "\(step): \(help.stderr)")
             for option in words.dropFirst(2) where option.hasPrefix("-") {
                 #expect(help.text.contains(option), "\(step): \(option) is not in `webarc \(words[1]) --help`")
@@ -78,16 +78,16 @@ struct QuickStartTests {
     }
 
     @Test("the quick start's steps run: pack, sign, a verified trusted serve, a compact update applied in place")
-    func quickStartRuns() throws {
+    func quickStartRuns() async throws {
         let scratch = try TemporaryFolder()
-        func run(_ arguments: [String]) throws -> CLIRunner.Result {
-            let result = try CLIRunner.run(arguments, in: scratch.path)
+        func run(_ arguments: [String]) async throws -> CLIRunner.Result {
+            let result = try await CLIRunner.runDetached(arguments, in: scratch.path)
             #expect(result.status == 0, "webarc \(arguments.joined(separator: " ")): \(result.stderr)")
             return result
         }
-        _ = try run(["pack", CLITests.sampleSite, "-o", "site.webarc", "-q"])
-        _ = try run(["keygen", "-o", "publisher"])
-        _ = try run(["sign", "site.webarc", "--key", "publisher.key"])
+        _ = try await run(["pack", CLITests.sampleSite, "-o", "site.webarc", "-q"])
+        _ = try await run(["keygen", "-o", "publisher"])
+        _ = try await run(["sign", "site.webarc", "--key", "publisher.key"])
         let served = try ServeProcess(
             binary: CLIRunner.binary,
             arguments: ["site.webarc", "--trust", "publisher.pub", "--verify", "--port", "0", "--quiet"],
@@ -97,12 +97,12 @@ struct QuickStartTests {
 
         try FileManager.default.copyItem(atPath: CLITests.sampleSite, toPath: scratch.file("site-v2"))
         try scratch.write("site-v2/index.html", "<!doctype html><title>v2</title><p>The second release.")
-        _ = try run(["pack", "site-v2", "-o", "site-v2.webarc", "-q"])
-        _ = try run(["sign", "site-v2.webarc", "--key", "publisher.key"])
-        _ = try run(["diff", "site.webarc", "site-v2.webarc", "--compact", "-o", "v2.webarcu", "-q"])
+        _ = try await run(["pack", "site-v2", "-o", "site-v2.webarc", "-q"])
+        _ = try await run(["sign", "site-v2.webarc", "--key", "publisher.key"])
+        _ = try await run(["diff", "site.webarc", "site-v2.webarc", "--compact", "-o", "v2.webarcu", "-q"])
         try FileManager.default.createDirectory(atPath: scratch.file("kiosk"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: scratch.file("site.webarc"), toPath: scratch.file("kiosk/site.webarc"))
-        _ = try run([
+        _ = try await run([
             "apply", "kiosk/site.webarc", "v2.webarcu", "-o", "kiosk/site.webarc", "--force", "--trust",
             "publisher.pub",
         ])

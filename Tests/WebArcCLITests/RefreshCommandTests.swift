@@ -8,7 +8,7 @@ import WebArcTestSupport
 @Suite("webarc refresh", .serialized)
 struct RefreshCommandTests {
     @Test("--origin LIVE maps the packed base URL; 304s, a changed page and a deleted one; the update applies")
-    func packedSiteRefresh() throws {
+    func packedSiteRefresh() async throws {
         let scratch = try TemporaryFolder()
         try FileManager.default.createDirectory(atPath: scratch.file("site"), withIntermediateDirectories: true)
         for (name, text) in [("a.html", "<p>a</p>"), ("b.html", "<p>b, release 1</p>"), ("c.html", "<p>c</p>")] {
@@ -17,7 +17,9 @@ struct RefreshCommandTests {
                 [.modificationDate: Date(timeIntervalSince1970: 1_700_000_000)],
                 ofItemAtPath: scratch.file("site/" + name))
         }
-        #expect(try CLIRunner.run(["pack", scratch.file("site"), "-o", scratch.file("site.webarc"), "-q"]).status == 0)
+        #expect(
+            try await CLIRunner.runDetached(["pack", scratch.file("site"), "-o", scratch.file("site.webarc"), "-q"])
+                .status == 0)
         let server = try TestHTTPServer { request in
             switch request.target {
             case "/docs/a.html":
@@ -27,7 +29,7 @@ struct RefreshCommandTests {
             }
         }
         defer { server.stop() }
-        let refresh = try CLIRunner.run([
+        let refresh = try await CLIRunner.runDetached([
             "refresh", scratch.file("site.webarc"), "-o", scratch.file("u.webarc"), "--origin",
             "http://127.0.0.1:\(server.port)/docs", "--json",
             "--allow-mass-change",  // two of three pages change
@@ -39,14 +41,15 @@ struct RefreshCommandTests {
         #expect(
             summary["changed"] as? Int == 1 && summary["gone"] as? Int == 1 && summary["keptAfterError"] as? Int == 0)
         #expect(server.received.map(\.target).sorted() == ["/docs/a.html", "/docs/b.html", "/docs/c.html"])
-        let apply = try CLIRunner.run([
+        let apply = try await CLIRunner.runDetached([
             "apply", scratch.file("site.webarc"), scratch.file("u.webarc"), "-o", scratch.file("new.webarc"),
         ])
         #expect(apply.status == 0, "\(apply.stderr)")
-        let cat = try CLIRunner.run(["cat", scratch.file("new.webarc"), "http://localhost/b.html"])
+        let cat = try await CLIRunner.runDetached(["cat", scratch.file("new.webarc"), "http://localhost/b.html"])
         #expect(cat.text == "<p>b, release 2</p>")
-        #expect(try CLIRunner.run(["cat", scratch.file("new.webarc"), "http://localhost/c.html"]).status != 0)
-        let bad = try CLIRunner.run([
+        #expect(
+            try await CLIRunner.runDetached(["cat", scratch.file("new.webarc"), "http://localhost/c.html"]).status != 0)
+        let bad = try await CLIRunner.runDetached([
             "refresh", scratch.file("site.webarc"), "-o", scratch.file("x.webarc"), "--origin", "ftp://x",
         ])
         #expect(bad.status == 64)
@@ -56,7 +59,7 @@ struct RefreshCommandTests {
     /// a live site under `/docs/` where each page answers `answer(page)` or, when nil, 304.
     static func packedSite(
         in scratch: TemporaryFolder, answer: @escaping @Sendable (String) -> TestHTTPServer.Response?
-    ) throws -> TestHTTPServer {
+    ) async throws -> TestHTTPServer {
         try FileManager.default.createDirectory(atPath: scratch.file("site"), withIntermediateDirectories: true)
         for number in 0..<10 {
             let name = String(format: "site/p%02d.html", number)
@@ -64,7 +67,9 @@ struct RefreshCommandTests {
             try FileManager.default.setAttributes(
                 [.modificationDate: Date(timeIntervalSince1970: 1_700_000_000)], ofItemAtPath: scratch.file(name))
         }
-        #expect(try CLIRunner.run(["pack", scratch.file("site"), "-o", scratch.file("site.webarc"), "-q"]).status == 0)
+        #expect(
+            try await CLIRunner.runDetached(["pack", scratch.file("site"), "-o", scratch.file("site.webarc"), "-q"])
+                .status == 0)
         return try TestHTTPServer { request in
             answer(String(request.target.dropFirst("/docs/".count)))
                 ?? (request.headers["if-modified-since"] != nil ? .init(status: 304) : .init(status: 400))
@@ -74,8 +79,8 @@ struct RefreshCommandTests {
     /// `webarc refresh` of the packed site against `server`, with `arguments` added.
     static func refresh(
         _ scratch: TemporaryFolder, _ server: TestHTTPServer, _ arguments: [String] = []
-    ) throws -> CLIRunner.Result {
-        try CLIRunner.run(
+    ) async throws -> CLIRunner.Result {
+        try await CLIRunner.runDetached(
             [
                 "refresh", scratch.file("site.webarc"), "-o", scratch.file("u.webarc"), "--origin",
                 "http://127.0.0.1:\(server.port)/docs", "--force",
@@ -84,11 +89,11 @@ struct RefreshCommandTests {
     }
 
     @Test("an origin that answers 403 to everything: exit 69, nothing written, every page reported kept")
-    func forbiddenEverywhere() throws {
+    func forbiddenEverywhere() async throws {
         let scratch = try TemporaryFolder()
-        let server = try Self.packedSite(in: scratch) { _ in .init(status: 403, text: "forbidden") }
+        let server = try await Self.packedSite(in: scratch) { _ in .init(status: 403, text: "forbidden") }
         defer { server.stop() }
-        let refresh = try Self.refresh(scratch, server, ["--json"])
+        let refresh = try await Self.refresh(scratch, server, ["--json"])
         #expect(refresh.status == 69, "\(refresh.stderr)")
         #expect(
             refresh.stderr.contains(
@@ -106,14 +111,14 @@ struct RefreshCommandTests {
     @Test(
         "three of ten pages changed: exit 65 naming counts, share and flag; --allow-mass-change or a larger share writes the update"
     )
-    func massChange() throws {
+    func massChange() async throws {
         let scratch = try TemporaryFolder()
-        let server = try Self.packedSite(in: scratch) { page in
+        let server = try await Self.packedSite(in: scratch) { page in
             ["p01.html", "p02.html", "p03.html"].contains(page)
                 ? .init(headers: [("Content-Type", "text/html")], text: "<p>\(page), release 2</p>") : nil
         }
         defer { server.stop() }
-        let stopped = try Self.refresh(scratch, server)
+        let stopped = try await Self.refresh(scratch, server)
         #expect(stopped.status == 65)
         #expect(
             stopped.stderr.contains(
@@ -123,23 +128,23 @@ struct RefreshCommandTests {
         #expect(!FileManager.default.fileExists(atPath: scratch.file("u.webarc")))
 
         for arguments in [["--allow-mass-change"], ["--max-change-share", "0.3"]] {
-            let written = try Self.refresh(scratch, server, arguments + ["-q"])
+            let written = try await Self.refresh(scratch, server, arguments + ["-q"])
             #expect(written.status == 0, "\(arguments): \(written.stderr)")
-            let apply = try CLIRunner.run([
+            let apply = try await CLIRunner.runDetached([
                 "apply", scratch.file("site.webarc"), scratch.file("u.webarc"), "-o", scratch.file("new.webarc"),
                 "--force",
             ])
             #expect(apply.status == 0, "\(apply.stderr)")
             #expect(
-                try CLIRunner.run(["cat", scratch.file("new.webarc"), "http://localhost/p02.html"]).text
+                try await CLIRunner.runDetached(["cat", scratch.file("new.webarc"), "http://localhost/p02.html"]).text
                     == "<p>p02.html, release 2</p>")
         }
     }
 
     @Test("a page that answers 503: kept, listed as a warning and in --json, the rest written, exit 0")
-    func someKeptAfterErrors() throws {
+    func someKeptAfterErrors() async throws {
         let scratch = try TemporaryFolder()
-        let server = try Self.packedSite(in: scratch) { page in
+        let server = try await Self.packedSite(in: scratch) { page in
             switch page {
             case "p02.html": .init(status: 503, text: "down for maintenance")
             case "p05.html": .init(headers: [("Content-Type", "text/html")], text: "<p>page 5, release 2</p>")
@@ -147,7 +152,7 @@ struct RefreshCommandTests {
             }
         }
         defer { server.stop() }
-        let text = try Self.refresh(scratch, server)
+        let text = try await Self.refresh(scratch, server)
         #expect(text.status == 0, "\(text.stderr)")
         #expect(
             text.stderr.contains(
@@ -158,7 +163,7 @@ struct RefreshCommandTests {
         )
         #expect(text.stderr.contains("1 changed, 0 gone, 0 redirected, 1 kept after errors"))
 
-        let json = try Self.refresh(scratch, server, ["--json"])
+        let json = try await Self.refresh(scratch, server, ["--json"])
         #expect(json.status == 0, "\(json.stderr)")
         let summary = try #require(try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any])
         #expect(
@@ -168,12 +173,12 @@ struct RefreshCommandTests {
             summary["kept"] as? [[String: String]] == [
                 ["url": "http://127.0.0.1:\(server.port)/docs/p02.html", "reason": "HTTP 503"]
             ])
-        let apply = try CLIRunner.run([
+        let apply = try await CLIRunner.runDetached([
             "apply", scratch.file("site.webarc"), scratch.file("u.webarc"), "-o", scratch.file("new.webarc"),
         ])
         #expect(apply.status == 0, "\(apply.stderr)")
         #expect(
-            try CLIRunner.run(["cat", scratch.file("new.webarc"), "http://localhost/p02.html"]).text
+            try await CLIRunner.runDetached(["cat", scratch.file("new.webarc"), "http://localhost/p02.html"]).text
                 == "<p>page 2, release 1</p>")
     }
 
@@ -182,9 +187,9 @@ struct RefreshCommandTests {
         arguments: [
             ["--max-change-share", "1.5"], ["--max-change-share", "-0.1"], ["--max-retry-after", "-1"],
         ])
-    func badLimits(arguments: [String]) throws {
+    func badLimits(arguments: [String]) async throws {
         let scratch = try TemporaryFolder()
-        let run = try CLIRunner.run(
+        let run = try await CLIRunner.runDetached(
             ["refresh", scratch.file("none.webarc"), "-o", scratch.file("u.webarc")] + arguments)
         #expect(run.status == 64, "\(run.stderr)")
     }

@@ -33,8 +33,9 @@ struct ReproduciblePackTests {
         return environment
     }
 
-    static func pack(_ arguments: [String], sourceDateEpoch: String?) throws -> CLIRunner.Result {
-        try CLIRunner.run(["pack"] + arguments + ["-q"], environment: environment(sourceDateEpoch: sourceDateEpoch))
+    static func pack(_ arguments: [String], sourceDateEpoch: String?) async throws -> CLIRunner.Result {
+        try await CLIRunner.runDetached(
+            ["pack"] + arguments + ["-q"], environment: environment(sourceDateEpoch: sourceDateEpoch))
     }
 
     static func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
@@ -51,21 +52,22 @@ struct ReproduciblePackTests {
     }
 
     @Test("under SOURCE_DATE_EPOCH, a copy and a rebuild pack to the same bytes and diff to nothing")
-    func sourceDateEpochCopies() throws {
+    func sourceDateEpochCopies() async throws {
         let scratch = try TemporaryFolder()
         let release = try Self.site(scratch, "release", modified: Self.epoch + 100)
         let rebuild = try Self.site(scratch, "rebuild", modified: Self.epoch + 86_400)
         let epoch = String(Self.epoch)
         // The plain form (read without the argument parser) and a parsed one both read the variable.
-        #expect(try Self.pack([release, "-o", scratch.file("release.webarc")], sourceDateEpoch: epoch).status == 0)
-        let parsed = try Self.pack(
+        #expect(
+            try await Self.pack([release, "-o", scratch.file("release.webarc")], sourceDateEpoch: epoch).status == 0)
+        let parsed = try await Self.pack(
             [rebuild, "-o", scratch.file("rebuild.webarc"), "--level", "1"], sourceDateEpoch: epoch)
         #expect(parsed.status == 0, "\(parsed.stderr)")
         #expect(try Self.bytes(scratch.file("release.webarc")) == Self.bytes(scratch.file("rebuild.webarc")))
         #expect(
             try Self.lastModified(scratch.file("release.webarc"), "http://localhost/docs/page.html")
                 == "Mon, 21 Sep 2026 14:13:20 GMT")
-        let diff = try CLIRunner.run([
+        let diff = try await CLIRunner.runDetached([
             "diff", scratch.file("release.webarc"), scratch.file("rebuild.webarc"), "-o", scratch.file("u.webarc"),
             "--json",
         ])
@@ -73,38 +75,38 @@ struct ReproduciblePackTests {
         #expect(summary["changedURLs"] as? Int == 0)
         #expect(summary["deletedURLs"] as? Int == 0)
         // diff of a folder packs it as pack does, the variable included.
-        let folderDiff = try CLIRunner.run(
+        let folderDiff = try await CLIRunner.runDetached(
             ["diff", scratch.file("release.webarc"), rebuild, "-o", scratch.file("f.webarc"), "--json"],
             environment: Self.environment(sourceDateEpoch: epoch))
         #expect(try Self.json(folderDiff)["changedURLs"] as? Int == 0)
 
         // Without it, each file's own time goes in: the two archives differ.
-        #expect(try Self.pack([rebuild, "-o", scratch.file("plain.webarc")], sourceDateEpoch: nil).status == 0)
+        #expect(try await Self.pack([rebuild, "-o", scratch.file("plain.webarc")], sourceDateEpoch: nil).status == 0)
         #expect(try Self.bytes(scratch.file("plain.webarc")) != Self.bytes(scratch.file("release.webarc")))
     }
 
     @Test("SOURCE_DATE_EPOCH clamps: a file older than it keeps its own time")
-    func sourceDateEpochClamps() throws {
+    func sourceDateEpochClamps() async throws {
         let scratch = try TemporaryFolder()
         let site = try Self.site(scratch, "site", modified: Self.epoch - 86_400)
         try FileManager.default.setAttributes(
             [.modificationDate: Date(timeIntervalSince1970: Double(Self.epoch + 60))],
             ofItemAtPath: site + "/index.html")
         let archive = scratch.file("site.webarc")
-        #expect(try Self.pack([site, "-o", archive], sourceDateEpoch: String(Self.epoch)).status == 0)
+        await #expect(try Self.pack([site, "-o", archive], sourceDateEpoch: String(Self.epoch)).status == 0)
         #expect(try Self.lastModified(archive, "http://localhost/") == "Mon, 21 Sep 2026 14:13:20 GMT")
         #expect(try Self.lastModified(archive, "http://localhost/css/site.css") == "Sun, 20 Sep 2026 14:13:20 GMT")
     }
 
     @Test("--mtime gives every file one time, whatever the files' times and SOURCE_DATE_EPOCH")
-    func mtimeOption() throws {
+    func mtimeOption() async throws {
         let scratch = try TemporaryFolder()
         let first = try Self.site(scratch, "first", modified: 1_000_000_000)
         let second = try Self.site(scratch, "second", modified: Self.epoch + 500)
-        let iso = try Self.pack(
+        let iso = try await Self.pack(
             [first, "-o", scratch.file("iso.webarc"), "--mtime", "2027-01-01"], sourceDateEpoch: nil)
         #expect(iso.status == 0, "\(iso.stderr)")
-        let seconds = try Self.pack(
+        let seconds = try await Self.pack(
             [second, "-o", scratch.file("seconds.webarc"), "--mtime", "@1798761600"],
             sourceDateEpoch: String(Self.epoch))
         #expect(seconds.status == 0, "\(seconds.stderr)")
@@ -112,14 +114,14 @@ struct ReproduciblePackTests {
         #expect(
             try Self.lastModified(scratch.file("iso.webarc"), "http://localhost/css/site.css")
                 == "Fri, 01 Jan 2027 00:00:00 GMT")
-        let dateTime = try Self.pack(
+        let dateTime = try await Self.pack(
             [first, "-o", scratch.file("time.webarc"), "--mtime", "2027-01-01T12:30:00Z"], sourceDateEpoch: nil)
         #expect(dateTime.status == 0, "\(dateTime.stderr)")
         #expect(
             try Self.lastModified(scratch.file("time.webarc"), "http://localhost/") == "Fri, 01 Jan 2027 12:30:00 GMT")
 
         for bad in ["+3d", "yesterday", "@-5", "@1e9"] {
-            let refused = try Self.pack(
+            let refused = try await Self.pack(
                 [first, "-o", scratch.file("bad.webarc"), "--mtime", bad], sourceDateEpoch: nil)
             #expect(refused.status == 64, "--mtime \(bad): \(refused.stderr)")
             #expect(refused.stderr.contains("--mtime"))
@@ -128,12 +130,13 @@ struct ReproduciblePackTests {
     }
 
     @Test("a malformed SOURCE_DATE_EPOCH is a command-line error naming it, and nothing is written")
-    func malformedSourceDateEpoch() throws {
+    func malformedSourceDateEpoch() async throws {
         let scratch = try TemporaryFolder()
         let site = try Self.site(scratch, "site", modified: Self.epoch)
         for value in ["soon", "-1", "1.5", " 17", "99999999999999"] {
             for extra in [[], ["--level", "1"]] {
-                let result = try Self.pack([site, "-o", scratch.file("out.webarc")] + extra, sourceDateEpoch: value)
+                let result = try await Self.pack(
+                    [site, "-o", scratch.file("out.webarc")] + extra, sourceDateEpoch: value)
                 #expect(result.status == 64, "\(value) \(extra): \(result.stderr)")
                 #expect(result.stderr.contains("SOURCE_DATE_EPOCH"), "\(result.stderr)")
                 #expect(result.stderr.contains("'\(value)'"), "\(result.stderr)")
@@ -141,20 +144,20 @@ struct ReproduciblePackTests {
         }
         #expect(!FileManager.default.fileExists(atPath: scratch.file("out.webarc")))
         // Empty counts as unset, as in most tools that read it.
-        #expect(try Self.pack([site, "-o", scratch.file("out.webarc")], sourceDateEpoch: "").status == 0)
+        #expect(try await Self.pack([site, "-o", scratch.file("out.webarc")], sourceDateEpoch: "").status == 0)
     }
 
     @Test("diff and info tell changes of headers only from changes of bodies; the update stores no body for them")
-    func headerOnlyChanges() throws {
+    func headerOnlyChanges() async throws {
         let scratch = try TemporaryFolder()
         let old = try Self.site(scratch, "old", modified: Self.epoch)
         let new = try Self.site(
             scratch, "new", modified: Self.epoch + 3600, edits: ["docs/page.html": "<p>Page, edited</p>"])
-        #expect(try Self.pack([old, "-o", scratch.file("old.webarc")], sourceDateEpoch: nil).status == 0)
-        #expect(try Self.pack([new, "-o", scratch.file("new.webarc")], sourceDateEpoch: nil).status == 0)
+        #expect(try await Self.pack([old, "-o", scratch.file("old.webarc")], sourceDateEpoch: nil).status == 0)
+        #expect(try await Self.pack([new, "-o", scratch.file("new.webarc")], sourceDateEpoch: nil).status == 0)
 
         let update = scratch.file("u.webarc")
-        let diff = try CLIRunner.run([
+        let diff = try await CLIRunner.runDetached([
             "diff", scratch.file("old.webarc"), scratch.file("new.webarc"), "-o", update, "--json",
         ])
         let summary = try Self.json(diff)
@@ -162,22 +165,22 @@ struct ReproduciblePackTests {
         #expect(summary["changedURLs"] as? Int == 4)
         #expect(summary["headerOnlyURLs"] as? Int == 3)
         #expect(summary["bodiesStored"] as? Int == 3)  // one new body; the other two are the base's
-        let text = try CLIRunner.run([
+        let text = try await CLIRunner.runDetached([
             "diff", scratch.file("old.webarc"), scratch.file("new.webarc"), "-o", update, "--force",
         ])
         #expect(text.stderr.contains("4 changed (3 headers only), 0 deleted"), "\(text.stderr)")
 
-        let info = try Self.json(try CLIRunner.run(["info", update, "--json"]))
+        let info = try await Self.json(try CLIRunner.runDetached(["info", update, "--json"]))
         #expect(info["baseBodyResponses"] as? Int == 3)
         #expect(info["newBodyResponses"] as? Int == 1)
-        let infoText = try CLIRunner.run(["info", update]).text
+        let infoText = try await CLIRunner.runDetached(["info", update]).text
         #expect(
             infoText.contains("3 with a body the bases hold (headers only, or a copy), 1 with a new or changed body"),
             "\(infoText)")
-        let plain = try Self.json(try CLIRunner.run(["info", scratch.file("new.webarc"), "--json"]))
+        let plain = try await Self.json(try CLIRunner.runDetached(["info", scratch.file("new.webarc"), "--json"]))
         #expect(plain["baseBodyResponses"] is NSNull)
 
-        let compact = try CLIRunner.run([
+        let compact = try await CLIRunner.runDetached([
             "diff", scratch.file("old.webarc"), scratch.file("new.webarc"), "-o", scratch.file("u.webarcu"),
             "--compact", "--json",
         ])
@@ -187,26 +190,30 @@ struct ReproduciblePackTests {
 
         // Headers alone: the update holds records but not one body byte of its own.
         #expect(
-            try Self.pack([old, "-o", scratch.file("touched.webarc"), "--mtime", "2027-01-01"], sourceDateEpoch: nil)
-                .status == 0)
+            try await Self.pack(
+                [old, "-o", scratch.file("touched.webarc"), "--mtime", "2027-01-01"], sourceDateEpoch: nil
+            )
+            .status == 0)
         let touched = scratch.file("touched-update.webarc")
         let headersOnly = try Self.json(
-            try CLIRunner.run([
+            try await CLIRunner.runDetached([
                 "diff", scratch.file("old.webarc"), scratch.file("touched.webarc"), "-o", touched, "--json",
             ]))
         #expect(headersOnly["changedURLs"] as? Int == 4)
         #expect(headersOnly["headerOnlyURLs"] as? Int == 4)
         #expect(headersOnly["storedBodyBytes"] as? Int == 0)
-        #expect(try Self.json(try CLIRunner.run(["info", touched, "--json"]))["newBodyResponses"] as? Int == 0)
+        #expect(
+            try await Self.json(try CLIRunner.runDetached(["info", touched, "--json"]))["newBodyResponses"] as? Int == 0
+        )
     }
 
     @Test("unpack gives each file its Last-Modified back, so pack, unpack, pack gives the same bytes")
-    func unpackRestoresTimes() throws {
+    func unpackRestoresTimes() async throws {
         let scratch = try TemporaryFolder()
         let site = try Self.site(scratch, "site", modified: 1_234_567_890)
         let archive = scratch.file("site.webarc")
-        #expect(try Self.pack([site, "-o", archive], sourceDateEpoch: nil).status == 0)
-        let unpack = try CLIRunner.run(["unpack", archive, "-o", scratch.file("out"), "-q"])
+        #expect(try await Self.pack([site, "-o", archive], sourceDateEpoch: nil).status == 0)
+        let unpack = try await CLIRunner.runDetached(["unpack", archive, "-o", scratch.file("out"), "-q"])
         #expect(unpack.status == 0, "\(unpack.stderr)")
         for path in Self.files.keys {
             let modified = try #require(
@@ -215,7 +222,8 @@ struct ReproduciblePackTests {
             #expect(modified.timeIntervalSince1970 == 1_234_567_890, "\(path)")
         }
         #expect(
-            try Self.pack([scratch.file("out"), "-o", scratch.file("again.webarc")], sourceDateEpoch: nil).status == 0)
+            try await Self.pack([scratch.file("out"), "-o", scratch.file("again.webarc")], sourceDateEpoch: nil).status
+                == 0)
         #expect(try Self.bytes(scratch.file("again.webarc")) == Self.bytes(archive))
     }
 }

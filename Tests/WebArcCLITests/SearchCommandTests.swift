@@ -21,17 +21,18 @@ import WebArcTestSupport
     /// Packs `site` into `name` with `webarc pack` (fixed times, so two packs differ only where pages do).
     static func pack(
         _ site: String, _ name: String, in folder: TemporaryFolder, _ extra: [String] = []
-    ) throws -> String {
+    ) async throws -> String {
         let archive = folder.file(name)
-        let packed = try CLIRunner.run(["pack", site, "-o", archive, "--mtime", "2027-01-01", "-q"] + extra)
+        let packed = try await CLIRunner.runDetached(
+            ["pack", site, "-o", archive, "--mtime", "2027-01-01", "-q"] + extra)
         #expect(packed.status == 0, "\(packed.stderr)")
         return archive
     }
 
-    @Test func printsRankTitleURLAndSnippet() throws {
+    @Test func printsRankTitleURLAndSnippet() async throws {
         let folder = try TemporaryFolder()
-        let archive = try Self.pack(Self.site(in: folder), "site.webarc", in: folder)
-        let result = try CLIRunner.run(["search", archive, "bicycle"])
+        let archive = try await Self.pack(Self.site(in: folder), "site.webarc", in: folder)
+        let result = try await CLIRunner.runDetached(["search", archive, "bicycle"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.text.split(separator: "\n").map(String.init)
         #expect(lines.first == "1. Visitor guide")
@@ -40,10 +41,10 @@ import WebArcTestSupport
         #expect(!result.text.contains("site.css"))
     }
 
-    @Test func jsonIsOneArrayOfHits() throws {
+    @Test func jsonIsOneArrayOfHits() async throws {
         let folder = try TemporaryFolder()
-        let archive = try Self.pack(Self.site(in: folder), "site.webarc", in: folder)
-        let result = try CLIRunner.run(["search", archive, "run*", "--json", "--limit", "5"])
+        let archive = try await Self.pack(Self.site(in: folder), "site.webarc", in: folder)
+        let result = try await CLIRunner.runDetached(["search", archive, "run*", "--json", "--limit", "5"])
         #expect(result.status == 0, "\(result.stderr)")
         let hits = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [[String: Any]])
         #expect(hits.count == 1)
@@ -54,98 +55,99 @@ import WebArcTestSupport
         #expect(Array(result.stdout.prefix(8)) == Array(#"[{"url":"#.utf8))
     }
 
-    @Test func phrasesMatchWordsInOrder() throws {
+    @Test func phrasesMatchWordsInOrder() async throws {
         let folder = try TemporaryFolder()
-        let archive = try Self.pack(Self.site(in: folder), "site.webarc", in: folder)
-        let inOrder = try CLIRunner.run(["search", archive, #""lake bus""#, "--json"])
+        let archive = try await Self.pack(Self.site(in: folder), "site.webarc", in: folder)
+        let inOrder = try await CLIRunner.runDetached(["search", archive, #""lake bus""#, "--json"])
         #expect(inOrder.text.contains("docs/guide.html"))
-        let reversed = try CLIRunner.run(["search", archive, #""bus lake""#, "--json"])
+        let reversed = try await CLIRunner.runDetached(["search", archive, #""bus lake""#, "--json"])
         #expect(reversed.status == 0)
         #expect(reversed.text == "[]\n")
     }
 
-    @Test func noMatchIsNotAnError() throws {
+    @Test func noMatchIsNotAnError() async throws {
         let folder = try TemporaryFolder()
-        let archive = try Self.pack(Self.site(in: folder), "site.webarc", in: folder)
-        let plain = try CLIRunner.run(["search", archive, "zeppelin"])
+        let archive = try await Self.pack(Self.site(in: folder), "site.webarc", in: folder)
+        let plain = try await CLIRunner.runDetached(["search", archive, "zeppelin"])
         #expect(plain.status == 0)
         #expect(plain.stdout.isEmpty)
         #expect(plain.stderr == "webarc: no pages match zeppelin\n")
-        let json = try CLIRunner.run(["search", archive, "zeppelin", "--json"])
+        let json = try await CLIRunner.runDetached(["search", archive, "zeppelin", "--json"])
         #expect(json.status == 0 && json.text == "[]\n")
     }
 
     @Test(arguments: ["*", "", "  ", "?!"])
-    func queriesThatCannotBeSearchedExit64(query: String) throws {
+    func queriesThatCannotBeSearchedExit64(query: String) async throws {
         let folder = try TemporaryFolder()
-        let archive = try Self.pack(Self.site(in: folder), "site.webarc", in: folder)
-        let result = try CLIRunner.run(["search", archive, query])
+        let archive = try await Self.pack(Self.site(in: folder), "site.webarc", in: folder)
+        let result = try await CLIRunner.runDetached(["search", archive, query])
         #expect(result.status == 64)
         #expect(result.stderr.hasPrefix("webarc: error: cannot search"))
         #expect(result.stdout.isEmpty)
     }
 
-    @Test func hostileQueriesAreBounded() throws {
+    @Test func hostileQueriesAreBounded() async throws {
         let folder = try TemporaryFolder()
-        let archive = try Self.pack(Self.site(in: folder), "site.webarc", in: folder)
+        let archive = try await Self.pack(Self.site(in: folder), "site.webarc", in: folder)
         let manyTerms = Array(repeating: "bicycles", count: 10_000).joined(separator: " ")
-        let many = try CLIRunner.run(["search", archive, manyTerms, "--json"])
+        let many = try await CLIRunner.runDetached(["search", archive, manyTerms, "--json"])
         #expect(many.status == 0)
         #expect(many.text.contains("docs/guide.html"))
         // The longest single argument Linux passes (MAX_ARG_STRLEN is 128 KiB).
         let long = String(repeating: "é", count: 60_000)
-        let large = try CLIRunner.run(["search", archive, long, "--json"])
+        let large = try await CLIRunner.runDetached(["search", archive, long, "--json"])
         #expect(large.status == 0 && large.text == "[]\n")
     }
 
-    @Test func anArchiveWithoutAnIndexExits4() throws {
+    @Test func anArchiveWithoutAnIndexExits4() async throws {
         let folder = try TemporaryFolder()
-        let archive = try Self.pack(Self.site(in: folder), "plain.webarc", in: folder, ["--no-search"])
-        let result = try CLIRunner.run(["search", archive, "bicycle"])
+        let archive = try await Self.pack(Self.site(in: folder), "plain.webarc", in: folder, ["--no-search"])
+        let result = try await CLIRunner.runDetached(["search", archive, "bicycle"])
         #expect(result.status == 4)
         #expect(result.stderr.contains("holds no search index"))
         #expect(result.stderr.contains("webarc index"))
-        #expect(try CLIRunner.run(["info", archive]).text.contains("search       no index"))
+        #expect(try await CLIRunner.runDetached(["info", archive]).text.contains("search       no index"))
         // `webarc index` adds one; `info` counts the pages it holds (home, guide, club: the
         // stylesheet is not text, and `/` shares index.html's body).
         let indexed = folder.file("indexed.webarc")
-        #expect(try CLIRunner.run(["index", archive, "-o", indexed, "-q"]).status == 0)
-        #expect(try CLIRunner.run(["info", indexed]).text.contains("search       3 pages indexed (rules 1)"))
-        let info = try CLIRunner.run(["info", indexed, "--json"])
+        #expect(try await CLIRunner.runDetached(["index", archive, "-o", indexed, "-q"]).status == 0)
+        #expect(
+            try await CLIRunner.runDetached(["info", indexed]).text.contains("search       3 pages indexed (rules 2)"))
+        let info = try await CLIRunner.runDetached(["info", indexed, "--json"])
         let object = try JSONSerialization.jsonObject(with: info.stdout) as? [String: Any]
         #expect(object?["searchDocuments"] as? Int == 3)
-        #expect(try CLIRunner.run(["search", indexed, "bicycle"]).status == 0)
+        #expect(try await CLIRunner.runDetached(["search", indexed, "bicycle"]).status == 0)
     }
 
-    @Test func badArgumentsExit64AndAMissingArchive66() throws {
+    @Test func badArgumentsExit64AndAMissingArchive66() async throws {
         let folder = try TemporaryFolder()
-        #expect(try CLIRunner.run(["search", "bicycle"]).status == 64)
-        #expect(try CLIRunner.run(["search", folder.file("a.webarc"), "x", "--limit", "0"]).status == 64)
-        let missing = try CLIRunner.run(["search", folder.file("absent.webarc"), "bicycle"])
+        #expect(try await CLIRunner.runDetached(["search", "bicycle"]).status == 64)
+        #expect(try await CLIRunner.runDetached(["search", folder.file("a.webarc"), "x", "--limit", "0"]).status == 64)
+        let missing = try await CLIRunner.runDetached(["search", folder.file("absent.webarc"), "bicycle"])
         #expect(missing.status == 66)
     }
 
-    @Test func anUpdateOverItsBaseAnswersAsIfApplied() throws {
+    @Test func anUpdateOverItsBaseAnswersAsIfApplied() async throws {
         let folder = try TemporaryFolder()
-        let base = try Self.pack(Self.site(in: folder), "base.webarc", in: folder)
+        let base = try await Self.pack(Self.site(in: folder), "base.webarc", in: folder)
         let changed = try TemporaryFolder()
-        let newer = try Self.pack(
+        let newer = try await Self.pack(
             Self.site(
                 in: changed, guide: SearchSite.guide.replacingOccurrences(of: "Bicycles", with: "Canoes"),
                 extra: false), "new.webarc", in: folder)
         let update = folder.file("update.webarc")
-        let diff = try CLIRunner.run(["diff", base, newer, "-o", update, "-q"])
+        let diff = try await CLIRunner.runDetached(["diff", base, newer, "-o", update, "-q"])
         #expect(diff.status == 0, "\(diff.stderr)")
 
-        let old = try CLIRunner.run(["search", update, base, "bicycles", "--json"])
+        let old = try await CLIRunner.runDetached(["search", update, base, "bicycles", "--json"])
         #expect(old.status == 0 && old.text == "[]\n", "the changed page is found as it is now")
-        let now = try CLIRunner.run(["search", update, base, "canoes", "--json"])
+        let now = try await CLIRunner.runDetached(["search", update, base, "canoes", "--json"])
         #expect(now.text.contains("docs/guide.html"))
-        let deleted = try CLIRunner.run(["search", update, base, "runners", "--json"])
+        let deleted = try await CLIRunner.runDetached(["search", update, base, "runners", "--json"])
         #expect(deleted.text == "[]\n", "a page the update deletes is not found")
-        #expect(try CLIRunner.run(["search", base, "runners", "--json"]).text.contains("docs/club.html"))
+        #expect(try await CLIRunner.runDetached(["search", base, "runners", "--json"]).text.contains("docs/club.html"))
 
-        let wrongOrder = try CLIRunner.run(["search", base, update, "canoes"])
+        let wrongOrder = try await CLIRunner.runDetached(["search", base, update, "canoes"])
         #expect(wrongOrder.status == 65)
         #expect(wrongOrder.stderr.contains("webarc search"))
     }

@@ -23,21 +23,23 @@ struct ServeStartupTests {
         var damaged: String { scratch.file("damaged.webarc") }
         static let noiseURL = "http://localhost/noise.bin"
 
-        init() throws {
+        init() async throws {
             scratch = try TemporaryFolder()
             var generator = SeededGenerator(seed: 7)
             let noise = (0..<300_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
             for (name, title) in [("old", "one"), ("new", "two")] {
                 try scratch.write(name + "/index.html", "<h1>\(title)</h1>")
                 try Data(noise).write(to: URL(fileURLWithPath: scratch.file(name + "/noise.bin")))
-                let pack = try CLIRunner.run(["pack", scratch.file(name), "-o", scratch.file(name + ".webarc"), "-q"])
+                let pack = try await CLIRunner.runDetached([
+                    "pack", scratch.file(name), "-o", scratch.file(name + ".webarc"), "-q",
+                ])
                 #expect(pack.status == 0, "\(pack.stderr)")
             }
-            let diff = try CLIRunner.run(["diff", old, new, "-o", update, "-q"])
+            let diff = try await CLIRunner.runDetached(["diff", old, new, "-o", update, "-q"])
             #expect(diff.status == 0, "\(diff.stderr)")
             let reader = try ArchiveReader(path: new)
             guard case .response(let response)? = try reader.lookup(url: Self.noiseURL)?.record else {
-                throw CLIFailure("no \(Self.noiseURL) in \(new)")
+                throw await CLIFailure("no \(Self.noiseURL) in \(new)")
             }
             let offset = Int(try reader.bodyEntry(response.body).chunks[0].offset)
             var bytes = try Data(contentsOf: URL(fileURLWithPath: new))
@@ -55,11 +57,11 @@ struct ServeStartupTests {
     // MARK: Listening
 
     @Test("a port in use: exit 69 and a sentence naming --port 0")
-    func portInUse() throws {
-        let site = try Site()
+    func portInUse() async throws {
+        let site = try await Site()
         let other = try TestHTTPServer { _ in .init(text: "taken") }
         defer { other.stop() }
-        let run = try CLIRunner.run(["serve", site.new, "--port", String(other.port)], timeout: 30)
+        let run = try await CLIRunner.runDetached(["serve", site.new, "--port", String(other.port)], timeout: 30)
         #expect(run.status == 69)
         #expect(run.text.isEmpty, "no URL: the server never listened")
         #expect(
@@ -68,15 +70,17 @@ struct ServeStartupTests {
     }
 
     @Test("a host that is not this machine's, or no host at all: exit 69 naming --host")
-    func badHost() throws {
-        let site = try Site()
-        let foreign = try CLIRunner.run(["serve", site.new, "--host", "192.0.2.1", "--port", "0"], timeout: 30)
+    func badHost() async throws {
+        let site = try await Site()
+        let foreign = try await CLIRunner.runDetached(
+            ["serve", site.new, "--host", "192.0.2.1", "--port", "0"], timeout: 30)
         #expect(foreign.status == 69)
         #expect(
             foreign.stderr == "webarc: error: cannot listen on 192.0.2.1:0: the address is not one of this machine's "
                 + "(try --host 127.0.0.1 for this machine only, or 0.0.0.0 for every interface)\n")
         // .invalid never resolves (RFC 6761).
-        let unknown = try CLIRunner.run(["serve", site.new, "--host", "nosuch.invalid", "--port", "0"], timeout: 60)
+        let unknown = try await CLIRunner.runDetached(
+            ["serve", site.new, "--host", "nosuch.invalid", "--port", "0"], timeout: 60)
         #expect(unknown.status == 69)
         #expect(unknown.stderr.hasPrefix("webarc: error: cannot listen on nosuch.invalid: no such host ("))
         #expect(
@@ -94,13 +98,13 @@ struct ServeStartupTests {
     @Test(
         "a port below 1024 without privileges: exit 69 and why",
         .enabled(if: canTryPrivilegedPort, "no unprivileged run possible"))
-    func privilegedPort() throws {
-        let site = try Site()
+    func privilegedPort() async throws {
+        let site = try await Site()
         // As root, the server is run as nobody with no capabilities.
         let run =
             getuid() != 0
-            ? try CLIRunner.run(["serve", site.new, "--port", "1"], timeout: 30)
-            : try CLIRunner.run(
+            ? try await CLIRunner.runDetached(["serve", site.new, "--port", "1"], timeout: 30)
+            : try await CLIRunner.runDetached(
                 [
                     "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", CLIRunner.binary, "serve",
                     site.new, "--port", "1",
@@ -116,28 +120,28 @@ struct ServeStartupTests {
     // MARK: Layer order
 
     @Test("an update listed after its base: exit 65 and the command in the right order (serve, ls, verify)")
-    func updateAfterItsBase() throws {
-        let site = try Site()
+    func updateAfterItsBase() async throws {
+        let site = try await Site()
         let problem =
             "webarc: error: \(site.update) is an update over 1 archive but none is listed after it: list the update before its base: "
-        let serve = try CLIRunner.run(["serve", site.old, site.update, "--port", "0"], timeout: 30)
+        let serve = try await CLIRunner.runDetached(["serve", site.old, site.update, "--port", "0"], timeout: 30)
         #expect(serve.status == 65)
         #expect(serve.stderr == problem + "webarc serve \(site.update) \(site.old)\n")
-        let list = try CLIRunner.run(["ls", site.old, site.update])
+        let list = try await CLIRunner.runDetached(["ls", site.old, site.update])
         #expect(list.status == 65)
         #expect(list.stderr == problem + "webarc ls \(site.update) \(site.old)\n")
-        let verify = try CLIRunner.run(["verify", site.old, "--base", site.update])
+        let verify = try await CLIRunner.runDetached(["verify", site.old, "--base", site.update])
         #expect(verify.status == 65)
         #expect(verify.stderr == problem + "webarc verify \(site.update) --base \(site.old)\n")
         // The order named works.
-        #expect(try CLIRunner.run(["ls", site.update, site.old]).status == 0)
-        #expect(try CLIRunner.run(["verify", site.update, "--base", site.old, "-q"]).status == 0)
+        #expect(try await CLIRunner.runDetached(["ls", site.update, site.old]).status == 0)
+        #expect(try await CLIRunner.runDetached(["verify", site.update, "--base", site.old, "-q"]).status == 0)
     }
 
     @Test("an update served without its base: exit 65 naming the base it goes over")
-    func updateWithoutItsBase() throws {
-        let site = try Site()
-        let run = try CLIRunner.run(["serve", site.update, "--port", "0"], timeout: 30)
+    func updateWithoutItsBase() async throws {
+        let site = try await Site()
+        let run = try await CLIRunner.runDetached(["serve", site.update, "--port", "0"], timeout: 30)
         #expect(run.status == 65)
         // No order of the archives given fits: the base's file name hint is named.
         #expect(
@@ -149,9 +153,9 @@ struct ServeStartupTests {
 
     @Test("--trust starts on a tampered archive and answers 500 for the damaged page; --verify refuses it, exit 65")
     func verifyRefusesATamperedArchive() async throws {
-        let site = try Site()
-        #expect(try CLIRunner.run(["keygen", "-o", site.scratch.file("pub")]).status == 0)
-        let sign = try CLIRunner.run(["sign", site.damaged, "--key", site.scratch.file("pub.key")])
+        let site = try await Site()
+        #expect(try await CLIRunner.runDetached(["keygen", "-o", site.scratch.file("pub")]).status == 0)
+        let sign = try await CLIRunner.runDetached(["sign", site.damaged, "--key", site.scratch.file("pub.key")])
         #expect(sign.status == 0, "\(sign.stderr)")
         let trust = ["--trust", site.scratch.file("pub.pub")]
 
@@ -163,7 +167,8 @@ struct ServeStartupTests {
         #expect(try await Self.status(serving, "") == 200)
         #expect(serving.stop(with: SIGTERM).status == 0)
 
-        let refused = try CLIRunner.run(["serve", site.damaged, "--port", "0", "--verify"] + trust, timeout: 60)
+        let refused = try await CLIRunner.runDetached(
+            ["serve", site.damaged, "--port", "0", "--verify"] + trust, timeout: 60)
         #expect(refused.status == 65)
         #expect(refused.text.isEmpty, "no URL: the server never listened")
         let lines = refused.stderr.split(separator: "\n").map(String.init)
@@ -174,7 +179,7 @@ struct ServeStartupTests {
 
     @Test("--verify checks an update and its base as stacked, then serves")
     func verifyPassesAndServes() async throws {
-        let site = try Site()
+        let site = try await Site()
         let serving = try ServeProcess(
             binary: CLIRunner.binary, arguments: [site.update, site.old, "--port", "0", "--quiet", "--verify"])
         #expect(serving.url.hasPrefix("http://127.0.0.1:"))
@@ -185,8 +190,8 @@ struct ServeStartupTests {
     }
 
     @Test("serve --help documents --verify, what --trust checks, and its exit codes")
-    func help() throws {
-        let help = try CLIRunner.run(["serve", "--help"]).text.replacingOccurrences(of: "\n", with: " ")
+    func help() async throws {
+        let help = try await CLIRunner.runDetached(["serve", "--help"]).text.replacingOccurrences(of: "\n", with: " ")
             .split(separator: " ").joined(separator: " ")
         #expect(help.contains("--trust checks the signature only"))
         #expect(help.contains("a damaged page answers 500"))
@@ -199,5 +204,5 @@ struct ServeStartupTests {
 /// A test's own failure with a message.
 private struct CLIFailure: Error, CustomStringConvertible {
     let description: String
-    init(_ description: String) { self.description = description }
+    init(_ description: String) async { self.description = description }
 }

@@ -11,21 +11,28 @@ struct SigningCLITests {
         let scratch: TemporaryFolder
         var archive: String { scratch.file("site.webarc") }
 
-        init() throws {
+        init() async throws {
             scratch = try TemporaryFolder()
-            let pack = try CLIRunner.run(["pack", CLITests.sampleSite, "-o", scratch.file("site.webarc"), "-q"])
+            let pack = try await CLIRunner.runDetached([
+                "pack", CLITests.sampleSite, "-o", scratch.file("site.webarc"), "-q",
+            ])
             #expect(pack.status == 0, "\(pack.stderr)")
             for name in ["pub", "other"] {
-                #expect(try CLIRunner.run(["keygen", "-o", scratch.file(name)]).status == 0)
+                #expect(try await CLIRunner.runDetached(["keygen", "-o", scratch.file(name)]).status == 0)
             }
         }
 
-        func run(_ arguments: [String]) throws -> CLIRunner.Result { try CLIRunner.run(arguments) }
-        func sign(_ extra: [String] = [], key: String = "pub", archive: String? = nil) throws -> CLIRunner.Result {
-            try CLIRunner.run(["sign", archive ?? self.archive, "--key", scratch.file(key + ".key")] + extra)
+        func run(_ arguments: [String]) async throws -> CLIRunner.Result { try await CLIRunner.runDetached(arguments) }
+        func sign(_ extra: [String] = [], key: String = "pub", archive: String? = nil) async throws -> CLIRunner.Result
+        {
+            try await CLIRunner.runDetached(
+                ["sign", archive ?? self.archive, "--key", scratch.file(key + ".key")] + extra)
         }
-        func verify(_ extra: [String] = [], key: String = "pub", archive: String? = nil) throws -> CLIRunner.Result {
-            try CLIRunner.run(["verify", archive ?? self.archive, "--trust", scratch.file(key + ".pub"), "-q"] + extra)
+        func verify(
+            _ extra: [String] = [], key: String = "pub", archive: String? = nil
+        ) async throws -> CLIRunner.Result {
+            try await CLIRunner.runDetached(
+                ["verify", archive ?? self.archive, "--trust", scratch.file(key + ".pub"), "-q"] + extra)
         }
         func bytes(_ path: String? = nil) throws -> [UInt8] {
             [UInt8](try Data(contentsOf: URL(fileURLWithPath: path ?? archive)))
@@ -36,9 +43,9 @@ struct SigningCLITests {
     }
 
     @Test("keygen writes NAME.key (0600) and NAME.pub, refuses to overwrite without --force")
-    func keygen() throws {
+    func keygen() async throws {
         let scratch = try TemporaryFolder()
-        let made = try CLIRunner.run(["keygen", "-o", scratch.file("publisher")])
+        let made = try await CLIRunner.runDetached(["keygen", "-o", scratch.file("publisher")])
         #expect(made.status == 0, "\(made.stderr)")
         let keyID = try #require(
             made.text.split(separator: " ").dropFirst().first.map(String.init)?.replacingOccurrences(of: ":", with: ""))
@@ -50,22 +57,22 @@ struct SigningCLITests {
         let mode =
             try FileManager.default.attributesOfItem(atPath: scratch.file("publisher.key"))[.posixPermissions] as? Int
         #expect(mode == 0o600)
-        let again = try CLIRunner.run(["keygen", "-o", scratch.file("publisher")])
+        let again = try await CLIRunner.runDetached(["keygen", "-o", scratch.file("publisher")])
         #expect(again.status == 73)
         #expect(again.stderr.contains("already exists: use --force"))
         #expect(try String(contentsOfFile: scratch.file("publisher.key"), encoding: .utf8) == privateText)
-        #expect(try CLIRunner.run(["keygen", "-o", scratch.file("publisher"), "--force"]).status == 0)
+        #expect(try await CLIRunner.runDetached(["keygen", "-o", scratch.file("publisher"), "--force"]).status == 0)
         #expect(try String(contentsOfFile: scratch.file("publisher.key"), encoding: .utf8) != privateText)
     }
 
     @Test("sign keeps the archive bytes identical, prints key ID and digest; re-signing replaces the key's block")
-    func signKeepsBytes() throws {
-        let setup = try Setup()
+    func signKeepsBytes() async throws {
+        let setup = try await Setup()
         let original = try setup.bytes()
         let info =
-            try JSONSerialization.jsonObject(with: try setup.run(["info", setup.archive, "--json"]).stdout)
+            try await JSONSerialization.jsonObject(with: try setup.run(["info", setup.archive, "--json"]).stdout)
             as! [String: Any]
-        let signed = try setup.sign(["--sequence", "5"])
+        let signed = try await setup.sign(["--sequence", "5"])
         #expect(signed.status == 0, "\(signed.stderr)")
         let keyID = try PublicKey(contentsOf: setup.scratch.file("pub.pub")).keyID
         #expect(signed.text.contains("signed by key \(keyID), sequence 5"))
@@ -73,10 +80,10 @@ struct SigningCLITests {
         let after = try setup.bytes()
         #expect(Array(after[0..<original.count]) == original)
         #expect(after.count == original.count + 144)
-        #expect(try setup.sign(["--sequence", "6"]).status == 0)
-        #expect(try setup.sign(key: "other").status == 0)
+        #expect(try await setup.sign(["--sequence", "6"]).status == 0)
+        #expect(try await setup.sign(key: "other").status == 0)
         let described =
-            try JSONSerialization.jsonObject(with: try setup.run(["info", setup.archive, "--json"]).stdout)
+            try await JSONSerialization.jsonObject(with: try setup.run(["info", setup.archive, "--json"]).stdout)
             as! [String: Any]
         let signatures = try #require(described["signatures"] as? [[String: Any]])
         #expect(
@@ -85,24 +92,24 @@ struct SigningCLITests {
             ])
         #expect(signatures.first?["sequence"] as? Int == 6)
         #expect(Array(try setup.bytes()[0..<original.count]) == original)
-        #expect(try setup.run(["info", setup.archive]).text.contains("signature    key \(keyID), sequence 6"))
+        #expect(try await setup.run(["info", setup.archive]).text.contains("signature    key \(keyID), sequence 6"))
     }
 
     @Test("verify --trust accepts a signed archive and reports it, in text and in --json")
-    func verifyAccepts() throws {
-        let setup = try Setup()
-        #expect(try setup.sign(["--sequence", "7", "--expires", "+30d"]).status == 0)
-        let text = try CLIRunner.run(["verify", setup.archive, "--trust", setup.scratch.file("pub.pub")])
+    func verifyAccepts() async throws {
+        let setup = try await Setup()
+        #expect(try await setup.sign(["--sequence", "7", "--expires", "+30d"]).status == 0)
+        let text = try await CLIRunner.runDetached(["verify", setup.archive, "--trust", setup.scratch.file("pub.pub")])
         #expect(text.status == 0, "\(text.stderr)")
         #expect(text.text.contains("trusted: signed by key"))
-        let json = try setup.verify(["--json"])
+        let json = try await setup.verify(["--json"])
         #expect(json.status == 0)
         let object = try JSONSerialization.jsonObject(with: json.stdout) as! [String: Any]
         let signature = try #require(object["signature"] as? [String: Any])
         #expect(signature["trusted"] as? Bool == true)
         #expect((signature["accepted"] as? [[String: Any]])?.first?["sequence"] as? Int == 7)
-        #expect(try setup.verify(key: "other", archive: setup.archive).status == 65)
-        let both = try CLIRunner.run(
+        #expect(try await setup.verify(key: "other", archive: setup.archive).status == 65)
+        let both = try await CLIRunner.runDetached(
             [
                 "verify", setup.archive, "--trust", setup.scratch.file("other.pub"), "--trust",
                 setup.scratch.file("pub.pub"), "-q",
@@ -111,24 +118,24 @@ struct SigningCLITests {
     }
 
     @Test("verify --trust refuses unsigned, a wrong key, expired; --json says why")
-    func verifyRefuses() throws {
-        let setup = try Setup()
-        let unsigned = try setup.verify()
+    func verifyRefuses() async throws {
+        let setup = try await Setup()
+        let unsigned = try await setup.verify()
         #expect(unsigned.status == 65)
         #expect(unsigned.stderr.contains("error [appendix]: the archive is not signed"))
-        #expect(try setup.sign().status == 0)
-        let wrong = try setup.verify(key: "other")
+        #expect(try await setup.sign().status == 0)
+        let wrong = try await setup.verify(key: "other")
         #expect(wrong.status == 65)
         #expect(wrong.stderr.contains("error [appendix]: the archive is signed only by keys that are not trusted"))
-        let json = try setup.verify(["--json"], key: "other")
+        let json = try await setup.verify(["--json"], key: "other")
         let signature =
             (try JSONSerialization.jsonObject(with: json.stdout) as! [String: Any])["signature"] as! [String: Any]
         #expect(signature["trusted"] as? Bool == false)
         #expect(signature["code"] as? String == "untrusted-key")
-        let expiring = try setup.sign(["--expires", "2020-01-01", "--force"])
+        let expiring = try await setup.sign(["--expires", "2020-01-01", "--force"])
         #expect(expiring.status == 0)
         #expect(expiring.stderr.contains("warning: the signature expires in the past"))
-        let expired = try setup.verify()
+        let expired = try await setup.verify()
         #expect(expired.status == 65)
         #expect(expired.stderr.contains("error [appendix]: the signature by key"))
         #expect(expired.stderr.contains("expired at 2020-01-01T00:00:00Z"))
@@ -137,19 +144,20 @@ struct SigningCLITests {
     @Test(
         "verify --trust refuses a changed trailer byte (trailer-checksum, or bad-signature when the check is redone) and a changed signature byte"
     )
-    func verifyRefusesTampering() throws {
-        let setup = try Setup()
+    func verifyRefusesTampering() async throws {
+        let setup = try await Setup()
         let archiveLength = try ArchiveReader(path: setup.archive).archiveLength
-        #expect(try setup.sign().status == 0)
+        #expect(try await setup.sign().status == 0)
         let signed = try setup.bytes()
         let trailer = Int(archiveLength) - 256
 
         var flipped = signed
         flipped[trailer + 232] ^= 1  // a reserved trailer byte
         try setup.write(flipped)
-        let checksum = try setup.verify()
+        let checksum = try await setup.verify()
         #expect(checksum.status == 65)
-        let checksumJSON = try JSONSerialization.jsonObject(with: try setup.verify(["--json"]).stdout) as! [String: Any]
+        let checksumJSON =
+            try await JSONSerialization.jsonObject(with: try setup.verify(["--json"]).stdout) as! [String: Any]
         #expect((checksumJSON["signature"] as? [String: Any])?["code"] as? String == "trailer-checksum")
         #expect(checksum.stderr.contains("error [open]: trailer check mismatch"))
 
@@ -158,70 +166,71 @@ struct SigningCLITests {
         let check = SHA256Hash.of(flipped[trailer..<trailer + 240]).bytes.prefix(8)
         flipped.replaceSubrange(trailer + 240..<trailer + 248, with: check)
         try setup.write(flipped)
-        let forged = try setup.verify()
+        let forged = try await setup.verify()
         #expect(forged.status == 65)
         #expect(forged.stderr.contains("error [appendix]: the signature by trusted key"), "\(forged.stderr)")
 
         var badSignature = signed
         badSignature[Int(archiveLength) + 8 + 56 + 10] ^= 0x40  // inside the Ed25519 signature
         try setup.write(badSignature)
-        let tampered = try setup.verify()
+        let tampered = try await setup.verify()
         #expect(tampered.status == 65)
         #expect(tampered.stderr.contains("does not verify"))
-        let tamperedJSON = try JSONSerialization.jsonObject(with: try setup.verify(["--json"]).stdout) as! [String: Any]
+        let tamperedJSON =
+            try await JSONSerialization.jsonObject(with: try setup.verify(["--json"]).stdout) as! [String: Any]
         #expect((tamperedJSON["signature"] as? [String: Any])?["code"] as? String == "bad-signature")
         #expect((tamperedJSON["problems"] as? [[String: Any]])?.last?["check"] as? String == "appendix")
 
         var badSequence = signed
         badSequence[Int(archiveLength) + 8 + 8] ^= 1  // the signed sequence
         try setup.write(badSequence)
-        #expect(try setup.verify().stderr.contains("does not verify"))
+        #expect(try await setup.verify().stderr.contains("does not verify"))
     }
 
     @Test("verify --state: accept 5, refuse 3, accept 5 again for the same archive, refuse another archive with 5")
-    func rollback() throws {
-        let setup = try Setup()
+    func rollback() async throws {
+        let setup = try await Setup()
         let state = setup.scratch.file("state")
         try setup.scratch.write("other/index.html", "<p>another release</p>")
         let otherArchive = setup.scratch.file("other.webarc")
-        #expect(try setup.run(["pack", setup.scratch.file("other"), "-o", otherArchive, "-q"]).status == 0)
-        #expect(try setup.sign(["--sequence", "5"]).status == 0)
-        #expect(try setup.verify(["--state", state]).status == 0)
-        #expect(try setup.sign(["--sequence", "3"]).status == 0)
-        let older = try setup.verify(["--state", state])
+        #expect(try await setup.run(["pack", setup.scratch.file("other"), "-o", otherArchive, "-q"]).status == 0)
+        #expect(try await setup.sign(["--sequence", "5"]).status == 0)
+        #expect(try await setup.verify(["--state", state]).status == 0)
+        #expect(try await setup.sign(["--sequence", "3"]).status == 0)
+        let older = try await setup.verify(["--state", state])
         #expect(older.status == 65)
         #expect(older.stderr.contains("error [appendix]: sequence 3 signed by key"))
-        #expect(try setup.sign(["--sequence", "5"]).status == 0)
-        #expect(try setup.verify(["--state", state]).status == 0)
-        #expect(try setup.sign(["--sequence", "5"], archive: otherArchive).status == 0)
-        let replaced = try setup.verify(["--state", state], archive: otherArchive)
+        #expect(try await setup.sign(["--sequence", "5"]).status == 0)
+        #expect(try await setup.verify(["--state", state]).status == 0)
+        #expect(try await setup.sign(["--sequence", "5"], archive: otherArchive).status == 0)
+        let replaced = try await setup.verify(["--state", state], archive: otherArchive)
         #expect(replaced.status == 65)
         #expect(replaced.stderr.contains("already accepted for another archive"))
-        #expect(try setup.verify(archive: otherArchive).status == 0, "without state it is trusted")
+        #expect(try await setup.verify(archive: otherArchive).status == 0, "without state it is trusted")
     }
 
     @Test("serve --trust refuses an archive that does not verify before listening, exit 65")
-    func serveRefuses() throws {
-        let setup = try Setup()
-        let unsigned = try CLIRunner.run(
+    func serveRefuses() async throws {
+        let setup = try await Setup()
+        let unsigned = try await CLIRunner.runDetached(
             ["serve", "--trust", setup.scratch.file("pub.pub"), setup.archive, "--port", "0"], timeout: 30)
         #expect(unsigned.status == 65)
         #expect(unsigned.text.isEmpty, "no URL: the server never listened")
         #expect(unsigned.stderr.contains("refused, not trusted (unsigned)"))
-        #expect(try setup.sign(key: "other").status == 0)
-        let wrong = try CLIRunner.run(
+        #expect(try await setup.sign(key: "other").status == 0)
+        let wrong = try await CLIRunner.runDetached(
             ["serve", "--trust", setup.scratch.file("pub.pub"), setup.archive, "--port", "0"], timeout: 30)
         #expect(wrong.status == 65)
         #expect(wrong.stderr.contains("untrusted-key"))
-        let noKey = try CLIRunner.run(
+        let noKey = try await CLIRunner.runDetached(
             ["serve", "--trust", setup.scratch.file("absent.pub"), setup.archive, "--port", "0"], timeout: 30)
         #expect(noKey.status == 66)
     }
 
     @Test("serve --trust starts on a trusted archive")
-    func serveAccepts() throws {
-        let setup = try Setup()
-        #expect(try setup.sign().status == 0)
+    func serveAccepts() async throws {
+        let setup = try await Setup()
+        await #expect(try setup.sign().status == 0)
         let serving = try ServeProcess(
             binary: CLIRunner.binary,
             arguments: [
@@ -233,35 +242,35 @@ struct SigningCLITests {
     }
 
     @Test("key and option errors: missing key 66, malformed key 65, --state without --trust 64")
-    func optionErrors() throws {
-        let setup = try Setup()
-        #expect(try setup.run(["sign", setup.archive, "--key", setup.scratch.file("absent.key")]).status == 66)
+    func optionErrors() async throws {
+        let setup = try await Setup()
+        await #expect(try setup.run(["sign", setup.archive, "--key", setup.scratch.file("absent.key")]).status == 66)
         try setup.scratch.write("bad.key", "webarc-ed25519-private nonsense 0000000000000000\n")
-        let bad = try setup.run(["sign", setup.archive, "--key", setup.scratch.file("bad.key")])
+        let bad = try await setup.run(["sign", setup.archive, "--key", setup.scratch.file("bad.key")])
         #expect(bad.status == 65)
         #expect(bad.stderr.contains("is not a webarc key file"))
-        let pubAsKey = try setup.run(["sign", setup.archive, "--key", setup.scratch.file("pub.pub")])
+        let pubAsKey = try await setup.run(["sign", setup.archive, "--key", setup.scratch.file("pub.pub")])
         #expect(pubAsKey.status == 65)
         #expect(pubAsKey.stderr.contains("a private key (NAME.key) is needed here"))
-        #expect(try setup.run(["verify", setup.archive, "--state", setup.scratch.file("s")]).status == 64)
-        #expect(
+        await #expect(try setup.run(["verify", setup.archive, "--state", setup.scratch.file("s")]).status == 64)
+        await #expect(
             try setup.run(["sign", setup.archive, "--key", setup.scratch.file("pub.key"), "--expires", "soon"]).status
                 == 64)
-        #expect(
+        await #expect(
             try setup.run(["sign", setup.archive, "--key", setup.scratch.file("pub.key"), "--expires", "+3x"]).status
                 == 64)
-        #expect(
+        await #expect(
             try setup.run(["sign", setup.scratch.file("none.webarc"), "--key", setup.scratch.file("pub.key")]).status
                 == 66)
     }
 
     @Test("--help of keygen and sign shows examples and the sequence default")
-    func help() throws {
-        let sign = try CLIRunner.run(["sign", "--help"])
+    func help() async throws {
+        let sign = try await CLIRunner.runDetached(["sign", "--help"])
         #expect(sign.text.contains("webarc sign site.webarc --key publisher.key --sequence 42 --expires +90d"))
         #expect(sign.text.contains("current Unix time in seconds"))
-        #expect(try CLIRunner.run(["keygen", "--help"]).text.contains("webarc keygen -o publisher"))
-        #expect(try CLIRunner.run(["verify", "--help"]).text.contains("--trust"))
-        #expect(try CLIRunner.run(["serve", "--help"]).text.contains("--state"))
+        #expect(try await CLIRunner.runDetached(["keygen", "--help"]).text.contains("webarc keygen -o publisher"))
+        #expect(try await CLIRunner.runDetached(["verify", "--help"]).text.contains("--trust"))
+        #expect(try await CLIRunner.runDetached(["serve", "--help"]).text.contains("--state"))
     }
 }

@@ -12,7 +12,7 @@ struct UpdateCommandTests {
         var old: String { scratch.file("v1.webarc") }
         var new: String { scratch.file("v2.webarc") }
 
-        init() throws {
+        init() async throws {
             scratch = try TemporaryFolder()
             let manager = FileManager.default
             for name in ["v1", "v2"] { try manager.copyItem(atPath: CLITests.sampleSite, toPath: scratch.file(name)) }
@@ -32,7 +32,9 @@ struct UpdateCommandTests {
                         [.modificationDate: Date(timeIntervalSince1970: 1_790_000_000)],
                         ofItemAtPath: scratch.file(name + "/" + file))
                 }
-                let pack = try CLIRunner.run(["pack", scratch.file(name), "-o", scratch.file(name + ".webarc"), "-q"])
+                let pack = try await CLIRunner.runDetached([
+                    "pack", scratch.file(name), "-o", scratch.file(name + ".webarc"), "-q",
+                ])
                 #expect(pack.status == 0, "\(pack.stderr)")
             }
         }
@@ -41,10 +43,10 @@ struct UpdateCommandTests {
     }
 
     @Test("diff then apply gives the new archive byte for byte; the update is a small fraction of it")
-    func diffApply() throws {
-        let releases = try Releases()
+    func diffApply() async throws {
+        let releases = try await Releases()
         let update = releases.scratch.file("u.webarc")
-        let diff = try CLIRunner.run(["diff", releases.old, releases.new, "-o", update, "--json"])
+        let diff = try await CLIRunner.runDetached(["diff", releases.old, releases.new, "-o", update, "--json"])
         #expect(diff.status == 0, "\(diff.stderr)")
         let summary = try #require(try JSONSerialization.jsonObject(with: diff.stdout) as? [String: Any])
         #expect(summary["changedURLs"] as? Int == 5)  // index.html and /, about/index.html and about/, new.html
@@ -53,7 +55,7 @@ struct UpdateCommandTests {
         let updateBytes = try releases.bytes(update).count
         #expect(updateBytes * 5 < (try releases.bytes(releases.new)).count, "update \(updateBytes) bytes")
 
-        let apply = try CLIRunner.run([
+        let apply = try await CLIRunner.runDetached([
             "apply", releases.old, update, "-o", releases.scratch.file("v2-applied.webarc"), "--json",
         ])
         #expect(apply.status == 0, "\(apply.stderr)")
@@ -61,12 +63,15 @@ struct UpdateCommandTests {
         // What apply reports of its result is what `info` reads from the file.
         let applied = try #require(try JSONSerialization.jsonObject(with: apply.stdout) as? [String: Any])
         let newInfo = try #require(
-            try JSONSerialization.jsonObject(with: CLIRunner.run(["info", releases.new, "--json"]).stdout)
+            try await JSONSerialization.jsonObject(
+                with: CLIRunner.runDetached(["info", releases.new, "--json"]).stdout)
                 as? [String: Any])
         #expect(applied["archiveDigest"] as? String == newInfo["archiveDigest"] as? String)
         #expect(applied["bytes"] as? Int == (try releases.bytes(releases.new)).count)
 
-        let again = try CLIRunner.run(["apply", releases.old, update, "-o", releases.scratch.file("v2-applied.webarc")])
+        let again = try await CLIRunner.runDetached([
+            "apply", releases.old, update, "-o", releases.scratch.file("v2-applied.webarc"),
+        ])
         #expect(again.status == 73, "an existing output needs --force: \(again.stderr)")
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: releases.scratch.path).filter {
             $0.hasPrefix(".")
@@ -75,17 +80,21 @@ struct UpdateCommandTests {
     }
 
     @Test("pack --base writes the same update as diff, and leaves no temporary archive")
-    func packWithBase() throws {
-        let releases = try Releases()
+    func packWithBase() async throws {
+        let releases = try await Releases()
         let diffed = releases.scratch.file("diffed.webarc")
-        #expect(try CLIRunner.run(["diff", releases.old, releases.new, "-o", diffed, "-q"]).status == 0)
+        #expect(try await CLIRunner.runDetached(["diff", releases.old, releases.new, "-o", diffed, "-q"]).status == 0)
         let packed = releases.scratch.file("packed.webarc")
-        let pack = try CLIRunner.run(["pack", releases.scratch.file("v2"), "--base", releases.old, "-o", packed])
+        let pack = try await CLIRunner.runDetached([
+            "pack", releases.scratch.file("v2"), "--base", releases.old, "-o", packed,
+        ])
         #expect(pack.status == 0, "\(pack.stderr)")
         #expect(pack.stderr.contains("wrote the update over"))
         #expect(try releases.bytes(packed) == releases.bytes(diffed))
         let fromFolder = releases.scratch.file("from-folder.webarc")
-        let folderDiff = try CLIRunner.run(["diff", releases.old, releases.scratch.file("v2"), "-o", fromFolder, "-q"])
+        let folderDiff = try await CLIRunner.runDetached([
+            "diff", releases.old, releases.scratch.file("v2"), "-o", fromFolder, "-q",
+        ])
         #expect(folderDiff.status == 0, "\(folderDiff.stderr)")
         #expect(try releases.bytes(fromFolder) == releases.bytes(diffed))
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: releases.scratch.path).filter {
@@ -95,12 +104,12 @@ struct UpdateCommandTests {
     }
 
     @Test("ls lists the layered view; info shows the writer, the base and what the update applies to")
-    func listAndInfo() throws {
-        let releases = try Releases()
+    func listAndInfo() async throws {
+        let releases = try await Releases()
         let update = releases.scratch.file("u.webarc")
-        #expect(try CLIRunner.run(["diff", releases.old, releases.new, "-o", update, "-q"]).status == 0)
-        let layered = try CLIRunner.run(["ls", update, releases.old])
-        let plain = try CLIRunner.run(["ls", releases.new])
+        #expect(try await CLIRunner.runDetached(["diff", releases.old, releases.new, "-o", update, "-q"]).status == 0)
+        let layered = try await CLIRunner.runDetached(["ls", update, releases.old])
+        let plain = try await CLIRunner.runDetached(["ls", releases.new])
         #expect(layered.status == 0, "\(layered.stderr)")
         let strip = { (text: String) in
             text.split(separator: "\n").map {
@@ -110,59 +119,63 @@ struct UpdateCommandTests {
         #expect(strip(layered.text) == strip(plain.text))
         #expect(layered.text.contains("new.html 25") && layered.text.contains("[1]") && layered.text.contains("[2]"))
         #expect(!layered.text.contains("robots.txt"))
-        let info = try CLIRunner.run(["info", update])
+        let info = try await CLIRunner.runDetached(["info", update])
         #expect(info.text.contains("base 1       v1.webarc"))
         #expect(info.text.contains("applies to   archive digest"))
         #expect(info.text.contains("delta-codec") || info.text.contains("layer"))
         let json = try #require(
-            try JSONSerialization.jsonObject(with: try CLIRunner.run(["info", update, "--json"]).stdout)
+            try await JSONSerialization.jsonObject(with: try CLIRunner.runDetached(["info", update, "--json"]).stdout)
                 as? [String: Any])
         #expect((json["bases"] as? [Any])?.count == 1)
         #expect(json["target"] is [String: Any])
 
-        let alone = try CLIRunner.run(["verify", update])
+        let alone = try await CLIRunner.runDetached(["verify", update])
         #expect(alone.status == 0, "\(alone.stderr)")
         #expect(alone.stderr.contains("checked only over its bases"), "\(alone.stderr)")
-        let stacked = try CLIRunner.run(["verify", update, "--base", releases.old])
+        let stacked = try await CLIRunner.runDetached(["verify", update, "--base", releases.old])
         #expect(stacked.status == 0, "\(stacked.stderr)")
         #expect(stacked.text.contains(" 0 warnings"), "\(stacked.text)")
-        let wrong = try CLIRunner.run(["verify", update, "--base", releases.new])
+        let wrong = try await CLIRunner.runDetached(["verify", update, "--base", releases.new])
         #expect(wrong.status == 65, "\(wrong.stderr)")
     }
 
     @Test("apply refuses a wrong base and a damaged update with exit 65, writing nothing")
-    func refusals() throws {
-        let releases = try Releases()
+    func refusals() async throws {
+        let releases = try await Releases()
         let update = releases.scratch.file("u.webarc")
-        #expect(try CLIRunner.run(["diff", releases.old, releases.new, "-o", update, "-q"]).status == 0)
+        #expect(try await CLIRunner.runDetached(["diff", releases.old, releases.new, "-o", update, "-q"]).status == 0)
         let output = releases.scratch.file("out.webarc")
-        let wrongBase = try CLIRunner.run(["apply", releases.new, update, "-o", output])
+        let wrongBase = try await CLIRunner.runDetached(["apply", releases.new, update, "-o", output])
         #expect(wrongBase.status == 65)
         #expect(wrongBase.stderr.contains("do not match the update's bases"), "\(wrongBase.stderr)")
         var damaged = [UInt8](try releases.bytes(update))
         damaged[17] ^= 0x10
         try Data(damaged).write(to: URL(fileURLWithPath: releases.scratch.file("damaged.webarc")))
-        let broken = try CLIRunner.run(["apply", releases.old, releases.scratch.file("damaged.webarc"), "-o", output])
+        let broken = try await CLIRunner.runDetached([
+            "apply", releases.old, releases.scratch.file("damaged.webarc"), "-o", output,
+        ])
         #expect(broken.status == 65, "\(broken.stderr)")
         #expect(!FileManager.default.fileExists(atPath: output))
-        let missingBase = try CLIRunner.run(["apply", update, "-o", output])
+        let missingBase = try await CLIRunner.runDetached(["apply", update, "-o", output])
         #expect(missingBase.status == 64)
     }
 
     @Test(
         "a signed release: apply --trust refuses an unsigned update, accepts a signed one, and the publisher's signature verifies on the result"
     )
-    func signedRelease() throws {
-        let releases = try Releases()
+    func signedRelease() async throws {
+        let releases = try await Releases()
         let scratch = releases.scratch
-        #expect(try CLIRunner.run(["keygen", "-o", scratch.file("publisher")]).status == 0)
+        #expect(try await CLIRunner.runDetached(["keygen", "-o", scratch.file("publisher")]).status == 0)
         #expect(
-            try CLIRunner.run(["sign", releases.new, "--key", scratch.file("publisher.key"), "--sequence", "2"]).status
+            try await CLIRunner.runDetached([
+                "sign", releases.new, "--key", scratch.file("publisher.key"), "--sequence", "2",
+            ]).status
                 == 0)
         let update = scratch.file("u.webarc")
-        #expect(try CLIRunner.run(["diff", releases.old, releases.new, "-o", update, "-q"]).status == 0)
+        #expect(try await CLIRunner.runDetached(["diff", releases.old, releases.new, "-o", update, "-q"]).status == 0)
         let output = scratch.file("v2-kiosk.webarc")
-        let unsigned = try CLIRunner.run([
+        let unsigned = try await CLIRunner.runDetached([
             "apply", releases.old, update, "-o", output, "--trust", scratch.file("publisher.pub"),
         ])
         #expect(unsigned.status == 65)
@@ -170,24 +183,27 @@ struct UpdateCommandTests {
         #expect(!FileManager.default.fileExists(atPath: output))
 
         #expect(
-            try CLIRunner.run(["sign", update, "--key", scratch.file("publisher.key"), "--sequence", "2"]).status == 0)
-        let signed = try CLIRunner.run([
+            try await CLIRunner.runDetached(["sign", update, "--key", scratch.file("publisher.key"), "--sequence", "2"])
+                .status == 0)
+        let signed = try await CLIRunner.runDetached([
             "apply", releases.old, update, "-o", output, "--trust", scratch.file("publisher.pub"),
         ])
         #expect(signed.status == 0, "\(signed.stderr)")
         #expect(try releases.bytes(output) == releases.bytes(releases.new))
-        let verify = try CLIRunner.run(["verify", output, "--trust", scratch.file("publisher.pub"), "-q"])
+        let verify = try await CLIRunner.runDetached(["verify", output, "--trust", scratch.file("publisher.pub"), "-q"])
         #expect(verify.status == 0, "\(verify.stderr)")
     }
 
     @Test(
         "diff --compact then apply gives the new archive; apply --layer gives diff's update archive; pack --base --compact writes the same compact update; a wrong base is refused with nothing written"
     )
-    func compactUpdate() throws {
-        let releases = try Releases()
+    func compactUpdate() async throws {
+        let releases = try await Releases()
         let scratch = releases.scratch
         let compact = scratch.file("u.webarcu")
-        let diff = try CLIRunner.run(["diff", releases.old, releases.new, "--compact", "-o", compact, "--json"])
+        let diff = try await CLIRunner.runDetached([
+            "diff", releases.old, releases.new, "--compact", "-o", compact, "--json",
+        ])
         #expect(diff.status == 0, "\(diff.stderr)")
         let summary = try #require(try JSONSerialization.jsonObject(with: diff.stdout) as? [String: Any])
         #expect(summary["form"] as? String == "compact")
@@ -195,7 +211,7 @@ struct UpdateCommandTests {
         #expect(summary["checked"] as? Bool == true)
         #expect(summary["updateBytes"] as? Int == (try releases.bytes(compact)).count)
 
-        let apply = try CLIRunner.run([
+        let apply = try await CLIRunner.runDetached([
             "apply", releases.old, compact, "-o", scratch.file("v2-applied.webarc"), "--json",
         ])
         #expect(apply.status == 0, "\(apply.stderr)")
@@ -203,35 +219,39 @@ struct UpdateCommandTests {
         // Reported without opening the result: the target's digest and size, which `info` reads from the file.
         let applied = try #require(try JSONSerialization.jsonObject(with: apply.stdout) as? [String: Any])
         let newInfo = try #require(
-            try JSONSerialization.jsonObject(with: CLIRunner.run(["info", releases.new, "--json"]).stdout)
+            try await JSONSerialization.jsonObject(
+                with: CLIRunner.runDetached(["info", releases.new, "--json"]).stdout)
                 as? [String: Any])
         #expect(applied["archiveDigest"] as? String == newInfo["archiveDigest"] as? String)
         #expect(applied["bytes"] as? Int == (try releases.bytes(releases.new)).count)
 
         #expect(
-            try CLIRunner.run(["diff", releases.old, releases.new, "-o", scratch.file("u.webarc"), "-q"]).status == 0)
-        let layer = try CLIRunner.run([
+            try await CLIRunner.runDetached(["diff", releases.old, releases.new, "-o", scratch.file("u.webarc"), "-q"])
+                .status == 0)
+        let layer = try await CLIRunner.runDetached([
             "apply", releases.old, compact, "--layer", "-o", scratch.file("u-expanded.webarc"), "-q",
         ])
         #expect(layer.status == 0, "\(layer.stderr)")
         #expect(try releases.bytes(scratch.file("u-expanded.webarc")) == releases.bytes(scratch.file("u.webarc")))
         #expect(try releases.bytes(compact).count * 4 < (try releases.bytes(scratch.file("u.webarc"))).count)
 
-        let packed = try CLIRunner.run([
+        let packed = try await CLIRunner.runDetached([
             "pack", scratch.file("v2"), "--base", releases.old, "--compact", "-o", scratch.file("packed.webarcu"), "-q",
         ])
         #expect(packed.status == 0, "\(packed.stderr)")
         #expect(try releases.bytes(scratch.file("packed.webarcu")) == releases.bytes(compact))
 
         let output = scratch.file("wrong.webarc")
-        let wrong = try CLIRunner.run(["apply", releases.new, compact, "-o", output])
+        let wrong = try await CLIRunner.runDetached(["apply", releases.new, compact, "-o", output])
         #expect(wrong.status == 65)
         #expect(wrong.stderr.contains("bad") || wrong.stderr.contains("made over"), "\(wrong.stderr)")
         #expect(!FileManager.default.fileExists(atPath: output))
         var damaged = [UInt8](try releases.bytes(compact))
         damaged[damaged.count - 5] ^= 0x40
         try Data(damaged).write(to: URL(fileURLWithPath: scratch.file("damaged.webarcu")))
-        let broken = try CLIRunner.run(["apply", releases.old, scratch.file("damaged.webarcu"), "-o", output])
+        let broken = try await CLIRunner.runDetached([
+            "apply", releases.old, scratch.file("damaged.webarcu"), "-o", output,
+        ])
         #expect(broken.status == 65, "\(broken.stderr)")
         #expect(!FileManager.default.fileExists(atPath: output))
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasPrefix(".") }
@@ -241,19 +261,23 @@ struct UpdateCommandTests {
     @Test(
         "info describes a compact update (its base, what it gives, its sections) without its base; ls and verify say it must be applied first"
     )
-    func compactInfo() throws {
-        let releases = try Releases()
+    func compactInfo() async throws {
+        let releases = try await Releases()
         let scratch = releases.scratch
         let compact = scratch.file("u.webarcu")
-        #expect(try CLIRunner.run(["diff", releases.old, releases.new, "--compact", "-o", compact, "-q"]).status == 0)
+        #expect(
+            try await CLIRunner.runDetached(["diff", releases.old, releases.new, "--compact", "-o", compact, "-q"])
+                .status == 0)
         let oldInfo = try #require(
-            try JSONSerialization.jsonObject(with: CLIRunner.run(["info", releases.old, "--json"]).stdout)
+            try await JSONSerialization.jsonObject(
+                with: CLIRunner.runDetached(["info", releases.old, "--json"]).stdout)
                 as? [String: Any])
         let newInfo = try #require(
-            try JSONSerialization.jsonObject(with: CLIRunner.run(["info", releases.new, "--json"]).stdout)
+            try await JSONSerialization.jsonObject(
+                with: CLIRunner.runDetached(["info", releases.new, "--json"]).stdout)
                 as? [String: Any])
 
-        let info = try CLIRunner.run(["info", compact, "--json"])
+        let info = try await CLIRunner.runDetached(["info", compact, "--json"])
         #expect(info.status == 0, "\(info.stderr)")
         let summary = try #require(try JSONSerialization.jsonObject(with: info.stdout) as? [String: Any])
         #expect(summary["kind"] as? String == "compact update")
@@ -271,12 +295,12 @@ struct UpdateCommandTests {
         #expect(Set(sections.keys) == ["index", "records", "bodies"])
         #expect(sections.values.reduce(0, +) < (try releases.bytes(compact)).count)
 
-        let text = try CLIRunner.run(["info", compact])
+        let text = try await CLIRunner.runDetached(["info", compact])
         #expect(text.status == 0 && text.text.contains("webarc apply BASE"), "\(text.text)")
         #expect(text.text.contains("version 2") && text.text.contains("body data    SHA-256 "), "\(text.text)")
 
         for command in [["ls", compact], ["verify", compact]] {
-            let refused = try CLIRunner.run(command)
+            let refused = try await CLIRunner.runDetached(command)
             #expect(refused.status != 0)
             #expect(
                 refused.stderr.contains("is a compact update") && refused.stderr.contains("webarc apply"),
@@ -285,7 +309,7 @@ struct UpdateCommandTests {
         var cut = [UInt8](try releases.bytes(compact))
         cut.removeLast(3)
         try Data(cut).write(to: URL(fileURLWithPath: scratch.file("cut.webarcu")))
-        let broken = try CLIRunner.run(["info", scratch.file("cut.webarcu")])
+        let broken = try await CLIRunner.runDetached(["info", scratch.file("cut.webarcu")])
         #expect(broken.status == 65, "\(broken.stderr)")
         #expect(broken.stderr.contains("section"), "\(broken.stderr)")
     }
@@ -293,16 +317,16 @@ struct UpdateCommandTests {
     @Test(
         "a compact update carries the publisher's signature on the new archive: apply --trust accepts it, and refuses one made from an unsigned release"
     )
-    func compactSigned() throws {
-        let releases = try Releases()
+    func compactSigned() async throws {
+        let releases = try await Releases()
         let scratch = releases.scratch
-        #expect(try CLIRunner.run(["keygen", "-o", scratch.file("publisher")]).status == 0)
+        #expect(try await CLIRunner.runDetached(["keygen", "-o", scratch.file("publisher")]).status == 0)
         let output = scratch.file("v2-kiosk.webarc")
         #expect(
-            try CLIRunner.run([
+            try await CLIRunner.runDetached([
                 "diff", releases.old, releases.new, "--compact", "-o", scratch.file("unsigned.webarcu"), "-q",
             ]).status == 0)
-        let unsigned = try CLIRunner.run([
+        let unsigned = try await CLIRunner.runDetached([
             "apply", releases.old, scratch.file("unsigned.webarcu"), "-o", output, "--trust",
             scratch.file("publisher.pub"),
         ])
@@ -311,19 +335,21 @@ struct UpdateCommandTests {
         #expect(!FileManager.default.fileExists(atPath: output))
 
         #expect(
-            try CLIRunner.run(["sign", releases.new, "--key", scratch.file("publisher.key"), "--sequence", "2"]).status
+            try await CLIRunner.runDetached([
+                "sign", releases.new, "--key", scratch.file("publisher.key"), "--sequence", "2",
+            ]).status
                 == 0)
         #expect(
-            try CLIRunner.run([
+            try await CLIRunner.runDetached([
                 "diff", releases.old, releases.new, "--compact", "-o", scratch.file("signed.webarcu"), "-q",
             ]).status == 0)
-        let signed = try CLIRunner.run([
+        let signed = try await CLIRunner.runDetached([
             "apply", releases.old, scratch.file("signed.webarcu"), "-o", output, "--trust",
             scratch.file("publisher.pub"),
         ])
         #expect(signed.status == 0, "\(signed.stderr)")
         #expect(try releases.bytes(output) == releases.bytes(releases.new))
-        let verify = try CLIRunner.run(["verify", output, "--trust", scratch.file("publisher.pub"), "-q"])
+        let verify = try await CLIRunner.runDetached(["verify", output, "--trust", scratch.file("publisher.pub"), "-q"])
         #expect(verify.status == 0, "\(verify.stderr)")
     }
 }

@@ -11,9 +11,9 @@ import WebArcTestSupport
 
     /// The sample site packed, with one byte flipped inside the photo's (raw, incompressible) chunk;
     /// returns the archive path and the photo's body reference.
-    static func damagedSample(in scratch: TemporaryFolder) throws -> (String, BodyReference) {
+    static func damagedSample(in scratch: TemporaryFolder) async throws -> (String, BodyReference) {
         let archive = scratch.file("site.webarc")
-        let pack = try CLIRunner.run(["pack", CLITests.sampleSite, "-o", archive, "-q"])
+        let pack = try await CLIRunner.runDetached(["pack", CLITests.sampleSite, "-o", archive, "-q"])
         #expect(pack.status == 0, "\(pack.stderr)")
         let reader = try ArchiveReader(path: archive)
         guard case .response(let response)? = try reader.lookup(url: photo)?.record else {
@@ -26,23 +26,23 @@ import WebArcTestSupport
         return (archive, response.body)
     }
 
-    @Test func catRefusesTheDamagedBodyAndStillPrintsOthers() throws {
+    @Test func catRefusesTheDamagedBodyAndStillPrintsOthers() async throws {
         let scratch = try TemporaryFolder()
-        let (archive, body) = try Self.damagedSample(in: scratch)
-        let damaged = try CLIRunner.run(["cat", archive, Self.photo])
+        let (archive, body) = try await Self.damagedSample(in: scratch)
+        let damaged = try await CLIRunner.runDetached(["cat", archive, Self.photo])
         #expect(damaged.status == 65)
         #expect(damaged.stdout.isEmpty, "no byte of a chunk that fails its SHA-256 is printed")
         #expect(damaged.stderr.contains(body.digest.hex) && damaged.stderr.contains("SHA-256"), "\(damaged.stderr)")
-        let page = try CLIRunner.run(["cat", archive, "http://localhost/"])
+        let page = try await CLIRunner.runDetached(["cat", archive, "http://localhost/"])
         #expect(page.status == 0)
         #expect(page.stdout == (try Data(contentsOf: URL(fileURLWithPath: CLITests.sampleSite + "/index.html"))))
     }
 
-    @Test func unpackAndExportLeaveNoDamagedFile() throws {
+    @Test func unpackAndExportLeaveNoDamagedFile() async throws {
         let scratch = try TemporaryFolder()
-        let (archive, _) = try Self.damagedSample(in: scratch)
+        let (archive, _) = try await Self.damagedSample(in: scratch)
         let folder = scratch.file("out")
-        let unpack = try CLIRunner.run(["unpack", archive, "-o", folder])
+        let unpack = try await CLIRunner.runDetached(["unpack", archive, "-o", folder])
         #expect(unpack.status == 65, "\(unpack.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder + "/img/photo.png"))
         let leftovers = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String }.filter {
@@ -52,7 +52,7 @@ import WebArcTestSupport
 
         for format in ["warc", "har"] {
             let output = scratch.file("out.\(format)")
-            let export = try CLIRunner.run(["export", archive, "--format", format, "-o", output])
+            let export = try await CLIRunner.runDetached(["export", archive, "--format", format, "-o", output])
             #expect(export.status == 65, "\(format): \(export.stderr)")
             #expect(!FileManager.default.fileExists(atPath: output))
         }

@@ -7,28 +7,28 @@ import WebArcTestSupport
 @Suite("webarc and WACZ", .serialized)
 struct WACZCommandTests {
     /// The sample site packed, exported as a WACZ; returns the archive and the WACZ.
-    static func wacz(in scratch: TemporaryFolder) throws -> (archive: String, wacz: String) {
+    static func wacz(in scratch: TemporaryFolder) async throws -> (archive: String, wacz: String) {
         let archive = scratch.file("site.webarc"), wacz = scratch.file("site.wacz")
         let site = CLIRunner.repository.appendingPathComponent("Tools/sample-site").path
-        #expect(try CLIRunner.run(["pack", site, "-o", archive, "--quiet"]).status == 0)
-        let exported = try CLIRunner.run(["export", archive, "--format", "wacz", "-o", wacz])
+        #expect(try await CLIRunner.runDetached(["pack", site, "-o", archive, "--quiet"]).status == 0)
+        let exported = try await CLIRunner.runDetached(["export", archive, "--format", "wacz", "-o", wacz])
         #expect(exported.status == 0, "\(exported.stderr)")
         #expect(exported.stderr.contains("to \(wacz)"))
         return (archive, wacz)
     }
 
     @Test("webarc → WACZ → webarc lists the same records, bodies and start page")
-    func roundTrip() throws {
+    func roundTrip() async throws {
         let scratch = try TemporaryFolder()
-        let (archive, wacz) = try Self.wacz(in: scratch)
+        let (archive, wacz) = try await Self.wacz(in: scratch)
         let back = scratch.file("back.webarc")
-        let imported = try CLIRunner.run(["import", wacz, "-o", back, "--json"])
+        let imported = try await CLIRunner.runDetached(["import", wacz, "-o", back, "--json"])
         #expect(imported.status == 0, "\(imported.stderr)")
         let summary = try #require(try JSONSerialization.jsonObject(with: imported.stdout) as? [String: Any])
         #expect((summary["inputs"] as? [[String: Any]])?.first?["format"] as? String == "wacz")
         #expect(summary["startURL"] as? String == "http://localhost/")
         // Every record: method, status, URL, length and MD5 of its body.
-        #expect(try CLIRunner.run(["ls", back]).text == CLIRunner.run(["ls", archive]).text)
+        #expect(try await CLIRunner.runDetached(["ls", back]).text == CLIRunner.runDetached(["ls", archive]).text)
     }
 
     @Test(
@@ -36,9 +36,9 @@ struct WACZCommandTests {
         arguments: [
             "truncated", "climbing name", "damaged WARC",
         ])
-    func hostile(_ kind: String) throws {
+    func hostile(_ kind: String) async throws {
         let scratch = try TemporaryFolder()
-        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try Self.wacz(in: scratch).wacz)))
+        var bytes = await [UInt8](try Data(contentsOf: URL(fileURLWithPath: try Self.wacz(in: scratch).wacz)))
         let expected: String
         switch kind {
         case "truncated":
@@ -56,7 +56,7 @@ struct WACZCommandTests {
             expected = "archive/data.warc.gz does not match its digest in datapackage.json"
         }
         let path = try scratch.write("hostile.wacz", bytes)
-        let result = try CLIRunner.run(["import", path, "-o", scratch.file("out.webarc")])
+        let result = try await CLIRunner.runDetached(["import", path, "-o", scratch.file("out.webarc")])
         #expect(result.status == 65, "\(result.stderr)")
         #expect(result.stderr.hasPrefix("webarc: error: ") && result.stderr.contains(expected), "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1)

@@ -7,17 +7,18 @@ import WebArcTestSupport
 @Suite("ZIM in and out through webarc-zim")
 struct ZimCommandTests {
     /// A small site packed, then exported as `site.zim` by `webarc export --format zim`.
-    private func siteZim(_ scratch: TemporaryFolder, arguments: [String] = []) throws -> (archive: String, zim: String)
-    {
+    private func siteZim(
+        _ scratch: TemporaryFolder, arguments: [String] = []
+    ) async throws -> (archive: String, zim: String) {
         try scratch.write(
             "site/index.html",
             Array("<html><head><title>Kiosk home</title></head><body><a href=\"a.html\">a</a></body></html>".utf8))
         try scratch.write("site/a.html", Array("<html><head><title>A</title></head><body>a</body></html>".utf8))
         try scratch.write("site/style.css", Array("p { color: red }".utf8))
         let archive = scratch.file("site.webarc")
-        #expect(try CLIRunner.run(["pack", scratch.file("site"), "-o", archive, "-q"]).status == 0)
+        #expect(try await CLIRunner.runDetached(["pack", scratch.file("site"), "-o", archive, "-q"]).status == 0)
         let zim = scratch.file("site.zim")
-        let exported = try CLIRunner.run(["export", archive, "--format", "zim", "-o", zim] + arguments)
+        let exported = try await CLIRunner.runDetached(["export", archive, "--format", "zim", "-o", zim] + arguments)
         #expect(exported.status == 0, "\(exported.stderr)")
         // stdout carries data only: libzim's own progress lines must not reach it.
         #expect(exported.text.isEmpty, "\(exported.text)")
@@ -27,12 +28,12 @@ struct ZimCommandTests {
     }
 
     @Test("export --format zim, then import: the same URLs and bodies, told a ZIM by its content")
-    func roundTrip() throws {
+    func roundTrip() async throws {
         let scratch = try TemporaryFolder()
-        let (archive, zim) = try siteZim(scratch)
+        let (archive, zim) = try await siteZim(scratch)
         // Named as no ZIM is: the kind comes from the bytes.
         try FileManager.default.moveItem(atPath: zim, toPath: scratch.file("site.data"))
-        let imported = try CLIRunner.run([
+        let imported = try await CLIRunner.runDetached([
             "import", scratch.file("site.data"), "-o", scratch.file("back.webarc"), "--json",
         ])
         #expect(imported.status == 0, "\(imported.stderr)")
@@ -56,10 +57,10 @@ struct ZimCommandTests {
     }
 
     @Test("ZIM options reach webarc-zim: the title, and the base URL on import")
-    func options() throws {
+    func options() async throws {
         let scratch = try TemporaryFolder()
-        let (_, zim) = try siteZim(scratch, arguments: ["--title", "Lobby kiosk", "--no-index"])
-        let imported = try CLIRunner.run([
+        let (_, zim) = try await siteZim(scratch, arguments: ["--title", "Lobby kiosk", "--no-index"])
+        let imported = try await CLIRunner.runDetached([
             "import", zim, "-o", scratch.file("back.webarc"), "--base-url", "https://kiosk.example/",
         ])
         #expect(imported.status == 0, "\(imported.stderr)")
@@ -69,17 +70,21 @@ struct ZimCommandTests {
     }
 
     @Test("a ZIM is imported on its own; ZIM options without a ZIM are refused; exit 64")
-    func usage() throws {
+    func usage() async throws {
         let scratch = try TemporaryFolder()
-        let (_, zim) = try siteZim(scratch)
+        let (_, zim) = try await siteZim(scratch)
         try scratch.write("page.har", Array(#"{"log":{"version":"1.2","entries":[]}}"#.utf8))
-        let mixed = try CLIRunner.run(["import", zim, scratch.file("page.har"), "-o", scratch.file("x.webarc")])
+        let mixed = try await CLIRunner.runDetached([
+            "import", zim, scratch.file("page.har"), "-o", scratch.file("x.webarc"),
+        ])
         #expect(mixed.status == 64)
         #expect(mixed.stderr.contains("a ZIM file is imported on its own"), "\(mixed.stderr)")
-        let best = try CLIRunner.run(["import", scratch.file("page.har"), "-o", scratch.file("x.webarc"), "--best"])
+        let best = try await CLIRunner.runDetached([
+            "import", scratch.file("page.har"), "-o", scratch.file("x.webarc"), "--best",
+        ])
         #expect(best.status == 64)
         #expect(best.stderr.contains("apply to ZIM input only"), "\(best.stderr)")
-        let title = try CLIRunner.run([
+        let title = try await CLIRunner.runDetached([
             "export", scratch.file("site.webarc"), "--format", "har", "-o", scratch.file("x.har"), "--title", "T",
         ])
         #expect(title.status == 64)
@@ -87,12 +92,12 @@ struct ZimCommandTests {
     }
 
     @Test("a truncated ZIM: one error line naming the file, exit 65, no output")
-    func truncated() throws {
+    func truncated() async throws {
         let scratch = try TemporaryFolder()
-        let (_, zim) = try siteZim(scratch)
+        let (_, zim) = try await siteZim(scratch)
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: zim)))
         let cut = try scratch.write("cut.zim", Array(bytes.prefix(bytes.count / 2)))
-        let result = try CLIRunner.run(["import", cut, "-o", scratch.file("x.webarc")])
+        let result = try await CLIRunner.runDetached(["import", cut, "-o", scratch.file("x.webarc")])
         #expect(result.status == 65)
         #expect(result.stderr.hasPrefix("webarc: error: \(cut) is truncated: the checksum at"), "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1)
@@ -100,12 +105,12 @@ struct ZimCommandTests {
     }
 
     @Test("import and export help name ZIM and its options")
-    func help() throws {
-        let importHelp = try CLIRunner.run(["import", "--help"]).text
+    func help() async throws {
+        let importHelp = try await CLIRunner.runDetached(["import", "--help"]).text
         #expect(importHelp.contains("webarc import python.zim -o python.webarc"))
         #expect(importHelp.contains("--base-url"))
         #expect(importHelp.contains("--max-entry-size"))
-        let exportHelp = try CLIRunner.run(["export", "--help"]).text
+        let exportHelp = try await CLIRunner.runDetached(["export", "--help"]).text
         #expect(exportHelp.contains("webarc export site.webarc --format zim -o site.zim"))
         #expect(exportHelp.contains("--no-index"))
     }

@@ -20,10 +20,10 @@ struct ZimCrashTests {
     }
 
     @Test("each: one error line naming the file, exit 65, no archive, no temporary", arguments: cases)
-    func crashCase(name: String) throws {
+    func crashCase(name: String) async throws {
         let scratch = try TemporaryFolder()
         let input = Self.folder + "/" + name
-        let result = try CLIRunner.run(["import", input, "-o", scratch.file("out.webarc")])
+        let result = try await CLIRunner.runDetached(["import", input, "-o", scratch.file("out.webarc")])
         #expect(result.status == 65, "\(result.stderr)")
         #expect(result.stderr.hasPrefix("webarc: error: "), "\(result.stderr)")
         #expect(result.stderr.contains(input), "\(result.stderr)")
@@ -32,10 +32,10 @@ struct ZimCrashTests {
     }
 
     @Test("a crash of libzim: the signal named, the temporary the child made removed")
-    func segfault() throws {
+    func segfault() async throws {
         let scratch = try TemporaryFolder()
         // webarc-zim alone dies on it and leaves its output's temporary: what webarc cleans up.
-        let alone = try CLIRunner.run(
+        let alone = try await CLIRunner.runDetached(
             ["import", Self.segfault, "-o", scratch.file("alone.webarc")],
             executable: (CLIRunner.binary as NSString).deletingLastPathComponent + "/webarc-zim",
             environment: ["SWIFT_BACKTRACE": "enable=no"])
@@ -44,7 +44,7 @@ struct ZimCrashTests {
         #expect(left.count == 1 && left[0].hasPrefix(".alone.webarc.tmp-"), "\(left)")
         try FileManager.default.removeItem(atPath: scratch.file(left[0]))
 
-        let result = try CLIRunner.run(["import", Self.segfault, "-o", scratch.file("out.webarc")])
+        let result = try await CLIRunner.runDetached(["import", Self.segfault, "-o", scratch.file("out.webarc")])
         #expect(result.status == 65)
         #expect(
             result.stderr
@@ -54,26 +54,30 @@ struct ZimCrashTests {
     }
 
     @Test("an archive already at -o stays as it was when libzim crashes under --force")
-    func existingOutputUntouched() throws {
+    func existingOutputUntouched() async throws {
         let scratch = try TemporaryFolder()
         let existing = try scratch.write("out.webarc", Array("an earlier archive".utf8))
-        let result = try CLIRunner.run(["import", Self.segfault, "-o", existing, "--force"])
+        let result = try await CLIRunner.runDetached(["import", Self.segfault, "-o", existing, "--force"])
         #expect(result.status == 65, "\(result.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: existing)) == Data("an earlier archive".utf8))
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == ["out.webarc"])
     }
 
     @Test("damaged bytes after the header: an archive that verifies, or one error line and nothing written (seeded)")
-    func damagedBytes() throws {
+    func damagedBytes() async throws {
         let scratch = try TemporaryFolder()
         try scratch.write(
             "site/index.html",
             Array("<html><head><title>Home</title></head><body><a href=a.html>a</a></body></html>".utf8))
         try scratch.write("site/a.html", Array("<html><head><title>A</title></head><body>a</body></html>".utf8))
         try scratch.write("site/style.css", Array("p { color: red }".utf8))
-        #expect(try CLIRunner.run(["pack", scratch.file("site"), "-o", scratch.file("site.webarc"), "-q"]).status == 0)
+        #expect(
+            try await CLIRunner.runDetached(["pack", scratch.file("site"), "-o", scratch.file("site.webarc"), "-q"])
+                .status == 0)
         let zim = scratch.file("site.zim")
-        let exported = try CLIRunner.run(["export", scratch.file("site.webarc"), "--format", "zim", "-o", zim, "-q"])
+        let exported = try await CLIRunner.runDetached([
+            "export", scratch.file("site.webarc"), "--format", "zim", "-o", zim, "-q",
+        ])
         #expect(exported.status == 0, "\(exported.stderr)")
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: zim)))
         try FileManager.default.createDirectory(atPath: scratch.file("out"), withIntermediateDirectories: true)
@@ -87,7 +91,7 @@ struct ZimCrashTests {
             }
             let input = try scratch.write("damaged.zim", damaged)
             let output = scratch.file("out/site.webarc")
-            let result = try CLIRunner.run(["import", input, "-o", output, "--force", "-q"])
+            let result = try await CLIRunner.runDetached(["import", input, "-o", output, "--force", "-q"])
             outcomes[result.status, default: 0] += 1
             if result.status == 0 {
                 #expect(ArchiveVerifier.verify(path: output).passed)

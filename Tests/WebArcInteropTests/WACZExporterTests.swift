@@ -138,7 +138,7 @@ struct WACZExporterTests {
     @Test(
         "ZIP64 output reads in Python's zipfile as in webarc",
         .enabled(if: Self.python != nil, "python3 is not installed"))
-    func zip64Python() throws {
+    func zip64Python() async throws {
         let folder = try TemporaryFolder()
         let wacz = try Self.export(try Self.archive(in: folder), in: folder, forceZIP64: true)
         let script = """
@@ -148,7 +148,7 @@ struct WACZExporterTests {
                 for info in z.infolist():
                     print(info.filename, info.compress_type, info.file_size, hashlib.sha256(z.read(info)).hexdigest())
             """
-        let result = Warcio.run(try #require(Self.python), ["-c", script, wacz])
+        let result = await Warcio.run(try #require(Self.python), ["-c", script, wacz])
         #expect(result.status == 0, "\(result.error)")
         let zip = try ZIPReader(file: try InputFile(path: wacz))
         var expected = ""

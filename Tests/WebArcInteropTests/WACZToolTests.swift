@@ -20,29 +20,31 @@ enum WACZTools {
 
     static let venv: (bin: String?, problem: String?) = {
         let folder = NSTemporaryDirectory() + "webarc-wacz-venv"
-        if Warcio.run(folder + "/bin/python", ["-c", "import wacz"]).status == 0 {
+        if Warcio.runBlocking(folder + "/bin/python", ["-c", "import wacz"]).status == 0 {
             if !FileManager.default.fileExists(atPath: folder + "/bin/wb-manager") {
-                _ = Warcio.run(folder + "/bin/pip", ["install", "--quiet", "pywb"])
+                _ = Warcio.runBlocking(folder + "/bin/pip", ["install", "--quiet", "pywb"])
             }
             return (folder + "/bin", nil)
         }
         try? FileManager.default.removeItem(atPath: folder)
-        guard Warcio.run("/usr/bin/env", ["python3", "-m", "venv", folder]).status == 0 else {
+        guard Warcio.runBlocking("/usr/bin/env", ["python3", "-m", "venv", folder]).status == 0 else {
             return (nil, "python3 -m venv failed; install python3-venv to run the py-wacz checks")
         }
-        let install = Warcio.run(folder + "/bin/pip", ["install", "--quiet", "wacz"])
+        let install = Warcio.runBlocking(folder + "/bin/pip", ["install", "--quiet", "wacz"])
         guard install.status == 0 else {
             return (nil, "pip install wacz failed (\(install.error.prefix(200))); the py-wacz checks need PyPI")
         }
         // pywb is optional: its replay test says so when it is absent.
-        _ = Warcio.run(folder + "/bin/pip", ["install", "--quiet", "pywb"])
+        _ = Warcio.runBlocking(folder + "/bin/pip", ["install", "--quiet", "pywb"])
         return (folder + "/bin", nil)
     }()
 
     /// Runs `executable` in `folder`; stdout and stderr come back together, as written.
-    static func run(_ executable: String, _ arguments: [String], in folder: String) -> (status: Int32, output: String) {
+    static func run(
+        _ executable: String, _ arguments: [String], in folder: String
+    ) async -> (status: Int32, output: String) {
         do {
-            let run = try runProgram(executable, arguments, in: folder, mergingErrors: true)
+            let run = try await onOwnThread { try runProgram(executable, arguments, in: folder, mergingErrors: true) }
             return (run.status, run.text)
         } catch {
             return (-1, "\(error)")
@@ -55,11 +57,11 @@ enum WACZTools {
 @Suite("py-wacz and pywb agree", .serialized, .enabled(if: WACZTools.bin != nil, WACZTools.skipReason))
 struct WACZToolTests {
     @Test("a WACZ made by wacz create imports as its WARC does", arguments: [false, true])
-    func waczCreate(_ detectPages: Bool) throws {
+    func waczCreate(_ detectPages: Bool) async throws {
         let folder = try TemporaryFolder()
         let warc = try WACZExporterTests.warc(in: folder)
         let bin = try #require(WACZTools.bin)
-        let made = WACZTools.run(
+        let made = await WACZTools.run(
             bin + "/wacz", ["create", "-o", "made.wacz", warc] + (detectPages ? ["--detect-pages"] : []),
             in: folder.path)
         #expect(made.status == 0, "\(made.output)")
@@ -74,18 +76,19 @@ struct WACZToolTests {
     }
 
     @Test("webarc's WACZ passes wacz validate", arguments: [false, true])
-    func validate(_ forceZIP64: Bool) throws {
+    func validate(_ forceZIP64: Bool) async throws {
         let folder = try TemporaryFolder()
         let wacz = try WACZExporterTests.export(
             try WACZExporterTests.archive(in: folder), in: folder, forceZIP64: forceZIP64)
-        let result = WACZTools.run(try #require(WACZTools.bin) + "/wacz", ["validate", "-f", wacz], in: folder.path)
+        let result = await WACZTools.run(
+            try #require(WACZTools.bin) + "/wacz", ["validate", "-f", wacz], in: folder.path)
         #expect(result.status == 0 && result.output.contains("Validation succeeded"), "\(result.output)")
     }
 
     @Test(
         "pywb replays the WARC of webarc's WACZ: every response's status and body",
         .enabled(if: WACZTools.hasPywb, "pywb did not install from PyPI"))
-    func pywbReplay() throws {
+    func pywbReplay() async throws {
         let folder = try TemporaryFolder()
         let archive = try WACZExporterTests.archive(in: folder)
         let wacz = try WACZExporterTests.export(archive, in: folder)
@@ -93,8 +96,8 @@ struct WACZToolTests {
         let warc = try folder.write(
             "data.warc.gz", try zip.contents(of: try #require(zip.entry("archive/data.warc.gz")), limit: 1 << 26))
         let bin = try #require(WACZTools.bin)
-        #expect(WACZTools.run(bin + "/wb-manager", ["init", "c"], in: folder.path).status == 0)
-        let added = WACZTools.run(bin + "/wb-manager", ["add", "c", warc], in: folder.path)
+        #expect(await WACZTools.run(bin + "/wb-manager", ["init", "c"], in: folder.path).status == 0)
+        let added = await WACZTools.run(bin + "/wb-manager", ["add", "c", warc], in: folder.path)
         #expect(added.status == 0, "\(added.output)")
         let reader = try ArchiveReader(path: archive)
         var expected: [String] = []
@@ -127,7 +130,7 @@ struct WACZToolTests {
                 body = b"".join(app(env, lambda s, h, e=None: status.append(s)))
                 print("RESULT", status[0].split()[0], hashlib.md5(body).hexdigest(), url, flush=True)
             """
-        let result = WACZTools.run(bin + "/python", ["-c", script] + urls, in: folder.path)
+        let result = await WACZTools.run(bin + "/python", ["-c", script] + urls, in: folder.path)
         let lines = result.output.split(separator: "\n").filter { $0.hasPrefix("RESULT ") }.map(String.init)
         #expect(lines == expected, "\(result.output.suffix(2000))")
     }

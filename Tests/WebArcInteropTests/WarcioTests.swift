@@ -18,20 +18,28 @@ enum Warcio {
     /// The virtual environment, made once per test run.
     static let venv: (bin: String?, problem: String?) = {
         let folder = NSTemporaryDirectory() + "webarc-warcio-venv"
-        if run(folder + "/bin/python", ["-c", "import warcio"]).status == 0 { return (folder + "/bin", nil) }
+        if runBlocking(folder + "/bin/python", ["-c", "import warcio"]).status == 0 { return (folder + "/bin", nil) }
         try? FileManager.default.removeItem(atPath: folder)
-        guard run("/usr/bin/env", ["python3", "-m", "venv", folder]).status == 0 else {
+        guard runBlocking("/usr/bin/env", ["python3", "-m", "venv", folder]).status == 0 else {
             return (nil, "python3 -m venv failed; install python3-venv to run the warcio checks")
         }
-        let install = run(folder + "/bin/pip", ["install", "--quiet", "warcio"])
+        let install = runBlocking(folder + "/bin/pip", ["install", "--quiet", "warcio"])
         guard install.status == 0 else {
             return (nil, "pip install warcio failed (\(install.error.prefix(200))); the warcio checks need PyPI")
         }
         return (folder + "/bin", nil)
     }()
 
-    /// Runs a program and returns its exit status, stdout and stderr.
-    static func run(_ executable: String, _ arguments: [String]) -> (status: Int32, output: String, error: String) {
+    /// Runs a program and returns its exit status, stdout and stderr, on a thread of its own.
+    static func run(_ executable: String, _ arguments: [String]) async -> (status: Int32, output: String, error: String)
+    {
+        (try? await onOwnThread { runBlocking(executable, arguments) }) ?? (-1, "", "could not start a thread")
+    }
+
+    /// ``run(_:_:)`` on the calling thread: for the set-up a test trait evaluates.
+    static func runBlocking(
+        _ executable: String, _ arguments: [String]
+    ) -> (status: Int32, output: String, error: String) {
         do {
             let run = try runProgram(executable, arguments)
             return (run.status, run.text, run.stderr)
@@ -65,34 +73,35 @@ struct WarcioTests {
         """
 
     @Test("an exported WARC of the mixed fixture passes warcio check and indexes every record")
-    func checkAndIndexMixed() throws {
+    func checkAndIndexMixed() async throws {
         let folder = try TemporaryFolder()
-        try Self.checkAndIndex([try RoundTripTests.mixedWARC(in: folder)], in: folder)
+        try await Self.checkAndIndex([try RoundTripTests.mixedWARC(in: folder)], in: folder)
     }
 
     @Test(
         "an exported WARC of corpus captures passes warcio check and indexes every record",
         .enabled(if: Corpus.available, Corpus.skipReason))
-    func checkAndIndexCorpus() throws {
+    func checkAndIndexCorpus() async throws {
         let folder = try TemporaryFolder()
         let names = [
             "pywb-iana.warc.gz", "pywb-dupes.warc.gz", "pywb-example-wget-1-14.warc.gz",
             "harviewer-www-cnn-com-fiddler.har",
         ]
-        try Self.checkAndIndex(try [try RoundTripTests.mixedWARC(in: folder)] + names.map(Corpus.path), in: folder)
+        try await Self.checkAndIndex(
+            try [try RoundTripTests.mixedWARC(in: folder)] + names.map(Corpus.path), in: folder)
     }
 
     /// Imports `inputs`, exports them as WARC, and runs `warcio check` and `warcio index` on the result.
-    static func checkAndIndex(_ inputs: [String], in folder: TemporaryFolder) throws {
+    static func checkAndIndex(_ inputs: [String], in folder: TemporaryFolder) async throws {
         let bin = try #require(Warcio.bin)
         let (_, archive) = try importFiles(inputs, in: folder, options: ImportOptions(keep: .all))
         let warc = folder.file("out.warc.gz")
         let summary = try ArchiveExporter().run(archive: archive, format: .warc, output: warc)
         #expect(summary.revisits > 0)
-        let check = Warcio.run(bin + "/warcio", ["check", "-v", warc])
+        let check = await Warcio.run(bin + "/warcio", ["check", "-v", warc])
         #expect(check.status == 0, "warcio check: \(check.output.suffix(2000)) \(check.error.suffix(2000))")
         #expect(!check.output.contains("fail"))
-        let index = Warcio.run(bin + "/warcio", ["index", "-f", "warc-type,warc-target-uri,offset", warc])
+        let index = await Warcio.run(bin + "/warcio", ["index", "-f", "warc-type,warc-target-uri,offset", warc])
         #expect(index.status == 0, "\(index.error.suffix(2000))")
         let lines = index.output.split(separator: "\n")
         let warcinfo = 1 + (try ArchiveReader(path: archive).metadata.entries.filter { $0.key == "warcinfo" }.count)
@@ -104,12 +113,12 @@ struct WarcioTests {
         "every payload webarc imports from the corpus equals warcio's",
         .enabled(if: Corpus.available, Corpus.skipReason),
         arguments: RoundTripTests.corpusWARCs)
-    func payloadsAgree(_ name: String) throws {
+    func payloadsAgree(_ name: String) async throws {
         let bin = try #require(Warcio.bin)
         let path = try Corpus.path(name)
         let folder = try TemporaryFolder()
         let script = try folder.write("payloads.py", Array(Self.payloadScript.utf8))
-        let result = Warcio.run(bin + "/python", [script, path])
+        let result = await Warcio.run(bin + "/python", [script, path])
         #expect(result.status == 0, "\(result.error.suffix(1000))")
         let (_, archive) = try importFiles([path], in: folder, options: ImportOptions(keep: .all))
         let dump = try ArchiveDump(archive)

@@ -332,25 +332,25 @@ struct RemoteIntegrationTests {
     }
 
     @Test("webarc ls, cat, info, verify, export and unpack take a URL; a missing or unreachable one exits 66")
-    func cli() throws {
+    func cli() async throws {
         let server = try RangeServer(file: Fixture.archive.bytes, tls: true)
         defer { server.stop() }
         let environment = ["SSL_CERT_FILE": RangeServer.certificatePath, "PATH": "/usr/bin:/bin"]
-        let cat = try runWebarc(["cat", server.url, Fixture.firstURL], environment: environment)
+        let cat = try await runWebarc(["cat", server.url, Fixture.firstURL], environment: environment)
         let expected = try Fixture.body(Fixture.firstURL)
         #expect(cat.status == 0 && cat.stdout == expected)
-        let list = try runWebarc(["ls", server.url], environment: environment)
+        let list = try await runWebarc(["ls", server.url], environment: environment)
         #expect(list.status == 0 && list.text.split(separator: "\n").count == Fixture.archive.urls.count)
-        let info = try runWebarc(["info", server.url, "--json"], environment: environment)
+        let info = try await runWebarc(["info", server.url, "--json"], environment: environment)
         let fields = try JSONSerialization.jsonObject(with: Data(info.stdout)) as? [String: Any]
         #expect(info.status == 0 && fields?["records"] as? Int == Fixture.archive.urls.count)
-        let verify = try runWebarc(["verify", server.url, "--quiet"], environment: environment)
+        let verify = try await runWebarc(["verify", server.url, "--quiet"], environment: environment)
         #expect(verify.status == 0, "\(verify.stderr)")
         let folder = try TemporaryFolder()
         // export and unpack read every body: the file is downloaded once (a stream from its start
         // and its tail), not fetched a body per request.
         server.resetLog()
-        let export = try runWebarc(
+        let export = try await runWebarc(
             ["export", server.url, "--format", "har", "-o", folder.file("site.har"), "--quiet"],
             environment: environment)
         #expect(export.status == 0, "\(export.stderr)")
@@ -360,7 +360,7 @@ struct RemoteIntegrationTests {
             as? [String: Any]
         #expect(((har?["log"] as? [String: Any])?["entries"] as? [Any])?.count == Fixture.archive.urls.count)
         server.resetLog()
-        let unpack = try runWebarc(
+        let unpack = try await runWebarc(
             ["unpack", server.url, "-o", folder.file("site"), "--quiet"], environment: environment)
         #expect(unpack.status == 0, "\(unpack.stderr)")
         #expect(server.requests.count <= 3, "unpack made \(server.requests.count) requests")
@@ -370,13 +370,13 @@ struct RemoteIntegrationTests {
         #expect(
             Array(try Data(contentsOf: URL(fileURLWithPath: folder.file("site/" + video))))
                 == (try Fixture.body(Fixture.bigURL)))
-        let missing = try runWebarc(
+        let missing = try await runWebarc(
             ["cat", "https://127.0.0.1:\(server.port)/missing.webarc", Fixture.firstURL], environment: environment)
         #expect(missing.status == 66 && missing.stderr.contains("not found (HTTP 404)"))
         // A server that cannot be reached at all is missing input too (66), not an I/O error mid-read (74).
         let gone = try RangeServer(file: [])
         gone.stop()
-        let refused = try runWebarc(["ls", gone.url], environment: environment)
+        let refused = try await runWebarc(["ls", gone.url], environment: environment)
         #expect(
             refused.status == 66 && refused.stderr.contains("cannot connect: connection refused"), "\(refused.stderr)")
         // NIO ignores SIGPIPE once it opens a socket; a closed stdout still ends webarc by SIGPIPE
@@ -395,11 +395,11 @@ struct RemoteIntegrationTests {
         let status = String(decoding: pipedOut.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         piped.waitUntilExit()
         #expect(status.trimmingCharacters(in: .whitespacesAndNewlines) == "141")
-        let untrusted = try runWebarc(
+        let untrusted = try await runWebarc(
             ["ls", server.url], environment: ["PATH": "/usr/bin:/bin", "SSL_CERT_FILE": "/dev/null"])
         #expect(untrusted.status == 66 && untrusted.stderr.contains("TLS"))
         // The system's roots do not hold the test CA: the one failure SSL_CERT_FILE fixes, and the message says so.
-        let unknownCA = try runWebarc(["ls", server.url], environment: ["PATH": "/usr/bin:/bin"])
+        let unknownCA = try await runWebarc(["ls", server.url], environment: ["PATH": "/usr/bin:/bin"])
         #expect(
             unknownCA.status == 66 && unknownCA.stderr.contains("TLS failed: the server's certificate is not trusted"))
         #expect(unknownCA.stderr.contains("(a private CA: set SSL_CERT_FILE to its PEM file)"), "\(unknownCA.stderr)")
@@ -422,7 +422,8 @@ func webarcBinary() -> String { builtWebarc ?? "" }
 /// Runs the `webarc` binary built beside the tests.
 func runWebarc(
     _ arguments: [String], environment: [String: String]
-) throws -> (status: Int32, stdout: [UInt8], text: String, stderr: String) {
-    let run = try runProgram(webarcBinary(), arguments, environment: environment)
+) async throws -> (status: Int32, stdout: [UInt8], text: String, stderr: String) {
+    let binary = webarcBinary()
+    let run = try await onOwnThread { try runProgram(binary, arguments, environment: environment) }
     return (run.status, Array(run.stdout), run.text, run.stderr)
 }

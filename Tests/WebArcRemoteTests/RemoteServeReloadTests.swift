@@ -63,8 +63,9 @@ struct RemoteServeReloadTests {
         let signed = folder.file("site.webarc")
         try Data(Fixture.archive.bytes).write(to: URL(fileURLWithPath: signed))
         let environment = ["SSL_CERT_FILE": RangeServer.certificatePath, "PATH": "/usr/bin:/bin"]
-        let keygen = try runWebarc(["keygen", "-o", folder.file("publisher")], environment: environment)
-        let sign = try runWebarc(["sign", signed, "--key", folder.file("publisher.key")], environment: environment)
+        let keygen = try await runWebarc(["keygen", "-o", folder.file("publisher")], environment: environment)
+        let sign = try await runWebarc(
+            ["sign", signed, "--key", folder.file("publisher.key")], environment: environment)
         #expect(keygen.status == 0 && sign.status == 0, "\(keygen.stderr) \(sign.stderr)")
         let origin = try RangeServer(file: Array(try Data(contentsOf: URL(fileURLWithPath: signed))), tls: true)
         defer { origin.stop() }

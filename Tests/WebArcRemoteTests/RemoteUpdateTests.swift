@@ -16,7 +16,7 @@ struct RemoteUpdateTests {
         var compact: String { folder.file("u.webarcu") }
         var layer: String { folder.file("u.webarc") }
 
-        init() throws {
+        init() async throws {
             var random = SeededGenerator(seed: 21)
             for (release, changed) in [("v1", -1), ("v2", 3)] {
                 let site = folder.file(release)
@@ -29,12 +29,12 @@ struct RemoteUpdateTests {
                     try Data(text.utf8).write(to: URL(fileURLWithPath: site + "/page\(page).html"))
                 }
                 if release == "v2" { try Data(random.bytes(3000)).write(to: URL(fileURLWithPath: site + "/added.bin")) }
-                let pack = try runWebarc(
+                let pack = try await runWebarc(
                     ["pack", site, "-o", folder.file("\(release).webarc"), "--quiet"], environment: [:])
                 #expect(pack.status == 0, "\(pack.stderr)")
             }
             for (output, extra) in [(compact, ["--compact"]), (layer, [])] {
-                let diff = try runWebarc(["diff", old, new, "-o", output, "--quiet"] + extra, environment: [:])
+                let diff = try await runWebarc(["diff", old, new, "-o", output, "--quiet"] + extra, environment: [:])
                 #expect(diff.status == 0, "\(diff.stderr)")
             }
         }
@@ -51,7 +51,7 @@ struct RemoteUpdateTests {
         var new: String { folder.file("v2.webarc") }
         var update: String { folder.file("u.webarc") }
 
-        init() throws {
+        init() async throws {
             var random = SeededGenerator(seed: 5)
             let filler = (0..<40).map { _ in random.bytes(8192).map { String(format: "%02x", $0) }.joined() }
             for release in ["v1", "v2"] {
@@ -62,11 +62,11 @@ struct RemoteUpdateTests {
                     try Data("<html><body><h1>page \(page) \(stamp)</h1><p>\(filler[page])</p>".utf8).write(
                         to: URL(fileURLWithPath: site + "/page\(page).html"))
                 }
-                let pack = try runWebarc(
+                let pack = try await runWebarc(
                     ["pack", site, "-o", folder.file("\(release).webarc"), "--quiet"], environment: [:])
                 #expect(pack.status == 0, "\(pack.stderr)")
             }
-            let diff = try runWebarc(["diff", old, new, "-o", update, "--quiet"], environment: [:])
+            let diff = try await runWebarc(["diff", old, new, "-o", update, "--quiet"], environment: [:])
             #expect(diff.status == 0, "\(diff.stderr)")
         }
 
@@ -76,8 +76,8 @@ struct RemoteUpdateTests {
     @Test(
         "apply takes a compact update or an update archive by URL, over a local or a remote base, and writes the new release byte for byte"
     )
-    func applyFromURL() throws {
-        let releases = try Releases()
+    func applyFromURL() async throws {
+        let releases = try await Releases()
         let compactServer = try RangeServer(file: try releases.bytes(releases.compact), tls: true)
         defer { compactServer.stop() }
         let layerServer = try RangeServer(file: try releases.bytes(releases.layer), tls: true)
@@ -93,7 +93,7 @@ struct RemoteUpdateTests {
         for (index, (base, update)) in cases.enumerated() {
             let output = releases.folder.file("applied-\(index).webarc")
             baseServer.resetLog()
-            let apply = try runWebarc(["apply", base, update, "-o", output, "--quiet"], environment: environment)
+            let apply = try await runWebarc(["apply", base, update, "-o", output, "--quiet"], environment: environment)
             #expect(apply.status == 0, "\(base) + \(update): \(apply.stderr)")
             let written = try releases.bytes(output)
             #expect(written == expected, "\(base) + \(update)")
@@ -102,7 +102,7 @@ struct RemoteUpdateTests {
         }
         let layered = releases.folder.file("layer.webarc")
         // The layer names its base by file name, as `diff` was given it: the local one here.
-        let asLayer = try runWebarc(
+        let asLayer = try await runWebarc(
             ["apply", releases.old, compactServer.url, "--layer", "-o", layered, "--quiet"], environment: environment)
         #expect(asLayer.status == 0, "\(asLayer.stderr)")
         let (written, diffed) = (try releases.bytes(layered), try releases.bytes(releases.layer))
@@ -112,18 +112,19 @@ struct RemoteUpdateTests {
     @Test(
         "a compact update by URL is described by info, refused over the wrong base, and named as such where an archive is wanted"
     )
-    func compactByURL() throws {
-        let releases = try Releases()
+    func compactByURL() async throws {
+        let releases = try await Releases()
         let server = try RangeServer(file: try releases.bytes(releases.compact), tls: true)
         defer { server.stop() }
         let environment = ["SSL_CERT_FILE": RangeServer.certificatePath, "PATH": "/usr/bin:/bin"]
-        let info = try runWebarc(["info", server.url, "--json"], environment: environment)
+        let info = try await runWebarc(["info", server.url, "--json"], environment: environment)
         let fields = try JSONSerialization.jsonObject(with: Data(info.stdout)) as? [String: Any]
         #expect(info.status == 0 && fields?["kind"] as? String == "compact update", "\(info.stderr)")
         let compactBytes = try releases.bytes(releases.compact)
         #expect(fields?["fileBytes"] as? Int == compactBytes.count)
         let output = releases.folder.file("wrong.webarc")
-        let wrongBase = try runWebarc(["apply", releases.new, server.url, "-o", output], environment: environment)
+        let wrongBase = try await runWebarc(
+            ["apply", releases.new, server.url, "-o", output], environment: environment)
         #expect(
             wrongBase.status == 65 && wrongBase.stderr.contains("do not match the update's bases"),
             "\(wrongBase.stderr)")
@@ -131,7 +132,7 @@ struct RemoteUpdateTests {
         for command in [
             ["ls", server.url], ["cat", server.url, "http://localhost/page1.html"], ["verify", server.url],
         ] {
-            let run = try runWebarc(command, environment: environment)
+            let run = try await runWebarc(command, environment: environment)
             #expect(
                 run.status == 65 && run.stderr.contains("is a compact update, not an archive"),
                 "\(command[0]): \(run.stderr)")
@@ -141,8 +142,8 @@ struct RemoteUpdateTests {
     @Test(
         "diff and pack --base over archives by URL download each once: the compact update is the bytes local files give, the update archive gives the new release"
     )
-    func publishFromURLs() throws {
-        let releases = try Releases()
+    func publishFromURLs() async throws {
+        let releases = try await Releases()
         let oldServer = try RangeServer(file: try releases.bytes(releases.old), tls: true)
         defer { oldServer.stop() }
         let newServer = try RangeServer(file: try releases.bytes(releases.new), tls: true)
@@ -161,7 +162,7 @@ struct RemoteUpdateTests {
             oldServer.resetLog()
             newServer.resetLog()
             let output = releases.folder.file("published-\(index)")
-            let result = try runWebarc(run.arguments + ["-o", output, "--quiet"], environment: environment)
+            let result = try await runWebarc(run.arguments + ["-o", output, "--quiet"], environment: environment)
             #expect(result.status == 0, "\(run.arguments): \(result.stderr)")
             if run.same == releases.compact {
                 let (written, expected) = (try releases.bytes(output), try releases.bytes(run.same))
@@ -169,7 +170,7 @@ struct RemoteUpdateTests {
             } else {
                 // An update archive names its base by file name (the URL's here): it must give v2.
                 let applied = releases.folder.file("applied-\(index).webarc")
-                let apply = try runWebarc(
+                let apply = try await runWebarc(
                     ["apply", releases.old, output, "-o", applied, "--quiet"], environment: environment)
                 let (written, expected) = (try releases.bytes(applied), try releases.bytes(releases.new))
                 #expect(apply.status == 0 && written == expected, "\(run.arguments): \(apply.stderr)")
@@ -185,13 +186,13 @@ struct RemoteUpdateTests {
     @Test(
         "verify of an update with its base by URL fetches the base's referenced chunks together, not one request per chunk"
     )
-    func verifyOverRemoteBase() throws {
-        let releases = try SpreadReleases()
+    func verifyOverRemoteBase() async throws {
+        let releases = try await SpreadReleases()
         let update = releases.update
         let base = try releases.bytes(releases.old)
         let baseServer = try RangeServer(file: base)
         defer { baseServer.stop() }
-        let verify = try runWebarc(["verify", update, "--base", baseServer.url, "--json"], environment: [:])
+        let verify = try await runWebarc(["verify", update, "--base", baseServer.url, "--json"], environment: [:])
         #expect(verify.status == 0, "\(verify.stderr)")
         let report = try JSONSerialization.jsonObject(with: Data(verify.stdout)) as? [String: Any]
         let passed = report?["passed"] as? Bool
@@ -216,15 +217,15 @@ struct RemoteUpdateTests {
         damaged[Int(chunk.offset) + Int(chunk.storedLength) / 2] ^= 0x55
         let damagedServer = try RangeServer(file: damaged)
         defer { damagedServer.stop() }
-        let failing = try runWebarc(["verify", update, "--base", damagedServer.url], environment: [:])
+        let failing = try await runWebarc(["verify", update, "--base", damagedServer.url], environment: [:])
         #expect(failing.status == 65, "\(failing.status): \(failing.stderr)")
     }
 
     @Test(
         "a page an update changed, read over a remote base: the base's reference chunk is asked for beside the update's chunk, not a round later"
     )
-    func layeredReferenceAnnounced() throws {
-        let releases = try SpreadReleases()
+    func layeredReferenceAnnounced() async throws {
+        let releases = try await SpreadReleases()
         let (baseServer, topServer, top) = try Self.layered(old: releases.old, update: releases.update)
         defer {
             baseServer.stop()
@@ -247,7 +248,7 @@ struct RemoteUpdateTests {
     @Test(
         "a changed page of many chunks over a remote base: every chunk's reference is asked for before the update's first chunk comes, neighbours in one request"
     )
-    func manyReferencesAnnounced() throws {
+    func manyReferencesAnnounced() async throws {
         let folder = try TemporaryFolder()
         var random = SeededGenerator(seed: 9)
         let text = random.bytes(1_100_000).map { String(format: "%02x", $0) }.joined()  // 2.2 MB: 9 chunks
@@ -256,11 +257,11 @@ struct RemoteUpdateTests {
             try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
             try Data("<html><body><h1>\(head)</h1><p>\(text)</p>".utf8).write(
                 to: URL(fileURLWithPath: site + "/big.html"))
-            let pack = try runWebarc(
+            let pack = try await runWebarc(
                 ["pack", site, "-o", folder.file("\(release).webarc"), "--quiet"], environment: [:])
             #expect(pack.status == 0, "\(pack.stderr)")
         }
-        let diff = try runWebarc(
+        let diff = try await runWebarc(
             ["diff", folder.file("v1.webarc"), folder.file("v2.webarc"), "-o", folder.file("u.webarc"), "--quiet"],
             environment: [:])
         #expect(diff.status == 0, "\(diff.stderr)")

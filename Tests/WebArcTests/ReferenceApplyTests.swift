@@ -37,7 +37,7 @@ struct ReferenceApplyTests {
     @Test(
         "an update of a packed site (local-minimum anchors, folders, a page dropped early and one edited) applied by the reference implementation gives the new archive byte for byte"
     )
-    func referenceApplyMatches() throws {
+    func referenceApplyMatches() async throws {
         let scratch = try TemporaryFolder()
         try Self.writeSite(to: scratch.file("v1"), pages: 150)
         try Self.writeSite(to: scratch.file("v2"), pages: 150, dropped: [3], edited: [77])
@@ -50,7 +50,7 @@ struct ReferenceApplyTests {
         let old = try LayerStack([try ArchiveReader(path: scratch.file("v1.webarc"))])
         _ = try UpdateBuilder(old: old, new: new).write(to: scratch.file("u.webarc"))
 
-        let run = Self.run(
+        let run = await Self.run(
             ReferenceImplementation.python!,
             [
                 ReferenceImplementation.applyScript, scratch.file("u.webarc"), scratch.file("v1.webarc"), "-o",
@@ -62,7 +62,7 @@ struct ReferenceApplyTests {
             firstDifference(reference, try Data(contentsOf: URL(fileURLWithPath: scratch.file("v2.webarc")))) == nil)
 
         // A wrong base is refused the same way: nothing written, the spec's code named.
-        let refused = Self.run(
+        let refused = await Self.run(
             ReferenceImplementation.python!,
             [
                 ReferenceImplementation.applyScript, scratch.file("u.webarc"), scratch.file("v2.webarc"), "-o",
@@ -73,9 +73,9 @@ struct ReferenceApplyTests {
     }
 
     /// Runs a program and returns its exit status and stderr (stdout is discarded).
-    static func run(_ executable: String, _ arguments: [String]) -> (status: Int32, error: String) {
+    static func run(_ executable: String, _ arguments: [String]) async -> (status: Int32, error: String) {
         do {
-            let run = try runProgram(executable, arguments)
+            let run = try await onOwnThread { try runProgram(executable, arguments) }
             return (run.status, run.stderr)
         } catch {
             return (-1, "\(error)")

@@ -11,8 +11,8 @@ import WebArcTestSupport
 @Suite("ZIM error conditions", .enabled(if: ZimTools.available, ZimTools.skipReason))
 struct ZimErrorConditionTests {
     /// The site's ZIM, its bytes.
-    private func zimBytes(_ scratch: TemporaryFolder) throws -> [UInt8] {
-        Array(try Data(contentsOf: URL(fileURLWithPath: try ZimSite.zim(in: scratch))))
+    private func zimBytes(_ scratch: TemporaryFolder) async throws -> [UInt8] {
+        await Array(try Data(contentsOf: URL(fileURLWithPath: try ZimSite.zim(in: scratch))))
     }
 
     private func importing(
@@ -30,9 +30,9 @@ struct ZimErrorConditionTests {
     }
 
     @Test("a file cut anywhere is refused before libzim reads it", arguments: [0, 3, 40, 79, 80, 1000, -16, -1])
-    func truncated(cut: Int) throws {
+    func truncated(cut: Int) async throws {
         let scratch = try TemporaryFolder()
-        let bytes = try zimBytes(scratch)
+        let bytes = try await zimBytes(scratch)
         let kept = Array(bytes.prefix(cut >= 0 ? cut : bytes.count + cut))
         let file = scratch.file("input.zim")
         let size = UInt64(kept.count)
@@ -50,9 +50,9 @@ struct ZimErrorConditionTests {
     }
 
     @Test("absurd counts and positions in the header are refused with the field")
-    func absurdHeader() throws {
+    func absurdHeader() async throws {
         let scratch = try TemporaryFolder()
-        let bytes = try zimBytes(scratch)
+        let bytes = try await zimBytes(scratch)
         let file = scratch.file("input.zim")
         let size = UInt64(bytes.count)
         #expect(throws: ZimError.badHeader(file: file, reason: "major version 9, not 5 or 6")) {
@@ -86,9 +86,9 @@ struct ZimErrorConditionTests {
     }
 
     @Test("an entry over the size limit is refused before it is read")
-    func entryTooLarge() throws {
+    func entryTooLarge() async throws {
         let scratch = try TemporaryFolder()
-        let bytes = try zimBytes(scratch)
+        let bytes = try await zimBytes(scratch)
         var options = ZimImportOptions()
         options.maxEntrySize = 64
         #expect {

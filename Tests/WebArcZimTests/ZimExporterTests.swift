@@ -22,21 +22,21 @@ struct ZimExporterTests {
     @Test(
         "zimcheck passes the exported ZIM, with no redundant data",
         .enabled(if: ZimTools.path("zimcheck") != nil, "zimcheck not installed"))
-    func zimcheckPasses() throws {
+    func zimcheckPasses() async throws {
         let scratch = try TemporaryFolder()
         let (_, zim, _) = try exported(scratch)
-        let check = try ZimTools.run("zimcheck", [zim])
+        let check = try await ZimTools.run("zimcheck", [zim])
         #expect(check.status == 0, "\(check.output)")
         #expect(check.output.contains("Overall Test Status: Pass"))
         #expect(!check.output.contains("[WARNING]"), "\(check.output)")
     }
 
     @Test("zimdump shows every file of the site, byte for byte; an empty one is listed in WebArc-Empty")
-    func filesComeBack() throws {
+    func filesComeBack() async throws {
         let scratch = try TemporaryFolder()
         let (_, zim, summary) = try exported(scratch)
         for (name, bytes) in ZimSite.files where !bytes.isEmpty {
-            let shown = try ZimTools.run("zimdump", ["show", "--url=\(name)", zim])
+            let shown = try await ZimTools.run("zimdump", ["show", "--url=\(name)", zim])
             #expect(shown.status == 0)
             #expect(shown.bytes == bytes, "\(name)")
         }

@@ -27,8 +27,9 @@ enum ZimTools {
 
     /// Runs a tool; returns its status and output.
     @discardableResult
-    static func run(_ tool: String, _ arguments: [String]) throws -> Result {
-        let run = try runProgram(path(tool) ?? "/usr/bin/\(tool)", arguments, mergingErrors: true)
+    static func run(_ tool: String, _ arguments: [String]) async throws -> Result {
+        let executable = path(tool) ?? "/usr/bin/\(tool)"
+        let run = try await onOwnThread { try runProgram(executable, arguments, mergingErrors: true) }
         return Result(status: run.status, bytes: Array(run.stdout))
     }
 }
@@ -61,10 +62,10 @@ enum ZimSite {
     }
 
     /// The site as zimwriterfs packs it.
-    static func zim(in scratch: TemporaryFolder) throws -> String {
+    static func zim(in scratch: TemporaryFolder) async throws -> String {
         let folder = try write(in: scratch)
         let zim = scratch.file("site.zim")
-        let result = try ZimTools.run(
+        let result = try await ZimTools.run(
             "zimwriterfs",
             [
                 "--welcome=index.html", "--illustration=illustration.png", "--language=eng", "--title=Test site",

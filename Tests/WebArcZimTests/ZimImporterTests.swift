@@ -8,11 +8,11 @@ import WebArcTestSupport
 @Suite("ZIM import, checked against zimwriterfs and zimdump", .enabled(if: ZimTools.available, ZimTools.skipReason))
 struct ZimImporterTests {
     @Test("every item's bytes equal zimdump's, at the base URL plus its path")
-    func itemsEqualZimdump() throws {
+    func itemsEqualZimdump() async throws {
         let scratch = try TemporaryFolder()
-        let zim = try ZimSite.zim(in: scratch)
+        let zim = try await ZimSite.zim(in: scratch)
         let dump = scratch.file("dump")
-        let dumped = try ZimTools.run("zimdump", ["dump", "--dir=\(dump)", "--redirect", zim])
+        let dumped = try await ZimTools.run("zimdump", ["dump", "--dir=\(dump)", "--redirect", zim])
         #expect(dumped.status == 0, "zimdump: \(dumped.output)")
         let summary = try ZimImporter().run(input: zim, output: scratch.file("site.webarc"))
         let reader = try ArchiveReader(path: scratch.file("site.webarc"))
@@ -34,9 +34,9 @@ struct ZimImporterTests {
     }
 
     @Test("names with spaces and non-ASCII letters are encoded as pack encodes them")
-    func encodedNames() throws {
+    func encodedNames() async throws {
         let scratch = try TemporaryFolder()
-        let zim = try ZimSite.zim(in: scratch)
+        let zim = try await ZimSite.zim(in: scratch)
         try ZimImporter().run(input: zim, output: scratch.file("site.webarc"))
         let reader = try ArchiveReader(path: scratch.file("site.webarc"))
         #expect(try reader.responseBody("http://localhost/docs/page%20one.html") == ZimSite.files["docs/page one.html"])
@@ -46,9 +46,9 @@ struct ZimImporterTests {
     }
 
     @Test("a redirect entry is a 302 to its target; the main page answers at the base URL, the start URL")
-    func redirectsAndMainPage() throws {
+    func redirectsAndMainPage() async throws {
         let scratch = try TemporaryFolder()
-        let zim = try ZimSite.zim(in: scratch)
+        let zim = try await ZimSite.zim(in: scratch)
         let summary = try ZimImporter().run(input: zim, output: scratch.file("site.webarc"))
         let reader = try ArchiveReader(path: scratch.file("site.webarc"))
         guard case .redirect(let redirect)? = try reader.lookup(url: "http://localhost/old.html")?.record else {
@@ -63,9 +63,9 @@ struct ZimImporterTests {
     }
 
     @Test("Content-Type is the ZIM's mime type, text labelled UTF-8; metadata go into zim: entries")
-    func typesAndMetadata() throws {
+    func typesAndMetadata() async throws {
         let scratch = try TemporaryFolder()
-        let zim = try ZimSite.zim(in: scratch)
+        let zim = try await ZimSite.zim(in: scratch)
         try ZimImporter().run(input: zim, output: scratch.file("site.webarc"))
         let reader = try ArchiveReader(path: scratch.file("site.webarc"))
         guard case .response(let page)? = try reader.lookup(url: "http://localhost/about.html")?.record,
@@ -89,9 +89,9 @@ struct ZimImporterTests {
     }
 
     @Test("--base-url moves every URL under it")
-    func baseURL() throws {
+    func baseURL() async throws {
         let scratch = try TemporaryFolder()
-        let zim = try ZimSite.zim(in: scratch)
+        let zim = try await ZimSite.zim(in: scratch)
         let summary = try ZimImporter(options: ZimImportOptions(baseURL: "https://kiosk.example/docs")).run(
             input: zim, output: scratch.file("site.webarc"))
         let reader = try ArchiveReader(path: scratch.file("site.webarc"))
@@ -101,9 +101,9 @@ struct ZimImporterTests {
     }
 
     @Test("an existing output is kept unless overwriting is asked")
-    func outputExists() throws {
+    func outputExists() async throws {
         let scratch = try TemporaryFolder()
-        let zim = try ZimSite.zim(in: scratch)
+        let zim = try await ZimSite.zim(in: scratch)
         try scratch.write("site.webarc", Array("keep".utf8))
         #expect(
             throws: ZimError.archive(

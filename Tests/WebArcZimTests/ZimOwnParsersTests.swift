@@ -11,9 +11,9 @@ struct ZimOwnParsersTests {
     @Test(
         "the clusters of a zimwriterfs ZIM hold every file of the site as one blob",
         .enabled(if: ZimTools.available, ZimTools.skipReason))
-    func clusters() throws {
+    func clusters() async throws {
         let scratch = try TemporaryFolder()
-        let zim = try ZimSite.zim(in: scratch)
+        let zim = try await ZimSite.zim(in: scratch)
         var blobs: Set<[UInt8]> = []
         try ZimOwnParsers.readClusters(path: zim, limit: ZimClusterReader.defaultLimit) { blobs.insert(Array($0)) }
         for (name, bytes) in ZimSite.files where !bytes.isEmpty {

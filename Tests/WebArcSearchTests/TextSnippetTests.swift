@@ -126,6 +126,80 @@ import Testing
         #expect(limits.count == 3)
     }
 
+    /// Pages for the one-walk snippet: matches early, late, past what is searched, absent, and
+    /// pages with no words or little text.
+    static let walkedPages: [(html: [UInt8], terms: Set<String>)] = [
+        (page(paragraphs: 5000, inserted: "The json module dumps objects.", at: 3), ["json", "dump"]),
+        (page(paragraphs: 5000, inserted: "Then json dumps turns objects into strings.", at: 1500), ["json", "dump"]),
+        (page(paragraphs: 5000, inserted: "Far json dumps.", at: 4000), ["json", "dump"]),
+        (page(paragraphs: 2000, inserted: "A json word.", at: 10), ["json", "filler"]),
+        (page(paragraphs: 30, inserted: "json at the end", at: 29), ["json", "end"]),
+        (page(paragraphs: 3, inserted: "os.path.join joins; sort_keys", at: 1), ["os.path.join", "join", "key"]),
+        (page(paragraphs: 50, inserted: "nothing", at: 0), []),
+        (Array("<p>?! ... ;;</p>".utf8), ["json"]),
+        (Array("<p></p>".utf8), ["json"]),
+        (Array(("<pre>" + String(repeating: "-- ", count: 200_000) + "</pre><p>late json</p>").utf8), ["json"]),
+    ]
+
+    @Test(arguments: 0..<walkedPages.count) func oneWalkGivesTheWholeTextsSnippet(page: Int) {
+        let (html, terms) = Self.walkedPages[page]
+        let whole = VisibleText.of(html: html, charset: "utf-8").text
+        for maxLength in [20, 200] {
+            #expect(
+                Snippet.make(html: html, charset: "utf-8", terms: terms, maxLength: maxLength)
+                    == Snippet.make(text: whole, terms: terms, maxLength: maxLength), "max \(maxLength)")
+        }
+    }
+
+    /// `bytes` cut into parts of `size` bytes, as a `next` function gives them.
+    static func parts(_ bytes: [UInt8], size: Int) -> () -> [UInt8]? {
+        var offset = 0
+        return {
+            guard offset < bytes.count else { return nil }
+            defer { offset += size }
+            return Array(bytes[offset..<min(bytes.count, offset + size)])
+        }
+    }
+
+    @Test(arguments: 0..<walkedPages.count) func pagesInPartsGiveTheWholeTextsSnippet(page: Int) {
+        let (html, terms) = Self.walkedPages[page]
+        let expected = Snippet.make(text: VisibleText.of(html: html, charset: "utf-8").text, terms: terms)
+        for size in [1, 97, 4096, 262_144] where html.count / size < 50_000 {
+            #expect(
+                Snippet.make(htmlParts: Self.parts(html, size: size), charset: "utf-8", terms: terms) == expected,
+                "parts of \(size)")
+        }
+    }
+
+    @Test func aPageWhoseSnippetSettlesEarlyIsNotReadToItsEnd() {
+        let html = Self.page(paragraphs: 20_000, inserted: "The json module dumps objects.", at: 3)
+        var next = Self.parts(html, size: 65_536)
+        var parts = 0
+        let snippet = Snippet.make(
+            htmlParts: {
+                parts += 1
+                return next()
+            }, charset: "utf-8", terms: ["json", "dump"])
+        #expect(snippet.contains("The json module dumps objects."))
+        #expect(parts == 1)
+        #expect(html.count > 20 * 65_536)
+    }
+
+    @Test func aWordAtTheEndOfWhatIsSearchedIsCutAsInTheWholeText() {
+        // The searched prefix ends inside "jsonx": scanned whole, it is the word "js"; the walk
+        // must scan that prefix as the whole text's scan does, not stop at the last space.
+        let start = Snippet.searchedBytes - 2
+        let filler = String(repeating: "a", count: start % 5) + String(repeating: "word ", count: start / 5)
+        let html = Array(("<p>" + filler + "jsonx js json</p>").utf8)
+        let whole = VisibleText.of(html: html, charset: "utf-8").text
+        #expect(whole.utf8.count > Snippet.searchedBytes)
+        for terms: Set<String> in [["js"], ["json"], ["word", "js"]] {
+            #expect(
+                Snippet.make(html: html, charset: "utf-8", terms: terms, maxLength: 30)
+                    == Snippet.make(text: whole, terms: terms, maxLength: 30))
+        }
+    }
+
     @Test func longWordIsCut() {
         let long = String(repeating: "x", count: 500)
         let snippet = Snippet.make(text: long, terms: [], maxLength: 50)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebArcHTML
 
 @testable import WebArcSearch
 
@@ -107,5 +108,51 @@ import Testing
         #expect(!text.text.contains("Previous topic"))
         #expect(!text.text.contains("Found a bug?"))
         #expect(!text.text.contains("Copyright"))
+    }
+
+    @Test func elementTraitsAreFoundByNameWithoutTheDictionary() {
+        for (name, traits) in ElementTraits.byName { #expect(ElementTraits.of(name) == traits, "\(name)") }
+        for name in ["", "x", "span", "code", "a", "b", "h7", "svg:image", "my-element", "blockquotes", "scripts"] {
+            #expect(ElementTraits.of(name) == ElementTraits.byName[name] ?? [], "\(name)")
+        }
+    }
+
+    /// Pages whose tokens a cut into parts could split: raw text, comments, references, a title,
+    /// a charset that changes the encoding, an unterminated tag at the end.
+    static let pagesToCut: [[UInt8]] = [
+        Array(
+            ("<!doctype html><html><head><meta charset=windows-1252><title>T &amp; \u{E9}</title>"
+                + "<script>if (a </scr + 'ipt>') {}</script><style>p{}</style></head><body>"
+                + "<h1>Head<!-- a -- comment --></h1><p>caf\u{E9} &eacute;&#233;&nbsp;x<nav>no</nav>"
+                + "<div class=related>chrome</div><pre>  spaced   text </pre><textarea>not</textarea>"
+                + "<p>tail <b>bold</b> <a href='x>y'>link</a> <unterminated").utf8),
+        [0xEF, 0xBB, 0xBF] + Array("<p>marked</p><script>".utf8),
+        Array(
+            String(repeating: "<p>Paragraph of words &amp; more.</p><script>var x = '<p>';</script>", count: 400).utf8),
+    ]
+
+    @Test func rawTextElementsAreTheTokenizers() {
+        #expect(HTMLTokenizer.rawTextElements.allSatisfy(VisibleTextReader.isRawText))
+        #expect(HTMLTokenizer.rawTextElements.count == 4)
+        #expect(!VisibleTextReader.isRawText("p") && !VisibleTextReader.isRawText("scripts"))
+    }
+
+    @Test(arguments: 0..<pagesToCut.count) func aPageReadInPartsReadsAsAWhole(page: Int) {
+        let html = Self.pagesToCut[page]
+        let whole = VisibleText.of(html: html, charset: nil)
+        for size in [1, 2, 5, 64, 100, 1000] {
+            var offset = 0
+            var reader = VisibleTextReader(
+                Array(html.prefix(size)), encoding: TextBuffer.Encoding(label: nil), charsetKnown: false)
+            offset = size
+            let read = reader.read(
+                every: 10,
+                more: {
+                    guard offset < html.count else { return nil }
+                    defer { offset += size }
+                    return Array(html[offset..<min(html.count, offset + size)])
+                }, progress: { _ in true })
+            #expect(read == whole, "parts of \(size)")
+        }
     }
 }

@@ -170,8 +170,14 @@ struct ByteSliceSet {
 
     /// Whether string `left` sorts before string `right`, byte by byte.
     func precedes(_ left: Int, _ right: Int) -> Bool {
-        arena[Int(starts[left])..<Int(starts[left + 1])].lexicographicallyPrecedes(
-            arena[Int(starts[right])..<Int(starts[right + 1])])
+        let (leftStart, rightStart) = (Int(starts[left]), Int(starts[right]))
+        let (leftCount, rightCount) = (Int(starts[left + 1]) - leftStart, Int(starts[right + 1]) - rightStart)
+        return arena.withUnsafeBufferPointer { bytes in
+            for offset in 0..<min(leftCount, rightCount) where bytes[leftStart + offset] != bytes[rightStart + offset] {
+                return bytes[leftStart + offset] < bytes[rightStart + offset]
+            }
+            return leftCount < rightCount
+        }
     }
 
     private func equals(_ number: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {

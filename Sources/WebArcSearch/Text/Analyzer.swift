@@ -115,62 +115,68 @@ public enum Analyzer {
     }
 
     /// Calls `body` with every term of `text` until it returns false. With `firstBytes`, a term
-    /// whose first byte is not in it comes as an empty string, not stemmed (snippets look for a
-    /// few terms and skip the cost of the others).
+    /// (a word, a compound or one of its parts) whose first byte is not in it comes as an empty
+    /// string, not stemmed (snippets look for a few terms and skip the cost of the others).
     static func analyzeWhile(_ text: String, firstBytes: [Bool]? = nil, _ body: (Term) -> Bool) {
         var text = text
-        text.withUTF8 { bytes in
-            var scanner = WordScanner(bytes)
-            var scratch: [UInt8] = []
-            scratch.reserveCapacity(maxTermBytes)
-            var position = 0
-            var wordNumber = 0
-            while scanner.next() {
-                defer { wordNumber += 1 }
-                if let firstBytes, scanner.splits.isEmpty, !firstBytes[Int(scanner.folded[0])] {
-                    // Not wanted (a compound always is: a part may be): counted, not built.
-                    guard
-                        body(
-                            Term(
-                                term: "", position: position, kind: scanner.isIdeograph ? .ideograph : .word,
-                                source: scanner.source, scalars: scanner.scalars, word: wordNumber))
-                    else { return }
-                    position += 1
-                    continue
-                }
-                if scanner.isIdeograph {
-                    guard
-                        body(
-                            Term(
-                                term: term(scanner.folded[...]), position: position, kind: .ideograph,
-                                source: scanner.source, scalars: scanner.scalars, word: wordNumber))
-                    else { return }
-                    position += 1
-                    continue
-                }
-                if scanner.splits.isEmpty {
-                    scratch.removeAll(keepingCapacity: true)
-                    scratch.append(contentsOf: scanner.folded)
-                    stemIfEnglish(&scratch)
-                    guard
-                        body(
-                            Term(
-                                term: term(scratch[...]), position: position, kind: .word, source: scanner.source,
-                                scalars: scanner.scalars, word: wordNumber))
-                    else { return }
-                    position += 1
-                    continue
-                }
+        text.withUTF8 { analyzeWhile(bytes: $0, firstBytes: firstBytes, body) }
+    }
+
+    /// ``analyzeWhile(_:firstBytes:_:)`` of the UTF-8 text `bytes`.
+    static func analyzeWhile(bytes: UnsafeBufferPointer<UInt8>, firstBytes: [Bool]? = nil, _ body: (Term) -> Bool) {
+        var scanner = WordScanner(bytes)
+        var scratch: [UInt8] = []
+        scratch.reserveCapacity(maxTermBytes)
+        var position = 0
+        var wordNumber = 0
+        while scanner.next() {
+            defer { wordNumber += 1 }
+            if let firstBytes, scanner.splits.isEmpty, !firstBytes[Int(scanner.folded[0])] {
+                // Not wanted: counted, not built.
                 guard
                     body(
                         Term(
-                            term: term(scanner.folded[...]), position: position, kind: .compound,
+                            term: "", position: position, kind: scanner.isIdeograph ? .ideograph : .word,
                             source: scanner.source, scalars: scanner.scalars, word: wordNumber))
                 else { return }
-                guard emitParts(of: scanner, position: &position, word: wordNumber, scratch: &scratch, body) else {
-                    return
-                }
+                position += 1
+                continue
             }
+            if scanner.isIdeograph {
+                guard
+                    body(
+                        Term(
+                            term: term(scanner.folded[...]), position: position, kind: .ideograph,
+                            source: scanner.source, scalars: scanner.scalars, word: wordNumber))
+                else { return }
+                position += 1
+                continue
+            }
+            if scanner.splits.isEmpty {
+                scratch.removeAll(keepingCapacity: true)
+                scratch.append(contentsOf: scanner.folded)
+                stemIfEnglish(&scratch)
+                guard
+                    body(
+                        Term(
+                            term: term(scratch[...]), position: position, kind: .word, source: scanner.source,
+                            scalars: scanner.scalars, word: wordNumber))
+                else { return }
+                position += 1
+                continue
+            }
+            let isWanted = firstBytes?[Int(scanner.folded[0])] ?? true
+            guard
+                body(
+                    Term(
+                        term: isWanted ? term(scanner.folded[...]) : "", position: position, kind: .compound,
+                        source: scanner.source, scalars: scanner.scalars, word: wordNumber))
+            else { return }
+            guard
+                emitParts(
+                    of: scanner, position: &position, word: wordNumber, scratch: &scratch, firstBytes: firstBytes,
+                    body)
+            else { return }
         }
     }
 
@@ -220,7 +226,8 @@ public enum Analyzer {
 
     /// Calls `body` with each part of the compound word `scanner` holds; false when `body` asked to stop.
     private static func emitParts(
-        of scanner: WordScanner, position: inout Int, word: Int, scratch: inout [UInt8], _ body: (Term) -> Bool
+        of scanner: WordScanner, position: inout Int, word: Int, scratch: inout [UInt8], firstBytes: [Bool]?,
+        _ body: (Term) -> Bool
     ) -> Bool {
         var foldedStart = 0
         var sourceStart = scanner.source.lowerBound
@@ -235,12 +242,16 @@ public enum Analyzer {
                 }
             }
             guard foldedEnd > foldedStart else { continue }
-            scratch.removeAll(keepingCapacity: true)
-            scratch.append(contentsOf: scanner.folded[foldedStart..<foldedEnd])
-            stemIfEnglish(&scratch)
+            var text = ""
+            if firstBytes?[Int(scanner.folded[foldedStart])] ?? true {
+                scratch.removeAll(keepingCapacity: true)
+                scratch.append(contentsOf: scanner.folded[foldedStart..<foldedEnd])
+                stemIfEnglish(&scratch)
+                text = term(scratch[...])
+            }
             // A part's scalars are not tracked; snippets only need the compound's.
             let part = Term(
-                term: term(scratch[...]), position: position, kind: .part, source: sourceStart..<sourceEnd,
+                term: text, position: position, kind: .part, source: sourceStart..<sourceEnd,
                 scalars: scanner.scalars, word: word)
             guard body(part) else { return false }
             position += 1

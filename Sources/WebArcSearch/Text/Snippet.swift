@@ -41,6 +41,137 @@ public enum Snippet {
         return ""
     }
 
+    /// ``make(text:terms:maxLength:)`` of the visible text of the HTML page `html` (in the encoding
+    /// `charset` names), with the page walked once and only as far as the snippet needs: the text
+    /// is scanned for matches as it is gathered, and the walk stops once the scan is settled.
+    /// Give `terms` only those the page holds, or the page is read to its end.
+    static func make(html: [UInt8], charset: String?, terms: Set<String>, maxLength: Int = 200) -> String {
+        var reader = VisibleText.reader(html: html, charset: charset)
+        return make(terms: terms, maxLength: maxLength) { reader.read(every: 2048, progress: $0) }
+    }
+
+    /// ``make(html:charset:terms:maxLength:)`` of a page that comes in parts (its body's chunks),
+    /// which `next` gives in order, nil at the end: a part is asked for only when the walk has
+    /// used the ones before, so a page whose snippet settles early is not read to its end.
+    ///
+    /// - Throws: what `next` throws.
+    static func make(
+        htmlParts next: () throws -> [UInt8]?, charset: String?, terms: Set<String>, maxLength: Int = 200
+    ) rethrows -> String {
+        var first = try next() ?? []
+        // A UTF-16 page is turned into UTF-8 whole.
+        if first.count >= 2, (first[0], first[1]) == (0xFF, 0xFE) || (first[0], first[1]) == (0xFE, 0xFF) {
+            while let part = try next() { first += part }
+            return make(html: first, charset: charset, terms: terms, maxLength: maxLength)
+        }
+        var reader = VisibleTextReader(
+            first, encoding: TextBuffer.Encoding(label: charset), charsetKnown: charset != nil)
+        first = []
+        return try make(terms: terms, maxLength: maxLength) { try reader.read(every: 2048, more: next, progress: $0) }
+    }
+
+    /// The snippet of the text `read` gathers, scanned as it grows: `read` calls its argument with
+    /// the text so far, and stops when told.
+    private static func make(
+        terms: Set<String>, maxLength: Int, read: (_ progress: ([UInt8]) -> Bool) throws -> PageText
+    ) rethrows -> String {
+        guard maxLength > 0 else { return "" }
+        var scan = Scan(terms: terms, maxLength: maxLength)
+        var isWalkStopped = false
+        var text = try read { bytes in
+            bytes.withUnsafeBufferPointer { text in
+                if text.count > searchedBytes {
+                    scan.finish(text)
+                    isWalkStopped = !scan.words.isEmpty
+                    return !isWalkStopped
+                }
+                // Only whole words: up to the last space or line break.
+                var end = text.count
+                while end > scan.scannedBytes, text[end - 1] != 0x20, text[end - 1] != 0x0A { end -= 1 }
+                scan.scan(text, to: end)
+                isWalkStopped = scan.stoppedEarly
+                return !isWalkStopped
+            }
+        }.text
+        guard !text.isEmpty else { return "" }
+        if !isWalkStopped { text.withUTF8 { scan.finish($0) } }
+        return scan.snippet(of: text)
+    }
+
+    /// The state of the scan for matches over a text read in parts, each ending at a word boundary
+    /// (a space or a line break) but the last: what ``make(text:isCut:terms:maxLength:)`` finds in
+    /// one pass over the whole text.
+    private struct Scan {
+        let terms: Set<String>
+        let maxLength: Int
+        var firstBytes = [Bool](repeating: false, count: 256)
+        var words: [WordSpan] = []
+        var window: Window
+        var stoppedEarly = false
+        /// The text scanned so far: its bytes, scalars and words.
+        private(set) var scannedBytes = 0
+        private var scannedScalars = 0
+        private var scannedWords = 0
+        /// Whether the text's end, or the end of what is searched, was scanned.
+        private(set) var isFinished = false
+
+        init(terms: Set<String>, maxLength: Int) {
+            self.terms = terms
+            self.maxLength = maxLength
+            window = Window(maxLength: maxLength)
+            for term in terms { if let first = term.utf8.first { firstBytes[Int(first)] = true } }
+        }
+
+        /// Scans `text` from where the last scan ended to `end`, a word boundary or the end of
+        /// what is searched.
+        mutating func scan(_ text: UnsafeBufferPointer<UInt8>, to end: Int) {
+            guard !stoppedEarly, !isFinished, end > scannedBytes else { return }
+            let segment = UnsafeBufferPointer(rebasing: text[scannedBytes..<end])
+            let (byteBase, scalarBase, wordBase) = (scannedBytes, scannedScalars, scannedWords)
+            var wordsInSegment = 0
+            Analyzer.analyzeWhile(bytes: segment, firstBytes: firstBytes) { term in
+                let number = wordBase + term.word
+                wordsInSegment = term.word + 1
+                let scalars = scalarBase + term.scalars.lowerBound..<scalarBase + term.scalars.upperBound
+                if words.last?.index != number {
+                    let source = byteBase + term.source.lowerBound..<byteBase + term.source.upperBound
+                    words.append(WordSpan(index: number, bytes: source, scalars: scalars))
+                }
+                if terms.contains(term.term) { window.add(word: words.count - 1, term: term.term, words: words) }
+                // No window can hold more distinct terms than one that holds them all: read on only
+                // far enough to widen it.
+                if window.best.distinct == terms.count,
+                    scalars.lowerBound > words[window.best.last].scalars.upperBound + maxLength
+                {
+                    stoppedEarly = true
+                    return false
+                }
+                return true
+            }
+            scannedWords += wordsInSegment
+            scannedScalars += segment.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
+            scannedBytes = end
+        }
+
+        /// Scans the rest of `text`, the whole text (or more than is searched of it).
+        mutating func finish(_ text: UnsafeBufferPointer<UInt8>) {
+            var end = Swift.min(text.count, searchedBytes)
+            if end < text.count { while end > 0, text[end] & 0xC0 == 0x80 { end -= 1 } }
+            scan(text, to: end)
+            isFinished = true
+        }
+
+        /// The snippet of `text`, of which this scan has read all that it needs.
+        func snippet(of text: String) -> String {
+            guard !words.isEmpty else {
+                return excerpt(text, bytes: 0..<text.utf8.count, isStart: true, isEnd: true, maxLength: maxLength)
+            }
+            let isWhole = !stoppedEarly && scannedBytes == text.utf8.count
+            return Snippet.snippet(
+                text, words: words, best: window.best, isWhole: isWhole, maxLength: maxLength)
+        }
+    }
+
     /// The snippet of `text`; with `isCut` (the text is the start of a longer one), nil unless the
     /// scan settled within it.
     private static func make(text whole: String, isCut: Bool, terms: Set<String>, maxLength: Int) -> String? {
@@ -73,8 +204,19 @@ public enum Snippet {
         guard !words.isEmpty else {
             return excerpt(text, bytes: 0..<text.utf8.count, isStart: true, isEnd: true, maxLength: maxLength)
         }
-        var lower = window.best.first
-        var upper = window.best.last
+        return snippet(
+            text, words: words, best: window.best,
+            isWhole: scanned.utf8.count == text.utf8.count && !stoppedEarly, maxLength: maxLength)
+    }
+
+    /// The window of whole words around `best` in `text`, widened while it fits; `isWhole` when
+    /// the scan read the text to its end.
+    private static func snippet(
+        _ text: String, words: [WordSpan], best: (distinct: Int, count: Int, first: Int, last: Int), isWhole: Bool,
+        maxLength: Int
+    ) -> String {
+        var lower = best.first
+        var upper = best.last
         // Widen the window by whole words, alternately after and before, while it fits.
         var grew = true
         while grew {
@@ -92,7 +234,7 @@ public enum Snippet {
         }
         let isStart = lower == 0 && !hasTextBefore(text, words[0])
         // After the last word only punctuation is left: show it rather than an ellipsis.
-        let isEnd = upper == words.count - 1 && scanned.utf8.count == text.utf8.count && !stoppedEarly
+        let isEnd = upper == words.count - 1 && isWhole
         let end = isEnd ? text.utf8.count : words[upper].bytes.upperBound
         return excerpt(
             text, bytes: words[lower].bytes.lowerBound..<end, isStart: isStart, isEnd: isEnd, maxLength: maxLength)

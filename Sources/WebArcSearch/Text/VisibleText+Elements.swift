@@ -62,6 +62,30 @@ struct ElementTraits: OptionSet {
         return table
     }()
 
+    /// The traits of the element `name` (lower case): ``byName``'s, found without hashing the
+    /// name, by its length and first letter (each such group holds a few names).
+    @inline(__always)
+    static func of(_ name: String) -> ElementTraits {
+        let utf8 = name.utf8
+        let count = utf8.count
+        guard count <= maxNameLength, let first = utf8.first else { return [] }
+        for (candidate, traits) in groups[count &* 32 &+ Int(first & 0x1F)] where candidate == name {
+            return traits
+        }
+        return []
+    }
+
+    private static let maxNameLength = byName.keys.map(\.utf8.count).max()!
+
+    /// ``byName``'s entries grouped by name length × 32 + first letter's low five bits.
+    private static let groups: [[(String, ElementTraits)]] = {
+        var groups = [[(String, ElementTraits)]](repeating: [], count: (maxNameLength + 1) * 32)
+        for (name, traits) in byName {
+            groups[name.utf8.count * 32 + Int(name.utf8.first! & 0x1F)].append((name, traits))
+        }
+        return groups
+    }()
+
     /// Roles that mark page chrome.
     static let chromeRoles: [StaticString] = ["navigation", "search", "banner", "contentinfo"]
     /// The classes of Sphinx's chrome on `div`.

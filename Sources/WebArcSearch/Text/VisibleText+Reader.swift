@@ -11,7 +11,8 @@ struct VisibleTextReader {
     private static let maxDepth = 512
     /// How far down the stack an end tag looks for its element.
     private static let endTagReach = 64
-    private let html: [UInt8]
+    /// The page, or the part of it read so far.
+    private var html: [UInt8]
     private var text: TextBuffer
     private var charsetKnown: Bool
     private var stack: [OpenElement] = []
@@ -36,24 +37,108 @@ struct VisibleTextReader {
     var isCut: Bool { text.isFull }
 
     mutating func read() -> PageText {
-        let first = VisibleText.hasUTF8Mark(html) ? 3 : 0
-        html.withUnsafeBufferPointer { bytes in
-            for token in HTMLTokenizer(html, in: first..<html.count) {
-                switch token {
-                case .text(let range):
-                    if skippedFrom == nil { text.append(bytes, range) }
-                case .rawText(let element, let range):
-                    if element == "title", title == nil, !isInside("svg") { title = readTitle(bytes, range) }
-                case .startTag(let tag):
-                    start(tag)
-                case .endTag(let name, _):
-                    end(name)
-                case .comment:
-                    break
-                }
-                if text.isFull { break }
-            }
+        read(every: Int.max) { _ in true }
+    }
+
+    /// ``read()``, calling `progress` with the text gathered so far each time it has grown by
+    /// `step` bytes since the last call: the walk stops, with the text so far, when `progress`
+    /// returns false (a snippet that has what it needs reads no further).
+    mutating func read(every step: Int, progress: ([UInt8]) -> Bool) -> PageText {
+        var nextProgress = step
+        _ = walk(from: VisibleText.hasUTF8Mark(html) ? 3 : 0, isComplete: true, step, &nextProgress, progress)
+        return finish()
+    }
+
+    /// ``read(every:progress:)`` of a page that comes in parts: the reader's page is its first
+    /// part, `more` gives the next one (nil at the end), and is called only when the walk has
+    /// used what came before. The walk resumes where it paused, at the start of a token that the
+    /// part read so far might have cut.
+    mutating func read(
+        every step: Int, more: () throws -> [UInt8]?, progress: ([UInt8]) -> Bool
+    ) rethrows -> PageText {
+        var isComplete = false
+        while html.count < 3, !isComplete {
+            if let part = try more() { html += part } else { isComplete = true }
         }
+        var nextProgress = step
+        var start = VisibleText.hasUTF8Mark(html) ? 3 : 0
+        while true {
+            guard let resume = walk(from: start, isComplete: isComplete, step, &nextProgress, progress) else { break }
+            start = resume
+            if let part = try more() { html += part } else { isComplete = true }
+        }
+        return finish()
+    }
+
+    /// How far past a token the tokenizer may have looked to end it (for `</script` and the
+    /// like): a token that ends closer than this to the end of a part is read again with the next.
+    private static let lookahead = 64
+
+    /// Walks the tokens of ``html`` from `start`; nil when the walk is over (the page's end, the
+    /// limit, or `progress` said to stop), else where to resume once more of the page is there.
+    private mutating func walk(
+        from start: Int, isComplete: Bool, _ step: Int, _ nextProgress: inout Int, _ progress: ([UInt8]) -> Bool
+    ) -> Int? {
+        // A local copy of the array (not of its bytes), released before the next part is appended.
+        let html = self.html
+        let safeEnd = isComplete ? Int.max : html.count - Self.lookahead
+        return html.withUnsafeBufferPointer { bytes -> Int? in
+            var tokenizer = HTMLTokenizer(html, in: start..<html.count)
+            while var token = tokenizer.next() {
+                if token.range.upperBound > safeEnd { return token.range.lowerBound }
+                // A raw-text element's start tag and its contents go together: the tokenizer
+                // cannot resume between them.
+                var contents: HTMLToken?
+                if !isComplete, case .startTag(let tag) = token, Self.isRawText(tag.name) {
+                    contents = tokenizer.next()
+                    guard let following = contents, following.range.upperBound <= safeEnd else {
+                        return token.range.lowerBound
+                    }
+                }
+                while true {
+                    take(token, bytes)
+                    if text.isFull { return nil }
+                    if text.bytes.count >= nextProgress {
+                        nextProgress = text.bytes.count + step
+                        if !progress(text.bytes) { return nil }
+                    }
+                    guard let next = contents else { break }
+                    token = next
+                    contents = nil
+                }
+            }
+            return isComplete ? nil : html.count
+        }
+    }
+
+    /// Whether `name` is one of ``HTMLTokenizer/rawTextElements``, told by its length first.
+    @inline(__always)
+    static func isRawText(_ name: String) -> Bool {
+        switch name.utf8.count {
+        case 5: name == "style" || name == "title"
+        case 6: name == "script"
+        case 8: name == "textarea"
+        default: false
+        }
+    }
+
+    /// Follows one token of the page.
+    private mutating func take(_ token: HTMLToken, _ bytes: UnsafeBufferPointer<UInt8>) {
+        switch token {
+        case .text(let range):
+            if skippedFrom == nil { text.append(bytes, range) }
+        case .rawText(let element, let range):
+            if element == "title", title == nil, !isInside("svg") { title = readTitle(bytes, range) }
+        case .startTag(let tag):
+            start(tag)
+        case .endTag(let name, _):
+            end(name)
+        case .comment:
+            break
+        }
+    }
+
+    private mutating func finish() -> PageText {
         if let heading { finishHeading(heading.start) }
         return PageText(title: title ?? "", text: text.text, headings: headings)
     }
@@ -69,7 +154,7 @@ struct VisibleTextReader {
     }
 
     private mutating func start(_ tag: HTMLTag) {
-        let traits = ElementTraits.byName[tag.name] ?? []
+        let traits = ElementTraits.of(tag.name)
         closeImpliedElements(before: tag.name, traits)
         let skipping = skippedFrom != nil
         if traits.contains(.void) || tag.isSelfClosing {
@@ -93,7 +178,7 @@ struct VisibleTextReader {
     }
 
     private mutating func end(_ name: String) {
-        let traits = ElementTraits.byName[name] ?? []
+        let traits = ElementTraits.of(name)
         let reach = Swift.max(0, stack.count - Self.endTagReach)
         if let index = stack[reach...].lastIndex(where: { $0.name == name }) {
             pop(to: index)

@@ -72,6 +72,12 @@ public enum VisibleText {
         return (reader.read().text, reader.isCut)
     }
 
+    /// A reader of the HTML page `html` (``of(html:charset:)``) that can stop part way.
+    static func reader(html: [UInt8], charset: String?) -> VisibleTextReader {
+        if let utf16 = transcodedUTF16(html) { return reader(html: utf16, charset: "utf-8") }
+        return VisibleTextReader(html, encoding: TextBuffer.Encoding(label: charset), charsetKnown: charset != nil)
+    }
+
     /// The title (its first non-blank line, at most 200 bytes) and text of the plain-text file
     /// `plain`, in the encoding `charset` names (nil: UTF-8). Blank lines separate blocks.
     public static func of(plain: [UInt8], charset: String?) -> PageText {

@@ -33,7 +33,7 @@ import WebArcTestSupport
     @Test(
         .enabled(
             if: ServeCommandTests.binary != nil, "webarc binary not built next to the tests: run swift build first"))
-    func servesTheLayeredView() throws {
+    func servesTheLayeredView() async throws {
         let folder = try TemporaryFolder()
         let old = try Self.release(1, in: folder)
         let new = try Self.release(2, in: folder)
@@ -51,7 +51,7 @@ import WebArcTestSupport
         #expect(try fetch(serving.port, "/b.html").status == 404)
 
         // The update alone cannot serve: its base is named by digest.
-        let alone = try CLIRunnerLite.run(["serve", folder.file("u.webarc"), "--port", "0"])
+        let alone = try await CLIRunnerLite.run(["serve", folder.file("u.webarc"), "--port", "0"])
         #expect(alone.status == 65, "\(alone.stderr)")
         #expect(alone.stderr.contains("update over 1 archive"), "\(alone.stderr)")
     }
@@ -59,7 +59,7 @@ import WebArcTestSupport
 
 /// Runs the `webarc` binary to completion (a serve that fails before listening, keygen, sign).
 enum CLIRunnerLite {
-    static func run(_ arguments: [String]) throws -> ProgramResult {
-        try runProgram(ServeCommandTests.binary!, arguments)
+    static func run(_ arguments: [String]) async throws -> ProgramResult {
+        try await onOwnThread { try runProgram(ServeCommandTests.binary!, arguments) }
     }
 }

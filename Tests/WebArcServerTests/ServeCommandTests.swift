@@ -45,21 +45,21 @@ import WebArcTestSupport
     @Test(.enabled(if: binary != nil, "webarc binary not built next to the tests: run swift build first"))
     func missingArchiveAndBusyPortFail() async throws {
         let folder = try TemporaryFolder()
-        let missing = try runToExit(["serve", folder.file("absent.webarc"), "--port", "0"])
+        let missing = try await runToExit(["serve", folder.file("absent.webarc"), "--port", "0"])
         #expect(missing.status == 66)
         #expect(missing.stderr.hasPrefix("webarc: error:"))
 
         _ = try SiteFixture.make(in: folder)
         let first = try Serving([folder.file("test.webarc"), "--port", "0", "--quiet"])
-        let busy = try runToExit(["serve", folder.file("test.webarc"), "--port", String(first.port)])
+        let busy = try await runToExit(["serve", folder.file("test.webarc"), "--port", String(first.port)])
         #expect(busy.status == 69)
         #expect(busy.stderr.contains("the port is in use"))
         #expect(first.stop(with: SIGTERM).status == 0)
     }
 
     /// Runs `webarc` with `arguments` to its end.
-    private func runToExit(_ arguments: [String]) throws -> ProgramResult {
-        try runProgram(Self.binary!, arguments)
+    private func runToExit(_ arguments: [String]) async throws -> ProgramResult {
+        try await onOwnThread { try runProgram(Self.binary!, arguments) }
     }
 }
 

@@ -102,8 +102,8 @@ struct ServeReplacedFileTests {
     func untrustedReplacement() async throws {
         let folder = try TemporaryFolder()
         let (site, release2) = try Self.releases(in: folder)
-        let keygen = try CLIRunnerLite.run(["keygen", "-o", folder.file("publisher")])
-        let sign = try CLIRunnerLite.run(["sign", site, "--key", folder.file("publisher.key")])
+        let keygen = try await CLIRunnerLite.run(["keygen", "-o", folder.file("publisher")])
+        let sign = try await CLIRunnerLite.run(["sign", site, "--key", folder.file("publisher.key")])
         #expect(keygen.status == 0 && sign.status == 0, "\(keygen.stderr) \(sign.stderr)")
         let serving = try ServeCommandTests.Serving([
             site, "--port", "0", "--recheck", "0.2", "--quiet", "--trust", folder.file("publisher.pub"),

@@ -6,7 +6,7 @@ public enum WebArcVersion {
     /// The toolkit's release, `2.5.0`.
     public static let release = "2.5.0"
     /// The revision of the archive format this release writes (`Spec/webarc-format.md`).
-    public static let format = "2.2"
+    public static let format = "2.3"
     /// The creator `pack` and the update writers store: `webarc 2.5.0`.
     public static let creator = "webarc \(release)"
 

@@ -22,8 +22,8 @@ struct CLITests {
 
         let info = try CLIRunner.run(["info", archive, "--json"])
         let object = try JSONSerialization.jsonObject(with: info.stdout) as! [String: Any]
-        // Its pages are indexed for search by default, which makes it a 2.2 archive.
-        #expect(object["formatVersion"] as? String == "2.2")
+        // Its pages are indexed for search by default (index version 2), which makes it a 2.3 archive.
+        #expect(object["formatVersion"] as? String == "2.3")
         #expect(object["startURL"] as? String == "http://localhost/")
         #expect((object["redirects"] as? Int ?? 0) >= 1)
         #expect((object["dedupRatio"] as? Double ?? 0) > 1)

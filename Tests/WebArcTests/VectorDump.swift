@@ -112,9 +112,10 @@ enum VectorDump {
             if !writer.order.isTreeOrder { entry["order"] = writer.order.runs.map { [$0.start, $0.length] } }
             archive["writer"] = entry
         }
-        if let root = metadata.searchIndex {
+        for (key, root) in [("search", metadata.searchIndex), ("searchIndex", metadata.searchIndexV2)] {
+            guard let root else { continue }
             // The full-text index's root (spec §17), as the trailer's references are shown.
-            archive["search"] = [
+            archive[key] = [
                 "offset": root.offset, "storedLength": root.storedLength, "rawLength": root.rawLength,
                 "codec": root.codecValue, "height": root.height, "digest": root.digest.hex,
             ]

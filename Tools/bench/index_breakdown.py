@@ -39,11 +39,12 @@ def main() -> None:
         kinds.setdefault(kind, []).append((ref.stored_length, ref.raw_length, page.payload))
         return page
 
-    read(wr.parse_ref(archive.metadata().fields["search"][1]), "root")
+    read(wr.parse_ref(archive.metadata().fields[si.KEYS[index.version]][1]), "root")
     for ref in index.shard_refs:
         shard = read(ref, "term shards")
         payload = si.Payload(shard.payload, shard.offset)
-        postings = payload.int("P")
+        # Version 2 (format 2.3) has no position pages: every child holds postings.
+        postings = payload.int("P") if index.version == 1 else len(shard.search_children)
         for child in shard.search_children[:postings]:
             read(child, "postings")
         for child in shard.search_children[postings:]:

@@ -113,7 +113,8 @@ def page_input(data: bytes) -> bytes:
 
 
 def search_field(metadata: bytes):
-    """Where the metadata page's Archive object holds its `search` reference, or None."""
+    """Where the metadata page's Archive object holds its `search` reference (index version 1) or its
+    `searchIndex` reference (version 2, format 2.3), or None."""
     position = 8 + 4 + struct.unpack_from("<I", metadata, 8)[0]  # past the class name
     fields, = struct.unpack_from("<I", metadata, position)
     position += 4
@@ -122,7 +123,7 @@ def search_field(metadata: bytes):
         key = metadata[position + 4:position + 4 + key_length]
         position += 4 + key_length
         length, = struct.unpack_from("<I", metadata, position + 1)
-        if key == b"search" and length == 56:
+        if key in (b"search", b"searchIndex") and length == 56:
             return position + 5
         position += 5 + length
     return None

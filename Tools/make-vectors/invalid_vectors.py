@@ -1069,11 +1069,11 @@ def search_vectors(v) -> dict:
     out["search-page-kind.webarc"] = raw, expect(
         "corrupt-page", "verify", p.search_pages[-1].ref.offset, "search: the title shard of an unknown kind 7.")
 
-    def payload_vector(name: str, pick, change, why: str) -> None:
+    def payload_vector(name: str, pick, change, why: str, given: dict = recipe) -> None:
         def edit(pl):
             page = pick(pl)
             page.payload = change(page.payload, pl)
-        raw, p = craft(recipe, edit_plan=edit)
+        raw, p = craft(given, edit_plan=edit)
         out[name] = raw, expect("corrupt-page", "search", pick(p).ref.offset, why)
 
     def root_page(pl):
@@ -1092,7 +1092,7 @@ def search_vectors(v) -> dict:
         return next(pg for pg in pl.search_pages if pg.kind == si.DOCUMENTS)
 
     payload_vector("search-root-version.webarc", root_page, lambda b, pl: si.leb128(2) + b[1:],
-                   "search: the root's version 2; a reader of version 1 does not read the index.")
+                   "search: the root's version 2 under Archive.search, which names version 1 (§17.2).")
 
     def terms_swapped(payload, pl):
         pp, qq, entries = shard_entries(payload)
@@ -1140,6 +1140,42 @@ def search_vectors(v) -> dict:
         return out_
     payload_vector("search-document-url.webarc", document_page, long_url,
                    "search: the first document's URL 8 193 bytes long, over the bound of 8 192 (§10).")
+    # Index version 2 (2.3): the feature bit, a damaged posting page, the root's version, a term's
+    # postingsLength.
+    recipe = vv.search_v2()
+    data = v["search-v2"].data
+    a = Archive(data)
+    index = si.SearchIndex.open(a)
+    assert index.version == 2 and len(index.shard_refs) == 1
+    posting = index.shard(0).posting_pages[0]
+    out["search-v2-page-digest.webarc"] = flip(data, posting.offset + posting.stored_length // 2), expect(
+        "page-digest", "verify", posting.offset,
+        "search-v2: a byte of the posting page flipped; its digest no longer matches (refused like any page).")
+    raw, _ = craft(recipe, edit_trailer=no_feature)
+    out["search-v2-no-feature.webarc"] = raw, expect(
+        "corrupt-index", "verify", a.metadata_ref.offset,
+        "search-v2 with optionalFeatures bit 1 clear: Archive.searchIndex without the bit.")
+    payload_vector("search-v2-root-version.webarc", root_page, lambda b, pl: si.leb128(1) + b[1:],
+                   "search-v2: the root's version 1 under Archive.searchIndex, which names version 2 (§17.2).",
+                   recipe)
+
+    def postings_length(payload, pl):
+        p = si.Payload(payload, 0)
+        entries, previous = [], b""
+        for _ in range(p.int("T")):
+            shared = p.int("shared")
+            previous = previous[:shared] + p.string("suffix")
+            entries.append([previous, p.int("df"), p.int("postings")])
+        entries[-1][2] += 1
+        out_, previous = si.leb128(len(entries)), b""
+        for i, (term, df, postings) in enumerate(entries):
+            shared = 0 if i == 0 else si.common_prefix(previous, term)
+            out_ += si.leb128(shared) + si.string(term[shared:]) + si.leb128(df) + si.leb128(postings)
+            previous = term
+        return out_
+    payload_vector("search-v2-postings-length.webarc", shard_page, postings_length,
+                   "search-v2: the last term's postingsLength one more: the lengths do not sum to the posting pages.",
+                   recipe)
     return out
 
 

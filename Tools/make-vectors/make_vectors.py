@@ -84,7 +84,7 @@ def newer_minor(recipe: dict) -> bytes:
     model = build(recipe)
     model.minor = 7
     model.optional = 1 << 9
-    model.archive.fields.append(Field("searchIndex", BYTES, b"a page tree a 2.0 reader does not know"))
+    model.archive.fields.append(Field("snapshotIndex", BYTES, b"a page tree a 2.0 reader does not know"))
     home, notes = model.records[0], model.records[1]
     home.obj.fields.insert(2, Field("x-future", 42, Raw(bytes([1, 2, 3, 4, 5]))))
     home.obj.fields.append(Field("sha3", BYTES, bytes(range(32))))
@@ -184,6 +184,12 @@ def valid_vectors() -> dict[str, Vector]:
     search = Archive(out["search"].data)
     recipe = vv.search_update(search.archive_digest, search.archive_length)
     out["search-update"] = Vector(recipe, write(recipe, [search]), bases=["search"])
+    # Index version 2 (2.3, §17): the same records, no positions; an update over it.
+    recipe = vv.search_v2()
+    out["search-v2"] = Vector(recipe, write(recipe))
+    search = Archive(out["search-v2"].data)
+    recipe = vv.search_v2_update(search.archive_digest, search.archive_length)
+    out["search-v2-update"] = Vector(recipe, write(recipe, [search]), bases=["search-v2"])
     recipe = signed_recipe(vv.minimal(), [signature("test1", 7, vv.NOV_23, 0)])
     out["signed"] = Vector(recipe, sign(write(recipe), recipe["appendix"], KEYS))
     recipe = signed_recipe(vv.minimal(), [
@@ -290,9 +296,11 @@ def check_valid(name: str, vector: Vector, vectors: dict[str, Vector]) -> dict:
         assert again == data, name
     dump = archive.dump(bases)
     # `writer`, `search` (§17: the index's root) and `totals` (2.2.2) are the writer's, not the recipe's.
-    assert {k: v for k, v in dump["archive"].items() if k not in ("writer", "search", "totals")} \
+    assert {k: v for k, v in dump["archive"].items() if k not in ("writer", "search", "searchIndex", "totals")} \
         == recipe["archive"], name
-    assert ("search" in dump["archive"]) == ("search" in recipe.get("writer", {})), name
+    search = recipe.get("writer", {}).get("search")
+    assert ("search" in dump["archive"]) == (search == 1), name
+    assert ("searchIndex" in dump["archive"]) == (search == 2), name
     assert ("totals" in dump["archive"]) == recipe.get("totals", True), name
     if "totals" in dump["archive"] and not vector.crafted:
         assert dump["archive"]["totals"] == expected_totals(dump), (name, dump["archive"]["totals"])
@@ -717,7 +725,8 @@ def search_json(vector: Vector, bases: list | None = None) -> dict:
     """NAME.index.json: what the index of a vector holds, read back by `search_index` (documents,
     every term's postings with positions, title entries) and the answers to `SEARCH_QUERIES` and
     `SEARCH_SUGGESTIONS`; scores rounded to 9 decimals."""
-    index = search_index.SearchIndex.open(Archive(vector.data))
+    archive = Archive(vector.data)
+    index = search_index.SearchIndex.open(archive)
     index.read_all()
     documents = [index.document(n) for n in range(index.document_count)]
     asked, suggested = SEARCH_QUERIES, SEARCH_SUGGESTIONS
@@ -744,18 +753,29 @@ def search_json(vector: Vector, bases: list | None = None) -> dict:
             if not complete and (entry[0].decode() not in named or entry[1] > 100):
                 continue
             postings = index.postings(shard, entry)
+            # Version 2 holds no positions: its postings list none.
+            positions = index.positions(shard, entry, postings) if index.version == 1 else [None] * len(postings)
             terms.append({"term": entry[0].decode(), "documentFrequency": entry[1], "postings": [
-                {"document": d, "frequency": f, "inTitle": t, "lengthCode": c, "positions": positions}
-                for (d, f, t, c), positions in zip(postings, index.positions(shard, entry, postings))]})
+                {"document": d, "frequency": f, "inTitle": t, "lengthCode": c}
+                | ({"positions": found} if found is not None else {})
+                for (d, f, t, c), found in zip(postings, positions)]})
     for number, start in enumerate(index.starts):
         layout["documentPages"].append({"start": start, "documents": len(index.document_page(number))})
     for number, key in enumerate(index.title_keys):
         layout["titleShards"].append({"firstKey": key.decode(), "entries": len(index.titles(number))})
     queries = []
+    below = [Archive(b.data) for b in bases or []]
     for text, clauses in asked:
-        results = index.query([(kind, value) for kind, value in clauses])
-        queries.append({"text": text, "clauses": clauses, "results": [
-            {"document": d, "url": documents[d][0], "score": round(score, 9)} for d, score in results]})
+        asked_clauses = [(kind, value) for kind, value in clauses]
+        ranked = index.query(asked_clauses)
+        entry = {"text": text, "clauses": clauses, "results": [
+            {"document": d, "url": documents[d][0], "score": round(score, 9)} for d, score in ranked]}
+        if index.phrases_to_check:
+            # Version 2 (§17.4): the candidates, then the hits a reader returns for a limit of 100.
+            entry["candidates"] = entry["results"]
+            entry["results"] = [{"document": d, "url": url, "score": round(score, 9)} for d, score, url in
+                                search_index.layer_hits(archive, index, below, lambda url: False, asked_clauses)]
+        queries.append(entry)
     suggestions = []
     for typed in suggested:
         suggestions.append({"text": typed, "key": search_index.title_key(typed).decode(), "results": [
@@ -770,7 +790,7 @@ def search_json(vector: Vector, bases: list | None = None) -> dict:
         assert documents[2] == ("https://search.example/empty.txt", "", 0), documents
         assert [d for n in range(len(index.title_refs)) for _, d in index.titles(n)] == [3, 1, 0, 4, 5]
         assert [q["results"] != [] for q in queries] == [True] * 8 + [False, False, True], queries
-    return {"version": search_index.VERSION, "documentCount": index.document_count, "tokenCount": index.token_count,
+    return {"version": index.version, "documentCount": index.document_count, "tokenCount": index.token_count,
             "layout": layout, "complete": complete, "terms": terms,
             "documents": [{"url": u, "title": t, "length": n} for u, t, n in documents] if complete else [],
             "titles": [{"key": k.decode(), "document": d} for n in range(len(index.title_refs))
@@ -809,7 +829,7 @@ def write_valid(folder: Path) -> dict[str, Vector]:
     for name, stack in stack_jsons(vectors).items():
         (folder / f"{name}.stack.json").write_text(to_json(stack), encoding="utf-8")
     for name, vector in vectors.items():
-        if "search" in dumps[name]["archive"]:
+        if "search" in dumps[name]["archive"] or "searchIndex" in dumps[name]["archive"]:
             below = [vectors[b] for b in vector.bases]
             (folder / f"{name}.index.json").write_text(to_json(search_json(vector, below)), encoding="utf-8")
     return vectors

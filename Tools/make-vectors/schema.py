@@ -64,6 +64,7 @@ CLASSES = {
         "writer": (OBJECT, False),
         "target": (OBJECT, False),
         "search": (BYTES, False),                  # since 2.2 (§17)
+        "searchIndex": (BYTES, False),             # since 2.3 (§17: index version 2)
         "totals": (OBJECT, False),                 # since 2.2.2
     },
     "Request": {

@@ -7,6 +7,8 @@ subset of text the vectors use: ASCII words, plain text and simple HTML, each wo
 Reader side: `SearchIndex` reads an archive's index through the reader's verified page reads,
 checks every rule of §17.2 and §17.3 on the pages it reads (`corrupt-page` at the page's offset),
 and answers queries given as analyzed terms (§17.4): BM25, phrases, prefixes; and suggestions.
+Both versions: 1 (`Archive.search`, with position pages) and 2 (`Archive.searchIndex`, since 2.3:
+no positions; a phrase is checked against the text of its candidates, `stack_query`).
 """
 
 import math
@@ -20,8 +22,11 @@ SEARCH = 5                                        # the page type (§17.2)
 ROOT, TERMS, POSTINGS, POSITIONS, DOCUMENTS, TITLES = range(1, 7)
 KINDS = range(1, 7)
 HEAD = 8                                          # type, kind, reserved(2), childCount
-VERSION = 1                                       # `Writer.search` and the root's version
-FEATURE_SEARCH = 1 << 0                           # optionalFeatures bit 0
+VERSIONS = (1, 2)                                 # `Writer.search` and the root's version
+KEYS = {1: "search", 2: "searchIndex"}            # the Archive key naming each version's root
+FEATURES = {1: 1 << 0, 2: 1 << 1}                 # optionalFeatures bit 0 (version 1), bit 1 (version 2)
+FEATURE_SEARCH = FEATURES[1]
+PHRASE_BUDGET = 50                                # §17.4: candidates checked per layer, at least
 MAX_TERM, MAX_TITLE_KEY, MAX_DOCUMENT_STRING = 64, 128, 8_192
 MAX_DOCUMENTS = 1 << 40
 MAX_BODY = 32 << 20
@@ -163,8 +168,10 @@ class Built:
     term_ranges: dict = field(default_factory=dict)   # term -> (shard page index, postings range, positions range)
 
 
-def build(documents: list[Document]) -> Built:
-    """§17.2: term shards (each after its posting and position pages), document pages, title shards, root."""
+def build(documents: list[Document], version: int) -> Built:
+    """§17.2: term shards (each after its posting and (version 1) position pages), document pages,
+    title shards, root."""
+    positions_kept = version == 1
     pages: list = []
     postings_of: dict[str, bytearray] = {}
     positions_of: dict[str, bytearray] = {}
@@ -178,7 +185,7 @@ def build(documents: list[Document]) -> Built:
                 leb128(delta) + leb128(len(positions) * 2 + (1 if in_title else 0)) + bytes([length_code(doc.length)]))
             out = positions_of.setdefault(term, bytearray())
             previous = 0
-            for p in positions:
+            for p in (positions if positions_kept else []):
                 out += leb128(p - previous)
                 previous = p
             frequency[term] = frequency.get(term, 0) + 1
@@ -201,8 +208,8 @@ def build(documents: list[Document]) -> Built:
             if stream:
                 pages.append((kind, [], bytes(stream)))
                 into.append(len(pages) - 1)
-        payload = leb128(len(state["posting_pages"])) + leb128(len(state["position_pages"])) + \
-            leb128(state["count"]) + bytes(state["entries"])
+        counts = leb128(len(state["posting_pages"])) + leb128(len(state["position_pages"])) if positions_kept else b""
+        payload = counts + leb128(state["count"]) + bytes(state["entries"])
         pages.append((TERMS, state["posting_pages"] + state["position_pages"], payload))
         shard_keys.append(state["first"])
         shard_pages.append(len(pages) - 1)
@@ -223,7 +230,8 @@ def build(documents: list[Document]) -> Built:
         offset_q = sum(len(pages[i][2]) for i in state["position_pages"]) + len(state["positions"])
         built.term_ranges[term] = (None, (offset_p, offset_p + len(p)), (offset_q, offset_q + len(q)))
         state["terms"].append(term)
-        state["entries"] += leb128(shared) + string(raw[shared:]) + leb128(frequency[term]) + leb128(len(p)) + leb128(len(q))
+        state["entries"] += leb128(shared) + string(raw[shared:]) + leb128(frequency[term]) + leb128(len(p)) \
+            + (leb128(len(q)) if positions_kept else b"")
         state["count"] += 1
         state["previous"] = raw
         state["postings"] += p
@@ -262,7 +270,7 @@ def build(documents: list[Document]) -> Built:
         title_keys.append(first)
         title_pages.append(len(pages) - 1)
 
-    root = leb128(VERSION) + leb128(len(documents)) + leb128(sum(d.length for d in documents))
+    root = leb128(version) + leb128(len(documents)) + leb128(sum(d.length for d in documents))
     root += leb128(len(shard_keys)) + b"".join(string(k) for k in shard_keys)
     root += leb128(len(starts)) + b"".join(leb128(s) for s in starts)
     root += leb128(len(title_keys)) + b"".join(string(k) for k in title_keys)
@@ -341,13 +349,14 @@ class Shard:
 class SearchIndex:
     """An archive's index (`webarc_reader.Archive`), read through verified page reads."""
 
-    def __init__(self, archive, root_ref):
+    def __init__(self, archive, root_ref, version: int = 1):
         self.a = archive
+        self.phrases_to_check: list = []
         page = self.page(root_ref, ROOT)
         p = Payload(page.payload, page.offset)
-        version = p.int("version")
-        if version != VERSION:
-            raise p.fail(f"search index version {version}, not {VERSION}")
+        self.version = p.int("version")
+        if self.version != version:
+            raise p.fail(f"search index version {self.version}, not {version} (Archive.{KEYS[version]})")
         self.document_count = p.int("documentCount")
         if self.document_count > MAX_DOCUMENTS:
             raise p.fail(f"documentCount {self.document_count}")
@@ -376,13 +385,17 @@ class SearchIndex:
         """The archive's index, or None when its metadata names none (§17)."""
         from webarc_reader import WebarcError, parse_ref
         meta = archive.metadata()
-        if "search" not in meta.fields:
+        named = [(version, key) for version, key in KEYS.items() if key in meta.fields]
+        offset = archive.metadata_ref.offset
+        if not named:
             return None
-        value = meta.fields["search"][1]
+        if len(named) > 1:
+            raise WebarcError("corrupt-index", offset, f"page at {offset}: both Archive.search and Archive.searchIndex")
+        version, key = named[0]
+        value = meta.fields[key][1]
         if len(value) != PAGE_REF_SIZE:
-            offset = archive.metadata_ref.offset
-            raise WebarcError("corrupt-index", offset, f"page at {offset}: Archive.search of {len(value)} bytes")
-        return SearchIndex(archive, parse_ref(value))
+            raise WebarcError("corrupt-index", offset, f"page at {offset}: Archive.{key} of {len(value)} bytes")
+        return SearchIndex(archive, parse_ref(value), version)
 
     def page(self, ref, kind: int):
         """A verified search page of `kind` (§5.1; height 0; the core's head checks in the reader)."""
@@ -409,14 +422,17 @@ class SearchIndex:
         ref = self.shard_refs[number]
         page = self.page(ref, TERMS)
         p = Payload(page.payload, page.offset)
-        posting_count, position_count = p.int("P"), p.int("Q")
+        if self.version == 1:
+            posting_count, position_count = p.int("P"), p.int("Q")
+        else:                                        # version 2: every child a posting page
+            posting_count, position_count = len(page.search_children), 0
         if posting_count + position_count != len(page.search_children):
             raise p.fail(f"{posting_count} + {position_count} stream pages for {len(page.search_children)} children")
         posting_pages = page.search_children[:posting_count]
         position_pages = page.search_children[posting_count:]
         posting_bytes = sum(r.raw_length - HEAD for r in posting_pages)
         position_bytes = sum(r.raw_length - HEAD for r in position_pages)
-        count = p.count("T", 6)
+        count = p.count("T", 6 if self.version == 1 else 5)
         if count < 1:
             raise p.fail("a term shard with no terms")
         entries, previous, posting_end, position_end = [], b"", 0, 0
@@ -434,7 +450,8 @@ class SearchIndex:
             df = p.int("documentFrequency")
             if not 1 <= df <= self.document_count:
                 raise p.fail(f"documentFrequency {df} of {self.document_count} documents")
-            postings_length, positions_length = p.int("postingsLength"), p.int("positionsLength")
+            postings_length = p.int("postingsLength")
+            positions_length = p.int("positionsLength") if self.version == 1 else 0
             if postings_length < 3 * df:
                 raise p.fail(f"postingsLength {postings_length} under 3 x {df}")
             entries.append((term, df, (posting_end, posting_end + postings_length),
@@ -569,7 +586,9 @@ class SearchIndex:
         for number in range(len(self.shard_refs)):
             shard = self.shard(number)
             for entry in shard.entries:
-                self.positions(shard, entry, self.postings(shard, entry))
+                postings = self.postings(shard, entry)
+                if self.version == 1:
+                    self.positions(shard, entry, postings)
         for number in range(len(self.document_refs)):
             self.document_page(number)
         for number in range(len(self.title_refs)):
@@ -627,7 +646,13 @@ class SearchIndex:
             if hit is None:
                 return {}
             postings = self.postings(*hit)
-            lists.append((postings, self.positions(*hit, postings), hit[1][1]))
+            lists.append((postings, self.positions(*hit, postings) if self.version == 1 else None, hit[1][1]))
+        if self.version != 1:
+            # Version 2: the documents with every term; `stack_query` checks their text in rank order.
+            common = set.intersection(*(set(p[0] for p in l[0]) for l in lists))
+            if len(value) > 1:
+                self.phrases_to_check.append(value)
+            return {d: sum(self.weight(next(p for p in l[0] if p[0] == d), l[2]) for l in lists) for d in common}
         scores = {}
         for document in set.intersection(*(set(p[0] for p in l[0]) for l in lists)):
             found = [dict(zip((p[0] for p in l[0]), l[1]))[document] for l in lists]
@@ -636,7 +661,9 @@ class SearchIndex:
         return scores
 
     def query(self, clauses: list) -> list[tuple[int, float]]:
-        """Documents matching every clause, (document, score) by score descending then document."""
+        """Documents matching every clause, (document, score) by score descending then document; of
+        version 2, a phrase's by its terms alone (the phrases left to check: `phrases_to_check`)."""
+        self.phrases_to_check = []
         total: dict[int, float] | None = None
         for clause in clauses:
             scores = self.clause_scores(clause)
@@ -671,6 +698,25 @@ def shard_for_int(n: int, starts: list[int]) -> int:
     return max(i for i, s in enumerate(starts) if s <= n)
 
 
+def shows(archive, bases: list, url: str, phrases: list) -> bool:
+    """§17.4, version 2: whether the page at `url` shows each phrase (its terms at consecutive
+    positions of its title's tokens or of its text's), read from its body as §17.1 reads it."""
+    from webarc_reader import body_ref, ref_key
+    found = archive.lookup("GET", url)
+    if found is None or found[0].class_name != "Response":
+        return False
+    obj, leaf = found
+    key = ref_key(*body_ref(obj))
+    entry = next((b for b in leaf.bodies if b.key == key), None) or archive.find_body(key)
+    body = archive.read_body(entry, leaf, bases)
+    title, text = visible_text(body, obj.fields["mimeType"][1].decode())
+
+    def holds(phrase: list, tokens: list) -> bool:
+        return any(tokens[i:i + len(phrase)] == phrase for i in range(len(tokens)))
+    parts = (terms_of(title), terms_of(text))
+    return all(any(holds(phrase, tokens) for tokens in parts) for phrase in phrases)
+
+
 def unshadowed(layers: list, answer) -> list[tuple[int, int, object, str]]:
     """§17.4 Layers: each layer's index answers (`answer(index)` gives (document, value) pairs); a
     document of a layer is left out when a layer above holds a record for its URL's key.
@@ -684,11 +730,41 @@ def unshadowed(layers: list, answer) -> list[tuple[int, int, object, str]]:
     return out
 
 
-def stack_query(layers: list, clauses: list) -> list[tuple[float, int, int, str]]:
-    """(score, layer, document, url) over a stack, by score descending, then layer (nearest
-    first), then document."""
-    found = unshadowed(layers, lambda index: index.query(clauses))
-    return sorted(((score, n, d, url) for n, d, score, url in found), key=lambda e: (-e[0], e[1], e[2]))
+def layer_hits(archive, index, bases: list, shadowed, clauses: list, limit: int = 100) -> list:
+    """(document, score, url) of one layer's answer, best first, at most `limit`, leaving out a
+    document whose URL `shadowed` says a layer above holds. Of version 2, a phrase's candidates are
+    checked in rank order (§17.4): until `limit` show the phrases, at most max(50, `limit`) read
+    (`bases`: the archives below, for bodies stored there)."""
+    ranked, phrases = index.query(clauses), index.phrases_to_check
+    budget, out = max(PHRASE_BUDGET, limit), []
+    for document, score in ranked:
+        if len(out) == limit:
+            break
+        url = index.document(document)[0]
+        if shadowed(url):
+            continue
+        if phrases:
+            if budget == 0:
+                break
+            budget -= 1
+            if not shows(archive, bases, url, phrases):
+                continue
+        out.append((document, score, url))
+    return out
+
+
+def stack_query(layers: list, clauses: list, limit: int = 100) -> list[tuple[float, int, int, str]]:
+    """(score, layer, document, url) over a stack, at most `limit` of each layer (`layer_hits`), by
+    score descending, then layer (nearest first), then document."""
+    found = []
+    for number, (archive, index) in enumerate(layers):
+        if index is None:
+            continue
+        def shadowed(url: str) -> bool:
+            return any(upper.lookup("GET", url) is not None for upper, _ in layers[:number])
+        hits = layer_hits(archive, index, [a for a, _ in layers[number + 1:]], shadowed, clauses, limit)
+        found += [(score, number, document, url) for document, score, url in hits]
+    return sorted(found, key=lambda e: (-e[0], e[1], e[2]))
 
 
 def stack_suggest(layers: list, typed: str) -> list[tuple[bytes, int, int, str]]:

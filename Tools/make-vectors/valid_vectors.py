@@ -421,6 +421,21 @@ def search_update(base_digest: bytes, base_length: int) -> dict:
             ]}
 
 
+def search_v2() -> dict:
+    """`search`'s records with an index of version 2 (2.3, §17): no positions, under
+    `Archive.searchIndex`. `water.txt` has `blue` and `river`, not next to each other: a candidate
+    of `"blue river"` that its text refuses (§17.4)."""
+    return dict(search(), writer={"search": 2}, archive=dict(search()["archive"], creator="make-vectors 2.3"))
+
+
+def search_v2_update(base_digest: bytes, base_length: int) -> dict:
+    """`search-update` over `search-v2`, with an index of version 2: a phrase's candidates in the
+    update are checked against its pages' text, one of them read from the base's chunk."""
+    recipe = search_update(base_digest, base_length)
+    recipe["archive"]["bases"][0]["name"] = "search-v2.webarc"
+    return dict(recipe, writer={"search": 2})
+
+
 def search_same_body() -> dict:
     """§17.1 (2.2.1): a body is one document, under the first URL in record-tree order that answers
     with it as a document: `dir/` and `dir/index.html` give one; a 404 with a body does not take

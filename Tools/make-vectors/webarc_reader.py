@@ -845,23 +845,30 @@ class _Verifier:
             self.walk(root, tree, is_root=True)
 
     def walk_search(self) -> None:
-        """§17, §11.3: optional feature bit 0 set exactly when the metadata names an index
-        (`corrupt-index` at the metadata page); every page of the index read (digest, codec,
-        head) once, each an extent; the root of kind 1."""
+        """§17, §11.3: optional feature bit 0 set exactly when the metadata has `search`, bit 1
+        exactly when it has `searchIndex` (2.3), not both (`corrupt-index` at the metadata page);
+        every page of the index read (digest, codec, head) once, each an extent; the root of kind 1."""
         a = self.a
         try:
             meta = a.metadata()
         except WebarcError:
             return                                                  # reported by `objects`
-        value = meta.fields.get("search", (None, None))[1]
-        if (value is not None) != bool(a.optional & search_index.FEATURE_SEARCH):
-            self.report("corrupt-index", a.metadata_ref.offset,
-                        f"page at {a.metadata_ref.offset}: optional feature bit 0 "
-                        f"{'without' if value is None else 'clear with'} Archive.search")
+        value = None
+        for version, key in search_index.KEYS.items():
+            named = meta.fields.get(key, (None, None))[1]
+            if (named is not None) != bool(a.optional & search_index.FEATURES[version]):
+                self.report("corrupt-index", a.metadata_ref.offset,
+                            f"page at {a.metadata_ref.offset}: optional feature bit {version - 1} "
+                            f"{'without' if named is None else 'clear with'} Archive.{key}")
+            if named is not None and value is not None:
+                self.report("corrupt-index", a.metadata_ref.offset,
+                            f"page at {a.metadata_ref.offset}: both Archive.search and Archive.searchIndex")
+            if named is not None:
+                value, name = named, key
         if value is None:
             return
         if len(value) != PAGE_REF_SIZE:
-            self.report("corrupt-index", a.metadata_ref.offset, f"page at {a.metadata_ref.offset}: Archive.search "
+            self.report("corrupt-index", a.metadata_ref.offset, f"page at {a.metadata_ref.offset}: Archive.{name} "
                         f"of {len(value)} bytes")
             return
         root = parse_ref(value)
@@ -1437,6 +1444,8 @@ def dump_archive(obj: Object) -> dict:
         out["writer"] = dump_writer(parse_object(obj.fields["writer"][1], 2))
     if "search" in obj.fields:                                      # since 2.2 (§17)
         out["search"] = dump_ref(parse_ref(obj.fields["search"][1]))
+    if "searchIndex" in obj.fields:                                 # since 2.3 (§17: index version 2)
+        out["searchIndex"] = dump_ref(parse_ref(obj.fields["searchIndex"][1]))
     if "totals" in obj.fields:                                      # since 2.2.2
         out["totals"] = dump_totals(parse_object(obj.fields["totals"][1], 2))
     if "target" in obj.fields:

@@ -232,8 +232,8 @@ def build(recipe: dict, bases: list | None = None) -> Model:
     if model.zstd_level is not None and not 1 <= model.zstd_level <= 22:
         raise WriterError(f"Zstandard level {model.zstd_level}: 1 to 22")
     model.search = settings.get("search")
-    if model.search not in (None, search_index.VERSION):
-        raise WriterError(f"search index rules {model.search}: this writer knows {search_index.VERSION}")
+    if model.search not in (None, *search_index.VERSIONS):
+        raise WriterError(f"search index rules {model.search}: this writer knows {search_index.VERSIONS}")
     for index, record in enumerate(recipe.get("records", [])):
         add_record(model, index, record, bases)
     set_writer(model, writer_object({"level": level, "dictionaryInterval": model.dictionary_interval,
@@ -241,10 +241,11 @@ def build(recipe: dict, bases: list | None = None) -> Model:
                                      "anchors": model.anchor_rule if model.dictionary_interval else 0,
                                      "search": model.search, "dictionaryPlacement": model.placement}))
     if model.search is not None:
-        # §17: a 2.2 file, optional feature bit 0, `Archive.search` (its value set once the root is stored).
-        model.minor = 2
-        model.optional |= search_index.FEATURE_SEARCH
-        model.archive.fields.append(Field("search", BYTES, bytes(PAGE_REF_SIZE)))
+        # §17: version 1 makes a 2.2 file, optional feature bit 0, `Archive.search`; version 2 a 2.3
+        # file, bit 1, `Archive.searchIndex` (its value set once the root is stored).
+        model.minor = 2 if model.search == 1 else 3
+        model.optional |= search_index.FEATURES[model.search]
+        model.archive.fields.append(Field(search_index.KEYS[model.search], BYTES, bytes(PAGE_REF_SIZE)))
     entries = [c for b in model.bodies for c in all_chunks(b)]
     if bases or recipe.get("archive", {}).get("bases") or any(r.obj.class_name == "Tombstone" for r in model.records) \
             or any(c.layer for c in entries):
@@ -856,7 +857,7 @@ def plan(model: Model) -> Plan:
     the_plan = Plan(interior_levels(body_leaves, BODY_TREE), interior_levels(record_leaves, RECORD_TREE),
                     Page(METADATA, obj=model.archive))
     if model.search is not None:
-        built = search_index.build(search_documents(model))
+        built = search_index.build(search_documents(model), model.search)
         pages: list[Page] = []
         for kind, children, payload in built.pages:
             pages.append(Page(search_index.SEARCH, kind=kind, children=[pages[i] for i in children], payload=payload))
@@ -976,7 +977,7 @@ def serialize(model: Model, the_plan: Plan, edit_trailer: Callable[[Trailer], No
     body_data_end = len(out)
     for page in the_plan.pages():
         if page is the_plan.metadata and the_plan.search_root is not None:
-            search = next((f for f in model.archive.fields if f.key == "search"), None)
+            search = next((f for f in model.archive.fields if f.key in search_index.KEYS.values()), None)
             if search is not None and not isinstance(search.value, Raw):
                 search.value = the_plan.search_root.ref.encode()
         out += store_page(page, len(out))

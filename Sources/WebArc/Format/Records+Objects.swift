@@ -25,13 +25,15 @@ enum RecordObjects {
         object.set("bases", metadata.bases.isEmpty ? nil : .objectList(metadata.bases.map(base)))
         object.set("writer", metadata.writer.map { .object(writer($0)) })
         object.set("target", metadata.target.map { .object(target($0)) })
-        object.set(
-            "search",
-            metadata.searchIndex.map { reference in
-                var writer = ByteWriter()
-                reference.serialize(into: &writer)
-                return .bytes(writer.bytes)
-            })
+        for (key, root) in [("search", metadata.searchIndex), ("searchIndex", metadata.searchIndexV2)] {
+            object.set(
+                key,
+                root.map { reference in
+                    var writer = ByteWriter()
+                    reference.serialize(into: &writer)
+                    return .bytes(writer.bytes)
+                })
+        }
         object.set("totals", metadata.totals.map { .object(totals($0)) })
         return object
     }
@@ -128,14 +130,16 @@ enum RecordObjects {
             throw object.corrupt("the metadata page holds a \(object.className), not an Archive")
         }
         let pairs = try pairs(object, "metadata")
-        var searchIndex: PageReference?
-        if let bytes = try object.byteString("search") {
+        func searchRoot(_ key: String) throws -> PageReference? {
+            guard let bytes = try object.byteString(key) else { return nil }
             guard bytes.count == PageReference.size else {
-                throw object.corrupt("search holds \(bytes.count) bytes, not a 56-byte page reference")
+                throw object.corrupt("\(key) holds \(bytes.count) bytes, not a 56-byte page reference")
             }
             var reader = ByteReader(bytes, region: .object(page: object.page))
-            searchIndex = try PageReference(parsing: &reader)
+            return try PageReference(parsing: &reader)
         }
+        let searchIndex = try searchRoot("search")
+        let searchIndexV2 = try searchRoot("searchIndex")
         var metadata = ArchiveMetadata(
             created: try object.date("created").map(Date.init(webarcMilliseconds:)),
             creator: try object.string("creator"),
@@ -145,6 +149,7 @@ enum RecordObjects {
             writer: try object.object("writer", className: "Writer").map(writer),
             target: try object.object("target", className: "Target").map(target))
         metadata.searchIndex = searchIndex
+        metadata.searchIndexV2 = searchIndexV2
         metadata.totals = try object.object("totals", className: "Totals").map(totals)
         return metadata
     }

@@ -291,8 +291,12 @@ public struct ArchiveMetadata: Equatable, Sendable {
     public var writer: WriterRecipe?
     /// For an update made by a diff: what applying it gives (spec §13.1).
     public var target: UpdateTarget?
-    /// The root page of the archive's full-text index (spec §17), set by the writer that wrote it.
+    /// The root page of the archive's full-text index of version 1 (`Archive.search`, spec §17),
+    /// set by the writer that wrote it.
     package var searchIndex: PageReference?
+    /// The root page of its full-text index of version 2 (`Archive.searchIndex`, spec §17; since
+    /// 2.3), set by the writer that wrote it. A 2.2 reader does not know the key: no index.
+    package var searchIndexV2: PageReference?
     /// The counts and sums of the archive's records and bodies (spec §7.3 `Totals`), set by the
     /// writer that wrote it; nil in archives written before 2.2.2.
     public var totals: ArchiveTotals?

@@ -36,6 +36,8 @@ package struct Trailer: Equatable, Sendable {
     package enum OptionalFeatures {
         /// Bit 0: the archive holds a full-text index (spec §17); since 2.2.
         package static let searchIndex: UInt64 = 1 << 0
+        /// Bit 1: the archive holds a full-text index of version 2 (`Archive.searchIndex`); since 2.3.
+        package static let searchIndexV2: UInt64 = 1 << 1
     }
 
     /// The major version: 2.

@@ -1,9 +1,21 @@
 extension ArchiveReader {
-    /// The root page of the archive's full-text index (spec §17), or nil when it has none.
+    /// The root page of the archive's full-text index and the index version its metadata key
+    /// names (spec §17: `search` 1, `searchIndex` 2), or nil when it has none.
     ///
-    /// - Throws: `pageDigest`, `corruptPage`, `corruptIndex` from the metadata page.
-    package var searchIndexRoot: PageReference? {
-        get throws { try metadata.searchIndex }
+    /// - Throws: `pageDigest`, `corruptPage`, `corruptIndex` from the metadata page; `corruptIndex`
+    ///   when it names both.
+    package var searchIndexRoot: (reference: PageReference, version: UInt64)? {
+        get throws {
+            let metadata = try metadata
+            switch (metadata.searchIndex, metadata.searchIndexV2) {
+            case (nil, nil): return nil
+            case (let root?, nil): return (root, 1)
+            case (nil, let root?): return (root, 2)
+            case (_?, _?):
+                throw WebArcError.corruptIndex(
+                    page: trailer.metadata.offset, position: nil, reason: "both search and searchIndex")
+            }
+        }
     }
 
     /// The verified, parsed search page `reference` names, from the cache or read now (spec §5.1,

@@ -64,24 +64,28 @@ extension Verification {
     /// is the search module's to check. Walked with a stack, each page once.
     private func walkSearchIndex() {
         guard let metadata = try? reader.metadata else { return }
-        // Bit 0 is set exactly when the metadata names an index (spec §17).
-        let flagged = reader.trailer.optionalFeatures & Trailer.OptionalFeatures.searchIndex != 0
-        guard let root = metadata.searchIndex else {
-            if flagged {
-                add(
-                    "pages",
-                    WebArcError.corruptIndex(
-                        page: reader.trailer.metadata.offset, position: nil,
-                        reason: "optional feature bit 0 without a search index"))
-            }
-            return
-        }
-        if !flagged {
+        // Bit 0 is set exactly when the metadata has `search`, bit 1 when it has `searchIndex`
+        // (spec §17); at most one of them.
+        var roots: [PageReference] = []
+        for (bit, key, root) in [
+            (0, "search", metadata.searchIndex), (1, "searchIndex", metadata.searchIndexV2),
+        ] {
+            let flagged = reader.trailer.optionalFeatures & (1 << UInt64(bit)) != 0
+            if let root { roots.append(root) }
+            guard flagged != (root != nil) else { continue }
             add(
                 "pages",
                 WebArcError.corruptIndex(
                     page: reader.trailer.metadata.offset, position: nil,
-                    reason: "a search index without optional feature bit 0"))
+                    reason: flagged
+                        ? "optional feature bit \(bit) without \(key)" : "\(key) without optional feature bit \(bit)"))
+        }
+        guard let root = roots.first else { return }
+        if roots.count > 1 {
+            add(
+                "pages",
+                WebArcError.corruptIndex(
+                    page: reader.trailer.metadata.offset, position: nil, reason: "both search and searchIndex"))
         }
         var pending = [root]
         addExtent(root)

@@ -40,15 +40,23 @@ extension ArchiveWriter {
                 order: InsertionOrder(positions: treePositions), anchors: anchors.plan.rule,
                 placement: options.dictionaryPlacement, search: searchIndex?.version)
             treePositions = []
-            metadata.searchIndex = try searchRoot.map { try storePage($0, height: 0) }
+            // Version 1 under `search` (a 2.2 file, bit 0), later ones under `searchIndex` (2.3, bit 1),
+            // which a 2.2 reader does not know: it sees no index rather than one it cannot read.
+            let searchReference = try searchRoot.map { try storePage($0, height: 0) }
+            if searchIndex?.version == 1 {
+                metadata.searchIndex = searchReference
+            } else {
+                metadata.searchIndexV2 = searchReference
+            }
             metadata.totals = options.writesTotals ? totalsCounter.totals(layered: !metadata.bases.isEmpty) : nil
             let metadataRaw = MetadataPage.encode(object: RecordObjects.archive(metadata).encoded())
             let metadataReference = try storePage(metadataRaw, height: 0)
 
             var trailer = Trailer(metadata: metadataReference, recordRoot: recordRoot, bodyRoot: bodyTree.root)
-            if searchRoot != nil {
-                trailer.optionalFeatures |= Trailer.OptionalFeatures.searchIndex
-                trailer.minorVersion = Lead.newestMinor
+            if let version = searchIndex?.version {
+                trailer.optionalFeatures |=
+                    version == 1 ? Trailer.OptionalFeatures.searchIndex : Trailer.OptionalFeatures.searchIndexV2
+                trailer.minorVersion = Lead.minor(searchVersion: version)
             }
             if hasTombstones || !metadata.bases.isEmpty { trailer.requiredFeatures.insert(.layer) }
             if bodyTree.usesDictionaries { trailer.requiredFeatures.insert(.dictionaryCodec) }

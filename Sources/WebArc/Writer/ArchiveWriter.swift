@@ -142,8 +142,9 @@ public final class ArchiveWriter {
         }
         output = try OutputFile(targetPath: path, overwrite: options.overwrite)
         var lead = Lead()
-        // An archive with a search index is a 2.2 file (spec §15, §17); others stay 2.1.
-        if searchIndex != nil { lead.minorVersion = Lead.newestMinor }
+        // An archive with a search index is a 2.2 file (version 1) or a 2.3 one (spec §15, §17);
+        // others stay 2.1.
+        lead.minorVersion = Lead.minor(searchVersion: searchIndex?.version)
         try output.append(lead.serialize())
     }
 

@@ -57,17 +57,38 @@ extension LayerStack {
             var evaluation = QueryEvaluation(index: index)
             let matches = try evaluation.run(parsed)
             index.willReadDocuments(matches.prefix(limit).map(\.document))
+            // Phrases an index without positions matched by their terms: candidates in rank order
+            // until `limit` show them in their text, at most a budget of them read (spec §17.4).
+            let phrases = evaluation.phrasesToCheck
+            var budget = PhraseCheck.candidateBudget(limit: limit)
             var kept = 0
+            // Candidates waiting for their phrase check, made a batch at a time on every core; a
+            // batch may check a few past the `limit`-th hit, whose answers are then not used.
+            var pending: [(document: Int, score: Double, entry: DocumentEntry)] = []
+            func keep(_ document: Int, _ score: Double, _ entry: DocumentEntry) {
+                ranked.append((score, number, document, entry.url, entry.title, evaluation.terms(of: document)))
+                kept += 1
+            }
+            func checkPending() throws {
+                let shows = try showsPhrases(phrases, pending.map(\.entry.url), in: layer)
+                for (candidate, holds) in zip(pending, shows) where kept < limit && holds {
+                    keep(candidate.document, candidate.score, candidate.entry)
+                }
+                pending = []
+            }
             for match in matches where kept < limit {
                 let document = try index.document(match.document)
                 if try isShadowed(document.url, below: number) { continue }
-                ranked.append(
-                    (
-                        match.score, number, match.document, document.url, document.title,
-                        evaluation.terms(of: match.document)
-                    ))
-                kept += 1
+                guard !phrases.isEmpty else {
+                    keep(match.document, match.score, document)
+                    continue
+                }
+                guard budget > 0 else { break }
+                budget -= 1
+                pending.append((match.document, match.score, document))
+                if pending.count >= min(Self.phraseBatch, limit - kept) { try checkPending() }
             }
+            if !pending.isEmpty { try checkPending() }
         }
         ranked.sort { ($0.score, -$0.layer, -$0.document) > ($1.score, -$1.layer, -$1.document) }
         let shown = Array(ranked.prefix(limit))
@@ -127,19 +148,45 @@ extension LayerStack {
         return false
     }
 
+    /// Phrase checks made at once, at most (a few per core).
+    private static let phraseBatch = 2 * ProcessInfo.processInfo.activeProcessorCount
+
+    /// Whether each page of `urls` in `reader` shows every phrase (``PhraseCheck``), checked on
+    /// every core at once; the first error in `urls` order is thrown.
+    private func showsPhrases(_ phrases: [[String]], _ urls: [String], in reader: ArchiveReader) throws -> [Bool] {
+        let results = Mutex<[Result<Bool, any Error>?]>(Array(repeating: nil, count: urls.count))
+        DispatchQueue.concurrentPerform(iterations: urls.count) { number in
+            let result = Result {
+                try pageText(urls[number], in: reader).map { PhraseCheck.holds(phrases, in: $0) } ?? false
+            }
+            results.withLock { $0[number] = result }
+        }
+        return try results.withLock { $0 }.map { try $0!.get() }
+    }
+
+    /// The title and visible text of the page at `url` in `reader`, as the index read them (spec
+    /// §17.1); nil when it is not a response.
+    private func pageText(_ url: String, in reader: ArchiveReader) throws -> PageText? {
+        guard case .response(let response)? = try reader.lookup(url: url)?.record else { return nil }
+        var body: [UInt8] = []
+        try reader.forEachChunk(of: response.body) { body += $0 }
+        return response.mimeType == "text/plain"
+            ? VisibleText.of(plain: body, charset: response.textEncoding)
+            : VisibleText.of(html: body, charset: response.textEncoding)
+    }
+
     /// A snippet of the page at `url` in `reader` around `terms` (those the page holds); empty when
     /// its body is not text.
     private func snippet(_ url: String, in reader: ArchiveReader, terms: Set<String>) throws -> String {
         guard case .response(let response)? = try reader.lookup(url: url)?.record else { return "" }
-        // Each chunk checked against its digest as it is read; the whole body's MD5 and SHA-256,
-        // which cost as much again, are left to the reads that serve the page.
-        var body: [UInt8] = []
-        try reader.forEachChunk(of: response.body) { body += $0 }
-        let isPlain = response.mimeType == "text/plain"
-        return Snippet.make(terms: terms) { limit in
-            isPlain
-                ? VisibleText.of(plain: body, charset: response.textEncoding, limit: limit)
-                : VisibleText.of(html: body, charset: response.textEncoding, limit: limit)
+        // Each chunk checked against its digest as it is read, and read only when the snippet
+        // needs it; the whole body's MD5 and SHA-256 are left to the reads that serve the page.
+        var chunks = try reader.makeChunkIterator(for: response.body)
+        guard response.mimeType == "text/plain" else {
+            return try Snippet.make(htmlParts: { try chunks.next() }, charset: response.textEncoding, terms: terms)
         }
+        var body: [UInt8] = []
+        while let chunk = try chunks.next() { body += chunk }
+        return Snippet.make(terms: terms) { VisibleText.of(plain: body, charset: response.textEncoding, limit: $0) }
     }
 }

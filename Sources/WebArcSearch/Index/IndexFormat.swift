@@ -3,8 +3,12 @@ import WebArc
 /// The payloads of the search index's pages (spec §17.2): what each page kind holds after the head
 /// the core parses (``SearchPage``). Integers are unsigned LEB128; strings a length then UTF-8 bytes.
 enum IndexFormat {
-    /// The index rules version this module writes and reads (`Writer.search`, the root's `version`).
-    static let version: UInt64 = 1
+    /// The index rules version this module writes by default (`Writer.search`, the root's
+    /// `version`): 2, without positions (spec §17.2).
+    static let newest: UInt64 = 2
+    /// The index rules versions this module reads and writes: 1 (with positions, under
+    /// `Archive.search`) and 2 (under `Archive.searchIndex`).
+    static let versions: ClosedRange<UInt64> = 1...2
     /// Decoded payload bytes a writer aims at for each page (as the trees' 64 KiB pages).
     static let pageTarget = 65_536
     /// The longest title key a suggestion shard holds, in bytes.
@@ -84,6 +88,8 @@ struct PayloadReader {
 
 /// The root page (kind 1): counts for BM25 and where the shards and document pages are.
 struct IndexRoot: Sendable {
+    /// The index rules version: 1 with position pages, 2 without.
+    var version: UInt64
     var documentCount: Int
     var tokenCount: UInt64
     /// First term of each term shard (children 0..<S).
@@ -100,17 +106,19 @@ struct IndexRoot: Sendable {
     }
     var titleShards: ArraySlice<PageReference> { children[(termKeys.count + documentStarts.count)...] }
 
-    /// Parses and checks a root page: version, ascending keys and starts, a child for each.
-    init(_ page: SearchPage) throws {
+    /// Parses and checks a root page: `version` (the one the metadata key names), ascending keys
+    /// and starts, a child for each.
+    init(_ page: SearchPage, version expected: UInt64) throws {
         var reader = PayloadReader(page)
         guard page.kind == .root else {
             throw reader.corrupt("a search page of kind \(page.kind.rawValue), not the root", at: 1)
         }
         let versionAt = reader.index
         let version = try reader.integer()
-        guard version == IndexFormat.version else {
-            throw reader.corrupt("search index version \(version), not \(IndexFormat.version)", at: versionAt)
+        guard version == expected else {
+            throw reader.corrupt("search index version \(version), not \(expected)", at: versionAt)
         }
+        self.version = version
         let documentsAt = reader.index
         let documents = try reader.integer()
         guard documents <= 1 << 40 else { throw reader.corrupt("\(documents) documents", at: documentsAt) }
@@ -165,10 +173,11 @@ struct IndexRoot: Sendable {
     }
 
     static func encode(
-        documentCount: Int, tokenCount: UInt64, termKeys: [[UInt8]], documentStarts: [Int], titleKeys: [[UInt8]]
+        version: UInt64, documentCount: Int, tokenCount: UInt64, termKeys: [[UInt8]], documentStarts: [Int],
+        titleKeys: [[UInt8]]
     ) -> [UInt8] {
         var writer = PayloadWriter()
-        writer.integer(IndexFormat.version)
+        writer.integer(version)
         writer.integer(documentCount)
         writer.integer(tokenCount)
         writer.integer(termKeys.count)
@@ -182,7 +191,7 @@ struct IndexRoot: Sendable {
 }
 
 /// One term of a term shard: its document frequency and where its postings and positions lie in
-/// the shard's streams.
+/// the shard's streams (no positions in version 2: an empty range).
 struct TermEntry: Sendable {
     var term: [UInt8]
     var documentFrequency: Int
@@ -190,21 +199,24 @@ struct TermEntry: Sendable {
     var positions: Range<Int>
 }
 
-/// A term shard (kind 2): sorted, front-coded terms; children are its posting pages then its
-/// position pages, whose payloads, concatenated, are its two streams.
+/// A term shard (kind 2): sorted, front-coded terms; children are its posting pages then (version
+/// 1) its position pages, whose payloads, concatenated, are its streams.
 struct TermShard: Sendable {
     var entries: [TermEntry]
     var postingPages: ArraySlice<PageReference>
     var positionPages: ArraySlice<PageReference>
 
-    /// Parses and checks a shard: sorted terms, lengths that add up to its pages' payloads.
-    init(_ page: SearchPage, firstTerm: ArraySlice<UInt8>, documentCount: Int) throws {
+    /// Parses and checks a shard of index `version`: sorted terms, lengths that add up to its
+    /// pages' payloads.
+    init(_ page: SearchPage, firstTerm: ArraySlice<UInt8>, documentCount: Int, version: UInt64) throws {
         var reader = PayloadReader(page)
         guard page.kind == .terms else {
             throw reader.corrupt("a search page of kind \(page.kind.rawValue), not terms", at: 1)
         }
-        let postingCount = try reader.integer()
-        let positionCount = try reader.integer()
+        let hasPositions = version == 1
+        // Version 2: every child is a posting page, and no count says so.
+        let postingCount = hasPositions ? try reader.integer() : UInt64(page.children.count)
+        let positionCount = hasPositions ? try reader.integer() : 0
         // Compared without adding them: two counts from the page may overflow a sum.
         guard postingCount <= UInt64(page.children.count), positionCount == UInt64(page.children.count) - postingCount
         else {
@@ -224,7 +236,7 @@ struct TermShard: Sendable {
         var previous: [UInt8] = []
         var postingEnd = 0
         var positionEnd = 0
-        let count = try reader.count(unit: 6)
+        let count = try reader.count(unit: hasPositions ? 6 : 5)
         guard count >= 1 else { throw reader.corrupt("a term shard with no terms") }
         entries.reserveCapacity(count)
         for number in 0..<count {
@@ -254,7 +266,7 @@ struct TermShard: Sendable {
                 throw reader.corrupt("document frequency \(frequency) of \(documentCount) documents", at: frequencyAt)
             }
             let postingLength = try reader.integer()
-            let positionLength = try reader.integer()
+            let positionLength = hasPositions ? try reader.integer() : 0
             guard postingLength >= 3 * frequency, postingLength <= UInt64(postingBytes - postingEnd),
                 positionLength <= UInt64(positionBytes - positionEnd)
             else {

@@ -12,12 +12,18 @@ struct IndexView {
     /// The most parsed pages a reader keeps.
     private static let parsedLimit = 256
 
-    /// The index of `reader`, or nil when it has none.
+    /// The index of `reader`, or nil when it has none (of a version its metadata key names, spec §17).
     init?(_ reader: ArchiveReader) throws {
-        guard let reference = try reader.searchIndexRoot else { return nil }
+        guard let (reference, version) = try reader.searchIndexRoot else { return nil }
         self.reader = reader
-        root = try Self.cached(reference, reader) { try IndexRoot(try reader.searchPage(reference)) }
+        root = try Self.cached(reference, reader) {
+            try IndexRoot(try reader.searchPage(reference), version: version)
+        }
     }
+
+    /// Whether the index holds positions (version 1): phrases are then matched from them, not
+    /// from the pages' text (spec §17.4).
+    var hasPositions: Bool { root.version == 1 }
 
     private static func cached<T: Sendable>(
         _ reference: PageReference, _ reader: ArchiveReader, _ make: () throws -> T
@@ -41,7 +47,8 @@ struct IndexView {
         let reference = root.termShards[root.termShards.startIndex + number]
         return try Self.cached(reference, reader) {
             try TermShard(
-                try reader.searchPage(reference), firstTerm: root.termKeys[number], documentCount: documentCount)
+                try reader.searchPage(reference), firstTerm: root.termKeys[number], documentCount: documentCount,
+                version: root.version)
         }
     }
 

@@ -17,6 +17,10 @@ struct QueryEvaluation {
     private var commonTerms: Set<String> = []
     /// Each term a prefix stood for, with the documents that hold it, ascending.
     private var prefixTerms: [(term: String, documents: [Int])] = []
+    /// The phrases of several terms that the last ``run(_:)`` matched by their terms alone, for an
+    /// index without positions (version 2): a hit must still show each in its text (spec §17.4,
+    /// ``PhraseCheck``).
+    private(set) var phrasesToCheck: [[String]] = []
 
     init(index: IndexView) { self.index = index }
 
@@ -163,6 +167,19 @@ struct QueryEvaluation {
         var common = candidates ?? Set(lists[0].postings.map(\.document))
         for list in lists { common.formIntersection(list.postings.map(\.document)) }
         guard !common.isEmpty else { return [:] }
+        guard index.hasPositions else {
+            // Version 2: every document with all the terms, its text checked later in rank order.
+            var scores: [Int: Double] = [:]
+            for list in lists {
+                let idf = idf(list.entry.documentFrequency)
+                for posting in list.postings where common.contains(posting.document) {
+                    scores[posting.document, default: 0] += weight(posting, idf: idf)
+                }
+            }
+            if terms.count > 1 { phrasesToCheck.append(terms) }
+            commonTerms.formUnion(terms)
+            return scores
+        }
         // Positions and postings only for documents every term is in, by document (a search of each
         // term's postings per document would be quadratic in a phrase of common words).
         var positions: [[Int: [Int]]] = []

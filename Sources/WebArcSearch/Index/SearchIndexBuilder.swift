@@ -16,8 +16,8 @@ import WebArc
 public final class SearchIndexBuilder: SearchIndexContributor {
     /// Bytes of postings and positions held in memory before a run is written out.
     public let spillThreshold: Int
-    /// The index rules version written (`Writer.search`).
-    public var version: UInt64 { IndexFormat.version }
+    /// The index rules version written (`Writer.search`): 2 unless made for 1 (spec §17).
+    public let version: UInt64
 
     private var terms: [[UInt8]: TermBuffer] = [:]
     private var heldBytes = 0
@@ -35,16 +35,30 @@ public final class SearchIndexBuilder: SearchIndexContributor {
     /// Makes a builder that writes a sorted run whenever `spillThreshold` bytes of postings are held.
     public init(spillThreshold: Int = 48 << 20) {
         self.spillThreshold = max(1, spillThreshold)
+        version = IndexFormat.newest
     }
 
-    /// Registers this builder as the writer of its rules version, for tools that write an archive
-    /// with an index again (an applied update, a refresh: WebArc's `SearchIndexRegistry`).
+    /// Makes a builder of index rules `version` (1, with positions, or 2; spec §17), as a tool
+    /// that writes an archive again by its recipe needs.
+    package init(version: UInt64, spillThreshold: Int = 48 << 20) {
+        precondition(IndexFormat.versions.contains(version), "search index version \(version)")
+        self.spillThreshold = max(1, spillThreshold)
+        self.version = version
+    }
+
+    /// Registers this builder as the writer of each rules version it knows (1 and 2), for tools
+    /// that write an archive with an index again (an applied update, a refresh: WebArc's
+    /// `SearchIndexRegistry`), so that an archive written by an older version's rules is written
+    /// again byte for byte.
     ///
     /// - Parameter writingByDefault: also make every writer of this process index what it writes
-    ///   (`SearchIndexRegistry.writerDefault`), as the webarc tools do unless given `--no-search`.
+    ///   with the newest rules (`SearchIndexRegistry.writerDefault`), as the webarc tools do unless
+    ///   given `--no-search`.
     public static func register(writingByDefault: Bool = false) {
+        for version in IndexFormat.versions {
+            SearchIndexRegistry.register(version: version) { SearchIndexBuilder(version: version) }
+        }
         let make: @Sendable () -> any SearchIndexContributor = { SearchIndexBuilder() }
-        SearchIndexRegistry.register(version: IndexFormat.version, make)
         SearchIndexRegistry.writerDefault = writingByDefault ? make : nil
     }
 
@@ -101,7 +115,7 @@ public final class SearchIndexBuilder: SearchIndexContributor {
         if !document.titleKey.isEmpty { titles.append(document.titleKey, document: Int32(number)) }
         for term in document.terms {
             var held = 0
-            terms[term.term, default: TermBuffer()].append(
+            terms[term.term, default: TermBuffer(keepsPositions: version == 1)].append(
                 document: number, length: document.length, positions: term.positions, inTitle: term.inTitle, held: &held
             )
             heldBytes += held
@@ -149,7 +163,7 @@ public final class SearchIndexBuilder: SearchIndexContributor {
     }
 
     private func writePages(escaping store: @escaping ([UInt8]) throws -> SearchPageAddress) throws -> [UInt8] {
-        var shards = ShardWriter(store: store)
+        var shards = ShardWriter(store: store, hasPositions: version == 1)
         if runs.isEmpty {
             for term in terms.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
                 let buffer = terms[term]!
@@ -168,7 +182,8 @@ public final class SearchIndexBuilder: SearchIndexContributor {
         let (documentStarts, documentPages) = try writeDocumentPages(store)
         let (titleKeys, titlePages) = try writeTitleShards(store)
         let payload = IndexRoot.encode(
-            documentCount: documentCount, tokenCount: tokenCount, termKeys: shards.keys, documentStarts: documentStarts,
+            version: version, documentCount: documentCount, tokenCount: tokenCount, termKeys: shards.keys,
+            documentStarts: documentStarts,
             titleKeys: titleKeys)
         return SearchPage.encode(kind: .root, children: shards.pages + documentPages + titlePages, payload: payload)
     }
@@ -228,12 +243,15 @@ public final class SearchIndexBuilder: SearchIndexContributor {
     }
 }
 
-/// A term's postings and positions for the documents since the last run.
+/// A term's postings and (version 1) positions for the documents since the last run.
 private struct TermBuffer {
+    let keepsPositions: Bool
     var postings: [UInt8] = []
     var positions: [UInt8] = []
     var frequency = 0
     var lastDocument: Int?
+
+    init(keepsPositions: Bool) { self.keepsPositions = keepsPositions }
 
     mutating func append(document: Int, length: Int, positions: [Int], inTitle: Bool, held: inout Int) {
         let before = postings.count + self.positions.count
@@ -241,9 +259,11 @@ private struct TermBuffer {
             document: document, previous: lastDocument, frequency: positions.count, inTitle: inTitle, length: length,
             into: &postings)
         var previous = 0
-        for position in positions {
-            LEB128.append(UInt64(position - previous), to: &self.positions)
-            previous = position
+        if keepsPositions {
+            for position in positions {
+                LEB128.append(UInt64(position - previous), to: &self.positions)
+                previous = position
+            }
         }
         frequency += 1
         lastDocument = document
@@ -251,10 +271,12 @@ private struct TermBuffer {
     }
 }
 
-/// Packs terms into shards as they come in order: each shard's postings and positions go to its
-/// own pages, written as they fill, and the shard after them (spec §17.2).
+/// Packs terms into shards as they come in order: each shard's postings and (version 1) positions
+/// go to its own pages, written as they fill, and the shard after them (spec §17.2).
 private struct ShardWriter {
     let store: ([UInt8]) throws -> SearchPageAddress
+    /// Version 1: entries name a positions length and the shard counts its two kinds of pages.
+    let hasPositions: Bool
     var keys: [[UInt8]] = []
     var pages: [PageReference] = []
     private var entries = PayloadWriter()
@@ -266,7 +288,10 @@ private struct ShardWriter {
     private var postingPages: [PageReference] = []
     private var positionPages: [PageReference] = []
 
-    init(store: @escaping ([UInt8]) throws -> SearchPageAddress) { self.store = store }
+    init(store: @escaping ([UInt8]) throws -> SearchPageAddress, hasPositions: Bool) {
+        self.store = store
+        self.hasPositions = hasPositions
+    }
 
     mutating func add(
         term: [UInt8], frequency: Int, postings termPostings: [UInt8], positions termPositions: [UInt8]
@@ -278,7 +303,7 @@ private struct ShardWriter {
         entries.string(term[shared...])
         entries.integer(frequency)
         entries.integer(termPostings.count)
-        entries.integer(termPositions.count)
+        if hasPositions { entries.integer(termPositions.count) }
         count += 1
         previous = term
         postings += termPostings
@@ -306,8 +331,10 @@ private struct ShardWriter {
             if kind == .postings { postingPages.append(reference) } else { positionPages.append(reference) }
         }
         var payload = PayloadWriter()
-        payload.integer(postingPages.count)
-        payload.integer(positionPages.count)
+        if hasPositions {
+            payload.integer(postingPages.count)
+            payload.integer(positionPages.count)
+        }
         payload.integer(count)
         payload.bytes += entries.bytes
         keys.append(first)

@@ -30,7 +30,7 @@ import Testing
     /// The error parsing `page` as the shard of `tide` throws, or nil when it parses.
     static func error(parsing page: SearchPage) -> (page: UInt64, position: Int?, reason: String)? {
         do {
-            _ = try TermShard(page, firstTerm: ArraySlice("tide".utf8), documentCount: 1)
+            _ = try TermShard(page, firstTerm: ArraySlice("tide".utf8), documentCount: 1, version: 1)
             return nil
         } catch let WebArcError.corruptPage(page, position, reason) {
             return (page, position, reason)
@@ -43,7 +43,7 @@ import Testing
     @Test func aTermShardIsRead() throws {
         let page = try Self.shard(
             children: [Self.child(at: 100, length: 11), Self.child(at: 200, length: 9)], posting: 1, position: 1)
-        let shard = try TermShard(page, firstTerm: ArraySlice("tide".utf8), documentCount: 1)
+        let shard = try TermShard(page, firstTerm: ArraySlice("tide".utf8), documentCount: 1, version: 1)
         #expect(shard.entries.map(\.postings) == [0..<3])
         #expect(shard.entries.map(\.positions) == [0..<1])
     }
@@ -63,5 +63,37 @@ import Testing
         #expect(error.page == 4096)
         #expect(error.position == SearchPage.headSize + PageReference.size)
         #expect(error.reason == "stream page 1 of 1 bytes, shorter than a page head")
+    }
+
+    /// A version 2 shard of `tide` (spec §17.2): no stream page counts, no positions length, every
+    /// child a posting page.
+    static func shardV2(children: [PageReference], postingsLength: UInt64) throws -> SearchPage {
+        var writer = PayloadWriter()
+        writer.integer(1)
+        writer.integer(0)
+        writer.string(Array("tide".utf8))
+        writer.integer(1)
+        writer.integer(postingsLength)
+        let raw = SearchPage.encode(kind: .terms, children: children, payload: writer.bytes)
+        return try SearchPage(parsing: raw, page: 4096, pageArea: 16..<1 << 20)
+    }
+
+    @Test func aVersion2TermShardHasPostingsOnly() throws {
+        let page = try Self.shardV2(children: [Self.child(at: 100, length: 11)], postingsLength: 3)
+        let shard = try TermShard(page, firstTerm: ArraySlice("tide".utf8), documentCount: 1, version: 2)
+        #expect(shard.entries.map(\.postings) == [0..<3])
+        #expect(shard.entries.map(\.positions) == [0..<0])
+        #expect(shard.positionPages.isEmpty)
+        // The same bytes read as version 1: the first term's bytes taken as stream page counts.
+        #expect(throws: WebArcError.self) {
+            try TermShard(page, firstTerm: ArraySlice("tide".utf8), documentCount: 1, version: 1)
+        }
+    }
+
+    @Test func aVersion2ShardWhoseLengthsMissItsPagesIsCorrupt() throws {
+        let page = try Self.shardV2(children: [Self.child(at: 100, length: 11)], postingsLength: 4)
+        #expect(throws: WebArcError.self) {
+            try TermShard(page, firstTerm: ArraySlice("tide".utf8), documentCount: 1, version: 2)
+        }
     }
 }

@@ -42,7 +42,7 @@ import WebArcTestSupport
         _ = try SearchIndexTests.write(SearchIndexTests.pages, to: path)
         let shard = try {
             let reader = try ArchiveReader(path: path)
-            return try reader.searchPage(try #require(try reader.searchIndexRoot)).children[0]
+            return try reader.searchPage(try #require(try reader.searchIndexRoot).reference).children[0]
         }()
         var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         bytes[Int(shard.offset) + 3] ^= 0x01

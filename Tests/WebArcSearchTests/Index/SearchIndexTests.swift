@@ -29,13 +29,16 @@ import WebArcTestSupport
         ),
     ]
 
-    /// Writes `pages` (and a stylesheet, which is not indexed) into an archive with an index.
+    /// Writes `pages` (and a stylesheet, which is not indexed) into an archive with an index (of
+    /// rules `version`; nil: the newest).
     static func write(
         _ pages: [(path: String, html: String)], to path: String, bases: [ArchiveReader] = [],
-        deleting: [String] = [], spill: Int = 1 << 20
+        deleting: [String] = [], spill: Int = 1 << 20, version: UInt64? = nil
     ) throws -> SearchIndexBuilder {
         var options = ArchiveWriter.Options()
-        let builder = SearchIndexBuilder(spillThreshold: spill)
+        let builder =
+            version.map { SearchIndexBuilder(version: $0, spillThreshold: spill) }
+            ?? SearchIndexBuilder(spillThreshold: spill)
         nonisolated(unsafe) let given = builder
         options.searchIndex = { given }
         let writer = try ArchiveWriter(path: path, options: options, bases: bases)

@@ -1,8 +1,9 @@
 // The search index's pages (spec §17.2), decoded, in an archive built around them: an empty record
-// tree, an empty body tree and a metadata page whose `search` names the first page, with every
+// tree, an empty body tree and a metadata page whose `search` (the root's version 1) or
+// `searchIndex` (any other version: index version 2, format 2.3) names the first page, with every
 // digest and reference recomputed (PageArchive), so that mutations reach the payload decoders of
-// the root, term shards, postings, positions, document pages and title shards through the
-// reader's public search and suggestions.
+// the root, term shards, postings, positions, document pages and title shards of both versions
+// through the reader's public search and suggestions.
 //
 // Input: pieces separated by PageArchive.separator: the queries (one a line, at most 8; none: two
 // defaults), then the search pages, the root first. A search page's child references carry the
@@ -44,33 +45,43 @@ enum SearchFrame {
     /// Pieces before the search pages in PageArchive's input: header, body data, metadata, roots.
     static let framePieces = 4
 
-    /// PageArchive's pieces: a header (minor version 2, optional feature bit 0), no body data, the
-    /// metadata page, an empty record root and body root, then `searchPages` with their child
-    /// references' piece numbers moved past the frame.
+    /// PageArchive's pieces: a header (minor version 2 and optional feature bit 0 for a root of
+    /// version 1, else 3 and bit 1), no body data, the metadata page, an empty record root and body
+    /// root, then `searchPages` with their child references' piece numbers moved past the frame.
     static func pieces(searchPages: [[UInt8]]) -> [[UInt8]] {
+        let version1 = searchPages.first.map(isVersion1) ?? true
         var header = [UInt8](repeating: 0, count: 16)
-        header[1] = 2
-        header[12] = 1
+        header[1] = version1 ? 2 : 3
+        header[12] = version1 ? 1 : 2
         let recordRoot: [UInt8] = [2, 0, 0, 0] + [UInt8](repeating: 0, count: 8)
         let bodyRoot: [UInt8] = [3, 0, 0, 0, 0, 0, 0, 0]
-        return [header, [], metadata, recordRoot, bodyRoot] + searchPages.map(renumbered)
+        return [header, [], metadata(key: version1 ? "search" : "searchIndex"), recordRoot, bodyRoot]
+            + searchPages.map(renumbered)
     }
 
-    /// A metadata page whose `Archive` object holds only `search`, naming piece 5 (the first search page).
-    static let metadata: [UInt8] = {
+    /// Whether a root page's payload starts with version 1 (the byte after its child references).
+    static func isVersion1(_ root: [UInt8]) -> Bool {
+        guard root.count >= 8 else { return true }
+        let count = Int(root[4]) | Int(root[5]) << 8 | Int(root[6]) << 16 | Int(root[7]) << 24
+        let at = 8 + 56 * min(count, 1 << 16)
+        return at >= root.count || root[at] == 1
+    }
+
+    /// A metadata page whose `Archive` object holds only `key`, naming piece 5 (the first search page).
+    static func metadata(key: String) -> [UInt8] {
         var object: [UInt8] = []
         append(7, to: &object)
         object += Array("Archive".utf8)
         append(1, to: &object)
-        append(6, to: &object)
-        object += Array("search".utf8)
+        append(UInt32(key.utf8.count), to: &object)
+        object += Array(key.utf8)
         object.append(6)
         append(56, to: &object)
         object += [UInt8(framePieces + 1)] + [UInt8](repeating: 0, count: 55)
         var page: [UInt8] = [4, 0, 0, 0]
         append(UInt32(object.count), to: &page)
         return page + object
-    }()
+    }
 
     /// A search page whose child references' `offset` fields, piece numbers of the input, are
     /// moved by the frame's pieces.

@@ -59,7 +59,10 @@ final class SpilledSort<Element: SpilledSortElement> {
             return SpilledSortIterator(memory: held)
         }
         try spill()
-        return SpilledSortIterator(merging: runs.map { SpilledRun(log: log, range: $0) })
+        // The runs' read buffers share one budget, as the values held do while they are added, so
+        // that memory stays bounded however many runs there are.
+        let blockSize = min(SpilledRun<Element>.maxBlockSize, max(16 << 10, runBytes / runs.count))
+        return SpilledSortIterator(merging: runs.map { SpilledRun(log: log, range: $0, blockSize: blockSize) })
     }
 
     private func spill() throws {
@@ -89,13 +92,16 @@ final class SpilledRun<Element: SpilledSortElement> {
     private let end: UInt64
     private var block: [UInt8] = []
     private var position = 0
+    /// Most bytes read from the log at once.
+    static var maxBlockSize: Int { 256 << 10 }
     /// Bytes read from the log at once.
-    static var blockSize: Int { 256 << 10 }
+    let blockSize: Int
 
-    init(log: ScratchLog, range: Range<UInt64>) {
+    init(log: ScratchLog, range: Range<UInt64>, blockSize: Int = maxBlockSize) {
         self.log = log
         next = range.lowerBound
         end = range.upperBound
+        self.blockSize = blockSize
     }
 
     /// The run's next value, or nil at its end.
@@ -117,7 +123,7 @@ final class SpilledRun<Element: SpilledSortElement> {
             guard next < end else {
                 throw WebArcError.io(path: "", operation: .transferring("read back a sorted run"), errno: 0)
             }
-            let want = max(Self.blockSize, 2 * available + 8)
+            let want = max(blockSize, 2 * available + 8)
             let more = try log.read(at: next, count: Int(min(UInt64(want - available), end - next)))
             next += UInt64(more.count)
             block = Array(block[position...]) + more

@@ -19,6 +19,7 @@ extension ArchiveVerifier {
         let reader: ArchiveReader
         do {
             reader = try ArchiveReader(path: path)  // bounded memory, as verify(path:)
+            reader.limitPageCache(bytes: pageCacheBytes)
         } catch {
             return (verify(path: path, progress: progress), nil)
         }

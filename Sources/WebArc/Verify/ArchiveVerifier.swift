@@ -9,14 +9,15 @@ import Foundation
 ///
 /// The report lists the checks in the spec's order (`open`, `pages`, `trees`, `objects`, `chunks`,
 /// `body-digests`, `layout`, `references`, `redirects`, `totals`, `appendix`), each check's problems in
-/// file-offset order; `chunks` and `body-digests` run in the background while `trees`, `objects`,
-/// `references` and `redirects` run (the last three in one pass over the records). A check skips what an earlier problem left unknown: the pages below a page
-/// that fails are not read, a body with a chunk that fails has no `body-digests` check, `layout`
-/// needs every page, an object that does not parse names no body. Memory stays bounded: pages are
-/// read again by each check that needs them (through the reader's bounded cache), bodies stream
-/// chunk by chunk; the extents `layout` tiles, one per page and chunk, are sorted in runs spilled
-/// to a temporary file (`LayoutExtents`), and so are the record leaves' copies of body entries
-/// that `trees` compares with the body tree's.
+/// file-offset order; `chunks` and `body-digests` run in the background while one walk over the
+/// pages makes the checks of `pages`, `trees`, `objects`, `references` and `redirects`, each page
+/// read and decoded once. A check skips what an earlier problem left unknown: the pages below a
+/// page that fails are not read, a body with a chunk that fails has no `body-digests` check,
+/// `layout` needs every page, an object that does not parse names no body. Memory stays bounded:
+/// pages stream through a small cache, bodies chunk by chunk; the extents `layout` tiles, one per
+/// page and chunk, are sorted in runs spilled to a temporary file (`LayoutExtents`), and so are
+/// the record leaves' copies of body entries and the body tree's entries, which `trees` merges.
+/// (A damaged archive may be read again where a check needs what the walk could not know.)
 public enum ArchiveVerifier {
     /// Progress of the body checks: bodies and body bytes checked so far, and in all so far known.
     public typealias Progress = @Sendable (_ bodies: Int, _ totalBodies: Int, _ done: UInt64, _ total: UInt64) -> Void
@@ -34,6 +35,7 @@ public enum ArchiveVerifier {
             // Positioned reads, not a mapping: a mapping grows RSS to the archive's size, and verify
             // must run in bounded memory on a small device (a kiosk); one read per chunk costs little.
             reader = try ArchiveReader(path: path)
+            reader.limitPageCache(bytes: pageCacheBytes)
         } catch {
             var report = VerificationReport()
             report.checks = ["open"]
@@ -43,6 +45,11 @@ public enum ArchiveVerifier {
         }
         return verify(reader, progress: progress)
     }
+
+    /// The page cache of a reader that verify opens: its walk reads each page once, so the cache
+    /// serves only the interior pages of lookups (redirect targets) and the neighbours of a body
+    /// leaf that the body checks read again.
+    static let pageCacheBytes = 2 << 20
 
     /// Verifies an opened archive (its `open` check passed when it opened).
     public static func verify(_ reader: ArchiveReader, progress: Progress? = nil) -> VerificationReport {
@@ -58,8 +65,8 @@ public enum ArchiveVerifier {
         // `pages` found first, and a source still downloading (`verify URL`) delivers them meanwhile.
         var bodies: BodyCheckJob?
         verification.checkPages(bodyTreeRead: { bodies = verification.startBodyChecks() })
-        verification.checkTrees()
-        verification.checkRecords()
+        verification.finishTrees()
+        verification.finishRecords()
         verification.finishBodyChecks(bodies ?? verification.startBodyChecks())
         verification.checkLayout()
         verification.checkTotals()
@@ -73,14 +80,17 @@ public enum ArchiveVerifier {
 final class Verification {
     let reader: ArchiveReader
     let progress: ArchiveVerifier.Progress?
-    /// Problems by check, with the error each came from (warnings have none).
-    private var problems: [String: [(problem: VerificationReport.Problem, error: WebArcError?)]] = [:]
+    /// Problems by check, with the error each came from (warnings have none) and the step of the
+    /// check that found it (``TreesStep``; 0 for checks of one step).
+    private var problems: [String: [(problem: VerificationReport.Problem, error: WebArcError?, step: Int)]] = [:]
     var report = VerificationReport()
 
     // Found by `pages`.
     var metadataReadable = false
     var recordLeaves: [PageReference] = []
     var bodyLeaves: [PageReference] = []
+    /// The body leaves' entries that read, and their bytes, for the body checks' progress.
+    var bodyTotals: (bodies: Int, bytes: UInt64) = (0, 0)
     let pageExtents = LayoutExtents()
     var incomplete: Set<Page.Tree> = []
     var visited: Set<PageReference> = []
@@ -90,6 +100,23 @@ final class Verification {
     var bodyIndex: [BodyReference: (length: UInt64, entry: SHA256Hash)]?
     var missingFromBodyTree: Set<BodyReference>?
     var bodyEntryCount: UInt64 = 0
+    var recordEntryCount: UInt64 = 0
+    /// The record leaves' copies of body entries and the body tree's entries, collected by the
+    /// walk for the copy check (``finishTrees()``).
+    let bodyCopies = SpilledSort<BodyCopy>(prefix: "webarc-verify-copies", runBytes: 4 << 20)
+    let bodyTreeEntries = SpilledSort<BodyCopy>(prefix: "webarc-verify-bodies", runBytes: 4 << 20)
+    /// The first error spilling either of them met (the copy check is then made in memory).
+    var bodyCopiesFailure: (any Error)?
+    /// The body tree's entries in file order, for the body checks (``queue(_:_:)``).
+    let bodyQueue = SpilledSort<QueuedBody>(prefix: "webarc-verify-queue", runBytes: 4 << 20)
+    /// The first error spilling it met (the body checks then read the body leaves again).
+    var bodyQueueFailure: (any Error)?
+    /// The last key of the record leaf before, for `trees`.
+    var previousRecordKey: [UInt8]?
+    /// The last reference of the body leaf before, for `trees`.
+    var previousBodyReference: BodyReference?
+    /// Whether the archive requires feature bit 0 (layers), for `objects`.
+    var layered = false
 
     // Counted by `trees` (body entries) and the record checks, for `totals`; incomplete when a
     // record does not parse.
@@ -110,11 +137,11 @@ final class Verification {
         self.laneHashing = laneHashing
     }
 
-    func add(_ check: String, _ error: Error, record: UInt32? = nil, url: String? = nil) {
+    func add(_ check: String, _ error: Error, record: UInt32? = nil, url: String? = nil, step: Int = 0) {
         let error =
             error as? WebArcError ?? .io(path: reader.path, operation: .transferring("verify (\(error))"), errno: 0)
         problems[check, default: []].append(
-            (VerificationReport.Problem(check: check, error: error, record: record, url: url), error))
+            (VerificationReport.Problem(check: check, error: error, record: record, url: url), error, step))
     }
 
     func warn(
@@ -125,11 +152,19 @@ final class Verification {
             (
                 VerificationReport.Problem(
                     check: check, code: code, severity: .warning, message: message, offset: offset, record: record,
-                    url: url), nil
+                    url: url), nil, 0
             ))
     }
 
     func hasProblems(in check: String) -> Bool { !(problems[check]?.isEmpty ?? true) }
+
+    /// Whether `check` found a problem in a step before `step`.
+    func hasProblems(in check: String, before step: Int) -> Bool {
+        problems[check]?.contains { $0.step < step } ?? false
+    }
+
+    /// Drops the problems `check` found (before it is made again).
+    func clearProblems(in check: String) { problems[check] = nil }
 
     /// Edits the problems of `check` that came from an error.
     func rewrite(_ check: String, _ change: (inout VerificationReport.Problem, WebArcError) -> Void) {
@@ -140,16 +175,18 @@ final class Verification {
         problems[check] = list
     }
 
-    /// The report: checks in the spec's order, each check's problems by file offset (stable).
+    /// The report: checks in the spec's order, each check's problems by file offset, then by
+    /// step, then in the order found.
     func finish() -> VerificationReport {
         report.checks = ArchiveVerifier.checks
         for check in ArchiveVerifier.checks {
-            let found = (problems[check] ?? []).map(\.problem)
+            let found = problems[check] ?? []
             report.problems += found.enumerated().sorted { lhs, rhs in
-                let left = lhs.element.offset.map { Int128($0) } ?? -1
-                let right = rhs.element.offset.map { Int128($0) } ?? -1
-                return left != right ? left < right : lhs.offset < rhs.offset
-            }.map(\.element)
+                let left = lhs.element.problem.offset.map { Int128($0) } ?? -1
+                let right = rhs.element.problem.offset.map { Int128($0) } ?? -1
+                guard left == right else { return left < right }
+                return (lhs.element.step, lhs.offset) < (rhs.element.step, rhs.offset)
+            }.map(\.element.problem)
         }
         return report
     }

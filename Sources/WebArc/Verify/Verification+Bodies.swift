@@ -22,29 +22,48 @@ extension Verification {
     ///
     /// Each body entry's chunk entries are checked against §6.2 (codecs, bounds, extents), then,
     /// for a body whose entries are sound, each chunk is decoded and checked against its digest
-    /// while the body's MD5 and SHA-256 are computed. From a source that is still downloading
-    /// (`verify URL`), bodies are checked in file order (by their first chunk), so that the body
-    /// data is read front to back once, while it arrives; from a file, the long ones go first
+    /// while the body's MD5 and SHA-256 are computed. The bodies are checked in file order (by their
+    /// first chunk): the walk of the body tree queued its entries in a ``SpilledSort`` by that order
+    /// (``queue(_:_:)``), so the body data is read front to back once, while it arrives from a
+    /// source still downloading (`verify URL`), and the bodies coded against one dictionary (codec
+    /// 2) are checked together while the reader keeps it decoded. They are checked in groups (up to
+    /// ``groupChunkLimit`` chunk entries); from a file, the long ones of a group go first
     /// (``checkingOrder(_:inFileOrder:)``). Workers take the next body as they free up. Memory
-    /// holds the entries of one group of body leaves (up to ``groupChunkLimit`` chunk entries; an
-    /// archive whose body tree is larger is checked group by group), one chunk per core and lane,
-    /// and the outcomes of the bodies that failed; never body bytes.
+    /// holds one group's entries, one chunk per core and lane, and the outcomes of the bodies that
+    /// failed; never body bytes.
     func startBodyChecks() -> BodyCheckJob {
         let job = BodyCheckJob()
         let reader = self.reader
-        let leaves = bodyLeaves
         let declaredBases = metadataReadable ? (try? reader.metadata)?.bases.count : nil
         let laneHashing = self.laneHashing
-        let progress = self.progress
+        let counter = BodyProgress(progress, bodies: bodyTotals.bodies, bytes: bodyTotals.bytes)
+        // The queue read back in file order or, when its temporary file failed, the body leaves
+        // read again in tree order.
+        let sorted = bodyQueueFailure == nil ? try? bodyQueue.sorted() : nil
+        let bodies = UncheckedBox(value: sorted.map { QueuedBodies.sorted($0) })
+        let leaves = bodyLeaves
         job.group.enter()
         DispatchQueue.global().async {
+            var source = bodies.value ?? QueuedBodies.leaves(leaves, reader: reader)
             let found = Self.checkAllBodies(
-                reader: reader, leaves: leaves, declaredBases: declaredBases, laneHashing: laneHashing,
-                progress: progress)
+                &source, reader: reader, declaredBases: declaredBases, laneHashing: laneHashing,
+                progress: counter)
             job.found.withLock { $0 = found }
             job.group.leave()
         }
         return job
+    }
+
+    /// Queues the entries of a body leaf the walk read for the body checks, in file order.
+    func queue(_ leaf: BodyLeaf, _ reference: PageReference) {
+        guard bodyQueueFailure == nil else { return }
+        do {
+            for entry in leaf.entries {
+                try bodyQueue.append(QueuedBody(entry: entry, sequence: bodyQueue.count))
+            }
+        } catch {
+            bodyQueueFailure = error
+        }
     }
 
     /// Waits for the body checks and adds their problems, extents and counts to this verification.
@@ -52,7 +71,9 @@ extension Verification {
         job.group.wait()
         let found = job.found.withLock { $0 }
         chunkExtents = found.extents
-        for (body, outcome) in found.failures {
+        // In body-tree order, as the problems of one offset are listed.
+        for failure in found.failures.sorted(by: { $0.sequence < $1.sequence }) {
+            let (body, outcome) = (failure.body, failure.outcome)
             for problem in outcome.chunkProblems { add("chunks", problem) }
             if let problem = outcome.digestProblem { add("body-digests", problem) }
             if let warning = outcome.warning {
@@ -60,31 +81,19 @@ extension Verification {
             }
             if !outcome.chunkProblems.isEmpty || outcome.digestProblem != nil { failedBodies.insert(body.reference) }
         }
+        if let error = found.readBack { add("chunks", error) }
         report.bodies += found.bodies
         report.bodyBytes &+= found.bodyBytes
         nameUsersOfFailedBodies()
     }
 
-    /// Checks every body of the body leaves `leaves` (those of them that read), group by group.
+    /// Checks every body `source` gives, group by group.
     private static func checkAllBodies(
-        reader: ArchiveReader, leaves: [PageReference], declaredBases: Int?, laneHashing: Bool,
-        progress: ArchiveVerifier.Progress?
+        _ source: inout QueuedBodies, reader: ArchiveReader, declaredBases: Int?, laneHashing: Bool,
+        progress counter: BodyProgress
     ) -> FoundInBodies {
-        func forEachLeaf(_ visit: (BodyLeaf) -> Void) {
-            for reference in leaves {
-                guard case .bodyLeaf(let leaf)? = try? reader.page(reference, .node(.bodies)) else { continue }
-                visit(leaf)
-            }
-        }
-        var total: UInt64 = 0
-        var bodyTotal = 0
-        forEachLeaf { leaf in
-            total = leaf.entries.reduce(total) { $0 &+ $1.length }
-            bodyTotal += leaf.entries.count
-        }
-        let counter = BodyProgress(progress, bodies: bodyTotal, bytes: total)
         var found = FoundInBodies()
-        var group: [BodyEntry] = []
+        var group: [QueuedBody] = []
         var groupChunks = 0
         func flush() {
             guard !group.isEmpty else { return }
@@ -94,25 +103,26 @@ extension Verification {
             group = []
             groupChunks = 0
         }
-        forEachLeaf { leaf in
-            if groupChunks > 0 && groupChunks + leaf.entries.reduce(0, { $0 + $1.chunks.count }) > Self.groupChunkLimit
-            {
-                flush()
+        do {
+            while let body = try source.next() {
+                if groupChunks > 0 && groupChunks + body.entry.chunks.count > Self.groupChunkLimit { flush() }
+                group.append(body)
+                groupChunks += body.entry.chunks.count
             }
-            group += leaf.entries
-            groupChunks += leaf.entries.reduce(0) { $0 + $1.chunks.count }
+        } catch {
+            found.readBack = error
         }
         flush()
         return found
     }
 
-    /// Checks a group of bodies (in body-tree order) on every core, then keeps what each found in
-    /// body-tree order.
+    /// Checks a group of bodies on every core, then keeps what each found.
     private static func checkGroup(
-        _ bodies: [BodyEntry], reader: ArchiveReader, declaredBases: Int?, laneHashing lanes: Bool,
+        _ queued: [QueuedBody], reader: ArchiveReader, declaredBases: Int?, laneHashing lanes: Bool,
         progress: BodyProgress,
         into found: inout FoundInBodies
     ) {
+        let bodies = queued.map(\.entry)
         for body in bodies { found.collectExtents(body, bodyDataEnd: reader.trailer.bodyDataEnd) }
         let order = checkingOrder(bodies, inFileOrder: reader.source.arrivesInFileOrder)
         reader.announceBaseChunks(of: order.map { bodies[$0] })
@@ -136,8 +146,8 @@ extension Verification {
             }
         }
         let results = outcomes.withLock { $0 }
-        for (index, body) in bodies.enumerated() {
-            if let outcome = results[index] { found.failures.append((body, outcome)) }
+        for (index, body) in queued.enumerated() {
+            if let outcome = results[index] { found.failures.append((body.sequence, body.entry, outcome)) }
         }
         found.bodies += bodies.count
         found.bodyBytes &+= bodies.reduce(UInt64(0)) { $0 &+ $1.length }
@@ -405,10 +415,12 @@ final class BodyCheckJob: Sendable {
     let found = Mutex(FoundInBodies())
 }
 
-/// What the body checks found: the bodies that failed or warned (in body-tree order, group by
-/// group), counts, and the extents `layout` needs.
+/// What the body checks found: the bodies that failed or warned (with their positions in body-tree
+/// order), counts, and the extents `layout` needs.
 struct FoundInBodies: Sendable {
-    var failures: [(body: BodyEntry, outcome: Verification.BodyOutcome)] = []
+    var failures: [(sequence: Int, body: BodyEntry, outcome: Verification.BodyOutcome)] = []
+    /// The error reading the queued bodies back met, if any (the bodies after it are unchecked).
+    var readBack: (any Error)?
     var bodies = 0
     var bodyBytes: UInt64 = 0
     /// The chunk and dictionary extents, added by the body checks' thread alone, read after it ends.
@@ -430,4 +442,77 @@ struct FoundInBodies: Sendable {
             }
         }
     }
+}
+
+/// A body entry queued for the body checks (``Verification/queue(_:_:)``): ordered by the offset of
+/// its first chunk in this archive's body data (0 for a body with none), then by its position in
+/// body-tree order.
+struct QueuedBody: SpilledSortElement {
+    var entry: BodyEntry
+    /// Its position in body-tree order.
+    var sequence: Int
+
+    var offset: UInt64 { entry.chunks.first(where: { $0.layer == 0 })?.offset ?? 0 }
+
+    static func precedes(_ lhs: QueuedBody, _ rhs: QueuedBody) -> Bool {
+        let (left, right) = (lhs.offset, rhs.offset)
+        return left != right ? left < right : lhs.sequence < rhs.sequence
+    }
+
+    func encode(into writer: inout ByteWriter) {
+        writer.write(UInt64(sequence))
+        writer.write(entry.origin.page)
+        writer.write(UInt64(entry.origin.position))
+        writer.write(UInt64(entry.origin.length))
+        entry.serialize(into: &writer)
+    }
+
+    static func decode(_ reader: inout ByteReader) throws -> QueuedBody {
+        let sequence = Int(try reader.readUInt64())
+        let origin = BodyEntry.Origin(
+            page: try reader.readUInt64(), position: Int(try reader.readUInt64()),
+            length: Int(try reader.readUInt64()))
+        var entry = try BodyEntry(parsing: &reader, page: origin.page)
+        entry.origin = origin
+        return QueuedBody(entry: entry, sequence: sequence)
+    }
+
+    var heldSize: Int { 160 + entry.chunks.count * 120 }
+}
+
+/// Where the body checks take their bodies from: the walk's queue in file order, or the body leaves
+/// read again (when the queue's temporary file failed).
+enum QueuedBodies {
+    case sorted(SpilledSortIterator<QueuedBody>)
+    case leaves([PageReference], reader: ArchiveReader, next: Int = 0, pending: [BodyEntry] = [], sequence: Int = 0)
+
+    /// The next body, or nil after the last.
+    ///
+    /// - Throws: `io` when the queue cannot be read back.
+    mutating func next() throws -> QueuedBody? {
+        switch self {
+        case .sorted(var iterator):
+            let body = try iterator.next()
+            self = .sorted(iterator)
+            return body
+        case .leaves(let leaves, let reader, var next, var pending, let sequence):
+            while pending.isEmpty && next < leaves.count {
+                if case .bodyLeaf(let leaf)? = try? reader.page(leaves[next], .node(.bodies)) {
+                    pending = leaf.entries.reversed()
+                }
+                next += 1
+            }
+            guard let entry = pending.popLast() else {
+                self = .leaves(leaves, reader: reader, next: next, pending: [], sequence: sequence)
+                return nil
+            }
+            self = .leaves(leaves, reader: reader, next: next, pending: pending, sequence: sequence + 1)
+            return QueuedBody(entry: entry, sequence: sequence)
+        }
+    }
+}
+
+/// A value handed to another thread that alone uses it from then on.
+struct UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
 }

@@ -2,6 +2,10 @@ extension Verification {
     /// `pages`: every page of both trees and the metadata page is read (digest, codec, bounds,
     /// type, structure; spec §5). The pages below a page that fails are not read.
     ///
+    /// The same walk makes the checks of `trees` and of the records that need one page at a time
+    /// (``checkInterior(_:_:_:)``, ``visitBodyLeaf(_:_:)``, ``visitRecordLeaf(_:)``), so that each
+    /// page is read and decoded once; ``finishTrees()`` and ``finishRecords()`` complete them.
+    ///
     /// - Parameter bodyTreeRead: called once the metadata page and the body tree are read, before
     ///   the record tree is (the body checks need only those).
     func checkPages(bodyTreeRead: () -> Void = {}) {
@@ -15,9 +19,12 @@ extension Verification {
         }
         if metadataReadable { walkSearchIndex() }
         for (tree, root) in [(Page.Tree.bodies, trailer.bodyRoot), (.records, trailer.recordRoot)] {
-            if tree == .records { bodyTreeRead() }
+            if tree == .records {
+                bodyTreeRead()
+                startRecords()
+            }
             addExtent(root)
-            walk(root, tree, isRoot: true)
+            walk(root, tree, isRoot: true, parent: nil)
         }
     }
 
@@ -25,10 +32,15 @@ extension Verification {
         pageExtents.add(reference.offset, reference.offset &+ UInt64(reference.storedLength), .page)
     }
 
-    private func walk(_ reference: PageReference, _ tree: Page.Tree, isRoot: Bool) {
+    /// Walks the subtree at `reference`; `parent` is where it is named (for `trees`: its key
+    /// there must be its first key).
+    private func walk(_ reference: PageReference, _ tree: Page.Tree, isRoot: Bool, parent: ChildName?) {
         // A page named twice is read once (the second name is a shared extent for `layout`), so
         // that no file can make the walk revisit a subtree without end.
-        guard visited.insert(reference).inserted else { return }
+        guard visited.insert(reference).inserted else {
+            if let parent, let page = try? reader.page(reference, .node(tree)) { checkFirstKey(page, parent) }
+            return
+        }
         let page: Page
         do {
             page = try reader.page(reference, .node(tree))
@@ -37,23 +49,32 @@ extension Verification {
             incomplete.insert(tree)
             return
         }
+        if let parent { checkFirstKey(page, parent) }
         switch page {
         case .interior(let node):
-            for child in node.children {
+            checkInterior(node, reference, tree)
+            for (index, child) in node.children.enumerated() {
                 addExtent(child)
                 // A child at the wrong height is reported by `trees`; the walk does not go there.
                 guard child.height &+ 1 == reference.height else {
+                    wrongHeight(node, index, reference, tree)
                     incomplete.insert(tree)
                     continue
                 }
-                walk(child, tree, isRoot: false)
+                walk(
+                    child, tree, isRoot: false,
+                    parent: ChildName(
+                        page: reference.offset, position: node.childPositions[index], key: node.keys[index], tree: tree)
+                )
             }
         case .recordLeaf(let leaf):
             if !isRoot && leaf.entries.isEmpty { emptyLeaf(reference) }
             recordLeaves.append(reference)
+            visitRecordLeaf(leaf)
         case .bodyLeaf(let leaf):
             if !isRoot && leaf.entries.isEmpty { emptyLeaf(reference) }
             bodyLeaves.append(reference)
+            visitBodyLeaf(leaf, reference)
         case .metadata, .search:
             break
         }

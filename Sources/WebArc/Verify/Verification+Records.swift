@@ -3,24 +3,45 @@ extension Verification {
     /// error that stopped it.
     typealias RecordEntry = Result<(object: DecodedObject, parsed: RecordObjects.Parsed), Error>
 
-    /// The record checks in one pass over the record leaves, each object parsed once: the `trees`
-    /// check of each record's key against its request's canonical key, then `objects`,
-    /// `references` and `redirects` (problems are sorted by check in the report).
-    func checkRecords() {
+    /// Before the walk reaches the record tree: the metadata object's check, and what the record
+    /// checks need to know from the body tree.
+    func startRecords() {
         checkMetadataObject()
-        let layered = reader.trailer.requiredFeatures.contains(.layer)
-        forEachRecordLeaf { leaf, first in
-            let entries: [RecordEntry] = leaf.entries.indices.map { index in
-                Result {
-                    let object = try leaf.object(index)
-                    return (object, try RecordObjects.parse(object))
-                }
+        layered = reader.trailer.requiredFeatures.contains(.layer)
+        // Until ``finishTrees()`` merges the copies, `references` takes every copy to be in a body
+        // tree that read whole, as in a sound archive; ``finishRecords()`` makes it again if not.
+        if !incomplete.contains(.bodies) { missingFromBodyTree = [] }
+    }
+
+    /// The checks of one record leaf the walk read, each object parsed once: its key order and
+    /// copies (`trees`), then each record's key against its request's canonical key (`trees`),
+    /// `objects`, `references`, `redirects` (problems are sorted by check in the report), and its
+    /// records counted for `totals`.
+    func visitRecordLeaf(_ leaf: RecordLeaf) {
+        let first = Int(recordEntryCount)
+        checkRecordLeafOrder(leaf)
+        let entries = parsedEntries(leaf)
+        checkKeys(leaf, first, entries)
+        checkObjects(leaf, first, entries, layered: layered)
+        checkReferences(leaf, first, entries)
+        checkRedirects(leaf, first, entries)
+        countTotals(leaf, entries)
+    }
+
+    /// `references` again, when the copy check found what the walk took for granted: a copy the
+    /// body tree lacks, or trees out of order (then compared through an index in memory).
+    func finishRecords() {
+        guard bodyIndex != nil || !(missingFromBodyTree?.isEmpty ?? true) else { return }
+        clearProblems(in: "references")
+        forEachRecordLeaf { leaf, first in checkReferences(leaf, first, parsedEntries(leaf)) }
+    }
+
+    private func parsedEntries(_ leaf: RecordLeaf) -> [RecordEntry] {
+        leaf.entries.indices.map { index in
+            Result {
+                let object = try leaf.object(index)
+                return (object, try RecordObjects.parse(object))
             }
-            checkKeys(leaf, first, entries)
-            checkObjects(leaf, first, entries, layered: layered)
-            checkReferences(leaf, first, entries)
-            checkRedirects(leaf, first, entries)
-            countTotals(leaf, entries)
         }
     }
 

@@ -1,33 +1,148 @@
 extension Verification {
-    /// `trees`: heights, key order within and across leaves, interior keys equal to their
-    /// children's first keys, record copies of body entries equal to the body tree's, and counts
-    /// equal to the trailer's (spec §8); record keys against their requests' canonical keys are
-    /// checked with the other record checks (``checkKeys(_:_:_:)``), which parse the objects.
-    func checkTrees() {
-        structure(reader.trailer.recordRoot, .records)
-        structure(reader.trailer.bodyRoot, .bodies)
-        checkRecordLeafOrder()
-        checkBodyLeaves()
+    /// The steps of `trees`, in the order a report lists the problems one page has (a report sorts
+    /// each check's problems by offset): interior pages of the record tree then the body tree, key
+    /// order of record leaves then body leaves, body copies, counts, record keys. The walk finds
+    /// them in another order, both trees at once.
+    enum TreesStep: Int {
+        case recordStructure = 1
+        case bodyStructure
+        case recordOrder
+        case bodyOrder
+        case copies
+        case counts
+        case keys
+
+        init(structureOf tree: Page.Tree) { self = tree == .records ? .recordStructure : .bodyStructure }
+    }
+
+    /// Adds a `trees` problem found in `step`.
+    func addTrees(_ error: WebArcError, _ step: TreesStep, record: UInt32? = nil, url: String? = nil) {
+        add("trees", error, record: record, url: url, step: step.rawValue)
+    }
+
+    /// Where the walk found a child: its parent page, the position of its reference there, and the
+    /// key it is named by (which must be its first key).
+    struct ChildName {
+        let page: UInt64
+        let position: Int
+        let key: ArraySlice<UInt8>
+        let tree: Page.Tree
+    }
+
+    /// `trees`, for an interior page: keys strictly ascending.
+    func checkInterior(_ node: InteriorPage, _ reference: PageReference, _ tree: Page.Tree) {
+        for index in node.keys.indices.dropLast() where !KeyOrder.less(node.keys[index], node.keys[index + 1]) {
+            addTrees(
+                corrupt(reference.offset, node.childPositions[index + 1], "interior keys out of order"),
+                TreesStep(structureOf: tree))
+        }
+    }
+
+    /// `trees`, for child `index` of an interior page, which is not one level below it.
+    func wrongHeight(_ node: InteriorPage, _ index: Int, _ reference: PageReference, _ tree: Page.Tree) {
+        addTrees(
+            corrupt(
+                reference.offset, node.childPositions[index],
+                "child of height \(node.children[index].height) under height \(reference.height)"),
+            TreesStep(structureOf: tree))
+    }
+
+    /// `trees`, for a child page: its first key is the key its parent names it by.
+    func checkFirstKey(_ page: Page, _ parent: ChildName) {
+        let first: [UInt8]? =
+            switch page {
+            case .interior(let node): node.keys.first.map(Array.init)
+            case .recordLeaf(let leaf): leaf.entries.isEmpty ? nil : Array(leaf.key(0))
+            case .bodyLeaf(let leaf): leaf.entries.first?.reference.treeKey
+            default: nil
+            }
+        if let first, !first.elementsEqual(parent.key) {
+            addTrees(
+                corrupt(parent.page, parent.position, "key is not its child's first key"),
+                TreesStep(structureOf: parent.tree))
+        }
+    }
+
+    /// `trees`, for a record leaf the walk read: keys ascending inside it (equal keys allowed), its
+    /// first key after the previous leaf's last, body copies strictly ascending; its copies are kept
+    /// for ``finishTrees()`` and its records counted.
+    func checkRecordLeafOrder(_ leaf: RecordLeaf) {
+        let count = leaf.entries.count
+        if (0..<max(count - 1, 0)).contains(where: { KeyOrder.less(leaf.key($0 + 1), leaf.key($0)) }) {
+            addTrees(corrupt(leaf.page, nil, "record keys out of order"), .recordOrder)
+        }
+        if count > 0, let previous = previousRecordKey, !KeyOrder.less(previous, leaf.key(0)) {
+            addTrees(
+                corrupt(leaf.page, leaf.entries[0].position, "first key not after the previous leaf's last"),
+                .recordOrder)
+        }
+        if count > 0 { previousRecordKey = Array(leaf.key(count - 1)) }
+        if (0..<max(leaf.bodies.count - 1, 0)).contains(where: {
+            !(leaf.bodies[$0].reference < leaf.bodies[$0 + 1].reference)
+        }) {
+            addTrees(corrupt(leaf.page, nil, "body entries out of order"), .recordOrder)
+        }
+        recordEntryCount += UInt64(count)
+        for (index, body) in leaf.bodies.enumerated() {
+            keep(
+                BodyCopy(
+                    reference: body.reference, hash: SHA256Hash.of(leaf.encodedBody(index)), page: leaf.page,
+                    position: body.origin.position), in: bodyCopies)
+        }
+    }
+
+    /// `trees`, for a body leaf the walk read: references strictly ascending within and across
+    /// leaves; its entries are kept for ``finishTrees()`` and counted.
+    func visitBodyLeaf(_ leaf: BodyLeaf, _ reference: PageReference) {
+        let entries = leaf.entries
+        let inside = (0..<max(entries.count - 1, 0)).contains {
+            !(entries[$0].reference < entries[$0 + 1].reference)
+        }
+        let previous = previousBodyReference
+        if inside || (entries.first.map { first in previous.map { !($0 < first.reference) } ?? false } ?? false) {
+            addTrees(corrupt(reference.offset, nil, "body keys out of order"), .bodyOrder)
+        }
+        if let last = entries.last { previousBodyReference = last.reference }
+        for (position, entry) in entries.enumerated() {
+            walkedTotals.add(body: entry)
+            bodyTotals.bytes &+= entry.length
+            keep(
+                BodyCopy(
+                    reference: entry.reference, hash: SHA256Hash.of(leaf.encoded(position)),
+                    page: reference.offset, position: entry.origin.position), in: bodyTreeEntries)
+        }
+        bodyTotals.bodies += entries.count
+        bodyEntryCount += UInt64(entries.count)
+        queue(leaf, reference)
+    }
+
+    private func keep(_ copy: BodyCopy, in sort: SpilledSort<BodyCopy>) {
+        guard bodyCopiesFailure == nil else { return }
+        do { try sort.append(copy) } catch { bodyCopiesFailure = error }
+    }
+
+    /// `trees`, once the walk is through: the record leaves' copies of body entries against the
+    /// body tree's, and the counts against the trailer's (spec §8).
+    func finishTrees() {
+        // The walk made the record checks as if every copy were in the body tree; see
+        // ``finishRecords()``.
+        missingFromBodyTree = nil
         compareBodyCopies()
         let trailer = reader.trailer
         let trailerOffset = reader.trailerOffset
-        if !incomplete.contains(.records) {
-            var count: UInt64 = 0
-            forEachRecordLeaf { leaf, _ in count += UInt64(leaf.entries.count) }
-            if count != trailer.recordCount {
-                add(
-                    "trees",
-                    WebArcError.corruptIndex(
-                        page: trailerOffset + 48, position: nil,
-                        reason: "recordCount \(trailer.recordCount), the record tree holds \(count)"))
-            }
+        if !incomplete.contains(.records), recordEntryCount != trailer.recordCount {
+            addTrees(
+                WebArcError.corruptIndex(
+                    page: trailerOffset + 48, position: nil,
+                    reason: "recordCount \(trailer.recordCount), the record tree holds \(recordEntryCount)"),
+                .counts)
         }
         if bodyTreeRead, bodyEntryCount != trailer.bodyCount {
-            add(
-                "trees",
+            addTrees(
                 WebArcError.corruptIndex(
                     page: trailerOffset + 56, position: nil,
-                    reason: "bodyCount \(trailer.bodyCount), the body tree holds \(bodyEntryCount)"))
+                    reason: "bodyCount \(trailer.bodyCount), the body tree holds \(bodyEntryCount)"),
+                .counts)
         }
     }
 
@@ -37,12 +152,11 @@ extension Verification {
             guard case .success((_, .record(let record))) = entry else { continue }
             let key = try? URLKey.key(method: record.request.method, url: record.request.url)
             if key.map({ Array($0.utf8) }) != Array(leaf.key(index)) {
-                add(
-                    "trees",
+                addTrees(
                     corrupt(
                         leaf.page, leaf.entries[index].position,
                         "key \"\(String(decoding: leaf.key(index), as: UTF8.self))\" is not its request's canonical key \(key.map { "\"\($0)\"" } ?? "(none)")"
-                    ),
+                    ), .keys,
                     record: UInt32(clamping: first + index), url: record.request.url)
             }
         }
@@ -52,90 +166,17 @@ extension Verification {
         .corruptIndex(page: page, position: position, reason: reason)
     }
 
-    /// Interior pages: keys strictly ascending, child heights one less, each key its child's first.
-    private func structure(_ reference: PageReference, _ tree: Page.Tree) {
-        guard case .interior(let node)? = try? reader.page(reference, .node(tree)) else { return }
-        for index in node.keys.indices.dropLast() where !KeyOrder.less(node.keys[index], node.keys[index + 1]) {
-            add("trees", corrupt(reference.offset, node.childPositions[index + 1], "interior keys out of order"))
-        }
-        for (index, child) in node.children.enumerated() {
-            guard child.height &+ 1 == reference.height else {
-                add(
-                    "trees",
-                    corrupt(
-                        reference.offset, node.childPositions[index],
-                        "child of height \(child.height) under height \(reference.height)"))
-                continue
-            }
-            if let first = firstKey(child, tree), !first.elementsEqual(node.keys[index]) {
-                add("trees", corrupt(reference.offset, node.childPositions[index], "key is not its child's first key"))
-            }
-            structure(child, tree)
-        }
-    }
-
-    private func firstKey(_ reference: PageReference, _ tree: Page.Tree) -> [UInt8]? {
-        switch try? reader.page(reference, .node(tree)) {
-        case .interior(let node)?: node.keys.first.map(Array.init)
-        case .recordLeaf(let leaf)?: leaf.entries.isEmpty ? nil : Array(leaf.key(0))
-        case .bodyLeaf(let leaf)?: leaf.entries.first?.reference.treeKey
-        default: nil
-        }
-    }
-
-    /// Record leaves: keys ascending inside a leaf (equal keys allowed), each leaf's first key after
-    /// the previous leaf's last, body copies strictly ascending.
-    private func checkRecordLeafOrder() {
-        var previous: [UInt8]?
-        forEachRecordLeaf { leaf, _ in
-            let count = leaf.entries.count
-            if (0..<max(count - 1, 0)).contains(where: { KeyOrder.less(leaf.key($0 + 1), leaf.key($0)) }) {
-                add("trees", corrupt(leaf.page, nil, "record keys out of order"))
-            }
-            if count > 0, let previous, !KeyOrder.less(previous, leaf.key(0)) {
-                add(
-                    "trees",
-                    corrupt(leaf.page, leaf.entries[0].position, "first key not after the previous leaf's last"))
-            }
-            if count > 0 { previous = Array(leaf.key(count - 1)) }
-            if (0..<max(leaf.bodies.count - 1, 0)).contains(where: {
-                !(leaf.bodies[$0].reference < leaf.bodies[$0 + 1].reference)
-            }) {
-                add("trees", corrupt(leaf.page, nil, "body entries out of order"))
-            }
-        }
-    }
-
-    /// Body leaves: references strictly ascending within and across leaves.
-    private func checkBodyLeaves() {
-        var previous: BodyReference?
-        var count: UInt64 = 0
-        forEachBodyLeaf { leaf, reference in
-            let entries = leaf.entries
-            let inside = (0..<max(entries.count - 1, 0)).contains {
-                !(entries[$0].reference < entries[$0 + 1].reference)
-            }
-            if inside || (entries.first.map { first in previous.map { !($0 < first.reference) } ?? false } ?? false) {
-                add("trees", corrupt(reference.offset, nil, "body keys out of order"))
-            }
-            if let last = entries.last { previous = last.reference }
-            for entry in entries { walkedTotals.add(body: entry) }
-            count += UInt64(entries.count)
-        }
-        bodyEntryCount = count
-    }
-
     /// Whether the whole body tree was read (then `references` and the copy check use it).
     var bodyTreeRead: Bool { bodyIndex != nil || missingFromBodyTree != nil }
 
     /// `trees`: each record leaf's copy of a body entry equals the body tree's. With sound trees,
-    /// the copies are sorted by reference (``SpilledSort``) and merged with the body tree's
-    /// entries, which are in that order, so memory is bounded; what is kept is the set of copies
-    /// the tree lacks. Trees with a problem (keys out of order, a wrong interior key) are compared
+    /// the copies and the body tree's entries the walk kept are sorted by reference
+    /// (``SpilledSort``) and merged, so memory is bounded; what is kept is the set of copies the
+    /// tree lacks. Trees with a problem (keys out of order, a wrong interior key) are compared
     /// through an index of the whole body tree in memory, as the merge cannot rely on their order.
     private func compareBodyCopies() {
         guard !incomplete.contains(.bodies) else { return }
-        if !hasProblems(in: "trees"), let missing = try? mergeBodyCopies() {
+        if !hasProblems(in: "trees", before: TreesStep.copies.rawValue), let missing = try? mergeBodyCopies() {
             missingFromBodyTree = missing
             return
         }
@@ -156,7 +197,8 @@ extension Verification {
     }
 
     private func differs(_ page: UInt64, _ body: BodyEntry) {
-        add("trees", corrupt(page, body.origin.position, "body entry \(body.reference) differs from the body tree's"))
+        addTrees(
+            corrupt(page, body.origin.position, "body entry \(body.reference) differs from the body tree's"), .copies)
     }
 
     /// The copy check by merge (see ``compareBodyCopies()``): the references of the copies the
@@ -164,31 +206,20 @@ extension Verification {
     ///
     /// - Throws: `io` when the temporary file of the sort fails (the caller then compares in memory).
     private func mergeBodyCopies() throws -> Set<BodyReference> {
-        let copies = SpilledSort<BodyCopy>(prefix: "webarc-verify-copies")
-        try forEachRecordLeaf { leaf, _ in
-            for (index, body) in leaf.bodies.enumerated() {
-                try copies.append(
-                    BodyCopy(
-                        reference: body.reference, hash: SHA256Hash.of(leaf.encodedBody(index)), page: leaf.page,
-                        position: body.origin.position))
-            }
-        }
-        var sorted = try copies.sorted()
+        if let bodyCopiesFailure { throw bodyCopiesFailure }
+        var sorted = try bodyCopies.sorted()
+        var entries = try bodyTreeEntries.sorted()
         var copy = try sorted.next()
         var missing = Set<BodyReference>()
         var found: [BodyCopy] = []
-        try forEachBodyLeaf { leaf, _ in
-            for (position, entry) in leaf.entries.enumerated() {
-                while let current = copy, current.reference < entry.reference {
-                    missing.insert(current.reference)
-                    copy = try sorted.next()
-                }
-                guard copy?.reference == entry.reference else { continue }
-                let hash = SHA256Hash.of(leaf.encoded(position))
-                while let current = copy, current.reference == entry.reference {
-                    if current.hash != hash { found.append(current) }
-                    copy = try sorted.next()
-                }
+        while let entry = try entries.next() {
+            while let current = copy, current.reference < entry.reference {
+                missing.insert(current.reference)
+                copy = try sorted.next()
+            }
+            while let current = copy, current.reference == entry.reference {
+                if current.hash != entry.hash { found.append(current) }
+                copy = try sorted.next()
             }
         }
         while let current = copy {
@@ -197,15 +228,15 @@ extension Verification {
         }
         // Added once the merge is through, so that a failed merge leaves no problem behind.
         for copy in found {
-            add(
-                "trees",
-                corrupt(copy.page, copy.position, "body entry \(copy.reference) differs from the body tree's"))
+            addTrees(
+                corrupt(copy.page, copy.position, "body entry \(copy.reference) differs from the body tree's"),
+                .copies)
         }
         return missing
     }
 
-    /// A record leaf's copy of a body entry, for the merge with the body tree: its reference, the
-    /// SHA-256 of its bytes, and where it is (page, position in the decoded page).
+    /// A copy of a body entry, in a record leaf or the body tree, for the merge: its reference,
+    /// the SHA-256 of its bytes, and where it is (page, position in the decoded page).
     struct BodyCopy: SpilledSortElement {
         var reference: BodyReference
         var hash: SHA256Hash

@@ -137,7 +137,9 @@ public enum Snippet {
                     let source = byteBase + term.source.lowerBound..<byteBase + term.source.upperBound
                     words.append(WordSpan(index: number, bytes: source, scalars: scalars))
                 }
-                if terms.contains(term.term) { window.add(word: words.count - 1, term: term.term, words: words) }
+                if !term.term.isEmpty, terms.contains(term.term) {
+                    window.add(word: words.count - 1, term: term.term, words: words)
+                }
                 // No window can hold more distinct terms than one that holds them all: read on only
                 // far enough to widen it.
                 if window.best.distinct == terms.count,

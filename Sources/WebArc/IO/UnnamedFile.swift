@@ -26,6 +26,23 @@ package enum UnnamedFile {
         #endif
     }
 
+    /// Opens a new unnamed regular file in the folder open as `folder`, as ``create(in:)`` does.
+    package static func create(inFolder folder: Int32) -> Int32? {
+        #if os(Linux)
+        guard canLink, !Platform.portable else { return nil }
+        let fd = openat(folder, ".", __O_TMPFILE | O_DIRECTORY | O_WRONLY | O_CLOEXEC, 0o644)
+        return fd >= 0 ? fd : nil
+        #else
+        return nil
+        #endif
+    }
+
+    /// Names the unnamed file open as `descriptor` `name` in the folder open as `folder`, as
+    /// ``link(_:to:)`` does: 0, or the `errno` of `linkat`.
+    package static func link(_ descriptor: Int32, to name: String, inFolder folder: Int32) -> Int32 {
+        linkat(AT_FDCWD, "/proc/self/fd/\(descriptor)", folder, name, AT_SYMLINK_FOLLOW) == 0 ? 0 : errno
+    }
+
     /// Whether ``link(_:to:)`` can work: it names the file through /proc, which a container may
     /// lack.
     private static let canLink = access("/proc/self/fd", F_OK) == 0

@@ -71,6 +71,13 @@ extension SiteUnpacker {
 
     /// The seconds since 1970 of the first `Last-Modified` header, when it is an HTTP date.
     static func lastModified(_ headers: [HTTPHeader]) -> Int64? {
-        headers.value(for: "Last-Modified").flatMap(HTTPDate.parse)
+        // Names compared as ASCII bytes: Foundation's case-insensitive compare goes through
+        // NSString, once per header of every record.
+        let wanted = "last-modified".utf8
+        let header = headers.first { header in
+            header.name.utf8.count == wanted.count
+                && zip(header.name.utf8, wanted).allSatisfy { ($0 | ($0 &- 65 < 26 ? 0x20 : 0)) == $1 }
+        }
+        return header.flatMap { HTTPDate.parse($0.value) }
     }
 }

@@ -157,22 +157,25 @@ extension LayerStack {
         let results = Mutex<[Result<Bool, any Error>?]>(Array(repeating: nil, count: urls.count))
         DispatchQueue.concurrentPerform(iterations: urls.count) { number in
             let result = Result {
-                try pageText(urls[number], in: reader).map { PhraseCheck.holds(phrases, in: $0) } ?? false
+                try shows(phrases, urls[number], in: reader)
             }
             results.withLock { $0[number] = result }
         }
         return try results.withLock { $0 }.map { try $0!.get() }
     }
 
-    /// The title and visible text of the page at `url` in `reader`, as the index read them (spec
-    /// §17.1); nil when it is not a response.
-    private func pageText(_ url: String, in reader: ArchiveReader) throws -> PageText? {
-        guard case .response(let response)? = try reader.lookup(url: url)?.record else { return nil }
+    /// Whether the page at `url` in `reader` shows every phrase in its title or visible text, as
+    /// the index read them (spec §17.1); an HTML page is read in parts, only until the phrases
+    /// are found (``PhraseScan``). False when it is not a response.
+    private func shows(_ phrases: [[String]], _ url: String, in reader: ArchiveReader) throws -> Bool {
+        guard case .response(let response)? = try reader.lookup(url: url)?.record else { return false }
+        var chunks = try reader.makeChunkIterator(for: response.body)
+        guard response.mimeType == "text/plain" else {
+            return try PhraseScan.holds(phrases, htmlParts: { try chunks.next() }, charset: response.textEncoding)
+        }
         var body: [UInt8] = []
-        try reader.forEachChunk(of: response.body) { body += $0 }
-        return response.mimeType == "text/plain"
-            ? VisibleText.of(plain: body, charset: response.textEncoding)
-            : VisibleText.of(html: body, charset: response.textEncoding)
+        while let chunk = try chunks.next() { body += chunk }
+        return PhraseCheck.holds(phrases, in: VisibleText.of(plain: body, charset: response.textEncoding))
     }
 
     /// A snippet of the page at `url` in `reader` around `terms` (those the page holds); empty when

@@ -43,6 +43,21 @@ package enum MallocTuning {
         #endif
     }
 
+    /// Maps every buffer over 128 KiB afresh and unmaps it when freed, as glibc does until a process
+    /// frees its first such buffer (`verify`).
+    ///
+    /// glibc then raises its threshold to that buffer's size, so that the chunk buffers verify's
+    /// workers free (up to 256 KiB) and its sorts' runs are carved from the heaps of the threads'
+    /// arenas instead, where freed pieces stay resident: peak memory grew with the archive, and with
+    /// the threshold fixed it does not (measurements: Tools/bench/NOTES.md, 'verify: one walk').
+    /// The output does not depend on it.
+    package static func mapLargeBlocks() {
+        #if canImport(Glibc)
+        guard !Platform.portable else { return }
+        _ = mallopt(M_MMAP_THRESHOLD, 128 << 10)
+        #endif
+    }
+
     /// Grows the heap by `bytes` at once and asks the kernel to back it with 2 MiB pages where it
     /// can (`MADV_HUGEPAGE`; this kernel's transparent huge pages are on where asked), as glibc's
     /// `glibc.malloc.hugetlb=1` tunable does, which a process cannot set for itself (`pack`).

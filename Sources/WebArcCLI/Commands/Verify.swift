@@ -67,6 +67,7 @@ struct Verify: ParsableCommand {
             }
         }
         let policy = try trust.policy()
+        MallocTuning.mapLargeBlocks()
         let progress = ProgressReporter(label: "verifying", quiet: quiet || json, unit: "bodies")
         let started = Date()
         let update: ArchiveVerifier.Progress = { bodies, totalBodies, done, total in

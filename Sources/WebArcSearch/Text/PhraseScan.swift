@@ -58,6 +58,8 @@ enum PhraseScan {
         var isFound: [Bool]
         private var firstBytes = [Bool](repeating: false, count: 256)
         private var positions: [String: Set<Int>] = [:]
+        /// The positions of each phrase's first term, in order.
+        private var starts: [String: [Int]] = [:]
         private(set) var scannedBytes = 0
         private var scannedPositions = 0
 
@@ -65,6 +67,7 @@ enum PhraseScan {
             self.phrases = phrases
             isFound = phrases.map { $0.count < 2 && !$0.isEmpty }
             for phrase in phrases {
+                if let first = phrase.first { starts[first] = [] }
                 for term in phrase {
                     positions[term] = []
                     if let byte = term.utf8.first { firstBytes[Int(byte)] = true }
@@ -83,16 +86,20 @@ enum PhraseScan {
                 used = term.position + 1
                 if !term.term.isEmpty, positions[term.term] != nil {
                     positions[term.term]!.insert(base + term.position)
+                    starts[term.term]?.append(base + term.position)
                 }
                 return true
             }
             scannedBytes = end
             scannedPositions += used
             for (number, phrase) in phrases.enumerated() where !isFound[number] && !phrase.isEmpty {
-                // Only starts whose phrase could end in this part are new.
-                isFound[number] = positions[phrase[0]]!.contains { start in
-                    start + phrase.count > base
-                        && phrase.indices.dropFirst().allSatisfy { positions[phrase[$0]]!.contains(start + $0) }
+                // Only starts whose phrase could end in this part are new: the last ones.
+                for start in starts[phrase[0]]!.reversed() {
+                    guard start + phrase.count > base else { break }
+                    if phrase.indices.dropFirst().allSatisfy({ positions[phrase[$0]]!.contains(start + $0) }) {
+                        isFound[number] = true
+                        break
+                    }
                 }
             }
         }

@@ -9,18 +9,18 @@ struct CLITests {
     static let sampleSite = CLIRunner.repository.appendingPathComponent("Tools/sample-site").path
 
     @Test("pack, verify, info, ls, cat and unpack the bundled sample site")
-    func sampleSiteRoundTrip() throws {
+    func sampleSiteRoundTrip() async throws {
         let scratch = try TemporaryFolder()
         let archive = scratch.file("site.webarc")
-        let pack = try CLIRunner.run(["pack", Self.sampleSite, "-o", archive])
+        let pack = try await CLIRunner.runDetached(["pack", Self.sampleSite, "-o", archive])
         #expect(pack.status == 0, "\(pack.stderr)")
         #expect(pack.stderr.contains("packed"))
 
-        let verify = try CLIRunner.run(["verify", archive])
+        let verify = try await CLIRunner.runDetached(["verify", archive])
         #expect(verify.status == 0)
         #expect(verify.text.contains(": ok:"))
 
-        let info = try CLIRunner.run(["info", archive, "--json"])
+        let info = try await CLIRunner.runDetached(["info", archive, "--json"])
         let object = try JSONSerialization.jsonObject(with: info.stdout) as! [String: Any]
         // Its pages are indexed for search by default (index version 2), which makes it a 2.3 archive.
         #expect(object["formatVersion"] as? String == "2.3")
@@ -35,71 +35,76 @@ struct CLITests {
         // Each chunk compressed right after its dictionary (format 2.1.8).
         #expect(writer?["dictionaryPlacement"] as? String == "prefix", "\(String(describing: writer))")
 
-        let list = try CLIRunner.run(["ls", archive, "--json"])
+        let list = try await CLIRunner.runDetached(["ls", archive, "--json"])
         let lines = list.text.split(separator: "\n")
         #expect(lines.count == (object["responses"] as! Int) + (object["redirects"] as! Int))
         for line in lines { _ = try JSONSerialization.jsonObject(with: Data(line.utf8)) }
 
-        let page = try CLIRunner.run(["cat", archive, "HTTP://LOCALHOST:80/docs/guide.html#x"])
+        let page = try await CLIRunner.runDetached(["cat", archive, "HTTP://LOCALHOST:80/docs/guide.html#x"])
         #expect(page.status == 0)
         #expect(page.stdout == FileManager.default.contents(atPath: Self.sampleSite + "/docs/guide.html"))
 
         // A path, as unzip -p takes a member name, resolves against the base URL.
         for path in ["docs/guide.html", "/docs/guide.html", "./docs/../docs/guide.html"] {
-            let byPath = try CLIRunner.run(["cat", archive, path])
+            let byPath = try await CLIRunner.runDetached(["cat", archive, path])
             #expect(byPath.status == 0, "\(path): \(byPath.stderr)")
             #expect(
                 byPath.stdout == FileManager.default.contents(atPath: Self.sampleSite + "/docs/guide.html"), "\(path)")
         }
         #expect(
-            try CLIRunner.run(["cat", archive, "docs/café menu.html"]).stdout
+            try await CLIRunner.runDetached(["cat", archive, "docs/café menu.html"]).stdout
                 == FileManager.default.contents(atPath: Self.sampleSite + "/docs/café menu.html"))
 
-        let unicode = try CLIRunner.run(["cat", archive, "http://localhost/docs/caf%C3%A9%20menu.html"])
+        let unicode = try await CLIRunner.runDetached(["cat", archive, "http://localhost/docs/caf%C3%A9%20menu.html"])
         #expect(unicode.stdout == FileManager.default.contents(atPath: Self.sampleSite + "/docs/café menu.html"))
 
-        let redirect = try CLIRunner.run(["cat", archive, "http://localhost/about", "-L", "-i"])
+        let redirect = try await CLIRunner.runDetached(["cat", archive, "http://localhost/about", "-L", "-i"])
         #expect(redirect.text.hasPrefix("HTTP/1.1 301"))
         #expect(redirect.text.contains("HTTP/1.1 200 OK"))
 
-        let missing = try CLIRunner.run(["cat", archive, "http://localhost/nope.html"])
+        let missing = try await CLIRunner.runDetached(["cat", archive, "http://localhost/nope.html"])
         #expect(missing.status == 66)
         #expect(missing.stderr.contains("no record for GET http://localhost/nope.html"))
 
         let out = scratch.file("out")
-        let unpack = try CLIRunner.run(["unpack", archive, "-o", out])
+        let unpack = try await CLIRunner.runDetached(["unpack", archive, "-o", out])
         #expect(unpack.status == 0, "\(unpack.stderr)")
         #expect(try Self.treeDiff(Self.sampleSite, out).isEmpty)
-        let again = try CLIRunner.run(["unpack", archive, "-o", out])
+        let again = try await CLIRunner.runDetached(["unpack", archive, "-o", out])
         #expect(again.status == 73)
-        #expect(try CLIRunner.run(["unpack", archive, "-o", out, "--force"]).status == 0)
+        #expect(try await CLIRunner.runDetached(["unpack", archive, "-o", out, "--force"]).status == 0)
     }
 
     @Test("the same folder packs to the same bytes; an existing output is refused without --force")
-    func determinismAndOverwrite() throws {
+    func determinismAndOverwrite() async throws {
         let scratch = try TemporaryFolder()
-        #expect(try CLIRunner.run(["pack", Self.sampleSite, "-o", scratch.file("a.webarc"), "-q"]).status == 0)
-        #expect(try CLIRunner.run(["pack", Self.sampleSite, "-o", scratch.file("b.webarc"), "-q"]).status == 0)
+        #expect(
+            try await CLIRunner.runDetached(["pack", Self.sampleSite, "-o", scratch.file("a.webarc"), "-q"]).status == 0
+        )
+        #expect(
+            try await CLIRunner.runDetached(["pack", Self.sampleSite, "-o", scratch.file("b.webarc"), "-q"]).status == 0
+        )
         #expect(
             FileManager.default.contents(atPath: scratch.file("a.webarc"))
                 == FileManager.default.contents(atPath: scratch.file("b.webarc")))
-        let exists = try CLIRunner.run(["pack", Self.sampleSite, "-o", scratch.file("a.webarc")])
+        let exists = try await CLIRunner.runDetached(["pack", Self.sampleSite, "-o", scratch.file("a.webarc")])
         #expect(exists.status == 73)
         #expect(exists.stderr.contains("already exists"))
         #expect(
-            try CLIRunner.run(["pack", Self.sampleSite, "-o", scratch.file("a.webarc"), "--force", "-q"]).status == 0)
+            try await CLIRunner.runDetached(["pack", Self.sampleSite, "-o", scratch.file("a.webarc"), "--force", "-q"])
+                .status == 0)
     }
 
     @Test(
         "pack's plain form (read without the argument parser) writes, prints and fails as the parsed form does; any other form goes to the parser"
     )
-    func plainPackMatchesParsed() throws {
+    func plainPackMatchesParsed() async throws {
         let scratch = try TemporaryFolder()
         let plain = scratch.file("plain.webarc")
         let parsed = scratch.file("parsed.webarc")
         // The second form names the defaults, which only the parser reads.
-        let fast = try CLIRunner.run(["pack", Self.sampleSite, "-o", plain, "--json", "-q"])
-        let full = try CLIRunner.run([
+        let fast = try await CLIRunner.runDetached(["pack", Self.sampleSite, "-o", plain, "--json", "-q"])
+        let full = try await CLIRunner.runDetached([
             "pack", Self.sampleSite, "--output", parsed, "--json", "--quiet", "--level", "1", "--base-url",
             "http://localhost/",
         ])
@@ -113,14 +118,18 @@ struct CLITests {
         #expect(summaries[0] == summaries[1])
         #expect(summaries[0]["files"] != nil && summaries[0]["distinctBodies"] != nil)
 
-        let loud = try CLIRunner.run(["pack", Self.sampleSite, "-o", scratch.file("loud.webarc")])
+        let loud = try await CLIRunner.runDetached(["pack", Self.sampleSite, "-o", scratch.file("loud.webarc")])
         #expect(loud.status == 0 && loud.stderr.contains("packed ") && loud.stdout.isEmpty, "\(loud.stderr)")
-        let exists = try CLIRunner.run(["pack", Self.sampleSite, "-o", plain])
+        let exists = try await CLIRunner.runDetached(["pack", Self.sampleSite, "-o", plain])
         #expect(exists.status == 73 && exists.stderr.contains("already exists"), "\(exists.stderr)")
-        #expect(try CLIRunner.run(["pack", Self.sampleSite, "-f", "-o", plain, "-q"]).status == 0)
-        let unknown = try CLIRunner.run(["pack", Self.sampleSite, "-o", scratch.file("u.webarc"), "--bogus"])
+        #expect(try await CLIRunner.runDetached(["pack", Self.sampleSite, "-f", "-o", plain, "-q"]).status == 0)
+        let unknown = try await CLIRunner.runDetached([
+            "pack", Self.sampleSite, "-o", scratch.file("u.webarc"), "--bogus",
+        ])
         #expect(unknown.status == 64 && unknown.stderr.contains("--bogus"), "\(unknown.stderr)")
-        let twoFolders = try CLIRunner.run(["pack", Self.sampleSite, Self.sampleSite, "-o", scratch.file("t.webarc")])
+        let twoFolders = try await CLIRunner.runDetached([
+            "pack", Self.sampleSite, Self.sampleSite, "-o", scratch.file("t.webarc"),
+        ])
         #expect(twoFolders.status == 64, "\(twoFolders.stderr)")
         #expect(
             !FileManager.default.fileExists(atPath: scratch.file("u.webarc"))
@@ -130,23 +139,23 @@ struct CLITests {
     @Test(
         "pack --dictionary-placement apart writes as webarc 2.4 did (info shows apart), the default prefix; another value is a usage error"
     )
-    func dictionaryPlacement() throws {
+    func dictionaryPlacement() async throws {
         let scratch = try TemporaryFolder()
         for (arguments, expected) in [
             ([String](), "prefix"), (["--dictionary-placement", "apart"], "apart"),
             (["--dictionary-placement", "prefix"], "prefix"),
         ] {
             let archive = scratch.file("\(expected)-\(arguments.count).webarc")
-            let pack = try CLIRunner.run(["pack", Self.sampleSite, "-o", archive, "-q"] + arguments)
+            let pack = try await CLIRunner.runDetached(["pack", Self.sampleSite, "-o", archive, "-q"] + arguments)
             #expect(pack.status == 0, "\(pack.stderr)")
             let info =
-                try JSONSerialization.jsonObject(with: CLIRunner.run(["info", archive, "--json"]).stdout)
+                try await JSONSerialization.jsonObject(with: CLIRunner.runDetached(["info", archive, "--json"]).stdout)
                 as? [String: Any]
             let writer = info?["writer"] as? [String: Any]
             #expect(writer?["dictionaryPlacement"] as? String == expected, "\(arguments)")
-            #expect(try CLIRunner.run(["verify", archive]).status == 0)
+            #expect(try await CLIRunner.runDetached(["verify", archive]).status == 0)
         }
-        let wrong = try CLIRunner.run([
+        let wrong = try await CLIRunner.runDetached([
             "pack", Self.sampleSite, "-o", scratch.file("x.webarc"), "--dictionary-placement", "middle",
         ])
         #expect(wrong.status == 64 && wrong.stderr.contains("dictionary-placement"), "\(wrong.stderr)")
@@ -154,7 +163,7 @@ struct CLITests {
     }
 
     @Test("links leaving the folder are refused and listed unless a flag says what to do")
-    func outsideLinks() throws {
+    func outsideLinks() async throws {
         let scratch = try TemporaryFolder()
         try scratch.write("site/index.html", "<p>home</p>")
         try scratch.write("secret/key.txt", "do not ship")
@@ -162,29 +171,37 @@ struct CLITests {
             atPath: scratch.file("site/key.txt"), withDestinationPath: scratch.file("secret/key.txt"))
         try FileManager.default.createSymbolicLink(
             atPath: scratch.file("site/home.html"), withDestinationPath: "index.html")
-        let refused = try CLIRunner.run(["pack", scratch.file("site"), "-o", scratch.file("a.webarc")])
+        let refused = try await CLIRunner.runDetached(["pack", scratch.file("site"), "-o", scratch.file("a.webarc")])
         #expect(refused.status == 65)
         #expect(refused.stderr.contains("key.txt: link leaves the folder"))
         #expect(refused.stderr.contains("--follow-outside"))
         #expect(!FileManager.default.fileExists(atPath: scratch.file("a.webarc")))
 
         #expect(
-            try CLIRunner.run(["pack", scratch.file("site"), "-o", scratch.file("f.webarc"), "--follow-outside"]).status
+            try await CLIRunner.runDetached([
+                "pack", scratch.file("site"), "-o", scratch.file("f.webarc"), "--follow-outside",
+            ]).status
                 == 0)
-        #expect(try CLIRunner.run(["cat", scratch.file("f.webarc"), "http://localhost/key.txt"]).text == "do not ship")
+        #expect(
+            try await CLIRunner.runDetached(["cat", scratch.file("f.webarc"), "http://localhost/key.txt"]).text
+                == "do not ship")
         let followed = try ArchiveReader(path: scratch.file("f.webarc"))
         #expect(followed.bodyCount == 2)
 
         #expect(
-            try CLIRunner.run(["pack", scratch.file("site"), "-o", scratch.file("s.webarc"), "--skip-outside", "-q"])
-                .status == 0)
-        #expect(try CLIRunner.run(["cat", scratch.file("s.webarc"), "http://localhost/key.txt"]).status == 66)
+            try await CLIRunner.runDetached([
+                "pack", scratch.file("site"), "-o", scratch.file("s.webarc"), "--skip-outside", "-q",
+            ])
+            .status == 0)
         #expect(
-            try CLIRunner.run(["cat", scratch.file("s.webarc"), "http://localhost/home.html"]).text == "<p>home</p>")
+            try await CLIRunner.runDetached(["cat", scratch.file("s.webarc"), "http://localhost/key.txt"]).status == 66)
+        #expect(
+            try await CLIRunner.runDetached(["cat", scratch.file("s.webarc"), "http://localhost/home.html"]).text
+                == "<p>home</p>")
     }
 
     @Test("FIFOs, loops and unreadable files are listed and fail the pack unless skipped")
-    func unreadableEntries() throws {
+    func unreadableEntries() async throws {
         let scratch = try TemporaryFolder()
         try scratch.write("site/index.html", "<p>home</p>")
         #expect(mkfifo(scratch.file("site/pipe"), 0o644) == 0)
@@ -192,12 +209,12 @@ struct CLITests {
             atPath: scratch.file("site/loop"), withDestinationPath: scratch.file("site"))
         try FileManager.default.createSymbolicLink(
             atPath: scratch.file("site/dangling"), withDestinationPath: scratch.file("nowhere"))
-        let failed = try CLIRunner.run(["pack", scratch.file("site"), "-o", scratch.file("a.webarc")])
+        let failed = try await CLIRunner.runDetached(["pack", scratch.file("site"), "-o", scratch.file("a.webarc")])
         #expect(failed.status == 65)
         #expect(failed.stderr.contains("pipe: not a regular file (FIFO)"))
         #expect(failed.stderr.contains("loop: symbolic link loop"))
         #expect(failed.stderr.contains("dangling: unreadable"))
-        let skipped = try CLIRunner.run([
+        let skipped = try await CLIRunner.runDetached([
             "pack", scratch.file("site"), "-o", scratch.file("a.webarc"), "--skip-unreadable",
         ])
         #expect(skipped.status == 0, "\(skipped.stderr)")
@@ -211,11 +228,11 @@ struct CLITests {
             ("empty", Data(), 65, "is empty"),
             ("text", Data("hello, this is not an archive\n".utf8), 65, "not a webarc archive"),
         ])
-    func badArchives(name: String, bytes: Data, status: Int32, message: String) throws {
+    func badArchives(name: String, bytes: Data, status: Int32, message: String) async throws {
         let scratch = try TemporaryFolder()
         try bytes.write(to: URL(fileURLWithPath: scratch.file(name)))
         for command in [["verify"], ["info"], ["ls"], ["cat"]] {
-            let result = try CLIRunner.run(
+            let result = try await CLIRunner.runDetached(
                 command + [scratch.file(name)] + (command == ["cat"] ? ["http://localhost/"] : []))
             #expect(result.status == status, "\(command): \(result.stderr)")
             #expect(result.stderr.contains(message), "\(command): \(result.stderr)")
@@ -223,73 +240,78 @@ struct CLITests {
     }
 
     @Test("a damaged archive fails verify with the problem, its offset, and exit 65; --json says the same")
-    func damagedArchive() throws {
+    func damagedArchive() async throws {
         let scratch = try TemporaryFolder()
         let archive = scratch.file("site.webarc")
-        #expect(try CLIRunner.run(["pack", Self.sampleSite, "-o", archive, "-q"]).status == 0)
+        #expect(try await CLIRunner.runDetached(["pack", Self.sampleSite, "-o", archive, "-q"]).status == 0)
         var bytes = try Data(contentsOf: URL(fileURLWithPath: archive))
         bytes[200] ^= 0xFF
         try bytes.write(to: URL(fileURLWithPath: archive))
-        let verify = try CLIRunner.run(["verify", archive])
+        let verify = try await CLIRunner.runDetached(["verify", archive])
         #expect(verify.status == 65)
         #expect(verify.text.contains("FAILED"))
         // A flipped byte in a chunk fails the chunk's SHA-256 (spec §6.2), before any body check.
         #expect(verify.stderr.contains("[chunks]") && verify.stderr.contains("SHA-256"))
         let json =
-            try JSONSerialization.jsonObject(with: try CLIRunner.run(["verify", archive, "--json"]).stdout)
+            try await JSONSerialization.jsonObject(
+                with: try CLIRunner.runDetached(["verify", archive, "--json"]).stdout)
             as! [String: Any]
         #expect(json["passed"] as? Bool == false)
         #expect(!(json["problems"] as! [Any]).isEmpty)
 
         try Data(bytes.prefix(bytes.count / 2)).write(to: URL(fileURLWithPath: archive))
-        let truncated = try CLIRunner.run(["info", archive])
+        let truncated = try await CLIRunner.runDetached(["info", archive])
         #expect(truncated.status == 65)
         #expect(truncated.stderr.contains("truncated"))
         #expect(truncated.stderr.split(separator: "\n").count == 1)
     }
 
     @Test("missing inputs exit 66, a folder given as archive too; bad usage exits 64")
-    func missingInputs() throws {
+    func missingInputs() async throws {
         let scratch = try TemporaryFolder()
-        #expect(try CLIRunner.run(["verify", scratch.file("none.webarc")]).status == 66)
-        #expect(try CLIRunner.run(["info", scratch.path]).status == 66)
-        #expect(try CLIRunner.run(["pack", scratch.file("none"), "-o", scratch.file("x.webarc")]).status == 66)
-        #expect(try CLIRunner.run(["pack"]).status == 64)
-        #expect(try CLIRunner.run(["frobnicate"]).status == 64)
+        #expect(try await CLIRunner.runDetached(["verify", scratch.file("none.webarc")]).status == 66)
+        #expect(try await CLIRunner.runDetached(["info", scratch.path]).status == 66)
+        #expect(
+            try await CLIRunner.runDetached(["pack", scratch.file("none"), "-o", scratch.file("x.webarc")]).status == 66
+        )
+        #expect(try await CLIRunner.runDetached(["pack"]).status == 64)
+        #expect(try await CLIRunner.runDetached(["frobnicate"]).status == 64)
     }
 
     @Test("help teaches: examples and exit codes")
-    func help() throws {
-        let help = try CLIRunner.run(["pack", "--help"])
+    func help() async throws {
+        let help = try await CLIRunner.runDetached(["pack", "--help"])
         #expect(help.text.contains("webarc pack site/ -o site.webarc"))
         #expect(help.text.contains("Exit codes"))
-        #expect(try CLIRunner.run(["--help"]).text.contains("unpack"))
+        #expect(try await CLIRunner.runDetached(["--help"]).text.contains("unpack"))
     }
 
     /// A subcommand is parsed on its own when that parse is clean (start-up), and from the root
     /// otherwise: what a user sees for help, a typo or a failed validation is the root's.
     @Test("a subcommand's help, usage errors and version read as the root command's")
-    func subcommandMessages() throws {
+    func subcommandMessages() async throws {
         let scratch = try TemporaryFolder()
-        let typo = try CLIRunner.run(["pack", "--frobnicate", scratch.path, "-o", scratch.file("x.webarc")])
+        let typo = try await CLIRunner.runDetached([
+            "pack", "--frobnicate", scratch.path, "-o", scratch.file("x.webarc"),
+        ])
         #expect(typo.status == 64)
         #expect(typo.stderr.contains("Usage: webarc pack"))
-        let missing = try CLIRunner.run(["verify"])
+        let missing = try await CLIRunner.runDetached(["verify"])
         #expect(missing.status == 64)
         #expect(missing.stderr.contains("Usage: webarc verify"))
-        let help = try CLIRunner.run(["info", "--help"])
+        let help = try await CLIRunner.runDetached(["info", "--help"])
         #expect(help.status == 0)
         #expect(help.text.contains("USAGE: webarc info"))
-        let named = try CLIRunner.run(["help", "ls"])
+        let named = try await CLIRunner.runDetached(["help", "ls"])
         #expect(named.status == 0)
         #expect(named.text.contains("USAGE: webarc ls"))
-        let version = try CLIRunner.run(["--version"])
+        let version = try await CLIRunner.runDetached(["--version"])
         #expect(version.text.hasPrefix("2."))
         #expect(!FileManager.default.fileExists(atPath: scratch.file("x.webarc")))
     }
 
     @Test("unpack never writes outside its folder, whatever the URLs hold")
-    func unpackEscapes() throws {
+    func unpackEscapes() async throws {
         let scratch = try TemporaryFolder()
         let archive = scratch.file("evil.webarc")
         let writer = try ArchiveWriter(path: archive)
@@ -304,7 +326,7 @@ struct CLITests {
         }
         try writer.finish()
         let out = scratch.file("out")
-        let result = try CLIRunner.run(["unpack", archive, "-o", out])
+        let result = try await CLIRunner.runDetached(["unpack", archive, "-o", out])
         #expect(result.status == 65, "the /dir file beside /dir/file must be reported")
         #expect(result.stderr.contains("http://x/dir"))
         let outside = try FileManager.default.contentsOfDirectory(atPath: scratch.path).sorted()

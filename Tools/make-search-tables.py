@@ -5,7 +5,7 @@ so that a term folds the same way on every platform and Swift version:
 - Sources/WebArcSearch/Text/FoldingTable.swift: for each letter, mark or digit above ASCII whose
   folded form differs, that form: compatibility decomposition (NFKD), combining diacritics
   (U+0300-U+036F) dropped, the rest recomposed (NFC) and case-folded, plus a few letters NFKD
-  leaves alone (ø, đ, ł, æ, œ, þ, ...). Hangul syllables are left whole. Each value is folded to a
+  leaves alone (ø, đ, ł, æ, œ, þ, ...), spaces dropped. Hangul syllables are left whole. Each value is folded to a
   fixed point, so folding twice changes nothing.
 - Sources/WebArcSearch/Text/HTMLNamedEntities.swift: HTML 4's 252 named character references
   and &apos;.
@@ -34,7 +34,9 @@ def fold_once(ch: str) -> str:
     decomposed = unicodedata.normalize("NFKD", ch)
     kept = "".join(c for c in decomposed if not 0x300 <= ord(c) <= 0x36F)
     result = unicodedata.normalize("NFC", unicodedata.normalize("NFC", kept).casefold())
-    return "".join(EXTRA.get(c, c) for c in result)
+    # A word scalar never folds to white space: U+037A and Arabic's isolated marks decompose to a
+    # space and a mark, which would leave a space inside a term.
+    return "".join(EXTRA.get(c, c) for c in result if not c.isspace())
 
 
 def is_word_scalar(ch: str) -> bool:

@@ -76,6 +76,23 @@ import Testing
         #expect(Analyzer.fold("it’s hy\u{AD}phen") == "it's hyphen")
     }
 
+    /// U+037A and Arabic's isolated marks decompose to a space and a mark: the space must not
+    /// end up inside a term, which no query word could match (found by FuzzSearchQuery).
+    @Test func lettersWhoseDecompositionHoldsASpaceFoldWithoutIt() throws {
+        for text in ["a\u{37A}oJ", "\u{FE76}\u{FE7C}x", "\u{FDFA}", "ab\u{FC5E}cd"] {
+            let found = terms(text)
+            #expect(!found.isEmpty, "\(text.debugDescription)")
+            for term in found {
+                #expect(!term.unicodeScalars.contains { $0.properties.isWhitespace }, "\(term.debugDescription)")
+            }
+            for clause in try SearchQuery.parse(text).clauses {
+                guard case .word(let term) = clause else { continue }
+                #expect(!term.contains(" "), "\(term.debugDescription)")
+            }
+        }
+        #expect(terms("a\u{37A}oJ") == ["aoj"])
+    }
+
     @Test func foldingIsIdempotent() {
         for text in ["ǅemal Ⅻ ﬃ ㎏ ﬀ ǈ ẞ İstanbul ΣΑΣ ς", "①②③ Ａｂｃ ｶﾀｶﾅ"] {
             let once = Analyzer.fold(text)

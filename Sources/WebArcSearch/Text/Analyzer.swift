@@ -38,7 +38,8 @@ public struct Token: Sendable, Equatable {
 ///
 /// **Folding**: every scalar through one table (Tools/make-search-tables.py): compatibility
 /// decomposition, combining diacritics removed, full case folding (`É` → `e`, `ß` → `ss`, `ﬁ` → `fi`,
-/// `Ａ` → `a`, `ø` → `o`); format characters (soft hyphen, joiners) dropped; `’` becomes `'`.
+/// `Ａ` → `a`, `ø` → `o`), and a space a decomposition holds dropped (U+037A, Arabic's isolated
+/// marks); format characters (soft hyphen, joiners) dropped; `’` becomes `'`.
 ///
 /// **Stemming**: a word or part of three or more letters, all `a`–`z` or `'` once folded, is
 /// reduced by ``Porter2`` (`running` → `run`); numbers, words with digits, compounds and other

@@ -133,7 +133,8 @@ struct CachedAnswer: Sendable {
     private func fromArchive(_ request: URLRequest) async {
         let replay = self.replay
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global(qos: .userInitiated).async {
+            // A queue of its own, as `startLoading` answers on: not the global queue's few threads.
+            DispatchQueue(label: "webarc.answer", qos: .userInitiated).async {
                 replay.answer(request)
                 continuation.resume()
             }

@@ -104,7 +104,7 @@ struct ConcurrencyTests {
                         // Not a wait for an event: staggers the cancels over the load (0, 1 or 2
                         // ms in), where any moment must end in cancelled or a whole body.
                         try? await Task.sleep(for: .milliseconds(index % 3))
-                        running.cancel()
+                        await running.cancel()
                     }
                     let fetched = await running.outcome
                     if fetched.data?.count == Self.large.count { return "whole" }
@@ -176,13 +176,13 @@ struct ConcurrencyTests {
         defer { session.finishTasksAndInvalidate() }
         let running = api.start(
             URLRequest(url: URL(string: "http://archived.test/slow")!), on: session, delegate: delegate)
-        #expect(await Task.detached { arrived.wait(timeout: .now() + 600) }.value == .success)
+        #expect(try await onOwnThread { arrived.wait(timeout: .now() + 600) } == .success)
         #expect(server.received.map(\.target) == ["/slow"])
-        running.cancel()
+        await running.cancel()
         let fetched = await running.outcome
         #expect(fetched.urlErrorCode == .cancelled)
         #expect(fetched.data == nil)
-        #expect(await Task.detached { closed.wait(timeout: .now() + 600) }.value == .success)
+        #expect(try await onOwnThread { closed.wait(timeout: .now() + 600) } == .success)
         #expect(sawClose.withLock { $0 } == true, "the forwarded fetch kept its connection open after the cancel")
         #expect(await workersFinish())
     }

@@ -217,9 +217,12 @@ final class RunningFetch: @unchecked Sendable {
 
     /// Cancels the fetch the way a caller of its API does: `cancel()` on the task, or on the
     /// Swift task awaiting `data(for:)`. Does nothing before the task exists.
-    func cancel() {
+    ///
+    /// Off the cooperative pool: Foundation's `URLSessionTask.cancel()` waits on the task's work
+    /// queue, and two dozen tasks cancelling at once must not hold both of its threads.
+    func cancel() async {
         let (task, swiftTask) = lock.withLock { (self.task, self.swiftTask) }
-        if let task { task.cancel() } else { swiftTask?.cancel() }
+        _ = try? await onOwnThread { if let task { task.cancel() } else { swiftTask?.cancel() } }
     }
 
     /// How the fetch ended.

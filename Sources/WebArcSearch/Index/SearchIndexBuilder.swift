@@ -2,7 +2,8 @@ import WebArc
 
 /// Builds an archive's full-text index (spec §17) from its pages of text, with bounded memory:
 /// postings wait in memory until they pass ``spillThreshold``, then go to a sorted run in a
-/// temporary file; the runs are merged when the pages are written.
+/// temporary file (every run in one file); the runs are merged when the pages are written, each
+/// read through a block of a shared budget, the least term found through a heap.
 ///
 /// Give one to a writer through its options; every writer of a webarc tool does by default:
 ///
@@ -21,7 +22,9 @@ public final class SearchIndexBuilder: SearchIndexContributor {
 
     private var terms: [[UInt8]: TermBuffer] = [:]
     private var heldBytes = 0
-    private var runs: [SpillFile] = []
+    /// The sorted runs, one after another, and where each lies in it.
+    private var runFile: SpillFile?
+    private var runs: [Range<UInt64>] = []
     /// Pages of text added so far.
     public private(set) var documentCount = 0
     private var tokenCount: UInt64 = 0
@@ -137,7 +140,9 @@ public final class SearchIndexBuilder: SearchIndexContributor {
     /// Writes the terms held in memory, sorted, as a run: term, frequency, last document, postings, positions.
     private func spill() throws {
         guard !terms.isEmpty else { return }
-        let run = try SpillFile(prefix: "webarc-search-run")
+        let run = try runFile ?? SpillFile(prefix: "webarc-search-runs")
+        runFile = run
+        let start = run.position
         for term in terms.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
             let buffer = terms[term]!
             try run.integer(term.count)
@@ -149,8 +154,7 @@ public final class SearchIndexBuilder: SearchIndexContributor {
             try run.integer(buffer.positions.count)
             try run.write(buffer.positions)
         }
-        try run.flush()
-        runs.append(run)
+        runs.append(start..<run.position)
         runCount += 1
         terms = [:]
         heldBytes = 0
@@ -173,10 +177,16 @@ public final class SearchIndexBuilder: SearchIndexContributor {
             terms = [:]
         } else {
             try spill()
-            try RunMerger(runs: runs).merge { term, frequency, postings, positions in
+            let file = runFile!
+            try file.finishWriting()
+            // The runs' read blocks share one budget, so memory does not grow with their number.
+            let blockSize = min(1 << 20, max(16 << 10, Self.mergeBudget / runs.count))
+            try RunMerger(runs: runs.map { file.reader($0, blockSize: blockSize) }).merge {
+                term, frequency, postings, positions in
                 try shards.add(term: term, frequency: frequency, postings: postings, positions: positions)
             }
             runs = []
+            runFile = nil
         }
         try shards.finish()
         let (documentStarts, documentPages) = try writeDocumentPages(store)
@@ -188,9 +198,13 @@ public final class SearchIndexBuilder: SearchIndexContributor {
         return SearchPage.encode(kind: .root, children: shards.pages + documentPages + titlePages, payload: payload)
     }
 
+    /// Bytes of read blocks the runs' merge holds at once, about (at least 16 KiB a run).
+    static let mergeBudget = 16 << 20
+
     private func writeDocumentPages(_ store: ([UInt8]) throws -> SearchPageAddress) throws -> ([Int], [PageReference]) {
-        let documents = try documents()
-        try documents.flush()
+        let file = try documents()
+        try file.finishWriting()
+        let documents = file.reader(0..<file.length)
         var starts: [Int] = []
         var pages: [PageReference] = []
         var start = 0
@@ -356,8 +370,12 @@ private struct ShardWriter {
 
 /// Merges sorted runs term by term: a term's parts, run after run, are one posting list once each
 /// part's first document is made relative to the previous part's last.
+///
+/// The runs' heads wait in a binary heap ordered by term, then run: a run of a large site holds
+/// few documents (its terms' table fills the memory first), so there are many runs, and a scan of
+/// every head for each term would cost the number of terms times the number of runs.
 private struct RunMerger {
-    let runs: [SpillFile]
+    let runs: [SpillFile.Reader]
 
     private struct Head {
         var term: [UInt8]
@@ -367,7 +385,7 @@ private struct RunMerger {
         var positions: [UInt8]
     }
 
-    private static func next(_ run: SpillFile) throws -> Head? {
+    private static func next(_ run: SpillFile.Reader) throws -> Head? {
         guard !run.isAtEnd else { return nil }
         let term = try run.readBytes(try run.readInteger())
         let frequency = try run.readInteger()
@@ -379,13 +397,23 @@ private struct RunMerger {
 
     func merge(_ emit: ([UInt8], Int, [UInt8], [UInt8]) throws -> Void) throws {
         var heads = try runs.map { try Self.next($0) }
-        while let smallest = heads.compactMap({ $0?.term }).min(by: { $0.lexicographicallyPrecedes($1) }) {
+        var heap = RunHeap(precedes: { left, right in
+            let (lhs, rhs) = (heads[left]!.term, heads[right]!.term)
+            return lhs == rhs ? left < right : lhs.lexicographicallyPrecedes(rhs)
+        })
+        for number in heads.indices where heads[number] != nil { heap.push(number) }
+        var taken: [Int] = []
+        while let first = heap.pop() {
+            let smallest = heads[first]!.term
+            taken = [first]
+            // Equal terms come off in run order: the tie is broken by the run's number.
+            while let top = heap.top, heads[top]!.term == smallest { taken.append(heap.pop()!) }
             var frequency = 0
             var postings: [UInt8] = []
             var positions: [UInt8] = []
             var last: Int?
             // Runs hold consecutive documents in run order, so parts join in that order.
-            for number in heads.indices where heads[number]?.term == smallest {
+            for number in taken {
                 let head = heads[number]!
                 var index = 0
                 guard case .success(let first) = LEB128.read(head.postings, &index) else {
@@ -398,7 +426,47 @@ private struct RunMerger {
                 last = head.lastDocument
                 heads[number] = try Self.next(runs[number])
             }
+            for number in taken where heads[number] != nil { heap.push(number) }
             try emit(smallest, frequency, postings, positions)
         }
+    }
+}
+
+/// A binary min-heap of run numbers under an order that reads the runs' heads.
+private struct RunHeap {
+    let precedes: (Int, Int) -> Bool
+    private var items: [Int] = []
+
+    init(precedes: @escaping (Int, Int) -> Bool) { self.precedes = precedes }
+
+    var top: Int? { items.first }
+
+    mutating func push(_ item: Int) {
+        items.append(item)
+        var child = items.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard precedes(items[child], items[parent]) else { break }
+            items.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    mutating func pop() -> Int? {
+        guard let first = items.first else { return nil }
+        let last = items.removeLast()
+        guard !items.isEmpty else { return first }
+        items[0] = last
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            guard left < items.count else { break }
+            var least = left
+            if left + 1 < items.count && precedes(items[left + 1], items[left]) { least = left + 1 }
+            guard precedes(items[least], items[parent]) else { break }
+            items.swapAt(least, parent)
+            parent = least
+        }
+        return first
     }
 }

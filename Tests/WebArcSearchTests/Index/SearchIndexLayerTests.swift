@@ -78,4 +78,25 @@ import WebArcTestSupport
         #expect(hits.count == (0..<600).filter { $0 % 7 == 3 }.count)
         #expect(try reader.search("page 599").first?.url == "http://docs.test/p/599.html")
     }
+
+    /// A run after every document: hundreds of runs, merged through the heap with their read
+    /// blocks cut to the shared budget, give the index one run would.
+    @Test func aRunPerDocumentMergesToTheSameIndex() throws {
+        let folder = try TemporaryFolder()
+        var generator = SeededGenerator(seed: 41)
+        let words = (0..<300).map { "term\($0)z" }
+        let pages = (0..<400).map { number -> (path: String, html: String) in
+            let text = (0..<40).map { _ in words[Int.random(in: 0..<words.count, using: &generator)] }
+            return ("q/\(number).html", "<title>note \(number)</title><p>\(text.joined(separator: " ")) n\(number)</p>")
+        }
+        let perDocument = try SearchIndexTests.write(pages, to: folder.file("runs.webarc"), spill: 1)
+        let whole = try SearchIndexTests.write(pages, to: folder.file("whole.webarc"), spill: 1 << 30)
+        #expect(perDocument.runCount == pages.count)
+        #expect(whole.runCount == 0)
+        let a = try Data(contentsOf: URL(fileURLWithPath: folder.file("runs.webarc")))
+        let b = try Data(contentsOf: URL(fileURLWithPath: folder.file("whole.webarc")))
+        #expect(a == b)
+        let reader = try ArchiveReader(path: folder.file("runs.webarc"))
+        #expect(try reader.search("n257").map(\.url) == ["http://docs.test/q/257.html"])
+    }
 }

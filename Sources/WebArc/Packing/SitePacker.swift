@@ -159,9 +159,25 @@ public struct SitePacker {
     /// - Throws: ``Failure`` before anything is written when entries are refused or URLs clash;
     ///   ``WebArcError`` for I/O problems (nothing is left at `output`).
     public func pack(folder: String, to output: String, progress: Progress? = nil) throws -> Summary {
+        var summary = Summary()
+        // The list of files and the pipeline's tables, which grow with the site, are let go of
+        // when the bodies are in: the writer's trees and search index then have the memory.
+        let (writer, startURL) = try addFiles(of: folder, to: output, summary: &summary, progress: progress)
+        writer.metadata = ArchiveMetadata(
+            created: options.created, creator: WebArcVersion.creator, startURL: startURL, baseURL: options.baseURL)
+        try writer.finish()
+        summary.statistics = writer.statistics
+        summary.startURL = startURL
+        return summary
+    }
+
+    /// Scans `folder` and adds every file's body and records to a new writer for `output`;
+    /// returns it, not finished, and the archive's start URL.
+    private func addFiles(
+        of folder: String, to output: String, summary: inout Summary, progress: Progress?
+    ) throws -> (ArchiveWriter, startURL: String?) {
         var scanner = FolderScanner(root: folder, outsideLinks: options.outsideLinks)
         try scanner.scan()
-        var summary = Summary()
         summary.skipped = scanner.skippedLinks
         if !scanner.problems.isEmpty {
             let refused = scanner.problems.filter { $0.kind == .linkOutside || !options.skipUnreadable }
@@ -229,12 +245,7 @@ public struct SitePacker {
             files.contains { $0.relativePath == "index.html" }
             ? options.baseURL
             : files.first { $0.relativePath.hasSuffix(".html") }.map { url(for: $0.relativePath) }
-        writer.metadata = ArchiveMetadata(
-            created: options.created, creator: WebArcVersion.creator, startURL: startURL, baseURL: options.baseURL)
-        try writer.finish()
-        summary.statistics = writer.statistics
-        summary.startURL = startURL
-        return summary
+        return (writer, startURL)
     }
 
     /// What makes the `GET` lookup key's bytes of a URL from ``url(for:)``.

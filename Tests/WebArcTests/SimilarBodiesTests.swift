@@ -13,6 +13,53 @@ import WebArcTestSupport
 
     func stack(_ paths: [String]) throws -> LayerStack { try LayerStack(try paths.map { try ArchiveReader(path: $0) }) }
 
+    @Test("the candidates nearest in length are found by search, as a scan of every body ranks them")
+    func nearestCandidatesMatchAFullScan() throws {
+        let scratch = try TemporaryFolder()
+        let path = scratch.file("bodies.webarc")
+        let writer = try ArchiveWriter(path: path)
+        var random = SeededGenerator(seed: 5)
+        let mediaTypes: [String?] = ["text/html", "text/css", nil]
+        var bodies: [StoredBody] = []
+        for number in 0..<400 {
+            // Every fifth page answers with an earlier page's body: a body is one candidate.
+            let reuse = number % 5 == 4 && !bodies.isEmpty
+            let body = reuse ? bodies[number / 2] : try writer.addBody(random.bytes(1 + Int(random.next() % 3_000)))
+            bodies.append(body)
+            try writer.add(
+                ResponseRecord(
+                    request: RequestRecord(method: "GET", url: "http://localhost/p\(number)"), status: 200,
+                    headers: [], mimeType: mediaTypes[number % 3], textEncoding: nil, body: body))
+        }
+        try writer.finish()
+        let stack = try LayerStack([try ArchiveReader(path: path)])
+        // The reference: every body of the view once (first seen), filtered and sorted in full.
+        var scanned: [(body: BodyReference, length: UInt64, mimeType: String?)] = []
+        try stack.forEachKey { _, records in
+            for entry in records.entries {
+                guard case .response(let response) = entry.record,
+                    !scanned.contains(where: { $0.body == response.body })
+                else { continue }
+                scanned.append((response.body, response.bodyLength, response.mimeType))
+            }
+        }
+        let similar = try SimilarBodies(stack: stack)
+        for length: UInt64 in [1, 2, 40, 700, 1_500, 2_999, 3_000, 6_500, 9_000] {
+            for mimeType in mediaTypes + ["image/png"] {
+                let distance = { (other: UInt64) in other > length ? other - length : length - other }
+                let expected = scanned.enumerated()
+                    .filter {
+                        $0.element.mimeType == mimeType && $0.element.length <= 2 * length
+                            && length <= 2 * $0.element.length
+                    }
+                    .sorted { (distance($0.element.length), $0.offset) < (distance($1.element.length), $1.offset) }
+                    .prefix(SimilarBodies.maxCandidates).map(\.element.body)
+                let found = similar.nearest(to: length, mimeType: mimeType).map(\.body)
+                #expect(found == Array(expected), "length \(length), \(mimeType ?? "no type")")
+            }
+        }
+    }
+
     @Test("near copies resemble each other; unrelated text does not")
     func sketches() {
         var random = SeededGenerator(seed: 11)

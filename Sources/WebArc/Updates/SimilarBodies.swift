@@ -11,14 +11,12 @@
 struct SimilarBodies {
     /// A body the old stack answers some key with.
     struct Candidate {
-        var layer: Int
-        var body: BodyReference
+        var layer: Int32
+        /// Its media type's number in ``SimilarBodies/mediaTypes``.
+        var mediaType: UInt32
+        /// Which candidate it was in key order: ties of length go to the earlier one.
+        var order: UInt32
         var length: UInt64
-        var mimeType: String?
-    }
-
-    private struct Seen: Hashable {
-        var layer: Int
         var body: BodyReference
     }
 
@@ -28,76 +26,131 @@ struct SimilarBodies {
     static let minimumResemblance = 0.2
 
     let stack: LayerStack
+    /// Sorted by media type, length, then order: a lookup is a binary search, not a scan of every
+    /// body of the stack for every new one.
     private let candidates: [Candidate]
+    /// The media types the candidates have, numbered.
+    private let mediaTypes: [String?: UInt32]
 
     /// Collects the candidates from the old stack's layered view, read in key order.
     ///
     /// - Throws: ``WebArcError`` when a page of the stack is damaged.
     init(stack: LayerStack) throws {
-        var groups: [LayeredRecords] = []
+        var gathering = Gathering()
         try stack.forEachKey { _, records in
-            if records.entries.contains(where: Self.isCandidate) {
-                groups.append(LayeredRecords(layer: records.layer, entries: records.entries.filter(Self.isCandidate)))
-            }
+            for entry in records.entries { gathering.add(entry.record, layer: records.layer) }
         }
-        self.init(stack: stack, groups: groups)
+        self.init(stack: stack, gathering)
     }
 
-    /// Whether `entry` is a response whose body could be a previous version.
-    private static func isCandidate(_ entry: ArchiveEntry) -> Bool {
-        guard case .response(let response) = entry.record else { return false }
-        return response.bodyLength > 0 && response.bodyLength <= BodyTransfer.wholeLimit
+    /// Collects the candidates from records of the old stack's layered view, in key order.
+    init<S: Sequence>(stack: LayerStack, records: S) where S.Element == (layer: Int, record: ArchiveRecord) {
+        var gathering = Gathering()
+        for (layer, record) in records { gathering.add(record, layer: layer) }
+        self.init(stack: stack, gathering)
     }
 
-    /// Collects the candidates from the old stack's layered view (`groups`: its keys' records).
-    init<S: Sequence>(stack: LayerStack, groups: S) where S.Element == LayeredRecords {
+    private init(stack: LayerStack, _ gathering: Gathering) {
         self.stack = stack
-        var seen = Set<Seen>()
-        var candidates: [Candidate] = []
-        for group in groups {
-            for entry in group.entries {
-                guard case .response(let response) = entry.record, response.bodyLength > 0,
-                    response.bodyLength <= BodyTransfer.wholeLimit,
-                    seen.insert(Seen(layer: group.layer, body: response.body)).inserted
-                else { continue }
-                candidates.append(
-                    Candidate(
-                        layer: group.layer, body: response.body, length: response.bodyLength,
-                        mimeType: response.mimeType))
-            }
-        }
-        self.candidates = candidates
+        mediaTypes = gathering.mediaTypes
+        candidates = gathering.sorted()
     }
 
-    /// The old body to code `body` (of `reader`) against, or nil when none resembles it enough.
-    ///
-    /// - Throws: read errors of the new body or of a candidate (a damaged chunk is never used).
+    /// Candidates as the view gives them: each body of a layer once, as first seen.
+    private struct Gathering {
+        private struct Seen: Hashable {
+            var layer: Int
+            var body: BodyReference
+        }
+
+        var candidates: [Candidate] = []
+        var mediaTypes: [String?: UInt32] = [:]
+        private var seen = Set<Seen>()
+
+        mutating func add(_ record: ArchiveRecord, layer: Int) {
+            guard case .response(let response) = record, response.bodyLength > 0,
+                response.bodyLength <= BodyTransfer.wholeLimit,
+                seen.insert(Seen(layer: layer, body: response.body)).inserted
+            else { return }
+            let mediaType = mediaTypes[response.mimeType] ?? UInt32(mediaTypes.count)
+            mediaTypes[response.mimeType] = mediaType
+            candidates.append(
+                Candidate(
+                    layer: Int32(layer), mediaType: mediaType, order: UInt32(truncatingIfNeeded: candidates.count),
+                    length: response.bodyLength, body: response.body))
+        }
+
+        /// By media type, length and order.
+        func sorted() -> [Candidate] {
+            candidates.sorted { ($0.mediaType, $0.length, $0.order) < ($1.mediaType, $1.length, $1.order) }
+        }
+    }
+
+    /// The ``maxCandidates`` candidates of `mimeType` nearest to `length` (within a factor of
+    /// two), nearest first, earlier first among equally near.
+    func nearest(to length: UInt64, mimeType: String?) -> [Candidate] {
+        guard let mediaType = mediaTypes[mimeType] else { return [] }
+        let split = firstIndex { ($0.mediaType, $0.length) >= (mediaType, length) }
+        func distance(_ candidate: Candidate) -> UInt64 {
+            candidate.length > length ? candidate.length - length : length - candidate.length
+        }
+        func fits(_ index: Int) -> Bool {
+            guard candidates.indices.contains(index) else { return false }
+            let candidate = candidates[index]
+            return candidate.mediaType == mediaType && candidate.length <= 2 * length && length <= 2 * candidate.length
+        }
+        // Walks out from the split, nearer side first, and keeps going while a tie with the last
+        // one taken is possible, so that the order of equals is settled below.
+        var below = split - 1
+        var above = split
+        var taken: [Candidate] = []
+        while true {
+            let next: Int
+            switch (fits(below), fits(above)) {
+            case (false, false): return Self.ranked(taken, distance)
+            case (true, false): next = below
+            case (false, true): next = above
+            case (true, true): next = distance(candidates[below]) <= distance(candidates[above]) ? below : above
+            }
+            if taken.count >= Self.maxCandidates, distance(candidates[next]) > distance(taken[taken.count - 1]) {
+                return Self.ranked(taken, distance)
+            }
+            taken.append(candidates[next])
+            if next == below { below -= 1 } else { above += 1 }
+        }
+    }
+
+    private static func ranked(_ taken: [Candidate], _ distance: (Candidate) -> UInt64) -> [Candidate] {
+        Array(taken.sorted { (distance($0), $0.order) < (distance($1), $1.order) }.prefix(maxCandidates))
+    }
+
+    /// The first index whose candidate satisfies `isAtOrAfter` (false then true over the array).
+    private func firstIndex(where isAtOrAfter: (Candidate) -> Bool) -> Int {
+        var low = 0
+        var high = candidates.count
+        while low < high {
+            let middle = (low + high) / 2
+            if isAtOrAfter(candidates[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+
     func previousVersion(
         of body: BodyEntry, in reader: ArchiveReader, mimeType: String?
     ) throws -> ArchiveWriter.PreviousVersion? {
         guard body.length > 0, body.length <= BodyTransfer.wholeLimit, !body.chunks.isEmpty else { return nil }
-        let length = body.length
-        let nearest = candidates.enumerated()
-            .filter {
-                $0.element.mimeType == mimeType && $0.element.length <= 2 * length && length <= 2 * $0.element.length
-            }
-            .sorted { lhs, rhs in
-                let left = lhs.element.length > length ? lhs.element.length - length : length - lhs.element.length
-                let right = rhs.element.length > length ? rhs.element.length - length : length - rhs.element.length
-                return left != right ? left < right : lhs.offset < rhs.offset
-            }
-            .prefix(Self.maxCandidates)
-        guard !nearest.isEmpty else { return nil }
+        let closest = nearest(to: body.length, mimeType: mimeType)
+        guard !closest.isEmpty else { return nil }
         let sketch = ContentSketch(try reader.decodeChunk(body, index: 0))
         var best: (resemblance: Double, version: ArchiveWriter.PreviousVersion)?
-        for (_, candidate) in nearest {
-            let layer = stack.layers[candidate.layer]
+        for candidate in closest {
+            let layer = stack.layers[Int(candidate.layer)]
             let entry = try layer.bodyEntry(candidate.body)
             // A delta chunk cannot be a reference (spec §6.2): an update layer's changed bodies are.
             guard let first = entry.chunks.first, first.codec != .zstdDelta else { continue }
             let resemblance = sketch.resemblance(to: ContentSketch(try layer.decodeChunk(entry, index: 0)))
             if resemblance >= Self.minimumResemblance, resemblance > (best?.resemblance ?? 0) {
-                best = (resemblance, ArchiveWriter.PreviousVersion(base: candidate.layer, body: entry))
+                best = (resemblance, ArchiveWriter.PreviousVersion(base: Int(candidate.layer), body: entry))
             }
         }
         return best?.version

@@ -19,8 +19,6 @@ struct CompactBaseView {
     private(set) var firstRecord: [Int] = []
     /// Key → its ordinal.
     private(set) var ordinals: [String: Int] = [:]
-    /// Every key's records as the layered view gives them (for ``SimilarBodies``).
-    private(set) var groups: [LayeredRecords] = []
     /// (layer, body) → the first record ordinal answering with it.
     private(set) var firstByLayerBody: [LayerBody: Int] = [:]
 
@@ -39,7 +37,6 @@ struct CompactBaseView {
             ordinals[key] = keys.count
             keys.append(key)
             firstRecord.append(records.count)
-            groups.append(group)
             for entry in group.entries {
                 if case .response(let response) = entry.record,
                     firstByLayerBody[LayerBody(layer: group.layer, body: response.body)] == nil

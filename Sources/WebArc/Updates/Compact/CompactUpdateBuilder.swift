@@ -81,7 +81,7 @@ public struct CompactUpdateBuilder {
         try LayerStack([new]).forEachKey { key, records in newGroups.append((key, records.entries)) }
         var state = EncodingState(base: base)
         try state.indexFirstBodies()
-        let similar = SimilarBodies(stack: old, groups: base.groups)
+        let similar = SimilarBodies(stack: old, records: base.records.lazy.map { ($0.layer, $0.record) })
 
         // Each touched key with its changed base key, or for an added key its hint (§3: the base
         // key right before it, where the walk stands), whose records are its dictionary.

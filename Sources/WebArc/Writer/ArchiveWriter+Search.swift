@@ -12,8 +12,9 @@ extension ArchiveWriter {
         // Each batch of bodies is analysed on every core, then added in order.
         let batchBytes = 16 << 20
         var batch: [(IndexableResponse, [UInt8])] = []
-        // A body is one document however many URLs answer with it (`dir/` and `dir/index.html`).
-        var indexedBodies = Set<BodyReference>()
+        // A body is one document however many URLs answer with it (`dir/` and `dir/index.html`):
+        // a bit a stored body, by its place in reference order, marks those indexed.
+        var indexedBodies = [UInt64](repeating: 0, count: (bodies.count + 63) / 64)
         var bytes = 0
         func analyzeBatch() throws {
             nonisolated(unsafe) let analyzer = index
@@ -30,7 +31,10 @@ extension ArchiveWriter {
             let offered = IndexableResponse(
                 url: record.url, status: response.status, mediaType: response.mediaType,
                 charset: response.charset, length: entry.length)
-            guard index.wants(offered), indexedBodies.insert(reference).inserted else { continue }
+            guard index.wants(offered), let place = bodies.sortedIndex(of: reference),
+                indexedBodies[place >> 6] & (1 << UInt64(place & 63)) == 0
+            else { continue }
+            indexedBodies[place >> 6] |= 1 << UInt64(place & 63)
             var body: [UInt8] = []
             body.reserveCapacity(Int(entry.length))
             for chunk in entry.chunks {

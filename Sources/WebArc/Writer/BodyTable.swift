@@ -107,6 +107,14 @@ final class BodyTable {
         for (_, offset) in sorted { try body(try entry(at: offset)) }
     }
 
+    /// Where `reference` comes in reference order (``seal()`` first), or nil when not stored: a
+    /// number below ``count`` that a caller can mark bodies by, a bit each.
+    func sortedIndex(of reference: BodyReference) -> Int? {
+        precondition(isSealed, "a body's place asked for before the table was sealed")
+        let index = lowerBound(reference)
+        return index < sorted.count && sorted[index].reference == reference ? index : nil
+    }
+
     /// Decodes the entry stored at `offset` of the log.
     private func entry(at offset: UInt64) throws -> BodyEntry {
         var bytes = try log.read(at: offset, count: Self.readSize)

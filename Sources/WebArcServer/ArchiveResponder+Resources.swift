@@ -69,8 +69,13 @@ extension ArchiveResponder {
                 ? archives.originMap.servedPath(forArchiveURL: redirect.target) ?? redirect.target : redirect.target
             return (.redirect(status: redirect.status, location: location, stored: redirect.headers), key)
         case .response(let response):
+            let reader = try reader(match.archive, for: response.body)
+            let body = ServedBody(
+                archive: match.archive, reader: reader, entry: try match.entry.body ?? reader.bodyEntry(response.body))
             return (
-                try resource(for: response, url: url, archive: match.archive, rewritingFor: mapped ? origin : nil), key
+                try resource(
+                    for: response, body: body, url: url, archive: match.archive, rewritingFor: mapped ? origin : nil),
+                key
             )
         case .tombstone:
             return nil
@@ -80,7 +85,7 @@ extension ArchiveResponder {
     /// A stored response's resource: replayed headers plus the server's own, and the body
     /// rewritten when it is HTML or CSS served under a mapped path.
     private func resource(
-        for response: ResponseRecord, url: String, archive: Int, rewritingFor origin: Origin?
+        for response: ResponseRecord, body: ServedBody, url: String, archive: Int, rewritingFor origin: Origin?
     ) throws -> Resource {
         var headers = ReplayedHeaders.replayed(response.headers)
         let contentType = ReplayedHeaders.contentType(
@@ -90,12 +95,12 @@ extension ArchiveResponder {
         }
         var etag = response.body.etag
         var length = response.bodyLength
-        var content = Resource.Content.stored(archive: archive, reference: response.body)
+        var content = Resource.Content.stored(body)
         var decodedNow: ByteBuffer?
         if let origin, let kind = LinkRewriter.kind(forMediaType: ReplayedHeaders.mediaType(of: contentType)),
             length <= Self.rewriteLimit, (response.headers.value(for: "Content-Encoding") ?? "identity") == "identity"
         {
-            let (stored, isNew) = try wholeBody(archive: archive, reference: response.body, length: length)
+            let (stored, isNew) = try wholeBody(body)
             let rewriter = LinkRewriter(map: archives.originMap, kind: kind, pageOrigin: origin)
             var changed = rewriter.rewrite(Array(stored.readableBytesView))
             // The search box goes into the page as served, so its length and entity tag cover it.
@@ -123,36 +128,33 @@ extension ArchiveResponder {
             lastModified: lastModifiedText.flatMap(HTTPDate.parse), length: length, content: content)
         // A body decoded for the rewrite check and served as stored is cached now, after its plain head.
         if let decodedNow, length <= bodies.maxBodySize {
-            bodies.store(decodedNow, for: .init(archive: archive, reference: response.body), head: resource.plainHead)
+            bodies.store(decodedNow, for: body.key, head: resource.plainHead)
         }
         return resource
     }
 
     /// A whole stored body in memory, and whether it was decoded now: from the hot-body cache when
     /// it holds it as bytes, decoded otherwise (not cached: the caller caches it with its head).
-    private func wholeBody(archive: Int, reference: BodyReference, length: UInt64) throws -> (ByteBuffer, isNew: Bool) {
-        let key = HotBodyCache.Key(archive: archive, reference: reference)
-        if case .memory(let buffer)? = bodies.cached(key) { return (buffer, false) }
-        return (try bodies.decode(key, length: length, reader: reader(archive, for: reference)), true)
+    private func wholeBody(_ body: ServedBody) throws -> (ByteBuffer, isNew: Bool) {
+        if case .memory(let buffer)? = bodies.cached(body.key) { return (buffer, false) }
+        return (try bodies.decode(body), true)
     }
 
     /// A stored body from the hot-body cache (decoding it on a miss), or nil when it is too large
-    /// to cache and must be streamed with ``chunkIterator(archive:reference:range:)``.
+    /// to cache and must be streamed with ``chunkIterator(_:range:)``.
     ///
     /// - Parameter head: the complete response head to put before a body decoded now into a memory
     ///   file, so that a plain GET of its resource is one `sendfile` (see ``CachedBody``).
     /// - Throws: ``WebArcError`` when the body cannot be read.
     package func cachedBody(
-        archive: Int, reference: BodyReference, length: UInt64, head: ByteBuffer = ByteBuffer()
+        _ body: ServedBody, head: ByteBuffer = ByteBuffer()
     ) throws -> CachedBody? {
-        try bodies.body(
-            .init(archive: archive, reference: reference), length: length, reader: reader(archive, for: reference),
-            head: head)
+        try bodies.body(body, head: head)
     }
 
     /// A stored body the hot-body cache already holds, or nil; never reads the archive.
-    package func hotBody(archive: Int, reference: BodyReference) -> CachedBody? {
-        bodies.cached(.init(archive: archive, reference: reference))
+    package func hotBody(_ body: ServedBody) -> CachedBody? {
+        bodies.cached(body.key)
     }
 
     /// Whether a body of `length` bytes goes through the hot-body cache rather than streaming.
@@ -161,9 +163,8 @@ extension ArchiveResponder {
     /// A pull-based reader of a stored body's range, one decoded chunk (at most 256 KiB) at a time.
     ///
     /// - Throws: ``WebArcError`` when the body is missing or the range lies outside it.
-    package func chunkIterator(archive: Int, reference: BodyReference, range: Range<UInt64>) throws -> BodyChunkIterator
-    {
-        try reader(archive, for: reference).makeChunkIterator(for: reference, range: range)
+    package func chunkIterator(_ body: ServedBody, range: Range<UInt64>) throws -> BodyChunkIterator {
+        try body.reader.makeChunkIterator(for: body.entry, range: range)
     }
 }
 

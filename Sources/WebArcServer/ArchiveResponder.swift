@@ -53,12 +53,12 @@ public final class ArchiveResponder: Sendable {
     let searchBox: Bool
 
     /// Makes a responder keeping up to `cacheBytes` of decoded bodies, resolved targets and the
-    /// archives' decoded index pages.
+    /// archives' decoded index pages, body entries and dictionaries, all together.
     ///
     /// - Parameters:
     ///   - archives: the archives to answer from.
-    ///   - cacheBytes: the most bytes of decoded bodies, resolved targets and index pages kept
-    ///     (the readers' page caches are limited to their share).
+    ///   - cacheBytes: the most bytes every cache holds together: decoded bodies, resolved
+    ///     targets, and the readers' caches, which are limited to their share (``CacheShares``).
     ///   - bodyFiles: keep large cached bodies in shared-memory files for `sendfile` (Linux); when
     ///     false every cached body is a `ByteBuffer`.
     ///   - eventLoops: the event loops that write answers; a memory file holds one descriptor for
@@ -82,27 +82,44 @@ public final class ArchiveResponder: Sendable {
         archives: ArchiveSet, cacheBytes: Int, bodyFiles: Bool, eventLoops: Int, reload: Reload?,
         searchBox: Bool = false, clock: @escaping @Sendable () -> ContinuousClock.Instant
     ) {
-        // The budget: half for decoded bodies, a quarter for resolved targets, a quarter for the
-        // readers' decoded index pages (a cold lookup's leaf), so that memory stays within it.
-        let pageBytes = cacheBytes / 4
-        Self.limitPageCaches(of: archives, to: pageBytes)
+        let shares = CacheShares(cacheBytes)
+        Self.limitReaderCaches(of: archives, to: shares.readers)
         versions = ReloadableArchives(
             archives, recognises: { reload?.recognises($0) == true }, retryAfterFailure: Self.retryAfterRefusal,
             clock: clock,
             reopen: {
                 guard let set = reload?.reopen() else { throw NotReopened() }
-                Self.limitPageCaches(of: set, to: pageBytes)
+                Self.limitReaderCaches(of: set, to: shares.readers)
                 return set
             })
         self.reload = reload
         self.searchBox = searchBox
-        bodies = HotBodyCache(capacity: cacheBytes / 2, usesFiles: bodyFiles, loops: eventLoops)
-        resources = Mutex(LRUCache(capacity: max(cacheBytes / 4, 1 << 20)))
+        bodies = HotBodyCache(capacity: shares.bodies, usesFiles: bodyFiles, loops: eventLoops)
+        resources = Mutex(LRUCache(capacity: shares.resources))
     }
 
-    /// Shares `bytes` of decoded-page cache among the archives of `set`.
-    static func limitPageCaches(of set: ArchiveSet, to bytes: Int) {
-        for reader in set.readers { reader.limitPageCache(bytes: bytes / max(1, set.readers.count)) }
+    /// The one memory budget (`--cache-mib`) shared among every cache that grows while serving.
+    struct CacheShares: Equatable {
+        /// Decoded bodies, written from memory (hot answers): three eighths.
+        var bodies: Int
+        /// Resolved targets (a hot answer's head, a rewritten page's body): an eighth.
+        var resources: Int
+        /// The readers' caches, shared among the archives (``ReaderCacheLimits/init(sharing:)``):
+        /// the half a cold lookup needs, its record leaf and its body's dictionary above all.
+        var readers: Int
+
+        init(_ bytes: Int) {
+            let bytes = max(0, bytes)
+            bodies = bytes / 8 * 3
+            resources = bytes / 8
+            readers = bytes - bodies - resources
+        }
+    }
+
+    /// Shares `bytes` among the caches of the archives of `set`.
+    static func limitReaderCaches(of set: ArchiveSet, to bytes: Int) {
+        let limits = ReaderCacheLimits(sharing: bytes / max(1, set.readers.count))
+        for reader in set.readers { reader.limitCaches(limits) }
     }
 
     /// The answer to `request`. A read error that ``reload`` cures is answered from the reopened
@@ -203,8 +220,8 @@ public final class ArchiveResponder: Sendable {
         }
         let body: ResponseDecision.Body
         switch content {
-        case .stored(let archive, let reference):
-            body = .stored(archive: archive, reference: reference, length: resource.length, range: range)
+        case .stored(let stored):
+            body = .stored(stored, range: range)
         case .memory(let buffer):
             let slice = buffer.getSlice(at: buffer.readerIndex + Int(range.lowerBound), length: Int(length))
             body = .bytes(slice ?? buffer)

@@ -43,19 +43,19 @@ final class HotBodyCache: Sendable {
     /// decoded now into a memory file is put after `head` (see ``CachedBody``).
     ///
     /// - Throws: ``WebArcError`` when the body cannot be read or decoded.
-    func body(_ key: Key, length: UInt64, reader: ArchiveReader, head: ByteBuffer = ByteBuffer()) throws -> CachedBody?
-    {
-        guard length <= maxBodySize else { return nil }
-        if let cached = cached(key) { return cached }
-        return store(try decode(key, length: length, reader: reader), for: key, head: head)
+    func body(_ body: ServedBody, head: ByteBuffer = ByteBuffer()) throws -> CachedBody? {
+        guard body.entry.length <= maxBodySize else { return nil }
+        if let cached = cached(body.key) { return cached }
+        return store(try decode(body), for: body.key, head: head)
     }
 
-    /// The body decoded into one buffer, without looking in or adding to the cache.
+    /// The body decoded into one buffer from its chunks, without looking in or adding to the cache.
     ///
     /// - Throws: ``WebArcError`` when the body cannot be read or decoded.
-    func decode(_ key: Key, length: UInt64, reader: ArchiveReader) throws -> ByteBuffer {
-        var buffer = allocator.buffer(capacity: Int(length))
-        try reader.forEachChunk(of: key.reference) { buffer.writeBytes($0) }
+    func decode(_ body: ServedBody) throws -> ByteBuffer {
+        var buffer = allocator.buffer(capacity: Int(body.entry.length))
+        var chunks = try body.reader.makeChunkIterator(for: body.entry)
+        while let chunk = try chunks.next() { buffer.writeBytes(chunk) }
         return buffer
     }
 

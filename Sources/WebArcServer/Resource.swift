@@ -11,7 +11,7 @@ final class Resource: Sendable {
     /// Where the body bytes come from.
     enum Content: Sendable {
         /// A stored body, read (or taken from the hot-body cache) when written.
-        case stored(archive: Int, reference: BodyReference)
+        case stored(ServedBody)
         /// A body already in memory: an HTML or CSS page whose links were rewritten.
         case memory(ByteBuffer)
     }
@@ -84,7 +84,27 @@ final class Resource: Sendable {
             headers.fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 32 }
             + headers.encoded.readableBytes
         let fixed = 256 + headerBytes + plainHead.readableBytes + (reason?.utf8.count ?? 0) + (etag?.utf8.count ?? 0)
-        if case .memory(let buffer)? = content { return fixed + buffer.readableBytes }
-        return fixed
+        switch content {
+        case .memory(let buffer)?: return fixed + buffer.readableBytes
+        case .stored(let body)?: return fixed + MemoryLayout<BodyEntry>.stride + body.entry.chunkCount * 96
+        case nil: return fixed
+        }
     }
+}
+
+/// A stored body as a resource or a decision names it: the archive whose record named it (its
+/// place in the set, and its reader) and its body entry, found with the record, whose chunks are
+/// read without another lookup. The chunks are read from that same reader, so a body found
+/// before the archives were reopened comes from the archive it was found in or fails, never
+/// from another archive's positions.
+package struct ServedBody: Sendable {
+    /// The archive's place in the set that found it: the hot-body cache's key.
+    let archive: Int
+    /// The archive the chunks are read from.
+    let reader: ArchiveReader
+    /// The body's length, digests and chunks.
+    let entry: BodyEntry
+
+    /// The hot-body cache's key for the body.
+    var key: HotBodyCache.Key { .init(archive: archive, reference: entry.reference) }
 }

@@ -12,15 +12,16 @@ package struct ResponseDecision: Sendable {
         case none
         /// Bytes already in memory: server pages and rewritten HTML or CSS.
         case bytes(ByteBuffer)
-        /// A byte range of a stored body of `length` bytes, read when the transport writes it.
-        case stored(archive: Int, reference: BodyReference, length: UInt64, range: Range<UInt64>)
+        /// A byte range of a stored body, read from the chunks its entry names when the transport
+        /// writes it.
+        case stored(ServedBody, range: Range<UInt64>)
 
         /// Number of bytes the body holds.
         package var count: UInt64 {
             switch self {
             case .none: 0
             case .bytes(let buffer): UInt64(buffer.readableBytes)
-            case .stored(_, _, _, let range): range.upperBound - range.lowerBound
+            case .stored(_, let range): range.upperBound - range.lowerBound
             }
         }
     }

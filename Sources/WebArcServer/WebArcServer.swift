@@ -30,7 +30,8 @@ public final class WebArcServer: Sendable {
         public var host: String
         /// The port; 0 picks a free one.
         public var port: Int
-        /// Bytes of decoded bodies, resolved targets and decoded index pages kept in memory.
+        /// Bytes every cache holds together: decoded bodies, resolved targets and the readers'
+        /// caches (decoded index pages, body entries, dictionaries and delta references).
         public var cacheBytes: Int
         /// Event loop threads; one per core by default.
         public var threads: Int

@@ -61,6 +61,28 @@ public struct BodyEntry: Equatable, Sendable {
         origin.length = reader.position - start
     }
 
+    /// Steps over one encoded entry, checking its layout exactly as ``init(parsing:page:)`` does
+    /// (the same errors at the same positions) without building it: a record leaf's copies are
+    /// parsed one at a time, when a lookup asks for one.
+    static func skip(_ reader: inout ByteReader) throws {
+        let start = reader.position
+        try reader.require(UInt64(Self.headSize), what: "body entry")
+        try reader.skip(Self.headSize - 4)
+        let count = try reader.readUInt32()
+        try reader.require(
+            UInt64(count) * UInt64(ChunkEntry.size),
+            what: "body \(reference(in: reader.bytes, at: start)) with \(count) chunk entries")
+        for _ in 0..<count { try ChunkEntry.skip(&reader) }
+    }
+
+    /// The reference of the entry encoded at `position` of `bytes`: its first 20 bytes, which the
+    /// caller has checked are there.
+    static func reference(in bytes: [UInt8], at position: Int) -> BodyReference {
+        var variant: UInt32 = 0
+        for index in (position + 16..<position + 20).reversed() { variant = variant << 8 | UInt32(bytes[index]) }
+        return BodyReference(digest: BodyDigest(bytes: bytes[position..<position + 16])!, variant: variant)
+    }
+
     func serialize(into writer: inout ByteWriter) {
         writer.write(bytes: reference.digest.bytes)
         writer.write(reference.variant)
@@ -73,6 +95,12 @@ public struct BodyEntry: Equatable, Sendable {
 
     /// Bytes the encoded entry takes.
     var encodedSize: Int { Self.headSize + chunks.reduce(0) { $0 + $1.encodedSize } }
+
+    /// Bytes the parsed entry holds in memory, for a cache's budget: the value, its chunk list,
+    /// and a cache's entry for it.
+    var cachedSize: Int {
+        MemoryLayout<BodyEntry>.stride + 64 + chunks.reduce(32) { $0 + $1.cachedSize }
+    }
 
     /// The number of chunks (dictionary references not counted).
     public var chunkCount: Int { chunks.count }

@@ -63,6 +63,28 @@ package struct ChunkEntry: Hashable, Sendable {
         }
     }
 
+    /// Steps over one entry and the entries that follow it, checking the layout exactly as
+    /// ``init(parsing:)`` does (the same errors at the same positions) without building anything.
+    static func skip(_ reader: inout ByteReader) throws {
+        let codec = try skipSingle(&reader, what: "chunk entry")
+        if codec == Codec.lz4Dictionary.rawValue {
+            _ = try skipSingle(&reader, what: "dictionary reference")
+        } else if codec == Codec.zstdDelta.rawValue,
+            try skipSingle(&reader, what: "delta reference") == Codec.lz4Dictionary.rawValue
+        {
+            _ = try skipSingle(&reader, what: "dictionary reference")
+        }
+    }
+
+    /// Steps over one 56-byte entry and nothing after it, returning its codec byte.
+    private static func skipSingle(_ reader: inout ByteReader, what: String) throws -> UInt8 {
+        try reader.require(UInt64(size), what: what)
+        try reader.skip(16)
+        let codec = try reader.readUInt8()
+        try reader.skip(size - 17)
+        return codec
+    }
+
     /// Decodes one 56-byte entry and nothing after it; `what` names it in errors.
     private init(parsingSingle reader: inout ByteReader, what: String) throws {
         try reader.require(UInt64(Self.size), what: what)
@@ -128,6 +150,14 @@ package struct ChunkEntry: Hashable, Sendable {
 
     /// Bytes the entry takes in a body entry (its dictionary reference included).
     var encodedSize: Int { Self.size + dictionaryStorage.reduce(0) { $0 + $1.encodedSize } }
+
+    /// Bytes the parsed entry holds in memory, its dictionary or delta reference included.
+    var cachedSize: Int {
+        MemoryLayout<ChunkEntry>.stride
+            + dictionaryStorage.reduce(dictionaryStorage.isEmpty ? 0 : 32) {
+                $0 + $1.cachedSize
+            }
+    }
 
     /// The stored extent, or nil when `offset + storedLength` overflows.
     var end: UInt64? {

@@ -21,8 +21,11 @@ struct RecordLeaf: Sendable {
     /// Offset of the stored page.
     let page: UInt64
     let entries: [Entry]
-    /// The body entries the page's responses name, in the order stored.
-    let bodies: [BodyEntry]
+    /// Where each copied body entry starts in `bytes`, in the order stored (ascending by
+    /// reference). The layout of every entry is checked at parse, but an entry is built only
+    /// when asked for (``body(_:)``, ``body(at:)``): a lookup needs one of the hundreds a leaf
+    /// holds, and a cached leaf keeps four bytes per entry rather than its chunk list.
+    let bodyPositions: [UInt32]
 
     /// Parses a decoded record leaf stored at `page`.
     ///
@@ -44,12 +47,35 @@ struct RecordLeaf: Sendable {
             entries.append(Entry(key: key, object: object, position: position))
         }
         try reader.require(UInt64(bodyCount) * UInt64(BodyEntry.headSize), what: "\(bodyCount) body entries")
-        var bodies: [BodyEntry] = []
-        bodies.reserveCapacity(Int(bodyCount))
-        for _ in 0..<bodyCount { bodies.append(try BodyEntry(parsing: &reader, page: page)) }
+        var positions: [UInt32] = []
+        positions.reserveCapacity(Int(bodyCount))
+        for _ in 0..<bodyCount {
+            positions.append(UInt32(reader.position))
+            try BodyEntry.skip(&reader)
+        }
         try reader.requireEnd("body entries")
         self.entries = entries
-        self.bodies = bodies
+        bodyPositions = positions
+    }
+
+    /// Number of copied body entries.
+    var bodyCount: Int { bodyPositions.count }
+
+    /// Copied body entry `index`, built now.
+    func body(at index: Int) -> BodyEntry {
+        var reader = ByteReader(bytes, region: .page(offset: page), range: Int(bodyPositions[index])..<bytes.count)
+        guard let entry = try? BodyEntry(parsing: &reader, page: page) else {
+            preconditionFailure("body entry \(index) of the record leaf at \(page) did not parse as it did at first")
+        }
+        return entry
+    }
+
+    /// Every copied body entry, built now, in the order stored.
+    var bodies: [BodyEntry] { bodyPositions.indices.map(body(at:)) }
+
+    /// The reference of copied body entry `index`, read in place.
+    func bodyReference(at index: Int) -> BodyReference {
+        BodyEntry.reference(in: bytes, at: Int(bodyPositions[index]))
     }
 
     func key(_ index: Int) -> ArraySlice<UInt8> { bytes[entries[index].key] }
@@ -97,13 +123,22 @@ struct RecordLeaf: Sendable {
 
     /// The encoded bytes of copied body entry `index` as stored.
     func encodedBody(_ index: Int) -> ArraySlice<UInt8> {
-        let origin = bodies[index].origin
-        return bytes[origin.position..<origin.position + origin.length]
+        let end = index + 1 < bodyPositions.count ? Int(bodyPositions[index + 1]) : bytes.count
+        return bytes[Int(bodyPositions[index])..<end]
     }
 
-    /// The copied body entry for `reference`, by binary search over the sorted entries.
+    /// The copied body entry for `reference`, by binary search over the sorted references read
+    /// in place; only the one found is built.
     func body(_ reference: BodyReference) -> BodyEntry? {
-        BodyLeaf.search(bodies, reference)
+        var low = 0
+        var high = bodyPositions.count
+        while low < high {
+            let middle = (low + high) / 2
+            let found = bodyReference(at: middle)
+            if found == reference { return body(at: middle) }
+            if found < reference { low = middle + 1 } else { high = middle }
+        }
+        return nil
     }
 
     /// Encodes a record leaf from `(key, object)` pairs and the body entries they name.

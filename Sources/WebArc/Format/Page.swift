@@ -108,7 +108,9 @@ enum Page: Sendable {
     var cost: Int {
         switch self {
         case .interior(let page): page.keys.reduce(64) { $0 + $1.count + PageReference.size + 32 }
-        case .recordLeaf(let page): page.bytes.count + page.bodies.reduce(0) { $0 + $1.encodedSize }
+        case .recordLeaf(let page):
+            256 + page.bytes.count + page.entries.count * MemoryLayout<RecordLeaf.Entry>.stride
+                + page.bodyCount * 4
         case .bodyLeaf(let page): page.bytes.count + page.entries.reduce(64) { $0 + $1.encodedSize + 64 }
         case .metadata(let page): page.bytes.count
         case .search(let page): page.bytes.count + page.children.count * 64

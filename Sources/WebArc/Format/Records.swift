@@ -217,12 +217,16 @@ public struct ArchiveEntry: Equatable, Sendable {
     package var location: RecordLocation
     /// The record decoded.
     public var record: ArchiveRecord
+    /// A response's body entry, from the record's own leaf: the chunks its body is read from,
+    /// with no other lookup; nil for redirects and tombstones.
+    public var body: BodyEntry?
 
     /// Makes an entry.
-    package init(key: String, location: RecordLocation, record: ArchiveRecord) {
+    package init(key: String, location: RecordLocation, record: ArchiveRecord, body: BodyEntry? = nil) {
         self.key = key
         self.location = location
         self.record = record
+        self.body = body
     }
 }
 

@@ -286,7 +286,9 @@ extension ArchiveReader {
             } else {
                 let bytes = Array(
                     try decode(reference, context, role: .dictionary).suffix(ChunkEntry.maxDictionaryLength))
-                dictionaryCache.withLock { $0.insert(bytes, for: reference, cost: bytes.count) }
+                dictionaryCache.withLock {
+                    $0.insert(bytes, for: reference, cost: bytes.count + Self.decodedChunkOverhead)
+                }
                 dictionary = bytes
             }
             raw = LZ4.decode(stored, rawLength: Int(chunk.rawLength), dictionary: dictionary![...])
@@ -302,7 +304,9 @@ extension ArchiveReader {
                 ).raw
             } else {
                 let bytes = try decode(reference, context, role: .deltaReference)
-                referenceCache.withLock { $0.insert(bytes, for: reference, cost: bytes.count) }
+                referenceCache.withLock {
+                    $0.insert(bytes, for: reference, cost: bytes.count + Self.decodedChunkOverhead)
+                }
                 history = bytes
             }
             raw = ZstdDelta.decode(stored, rawLength: Int(chunk.rawLength), reference: history!)

@@ -79,12 +79,15 @@ extension ArchiveReader {
         guard RecordObjects.recordClasses.contains(try leaf.className(index)) else { return nil }
         let object = try leaf.object(index)
         guard let record = try RecordObjects.record(object, features: trailer.requiredFeatures) else { return nil }
+        var body: BodyEntry?
         if case .response(let response) = record {
-            let body = try bodyEntry(of: response, object: object, in: leaf)
-            bodyCache.withLock { $0.insert(body, for: body.reference, cost: body.encodedSize) }
+            let entry = try bodyEntry(of: response, object: object, in: leaf)
+            bodyCache.withLock { $0.insert(entry, for: entry.reference, cost: entry.cachedSize) }
+            body = entry
         }
         return ArchiveEntry(
-            key: try leaf.keyText(index), location: RecordLocation(page: leaf.page, entry: index), record: record)
+            key: try leaf.keyText(index), location: RecordLocation(page: leaf.page, entry: index), record: record,
+            body: body)
     }
 
     /// The body entry a response names, from its own leaf, checked against its `bodyLength`.

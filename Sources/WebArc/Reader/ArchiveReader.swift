@@ -44,17 +44,21 @@ public final class ArchiveReader: Sendable {
     /// The last bytes of the file, read at open; pages inside them are not read again.
     let tail: [UInt8]
     let tailOffset: UInt64
-    let pageCache = Mutex(LRUCache<PageCacheKey, Page>(maxCount: 256, maxCost: ArchiveReader.defaultPageCacheBytes))
+    /// The caches below start with ``ReaderCacheLimits/standard``; ``limitCaches(_:)`` changes them.
+    let pageCache = Mutex(LRUCache<PageCacheKey, Page>(maxCount: 256, maxCost: ReaderCacheLimits.standard.pages))
     /// The search module's parsed index pages (root, shards, documents), by page reference: this
     /// reader's verified pages parsed once.
     package let searchCache = Mutex<[PageReference: any Sendable]>([:])
-    let bodyCache = Mutex(LRUCache<BodyReference, BodyEntry>(maxCount: 4096, maxCost: 16 << 20))
+    let bodyCache = Mutex(
+        LRUCache<BodyReference, BodyEntry>(maxCount: 4096, maxCost: ReaderCacheLimits.standard.bodyEntries))
     /// Verified codec-2 dictionaries (the last 64 KiB of a chunk) by the chunk that holds them: a
     /// writer codes many bodies against one (spec Appendix C step 13).
-    let dictionaryCache = Mutex(LRUCache<ChunkEntry, [UInt8]>(maxCount: 16, maxCost: 1 << 20))
+    let dictionaryCache = Mutex(
+        LRUCache<ChunkEntry, [UInt8]>(maxCount: 16, maxCost: ReaderCacheLimits.standard.dictionaries))
     /// Verified codec-3 references (whole decoded chunks) by their entry: a Zstandard archive codes
     /// every chunk of many bodies against an anchor's chunk (spec Appendix C step 15).
-    let referenceCache = Mutex(LRUCache<ChunkEntry, [UInt8]>(maxCount: 8, maxCost: 2 << 20))
+    let referenceCache = Mutex(
+        LRUCache<ChunkEntry, [UInt8]>(maxCount: 8, maxCost: ReaderCacheLimits.standard.references))
 
     /// Opens the archive at `path`.
     ///
@@ -199,23 +203,6 @@ public final class ArchiveReader: Sendable {
 }
 
 extension ArchiveReader {
-    /// The decoded-page cache's budget of a reader just opened.
-    public static let defaultPageCacheBytes = 32 << 20
-
-    /// Bounds the cache of verified, decoded pages to about `bytes` (at least 256 KiB), dropping
-    /// what it holds: a server gives its readers a share of its own memory budget.
-    public func limitPageCache(bytes: Int) {
-        let bytes = max(bytes, 256 << 10)
-        // A record leaf decodes to at most 64 KiB plus its body entries; one page in 16 KiB of
-        // budget leaves room for small interior and metadata pages too.
-        pageCache.withLock { $0 = LRUCache(maxCount: max(16, bytes / (16 << 10)), maxCost: bytes) }
-    }
-
-    /// What the decoded-page cache holds now: pages, their accounted bytes, and its byte budget.
-    package var pageCacheUsage: (pages: Int, bytes: Int, limit: Int) {
-        pageCache.withLock { ($0.count, $0.totalCost, $0.maxCost) }
-    }
-
     /// The bytes of the `Archive` object the verified metadata page holds (spec §5.4), as stored.
     ///
     /// - Throws: `pageDigest`, `corruptPage`.

@@ -21,11 +21,12 @@ extension Verification {
         let first = Int(recordEntryCount)
         checkRecordLeafOrder(leaf)
         let entries = parsedEntries(leaf)
+        let bodies = leaf.bodies
         checkKeys(leaf, first, entries)
         checkObjects(leaf, first, entries, layered: layered)
-        checkReferences(leaf, first, entries)
+        checkReferences(leaf, first, entries, bodies)
         checkRedirects(leaf, first, entries)
-        countTotals(leaf, entries)
+        countTotals(leaf, entries, bodies)
     }
 
     /// `references` again, when the copy check found what the walk took for granted: a copy the
@@ -33,7 +34,7 @@ extension Verification {
     func finishRecords() {
         guard bodyIndex != nil || !(missingFromBodyTree?.isEmpty ?? true) else { return }
         clearProblems(in: "references")
-        forEachRecordLeaf { leaf, first in checkReferences(leaf, first, parsedEntries(leaf)) }
+        forEachRecordLeaf { leaf, first in checkReferences(leaf, first, parsedEntries(leaf), leaf.bodies) }
     }
 
     private func parsedEntries(_ leaf: RecordLeaf) -> [RecordEntry] {
@@ -46,8 +47,8 @@ extension Verification {
     }
 
     /// Counts a leaf's records for `totals`.
-    private func countTotals(_ leaf: RecordLeaf, _ entries: [RecordEntry]) {
-        let copies = Dictionary(leaf.bodies.map { ($0.reference, $0) }, uniquingKeysWith: { first, _ in first })
+    private func countTotals(_ leaf: RecordLeaf, _ entries: [RecordEntry], _ bodies: [BodyEntry]) {
+        let copies = Dictionary(bodies.map { ($0.reference, $0) }, uniquingKeysWith: { first, _ in first })
         for (index, entry) in entries.enumerated() {
             switch entry {
             case .success((_, .record(let record))):
@@ -122,9 +123,9 @@ extension Verification {
 
     /// `references`: every response's body is in its leaf and in the body tree, with the length its
     /// `bodyLength` says; every body entry of a leaf is named by one of its responses.
-    private func checkReferences(_ leaf: RecordLeaf, _ first: Int, _ entries: [RecordEntry]) {
+    private func checkReferences(_ leaf: RecordLeaf, _ first: Int, _ entries: [RecordEntry], _ bodies: [BodyEntry]) {
         var copies: [BodyReference: BodyEntry] = [:]
-        for body in leaf.bodies { copies[body.reference] = body }
+        for body in bodies { copies[body.reference] = body }
         var named = Set<BodyReference>()
         var unparsed = false
         for (index, entry) in entries.enumerated() {
@@ -159,7 +160,7 @@ extension Verification {
         }
         guard !unparsed else { return }
         var reported = Set<BodyReference>()
-        for body in leaf.bodies where !named.contains(body.reference) && reported.insert(body.reference).inserted {
+        for body in bodies where !named.contains(body.reference) && reported.insert(body.reference).inserted {
             add(
                 "references",
                 corrupt(leaf.page, body.origin.position, "body entry \(body.reference) is named by no response"))

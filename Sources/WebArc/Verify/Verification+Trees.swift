@@ -77,17 +77,17 @@ extension Verification {
                 .recordOrder)
         }
         if count > 0 { previousRecordKey = Array(leaf.key(count - 1)) }
-        if (0..<max(leaf.bodies.count - 1, 0)).contains(where: {
-            !(leaf.bodies[$0].reference < leaf.bodies[$0 + 1].reference)
+        if (0..<max(leaf.bodyCount - 1, 0)).contains(where: {
+            !(leaf.bodyReference(at: $0) < leaf.bodyReference(at: $0 + 1))
         }) {
             addTrees(corrupt(leaf.page, nil, "body entries out of order"), .recordOrder)
         }
         recordEntryCount += UInt64(count)
-        for (index, body) in leaf.bodies.enumerated() {
+        for index in leaf.bodyPositions.indices {
             keep(
                 BodyCopy(
-                    reference: body.reference, hash: SHA256Hash.of(leaf.encodedBody(index)), page: leaf.page,
-                    position: body.origin.position), in: bodyCopies)
+                    reference: leaf.bodyReference(at: index), hash: SHA256Hash.of(leaf.encodedBody(index)),
+                    page: leaf.page, position: Int(leaf.bodyPositions[index])), in: bodyCopies)
         }
     }
 
@@ -188,9 +188,11 @@ extension Verification {
         }
         bodyIndex = index
         forEachRecordLeaf { leaf, _ in
-            for (position, body) in leaf.bodies.enumerated() {
-                if let entry = index[body.reference], entry.entry != SHA256Hash.of(leaf.encodedBody(position)) {
-                    differs(leaf.page, body)
+            for position in leaf.bodyPositions.indices {
+                if let entry = index[leaf.bodyReference(at: position)],
+                    entry.entry != SHA256Hash.of(leaf.encodedBody(position))
+                {
+                    differs(leaf.page, leaf.body(at: position))
                 }
             }
         }

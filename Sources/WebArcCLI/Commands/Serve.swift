@@ -70,7 +70,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The port to listen on; 0 picks a free one.")
     var port = 8080
 
-    @Option(name: .customLong("cache-mib"), help: "Memory for hot bodies, resolved URLs and index pages, in MiB.")
+    @Option(
+        name: .customLong("cache-mib"),
+        help: "Memory for every cache (hot bodies, resolved URLs, index pages, dictionaries), in MiB.")
     var cacheMiB = 64
 
     @Flag(help: "Do not log requests.")

@@ -29,15 +29,15 @@ extension ArchiveHTTPHandler {
             context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
             context.write(wrapOutboundOut(.byteBuffer(buffer)), promise: nil)
             finish(context: context)
-        case .stored(let archive, let reference, let length, let range):
-            if let body = responder.hotBody(archive: archive, reference: reference) {
+        case .stored(let stored, let range):
+            if let body = responder.hotBody(stored) {
                 write(head: head, body: body, range: range, context: context)
-            } else if responder.cachesBody(length: length) {
+            } else if responder.cachesBody(length: stored.entry.length) {
                 let responder = self.responder
                 let fileHead = plainHead ?? ByteBuffer()
                 offload(
                     context: context,
-                    { try responder.cachedBody(archive: archive, reference: reference, length: length, head: fileHead) }
+                    { try responder.cachedBody(stored, head: fileHead) }
                 ) {
                     handler, context, result in
                     switch result {
@@ -55,7 +55,7 @@ extension ArchiveHTTPHandler {
                 let responder = self.responder
                 offload(
                     context: context,
-                    { try responder.chunkIterator(archive: archive, reference: reference, range: range) }
+                    { try responder.chunkIterator(stored, range: range) }
                 ) {
                     handler, context, result in
                     switch result {

@@ -62,6 +62,7 @@ struct LinkRewriter {
     /// the mismatch), and `<meta http-equiv="Content-Security-Policy">` elements are removed (their
     /// sources name the archived origins, not the server).
     func rewrite(_ bytes: [UInt8]) -> [UInt8]? {
+        guard mayChange(bytes) else { return nil }
         var edits: [Edit] = []
         let changed =
             switch kind {
@@ -69,6 +70,26 @@ struct LinkRewriter {
             case .css: rewriteLinks(bytes, in: bytes.indices, attribute: nil, into: &edits)
             }
         return changed ? Self.apply(edits, to: bytes) : nil
+    }
+
+    /// Whether anything in `bytes` may change, found without tokenizing: on a page of the origin
+    /// served at `/`, a link that changes is absolute or protocol-relative (it holds `//`) and a
+    /// refresh `<meta>` has an `http-equiv` attribute (its name, unlike its value, cannot be
+    /// written with character references). Pages holding neither skip the tokenizer; pages of
+    /// other origins (root-relative links change there) are always read.
+    func mayChange(_ bytes: [UInt8]) -> Bool {
+        guard pagePrefix.isEmpty else { return true }
+        return bytes.withUnsafeBufferPointer { buffer in
+            guard buffer.count >= 2 else { return false }
+            for index in 0..<buffer.count - 1 {
+                let byte = buffer[index]
+                if byte == UInt8(ascii: "/") && buffer[index + 1] == UInt8(ascii: "/") { return true }
+                if byte | 0x20 == UInt8(ascii: "e"), kind == .html, Self.matches(bytes, at: index, "equiv") {
+                    return true
+                }
+            }
+            return false
+        }
     }
 
     /// Adds the edits for the HTML in `range` and says whether a link changed. A comment's

@@ -32,6 +32,17 @@ import Testing
         #expect(rewrite("") == nil)
     }
 
+    @Test func pagesWithNothingToChangeAreNotTokenized() {
+        let primary = LinkRewriter(map: Self.map, kind: .html, pageOrigin: OriginMapTests.primary)
+        #expect(!primary.mayChange(Array("<a href=\"../w/a.html\">a</a> <img src=\"/x.png\">".utf8)))
+        #expect(primary.mayChange(Array("<a href=\"//cdn.example/a\">".utf8)))
+        // The attribute's value may be written with character references, not its name.
+        #expect(primary.mayChange(Array("<meta HTTP-EQUIV=\"&#114;efresh\" content=\"0;url=javascript:x\">".utf8)))
+        #expect(rewrite("<meta HTTP-EQUIV=\"refresh\" content=\"0;url=javascript:x\">x") == "x")
+        let prefixed = LinkRewriter(map: Self.map, kind: .html, pageOrigin: OriginMapTests.cdn)
+        #expect(prefixed.mayChange(Array("<img src=\"/x.png\">".utf8)))
+    }
+
     @Test func rootRelativeLinksOnAPrefixedOrigin() {
         let page = OriginMapTests.cdn
         #expect(

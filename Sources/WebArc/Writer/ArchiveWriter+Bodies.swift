@@ -112,6 +112,9 @@ extension ArchiveWriter {
         } else if let (base, found) = try findInBases(digest: given.digest, length: given.length, sha256: given.sha256)
         {
             (entry, deduplicated) = (try store(found, from: base, digest: given.digest), true)
+        } else if isGrouped(length: given.length) {
+            let raw = try given.chunks.flatMap { try ChunkEncoder.decode($0) }
+            (entry, deduplicated) = (try storeGrouped(raw, digest: given.digest, sha256: given.sha256), false)
         } else {
             if !prepared.matches(dictionary: slot.dictionary) {
                 let raw = try prepared.chunks.flatMap { try ChunkEncoder.decode($0) }
@@ -177,6 +180,17 @@ extension ArchiveWriter {
     func appendZstdChunk(
         _ chunk: ChunkEncoder.Encoded, slot: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?)
     ) throws -> ChunkEntry? {
+        if groupLimit != nil {
+            // A grouping writer codes chunks as frames alone (codec 4, spec Appendix C step 16).
+            guard options.zstdLevel != nil, chunk.codec != .raw else { return nil }
+            let alone = try ChunkEncoder.decode(chunk).withUnsafeBytes {
+                Self.zstdAlone($0, otherCoding: chunk, level: options.zstdLevel)
+            }
+            guard let alone else { return nil }
+            let entry = ChunkEncoder.entry(for: alone, at: output.length)
+            try output.append(alone.stored)
+            return entry
+        }
         guard let level = options.zstdLevel, slot.dictionary != nil, chunk.codec != .raw, let history = anchors.history
         else { return nil }
         let frame: [UInt8]?
@@ -272,6 +286,8 @@ extension ArchiveWriter {
         private var entries: [ChunkEntry] = []
         private var sawRaw = false
         private var lastRaw: [UInt8] = []
+        /// A grouping writer's first chunk while it may be the whole of a body to group.
+        private var held: ChunkEncoder.Encoded?
 
         init(writer: ArchiveWriter, slot: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?)) {
             self.writer = writer
@@ -283,6 +299,11 @@ extension ArchiveWriter {
         /// Writes the next chunk, coding it again first if it was coded otherwise than the
         /// writer's order codes it here.
         mutating func append(_ given: ChunkEncoder.Encoded) throws {
+            // A second chunk: the body is over 64 KiB, so the first is written as any other.
+            if let waiting = held {
+                held = nil
+                try write(waiting)
+            }
             var chunk = given
             let dictionary = entries.isEmpty ? slot.dictionary : nil
             if chunk.untried != sawRaw || !PreparedBody.same(chunk.triedDictionary, dictionary) {
@@ -293,6 +314,15 @@ extension ArchiveWriter {
                         digest: given.digest)
                 }
             }
+            if entries.isEmpty && writer.isGrouped(length: UInt64(chunk.rawLength)) {
+                held = chunk
+                return
+            }
+            try write(chunk)
+        }
+
+        /// Writes one chunk of the body to the body data.
+        private mutating func write(_ chunk: ChunkEncoder.Encoded) throws {
             if slot.isAnchor { lastRaw = try ChunkEncoder.decode(chunk) }
             if let entry = try writer.appendZstdChunk(chunk, slot: slot) {
                 entries.append(entry)
@@ -306,7 +336,13 @@ extension ArchiveWriter {
 
         mutating func finish(digest: BodyDigest, sha256: SHA256Hash, length: UInt64) throws -> StoredBody {
             let writer = self.writer
+            let grouped = held.map { UInt64($0.rawLength) == length } ?? false
+            if let waiting = held, !grouped {
+                held = nil
+                try writer.failing { try write(waiting) }
+            }
             let written = entries
+            let single = held
             return try writer.failing {
                 var entry: BodyEntry
                 var deduplicated = true
@@ -314,6 +350,9 @@ extension ArchiveWriter {
                     entry = existing
                 } else if let (base, found) = try writer.findInBases(digest: digest, length: length, sha256: sha256) {
                     entry = try writer.store(found, from: base, digest: digest)
+                } else if let single {
+                    entry = try writer.storeGrouped(try ChunkEncoder.decode(single), digest: digest, sha256: sha256)
+                    deduplicated = false
                 } else {
                     entry = try writer.store(digest: digest, length: length, sha256: sha256, chunks: written)
                     deduplicated = false

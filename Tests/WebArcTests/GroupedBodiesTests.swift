@@ -96,15 +96,26 @@ struct GroupedBodiesTests {
         pages[5].bytes += Array("<p>changed in release 2</p>".utf8)
         pages.remove(at: 9)
         pages.append(("new.html", Array(repeating: UInt8(ascii: "n"), count: 3_000)))
+        // A body the base holds as a slice, under a new URL: the update names the base's group.
+        pages.append(("moved.html", pages[1].bytes))
         try Self.write(pages, to: scratch.file("v2.webarc"))
         let old = try LayerStack([try ArchiveReader(path: scratch.file("v1.webarc"))])
         try UpdateBuilder(old: old, new: try ArchiveReader(path: scratch.file("v2.webarc")))
             .write(to: scratch.file("u.webarc"))
         let update = try ArchiveReader(path: scratch.file("u.webarc"))
         // An update does not group (its bodies are coded against their previous versions or alone).
-        try update.forEachBody { #expect(!$0.isSlice) }
+        var baseSlices = 0
+        try update.forEachBody { entry in
+            #expect(!entry.isSlice || entry.chunks[0].layer == 1)
+            if entry.isSlice { baseSlices += 1 }
+        }
+        #expect(baseSlices == 1)
         #expect(update.trailer.minorVersion == 4)
         let stack = try LayerStack([update, try ArchiveReader(path: scratch.file("v1.webarc"))])
+        let moved = try #require(try stack.top.lookup(method: "GET", url: "https://example.com/moved.html"))
+        guard case .response(let response) = moved.record else { throw WebArcError.writerClosed }
+        let same = Array(try stack.top.body(response.body)) == pages[1].bytes
+        #expect(same, "moved.html read through the update over its base")
         try UpdateApplier(stack: stack).write(to: scratch.file("applied.webarc"))
         #expect(
             try Data(contentsOf: URL(fileURLWithPath: scratch.file("applied.webarc")))

@@ -921,7 +921,7 @@ def grouped(zstd: bool = True) -> dict:
 
 def grouped_release_2() -> dict:
     """The release after `grouped`, written whole by the same Writer (grouped-result.webarc): page 2
-    changed, page 9 dropped, a page added; applying grouped-update over grouped gives it byte for byte
+    changed, page 9 dropped, a page added, page 1's body under a new URL as well; applying grouped-update over grouped gives it byte for byte
     (the groups written again by step 16)."""
     release = grouped()
     records = [r for r in release["records"] if not r["url"].endswith("/p09.html")]
@@ -929,6 +929,7 @@ def grouped_release_2() -> dict:
         if r["url"].endswith("/p02.html"):
             body = base64.b64decode(r["body"]).decode().replace("</pre>", "A line added in release 2.\n</pre>")
             r["body"] = b64(body)
+    records.append(dict(records[1], url="https://example.com/moved.html"))      # page 1's body under a new URL
     records.append(response("https://example.com/new.html", "<p>" + manual_text(5_000, "grouped/new") + "</p>\n",
                             headers=HTML, mime="text/html", encoding="utf-8"))
     release["records"] = records

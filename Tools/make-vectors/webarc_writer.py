@@ -626,7 +626,9 @@ def store_body(model: Model, data: bytes, bases: list, previous: list | None = N
             chunk = commit_chunk(model, raw, stored, codec, reference)
             store_raw = store_raw or chunk.codec == RAW
             chunks.append(chunk)
-    entry = BodyEntry(md5, len(same_md5), len(data), sha, chunks)
+    entry = BodyEntry(md5, len(same_md5), len(data), sha, list(chunks))
+    if getattr(chunks, "slice_start", None) is not None:
+        entry.flags, entry.slice_start = SLICE, chunks.slice_start       # a base's slice stays one
     same_md5.append((data, entry))
     model.bodies.append(entry)
     if is_anchor:
@@ -693,12 +695,20 @@ def dictionary_reference(model: Model) -> Chunk:
 
 
 def base_chunks(data: bytes, md5: bytes, sha: bytes, bases: list) -> list[Chunk] | None:
-    """The chunk entries of an equal body in the nearest base that holds one, moved to that layer."""
+    """The chunk entries of an equal body in the nearest base that holds one, moved to that layer
+    (a slice's: its group's, the list's `slice_start` attribute its sliceStart, §6.3)."""
     for position, base in enumerate(bases, start=1):
         for entry in base.body_entries_with_md5(md5):
             if entry.length == len(data) and entry.sha256 == sha and base.body_bytes(entry, bases[position:]) == data:
-                return [relayer(c, position) for c in entry.chunks]
+                chunks = BaseChunks(relayer(c, position) for c in entry.chunks)
+                chunks.slice_start = entry.slice_start
+                return chunks
     return None
+
+
+class BaseChunks(list):
+    """A base body's chunk entries, with its sliceStart when it is a slice (§6.3)."""
+    slice_start: int | None = None
 
 
 def relayer(c, position: int) -> Chunk:

@@ -374,6 +374,13 @@ extension ArchiveWriter {
     /// reference in a base, for codec 3).
     func readChunk(_ entry: ChunkEntry) throws -> [UInt8] {
         let stored = try output.read(at: entry.offset, count: Int(entry.storedLength))
+        if entry.codec == .zstd {
+            guard let raw = ZstdDelta.decode(stored, rawLength: Int(entry.rawLength), reference: []) else {
+                throw WebArcError.corruptChunk(
+                    body: BodyReference(digest: BodyDigest.ofEmpty), chunk: 0, offset: entry.offset)
+            }
+            return raw
+        }
         if let reference = entry.reference {
             let history = reference.layer == 0 ? try readChunk(reference) : try readBaseChunk(reference)
             guard let raw = ZstdDelta.decode(stored, rawLength: Int(entry.rawLength), reference: history) else {
@@ -427,12 +434,17 @@ extension ArchiveWriter {
     /// are the base's with `layer` increased by the base's position (1 for the nearest).
     func store(_ found: BodyEntry, from base: Int, digest: BodyDigest) throws -> BodyEntry {
         let chunks = found.chunks.map { $0.relayered(by: UInt8(base + 1)) }
-        return try store(digest: digest, length: found.length, sha256: found.sha256, chunks: chunks)
+        // A slice stays a slice of its group in the base (spec §6.3).
+        return try store(
+            digest: digest, length: found.length, sha256: found.sha256, chunks: chunks, sliceStart: found.sliceStart)
     }
 
     /// Records a new distinct body under the next free variant of its MD5.
-    func store(digest: BodyDigest, length: UInt64, sha256: SHA256Hash, chunks: [ChunkEntry]) throws -> BodyEntry {
-        let entry = try bodies.add(digest: digest, length: length, sha256: sha256, chunks: chunks)
+    func store(
+        digest: BodyDigest, length: UInt64, sha256: SHA256Hash, chunks: [ChunkEntry], sliceStart: UInt32? = nil
+    ) throws -> BodyEntry {
+        let entry = try bodies.add(
+            digest: digest, length: length, sha256: sha256, chunks: chunks, sliceStart: sliceStart)
         statistics.bodiesStored += 1
         statistics.storedBytes += chunks.reduce(0) { $0 + ($1.layer == 0 ? UInt64($1.storedLength) : 0) }
         return entry

@@ -42,7 +42,7 @@ extension ArchiveWriter {
     }
 
     /// Decodes a chunk a base holds, named by its entry as this archive sees it (`layer` ≥ 1).
-    func readBaseChunk(_ entry: ChunkEntry) throws -> [UInt8] {
+    func readBaseChunk(_ entry: ChunkEntry, role: ChunkEntry.Role = .deltaReference) throws -> [UInt8] {
         guard entry.layer >= 1, Int(entry.layer) <= bases.count else {
             throw WebArcError.corruptChunk(
                 body: BodyReference(digest: BodyDigest.ofEmpty), chunk: 0, offset: entry.offset)
@@ -50,7 +50,6 @@ extension ArchiveWriter {
         let base = bases[Int(entry.layer) - 1]
         let own = entry.relayered(by: 0 &- entry.layer)
         return try base.decode(
-            own, ChunkContext(body: BodyReference(digest: BodyDigest.ofEmpty), index: 0, page: 0), role: .deltaReference
-        )
+            own, ChunkContext(body: BodyReference(digest: BodyDigest.ofEmpty), index: 0, page: 0), role: role)
     }
 }

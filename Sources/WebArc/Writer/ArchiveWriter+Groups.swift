@@ -88,4 +88,26 @@ extension ArchiveWriter {
         chunk.codec = .zstd
         return chunk
     }
+
+    /// The bytes of a body this writer stored (or took from a base): a slice from its group, kept
+    /// decoded while its neighbours are read (the search index reads bodies in key order, which
+    /// mostly follows the order they were added in).
+    func readStoredBody(_ entry: BodyEntry) throws -> [UInt8] {
+        guard let start = entry.sliceStart, let group = entry.chunks.first else {
+            var body: [UInt8] = []
+            body.reserveCapacity(Int(entry.length))
+            for chunk in entry.chunks {
+                body += chunk.layer == 0 ? try readChunk(chunk) : try readBaseChunk(chunk)
+            }
+            return body
+        }
+        let bytes: [UInt8]
+        if let cached = groupCache.value(for: group) {
+            bytes = cached
+        } else {
+            bytes = group.layer == 0 ? try readChunk(group) : try readBaseChunk(group, role: .group)
+            groupCache.insert(bytes, for: group, cost: bytes.count)
+        }
+        return Array(bytes[Int(start)..<Int(start) + Int(entry.length)])
+    }
 }

@@ -109,6 +109,8 @@ public final class ArchiveWriter {
     let groupLimit: Int?
     /// The bodies waiting for their group chunk (spec Appendix C step 16).
     var group = BodyGroup()
+    /// Groups read back and decoded, for the search index's reads of slices.
+    var groupCache = LRUCache<ChunkEntry, [UInt8]>(maxCount: 8, maxCost: 16 << 20)
     /// The full-text index the archive gets when it finishes, if any.
     let searchIndex: (any SearchIndexContributor)?
 

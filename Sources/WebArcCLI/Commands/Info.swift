@@ -221,6 +221,7 @@ struct Info: ParsableCommand {
             case 0: return "layer"
             case 1: return "dictionary-codec"
             case 2: return "delta-codec"
+            case 3: return "grouped-bodies"
             default: return "bit \(bit)"
             }
         }

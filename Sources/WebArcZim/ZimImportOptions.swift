@@ -20,7 +20,7 @@ public struct ZimImportOptions: Sendable {
     public var dictionaryInterval = SitePacker.defaultDictionaryInterval
     /// Where a dictionary lies when a body is compressed against it.
     public var dictionaryPlacement: DictionaryPlacement = .prefix
-    /// Group bodies of up to 64 KiB into shared chunks of this many bytes
+    /// Group bodies of up to this many bytes into shared chunks of as many
     /// (`ArchiveWriter.Options.groups`), as ZIM's clusters do; nil: no groups.
     public var groups: Int?
 
@@ -30,7 +30,7 @@ public struct ZimImportOptions: Sendable {
         self.overwrite = overwrite
     }
 
-    /// The options of `--best`, as `pack --best`: bodies of up to 64 KiB in 2 MiB groups coded as
+    /// The options of `--best`, as `pack --best`: bodies of up to 2 MiB in 2 MiB groups coded as
     /// Zstandard 19 frames, LZ4HC 12 for the rest.
     public mutating func useBest() {
         compressionLevel = SitePacker.bestLevel

@@ -17,6 +17,8 @@ struct GroupedPackTests {
         var files: [String: [UInt8]] = [:]
         for number in 0..<30 { files["page\(number).html"] = generator.text(500 + number * 700) }
         files["big.txt"] = generator.text(300_000)
+        // Over pack's streaming threshold (1 MiB) and under --best's group limit: streamed, then grouped.
+        files["huge.txt"] = generator.text(1_500_000)
         for (name, bytes) in files { _ = try scratch.write("site/" + name, bytes) }
         for (archive, flags) in [("best.webarc", ["--best"]), ("lz4.webarc", ["--groups", "64"])] {
             let pack = try await CLIRunner.runDetached(
@@ -27,7 +29,7 @@ struct GroupedPackTests {
             let info = try await CLIRunner.runDetached(["info", scratch.file(archive), "--json"])
             #expect(info.text.contains("\"2.4\""), "\(info.text)")
             #expect(info.text.contains("grouped-bodies"), "\(info.text)")
-            for name in ["page3.html", "page29.html", "big.txt"] {
+            for name in ["page3.html", "page29.html", "big.txt", "huge.txt"] {
                 let cat = try await CLIRunner.runDetached(["cat", scratch.file(archive), "http://localhost/" + name])
                 #expect(cat.status == 0)
                 let same = Array(cat.stdout) == files[name]!

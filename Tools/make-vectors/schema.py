@@ -32,7 +32,6 @@ RAW, LZ4, LZ4_DICT, DELTA, ZSTD = 0, 1, 2, 3, 4     # codec 4 since 2.4
 MAX_CHUNK = 262_144
 MAX_GROUP = 2_097_152                        # a slice's chunk (§6.3), since 2.4
 SLICE = 1                                    # body entry flags bit 0 (§6.3), since 2.4
-MAX_GROUPED_BODY = 65_536                    # Appendix C step 16
 DICTIONARY_SIZE = 65_536
 EMPTY_MD5 = bytes.fromhex("d41d8cd98f00b204e9800998ecf8427e")
 EMPTY_SHA256 = bytes.fromhex("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")

@@ -34,7 +34,7 @@ import zstdblock
 from canonical import ascii_upper, canonical_key, canonical_url
 from schema import (APPENDIX_MAGIC, BODY_LEAF, BODY_REF, BODY_TREE, BOOL, BYTES, DATE, DELTA, DICTIONARY_SIZE,
                     END_MAGIC, FEATURE_DELTA, FEATURE_DICTIONARY, FEATURE_GROUPED, FEATURE_LAYER, MAX_GROUP,
-                    MAX_GROUPED_BODY, SLICE, ZSTD, INT, INTERIOR, LEAD_MAGIC, LZ4,
+                    SLICE, ZSTD, INT, INTERIOR, LEAD_MAGIC, LZ4,
                     LZ4_DICT, MAJOR, MAX_CHUNK, MAX_PAGE, METADATA, OBJECT, OBJECT_LIST, PAGE_REF_SIZE, PAGE_TARGET, RAW, RECORD_LEAF,
                     RECORD_TREE, REDIRECT_STATUSES, SIGNATURE_BLOCK, SIGNATURE_DOMAIN, STRING, STRING_LIST,
                     TRAILER_MAGIC, UINT, LISTED_ORIGINS, key_origin, saturating)
@@ -604,7 +604,7 @@ def store_body(model: Model, data: bytes, bases: list, previous: list | None = N
     if model.zstd_level is not None and dictionary is not None and previous is None and \
             not model.zstd_reference.startswith(zstdblock.DICTIONARY_MAGIC):
         zstd_reference = model.zstd_reference
-    if chunks is None and model.groups is not None and 1 <= len(data) <= MAX_GROUPED_BODY:
+    if chunks is None and model.groups is not None and 1 <= len(data) <= model.groups:
         entry = BodyEntry(md5, len(same_md5), len(data), sha, [], SLICE)
         group_body(model, entry, data)
         same_md5.append((data, entry))
@@ -637,7 +637,7 @@ def store_body(model: Model, data: bytes, bases: list, previous: list | None = N
 
 
 def group_body(model: Model, entry: BodyEntry, data: bytes) -> None:
-    """Appendix C step 16: a new body of 1 to 64 KiB goes into the open group, closed first when it
+    """Appendix C step 16: a new body of 1 byte to the limit goes into the open group, closed first when it
     would pass the limit, and after it when its MD5's first 8 bytes (big-endian) are a multiple of
     max(1, limit // 16384)."""
     if model.group_bytes and len(model.group_bytes) + len(data) > model.groups:

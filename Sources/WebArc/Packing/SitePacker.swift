@@ -33,7 +33,7 @@ public struct SitePacker {
         /// Zstandard level for bodies with a dictionary (spec Appendix C step 15; see
         /// ``ArchiveWriter/Options/zstdLevel``); nil: LZ4 only.
         public var zstdLevel: Int?
-        /// Group new bodies of at most 64 KiB into shared chunks of up to this many bytes (see
+        /// Group new bodies of up to this many bytes into shared chunks of up to this many bytes (see
         /// ``ArchiveWriter/Options/groups``); dictionaries are then off. nil: no groups.
         public var groups: Int?
         /// Where a codec-2 chunk's dictionary lies when LZ4 compresses it (see
@@ -196,7 +196,7 @@ public struct SitePacker {
             level: options.compressionLevel, zstdLevel: options.zstdLevel, placement: options.dictionaryPlacement,
             firstPosition: 0, wholeLimit: options.streamingThreshold, windowBytes: Self.windowBytes,
             batchFiles: options.batchFiles, laneHashing: options.laneHashing)
-        if options.groups != nil { pipeline.uncodedUpTo = Int(ArchiveWriter.maxGroupedBody) }
+        if let groups = options.groups { pipeline.uncodedUpTo = groups }
         var opened: ArchiveWriter?
         let totalBytes = files.reduce(UInt64(0)) { $0 + $1.size }
         var doneBytes: UInt64 = 0

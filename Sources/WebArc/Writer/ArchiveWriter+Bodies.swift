@@ -286,8 +286,10 @@ extension ArchiveWriter {
         private var entries: [ChunkEntry] = []
         private var sawRaw = false
         private var lastRaw: [UInt8] = []
-        /// A grouping writer's first chunk while it may be the whole of a body to group.
-        private var held: ChunkEncoder.Encoded?
+        /// A grouping writer's chunks, as given, while the body may still go into a group (it is
+        /// not past the group limit yet).
+        private var held: [ChunkEncoder.Encoded] = []
+        private var heldBytes = 0
 
         init(writer: ArchiveWriter, slot: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?)) {
             self.writer = writer
@@ -299,11 +301,21 @@ extension ArchiveWriter {
         /// Writes the next chunk, coding it again first if it was coded otherwise than the
         /// writer's order codes it here.
         mutating func append(_ given: ChunkEncoder.Encoded) throws {
-            // A second chunk: the body is over 64 KiB, so the first is written as any other.
-            if let waiting = held {
-                held = nil
-                try write(waiting)
+            if entries.isEmpty && writer.isGrouped(length: UInt64(heldBytes + given.rawLength)) {
+                held.append(given)
+                heldBytes += given.rawLength
+                return
             }
+            // Past the group limit: the chunks held are written as any others, in order.
+            let waiting = held
+            held = []
+            heldBytes = 0
+            for chunk in waiting { try code(chunk) }
+            try code(given)
+        }
+
+        /// Codes one chunk as the writer's order codes it here, then writes it.
+        private mutating func code(_ given: ChunkEncoder.Encoded) throws {
             var chunk = given
             let dictionary = entries.isEmpty ? slot.dictionary : nil
             if chunk.untried != sawRaw || !PreparedBody.same(chunk.triedDictionary, dictionary) {
@@ -313,10 +325,6 @@ extension ArchiveWriter {
                         $0, level: writer.options.compressionLevel, dictionary: dictionary, storeRaw: sawRaw,
                         digest: given.digest)
                 }
-            }
-            if entries.isEmpty && writer.isGrouped(length: UInt64(chunk.rawLength)) {
-                held = chunk
-                return
             }
             try write(chunk)
         }
@@ -336,13 +344,13 @@ extension ArchiveWriter {
 
         mutating func finish(digest: BodyDigest, sha256: SHA256Hash, length: UInt64) throws -> StoredBody {
             let writer = self.writer
-            let grouped = held.map { UInt64($0.rawLength) == length } ?? false
-            if let waiting = held, !grouped {
-                held = nil
-                try writer.failing { try write(waiting) }
+            if !held.isEmpty && UInt64(heldBytes) != length {
+                let waiting = held
+                held = []
+                try writer.failing { for chunk in waiting { try code(chunk) } }
             }
             let written = entries
-            let single = held
+            let single = held.isEmpty ? nil : held
             return try writer.failing {
                 var entry: BodyEntry
                 var deduplicated = true
@@ -351,7 +359,8 @@ extension ArchiveWriter {
                 } else if let (base, found) = try writer.findInBases(digest: digest, length: length, sha256: sha256) {
                     entry = try writer.store(found, from: base, digest: digest)
                 } else if let single {
-                    entry = try writer.storeGrouped(try ChunkEncoder.decode(single), digest: digest, sha256: sha256)
+                    entry = try writer.storeGrouped(
+                        try single.flatMap { try ChunkEncoder.decode($0) }, digest: digest, sha256: sha256)
                     deduplicated = false
                 } else {
                     entry = try writer.store(digest: digest, length: length, sha256: sha256, chunks: written)

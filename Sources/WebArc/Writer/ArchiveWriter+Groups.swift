@@ -1,6 +1,7 @@
 import Foundation
 
-/// New bodies of at most 64 KiB waiting to share one group chunk (spec §6.3, Appendix C step 16).
+/// New bodies of at most the group limit waiting to share one group chunk (spec §6.3, Appendix C
+/// step 16).
 struct BodyGroup {
     /// The group's decoded bytes so far: its bodies, one after another.
     var bytes: [UInt8] = []
@@ -9,15 +10,14 @@ struct BodyGroup {
 }
 
 extension ArchiveWriter {
-    /// The longest body a grouping writer puts into a group (spec Appendix C step 16).
-    static let maxGroupedBody: UInt64 = 65_536
     /// The smallest and largest group limits a recipe may give (`Writer.groups`, spec §7.3).
     package static let groupLimits: ClosedRange<Int> = 65_536...Int(FormatBounds.maxGroupLength)
 
-    /// Whether a new body of `length` bytes goes into a group: a grouping writer's bodies of 1 to
-    /// 64 KiB.
+    /// Whether a new body of `length` bytes goes into a group: a grouping writer's bodies of 1 byte
+    /// to its group limit.
     func isGrouped(length: UInt64) -> Bool {
-        groupLimit != nil && length >= 1 && length <= Self.maxGroupedBody
+        guard let groupLimit else { return false }
+        return length >= 1 && length <= UInt64(groupLimit)
     }
 
     /// Whether a group closes after a body with this MD5: its first 8 bytes, big-endian, are a
@@ -29,7 +29,7 @@ extension ArchiveWriter {
         return head % modulus == 0
     }
 
-    /// Stores a new body of at most 64 KiB as a slice of the open group, closing the group first
+    /// Stores a new body of at most the group limit as a slice of the open group, closing the group first
     /// when the body would take it past its limit, and after it when its MD5 says so. Its entry
     /// names a placeholder chunk until the group is written (``closeGroup()``).
     func storeGrouped(_ raw: [UInt8], digest: BodyDigest, sha256: SHA256Hash) throws -> BodyEntry {

@@ -44,7 +44,7 @@ public final class ArchiveWriter {
         /// Makes the full-text index the archive gets when it finishes (spec §17), or nil (the
         /// default): no index. The search module's `SearchIndexBuilder` is one.
         public var searchIndex: (@Sendable () -> any SearchIndexContributor)?
-        /// Group new bodies of at most 64 KiB into shared chunks of up to this many bytes, 65 536 to
+        /// Group new bodies of up to this many bytes into shared chunks of up to as many, 65 536 to
         /// 2 097 152 (spec §6.3 slices, Appendix C step 16; `Writer.groups`), which compress far
         /// better than small bodies alone; a cold read of one decodes its group. Dictionaries
         /// (``dictionaryInterval``) are then off, and ``zstdLevel`` codes chunks as Zstandard

@@ -72,7 +72,7 @@ struct Pack: ParsableCommand {
 
     @Flag(
         help: ArgumentHelp(
-            "Smallest archive: pages of up to 64 KiB grouped into 2 MiB Zstandard 19 chunks (--groups 2048 --zstd 19), LZ4HC 12 for the rest: smaller than ZIM, much slower to pack, slower to read."
+            "Smallest archive: files of up to 2 MiB grouped into 2 MiB Zstandard 19 chunks (--groups 2048 --zstd 19), LZ4HC 12 for the rest: about ZIM's size, much slower to pack, slower to read."
         ))
     var best = false
 
@@ -84,7 +84,7 @@ struct Pack: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Group pages of up to 64 KiB into shared chunks of this many KiB (64–2048): a smaller archive; reading a page decodes its group.",
+            "Group files of up to this many KiB (64–2048) into shared chunks of as many: a smaller archive with --zstd; reading a page decodes its group.",
             valueName: "KIB"))
     var groups: Int?
 

@@ -167,12 +167,13 @@ struct Info: ParsableCommand {
         var lines: [(String, String)] = []
         if let writer = metadata.writer {
             let dictionaries =
-                writer.dictionaryInterval == 0
-                ? "no dictionaries"
-                : writer.anchors == .everyNth
-                    ? "dictionaries every \(writer.dictionaryInterval) bodies"
-                    : "dictionaries about every \(writer.dictionaryInterval) bodies (anchors \(anchorRuleName(writer.anchors)), "
-                        + "dictionary placement \(placementName(writer.placement)))"
+                writer.groups.map { "bodies grouped in chunks of up to \(ProgressReporter.size(UInt64($0)))" }
+                ?? (writer.dictionaryInterval == 0
+                    ? "no dictionaries"
+                    : writer.anchors == .everyNth
+                        ? "dictionaries every \(writer.dictionaryInterval) bodies"
+                        : "dictionaries about every \(writer.dictionaryInterval) bodies (anchors \(anchorRuleName(writer.anchors)), "
+                            + "dictionary placement \(placementName(writer.placement)))")
             let zstd = writer.zstdLevel.map { ", Zstandard \($0)" } ?? ""
             lines.append(
                 (

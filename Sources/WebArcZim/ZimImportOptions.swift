@@ -20,6 +20,9 @@ public struct ZimImportOptions: Sendable {
     public var dictionaryInterval = SitePacker.defaultDictionaryInterval
     /// Where a dictionary lies when a body is compressed against it.
     public var dictionaryPlacement: DictionaryPlacement = .prefix
+    /// Group bodies of up to this many bytes into shared chunks of as many
+    /// (`ArchiveWriter.Options.groups`), as ZIM's clusters do; nil: no groups.
+    public var groups: Int?
 
     /// Makes options: base URL from the ZIM or `http://localhost/`, LZ4 level 1, nothing replaced.
     public init(baseURL: String? = nil, overwrite: Bool = false) {
@@ -27,10 +30,12 @@ public struct ZimImportOptions: Sendable {
         self.overwrite = overwrite
     }
 
-    /// The options of `--best`: LZ4HC 12 and Zstandard 19 against anchors, as `pack --best`.
+    /// The options of `--best`, as `pack --best`: bodies of up to 2 MiB in 2 MiB groups coded as
+    /// Zstandard 19 frames, LZ4HC 12 for the rest.
     public mutating func useBest() {
         compressionLevel = SitePacker.bestLevel
         zstdLevel = SitePacker.bestZstdLevel
+        groups = SitePacker.bestGroups
     }
 }
 

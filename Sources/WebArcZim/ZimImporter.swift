@@ -46,6 +46,7 @@ public struct ZimImporter: Sendable {
             dictionaryInterval: options.dictionaryInterval,
             zstdLevel: options.zstdLevel)
         writerOptions.dictionaryPlacement = options.dictionaryPlacement
+        writerOptions.groups = options.groups
         // The output's temporary first: an output that cannot be made fails before the ZIM is read,
         // and `webarc` finds the temporary of a webarc-zim that libzim crashed (it removes it).
         let writer: ArchiveWriter

@@ -24,7 +24,7 @@ struct SpecVectorTests {
         "delta-raw": ["valid/delta-base.webarc"], "delta-stacked": ["valid/delta.webarc", "valid/delta-base.webarc"],
         "best-delta": ["valid/best.webarc"], "delta-after-raw": ["valid/delta-base.webarc"],
         "mixed-update": ["valid/site.webarc"], "search-update": ["valid/search.webarc"],
-        "search-v2-update": ["valid/search-v2.webarc"],
+        "search-v2-update": ["valid/search-v2.webarc"], "grouped-update": ["valid/grouped.webarc"],
     ]
 
     /// A reader of a vector file (a path relative to `Spec/vectors`), over its bases (each over the

@@ -60,10 +60,12 @@ enum VectorDump {
         }
         var bodies: [[String: Any]] = []
         try reader.forEachBody { body in
-            bodies.append([
+            var entry: [String: Any] = [
                 "md5": body.reference.digest.hex, "variant": body.reference.variant, "length": body.length,
                 "sha256": body.sha256.hex, "chunks": body.chunks.map { chunk($0) },
-            ])
+            ]
+            entry["sliceStart"] = body.sliceStart
+            bodies.append(entry)
         }
         let appendixBytes = try reader.appendixBytes()
         let blocks =
@@ -109,6 +111,7 @@ enum VectorDump {
             if let code = writer.anchors.code { entry["anchors"] = code }
             if let code = writer.placement.code { entry["dictionaryPlacement"] = code }
             entry["search"] = writer.search
+            entry["groups"] = writer.groups
             if !writer.order.isTreeOrder { entry["order"] = writer.order.runs.map { [$0.start, $0.length] } }
             archive["writer"] = entry
         }
@@ -163,7 +166,8 @@ enum VectorDump {
                 dictionaryInterval: (writer["dictionaryInterval"] as! NSNumber).intValue,
                 zstdLevel: (writer["zstdLevel"] as? NSNumber)?.intValue, order: InsertionOrder(positions: runs),
                 anchors: WriterRecipe.AnchorRule(code: (writer["anchors"] as? NSNumber)?.uint64Value ?? 0),
-                placement: DictionaryPlacement(code: (writer["dictionaryPlacement"] as? NSNumber)?.uint64Value ?? 0))
+                placement: DictionaryPlacement(code: (writer["dictionaryPlacement"] as? NSNumber)?.uint64Value ?? 0),
+                groups: (writer["groups"] as? NSNumber)?.intValue)
         }
         if let target = archive["target"] as? [String: Any] {
             metadata.target = UpdateTarget(
@@ -205,6 +209,7 @@ enum VectorDump {
         // `"totals": false`: a writer before 2.2.2, which stores none.
         options.writesTotals = recipe["totals"] as? Bool ?? true
         // Absent: apart, as every writer before 2.1.8.
+        options.groups = (settings?["groups"] as? NSNumber)?.intValue
         options.dictionaryPlacement = DictionaryPlacement(
             code: (settings?["dictionaryPlacement"] as? NSNumber)?.uint64Value ?? 0)
         if let code = (settings?["anchors"] as? NSNumber)?.intValue, code == 1 || code == 2 {

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Makes the seed corpora of Tools/fuzz/Corpus from committed files.
 
-- FuzzArchive: the valid vectors of Spec/vectors/valid (small ones) as they are.
+- FuzzArchive: the valid vectors of Spec/vectors/valid (small ones) as they are, and two small
+  grouped archives (spec §6.3 slices, 2.4) written here by Tools/make-vectors' writer: groups of
+  LZ4 and of Zstandard frames (codec 4); FuzzArchivePages gets them too.
 - FuzzArchivePages: the same vectors as FuzzArchivePages reads them (see
   Sources/FuzzSupport/PageArchive.swift): a 16-byte header, the body data, then each page decoded,
   metadata, record root and body root first; an interior page's and a search page's child
@@ -36,6 +38,7 @@ Usage: Tools/fuzz/make-corpus.py [--webarc PATH]. Pages are decoded with the ind
 LZ4 of Tools/make-vectors.
 """
 import argparse
+import base64
 import gzip
 import io
 import json
@@ -343,10 +346,27 @@ def write(target: str, name: str, data: bytes) -> None:
         out.write(data)
 
 
+def grouped_seeds() -> None:
+    """Two small grouped archives (the grouped vectors are over the seed size): six short pages in
+    groups of at most 65 536 bytes, coded with LZ4 (`grouped-small-lz4`) and as Zstandard frames."""
+    import webarc_writer
+    records = [{"kind": "response", "method": "GET", "url": f"https://example.com/{n}.html", "status": 200,
+                "headers": [["Content-Type", "text/html"]], "mimeType": "text/html",
+                "body": base64.b64encode((f"<p>page {n}: " + "grouped bodies share a chunk. " * (20 + n)).encode()).decode()}
+               for n in range(6)]
+    for name, writer in (("grouped-small", {"groups": 65_536, "zstdLevel": 3}),
+                         ("grouped-small-lz4", {"groups": 65_536})):
+        data = webarc_writer.write({"archive": {}, "writer": writer, "records": records})
+        assert len(data) <= MAX_SEED, name
+        write("FuzzArchive", name + ".webarc", data)
+        write("FuzzArchivePages", name + ".pages", page_input(data))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--webarc", help="a built webarc binary, for the importers' seeds")
     args = parser.parse_args()
+    grouped_seeds()
     for name in sorted(os.listdir(VECTORS)):
         if not name.endswith(".webarc"):
             continue

@@ -615,6 +615,8 @@ def decode(data: bytes, stack: list[Archive]) -> tuple[dict, dict]:
         raise CompactError("bad-target", records_at, f"Writer.dictionaryPlacement {writer['dictionaryPlacement']}: a placement this tool cannot write")
     if writer.get("dictionaryPlacement"):
         settings["dictionaryPlacement"] = writer["dictionaryPlacement"]
+    if "groups" in writer:                                          # Appendix C step 16 (2.4)
+        settings["groups"] = writer["groups"]
     fields["appendix"] = appendix
     return fields, {"archive": archive, "writer": settings, "records": [ordered[p] for p in order]}
 

@@ -19,6 +19,7 @@ VALID = {
     "site-update": (["site"], "delta-result"),
     "empty": (["delta-result"], "delta-result"),
     "delta-window": (["delta-base"], "delta-result"),
+    "grouped": (["grouped"], "grouped-result"),        # 2.4: a grouping base and target (slices)
 }
 
 

@@ -22,7 +22,7 @@ import lz4block
 import search_index as si
 import valid_vectors as vv
 import zstdblock
-from schema import (APPENDIX_MAGIC, DELTA, END_MAGIC, FEATURE_DELTA, FEATURE_DICTIONARY, FEATURE_LAYER, INTERIOR,
+from schema import (APPENDIX_MAGIC, DELTA, END_MAGIC, FEATURE_DELTA, FEATURE_DICTIONARY, FEATURE_GROUPED, FEATURE_LAYER, INTERIOR,
                     LEAD_MAGIC, LZ4, RAW, RECORD_LEAF, RECORD_TREE, STRING, UINT)
 from webarc_reader import Archive, body_ref, dump_archive, ref_key
 from webarc_writer import (Chunk, Field, Page, Raw, Record, build, plan, relayer, request_object, serialize, sign,
@@ -154,9 +154,9 @@ def open_vectors(v) -> dict:
     out["unsupported-feature.webarc"] = retrailer(minimal, 16, "<Q", 1 << 5), expect(
         "unsupported-feature", "open", t + 16,
         "minimal.webarc with requiredFeatures bit 5, which 2.1 does not define (trailerCheck recomputed).")
-    out["unsupported-feature-3.webarc"] = retrailer(minimal, 16, "<Q", 1 << 3), expect(
+    out["unsupported-feature-4.webarc"] = retrailer(minimal, 16, "<Q", 1 << 4), expect(
         "unsupported-feature", "open", t + 16,
-        "minimal.webarc with requiredFeatures bit 3, the lowest bit 2.1 does not define (trailerCheck recomputed).")
+        "minimal.webarc with requiredFeatures bit 4, the lowest bit 2.4 does not define (trailerCheck recomputed).")
     out["bad-trailer-archive-length.webarc"] = retrailer(minimal, 32, "<Q", n - 1), expect(
         "bad-trailer", "open", t + 32, "minimal.webarc with archiveLength one less than the archive end.")
     out["bad-trailer-body-data-end.webarc"] = retrailer(minimal, 40, "<Q", n - 255), expect(
@@ -1179,11 +1179,78 @@ def search_vectors(v) -> dict:
     return out
 
 
+def group_vectors(v) -> dict:
+    """Slices and groups (§6.3, 2.4) that break a rule, each made from `grouped-lz4`'s recipe with one
+    edit to its model (entries and their record-leaf copies alike; digests recomputed)."""
+    out = {}
+    recipe = vv.grouped(zstd=False)
+
+    def body(m, length):
+        (entry,) = [b for b in m.bodies if b.length == length]
+        assert entry.slice_start is not None
+        return entry
+
+    first = len(base64.b64decode(recipe["records"][0]["body"]))
+    full = 65_536
+
+    def past_end(m):
+        body(m, first).slice_start = 0xFFFF_F000
+
+    def two_chunks(m):
+        entry = body(m, first)
+        entry.chunks = entry.chunks * 2
+
+    def too_large(m):
+        entry = body(m, full)
+        assert [b for b in m.bodies if b.chunks and b.chunks[0] is entry.chunks[0]] == [entry]
+        entry.chunks[0].raw_length = 2_097_153
+
+    def no_feature(m):
+        m.required &= ~FEATURE_GROUPED
+
+    group_offset = []
+
+    def wrong_digest(m):
+        entry = body(m, first)
+        entry.chunks[0].digest = bytes(32)
+        group_offset.append(entry.chunks[0].offset)
+    for name, edit, why in (
+            ("slice-past-end.webarc", past_end,
+             f"grouped-lz4's content with the slice of its first page ({first} bytes) given sliceStart 0xFFFFF000: "
+             "past its group's end (and past 2^32 with its length): corrupt-index at the body leaf, before a byte is "
+             "decoded."),
+            ("slice-two-chunks.webarc", two_chunks,
+             "grouped-lz4's content with the slice of its first page naming its group twice (chunkCount 2): a slice "
+             "has exactly one chunk entry: corrupt-index at the body leaf."),
+            ("group-too-large.webarc", too_large,
+             "grouped-lz4's content with the group holding only its 65 536-byte page declaring rawLength 2 097 153, "
+             "one over a group's bound (§10): corrupt-index at the body leaf, before it is decoded."),
+            ("slice-no-feature.webarc", no_feature,
+             "grouped-lz4's content with requiredFeatures bit 3 (grouped-bodies) cleared: every slice is "
+             "corrupt-index at the body leaf (a reader that does not know slices would have opened it).")):
+        data, p = craft(recipe, edit)
+        out[name] = data, expect("corrupt-index", "verify", body_leaf(p).ref.offset, why)
+    url = recipe["records"][0]["url"]
+    data, p = craft(recipe, past_end)
+    assert len(p.record_levels[0]) == 1
+    out["read-slice-past-end.webarc"] = data, expect(
+        "corrupt-index", "read", record_leaf(p).ref.offset,
+        f"slice-past-end's bytes: reading {url} through its record's copy of the entry fails before any byte "
+        "is decoded, at the record leaf.", url=url)
+    data, p = craft(recipe, wrong_digest)
+    out["group-digest.webarc"] = data, expect(
+        "chunk-digest", "verify", group_offset[0],
+        "grouped-lz4's content with the digest of the group holding its first page zeroed in every slice's "
+        "entry: the group decodes but does not match: chunk-digest at the group's offset (each of its slices "
+        "reports it).")
+    return out
+
+
 def all_vectors(valid: dict, keys: dict) -> dict[str, tuple[bytes, dict | None]]:
     """FILE.webarc -> (bytes, expectation or None for a file that is only a prerequisite)."""
     out = {}
     for part in (open_vectors(valid), page_vectors(valid), object_vectors(valid), chunk_vectors(valid),
                  trust_vectors(valid, keys), layer_vectors(valid), delta_vectors(valid), apply_vectors(valid), reference_magic_vector(),
-                 search_vectors(valid)):
+                 search_vectors(valid), group_vectors(valid)):
         out.update(part)
     return out

@@ -148,6 +148,8 @@ def apply(stack: list[Archive]) -> bytes:
         raise WebarcError("bad-target", at, f"Writer.dictionaryPlacement {writer['dictionaryPlacement']}: a placement this tool cannot write")
     if writer.get("dictionaryPlacement"):
         settings["dictionaryPlacement"] = writer["dictionaryPlacement"]
+    if "groups" in writer:                                          # Appendix C step 16 (2.4)
+        settings["groups"] = writer["groups"]
     recipe = {"archive": {k: v for k, v in target["archive"].items() if k != "writer"},
               "writer": settings, "records": [view[p] for p in order],
               "totals": "totals" in target["archive"]}                # a target written before 2.2.2 has none

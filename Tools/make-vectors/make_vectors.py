@@ -100,13 +100,14 @@ def newer_minor(recipe: dict) -> bytes:
 
 def newer_reserved(recipe: dict) -> bytes:
     """Version 2.3 with every reserved byte a reader ignores set to A5: the trailer's flags and
-    reserved bytes, page references, page headers, body entry flags, chunk entries. (Not the lead's:
+    reserved bytes, page references, page headers, body entry flags (but bit 0, a slice's since
+    2.4), chunk entries. (Not the lead's:
     a verifier reports those.)"""
     model = build(recipe)
     model.minor = 3
     model.flags = 0xA5A5A5A5
     for body in model.bodies:
-        body.flags = 0xA5A5A5A5
+        body.flags = 0xA5A5A5A4                  # bit 0 is a slice's since 2.4 (§6.3)
         for chunk in body.chunks:
             chunk.reserved = b"\xa5" * 6
     the_plan = plan(model)
@@ -173,7 +174,7 @@ def valid_vectors() -> dict[str, Vector]:
              "best": vv.best(), "keyed-anchors": vv.keyed_anchors(),
              "local-anchors": vv.local_anchors(), "prefix-dictionary": vv.prefix_dictionary(),
              "empty-anchor": vv.empty_anchor(), "search": vv.search(), "search-large": vv.search_large(),
-             "search-same-body": vv.search_same_body()}
+             "search-same-body": vv.search_same_body(), "grouped": vv.grouped(), "grouped-lz4": vv.grouped(False)}
     # A 2.2.1 writer's file: no `Archive.totals`, which a reader then counts by walking (2.2.2).
     plain["no-totals"] = dict(vv.minimal(), totals=False)
     for name, recipe in plain.items():
@@ -207,6 +208,7 @@ def valid_vectors() -> dict[str, Vector]:
     window = invalid_vectors.local_delta(recipe, transform=lambda frame: zstdblock.with_window(frame, 21, 7))
     out["delta-window"] = Vector(recipe, invalid_vectors.craft(recipe, window)[0], crafted=True)
     delta_vectors(out)
+    group_vectors(out)
     mixed_vectors(out)
     return out
 
@@ -275,6 +277,20 @@ def delta_vectors(out: dict[str, Vector]) -> None:
                          ("best-delta", "best-result")):
         applied = layers.apply(opened_bases(out, [name] + out[name].bases))
         assert applied == out[result].data, f"applying {name} does not give {result}"
+
+
+def group_vectors(out: dict[str, Vector]) -> None:
+    """The release after `grouped` written whole (`grouped-result`, Appendix C step 16) and the update
+    between them made as a diff (`grouped-update`: an update does not group; its changed page is not
+    coded against its previous version, a slice); applying it writes the groups again, byte for byte."""
+    recipe = vv.grouped_release_2()
+    out["grouped-result"] = Vector(recipe, write(recipe))
+    grouped = Archive(out["grouped"].data)
+    update = layers.diff(Archive(out["grouped-result"].data), recipe, [grouped], ["grouped.webarc"],
+                         {"created": vv.NOV_25 + 86_400_000, "creator": "make-vectors 2.4"})
+    out["grouped-update"] = Vector(update, write(update, [grouped]), bases=["grouped"])
+    applied = layers.apply(opened_bases(out, ["grouped-update", "grouped"]))
+    assert applied == out["grouped-result"].data, "applying grouped-update does not give grouped-result"
 
 
 def opened_bases(vectors: dict[str, Vector], names: list[str]) -> list[Archive]:
@@ -363,6 +379,8 @@ def expected_writer(recipe: dict, dump: dict) -> dict:
         out["search"] = settings["search"]
     if settings.get("dictionaryPlacement") and out["dictionaryInterval"]:
         out["dictionaryPlacement"] = settings["dictionaryPlacement"]
+    if "groups" in settings and not recipe.get("archive", {}).get("bases"):
+        out["groups"] = settings["groups"]                          # Appendix C step 16: not in an update
     tree = [to_json(recipe_record(r)) for r in dump["records"]]
     positions, used = [], set()
     for record in recipe["records"]:
@@ -408,6 +426,32 @@ def check_pins(dumps: dict[str, dict], vectors: dict[str, Vector]) -> None:
     assert max(start for start, _ in dumps["large"]["archive"]["writer"]["order"]) >= 128     # two-byte LEB128
     large = dumps["large"]["trailer"]
     assert large["recordRoot"]["height"] >= 1 and large["bodyRoot"]["height"] >= 1, large
+    # Appendix C step 16: slices of groups closed by the limit and by an MD5, codec 4 (a group and a
+    # large body's chunk), the same slice again, a body of exactly 65 536 bytes grouped.
+    for name, group_codec in (("grouped", 4), ("grouped-lz4", 1)):
+        dump = dumps[name]
+        assert dump["trailer"]["requiredFeatures"] == 8 and dump["formatVersion"] == "2.4", name
+        slices = [b for b in dump["bodies"] if "sliceStart" in b]
+        groups = {}
+        for b in slices:
+            groups.setdefault(b["chunks"][0]["offset"], []).append(b)
+        assert len(groups) >= 3 and any(len(g) >= 3 for g in groups.values()), name
+        assert group_codec in {g[0]["chunks"][0]["codec"] for g in groups.values()}, name
+        assert any(b["length"] == 65_536 for b in slices) and not any(b["length"] > 65_536 for b in slices), name
+        closed_by = set()
+        for g in groups.values():
+            last = max(g, key=lambda b: b["sliceStart"])
+            by_md5 = int(last["md5"][:16], 16) % (vv.GROUP_LIMIT // 16_384) == 0
+            closed_by.add("md5" if by_md5 else "limit")
+        assert {"md5", "limit"} <= closed_by, (name, closed_by)
+        if group_codec == 4:
+            assert any(c["codec"] == 4 for b in dump["bodies"] if "sliceStart" not in b for c in b["chunks"]), name
+    # an update over a grouping base is a 2.4 file; its own new bodies are not grouped
+    assert dumps["grouped-update"]["formatVersion"] == "2.4"
+    # ... but a body a base holds as a slice stays that slice, in layer 1 (moved.html)
+    based = [b for b in dumps["grouped-update"]["bodies"] if "sliceStart" in b]
+    assert len(based) == 1 and based[0]["chunks"][0]["layer"] == 1, based
+    assert dumps["grouped-update"]["trailer"]["requiredFeatures"] == 1 | 8
     update = dumps["update"]
     assert update["trailer"]["requiredFeatures"] == 1
     assert {c["layer"] for c in chunks("update")} == {0, 1}
@@ -664,7 +708,12 @@ def stack_jsons(vectors: dict[str, Vector]) -> dict[str, dict]:
     mixed = stack_json(vectors, "mixed-update", [vv.MIXED_SITE + path for path in (
         "", "images/logo.png", "folder", "style.css", "robots.txt", "missing")], "mixed-result")
     assert [e.get("layer") for e in mixed["lookups"]] == [0, None, 1, 1, 1, None], mixed
-    return {"update": update, "delta": delta, "delta-stacked": stacked, "best-delta": best, "mixed-update": mixed}
+    grouped_urls = ["https://example.com/" + path for path in ("p00.html", "p02.html", "p09.html", "new.html",
+                                                                "full.html", "missing")]
+    grouped = stack_json(vectors, "grouped-update", grouped_urls, "grouped-result")
+    assert [e.get("layer") for e in grouped["lookups"]] == [1, 0, None, 0, 1, None], grouped
+    return {"update": update, "delta": delta, "delta-stacked": stacked, "best-delta": best, "mixed-update": mixed,
+            "grouped-update": grouped}
 
 
 # Queries of the `search` vector: the text a user types and the clauses its analysis gives (§17.4).

@@ -16,7 +16,8 @@ TRAILER_CHECK = 240                          # offset of trailerCheck in the tra
 FEATURE_LAYER = 1 << 0
 FEATURE_DICTIONARY = 1 << 1
 FEATURE_DELTA = 1 << 2                       # since 2.1
-SUPPORTED_FEATURES = FEATURE_LAYER | FEATURE_DICTIONARY | FEATURE_DELTA
+FEATURE_GROUPED = 1 << 3                     # since 2.4: slices (§6.3) and codec 4 (§6.2)
+SUPPORTED_FEATURES = FEATURE_LAYER | FEATURE_DICTIONARY | FEATURE_DELTA | FEATURE_GROUPED
 
 # §5 pages
 PAGE_REF_SIZE = 56
@@ -27,8 +28,10 @@ PAGE_TARGET = 65_536                         # Appendix C packing rule
 # §6
 CHUNK_ENTRY_SIZE = 56
 BODY_ENTRY_HEAD = 68                         # md5 16, variant 4, flags 4, length 8, sha256 32, chunkCount 4
-RAW, LZ4, LZ4_DICT, DELTA = 0, 1, 2, 3
+RAW, LZ4, LZ4_DICT, DELTA, ZSTD = 0, 1, 2, 3, 4     # codec 4 since 2.4
 MAX_CHUNK = 262_144
+MAX_GROUP = 2_097_152                        # a slice's chunk (§6.3), since 2.4
+SLICE = 1                                    # body entry flags bit 0 (§6.3), since 2.4
 DICTIONARY_SIZE = 65_536
 EMPTY_MD5 = bytes.fromhex("d41d8cd98f00b204e9800998ecf8427e")
 EMPTY_SHA256 = bytes.fromhex("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")

@@ -882,3 +882,56 @@ def best_release_2() -> dict:
         response("https://example.com/extra.html", extra, date=NOV_25, **html),
         release["short.txt"],
     ]}
+
+
+GROUP_LIMIT = 65_536         # Appendix C step 16's smallest limit (`webarc pack --best` uses 2 097 152)
+
+
+def grouped(zstd: bool = True) -> dict:
+    """Appendix C step 16 (2.4) with a group limit of 65 536 (a group closes after a body whose MD5's
+    first 8 bytes are a multiple of 4, or before one that would pass the limit) and, unless `zstd`
+    is off, Zstandard level 3 (codec 4: a group as one frame alone): pages of 2 to 12 KiB given in
+    order, some groups closed by their MD5, some by the limit; a page again (the same slice); an empty
+    body and a redirect (no part in groups); a 65 536-byte page (grouped, alone in its group) and a
+    70 000-byte one (cut into a chunk of its own, which with `zstd` is a frame alone too, stored
+    between the groups); 6 000 seeded bytes (grouped with text)."""
+    html = dict(headers=HTML, mime="text/html", encoding="utf-8")
+
+    def page(number: int, length: int) -> str:
+        text = manual_text(length, f"grouped/page-{number}")
+        return f"<!DOCTYPE html>\n<html><head><title>Page {number}</title></head>\n<body><pre>\n{text}</pre></body></html>\n"
+    lengths = [2_000, 9_000, 4_500, 12_000, 3_000, 7_500, 11_000, 2_500, 8_000, 5_000, 10_000, 6_500, 3_500, 9_500]
+    records = [response(f"https://example.com/p{number:02d}.html", page(number, length), **html)
+               for number, length in enumerate(lengths)]
+    records.insert(5, response("https://example.com/blob.bin", seeded_bytes("grouped/blob", 6_000),
+                               headers=[["Content-Type", "application/octet-stream"]],
+                               mime="application/octet-stream"))
+    records.insert(8, response("https://example.com/large.html", page(100, 70_000), **html))
+    records.insert(11, response("https://example.com/full.html", page(101, 65_536)[:65_536], **html))
+    records.append(dict(records[3], url="https://example.com/copy.html"))
+    records.append(response("https://example.com/empty.txt", b"", headers=[["Content-Length", "0"]],
+                            mime="text/plain"))
+    records.append(redirect("https://example.com/old", "https://example.com/p00.html",
+                            headers=[["Location", "/p00.html"]]))
+    writer = {"groups": GROUP_LIMIT}
+    if zstd:
+        writer["zstdLevel"] = BEST_ZSTD_LEVEL
+    return {"archive": {"created": NOV_25, "creator": "make-vectors 2.4"}, "writer": writer, "records": records}
+
+
+def grouped_release_2() -> dict:
+    """The release after `grouped`, written whole by the same Writer (grouped-result.webarc): page 2
+    changed, page 9 dropped, a page added, page 1's body under a new URL as well; applying grouped-update over grouped gives it byte for byte
+    (the groups written again by step 16)."""
+    release = grouped()
+    records = [r for r in release["records"] if not r["url"].endswith("/p09.html")]
+    for r in records:
+        if r["url"].endswith("/p02.html"):
+            body = base64.b64decode(r["body"]).decode().replace("</pre>", "A line added in release 2.\n</pre>")
+            r["body"] = b64(body)
+    records.append(dict(records[1], url="https://example.com/moved.html"))      # page 1's body under a new URL
+    records.append(response("https://example.com/new.html", "<p>" + manual_text(5_000, "grouped/new") + "</p>\n",
+                            headers=HTML, mime="text/html", encoding="utf-8"))
+    release["records"] = records
+    release["archive"] = {"created": NOV_25 + 86_400_000, "creator": "make-vectors 2.4"}
+    return release

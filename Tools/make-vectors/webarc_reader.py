@@ -24,7 +24,7 @@ import zstdblock
 import search_index
 from canonical import BadURL, ascii_upper, canonical_key
 from schema import (APPENDIX_MAGIC, BODY_LEAF, BODY_TREE, BOOL, CHUNK_ENTRY_SIZE, CLASSES, DELTA, DICTIONARY_SIZE,
-                    END_MAGIC, FEATURE_DELTA, FEATURE_DICTIONARY, FEATURE_LAYER, FIXED_LENGTH, INTERIOR, LEAD_MAGIC,
+                    END_MAGIC, FEATURE_DELTA, FEATURE_DICTIONARY, FEATURE_GROUPED, FEATURE_LAYER, MAX_GROUP, SLICE, ZSTD, FIXED_LENGTH, INTERIOR, LEAD_MAGIC,
                     LZ4, LZ4_DICT, MAJOR, MAX_APPENDIX, MAX_BODY, MAX_CHUNK, MAX_COUNT, MAX_HEIGHT, MAX_NESTING,
                     MAX_PAGE, MAX_RATIO, METADATA, NESTED_CLASS, OBJECT, OBJECT_LIST, PAGE_REF_SIZE, RAW,
                     RECORD_CLASSES, RECORD_LEAF, RECORD_TREE, REDIRECT_STATUSES, SIGNATURE_BLOCK,
@@ -79,6 +79,7 @@ class BodyEntry:
     sha256: bytes
     chunks: list[ChunkEntry]
     raw: bytes           # the entry's encoded bytes (copies are compared byte for byte)
+    slice_start: int | None = None    # a slice's sliceStart (flags bit 0, §6.3), else None
 
     @property
     def key(self) -> bytes:
@@ -167,6 +168,7 @@ def parse_body_entry(c: Cursor) -> BodyEntry:
     length = c.u64("length")
     sha = c.take(32, "body entry sha256")
     count = c.u32("chunkCount")
+    slice_start = c.u32("sliceStart") if flags & SLICE else None
     if count * CHUNK_ENTRY_SIZE > len(c.data) - c.at:
         raise PageError("corrupt-page", c.at - 4, f"chunkCount {count}: more chunk entries than the page holds")
     chunks = []
@@ -179,7 +181,7 @@ def parse_body_entry(c: Cursor) -> BodyEntry:
             if reference.codec == LZ4_DICT:
                 reference.dictionary = parse_chunk(c.take(CHUNK_ENTRY_SIZE, "dictionary reference"))
         chunks.append(chunk)
-    return BodyEntry(md5, variant, flags, length, sha, chunks, c.data[start:c.at])
+    return BodyEntry(md5, variant, flags, length, sha, chunks, c.data[start:c.at], slice_start)
 
 
 def parse_page(ref: PageRef, raw: bytes) -> Page:
@@ -361,6 +363,10 @@ def check_writer(obj: Object) -> None:
                           f"{uint(obj, 'dictionaryInterval')} out of range")
     if "zstdLevel" in obj.fields and not 1 <= uint(obj, "zstdLevel") <= 22:
         raise ObjectError("corrupt-index", f"Writer zstdLevel {uint(obj, 'zstdLevel')} is not 1 to 22")
+    if "groups" in obj.fields and not (65_536 <= uint(obj, "groups") <= MAX_GROUP
+                                       and uint(obj, "dictionaryInterval") == 0):
+        raise ObjectError("corrupt-index", f"Writer groups {uint(obj, 'groups')} is not 65536 to {MAX_GROUP} "
+                          "with dictionary interval 0")
     if "order" in obj.fields:
         try:
             runs = order_runs(obj.fields["order"][1])
@@ -638,23 +644,25 @@ class Archive:
 
     # ------------------------------------------------------------------ bodies (§6)
 
-    def chunk_bytes(self, c: ChunkEntry, bases: list["Archive"]) -> bytes:
+    def chunk_bytes(self, c: ChunkEntry, bases: list["Archive"], group: bool = False) -> bytes:
         """A verified chunk: bounds, decode, SHA-256 (§6.2, §11.2). `bases` are this archive's
-        bases, nearest first (chunk layer n is bases[n - 1])."""
+        bases, nearest first (chunk layer n is bases[n - 1]). `group`: a slice's chunk (§6.3)."""
         source = self
         if c.layer:
             if c.layer > len(bases):
                 raise WebarcError("corrupt-index", c.offset, f"chunk at {c.offset}: layer {c.layer}, no such base")
             source = bases[c.layer - 1]
-        if c.codec not in (RAW, LZ4, LZ4_DICT, DELTA):
+        if c.codec not in (RAW, LZ4, LZ4_DICT, DELTA, ZSTD):
             raise WebarcError("unsupported-codec", c.offset, f"chunk codec {c.codec}")
+        if group and c.codec not in (RAW, LZ4, ZSTD):
+            raise WebarcError("corrupt-index", c.offset, f"a slice's chunk of codec {c.codec}")
         if c.codec == DELTA:
             r = c.reference
             if r.codec not in (RAW, LZ4, LZ4_DICT):
                 raise WebarcError("corrupt-index", c.offset, f"delta reference of codec {r.codec}")
             if not 1 <= r.raw_length <= MAX_CHUNK:
                 raise WebarcError("corrupt-index", c.offset, f"delta reference rawLength {r.raw_length}")
-        problem = chunk_problem(c, source.body_data_end)
+        problem = chunk_problem(c, source.body_data_end, MAX_GROUP if group else MAX_CHUNK)
         if problem:
             raise WebarcError(problem[0], c.offset, problem[1])
         stored = source.data[c.offset:c.offset + c.stored_length]
@@ -668,6 +676,12 @@ class Archive:
                 raise WebarcError("corrupt-index", c.offset, f"dictionary reference of codec {d.codec}")
             dictionary = self.chunk_bytes(d, bases)
             raw = lz4block.decompress(stored, c.raw_length, dictionary[-DICTIONARY_SIZE:])
+        elif c.codec == ZSTD:
+            why = zstdblock.frame_problem(stored, c.raw_length)
+            raw = zstdblock.decode(stored, c.raw_length, b"") if why is None else None
+            if raw is None:
+                raise WebarcError("corrupt-chunk", c.offset,
+                                  f"chunk at {c.offset}: {why or f'the Zstandard frame does not decode to {c.raw_length} bytes'}")
         else:
             reference = self.chunk_bytes(c.reference, bases)         # verified by its own digest first
             why = zstdblock.frame_problem(stored, c.raw_length)
@@ -684,7 +698,21 @@ class Archive:
         return raw
 
     def body_bytes(self, entry: BodyEntry, bases: list["Archive"] | None = None) -> bytes:
+        if entry.slice_start is not None:
+            problem = slice_problem(entry)
+            if problem:
+                raise WebarcError("corrupt-index", entry.chunks[0].offset if entry.chunks else 0, problem)
+            group = self.group_bytes(entry.chunks[0], bases or [])
+            return group[entry.slice_start:entry.slice_start + entry.length]
         return b"".join(self.chunk_bytes(c, bases or []) for c in entry.chunks)
+
+    def group_bytes(self, c: ChunkEntry, bases: list["Archive"]) -> bytes:
+        """A slice's chunk, verified once and kept (§6.3: a reader MAY keep a decoded group)."""
+        cache = self.__dict__.setdefault("_groups", {})
+        key = (c.offset, c.stored_length, c.raw_length, c.codec, c.layer, c.digest)
+        if key not in cache:
+            cache[key] = self.chunk_bytes(c, bases, group=True)
+        return cache[key]
 
     def read_body(self, entry: BodyEntry, page: Page, bases: list["Archive"] | None = None) -> bytes:
         """A body read lazily through the entry `page` holds (§11.2): a problem Appendix A names at "the
@@ -776,9 +804,21 @@ class Archive:
         return out
 
 
-def chunk_problem(c: ChunkEntry, body_data_end: int) -> tuple[str, str] | None:
-    """§6.2 bounds of a chunk entry whose codec is known: (code, message) or None."""
-    if not 1 <= c.raw_length <= MAX_CHUNK:
+def slice_problem(b: BodyEntry) -> str | None:
+    """§6.3: why a slice breaks its rules (one chunk, a length of at least 1, inside its chunk), or None."""
+    if len(b.chunks) != 1:
+        return f"a slice with {len(b.chunks)} chunk entries"
+    if b.length < 1:
+        return "a slice of length 0"
+    if b.slice_start + b.length > b.chunks[0].raw_length:
+        return f"slice [{b.slice_start}, {b.slice_start + b.length}) past its chunk's {b.chunks[0].raw_length} bytes"
+    return None
+
+
+def chunk_problem(c: ChunkEntry, body_data_end: int, max_raw: int = MAX_CHUNK) -> tuple[str, str] | None:
+    """§6.2 bounds of a chunk entry whose codec is known: (code, message) or None; `max_raw` is
+    2 MiB for a slice's chunk (§6.3)."""
+    if not 1 <= c.raw_length <= max_raw:
         return "corrupt-index", f"chunk rawLength {c.raw_length}"
     if c.stored_length < 1:
         return "corrupt-index", "chunk storedLength 0"
@@ -786,11 +826,11 @@ def chunk_problem(c: ChunkEntry, body_data_end: int) -> tuple[str, str] | None:
         return "corrupt-index", "raw chunk with storedLength != rawLength"
     if c.codec in (LZ4, LZ4_DICT) and c.stored_length > c.raw_length + c.raw_length // 255 + 16:
         return "corrupt-index", "chunk storedLength over the LZ4 bound"
-    if c.codec == DELTA and c.stored_length >= c.raw_length:
+    if c.codec in (DELTA, ZSTD) and c.stored_length >= c.raw_length:
         return "corrupt-index", f"delta chunk storedLength {c.stored_length} not below rawLength {c.raw_length}"
     if not (16 <= c.offset and c.offset + c.stored_length <= body_data_end):
         return "corrupt-index", f"chunk extent [{c.offset}, {c.offset + c.stored_length}) outside the body data"
-    if c.codec in (LZ4, LZ4_DICT) and c.raw_length > MAX_RATIO * c.stored_length:
+    if c.codec in (LZ4, LZ4_DICT, ZSTD) and c.raw_length > MAX_RATIO * c.stored_length:
         return "amplification", f"chunk at {c.offset} decodes {c.raw_length} bytes from {c.stored_length}"
     if c.codec == DELTA and c.raw_length > MAX_RATIO * c.stored_length + c.reference.raw_length:
         return "amplification", (f"delta chunk at {c.offset} decodes {c.raw_length} bytes from {c.stored_length} "
@@ -1058,27 +1098,36 @@ class _Verifier:
         if b.length > MAX_BODY:
             self.report("corrupt-index", page.offset, f"{where}: length {b.length}")
             return
-        entries = []                      # (entry, role): None for a chunk, else "dictionary" or "reference"
+        entries = []                      # (entry, role): None for a chunk, else "dictionary", "reference" or "group"
+        sliced = b.slice_start is not None
+        bad = False
+        if sliced and not self.a.required & FEATURE_GROUPED:
+            self.report("corrupt-index", page.offset, f"{where}: a slice without feature bit 3")
+            bad = True
+        if sliced and slice_problem(b):
+            self.report("corrupt-index", page.offset, f"{where}: {slice_problem(b)}")
+            bad = True
         for c in b.chunks:
-            entries.append((c, None))
+            entries.append((c, "group" if sliced else None))
             if c.dictionary:
                 entries.append((c.dictionary, "dictionary"))
             if c.reference:
                 entries.append((c.reference, "reference"))
                 if c.reference.dictionary:
                     entries.append((c.reference.dictionary, "dictionary"))
-        bad = False
         for c, role in entries:
-            if c.codec not in (RAW, LZ4, LZ4_DICT, DELTA):
+            if c.codec not in (RAW, LZ4, LZ4_DICT, DELTA, ZSTD):
                 self.report("unsupported-codec", page.offset, f"{where}: chunk codec {c.codec}")
                 bad = True
                 continue
-            if (role == "dictionary" and c.codec not in (RAW, LZ4)) or (role == "reference" and c.codec == DELTA):
-                what = "dictionary reference" if role == "dictionary" else "delta chunk's reference"
+            if (role == "dictionary" and c.codec not in (RAW, LZ4)) or (role == "reference" and c.codec in (DELTA, ZSTD)) \
+                    or (role == "group" and c.codec not in (RAW, LZ4, ZSTD)):
+                what = {"dictionary": "dictionary reference", "reference": "delta chunk's reference",
+                        "group": "slice's chunk"}[role]
                 self.report("corrupt-index", page.offset, f"{where}: a {what} of codec {c.codec}")
                 bad = True
                 continue
-            feature = {LZ4_DICT: (FEATURE_DICTIONARY, 1), DELTA: (FEATURE_DELTA, 2)}.get(c.codec)
+            feature = {LZ4_DICT: (FEATURE_DICTIONARY, 1), DELTA: (FEATURE_DELTA, 2), ZSTD: (FEATURE_GROUPED, 3)}.get(c.codec)
             if feature and not self.a.required & feature[0]:
                 self.report("corrupt-index", page.offset, f"{where}: a codec-{c.codec} chunk without feature bit {feature[1]}")
                 bad = True
@@ -1088,12 +1137,12 @@ class _Verifier:
                 bad = True
                 continue
             if c.layer == 0:
-                problem = chunk_problem(c, self.a.body_data_end)
+                problem = chunk_problem(c, self.a.body_data_end, MAX_GROUP if role == "group" else MAX_CHUNK)
                 if problem:
                     self.report(problem[0], page.offset if problem[0] == "corrupt-index" else c.offset,
                                 f"{where}: {problem[1]}")
                     bad = True
-        if sum(c.raw_length for c in b.chunks) != b.length:
+        if not sliced and sum(c.raw_length for c in b.chunks) != b.length:
             self.report("corrupt-index", page.offset, f"{where}: chunk rawLengths do not add up to length {b.length}")
             bad = True
         if bad:
@@ -1104,7 +1153,8 @@ class _Verifier:
         out = bytearray()
         for c in b.chunks:
             try:
-                out += self.a.chunk_bytes(c, self.bases or [])
+                # A slice's group is decoded and checked once (the reader keeps it), its slice taken.
+                out += self.a.body_bytes(b, self.bases or []) if sliced else self.a.chunk_bytes(c, self.bases or [])
             except WebarcError as e:
                 self.report(e.code, e.offset if e.code != "corrupt-index" else page.offset, f"{where}: {e.message}")
                 return
@@ -1134,12 +1184,15 @@ class _Verifier:
         extents = []                                        # (offset, end)
         chunk_extents = set()
         dictionaries = []
+        groups = set()                                      # a group's extent counts once (§3 rule 3)
         def inside(c):                                      # outside: reported by `chunks`
             return c.layer == 0 and c.stored_length and 16 <= c.offset and c.offset + c.stored_length <= a.body_data_end
         for page in self.body_pages:
             for b in page.bodies:
                 for c in b.chunks:
-                    if inside(c):
+                    if inside(c) and b.slice_start is not None:
+                        groups.add((c.offset, c.offset + c.stored_length))
+                    elif inside(c):
                         extents.append((c.offset, c.offset + c.stored_length))
                         chunk_extents.add((c.offset, c.offset + c.stored_length))
                     # references (a codec-2 entry's dictionary, a codec-3 entry's reference and its
@@ -1147,6 +1200,8 @@ class _Verifier:
                     for r in (c.dictionary, c.reference, c.reference.dictionary if c.reference else None):
                         if r is not None and inside(r):
                             dictionaries.append((r.offset, r.offset + r.stored_length))
+        extents += sorted(groups)
+        chunk_extents |= groups
         extents += sorted({e for e in dictionaries if e not in chunk_extents})
         extents += [(r.offset, r.offset + r.stored_length) for r in self.refs]
         extents.sort()
@@ -1419,8 +1474,11 @@ def dump_chunk(c: ChunkEntry) -> dict:
 
 
 def dump_body(b: BodyEntry) -> dict:
-    return {"md5": b.md5.hex(), "variant": b.variant, "length": b.length, "sha256": b.sha256.hex(),
-            "chunks": [dump_chunk(c) for c in b.chunks]}
+    out = {"md5": b.md5.hex(), "variant": b.variant, "length": b.length, "sha256": b.sha256.hex(),
+           "chunks": [dump_chunk(c) for c in b.chunks]}
+    if b.slice_start is not None:
+        out["sliceStart"] = b.slice_start
+    return out
 
 
 def dump_archive(obj: Object) -> dict:
@@ -1484,6 +1542,8 @@ def dump_writer(writer: Object) -> dict:
         out["dictionaryPlacement"] = uint(writer, "dictionaryPlacement")
     if "search" in writer.fields:                                   # the index rules (2.2, §17.1)
         out["search"] = uint(writer, "search")
+    if "groups" in writer.fields:                                   # Appendix C step 16's limit (2.4)
+        out["groups"] = uint(writer, "groups")
     return out
 
 

@@ -33,7 +33,8 @@ import search_index
 import zstdblock
 from canonical import ascii_upper, canonical_key, canonical_url
 from schema import (APPENDIX_MAGIC, BODY_LEAF, BODY_REF, BODY_TREE, BOOL, BYTES, DATE, DELTA, DICTIONARY_SIZE,
-                    END_MAGIC, FEATURE_DELTA, FEATURE_DICTIONARY, FEATURE_LAYER, INT, INTERIOR, LEAD_MAGIC, LZ4,
+                    END_MAGIC, FEATURE_DELTA, FEATURE_DICTIONARY, FEATURE_GROUPED, FEATURE_LAYER, MAX_GROUP,
+                    SLICE, ZSTD, INT, INTERIOR, LEAD_MAGIC, LZ4,
                     LZ4_DICT, MAJOR, MAX_CHUNK, MAX_PAGE, METADATA, OBJECT, OBJECT_LIST, PAGE_REF_SIZE, PAGE_TARGET, RAW, RECORD_LEAF,
                     RECORD_TREE, REDIRECT_STATUSES, SIGNATURE_BLOCK, SIGNATURE_DOMAIN, STRING, STRING_LIST,
                     TRAILER_MAGIC, UINT, LISTED_ORIGINS, key_origin, saturating)
@@ -80,6 +81,7 @@ class BodyEntry:
     sha256: bytes
     chunks: list[Chunk]
     flags: int = 0
+    slice_start: int | None = None       # a slice's sliceStart (flags bit 0, §6.3)
 
     @property
     def key(self) -> bytes:
@@ -89,6 +91,8 @@ class BodyEntry:
     def encode(self) -> bytes:
         out = self.md5 + struct.pack("<IIQ", self.variant, self.flags, self.length) + self.sha256
         out += struct.pack("<I", len(self.chunks))
+        if self.slice_start is not None:
+            out += struct.pack("<I", self.slice_start)
         return out + b"".join(c.encode() for c in self.chunks)
 
 
@@ -199,6 +203,9 @@ class Model:
     search: int | None = None                                   # §17: the index rules version (`Writer.search`); None: no index
     response_bytes: dict = field(default_factory=dict)          # §17: recipe index -> a response's body (a base's too)
     totals: bool = True                                         # §7.3 `Archive.totals` (2.2.2); False: an older writer
+    groups: int | None = None                                   # Appendix C step 16's limit (`Writer.groups`); None: off
+    group_bytes: bytearray = field(default_factory=bytearray)   # step 16: the open group's bytes
+    group_members: list = field(default_factory=list)           # step 16: the open group's slices
 
 
 # ---------------------------------------------------------------------------- stage 1: build
@@ -231,12 +238,19 @@ def build(recipe: dict, bases: list | None = None) -> Model:
     model.zstd_level = settings.get("zstdLevel")
     if model.zstd_level is not None and not 1 <= model.zstd_level <= 22:
         raise WriterError(f"Zstandard level {model.zstd_level}: 1 to 22")
+    model.groups = settings.get("groups")
+    if model.groups is not None:
+        if not 65_536 <= model.groups <= MAX_GROUP or model.dictionary_interval:
+            raise WriterError(f"group limit {model.groups}: 65536 to {MAX_GROUP}, with dictionary interval 0")
+        if bases:
+            model.groups = None                                 # step 16: an update does not group
     model.search = settings.get("search")
     if model.search not in (None, *search_index.VERSIONS):
         raise WriterError(f"search index rules {model.search}: this writer knows {search_index.VERSIONS}")
     for index, record in enumerate(recipe.get("records", [])):
         add_record(model, index, record, bases)
-    set_writer(model, writer_object({"level": level, "dictionaryInterval": model.dictionary_interval,
+    close_group(model)
+    set_writer(model, writer_object({"level": level, "dictionaryInterval": model.dictionary_interval, "groups": model.groups,
                                      "order": order_runs(model.records), "zstdLevel": model.zstd_level,
                                      "anchors": model.anchor_rule if model.dictionary_interval else 0,
                                      "search": model.search, "dictionaryPlacement": model.placement}))
@@ -246,6 +260,8 @@ def build(recipe: dict, bases: list | None = None) -> Model:
         model.minor = 2 if model.search == 1 else 3
         model.optional |= search_index.FEATURES[model.search]
         model.archive.fields.append(Field(search_index.KEYS[model.search], BYTES, bytes(PAGE_REF_SIZE)))
+    if model.groups is not None or any(b.required & FEATURE_GROUPED for b in bases):
+        model.minor = 4                                         # §4.1: a grouping writer's archive is 2.4
     entries = [c for b in model.bodies for c in all_chunks(b)]
     if bases or recipe.get("archive", {}).get("bases") or any(r.obj.class_name == "Tombstone" for r in model.records) \
             or any(c.layer for c in entries):
@@ -254,6 +270,8 @@ def build(recipe: dict, bases: list | None = None) -> Model:
         model.required |= FEATURE_DICTIONARY
     if any(c.codec == DELTA for c in entries):
         model.required |= FEATURE_DELTA
+    if any(c.codec == ZSTD for c in entries) or any(b.slice_start is not None for b in model.bodies):
+        model.required |= FEATURE_GROUPED
     return model
 
 
@@ -296,6 +314,8 @@ def writer_object(writer: dict) -> Obj:
         fields.append(Field("search", UINT, writer["search"]))
     if writer.get("dictionaryPlacement"):
         fields.append(Field("dictionaryPlacement", UINT, writer["dictionaryPlacement"]))
+    if writer.get("groups") is not None:
+        fields.append(Field("groups", UINT, writer["groups"]))
     return Obj("Writer", fields)
 
 
@@ -488,6 +508,8 @@ def previous_version(index: int, given: dict | None, bases: list) -> list[tuple[
     entry = base.find_body(bytes.fromhex(given["bodyMD5"]) + struct.pack(">I", given["bodyVariant"]))
     if entry is None:
         raise WriterError(f"record {index}: base {layer} holds no body {given['bodyMD5']}/{given['bodyVariant']}")
+    if entry.slice_start is not None:
+        return None                                             # a slice's group is no reference (step 14)
     return [(relayer(c, layer), base.chunk_bytes(c, bases[layer:])) for c in entry.chunks]
 
 
@@ -582,6 +604,12 @@ def store_body(model: Model, data: bytes, bases: list, previous: list | None = N
     if model.zstd_level is not None and dictionary is not None and previous is None and \
             not model.zstd_reference.startswith(zstdblock.DICTIONARY_MAGIC):
         zstd_reference = model.zstd_reference
+    if chunks is None and model.groups is not None and 1 <= len(data) <= model.groups:
+        entry = BodyEntry(md5, len(same_md5), len(data), sha, [], SLICE)
+        group_body(model, entry, data)
+        same_md5.append((data, entry))
+        model.bodies.append(entry)
+        return entry
     if chunks is None:
         chunks, store_raw = [], False
         for i, start in enumerate(range(0, len(data), MAX_CHUNK)):
@@ -593,15 +621,58 @@ def store_body(model: Model, data: bytes, bases: list, previous: list | None = N
                 stored, codec, reference = delta_coding(raw, stored, codec, candidate, candidate_bytes)
             elif zstd_reference is not None and codec != RAW:
                 stored, codec, reference = zstd_coding(raw, stored, codec, zstd_reference, model.zstd_level)
+            elif model.groups is not None and model.zstd_level is not None:
+                stored, codec = zstd_alone(raw, stored, codec, model.zstd_level)
             chunk = commit_chunk(model, raw, stored, codec, reference)
             store_raw = store_raw or chunk.codec == RAW
             chunks.append(chunk)
-    entry = BodyEntry(md5, len(same_md5), len(data), sha, chunks)
+    entry = BodyEntry(md5, len(same_md5), len(data), sha, list(chunks))
+    if getattr(chunks, "slice_start", None) is not None:
+        entry.flags, entry.slice_start = SLICE, chunks.slice_start       # a base's slice stays one
     same_md5.append((data, entry))
     model.bodies.append(entry)
     if is_anchor:
         note_anchor(model, data, entry)
     return entry
+
+
+def group_body(model: Model, entry: BodyEntry, data: bytes) -> None:
+    """Appendix C step 16: a new body of 1 byte to the limit goes into the open group, closed first when it
+    would pass the limit, and after it when its MD5's first 8 bytes (big-endian) are a multiple of
+    max(1, limit // 16384)."""
+    if model.group_bytes and len(model.group_bytes) + len(data) > model.groups:
+        close_group(model)
+    entry.slice_start = len(model.group_bytes)
+    model.group_bytes += data
+    model.group_members.append(entry)
+    if int.from_bytes(entry.md5[:8], "big") % max(1, model.groups // 16_384) == 0:
+        close_group(model)
+
+
+def close_group(model: Model) -> None:
+    """Step 16: the open group coded as one chunk (§6.3 at level 1; with a Zstandard level, a frame
+    alone, codec 4, when shorter and within §10) and appended; its slices name it."""
+    if not model.group_bytes:
+        return
+    raw = bytes(model.group_bytes)
+    stored, codec = code_chunk(raw, None, False)
+    if model.zstd_level is not None:
+        stored, codec = zstd_alone(raw, stored, codec, model.zstd_level)
+    chunk = commit_chunk(model, raw, stored, codec)
+    for entry in model.group_members:
+        entry.chunks = [chunk]
+    model.group_bytes, model.group_members = bytearray(), []
+
+
+def zstd_alone(raw: bytes, stored: bytes, codec: int, level: int) -> tuple[bytes, int]:
+    """Step 16: a chunk whose coding is not raw as one Zstandard frame without a dictionary (codec
+    4), when the frame is shorter than that coding and rawLength <= 255 x its length."""
+    if codec == RAW:
+        return stored, codec
+    frame = zstdblock.compress_with_dict(raw, b"", level)
+    if len(frame) < len(stored) and len(raw) <= 255 * len(frame):
+        return frame, ZSTD
+    return stored, codec
 
 
 def note_anchor(model: Model, data: bytes, entry: BodyEntry) -> None:
@@ -624,12 +695,20 @@ def dictionary_reference(model: Model) -> Chunk:
 
 
 def base_chunks(data: bytes, md5: bytes, sha: bytes, bases: list) -> list[Chunk] | None:
-    """The chunk entries of an equal body in the nearest base that holds one, moved to that layer."""
+    """The chunk entries of an equal body in the nearest base that holds one, moved to that layer
+    (a slice's: its group's, the list's `slice_start` attribute its sliceStart, §6.3)."""
     for position, base in enumerate(bases, start=1):
         for entry in base.body_entries_with_md5(md5):
             if entry.length == len(data) and entry.sha256 == sha and base.body_bytes(entry, bases[position:]) == data:
-                return [relayer(c, position) for c in entry.chunks]
+                chunks = BaseChunks(relayer(c, position) for c in entry.chunks)
+                chunks.slice_start = entry.slice_start
+                return chunks
     return None
+
+
+class BaseChunks(list):
+    """A base body's chunk entries, with its sliceStart when it is a slice (§6.3)."""
+    slice_start: int | None = None
 
 
 def relayer(c, position: int) -> Chunk:
@@ -657,7 +736,7 @@ def delta_coding(raw: bytes, stored: bytes, codec: int, reference: Chunk, refere
     size, no checksum, no dictionary ID) when the frame is shorter than both `rawLength` and the
     other coding's stored bytes and within the §10 bound; a reference of codec 3, or whose bytes
     start with the Zstandard dictionary magic, is not used. Returns (stored, codec, reference or None)."""
-    if reference.codec == DELTA or reference_bytes.startswith(zstdblock.DICTIONARY_MAGIC):
+    if reference.codec in (DELTA, ZSTD) or reference_bytes.startswith(zstdblock.DICTIONARY_MAGIC):
         return stored, codec, None
     frame = zstdblock.compress_with_dict(raw, reference_bytes)
     if len(frame) < len(raw) and len(frame) < len(stored) and len(raw) <= 255 * len(frame) + reference.raw_length:

@@ -9,7 +9,7 @@ public struct BodyEntry: Equatable, Sendable {
 
     /// The body's MD5 and variant.
     public var reference: BodyReference
-    /// Reserved; zero when written.
+    /// Bit 0: the entry is a slice (``sliceStart``); the other bits are reserved, zero when written.
     package var flags: UInt32
     /// The body's length, the sum of its chunks' raw lengths.
     public var length: UInt64
@@ -17,6 +17,9 @@ public struct BodyEntry: Equatable, Sendable {
     public var sha256: SHA256Hash
     /// The chunks in order; decoded and concatenated they are the body.
     package var chunks: [ChunkEntry]
+    /// For a slice (flags bit 0, since 2.4), where the body starts in its one chunk's decoded
+    /// bytes, a group shared with other bodies; nil for a body that is its chunks.
+    package var sliceStart: UInt32?
     /// Where the entry was read (page offset, position in the decoded page), for errors.
     var origin: Origin
 
@@ -36,6 +39,19 @@ public struct BodyEntry: Equatable, Sendable {
         origin = Origin(page: 0, position: 0)
     }
 
+    /// Makes a slice: the body is `length` bytes from `sliceStart` of `group`'s decoded bytes.
+    init(reference: BodyReference, length: UInt64, sha256: SHA256Hash, group: ChunkEntry, sliceStart: UInt32) {
+        self.init(reference: reference, length: length, sha256: sha256, chunks: [group])
+        flags = Self.sliceFlag
+        self.sliceStart = sliceStart
+    }
+
+    /// `flags` bit 0: the entry is a slice of a group chunk (spec §6.3, feature bit 3).
+    static let sliceFlag: UInt32 = 1
+
+    /// Whether the entry is a slice of a group chunk.
+    package var isSlice: Bool { sliceStart != nil }
+
     /// Decodes one entry from a decoded page stored at `page`.
     ///
     /// - Throws: `corruptPage` when the chunk entries run past the page (`length` is checked by
@@ -49,6 +65,7 @@ public struct BodyEntry: Equatable, Sendable {
         length = try reader.readUInt64()
         sha256 = try SHA256Hash(parsing: &reader)
         let count = try reader.readUInt32()
+        sliceStart = flags & Self.sliceFlag != 0 ? try reader.readUInt32() : nil
         origin = Origin(page: page, position: start)
         // Checked against the bytes left before anything is allocated; a count over 2^22 can never
         // fit a 4 MiB page, so this also keeps the bound of spec §10.
@@ -67,8 +84,12 @@ public struct BodyEntry: Equatable, Sendable {
     static func skip(_ reader: inout ByteReader) throws {
         let start = reader.position
         try reader.require(UInt64(Self.headSize), what: "body entry")
-        try reader.skip(Self.headSize - 4)
+        try reader.skip(20)
+        let flags = try reader.readUInt32()
+        try reader.skip(Self.headSize - 28)
         let count = try reader.readUInt32()
+        // A slice's sliceStart follows chunkCount (spec §6.3).
+        if flags & Self.sliceFlag != 0 { _ = try reader.readUInt32() }
         try reader.require(
             UInt64(count) * UInt64(ChunkEntry.size),
             what: "body \(reference(in: reader.bytes, at: start)) with \(count) chunk entries")
@@ -90,11 +111,12 @@ public struct BodyEntry: Equatable, Sendable {
         writer.write(length)
         sha256.serialize(into: &writer)
         writer.write(UInt32(chunks.count))
+        if let sliceStart { writer.write(sliceStart) }
         for chunk in chunks { chunk.serialize(into: &writer) }
     }
 
     /// Bytes the encoded entry takes.
-    var encodedSize: Int { Self.headSize + chunks.reduce(0) { $0 + $1.encodedSize } }
+    var encodedSize: Int { Self.headSize + (isSlice ? 4 : 0) + chunks.reduce(0) { $0 + $1.encodedSize } }
 
     /// Bytes the parsed entry holds in memory, for a cache's budget: the value, its chunk list,
     /// and a cache's entry for it.
@@ -111,6 +133,22 @@ public struct BodyEntry: Equatable, Sendable {
     /// The sum of the chunks' raw lengths.
     var chunkLengthSum: UInt64 { chunks.reduce(0) { $0 + UInt64($1.rawLength) } }
 
+    /// Bytes of the body that chunk `index` gives: its raw length, or a slice's length.
+    func pieceLength(_ index: Int) -> UInt64 { isSlice ? length : UInt64(chunks[index].rawLength) }
+
+    /// Why a slice's fields break spec §6.3 (one chunk, a length of at least 1, inside the
+    /// chunk's decoded bytes), or nil; nil for an entry that is not a slice.
+    var sliceProblem: String? {
+        guard let sliceStart else { return nil }
+        guard chunks.count == 1 else { return "a slice has \(chunks.count) chunk entries" }
+        guard length >= 1 else { return "a slice of length 0" }
+        guard UInt64(sliceStart) + length <= UInt64(chunks[0].rawLength) else {
+            return
+                "slice \(sliceStart)..<\(UInt64(sliceStart) + length) passes its chunk's \(chunks[0].rawLength) bytes"
+        }
+        return nil
+    }
+
     /// Checks `length` against the bound of spec §10 and that the chunks add up to it (§6.3).
     ///
     /// - Throws: `corruptIndex` at the entry's page.
@@ -119,8 +157,12 @@ public struct BodyEntry: Equatable, Sendable {
             throw WebArcError.corruptIndex(
                 page: origin.page, position: origin.position, reason: "body \(reference) length \(length) is over 2^40")
         }
+        if let problem = sliceProblem {
+            throw WebArcError.corruptIndex(
+                page: origin.page, position: origin.position, reason: "body \(reference): \(problem)")
+        }
         let sum = chunkLengthSum
-        guard sum == length else {
+        guard isSlice || sum == length else {
             throw WebArcError.corruptIndex(
                 page: origin.page, position: origin.position,
                 reason: "body \(reference) has length \(length) but its chunks hold \(sum) bytes")
@@ -130,7 +172,7 @@ public struct BodyEntry: Equatable, Sendable {
     /// Equal content; where the entries were read is not compared.
     public static func == (lhs: BodyEntry, rhs: BodyEntry) -> Bool {
         lhs.reference == rhs.reference && lhs.flags == rhs.flags && lhs.length == rhs.length && lhs.sha256 == rhs.sha256
-            && lhs.chunks == rhs.chunks
+            && lhs.chunks == rhs.chunks && lhs.sliceStart == rhs.sliceStart
     }
 }
 

@@ -17,6 +17,8 @@ package struct ChunkEntry: Hashable, Sendable {
         case lz4Dictionary = 2
         /// One Zstandard frame decoded with another chunk's whole bytes as history (feature bit 2).
         case zstdDelta = 3
+        /// One Zstandard frame decoded alone, without a dictionary (feature bit 3, since 2.4).
+        case zstd = 4
     }
 
     /// Absolute offset of the stored bytes (in this archive for layer 0, in a base otherwise).
@@ -173,6 +175,19 @@ package struct ChunkEntry: Hashable, Sendable {
         case dictionary
         /// A codec-3 chunk's reference: codec 0, 1 or 2.
         case deltaReference
+        /// The one chunk of a slice (spec §6.3), a group: codec 0, 1 or 4, up to 2 MiB decoded.
+        case group
+    }
+
+    /// Why `codec` may not serve in `role` (spec §6.2, §6.3), or nil when it may.
+    func roleProblem(_ codec: Codec, _ role: Role) -> String? {
+        switch (role, codec) {
+        case (.dictionary, .lz4Dictionary), (.dictionary, .zstdDelta), (.dictionary, .zstd):
+            "a dictionary reference has codec \(codec.rawValue)"
+        case (.deltaReference, .zstdDelta), (.deltaReference, .zstd): "a delta reference has codec \(codec.rawValue)"
+        case (.group, .lz4Dictionary), (.group, .zstdDelta): "a slice's chunk has codec \(codec.rawValue)"
+        default: nil
+        }
     }
 
     /// Checks the entry against spec §6.2 and §10 before any byte of it is read: a known codec
@@ -188,13 +203,8 @@ package struct ChunkEntry: Hashable, Sendable {
             throw WebArcError.unsupportedCodec(
                 codec: codecValue, body: context.body, chunk: context.index, page: context.page)
         }
-        if role == .dictionary && (codec == .lz4Dictionary || codec == .zstdDelta) {
-            throw context.corrupt("a dictionary reference has codec \(codec.rawValue)")
-        }
-        if role == .deltaReference && codec == .zstdDelta {
-            throw context.corrupt("a delta reference has codec 3")
-        }
-        switch boundsProblem(bodyDataEnd: bodyDataEnd) {
+        if let reason = roleProblem(codec, role) { throw context.corrupt(reason) }
+        switch boundsProblem(bodyDataEnd: bodyDataEnd, role: role) {
         case .corrupt(let reason)?: throw context.corrupt(reason)
         case .amplification?:
             throw WebArcError.amplification(offset: offset, storedLength: storedLength, rawLength: rawLength)
@@ -213,18 +223,19 @@ package struct ChunkEntry: Hashable, Sendable {
     /// The first bound the entry breaks, in the spec's order: raw length 1…256 KiB, a stored byte at
     /// least, raw lengths equal for codec 0, the LZ4 bound otherwise, the extent inside
     /// `[16, bodyDataEnd)`, then the decode ratio.
-    func boundsProblem(bodyDataEnd: UInt64) -> BoundsProblem? {
-        guard rawLength >= 1, rawLength <= FormatBounds.maxChunkLength else {
-            return .corrupt("raw length \(rawLength) is not 1 to \(FormatBounds.maxChunkLength)")
+    func boundsProblem(bodyDataEnd: UInt64, role: Role = .chunk) -> BoundsProblem? {
+        let maxRaw = role == .group ? FormatBounds.maxGroupLength : FormatBounds.maxChunkLength
+        guard rawLength >= 1, rawLength <= maxRaw else {
+            return .corrupt("raw length \(rawLength) is not 1 to \(maxRaw)")
         }
         guard storedLength >= 1 else { return .corrupt("stored length 0") }
         if codec == .raw {
             guard storedLength == rawLength else {
                 return .corrupt("raw chunk stores \(storedLength) bytes for \(rawLength)")
             }
-        } else if codec == .zstdDelta {
+        } else if codec == .zstdDelta || codec == .zstd {
             guard storedLength < rawLength else {
-                return .corrupt("delta chunk stores \(storedLength) bytes for \(rawLength)")
+                return .corrupt("Zstandard chunk stores \(storedLength) bytes for \(rawLength)")
             }
         } else if UInt64(storedLength) > FormatBounds.maxLZ4StoredLength(rawLength: rawLength) {
             return .corrupt("LZ4 chunk stores \(storedLength) bytes for \(rawLength), over the LZ4 bound")

@@ -6,6 +6,8 @@ package enum FormatBounds {
     package static let maxPageLength: UInt32 = 4_194_304
     /// The largest decoded chunk (`corrupt-index` beyond).
     package static let maxChunkLength: UInt32 = 262_144
+    /// The largest decoded group chunk, the one chunk of sliced bodies (`corrupt-index` beyond).
+    package static let maxGroupLength: UInt32 = 2_097_152
     /// The largest ratio of decoded to stored bytes of an LZ4 chunk or page (`amplification` beyond).
     package static let maxDecodeRatio: UInt64 = 255
     /// The longest body (`corrupt-index` beyond).

@@ -61,6 +61,7 @@ enum RecordObjects {
         object.set("anchors", recipe.anchors.code.map { .uint($0) })
         object.set("dictionaryPlacement", recipe.placement.code.map { .uint($0) })
         object.set("search", recipe.search.map { .uint($0) })
+        object.set("groups", recipe.groups.map { .uint(UInt64($0)) })
         return object
     }
 
@@ -182,12 +183,19 @@ enum RecordObjects {
         } catch let problem as InsertionOrder.Problem {
             throw object.corrupt(problem.description)
         }
+        let groups = try object.uint("groups")
+        if let groups {
+            guard ArchiveWriter.groupLimits ~= Int(clamping: groups), interval == 0 else {
+                throw object.corrupt(
+                    "writer groups \(groups) out of range (65536 to 2097152) or with dictionary interval \(interval)")
+            }
+        }
         let anchors = WriterRecipe.AnchorRule(code: try object.uint("anchors") ?? 0)
         let placement = DictionaryPlacement(code: try object.uint("dictionaryPlacement") ?? 0)
         return WriterRecipe(
             level: Int(level), dictionaryInterval: Int(interval), zstdLevel: zstdLevel.map { Int($0) }, order: order,
             anchors: anchors,
-            placement: placement, search: try object.uint("search"))
+            placement: placement, search: try object.uint("search"), groups: groups.map { Int($0) })
     }
 
     static func target(_ object: DecodedObject) throws -> UpdateTarget {

@@ -28,8 +28,11 @@ package struct Trailer: Equatable, Sendable {
         package static let dictionaryCodec = Features(rawValue: 1 << 1)
         /// Bit 2: some chunk uses codec 3, a Zstandard delta against a reference chunk (spec §6.2, 2.1).
         package static let deltaCodec = Features(rawValue: 1 << 2)
+        /// Bit 3: some body entry is a slice of a group chunk, or some chunk uses codec 4, a
+        /// Zstandard frame alone (spec §6.2, §6.3; 2.4).
+        package static let groupedBodies = Features(rawValue: 1 << 3)
         /// What this library implements: it accepts these bits at open.
-        package static let supported: Features = [.layer, .dictionaryCodec, .deltaCodec]
+        package static let supported: Features = [.layer, .dictionaryCodec, .deltaCodec, .groupedBodies]
     }
 
     /// The `optionalFeatures` bits this library writes (spec §4.4).

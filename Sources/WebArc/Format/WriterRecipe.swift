@@ -18,6 +18,8 @@ public struct WriterRecipe: Equatable, Sendable {
     public var placement: DictionaryPlacement
     /// The rules version of the archive's full-text index (`Writer.search`, spec §17), or nil: none.
     public var search: UInt64?
+    /// Appendix C step 16's group limit in bytes (`Writer.groups`, since 2.4), or nil: no groups.
+    public var groups: Int?
 
     /// Appendix C step 13's rules for which bodies are anchors.
     public enum AnchorRule: Equatable, Sendable {
@@ -56,9 +58,10 @@ public struct WriterRecipe: Equatable, Sendable {
     public init(
         level: Int, dictionaryInterval: Int, zstdLevel: Int? = nil, order: InsertionOrder = InsertionOrder(),
         anchors: AnchorRule = .everyNth,
-        placement: DictionaryPlacement = .apart, search: UInt64? = nil
+        placement: DictionaryPlacement = .apart, search: UInt64? = nil, groups: Int? = nil
     ) {
         self.search = search
+        self.groups = groups
         self.level = level
         self.dictionaryInterval = dictionaryInterval
         self.zstdLevel = zstdLevel

@@ -65,6 +65,24 @@ final class ScratchLog {
         return result
     }
 
+    /// Writes `bytes` over bytes appended earlier, from `offset` (which they must not pass).
+    ///
+    /// - Throws: `io` when the temporary file cannot be written.
+    func overwrite(at offset: UInt64, with bytes: [UInt8]) throws {
+        precondition(offset + UInt64(bytes.count) <= length, "an overwrite past the log's end")
+        var done = 0
+        if offset < flushed, let file {
+            let inFile = Int(min(UInt64(bytes.count), flushed - offset))
+            if let code = FileWriting.writeAll(Array(bytes[..<inFile]), to: file.descriptor, at: offset) {
+                throw WebArcError.io(path: file.path, operation: .transferring("write"), errno: code)
+            }
+            done = inFile
+        }
+        guard done < bytes.count else { return }
+        let start = Int(offset + UInt64(done) - flushed)
+        buffer.replaceSubrange(start..<start + bytes.count - done, with: bytes[done...])
+    }
+
     /// Moves the buffered bytes to the file.
     private func flush() throws {
         guard !buffer.isEmpty else { return }

@@ -83,6 +83,9 @@ final class PackPipeline: @unchecked Sendable {
     private let readWhole: @Sendable (Int) throws -> [UInt8]
     private let sizes: [UInt64]
     private let level: Int
+    /// Bodies of 1 to this many bytes are handed over uncompressed: a grouping writer codes them
+    /// in their group (spec Appendix C step 16); 0: none. Set before ``run``.
+    var uncodedUpTo = 0
     /// Where the archive's writer places a codec-2 chunk's dictionary (step 13).
     private let placement: DictionaryPlacement
     /// Which positions are anchors (spec Appendix C step 13): set by ``run(workers:plan:prepare:commit:)``
@@ -461,7 +464,14 @@ final class PackPipeline: @unchecked Sendable {
             if stop { return }
             let output: Output
             let known = KnownDigests(md5: digest, sha256: hashes[number].sha256, chunks: hashes[number].chunks)
-            if !earlier[number] {
+            if !earlier[number] && !bytes.isEmpty && bytes.count <= uncodedUpTo {
+                let chunk = ChunkEncoder.Encoded(
+                    stored: bytes, rawLength: bytes.count, codec: .raw, digest: hashes[number].sha256)
+                output = .prepared(
+                    PreparedBody(
+                        digest: digest, sha256: hashes[number].sha256, length: UInt64(bytes.count), chunks: [chunk])
+                )
+            } else if !earlier[number] {
                 let info = slotInfo(index, cached: &cached)
                 let zstd = zstdLevel.flatMap { level in info.history.map { (level, $0) } }
                 output = .prepared(

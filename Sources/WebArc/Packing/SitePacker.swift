@@ -33,6 +33,9 @@ public struct SitePacker {
         /// Zstandard level for bodies with a dictionary (spec Appendix C step 15; see
         /// ``ArchiveWriter/Options/zstdLevel``); nil: LZ4 only.
         public var zstdLevel: Int?
+        /// Group new bodies of up to this many bytes into shared chunks of up to this many bytes (see
+        /// ``ArchiveWriter/Options/groups``); dictionaries are then off. nil: no groups.
+        public var groups: Int?
         /// Where a codec-2 chunk's dictionary lies when LZ4 compresses it (see
         /// ``ArchiveWriter/Options/dictionaryPlacement``): right before the chunk by default.
         public var dictionaryPlacement: DictionaryPlacement = .prefix
@@ -146,6 +149,9 @@ public struct SitePacker {
     public static let bestLevel = 12
     /// The Zstandard level `--best` adds (spec Appendix C step 15), as `zstd -19`.
     public static let bestZstdLevel = 19
+    /// The group limit of `pack --best` (spec Appendix C step 16): libzim's cluster size, where
+    /// Zstandard finds the most across pages.
+    public static let bestGroups = 2 << 20
     /// Bodies per dictionary anchor unless told (spec Appendix C step 13).
     public static let defaultDictionaryInterval = 32
 
@@ -190,6 +196,7 @@ public struct SitePacker {
             level: options.compressionLevel, zstdLevel: options.zstdLevel, placement: options.dictionaryPlacement,
             firstPosition: 0, wholeLimit: options.streamingThreshold, windowBytes: Self.windowBytes,
             batchFiles: options.batchFiles, laneHashing: options.laneHashing)
+        if let groups = options.groups { pipeline.uncodedUpTo = groups }
         var opened: ArchiveWriter?
         let totalBytes = files.reduce(UInt64(0)) { $0 + $1.size }
         var doneBytes: UInt64 = 0
@@ -208,8 +215,9 @@ public struct SitePacker {
                 try checkClashes(files: files, keyOf: keyOf)
                 var writerOptions = ArchiveWriter.Options(
                     overwrite: options.overwrite, compressionLevel: options.compressionLevel,
-                    dictionaryInterval: options.dictionaryInterval,
+                    dictionaryInterval: options.groups == nil ? options.dictionaryInterval : 0,
                     zstdLevel: options.zstdLevel)
+                writerOptions.groups = options.groups
                 writerOptions.anchorPlan = anchors
                 writerOptions.dictionaryPlacement = options.dictionaryPlacement
                 opened = try ArchiveWriter(path: output, options: writerOptions)
@@ -299,8 +307,9 @@ public struct SitePacker {
     /// answers (a folder's index.html takes two: its own URL's, then the folder's) and the body's
     /// length, or every `dictionaryInterval`-th.
     private func anchorPlan(files: [ScannedFile], keyOf: @escaping (String) throws -> [UInt8]) throws -> AnchorPlan {
-        guard let rule = options.anchorRule, options.dictionaryInterval > 0 else {
-            return AnchorPlan(interval: options.dictionaryInterval)
+        // Grouped bodies take no dictionaries (spec Appendix C step 16).
+        guard let rule = options.anchorRule, options.dictionaryInterval > 0, options.groups == nil else {
+            return AnchorPlan(interval: options.groups == nil ? options.dictionaryInterval : 0)
         }
         // The positions are listed lazily, and only a body of a candidate's length needs its key
         // (the rules hash no other): nothing per file outlives the plan.

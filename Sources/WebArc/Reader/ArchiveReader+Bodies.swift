@@ -82,12 +82,13 @@ extension ArchiveReader {
             }
         }
         var start: UInt64 = 0
-        for chunk in body.chunks {
-            let end = start + UInt64(chunk.rawLength)
+        for (index, chunk) in body.chunks.enumerated() {
+            let end = start + body.pieceLength(index)
             defer { start = end }
             if end <= range.lowerBound { continue }
             if start >= range.upperBound { break }
             if noted < Self.announcedReferences { noteReference(chunk) }
+            if body.isSlice && groupCache.withLock({ $0.value(for: chunk) != nil }) { continue }
             guard let (layer, extent) = storedExtent(of: chunk) else { continue }
             extents[layer].append(extent)
         }
@@ -235,7 +236,26 @@ extension ArchiveReader {
     func decodeChunk(_ body: BodyEntry, index: Int) throws -> [UInt8] {
         let context = ChunkContext(
             body: body.reference, index: index, page: body.origin.page, position: body.origin.position)
+        if body.isSlice { return try decodeSlice(body, context) }
         return try decode(body.chunks[index], context)
+    }
+
+    /// A slice's bytes (spec §6.3) from its group chunk, decoded and verified once and kept while
+    /// its neighbours are read.
+    ///
+    /// - Throws: `corruptIndex` for a slice that breaks §6.3; the chunk errors of its group.
+    func decodeSlice(_ body: BodyEntry, _ context: ChunkContext) throws -> [UInt8] {
+        if let problem = body.sliceProblem { throw context.corrupt(problem) }
+        let chunk = body.chunks[0]
+        let group: [UInt8]
+        if let cached = groupCache.withLock({ $0.value(for: chunk) }) {
+            group = cached
+        } else {
+            group = try decode(chunk, context, role: .group)
+            groupCache.withLock { $0.insert(group, for: chunk, cost: group.count) }
+        }
+        let start = Int(body.sliceStart!)
+        return Array(group[start..<start + Int(body.length)])
     }
 
     /// Reads and decodes chunk `index` of `body` as ``decodeChunk(_:index:)`` does, but leaves its
@@ -248,6 +268,8 @@ extension ArchiveReader {
     func decodeChunkLeavingDigest(_ body: BodyEntry, index: Int) throws -> [UInt8] {
         let context = ChunkContext(
             body: body.reference, index: index, page: body.origin.page, position: body.origin.position)
+        // A slice is not its chunk: the group is verified whole, the slice by the body's digests.
+        if body.isSlice { return try decodeSlice(body, context) }
         return try read(body.chunks[index], context, checkingDigest: false).raw
     }
 
@@ -292,6 +314,7 @@ extension ArchiveReader {
                 dictionary = bytes
             }
             raw = LZ4.decode(stored, rawLength: Int(chunk.rawLength), dictionary: dictionary![...])
+        case .zstd: raw = ZstdDelta.decode(stored, rawLength: Int(chunk.rawLength), reference: [])
         case .zstdDelta:
             // The reference is verified by its own digest when decoded, then kept: the chunks of
             // a Zstandard archive's bodies share their anchor's (an update's name different ones).
@@ -378,7 +401,7 @@ public struct BodyChunkIterator: Sendable {
         while position < body.chunks.count {
             let index = position
             let start = chunkStart
-            let end = start + UInt64(body.chunks[index].rawLength)
+            let end = start + body.pieceLength(index)
             position += 1
             chunkStart = end
             if end <= range.lowerBound { continue }

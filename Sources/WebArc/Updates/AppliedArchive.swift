@@ -132,6 +132,8 @@ struct AppliedArchive {
         }
         if let expected = bodyData, let hasher {
             try writer.failing {
+                // The open group's chunk ends the body data (spec Appendix C step 16).
+                try writer.closeGroup()
                 let found = try hasher.digest(end: writer.output.length)
                 guard found == expected else {
                     throw WebArcError.badTarget(

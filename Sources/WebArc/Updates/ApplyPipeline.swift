@@ -279,6 +279,13 @@ final class ApplyPipeline: @unchecked Sendable {
             return .streamed
         }
         reserve(index, cost: entry.length)
+        if entry.isSlice {
+            // A slice's bytes come from its group, decoded and checked once for its neighbours.
+            var bytes: [UInt8] = []
+            try reader.verifyBody(entry) { bytes += $0 }
+            if isAnchor { tails.publish(index, lastChunk: Array(DictionaryAnchors.lastChunk(ofBody: bytes))) }
+            return .bytes(bytes, md5: entry.reference.digest)
+        }
         if copyUnchecked && !isAnchor,
             let copy = try StoredCopy(entry, from: reader, dictionaries: anchors.interval > 0)
         {

@@ -7,6 +7,8 @@ enum BodyTransfer {
     /// The chunk digests of `entry` when its chunks are cut as a 2.x writer cuts them (262 144
     /// bytes each but the last), else nil.
     static func writerCut(_ entry: BodyEntry) -> [SHA256Hash]? {
+        // A slice's chunk is its group, not the body.
+        guard !entry.isSlice else { return nil }
         let cut = entry.chunks.dropLast().allSatisfy { Int($0.rawLength) == ChunkEntry.maxRawLength }
         return cut ? entry.chunks.map(\.digest) : nil
     }

@@ -93,7 +93,7 @@ enum ChunkRecoder {
             }
             return dictionary.hasSameBytes(as: used)
         case .raw: return !first
-        case .zstdDelta, nil: return false
+        case .zstdDelta, .zstd, nil: return false
         }
     }
 }

@@ -147,7 +147,9 @@ struct SimilarBodies {
             let layer = stack.layers[Int(candidate.layer)]
             let entry = try layer.bodyEntry(candidate.body)
             // A delta chunk cannot be a reference (spec §6.2): an update layer's changed bodies are.
-            guard let first = entry.chunks.first, first.codec != .zstdDelta else { continue }
+            // Nor a slice's group or a frame alone (spec Appendix C step 14).
+            guard let first = entry.chunks.first, !entry.isSlice, first.codec != .zstdDelta, first.codec != .zstd
+            else { continue }
             let resemblance = sketch.resemblance(to: ContentSketch(try layer.decodeChunk(entry, index: 0)))
             if resemblance >= Self.minimumResemblance, resemblance > (best?.resemblance ?? 0) {
                 best = (resemblance, ArchiveWriter.PreviousVersion(base: Int(candidate.layer), body: entry))

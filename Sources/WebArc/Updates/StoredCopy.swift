@@ -47,6 +47,7 @@ struct StoredCopy {
     /// - Throws: what reading a chunk's extent throws (an extent outside its archive's body data:
     ///   `corruptIndex`; I/O).
     init?(_ entry: BodyEntry, from reader: ArchiveReader, dictionaries: Bool) throws {
+        // writerCut is nil for a slice too: its group's stored bytes are not the body's.
         guard BodyTransfer.writerCut(entry) != nil, let first = entry.chunks.first,
             first.codec == (dictionaries ? .lz4Dictionary : .lz4)
         else { return nil }
@@ -102,7 +103,7 @@ struct StoredCopy {
                 else { return nil }
             case .raw:
                 guard index > 0 else { return nil }
-            case .zstdDelta:
+            case .zstdDelta, .zstd:
                 return nil
             }
             coded.append(

@@ -222,7 +222,7 @@ extension Verification {
     /// to that chunk's digest, which decoding it checks, so its body hash is compared with the
     /// digest instead of hashing the bytes twice (``digestProblem(_:md5:sha256:)``).
     static func bodyHashing(_ body: BodyEntry) -> SHA256? {
-        body.chunks.count == 1 && UInt64(body.chunks[0].rawLength) == body.length ? nil : SHA256()
+        !body.isSlice && body.chunks.count == 1 && UInt64(body.chunks[0].rawLength) == body.length ? nil : SHA256()
     }
 
     /// Decodes chunk `index` of `body`, checked against its digest, and adds it to `bodyHash`, the
@@ -235,7 +235,7 @@ extension Verification {
     static func decodeChunk(
         _ body: BodyEntry, index: Int, reader: ArchiveReader, bodyHash: inout SHA256?
     ) throws -> [UInt8] {
-        guard index == 0, var hash = bodyHash else {
+        guard index == 0, !body.isSlice, var hash = bodyHash else {
             let bytes = try reader.decodeChunk(body, index: index)
             bodyHash?.update(data: bytes)
             return bytes
@@ -288,8 +288,12 @@ extension Verification {
             return outcome
         }
         var layered = false
+        if body.isSlice && !features.contains(.groupedBodies) {
+            outcome.chunkProblems.append(context(0).corrupt("a slice without required feature bit 3"))
+        }
+        if let problem = body.sliceProblem { outcome.chunkProblems.append(context(0).corrupt(problem)) }
         let entries =
-            body.chunks.enumerated().map { ($0, $1, ChunkEntry.Role.chunk) }
+            body.chunks.enumerated().map { ($0, $1, body.isSlice ? ChunkEntry.Role.group : .chunk) }
             + body.chunks.enumerated().flatMap { index, chunk in
                 chunk.followingEntries.map { (index, $0.entry, $0.role) }
             }
@@ -299,13 +303,12 @@ extension Verification {
                     .unsupportedCodec(codec: chunk.codecValue, body: body.reference, chunk: index, page: page))
                 continue
             }
-            if role == .dictionary && (codec == .lz4Dictionary || codec == .zstdDelta) {
-                outcome.chunkProblems.append(
-                    context(index).corrupt("a dictionary reference has codec \(codec.rawValue)"))
+            if let reason = chunk.roleProblem(codec, role) {
+                outcome.chunkProblems.append(context(index).corrupt(reason))
                 continue
             }
-            if role == .deltaReference && codec == .zstdDelta {
-                outcome.chunkProblems.append(context(index).corrupt("a delta reference has codec 3"))
+            if codec == .zstd && !features.contains(.groupedBodies) {
+                outcome.chunkProblems.append(context(index).corrupt("codec 4 without required feature bit 3"))
                 continue
             }
             if codec == .zstdDelta && !features.contains(.deltaCodec) {
@@ -331,12 +334,13 @@ extension Verification {
                 }
                 // Over its bases, a chunk of another layer is checked against that layer's body data.
                 guard let store = try? reader.store(of: chunk, context(index)) else { continue }
-                if case .corrupt(let reason)? = chunk.boundsProblem(bodyDataEnd: store.trailer.bodyDataEnd) {
+                if case .corrupt(let reason)? = chunk.boundsProblem(bodyDataEnd: store.trailer.bodyDataEnd, role: role)
+                {
                     outcome.chunkProblems.append(context(index).corrupt(reason))
                 }
                 continue
             }
-            switch chunk.boundsProblem(bodyDataEnd: bodyDataEnd) {
+            switch chunk.boundsProblem(bodyDataEnd: bodyDataEnd, role: role) {
             case .corrupt(let reason)?: outcome.chunkProblems.append(context(index).corrupt(reason))
             case .amplification?:
                 outcome.chunkProblems.append(
@@ -344,7 +348,7 @@ extension Verification {
             case nil: break
             }
         }
-        if body.chunkLengthSum != body.length {
+        if !body.isSlice && body.chunkLengthSum != body.length {
             outcome.chunkProblems.append(
                 context(0).corrupt("the chunks hold \(body.chunkLengthSum) bytes, its length is \(body.length)"))
         }
@@ -432,7 +436,8 @@ struct FoundInBodies: Sendable {
             if chunk.layer == 0, chunk.storedLength > 0, let end = chunk.end, chunk.offset >= UInt64(Lead.size),
                 end <= bodyDataEnd
             {
-                extents.add(chunk.offset, end, .chunk)
+                // The slices of one group all name its chunk: one extent (spec §3).
+                extents.add(chunk.offset, end, body.isSlice ? .group : .chunk)
             }
             // A reference outside body data is the chunk check's error, not an extent of the layout.
             for (reference, _) in chunk.followingEntries where reference.layer == 0 {

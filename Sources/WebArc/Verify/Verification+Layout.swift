@@ -59,7 +59,10 @@ extension Verification {
                 return
             }
             defer { previous = extent }
-            if extent.kind == .dictionary, let previous, previous.offset == extent.offset, previous.end == extent.end {
+            if extent.kind == .dictionary || extent.kind == .group, let previous,
+                extent.kind == .dictionary || previous.kind == .group,
+                previous.offset == extent.offset, previous.end == extent.end
+            {
                 continue
             }
             if extent.offset > position {
@@ -94,8 +97,10 @@ final class LayoutExtents: @unchecked Sendable {
     /// What an extent holds: in one (offset, end), chunks sort first and pages last.
     enum Kind: UInt8 {
         case chunk = 0
-        case dictionary = 1
-        case page = 2
+        /// A slice's chunk (spec §6.3): every slice of a group names it.
+        case group = 1
+        case dictionary = 2
+        case page = 3
     }
 
     /// Stored bytes `offset..<end` of one kind.

@@ -112,6 +112,9 @@ extension ArchiveWriter {
         } else if let (base, found) = try findInBases(digest: given.digest, length: given.length, sha256: given.sha256)
         {
             (entry, deduplicated) = (try store(found, from: base, digest: given.digest), true)
+        } else if isGrouped(length: given.length) {
+            let raw = try given.chunks.flatMap { try ChunkEncoder.decode($0) }
+            (entry, deduplicated) = (try storeGrouped(raw, digest: given.digest, sha256: given.sha256), false)
         } else {
             if !prepared.matches(dictionary: slot.dictionary) {
                 let raw = try prepared.chunks.flatMap { try ChunkEncoder.decode($0) }
@@ -177,6 +180,17 @@ extension ArchiveWriter {
     func appendZstdChunk(
         _ chunk: ChunkEncoder.Encoded, slot: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?)
     ) throws -> ChunkEntry? {
+        if groupLimit != nil {
+            // A grouping writer codes chunks as frames alone (codec 4, spec Appendix C step 16).
+            guard options.zstdLevel != nil, chunk.codec != .raw else { return nil }
+            let alone = try ChunkEncoder.decode(chunk).withUnsafeBytes {
+                Self.zstdAlone($0, otherCoding: chunk, level: options.zstdLevel)
+            }
+            guard let alone else { return nil }
+            let entry = ChunkEncoder.entry(for: alone, at: output.length)
+            try output.append(alone.stored)
+            return entry
+        }
         guard let level = options.zstdLevel, slot.dictionary != nil, chunk.codec != .raw, let history = anchors.history
         else { return nil }
         let frame: [UInt8]?
@@ -272,6 +286,10 @@ extension ArchiveWriter {
         private var entries: [ChunkEntry] = []
         private var sawRaw = false
         private var lastRaw: [UInt8] = []
+        /// A grouping writer's chunks, as given, while the body may still go into a group (it is
+        /// not past the group limit yet).
+        private var held: [ChunkEncoder.Encoded] = []
+        private var heldBytes = 0
 
         init(writer: ArchiveWriter, slot: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?)) {
             self.writer = writer
@@ -283,6 +301,21 @@ extension ArchiveWriter {
         /// Writes the next chunk, coding it again first if it was coded otherwise than the
         /// writer's order codes it here.
         mutating func append(_ given: ChunkEncoder.Encoded) throws {
+            if entries.isEmpty && writer.isGrouped(length: UInt64(heldBytes + given.rawLength)) {
+                held.append(given)
+                heldBytes += given.rawLength
+                return
+            }
+            // Past the group limit: the chunks held are written as any others, in order.
+            let waiting = held
+            held = []
+            heldBytes = 0
+            for chunk in waiting { try code(chunk) }
+            try code(given)
+        }
+
+        /// Codes one chunk as the writer's order codes it here, then writes it.
+        private mutating func code(_ given: ChunkEncoder.Encoded) throws {
             var chunk = given
             let dictionary = entries.isEmpty ? slot.dictionary : nil
             if chunk.untried != sawRaw || !PreparedBody.same(chunk.triedDictionary, dictionary) {
@@ -293,6 +326,11 @@ extension ArchiveWriter {
                         digest: given.digest)
                 }
             }
+            try write(chunk)
+        }
+
+        /// Writes one chunk of the body to the body data.
+        private mutating func write(_ chunk: ChunkEncoder.Encoded) throws {
             if slot.isAnchor { lastRaw = try ChunkEncoder.decode(chunk) }
             if let entry = try writer.appendZstdChunk(chunk, slot: slot) {
                 entries.append(entry)
@@ -306,7 +344,13 @@ extension ArchiveWriter {
 
         mutating func finish(digest: BodyDigest, sha256: SHA256Hash, length: UInt64) throws -> StoredBody {
             let writer = self.writer
+            if !held.isEmpty && UInt64(heldBytes) != length {
+                let waiting = held
+                held = []
+                try writer.failing { for chunk in waiting { try code(chunk) } }
+            }
             let written = entries
+            let single = held.isEmpty ? nil : held
             return try writer.failing {
                 var entry: BodyEntry
                 var deduplicated = true
@@ -314,6 +358,10 @@ extension ArchiveWriter {
                     entry = existing
                 } else if let (base, found) = try writer.findInBases(digest: digest, length: length, sha256: sha256) {
                     entry = try writer.store(found, from: base, digest: digest)
+                } else if let single {
+                    entry = try writer.storeGrouped(
+                        try single.flatMap { try ChunkEncoder.decode($0) }, digest: digest, sha256: sha256)
+                    deduplicated = false
                 } else {
                     entry = try writer.store(digest: digest, length: length, sha256: sha256, chunks: written)
                     deduplicated = false
@@ -335,6 +383,13 @@ extension ArchiveWriter {
     /// reference in a base, for codec 3).
     func readChunk(_ entry: ChunkEntry) throws -> [UInt8] {
         let stored = try output.read(at: entry.offset, count: Int(entry.storedLength))
+        if entry.codec == .zstd {
+            guard let raw = ZstdDelta.decode(stored, rawLength: Int(entry.rawLength), reference: []) else {
+                throw WebArcError.corruptChunk(
+                    body: BodyReference(digest: BodyDigest.ofEmpty), chunk: 0, offset: entry.offset)
+            }
+            return raw
+        }
         if let reference = entry.reference {
             let history = reference.layer == 0 ? try readChunk(reference) : try readBaseChunk(reference)
             guard let raw = ZstdDelta.decode(stored, rawLength: Int(entry.rawLength), reference: history) else {
@@ -388,12 +443,17 @@ extension ArchiveWriter {
     /// are the base's with `layer` increased by the base's position (1 for the nearest).
     func store(_ found: BodyEntry, from base: Int, digest: BodyDigest) throws -> BodyEntry {
         let chunks = found.chunks.map { $0.relayered(by: UInt8(base + 1)) }
-        return try store(digest: digest, length: found.length, sha256: found.sha256, chunks: chunks)
+        // A slice stays a slice of its group in the base (spec §6.3).
+        return try store(
+            digest: digest, length: found.length, sha256: found.sha256, chunks: chunks, sliceStart: found.sliceStart)
     }
 
     /// Records a new distinct body under the next free variant of its MD5.
-    func store(digest: BodyDigest, length: UInt64, sha256: SHA256Hash, chunks: [ChunkEntry]) throws -> BodyEntry {
-        let entry = try bodies.add(digest: digest, length: length, sha256: sha256, chunks: chunks)
+    func store(
+        digest: BodyDigest, length: UInt64, sha256: SHA256Hash, chunks: [ChunkEntry], sliceStart: UInt32? = nil
+    ) throws -> BodyEntry {
+        let entry = try bodies.add(
+            digest: digest, length: length, sha256: sha256, chunks: chunks, sliceStart: sliceStart)
         statistics.bodiesStored += 1
         statistics.storedBytes += chunks.reduce(0) { $0 + ($1.layer == 0 ? UInt64($1.storedLength) : 0) }
         return entry

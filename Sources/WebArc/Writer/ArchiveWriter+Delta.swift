@@ -19,10 +19,14 @@ extension ArchiveWriter {
     func deltaChunk(
         _ chunk: ChunkEncoder.Encoded, index: Int, previous: PreviousVersion
     ) throws -> (frame: [UInt8], reference: ChunkEntry)? {
-        guard previous.base >= 0, previous.base < bases.count, !previous.body.chunks.isEmpty else { return nil }
+        // A slice is not its chunk, a group up to 2 MiB, which is no reference (spec Appendix C step 14).
+        guard previous.base >= 0, previous.base < bases.count, !previous.body.chunks.isEmpty, !previous.body.isSlice
+        else { return nil }
         let referenceIndex = min(index, previous.body.chunks.count - 1)
-        // A delta chunk cannot be a reference (spec §6.2); an update over an update meets them.
-        guard previous.body.chunks[referenceIndex].codec != .zstdDelta else { return nil }
+        // A delta chunk or a frame alone cannot be a reference (spec §6.2); an update over an
+        // update meets the first, one over a grouping archive the second.
+        let codec = previous.body.chunks[referenceIndex].codec
+        guard codec != .zstdDelta && codec != .zstd else { return nil }
         let history = try bases[previous.base].decodeChunk(previous.body, index: referenceIndex)
         let raw = try ChunkEncoder.decode(chunk)
         let limit = min(chunk.rawLength, chunk.stored.count)
@@ -38,7 +42,7 @@ extension ArchiveWriter {
     }
 
     /// Decodes a chunk a base holds, named by its entry as this archive sees it (`layer` ≥ 1).
-    func readBaseChunk(_ entry: ChunkEntry) throws -> [UInt8] {
+    func readBaseChunk(_ entry: ChunkEntry, role: ChunkEntry.Role = .deltaReference) throws -> [UInt8] {
         guard entry.layer >= 1, Int(entry.layer) <= bases.count else {
             throw WebArcError.corruptChunk(
                 body: BodyReference(digest: BodyDigest.ofEmpty), chunk: 0, offset: entry.offset)
@@ -46,7 +50,6 @@ extension ArchiveWriter {
         let base = bases[Int(entry.layer) - 1]
         let own = entry.relayered(by: 0 &- entry.layer)
         return try base.decode(
-            own, ChunkContext(body: BodyReference(digest: BodyDigest.ofEmpty), index: 0, page: 0), role: .deltaReference
-        )
+            own, ChunkContext(body: BodyReference(digest: BodyDigest.ofEmpty), index: 0, page: 0), role: role)
     }
 }

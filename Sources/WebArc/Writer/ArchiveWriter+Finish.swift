@@ -22,6 +22,7 @@ extension ArchiveWriter {
     public func finish(expected: (digest: [UInt8], archiveLength: UInt64)? = nil, appendix: [UInt8] = []) throws {
         try ensureOpen()
         try failing {
+            try closeGroup()
             let bodyDataEnd = output.length
             try output.startWritebackOfAll()
             // Both trees stream: the body entries come back from the scratch file in reference
@@ -38,7 +39,7 @@ extension ArchiveWriter {
             metadata.writer = WriterRecipe(
                 level: options.compressionLevel, dictionaryInterval: anchors.interval, zstdLevel: options.zstdLevel,
                 order: InsertionOrder(positions: treePositions), anchors: anchors.plan.rule,
-                placement: options.dictionaryPlacement, search: searchIndex?.version)
+                placement: options.dictionaryPlacement, search: searchIndex?.version, groups: groupLimit)
             treePositions = []
             // Version 1 under `search` (a 2.2 file, bit 0), later ones under `searchIndex` (2.3, bit 1),
             // which a 2.2 reader does not know: it sees no index rather than one it cannot read.
@@ -56,11 +57,12 @@ extension ArchiveWriter {
             if let version = searchIndex?.version {
                 trailer.optionalFeatures |=
                     version == 1 ? Trailer.OptionalFeatures.searchIndex : Trailer.OptionalFeatures.searchIndexV2
-                trailer.minorVersion = Lead.minor(searchVersion: version)
             }
+            trailer.minorVersion = Lead.minor(searchVersion: searchIndex?.version, grouped: mayGroup)
             if hasTombstones || !metadata.bases.isEmpty { trailer.requiredFeatures.insert(.layer) }
             if bodyTree.usesDictionaries { trailer.requiredFeatures.insert(.dictionaryCodec) }
             if bodyTree.usesDeltas { trailer.requiredFeatures.insert(.deltaCodec) }
+            if bodyTree.usesGroups { trailer.requiredFeatures.insert(.groupedBodies) }
             trailer.archiveLength = output.length + UInt64(Trailer.size)
             trailer.bodyDataEnd = bodyDataEnd
             trailer.recordCount = UInt64(records.count)
@@ -89,13 +91,16 @@ extension ArchiveWriter {
 
     /// Writes the body tree: the entries in reference order, packed into leaves (spec Appendix C
     /// steps 3–4), then the interior levels; returns its root and which codecs the bodies use.
-    private func writeBodyTree() throws -> (root: PageReference, usesDictionaries: Bool, usesDeltas: Bool) {
+    private func writeBodyTree() throws -> (
+        root: PageReference, usesDictionaries: Bool, usesDeltas: Bool, usesGroups: Bool
+    ) {
         var leaves: [(key: [UInt8], child: PageReference)] = []
         var waiting: [[BodyEntry]] = []
         var page: [BodyEntry] = []
         var used = BodyLeaf.headSize
         var usesDictionaries = false
         var usesDeltas = false
+        var usesGroups = false
         func placeWaiting() throws {
             let pages = waiting
             waiting = []
@@ -112,6 +117,7 @@ extension ArchiveWriter {
                 usesDictionaries
                 || entry.chunks.contains { $0.codec == .lz4Dictionary || $0.reference?.codec == .lz4Dictionary }
             usesDeltas = usesDeltas || entry.chunks.contains { $0.codec == .zstdDelta }
+            usesGroups = usesGroups || entry.isSlice || entry.chunks.contains { $0.codec == .zstd }
             totalsCounter.add(body: entry)
             let extra = entry.encodedSize
             if !page.isEmpty && used + extra > PagePacking.target {
@@ -125,7 +131,7 @@ extension ArchiveWriter {
         }
         waiting.append(page)
         try placeWaiting()
-        return (try writeInteriorLevels(leaves, tree: .bodies), usesDictionaries, usesDeltas)
+        return (try writeInteriorLevels(leaves, tree: .bodies), usesDictionaries, usesDeltas, usesGroups)
     }
 
     /// One record-tree leaf to encode: its records, in tree order, and the body entries they name.

@@ -35,11 +35,7 @@ extension ArchiveWriter {
                 indexedBodies[place >> 6] & (1 << UInt64(place & 63)) == 0
             else { continue }
             indexedBodies[place >> 6] |= 1 << UInt64(place & 63)
-            var body: [UInt8] = []
-            body.reserveCapacity(Int(entry.length))
-            for chunk in entry.chunks {
-                body += chunk.layer == 0 ? try readChunk(chunk) : try readBaseChunk(chunk)
-            }
+            let body = try readStoredBody(entry)
             bytes += body.count
             batch.append((offered, body))
             if bytes >= batchBytes || batch.count >= 256 { try analyzeBatch() }

@@ -44,6 +44,12 @@ public final class ArchiveWriter {
         /// Makes the full-text index the archive gets when it finishes (spec §17), or nil (the
         /// default): no index. The search module's `SearchIndexBuilder` is one.
         public var searchIndex: (@Sendable () -> any SearchIndexContributor)?
+        /// Group new bodies of up to this many bytes into shared chunks of up to as many, 65 536 to
+        /// 2 097 152 (spec §6.3 slices, Appendix C step 16; `Writer.groups`), which compress far
+        /// better than small bodies alone; a cold read of one decodes its group. Dictionaries
+        /// (``dictionaryInterval``) are then off, and ``zstdLevel`` codes chunks as Zstandard
+        /// frames alone (codec 4). nil (the default): no groups. An update archive never groups.
+        public var groups: Int?
 
         /// Memory of the records held before they are sorted and spilled to a temporary file as
         /// one run (``RecordRuns``); the archive's bytes do not depend on it.
@@ -70,6 +76,7 @@ public final class ArchiveWriter {
                 overwrite: overwrite, compressionLevel: recipe.level, dictionaryInterval: recipe.dictionaryInterval,
                 zstdLevel: recipe.zstdLevel)
             dictionaryPlacement = recipe.placement
+            groups = recipe.groups
             // The recipe decides, whatever the process's default: an archive written again has
             // an index exactly when the original had one.
             if let version = recipe.search {
@@ -98,6 +105,12 @@ public final class ArchiveWriter {
     /// The records and body entries counted for the metadata's totals.
     var totalsCounter = ArchiveTotals.Counter()
     var closed = false
+    /// The group limit in force: the options' for an archive without bases, else nil (no groups).
+    let groupLimit: Int?
+    /// The bodies waiting for their group chunk (spec Appendix C step 16).
+    var group = BodyGroup()
+    /// Groups read back and decoded, for the search index's reads of slices.
+    var groupCache = LRUCache<ChunkEntry, [UInt8]>(maxCount: 8, maxCost: 16 << 20)
     /// The full-text index the archive gets when it finishes, if any.
     let searchIndex: (any SearchIndexContributor)?
 
@@ -132,8 +145,13 @@ public final class ArchiveWriter {
         searchIndex = options.searchIndex?()
         // A search index reads the records back by insertion order, so they stay in memory then.
         records = RecordRuns(runBytes: options.recordRunBytes)
+        groupLimit =
+            bases.isEmpty
+            ? options.groups.map { min(max($0, Self.groupLimits.lowerBound), Self.groupLimits.upperBound) } : nil
+        // Grouped bodies take no dictionaries (spec Appendix C step 16).
         anchors = DictionaryAnchors(
-            plan: options.anchorPlan ?? AnchorPlan(interval: options.dictionaryInterval),
+            plan: groupLimit != nil
+                ? AnchorPlan(interval: 0) : options.anchorPlan ?? AnchorPlan(interval: options.dictionaryInterval),
             placement: options.dictionaryPlacement)
         metadata.bases = bases.map { base in
             BaseArchive(
@@ -144,8 +162,14 @@ public final class ArchiveWriter {
         var lead = Lead()
         // An archive with a search index is a 2.2 file (version 1) or a 2.3 one (spec §15, §17);
         // others stay 2.1.
-        lead.minorVersion = Lead.minor(searchVersion: searchIndex?.version)
+        lead.minorVersion = Lead.minor(searchVersion: searchIndex?.version, grouped: mayGroup)
         try output.append(lead.serialize())
+    }
+
+    /// Whether the archive may hold slices or codec-4 chunks: it groups, or a base does (its
+    /// entries may be taken); such an archive is a 2.4 file (spec §4.1).
+    var mayGroup: Bool {
+        groupLimit != nil || bases.contains { $0.trailer.requiredFeatures.contains(.groupedBodies) }
     }
 
     /// Abandons the archive: the temporary file is removed and `path` is left as it was.

@@ -44,17 +44,7 @@ final class BodyTable {
     /// The stored entry `reference` names, or nil.
     func entry(_ reference: BodyReference) throws -> BodyEntry? {
         if let recent, recent.reference == reference { return recent }
-        let offset: UInt64?
-        if isSealed {
-            let index = lowerBound(reference)
-            offset = index < sorted.count && sorted[index].reference == reference ? sorted[index].offset : nil
-        } else if reference.variant == 0 {
-            offset = firstVariants[reference.digest]
-        } else {
-            let later = laterVariants[reference.digest] ?? []
-            offset = Int(reference.variant) <= later.count ? later[Int(reference.variant) - 1] : nil
-        }
-        guard let offset else { return nil }
+        guard let offset = offset(of: reference) else { return nil }
         let found = try entry(at: offset)
         recent = found
         return found
@@ -63,11 +53,16 @@ final class BodyTable {
     /// Stores a new body under the next free variant of its MD5 and returns its entry.
     ///
     /// - Throws: `io` when the scratch file cannot be written.
-    func add(digest: BodyDigest, length: UInt64, sha256: SHA256Hash, chunks: [ChunkEntry]) throws -> BodyEntry {
+    func add(
+        digest: BodyDigest, length: UInt64, sha256: SHA256Hash, chunks: [ChunkEntry], sliceStart: UInt32? = nil
+    ) throws -> BodyEntry {
         precondition(!isSealed, "a body added to a finished writer")
         let variant: UInt32 = firstVariants[digest] == nil ? 0 : UInt32(1 + (laterVariants[digest]?.count ?? 0))
-        let entry = BodyEntry(
-            reference: BodyReference(digest: digest, variant: variant), length: length, sha256: sha256, chunks: chunks)
+        let reference = BodyReference(digest: digest, variant: variant)
+        let entry =
+            sliceStart.map {
+                BodyEntry(reference: reference, length: length, sha256: sha256, group: chunks[0], sliceStart: $0)
+            } ?? BodyEntry(reference: reference, length: length, sha256: sha256, chunks: chunks)
         var writer = ByteWriter(capacity: 4 + entry.encodedSize)
         writer.write(UInt32(entry.encodedSize))
         entry.serialize(into: &writer)
@@ -80,6 +75,33 @@ final class BodyTable {
         count += 1
         recent = entry
         return entry
+    }
+
+    /// Replaces the entry of a body stored earlier by one of the same encoded size (a slice whose
+    /// group chunk is now written, spec §6.3).
+    ///
+    /// - Throws: `io` when the scratch file cannot be written.
+    func replace(_ entry: BodyEntry) throws {
+        guard let offset = offset(of: entry.reference) else {
+            preconditionFailure("a body replaced before it was stored")
+        }
+        var writer = ByteWriter(capacity: 4 + entry.encodedSize)
+        writer.write(UInt32(entry.encodedSize))
+        entry.serialize(into: &writer)
+        try log.overwrite(at: offset, with: writer.bytes)
+        if recent?.reference == entry.reference { recent = entry }
+    }
+
+    /// Where the entry `reference` names starts in the log, or nil.
+    private func offset(of reference: BodyReference) -> UInt64? {
+        if isSealed {
+            let index = lowerBound(reference)
+            return index < sorted.count && sorted[index].reference == reference ? sorted[index].offset : nil
+        } else if reference.variant == 0 {
+            return firstVariants[reference.digest]
+        }
+        let later = laterVariants[reference.digest] ?? []
+        return Int(reference.variant) <= later.count ? later[Int(reference.variant) - 1] : nil
     }
 
     /// Ends adding: the offsets are kept sorted by reference (the body tree's order) and the

@@ -167,12 +167,13 @@ struct Info: ParsableCommand {
         var lines: [(String, String)] = []
         if let writer = metadata.writer {
             let dictionaries =
-                writer.dictionaryInterval == 0
-                ? "no dictionaries"
-                : writer.anchors == .everyNth
-                    ? "dictionaries every \(writer.dictionaryInterval) bodies"
-                    : "dictionaries about every \(writer.dictionaryInterval) bodies (anchors \(anchorRuleName(writer.anchors)), "
-                        + "dictionary placement \(placementName(writer.placement)))"
+                writer.groups.map { "bodies grouped in chunks of up to \(ProgressReporter.size(UInt64($0)))" }
+                ?? (writer.dictionaryInterval == 0
+                    ? "no dictionaries"
+                    : writer.anchors == .everyNth
+                        ? "dictionaries every \(writer.dictionaryInterval) bodies"
+                        : "dictionaries about every \(writer.dictionaryInterval) bodies (anchors \(anchorRuleName(writer.anchors)), "
+                            + "dictionary placement \(placementName(writer.placement)))")
             let zstd = writer.zstdLevel.map { ", Zstandard \($0)" } ?? ""
             lines.append(
                 (
@@ -221,6 +222,7 @@ struct Info: ParsableCommand {
             case 0: return "layer"
             case 1: return "dictionary-codec"
             case 2: return "delta-codec"
+            case 3: return "grouped-bodies"
             default: return "bit \(bit)"
             }
         }

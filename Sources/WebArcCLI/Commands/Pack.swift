@@ -72,7 +72,7 @@ struct Pack: ParsableCommand {
 
     @Flag(
         help: ArgumentHelp(
-            "Smallest archive: LZ4HC 12, and Zstandard 19 against each anchor page (--zstd 19): about ZIM's size, much slower to pack, slower to read."
+            "Smallest archive: files of up to 2 MiB grouped into 2 MiB Zstandard 19 chunks (--groups 2048 --zstd 19), LZ4HC 12 for the rest: about ZIM's size, much slower to pack, slower to read."
         ))
     var best = false
 
@@ -81,6 +81,12 @@ struct Pack: ParsableCommand {
             "Also code pages as Zstandard at this level (1–22) against an earlier page where that is smaller (smaller archive, slower to pack and read).",
             valueName: "LEVEL"))
     var zstd: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "Group files of up to this many KiB (64–2048) into shared chunks of as many: a smaller archive with --zstd; reading a page decodes its group.",
+            valueName: "KIB"))
+    var groups: Int?
 
     @Option(help: PlacementChoice.help)
     var dictionaryPlacement: PlacementChoice = Pack.defaultPlacement
@@ -118,6 +124,9 @@ struct Pack: ParsableCommand {
         if best && level != SitePacker.defaultLevel { throw ValidationError("--best and --level exclude each other") }
         if best && zstd != nil { throw ValidationError("--best and --zstd exclude each other") }
         if let zstd, !(1...22).contains(zstd) { throw ValidationError("--zstd must be 1 to 22, got \(zstd)") }
+        if let groups, !(64...2048).contains(groups) {
+            throw ValidationError("--groups must be 64 to 2048 (KiB), got \(groups)")
+        }
         if compact && bases.isEmpty {
             throw ValidationError("--compact needs --base: a compact update goes over an old archive")
         }
@@ -135,7 +144,7 @@ struct Pack: ParsableCommand {
         PackJob(
             folder: folder, output: output, baseURL: baseURL,
             outsideLinks: followOutside ? .follow : skipOutside ? .skip : .refuse,
-            skipUnreadable: skipUnreadable, level: level, best: best, zstd: zstd,
+            skipUnreadable: skipUnreadable, level: level, best: best, zstd: zstd, groups: groups,
             dictionaryPlacement: dictionaryPlacement,
             mtime: mtime?.seconds, bases: bases, compact: compact, force: force, quiet: quiet, json: json)
     }

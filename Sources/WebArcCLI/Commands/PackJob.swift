@@ -14,6 +14,8 @@ struct PackJob {
     var level: Int
     var best: Bool
     var zstd: Int?
+    /// `--groups`, in KiB; nil: none (`--best`: 2048).
+    var groups: Int?
     var dictionaryPlacement: PlacementChoice
     /// Every file's `Last-Modified`, in seconds since 1970 (`--mtime`); nil: each file's time,
     /// clamped to `SOURCE_DATE_EPOCH` when that is set.
@@ -35,6 +37,7 @@ struct PackJob {
             baseURL: baseURL, outsideLinks: outsideLinks, skipUnreadable: skipUnreadable, overwrite: force,
             compressionLevel: best ? SitePacker.bestLevel : level,
             zstdLevel: best ? SitePacker.bestZstdLevel : zstd)
+        options.groups = groups.map { $0 << 10 } ?? (best ? SitePacker.bestGroups : nil)
         options.dictionaryPlacement = dictionaryPlacement.placement
         options.lastModified = lastModified
         let packer = SitePacker(options: options)

@@ -58,7 +58,7 @@ public final class ArchiveResponder: Sendable {
     /// - Parameters:
     ///   - archives: the archives to answer from.
     ///   - cacheBytes: the most bytes every cache holds together: decoded bodies, resolved
-    ///     targets, and the readers' caches, which are limited to their share (``CacheShares``).
+    ///     targets, and the readers' caches, which are limited to their share (`CacheShares`).
     ///   - bodyFiles: keep large cached bodies in shared-memory files for `sendfile` (Linux); when
     ///     false every cached body is a `ByteBuffer`.
     ///   - eventLoops: the event loops that write answers; a memory file holds one descriptor for

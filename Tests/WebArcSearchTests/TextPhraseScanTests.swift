@@ -40,7 +40,7 @@ import Testing
 
     @Test func aPageIsReadOnlyUntilEveryPhraseIsFound() {
         let html = TextSnippetTests.page(paragraphs: 20_000, inserted: "The json module dumps objects.", at: 3)
-        var next = TextSnippetTests.parts(html, size: 65_536)
+        let next = TextSnippetTests.parts(html, size: 65_536)
         var parts = 0
         let found = PhraseScan.holds(
             [["json", "modul"], ["dump", "object"]],

@@ -173,7 +173,7 @@ import Testing
 
     @Test func aPageWhoseSnippetSettlesEarlyIsNotReadToItsEnd() {
         let html = Self.page(paragraphs: 20_000, inserted: "The json module dumps objects.", at: 3)
-        var next = Self.parts(html, size: 65_536)
+        let next = Self.parts(html, size: 65_536)
         var parts = 0
         let snippet = Snippet.make(
             htmlParts: {

@@ -173,7 +173,7 @@ for size in $SIZES; do
     log "size $size ($N pages): generating"
     gen "$site" "$N"
     if wants diff || wants apply; then gen "$site-r2" "$N" --release 2 --edit-share 0.01; fi
-    files=$(find "$site" -type f | wc -l)
+    files=$(find -L "$site" -type f | wc -l)
     R="$WORK/run"
     rm -rf "$R"; mkdir -p "$R"
     RESULTS=()

@@ -93,6 +93,17 @@ import Testing
         #expect(terms("a\u{37A}oJ") == ["aoj"])
     }
 
+    /// U+037A folds to nothing: alone (or after punctuation) it is no word, so neither the index
+    /// nor a query gets an empty term (found by FuzzSearchQuery after the fix above).
+    @Test func aLetterThatFoldsToNothingMakesNoWord() throws {
+        #expect(terms("\u{37A}").isEmpty)
+        #expect(terms("ab\u{0}\u{37A} cd") == ["ab", "cd"])
+        #expect(terms("x\u{37A}") == ["x"])
+        #expect(throws: SearchQueryError.empty) { try SearchQuery.parse("\u{37A}") }
+        #expect(try SearchQuery.parse("\u{37A} python").clauses == [.word("python")])
+        #expect(try SearchQuery.parse("o\u{4}\u{37A}").clauses == [.word("o")])
+    }
+
     @Test func foldingIsIdempotent() {
         for text in ["ǅemal Ⅻ ﬃ ㎏ ﬀ ǈ ẞ İstanbul ΣΑΣ ς", "①②③ Ａｂｃ ｶﾀｶﾅ"] {
             let once = Analyzer.fold(text)

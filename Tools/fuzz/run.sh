@@ -57,9 +57,11 @@ run_target() {
     local pin=()
     # One core per target: the verifier's concurrentPerform then runs inline instead of waking threads.
     if command -v taskset >/dev/null; then pin=(taskset -c "$cpu"); fi
-    local budget=(-max_total_time="$seconds")
-    if [[ -n "${FUZZ_RUNS:-}" ]]; then budget=(-runs="$FUZZ_RUNS" -seed=1); fi
-    ASAN_OPTIONS=detect_leaks=0 SWIFT_BACKTRACE=enable=no "${pin[@]}" "$bin/$target" "${budget[@]}" -rss_limit_mb=2048 -timeout=10 \
+    local budget=(-max_total_time="$seconds") fixed=()
+    # A fixed run also needs Swift's per-process hash seed fixed: Set and Dictionary order steer
+    # coverage, and coverage steers which mutations libFuzzer keeps.
+    if [[ -n "${FUZZ_RUNS:-}" ]]; then budget=(-runs="$FUZZ_RUNS" -seed=1) fixed=(SWIFT_DETERMINISTIC_HASHING=1); fi
+    env "${fixed[@]}" ASAN_OPTIONS=detect_leaks=0 SWIFT_BACKTRACE=enable=no "${pin[@]}" "$bin/$target" "${budget[@]}" -rss_limit_mb=2048 -timeout=10 \
         -detect_leaks=0 -print_final_stats=1 -artifact_prefix="$fails/" "$corpus" >"$log" 2>&1 || true
 }
 

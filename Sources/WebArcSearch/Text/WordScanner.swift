@@ -97,12 +97,11 @@ struct WordScanner {
             scalarIndex += 1
         }
         guard index < bytes.count else { return false }
-        if first == .ideograph { return readIdeograph() }
-        if readWord() { return true }
+        if first == .ideograph ? readIdeograph() : readWord() { return true }
         return next()
     }
 
-    /// Reads one ideograph or kana and the marks after it.
+    /// Reads one ideograph or kana and the marks after it; false when they fold to nothing.
     private mutating func readIdeograph() -> Bool {
         isIdeograph = true
         let start = index
@@ -117,11 +116,11 @@ struct WordScanner {
         } while classify(scalar) == .mark
         source = start..<index
         scalars = startScalar..<scalarIndex
-        return true
+        return !folded.isEmpty
     }
 
     /// Reads a run of letters, digits, marks and joiners (UAX #29 rules WB4–WB13b, simplified);
-    /// false when it held no letter or digit (a lone `_`).
+    /// false when no letter or digit of it folds to something (a lone `_`, a lone U+037A).
     private mutating func readWord() -> Bool {
         let start = index
         let startScalar = scalarIndex
@@ -145,9 +144,11 @@ struct WordScanner {
             let kind = classify(scalar)
             switch kind {
             case .letter, .digit:
+                let foldedStart = folded.count
                 fold(scalar)
                 last = kind
-                hasAlphanumeric = true
+                // U+037A is a letter that folds to nothing: alone, it makes no word.
+                if folded.count > foldedStart { hasAlphanumeric = true }
             case .mark:
                 fold(scalar)
             case .format:

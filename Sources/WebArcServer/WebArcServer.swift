@@ -31,7 +31,7 @@ public final class WebArcServer: Sendable {
         /// The port; 0 picks a free one.
         public var port: Int
         /// Bytes every cache holds together: decoded bodies, resolved targets and the readers'
-        /// caches (decoded index pages, body entries, dictionaries and delta references).
+        /// caches (decoded index pages, body entries, dictionaries, delta references and groups).
         public var cacheBytes: Int
         /// Event loop threads; one per core by default.
         public var threads: Int

@@ -68,7 +68,7 @@ import WebArcTestSupport
     }
 
     /// Every cache that grows while serving (hot bodies, resolved targets, each reader's pages,
-    /// body entries, dictionaries and references) holds no more accounted bytes than its share,
+    /// body entries, dictionaries, references and groups) holds no more accounted bytes than its share,
     /// and the shares add up to the budget.
     static func expectWithinBudget(_ server: WebArcServer, _ readers: [ArchiveReader], _ cacheBytes: Int) {
         let bodies = server.responder.bodies.usage
@@ -81,6 +81,7 @@ import WebArcTestSupport
             #expect(usage.bodyEntries <= limit.bodyEntries)
             #expect(usage.dictionaries <= limit.dictionaries)
             #expect(usage.references <= limit.references)
+            #expect(usage.groups <= limit.groups)
         }
         let held = bodies.cost + resources.0 + usages.reduce(0) { $0 + $1.total }
         #expect(held <= cacheBytes, "caches hold \(held) accounted bytes of a \(cacheBytes)-byte budget")

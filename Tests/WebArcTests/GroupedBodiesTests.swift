@@ -76,6 +76,29 @@ struct GroupedBodiesTests {
         }
     }
 
+    @Test("decoded groups stay within the reader's group share, and reads stay right when none fits")
+    func groupCacheStaysWithinItsShare() throws {
+        let scratch = try TemporaryFolder()
+        let pages = Self.pages()
+        let path = scratch.file("grouped.webarc")
+        try Self.write(pages, to: path)
+        let reader = try ArchiveReader(path: path)
+        // 150 KiB holds two groups of the 65 536-byte limit; 0 holds none.
+        for share in [150 << 10, 0] {
+            var limits = ReaderCacheLimits.standard
+            limits.groups = share
+            reader.limitCaches(limits)
+            #expect(reader.cacheLimits.groups == share)
+            for page in pages.reversed() {
+                let entry = try #require(try reader.lookup(method: "GET", url: "https://example.com/" + page.path))
+                guard case .response(let response) = entry.record else { continue }
+                #expect(Array(try reader.body(response.body)) == page.bytes, "\(page.path)")
+                #expect(reader.cacheUsage.groups <= share)
+            }
+            #expect((reader.cacheUsage.groupCount > 0) == (share > 0))
+        }
+    }
+
     @Test("grouping makes a site of small pages smaller than coding each page alone")
     func smaller() throws {
         let scratch = try TemporaryFolder()

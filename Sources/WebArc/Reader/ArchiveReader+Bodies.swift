@@ -252,7 +252,7 @@ extension ArchiveReader {
             group = cached
         } else {
             group = try decode(chunk, context, role: .group)
-            groupCache.withLock { $0.insert(group, for: chunk, cost: group.count) }
+            groupCache.withLock { $0.insert(group, for: chunk, cost: group.count + Self.decodedChunkOverhead) }
         }
         let start = Int(body.sliceStart!)
         return Array(group[start..<start + Int(body.length)])

@@ -13,43 +13,48 @@ public struct ReaderCacheLimits: Equatable, Sendable {
     public var dictionaries: Int
     /// Verified codec-3 references (whole decoded chunks).
     public var references: Int
+    /// Verified group chunks (spec §6.3 slices), decoded whole: up to 2 MiB each.
+    public var groups: Int
 
     /// The limits of a reader just opened: 32 MiB of pages, 16 MiB of body entries, 1 MiB of
-    /// dictionaries, 2 MiB of references.
+    /// dictionaries, 2 MiB of references, 8 MiB of groups.
     public static let standard = ReaderCacheLimits(
-        pages: 32 << 20, bodyEntries: 16 << 20, dictionaries: 1 << 20, references: 2 << 20)
+        pages: 32 << 20, bodyEntries: 16 << 20, dictionaries: 1 << 20, references: 2 << 20, groups: 8 << 20)
 
     /// Makes limits from each cache's bytes.
-    public init(pages: Int, bodyEntries: Int, dictionaries: Int, references: Int) {
+    public init(pages: Int, bodyEntries: Int, dictionaries: Int, references: Int, groups: Int) {
         self.pages = pages
         self.bodyEntries = bodyEntries
         self.dictionaries = dictionaries
         self.references = references
+        self.groups = groups
     }
 
     /// `bytes` shared out: half for pages (a random lookup's record leaf is the costliest read to
-    /// repeat), a quarter for dictionaries, an eighth each for body entries and references.
+    /// repeat), an eighth each for dictionaries, groups and body entries, the rest for references.
+    /// An archive without groups (or dictionaries) leaves that share empty.
     public init(sharing bytes: Int) {
         let bytes = max(0, bytes)
         pages = bytes / 2
-        dictionaries = bytes / 4
+        dictionaries = bytes / 8
+        groups = bytes / 8
         bodyEntries = bytes / 8
-        references = bytes - pages - dictionaries - bodyEntries
+        references = bytes - pages - dictionaries - groups - bodyEntries
     }
 
     /// The bytes of every cache together.
-    public var total: Int { pages + bodyEntries + dictionaries + references }
+    public var total: Int { pages + bodyEntries + dictionaries + references + groups }
 }
 
 /// What a reader's caches hold now, in accounted bytes, by cache.
 package struct ReaderCacheUsage: Equatable, Sendable {
     /// Accounted bytes held by each cache.
-    package var pages = 0, bodyEntries = 0, dictionaries = 0, references = 0
+    package var pages = 0, bodyEntries = 0, dictionaries = 0, references = 0, groups = 0
     /// Entries held by each cache.
-    package var pageCount = 0, bodyEntryCount = 0, dictionaryCount = 0, referenceCount = 0
+    package var pageCount = 0, bodyEntryCount = 0, dictionaryCount = 0, referenceCount = 0, groupCount = 0
 
     /// Accounted bytes of every cache together.
-    package var total: Int { pages + bodyEntries + dictionaries + references }
+    package var total: Int { pages + bodyEntries + dictionaries + references + groups }
 }
 
 extension ArchiveReader {
@@ -72,6 +77,7 @@ extension ArchiveReader {
         referenceCache.withLock {
             $0 = LRUCache(maxCount: max(1, limits.references / 1024), maxCost: limits.references)
         }
+        groupCache.withLock { $0 = LRUCache(maxCount: max(1, limits.groups / 4096), maxCost: limits.groups) }
     }
 
     /// Bounds the cache of verified, decoded pages to about `bytes` (at least 256 KiB), dropping
@@ -99,6 +105,7 @@ extension ArchiveReader {
         (usage.bodyEntries, usage.bodyEntryCount) = bodyCache.withLock { ($0.totalCost, $0.count) }
         (usage.dictionaries, usage.dictionaryCount) = dictionaryCache.withLock { ($0.totalCost, $0.count) }
         (usage.references, usage.referenceCount) = referenceCache.withLock { ($0.totalCost, $0.count) }
+        (usage.groups, usage.groupCount) = groupCache.withLock { ($0.totalCost, $0.count) }
         return usage
     }
 
@@ -106,6 +113,7 @@ extension ArchiveReader {
     public var cacheLimits: ReaderCacheLimits {
         ReaderCacheLimits(
             pages: pageCache.withLock { $0.maxCost }, bodyEntries: bodyCache.withLock { $0.maxCost },
-            dictionaries: dictionaryCache.withLock { $0.maxCost }, references: referenceCache.withLock { $0.maxCost })
+            dictionaries: dictionaryCache.withLock { $0.maxCost }, references: referenceCache.withLock { $0.maxCost },
+            groups: groupCache.withLock { $0.maxCost })
     }
 }

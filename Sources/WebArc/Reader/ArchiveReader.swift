@@ -61,7 +61,8 @@ public final class ArchiveReader: Sendable {
         LRUCache<ChunkEntry, [UInt8]>(maxCount: 8, maxCost: ReaderCacheLimits.standard.references))
     /// Group chunks decoded and verified (spec §6.3 slices): a group's neighbours in the body data
     /// are often read together (a page, then its images and styles; verify in file order).
-    let groupCache = Mutex(LRUCache<ChunkEntry, [UInt8]>(maxCount: 8, maxCost: 8 << 20))
+    let groupCache = Mutex(
+        LRUCache<ChunkEntry, [UInt8]>(maxCount: 8, maxCost: ReaderCacheLimits.standard.groups))
 
     /// Opens the archive at `path`.
     ///

@@ -97,9 +97,7 @@ open class ArchiveURLProtocol: URLProtocol {
         if queue == nil {
             answer()
         } else {
-            // A queue of its own targets the overcommitting pool: an answer blocks (reads, and the
-            // work queue's sync), and many blocked on the global queue's few threads can stall it.
-            DispatchQueue(label: "webarc.answer", qos: .userInitiated).async(execute: answer)
+            AnswerQueue.run(answer)
         }
     }
 

@@ -133,8 +133,7 @@ struct CachedAnswer: Sendable {
     private func fromArchive(_ request: URLRequest) async {
         let replay = self.replay
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            // A queue of its own, as `startLoading` answers on: not the global queue's few threads.
-            DispatchQueue(label: "webarc.answer", qos: .userInitiated).async {
+            AnswerQueue.run {
                 replay.answer(request)
                 continuation.resume()
             }

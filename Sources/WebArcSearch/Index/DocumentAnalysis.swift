@@ -1,7 +1,12 @@
+import Synchronization
 import WebArc
 
 /// One page of text analysed for the index: its title, length and each term's positions (spec
 /// §17.3: title tokens first, the body's after a gap of one position).
+///
+/// The terms come packed, sorted by bytes, each with the hash ``ByteSliceSet`` finds it by, so
+/// that the builder, which takes documents one at a time, only looks each one up and appends a
+/// posting: everything else is done here, on any thread.
 struct DocumentAnalysis: Sendable {
     var url: String
     var title: String
@@ -9,21 +14,69 @@ struct DocumentAnalysis: Sendable {
     var length: Int
     /// The folded title the suggestions sort by, cut to ``IndexFormat/maxTitleKeyBytes``; empty: none.
     var titleKey: [UInt8]
-    /// Each term (UTF-8), its positions ascending, and whether the title holds it; sorted by term bytes.
-    var terms: [(term: [UInt8], positions: [Int], inTitle: Bool)]
+    /// The distinct terms (UTF-8), sorted by bytes, one after another: term `i` ends at `termEnds[i]`.
+    var termBytes: [UInt8] = []
+    var termEnds: [Int32] = []
+    /// Each term's ``ByteSliceSet`` hash.
+    var termHashes: [UInt32] = []
+    /// Each term's number of tokens; negated when the title holds it.
+    var termCounts: [Int32] = []
+    /// Each term's positions ascending, term after term in the order of the terms.
+    var positions: [Int32] = []
 
     /// Analyses `text`: the title's tokens at positions 0…, the body's from one past the title's last.
     init(url: String, text: PageText) {
         self.url = url
         title = Self.cut(text.title, to: IndexFormat.maxDocumentStringBytes)
         var table = TermTable()
-        var titleText = text.title
-        let titleEnd = titleText.withUTF8 { table.add(text: $0, from: 0, inTitle: true) }
-        var bodyText = text.text
-        _ = bodyText.withUTF8 { table.add(text: $0, from: titleEnd == 0 ? 0 : titleEnd + 1, inTitle: false) }
+        StemCache.borrow { cache in
+            var titleText = text.title
+            let titleEnd = titleText.withUTF8 { table.add(text: $0, from: 0, inTitle: true, cache: &cache) }
+            var bodyText = text.text
+            _ = bodyText.withUTF8 {
+                table.add(text: $0, from: titleEnd == 0 ? 0 : titleEnd + 1, inTitle: false, cache: &cache)
+            }
+        }
         length = table.tokenCount
-        terms = table.sortedTerms()
         titleKey = Self.titleKey(text.title)
+        table.packSorted(into: &self)
+    }
+
+    /// How many distinct terms the page holds.
+    var termCount: Int { termEnds.count }
+
+    /// Calls `body` with each term's bytes, hash, token count, title flag and positions, in order.
+    func forEachTerm(
+        _ body: (
+            _ term: UnsafeBufferPointer<UInt8>, _ hash: UInt32, _ count: Int, _ inTitle: Bool,
+            _ positions: UnsafeBufferPointer<Int32>
+        ) throws -> Void
+    ) rethrows {
+        try termBytes.withUnsafeBufferPointer { bytes in
+            try positions.withUnsafeBufferPointer { positions in
+                var start = 0
+                var positionStart = 0
+                for index in termEnds.indices {
+                    let end = Int(termEnds[index])
+                    let count = Int(termCounts[index].magnitude)
+                    try body(
+                        UnsafeBufferPointer(rebasing: bytes[start..<end]), termHashes[index], count,
+                        termCounts[index] < 0,
+                        UnsafeBufferPointer(rebasing: positions[positionStart..<positionStart + count]))
+                    start = end
+                    positionStart += count
+                }
+            }
+        }
+    }
+
+    /// Each term, its positions ascending, and whether the title holds it; sorted by term bytes.
+    var terms: [(term: [UInt8], positions: [Int], inTitle: Bool)] {
+        var terms: [(term: [UInt8], positions: [Int], inTitle: Bool)] = []
+        forEachTerm { term, _, _, inTitle, positions in
+            terms.append((Array(term), positions.map(Int.init), inTitle))
+        }
+        return terms
     }
 
     /// A title as suggestions compare it: folded, runs of white space as one space, trimmed, cut
@@ -71,10 +124,12 @@ struct TermTable {
 
     /// Adds the tokens of the UTF-8 text `bytes` at positions from `first`; returns one past the
     /// last position used relative to `first` (0 when the text has no token).
-    mutating func add(text bytes: UnsafeBufferPointer<UInt8>, from first: Int, inTitle title: Bool) -> Int {
+    mutating func add(
+        text bytes: UnsafeBufferPointer<UInt8>, from first: Int, inTitle title: Bool, cache: inout StemCache
+    ) -> Int {
         var end = 0
         Analyzer.forEachForm(in: bytes) { form, stems, position in
-            let term = self.term(of: form, stems: stems)
+            let term = self.term(of: form, stems: stems, cache: &cache)
             if title { inTitle[Int(term)] = true }
             tokenTerms.append(term)
             tokenPositions.append(Int32(truncatingIfNeeded: first + position))
@@ -84,7 +139,7 @@ struct TermTable {
     }
 
     /// The number of the term `form` gives, added when new.
-    private mutating func term(of form: UnsafeBufferPointer<UInt8>, stems: Bool) -> Int32 {
+    private mutating func term(of form: UnsafeBufferPointer<UInt8>, stems: Bool, cache: inout StemCache) -> Int32 {
         // A form that cannot change as a term (not stemmed, not cut) is its own term.
         let eligible = stems && form.count >= 3 && form.count <= Analyzer.maxTermBytes
         guard eligible else {
@@ -94,7 +149,7 @@ struct TermTable {
         }
         let (formNumber, isNew) = forms.insert(form)
         if !isNew { return formTerm[formNumber] }
-        Analyzer.termBytes(ofForm: form, stems: true, into: &scratch)
+        cache.termBytes(ofForm: form, hash: forms.hash(of: formNumber), into: &scratch)
         let number = scratch.withUnsafeBufferPointer { termNumber($0) }
         formTerm.append(number)
         return number
@@ -116,18 +171,72 @@ struct TermTable {
         return Int32(number)
     }
 
-    /// Each term, its positions ascending, and whether the title holds it; sorted by term bytes.
-    func sortedTerms() -> [(term: [UInt8], positions: [Int], inTitle: Bool)] {
-        var counts = [Int32](repeating: 0, count: terms.count)
+    /// Writes the terms, sorted by bytes, with their hashes, counts, title flags and positions
+    /// into `analysis`.
+    func packSorted(into analysis: inout DocumentAnalysis) {
+        let count = terms.count
+        var counts = [Int32](repeating: 0, count: count)
         for term in tokenTerms { counts[Int(term)] += 1 }
-        var positions = counts.map { count -> [Int] in
-            var list: [Int] = []
-            list.reserveCapacity(Int(count))
-            return list
+        // Where each term's positions go: its place in sorted order, then one more per token.
+        var next = [Int32](repeating: 0, count: count)
+        var offset: Int32 = 0
+        analysis.termEnds.reserveCapacity(count)
+        analysis.termHashes.reserveCapacity(count)
+        analysis.termCounts.reserveCapacity(count)
+        analysis.termBytes.reserveCapacity(terms.byteCount)
+        for number in terms.sortedNumbers() {
+            let number = Int(number)
+            next[number] = offset
+            offset += counts[number]
+            terms.withBytes(of: number) { analysis.termBytes.append(contentsOf: $0) }
+            analysis.termEnds.append(Int32(analysis.termBytes.count))
+            analysis.termHashes.append(terms.hash(of: number))
+            analysis.termCounts.append(inTitle[number] ? -counts[number] : counts[number])
         }
-        for (term, position) in zip(tokenTerms, tokenPositions) { positions[Int(term)].append(Int(position)) }
-        let order = (0..<terms.count).sorted { terms.precedes($0, $1) }
-        return order.map { (terms.bytes(of: $0), positions[$0], inTitle[$0]) }
+        analysis.positions = [Int32](repeating: 0, count: tokenTerms.count)
+        for (term, position) in zip(tokenTerms, tokenPositions) {
+            analysis.positions[Int(next[Int(term)])] = position
+            next[Int(term)] += 1
+        }
+    }
+}
+
+/// The terms of stemmed forms met in earlier documents, kept by each thread that analyses
+/// (borrowed from a pool): most forms recur from page to page, and need not be stemmed again.
+struct StemCache {
+    private var forms = ByteSliceSet()
+    /// The term of each form, one after another; term `i` starts at `termStarts[i]`.
+    private var termArena: [UInt8] = []
+    private var termStarts: [Int32] = [0]
+
+    /// Forms kept before the cache starts again empty.
+    static let maxForms = 1 << 16
+
+    /// Writes the term of the form `form` (``Analyzer/termBytes(ofForm:stems:into:)``, stemmed)
+    /// to `term`; `hash` is the form's ``ByteSliceSet`` hash.
+    mutating func termBytes(ofForm form: UnsafeBufferPointer<UInt8>, hash: UInt32, into term: inout [UInt8]) {
+        if forms.count >= Self.maxForms { self = StemCache() }
+        let (number, isNew) = forms.insert(form, hash: hash)
+        if isNew {
+            Analyzer.termBytes(ofForm: form, stems: true, into: &term)
+            termArena.append(contentsOf: term)
+            termStarts.append(Int32(termArena.count))
+        } else {
+            term.removeAll(keepingCapacity: true)
+            term.append(contentsOf: termArena[Int(termStarts[number])..<Int(termStarts[number + 1])])
+        }
+    }
+
+    private static let pool = Mutex<[StemCache]>([])
+
+    /// Runs `body` with a cache of the pool (a new one when none is free), then returns it.
+    static func borrow<Result>(_ body: (inout StemCache) throws -> Result) rethrows -> Result {
+        var cache = pool.withLock { $0.popLast() } ?? StemCache()
+        defer {
+            let returned = cache
+            pool.withLock { if $0.count < 64 { $0.append(returned) } }
+        }
+        return try body(&cache)
     }
 }
 
@@ -144,9 +253,16 @@ struct ByteSliceSet {
     /// How many strings the set holds.
     var count: Int { hashes.count }
 
+    /// Bytes of every string together.
+    var byteCount: Int { arena.count }
+
     /// The number of `bytes`, and whether they were added now.
     mutating func insert(_ bytes: UnsafeBufferPointer<UInt8>) -> (number: Int, isNew: Bool) {
-        let hash = Self.hash(bytes)
+        insert(bytes, hash: Self.hash(bytes))
+    }
+
+    /// ``insert(_:)`` of `bytes` whose ``hash(_:)`` is `hash`.
+    mutating func insert(_ bytes: UnsafeBufferPointer<UInt8>, hash: UInt32) -> (number: Int, isNew: Bool) {
         let mask = slots.count - 1
         var slot = Int(hash) & mask
         while slots[slot] != 0 {
@@ -166,6 +282,48 @@ struct ByteSliceSet {
     /// The bytes of string `number`.
     func bytes(of number: Int) -> [UInt8] {
         Array(arena[Int(starts[number])..<Int(starts[number + 1])])
+    }
+
+    /// Calls `body` with the bytes of string `number`.
+    func withBytes<Result>(of number: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        try arena.withUnsafeBufferPointer {
+            try body(UnsafeBufferPointer(rebasing: $0[Int(starts[number])..<Int(starts[number + 1])]))
+        }
+    }
+
+    /// The number of `bytes`, whose ``hash(_:)`` is `hash`, when the set holds them.
+    func number(of bytes: UnsafeBufferPointer<UInt8>, hash: UInt32) -> Int? {
+        let mask = slots.count - 1
+        var slot = Int(hash) & mask
+        while slots[slot] != 0 {
+            let number = Int(slots[slot] - 1)
+            if hashes[number] == hash, equals(number, bytes) { return number }
+            slot = (slot + 1) & mask
+        }
+        return nil
+    }
+
+    /// The ``hash(_:)`` of string `number`.
+    func hash(of number: Int) -> UInt32 { hashes[number] }
+
+    /// The numbers of the strings in the order of their bytes.
+    func sortedNumbers() -> [Int32] {
+        // Sorted by their first eight bytes, big-endian, then (rarely) by all of them.
+        var keys: [(prefix: UInt64, number: Int32)] = []
+        keys.reserveCapacity(count)
+        arena.withUnsafeBufferPointer { bytes in
+            for number in 0..<count {
+                let (start, end) = (Int(starts[number]), Int(starts[number + 1]))
+                var prefix: UInt64 = 0
+                for offset in 0..<8 { prefix = prefix << 8 | UInt64(start + offset < end ? bytes[start + offset] : 0) }
+                keys.append((prefix, Int32(number)))
+            }
+        }
+        keys.sort { left, right in
+            left.prefix != right.prefix
+                ? left.prefix < right.prefix : precedes(Int(left.number), Int(right.number))
+        }
+        return keys.map(\.number)
     }
 
     /// Whether string `left` sorts before string `right`, byte by byte.
@@ -199,7 +357,7 @@ struct ByteSliceSet {
 
     /// FNV-1a over the bytes, folded to 32 bits.
     @inline(__always)
-    private static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
+    static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
         return UInt32(truncatingIfNeeded: hash ^ hash >> 32)

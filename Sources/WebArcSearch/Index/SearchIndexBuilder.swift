@@ -20,7 +20,7 @@ public final class SearchIndexBuilder: SearchIndexContributor {
     /// The index rules version written (`Writer.search`): 2 unless made for 1 (spec §17).
     public let version: UInt64
 
-    private var terms: [[UInt8]: TermBuffer] = [:]
+    private var terms = TermDictionary<TermBuffer>()
     private var heldBytes = 0
     /// The sorted runs, one after another, and where each lies in it.
     private var runFile: SpillFile?
@@ -116,14 +116,17 @@ public final class SearchIndexBuilder: SearchIndexContributor {
         try documents().write(entry.bytes)
         documentSizes.append(UInt32(entry.bytes.count))
         if !document.titleKey.isEmpty { titles.append(document.titleKey, document: Int32(number)) }
-        for term in document.terms {
+        let keepsPositions = version == 1
+        document.forEachTerm { term, hash, count, inTitle, positions in
             var held = 0
-            terms[term.term, default: TermBuffer(keepsPositions: version == 1)].append(
-                document: number, length: document.length, positions: term.positions, inTitle: term.inTitle, held: &held
-            )
+            terms.update(term, hash: hash, default: TermBuffer(keepsPositions: keepsPositions)) {
+                $0.append(
+                    document: number, length: document.length, count: count, positions: positions, inTitle: inTitle,
+                    held: &held)
+            }
             heldBytes += held
         }
-        heldBytes += document.terms.count * 8
+        heldBytes += document.termCount * 8
         // Buffers grow by doubling and each term holds three arrays and a dictionary slot.
         if 2 * heldBytes + terms.count * 224 > spillThreshold { try spill() }
     }
@@ -143,8 +146,7 @@ public final class SearchIndexBuilder: SearchIndexContributor {
         let run = try runFile ?? SpillFile(prefix: "webarc-search-runs")
         runFile = run
         let start = run.position
-        for term in terms.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-            let buffer = terms[term]!
+        try terms.forEachSorted { term, buffer in
             try run.integer(term.count)
             try run.write(term)
             try run.integer(buffer.frequency)
@@ -267,14 +269,17 @@ private struct TermBuffer {
 
     init(keepsPositions: Bool) { self.keepsPositions = keepsPositions }
 
-    mutating func append(document: Int, length: Int, positions: [Int], inTitle: Bool, held: inout Int) {
+    mutating func append(
+        document: Int, length: Int, count: Int, positions: UnsafeBufferPointer<Int32>, inTitle: Bool, held: inout Int
+    ) {
         let before = postings.count + self.positions.count
         PostingCodec.encode(
-            document: document, previous: lastDocument, frequency: positions.count, inTitle: inTitle, length: length,
+            document: document, previous: lastDocument, frequency: count, inTitle: inTitle, length: length,
             into: &postings)
         var previous = 0
         if keepsPositions {
             for position in positions {
+                let position = Int(position)
                 LEB128.append(UInt64(position - previous), to: &self.positions)
                 previous = position
             }

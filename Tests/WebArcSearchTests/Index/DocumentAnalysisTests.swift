@@ -77,6 +77,49 @@ import Testing
         #expect(set.bytes(of: numbers[699]) == Array("term699".utf8))
     }
 
+    @Test func termDictionaryFindsValuesByTermAndListsThemByBytes() {
+        var dictionary: TermDictionary<Int> = [:]
+        let terms = ["zeta", "alpha", "alphabet", "alphabetical", "b", "é", "alphabets"].map { Array($0.utf8) }
+        for round in 0..<3 {
+            for term in terms {
+                term.withUnsafeBufferPointer { bytes in
+                    dictionary.update(bytes, hash: ByteSliceSet.hash(bytes), default: 0) { $0 += round + 1 }
+                }
+            }
+        }
+        #expect(dictionary.count == terms.count)
+        #expect(dictionary[Array("alpha".utf8)] == 6)
+        #expect(dictionary[Array("alph".utf8)] == nil)
+        var listed: [[UInt8]] = []
+        dictionary.forEachSorted { term, value in
+            listed.append(term)
+            #expect(value == 6)
+        }
+        #expect(listed == terms.sorted { $0.lexicographicallyPrecedes($1) })
+        dictionary = [:]
+        #expect(dictionary.isEmpty)
+    }
+
+    @Test func aStemCacheGivesTheStemmersTermsWhenFullAndAfter() {
+        var cache = StemCache()
+        var term: [UInt8] = []
+        var expected: [UInt8] = []
+        // More forms than the cache keeps: it starts again part way, and every term stays right.
+        var mismatches = 0
+        for round in 0..<2 {
+            for number in 0..<(StemCache.maxForms + 100) where round == 0 || number % 7 == 0 {
+                let letters = String(number).utf8.map { $0 - UInt8(ascii: "0") + UInt8(ascii: "a") }
+                let form = Array("connect".utf8) + letters + Array((number % 3 == 0 ? "ing" : "ed").utf8)
+                form.withUnsafeBufferPointer { bytes in
+                    cache.termBytes(ofForm: bytes, hash: ByteSliceSet.hash(bytes), into: &term)
+                    Analyzer.termBytes(ofForm: bytes, stems: true, into: &expected)
+                }
+                if term != expected { mismatches += 1 }
+            }
+        }
+        #expect(mismatches == 0)
+    }
+
     /// A seeded generator, so a failure replays.
     struct SplitMix {
         var state: UInt64

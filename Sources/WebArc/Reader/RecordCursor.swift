@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// A leaf's entries before one that fails are returned, then its error is thrown; a page that does
 /// not read is thrown after the entries of the leaves before it.
-final class RecordCursor {
+package final class RecordCursor {
     private let reader: ArchiveReader
     /// The interior pages from the root down to the last leaf read, each with its next child.
     private var path: [(page: InteriorPage, reference: PageReference, next: Int)] = []
@@ -19,14 +19,14 @@ final class RecordCursor {
     private var failure: (any Error)?
 
     /// A cursor before the first record of `reader`.
-    init(_ reader: ArchiveReader) {
+    package init(_ reader: ArchiveReader) {
         self.reader = reader
     }
 
     /// The next record, or nil after the last.
     ///
     /// - Throws: page and index errors, once, in the place of the records they hide.
-    func next() throws -> ArchiveEntry? {
+    package func next() throws -> ArchiveEntry? {
         while position == buffered.count {
             if let failure {
                 self.failure = nil

@@ -43,12 +43,17 @@ struct AppliedArchive {
         var summary = UpdateApplier.Summary()
         let keys = try responseKeys(records)
         let anchors = try anchorPlan(records, keys: keys)
+        var indexBases = searchBases(records)
+        func pass(
+            reuse: Bool, unchecked: Bool = false, summary: inout UpdateApplier.Summary
+        ) throws {
+            try indexedPass(
+                records, keys: keys, to: path, overwrite: overwrite, reuse: reuse, unchecked: unchecked,
+                anchors: anchors, indexBases: &indexBases, summary: &summary, progress: progress)
+        }
         if bodyData != nil && copiesUnchecked {
             do {
-                try pass(
-                    records, keys: keys, to: path, overwrite: overwrite, reuse: true, unchecked: true, anchors: anchors,
-                    summary: &summary,
-                    progress: progress)
+                try pass(reuse: true, unchecked: true, summary: &summary)
                 summary.copiedUnchecked = true
                 return written(summary)
             } catch WebArcError.badTarget {
@@ -57,19 +62,54 @@ struct AppliedArchive {
             }
         }
         do {
-            try pass(
-                records, keys: keys, to: path, overwrite: overwrite, reuse: true, anchors: anchors, summary: &summary,
-                progress: progress)
+            try pass(reuse: true, summary: &summary)
         } catch WebArcError.badTarget where summary.chunksReused > 0 {
             let checkedAgain = summary.checkedAgain
             summary = UpdateApplier.Summary()
             summary.checkedAgain = checkedAgain
             summary.codedAgain = true
-            try pass(
-                records, keys: keys, to: path, overwrite: overwrite, reuse: false, anchors: anchors, summary: &summary,
-                progress: progress)
+            try pass(reuse: false, summary: &summary)
         }
         return written(summary)
+    }
+
+    /// The layers whose own search index may give the result's documents (``SearchIndexContributor/reuseIndex(of:)``):
+    /// each plain archive (no bases) the records are copied from, when the result has an index.
+    private func searchBases(_ records: [Record]) -> [ArchiveReader] {
+        guard recipe.search != nil else { return [] }
+        var seen = Set<ObjectIdentifier>()
+        var found: [ArchiveReader] = []
+        for record in records where seen.insert(ObjectIdentifier(record.reader)).inserted {
+            if (try? record.reader.metadata.bases.isEmpty) == true { found.append(record.reader) }
+        }
+        return found
+    }
+
+    /// A ``pass(_:keys:to:overwrite:reuse:unchecked:anchors:indexBases:finishing:summary:progress:)``
+    /// taking the search index's unchanged documents from one of `indexBases`. When it fails once
+    /// the index is being written (a base's index that does not give the target's, or any error
+    /// there), it runs again analysing every document, and so do the passes after it
+    /// (`indexBases` emptied): the base's index saves time, never decides the result.
+    private func indexedPass(
+        _ records: [Record], keys: [[UInt8]?], to path: String, overwrite: Bool, reuse: Bool, unchecked: Bool,
+        anchors: AnchorPlan, indexBases: inout [ArchiveReader], summary: inout UpdateApplier.Summary,
+        progress: ((Int, Int) -> Void)?
+    ) throws {
+        var finishing = false
+        do {
+            try pass(
+                records, keys: keys, to: path, overwrite: overwrite, reuse: reuse, unchecked: unchecked,
+                anchors: anchors, indexBases: indexBases, finishing: &finishing, summary: &summary, progress: progress)
+        } catch  where finishing && summary.searchDocumentsReused > 0 {
+            indexBases = []
+            let checkedAgain = summary.checkedAgain
+            summary = UpdateApplier.Summary()
+            summary.checkedAgain = checkedAgain
+            summary.searchRebuilt = true
+            try pass(
+                records, keys: keys, to: path, overwrite: overwrite, reuse: reuse, unchecked: unchecked,
+                anchors: anchors, indexBases: [], finishing: &finishing, summary: &summary, progress: progress)
+        }
     }
 
     /// `summary` with the result's archive digest and file size: the target's, which the
@@ -82,14 +122,23 @@ struct AppliedArchive {
     }
 
     private func pass(
-        _ records: [Record], keys: [[UInt8]?], to path: String, overwrite: Bool, reuse: Bool, unchecked: Bool = false,
-        anchors: AnchorPlan,
+        _ records: [Record], keys: [[UInt8]?], to path: String, overwrite: Bool, reuse: Bool, unchecked: Bool,
+        anchors: AnchorPlan, indexBases: [ArchiveReader], finishing: inout Bool,
         summary: inout UpdateApplier.Summary, progress: ((Int, Int) -> Void)?
     ) throws {
         var options = ArchiveWriter.Options(overwrite: overwrite, recipe: recipe)
         options.anchorPlan = anchors
         // The target has totals exactly when its writer wrote them (2.2.2 and later).
         options.writesTotals = metadata.totals != nil
+        // The index takes the documents a base's own index already holds, unchanged.
+        var index: (any SearchIndexContributor)?
+        if !indexBases.isEmpty, let make = options.searchIndex {
+            let made = make()
+            for base in indexBases where made.reuseIndex(of: base) { break }
+            nonisolated(unsafe) let given = made
+            options.searchIndex = { given }
+            index = made
+        }
         let writer = try ArchiveWriter(path: path, options: options)
         writer.metadata = metadata
         var jobs: [ApplyPipeline.Job] = []
@@ -141,6 +190,8 @@ struct AppliedArchive {
                 }
             }
         }
+        finishing = true
+        defer { summary.searchDocumentsReused = index?.reusedDocuments ?? 0 }
         try writer.finish(expected: expected, appendix: appendix)
     }
 

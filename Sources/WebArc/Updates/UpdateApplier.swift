@@ -39,6 +39,13 @@ public struct UpdateApplier {
         public var archiveDigest: [UInt8]?
         /// The size of the result's file once written: the archive and its appendix (nil before).
         public var fileSize: UInt64?
+        /// Documents of the result's search index taken from a base's index, their bodies not
+        /// read back and analysed again.
+        public var searchDocumentsReused = 0
+        /// Whether a pass that took documents from a base's index failed while writing the index
+        /// or the trailer (a base's index not written by this version's rules), so that the pass
+        /// ran again analysing every document.
+        public var searchRebuilt = false
 
         /// An empty summary.
         public init() {}

@@ -12,15 +12,19 @@ extension ArchiveWriter {
         // Each batch of bodies is analysed on every core, then added in order.
         let batchBytes = 16 << 20
         var batch: [(IndexableResponse, [UInt8])] = []
+        // Each document of the batch in order: an analysis taken from a base's index, or nil for
+        // the next one of `batch` (analysed here).
+        var documents: [(any Sendable)?] = []
         // A body is one document however many URLs answer with it (`dir/` and `dir/index.html`):
         // a bit a stored body, by its place in reference order, marks those indexed.
         var indexedBodies = [UInt64](repeating: 0, count: (bodies.count + 63) / 64)
         var bytes = 0
         func analyzeBatch() throws {
             nonisolated(unsafe) let analyzer = index
-            let analyses = Self.analyzeInParallel(batch) { analyzer.analyze($0, body: $1) }
-            for analysis in analyses { try index.add(analysis) }
+            var analyses = Self.analyzeInParallel(batch) { analyzer.analyze($0, body: $1) }.makeIterator()
+            for document in documents { try index.add(document ?? analyses.next()!) }
             batch = []
+            documents = []
             bytes = 0
         }
         while let record = try sorted.next() {
@@ -35,12 +39,19 @@ extension ArchiveWriter {
                 indexedBodies[place >> 6] & (1 << UInt64(place & 63)) == 0
             else { continue }
             indexedBodies[place >> 6] |= 1 << UInt64(place & 63)
+            // A body a base's index already analysed at this key is not read back.
+            if let reused = index.analysis(reusing: offered, key: record.key, body: reference.digest) {
+                documents.append(reused)
+                if documents.count >= 4096 { try analyzeBatch() }
+                continue
+            }
             let body = try readStoredBody(entry)
             bytes += body.count
             batch.append((offered, body))
+            documents.append(nil)
             if bytes >= batchBytes || batch.count >= 256 { try analyzeBatch() }
         }
-        if !batch.isEmpty { try analyzeBatch() }
+        if !documents.isEmpty { try analyzeBatch() }
         return try index.writePages { raw in
             SearchPageAddress(try storePage(raw, height: 0))
         }

@@ -13,6 +13,15 @@ public struct IndexableResponse: Sendable {
     public var charset: String?
     /// The body's length in bytes.
     public var length: UInt64
+
+    /// Makes a response offered to an index.
+    public init(url: String, status: Int, mediaType: String?, charset: String?, length: UInt64) {
+        self.url = url
+        self.status = status
+        self.mediaType = mediaType
+        self.charset = charset
+        self.length = length
+    }
 }
 
 /// What the archive writer calls to add a full-text index (spec §17) to the archive it finishes.
@@ -33,6 +42,28 @@ public protocol SearchIndexContributor: AnyObject {
     /// Writes every page of the index but its root through `store` (children before parents) and
     /// returns the root page's decoded bytes, which the writer stores right before the metadata.
     func writePages(_ store: (_ raw: [UInt8]) throws -> SearchPageAddress) throws -> [UInt8]
+    /// Offers `base`'s own index as a source of analyses for an archive written again (an applied
+    /// update): returns whether the contributor reads it (an index of its rules version), and
+    /// from then on answers ``analysis(reusing:key:body:)`` from it. The default takes none.
+    func reuseIndex(of base: ArchiveReader) -> Bool
+    /// The analysis of `response` (tree key `key`, body MD5 `body`) taken from the index
+    /// ``reuseIndex(of:)`` took, when its archive holds the same body with the same media type and
+    /// charset as a document at the same key; nil: the writer reads the body and analyses it.
+    /// Called in tree order, for each response ``wants(_:)`` takes, before ``add(_:)`` gets it.
+    func analysis(reusing response: IndexableResponse, key: [UInt8], body: BodyDigest) -> (any Sendable)?
+    /// Documents taken from a base's index so far.
+    var reusedDocuments: Int { get }
+}
+
+extension SearchIndexContributor {
+    /// Takes no base index.
+    public func reuseIndex(of base: ArchiveReader) -> Bool { false }
+    /// None: every body is analysed.
+    public func analysis(reusing response: IndexableResponse, key: [UInt8], body: BodyDigest) -> (any Sendable)? {
+        nil
+    }
+    /// None.
+    public var reusedDocuments: Int { 0 }
 }
 
 /// Where the writer stored a search page: an opaque page reference the contributor puts in the

@@ -34,6 +34,8 @@ public final class SearchIndexBuilder: SearchIndexContributor {
     private var titles = TitleKeyTable()
     /// Runs written, for tests of the bounded-memory path.
     public private(set) var runCount = 0
+    /// The index of the archive written before, whose documents' analyses are taken (``reuseIndex(of:)``).
+    private var base: BaseIndex?
 
     /// Makes a builder that writes a sorted run whenever `spillThreshold` bytes of postings are held.
     public init(spillThreshold: Int = 48 << 20) {
@@ -94,6 +96,25 @@ public final class SearchIndexBuilder: SearchIndexContributor {
         return DocumentAnalysis(url: response.url, text: text)
     }
 
+    /// Reads `base`'s index, when it is of this builder's rules version, for the documents an
+    /// archive written again (an applied update) keeps from it: their terms, title keys and lengths
+    /// come from its pages (``analysis(reusing:key:body:)``), and a fresh build of the same
+    /// responses gives the same pages (spec §17). Only before the first document.
+    public func reuseIndex(of base: ArchiveReader) -> Bool {
+        guard self.base == nil, documentCount == 0, let index = BaseIndex(base, version: version) else { return false }
+        self.base = index
+        return true
+    }
+
+    /// The base's document for `response` when the base indexed the same body with the same media
+    /// type and charset at `key` (calls in tree order); nil: analyse the body.
+    public func analysis(reusing response: IndexableResponse, key: [UInt8], body: BodyDigest) -> (any Sendable)? {
+        base?.match(key: key, response: response, body: body, wants: wants)
+    }
+
+    /// Documents taken from the base's index so far.
+    public var reusedDocuments: Int { base?.taken ?? 0 }
+
     /// Adds a page by its URL, title and visible text (what ``analyze(_:body:)`` gives for a body).
     public func add(url: String, title: String, text: String) throws {
         try add(DocumentAnalysis(url: url, text: PageText(title: title, text: text)))
@@ -101,20 +122,29 @@ public final class SearchIndexBuilder: SearchIndexContributor {
 
     /// Adds one analysis from ``analyze(_:body:)``, in order.
     public func add(_ analysis: any Sendable) throws {
+        if let reused = analysis as? ReusedDocument {
+            try add(reused)
+            return
+        }
         guard let document = analysis as? DocumentAnalysis else { return }
         try add(document)
+    }
+
+    /// Adds a document of the base's index: its entry now, its terms and title key when the pages
+    /// are written.
+    private func add(_ document: ReusedDocument) throws {
+        guard let base else { return }
+        base.take(document.base, as: documentCount)
+        documentCount += 1
+        tokenCount += UInt64(document.length)
+        try addEntry(url: document.url, title: document.title, length: document.length)
     }
 
     private func add(_ document: DocumentAnalysis) throws {
         let number = documentCount
         documentCount += 1
         tokenCount += UInt64(document.length)
-        var entry = PayloadWriter()
-        DocumentPage.encode(
-            entry: DocumentAnalysis.cut(document.url, to: IndexFormat.maxDocumentStringBytes), title: document.title,
-            length: document.length, into: &entry)
-        try documents().write(entry.bytes)
-        documentSizes.append(UInt32(entry.bytes.count))
+        try addEntry(url: document.url, title: document.title, length: document.length)
         if !document.titleKey.isEmpty { titles.append(document.titleKey, document: Int32(number)) }
         let keepsPositions = version == 1
         document.forEachTerm { term, hash, count, inTitle, positions in
@@ -129,6 +159,16 @@ public final class SearchIndexBuilder: SearchIndexContributor {
         heldBytes += document.termCount * 8
         // Buffers grow by doubling and each term holds three arrays and a dictionary slot.
         if 2 * heldBytes + terms.count * 224 > spillThreshold { try spill() }
+    }
+
+    /// Writes a document's entry (spec §17.2), its URL cut to the bound.
+    private func addEntry(url: String, title: String, length: Int) throws {
+        var entry = PayloadWriter()
+        DocumentPage.encode(
+            entry: DocumentAnalysis.cut(url, to: IndexFormat.maxDocumentStringBytes), title: title, length: length,
+            into: &entry)
+        try documents().write(entry.bytes)
+        documentSizes.append(UInt32(entry.bytes.count))
     }
 
     /// The scratch file of document entries, made when the first document comes (a temporary
@@ -170,11 +210,19 @@ public final class SearchIndexBuilder: SearchIndexContributor {
 
     private func writePages(escaping store: @escaping ([UInt8]) throws -> SearchPageAddress) throws -> [UInt8] {
         var shards = ShardWriter(store: store, hasPositions: version == 1)
+        // The base's terms for the documents taken from it join this builder's own, term by term.
+        var join = base.flatMap { $0.taken > 0 ? BaseTermJoin($0) : nil }
+        func add(_ term: [UInt8], _ frequency: Int, _ postings: [UInt8], _ positions: [UInt8]) throws {
+            try shards.add(term: term, frequency: frequency, postings: postings, positions: positions)
+        }
+        func emit(_ term: [UInt8], _ frequency: Int, _ postings: [UInt8], _ positions: [UInt8]) throws {
+            guard join != nil else { return try add(term, frequency, postings, positions) }
+            try join!.add(term: term, frequency: frequency, postings: postings, positions: positions, emit: add)
+        }
         if runs.isEmpty {
             for term in terms.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
                 let buffer = terms[term]!
-                try shards.add(
-                    term: term, frequency: buffer.frequency, postings: buffer.postings, positions: buffer.positions)
+                try emit(term, buffer.frequency, buffer.postings, buffer.positions)
             }
             terms = [:]
         } else {
@@ -183,13 +231,11 @@ public final class SearchIndexBuilder: SearchIndexContributor {
             try file.finishWriting()
             // The runs' read blocks share one budget, so memory does not grow with their number.
             let blockSize = min(1 << 20, max(16 << 10, Self.mergeBudget / runs.count))
-            try RunMerger(runs: runs.map { file.reader($0, blockSize: blockSize) }).merge {
-                term, frequency, postings, positions in
-                try shards.add(term: term, frequency: frequency, postings: postings, positions: positions)
-            }
+            try RunMerger(runs: runs.map { file.reader($0, blockSize: blockSize) }).merge(emit)
             runs = []
             runFile = nil
         }
+        try join?.finish(emit: add)
         try shards.finish()
         let (documentStarts, documentPages) = try writeDocumentPages(store)
         let (titleKeys, titlePages) = try writeTitleShards(store)
@@ -229,6 +275,7 @@ public final class SearchIndexBuilder: SearchIndexContributor {
 
     private func writeTitleShards(_ store: ([UInt8]) throws -> SearchPageAddress) throws -> ([[UInt8]], [PageReference])
     {
+        try base?.forEachTitle { key, document in titles.append(key, document: document) }
         titles.sort()
         var keys: [[UInt8]] = []
         var pages: [PageReference] = []

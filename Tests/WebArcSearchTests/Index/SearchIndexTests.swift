@@ -35,11 +35,20 @@ import WebArcTestSupport
         _ pages: [(path: String, html: String)], to path: String, bases: [ArchiveReader] = [],
         deleting: [String] = [], spill: Int = 1 << 20, version: UInt64? = nil
     ) throws -> SearchIndexBuilder {
-        var options = ArchiveWriter.Options()
         let builder =
             version.map { SearchIndexBuilder(version: $0, spillThreshold: spill) }
             ?? SearchIndexBuilder(spillThreshold: spill)
-        nonisolated(unsafe) let given = builder
+        try write(pages, to: path, bases: bases, deleting: deleting, index: builder)
+        return builder
+    }
+
+    /// Writes `pages` (HTML under http://docs.test/) and a stylesheet, indexed by `index`.
+    static func write(
+        _ pages: [(path: String, html: String)], to path: String, bases: [ArchiveReader] = [],
+        deleting: [String] = [], index: any SearchIndexContributor
+    ) throws {
+        var options = ArchiveWriter.Options()
+        nonisolated(unsafe) let given = index
         options.searchIndex = { given }
         let writer = try ArchiveWriter(path: path, options: options, bases: bases)
         for page in pages {
@@ -56,7 +65,6 @@ import WebArcTestSupport
             try writer.add(TombstoneRecord(request: RequestRecord(url: "http://docs.test/" + path)))
         }
         try writer.finish()
-        return builder
     }
 
     @Test func wordsFindTheirPageWithATitleAndSnippet() throws {

@@ -1,0 +1,374 @@
+import WebArc
+
+/// A document whose analysis a base archive's index already holds (``BaseIndex``): what the
+/// builder writes for it, its terms then come from the base's postings.
+struct ReusedDocument: Sendable {
+    /// Its number in the base's index.
+    var base: Int
+    /// The URL of the response it is now (the base's may differ in spelling, not in key).
+    var url: String
+    var title: String
+    var length: Int
+}
+
+/// The index of an archive written before (the base of an applied update), read alongside the
+/// records a writer indexes again: a document whose key, body, media type and charset are the
+/// base's is taken from it (``match(key:response:body:wants:)``), its terms, title key and length
+/// read from the base's pages instead of analysing its body again (spec §17).
+///
+/// The base's records are walked in tree order beside the writer's, as the base's writer walked
+/// them: the first record of each key, a response it indexes, its body not indexed before. That
+/// last is told by the document's URL (the next document entry's), so that no set of bodies is
+/// held. Kept documents keep their order, so the base's posting lists, renumbered, stay sorted.
+/// Anything unexpected (a page that does not read, a document that does not match) stops the
+/// reuse from there: the documents after it are analysed as usual, and the archive's own check
+/// (an applied update's target digest) stands behind the rest.
+final class BaseIndex {
+    let reader: ArchiveReader
+    let root: IndexRoot
+    private let cursor: RecordCursor
+    private var lookahead: ArchiveEntry?
+    private var lastKey: String?
+    /// The base number of the next base document not yet passed.
+    private var nextDocument = 0
+    /// The document page read last and its entries.
+    private var documentPage = -1
+    private var documentEntries: [DocumentEntry] = []
+    private var stopped = false
+    /// The new number of each base document taken, -1 for the others.
+    private(set) var newNumbers: [Int32]
+    /// Documents taken.
+    private(set) var taken = 0
+
+    /// The index of `reader` when it has one of rules `version`, else nil.
+    init?(_ reader: ArchiveReader, version: UInt64) {
+        guard let (reference, found) = try? reader.searchIndexRoot, found == version,
+            let root = try? IndexRoot(reader.searchPage(reference), version: version)
+        else { return nil }
+        self.reader = reader
+        self.root = root
+        cursor = RecordCursor(reader)
+        newNumbers = []
+    }
+
+    var hasPositions: Bool { root.version == 1 }
+
+    /// The base's document for the response at `key` (tree order: each call's key after the
+    /// last's) with body MD5 `body`, when the base indexed the same body with the same media type
+    /// and charset at that key; nil otherwise.
+    func match(
+        key: [UInt8], response: IndexableResponse, body: BodyDigest, wants: (IndexableResponse) -> Bool
+    ) -> ReusedDocument? {
+        guard !stopped else { return nil }
+        do {
+            while let entry = try peek() {
+                let entryKey = Array(entry.key.utf8)
+                if entryKey.lexicographicallyPrecedes(key) {
+                    _ = try pass(entry, wants: wants)
+                    continue
+                }
+                guard entryKey == key, let (number, base) = try pass(entry, wants: wants),
+                    base.body.digest == body, base.bodyLength == response.length,
+                    base.mimeType == response.mediaType, base.textEncoding == response.charset
+                else { return nil }
+                let document = try document(number)
+                if newNumbers.isEmpty { newNumbers = Array(repeating: -1, count: root.documentCount) }
+                return ReusedDocument(base: number, url: response.url, title: document.title, length: document.length)
+            }
+        } catch {
+            stopped = true
+        }
+        return nil
+    }
+
+    /// Notes that base document `base` is document `number` of the new index.
+    func take(_ base: Int, as number: Int) {
+        newNumbers[base] = Int32(number)
+        taken += 1
+    }
+
+    private func peek() throws -> ArchiveEntry? {
+        if lookahead == nil { lookahead = try cursor.next() }
+        return lookahead
+    }
+
+    /// Moves past `entry`; returns its base document number and response when it is one.
+    private func pass(_ entry: ArchiveEntry, wants: (IndexableResponse) -> Bool) throws -> (Int, ResponseRecord)? {
+        lookahead = nil
+        defer { lastKey = entry.key }
+        guard entry.key != lastKey, case .response(let response) = entry.record,
+            wants(
+                IndexableResponse(
+                    url: response.request.url, status: response.status, mediaType: response.mimeType,
+                    charset: response.textEncoding, length: response.bodyLength)),
+            nextDocument < root.documentCount,
+            try document(nextDocument).url == DocumentAnalysis.cut(response.request.url, to: maxString)
+        else { return nil }
+        nextDocument += 1
+        return (nextDocument - 1, response)
+    }
+
+    private var maxString: Int { IndexFormat.maxDocumentStringBytes }
+
+    /// Base document `number`'s entry; pages are read in order, each once.
+    private func document(_ number: Int) throws -> DocumentEntry {
+        let starts = root.documentStarts
+        while documentPage < 0 || (documentPage + 1 < starts.count && starts[documentPage + 1] <= number) {
+            documentPage += 1
+            let reference = root.documentPages[root.documentPages.startIndex + documentPage]
+            documentEntries = try DocumentPage.parse(try reader.searchPage(reference))
+            let end = documentPage + 1 < starts.count ? starts[documentPage + 1] : root.documentCount
+            guard documentEntries.count == end - starts[documentPage] else {
+                throw WebArcError.corruptPage(
+                    page: reference.offset, position: nil,
+                    reason: "\(documentEntries.count) documents where the root gives \(end - starts[documentPage])")
+            }
+        }
+        guard number >= starts[documentPage], number - starts[documentPage] < documentEntries.count else {
+            throw WebArcError.corruptPage(page: 0, position: nil, reason: "no document entry for \(number)")
+        }
+        return documentEntries[number - starts[documentPage]]
+    }
+
+    /// The title key of every document taken, with its new number.
+    func forEachTitle(_ body: ([UInt8], Int32) -> Void) throws {
+        for number in root.titleKeys.indices {
+            let reference = root.titleShards[root.titleShards.startIndex + number]
+            let entries = try TitleShard.parse(
+                try reader.searchPage(reference), firstKey: root.titleKeys[number], documentCount: root.documentCount)
+            for (key, document) in entries where newNumbers[document] >= 0 { body(key, newNumbers[document]) }
+        }
+    }
+
+    /// The base's terms in order, each with its postings (and positions) as stored.
+    func terms() -> TermStream { TermStream(self) }
+
+    /// Reads the base's term shards one after another, each with its streams whole.
+    final class TermStream {
+        private let base: BaseIndex
+        private var shard = -1
+        private var entries: [TermEntry] = []
+        private var entry = 0
+        private var postings: [UInt8] = []
+        private var positions: [UInt8] = []
+
+        init(_ base: BaseIndex) { self.base = base }
+
+        /// The next term, its document frequency and its streams' bytes; nil after the last.
+        func next() throws -> BaseTerm? {
+            while entry == entries.count {
+                shard += 1
+                guard shard < base.root.termKeys.count else { return nil }
+                try load(shard)
+            }
+            defer { entry += 1 }
+            let found = entries[entry]
+            return BaseTerm(
+                term: found.term, frequency: found.documentFrequency, postings: postings,
+                postingRange: found.postings, positions: positions, positionRange: found.positions)
+        }
+
+        private func load(_ number: Int) throws {
+            let root = base.root
+            let reference = root.termShards[root.termShards.startIndex + number]
+            let shard = try TermShard(
+                try base.reader.searchPage(reference), firstTerm: root.termKeys[number],
+                documentCount: root.documentCount, version: root.version)
+            postings = try stream(shard.postingPages, kind: .postings)
+            positions = try stream(shard.positionPages, kind: .positions)
+            entries = shard.entries
+            entry = 0
+        }
+
+        private func stream(_ pages: ArraySlice<PageReference>, kind: SearchPage.Kind) throws -> [UInt8] {
+            var bytes: [UInt8] = []
+            for reference in pages {
+                let page = try base.reader.searchPage(reference)
+                guard page.kind == kind, page.children.isEmpty else {
+                    throw WebArcError.corruptPage(
+                        page: reference.offset, position: 1,
+                        reason: "a search page of kind \(page.kind.rawValue) where \(kind.rawValue) belongs")
+                }
+                bytes += page.payload
+            }
+            return bytes
+        }
+    }
+}
+
+/// A term of a base's index: its document frequency and where its postings and positions lie in
+/// its shard's streams.
+struct BaseTerm {
+    var term: [UInt8]
+    var frequency: Int
+    var postings: [UInt8]
+    var postingRange: Range<Int>
+    var positions: [UInt8]
+    var positionRange: Range<Int>
+}
+
+/// One term's postings decoded (spec §17.2): documents ascending, each with its count and title
+/// bit packed as stored, its length code, and (version 1) where its positions end.
+struct PostingList {
+    var documents: [Int] = []
+    var packed: [UInt64] = []
+    var lengthCodes: [UInt8] = []
+    /// The end of each posting's positions in ``positions``.
+    var positionEnds: [Int] = []
+    var positions: [UInt8] = []
+
+    var count: Int { documents.count }
+
+    mutating func removeAll() {
+        documents.removeAll(keepingCapacity: true)
+        packed.removeAll(keepingCapacity: true)
+        lengthCodes.removeAll(keepingCapacity: true)
+        positionEnds.removeAll(keepingCapacity: true)
+        positions.removeAll(keepingCapacity: true)
+    }
+
+    /// Appends `count` postings from `bytes[range]` (and their positions from
+    /// `stream[positionRange]`, version 1), each document given to `number`, which returns its
+    /// new number or nil to leave it out; the numbers must ascend.
+    mutating func append(
+        _ bytes: [UInt8], _ range: Range<Int>, count: Int, positions stream: [UInt8]?,
+        _ positionRange: Range<Int>, number: (Int) -> Int?
+    ) throws {
+        var index = range.lowerBound
+        var positionIndex = positionRange.lowerBound
+        var document = 0
+        func fail() -> WebArcError { .corruptPage(page: 0, position: nil, reason: "a search index's postings") }
+        for posting in 0..<count {
+            guard case .success(let delta) = LEB128.read(bytes, &index),
+                case .success(let packed) = LEB128.read(bytes, &index), index < range.upperBound, delta < 1 << 40
+            else { throw fail() }
+            let lengthCode = bytes[index]
+            index += 1
+            document = posting == 0 ? Int(delta) : document + Int(delta)
+            let positionStart = positionIndex
+            if let stream {
+                for _ in 0..<(packed >> 1) {
+                    guard case .success = LEB128.read(stream, &positionIndex) else { throw fail() }
+                }
+                guard positionIndex <= positionRange.upperBound else { throw fail() }
+            }
+            guard let new = number(document) else { continue }
+            if let last = documents.last, new <= last { throw fail() }
+            documents.append(new)
+            self.packed.append(packed)
+            lengthCodes.append(lengthCode)
+            if let stream {
+                positions += stream[positionStart..<positionIndex]
+                positionEnds.append(positions.count)
+            }
+        }
+        guard index == range.upperBound, stream == nil || positionIndex == positionRange.upperBound else {
+            throw fail()
+        }
+    }
+
+    /// `left` and `right` merged by document and encoded: the count, postings and positions.
+    static func merge(
+        _ left: PostingList, _ right: PostingList, hasPositions: Bool
+    ) -> (frequency: Int, postings: [UInt8], positions: [UInt8]) {
+        var postings: [UInt8] = []
+        var positions: [UInt8] = []
+        postings.reserveCapacity(4 * (left.count + right.count))
+        var (l, r) = (0, 0)
+        var previous = 0
+        while l < left.count || r < right.count {
+            if r == right.count || (l < left.count && left.documents[l] < right.documents[r]) {
+                left.encode(l, after: &previous, postings: &postings, positions: &positions, hasPositions)
+                l += 1
+            } else {
+                right.encode(r, after: &previous, postings: &postings, positions: &positions, hasPositions)
+                r += 1
+            }
+        }
+        return (left.count + right.count, postings, positions)
+    }
+
+    /// Appends posting `at`, its document relative to `previous` (which becomes it).
+    private func encode(
+        _ at: Int, after previous: inout Int, postings: inout [UInt8], positions: inout [UInt8], _ hasPositions: Bool
+    ) {
+        LEB128.append(UInt64(documents[at] - previous), to: &postings)
+        LEB128.append(packed[at], to: &postings)
+        postings.append(lengthCodes[at])
+        previous = documents[at]
+        if hasPositions {
+            positions += self.positions[(at == 0 ? 0 : positionEnds[at - 1])..<positionEnds[at]]
+        }
+    }
+}
+
+/// Joins the terms of the documents a builder analysed (in term order) with a base's terms for
+/// the documents it took (``BaseIndex``): each term's postings, in the new numbers, merged; a base
+/// term none of whose documents was taken is left out.
+struct BaseTermJoin {
+    let base: BaseIndex
+    private let stream: BaseIndex.TermStream
+    private var head: BaseTerm?
+    private var started = false
+    private var own = PostingList()
+    private var taken = PostingList()
+
+    init(_ base: BaseIndex) {
+        self.base = base
+        stream = base.terms()
+    }
+
+    /// Emits the base's terms before `term`, then `term` with the base's postings merged in.
+    mutating func add(
+        term: [UInt8], frequency: Int, postings: [UInt8], positions: [UInt8],
+        emit: ([UInt8], Int, [UInt8], [UInt8]) throws -> Void
+    ) throws {
+        try flush(before: term, emit: emit)
+        guard let head, head.term == term else {
+            try emit(term, frequency, postings, positions)
+            return
+        }
+        self.head = try stream.next()
+        own.removeAll()
+        try own.append(
+            postings, postings.indices, count: frequency, positions: base.hasPositions ? positions : nil,
+            positions.indices
+        ) { $0 }
+        try collect(head)
+        let merged = PostingList.merge(own, taken, hasPositions: base.hasPositions)
+        try emit(term, merged.frequency, merged.postings, merged.positions)
+    }
+
+    /// Emits the base's terms left.
+    mutating func finish(emit: ([UInt8], Int, [UInt8], [UInt8]) throws -> Void) throws {
+        try flush(before: nil, emit: emit)
+    }
+
+    private mutating func flush(before term: [UInt8]?, emit: ([UInt8], Int, [UInt8], [UInt8]) throws -> Void) throws {
+        if !started {
+            started = true
+            head = try stream.next()
+        }
+        while let head, term.map({ head.term.lexicographicallyPrecedes($0) }) ?? true {
+            self.head = try stream.next()
+            try collect(head)
+            guard taken.count > 0 else { continue }
+            let encoded = PostingList.merge(PostingList(), taken, hasPositions: base.hasPositions)
+            try emit(head.term, encoded.frequency, encoded.postings, encoded.positions)
+        }
+    }
+
+    /// The base term's postings of documents taken, renumbered, into ``taken``.
+    private mutating func collect(_ head: BaseTerm) throws {
+        taken.removeAll()
+        try base.newNumbers.withUnsafeBufferPointer { numbers in
+            try taken.append(
+                head.postings, head.postingRange, count: head.frequency,
+                positions: base.hasPositions ? head.positions : nil, head.positionRange
+            ) { document in
+                guard document < numbers.count, numbers[document] >= 0 else { return nil }
+                return Int(numbers[document])
+            }
+        }
+    }
+}

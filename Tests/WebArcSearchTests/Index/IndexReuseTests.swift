@@ -171,6 +171,23 @@ import WebArcTestSupport
         #expect(summary.searchDocumentsReused == 0)
         #expect(try ArchiveReader(path: folder.file("applied.webarc")).search("zebra").isEmpty)
     }
+
+    /// A base whose index has a damaged posting page: the apply does not fail for it, it analyses
+    /// every document instead.
+    @Test func aDamagedBaseIndexFallsBack() throws {
+        Self.register()
+        let folder = try TemporaryFolder()
+        let (old, new) = (folder.file("old.webarc"), folder.file("new.webarc"))
+        _ = try SearchIndexTests.write(Self.release1, to: old)
+        _ = try SearchIndexTests.write(Self.release2, to: new)
+        let posting = try #require(try IndexView(try ArchiveReader(path: old))?.shard(0).postingPages.first)
+        var bytes = try Self.bytes(old)
+        bytes[Int(posting.offset) + 5] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: old))
+        let summary = try Self.update(old, to: new, in: folder)
+        #expect(summary.searchRebuilt)
+        #expect(summary.searchDocumentsReused == 0)
+    }
 }
 
 /// A version 2 index whose every document has the word `zebra` too.

@@ -88,9 +88,9 @@ public struct CompactApplier {
             return AppliedArchive.Record(
                 record: planned.record, reader: bases.layers[layer],
                 job: ApplyPipeline.Job(reader: bases.layers[layer], reference: response.body))
-        case (.response(var response), .baseBody(let ordinal)):
-            let reader = bases.layers[plan.base.records[ordinal].layer]
-            response.body = plan.base.response(ordinal)!.body
+        case (.response(var response), .baseBody(let layer, let baseResponse)):
+            let reader = bases.layers[layer]
+            response.body = baseResponse.body
             return AppliedArchive.Record(
                 record: .response(response), reader: reader,
                 job: ApplyPipeline.Job(reader: reader, reference: response.body))

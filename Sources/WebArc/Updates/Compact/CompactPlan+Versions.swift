@@ -12,7 +12,9 @@ extension CompactPlan {
     ///
     /// - Throws: `badCompact` at `frame` for a dictionary over the section bound; a damaged base's
     ///   error (``CompactBaseView/body(_:into:)``).
-    static func previousVersions(_ versions: [Int?], in base: CompactBaseView, frame: UInt64) throws -> [UInt8] {
+    static func previousVersions(
+        _ versions: [CompactBaseView.Record?], in base: CompactBaseView, frame: UInt64
+    ) throws -> [UInt8] {
         var lengths: [Int] = []
         var total = 0
         for version in versions {

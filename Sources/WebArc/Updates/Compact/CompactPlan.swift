@@ -11,8 +11,9 @@ struct CompactPlan {
     enum Source {
         /// A record of the base view, copied from this layer with its body.
         case base(layer: Int)
-        /// A touched key's record; a response's body is that of base record `ordinal`.
-        case baseBody(ordinal: Int)
+        /// A touched key's record; a response's body is that of a base record, `response` of
+        /// layer `layer`.
+        case baseBody(layer: Int, response: ResponseRecord)
         /// A touched key's response whose body is new body `number`.
         case newBody(Int)
         /// A touched key's redirect.
@@ -104,8 +105,12 @@ struct CompactPlan {
         let (header, start) = try Self.header(bytes)
         try Self.checkBases(header, stack, path: path)
         self.header = header
-        let base = try CompactBaseView(stack)
+        let base = CompactBaseView(stack)
         self.base = base
+        // The view is read in passes, each keeping only what the sections name: its counts first
+        // (which bound the index), then the dictionary keys' records, then the records the body
+        // sources and previous versions name.
+        let (keyCount, recordCount) = try base.counts()
         let frames = try Self.sections(bytes, after: start).map { (offset: UInt64($0.lowerBound), range: $0) }
         func decode(_ number: Int, _ name: String, prefix: [UInt8]) throws -> CompactCursor {
             let (offset, range) = frames[number]
@@ -118,8 +123,6 @@ struct CompactPlan {
                     offset: offset, section: "\(name) section", position: nil, reason: problem.description)
             }
         }
-        let keyCount = base.keys.count
-        let recordCount = base.records.count
 
         // Index (§3).
         var index = try decode(0, "index", prefix: [])
@@ -148,11 +151,12 @@ struct CompactPlan {
         try index.requireEnd()
 
         // Records (§4).
+        let dictionaryKeys = try base.keys(Set(touched.compactMap(\.dictionary)))
         var dictionaryObjects: [UInt8] = []
         var dictionaryHeaders: [UInt8] = []
         for key in touched {
             guard let ordinal = key.dictionary else { continue }
-            let (objects, headers) = base.compactRecords(ofKey: ordinal)
+            let (objects, headers) = dictionaryKeys[ordinal]!.compactRecords
             dictionaryObjects += objects
             dictionaryHeaders += headers
             guard dictionaryObjects.count + dictionaryHeaders.count <= CompactUpdate.maxSection else {
@@ -221,6 +225,12 @@ struct CompactPlan {
                 }
             }
         }
+        let (named, held) = try base.records(
+            Self.namedOrdinals(records, groups: groups, recordCount: recordCount),
+            holding: Set(
+                zip(groups, touched).compactMap { group, key in
+                    key.changed == nil ? try? group.first?.request.canonicalKey() : nil
+                }))
         var sources: [Source] = []
         var introduced = 0
         var owners: [Int] = []
@@ -237,12 +247,12 @@ struct CompactPlan {
                     owners.append(number)
                     introduced += 1
                 } else if source % 2 == 1 {
-                    guard source / 2 < recordCount, base.response(source / 2) != nil else {
+                    guard source / 2 < recordCount, let response = named[source / 2]?.response else {
                         throw records.problem(
                             "body source: base record \(source / 2) is not a response of the base's \(recordCount) records",
                             at: at)
                     }
-                    sources.append(.baseBody(ordinal: source / 2))
+                    sources.append(.baseBody(layer: named[source / 2]!.layer, response: response))
                 } else {
                     guard source / 2 - 1 < introduced else {
                         throw records.problem(
@@ -252,22 +262,22 @@ struct CompactPlan {
                 }
             }
         }
-        var versions: [Int?] = []
+        var versions: [CompactBaseView.Record?] = []
         var dictionaryLength = 0
         for number in 0..<introduced {
             let at = records.position
             let code = try records.number("previous version", bound: UInt64(recordCount + 1))
-            let version: Int?
+            let version: CompactBaseView.Record?
             switch code {
-            case 0: version = touched[owners[number]].changed.flatMap { base.defaultPrevious(ofKey: $0) }
+            case 0: version = touched[owners[number]].changed.flatMap { dictionaryKeys[$0]!.defaultPrevious?.record }
             case 1: version = nil
             default:
-                guard base.response(code - 2) != nil else {
+                guard let record = named[code - 2], record.response != nil else {
                     throw records.problem("previous version: base record \(code - 2) is not a response", at: at)
                 }
-                version = code - 2
+                version = record
             }
-            dictionaryLength += 10 + Int(clamping: version.flatMap { base.response($0)?.bodyLength } ?? 0)
+            dictionaryLength += 10 + Int(clamping: version?.response?.bodyLength ?? 0)
             guard dictionaryLength <= CompactUpdate.maxSection + 10 * introduced else {
                 throw records.problem("the previous versions are over \(CompactUpdate.maxSection) bytes", at: at)
             }
@@ -321,8 +331,7 @@ struct CompactPlan {
                     switch source {
                     case .newBody(let body):
                         (length, md5) = (UInt64(newBodies[body].count), newDigests[body])
-                    case .baseBody(let ordinal):
-                        let baseResponse = base.response(ordinal)!
+                    case .baseBody(_, let baseResponse):
                         (length, md5) = (baseResponse.bodyLength, baseResponse.body.digest)
                     default:
                         (length, md5) = (0, response.body.digest)
@@ -346,14 +355,14 @@ struct CompactPlan {
             }
             previousKey = bytes
             if let changed = touched[number].changed {
-                guard base.keys[changed] == key! else {
+                guard dictionaryKeys[changed]!.key == key! else {
                     throw WebArcError.badCompact(
                         offset: records.offset, section: "records section", position: nil,
-                        reason: "changed key \(changed) is \(base.keys[changed]), its records are \(key!)")
+                        reason: "changed key \(changed) is \(dictionaryKeys[changed]!.key), its records are \(key!)")
                 }
                 replaced[changed] = planned
             } else {
-                guard base.ordinals[key!] == nil else {
+                guard !held.contains(key!) else {
                     throw WebArcError.badCompact(
                         offset: records.offset, section: "records section", position: nil,
                         reason: "added key \(key!) is in the base")
@@ -363,26 +372,50 @@ struct CompactPlan {
         }
         var merged: [(record: ArchiveRecord, source: Source)] = []
         var addedIndex = 0
-        for (ordinal, key) in base.keys.enumerated() {
-            let bytes = Array(key.utf8)
+        try base.forEachKey { key in
+            let bytes = Array(key.key.utf8)
             while addedIndex < added.count, KeyOrder.less(Array(added[addedIndex].key.utf8), bytes) {
                 merged += added[addedIndex].records.map { (record: $0.0, source: $0.1) }
                 addedIndex += 1
             }
-            if dropped.contains(ordinal) { continue }
-            if let planned = replaced[ordinal] {
+            if dropped.contains(key.ordinal) { return true }
+            if let planned = replaced[key.ordinal] {
                 merged += planned.map { (record: $0.0, source: $0.1) }
             } else {
-                for index in base.recordRange(ofKey: ordinal) {
-                    merged.append((base.records[index].record, .base(layer: base.records[index].layer)))
-                }
+                for record in key.records { merged.append((record.record, .base(layer: record.layer))) }
             }
+            return true
         }
         while addedIndex < added.count {
             merged += added[addedIndex].records.map { (record: $0.0, source: $0.1) }
             addedIndex += 1
         }
         self.records = merged
+    }
+
+    /// The base record ordinals the body sources and previous versions at `cursor` name (a scan of
+    /// a copy of the cursor, read as the checks that follow read them, ending where they would
+    /// fail), so that one pass over the view reads those records before they are checked.
+    private static func namedOrdinals(_ cursor: CompactCursor, groups: [[ArchiveRecord]], recordCount: Int) -> Set<Int>
+    {
+        var scan = cursor
+        var ordinals = Set<Int>()
+        var introduced = 0
+        for case .response in groups.joined() {
+            guard let source = try? scan.number("", bound: UInt64(2 * recordCount + 2 * introduced + 2)) else {
+                return ordinals
+            }
+            if source == 0 {
+                introduced += 1
+            } else if source % 2 == 1, source / 2 < recordCount {
+                ordinals.insert(source / 2)
+            }
+        }
+        for _ in 0..<introduced {
+            guard let code = try? scan.number("", bound: UInt64(recordCount + 1)) else { return ordinals }
+            if code >= 2 { ordinals.insert(code - 2) }
+        }
+        return ordinals
     }
 
     /// Runs `body`, turning the format errors of parsing an object into `badCompact` at its place.

@@ -76,49 +76,66 @@ public struct CompactUpdateBuilder {
             throw WebArcError.badBase(
                 reason: "a compact update goes over at most 255 archives, \(old.layers.count) given")
         }
-        let base = try CompactBaseView(old)
-        var newGroups: [(key: String, entries: [ArchiveEntry])] = []
-        try LayerStack([new]).forEachKey { key, records in newGroups.append((key, records.entries)) }
+        let base = CompactBaseView(old)
         var state = EncodingState(base: base)
-        try state.indexFirstBodies()
-        let similar = SimilarBodies(stack: old, records: base.records.lazy.map { ($0.layer, $0.record) })
 
-        // Each touched key with its changed base key, or for an added key its hint (§3: the base
-        // key right before it, where the walk stands), whose records are its dictionary.
-        var touched: [(key: String, entries: [ArchiveEntry], changed: Int?, dictionary: Int?)] = []
+        // One walk of the base view beside the new archive's keys: each touched key with its
+        // changed base key's records, or for an added key its hint (§3: the base key right before
+        // it, where the walk stands), whose records are its dictionary.
+        var touched: [Touched] = []
         var dropped: [Int] = []
-        var next = 0
-        var index: [UInt8] = []
         var tags: [UInt8] = []
+        var dictionaryObjects: [UInt8] = []
+        var dictionaryHeaders: [UInt8] = []
         var lastChanged = -1
-        for (done, group) in newGroups.enumerated() {
-            defer { progress?(done + 1, newGroups.count) }
-            let bytes = Array(group.key.utf8)
-            while next < base.keys.count, KeyOrder.less(Array(base.keys[next].utf8), bytes) {
-                dropped.append(next)
-                next += 1
-            }
-            if next < base.keys.count, base.keys[next] == group.key {
-                let ordinal = next
-                next += 1
-                let comparison = try compare(group.entries, base: base, key: ordinal)
-                if comparison == .same {
-                    state.summary.unchangedKeys += 1
-                    continue
-                }
-                if comparison == .headersOnly { state.summary.headerOnlyKeys += 1 }
-                tags.appendLEB128(2 * (ordinal - lastChanged - 1))
-                lastChanged = ordinal
-                touched.append((group.key, group.entries, ordinal, ordinal))
-                state.summary.changedKeys += 1
-            } else {
-                tags.appendLEB128(2 * next + 1)
-                touched.append((group.key, group.entries, nil, next > 0 ? next - 1 : nil))
-                state.summary.addedKeys += 1
-            }
+        var newKeys = KeyGroups(RecordCursor(new))
+        var pending = try newKeys.next()
+        var recordsDone = 0
+        var previous: CompactBaseView.Key?
+        func take() throws -> (key: String, entries: [ArchiveEntry]) {
+            let group = pending!
+            pending = try newKeys.next()
+            recordsDone += group.entries.count
+            progress?(recordsDone, new.recordCount)
+            return (group.key, group.entries)
         }
-        dropped += Array(next..<base.keys.count)
+        func add(_ group: (key: String, entries: [ArchiveEntry]), before next: Int) {
+            tags.appendLEB128(2 * next + 1)
+            if let previous { appendDictionary(previous) }
+            touched.append(Touched(key: group.key, entries: group.entries, changed: nil))
+            state.summary.addedKeys += 1
+        }
+        func appendDictionary(_ key: CompactBaseView.Key) {
+            let (objects, headers) = key.compactRecords
+            dictionaryObjects += objects
+            dictionaryHeaders += headers
+        }
+        try base.forEachKey { key in
+            let bytes = Array(key.key.utf8)
+            while let group = pending, KeyOrder.less(group.bytes, bytes) { add(try take(), before: key.ordinal) }
+            defer { previous = key }
+            guard let group = pending, group.key == key.key else {
+                dropped.append(key.ordinal)
+                return true
+            }
+            let entries = try take().entries
+            let comparison = try compare(entries, base: key)
+            if comparison == .same {
+                state.summary.unchangedKeys += 1
+                return true
+            }
+            if comparison == .headersOnly { state.summary.headerOnlyKeys += 1 }
+            tags.appendLEB128(2 * (key.ordinal - lastChanged - 1))
+            lastChanged = key.ordinal
+            appendDictionary(key)
+            touched.append(Touched(key: key.key, entries: entries, changed: key))
+            state.summary.changedKeys += 1
+            return true
+        }
+        let keyCount = previous.map { $0.ordinal + 1 } ?? 0
+        while pending != nil { add(try take(), before: keyCount) }
         state.summary.deletedKeys = dropped.count
+        var index: [UInt8] = []
         index.appendLEB128(dropped.count)
         var last = -1
         for ordinal in dropped {
@@ -128,22 +145,17 @@ public struct CompactUpdateBuilder {
         index.appendLEB128(touched.count)
         index += tags
 
-        var dictionaryObjects: [UInt8] = []
-        var dictionaryHeaders: [UInt8] = []
+        try state.findFirstBodies(of: touched, in: new)
         for key in touched {
-            if let dictionaryKey = key.dictionary {
-                let (objects, headers) = base.compactRecords(ofKey: dictionaryKey)
-                dictionaryObjects += objects
-                dictionaryHeaders += headers
-            }
             state.counts.appendLEB128(key.entries.count)
             for entry in key.entries {
                 state.objects += CompactRecords.object(entry.record)
                 state.headers += CompactRecords.headers(entry.record)
                 guard case .response(let response) = entry.record else { continue }
-                try state.addBody(response, of: new, changedKey: key.changed, similar: similar)
+                try state.addBody(response, of: new, changedKey: key.changed)
             }
         }
+        try state.resolvePreviousVersions()
         var records = try new.metadataObjectBytes()
         let appendix = try new.appendixBytes()
         records.appendLEB128(appendix.count)
@@ -187,14 +199,21 @@ public struct CompactUpdateBuilder {
     }
 
     /// How the new archive's records of a key compare with the base view's (each base record in its layer).
-    private func compare(_ entries: [ArchiveEntry], base: CompactBaseView, key: Int) throws -> RecordComparison {
-        let range = base.recordRange(ofKey: key)
-        guard entries.count == range.count, let layer = range.first.map({ base.records[$0].layer }) else {
-            return entries.isEmpty && range.isEmpty ? .same : .changed
+    private func compare(_ entries: [ArchiveEntry], base key: CompactBaseView.Key) throws -> RecordComparison {
+        guard entries.count == key.records.count, let layer = key.records.first?.layer else {
+            return entries.isEmpty && key.records.isEmpty ? .same : .changed
         }
         return try UpdateBuilder.compare(
-            entries.map(\.record), in: new, range.map { base.records[$0].record }, in: old.layers[layer])
+            entries.map(\.record), in: new, key.records.map(\.record), in: old.layers[layer])
     }
+}
+
+/// A key of the new archive whose records differ from the base view's, and its changed base key
+/// (nil: an added key).
+private struct Touched {
+    var key: String
+    var entries: [ArchiveEntry]
+    var changed: CompactBaseView.Key?
 }
 
 /// The columns of the records section and the bodies stream, filled record by record.
@@ -205,6 +224,13 @@ private struct EncodingState {
         var sha256: SHA256Hash
     }
 
+    /// A new body's previous version as the records section names it: a code, or the first base
+    /// record answering with a body of a layer, found by a pass once every new body is known.
+    enum PreviousCode {
+        case code(Int)
+        case firstRecord(CompactBaseView.LayerBody)
+    }
+
     let base: CompactBaseView
     var summary = CompactUpdateBuilder.Summary()
     var counts: [UInt8] = []
@@ -212,28 +238,48 @@ private struct EncodingState {
     var headers: [UInt8] = []
     var sources: [UInt8] = []
     var previous: [UInt8] = []
+    var previousCodes: [PreviousCode] = []
     var bodyStream: [UInt8] = []
     var bodyPrevious: [UInt8] = []
-    /// A body of the base view → the first record answering with it.
+    /// A body of a touched key's response that the base view holds → the first record answering
+    /// with it.
     var firstBody: [BodyKey: Int] = [:]
     /// A new body → its number.
     var newBodies: [BodyKey: Int] = [:]
+    /// The old stack's bodies to find a previous version of a body new under its URL among, made
+    /// when the first one is needed (it reads the whole view).
+    var similar: SimilarBodies?
 
     init(base: CompactBaseView) { self.base = base }
 
-    mutating func indexFirstBodies() throws {
-        for (ordinal, record) in base.records.enumerated() {
-            guard case .response(let response) = record.record else { continue }
-            let entry = try base.stack.layers[record.layer].bodyEntry(response.body)
-            let key = BodyKey(md5: entry.reference.digest, length: entry.length, sha256: entry.sha256)
-            if firstBody[key] == nil { firstBody[key] = ordinal }
+    /// Finds, in one pass over the base view, the first record answering with each body the
+    /// touched keys' responses have.
+    mutating func findFirstBodies(of touched: [Touched], in new: ArchiveReader) throws {
+        var wanted = Set<BodyKey>()
+        for key in touched {
+            for case .response(let response) in key.entries.map(\.record) {
+                let entry = try new.bodyEntry(response.body)
+                wanted.insert(BodyKey(md5: entry.reference.digest, length: entry.length, sha256: entry.sha256))
+            }
         }
+        guard !wanted.isEmpty else { return }
+        let digests = Set(wanted.map(\.md5))
+        var found: [BodyKey: Int] = [:]
+        let stack = base.stack
+        try base.forEachKey { key in
+            for (index, record) in key.records.enumerated() {
+                guard let response = record.response, digests.contains(response.body.digest) else { continue }
+                let entry = try stack.layers[record.layer].bodyEntry(response.body)
+                let body = BodyKey(md5: entry.reference.digest, length: entry.length, sha256: entry.sha256)
+                if found[body] == nil, wanted.contains(body) { found[body] = key.firstRecord + index }
+            }
+            return found.count < wanted.count
+        }
+        firstBody = found
     }
 
     /// Adds a response's body source and, for a new body, its previous version and bytes.
-    mutating func addBody(
-        _ response: ResponseRecord, of new: ArchiveReader, changedKey: Int?, similar: SimilarBodies
-    ) throws {
+    mutating func addBody(_ response: ResponseRecord, of new: ArchiveReader, changedKey: CompactBaseView.Key?) throws {
         let entry = try new.bodyEntry(response.body)
         let key = BodyKey(md5: entry.reference.digest, length: entry.length, sha256: entry.sha256)
         if let ordinal = firstBody[key] {
@@ -247,28 +293,29 @@ private struct EncodingState {
         newBodies[key] = newBodies.count
         sources.appendLEB128(0)
         let bytes = [UInt8](try new.body(response.body))
-        var version: Int?
-        var code: Int
-        if let changedKey, let fallback = base.defaultPrevious(ofKey: changedKey) {
-            version = fallback
-            code = 0
+        var version: CompactBaseView.LayerBody?
+        var code: PreviousCode
+        if let fallback = changedKey?.defaultPrevious, let response = fallback.record.response {
+            version = CompactBaseView.LayerBody(layer: fallback.record.layer, body: response.body)
+            code = .code(0)
         } else {
-            if let found = try similar.previousVersion(of: entry, in: new, mimeType: response.mimeType),
-                let ordinal = base.firstByLayerBody[
-                    CompactBaseView.LayerBody(layer: found.base, body: found.body.reference)]
-            {
-                version = ordinal
+            code = .code(1)
+            if similar == nil { similar = try SimilarBodies(stack: base.stack) }
+            if let found = try similar!.previousVersion(of: entry, in: new, mimeType: response.mimeType) {
+                // A candidate is a body the view answers with, so a pass finds its first record.
+                let body = CompactBaseView.LayerBody(layer: found.base, body: found.body.reference)
+                version = body
+                code = .firstRecord(body)
                 summary.similarBodies += 1
             }
-            code = version.map { $0 + 2 } ?? 1
         }
-        var versionBytes = try version.map(base.body) ?? []
+        var versionBytes = try version.map { try base.body(layer: $0.layer, $0.body) } ?? []
         if bodyPrevious.count + versionBytes.count + 10 > CompactUpdate.maxSection {
             // The dictionary is bounded (§5): later bodies are coded without a previous version.
             versionBytes = []
-            code = 1
+            code = .code(1)
         }
-        previous.appendLEB128(code)
+        previousCodes.append(code)
         bodyPrevious.appendLEB128(versionBytes.count)
         bodyPrevious += versionBytes
         bodyStream.appendLEB128(bytes.count)
@@ -280,6 +327,25 @@ private struct EncodingState {
                 reason:
                     "the new bodies are over \(CompactUpdate.maxSection) bytes: too large for a compact update (write the update archive)"
             )
+        }
+    }
+
+    /// Writes the previous-versions column, each similar body named by the first base record
+    /// answering with it (one pass over the base view when there is any).
+    mutating func resolvePreviousVersions() throws {
+        var wanted = Set<CompactBaseView.LayerBody>()
+        for case .firstRecord(let body) in previousCodes { wanted.insert(body) }
+        let ordinals = try base.firstRecords(answering: wanted)
+        for code in previousCodes {
+            switch code {
+            case .code(let value): previous.appendLEB128(value)
+            case .firstRecord(let body):
+                guard let ordinal = ordinals[body] else {
+                    throw WebArcError.badTarget(
+                        reason: "a similar body of layer \(body.layer) answers no key of the view")
+                }
+                previous.appendLEB128(ordinal + 2)
+            }
         }
     }
 }

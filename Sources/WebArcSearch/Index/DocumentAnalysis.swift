@@ -203,27 +203,44 @@ struct TermTable {
 
 /// The terms of stemmed forms met in earlier documents, kept by each thread that analyses
 /// (borrowed from a pool): most forms recur from page to page, and need not be stemmed again.
+///
+/// Direct-mapped by the form's hash, so that a look-up reads one small record (a large table of
+/// every form met would miss the processor's caches and cost more than the stemmer it saves); a
+/// form whose record another holds is stemmed and takes the record.
 struct StemCache {
-    private var forms = ByteSliceSet()
-    /// The term of each form, one after another; term `i` starts at `termStarts[i]`.
-    private var termArena: [UInt8] = []
-    private var termStarts: [Int32] = [0]
+    /// Each record: the form's length, the term's length, the form's bytes, the term's bytes.
+    private var records: [UInt8]
+    /// A record's size: two lengths and room for a form and a term of ``Analyzer/maxTermBytes``.
+    private static let recordSize = 2 + 2 * Analyzer.maxTermBytes
 
-    /// Forms kept before the cache starts again empty.
-    static let maxForms = 1 << 16
+    /// Records in the cache (a power of two).
+    static let recordCount = 2048
+
+    init() {
+        records = [UInt8](repeating: 0, count: Self.recordCount * Self.recordSize)
+    }
 
     /// Writes the term of the form `form` (``Analyzer/termBytes(ofForm:stems:into:)``, stemmed)
     /// to `term`; `hash` is the form's ``ByteSliceSet`` hash.
     mutating func termBytes(ofForm form: UnsafeBufferPointer<UInt8>, hash: UInt32, into term: inout [UInt8]) {
-        if forms.count >= Self.maxForms { self = StemCache() }
-        let (number, isNew) = forms.insert(form, hash: hash)
-        if isNew {
-            Analyzer.termBytes(ofForm: form, stems: true, into: &term)
-            termArena.append(contentsOf: term)
-            termStarts.append(Int32(termArena.count))
-        } else {
+        let start = (Int(hash) & (Self.recordCount - 1)) * Self.recordSize
+        let found = records.withUnsafeBufferPointer { records -> Bool in
+            guard Int(records[start]) == form.count, form.count > 0 else { return false }
+            let stored = UnsafeBufferPointer(rebasing: records[start + 2..<start + 2 + form.count])
+            guard stored.elementsEqual(form) else { return false }
+            let termStart = start + 2 + Analyzer.maxTermBytes
             term.removeAll(keepingCapacity: true)
-            term.append(contentsOf: termArena[Int(termStarts[number])..<Int(termStarts[number + 1])])
+            term.append(contentsOf: records[termStart..<termStart + Int(records[start + 1])])
+            return true
+        }
+        guard !found else { return }
+        Analyzer.termBytes(ofForm: form, stems: true, into: &term)
+        guard form.count <= Analyzer.maxTermBytes, term.count <= Analyzer.maxTermBytes else { return }
+        records.withUnsafeMutableBufferPointer { records in
+            records[start] = UInt8(form.count)
+            records[start + 1] = UInt8(term.count)
+            for (offset, byte) in form.enumerated() { records[start + 2 + offset] = byte }
+            for (offset, byte) in term.enumerated() { records[start + 2 + Analyzer.maxTermBytes + offset] = byte }
         }
     }
 

@@ -351,11 +351,77 @@ struct BaseTermJoin {
         }
         while let head, term.map({ head.term.lexicographicallyPrecedes($0) }) ?? true {
             self.head = try stream.next()
-            try collect(head)
-            guard taken.count > 0 else { continue }
-            let encoded = PostingList.merge(PostingList(), taken, hasPositions: base.hasPositions)
+            let encoded = try renumbered(head)
+            guard encoded.frequency > 0 else { continue }
             try emit(head.term, encoded.frequency, encoded.postings, encoded.positions)
         }
+    }
+
+    /// The base term's postings of documents taken, in their new numbers, encoded straight from
+    /// the stored bytes: each kept posting's count, length code and positions copied as they are.
+    private func renumbered(_ head: BaseTerm) throws -> (frequency: Int, postings: [UInt8], positions: [UInt8]) {
+        var postings: [UInt8] = []
+        var positions: [UInt8] = []
+        postings.reserveCapacity(head.postingRange.count)
+        var kept = 0
+        let hasPositions = base.hasPositions
+        let failure = WebArcError.corruptPage(page: 0, position: nil, reason: "a search index's postings")
+        try base.newNumbers.withUnsafeBufferPointer { numbers in
+            try head.postings.withUnsafeBufferPointer { bytes in
+                try head.positions.withUnsafeBufferPointer { stream in
+                    var index = head.postingRange.lowerBound
+                    var positionIndex = head.positionRange.lowerBound
+                    var document = 0
+                    var previous = 0
+                    for posting in 0..<head.frequency {
+                        guard let delta = Self.integer(bytes, &index, head.postingRange.upperBound) else {
+                            throw failure
+                        }
+                        let packedStart = index
+                        guard let packed = Self.integer(bytes, &index, head.postingRange.upperBound),
+                            index < head.postingRange.upperBound, delta < 1 << 40
+                        else { throw failure }
+                        index += 1
+                        document = posting == 0 ? Int(delta) : document + Int(delta)
+                        let positionStart = positionIndex
+                        if hasPositions {
+                            for _ in 0..<(packed >> 1) {
+                                guard Self.integer(stream, &positionIndex, head.positionRange.upperBound) != nil else {
+                                    throw failure
+                                }
+                            }
+                        }
+                        guard document < numbers.count, numbers[document] >= 0 else { continue }
+                        let new = Int(numbers[document])
+                        guard kept == 0 || new > previous else { throw failure }
+                        LEB128.append(UInt64(new - previous), to: &postings)
+                        postings.append(contentsOf: bytes[packedStart..<index])
+                        if hasPositions { positions.append(contentsOf: stream[positionStart..<positionIndex]) }
+                        previous = new
+                        kept += 1
+                    }
+                    guard index == head.postingRange.upperBound,
+                        !hasPositions || positionIndex == head.positionRange.upperBound
+                    else { throw failure }
+                }
+            }
+        }
+        return (kept, postings, positions)
+    }
+
+    /// An unsigned LEB128 integer at `index` before `end`, or nil when malformed.
+    @inline(__always)
+    private static func integer(_ bytes: UnsafeBufferPointer<UInt8>, _ index: inout Int, _ end: Int) -> UInt64? {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while index < end, shift < 64 {
+            let byte = bytes[index]
+            index += 1
+            value |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { return value }
+            shift += 7
+        }
+        return nil
     }
 
     /// The base term's postings of documents taken, renumbered, into ``taken``.

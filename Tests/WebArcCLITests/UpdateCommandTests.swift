@@ -68,6 +68,9 @@ struct UpdateCommandTests {
                 as? [String: Any])
         #expect(applied["archiveDigest"] as? String == newInfo["archiveDigest"] as? String)
         #expect(applied["bytes"] as? Int == (try releases.bytes(releases.new)).count)
+        // The unchanged pages' analyses come from release 1's search index.
+        #expect((applied["searchDocumentsReused"] as? Int ?? 0) > 0, "\(applied)")
+        #expect(applied["searchRebuilt"] as? Bool == false)
 
         let again = try await CLIRunner.runDetached([
             "apply", releases.old, update, "-o", releases.scratch.file("v2-applied.webarc"),

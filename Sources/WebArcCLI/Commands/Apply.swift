@@ -98,6 +98,7 @@ struct Apply: ParsableCommand {
                     "chunksReused": summary.chunksReused, "chunksCoded": summary.chunksCoded,
                     "codedAgain": summary.codedAgain,
                     "copiedUnchecked": summary.copiedUnchecked, "checkedAgain": summary.checkedAgain,
+                    "searchDocumentsReused": summary.searchDocumentsReused, "searchRebuilt": summary.searchRebuilt,
                 ] as [String: Any])
         } else if !quiet {
             Output.error(
@@ -168,6 +169,7 @@ extension Apply {
                     "seconds": seconds, "chunksReused": summary.chunksReused, "chunksCoded": summary.chunksCoded,
                     "codedAgain": summary.codedAgain,
                     "copiedUnchecked": summary.copiedUnchecked, "checkedAgain": summary.checkedAgain,
+                    "searchDocumentsReused": summary.searchDocumentsReused, "searchRebuilt": summary.searchRebuilt,
                 ] as [String: Any])
         } else if !quiet {
             Output.error(

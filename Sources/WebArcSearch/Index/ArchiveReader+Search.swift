@@ -55,8 +55,8 @@ extension LayerStack {
         for (number, layer) in layers.enumerated() {
             guard let index = try IndexView(layer) else { continue }
             var evaluation = QueryEvaluation(index: index)
-            let matches = try evaluation.run(parsed)
-            index.willReadDocuments(matches.prefix(limit).map(\.document))
+            var matches = try evaluation.run(parsed)
+            index.willReadDocuments(matches.best(limit).map(\.document))
             // Phrases an index without positions matched by their terms: candidates in rank order
             // until `limit` show them in their text, at most a budget of them read (spec §17.4).
             let phrases = evaluation.phrasesToCheck
@@ -76,7 +76,9 @@ extension LayerStack {
                 }
                 pending = []
             }
-            for match in matches where kept < limit {
+            var position = 0
+            while kept < limit, let match = matches.match(at: position) {
+                position += 1
                 let document = try index.document(match.document)
                 if try isShadowed(document.url, below: number) { continue }
                 guard !phrases.isEmpty else {

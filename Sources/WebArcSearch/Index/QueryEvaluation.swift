@@ -25,29 +25,37 @@ struct QueryEvaluation {
     init(index: IndexView) { self.index = index }
 
     /// Matching documents with their scores, best first (equal scores: lower document first).
-    mutating func run(_ query: SearchQuery) throws -> [(document: Int, score: Double)] {
-        var scores: [Int: Double]?
+    mutating func run(_ query: SearchQuery) throws -> RankedMatches {
+        var scores: [ScoredDocument]?
         // Every shard the query needs, then every word's postings, asked for together (a remote
         // archive answers them in one round trip each).
         index.willReadShards(of: query.clauses.flatMap(Self.terms))
         let (clauses, words) = try ordered(query.clauses)
         index.willReadPostings(of: words)
-        // Word clauses first, rarest first, so the candidate set shrinks early.
+        // Word clauses first, rarest first, so the candidate set shrinks early. Every list is in
+        // document order, so a clause narrows the candidates by a merge, not by hashing.
         for clause in clauses {
-            let clauseScores = try evaluate(clause, among: scores.map { Set($0.keys) })
-            guard !clauseScores.isEmpty else { return [] }
-            if var current = scores {
-                current = current.filter { clauseScores[$0.key] != nil }
-                for (document, score) in clauseScores where current[document] != nil { current[document]! += score }
-                scores = current
-            } else {
-                scores = clauseScores
+            let clauseScores = try evaluate(clause, among: scores)
+            guard !clauseScores.isEmpty else { return RankedMatches([]) }
+            scores = scores.map { Self.intersect($0, clauseScores) } ?? clauseScores
+            if scores!.isEmpty { return RankedMatches([]) }
+        }
+        return RankedMatches(scores ?? [])
+    }
+
+    /// The documents of both lists (each in document order) with their scores added, `first`'s first.
+    static func intersect(_ first: [ScoredDocument], _ second: [ScoredDocument]) -> [ScoredDocument] {
+        var result: [ScoredDocument] = []
+        result.reserveCapacity(min(first.count, second.count))
+        var other = 0
+        for match in first {
+            other = DocumentOrder.seek(second, from: other, to: match.document) { $0.document }
+            guard other < second.count else { break }
+            if second[other].document == match.document {
+                result.append(ScoredDocument(document: match.document, score: match.score + second[other].score))
             }
-            if scores!.isEmpty { return [] }
         }
-        return (scores ?? [:]).map { ($0.key, $0.value) }.sorted {
-            $0.score != $1.score ? $0.score > $1.score : $0.document < $1.document
-        }
+        return result
     }
 
     /// The matched terms document `number` holds (a hit of the last ``run(_:)``), so that a snippet
@@ -121,33 +129,45 @@ struct QueryEvaluation {
         return body + (posting.inTitle ? idf * Self.titleBoost : 0)
     }
 
-    private mutating func evaluate(_ clause: SearchQuery.Clause, among candidates: Set<Int>?) throws -> [Int: Double] {
+    /// The clause's matches in document order, among `candidates` (in document order) when given;
+    /// each candidate's score here is ignored.
+    private mutating func evaluate(
+        _ clause: SearchQuery.Clause, among candidates: [ScoredDocument]?
+    ) throws -> [ScoredDocument] {
         switch clause {
         case .word(let term):
-            guard let (shard, entry) = try index.lookup(Array(term.utf8)) else { return [:] }
+            guard let (shard, entry) = try index.lookup(Array(term.utf8)) else { return [] }
             commonTerms.insert(term)
             let idf = idf(entry.documentFrequency)
-            var scores: [Int: Double] = [:]
-            for posting in try index.postings(shard, entry) where candidates?.contains(posting.document) ?? true {
-                scores[posting.document] = weight(posting, idf: idf)
+            return DocumentOrder.filter(try index.postings(shard, entry), to: candidates).map {
+                ScoredDocument(document: $0.document, score: weight($0, idf: idf))
             }
-            return scores
         case .prefix(let prefix):
-            var scores: [Int: Double] = [:]
             var terms = try index.expand(prefix: Array(prefix.utf8), limit: Self.maxPrefixTerms)
             for stem in Self.stemsCut(from: prefix) {
                 if let found = try index.lookup(stem), !terms.contains(where: { $0.entry.term == stem }) {
                     terms.append(found)
                 }
             }
+            // Each term's best weight per document: every term's matches, in document order, then merged.
+            var all: [ScoredDocument] = []
             for (shard, entry) in terms {
                 let term = String(decoding: entry.term, as: UTF8.self)
                 let idf = idf(entry.documentFrequency)
                 let postings = try index.postings(shard, entry)
-                for posting in postings where candidates?.contains(posting.document) ?? true {
-                    scores[posting.document] = max(scores[posting.document] ?? 0, weight(posting, idf: idf))
+                for posting in DocumentOrder.filter(postings, to: candidates) {
+                    all.append(ScoredDocument(document: posting.document, score: weight(posting, idf: idf)))
                 }
                 prefixTerms.append((term, postings.map(\.document)))
+            }
+            if terms.count > 1 { all.sort { $0.document < $1.document } }
+            var scores: [ScoredDocument] = []
+            for match in all {
+                if let last = scores.last, last.document == match.document {
+                    scores[scores.count - 1].score = max(last.score, match.score)
+                } else {
+                    scores.append(match)
+                }
             }
             return scores
         case .phrase(let terms):
@@ -157,61 +177,151 @@ struct QueryEvaluation {
 
     /// Documents where the terms stand at consecutive positions, in order; scored as the sum of
     /// the terms' weights.
-    private mutating func phrase(_ terms: [String], among candidates: Set<Int>?) throws -> [Int: Double] {
-        guard !terms.isEmpty else { return [:] }
+    private mutating func phrase(_ terms: [String], among candidates: [ScoredDocument]?) throws -> [ScoredDocument] {
+        guard !terms.isEmpty else { return [] }
         var lists: [(postings: [Posting], shard: TermShard, entry: TermEntry)] = []
         for term in terms {
-            guard let (shard, entry) = try index.lookup(Array(term.utf8)) else { return [:] }
+            guard let (shard, entry) = try index.lookup(Array(term.utf8)) else { return [] }
             lists.append((try index.postings(shard, entry), shard, entry))
         }
-        var common = candidates ?? Set(lists[0].postings.map(\.document))
-        for list in lists { common.formIntersection(list.postings.map(\.document)) }
-        guard !common.isEmpty else { return [:] }
+        // The documents every term (and the candidates) hold, each term's weight added in term order.
+        var scores = candidates.map { $0.map { ScoredDocument(document: $0.document, score: 0) } }
+        for list in lists {
+            let idf = idf(list.entry.documentFrequency)
+            let matches = DocumentOrder.filter(list.postings, to: scores).map {
+                ScoredDocument(document: $0.document, score: weight($0, idf: idf))
+            }
+            scores = scores.map { Self.intersect($0, matches) } ?? matches
+            if scores!.isEmpty { return [] }
+        }
+        guard var scores else { return [] }
         guard index.hasPositions else {
             // Version 2: every document with all the terms, its text checked later in rank order.
-            var scores: [Int: Double] = [:]
-            for list in lists {
-                let idf = idf(list.entry.documentFrequency)
-                for posting in list.postings where common.contains(posting.document) {
-                    scores[posting.document, default: 0] += weight(posting, idf: idf)
-                }
-            }
             if terms.count > 1 { phrasesToCheck.append(terms) }
             commonTerms.formUnion(terms)
             return scores
         }
-        // Positions and postings only for documents every term is in, by document (a search of each
-        // term's postings per document would be quadratic in a phrase of common words).
+        // Version 1: positions of the documents every term is in, by document.
+        let common = Set(scores.map(\.document))
         var positions: [[Int: [Int]]] = []
-        var postings: [[Int: Posting]] = []
         for list in lists {
             let all = try index.positions(list.shard, list.entry, list.postings)
             var byDocument: [Int: [Int]] = [:]
-            var postingOf: [Int: Posting] = [:]
             for (number, posting) in list.postings.enumerated() where common.contains(posting.document) {
                 byDocument[posting.document] = all[number]
-                postingOf[posting.document] = posting
             }
             positions.append(byDocument)
-            postings.append(postingOf)
         }
-        var scores: [Int: Double] = [:]
-        for document in common {
-            let first = positions[0][document]!
-            let rest = positions.dropFirst().map { Set($0[document]!) }
-            let found = first.contains { start in
+        scores.removeAll { match in
+            let first = positions[0][match.document]!
+            let rest = positions.dropFirst().map { Set($0[match.document]!) }
+            return !first.contains { start in
                 rest.enumerated().allSatisfy { $0.element.contains(start + $0.offset + 1) }
             }
-            guard found else { continue }
-            var score = 0.0
-            for (list, postingOf) in zip(lists, postings) {
-                if let posting = postingOf[document] {
-                    score += weight(posting, idf: idf(list.entry.documentFrequency))
-                }
-            }
-            scores[document] = score
         }
         if !scores.isEmpty { commonTerms.formUnion(terms) }
         return scores
+    }
+}
+
+/// A matching document and its score so far.
+struct ScoredDocument: Sendable {
+    var document: Int
+    var score: Double
+}
+
+/// Lists in ascending document order: walking one to the documents of another.
+enum DocumentOrder {
+    /// The first position from `start` on whose document is at least `document`: a gallop, then a
+    /// binary search, so that a short list walks a long one in few steps.
+    @inline(__always)
+    static func seek<Element>(
+        _ list: [Element], from start: Int, to document: Int, _ documentOf: (Element) -> Int
+    ) -> Int {
+        guard start < list.count, documentOf(list[start]) < document else { return start }
+        var low = start
+        var step = 1
+        var high = start + 1
+        while high < list.count, documentOf(list[high]) < document {
+            low = high
+            step *= 2
+            high = start + step
+        }
+        high = min(high, list.count)
+        // documentOf(list[low]) < document; the answer is in low + 1 ... high.
+        var first = low + 1
+        while first < high {
+            let middle = (first + high) / 2
+            if documentOf(list[middle]) < document { first = middle + 1 } else { high = middle }
+        }
+        return first
+    }
+
+    /// The postings whose documents `candidates` holds (all of them without candidates).
+    static func filter(_ postings: [Posting], to candidates: [ScoredDocument]?) -> [Posting] {
+        guard let candidates else { return postings }
+        var kept: [Posting] = []
+        kept.reserveCapacity(min(postings.count, candidates.count))
+        var position = 0
+        for candidate in candidates {
+            position = seek(postings, from: position, to: candidate.document) { $0.document }
+            guard position < postings.count else { break }
+            if postings[position].document == candidate.document { kept.append(postings[position]) }
+        }
+        return kept
+    }
+}
+
+/// A query's matches, handed out best first (higher score, then lower document): kept in a heap
+/// and ordered only as far as they are asked for, since a search shows the first few.
+struct RankedMatches {
+    private var heap: [ScoredDocument]
+    /// The matches ordered so far, best first.
+    private var ordered: [ScoredDocument] = []
+
+    init(_ matches: [ScoredDocument]) {
+        heap = matches
+        guard heap.count > 1 else { return }
+        for parent in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(parent) }
+    }
+
+    /// How many documents matched.
+    var count: Int { heap.count + ordered.count }
+
+    /// The `position`-th best match (from 0), or nil past the last.
+    mutating func match(at position: Int) -> ScoredDocument? {
+        while ordered.count <= position, let best = popBest() { ordered.append(best) }
+        return position < ordered.count ? ordered[position] : nil
+    }
+
+    /// The first `count` matches, best first.
+    mutating func best(_ count: Int) -> ArraySlice<ScoredDocument> {
+        if count > 0 { _ = match(at: count - 1) }
+        return ordered.prefix(count)
+    }
+
+    private static func isBetter(_ a: ScoredDocument, _ b: ScoredDocument) -> Bool {
+        a.score != b.score ? a.score > b.score : a.document < b.document
+    }
+
+    private mutating func popBest() -> ScoredDocument? {
+        guard !heap.isEmpty else { return nil }
+        heap.swapAt(0, heap.count - 1)
+        let best = heap.removeLast()
+        if !heap.isEmpty { siftDown(0) }
+        return best
+    }
+
+    private mutating func siftDown(_ start: Int) {
+        var parent = start
+        while true {
+            let left = 2 * parent + 1
+            guard left < heap.count else { return }
+            var child = left
+            if left + 1 < heap.count, Self.isBetter(heap[left + 1], heap[left]) { child = left + 1 }
+            guard Self.isBetter(heap[child], heap[parent]) else { return }
+            heap.swapAt(child, parent)
+            parent = child
+        }
     }
 }

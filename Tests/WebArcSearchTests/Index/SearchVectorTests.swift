@@ -163,7 +163,8 @@ struct SearchVectorTests {
             #expect(try Self.canonical(clauses) == Self.canonical(query["clauses"]!), "\(text)")
             let results = query["results"] as! [[String: Any]]
             var evaluation = QueryEvaluation(index: try #require(try IndexView(reader)))
-            let matches = try evaluation.run(parsed)
+            var ranked = try evaluation.run(parsed)
+            let matches = ranked.best(ranked.count)
             // Version 2: a phrase's candidates (its terms in the postings), before their text is checked.
             let candidates = query["candidates"] as? [[String: Any]] ?? results
             #expect(

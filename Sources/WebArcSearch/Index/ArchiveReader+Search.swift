@@ -121,7 +121,17 @@ extension LayerStack {
             var kept = 0
             scan: while shard < index.root.titleKeys.count, kept < limit {
                 let entries = try index.titles(shard)
-                var position = entries.firstIndex { !$0.key.lexicographicallyPrecedes(wanted) } ?? entries.count
+                // The first key not before `wanted`: keys are in byte order within a shard.
+                var position = 0
+                var end = entries.count
+                while position < end {
+                    let middle = (position + end) / 2
+                    if entries[middle].key.lexicographicallyPrecedes(wanted) {
+                        position = middle + 1
+                    } else {
+                        end = middle
+                    }
+                }
                 while position < entries.count {
                     let entry = entries[position]
                     guard entry.key.starts(with: wanted) else { break scan }

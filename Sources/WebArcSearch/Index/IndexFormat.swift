@@ -417,30 +417,65 @@ struct DocumentEntry: Sendable {
 /// A document page (kind 5): consecutive documents from the root's start for it.
 enum DocumentPage {
     static func parse(_ page: SearchPage) throws -> [DocumentEntry] {
+        var entries: [DocumentEntry] = []
+        try walk(page) { _, reader in entries.append(try entry(&reader)) }
+        return entries
+    }
+
+    /// Entry `wanted` of the page, which must hold `count` documents: every entry's layout is
+    /// checked, only the wanted one's text is made (a hit or a suggestion needs one of hundreds).
+    static func entry(_ page: SearchPage, at wanted: Int, of count: Int) throws -> DocumentEntry {
+        var found: DocumentEntry?
+        let held = try walk(page) { number, reader in
+            if number == wanted {
+                found = try entry(&reader)
+            } else {
+                let at = reader.index
+                let url = try reader.string()
+                let title = try reader.string()
+                try checkBounds(url.count, title.count, reader, at: at)
+                _ = try length(&reader)
+            }
+        }
+        guard held == count, let found else {
+            throw PayloadReader(page).corrupt("\(held) documents where the root gives \(count)", at: 0)
+        }
+        return found
+    }
+
+    /// Calls `body` with each entry's number and the reader at its start; the entry count.
+    @discardableResult
+    private static func walk(_ page: SearchPage, _ body: (Int, inout PayloadReader) throws -> Void) throws -> Int {
         var reader = PayloadReader(page)
         guard page.kind == .documents, page.children.isEmpty else {
             throw reader.corrupt("a search page of kind \(page.kind.rawValue) where documents belong", at: 1)
         }
         let count = try reader.count(unit: 3)
         guard count >= 1 else { throw reader.corrupt("a document page with no documents") }
-        var entries: [DocumentEntry] = []
-        entries.reserveCapacity(count)
-        for _ in 0..<count {
-            let at = reader.index
-            let url = try reader.text()
-            let title = try reader.text()
-            // Writers cut both to the bound (spec §10, §17.2).
-            guard url.utf8.count <= IndexFormat.maxDocumentStringBytes,
-                title.utf8.count <= IndexFormat.maxDocumentStringBytes
-            else {
-                throw reader.corrupt("a document URL or title over \(IndexFormat.maxDocumentStringBytes) bytes", at: at)
-            }
-            let length = try reader.integer()
-            guard length < 1 << 40 else { throw reader.corrupt("a document length of \(length)") }
-            entries.append(DocumentEntry(url: url, title: title, length: Int(length)))
-        }
+        for number in 0..<count { try body(number, &reader) }
         try reader.requireEnd("documents")
-        return entries
+        return count
+    }
+
+    private static func entry(_ reader: inout PayloadReader) throws -> DocumentEntry {
+        let at = reader.index
+        let url = try reader.text()
+        let title = try reader.text()
+        try checkBounds(url.utf8.count, title.utf8.count, reader, at: at)
+        return DocumentEntry(url: url, title: title, length: try length(&reader))
+    }
+
+    /// Writers cut a URL and a title to the bound (spec §10, §17.2).
+    private static func checkBounds(_ url: Int, _ title: Int, _ reader: PayloadReader, at: Int) throws {
+        guard url <= IndexFormat.maxDocumentStringBytes, title <= IndexFormat.maxDocumentStringBytes else {
+            throw reader.corrupt("a document URL or title over \(IndexFormat.maxDocumentStringBytes) bytes", at: at)
+        }
+    }
+
+    private static func length(_ reader: inout PayloadReader) throws -> Int {
+        let length = try reader.integer()
+        guard length < 1 << 40 else { throw reader.corrupt("a document length of \(length)") }
+        return Int(length)
     }
 
     static func encode(entry url: String, title: String, length: Int, into writer: inout PayloadWriter) {

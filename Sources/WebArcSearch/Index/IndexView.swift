@@ -171,14 +171,10 @@ struct IndexView {
             throw WebArcError.corruptPage(page: 0, position: nil, reason: "no document page for \(number)")
         }
         let reference = root.documentPages[root.documentPages.startIndex + page]
-        let entries = try Self.cached(reference, reader) { try DocumentPage.parse(try reader.searchPage(reference)) }
         let end = page + 1 < starts.count ? starts[page + 1] : documentCount
-        guard entries.count == end - starts[page] else {
-            throw WebArcError.corruptPage(
-                page: reference.offset, position: nil,
-                reason: "\(entries.count) documents where the root gives \(end - starts[page])")
-        }
-        return entries[number - starts[page]]
+        // The verified page comes from the reader's page cache; one entry of it is read.
+        return try DocumentPage.entry(
+            try reader.searchPage(reference), at: number - starts[page], of: end - starts[page])
     }
 
     /// Title shard `number`'s entries.

@@ -267,29 +267,8 @@ struct PostingList {
         }
     }
 
-    /// `left` and `right` merged by document and encoded: the count, postings and positions.
-    static func merge(
-        _ left: PostingList, _ right: PostingList, hasPositions: Bool
-    ) -> (frequency: Int, postings: [UInt8], positions: [UInt8]) {
-        var postings: [UInt8] = []
-        var positions: [UInt8] = []
-        postings.reserveCapacity(4 * (left.count + right.count))
-        var (l, r) = (0, 0)
-        var previous = 0
-        while l < left.count || r < right.count {
-            if r == right.count || (l < left.count && left.documents[l] < right.documents[r]) {
-                left.encode(l, after: &previous, postings: &postings, positions: &positions, hasPositions)
-                l += 1
-            } else {
-                right.encode(r, after: &previous, postings: &postings, positions: &positions, hasPositions)
-                r += 1
-            }
-        }
-        return (left.count + right.count, postings, positions)
-    }
-
     /// Appends posting `at`, its document relative to `previous` (which becomes it).
-    private func encode(
+    func encode(
         _ at: Int, after previous: inout Int, postings: inout [UInt8], positions: inout [UInt8], _ hasPositions: Bool
     ) {
         LEB128.append(UInt64(documents[at] - previous), to: &postings)
@@ -311,7 +290,6 @@ struct BaseTermJoin {
     private var head: BaseTerm?
     private var started = false
     private var own = PostingList()
-    private var taken = PostingList()
 
     init(_ base: BaseIndex) {
         self.base = base
@@ -334,8 +312,7 @@ struct BaseTermJoin {
             postings, postings.indices, count: frequency, positions: base.hasPositions ? positions : nil,
             positions.indices
         ) { $0 }
-        try collect(head)
-        let merged = PostingList.merge(own, taken, hasPositions: base.hasPositions)
+        let merged = try renumbered(head, inserting: own)
         try emit(term, merged.frequency, merged.postings, merged.positions)
     }
 
@@ -358,13 +335,26 @@ struct BaseTermJoin {
     }
 
     /// The base term's postings of documents taken, in their new numbers, encoded straight from
-    /// the stored bytes: each kept posting's count, length code and positions copied as they are.
-    private func renumbered(_ head: BaseTerm) throws -> (frequency: Int, postings: [UInt8], positions: [UInt8]) {
+    /// the stored bytes: each kept posting's count, length code and positions copied as they are;
+    /// the postings of `own` (the builder's documents, few) put in their places.
+    private func renumbered(
+        _ head: BaseTerm, inserting own: PostingList = PostingList()
+    ) throws -> (frequency: Int, postings: [UInt8], positions: [UInt8]) {
         var postings: [UInt8] = []
         var positions: [UInt8] = []
-        postings.reserveCapacity(head.postingRange.count)
+        postings.reserveCapacity(head.postingRange.count + 4 * own.count)
         var kept = 0
+        var previous = 0
+        var next = 0
         let hasPositions = base.hasPositions
+        /// Puts the builder's postings before document `limit` (all of them for nil).
+        func insertOwn(before limit: Int?) {
+            while next < own.count, limit.map({ own.documents[next] < $0 }) ?? true {
+                own.encode(next, after: &previous, postings: &postings, positions: &positions, hasPositions)
+                next += 1
+                kept += 1
+            }
+        }
         let failure = WebArcError.corruptPage(page: 0, position: nil, reason: "a search index's postings")
         try base.newNumbers.withUnsafeBufferPointer { numbers in
             try head.postings.withUnsafeBufferPointer { bytes in
@@ -372,7 +362,6 @@ struct BaseTermJoin {
                     var index = head.postingRange.lowerBound
                     var positionIndex = head.positionRange.lowerBound
                     var document = 0
-                    var previous = 0
                     for posting in 0..<head.frequency {
                         guard let delta = Self.integer(bytes, &index, head.postingRange.upperBound) else {
                             throw failure
@@ -393,6 +382,7 @@ struct BaseTermJoin {
                         }
                         guard document < numbers.count, numbers[document] >= 0 else { continue }
                         let new = Int(numbers[document])
+                        insertOwn(before: new)
                         guard kept == 0 || new > previous else { throw failure }
                         LEB128.append(UInt64(new - previous), to: &postings)
                         postings.append(contentsOf: bytes[packedStart..<index])
@@ -406,6 +396,7 @@ struct BaseTermJoin {
                 }
             }
         }
+        insertOwn(before: nil)
         return (kept, postings, positions)
     }
 
@@ -422,19 +413,5 @@ struct BaseTermJoin {
             shift += 7
         }
         return nil
-    }
-
-    /// The base term's postings of documents taken, renumbered, into ``taken``.
-    private mutating func collect(_ head: BaseTerm) throws {
-        taken.removeAll()
-        try base.newNumbers.withUnsafeBufferPointer { numbers in
-            try taken.append(
-                head.postings, head.postingRange, count: head.frequency,
-                positions: base.hasPositions ? head.positions : nil, head.positionRange
-            ) { document in
-                guard document < numbers.count, numbers[document] >= 0 else { return nil }
-                return Int(numbers[document])
-            }
-        }
     }
 }

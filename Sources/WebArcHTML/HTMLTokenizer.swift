@@ -19,6 +19,18 @@ public struct HTMLTokenizer: Sequence, IteratorProtocol {
     /// up to the element's end tag.
     public static let rawTextElements: Set<String> = ["script", "style", "textarea", "title"]
 
+    /// Whether `name` (lower case) is one of ``rawTextElements``: told by its length first, without
+    /// hashing it, as every start tag asks.
+    @inline(__always)
+    public static func isRawTextElement(_ name: String) -> Bool {
+        switch name.utf8.count {
+        case 5: name == "style" || name == "title"
+        case 6: name == "script"
+        case 8: name == "textarea"
+        default: false
+        }
+    }
+
     let bytes: [UInt8]
     /// Where the tokens end: the end of the document, or of the part of it asked for.
     let limit: Int
@@ -52,7 +64,7 @@ public struct HTMLTokenizer: Sequence, IteratorProtocol {
         guard index < limit else { return nil }
         let start = index
         if let token = markup(at: start) {
-            if case .startTag(let tag) = token, Self.rawTextElements.contains(tag.name) { rawTextElement = tag.name }
+            if case .startTag(let tag) = token, Self.isRawTextElement(tag.name) { rawTextElement = tag.name }
             return token
         }
         var end = start + 1

@@ -87,6 +87,14 @@ import WebArcHTML
         #expect(Self.outline("<![CDATA[x]]>") == ["comment <![CDATA[x]]>"])
     }
 
+    @Test func rawTextElementsAreToldWithoutTheSet() {
+        #expect(HTMLTokenizer.rawTextElements.allSatisfy(HTMLTokenizer.isRawTextElement))
+        for name in ["scripts", "styl", "titles", "textare", "div", "", "xmp", "tytle", "scrypt"] {
+            #expect(!HTMLTokenizer.isRawTextElement(name), "\(name)")
+        }
+        #expect(Self.outline("<scripts><a>") == ["start scripts", "start a"])
+    }
+
     @Test func rawTextElementsHoldNoMarkup() {
         #expect(
             Self.outline("<script>if (a<b) document.write('<img src=x>')</script><img src=y>") == [

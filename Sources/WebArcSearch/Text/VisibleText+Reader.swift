@@ -111,15 +111,10 @@ struct VisibleTextReader {
         }
     }
 
-    /// Whether `name` is one of ``HTMLTokenizer/rawTextElements``, told by its length first.
+    /// Whether `name` is one of ``HTMLTokenizer/rawTextElements``.
     @inline(__always)
     static func isRawText(_ name: String) -> Bool {
-        switch name.utf8.count {
-        case 5: name == "style" || name == "title"
-        case 6: name == "script"
-        case 8: name == "textarea"
-        default: false
-        }
+        HTMLTokenizer.isRawTextElement(name)
     }
 
     /// Follows one token of the page.

@@ -9,7 +9,8 @@ extension ArchiveWriter {
     func writeSearchPages(_ index: any SearchIndexContributor, sorted: SortedRecords) throws -> [UInt8] {
         var sorted = sorted
         var previousKey: [UInt8]?
-        // Each batch of bodies is analysed on every core, then added in order.
+        // Each batch of bodies is analysed on every core in the background while this thread reads
+        // the next batch's bodies and adds the previous batch's analyses, in order.
         let batchBytes = 16 << 20
         var batch: [(IndexableResponse, [UInt8])] = []
         // Each document of the batch in order: an analysis taken from a base's index, or nil for
@@ -19,13 +20,21 @@ extension ArchiveWriter {
         // a bit a stored body, by its place in reference order, marks those indexed.
         var indexedBodies = [UInt64](repeating: 0, count: (bodies.count + 63) / 64)
         var bytes = 0
+        var inFlight: BatchAnalysis?
+        func addAnalysed() throws {
+            guard let analysed = inFlight else { return }
+            inFlight = nil
+            var analyses = analysed.wait().makeIterator()
+            for document in analysed.documents { try index.add(document ?? analyses.next()!) }
+        }
         func analyzeBatch() throws {
             nonisolated(unsafe) let analyzer = index
-            var analyses = Self.analyzeInParallel(batch) { analyzer.analyze($0, body: $1) }.makeIterator()
-            for document in documents { try index.add(document ?? analyses.next()!) }
+            let started = BatchAnalysis(batch, documents: documents) { analyzer.analyze($0, body: $1) }
             batch = []
             documents = []
             bytes = 0
+            try addAnalysed()
+            inFlight = started
         }
         while let record = try sorted.next() {
             defer { previousKey = record.key }
@@ -52,20 +61,38 @@ extension ArchiveWriter {
             if bytes >= batchBytes || batch.count >= 256 { try analyzeBatch() }
         }
         if !documents.isEmpty { try analyzeBatch() }
+        try addAnalysed()
         return try index.writePages { raw in
             SearchPageAddress(try storePage(raw, height: 0))
         }
     }
+}
 
-    /// `analyze` of every item on every core, the results in order.
-    private static func analyzeInParallel(
-        _ items: [(IndexableResponse, [UInt8])], _ analyze: @Sendable (IndexableResponse, [UInt8]) -> any Sendable
-    ) -> [any Sendable] {
-        let results = Mutex<[(any Sendable)?]>(Array(repeating: nil, count: items.count))
-        DispatchQueue.concurrentPerform(iterations: items.count) { number in
-            let result = analyze(items[number].0, items[number].1)
-            results.withLock { $0[number] = result }
+/// A batch of bodies the search index analyses on every core in the background (Dispatch's
+/// pool), and the batch's documents in order: an analysis taken from a base's index, or nil for
+/// the next body's.
+private final class BatchAnalysis: Sendable {
+    let documents: [(any Sendable)?]
+    private let group = DispatchGroup()
+    private let results: Mutex<[(any Sendable)?]>
+
+    init(
+        _ items: [(IndexableResponse, [UInt8])], documents: [(any Sendable)?],
+        analyze: @escaping @Sendable (IndexableResponse, [UInt8]) -> any Sendable
+    ) {
+        self.documents = documents
+        results = Mutex(Array(repeating: nil, count: items.count))
+        DispatchQueue.global().async(group: group) { [self] in
+            DispatchQueue.concurrentPerform(iterations: items.count) { number in
+                let result = analyze(items[number].0, items[number].1)
+                self.results.withLock { $0[number] = result }
+            }
         }
+    }
+
+    /// The analyses of the bodies in order, once every one is done.
+    func wait() -> [any Sendable] {
+        group.wait()
         return results.withLock { $0.map { $0! } }
     }
 }

@@ -27,15 +27,16 @@ public struct IndexableResponse: Sendable {
 /// What the archive writer calls to add a full-text index (spec §17) to the archive it finishes.
 ///
 /// The core knows the index only as pages of type 5; the search module implements this. The
-/// writer calls ``wants(_:)``, then ``analyze(_:body:)`` (on several threads at once) for every
-/// response it wants, then ``add(_:)`` with each analysis in insertion order, then
-/// ``writePages(_:)`` once.
+/// writer calls ``wants(_:)``, then ``analyze(_:body:)`` (on several threads at once, while it
+/// adds earlier analyses) for every response it wants, then ``add(_:)`` with each analysis in
+/// insertion order, then ``writePages(_:)`` once.
 public protocol SearchIndexContributor: AnyObject {
     /// The index rules version this contributor writes (`Writer.search`, spec §7.3).
     var version: UInt64 { get }
     /// Whether the index takes this response (a page of text).
     func wants(_ response: IndexableResponse) -> Bool
-    /// The response's body analysed into what ``add(_:)`` takes; runs on any thread.
+    /// The response's body analysed into what ``add(_:)`` takes; runs on any thread, at the same
+    /// time as other calls of it and of ``add(_:)``.
     func analyze(_ response: IndexableResponse, body: [UInt8]) -> any Sendable
     /// Adds one analysed response, in insertion order.
     func add(_ analysis: any Sendable) throws

@@ -24,6 +24,14 @@ struct ScaleMemoryTests {
     /// (Tools/bench/NOTES.md, 'Scale').
     static let readLimitMiB = 400
 
+    /// Runs `webarc` with `arguments` under an address-space limit of `mebibytes`.
+    static func run(
+        underMiB mebibytes: Int, _ arguments: [String], timeout: TimeInterval
+    ) async throws -> CLIRunner.Result {
+        try await CLIRunner.runDetached(
+            ["--as=\(mebibytes << 20)", "--", CLIRunner.binary] + arguments, timeout: timeout, executable: prlimit)
+    }
+
     /// The bytes of page `number`.
     static func page(_ number: Int) -> [UInt8] {
         Array("<!DOCTYPE html><title>Page \(number)</title><p>page \(number)</p>\n".utf8)
@@ -48,27 +56,22 @@ struct ScaleMemoryTests {
     }
 
     @Test(
-        "pack writes a 200 000-record archive under a memory limit; it verifies and unpacks under one",
+        "pack writes a 200 000-record archive under a memory limit; verify, unpack, diff and apply run under one",
         .enabled(if: FileManager.default.isExecutableFile(atPath: prlimit), "needs prlimit (util-linux)"))
     func packUnderMemoryLimit() async throws {
         let folder = try TemporaryFolder()
         let site = folder.file("site")
         try await onOwnThread { try Self.makeSite(at: site) }
         let archive = folder.file("site.webarc")
-        let pack = try await CLIRunner.runDetached(
-            ["--as=\(Self.limitMiB << 20)", "--", CLIRunner.binary, "pack", site, "-o", archive, "--quiet"],
-            timeout: 600, executable: Self.prlimit)
+        let pack = try await Self.run(underMiB: Self.limitMiB, ["pack", site, "-o", archive, "--quiet"], timeout: 600)
         #expect(pack.status == 0, "\(pack.stderr)")
         #expect(try ArchiveReader(path: archive).recordCount == Self.pages)
         // The read side streams the trees: verify and unpack of the same archive under a tighter limit.
-        let verify = try await CLIRunner.runDetached(
-            ["--as=\(Self.readLimitMiB << 20)", "--", CLIRunner.binary, "verify", archive, "--quiet"],
-            timeout: 600, executable: Self.prlimit)
+        let verify = try await Self.run(underMiB: Self.readLimitMiB, ["verify", archive, "--quiet"], timeout: 600)
         #expect(verify.status == 0, "\(verify.stderr)")
         let output = folder.file("unpacked")
-        let unpack = try await CLIRunner.runDetached(
-            ["--as=\(Self.readLimitMiB << 20)", "--", CLIRunner.binary, "unpack", archive, "-o", output, "--quiet"],
-            timeout: 600, executable: Self.prlimit)
+        let unpack = try await Self.run(
+            underMiB: Self.readLimitMiB, ["unpack", archive, "-o", output, "--quiet"], timeout: 600)
         #expect(unpack.status == 0, "\(unpack.stderr)")
         let written = try await onOwnThread {
             let folders = try FileManager.default.contentsOfDirectory(atPath: output).filter { $0.hasPrefix("f") }
@@ -85,5 +88,51 @@ struct ScaleMemoryTests {
         let search = try await CLIRunner.runDetached(["search", archive, "123457", "--json"])
         #expect(search.status == 0, "\(search.stderr)")
         #expect(search.text.contains("page-123457.html"), "\(search.text)")
+        try await diffAndApplyUnderMemoryLimit(site: site, old: archive, in: folder)
+    }
+
+    /// The next release of the site (1 % of pages edited, some added and removed), packed, then
+    /// `diff --compact` against the first and `apply` of that update, each under a limit: apply
+    /// must give the new release's archive byte for byte. The diff runs with `--no-check`: its
+    /// check is that apply, run here on its own.
+    private func diffAndApplyUnderMemoryLimit(site: String, old: String, in folder: TemporaryFolder) async throws {
+        try await onOwnThread { try Self.editSite(at: site) }
+        let new = folder.file("site-2.webarc")
+        let pack = try await Self.run(underMiB: Self.limitMiB, ["pack", site, "-o", new, "--quiet"], timeout: 600)
+        #expect(pack.status == 0, "\(pack.stderr)")
+        let update = folder.file("site-1-to-2.webarcu")
+        let diff = try await Self.run(
+            underMiB: Self.limitMiB, ["diff", old, new, "--compact", "--no-check", "-o", update, "--json"],
+            timeout: 900)
+        #expect(diff.status == 0, "\(diff.stderr)")
+        let counts = (try? JSONSerialization.jsonObject(with: Data(diff.text.utf8))) as? [String: Any]
+        #expect(counts?["changedURLs"] as? Int == Self.pages / 100, "\(diff.text)")
+        #expect(counts?["addedURLs"] as? Int == 10 && counts?["deletedURLs"] as? Int == 10, "\(diff.text)")
+        // Apply still holds every record of the target (and the writer's search index of it), so
+        // it does not fit the limit yet: a known issue, which fails the test once apply fits.
+        await withKnownIssue("apply of a compact update holds every record of the target") {
+            let applied = folder.file("site-2-applied.webarc")
+            let apply = try await Self.run(
+                underMiB: Self.readLimitMiB, ["apply", old, update, "-o", applied, "--quiet"], timeout: 600)
+            #expect(apply.status == 0, "\(apply.stderr)")
+            let same = try await onOwnThread {
+                FileManager.default.contentsEqual(atPath: new, andPath: applied)
+            }
+            #expect(same, "apply of the compact update did not give the new release's archive")
+        }
+    }
+
+    /// Edits every hundredth page, removes the ten pages of `f199` ending in 0 and adds ten new ones.
+    static func editSite(at root: String) throws {
+        for number in stride(from: 7, to: pages, by: 100) {
+            let path = root + "/" + String(format: "f%03d", number / 1000) + "/page-\(number).html"
+            try Data(page(number) + Array("<p>edited in release 2</p>\n".utf8)).write(to: URL(fileURLWithPath: path))
+        }
+        for number in stride(from: pages - 100, to: pages, by: 10) {
+            try FileManager.default.removeItem(atPath: root + "/f199/page-\(number).html")
+        }
+        for number in pages..<pages + 10 {
+            try Data(page(number)).write(to: URL(fileURLWithPath: root + "/f199/page-\(number).html"))
+        }
     }
 }

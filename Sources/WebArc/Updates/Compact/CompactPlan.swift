@@ -12,8 +12,8 @@ struct CompactPlan {
         /// A record of the base view, copied from this layer with its body.
         case base(layer: Int)
         /// A touched key's record; a response's body is that of a base record, `response` of
-        /// layer `layer`.
-        case baseBody(layer: Int, response: ResponseRecord)
+        /// layer `layer` (boxed: every record of the target has a source).
+        indirect case baseBody(layer: Int, response: ResponseRecord)
         /// A touched key's response whose body is new body `number`.
         case newBody(Int)
         /// A touched key's redirect.

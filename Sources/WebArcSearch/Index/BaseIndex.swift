@@ -132,6 +132,8 @@ final class BaseIndex {
 
     /// The title key of every document taken, with its new number.
     func forEachTitle(_ body: ([UInt8], Int32) -> Void) throws {
+        // No document taken: no new numbers either.
+        guard !newNumbers.isEmpty else { return }
         for number in root.titleKeys.indices {
             let reference = root.titleShards[root.titleShards.startIndex + number]
             let entries = try TitleShard.parse(

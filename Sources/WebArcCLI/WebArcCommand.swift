@@ -41,9 +41,9 @@ struct WebArcCommand: AsyncParsableCommand {
 
     /// Runs the command (``CommandLineEntry``), mapping failures to one stderr line and a
     /// distinct exit code.
-    static func main() async {
+    static func main() {
         do {
-            try await CommandLineEntry.run(CommandLine.arguments)
+            try CommandLineEntry.run(CommandLine.arguments)
         } catch let error as RemoteError {
             ExitCodes.exit(for: CommandFailure(error), command: self)
         } catch {

@@ -1,4 +1,6 @@
 import ArgumentParser
+import Dispatch
+import Synchronization
 import WebArc
 import WebArcCLISupport
 import WebArcSearch
@@ -29,7 +31,7 @@ enum CommandLineEntry {
     ///
     /// - Throws: what the command throws; ``CommandFailure`` with ``ExitCodes/usage`` for a first
     ///   word that is not a command; the argument parser's error for a line it refuses.
-    @MainActor static func run(_ arguments: [String]) async throws {
+    static func run(_ arguments: [String]) throws {
         // Pack, import, diff write a full-text index unless `--no-search` is given; apply and
         // refresh write one again when the archive's recipe names one.
         SearchIndexBuilder.register(writingByDefault: true)
@@ -51,11 +53,27 @@ enum CommandLineEntry {
         // `serve` handles its own signals; `capture` execs webarc-capture, which would inherit
         // the ignored signals.
         if !(command is Serve || command is Capture) { InterruptCleanup.install() }
-        if var asyncCommand = command as? AsyncParsableCommand {
-            try await asyncCommand.run()
+        if let asyncCommand = command as? AsyncParsableCommand {
+            try runBlocking(asyncCommand)
         } else {
             try command.run()
         }
+    }
+
+    /// Runs an async command (`serve`, `refresh`) on the cooperative pool while the main thread
+    /// waits for it. An async `main` would instead end the main thread (`dispatch_main`), and
+    /// that thread's exit unwinds its stack: in this static binary the first unwind sorts every
+    /// frame description of the executable, tens of milliseconds of CPU before `serve` answers.
+    private static func runBlocking(_ command: sending any AsyncParsableCommand) throws {
+        let outcome = Mutex<Result<Void, any Error>>(.success(()))
+        let finished = DispatchSemaphore(value: 0)
+        Task.detached {
+            var command = command
+            do { try await command.run() } catch { outcome.withLock { $0 = .failure(error) } }
+            finished.signal()
+        }
+        finished.wait()
+        try outcome.withLock { $0 }.get()
     }
 
     /// The parsed and validated command: by the subcommand `arguments[1]` names, alone, when its

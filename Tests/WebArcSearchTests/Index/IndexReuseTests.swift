@@ -156,6 +156,20 @@ import WebArcTestSupport
         #expect(summary.searchDocumentsReused == 0)
     }
 
+    /// A base of the same index version none of whose documents is kept (every page edited):
+    /// nothing is taken, and the titles and terms are all the new pages'.
+    @Test func aBaseWithNoDocumentKeptGivesNone() throws {
+        Self.register()
+        let folder = try TemporaryFolder()
+        let (old, new) = (folder.file("old.webarc"), folder.file("new.webarc"))
+        _ = try SearchIndexTests.write(Self.release1, to: old)
+        _ = try SearchIndexTests.write(Self.release1.map { ($0.path, $0.html + "<p>edited</p>") }, to: new)
+        let summary = try Self.update(old, to: new, in: folder)
+        #expect(summary.searchDocumentsReused == 0)
+        #expect(!summary.searchRebuilt)
+        #expect(try ArchiveReader(path: folder.file("applied.webarc")).suggest("folder").count == 1)
+    }
+
     /// A base whose index does not hold what its bodies give (here every document has one more
     /// word): the pass that took from it does not give the target, and the apply runs again
     /// analysing every document.

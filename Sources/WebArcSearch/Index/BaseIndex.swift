@@ -43,7 +43,10 @@ final class BaseIndex {
     /// The index of `reader` when it has one of rules `version`, else nil.
     init?(_ reader: ArchiveReader, version: UInt64) {
         guard let (reference, found) = try? reader.searchIndexRoot, found == version,
-            let root = try? IndexRoot(reader.searchPage(reference), version: version)
+            let root = try? IndexRoot(reader.searchPage(reference), version: version),
+            // Each document is a record: a root that counts more is damaged (and would size
+            // ``newNumbers`` from a hostile count).
+            root.documentCount <= reader.recordCount
         else { return nil }
         self.reader = reader
         self.root = root
@@ -72,7 +75,6 @@ final class BaseIndex {
                     base.mimeType == response.mediaType, base.textEncoding == response.charset
                 else { return nil }
                 let document = try document(number)
-                if newNumbers.isEmpty { newNumbers = Array(repeating: -1, count: root.documentCount) }
                 return ReusedDocument(base: number, url: response.url, title: document.title, length: document.length)
             }
         } catch {
@@ -83,6 +85,8 @@ final class BaseIndex {
 
     /// Notes that base document `base` is document `number` of the new index.
     func take(_ base: Int, as number: Int) {
+        // Grown as documents are taken (in base order), never sized from the root's count.
+        if base >= newNumbers.count { newNumbers += repeatElement(-1, count: base + 1 - newNumbers.count) }
         newNumbers[base] = Int32(number)
         taken += 1
     }
@@ -138,7 +142,9 @@ final class BaseIndex {
             let reference = root.titleShards[root.titleShards.startIndex + number]
             let entries = try TitleShard.parse(
                 try reader.searchPage(reference), firstKey: root.titleKeys[number], documentCount: root.documentCount)
-            for (key, document) in entries where newNumbers[document] >= 0 { body(key, newNumbers[document]) }
+            for (key, document) in entries where document < newNumbers.count && newNumbers[document] >= 0 {
+                body(key, newNumbers[document])
+            }
         }
     }
 

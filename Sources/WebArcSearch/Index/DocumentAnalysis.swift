@@ -372,11 +372,20 @@ struct ByteSliceSet {
         }
     }
 
-    /// FNV-1a over the bytes, folded to 32 bits.
+    /// FNV-1a over the bytes from a per-process seed, folded to 32 bits.
     @inline(__always)
     static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        var hash = seed
         for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
         return UInt32(truncatingIfNeeded: hash ^ hash >> 32)
     }
+
+    /// FNV's offset basis mixed with Swift's per-process hash seed: the pages indexed are input
+    /// from anywhere, and terms made to collide under a fixed hash would make every probe of the
+    /// open-addressed tables walk them all. Fixed under `SWIFT_DETERMINISTIC_HASHING`, as Swift's is.
+    private static let seed: UInt64 = {
+        var hasher = Hasher()
+        hasher.combine(0xCBF2_9CE4_8422_2325 as UInt64)
+        return 0xCBF2_9CE4_8422_2325 ^ UInt64(truncatingIfNeeded: hasher.finalize())
+    }()
 }

@@ -215,12 +215,14 @@ struct BaseTerm {
     var positionRange: Range<Int>
 }
 
-/// One term's postings decoded (spec §17.2): documents ascending, each with its count and title
-/// bit packed as stored, its length code, and (version 1) where its positions end.
+/// One term's postings (spec §17.2): documents ascending, each with its count, title bit and
+/// length code as stored, and (version 1) its positions as stored.
 struct PostingList {
     var documents: [Int] = []
-    var packed: [UInt64] = []
-    var lengthCodes: [UInt8] = []
+    /// Each posting's stored count, title bit and length code, end to end.
+    var stored: [UInt8] = []
+    /// The end of each posting's bytes in ``stored``.
+    var storedEnds: [Int] = []
     /// The end of each posting's positions in ``positions``.
     var positionEnds: [Int] = []
     var positions: [UInt8] = []
@@ -229,49 +231,29 @@ struct PostingList {
 
     mutating func removeAll() {
         documents.removeAll(keepingCapacity: true)
-        packed.removeAll(keepingCapacity: true)
-        lengthCodes.removeAll(keepingCapacity: true)
+        stored.removeAll(keepingCapacity: true)
+        storedEnds.removeAll(keepingCapacity: true)
         positionEnds.removeAll(keepingCapacity: true)
         positions.removeAll(keepingCapacity: true)
     }
 
-    /// Appends `count` postings from `bytes[range]` (and their positions from
-    /// `stream[positionRange]`, version 1), each document given to `number`, which returns its
-    /// new number or nil to leave it out; the numbers must ascend.
-    mutating func append(
-        _ bytes: [UInt8], _ range: Range<Int>, count: Int, positions stream: [UInt8]?,
-        _ positionRange: Range<Int>, number: (Int) -> Int?
-    ) throws {
-        var index = range.lowerBound
-        var positionIndex = positionRange.lowerBound
-        var document = 0
-        func fail() -> WebArcError { .corruptPage(page: 0, position: nil, reason: "a search index's postings") }
-        for posting in 0..<count {
-            guard case .success(let delta) = LEB128.read(bytes, &index),
-                case .success(let packed) = LEB128.read(bytes, &index), index < range.upperBound, delta < 1 << 40
-            else { throw fail() }
-            let lengthCode = bytes[index]
-            index += 1
-            document = posting == 0 ? Int(delta) : document + Int(delta)
-            let positionStart = positionIndex
-            if let stream {
-                for _ in 0..<(packed >> 1) {
-                    guard case .success = LEB128.read(stream, &positionIndex) else { throw fail() }
+    /// Appends the `count` postings of `bytes` (and their positions from `stream`, version 1).
+    mutating func append(_ bytes: [UInt8], count: Int, positions stream: [UInt8]?) throws {
+        try bytes.withUnsafeBufferPointer { bytes in
+            try (stream ?? []).withUnsafeBufferPointer { positionBytes in
+                try StoredPostings.walk(
+                    bytes, bytes.indices, count: count, positions: stream == nil ? nil : positionBytes,
+                    positionBytes.indices
+                ) { document, storedRange, positionRange in
+                    documents.append(document)
+                    stored += bytes[storedRange]
+                    storedEnds.append(stored.count)
+                    if stream != nil {
+                        positions += positionBytes[positionRange]
+                        positionEnds.append(positions.count)
+                    }
                 }
-                guard positionIndex <= positionRange.upperBound else { throw fail() }
             }
-            guard let new = number(document) else { continue }
-            if let last = documents.last, new <= last { throw fail() }
-            documents.append(new)
-            self.packed.append(packed)
-            lengthCodes.append(lengthCode)
-            if let stream {
-                positions += stream[positionStart..<positionIndex]
-                positionEnds.append(positions.count)
-            }
-        }
-        guard index == range.upperBound, stream == nil || positionIndex == positionRange.upperBound else {
-            throw fail()
         }
     }
 
@@ -280,12 +262,67 @@ struct PostingList {
         _ at: Int, after previous: inout Int, postings: inout [UInt8], positions: inout [UInt8], _ hasPositions: Bool
     ) {
         LEB128.append(UInt64(documents[at] - previous), to: &postings)
-        LEB128.append(packed[at], to: &postings)
-        postings.append(lengthCodes[at])
+        postings += stored[(at == 0 ? 0 : storedEnds[at - 1])..<storedEnds[at]]
         previous = documents[at]
         if hasPositions {
             positions += self.positions[(at == 0 ? 0 : positionEnds[at - 1])..<positionEnds[at]]
         }
+    }
+}
+
+/// Stored postings read without decoding what is copied on (spec §17.2): what both a base's
+/// postings and a builder's own go through when they are joined.
+enum StoredPostings {
+    /// Calls `body` with each of the `count` postings of `bytes[range]`: its document (ascending),
+    /// the bytes of its count, title bit and length code, and (with `stream`, version 1) the bytes
+    /// of its positions in `stream[positionRange]`.
+    ///
+    /// - Throws: `corruptPage` for postings that do not read as `count`, fill `range` exactly, or
+    ///   ascend; or positions that do not fill `positionRange` exactly.
+    static func walk(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, count: Int,
+        positions stream: UnsafeBufferPointer<UInt8>?, _ positionRange: Range<Int>,
+        _ body: (_ document: Int, _ stored: Range<Int>, _ positions: Range<Int>) throws -> Void
+    ) throws {
+        let failure = WebArcError.corruptPage(page: 0, position: nil, reason: "a search index's postings")
+        var index = range.lowerBound
+        var positionIndex = positionRange.lowerBound
+        var document = 0
+        for posting in 0..<count {
+            guard let delta = integer(bytes, &index, range.upperBound), posting == 0 || delta >= 1 else {
+                throw failure
+            }
+            let storedStart = index
+            guard let packed = integer(bytes, &index, range.upperBound), index < range.upperBound, delta < 1 << 40
+            else { throw failure }
+            index += 1
+            document = posting == 0 ? Int(delta) : document + Int(delta)
+            let positionStart = positionIndex
+            if let stream {
+                for _ in 0..<(packed >> 1) {
+                    guard integer(stream, &positionIndex, positionRange.upperBound) != nil else { throw failure }
+                }
+            }
+            try body(document, storedStart..<index, positionStart..<positionIndex)
+        }
+        guard index == range.upperBound, stream == nil || positionIndex == positionRange.upperBound else {
+            throw failure
+        }
+    }
+
+    /// An unsigned LEB128 integer at `index` before `end`, or nil when malformed.
+    @inline(__always)
+    private static func integer(_ bytes: UnsafeBufferPointer<UInt8>, _ index: inout Int, _ end: Int) -> UInt64? {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while index < end, shift < 64 {
+            let byte = bytes[index]
+            index += 1
+            value |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { return value }
+            shift += 7
+        }
+        return nil
     }
 }
 
@@ -316,10 +353,7 @@ struct BaseTermJoin {
         }
         self.head = try stream.next()
         own.removeAll()
-        try own.append(
-            postings, postings.indices, count: frequency, positions: base.hasPositions ? positions : nil,
-            positions.indices
-        ) { $0 }
+        try own.append(postings, count: frequency, positions: base.hasPositions ? positions : nil)
         let merged = try renumbered(head, inserting: own)
         try emit(term, merged.frequency, merged.postings, merged.positions)
     }
@@ -367,59 +401,24 @@ struct BaseTermJoin {
         try base.newNumbers.withUnsafeBufferPointer { numbers in
             try head.postings.withUnsafeBufferPointer { bytes in
                 try head.positions.withUnsafeBufferPointer { stream in
-                    var index = head.postingRange.lowerBound
-                    var positionIndex = head.positionRange.lowerBound
-                    var document = 0
-                    for posting in 0..<head.frequency {
-                        guard let delta = Self.integer(bytes, &index, head.postingRange.upperBound) else {
-                            throw failure
-                        }
-                        let packedStart = index
-                        guard let packed = Self.integer(bytes, &index, head.postingRange.upperBound),
-                            index < head.postingRange.upperBound, delta < 1 << 40
-                        else { throw failure }
-                        index += 1
-                        document = posting == 0 ? Int(delta) : document + Int(delta)
-                        let positionStart = positionIndex
-                        if hasPositions {
-                            for _ in 0..<(packed >> 1) {
-                                guard Self.integer(stream, &positionIndex, head.positionRange.upperBound) != nil else {
-                                    throw failure
-                                }
-                            }
-                        }
-                        guard document < numbers.count, numbers[document] >= 0 else { continue }
+                    try StoredPostings.walk(
+                        bytes, head.postingRange, count: head.frequency, positions: hasPositions ? stream : nil,
+                        head.positionRange
+                    ) { document, stored, positionRange in
+                        guard document < numbers.count, numbers[document] >= 0 else { return }
                         let new = Int(numbers[document])
                         insertOwn(before: new)
                         guard kept == 0 || new > previous else { throw failure }
                         LEB128.append(UInt64(new - previous), to: &postings)
-                        postings.append(contentsOf: bytes[packedStart..<index])
-                        if hasPositions { positions.append(contentsOf: stream[positionStart..<positionIndex]) }
+                        postings += bytes[stored]
+                        if hasPositions { positions += stream[positionRange] }
                         previous = new
                         kept += 1
                     }
-                    guard index == head.postingRange.upperBound,
-                        !hasPositions || positionIndex == head.positionRange.upperBound
-                    else { throw failure }
                 }
             }
         }
         insertOwn(before: nil)
         return (kept, postings, positions)
-    }
-
-    /// An unsigned LEB128 integer at `index` before `end`, or nil when malformed.
-    @inline(__always)
-    private static func integer(_ bytes: UnsafeBufferPointer<UInt8>, _ index: inout Int, _ end: Int) -> UInt64? {
-        var value: UInt64 = 0
-        var shift: UInt64 = 0
-        while index < end, shift < 64 {
-            let byte = bytes[index]
-            index += 1
-            value |= UInt64(byte & 0x7F) << shift
-            if byte & 0x80 == 0 { return value }
-            shift += 7
-        }
-        return nil
     }
 }

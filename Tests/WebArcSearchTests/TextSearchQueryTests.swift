@@ -76,4 +76,14 @@ import Testing
         let decoded = String(decoding: [0x61, 0x62, 0xFF, 0xED, 0xA0, 0x80, 0x63, 0x64], as: UTF8.self)
         #expect(try clauses(decoded) == [.phrase(["ab", "cd"])])
     }
+    /// Words before a prefix are a phrase of at most `maxPhraseTerms` terms, however many the
+    /// chunk holds (found by FuzzSearchQuery: a phrase of 62 terms).
+    @Test func wordsBeforeAPrefixMakeAPhraseWithinTheBound() throws {
+        let chunk = (0..<80).map { "w\($0)" }.joined(separator: "-") + "-pyth*"
+        let clauses = try SearchQuery.parse(chunk).clauses
+        for clause in clauses {
+            if case .phrase(let terms) = clause { #expect(terms.count <= SearchQuery.maxPhraseTerms) }
+        }
+        #expect(clauses.contains { if case .phrase = $0 { true } else { false } })
+    }
 }

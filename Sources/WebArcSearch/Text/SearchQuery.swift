@@ -117,7 +117,9 @@ private struct QueryParser {
         addTerms(terms)
     }
 
+    /// One word, or a phrase of at most ``SearchQuery/maxPhraseTerms`` terms.
     private mutating func addTerms(_ terms: [String]) {
+        let terms = Array(terms.prefix(SearchQuery.maxPhraseTerms))
         switch terms.count {
         case 0: break
         case 1: add(.word(terms[0]))
@@ -161,7 +163,7 @@ private struct QueryParser {
         if wordCount == 1 {
             add(.word(words[0].term))
         } else {
-            addTerms(Array(words.filter { $0.kind != .compound }.map(\.term).prefix(SearchQuery.maxPhraseTerms)))
+            addTerms(words.filter { $0.kind != .compound }.map(\.term))
         }
     }
 

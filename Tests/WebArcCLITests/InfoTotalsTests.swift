@@ -35,4 +35,14 @@ struct InfoTotalsTests {
         #expect(update["baseBodyResponses"] as? Int == 1)
         #expect(update["newBodyResponses"] as? Int == 2)
     }
+
+    @Test("the description puts each count's noun in the right number")
+    func countsInWords() async throws {
+        let minimal = try await CLIRunner.runDetached(["info", Self.vectors + "/minimal.webarc"])
+        #expect(minimal.status == 0, "\(minimal.stderr)")
+        #expect(minimal.text.contains("records      1: 1 response, 0 redirects\n"), "\(minimal.text)")
+        #expect(minimal.text.contains("bodies       1 distinct in 1 chunk\n"), "\(minimal.text)")
+        let update = try await CLIRunner.runDetached(["info", Self.vectors + "/update.webarc"])
+        #expect(update.text.contains("records      4: 3 responses, 0 redirects, 1 tombstone\n"), "\(update.text)")
+    }
 }

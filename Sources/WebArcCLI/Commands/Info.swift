@@ -53,13 +53,17 @@ struct Info: ParsableCommand {
         let features = Self.featureNames(trailer.requiredFeatures)
         let formatLine =
             "webarc \(version)" + (features.isEmpty ? "" : ", requires " + features.joined(separator: ", "))
-        let tombstoneText = totals.tombstones > 0 ? ", \(totals.tombstones) tombstones" : ""
-        let recordLine = "\(reader.recordCount): \(responses) responses, \(totals.redirects) redirects" + tombstoneText
+        let tombstoneText =
+            totals.tombstones > 0 ? ", " + Plural.count(Int(clamping: totals.tombstones), "tombstone") : ""
+        let recordLine =
+            "\(reader.recordCount): \(Plural.count(responses, "response")), "
+            + Plural.count(Int(clamping: totals.redirects), "redirect") + tombstoneText
         let signatures = try withFile(archive) { try reader.signatureBlocks() }
         let searchDocuments = try withFile(archive) { try reader.searchDocumentCount }
         let searchRules = metadata.writer?.search.map { " (rules \($0))" } ?? ""
         let searchLine =
-            searchDocuments.map { "\($0) pages indexed\(searchRules)" } ?? "no index (webarc index adds one)"
+            searchDocuments.map { Plural.count(Int(clamping: $0), "page") + " indexed\(searchRules)" }
+            ?? "no index (webarc index adds one)"
         let dedup = DedupRatio.value(rawBytes: responseBytes, distinctBytes: distinctBytes)
         let compression = distinctBytes > 0 ? Double(reader.storedBodyBytes) / Double(distinctBytes) : 1
         if json {
@@ -114,7 +118,7 @@ struct Info: ParsableCommand {
         }
         lines +=
             [
-                ("bodies", "\(reader.bodyCount) distinct in \(chunks) chunks"),
+                ("bodies", "\(reader.bodyCount) distinct in " + Plural.count(Int(clamping: chunks), "chunk")),
                 (
                     "raw bytes",
                     "\(ProgressReporter.size(responseBytes)) in responses, \(ProgressReporter.size(distinctBytes)) distinct"

@@ -75,7 +75,33 @@ struct ElementTraits: OptionSet {
         return []
     }
 
+    /// The traits of the element `name`, read in place in `bytes`: what ``of(_:)`` gives for its string.
+    @inline(__always)
+    static func of(_ name: ScannedName, _ bytes: UnsafeBufferPointer<UInt8>) -> ElementTraits {
+        // Every name with traits is ASCII; a name with other bytes is none of them.
+        guard name.count <= maxNameLength, name.count > 0, name.isASCII else { return [] }
+        let first = UInt8(truncatingIfNeeded: name.key)
+        for candidate in byteGroups[name.count &* 32 &+ Int(first & 0x1F)] where candidate.key == name.key {
+            if name.count <= 8
+                || candidate.name.utf8.elementsEqual(
+                    bytes[name.start..<name.start + name.count].lazy.map(ASCIIByte.lowercased))
+            {
+                return candidate.traits
+            }
+        }
+        return []
+    }
+
     private static let maxNameLength = byName.keys.map(\.utf8.count).max()!
+
+    /// ``groups`` with each name's ``ScannedName/key``.
+    private static let byteGroups: [[(key: UInt64, name: String, traits: ElementTraits)]] = groups.map { group in
+        group.map { name, traits in
+            var key: UInt64 = 0
+            for (offset, byte) in name.utf8.prefix(8).enumerated() { key |= UInt64(byte) << (offset * 8) }
+            return (key, name, traits)
+        }
+    }
 
     /// ``byName``'s entries grouped by name length × 32 + first letter's low five bits.
     private static let groups: [[(String, ElementTraits)]] = {
@@ -96,7 +122,13 @@ struct ElementTraits: OptionSet {
     /// Whether `value` (an attribute value) holds one of `words` between ASCII whitespace, ASCII
     /// case ignored.
     static func value(_ value: String, holdsOneOf words: [StaticString]) -> Bool {
-        var utf8 = value.utf8[...]
+        self.value(value.utf8[...], holdsOneOf: words)
+    }
+
+    /// Whether the UTF-8 bytes `value` hold one of `words` between ASCII whitespace, ASCII case ignored.
+    static func value<Bytes: Collection<UInt8>>(_ value: Bytes, holdsOneOf words: [StaticString]) -> Bool
+    where Bytes.SubSequence == Bytes {
+        var utf8 = value
         while true {
             utf8 = utf8.drop(while: ASCIIByte.isSpace)
             guard !utf8.isEmpty else { return false }

@@ -1,9 +1,12 @@
 import WebArcHTML
 
 /// One pass over an HTML page's tokens that gathers its visible text (see ``VisibleText``).
+///
+/// Tags are read in place by ``TagScanner``: names are compared by their bytes and attribute
+/// values read where they are, so no string or array is made per tag.
 struct VisibleTextReader {
     private struct OpenElement {
-        var name: String
+        var name: ScannedName
         var traits: ElementTraits
     }
 
@@ -83,27 +86,28 @@ struct VisibleTextReader {
         let html = self.html
         let safeEnd = isComplete ? Int.max : html.count - Self.lookahead
         return html.withUnsafeBufferPointer { bytes -> Int? in
-            var tokenizer = HTMLTokenizer(html, in: start..<html.count)
-            while var token = tokenizer.next() {
-                if token.range.upperBound > safeEnd { return token.range.lowerBound }
-                // A raw-text element's start tag and its contents go together: the tokenizer
+            var scanner = TagScanner(bytes, in: start..<bytes.count)
+            while var kind = scanner.next() {
+                if scanner.range.upperBound > safeEnd { return scanner.range.lowerBound }
+                // A raw-text element's start tag and its contents go together: the scanner
                 // cannot resume between them.
-                var contents: HTMLToken?
-                if !isComplete, case .startTag(let tag) = token, Self.isRawText(tag.name) {
-                    contents = tokenizer.next()
-                    guard let following = contents, following.range.upperBound <= safeEnd else {
-                        return token.range.lowerBound
+                var contents: (kind: TagScanner.Kind, scanner: TagScanner)?
+                if !isComplete, kind == .startTag, TagScanner.isRawText(scanner.name) {
+                    var ahead = scanner
+                    guard let following = ahead.next(), ahead.range.upperBound <= safeEnd else {
+                        return scanner.range.lowerBound
                     }
+                    contents = (following, ahead)
                 }
                 while true {
-                    take(token, bytes)
+                    take(kind, scanner, bytes)
                     if text.isFull { return nil }
                     if text.bytes.count >= nextProgress {
                         nextProgress = text.bytes.count + step
                         if !progress(text.bytes) { return nil }
                     }
                     guard let next = contents else { break }
-                    token = next
+                    (kind, scanner) = next
                     contents = nil
                 }
             }
@@ -111,23 +115,19 @@ struct VisibleTextReader {
         }
     }
 
-    /// Whether `name` is one of ``HTMLTokenizer/rawTextElements``.
-    @inline(__always)
-    static func isRawText(_ name: String) -> Bool {
-        HTMLTokenizer.isRawTextElement(name)
-    }
-
-    /// Follows one token of the page.
-    private mutating func take(_ token: HTMLToken, _ bytes: UnsafeBufferPointer<UInt8>) {
-        switch token {
-        case .text(let range):
-            if skippedFrom == nil { text.append(bytes, range) }
-        case .rawText(let element, let range):
-            if element == "title", title == nil, !isInside("svg") { title = readTitle(bytes, range) }
-        case .startTag(let tag):
-            start(tag)
-        case .endTag(let name, _):
-            end(name)
+    /// Follows the token `scanner` has just read.
+    private mutating func take(_ kind: TagScanner.Kind, _ scanner: TagScanner, _ bytes: UnsafeBufferPointer<UInt8>) {
+        switch kind {
+        case .text:
+            if skippedFrom == nil { text.append(bytes, scanner.range) }
+        case .rawText:
+            if scanner.name.is(TagScanner.titleKey, count: 5), title == nil, !isInsideSVG() {
+                title = readTitle(bytes, scanner.range)
+            }
+        case .startTag:
+            start(scanner, bytes)
+        case .endTag:
+            end(scanner.name, bytes)
         case .comment:
             break
         }
@@ -138,8 +138,10 @@ struct VisibleTextReader {
         return PageText(title: title ?? "", text: text.text, headings: headings)
     }
 
-    private func isInside(_ name: String) -> Bool {
-        stack.contains { $0.name == name }
+    private static let svgKey = ScannedName.key("svg")
+
+    private func isInsideSVG() -> Bool {
+        stack.contains { $0.name.is(Self.svgKey, count: 3) }
     }
 
     private func readTitle(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
@@ -148,20 +150,21 @@ struct VisibleTextReader {
         return title.text
     }
 
-    private mutating func start(_ tag: HTMLTag) {
-        let traits = ElementTraits.of(tag.name)
-        closeImpliedElements(before: tag.name, traits)
+    private mutating func start(_ tag: TagScanner, _ bytes: UnsafeBufferPointer<UInt8>) {
+        let name = tag.name
+        let traits = ElementTraits.of(name, bytes)
+        closeImpliedElements(traits)
         let skipping = skippedFrom != nil
         if traits.contains(.void) || tag.isSelfClosing {
             if !skipping, traits.contains(.block) { text.separate(block: true) }
-            if tag.name == "meta", !charsetKnown, text.bytes.isEmpty { readCharset(tag) }
+            if name.is(Self.metaKey, count: 4), !charsetKnown, text.bytes.isEmpty { readCharset(tag, bytes) }
             return
         }
         guard stack.count < Self.maxDepth else { return }
-        stack.append(OpenElement(name: tag.name, traits: traits))
+        stack.append(OpenElement(name: name, traits: traits))
         if traits.contains(.sectioning) { sectioning += 1 }
         guard !skipping else { return }
-        if isSkipped(tag, traits) {
+        if isSkipped(tag, traits, bytes) {
             skippedFrom = stack.count - 1
         } else {
             if traits.contains(.block) { text.separate(block: true) }
@@ -172,11 +175,16 @@ struct VisibleTextReader {
         }
     }
 
-    private mutating func end(_ name: String) {
-        let traits = ElementTraits.of(name)
+    private mutating func end(_ name: ScannedName, _ bytes: UnsafeBufferPointer<UInt8>) {
+        let traits = ElementTraits.of(name, bytes)
         let reach = Swift.max(0, stack.count - Self.endTagReach)
-        if let index = stack[reach...].lastIndex(where: { $0.name == name }) {
-            pop(to: index)
+        var index = stack.count - 1
+        while index >= reach {
+            if stack[index].name.isSame(as: name, bytes) {
+                pop(to: index)
+                break
+            }
+            index -= 1
         }
         if skippedFrom == nil, traits.contains(.block) { text.separate(block: true) }
     }
@@ -193,9 +201,9 @@ struct VisibleTextReader {
         }
     }
 
-    /// The end tags HTML implies when `name` starts: a block closes a `p`, an `li` the previous
+    /// The end tags HTML implies when an element of `traits` starts: a block closes a `p`, an `li` the previous
     /// `li`, and so on; a body element closes `head`.
-    private mutating func closeImpliedElements(before name: String, _ traits: ElementTraits) {
+    private mutating func closeImpliedElements(_ traits: ElementTraits) {
         guard let top = stack.last?.traits.impliedEnd, top != .none else { return }
         let next = traits.impliedEnd
         switch top {
@@ -213,48 +221,75 @@ struct VisibleTextReader {
         }
     }
 
+    private static let metaKey = ScannedName.key("meta")
+    private static let divKey = ScannedName.key("div")
+    private static let aKey = ScannedName.key("a")
+    private static let dialogKey = ScannedName.key("dialog")
+    private static let roleKey = ScannedName.key("role")
+    private static let openKey = ScannedName.key("open")
+    private static let classKey = ScannedName.key("class")
+    private static let styleKey = ScannedName.key("style")
+    private static let hiddenKey = ScannedName.key("hidden")
+    private static let charsetKey = ScannedName.key("charset")
+    private static let contentKey = ScannedName.key("content")
+    /// `aria-hid`: `aria-hidden` is the only name of eleven bytes that matters.
+    private static let ariaHiddenKey = ScannedName.key("aria-hid")
+
     /// Whether the element `tag` starts is left out with its contents.
-    private func isSkipped(_ tag: HTMLTag, _ traits: ElementTraits) -> Bool {
+    private func isSkipped(_ tag: TagScanner, _ traits: ElementTraits, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         if traits.contains(.skipped) { return true }
         if traits.contains(.chrome), sectioning == 0 { return true }
         var hasOpen = false
         for attribute in tag.attributes {
             // Compare lengths first: most attributes (`href`, `id`, `title`) are none of these.
             let name = attribute.name
-            switch name.utf8.count {
+            let value = AttributeValue(bytes, attribute.value)
+            switch name.count {
             case 4:
-                if name == "role", ElementTraits.value(attribute.value, holdsOneOf: ElementTraits.chromeRoles) {
+                if name.is(Self.roleKey, count: 4), value.holdsOneOf(ElementTraits.chromeRoles) { return true }
+                if name.is(Self.openKey, count: 4) { hasOpen = true }
+            case 5:
+                if name.is(Self.classKey, count: 5) {
+                    let chrome: [StaticString] =
+                        tag.name.is(Self.divKey, count: 3)
+                        ? ElementTraits.sphinxDivClasses
+                        : tag.name.is(Self.aKey, count: 1) ? ElementTraits.sphinxLinkClasses : []
+                    if !chrome.isEmpty, value.holdsOneOf(chrome) { return true }
+                } else if name.is(Self.styleKey, count: 5), value.hidesByStyle() {
                     return true
                 }
-                if name == "open" { hasOpen = true }
-            case 5:
-                if name == "class" {
-                    let chrome: [StaticString] =
-                        tag.name == "div"
-                        ? ElementTraits.sphinxDivClasses
-                        : tag.name == "a" ? ElementTraits.sphinxLinkClasses : []
-                    if !chrome.isEmpty, ElementTraits.value(attribute.value, holdsOneOf: chrome) { return true }
-                } else if name == "style" {
-                    let style = CaseFolding.fold(attribute.value).filter { $0 != " " && $0 != "\t" && $0 != "\n" }
-                    if style.contains("display:none") || style.contains("visibility:hidden") { return true }
-                }
             case 6:
-                if name == "hidden", CaseFolding.fold(attribute.value) != "until-found" { return true }
+                if name.is(Self.hiddenKey, count: 6), !value.equalsFolded("until-found") { return true }
             case 11:
-                if name == "aria-hidden", TextBuffer.trimmed(CaseFolding.fold(attribute.value)) == "true" {
+                if name.is(Self.ariaHiddenKey, count: 11), isNamed("aria-hidden", name, bytes),
+                    value.isTrueWhenTrimmed()
+                {
                     return true
                 }
             default:
                 break
             }
         }
-        return tag.name == "dialog" && !hasOpen
+        return tag.name.is(Self.dialogKey, count: 6) && !hasOpen
+    }
+
+    /// Whether `name` (an attribute's, whose first eight bytes are known to match) is the ASCII `expected`.
+    private func isNamed(_ expected: StaticString, _ name: ScannedName, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard name.isASCII, name.count == expected.utf8CodeUnitCount else { return false }
+        for offset in 8..<name.count
+        where ASCIIByte.lowercased(bytes[name.start + offset]) != expected.utf8Start[offset] {
+            return false
+        }
+        return true
     }
 
     /// Reads the encoding from `<meta charset=…>` or `<meta http-equiv=content-type content=…charset=…>`.
-    private mutating func readCharset(_ tag: HTMLTag) {
-        var label = tag.value("charset")
-        if label == nil, let content = tag.value("content").map(CaseFolding.fold),
+    private mutating func readCharset(_ tag: TagScanner, _ bytes: UnsafeBufferPointer<UInt8>) {
+        func value(_ key: UInt64, _ count: Int) -> String? {
+            tag.attributes.first { $0.name.is(key, count: count) }.map { AttributeValue(bytes, $0.value).string }
+        }
+        var label = value(Self.charsetKey, 7)
+        if label == nil, let content = value(Self.contentKey, 7).map(CaseFolding.fold),
             let range = content.firstRange(of: "charset=")
         {
             label = String(content[range.upperBound...].prefix { $0 != ";" && $0 != "\"" && $0 != "'" })

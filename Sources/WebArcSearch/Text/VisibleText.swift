@@ -120,7 +120,7 @@ public enum VisibleText {
     }
 
     /// `bytes` as UTF-8 when they start with a UTF-16 byte-order mark, else nil.
-    private static func transcodedUTF16(_ bytes: [UInt8]) -> [UInt8]? {
+    static func transcodedUTF16(_ bytes: [UInt8]) -> [UInt8]? {
         guard bytes.count >= 2 else { return nil }
         let littleEndian: Bool
         switch (bytes[0], bytes[1]) {

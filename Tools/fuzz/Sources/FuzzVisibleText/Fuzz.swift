@@ -2,15 +2,18 @@
 // encoding the first byte chooses: the text, title and headings stay within their limits; every
 // token's term is non-empty, folded and at most Analyzer.maxTermBytes; positions start at 0 and
 // never skip; ranges lie in the text on scalar boundaries; a snippet for the first terms stays
-// within its length.
-import WebArcSearchText
+// within its length. The walk over tags read in place gives what the walk over HTMLTokenizer's
+// tokens gives (differential, while both exist).
+@_spi(Differential) import WebArcSearchText
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzVisibleText(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     let charsets: [String?] = [nil, "utf-8", "windows-1252", "shift_jis"]
     let charset = charsets[Int(bytes.first ?? 0) % charsets.count]
-    for page in [VisibleText.of(html: bytes, charset: charset), VisibleText.of(plain: bytes, charset: charset)] {
+    let html = VisibleText.of(html: bytes, charset: charset)
+    precondition(html == VisibleText.ofByTokens(html: bytes, charset: charset), "the two walks differ")
+    for page in [html, VisibleText.of(plain: bytes, charset: charset)] {
         precondition(page.text.utf8.count <= VisibleText.maxTextBytes)
         precondition(page.title.utf8.count <= VisibleText.maxTitleBytes)
         precondition(page.headings.count <= VisibleText.maxHeadings)

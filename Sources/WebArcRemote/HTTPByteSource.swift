@@ -34,6 +34,8 @@ public final class HTTPByteSource: ByteSource {
     /// The bytes at the end of the file that opening fetched; the reader's first read there is
     /// served from them.
     public let openingTailLength: Int
+    /// Reads a search makes at once: each waits a round trip, and HTTP/2 carries them together.
+    public var concurrentReads: Int { 16 }
     let validator: Validator
     let client: RemoteClient
     let configuration: RemoteConfiguration

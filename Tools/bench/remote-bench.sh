@@ -21,6 +21,9 @@ is not available in containers). For each delay it measures:
                         `webarc serve https://…/site.webarc` (started fresh: the first load is
                         cold, the later ones warm) against nginx serving the unpacked folder
                         through the same delay (first load cold: new connections)
+  open + one query      `webarc search https://…/site.webarc QUERY --json` in a fresh process, traced
+                        the same way, for a query of each kind (words, a common word, a phrase, a
+                        prefix): requests, dependent rounds, bytes, hits, wall time
   verify vs download    `webarc verify https://…/site.webarc` (one stream from byte 0 and the
                         last MiB, in the first round trip) against
                         `curl -o /dev/null https://…/site.webarc`, median of --runs
@@ -44,7 +47,8 @@ Environment:
   WORK=DIR                 keep the copied corpus and archive here between runs
 
 Goals (from the issue): open + one cold URL in at most 3 dependent request rounds and at most
-64 KiB beyond the body; warm page load at most 1.2x nginx; verify at most 1.5x curl.
+64 KiB beyond the body; a query (open included) in at most 3 dependent rounds and 256 KiB (the
+search issue); warm page load at most 1.2x nginx; verify at most 1.5x curl.
 EOF
 }
 
@@ -156,29 +160,20 @@ measure_open() {
     WEBARC_TRACE_HTTP=1 "$WEBARC" cat "$url" "$PAGE_URL" > "$WORK/cat.out" 2> "$trace" || die "cat over HTTP failed: $(tail -3 "$trace")"
     end=$(date +%s.%N)
     cmp -s "$WORK/cat.out" "$WORK/page.html" || die "cat over HTTP gave other bytes"
-    python3 - "$trace" "$(echo "($end - $start) * 1000" | bc -l)" <<'PY'
-import re, sys
-spans = []
-for line in open(sys.argv[1]):
-    m = re.search(r"-> (\d+), (\d+) bytes, at ([\d.]+) ms, took ([\d.]+) ms", line)
-    if m:
-        spans.append((float(m.group(3)), float(m.group(3)) + float(m.group(4)), int(m.group(2))))
-spans.sort()
-rounds, end, last_round = 0, -1.0, []
-for start, finish, size in spans:
-    if start >= end:
-        rounds += 1
-        end = finish
-        last_round = []
-    else:
-        end = max(end, finish)
-    last_round.append(size)
-total = sum(s[2] for s in spans)
-# The last round fetches the body's chunk with, when it is coded against one, its dictionary or
-# reference chunk beside it: the body is the largest of them, the reference counts as beyond.
-body = max(last_round) if last_round else 0
-print(len(spans), rounds, total, body, total - body, round(float(sys.argv[2])))
-PY
+    echo "$(python3 "$SCRIPT_DIR/trace_rounds.py" "$trace") $(printf '%.0f' "$(echo "($end - $start) * 1000" | bc -l)")"
+}
+
+# Open + one query in a fresh traced process (`webarc search URL QUERY --json`, its snippets
+# included): prints requests, dependent rounds, bytes, hits, wall ms.
+measure_search() {
+    local url="$1" query="$2" trace="$3" start end hits
+    start=$(date +%s.%N)
+    WEBARC_TRACE_HTTP=1 "$WEBARC" search "$url" "$query" --json > "$WORK/search.out" 2> "$trace" \
+        || die "search over HTTP failed for $query: $(tail -3 "$trace")"
+    end=$(date +%s.%N)
+    hits=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' "$WORK/search.out")
+    read -r requests rounds bytes _ _ < <(python3 "$SCRIPT_DIR/trace_rounds.py" "$trace")
+    echo "$requests $rounds $bytes $hits $(printf '%.0f' "$(echo "($end - $start) * 1000" | bc -l)")"
 }
 
 # CPU time (ms) used so far by the given processes, all their threads (utime + stime).
@@ -251,7 +246,10 @@ ROWS_S3=()
 ROWS_OPEN=()
 ROWS_PAGE=()
 ROWS_VERIFY=()
+ROWS_SEARCH=()
 GOALS=()
+# One query of each kind (words, a common word, a phrase, a prefix), from search-queries.tsv.
+SEARCH_QUERIES=("json dumps" "python" '"reading and writing files"' "asyn*")
 for rtt in $RTTS; do
     PROXY_PORT=$(free_port)
     python3 "$SCRIPT_DIR/delay_proxy.py" --listen "$PROXY_PORT" --target "$NGINX_PORT" --rtt-ms "$rtt" 2> "$WORK/proxy-$rtt.log" &
@@ -263,6 +261,16 @@ for rtt in $RTTS; do
     # Open + one cold URL, traced.
     read -r requests rounds bytes body_bytes beyond wall < <(measure_open "$BASE/site.webarc" "$WORK/trace-$rtt.txt")
     ROWS_OPEN+=("| $rtt | $requests | $rounds | $bytes | $body_bytes | $beyond | $wall |")
+
+    # Open + one query, a fresh process each (issue 38: <= 3 rounds, <= 256 KiB, open included).
+    worst_rounds=0; worst_bytes=0
+    for query in "${SEARCH_QUERIES[@]}"; do
+        read -r requests q_rounds q_bytes hits wall < <(measure_search "$BASE/site.webarc" "$query" "$WORK/trace-search-$rtt.txt")
+        ROWS_SEARCH+=("| $rtt | \`$query\` | $hits | $requests | $q_rounds | $q_bytes | $wall |")
+        ((q_rounds > worst_rounds)) && worst_rounds=$q_rounds
+        ((q_bytes > worst_bytes)) && worst_bytes=$q_bytes
+    done
+    GOALS+=("RTT $rtt ms: search, open included: at most $worst_rounds rounds (goal <= 3): $(goal "$worst_rounds" 3); at most $worst_bytes B (goal <= 262144): $(goal "$worst_bytes" 262144)")
 
     # Page loads: webarc serve (fresh, reading through the delay) and nginx (through the delay).
     SERVE_PORT=$(free_port)
@@ -318,6 +326,12 @@ RESULT="$SCRIPT_DIR/results/remote-$(date +%Y%m%d-%H%M%S).md"
     echo "| RTT ms | requests | dependent rounds | bytes | body request bytes | bytes beyond the body | wall ms |"
     echo "|---|---|---|---|---|---|---|"
     printf '%s\n' "${ROWS_OPEN[@]}"
+    echo
+    echo "Open + one query (\`webarc search URL QUERY --json\`, ten hits with their snippets, fresh process):"
+    echo
+    echo "| RTT ms | query | hits | requests | dependent rounds | bytes | wall ms |"
+    echo "|---|---|---|---|---|---|---|"
+    printf '%s\n' "${ROWS_SEARCH[@]}"
     echo
     echo "Page load of index.html in headless Chromium, TTFB / load event in ms (cold: first load; warm: median of the rest):"
     echo

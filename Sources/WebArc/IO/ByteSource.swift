@@ -34,6 +34,9 @@ public protocol ByteSource: Sendable {
     /// reader free to choose its order then reads in file order, since a read ahead of the
     /// stream waits for it. False for a file or memory, where any order costs the same.
     var arrivesInFileOrder: Bool { get }
+    /// How many independent reads (a search's hits) a reader keeps in flight at once: a local
+    /// read costs CPU, so one per core; a remote one mostly waits a round trip, so more.
+    var concurrentReads: Int { get }
 }
 
 extension ByteSource {
@@ -41,6 +44,7 @@ extension ByteSource {
     public func willRead(_ extents: [Range<UInt64>], ahead: Int) { willRead(extents) }
     public var openingTailLength: Int { 65_536 }
     public var arrivesInFileOrder: Bool { false }
+    public var concurrentReads: Int { ProcessInfo.processInfo.activeProcessorCount }
 }
 
 /// A file read with positioned reads (`pread`); safe to share between threads.

@@ -76,6 +76,21 @@ extension LayerStack {
                 }
                 pending = []
             }
+            // A batch of phrase checks: a few per core, or as many reads as a remote source keeps
+            // in flight.
+            let phraseBatch = max(Self.phraseBatch, layer.byteSource.concurrentReads)
+            if layer.byteSource.concurrentReads > Self.phraseBatch {
+                // Over the network, the first hits' document pages are fetched at once rather
+                // than one round trip after another; the loop below then reads them from the cache.
+                var wanted: [Int] = []
+                while wanted.count < limit, let match = matches.match(at: wanted.count) {
+                    wanted.append(match.document)
+                }
+                let documents = wanted
+                ConcurrentReads.forEach(documents.count, width: layer.byteSource.concurrentReads) { number in
+                    _ = try? index.document(documents[number])
+                }
+            }
             var position = 0
             while kept < limit, let match = matches.match(at: position) {
                 position += 1
@@ -88,7 +103,7 @@ extension LayerStack {
                 guard budget > 0 else { break }
                 budget -= 1
                 pending.append((match.document, match.score, document))
-                if pending.count >= min(Self.phraseBatch, limit - kept) { try checkPending() }
+                if pending.count >= min(phraseBatch, limit - kept) { try checkPending() }
             }
             if !pending.isEmpty { try checkPending() }
         }
@@ -97,7 +112,8 @@ extension LayerStack {
         // A snippet reads its page's body and analyses the start of its text: the hits' snippets
         // are made on every core at once, the first error in rank order thrown.
         let snippets = Mutex<[Result<String, any Error>?]>(Array(repeating: nil, count: shown.count))
-        DispatchQueue.concurrentPerform(iterations: makesSnippets ? shown.count : 0) { number in
+        let width = layers.map(\.byteSource.concurrentReads).max() ?? 1
+        ConcurrentReads.forEach(makesSnippets ? shown.count : 0, width: width) { number in
             let hit = shown[number]
             let made = Result { try snippet(hit.url, in: layers[hit.layer], terms: hit.terms) }
             snippets.withLock { $0[number] = made }
@@ -160,14 +176,14 @@ extension LayerStack {
         return false
     }
 
-    /// Phrase checks made at once, at most (a few per core).
+    /// Phrase checks made at once from a local file, at most (a few per core).
     private static let phraseBatch = 2 * ProcessInfo.processInfo.activeProcessorCount
 
     /// Whether each page of `urls` in `reader` shows every phrase (``PhraseCheck``), checked on
     /// every core at once; the first error in `urls` order is thrown.
     private func showsPhrases(_ phrases: [[String]], _ urls: [String], in reader: ArchiveReader) throws -> [Bool] {
         let results = Mutex<[Result<Bool, any Error>?]>(Array(repeating: nil, count: urls.count))
-        DispatchQueue.concurrentPerform(iterations: urls.count) { number in
+        ConcurrentReads.forEach(urls.count, width: reader.byteSource.concurrentReads) { number in
             let result = Result {
                 try shows(phrases, urls[number], in: reader)
             }

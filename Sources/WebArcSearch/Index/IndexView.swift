@@ -5,7 +5,7 @@ import WebArc
 /// An archive's search index as a reader walks it: every page read through the archive's
 /// verified, cached page reads (spec §5.1, §17), so a damaged page is refused like any other and
 /// a remote archive reads only the pages a query needs.
-struct IndexView {
+struct IndexView: Sendable {
     let reader: ArchiveReader
     let root: IndexRoot
 

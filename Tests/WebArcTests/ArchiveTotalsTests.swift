@@ -124,4 +124,25 @@ import WebArcTestSupport
             #expect(try Data(contentsOf: URL(fileURLWithPath: applied)) == Data(contentsOf: URL(fileURLWithPath: new)))
         }
     }
+
+    @Test("a key's origin: scheme and host of its URL, the same from a String, a Substring and non-ASCII keys")
+    func originOfKey() {
+        let cases: [(String, String?)] = [
+            ("GET https://example.org/a/b?c", "https://example.org"),
+            ("GET https://example.org", "https://example.org"),
+            ("https://cdn.example.net:8443/x", "https://cdn.example.net:8443"),
+            ("GET /relative/path", nil),
+            ("GET http:/one-slash", nil),
+            ("GET a://", "a://"),
+            ("", nil),
+            ("GET https://bücher.example/ä", "https://bücher.example"),
+            ("GET  https://two-spaces.example/", " https://two-spaces.example"),
+        ]
+        for (key, origin) in cases {
+            #expect(ArchiveTotals.origin(ofKey: key) == origin, "\(key)")
+            #expect(ArchiveTotals.origin(ofKey: ("x" + key).dropFirst()) == origin, "\(key) as a Substring")
+        }
+        // A combining mark after `/` makes another Character: the non-ASCII path keeps that reading.
+        #expect(ArchiveTotals.origin(ofKey: "GET https://host/\u{301}x/y") == "https://host/\u{301}x")
+    }
 }

@@ -51,10 +51,39 @@ public struct ArchiveTotals: Equatable, Sendable {
     /// A record key's origin: its canonical URL (what follows its first space) up to the first `/`
     /// after `://`, or nil when the URL has no `://`.
     public static func origin(ofKey key: some StringProtocol) -> String? {
-        let canonical = key.firstIndex(of: " ").map { key[key.index(after: $0)...] } ?? key[...]
-        guard let separator = canonical.range(of: "://") else { return nil }
-        let end = canonical[separator.upperBound...].firstIndex(of: "/") ?? canonical.endIndex
-        return String(canonical[..<end])
+        // Keys are ASCII as a rule: their bytes are scanned directly (Foundation's `range(of:)`
+        // was 3.5 % of a verify). Other keys keep the search by Characters, where a combining
+        // mark after `/` or a space makes another Character.
+        let scanned = key.utf8.withContiguousStorageIfAvailable { bytes -> ASCIIScan in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return .notASCII }
+            let start = (bytes.firstIndex(of: UInt8(ascii: " ")) ?? -1) + 1
+            var index = start
+            while index + 2 < bytes.count {
+                if bytes[index] == UInt8(ascii: ":"), bytes[index + 1] == UInt8(ascii: "/"),
+                    bytes[index + 2] == UInt8(ascii: "/")
+                {
+                    let host = index + 3
+                    let end = bytes[host...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.count
+                    return .origin(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
+                }
+                index += 1
+            }
+            return .noOrigin
+        }
+        switch scanned {
+        case .origin(let origin)?: return origin
+        case .noOrigin?: return nil
+        case .notASCII?, nil:
+            let canonical = key.firstIndex(of: " ").map { key[key.index(after: $0)...] } ?? key[...]
+            guard let separator = canonical.range(of: "://") else { return nil }
+            let end = canonical[separator.upperBound...].firstIndex(of: "/") ?? canonical.endIndex
+            return String(canonical[..<end])
+        }
+    }
+
+    /// What a scan of a key's bytes found.
+    private enum ASCIIScan {
+        case origin(String), noOrigin, notASCII
     }
 
     /// Sums records and body entries into totals, in any order: what a writer stores and what a

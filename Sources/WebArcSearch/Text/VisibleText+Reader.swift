@@ -87,12 +87,19 @@ struct VisibleTextReader {
         let safeEnd = isComplete ? Int.max : html.count - Self.lookahead
         return html.withUnsafeBufferPointer { bytes -> Int? in
             var scanner = TagScanner(bytes, in: start..<bytes.count)
+            if isComplete {
+                // The whole page is there: no token is read again, so none is kept aside.
+                while let kind = scanner.next() {
+                    guard follow(kind, scanner, bytes, step, &nextProgress, progress) else { return nil }
+                }
+                return nil
+            }
             while var kind = scanner.next() {
                 if scanner.range.upperBound > safeEnd { return scanner.range.lowerBound }
                 // A raw-text element's start tag and its contents go together: the scanner
                 // cannot resume between them.
                 var contents: (kind: TagScanner.Kind, scanner: TagScanner)?
-                if !isComplete, kind == .startTag, TagScanner.isRawText(scanner.name) {
+                if kind == .startTag, TagScanner.isRawText(scanner.name) {
                     var ahead = scanner
                     guard let following = ahead.next(), ahead.range.upperBound <= safeEnd else {
                         return scanner.range.lowerBound
@@ -100,19 +107,30 @@ struct VisibleTextReader {
                     contents = (following, ahead)
                 }
                 while true {
-                    take(kind, scanner, bytes)
-                    if text.isFull { return nil }
-                    if text.bytes.count >= nextProgress {
-                        nextProgress = text.bytes.count + step
-                        if !progress(text.bytes) { return nil }
-                    }
+                    guard follow(kind, scanner, bytes, step, &nextProgress, progress) else { return nil }
                     guard let next = contents else { break }
                     (kind, scanner) = next
                     contents = nil
                 }
             }
-            return isComplete ? nil : html.count
+            return html.count
         }
+    }
+
+    /// Follows the token `scanner` has just read, then reports progress; false when the walk is
+    /// over (the limit, or `progress` said to stop).
+    @inline(__always)
+    private mutating func follow(
+        _ kind: TagScanner.Kind, _ scanner: TagScanner, _ bytes: UnsafeBufferPointer<UInt8>, _ step: Int,
+        _ nextProgress: inout Int, _ progress: ([UInt8]) -> Bool
+    ) -> Bool {
+        take(kind, scanner, bytes)
+        if text.isFull { return false }
+        if text.bytes.count >= nextProgress {
+            nextProgress = text.bytes.count + step
+            if !progress(text.bytes) { return false }
+        }
+        return true
     }
 
     /// Follows the token `scanner` has just read.

@@ -300,7 +300,8 @@ import WebArcTestSupport
             metadata: ArchiveMetadata(), recipe: WriterRecipe(level: 1, dictionaryInterval: 32, anchors: .unknown(7)),
             expected: ([UInt8](repeating: 0, count: 32), 0), appendix: [], workers: 1)
         #expect(throws: WebArcError.self) {
-            try archive.write([], to: scratch.file("out.webarc"), overwrite: false, progress: nil)
+            try archive.write(
+                AppliedRecords(layers: []), order: [], to: scratch.file("out.webarc"), overwrite: false, progress: nil)
         }
         #expect(!FileManager.default.fileExists(atPath: scratch.file("out.webarc")))
     }

@@ -5,14 +5,6 @@ import Foundation
 /// update names before it is renamed into place (spec §13.1; Spec/compact-update.md §6). What
 /// ``UpdateApplier`` and ``CompactApplier`` share.
 struct AppliedArchive {
-    /// One record of the result: itself, the layer it is copied from (with its body, when that is
-    /// too large to be prepared), and its body's job (nil: no body).
-    struct Record {
-        var record: ArchiveRecord
-        var reader: ArchiveReader
-        var job: ApplyPipeline.Job?
-    }
-
     var metadata: ArchiveMetadata
     var recipe: WriterRecipe
     var expected: (digest: [UInt8], archiveLength: UInt64)
@@ -25,7 +17,7 @@ struct AppliedArchive {
     var copiesUnchecked = false
     var workers: Int
 
-    /// Writes `records` to `path`.
+    /// Writes `records` to `path`, taking them in `order` (tree positions in insertion order).
     ///
     /// With ``bodyData`` and ``copiesUnchecked``, a first pass copies the stored chunks it reuses
     /// without decoding them, and codes the chunks it decodes without checking their digests,
@@ -38,17 +30,16 @@ struct AppliedArchive {
     /// - Throws: `badTarget` when the result is not the one named; read and I/O errors (a damaged
     ///   chunk: `chunkDigest`, from the checking pass).
     func write(
-        _ records: [Record], to path: String, overwrite: Bool, progress: ((Int, Int) -> Void)?
+        _ records: AppliedRecords, order: [Int], to path: String, overwrite: Bool, progress: ((Int, Int) -> Void)?
     ) throws -> UpdateApplier.Summary {
         var summary = UpdateApplier.Summary()
-        let keys = try responseKeys(records)
-        let anchors = try anchorPlan(records, keys: keys)
+        let anchors = try anchorPlan(records, order: order)
         var indexBases = searchBases(records)
         func pass(
             reuse: Bool, unchecked: Bool = false, summary: inout UpdateApplier.Summary
         ) throws {
             try indexedPass(
-                records, keys: keys, to: path, overwrite: overwrite, reuse: reuse, unchecked: unchecked,
+                records, order: order, to: path, overwrite: overwrite, reuse: reuse, unchecked: unchecked,
                 anchors: anchors, indexBases: &indexBases, summary: &summary, progress: progress)
         }
         if bodyData != nil && copiesUnchecked {
@@ -75,14 +66,11 @@ struct AppliedArchive {
 
     /// The layers whose own search index may give the result's documents (``SearchIndexContributor/reuseIndex(of:)``):
     /// each plain archive (no bases) the records are copied from, when the result has an index.
-    private func searchBases(_ records: [Record]) -> [ArchiveReader] {
+    private func searchBases(_ records: AppliedRecords) -> [ArchiveReader] {
         guard recipe.search != nil else { return [] }
-        var seen = Set<ObjectIdentifier>()
-        var found: [ArchiveReader] = []
-        for record in records where seen.insert(ObjectIdentifier(record.reader)).inserted {
-            if (try? record.reader.metadata.bases.isEmpty) == true { found.append(record.reader) }
+        return records.usedLayers.sorted().map { records.layers[$0] }.filter {
+            (try? $0.metadata.bases.isEmpty) == true
         }
-        return found
     }
 
     /// A ``pass(_:keys:to:overwrite:reuse:unchecked:anchors:indexBases:finishing:summary:progress:)``
@@ -91,14 +79,14 @@ struct AppliedArchive {
     /// there), it runs again analysing every document, and so do the passes after it
     /// (`indexBases` emptied): the base's index saves time, never decides the result.
     private func indexedPass(
-        _ records: [Record], keys: [[UInt8]?], to path: String, overwrite: Bool, reuse: Bool, unchecked: Bool,
+        _ records: AppliedRecords, order: [Int], to path: String, overwrite: Bool, reuse: Bool, unchecked: Bool,
         anchors: AnchorPlan, indexBases: inout [ArchiveReader], summary: inout UpdateApplier.Summary,
         progress: ((Int, Int) -> Void)?
     ) throws {
         var finishing = false
         do {
             try pass(
-                records, keys: keys, to: path, overwrite: overwrite, reuse: reuse, unchecked: unchecked,
+                records, order: order, to: path, overwrite: overwrite, reuse: reuse, unchecked: unchecked,
                 anchors: anchors, indexBases: indexBases, finishing: &finishing, summary: &summary, progress: progress)
         } catch  where finishing && summary.searchDocumentsReused > 0 {
             indexBases = []
@@ -107,7 +95,7 @@ struct AppliedArchive {
             summary.checkedAgain = checkedAgain
             summary.searchRebuilt = true
             try pass(
-                records, keys: keys, to: path, overwrite: overwrite, reuse: reuse, unchecked: unchecked,
+                records, order: order, to: path, overwrite: overwrite, reuse: reuse, unchecked: unchecked,
                 anchors: anchors, indexBases: [], finishing: &finishing, summary: &summary, progress: progress)
         }
     }
@@ -122,7 +110,7 @@ struct AppliedArchive {
     }
 
     private func pass(
-        _ records: [Record], keys: [[UInt8]?], to path: String, overwrite: Bool, reuse: Bool, unchecked: Bool,
+        _ records: AppliedRecords, order: [Int], to path: String, overwrite: Bool, reuse: Bool, unchecked: Bool,
         anchors: AnchorPlan, indexBases: [ArchiveReader], finishing: inout Bool,
         summary: inout UpdateApplier.Summary, progress: ((Int, Int) -> Void)?
     ) throws {
@@ -141,43 +129,44 @@ struct AppliedArchive {
         }
         let writer = try ArchiveWriter(path: path, options: options)
         writer.metadata = metadata
-        var jobs: [ApplyPipeline.Job] = []
+        // Body number → its record's place in `order`, and its record's tree position.
         var bodyRecords: [Int] = []
-        for (index, record) in records.enumerated() {
-            guard let job = record.job else { continue }
-            jobs.append(job)
+        var bodyPositions: [Int32] = []
+        for (index, position) in order.enumerated() where records.hasJob(at: position) {
             bodyRecords.append(index)
+            bodyPositions.append(Int32(position))
         }
         let pipeline = ApplyPipeline(
-            jobs: jobs, level: recipe.level, anchors: anchors, zstdLevel: recipe.zstdLevel, placement: recipe.placement,
+            jobCount: bodyRecords.count, job: { records.job(at: Int(bodyPositions[$0]))! }, level: recipe.level,
+            anchors: anchors, zstdLevel: recipe.zstdLevel, placement: recipe.placement,
             reuseStoredChunks: reuse,
             copyUnchecked: unchecked)
         let hasher = bodyData != nil ? BodyDataHasher(output: writer.output) : nil
         try writer.failing {
             var added = 0
-            func copyNext() throws {
-                try writer.copy(records[added].record, from: records[added].reader)
+            func copy(_ read: AppliedRecords.Read) throws {
+                try writer.copy(read.record, from: read.reader)
                 hasher?.advance(to: writer.output.length)
                 added += 1
-                progress?(added, records.count)
+                progress?(added, order.count)
             }
             try pipeline.run(workers: workers > 0 ? workers : AvailableCores.count) { body, output in
-                while added < bodyRecords[body] { try copyNext() }
-                guard case .response(var response) = records[added].record,
-                    case .prepared(let prepared, let reused) = output
+                while added < bodyRecords[body] { try copy(try records.read(at: order[added])) }
+                let read = try records.read(at: order[added])
+                guard case .response(var response) = read.record, case .prepared(let prepared, let reused) = output
                 else {
-                    try copyNext()
+                    try copy(read)
                     return
                 }
                 response.body = try writer.addBody(prepared).reference
                 hasher?.advance(to: writer.output.length)
-                try writer.add(response, key: keys[added])
+                try writer.add(response, key: read.key)
                 summary.chunksReused += reused
                 summary.chunksCoded += prepared.chunks.count - reused
                 added += 1
-                progress?(added, records.count)
+                progress?(added, order.count)
             }
-            while added < records.count { try copyNext() }
+            while added < order.count { try copy(try records.read(at: order[added])) }
         }
         if let expected = bodyData, let hasher {
             try writer.failing {
@@ -195,28 +184,25 @@ struct AppliedArchive {
         try writer.finish(expected: expected, appendix: appendix)
     }
 
-    /// The lookup key (`URLKey` bytes) of each response's request, nil for other records: worked
-    /// out once for the anchor plan and the writer's record tree.
-    ///
-    /// - Throws: `badURL` for a response whose URL has no canonical form.
-    private func responseKeys(_ records: [Record]) throws -> [[UInt8]?] {
-        try records.map { record in
-            guard case .response(let response) = record.record else { return nil }
-            return Array(try response.request.canonicalKey().utf8)
-        }
-    }
-
     /// The result's anchor positions (spec Appendix C step 13), by the rule its recipe names: for
     /// the keyed and local-minimum rules, from the key and body length of each response, in
-    /// insertion order.
+    /// insertion order, read back from the log (not decoded).
     ///
-    /// - Throws: `badTarget` for a rule this version does not know, before anything is written.
-    private func anchorPlan(_ records: [Record], keys: [[UInt8]?]) throws -> AnchorPlan {
-        try AnchorPlan.following(
-            recipe,
-            bodies: zip(records, keys).filter { $0.0.job != nil }.map { record, key in
-                guard case .response(let response) = record.record, let key else { return ([], 0) }
-                return (key, response.bodyLength)
-            })
+    /// - Throws: `badTarget` for a rule this version does not know, before anything is written;
+    ///   `io` when the log cannot be read.
+    private func anchorPlan(_ records: AppliedRecords, order: [Int]) throws -> AnchorPlan {
+        var failure: (any Error)?
+        let bodies = order.lazy.filter { records.hasJob(at: $0) }.map { position -> (key: [UInt8], length: UInt64) in
+            guard failure == nil else { return ([], 0) }
+            do {
+                return try records.keyAndLength(at: position) ?? ([], 0)
+            } catch {
+                failure = error
+                return ([], 0)
+            }
+        }
+        let plan = try AnchorPlan.following(recipe, bodies: bodies)
+        if let failure { throw failure }
+        return plan
     }
 }

@@ -55,7 +55,10 @@ final class ApplyPipeline: @unchecked Sendable {
     /// Bytes of bodies in flight at once.
     let windowBytes: UInt64
 
-    private let jobs: [Job]
+    /// Bodies to read.
+    private let jobCount: Int
+    /// The job of body `index` (called from the workers, any number of times).
+    private let job: (Int) -> Job
     private let level: Int
     /// Which positions are anchors (spec Appendix C step 13).
     private let anchors: AnchorPlan
@@ -78,7 +81,8 @@ final class ApplyPipeline: @unchecked Sendable {
     private var recipes: [ObjectIdentifier: WriterRecipe?] = [:]
 
     /// - Parameters:
-    ///   - jobs: the bodies in the order they are added (position 0 first).
+    ///   - jobCount, job: the bodies in the order they are added (position 0 first); `job` is
+    ///     called from the worker threads.
     ///   - level: the new archive's compression level; `anchors` its anchor positions.
     ///   - reuseStoredChunks: false codes every chunk again (the writer's plain path).
     ///   - copyUnchecked: true copies a stored chunk that is reused as it is without decoding it
@@ -87,12 +91,14 @@ final class ApplyPipeline: @unchecked Sendable {
     ///     instead, which holds every byte read or coded from them (a damaged chunk gives other
     ///     body data, and a damaged anchor other dictionaries for the bodies after it).
     init(
-        jobs: [Job], level: Int, anchors: AnchorPlan, zstdLevel: Int? = nil, placement: DictionaryPlacement,
+        jobCount: Int, job: @escaping (Int) -> Job, level: Int, anchors: AnchorPlan, zstdLevel: Int? = nil,
+        placement: DictionaryPlacement,
         reuseStoredChunks: Bool,
         copyUnchecked: Bool = false,
         windowBytes: UInt64 = 8 << 20
     ) {
-        self.jobs = jobs
+        self.jobCount = jobCount
+        self.job = job
         self.copyUnchecked = copyUnchecked && reuseStoredChunks && zstdLevel == nil
         self.level = level
         self.zstdLevel = zstdLevel
@@ -107,14 +113,14 @@ final class ApplyPipeline: @unchecked Sendable {
     /// - Throws: the first error of a worker (a damaged chunk: `chunkDigest`, `corruptChunk`, …) or
     ///   of `commit`; the workers are stopped before it returns either way.
     func run(workers: Int, commit: (Int, Output) throws -> Void) throws {
-        let count = max(1, min(workers, jobs.count))
+        let count = max(1, min(workers, jobCount))
         let threads = WorkerThreads(count: count) { [self] _ in work(workers: count) }
         defer {
             condition.broadcast { cancelled = true }
             tails.cancel()
             threads.join()
         }
-        for index in jobs.indices {
+        for index in 0..<jobCount {
             condition.lock()
             while outputs[index] == nil { condition.wait() }
             let output = outputs.removeValue(forKey: index)!
@@ -154,7 +160,7 @@ final class ApplyPipeline: @unchecked Sendable {
                 }
                 if !copyUnchecked {
                     Self.checkDigests(&batch) { [self] index, entry, chunk in
-                        jobs[index].reader.flatMap { Self.recheck(entry, chunk: chunk, in: $0) }
+                        job(index).reader.flatMap { Self.recheck(entry, chunk: chunk, in: $0) }
                     }
                 }
                 for (index, fetched) in batch {
@@ -206,10 +212,12 @@ final class ApplyPipeline: @unchecked Sendable {
     /// position, so that coding it for its position (an anchor's, or against the dictionary of the
     /// anchor the body before it may be) would be thrown away.
     private func repeatsPrevious(_ index: Int) -> Bool {
-        guard index > 0, let reference = jobs[index].reference, let reader = jobs[index].reader,
-            let previous = jobs[index - 1].reader
-        else { return false }
-        return previous === reader && jobs[index - 1].reference == reference
+        guard index > 0 else { return false }
+        let (this, before) = (job(index), job(index - 1))
+        guard let reference = this.reference, let reader = this.reader, let previous = before.reader else {
+            return false
+        }
+        return previous === reader && before.reference == reference
     }
 
     /// A repeated body as the writer's duplicate check needs it: its digests, and its chunks'
@@ -227,10 +235,10 @@ final class ApplyPipeline: @unchecked Sendable {
     private func take(workers: Int) -> Range<Int>? {
         condition.lock()
         defer { condition.unlock() }
-        while !cancelled && next < jobs.count && !mayTake(next) { condition.wait() }
-        guard !cancelled, next < jobs.count else { return nil }
-        let share = max(1, (jobs.count - next) / (2 * workers))
-        let end = min(jobs.count, next + min(Self.batchBodies, share), max(next + 1, committed + 256))
+        while !cancelled && next < jobCount && !mayTake(next) { condition.wait() }
+        guard !cancelled, next < jobCount else { return nil }
+        let share = max(1, (jobCount - next) / (2 * workers))
+        let end = min(jobCount, next + min(Self.batchBodies, share), max(next + 1, committed + 256))
         defer { next = end }
         return next..<end
     }
@@ -263,7 +271,7 @@ final class ApplyPipeline: @unchecked Sendable {
     /// Reads body `index`: a compact update's new bytes, or each chunk of a layer's body read and
     /// decoded, its digest left to ``checkDigests(_:recheck:)``. An anchor publishes its last chunk's tail.
     private func fetch(_ index: Int, isAnchor: Bool) throws -> Fetched {
-        let job = jobs[index]
+        let job = self.job(index)
         guard let reader = job.reader, let reference = job.reference else {
             let bytes = job.bytes ?? []
             reserve(index, cost: UInt64(bytes.count))

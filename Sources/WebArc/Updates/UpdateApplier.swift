@@ -54,11 +54,11 @@ public struct UpdateApplier {
     /// Whether copying stored chunks undecoded, then hashing the whole body data, costs less than
     /// decoding and checking them: when the stack's stored body data is under half the distinct
     /// bytes its records' bodies hold (pages that LZ4 shrinks). A stack of photos and video, stored
-    /// raw, would pay a pass over every stored byte and save little.
-    static func copiesUnchecked(_ records: [ArchiveRecord], stack: LayerStack) -> Bool {
-        var lengths: [BodyReference: UInt64] = [:]
-        for case .response(let response) in records { lengths[response.body] = response.bodyLength }
-        let distinct = lengths.values.reduce(0, &+)
+    /// raw, would pay a pass over every stored byte and save little. The distinct bytes are the
+    /// target's `Totals.bodyBytes` when it names them, else the records' body bytes, duplicates
+    /// included.
+    static func copiesUnchecked(_ records: AppliedRecords, target: ArchiveMetadata, stack: LayerStack) -> Bool {
+        let distinct = target.totals?.bodyBytes ?? records.responseBytes
         let stored = stack.layers.reduce(UInt64(0)) { $0 &+ ($1.trailer.bodyDataEnd - 16) }
         return stored < distinct / 2
     }
@@ -94,9 +94,15 @@ public struct UpdateApplier {
         guard let recipe = target.archive.writer else {
             throw WebArcError.badTarget(reason: "\(update.path) names a target without a writer recipe")
         }
-        var records: [(entry: ArchiveEntry, layer: Int)] = []
+        let records = AppliedRecords(layers: stack.layers)
         try stack.forEachKey { _, group in
-            for entry in group.entries { records.append((entry, group.layer)) }
+            for entry in group.entries {
+                guard case .response(let response) = entry.record else {
+                    try records.append(entry.record, layer: group.layer, body: .none)
+                    continue
+                }
+                try records.append(entry.record, layer: group.layer, body: .stored(response.body))
+            }
         }
         let order: [Int]
         do {
@@ -111,16 +117,8 @@ public struct UpdateApplier {
         let applied = AppliedArchive(
             metadata: metadata, recipe: recipe, expected: (target.digest, target.archiveLength),
             appendix: target.appendix,
-            bodyData: target.bodyData, copiesUnchecked: Self.copiesUnchecked(records.map(\.entry.record), stack: stack),
+            bodyData: target.bodyData, copiesUnchecked: Self.copiesUnchecked(records, target: metadata, stack: stack),
             workers: workers)
-        return try applied.write(
-            order.map { position in
-                let (entry, layer) = records[position]
-                var job: ApplyPipeline.Job?
-                if case .response(let response) = entry.record {
-                    job = ApplyPipeline.Job(reader: stack.layers[layer], reference: response.body)
-                }
-                return AppliedArchive.Record(record: entry.record, reader: stack.layers[layer], job: job)
-            }, to: path, overwrite: overwrite, progress: progress)
+        return try applied.write(records, order: order, to: path, overwrite: overwrite, progress: progress)
     }
 }

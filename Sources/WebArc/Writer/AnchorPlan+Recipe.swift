@@ -23,7 +23,8 @@ extension AnchorPlan {
     /// does for the responses they are of.
     ///
     /// - Throws: `badTarget` for a rule or a dictionary placement this version does not know.
-    static func following(_ recipe: WriterRecipe, bodies: [(key: [UInt8], length: UInt64)]) throws -> AnchorPlan {
+    static func following<Bodies: Sequence>(_ recipe: WriterRecipe, bodies: Bodies) throws -> AnchorPlan
+    where Bodies.Element == (key: [UInt8], length: UInt64) {
         try recipe.requireWritable()
         let rule: KeyedRule
         switch recipe.anchors {

@@ -58,50 +58,45 @@ public struct CompactApplier {
         let plan = try CompactPlan(
             try CompactUpdate.read(source: try source ?? FileByteSource(path: update)), stack: bases, path: update)
         let recipe = plan.metadata.writer!
+        let records = AppliedRecords(
+            layers: bases.layers, newBodies: plan.newBodies, newBodyDigests: plan.newBodyDigests)
+        try plan.forEachRecord { record, source in try Self.append(record, source, to: records) }
         let order: [Int]
         do {
-            order = try recipe.order.positions(count: plan.records.count)
+            order = try recipe.order.positions(count: records.count)
         } catch let problem as InsertionOrder.Problem {
             throw WebArcError.badCompact(
                 offset: 0, section: "records section", position: nil,
-                reason: "target \(problem) (the update gives \(plan.records.count) records)")
+                reason: "target \(problem) (the update gives \(records.count) records)")
         }
-        let records = order.map { resolved(plan.records[$0], plan) }
         // Version 2 names the target's body data digest, which every pass checks: the bases' stored
         // chunks can then be copied undecoded, as for an update archive's `Target.bodyData`.
         let applied = AppliedArchive(
             metadata: plan.metadata, recipe: recipe, expected: (plan.header.targetDigest, plan.header.targetLength),
             appendix: plan.appendix,
             bodyData: plan.header.targetBodyData,
-            copiesUnchecked: UpdateApplier.copiesUnchecked(records.map(\.record), stack: bases),
+            copiesUnchecked: UpdateApplier.copiesUnchecked(records, target: plan.metadata, stack: bases),
             workers: workers)
-        return try applied.write(records, to: path, overwrite: overwrite, progress: progress)
+        return try applied.write(records, order: order, to: path, overwrite: overwrite, progress: progress)
     }
 
-    /// A record ready for the writer: a response names its body where the reader holds it, or its
-    /// bytes (a new body; then the reader is never read).
-    private func resolved(
-        _ planned: (record: ArchiveRecord, source: CompactPlan.Source), _ plan: CompactPlan
-    ) -> AppliedArchive.Record {
-        switch (planned.record, planned.source) {
+    /// Appends a record of the plan as the writer takes it: a response names its body where its
+    /// layer holds it, or a new body (then its layer, the first, is never read for it).
+    private static func append(
+        _ record: ArchiveRecord, _ source: CompactPlan.Source, to records: AppliedRecords
+    ) throws {
+        switch (record, source) {
         case (.response(let response), .base(let layer)):
-            return AppliedArchive.Record(
-                record: planned.record, reader: bases.layers[layer],
-                job: ApplyPipeline.Job(reader: bases.layers[layer], reference: response.body))
+            try records.append(record, layer: layer, body: .stored(response.body))
         case (.response(var response), .baseBody(let layer, let baseResponse)):
-            let reader = bases.layers[layer]
             response.body = baseResponse.body
-            return AppliedArchive.Record(
-                record: .response(response), reader: reader,
-                job: ApplyPipeline.Job(reader: reader, reference: response.body))
+            try records.append(.response(response), layer: layer, body: .stored(response.body))
         case (.response, .newBody(let number)):
-            return AppliedArchive.Record(
-                record: planned.record, reader: bases.layers[0],
-                job: ApplyPipeline.Job(bytes: plan.newBodies[number], md5: plan.newBodyDigests[number]))
+            try records.append(record, layer: 0, body: .new(number))
         case (_, .base(let layer)):
-            return AppliedArchive.Record(record: planned.record, reader: bases.layers[layer], job: nil)
+            try records.append(record, layer: layer, body: .none)
         default:
-            return AppliedArchive.Record(record: planned.record, reader: bases.layers[0], job: nil)
+            try records.append(record, layer: 0, body: .none)
         }
     }
 }

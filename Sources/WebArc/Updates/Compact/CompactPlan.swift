@@ -23,8 +23,12 @@ struct CompactPlan {
     let header: CompactUpdate.Header
     let metadata: ArchiveMetadata
     let appendix: [UInt8]
-    /// The target's records in record-tree order, each with its source.
-    let records: [(record: ArchiveRecord, source: Source)]
+    /// Base key ordinals the update drops.
+    private let dropped: Set<Int>
+    /// The records of each changed base key (by ordinal), each with its source.
+    private let replaced: [Int: [(ArchiveRecord, Source)]]
+    /// The added keys in key order, with their records and sources.
+    private let added: [(key: String, records: [(ArchiveRecord, Source)])]
     let newBodies: [[UInt8]]
     /// The MD5 of each of ``newBodies``.
     let newBodyDigests: [BodyDigest]
@@ -370,27 +374,35 @@ struct CompactPlan {
                 added.append((key!, planned))
             }
         }
-        var merged: [(record: ArchiveRecord, source: Source)] = []
+        self.dropped = dropped
+        self.replaced = replaced
+        self.added = added
+    }
+
+    /// Calls `body` with the target's records in record-tree order, each with its source: the base
+    /// view's, merged as it is read with the touched keys' (one pass over the bases' record pages).
+    ///
+    /// - Throws: ``WebArcError`` for a damaged base page; what `body` throws.
+    func forEachRecord(_ body: (ArchiveRecord, Source) throws -> Void) throws {
         var addedIndex = 0
-        try base.forEachKey { key in
-            let bytes = Array(key.key.utf8)
-            while addedIndex < added.count, KeyOrder.less(Array(added[addedIndex].key.utf8), bytes) {
-                merged += added[addedIndex].records.map { (record: $0.0, source: $0.1) }
+        func addBefore(_ bytes: [UInt8]?) throws {
+            while addedIndex < added.count, bytes.map({ KeyOrder.less(Array(added[addedIndex].key.utf8), $0) }) ?? true
+            {
+                for (record, source) in added[addedIndex].records { try body(record, source) }
                 addedIndex += 1
             }
+        }
+        try base.forEachKey { key in
+            try addBefore(Array(key.key.utf8))
             if dropped.contains(key.ordinal) { return true }
             if let planned = replaced[key.ordinal] {
-                merged += planned.map { (record: $0.0, source: $0.1) }
+                for (record, source) in planned { try body(record, source) }
             } else {
-                for record in key.records { merged.append((record.record, .base(layer: record.layer))) }
+                for record in key.records { try body(record.record, .base(layer: record.layer)) }
             }
             return true
         }
-        while addedIndex < added.count {
-            merged += added[addedIndex].records.map { (record: $0.0, source: $0.1) }
-            addedIndex += 1
-        }
-        self.records = merged
+        try addBefore(nil)
     }
 
     /// The base record ordinals the body sources and previous versions at `cursor` name (a scan of

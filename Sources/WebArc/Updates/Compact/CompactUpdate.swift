@@ -49,7 +49,9 @@ public enum CompactUpdate {
     /// - Throws: `badBase`, `badCompact`; read errors of the bases.
     @discardableResult
     public static func check(_ bytes: [UInt8], bases: LayerStack, path: String = "compact update") throws -> Header {
-        try CompactPlan(bytes, stack: bases, path: path).header
+        let plan = try CompactPlan(bytes, stack: bases, path: path)
+        try plan.forEachRecord { _, _ in }
+        return plan.header
     }
 
     /// The sections, in file order.

@@ -1,0 +1,170 @@
+/// The records of an archive being applied, in record-tree order, spilled to a scratch log as
+/// they are merged, and read back by position in the order the writer takes them.
+///
+/// ```
+///   merge (tree order) ──▶ log: key, body length, record object │ entries: log offset, body source
+///   writer (insertion order: runs of tree positions) ──▶ read back through a window of the log
+/// ```
+///
+/// Memory holds, for each record, where it starts in the log and where its body comes from (a
+/// few dozen bytes), not the record: the decoded records of a large archive would otherwise be
+/// held whole. A record's lookup key and body length are logged beside it, so that the anchor
+/// plan and the writer need neither decode nor canonicalize it again.
+final class AppliedRecords {
+    /// Where a record's body comes from.
+    enum Body {
+        /// No body (a redirect or a tombstone).
+        case none
+        /// The body `reference` names in the record's layer.
+        case stored(BodyReference)
+        /// New body `number` of a compact update.
+        case new(Int)
+    }
+
+    /// A record as the writer takes it: the record, its lookup key (responses only) and the
+    /// layer it is copied from.
+    struct Read {
+        var record: ArchiveRecord
+        var key: [UInt8]?
+        var reader: ArchiveReader
+    }
+
+    /// One record: where it starts in the log, its layer, and its body's source.
+    private struct Entry {
+        var offset: UInt64
+        var reference: BodyReference
+        var layer: Int32
+        /// A new body's number; `Entry.noBody` or `Entry.storedBody` otherwise.
+        var body: Int32
+
+        static let noBody: Int32 = -1
+        static let storedBody: Int32 = -2
+    }
+
+    /// The layers records are copied from, by number.
+    let layers: [ArchiveReader]
+    /// A compact update's new bodies and their MD5s.
+    private let newBodies: [[UInt8]]
+    private let newBodyDigests: [BodyDigest]
+    private let log = ScratchLog(prefix: "webarc-apply")
+    private var entries: [Entry] = []
+    /// The layers a record was taken from.
+    private(set) var usedLayers = Set<Int>()
+    /// The sum of the responses' body lengths, duplicates included.
+    private(set) var responseBytes: UInt64 = 0
+    /// Bytes of the log read last, from `windowStart`: the writer reads mostly forward.
+    private var window: [UInt8] = []
+    private var windowStart: UInt64 = 0
+    /// Where the record read last ends.
+    private var lastEnd: UInt64 = 0
+    private static let windowSize = 256 << 10
+    private static let jumpSize = 4 << 10
+    private static let noReference = BodyReference(digest: BodyDigest(sixteen: [UInt8](repeating: 0, count: 16)))
+
+    /// Records copied from `layers`, with a compact update's new bodies.
+    init(layers: [ArchiveReader], newBodies: [[UInt8]] = [], newBodyDigests: [BodyDigest] = []) {
+        self.layers = layers
+        self.newBodies = newBodies
+        self.newBodyDigests = newBodyDigests
+    }
+
+    /// Records held.
+    var count: Int { entries.count }
+
+    /// Appends the next record in tree order, copied from layer `layer`, its body from `body`.
+    ///
+    /// - Throws: `badURL` for a response whose URL has no canonical form; `io` when the log
+    ///   cannot be written.
+    func append(_ record: ArchiveRecord, layer: Int, body: Body) throws {
+        var bytes = ByteWriter()
+        if case .response(let response) = record {
+            bytes.writeLengthPrefixed(Array(try response.request.canonicalKey().utf8))
+            bytes.write(response.bodyLength)
+            responseBytes &+= response.bodyLength
+        } else {
+            bytes.write(UInt32.max)
+            bytes.write(UInt64(0))
+        }
+        bytes.writeLengthPrefixed(RecordObjects.record(record).encoded())
+        let offset = try log.append(bytes.bytes)
+        var entry = Entry(
+            offset: offset, reference: Self.noReference, layer: Int32(layer), body: Entry.noBody)
+        switch body {
+        case .none: break
+        case .stored(let reference):
+            entry.reference = reference
+            entry.body = Entry.storedBody
+        case .new(let number): entry.body = Int32(number)
+        }
+        entries.append(entry)
+        usedLayers.insert(layer)
+    }
+
+    /// The body job of the record at tree position `position`, or nil when it has no body. Safe
+    /// from any thread once every record is appended.
+    func job(at position: Int) -> ApplyPipeline.Job? {
+        let entry = entries[position]
+        switch entry.body {
+        case Entry.noBody: return nil
+        case Entry.storedBody: return ApplyPipeline.Job(reader: layers[Int(entry.layer)], reference: entry.reference)
+        default:
+            let number = Int(entry.body)
+            return ApplyPipeline.Job(bytes: newBodies[number], md5: newBodyDigests[number])
+        }
+    }
+
+    /// Whether the record at tree position `position` has a body job.
+    func hasJob(at position: Int) -> Bool {
+        entries[position].body != Entry.noBody
+    }
+
+    /// The lookup key and body length of the record at `position` (a response's; nil for others),
+    /// without decoding the record.
+    ///
+    /// - Throws: `io` when the log cannot be read.
+    func keyAndLength(at position: Int) throws -> (key: [UInt8], length: UInt64)? {
+        var reader = try logReader(at: position)
+        guard let key = try readKey(&reader) else { return nil }
+        return (key, try reader.readUInt64())
+    }
+
+    /// The record at tree position `position`, decoded.
+    ///
+    /// - Throws: `io` when the log cannot be read.
+    func read(at position: Int) throws -> Read {
+        var reader = try logReader(at: position)
+        let key = try readKey(&reader)
+        _ = try reader.readUInt64()
+        let range = try reader.readLengthPrefixed(what: "record")
+        let object = try DecodedObject(reader.bytes, range: range, page: 0)
+        guard case .record(let record) = try RecordObjects.parse(object) else {
+            throw WebArcError.corruptIndex(page: 0, position: nil, reason: "the apply scratch log holds no record")
+        }
+        return Read(record: record, key: key, reader: layers[Int(entries[position].layer)])
+    }
+
+    /// A response's key (`UInt32.max` in place of its length: none).
+    private func readKey(_ reader: inout ByteReader) throws -> [UInt8]? {
+        let length = try reader.readUInt32()
+        guard length != UInt32.max else { return nil }
+        return try reader.readBytes(Int(length))
+    }
+
+    /// A reader over the log from the record at `position` to its end, read through the window.
+    private func logReader(at position: Int) throws -> ByteReader {
+        let start = entries[position].offset
+        let end = position + 1 < entries.count ? entries[position + 1].offset : log.length
+        let length = Int(end - start)
+        if start < windowStart || end > windowStart + UInt64(window.count) {
+            // A read that goes on from the last one reads ahead a window; a jump (the start of a
+            // run of the insertion order) reads a little, for runs may be short.
+            let ahead = start == lastEnd ? Self.windowSize : Self.jumpSize
+            window = try log.read(at: start, count: max(length, ahead))
+            windowStart = start
+        }
+        lastEnd = end
+        let from = Int(start - windowStart)
+        return ByteReader(
+            window, region: .file(section: "apply scratch", offset: windowStart), range: from..<from + length)
+    }
+}

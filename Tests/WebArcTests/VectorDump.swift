@@ -115,7 +115,10 @@ enum VectorDump {
             if !writer.order.isTreeOrder { entry["order"] = writer.order.runs.map { [$0.start, $0.length] } }
             archive["writer"] = entry
         }
-        for (key, root) in [("search", metadata.searchIndex), ("searchIndex", metadata.searchIndexV2)] {
+        for (key, root) in [
+            ("search", metadata.searchIndex), ("searchIndex", metadata.searchIndexV2),
+            ("searchIndex3", metadata.searchIndexV3),
+        ] {
             guard let root else { continue }
             // The full-text index's root (spec §17), as the trailer's references are shown.
             archive[key] = [

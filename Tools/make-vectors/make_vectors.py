@@ -174,7 +174,9 @@ def valid_vectors() -> dict[str, Vector]:
              "best": vv.best(), "keyed-anchors": vv.keyed_anchors(),
              "local-anchors": vv.local_anchors(), "prefix-dictionary": vv.prefix_dictionary(),
              "empty-anchor": vv.empty_anchor(), "search": vv.search(), "search-large": vv.search_large(),
-             "search-same-body": vv.search_same_body(), "grouped": vv.grouped(), "grouped-lz4": vv.grouped(False)}
+             "search-same-body": vv.search_same_body(), "grouped": vv.grouped(), "grouped-lz4": vv.grouped(False),
+             "search-v3": vv.search_v3(), "search-large-v3": vv.search_large_v3(),
+             "search-blocks-v3": vv.search_blocks_v3()}
     # A 2.2.1 writer's file: no `Archive.totals`, which a reader then counts by walking (2.2.2).
     plain["no-totals"] = dict(vv.minimal(), totals=False)
     for name, recipe in plain.items():
@@ -312,11 +314,13 @@ def check_valid(name: str, vector: Vector, vectors: dict[str, Vector]) -> dict:
         assert again == data, name
     dump = archive.dump(bases)
     # `writer`, `search` (§17: the index's root) and `totals` (2.2.2) are the writer's, not the recipe's.
-    assert {k: v for k, v in dump["archive"].items() if k not in ("writer", "search", "searchIndex", "totals")} \
+    assert {k: v for k, v in dump["archive"].items()
+            if k not in ("writer", "search", "searchIndex", "searchIndex3", "totals")} \
         == recipe["archive"], name
     search = recipe.get("writer", {}).get("search")
     assert ("search" in dump["archive"]) == (search == 1), name
     assert ("searchIndex" in dump["archive"]) == (search == 2), name
+    assert ("searchIndex3" in dump["archive"]) == (search == 3), name
     assert ("totals" in dump["archive"]) == recipe.get("totals", True), name
     if "totals" in dump["archive"] and not vector.crafted:
         assert dump["archive"]["totals"] == expected_totals(dump), (name, dump["archive"]["totals"])
@@ -733,6 +737,12 @@ SEARCH_QUERIES = [
 SEARCH_SUGGESTIONS = ["wat", "B", "Cats  and", "x"]
 UPDATE_QUERIES = SEARCH_QUERIES + [("otters fishing", [["word", "otter"], ["word", "fish"]]),
                                    ("river", [["word", "river"]])]
+# Queries of `search-blocks-v3` (fewer than 100 results each): a word in two blocks with one in one
+# block, with a rare word, a phrase, a prefix with a rare word.
+BLOCKS_QUERIES = [("fishing otters river", [["word", "fish"], ["word", "otter"], ["word", "river"]]),
+                  ("fishing otters", [["word", "fish"], ["word", "otter"]]),
+                  ("w77 otters", [["word", "w77"], ["word", "otter"]]), ('"river 5"', [["phrase", ["river", "5"]]]),
+                  ("fish* w129", [["prefix", "fish"], ["word", "w129"]])]
 SAME_BODY_QUERIES = [("river", [["word", "river"]]), ("boats", [["word", "boat"]])]
 
 
@@ -752,13 +762,23 @@ def large_queries(index) -> tuple[list, list[str]]:
         every |= {d for d, _ in index.query([("word", f"k{n}")])}
     cut = sorted(every - limited)
     assert len(cut) == 1, "not one document found only past the 64-term cut"
+    pool = next(f"k{n:03d}" for n in range(100) if cut[0] in {d for d, _ in index.query([("word", f"k{n:03d}")])})
+    if index.version == 3:
+        # `search-large-v3`: block-coded lists (§17.2): `the` in 560 documents (five blocks, the last
+        # of 48), pool words in about 56 (one block each), a phrase of two blocked lists.
+        the = next(e for n in range(len(index.shard_refs)) for e in index.shard(n).entries if e[0] == b"the")
+        assert the[1] == 560, the
+        queries.append((f"k1* {pool}", [["prefix", "k1"], ["word", pool]]))
+        queries.append(("the k042", [["word", "the"], ["word", "k042"]]))
+        queries.append(('"blue river" k007', [["phrase", ["blue", "river"]], ["word", "k007"]]))
+        queries.append(('"the river"', [["phrase", ["the", "river"]]]))
+        return queries, []
     # `search-large` is there for its layout: two term shards, the second with two full-size first
     # stream pages, three document pages, two title shards (Spec/vectors/README.md).
     assert [len(index.shard(n).posting_pages) for n in range(2)] == [1, 2]
     assert [len(index.shard(n).position_pages) for n in range(2)] == [1, 2]
     assert index.shard(1).posting_pages[0].raw_length - search_index.HEAD == 65_536
     assert len(index.starts) == 3 and len(index.title_keys) == 2
-    pool = next(f"k{n:03d}" for n in range(100) if cut[0] in {d for d, _ in index.query([("word", f"k{n:03d}")])})
     queries.append((f"k1* {pool}", [["prefix", "k1"], ["word", pool]]))
     shard = index.shard(1)
     straddling = next(e for e in shard.entries if e[2][0] < 65_536 < e[2][1])
@@ -783,6 +803,8 @@ def search_json(vector: Vector, bases: list | None = None) -> dict:
         asked, suggested = large_queries(index)
     elif bases:
         asked = UPDATE_QUERIES
+    elif index.document_count == 130:
+        asked, suggested = BLOCKS_QUERIES, ["river 12"]
     elif index.document_count == 2:
         asked, suggested = SAME_BODY_QUERIES, ["river", "fish"]
         assert [index.document(n)[0] for n in range(2)] == ["https://same.example/b.txt", "https://same.example/dir/"]
@@ -878,7 +900,7 @@ def write_valid(folder: Path) -> dict[str, Vector]:
     for name, stack in stack_jsons(vectors).items():
         (folder / f"{name}.stack.json").write_text(to_json(stack), encoding="utf-8")
     for name, vector in vectors.items():
-        if "search" in dumps[name]["archive"] or "searchIndex" in dumps[name]["archive"]:
+        if {"search", "searchIndex", "searchIndex3"} & set(dumps[name]["archive"]):
             below = [vectors[b] for b in vector.bases]
             (folder / f"{name}.index.json").write_text(to_json(search_json(vector, below)), encoding="utf-8")
     return vectors

@@ -7,8 +7,10 @@ subset of text the vectors use: ASCII words, plain text and simple HTML, each wo
 Reader side: `SearchIndex` reads an archive's index through the reader's verified page reads,
 checks every rule of §17.2 and §17.3 on the pages it reads (`corrupt-page` at the page's offset),
 and answers queries given as analyzed terms (§17.4): BM25, phrases, prefixes; and suggestions.
-Both versions: 1 (`Archive.search`, with position pages) and 2 (`Archive.searchIndex`, since 2.3:
-no positions; a phrase is checked against the text of its candidates, `stack_query`).
+Three versions: 1 (`Archive.search`, with position pages), 2 (`Archive.searchIndex`, since 2.3:
+no positions; a phrase is checked against the text of its candidates, `stack_query`) and 3
+(`Archive.searchIndex3`, since 2.5: version 2 with lists of 32 postings or more block-coded).
+
 """
 
 import math
@@ -22,9 +24,11 @@ SEARCH = 5                                        # the page type (§17.2)
 ROOT, TERMS, POSTINGS, POSITIONS, DOCUMENTS, TITLES = range(1, 7)
 KINDS = range(1, 7)
 HEAD = 8                                          # type, kind, reserved(2), childCount
-VERSIONS = (1, 2)                                 # `Writer.search` and the root's version
-KEYS = {1: "search", 2: "searchIndex"}            # the Archive key naming each version's root
-FEATURES = {1: 1 << 0, 2: 1 << 1}                 # optionalFeatures bit 0 (version 1), bit 1 (version 2)
+VERSIONS = (1, 2, 3)                              # `Writer.search` and the root's version
+KEYS = {1: "search", 2: "searchIndex", 3: "searchIndex3"}   # the Archive key naming each version's root
+FEATURES = {1: 1 << 0, 2: 1 << 1, 3: 1 << 2}      # optionalFeatures bit (version − 1)
+BLOCK, BLOCKED_FROM = 128, 32                     # version 3: postings a block; the least blocked list
+WIDTH_LIMITS = (40, 33, 8)                        # version 3: widest delta, packed count, length offset
 FEATURE_SEARCH = FEATURES[1]
 PHRASE_BUDGET = 50                                # §17.4: candidates checked per layer, at least
 MAX_TERM, MAX_TITLE_KEY, MAX_DOCUMENT_STRING = 64, 128, 8_192
@@ -177,10 +181,12 @@ def build(documents: list[Document], version: int) -> Built:
     positions_of: dict[str, bytearray] = {}
     frequency: dict[str, int] = {}
     last: dict[str, int] = {}
+    listed: dict[str, list] = {}
     for number, doc in enumerate(documents):
         for term in sorted(doc.terms, key=lambda t: t.encode()):
             positions, in_title = doc.terms[term]
             delta = number - last.get(term, 0)
+            listed.setdefault(term, []).append((number, len(positions), in_title, length_code(doc.length)))
             postings_of.setdefault(term, bytearray()).extend(
                 leb128(delta) + leb128(len(positions) * 2 + (1 if in_title else 0)) + bytes([length_code(doc.length)]))
             out = positions_of.setdefault(term, bytearray())
@@ -190,6 +196,10 @@ def build(documents: list[Document], version: int) -> Built:
                 previous = p
             frequency[term] = frequency.get(term, 0) + 1
             last[term] = number
+    if version >= 3:
+        for term, postings in listed.items():
+            if len(postings) >= BLOCKED_FROM:
+                postings_of[term] = bytearray(blocked(postings))
     built = Built(pages, (ROOT, [], b""))
     shard_keys: list[bytes] = []
     shard_pages: list[int] = []
@@ -276,6 +286,29 @@ def build(documents: list[Document], version: int) -> Built:
     root += leb128(len(title_keys)) + b"".join(string(k) for k in title_keys)
     built.root = (ROOT, shard_pages + document_pages + title_pages, root)
     return built
+
+
+def blocked(postings: list) -> bytes:
+    """§17.2, version 3: a list of 32 postings or more as its skip table, then its blocks of 128
+    (the last: the rest), each the deltas − 1, the packed counts − 2 and the length offsets,
+    bit-packed at the least widths that hold them."""
+    table, blocks, previous = bytearray(), bytearray(), -1
+    for start in range(0, len(postings), BLOCK):
+        block = postings[start:start + BLOCK]
+        least = min(p[3] for p in block)
+        fields = ([p[0] - q - 1 for p, q in zip(block, [previous] + [p[0] for p in block[:-1]])],
+                  [(p[1] - 1) * 2 + p[2] for p in block], [p[3] - least for p in block])
+        widths = [max(values).bit_length() for values in fields]
+        table += leb128(block[-1][0] - previous if previous >= 0 else block[-1][0])
+        table += leb128(max(p[1] for p in block) * 2 + any(p[2] for p in block)) + bytes([least] + widths)
+        bits, count = 0, 0
+        for values, width in zip(fields, widths):
+            for value in values:
+                bits |= value << count
+                count += width
+        blocks += bits.to_bytes((count + 7) // 8, "little")
+        previous = block[-1][0]
+    return bytes(table + blocks)
 
 
 def common_prefix(a: bytes, b: bytes) -> int:
@@ -452,8 +485,9 @@ class SearchIndex:
                 raise p.fail(f"documentFrequency {df} of {self.document_count} documents")
             postings_length = p.int("postingsLength")
             positions_length = p.int("positionsLength") if self.version == 1 else 0
-            if postings_length < 3 * df:
-                raise p.fail(f"postingsLength {postings_length} under 3 x {df}")
+            least = 6 * -(-df // BLOCK) if self.version >= 3 and df >= BLOCKED_FROM else 3 * df
+            if postings_length < least:
+                raise p.fail(f"postingsLength {postings_length} under {least} for {df} postings")
             entries.append((term, df, (posting_end, posting_end + postings_length),
                             (position_end, position_end + positions_length)))
             posting_end += postings_length
@@ -484,6 +518,8 @@ class SearchIndex:
             offset = next(o for s, o in reversed(starts) if s <= entry[2][0] + at)
             return SearchError(offset, f"postings of {entry[0]!r}: {message}")
         p = Payload(data, 0)
+        if self.version >= 3 and entry[1] >= BLOCKED_FROM:
+            return self.blocked_postings(data, entry[1], fail)
         out, document = [], -1
         for i in range(entry[1]):
             at = p.at
@@ -500,6 +536,53 @@ class SearchIndex:
             out.append((document, packed >> 1, bool(packed & 1), code))
         if p.remaining:
             raise fail(p.at, f"{p.remaining} bytes after the postings")
+        return out
+
+    def blocked_postings(self, data: bytes, df: int, fail) -> list[tuple[int, int, bool, int]]:
+        """§17.2, version 3: the skip table, then every block, each checked against its entry."""
+        p = Payload(data, 0)
+        count = -(-df // BLOCK)
+        skips, previous = [], -1
+        for i in range(count):
+            at = p.at
+            try:
+                delta, packed = p.int("lastDelta"), p.int("maxPacked")
+                least, *widths = p.bytes(4, "skip entry")
+            except SearchError:
+                raise fail(at, "skip table cut short") from None
+            if i > 0 and delta < 1:
+                raise fail(at, "a last-document delta of 0")
+            last = delta if i == 0 else previous + delta
+            size = BLOCK if i < count - 1 else df - BLOCK * (count - 1)
+            if last >= self.document_count or last - previous < size or packed >> 1 < 1 or packed >> 1 >= 1 << 32:
+                raise fail(at, f"block {i}: last document {last}, or largest count {packed >> 1}")
+            if any(w > limit for w, limit in zip(widths, WIDTH_LIMITS)):
+                raise fail(at, f"block {i}: field widths {widths}")
+            skips.append((last, packed, least, widths, size))
+            previous = last
+        at, out, previous = p.at, [], -1
+        for i, (last, packed, least, widths, size) in enumerate(skips):
+            length = (size * sum(widths) + 7) // 8
+            if at + length > len(data):
+                raise fail(at, f"block {i} past the list's end")
+            bits, shift = int.from_bytes(data[at:at + length], "little"), 0
+            fields = []
+            for width in widths:
+                fields.append([(bits >> (shift + width * k)) & ((1 << width) - 1) for k in range(size)])
+                shift += width * size
+            documents = []
+            for delta in fields[0]:
+                previous += delta + 1
+                documents.append(previous)
+            codes = [least + offset for offset in fields[2]]
+            if (documents[-1] != last or max(fields[1]) // 2 + 1 != packed >> 1
+                    or any(v & 1 for v in fields[1]) != bool(packed & 1) or max(codes) > 255 or min(codes) != least
+                    or [max(values).bit_length() for values in fields] != widths):
+                raise fail(at, f"block {i} does not match its skip entry")
+            out += [(d, v // 2 + 1, bool(v & 1), c) for d, v, c in zip(documents, fields[1], codes)]
+            at += length
+        if at != len(data):
+            raise fail(at, f"{len(data) - at} bytes after the blocks")
         return out
 
     def positions(self, shard: Shard, entry, postings) -> list[list[int]]:

@@ -436,6 +436,32 @@ def search_v2_update(base_digest: bytes, base_length: int) -> dict:
     return dict(recipe, writer={"search": 2})
 
 
+def search_v3() -> dict:
+    """`search`'s records with an index of version 3 (2.5, §17): lists this short (under 32
+    postings) are coded as version 2 codes them, under `Archive.searchIndex3`, bit 2."""
+    return dict(search(), writer={"search": 3}, archive=dict(search()["archive"], creator="make-vectors 2.5"))
+
+
+def search_large_v3() -> dict:
+    """`search-large`'s records with an index of version 3: lists of 32 postings or more in blocks
+    of 128 with a skip table (§17.2), `the` in five blocks."""
+    recipe = search_large()
+    return dict(recipe, writer={"search": 3}, archive=dict(recipe["archive"], creator="make-vectors 2.5"))
+
+
+def search_blocks_v3() -> dict:
+    """A small index of version 3 with blocked lists (§17.2), a seed for the index fuzz target:
+    130 plain-text pages `p000`…`p129`, each "River N" over a line of `otters` (every page: two
+    blocks, 128 and 2), `fishing` (every third page: one block of 44) and a word of its own."""
+    records = []
+    for n in range(130):
+        words = ["otters"] * (1 + n % 3) + (["fishing"] if n % 3 == 0 else []) + [f"w{n}"]
+        records.append(response(f"https://blocks.example/p{n:03d}.txt", f"River {n}\n\n{' '.join(words)}\n",
+                                headers=[["Content-Type", "text/plain"]], mime="text/plain"))
+    return {"archive": {"created": NOV_23, "creator": "make-vectors 2.5"}, "writer": {"search": 3},
+            "records": records}
+
+
 def search_same_body() -> dict:
     """§17.1 (2.2.1): a body is one document, under the first URL in record-tree order that answers
     with it as a document: `dir/` and `dir/index.html` give one; a 404 with a body does not take

@@ -886,7 +886,8 @@ class _Verifier:
 
     def walk_search(self) -> None:
         """§17, §11.3: optional feature bit 0 set exactly when the metadata has `search`, bit 1
-        exactly when it has `searchIndex` (2.3), not both (`corrupt-index` at the metadata page);
+        exactly when it has `searchIndex` (2.3), bit 2 when it has `searchIndex3` (2.5), at most one
+        of them (`corrupt-index` at the metadata page);
         every page of the index read (digest, codec, head) once, each an extent; the root of kind 1."""
         a = self.a
         try:
@@ -1504,6 +1505,8 @@ def dump_archive(obj: Object) -> dict:
         out["search"] = dump_ref(parse_ref(obj.fields["search"][1]))
     if "searchIndex" in obj.fields:                                 # since 2.3 (§17: index version 2)
         out["searchIndex"] = dump_ref(parse_ref(obj.fields["searchIndex"][1]))
+    if "searchIndex3" in obj.fields:                                # since 2.5 (§17: index version 3)
+        out["searchIndex3"] = dump_ref(parse_ref(obj.fields["searchIndex3"][1]))
     if "totals" in obj.fields:                                      # since 2.2.2
         out["totals"] = dump_totals(parse_object(obj.fields["totals"][1], 2))
     if "target" in obj.fields:

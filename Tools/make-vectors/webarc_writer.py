@@ -257,11 +257,12 @@ def build(recipe: dict, bases: list | None = None) -> Model:
     if model.search is not None:
         # §17: version 1 makes a 2.2 file, optional feature bit 0, `Archive.search`; version 2 a 2.3
         # file, bit 1, `Archive.searchIndex` (its value set once the root is stored).
-        model.minor = 2 if model.search == 1 else 3
+        # Version 3 (block-coded postings) a 2.5 file, bit 2, `Archive.searchIndex3`.
+        model.minor = {1: 2, 2: 3, 3: 5}[model.search]
         model.optional |= search_index.FEATURES[model.search]
         model.archive.fields.append(Field(search_index.KEYS[model.search], BYTES, bytes(PAGE_REF_SIZE)))
     if model.groups is not None or any(b.required & FEATURE_GROUPED for b in bases):
-        model.minor = 4                                         # §4.1: a grouping writer's archive is 2.4
+        model.minor = max(model.minor, 4)                       # §4.1: a grouping writer's archive is 2.4
     entries = [c for b in model.bodies for c in all_chunks(b)]
     if bases or recipe.get("archive", {}).get("bases") or any(r.obj.class_name == "Tombstone" for r in model.records) \
             or any(c.layer for c in entries):

@@ -25,7 +25,10 @@ enum RecordObjects {
         object.set("bases", metadata.bases.isEmpty ? nil : .objectList(metadata.bases.map(base)))
         object.set("writer", metadata.writer.map { .object(writer($0)) })
         object.set("target", metadata.target.map { .object(target($0)) })
-        for (key, root) in [("search", metadata.searchIndex), ("searchIndex", metadata.searchIndexV2)] {
+        for (key, root) in [
+            ("search", metadata.searchIndex), ("searchIndex", metadata.searchIndexV2),
+            ("searchIndex3", metadata.searchIndexV3),
+        ] {
             object.set(
                 key,
                 root.map { reference in
@@ -141,6 +144,7 @@ enum RecordObjects {
         }
         let searchIndex = try searchRoot("search")
         let searchIndexV2 = try searchRoot("searchIndex")
+        let searchIndexV3 = try searchRoot("searchIndex3")
         var metadata = ArchiveMetadata(
             created: try object.date("created").map(Date.init(webarcMilliseconds:)),
             creator: try object.string("creator"),
@@ -151,6 +155,7 @@ enum RecordObjects {
             target: try object.object("target", className: "Target").map(target))
         metadata.searchIndex = searchIndex
         metadata.searchIndexV2 = searchIndexV2
+        metadata.searchIndexV3 = searchIndexV3
         metadata.totals = try object.object("totals", className: "Totals").map(totals)
         return metadata
     }

@@ -41,6 +41,8 @@ package struct Trailer: Equatable, Sendable {
         package static let searchIndex: UInt64 = 1 << 0
         /// Bit 1: the archive holds a full-text index of version 2 (`Archive.searchIndex`); since 2.3.
         package static let searchIndexV2: UInt64 = 1 << 1
+        /// Bit 2: the archive holds a full-text index of version 3 (`Archive.searchIndex3`); since 2.5.
+        package static let searchIndexV3: UInt64 = 1 << 2
     }
 
     /// The major version: 2.

@@ -85,11 +85,12 @@ extension Verification {
     /// is the search module's to check. Walked with a stack, each page once.
     private func walkSearchIndex() {
         guard let metadata = try? reader.metadata else { return }
-        // Bit 0 is set exactly when the metadata has `search`, bit 1 when it has `searchIndex`
-        // (spec §17); at most one of them.
+        // Bit 0 is set exactly when the metadata has `search`, bit 1 when it has `searchIndex`, bit 2
+        // when it has `searchIndex3` (spec §17); at most one of them.
         var roots: [PageReference] = []
         for (bit, key, root) in [
             (0, "search", metadata.searchIndex), (1, "searchIndex", metadata.searchIndexV2),
+            (2, "searchIndex3", metadata.searchIndexV3),
         ] {
             let flagged = reader.trailer.optionalFeatures & (1 << UInt64(bit)) != 0
             if let root { roots.append(root) }
@@ -106,7 +107,8 @@ extension Verification {
             add(
                 "pages",
                 WebArcError.corruptIndex(
-                    page: reader.trailer.metadata.offset, position: nil, reason: "both search and searchIndex"))
+                    page: reader.trailer.metadata.offset, position: nil,
+                    reason: "more than one of search, searchIndex, searchIndex3"))
         }
         var pending = [root]
         addExtent(root)

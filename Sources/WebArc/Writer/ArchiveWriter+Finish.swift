@@ -41,13 +41,14 @@ extension ArchiveWriter {
                 order: InsertionOrder(positions: treePositions), anchors: anchors.plan.rule,
                 placement: options.dictionaryPlacement, search: searchIndex?.version, groups: groupLimit)
             treePositions = []
-            // Version 1 under `search` (a 2.2 file, bit 0), later ones under `searchIndex` (2.3, bit 1),
-            // which a 2.2 reader does not know: it sees no index rather than one it cannot read.
+            // Version 1 under `search` (a 2.2 file, bit 0), 2 under `searchIndex` (2.3, bit 1), 3 under
+            // `searchIndex3` (2.5, bit 2): an older reader does not know the newer key and sees no index
+            // rather than one it cannot read.
             let searchReference = try searchRoot.map { try storePage($0, height: 0) }
-            if searchIndex?.version == 1 {
-                metadata.searchIndex = searchReference
-            } else {
-                metadata.searchIndexV2 = searchReference
+            switch searchIndex?.version {
+            case 1: metadata.searchIndex = searchReference
+            case 2: metadata.searchIndexV2 = searchReference
+            default: metadata.searchIndexV3 = searchReference
             }
             metadata.totals = options.writesTotals ? totalsCounter.totals(layered: !metadata.bases.isEmpty) : nil
             let metadataRaw = MetadataPage.encode(object: RecordObjects.archive(metadata).encoded())
@@ -55,8 +56,13 @@ extension ArchiveWriter {
 
             var trailer = Trailer(metadata: metadataReference, recordRoot: recordRoot, bodyRoot: bodyTree.root)
             if let version = searchIndex?.version {
-                trailer.optionalFeatures |=
-                    version == 1 ? Trailer.OptionalFeatures.searchIndex : Trailer.OptionalFeatures.searchIndexV2
+                let bit: UInt64 =
+                    switch version {
+                    case 1: Trailer.OptionalFeatures.searchIndex
+                    case 2: Trailer.OptionalFeatures.searchIndexV2
+                    default: Trailer.OptionalFeatures.searchIndexV3
+                    }
+                trailer.optionalFeatures |= bit
             }
             trailer.minorVersion = Lead.minor(searchVersion: searchIndex?.version, grouped: mayGroup)
             if hasTombstones || !metadata.bases.isEmpty { trailer.requiredFeatures.insert(.layer) }

@@ -9,7 +9,8 @@ import WebArcSearch
 ///
 /// Printed: `open` (the archives opened), `first` (the first query, cold), then over every query
 /// of every round after one warm-up round: `rank` (`search` without snippets), `search` (with
-/// them) and `suggest` (the query's first four letters), each as `p50`, `p99` and `mean`.
+/// them) and `suggest` (the query's first four letters), each as `p50`, `p99` and `mean`; and
+/// `slowest`: the ten queries whose slowest ranking took longest, with that time.
 struct SearchBench {
     let archives: [String]
     let queryFile: String
@@ -32,9 +33,11 @@ struct SearchBench {
         var rank: [Double] = []
         var search: [Double] = []
         var suggest: [Double] = []
+        var slowest = [Double](repeating: 0, count: queries.count)
         for _ in 0..<rounds {
-            for query in queries {
+            for (number, query) in queries.enumerated() {
                 rank.append(try Self.timed { _ = try stack.search(query, limit: limit, snippets: false) })
+                slowest[number] = max(slowest[number], rank[rank.count - 1])
                 search.append(try Self.timed { _ = try stack.search(query, limit: limit) })
                 let prefix = String(query.filter { $0 != "*" && $0 != "\"" }.prefix(4))
                 suggest.append(try Self.timed { _ = try stack.suggest(prefix) })
@@ -43,6 +46,9 @@ struct SearchBench {
         Output.json([
             "queries": queries.count, "rounds": rounds, "limit": limit, "open": open, "first": first,
             "rank": Self.summary(rank), "search": Self.summary(search), "suggest": Self.summary(suggest),
+            "slowest": slowest.indices.sorted { slowest[$0] > slowest[$1] }.prefix(10).map {
+                ["query": queries[$0], "rank": slowest[$0]] as [String: Any]
+            },
         ])
     }
 

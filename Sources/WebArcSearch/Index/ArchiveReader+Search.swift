@@ -55,7 +55,14 @@ extension LayerStack {
         for (number, layer) in layers.enumerated() {
             guard let index = try IndexView(layer) else { continue }
             var evaluation = QueryEvaluation(index: index)
-            var matches = try evaluation.run(parsed)
+            // The top layer shadows none of its documents, so it needs its first `limit` matches
+            // alone, or (phrases checked in the text) its first budget of them; a lower layer may
+            // skip any number of shadowed ones.
+            let checksText = parsed.clauses.contains {
+                if case .phrase(let terms) = $0 { terms.count > 1 } else { false }
+            }
+            var matches = try evaluation.run(
+                parsed, top: number > 0 ? nil : checksText ? PhraseCheck.candidateBudget(limit: limit) : limit)
             index.willReadDocuments(matches.best(limit).map(\.document))
             // Phrases an index without positions matched by their terms: candidates in rank order
             // until `limit` show them in their text, at most a budget of them read (spec §17.4).

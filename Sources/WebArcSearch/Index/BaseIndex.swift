@@ -159,6 +159,8 @@ final class BaseIndex {
         private var entry = 0
         private var postings: [UInt8] = []
         private var positions: [UInt8] = []
+        /// The offset a damaged list of the shard is reported at: its first posting page.
+        private var shardPage: UInt64 = 0
 
         init(_ base: BaseIndex) { self.base = base }
 
@@ -171,6 +173,24 @@ final class BaseIndex {
             }
             defer { entry += 1 }
             let found = entries[entry]
+            if base.root.version >= 3, found.documentFrequency >= BlockPostings.blockedFrom {
+                // A blocked list (spec §17.2) is renumbered as version 2 codes it, and coded again
+                // in blocks when its shard is written.
+                let list = try TermPostings(
+                    Array(postings[found.postings]), count: found.documentFrequency,
+                    documentCount: base.root.documentCount, blocked: true, page: shardPage)
+                var bytes: [UInt8] = []
+                var previous: Int?
+                for posting in try list.all() {
+                    PostingCodec.encode(
+                        document: posting.document, previous: previous, frequency: posting.frequency,
+                        inTitle: posting.inTitle, lengthCode: posting.lengthCode, into: &bytes)
+                    previous = posting.document
+                }
+                return BaseTerm(
+                    term: found.term, frequency: found.documentFrequency, postings: bytes,
+                    postingRange: 0..<bytes.count, positions: positions, positionRange: found.positions)
+            }
             return BaseTerm(
                 term: found.term, frequency: found.documentFrequency, postings: postings,
                 postingRange: found.postings, positions: positions, positionRange: found.positions)
@@ -184,6 +204,7 @@ final class BaseIndex {
                 documentCount: root.documentCount, version: root.version)
             postings = try stream(shard.postingPages, kind: .postings)
             positions = try stream(shard.positionPages, kind: .positions)
+            shardPage = shard.postingPages.first?.offset ?? reference.offset
             entries = shard.entries
             entry = 0
         }

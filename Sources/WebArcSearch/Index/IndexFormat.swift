@@ -4,11 +4,11 @@ import WebArc
 /// the core parses (``SearchPage``). Integers are unsigned LEB128; strings a length then UTF-8 bytes.
 enum IndexFormat {
     /// The index rules version this module writes by default (`Writer.search`, the root's
-    /// `version`): 2, without positions (spec §17.2).
-    static let newest: UInt64 = 2
+    /// `version`): 3, block-coded postings without positions (spec §17.2).
+    static let newest: UInt64 = 3
     /// The index rules versions this module reads and writes: 1 (with positions, under
-    /// `Archive.search`) and 2 (under `Archive.searchIndex`).
-    static let versions: ClosedRange<UInt64> = 1...2
+    /// `Archive.search`), 2 (under `Archive.searchIndex`) and 3 (under `Archive.searchIndex3`).
+    static let versions: ClosedRange<UInt64> = 1...3
     /// Decoded payload bytes a writer aims at for each page (as the trees' 64 KiB pages).
     static let pageTarget = 65_536
     /// The longest title key a suggestion shard holds, in bytes.
@@ -267,7 +267,11 @@ struct TermShard: Sendable {
             }
             let postingLength = try reader.integer()
             let positionLength = hasPositions ? try reader.integer() : 0
-            guard postingLength >= 3 * frequency, postingLength <= UInt64(postingBytes - postingEnd),
+            // Version 3 codes a list of `blockedFrom` postings or more in blocks of at least 6 bytes each.
+            let least =
+                version >= 3 && frequency >= UInt64(BlockPostings.blockedFrom)
+                ? 6 * UInt64(BlockPostings.blockCount(Int(frequency))) : 3 * frequency
+            guard postingLength >= least, postingLength <= UInt64(postingBytes - postingEnd),
                 positionLength <= UInt64(positionBytes - positionEnd)
             else {
                 throw reader.corrupt("stream lengths past the shard's pages", at: frequencyAt)
@@ -340,9 +344,17 @@ enum PostingCodec {
     static func encode(
         document: Int, previous: Int?, frequency: Int, inTitle: Bool, length: Int, into bytes: inout [UInt8]
     ) {
+        encode(
+            document: document, previous: previous, frequency: frequency, inTitle: inTitle,
+            lengthCode: LengthCode.encode(length), into: &bytes)
+    }
+
+    static func encode(
+        document: Int, previous: Int?, frequency: Int, inTitle: Bool, lengthCode: UInt8, into bytes: inout [UInt8]
+    ) {
         LEB128.append(UInt64(document - (previous ?? 0)), to: &bytes)
         LEB128.append(UInt64(frequency) << 1 | (inTitle ? 1 : 0), to: &bytes)
-        bytes.append(LengthCode.encode(length))
+        bytes.append(lengthCode)
     }
 
     /// `bytes` as `count` postings of documents below `documentCount`.

@@ -153,9 +153,14 @@ struct IndexView: Sendable {
     }
 
     func postings(_ shard: TermShard, _ entry: TermEntry) throws -> [Posting] {
+        try termPostings(shard, entry).all()
+    }
+
+    /// A term's postings, to be decoded a block at a time (version 3) or whole.
+    func termPostings(_ shard: TermShard, _ entry: TermEntry) throws -> TermPostings {
         let bytes = try stream(shard.postingPages, entry.postings, kind: .postings)
-        return try PostingCodec.postings(
-            bytes, count: entry.documentFrequency, documentCount: documentCount,
+        return try TermPostings(
+            bytes, count: entry.documentFrequency, documentCount: documentCount, blocked: root.version >= 3,
             page: shard.postingPages.first?.offset ?? 0)
     }
 

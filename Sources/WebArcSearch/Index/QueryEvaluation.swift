@@ -14,18 +14,20 @@ struct QueryEvaluation {
 
     let index: IndexView
     /// The terms every hit holds, for snippets: its words' and its phrases'.
-    private var commonTerms: Set<String> = []
-    /// Each term a prefix stood for, with the documents that hold it, ascending.
-    private var prefixTerms: [(term: String, documents: [Int])] = []
+    var commonTerms: Set<String> = []
+    /// Each term a prefix stood for, with its postings.
+    var prefixTerms: [(term: String, postings: TermPostings)] = []
     /// The phrases of several terms that the last ``run(_:)`` matched by their terms alone, for an
     /// index without positions (version 2): a hit must still show each in its text (spec §17.4,
     /// ``PhraseCheck``).
-    private(set) var phrasesToCheck: [[String]] = []
+    var phrasesToCheck: [[String]] = []
 
     init(index: IndexView) { self.index = index }
 
-    /// Matching documents with their scores, best first (equal scores: lower document first).
-    mutating func run(_ query: SearchQuery) throws -> RankedMatches {
+    /// Matching documents with their scores, best first (equal scores: lower document first); when
+    /// `top` is given, only the first `top` of them are asked for (``runTop(_:count:)``).
+    mutating func run(_ query: SearchQuery, top: Int? = nil) throws -> RankedMatches {
+        if let top, let matches = try runTop(query, count: top) { return matches }
         var scores: [ScoredDocument]?
         // Every shard the query needs, then every word's postings, asked for together (a remote
         // archive answers them in one round trip each).
@@ -62,22 +64,12 @@ struct QueryEvaluation {
     /// knows when it has seen them all.
     func terms(of number: Int) -> Set<String> {
         var terms = commonTerms
-        for (term, documents) in prefixTerms where Self.sorted(documents, contains: number) { terms.insert(term) }
+        for (term, postings) in prefixTerms where (try? postings.contains(number)) == true { terms.insert(term) }
         return terms
     }
 
-    private static func sorted(_ values: [Int], contains value: Int) -> Bool {
-        var low = 0
-        var high = values.count
-        while low < high {
-            let middle = (low + high) / 2
-            if values[middle] < value { low = middle + 1 } else { high = middle }
-        }
-        return low < values.count && values[low] == value
-    }
-
     /// The terms whose shards a clause reads first.
-    private static func terms(_ clause: SearchQuery.Clause) -> [[UInt8]] {
+    static func terms(_ clause: SearchQuery.Clause) -> [[UInt8]] {
         switch clause {
         case .word(let term): [Array(term.utf8)]
         case .phrase(let terms): terms.map { Array($0.utf8) }
@@ -86,7 +78,7 @@ struct QueryEvaluation {
     }
 
     /// The clauses, words first (rarest first), then phrases, then prefixes; and the words' terms found.
-    private func ordered(
+    func ordered(
         _ clauses: [SearchQuery.Clause]
     ) throws -> (clauses: [SearchQuery.Clause], words: [(shard: TermShard, entry: TermEntry)]) {
         var keyed: [(rank: Int, clause: SearchQuery.Clause)] = []
@@ -105,7 +97,7 @@ struct QueryEvaluation {
         return (sorted.map(\.element.clause), words)
     }
 
-    private func idf(_ frequency: Int) -> Double {
+    func idf(_ frequency: Int) -> Double {
         let n = Double(index.documentCount)
         let df = Double(frequency)
         return log(1 + (n - df + 0.5) / (df + 0.5))
@@ -122,11 +114,18 @@ struct QueryEvaluation {
         return (max(4, bytes.count - 3)..<bytes.count).reversed().map { Array(bytes[..<$0]) }
     }
 
-    private func weight(_ posting: Posting, idf: Double) -> Double {
-        let f = Double(posting.frequency)
-        let length = Double(LengthCode.decode(posting.lengthCode))
+    func weight(_ posting: Posting, idf: Double) -> Double {
+        weight(frequency: posting.frequency, lengthCode: posting.lengthCode, inTitle: posting.inTitle, idf: idf)
+    }
+
+    /// BM25 of one posting; it grows with `frequency` and `inTitle` and falls with the length, so
+    /// a block's largest count, title bit and smallest length bound its postings' weights.
+    @inline(__always)
+    func weight(frequency: Int, lengthCode: UInt8, inTitle: Bool, idf: Double) -> Double {
+        let f = Double(frequency)
+        let length = Double(LengthCode.decode(lengthCode))
         let body = idf * f * (Self.k1 + 1) / (f + Self.k1 * (1 - Self.b + Self.b * length / index.averageLength))
-        return body + (posting.inTitle ? idf * Self.titleBoost : 0)
+        return body + (inTitle ? idf * Self.titleBoost : 0)
     }
 
     /// The clause's matches in document order, among `candidates` (in document order) when given;
@@ -139,26 +138,21 @@ struct QueryEvaluation {
             guard let (shard, entry) = try index.lookup(Array(term.utf8)) else { return [] }
             commonTerms.insert(term)
             let idf = idf(entry.documentFrequency)
-            return DocumentOrder.filter(try index.postings(shard, entry), to: candidates).map {
+            return try index.termPostings(shard, entry).filter(to: candidates).map {
                 ScoredDocument(document: $0.document, score: weight($0, idf: idf))
             }
         case .prefix(let prefix):
-            var terms = try index.expand(prefix: Array(prefix.utf8), limit: Self.maxPrefixTerms)
-            for stem in Self.stemsCut(from: prefix) {
-                if let found = try index.lookup(stem), !terms.contains(where: { $0.entry.term == stem }) {
-                    terms.append(found)
-                }
-            }
+            let terms = try prefixEntries(prefix)
             // Each term's best weight per document: every term's matches, in document order, then merged.
             var all: [ScoredDocument] = []
             for (shard, entry) in terms {
                 let term = String(decoding: entry.term, as: UTF8.self)
                 let idf = idf(entry.documentFrequency)
-                let postings = try index.postings(shard, entry)
-                for posting in DocumentOrder.filter(postings, to: candidates) {
+                let postings = try index.termPostings(shard, entry)
+                for posting in try postings.filter(to: candidates) {
                     all.append(ScoredDocument(document: posting.document, score: weight(posting, idf: idf)))
                 }
-                prefixTerms.append((term, postings.map(\.document)))
+                prefixTerms.append((term, postings))
             }
             if terms.count > 1 { all.sort { $0.document < $1.document } }
             var scores: [ScoredDocument] = []
@@ -175,20 +169,32 @@ struct QueryEvaluation {
         }
     }
 
+    /// The terms a prefix stands for (spec §17.4): the first 64 that start with it, then the
+    /// prefix cut to a stem.
+    func prefixEntries(_ prefix: String) throws -> [(shard: TermShard, entry: TermEntry)] {
+        var terms = try index.expand(prefix: Array(prefix.utf8), limit: Self.maxPrefixTerms)
+        for stem in Self.stemsCut(from: prefix) {
+            if let found = try index.lookup(stem), !terms.contains(where: { $0.entry.term == stem }) {
+                terms.append(found)
+            }
+        }
+        return terms
+    }
+
     /// Documents where the terms stand at consecutive positions, in order; scored as the sum of
     /// the terms' weights.
     private mutating func phrase(_ terms: [String], among candidates: [ScoredDocument]?) throws -> [ScoredDocument] {
         guard !terms.isEmpty else { return [] }
-        var lists: [(postings: [Posting], shard: TermShard, entry: TermEntry)] = []
+        var lists: [(postings: TermPostings, shard: TermShard, entry: TermEntry)] = []
         for term in terms {
             guard let (shard, entry) = try index.lookup(Array(term.utf8)) else { return [] }
-            lists.append((try index.postings(shard, entry), shard, entry))
+            lists.append((try index.termPostings(shard, entry), shard, entry))
         }
         // The documents every term (and the candidates) hold, each term's weight added in term order.
         var scores = candidates.map { $0.map { ScoredDocument(document: $0.document, score: 0) } }
         for list in lists {
             let idf = idf(list.entry.documentFrequency)
-            let matches = DocumentOrder.filter(list.postings, to: scores).map {
+            let matches = try list.postings.filter(to: scores).map {
                 ScoredDocument(document: $0.document, score: weight($0, idf: idf))
             }
             scores = scores.map { Self.intersect($0, matches) } ?? matches
@@ -205,9 +211,10 @@ struct QueryEvaluation {
         let common = Set(scores.map(\.document))
         var positions: [[Int: [Int]]] = []
         for list in lists {
-            let all = try index.positions(list.shard, list.entry, list.postings)
+            let postings = try list.postings.all()
+            let all = try index.positions(list.shard, list.entry, postings)
             var byDocument: [Int: [Int]] = [:]
-            for (number, posting) in list.postings.enumerated() where common.contains(posting.document) {
+            for (number, posting) in postings.enumerated() where common.contains(posting.document) {
                 byDocument[posting.document] = all[number]
             }
             positions.append(byDocument)

@@ -209,7 +209,7 @@ public final class SearchIndexBuilder: SearchIndexContributor {
     }
 
     private func writePages(escaping store: @escaping ([UInt8]) throws -> SearchPageAddress) throws -> [UInt8] {
-        var shards = ShardWriter(store: store, hasPositions: version == 1)
+        var shards = ShardWriter(store: store, hasPositions: version == 1, blocked: version >= 3)
         // The base's terms for the documents taken from it join this builder's own, term by term.
         var join = base.flatMap { $0.taken > 0 ? BaseTermJoin($0) : nil }
         func add(_ term: [UInt8], _ frequency: Int, _ postings: [UInt8], _ positions: [UInt8]) throws {
@@ -343,6 +343,8 @@ private struct ShardWriter {
     let store: ([UInt8]) throws -> SearchPageAddress
     /// Version 1: entries name a positions length and the shard counts its two kinds of pages.
     let hasPositions: Bool
+    /// Version 3: a list of ``BlockPostings/blockedFrom`` postings or more is block-coded.
+    let blocked: Bool
     var keys: [[UInt8]] = []
     var pages: [PageReference] = []
     private var entries = PayloadWriter()
@@ -354,9 +356,10 @@ private struct ShardWriter {
     private var postingPages: [PageReference] = []
     private var positionPages: [PageReference] = []
 
-    init(store: @escaping ([UInt8]) throws -> SearchPageAddress, hasPositions: Bool) {
+    init(store: @escaping ([UInt8]) throws -> SearchPageAddress, hasPositions: Bool, blocked: Bool) {
         self.store = store
         self.hasPositions = hasPositions
+        self.blocked = blocked
     }
 
     mutating func add(
@@ -364,6 +367,8 @@ private struct ShardWriter {
     ) throws {
         if count > 0, entries.bytes.count >= IndexFormat.pageTarget { try close() }
         if count == 0 { first = term }
+        // Postings come coded as version 2 codes them (runs, a base's lists): blocked here.
+        let termPostings = blocked ? try BlockPostings.encode(version2: termPostings, count: frequency) : termPostings
         let shared = count == 0 ? 0 : zip(previous, term).prefix { $0 == $1 }.count
         entries.integer(shared)
         entries.string(term[shared...])

@@ -1,8 +1,8 @@
 // The search index's pages (spec §17.2), decoded, in an archive built around them: an empty record
-// tree, an empty body tree and a metadata page whose `search` (the root's version 1) or
-// `searchIndex` (any other version: index version 2, format 2.3) names the first page, with every
+// tree, an empty body tree and a metadata page whose `search` (the root's version 1), `searchIndex3`
+// (version 3, format 2.5) or `searchIndex` (any other version: 2, format 2.3) names the first page, with every
 // digest and reference recomputed (PageArchive), so that mutations reach the payload decoders of
-// the root, term shards, postings, positions, document pages and title shards of both versions
+// the root, term shards, postings (block-coded ones too), positions, document pages and title shards of every version
 // through the reader's public search and suggestions.
 //
 // Input: pieces separated by PageArchive.separator: the queries (one a line, at most 8; none: two
@@ -46,25 +46,27 @@ enum SearchFrame {
     static let framePieces = 4
 
     /// PageArchive's pieces: a header (minor version 2 and optional feature bit 0 for a root of
-    /// version 1, else 3 and bit 1), no body data, the metadata page, an empty record root and body
-    /// root, then `searchPages` with their child references' piece numbers moved past the frame.
+    /// version 1, 5 and bit 2 for version 3, else 3 and bit 1), no body data, the metadata page, an
+    /// empty record root and body root, then `searchPages` with their child references' piece
+    /// numbers moved past the frame.
     static func pieces(searchPages: [[UInt8]]) -> [[UInt8]] {
-        let version1 = searchPages.first.map(isVersion1) ?? true
+        let version = searchPages.first.map(rootVersion) ?? 1
         var header = [UInt8](repeating: 0, count: 16)
-        header[1] = version1 ? 2 : 3
-        header[12] = version1 ? 1 : 2
+        header[1] = version == 1 ? 2 : version == 3 ? 5 : 3
+        header[12] = version == 1 ? 1 : version == 3 ? 4 : 2
         let recordRoot: [UInt8] = [2, 0, 0, 0] + [UInt8](repeating: 0, count: 8)
         let bodyRoot: [UInt8] = [3, 0, 0, 0, 0, 0, 0, 0]
-        return [header, [], metadata(key: version1 ? "search" : "searchIndex"), recordRoot, bodyRoot]
-            + searchPages.map(renumbered)
+        let key = version == 1 ? "search" : version == 3 ? "searchIndex3" : "searchIndex"
+        return [header, [], metadata(key: key), recordRoot, bodyRoot] + searchPages.map(renumbered)
     }
 
-    /// Whether a root page's payload starts with version 1 (the byte after its child references).
-    static func isVersion1(_ root: [UInt8]) -> Bool {
-        guard root.count >= 8 else { return true }
+    /// The first byte of a root page's payload (the byte after its child references): its version
+    /// when under 128; 1 for a page too short to hold one.
+    static func rootVersion(_ root: [UInt8]) -> UInt8 {
+        guard root.count >= 8 else { return 1 }
         let count = Int(root[4]) | Int(root[5]) << 8 | Int(root[6]) << 16 | Int(root[7]) << 24
         let at = 8 + 56 * min(count, 1 << 16)
-        return at >= root.count || root[at] == 1
+        return at >= root.count ? 1 : root[at]
     }
 
     /// A metadata page whose `Archive` object holds only `key`, naming piece 5 (the first search page).

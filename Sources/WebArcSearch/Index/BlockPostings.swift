@@ -1,0 +1,330 @@
+import WebArc
+
+/// A term's postings in index version 3 (spec §17.2): a list of fewer than ``blockedFrom``
+/// postings is coded as version 2 codes it; a longer one as a skip table, then blocks of
+/// ``blockSize`` bit-packed postings. A query decodes only the blocks its candidates fall in, and
+/// ranking passes over a block whose best weight (from its skip entry) cannot enter the results.
+///
+/// ```
+/// skip 0 | skip 1 | … | skip B−1 | block 0 | block 1 | … | block B−1
+/// skip:  int lastDelta, int maxPacked, u8 minLengthCode, u8 deltaBits, u8 packedBits, u8 lengthBits
+/// block: deltas, packed values, length offsets; each value LSB first, the block padded to a byte
+/// ```
+enum BlockPostings {
+    /// Postings in a block (the last block holds the rest).
+    static let blockSize = 128
+    /// The least document frequency whose list is blocked; shorter lists are coded as version 2.
+    static let blockedFrom = 32
+    /// The widest fields: a delta below 2^40, a packed count below 2^33, a length offset below 2^8.
+    static let widthLimits = (delta: 40, packed: 33, length: 8)
+
+    /// A block's skip entry: its last document, its postings' largest count and smallest length
+    /// (a bound on their weights), its field widths, and where its bytes lie in the term's.
+    struct Skip: Sendable {
+        var lastDocument: Int
+        var maxFrequency: Int
+        var anyInTitle: Bool
+        var minLengthCode: UInt8
+        var deltaBits: Int
+        var packedBits: Int
+        var lengthBits: Int
+        var count: Int
+        var start: Int
+        var end: Int { start + (count * (deltaBits + packedBits + lengthBits) + 7) / 8 }
+    }
+
+    /// The number of blocks of a list of `count` postings (0 for a list coded as version 2).
+    static func blockCount(_ count: Int) -> Int {
+        count < blockedFrom ? 0 : (count + blockSize - 1) / blockSize
+    }
+
+    /// Version 2 coding of the same postings (`PostingCodec.postings`' input) as version 3 codes them.
+    static func encode(version2 bytes: [UInt8], count: Int) throws -> [UInt8] {
+        guard count >= blockedFrom else { return bytes }
+        return encode(try PostingCodec.postings(bytes, count: count, documentCount: 1 << 40, page: 0))
+    }
+
+    /// `postings` (documents ascending) as version 3 codes them.
+    static func encode(_ postings: [Posting]) -> [UInt8] {
+        guard postings.count >= blockedFrom else {
+            var bytes: [UInt8] = []
+            var previous: Int?
+            for posting in postings {
+                PostingCodec.encode(
+                    document: posting.document, previous: previous, frequency: posting.frequency,
+                    inTitle: posting.inTitle, lengthCode: posting.lengthCode, into: &bytes)
+                previous = posting.document
+            }
+            return bytes
+        }
+        var table: [UInt8] = []
+        var blocks: [UInt8] = []
+        var previous = -1
+        for start in stride(from: 0, to: postings.count, by: blockSize) {
+            let block = postings[start..<min(postings.count, start + blockSize)]
+            let minLength = block.map(\.lengthCode).min()!
+            var deltas: [UInt64] = []
+            var last = previous
+            for posting in block {
+                deltas.append(UInt64(posting.document - last - 1))
+                last = posting.document
+            }
+            let packed = block.map { UInt64($0.frequency - 1) << 1 | ($0.inTitle ? 1 : 0) }
+            let lengths = block.map { UInt64($0.lengthCode - minLength) }
+            let widths = [deltas, packed, lengths].map { values in
+                UInt64.bitWidth - (values.max() ?? 0).leadingZeroBitCount
+            }
+            LEB128.append(UInt64(block.last!.document - previous - (previous < 0 ? 1 : 0)), to: &table)
+            let maxFrequency = block.map(\.frequency).max()!
+            LEB128.append(UInt64(maxFrequency) << 1 | (block.contains(where: \.inTitle) ? 1 : 0), to: &table)
+            table.append(minLength)
+            table += widths.map(UInt8.init)
+            var bits = BitWriter()
+            for (values, width) in zip([deltas, packed, lengths], widths) {
+                for value in values { bits.append(value, width: width) }
+            }
+            blocks += bits.finish()
+            previous = last
+        }
+        return table + blocks
+    }
+
+    /// The skip table of a blocked list of `count` postings in `bytes`, every field checked: widths
+    /// in bounds, last documents ascending below `documentCount`, blocks that end exactly at the
+    /// list's end.
+    static func skips(_ bytes: [UInt8], count: Int, documentCount: Int, page: UInt64) throws -> [Skip] {
+        func fail(_ reason: String) -> WebArcError {
+            .corruptPage(page: page, position: nil, reason: "postings: \(reason)")
+        }
+        let blocks = blockCount(count)
+        // Each skip entry takes at least 6 bytes: a hostile count is refused before any allocation.
+        guard blocks <= bytes.count / 6 else { throw fail("\(blocks) blocks in \(bytes.count) bytes") }
+        var skips: [Skip] = []
+        skips.reserveCapacity(blocks)
+        var index = 0
+        var previous = -1
+        for number in 0..<blocks {
+            guard case .success(let delta) = LEB128.read(bytes, &index),
+                case .success(let packed) = LEB128.read(bytes, &index), bytes.count - index >= 4
+            else { throw fail("a malformed skip entry") }
+            let minLength = bytes[index]
+            let widths = (Int(bytes[index + 1]), Int(bytes[index + 2]), Int(bytes[index + 3]))
+            index += 4
+            guard delta >= (number == 0 ? 0 : 1), delta < UInt64(documentCount), packed >> 1 >= 1,
+                packed >> 1 < 1 << 32
+            else { throw fail("a skip entry's document delta \(delta) or count \(packed >> 1) out of range") }
+            let last = previous + Int(delta) + (number == 0 ? 1 : 0)
+            guard last < documentCount else { throw fail("document \(last) of \(documentCount)") }
+            guard widths.0 <= widthLimits.delta, widths.1 <= widthLimits.packed, widths.2 <= widthLimits.length
+            else { throw fail("field widths \(widths.0), \(widths.1), \(widths.2) out of range") }
+            let size = number == blocks - 1 ? count - blockSize * (blocks - 1) : blockSize
+            // A block's documents are all different, so it spans at least `size` documents.
+            guard last - previous >= size else { throw fail("\(size) documents in a span of \(last - previous)") }
+            skips.append(
+                Skip(
+                    lastDocument: last, maxFrequency: Int(packed >> 1), anyInTitle: packed & 1 == 1,
+                    minLengthCode: minLength, deltaBits: widths.0, packedBits: widths.1, lengthBits: widths.2,
+                    count: size, start: 0))
+            previous = last
+        }
+        for number in skips.indices {
+            skips[number].start = number == 0 ? index : skips[number - 1].end
+            guard skips[number].end <= bytes.count else { throw fail("block \(number) past the list's end") }
+        }
+        guard skips.last?.end ?? index == bytes.count else {
+            throw fail("\(bytes.count - (skips.last?.end ?? index)) bytes after the blocks")
+        }
+        return skips
+    }
+
+    /// Block `number`'s postings, checked against its skip entry (last document, largest count,
+    /// title bit, smallest length and the widths, each the least that holds its values).
+    static func block(_ bytes: [UInt8], _ skips: [Skip], _ number: Int, page: UInt64) throws -> [Posting] {
+        let skip = skips[number]
+        var bits = BitReader(bytes, from: skip.start)
+        var postings: [Posting] = []
+        postings.reserveCapacity(skip.count)
+        var document = number == 0 ? -1 : skips[number - 1].lastDocument
+        var largest: (delta: UInt64, packed: UInt64, length: UInt64) = (0, 0, 0)
+        for _ in 0..<skip.count {
+            let delta = bits.read(skip.deltaBits)
+            largest.delta = max(largest.delta, delta)
+            document += Int(delta) + 1
+            postings.append(Posting(document: document, frequency: 0, inTitle: false, lengthCode: 0))
+        }
+        var anyInTitle = false
+        for number in postings.indices {
+            let packed = bits.read(skip.packedBits)
+            largest.packed = max(largest.packed, packed)
+            postings[number].frequency = Int(packed >> 1) + 1
+            postings[number].inTitle = packed & 1 == 1
+            anyInTitle = anyInTitle || packed & 1 == 1
+        }
+        for number in postings.indices {
+            let offset = bits.read(skip.lengthBits)
+            largest.length = max(largest.length, offset)
+            postings[number].lengthCode = UInt8(clamping: UInt64(skip.minLengthCode) + offset)
+        }
+        func width(_ value: UInt64) -> Int { UInt64.bitWidth - value.leadingZeroBitCount }
+        let fits =
+            document == skip.lastDocument && Int(largest.packed >> 1) + 1 == skip.maxFrequency
+            && anyInTitle == skip.anyInTitle && UInt64(skip.minLengthCode) + largest.length <= 255
+            && postings.contains { $0.lengthCode == skip.minLengthCode }
+            && (width(largest.delta), width(largest.packed), width(largest.length))
+                == (skip.deltaBits, skip.packedBits, skip.lengthBits)
+        guard fits else {
+            throw WebArcError.corruptPage(
+                page: page, position: nil, reason: "postings: block \(number) does not match its skip entry")
+        }
+        return postings
+    }
+}
+
+/// Appends values of a given bit width, least significant bit first, into bytes filled from
+/// their least significant bit.
+struct BitWriter {
+    private var bytes: [UInt8] = []
+    private var pending: UInt64 = 0
+    private var pendingBits = 0
+
+    mutating func append(_ value: UInt64, width: Int) {
+        var value = value
+        var width = width
+        while width > 0 {
+            let taken = min(width, 64 - pendingBits, 32)
+            pending |= (value & ((1 << taken) - 1)) << pendingBits
+            pendingBits += taken
+            value >>= taken
+            width -= taken
+            while pendingBits >= 8 {
+                bytes.append(UInt8(truncatingIfNeeded: pending))
+                pending >>= 8
+                pendingBits -= 8
+            }
+        }
+    }
+
+    /// The bytes, the last one padded with zero bits.
+    mutating func finish() -> [UInt8] {
+        if pendingBits > 0 { bytes.append(UInt8(truncatingIfNeeded: pending)) }
+        pending = 0
+        pendingBits = 0
+        return bytes
+    }
+}
+
+/// Reads values of a given bit width (at most 40) as ``BitWriter`` wrote them; the caller has
+/// checked that the bits lie within the bytes.
+struct BitReader {
+    private let bytes: [UInt8]
+    private var bit: Int
+
+    init(_ bytes: [UInt8], from start: Int) {
+        self.bytes = bytes
+        bit = start * 8
+    }
+
+    mutating func read(_ width: Int) -> UInt64 {
+        guard width > 0 else { return 0 }
+        var value: UInt64 = 0
+        var byte = bit >> 3
+        var shift = 0
+        let skip = bit & 7
+        // Up to 6 bytes hold a value of 40 bits that starts mid-byte.
+        while shift < width + skip, byte < bytes.count {
+            value |= UInt64(bytes[byte]) << shift
+            shift += 8
+            byte += 1
+        }
+        bit += width
+        return (value >> skip) & ((1 << width) - 1)
+    }
+}
+
+/// A term's postings as a query reads them: a blocked list (version 3) decoded a block at a time,
+/// any other list decoded whole as one block; each block with a bound on its postings' weights.
+struct TermPostings {
+    private let bytes: [UInt8]
+    private let skips: [BlockPostings.Skip]
+    private let whole: [Posting]?
+    private let page: UInt64
+
+    init(_ bytes: [UInt8], count: Int, documentCount: Int, blocked: Bool, page: UInt64) throws {
+        self.bytes = bytes
+        self.page = page
+        if blocked, count >= BlockPostings.blockedFrom {
+            skips = try BlockPostings.skips(bytes, count: count, documentCount: documentCount, page: page)
+            whole = nil
+        } else {
+            let postings = try PostingCodec.postings(bytes, count: count, documentCount: documentCount, page: page)
+            whole = postings
+            skips =
+                postings.isEmpty
+                ? []
+                : [
+                    BlockPostings.Skip(
+                        lastDocument: postings.last!.document, maxFrequency: postings.map(\.frequency).max()!,
+                        anyInTitle: postings.contains(where: \.inTitle),
+                        minLengthCode: postings.map(\.lengthCode).min()!, deltaBits: 0, packedBits: 0, lengthBits: 0,
+                        count: postings.count, start: 0)
+                ]
+        }
+    }
+
+    /// The number of blocks.
+    var blockCount: Int { skips.count }
+
+    /// Block `number`'s skip entry: its last document and the bounds of its postings.
+    func skip(_ number: Int) -> BlockPostings.Skip { skips[number] }
+
+    /// Block `number`'s postings.
+    func block(_ number: Int) throws -> [Posting] {
+        if let whole { return whole }
+        return try BlockPostings.block(bytes, skips, number, page: page)
+    }
+
+    /// Every posting.
+    func all() throws -> [Posting] {
+        if let whole { return whole }
+        var postings: [Posting] = []
+        for number in skips.indices { postings += try block(number) }
+        return postings
+    }
+
+    /// The first block from `start` on whose last document is at least `document` (``blockCount``
+    /// when none is).
+    func seekBlock(from start: Int, to document: Int) -> Int {
+        DocumentOrder.seek(skips, from: start, to: document) { $0.lastDocument }
+    }
+
+    /// Whether `document` has a posting here (its block decoded, when blocked).
+    func contains(_ document: Int) throws -> Bool {
+        let number = seekBlock(from: 0, to: document)
+        guard number < skips.count else { return false }
+        let postings = try block(number)
+        let position = DocumentOrder.seek(postings, from: 0, to: document) { $0.document }
+        return position < postings.count && postings[position].document == document
+    }
+
+    /// The postings whose documents `candidates` holds (all of them without candidates), decoding
+    /// only the blocks the candidates fall in.
+    func filter(to candidates: [ScoredDocument]?) throws -> [Posting] {
+        guard let candidates else { return try all() }
+        if let whole { return DocumentOrder.filter(whole, to: candidates) }
+        var kept: [Posting] = []
+        var number = 0
+        var position = 0
+        while position < candidates.count {
+            number = seekBlock(from: number, to: candidates[position].document)
+            guard number < skips.count else { break }
+            let postings = try block(number)
+            let last = skips[number].lastDocument
+            var end = position
+            while end < candidates.count, candidates[end].document <= last { end += 1 }
+            kept += DocumentOrder.filter(postings, to: Array(candidates[position..<end]))
+            position = end
+            number += 1
+        }
+        return kept
+    }
+}

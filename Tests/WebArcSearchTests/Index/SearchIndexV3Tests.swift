@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+import WebArc
+import WebArcTestSupport
+
+@testable import WebArcSearch
+
+/// Index version 3 (spec §17.2, format 2.5: block-coded postings under `Archive.searchIndex3`)
+/// against version 2 on the same pages: the same hits, order, scores and snippets, whatever blocks
+/// the skip table lets a query pass over.
+@Suite struct SearchIndexV3Tests {
+    /// 400 pages of words from a small vocabulary (seeded), some common (every page), some rare, so
+    /// that lists run from one posting to several blocks, and a rare word meets a common one.
+    static let pages: [(path: String, html: String)] = {
+        var generator = SeededGenerator(seed: 31)
+        let common = ["the", "a", "river", "blue", "water", "map", "of", "json"]
+        let rare = (0..<120).map { "w\($0)" }
+        var pages: [(path: String, html: String)] = []
+        for number in 0..<400 {
+            let title = (0..<2).map { _ in common[Int.random(in: 0..<common.count, using: &generator)] }
+            var text = (0..<Int.random(in: 5..<200, using: &generator)).map { _ in
+                common[Int.random(in: 0..<common.count, using: &generator)]
+            }
+            text += (0..<3).map { _ in rare[Int.random(in: 0..<rare.count, using: &generator)] }
+            text.shuffle(using: &generator)
+            pages.append(
+                (
+                    "p/\(number).html",
+                    "<title>\(title.joined(separator: " "))</title><p>\(text.joined(separator: " "))</p>"
+                ))
+        }
+        return pages
+    }()
+
+    static let queries = [
+        "the", "river", "json", "w7", "w7 the", "the w7", "river water", "blue river map", "\"blue river\"",
+        "\"the river\" w3", "w1 w2", "riv*", "w1* the", "w99 \"of the\"", "json a of the", "nothing", "w5 nothing",
+    ]
+
+    @Test func version3AnswersAsVersion2() throws {
+        let folder = try TemporaryFolder()
+        try SearchIndexVersionTests.write(Self.pages, version: 2, to: folder.file("v2.webarc"))
+        try SearchIndexVersionTests.write(Self.pages, version: 3, to: folder.file("v3.webarc"))
+        let v2 = try ArchiveReader(path: folder.file("v2.webarc"))
+        let v3 = try ArchiveReader(path: folder.file("v3.webarc"))
+        for query in Self.queries {
+            for limit in [1, 3, 10, 60, 500] {
+                let two = try v2.search(query, limit: limit)
+                let three = try v3.search(query, limit: limit)
+                #expect(three.map(\.url) == two.map(\.url), "\(query) limit \(limit)")
+                #expect(three.map(\.score) == two.map(\.score), "\(query) limit \(limit)")
+                #expect(three.map(\.snippet) == two.map(\.snippet), "\(query) limit \(limit)")
+            }
+        }
+        #expect(try v3.suggest("blue").map(\.url) == v2.suggest("blue").map(\.url))
+        // Block-coded postings are smaller.
+        let size = { (path: String) in try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int }
+        #expect(try size(folder.file("v3.webarc")) < size(folder.file("v2.webarc")))
+        #expect(ArchiveVerifier.verify(v3).problems.isEmpty)
+    }
+
+    @Test func theFirstResultsAreThoseOfTheWholeEvaluation() throws {
+        let folder = try TemporaryFolder()
+        try SearchIndexVersionTests.write(Self.pages, version: 3, to: folder.file("v3.webarc"))
+        let index = try #require(try IndexView(try ArchiveReader(path: folder.file("v3.webarc"))))
+        for query in Self.queries {
+            var whole = QueryEvaluation(index: index)
+            var all = try whole.run(SearchQuery.parse(query))
+            for count in [1, 2, 10, 100] {
+                var top = QueryEvaluation(index: index)
+                // A prefix with other clauses is evaluated whole.
+                guard var first = try top.runTop(SearchQuery.parse(query), count: count) else {
+                    #expect(query == "w1* the")
+                    continue
+                }
+                let expected = all.best(count)
+                let found = first.best(count)
+                #expect(found.map(\.document) == expected.map(\.document), "\(query) top \(count)")
+                #expect(found.map(\.score) == expected.map(\.score), "\(query) top \(count)")
+                #expect(top.phrasesToCheck == whole.phrasesToCheck, "\(query)")
+            }
+        }
+    }
+
+    @Test func aVersion3IndexIsUnderItsOwnKeyAndBit() throws {
+        let folder = try TemporaryFolder()
+        try SearchIndexVersionTests.write(Self.pages, version: 3, to: folder.file("v3.webarc"))
+        let reader = try ArchiveReader(path: folder.file("v3.webarc"))
+        // A 2.4 reader knows `search` and `searchIndex` only: it finds neither, so no index.
+        #expect(try reader.metadata.searchIndex == nil)
+        #expect(try reader.metadata.searchIndexV2 == nil)
+        #expect(try reader.metadata.searchIndexV3 != nil)
+        #expect(reader.trailer.optionalFeatures == Trailer.OptionalFeatures.searchIndexV3)
+        #expect(reader.trailer.minorVersion == 5)
+        #expect(try reader.metadata.writer?.search == 3)
+        // `the` is in nearly every page: four blocks behind a skip table.
+        let index = try #require(try IndexView(reader))
+        let (shard, entry) = try #require(try index.lookup(Array("the".utf8)))
+        #expect(entry.documentFrequency > 384)
+        #expect(try index.termPostings(shard, entry).blockCount == 4)
+        let documents = try index.postings(shard, entry).map(\.document)
+        #expect(documents.count == entry.documentFrequency)
+        #expect(zip(documents, documents.dropFirst()).allSatisfy { $0 < $1 })
+    }
+
+    /// Seeded lists of several lengths, coded and decoded back; then every byte of one cut off or
+    /// changed: each is refused as `corruptPage` or decodes to postings that are still in order.
+    @Test func blocksRoundTripAndRefuseDamage() throws {
+        var generator = SeededGenerator(seed: 5)
+        for count in [1, 31, 32, 127, 128, 129, 300, 1000] {
+            var document = -1
+            let postings = (0..<count).map { _ in
+                document += Int.random(in: 1..<(count < 200 ? 5000 : 40), using: &generator)
+                return Posting(
+                    document: document,
+                    frequency: Int.random(in: 1..<(1 << Int.random(in: 1..<20, using: &generator)), using: &generator),
+                    inTitle: Bool.random(using: &generator), lengthCode: UInt8.random(in: 0...255, using: &generator))
+            }
+            let bytes = BlockPostings.encode(postings)
+            let list = try TermPostings(bytes, count: count, documentCount: 1 << 30, blocked: true, page: 7)
+            let decoded = try list.all()
+            #expect(decoded.map(\.document) == postings.map(\.document))
+            #expect(decoded.map(\.frequency) == postings.map(\.frequency))
+            #expect(decoded.map(\.inTitle) == postings.map(\.inTitle))
+            #expect(decoded.map(\.lengthCode) == postings.map(\.lengthCode))
+            #expect(list.blockCount == (count < 32 ? 1 : (count + 127) / 128))
+        }
+        let postings = (0..<300).map {
+            Posting(document: $0 * 3, frequency: 1 + $0 % 5, inTitle: $0 % 7 == 0, lengthCode: 40)
+        }
+        let bytes = BlockPostings.encode(postings)
+        #expect(throws: WebArcError.self) {
+            _ = try TermPostings(Array(bytes.dropLast()), count: 300, documentCount: 1000, blocked: true, page: 7).all()
+        }
+        #expect(throws: WebArcError.self) {
+            _ = try TermPostings(bytes + [0], count: 300, documentCount: 1000, blocked: true, page: 7).all()
+        }
+        // Documents past `documentCount`.
+        #expect(throws: WebArcError.self) {
+            _ = try TermPostings(bytes, count: 300, documentCount: 800, blocked: true, page: 7).all()
+        }
+        for position in bytes.indices {
+            var damaged = bytes
+            damaged[position] ^= 0x5A
+            do {
+                let decoded = try TermPostings(damaged, count: 300, documentCount: 1000, blocked: true, page: 7).all()
+                #expect(zip(decoded, decoded.dropFirst()).allSatisfy { $0.document < $1.document })
+            } catch let error as WebArcError {
+                guard case .corruptPage(let page, _, _) = error else {
+                    Issue.record("\(error) at byte \(position)")
+                    continue
+                }
+                #expect(page == 7)
+            }
+        }
+    }
+}

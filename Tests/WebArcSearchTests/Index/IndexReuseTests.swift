@@ -78,7 +78,7 @@ import WebArcTestSupport
         return summary
     }
 
-    @Test(arguments: [UInt64(1), 2])
+    @Test(arguments: [UInt64(1), 2, 3])
     func applyTakesUnchangedDocumentsFromTheBase(version: UInt64) throws {
         let folder = try TemporaryFolder()
         let summary = try Self.apply(version: version, in: folder)
@@ -130,7 +130,7 @@ import WebArcTestSupport
 
     /// A builder with a tiny spill threshold (many runs) over a base gives the pages a fresh build
     /// of the same responses gives.
-    @Test(arguments: [UInt64(1), 2])
+    @Test(arguments: [UInt64(1), 2, 3])
     func runsJoinTheBaseTermsAsAFreshBuild(version: UInt64) throws {
         let folder = try TemporaryFolder()
         let old = folder.file("old.webarc")

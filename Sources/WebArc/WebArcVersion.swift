@@ -5,8 +5,9 @@
 public enum WebArcVersion {
     /// The toolkit's release, `2.5.0`.
     public static let release = "2.5.0"
-    /// The revision of the archive format this release writes (`Spec/webarc-format.md`).
-    public static let format = "2.3"
+    /// The newest revision of the archive format this release reads and writes
+    /// (`Spec/webarc-format.md`), from the lead's version numbers so it cannot drift from them.
+    public static let format = "\(Lead.supportedMajor).\(Lead.newestMinor)"
     /// The creator `pack` and the update writers store: `webarc 2.5.0`.
     public static let creator = "webarc \(release)"
 

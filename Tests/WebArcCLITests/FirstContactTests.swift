@@ -134,6 +134,12 @@ struct FirstContactTests {
 
         let version = try await CLIRunner.runDetached(["--version"]).text
         #expect(version == "\(WebArcVersion.release) (archive format \(WebArcVersion.format))\n")
+        // The format named is the newest the spec's changelog describes (it once lagged two behind).
+        let changelog = try String(
+            contentsOf: CLIRunner.repository.appendingPathComponent("Spec/CHANGELOG.md"), encoding: .utf8)
+        let newest = changelog.split(separator: "\n").first { $0.hasPrefix("## ") }?.dropFirst(3).split(separator: " ")
+            .first
+        #expect(newest.map(String.init) == WebArcVersion.format, "\(version)")
         let info = try await CLIRunner.runDetached(["info", archive]).text
         #expect(info.contains("creator      webarc \(WebArcVersion.release)\n"), "\(info)")
         let har = scratch.file("site.har")

@@ -108,12 +108,15 @@ struct ScaleMemoryTests {
         let counts = (try? JSONSerialization.jsonObject(with: Data(diff.text.utf8))) as? [String: Any]
         #expect(counts?["changedURLs"] as? Int == Self.pages / 100, "\(diff.text)")
         #expect(counts?["addedURLs"] as? Int == 10 && counts?["deletedURLs"] as? Int == 10, "\(diff.text)")
-        // Apply still holds every record of the target (and the writer's search index of it), so
-        // it does not fit the limit yet: a known issue, which fails the test once apply fits.
-        await withKnownIssue("apply of a compact update holds every record of the target") {
+        // Apply spills the target's records to a scratch log and keeps to one malloc arena: a
+        // debug build's stayed under 270 MiB of address space here, but on a loaded machine it
+        // outran the timeout, so the issue stays known (intermittent) until a CI run shows it passing.
+        await withKnownIssue(
+            "apply of a compact update of 200 000 records is slow in a debug build", isIntermittent: true
+        ) {
             let applied = folder.file("site-2-applied.webarc")
             let apply = try await Self.run(
-                underMiB: Self.readLimitMiB, ["apply", old, update, "-o", applied, "--quiet"], timeout: 600)
+                underMiB: Self.readLimitMiB, ["apply", old, update, "-o", applied, "--quiet"], timeout: 900)
             #expect(apply.status == 0, "\(apply.stderr)")
             let same = try await onOwnThread {
                 FileManager.default.contentsEqual(atPath: new, andPath: applied)

@@ -58,6 +58,8 @@ struct Apply: ParsableCommand {
     }
 
     func run() throws {
+        // One arena: each thread's own reserves 64 MiB of address space and keeps what it freed.
+        MallocTuning.useOneArena()
         MallocTuning.reuseLargeBlocks()
         let started = Date()
         let update = archives.last!

@@ -4,7 +4,7 @@ import WebArc
 /// One page of text analysed for the index: its title, length and each term's positions (spec
 /// §17.3: title tokens first, the body's after a gap of one position).
 ///
-/// The terms come packed, sorted by bytes, each with the hash ``ByteSliceSet`` finds it by, so
+/// The terms come packed, in the order first met, each with the hash ``ByteSliceSet`` finds it by, so
 /// that the builder, which takes documents one at a time, only looks each one up and appends a
 /// posting: everything else is done here, on any thread.
 struct DocumentAnalysis: Sendable {
@@ -14,7 +14,7 @@ struct DocumentAnalysis: Sendable {
     var length: Int
     /// The folded title the suggestions sort by, cut to ``IndexFormat/maxTitleKeyBytes``; empty: none.
     var titleKey: [UInt8]
-    /// The distinct terms (UTF-8), sorted by bytes, one after another: term `i` ends at `termEnds[i]`.
+    /// The distinct terms (UTF-8) in the order first met, one after another: term `i` ends at `termEnds[i]`.
     var termBytes: [UInt8] = []
     var termEnds: [Int32] = []
     /// Each term's ``ByteSliceSet`` hash.
@@ -39,7 +39,7 @@ struct DocumentAnalysis: Sendable {
         }
         length = table.tokenCount
         titleKey = Self.titleKey(text.title)
-        table.packSorted(into: &self)
+        table.pack(into: &self)
     }
 
     /// How many distinct terms the page holds.
@@ -76,7 +76,7 @@ struct DocumentAnalysis: Sendable {
         forEachTerm { term, _, _, inTitle, positions in
             terms.append((Array(term), positions.map(Int.init), inTitle))
         }
-        return terms
+        return terms.sorted { $0.term.lexicographicallyPrecedes($1.term) }
     }
 
     /// A title as suggestions compare it: folded, runs of white space as one space, trimmed, cut
@@ -171,21 +171,21 @@ struct TermTable {
         return Int32(number)
     }
 
-    /// Writes the terms, sorted by bytes, with their hashes, counts, title flags and positions
-    /// into `analysis`.
-    func packSorted(into analysis: inout DocumentAnalysis) {
+    /// Writes the terms, in the order first met, with their hashes, counts, title flags and
+    /// positions into `analysis` (the builder sorts its terms when it writes them out, so a page's
+    /// need no order).
+    func pack(into analysis: inout DocumentAnalysis) {
         let count = terms.count
         var counts = [Int32](repeating: 0, count: count)
         for term in tokenTerms { counts[Int(term)] += 1 }
-        // Where each term's positions go: its place in sorted order, then one more per token.
+        // Where each term's positions go: after the positions of the terms before it.
         var next = [Int32](repeating: 0, count: count)
         var offset: Int32 = 0
         analysis.termEnds.reserveCapacity(count)
         analysis.termHashes.reserveCapacity(count)
         analysis.termCounts.reserveCapacity(count)
         analysis.termBytes.reserveCapacity(terms.byteCount)
-        for number in terms.sortedNumbers() {
-            let number = Int(number)
+        for number in 0..<count {
             next[number] = offset
             offset += counts[number]
             terms.withBytes(of: number) { analysis.termBytes.append(contentsOf: $0) }
@@ -255,137 +255,4 @@ struct StemCache {
         }
         return try body(&cache)
     }
-}
-
-/// A set of distinct byte strings, numbered in the order they were added: their bytes in one
-/// arena, found by an open-addressed table of their numbers.
-struct ByteSliceSet {
-    private var arena: [UInt8] = []
-    /// Where each string starts in ``arena``; one more entry than strings, the arena's end.
-    private var starts: [Int32] = [0]
-    private var hashes: [UInt32] = []
-    /// Slots of the hash table: a string's number plus one, or 0 when free.
-    private var slots = [Int32](repeating: 0, count: 256)
-
-    /// How many strings the set holds.
-    var count: Int { hashes.count }
-
-    /// Bytes of every string together.
-    var byteCount: Int { arena.count }
-
-    /// The number of `bytes`, and whether they were added now.
-    mutating func insert(_ bytes: UnsafeBufferPointer<UInt8>) -> (number: Int, isNew: Bool) {
-        insert(bytes, hash: Self.hash(bytes))
-    }
-
-    /// ``insert(_:)`` of `bytes` whose ``hash(_:)`` is `hash`.
-    mutating func insert(_ bytes: UnsafeBufferPointer<UInt8>, hash: UInt32) -> (number: Int, isNew: Bool) {
-        let mask = slots.count - 1
-        var slot = Int(hash) & mask
-        while slots[slot] != 0 {
-            let number = Int(slots[slot] - 1)
-            if hashes[number] == hash, equals(number, bytes) { return (number, false) }
-            slot = (slot + 1) & mask
-        }
-        let number = hashes.count
-        arena.append(contentsOf: bytes)
-        starts.append(Int32(arena.count))
-        hashes.append(hash)
-        slots[slot] = Int32(number + 1)
-        if 2 * hashes.count > slots.count { grow() }
-        return (number, true)
-    }
-
-    /// The bytes of string `number`.
-    func bytes(of number: Int) -> [UInt8] {
-        Array(arena[Int(starts[number])..<Int(starts[number + 1])])
-    }
-
-    /// Calls `body` with the bytes of string `number`.
-    func withBytes<Result>(of number: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
-        try arena.withUnsafeBufferPointer {
-            try body(UnsafeBufferPointer(rebasing: $0[Int(starts[number])..<Int(starts[number + 1])]))
-        }
-    }
-
-    /// The number of `bytes`, whose ``hash(_:)`` is `hash`, when the set holds them.
-    func number(of bytes: UnsafeBufferPointer<UInt8>, hash: UInt32) -> Int? {
-        let mask = slots.count - 1
-        var slot = Int(hash) & mask
-        while slots[slot] != 0 {
-            let number = Int(slots[slot] - 1)
-            if hashes[number] == hash, equals(number, bytes) { return number }
-            slot = (slot + 1) & mask
-        }
-        return nil
-    }
-
-    /// The ``hash(_:)`` of string `number`.
-    func hash(of number: Int) -> UInt32 { hashes[number] }
-
-    /// The numbers of the strings in the order of their bytes.
-    func sortedNumbers() -> [Int32] {
-        // Sorted by their first eight bytes, big-endian, then (rarely) by all of them.
-        var keys: [(prefix: UInt64, number: Int32)] = []
-        keys.reserveCapacity(count)
-        arena.withUnsafeBufferPointer { bytes in
-            for number in 0..<count {
-                let (start, end) = (Int(starts[number]), Int(starts[number + 1]))
-                var prefix: UInt64 = 0
-                for offset in 0..<8 { prefix = prefix << 8 | UInt64(start + offset < end ? bytes[start + offset] : 0) }
-                keys.append((prefix, Int32(number)))
-            }
-        }
-        keys.sort { left, right in
-            left.prefix != right.prefix
-                ? left.prefix < right.prefix : precedes(Int(left.number), Int(right.number))
-        }
-        return keys.map(\.number)
-    }
-
-    /// Whether string `left` sorts before string `right`, byte by byte.
-    func precedes(_ left: Int, _ right: Int) -> Bool {
-        let (leftStart, rightStart) = (Int(starts[left]), Int(starts[right]))
-        let (leftCount, rightCount) = (Int(starts[left + 1]) - leftStart, Int(starts[right + 1]) - rightStart)
-        return arena.withUnsafeBufferPointer { bytes in
-            for offset in 0..<min(leftCount, rightCount) where bytes[leftStart + offset] != bytes[rightStart + offset] {
-                return bytes[leftStart + offset] < bytes[rightStart + offset]
-            }
-            return leftCount < rightCount
-        }
-    }
-
-    private func equals(_ number: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        let start = Int(starts[number])
-        guard Int(starts[number + 1]) - start == bytes.count else { return false }
-        for offset in 0..<bytes.count where arena[start + offset] != bytes[offset] { return false }
-        return true
-    }
-
-    private mutating func grow() {
-        slots = [Int32](repeating: 0, count: slots.count * 2)
-        let mask = slots.count - 1
-        for number in hashes.indices {
-            var slot = Int(hashes[number]) & mask
-            while slots[slot] != 0 { slot = (slot + 1) & mask }
-            slots[slot] = Int32(number + 1)
-        }
-    }
-
-    /// FNV-1a over the bytes from a per-process seed, folded to 32 bits.
-    @inline(__always)
-    static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
-        var hash = seed
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
-        return UInt32(truncatingIfNeeded: hash ^ hash >> 32)
-    }
-
-    /// FNV's offset basis mixed with Swift's per-process hash seed: the pages indexed are input
-    /// from anywhere, and terms made to collide under a fixed hash would make every probe of the
-    /// open-addressed tables walk them all. Fixed under `SWIFT_DETERMINISTIC_HASHING`, as Swift's is.
-    private static let seed: UInt64 = {
-        var hasher = Hasher()
-        hasher.combine(0xCBF2_9CE4_8422_2325 as UInt64)
-        return 0xCBF2_9CE4_8422_2325 ^ UInt64(truncatingIfNeeded: hasher.finalize())
-    }()
 }

@@ -1,0 +1,148 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A set of distinct byte strings, numbered in the order they were added: their bytes in one
+/// arena, found by an open-addressed table of their numbers and hashes.
+struct ByteSliceSet {
+    private var arena: [UInt8] = []
+    /// Where each string starts in ``arena``; one more entry than strings, the arena's end.
+    private var starts: [Int32] = [0]
+    private var hashes: [UInt32] = []
+    /// Slots of the hash table: a string's hash in the high half and its number plus one in the
+    /// low, or 0 when free. A probe compares the hash without reading another array: on a table
+    /// larger than the caches, each array read is a miss.
+    private var slots = [UInt64](repeating: 0, count: 256)
+
+    /// How many strings the set holds.
+    var count: Int { hashes.count }
+
+    /// Bytes of every string together.
+    var byteCount: Int { arena.count }
+
+    /// The number of `bytes`, and whether they were added now.
+    mutating func insert(_ bytes: UnsafeBufferPointer<UInt8>) -> (number: Int, isNew: Bool) {
+        insert(bytes, hash: Self.hash(bytes))
+    }
+
+    /// ``insert(_:)`` of `bytes` whose ``hash(_:)`` is `hash`.
+    mutating func insert(_ bytes: UnsafeBufferPointer<UInt8>, hash: UInt32) -> (number: Int, isNew: Bool) {
+        let (slot, found) = find(bytes, hash: hash)
+        if let found { return (found, false) }
+        let number = hashes.count
+        arena.append(contentsOf: bytes)
+        starts.append(Int32(arena.count))
+        hashes.append(hash)
+        slots[slot] = UInt64(hash) << 32 | UInt64(number + 1)
+        if 2 * hashes.count > slots.count { grow() }
+        return (number, true)
+    }
+
+    /// The number of `bytes` when the set holds them, else nil and the free slot they would take.
+    @inline(__always)
+    private func find(_ bytes: UnsafeBufferPointer<UInt8>, hash: UInt32) -> (slot: Int, number: Int?) {
+        slots.withUnsafeBufferPointer { slots in
+            let mask = slots.count - 1
+            var slot = Int(hash) & mask
+            while slots[slot] != 0 {
+                if UInt32(truncatingIfNeeded: slots[slot] >> 32) == hash {
+                    let number = Int(UInt32(truncatingIfNeeded: slots[slot])) - 1
+                    if equals(number, bytes) { return (slot, number) }
+                }
+                slot = (slot + 1) & mask
+            }
+            return (slot, nil)
+        }
+    }
+
+    /// The bytes of string `number`.
+    func bytes(of number: Int) -> [UInt8] {
+        Array(arena[Int(starts[number])..<Int(starts[number + 1])])
+    }
+
+    /// Calls `body` with the bytes of string `number`.
+    func withBytes<Result>(of number: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        try arena.withUnsafeBufferPointer {
+            try body(UnsafeBufferPointer(rebasing: $0[Int(starts[number])..<Int(starts[number + 1])]))
+        }
+    }
+
+    /// The number of `bytes`, whose ``hash(_:)`` is `hash`, when the set holds them.
+    func number(of bytes: UnsafeBufferPointer<UInt8>, hash: UInt32) -> Int? {
+        find(bytes, hash: hash).number
+    }
+
+    /// The ``hash(_:)`` of string `number`.
+    func hash(of number: Int) -> UInt32 { hashes[number] }
+
+    /// The numbers of the strings in the order of their bytes.
+    func sortedNumbers() -> [Int32] {
+        // Sorted by their first eight bytes, big-endian, then (rarely) by all of them.
+        var keys: [(prefix: UInt64, number: Int32)] = []
+        keys.reserveCapacity(count)
+        arena.withUnsafeBufferPointer { bytes in
+            for number in 0..<count {
+                let (start, end) = (Int(starts[number]), Int(starts[number + 1]))
+                var prefix: UInt64 = 0
+                for offset in 0..<8 { prefix = prefix << 8 | UInt64(start + offset < end ? bytes[start + offset] : 0) }
+                keys.append((prefix, Int32(number)))
+            }
+        }
+        keys.sort { left, right in
+            left.prefix != right.prefix
+                ? left.prefix < right.prefix : precedes(Int(left.number), Int(right.number))
+        }
+        return keys.map(\.number)
+    }
+
+    /// Whether string `left` sorts before string `right`, byte by byte.
+    func precedes(_ left: Int, _ right: Int) -> Bool {
+        let (leftStart, rightStart) = (Int(starts[left]), Int(starts[right]))
+        let (leftCount, rightCount) = (Int(starts[left + 1]) - leftStart, Int(starts[right + 1]) - rightStart)
+        return arena.withUnsafeBufferPointer { bytes in
+            for offset in 0..<min(leftCount, rightCount) where bytes[leftStart + offset] != bytes[rightStart + offset] {
+                return bytes[leftStart + offset] < bytes[rightStart + offset]
+            }
+            return leftCount < rightCount
+        }
+    }
+
+    @inline(__always)
+    private func equals(_ number: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let start = Int(starts[number])
+        guard Int(starts[number + 1]) - start == bytes.count else { return false }
+        return arena.withUnsafeBufferPointer { arena in
+            guard let base = arena.baseAddress, let other = bytes.baseAddress else { return true }
+            return memcmp(base + start, other, bytes.count) == 0
+        }
+    }
+
+    private mutating func grow() {
+        slots = [UInt64](repeating: 0, count: slots.count * 2)
+        let mask = slots.count - 1
+        for number in hashes.indices {
+            var slot = Int(hashes[number]) & mask
+            while slots[slot] != 0 { slot = (slot + 1) & mask }
+            slots[slot] = UInt64(hashes[number]) << 32 | UInt64(number + 1)
+        }
+    }
+
+    /// FNV-1a over the bytes from a per-process seed, folded to 32 bits.
+    @inline(__always)
+    static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        var hash = seed
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+        return UInt32(truncatingIfNeeded: hash ^ hash >> 32)
+    }
+
+    /// FNV's offset basis mixed with Swift's per-process hash seed: the pages indexed are input
+    /// from anywhere, and terms made to collide under a fixed hash would make every probe of the
+    /// open-addressed tables walk them all. Fixed under `SWIFT_DETERMINISTIC_HASHING`, as Swift's is.
+    private static let seed: UInt64 = {
+        var hasher = Hasher()
+        hasher.combine(0xCBF2_9CE4_8422_2325 as UInt64)
+        return 0xCBF2_9CE4_8422_2325 ^ UInt64(truncatingIfNeeded: hasher.finalize())
+    }()
+}

@@ -38,35 +38,41 @@ struct FolderListing {
     var folders: [Folder] = []
 
     /// Lists `root` and every folder below it that the walk follows, on `threads` threads at
-    /// once; the listings come back in no particular order (the caller sorts what it keeps).
+    /// once, and hands each listing to `take` (one at a time, under the walk's lock) in no
+    /// particular order: the caller sorts what it keeps.
     ///
     /// The folders wait in one queue that every thread takes from as soon as it is free, and each
     /// listing's subfolders join it at once: no thread waits for the other folders of a depth to
     /// finish (walking depth by depth, two large folders at different depths were listed one after
     /// the other while the second core stood idle).
-    static func listAll(from root: Folder, policy: Policy, threads: Int) -> [FolderListing] {
+    static func listAll(
+        from root: Folder, policy: Policy, threads: Int, take: (FolderListing) -> Void
+    ) {
         let walk = SharedWalk(queue: [root])
-        DispatchQueue.concurrentPerform(iterations: max(1, threads)) { _ in
-            walk.condition.lock()
-            while true {
-                if let folder = walk.queue.popLast() {
-                    walk.listing += 1
-                    walk.condition.unlock()
-                    let found = listing(of: folder, policy: policy)
-                    walk.condition.lock()
-                    walk.listing -= 1
-                    walk.queue += found.folders
-                    walk.results.append(found)
-                    walk.condition.broadcast()
-                } else if walk.listing == 0 {
-                    break
-                } else {
-                    walk.condition.wait()
+        withoutActuallyEscaping(take) { take in
+            // Called with the walk's lock held, so by one thread at a time.
+            nonisolated(unsafe) let take = take
+            DispatchQueue.concurrentPerform(iterations: max(1, threads)) { _ in
+                walk.condition.lock()
+                while true {
+                    if let folder = walk.queue.popLast() {
+                        walk.listing += 1
+                        walk.condition.unlock()
+                        let found = listing(of: folder, policy: policy)
+                        walk.condition.lock()
+                        walk.listing -= 1
+                        walk.queue += found.folders
+                        take(found)
+                        walk.condition.broadcast()
+                    } else if walk.listing == 0 {
+                        break
+                    } else {
+                        walk.condition.wait()
+                    }
                 }
+                walk.condition.unlock()
             }
-            walk.condition.unlock()
         }
-        return walk.results
     }
 
     /// Lists a folder, looks up each entry relative to it (`fstatat`, not by its whole path),
@@ -203,12 +209,11 @@ struct FolderListing {
 }
 
 /// The state of a walk shared by its threads, guarded by `condition`: the folders not yet
-/// listed, how many are being listed, and the listings done.
+/// listed and how many are being listed.
 private final class SharedWalk: @unchecked Sendable {
     let condition = NSCondition()
     var queue: [FolderListing.Folder]
     var listing = 0
-    var results: [FolderListing] = []
 
     init(queue: [FolderListing.Folder]) { self.queue = queue }
 }

@@ -48,6 +48,9 @@ package struct ScannedFile: Sendable, Equatable {
         self.modified = modified
     }
 
+    /// The folder the file was listed in (links resolved), or nil for a link to a file.
+    var folder: String? { readsName ? location : nil }
+
     /// The path to read (symlinks resolved).
     package var readPath: String {
         guard readsName else { return location }
@@ -92,7 +95,7 @@ package struct FolderScanner {
     package let outsideLinks: OutsideLinkPolicy
 
     /// Files found, sorted by relative path bytes.
-    package private(set) var files: [ScannedFile] = []
+    package private(set) var files = ScannedFiles()
     /// Problems found, sorted by relative path bytes.
     package private(set) var problems: [ScanProblem] = []
     /// Links left out under ``OutsideLinkPolicy/skip``, sorted by relative path bytes.
@@ -120,12 +123,16 @@ package struct FolderScanner {
         }
         let policy = FolderListing.Policy(realRoot: real, outsideLinks: outsideLinks)
         let root = FolderListing.Folder(path: real, relative: "", ancestors: [FolderListing.identity(info)])
-        for listing in FolderListing.listAll(from: root, policy: policy, threads: AvailableCores.count) {
-            files += listing.files
+        // Each folder's files join the compact list as its listing ends: the listings are not
+        // kept, as a site's worth of them would take several times the memory.
+        var found = ScannedFiles()
+        FolderListing.listAll(from: root, policy: policy, threads: AvailableCores.count) { listing in
+            for file in listing.files { found.append(file) }
             problems += listing.problems
             skippedLinks += listing.skippedLinks
         }
-        files.sort { UTF8Text.precedes($0.relativePath, $1.relativePath) }
+        found.sort()
+        files = found
         problems.sort { UTF8Text.precedes($0.path, $1.path) }
         skippedLinks.sort { UTF8Text.precedes($0.path, $1.path) }
     }

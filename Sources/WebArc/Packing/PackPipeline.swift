@@ -94,15 +94,16 @@ final class PackPipeline: @unchecked Sendable {
     private var plannedAnchors: AnchorPlan?
     private var anchors: AnchorPlan { plannedAnchors! }
     private let firstPosition: Int
-    /// The position each file's body takes (spec Appendix C step 13), and how many it takes: two
-    /// for a folder's index.html, whose body answers a second response (folder/).
+    /// The position each file's body takes (spec Appendix C step 13), then the position after the
+    /// last: a file takes the positions up to the next one's, two for a folder's index.html, whose
+    /// body answers a second response (folder/).
     private let starts: [Int]
-    private let spans: [Int]
     /// Whether a file streams and an earlier one that streams has its size: such a file is hashed
     /// before it is coded, as it is likely a duplicate (media repeated across a site).
     private let repeatsSize: [Bool]
     private let condition = NSCondition()
-    private var slots: [Slot?]
+    /// The slots of the files claimed and not yet committed (at most ``filesAhead``), by index.
+    private var slots: [Int: Slot] = [:]
     private var next = 0
     private var committed = 0
     private var inFlight: UInt64 = 0
@@ -139,7 +140,8 @@ final class PackPipeline: @unchecked Sendable {
     /// - Parameter spans: positions each file's body takes: one per response record it answers.
     /// - Parameter batchFiles: whole files read and hashed together at most; 1: one at a time.
     convenience init(
-        files: [ScannedFile], spans: [Int], level: Int, zstdLevel: Int? = nil, placement: DictionaryPlacement,
+        files: ScannedFiles, spans: some Sequence<Int>, level: Int, zstdLevel: Int? = nil,
+        placement: DictionaryPlacement,
         firstPosition: Int,
         wholeLimit: UInt64, windowBytes: UInt64, batchFiles: Int = 16 * MD5Lanes.count,
         laneHashing: Bool = MD5Lanes.isAvailable
@@ -159,7 +161,7 @@ final class PackPipeline: @unchecked Sendable {
     /// `wholeLimit`, which stream (none when `wholeLimit` is at least every size).
     init(
         path: @escaping @Sendable (Int) -> String, sizes: [UInt64], read: @escaping @Sendable (Int) throws -> [UInt8],
-        spans: [Int], level: Int,
+        spans: some Sequence<Int>, level: Int,
         zstdLevel: Int?,
         placement: DictionaryPlacement, firstPosition: Int, wholeLimit: UInt64, windowBytes: UInt64, batchFiles: Int,
         laneHashing: Bool
@@ -170,12 +172,13 @@ final class PackPipeline: @unchecked Sendable {
         self.zstdLevel = zstdLevel
         var starts: [Int] = []
         var position = firstPosition
+        starts.reserveCapacity(sizes.count + 1)
         for span in spans {
             starts.append(position)
             position += span
         }
+        starts.append(position)
         self.starts = starts
-        self.spans = spans
         self.path = path
         self.sizes = sizes
         readWhole = read
@@ -186,7 +189,6 @@ final class PackPipeline: @unchecked Sendable {
         self.firstPosition = firstPosition
         self.wholeLimit = wholeLimit
         self.windowBytes = windowBytes
-        slots = Array(repeating: nil, count: sizes.count)
         unclaimedBytes = sizes.reduce(0, +)
     }
 
@@ -295,7 +297,7 @@ final class PackPipeline: @unchecked Sendable {
 
     /// Whether one of the positions of file `index` is an anchor's, so its tail is a dictionary.
     private func needsTail(_ index: Int) -> Bool {
-        (starts[index]..<starts[index] + spans[index]).contains { anchors.isAnchor($0) }
+        (starts[index]..<starts[index + 1]).contains { anchors.isAnchor($0) }
     }
 
     /// Waits until the anchor plan is set; false when the run was cancelled first.

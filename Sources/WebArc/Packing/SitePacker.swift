@@ -192,7 +192,7 @@ public struct SitePacker {
         }
         let files = scanner.files
         let pipeline = PackPipeline(
-            files: files, spans: files.map { Self.responses(answering: $0.relativePath) },
+            files: files, spans: files.lazy.map { Self.responses(answering: $0.relativePath) },
             level: options.compressionLevel, zstdLevel: options.zstdLevel, placement: options.dictionaryPlacement,
             firstPosition: 0, wholeLimit: options.streamingThreshold, windowBytes: Self.windowBytes,
             batchFiles: options.batchFiles, laneHashing: options.laneHashing)
@@ -223,6 +223,8 @@ public struct SitePacker {
                 opened = try ArchiveWriter(path: output, options: writerOptions)
             } commit: { index, output, slot in
                 let writer = opened!
+                // Made from the compact list once: each `files[index]` makes its strings again.
+                let file = files[index]
                 let body: StoredBody
                 switch output {
                 case .prepared(let prepared):
@@ -231,16 +233,15 @@ public struct SitePacker {
                     body = try writer.addBody(likelyDuplicate: bytes, known: known)
                 case .streamedDuplicate(let known, let length, let lastChunk):
                     body = try writer.addBody(
-                        likelyDuplicateOf: files[index].readPath, known: known, length: length, lastChunk: lastChunk)
+                        likelyDuplicateOf: file.readPath, known: known, length: length, lastChunk: lastChunk)
                 case .streamed:
                     body = try writer.addBody(chunks: { try pipeline.nextChunk(of: slot) }, end: { slot.streamEnd! })
                 }
-                try Self.checkPlannedLength(files[index], read: body.length, anchors: anchors)
-                let fileURL = url(for: files[index].relativePath)
+                try Self.checkPlannedLength(file, read: body.length, anchors: anchors)
+                let fileURL = url(for: file.relativePath)
                 try addRecords(
-                    for: files[index], at: fileURL, key: try keyOf(fileURL), body: body, writer: writer,
-                    summary: &summary)
-                doneBytes += files[index].size
+                    for: file, at: fileURL, key: try keyOf(fileURL), body: body, writer: writer, summary: &summary)
+                doneBytes += file.size
                 summary.files = index + 1
                 progress?(index + 1, files.count, doneBytes, totalBytes)
             }
@@ -287,7 +288,7 @@ public struct SitePacker {
     }
 
     /// - Throws: ``Failure/urlClash(first:second:url:)`` for two files with one key.
-    private func checkClashes(files: [ScannedFile], keyOf: (String) throws -> [UInt8]) throws {
+    private func checkClashes(files: ScannedFiles, keyOf: (String) throws -> [UInt8]) throws {
         // Plain keys are the base and each path escaped byte by byte, `%` included: two paths
         // never share one, so there is nothing to check (and no table of every key to keep).
         guard try !keysArePlain() else { return }
@@ -306,7 +307,7 @@ public struct SitePacker {
     /// Which body positions are anchors: keyed by the key of the record each position's body
     /// answers (a folder's index.html takes two: its own URL's, then the folder's) and the body's
     /// length, or every `dictionaryInterval`-th.
-    private func anchorPlan(files: [ScannedFile], keyOf: @escaping (String) throws -> [UInt8]) throws -> AnchorPlan {
+    private func anchorPlan(files: ScannedFiles, keyOf: @escaping (String) throws -> [UInt8]) throws -> AnchorPlan {
         // Grouped bodies take no dictionaries (spec Appendix C step 16).
         guard let rule = options.anchorRule, options.dictionaryInterval > 0, options.groups == nil else {
             return AnchorPlan(interval: options.groups == nil ? options.dictionaryInterval : 0)

@@ -30,37 +30,42 @@ extension AnchorPlan {
     /// How far either side the local-minimum rule compares hashes: ⌊3n/8⌋, at least 1.
     static func window(_ interval: Int) -> Int { max(1, interval * 3 / 8) }
 
-    /// Each position's anchor under the keyed rule.
-    static func keyedPositions<Bodies: Sequence>(_ bodies: Bodies, interval: Int) -> [Int]
+    /// The anchor positions under the keyed rule, and the number of positions.
+    static func keyedAnchors<Bodies: Sequence>(_ bodies: Bodies, interval: Int) -> (positions: [Int], count: Int)
     where Bodies.Element == (key: [UInt8], length: UInt64) {
-        var positions: [Int] = []
+        var anchors: [Int] = []
         var anchor = 0
+        var count = 0
         for (position, body) in bodies.enumerated() {
             let candidate = isCandidate(key: body.key, length: body.length, interval: interval)
             if startsAnchor(position: position, previousAnchor: anchor, candidate: candidate, interval: interval) {
                 anchor = position
+                anchors.append(position)
             }
-            positions.append(anchor)
+            count += 1
         }
-        return positions
+        return (anchors, count)
     }
 
-    /// Each position's anchor under the local-minimum rule: a body of a candidate's length whose
-    /// key hash, with its position, is the least of such bodies' within ``window(_:)`` either side.
-    static func localMinimumPositions<Bodies: Sequence>(_ bodies: Bodies, interval: Int) -> [Int]
-    where Bodies.Element == (key: [UInt8], length: UInt64) {
+    /// The anchor positions under the local-minimum rule, and the number of positions: a body of
+    /// a candidate's length whose key hash, with its position, is the least of such bodies'
+    /// within ``window(_:)`` either side.
+    static func localMinimumAnchors<Bodies: Sequence>(
+        _ bodies: Bodies, interval: Int
+    ) -> (
+        positions: [Int], count: Int
+    ) where Bodies.Element == (key: [UInt8], length: UInt64) {
         let hashes: [UInt64?] = bodies.map { candidateLengths.contains($0.length) ? keyHash($0.key) : nil }
         let minima = localMinima(hashes, window: window(interval))
-        var positions: [Int] = []
-        positions.reserveCapacity(hashes.count)
+        var anchors: [Int] = []
         var anchor = 0
         for position in hashes.indices {
             if position == 0 || position - anchor >= maximumGap(interval) || minima[position] {
                 anchor = position
+                anchors.append(position)
             }
-            positions.append(anchor)
         }
-        return positions
+        return (anchors, hashes.count)
     }
 
     /// For each position, whether it holds a hash whose (hash, position) is the least of those

@@ -34,14 +34,17 @@ package struct AnchorPlan: Sendable, Equatable {
     package let interval: Int
     /// The rule, as `Writer.anchors` names it.
     package let rule: WriterRecipe.AnchorRule
-    /// For a keyed rule, each position's anchor position; nil: every *n*-th.
-    private let anchorPositions: [Int]?
+    /// For a keyed rule, the anchor positions in order and the number of positions whose keys
+    /// were given; nil: every *n*-th. A position takes the last anchor at or before it, so the
+    /// anchors alone (about one position in *n*) say it: a table of every position's anchor
+    /// took 8 bytes a body.
+    private let keyedAnchors: (positions: [Int], count: Int)?
 
     /// The every-*n*-th rule.
     package init(interval: Int) {
         self.interval = max(0, interval)
         rule = .everyNth
-        anchorPositions = nil
+        keyedAnchors = nil
     }
 
     /// A rule keyed by the records, given for each position in order the lookup key of the record
@@ -51,18 +54,18 @@ package struct AnchorPlan: Sendable, Equatable {
         self.interval = max(0, interval)
         guard self.interval > 0 else {
             self.rule = .everyNth
-            anchorPositions = nil
+            keyedAnchors = nil
             return
         }
         self.rule = rule.anchorRule
         switch rule {
-        case .keyed: anchorPositions = Self.keyedPositions(bodies, interval: self.interval)
-        case .localMinimum: anchorPositions = Self.localMinimumPositions(bodies, interval: self.interval)
+        case .keyed: keyedAnchors = Self.keyedAnchors(bodies, interval: self.interval)
+        case .localMinimum: keyedAnchors = Self.localMinimumAnchors(bodies, interval: self.interval)
         }
     }
 
     /// Whether this plan depends on the records' keys and body lengths (`Writer.anchors` 1 or 2).
-    package var isKeyed: Bool { anchorPositions != nil }
+    package var isKeyed: Bool { keyedAnchors != nil }
 
     /// Whether `position` is an anchor's.
     package func isAnchor(_ position: Int) -> Bool {
@@ -73,12 +76,27 @@ package struct AnchorPlan: Sendable, Equatable {
     /// or nil when dictionaries are off.
     package func anchor(of position: Int) -> Int? {
         guard interval > 0, position >= 0 else { return nil }
-        guard let anchorPositions else { return position - position % interval }
-        if position < anchorPositions.count { return anchorPositions[position] }
+        guard let (anchors, count) = keyedAnchors else { return position - position % interval }
+        if position < count {
+            // The last anchor at or before the position (the first position is always one).
+            var low = 0
+            var high = anchors.count - 1
+            while low < high {
+                let middle = (low + high + 1) / 2
+                if anchors[middle] <= position { low = middle } else { high = middle - 1 }
+            }
+            return anchors[low]
+        }
         // Past the keys given: no candidates, so an anchor every ⌊3n/2⌋ after the last one known.
-        var anchor = anchorPositions.last ?? 0
+        var anchor = anchors.last ?? 0
         let gap = Self.maximumGap(interval)
         anchor += (position - anchor) / gap * gap
         return anchor
+    }
+
+    package static func == (lhs: AnchorPlan, rhs: AnchorPlan) -> Bool {
+        lhs.interval == rhs.interval && lhs.rule == rhs.rule
+            && lhs.keyedAnchors?.positions == rhs.keyedAnchors?.positions
+            && lhs.keyedAnchors?.count == rhs.keyedAnchors?.count
     }
 }

@@ -19,7 +19,7 @@ extension ArchiveWriter {
         try ensureOpen()
         guard !sizes.isEmpty else { return }
         let pipeline = PackPipeline(
-            path: { _ in "" }, sizes: sizes, read: read, spans: Array(repeating: 1, count: sizes.count),
+            path: { _ in "" }, sizes: sizes, read: read, spans: repeatElement(1, count: sizes.count),
             level: options.compressionLevel,
             zstdLevel: options.zstdLevel, placement: options.dictionaryPlacement, firstPosition: anchors.nextPosition,
             wholeLimit: UInt64.max, windowBytes: SitePacker.windowBytes, batchFiles: 16 * MD5Lanes.count,

@@ -6,12 +6,23 @@
 /// back rarely while bodies are added; keeping only an offset per body in memory keeps the writer's
 /// memory to a few dozen bytes per body however many chunks each has.
 final class BodyTable {
-    /// Where variant 0 of each MD5 starts in the log.
-    private var firstVariants: [BodyDigest: UInt64] = [:]
-    /// Where variants 1, 2, … start, for the rare MD5 that two different bodies share.
-    private var laterVariants: [BodyDigest: [UInt64]] = [:]
-    /// After ``seal()``: every entry's reference and offset, in reference order.
-    private var sorted: [(reference: BodyReference, offset: UInt64)] = []
+    /// A stored body: its MD5 and where its entry starts in the log. The log only grows, so of two
+    /// bodies with one MD5 the earlier variant starts first.
+    private struct Stored {
+        var digest: BodyDigest
+        var offset: UInt64
+    }
+
+    /// Every stored body: in the order added until ``seal()``, then in reference order (MD5, then
+    /// offset, which is variant order), sorted where it lies.
+    private var stored: [Stored] = []
+    /// Until ``seal()``: which bodies have which MD5, as an open-addressing table probed linearly
+    /// from a hash of the MD5, each slot an index into ``stored`` plus one (0: free). Variants of
+    /// one MD5 lie along its probe sequence in the order added. 4 bytes a slot, at most
+    /// ``maxLoad`` of them used: a dictionary by MD5 took about 48 bytes a body, and its sorted
+    /// copy at ``seal()`` 32 more beside it.
+    private var slots: [UInt32] = []
+    private static let maxLoad = 0.7
     private var isSealed = false
     private let log = ScratchLog(prefix: "webarc-bodies")
     /// The entry stored or found last: a response names its body right after the body is added.
@@ -25,20 +36,7 @@ final class BodyTable {
 
     /// The stored bodies with this MD5, in variant order.
     func variants(of digest: BodyDigest) throws -> [BodyEntry] {
-        let offsets: [UInt64]
-        if isSealed {
-            var index = lowerBound(BodyReference(digest: digest, variant: 0))
-            var found: [UInt64] = []
-            while index < sorted.count && sorted[index].reference.digest == digest {
-                found.append(sorted[index].offset)
-                index += 1
-            }
-            offsets = found
-        } else {
-            guard let first = firstVariants[digest] else { return [] }
-            offsets = [first] + (laterVariants[digest] ?? [])
-        }
-        return try offsets.map { try entry(at: $0) }
+        try offsets(of: digest).map { try entry(at: $0) }
     }
 
     /// The stored entry `reference` names, or nil.
@@ -57,7 +55,7 @@ final class BodyTable {
         digest: BodyDigest, length: UInt64, sha256: SHA256Hash, chunks: [ChunkEntry], sliceStart: UInt32? = nil
     ) throws -> BodyEntry {
         precondition(!isSealed, "a body added to a finished writer")
-        let variant: UInt32 = firstVariants[digest] == nil ? 0 : UInt32(1 + (laterVariants[digest]?.count ?? 0))
+        let variant = UInt32(offsets(of: digest).count)
         let reference = BodyReference(digest: digest, variant: variant)
         let entry =
             sliceStart.map {
@@ -67,11 +65,9 @@ final class BodyTable {
         writer.write(UInt32(entry.encodedSize))
         entry.serialize(into: &writer)
         let offset = try log.append(writer.bytes)
-        if variant == 0 {
-            firstVariants[digest] = offset
-        } else {
-            laterVariants[digest, default: []].append(offset)
-        }
+        precondition(stored.count < Int(UInt32.max), "more bodies than a body table numbers")
+        stored.append(Stored(digest: digest, offset: offset))
+        if Double(stored.count) > Double(slots.count) * Self.maxLoad { grow() } else { place(stored.count - 1) }
         count += 1
         recent = entry
         return entry
@@ -95,46 +91,87 @@ final class BodyTable {
     /// Where the entry `reference` names starts in the log, or nil.
     private func offset(of reference: BodyReference) -> UInt64? {
         if isSealed {
-            let index = lowerBound(reference)
-            return index < sorted.count && sorted[index].reference == reference ? sorted[index].offset : nil
-        } else if reference.variant == 0 {
-            return firstVariants[reference.digest]
+            let index = sortedIndex(of: reference)
+            return index.map { stored[$0].offset }
         }
-        let later = laterVariants[reference.digest] ?? []
-        return Int(reference.variant) <= later.count ? later[Int(reference.variant) - 1] : nil
+        let offsets = offsets(of: reference.digest)
+        return Int(reference.variant) < offsets.count ? offsets[Int(reference.variant)] : nil
     }
 
-    /// Ends adding: the offsets are kept sorted by reference (the body tree's order) and the
-    /// table by MD5 is let go. Lookups still work, by binary search.
+    /// Where the entries with this MD5 start in the log, in variant order.
+    private func offsets(of digest: BodyDigest) -> [UInt64] {
+        var found: [UInt64] = []
+        if isSealed {
+            var index = lowerBound(digest)
+            while index < stored.count && stored[index].digest == digest {
+                found.append(stored[index].offset)
+                index += 1
+            }
+            return found
+        }
+        guard !slots.isEmpty else { return [] }
+        let mask = slots.count - 1
+        var slot = Self.home(of: digest, mask: mask)
+        while slots[slot] != 0 {
+            let body = stored[Int(slots[slot]) - 1]
+            if body.digest == digest { found.append(body.offset) }
+            slot = (slot + 1) & mask
+        }
+        return found
+    }
+
+    /// The first slot to probe for `digest`: MD5s are spread evenly, but both halves go through
+    /// MurmurHash3's 64-bit finalizer so that made-up digests (a few bytes set, as in tests)
+    /// spread too.
+    private static func home(of digest: BodyDigest, mask: Int) -> Int {
+        var mixed = digest.high ^ (digest.low &* 0x9E37_79B9_7F4A_7C15)
+        mixed ^= mixed >> 33
+        mixed &*= 0xFF51_AFD7_ED55_8CCD
+        mixed ^= mixed >> 33
+        mixed &*= 0xC4CE_B9FE_1A85_EC53
+        mixed ^= mixed >> 33
+        return Int(truncatingIfNeeded: mixed) & mask
+    }
+
+    /// Puts body `index` of ``stored`` in the first free slot of its probe sequence: after every
+    /// earlier body of its MD5, as it is placed after them.
+    private func place(_ index: Int) {
+        let mask = slots.count - 1
+        var slot = Self.home(of: stored[index].digest, mask: mask)
+        while slots[slot] != 0 { slot = (slot + 1) & mask }
+        slots[slot] = UInt32(index + 1)
+    }
+
+    /// Doubles the slots (1 024 at first) and places every body again, in the order added.
+    private func grow() {
+        var capacity = max(1024, slots.count)
+        while Double(stored.count) > Double(capacity) * Self.maxLoad { capacity *= 2 }
+        slots = []
+        slots = [UInt32](repeating: 0, count: capacity)
+        for index in stored.indices { place(index) }
+    }
+
+    /// Ends adding: the bodies are sorted by reference where they lie (the body tree's order) and
+    /// the slots are let go. Lookups still work, by binary search.
     func seal() {
         guard !isSealed else { return }
-        var all: [(reference: BodyReference, offset: UInt64)] = []
-        all.reserveCapacity(count)
-        for (digest, offset) in firstVariants { all.append((BodyReference(digest: digest, variant: 0), offset)) }
-        firstVariants = [:]
-        for (digest, offsets) in laterVariants {
-            for (number, offset) in offsets.enumerated() {
-                all.append((BodyReference(digest: digest, variant: UInt32(number + 1)), offset))
-            }
-        }
-        laterVariants = [:]
-        all.sort { $0.reference < $1.reference }
-        sorted = all
+        slots = []
+        stored.sort { $0.digest != $1.digest ? $0.digest < $1.digest : $0.offset < $1.offset }
         isSealed = true
     }
 
     /// Every entry in reference order (``seal()`` first), read back one at a time.
-    func forEachSorted(_ body: (BodyEntry) throws -> Void) throws {
+    func forEachSorted(_ visit: (BodyEntry) throws -> Void) throws {
         precondition(isSealed, "body entries listed before the table was sealed")
-        for (_, offset) in sorted { try body(try entry(at: offset)) }
+        for body in stored { try visit(try entry(at: body.offset)) }
     }
 
     /// Where `reference` comes in reference order (``seal()`` first), or nil when not stored: a
     /// number below ``count`` that a caller can mark bodies by, a bit each.
     func sortedIndex(of reference: BodyReference) -> Int? {
         precondition(isSealed, "a body's place asked for before the table was sealed")
-        let index = lowerBound(reference)
-        return index < sorted.count && sorted[index].reference == reference ? index : nil
+        let index = lowerBound(reference.digest) + Int(reference.variant)
+        return index < stored.count && stored[index].digest == reference.digest ? index : nil
     }
 
     /// Decodes the entry stored at `offset` of the log.
@@ -146,13 +183,13 @@ final class BodyTable {
         return try BodyEntry(parsing: &reader, page: 0)
     }
 
-    /// The index of the first sorted entry not before `reference`.
-    private func lowerBound(_ reference: BodyReference) -> Int {
+    /// The index of the first sorted body whose MD5 is not before `digest`.
+    private func lowerBound(_ digest: BodyDigest) -> Int {
         var low = 0
-        var high = sorted.count
+        var high = stored.count
         while low < high {
             let middle = (low + high) / 2
-            if sorted[middle].reference < reference { low = middle + 1 } else { high = middle }
+            if stored[middle].digest < digest { low = middle + 1 } else { high = middle }
         }
         return low
     }

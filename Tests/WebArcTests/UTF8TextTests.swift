@@ -90,4 +90,27 @@ struct UTF8TextTests {
         #expect(UTF8Text.precedes("e\u{301}", "é") && !UTF8Text.precedes("é", "e\u{301}"))
         #expect(UTF8Text.precedes("a", "a/") && !UTF8Text.precedes("a/", "a") && !UTF8Text.precedes("a", "a"))
     }
+
+    @Test("isValid answers as validated does: edge sequences after ASCII runs of every length, random strings")
+    func isValid() {
+        var random = SeededGenerator(seed: 12)
+        let tails: [[UInt8]] = [
+            [], [0xC3, 0xA9], [0x80], [0xE2, 0x82], [0xF4, 0x90, 0x80, 0x80], [0xEF, 0xBF, 0xBD],
+        ]
+        for prefix in 0..<20 {
+            for tail in tails {
+                let bytes = [UInt8](repeating: 0x61, count: prefix) + tail + [UInt8](repeating: 0x62, count: prefix % 3)
+                #expect(UTF8Text.isValid(bytes[...]) == (UTF8Text.validated(bytes) != nil), "\(bytes)")
+            }
+        }
+        for _ in 0..<5_000 {
+            let bytes = (0..<Int.random(in: 0...24, using: &random)).map { _ in
+                Int.random(in: 0..<4, using: &random) == 0
+                    ? UInt8.random(in: 0x80...0xFF, using: &random) : UInt8.random(in: 0..<0x80, using: &random)
+            }
+            let padded = [0xFF] + bytes + [0xFF]
+            let slice = padded[1..<padded.count - 1]
+            #expect(UTF8Text.isValid(slice) == (UTF8Text.validated(bytes) != nil), "\(bytes)")
+        }
+    }
 }

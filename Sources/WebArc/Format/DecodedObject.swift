@@ -86,8 +86,10 @@ struct DecodedObject {
 
     /// The field `key` checked to have `type`, nil when absent (or `corruptIndex` when required).
     func field(_ key: String, type: UInt8, required: Bool = false) throws -> Field? {
-        // Compared byte by byte with the key's UTF-8 view: no array is made for each lookup.
-        guard let field = fields.first(where: { $0.key.elementsEqual(key.utf8) }) else {
+        // Compared byte by byte with the key's UTF-8 view: no array is made for each lookup; the
+        // lengths first, which rule out most fields at once.
+        let length = key.utf8.count
+        guard let field = fields.first(where: { $0.key.count == length && $0.key.elementsEqual(key.utf8) }) else {
             if required { throw corrupt("required field \"\(key)\" is missing") }
             return nil
         }
@@ -148,6 +150,22 @@ struct DecodedObject {
         }
     }
 
+    /// The number of items of string list `key`, each checked as ``stringList(_:)`` checks it,
+    /// without making their text; nil when absent.
+    func stringListCount(_ key: String) throws -> Int? {
+        guard let field = try field(key, type: FieldType.stringList) else { return nil }
+        // The layout of every item first, as ``items(of:key:)`` checks it, then their text: the
+        // errors of ``stringList(_:)`` in its order, with no list of ranges made.
+        var count = 0
+        try forEachItem(of: field, key: key) { _ in count += 1 }
+        try forEachItem(of: field, key: key) { range in
+            guard UTF8Text.isValid(bytes[range]) else {
+                throw corrupt("an item of \"\(key)\" is not valid UTF-8", at: field.position)
+            }
+        }
+        return count
+    }
+
     /// The nested object of field `key`, checked to be of class `className`.
     func object(_ key: String, className: String, required: Bool = false) throws -> DecodedObject? {
         guard let field = try field(key, type: FieldType.object, required: required) else { return nil }
@@ -169,12 +187,18 @@ struct DecodedObject {
 
     /// The items of a list value: a `u32` count, then each item length-prefixed, filling it exactly.
     private func items(of field: Field, key: String) throws -> [Range<Int>] {
+        var items: [Range<Int>] = []
+        try forEachItem(of: field, key: key) { items.append($0) }
+        return items
+    }
+
+    /// Calls `body` with each item of a list value, once the list's count is checked against its
+    /// bytes; throws when an item does not fit or the items do not fill the value (after the items).
+    private func forEachItem(of field: Field, key: String, _ body: (Range<Int>) throws -> Void) throws {
         var reader = ByteReader(bytes, region: .object(page: page), range: field.value)
         let count = try reader.readUInt32()
         try reader.require(UInt64(count) * 4, what: "\(count) items of \"\(key)\"")
-        var items: [Range<Int>] = []
-        for _ in 0..<count { items.append(try reader.readLengthPrefixed(what: "an item of \"\(key)\"")) }
+        for _ in 0..<count { try body(try reader.readLengthPrefixed(what: "an item of \"\(key)\"")) }
         guard reader.isAtEnd else { throw corrupt("list \"\(key)\" does not fill its value", at: field.position) }
-        return items
     }
 }

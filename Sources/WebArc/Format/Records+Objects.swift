@@ -226,10 +226,10 @@ enum RecordObjects {
             name: try object.string("name"))
     }
 
-    static func request(_ object: DecodedObject) throws -> RequestRecord {
+    static func request(_ object: DecodedObject, keepingHeaders: Bool = true) throws -> RequestRecord {
         RequestRecord(
             method: try object.string("method", required: true)!, url: try object.string("url", required: true)!,
-            headers: try headers(object))
+            headers: try headers(object, keeping: keepingHeaders))
     }
 
     /// A record tree entry's object, or nil for a class this library does not know (skipped).
@@ -262,9 +262,11 @@ enum RecordObjects {
 
     /// Checks an object's known fields for its class (spec §7.3), whatever place it is found in.
     ///
+    /// - Parameter keepingHeaders: false checks a record's header lists as true does, but leaves
+    ///   them out of the record (for `verify`, which needs no header's text).
     /// - Throws: `corruptIndex` for a malformed known field, a missing required one, a response
     ///   status outside 100–599.
-    static func parse(_ object: DecodedObject) throws -> Parsed {
+    static func parse(_ object: DecodedObject, keepingHeaders: Bool = true) throws -> Parsed {
         switch object.className {
         case "Archive":
             _ = try metadata(object)
@@ -285,13 +287,13 @@ enum RecordObjects {
             _ = try totals(object)
             return .other("Totals")
         case "Response", "Redirect", "Tombstone":
-            return .record(try decodeRecord(object))
+            return .record(try decodeRecord(object, keepingHeaders: keepingHeaders))
         default:
             return .unknown
         }
     }
 
-    private static func decodeRecord(_ object: DecodedObject) throws -> ArchiveRecord {
+    private static func decodeRecord(_ object: DecodedObject, keepingHeaders keep: Bool) throws -> ArchiveRecord {
         switch object.className {
         case "Response":
             let status = try object.uint("status", required: true)!
@@ -301,9 +303,10 @@ enum RecordObjects {
             }
             return .response(
                 ResponseRecord(
-                    request: try request(object.object("request", className: "Request", required: true)!),
+                    request: try request(
+                        object.object("request", className: "Request", required: true)!, keepingHeaders: keep),
                     status: Int(status),
-                    reason: try object.string("reason"), headers: try headers(object),
+                    reason: try object.string("reason"), headers: try headers(object, keeping: keep),
                     mimeType: try object.string("mimeType"),
                     textEncoding: try object.string("textEncoding"),
                     body: try object.bodyReference("body", required: true)!,
@@ -312,31 +315,42 @@ enum RecordObjects {
         case "Redirect":
             return .redirect(
                 RedirectRecord(
-                    request: try request(object.object("request", className: "Request", required: true)!),
+                    request: try request(
+                        object.object("request", className: "Request", required: true)!, keepingHeaders: keep),
                     status: Int(clamping: try object.uint("status", required: true)!),
                     target: try object.string("target", required: true)!,
-                    headers: try headers(object),
+                    headers: try headers(object, keeping: keep),
                     captureDate: try object.date("captureDate").map(Date.init(webarcMilliseconds:))))
         default:
             return .tombstone(
                 TombstoneRecord(
-                    request: try request(object.object("request", className: "Request", required: true)!),
+                    request: try request(
+                        object.object("request", className: "Request", required: true)!, keepingHeaders: keep),
                     captureDate: try object.date("captureDate").map(Date.init(webarcMilliseconds:))))
         }
     }
 
-    /// A header list: names and values alternately, an even count (spec §7.2).
-    static func headers(_ object: DecodedObject) throws -> [HTTPHeader] {
-        try pairs(object, "headers").map { HTTPHeader($0.0, $0.1) }
+    /// A header list: names and values alternately, an even count (spec §7.2); checked alike but
+    /// not made when `keeping` is false (then empty).
+    static func headers(_ object: DecodedObject, keeping: Bool = true) throws -> [HTTPHeader] {
+        guard keeping else {
+            if let count = try object.stringListCount("headers"), count % 2 != 0 {
+                throw notPairs(object, "headers", count: count)
+            }
+            return []
+        }
+        return try pairs(object, "headers").map { HTTPHeader($0.0, $0.1) }
+    }
+
+    private static func notPairs(_ object: DecodedObject, _ key: String, count: Int) -> WebArcError {
+        object.corrupt(
+            "list \"\(key)\" holds \(count) strings, not pairs",
+            at: try? object.field(key, type: FieldType.stringList)?.position)
     }
 
     private static func pairs(_ object: DecodedObject, _ key: String) throws -> [(String, String)] {
         guard let list = try object.stringList(key) else { return [] }
-        guard list.count % 2 == 0 else {
-            throw object.corrupt(
-                "list \"\(key)\" holds \(list.count) strings, not pairs",
-                at: try object.field(key, type: FieldType.stringList)?.position)
-        }
+        guard list.count % 2 == 0 else { throw notPairs(object, key, count: list.count) }
         return stride(from: 0, to: list.count, by: 2).map { (list[$0], list[$0 + 1]) }
     }
 }

@@ -34,6 +34,25 @@ enum UTF8Text {
         return exact ? text : nil
     }
 
+    /// Whether `bytes` are valid UTF-8, as ``validated(_:)-([UInt8])`` would answer, without making
+    /// the text when they are ASCII (header names and values almost always are).
+    static func isValid(_ bytes: ArraySlice<UInt8>) -> Bool {
+        bytes.withUnsafeBufferPointer { buffer in
+            var index = 0
+            // Eight bytes at a time while no high bit is set.
+            while index + 8 <= buffer.count {
+                let word = UnsafeRawPointer(buffer.baseAddress! + index).loadUnaligned(as: UInt64.self)
+                guard word & 0x8080_8080_8080_8080 == 0 else { return validated(buffer) != nil }
+                index += 8
+            }
+            while index < buffer.count {
+                guard buffer[index] < 0x80 else { return validated(buffer) != nil }
+                index += 1
+            }
+            return true
+        }
+    }
+
     /// Whether `first`'s UTF-8 bytes sort before `second`'s (`memcmp` order, a prefix first): what
     /// `first.utf8.lexicographicallyPrecedes(second.utf8)` answers, without walking the views a
     /// byte at a time (a ninth of `pack`'s folder scan, sorting paths that share long prefixes).

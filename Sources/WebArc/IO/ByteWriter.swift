@@ -6,6 +6,9 @@ struct ByteWriter {
 
     var count: Int { bytes.count }
 
+    /// Empties the writer, keeping its storage for what it writes next.
+    mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
+
     mutating func write(_ value: UInt8) { bytes.append(value) }
     mutating func write(_ value: UInt16) { writeLittleEndian(UInt64(value), width: 2) }
     mutating func write(_ value: UInt32) { writeLittleEndian(UInt64(value), width: 4) }

@@ -65,21 +65,29 @@ final class SpilledSort<Element: SpilledSortElement> {
         return SpilledSortIterator(merging: runs.map { SpilledRun(log: log, range: $0, blockSize: blockSize) })
     }
 
+    /// Bytes of values encoded before they are appended to the log.
+    private static var spillBlock: Int { 64 << 10 }
+
     private func spill() throws {
         guard !held.isEmpty else { return }
-        held.sort(by: Element.precedes)
+        let held = self.held
+        // The positions are sorted, not the values: a value can be large (a body entry and its
+        // chunk list), and a sort moves each one many times.
+        let order = held.indices.sorted { Element.precedes(held[$0], held[$1]) }
         let start = log.length
-        var writer = ByteWriter(capacity: 1 << 20)
-        for element in held {
-            writer.writeLengthPrefixed { element.encode(into: &$0) }
-            if writer.count >= 1 << 20 {
+        // Written out a block at a time from one buffer kept under the size glibc maps afresh
+        // (a new megabyte for each megabyte spilled cost a page fault for each of its pages).
+        var writer = ByteWriter(capacity: Self.spillBlock + (4 << 10))
+        for index in order {
+            writer.writeLengthPrefixed { held[index].encode(into: &$0) }
+            if writer.count >= Self.spillBlock {
                 try log.append(writer.bytes)
-                writer = ByteWriter(capacity: 1 << 20)
+                writer.removeAll()
             }
         }
         try log.append(writer.bytes)
         runs.append(start..<log.length)
-        held = []
+        self.held = []
         heldBytes = 0
     }
 }

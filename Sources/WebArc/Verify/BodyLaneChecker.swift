@@ -13,8 +13,9 @@ import Crypto
 /// next chunk (carrying the bytes short of a block over), or finishes its body and takes the next
 /// one. Memory: one decoded chunk (at most 256 KiB) per lane.
 struct BodyLaneChecker {
-    /// One body in a lane.
-    private struct Lane {
+    /// One body in a lane: a class, so that the lanes' steps pass it by reference (a body
+    /// entry and its outcome are copied at every step otherwise, a tenth of the body checks).
+    private final class Lane {
         /// The body's position in the group.
         let index: Int
         let body: BodyEntry
@@ -34,6 +35,14 @@ struct BodyLaneChecker {
         var consumed = 0
         /// Bytes decoded so far.
         var length: UInt64 = 0
+
+        init(index: Int, body: BodyEntry, outcome: BodyOutcome, needsBodyHash: Bool, bodyHash: SHA256Stream?) {
+            self.index = index
+            self.body = body
+            self.outcome = outcome
+            self.needsBodyHash = needsBodyHash
+            self.bodyHash = bodyHash
+        }
 
         var unhashed: Int { bytes.count - consumed }
         /// Bytes of the body not yet hashed by MD5.
@@ -149,7 +158,7 @@ struct BodyLaneChecker {
                     bodyHash: needsBodyHash && body.chunks.isEmpty ? SHA256Stream() : nil)
             }
             if load(lane) { return }
-            var finished = lanes[lane]!
+            let finished = lanes[lane]!
             lanes[lane] = nil
             if finished.outcome.chunkProblems.isEmpty {
                 let tail = finished.bytes[finished.consumed...]

@@ -58,8 +58,9 @@ extension Verification {
     func queue(_ leaf: BodyLeaf, _ reference: PageReference) {
         guard bodyQueueFailure == nil else { return }
         do {
-            for entry in leaf.entries {
-                try bodyQueue.append(QueuedBody(entry: entry, sequence: bodyQueue.count))
+            for (position, entry) in leaf.entries.enumerated() {
+                try bodyQueue.append(
+                    QueuedBody(entry: entry, sequence: bodyQueue.count, encoded: leaf.encoded(position)))
             }
         } catch {
             bodyQueueFailure = error
@@ -453,11 +454,21 @@ struct FoundInBodies: Sendable {
 /// its first chunk in this archive's body data (0 for a body with none), then by its position in
 /// body-tree order.
 struct QueuedBody: SpilledSortElement {
-    var entry: BodyEntry
+    let entry: BodyEntry
     /// Its position in body-tree order.
-    var sequence: Int
+    let sequence: Int
+    /// The offset it is ordered by, found once (a sort compares each body many times).
+    let offset: UInt64
+    /// The entry's bytes as its leaf stores them, when at hand: spilled as they are (they parse
+    /// to the entry) instead of encoded again.
+    let encoded: ArraySlice<UInt8>?
 
-    var offset: UInt64 { entry.chunks.first(where: { $0.layer == 0 })?.offset ?? 0 }
+    init(entry: BodyEntry, sequence: Int, encoded: ArraySlice<UInt8>? = nil) {
+        self.entry = entry
+        self.sequence = sequence
+        self.encoded = encoded
+        offset = entry.chunks.first(where: { $0.layer == 0 })?.offset ?? 0
+    }
 
     static func precedes(_ lhs: QueuedBody, _ rhs: QueuedBody) -> Bool {
         let (left, right) = (lhs.offset, rhs.offset)
@@ -469,7 +480,7 @@ struct QueuedBody: SpilledSortElement {
         writer.write(entry.origin.page)
         writer.write(UInt64(entry.origin.position))
         writer.write(UInt64(entry.origin.length))
-        entry.serialize(into: &writer)
+        if let encoded { writer.write(bytes: encoded) } else { entry.serialize(into: &writer) }
     }
 
     static func decode(_ reader: inout ByteReader) throws -> QueuedBody {

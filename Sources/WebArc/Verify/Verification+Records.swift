@@ -33,15 +33,23 @@ extension Verification {
     /// body tree lacks, or trees out of order (then compared through an index in memory).
     func finishRecords() {
         guard bodyIndex != nil || !(missingFromBodyTree?.isEmpty ?? true) else { return }
+        remakeReferences()
+    }
+
+    /// `references` made again, for every record leaf that read, with what is known now of the
+    /// body tree.
+    func remakeReferences() {
         clearProblems(in: "references")
         forEachRecordLeaf { leaf, first in checkReferences(leaf, first, parsedEntries(leaf), leaf.bodies) }
     }
 
+    /// Each entry's object, parsed with its header lists checked but not kept (no check needs
+    /// their text).
     private func parsedEntries(_ leaf: RecordLeaf) -> [RecordEntry] {
         leaf.entries.indices.map { index in
             Result {
                 let object = try leaf.object(index)
-                return (object, try RecordObjects.parse(object))
+                return (object, try RecordObjects.parse(object, keepingHeaders: false))
             }
         }
     }

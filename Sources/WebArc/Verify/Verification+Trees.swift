@@ -151,7 +151,7 @@ extension Verification {
         for (index, entry) in entries.enumerated() {
             guard case .success((_, .record(let record))) = entry else { continue }
             let key = try? URLKey.key(method: record.request.method, url: record.request.url)
-            if key.map({ Array($0.utf8) }) != Array(leaf.key(index)) {
+            if !(key.map { $0.utf8.elementsEqual(leaf.key(index)) } ?? false) {
                 addTrees(
                     corrupt(
                         leaf.page, leaf.entries[index].position,

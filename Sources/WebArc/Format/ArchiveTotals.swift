@@ -115,6 +115,18 @@ public struct ArchiveTotals: Equatable, Sendable {
             totals.chunks += UInt64(body.chunkCount)
         }
 
+        /// Counts what `other` counted (records and body entries counted apart, then together).
+        package mutating func add(_ other: Counter) {
+            totals.responses += other.totals.responses
+            totals.redirects += other.totals.redirects
+            totals.tombstones += other.totals.tombstones
+            totals.responseBytes = Self.sum(totals.responseBytes, other.totals.responseBytes)
+            totals.bodyBytes = Self.sum(totals.bodyBytes, other.totals.bodyBytes)
+            totals.chunks += other.totals.chunks
+            baseBodyResponses += other.baseBodyResponses
+            origins.formUnion(other.origins)
+        }
+
         /// The totals; `layered` (an archive with bases) gives them ``baseBodyResponses``.
         package func totals(layered: Bool) -> ArchiveTotals {
             var result = totals

@@ -57,14 +57,28 @@ public enum ArchiveVerifier {
     }
 
     /// Verifies with the body MD5s computed sixteen at a time or one by one (for the tests, which
-    /// check that both find the same problems).
-    static func verify(_ reader: ArchiveReader, progress: Progress? = nil, laneHashing: Bool) -> VerificationReport {
+    /// check that both find the same problems), and with the record tree and the full-text index
+    /// walked beside the body tree or after it (the tests check that both give the same report).
+    static func verify(
+        _ reader: ArchiveReader, progress: Progress? = nil, laneHashing: Bool, walksApart: Bool = true
+    ) -> VerificationReport {
         let verification = Verification(reader: reader, progress: progress, laneHashing: laneHashing)
         // The bodies (most of the work, on every core) are checked while the record tree's pages,
         // the trees and the records are: they need only the metadata and the body leaves that
         // `pages` found first, and a source still downloading (`verify URL`) delivers them meanwhile.
         var bodies: BodyCheckJob?
-        verification.checkPages(bodyTreeRead: { bodies = verification.startBodyChecks() })
+        if walksApart {
+            let (job, walksMet) = verification.checkPagesApart()
+            // Two walks that met on one page would each have read it, where one walk after the
+            // other reads it once: the archive is damaged, and is verified again the other way.
+            guard !walksMet else {
+                job.group.wait()
+                return verify(reader, progress: progress, laneHashing: laneHashing, walksApart: false)
+            }
+            bodies = job
+        } else {
+            verification.checkPages(bodyTreeRead: { bodies = verification.startBodyChecks() })
+        }
         verification.finishTrees()
         verification.finishRecords()
         verification.finishBodyChecks(bodies ?? verification.startBodyChecks())
@@ -91,7 +105,8 @@ final class Verification {
     var bodyLeaves: [PageReference] = []
     /// The body leaves' entries that read, and their bytes, for the body checks' progress.
     var bodyTotals: (bodies: Int, bytes: UInt64) = (0, 0)
-    let pageExtents = LayoutExtents()
+    /// Shared by the walks of one verification (``checkPagesApart()``).
+    let pageExtents: LayoutExtents
     var incomplete: Set<Page.Tree> = []
     var visited: Set<PageReference> = []
 
@@ -103,7 +118,7 @@ final class Verification {
     var recordEntryCount: UInt64 = 0
     /// The record leaves' copies of body entries and the body tree's entries, collected by the
     /// walk for the copy check (``finishTrees()``).
-    let bodyCopies = SpilledSort<BodyCopy>(prefix: "webarc-verify-copies", runBytes: 4 << 20)
+    var bodyCopies = SpilledSort<BodyCopy>(prefix: "webarc-verify-copies", runBytes: 4 << 20)
     let bodyTreeEntries = SpilledSort<BodyCopy>(prefix: "webarc-verify-bodies", runBytes: 4 << 20)
     /// The first error spilling either of them met (the copy check is then made in memory).
     var bodyCopiesFailure: (any Error)?
@@ -131,10 +146,14 @@ final class Verification {
     /// with `Insecure.MD5`; both make the same checks (the tests run both).
     let laneHashing: Bool
 
-    init(reader: ArchiveReader, progress: ArchiveVerifier.Progress?, laneHashing: Bool = MD5Lanes.isAvailable) {
+    init(
+        reader: ArchiveReader, progress: ArchiveVerifier.Progress?, laneHashing: Bool = MD5Lanes.isAvailable,
+        pageExtents: LayoutExtents = LayoutExtents()
+    ) {
         self.reader = reader
         self.progress = progress
         self.laneHashing = laneHashing
+        self.pageExtents = pageExtents
     }
 
     func add(_ check: String, _ error: Error, record: UInt32? = nil, url: String? = nil, step: Int = 0) {
@@ -161,6 +180,19 @@ final class Verification {
     /// Whether `check` found a problem in a step before `step`.
     func hasProblems(in check: String, before step: Int) -> Bool {
         problems[check]?.contains { $0.step < step } ?? false
+    }
+
+    /// How many problems each check has found so far.
+    var problemCounts: [String: Int] { problems.mapValues(\.count) }
+
+    /// Takes the problems `part` found: each check's before those this verification found since it
+    /// had `counts` (``problemCounts``), or after all of them when `counts` is nil; so that they are
+    /// listed in the order one walk after the other finds them.
+    func takeProblems(of part: Verification, at counts: [String: Int]? = nil) {
+        for (check, found) in part.problems {
+            let index = counts.map { $0[check] ?? 0 } ?? problems[check]?.count ?? 0
+            problems[check, default: []].insert(contentsOf: found, at: index)
+        }
     }
 
     /// Drops the problems `check` found (before it is made again).

@@ -1,3 +1,5 @@
+import Synchronization
+
 extension Verification {
     /// `layout`: the lead's reserved bytes are zero, and the extents (chunks, dictionary chunks,
     /// pages) tile `[16, archiveLength − 256)` with no gap and no overlap (spec §3). The tiling
@@ -92,8 +94,9 @@ extension Verification {
 }
 
 /// Extents of the archive (pages, chunks, dictionaries) for `layout`, sorted by offset with memory
-/// bounded whatever their number (``SpilledSort``). Filled by one thread at a time.
-final class LayoutExtents: @unchecked Sendable {
+/// bounded whatever their number (``SpilledSort``). Filled by any thread (the walks of the trees
+/// add their pages side by side); the order is total, so it does not depend on theirs.
+final class LayoutExtents: Sendable {
     /// What an extent holds: in one (offset, end), chunks sort first and pages last.
     enum Kind: UInt8 {
         case chunk = 0
@@ -128,25 +131,29 @@ final class LayoutExtents: @unchecked Sendable {
         var heldSize: Int { 24 }
     }
 
-    private let sort = SpilledSort<Extent>(prefix: "webarc-verify-extents", runBytes: 4 << 20)
-    /// The first error spilling a run met, thrown by ``sorted()``.
-    private var failure: (any Error)?
+    /// The sort, and the first error spilling a run met (thrown by ``sorted()``).
+    private let state = Mutex<UncheckedBox<(sort: SpilledSort<Extent>, failure: (any Error)?)>>(
+        UncheckedBox(value: (SpilledSort(prefix: "webarc-verify-extents", runBytes: 4 << 20), nil)))
 
     /// Adds an extent.
     func add(_ offset: UInt64, _ end: UInt64, _ kind: Kind) {
-        guard failure == nil else { return }
-        do {
-            try sort.append(Extent(offset: offset, end: end, kind: kind))
-        } catch {
-            failure = error
+        state.withLock { state in
+            guard state.value.failure == nil else { return }
+            do {
+                try state.value.sort.append(Extent(offset: offset, end: end, kind: kind))
+            } catch {
+                state = UncheckedBox(value: (state.value.sort, error))
+            }
         }
     }
 
-    /// The extents in (offset, end, kind) order; call once.
+    /// The extents in (offset, end, kind) order; call once, after the last ``add(_:_:_:)``.
     ///
     /// - Throws: `io` when the temporary file could not be written or read.
     func sorted() throws -> SpilledSortIterator<Extent> {
-        if let failure { throw failure }
-        return try sort.sorted()
+        try state.withLock { state throws -> UncheckedBox<SpilledSortIterator<Extent>> in
+            if let failure = state.value.failure { throw failure }
+            return UncheckedBox(value: try state.value.sort.sorted())
+        }.value
     }
 }

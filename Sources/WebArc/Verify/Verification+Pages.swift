@@ -1,3 +1,5 @@
+import Foundation
+
 extension Verification {
     /// `pages`: every page of both trees and the metadata page is read (digest, codec, bounds,
     /// type, structure; spec §5). The pages below a page that fails are not read.
@@ -10,13 +12,7 @@ extension Verification {
     ///   the record tree is (the body checks need only those).
     func checkPages(bodyTreeRead: () -> Void = {}) {
         let trailer = reader.trailer
-        addExtent(trailer.metadata)
-        do {
-            _ = try reader.page(trailer.metadata, .metadata)
-            metadataReadable = true
-        } catch {
-            add("pages", error)
-        }
+        checkMetadataPage()
         if metadataReadable { walkSearchIndex() }
         for (tree, root) in [(Page.Tree.bodies, trailer.bodyRoot), (.records, trailer.recordRoot)] {
             if tree == .records {
@@ -28,13 +24,82 @@ extension Verification {
         }
     }
 
-    private func addExtent(_ reference: PageReference) {
+    /// `pages`, as ``checkPages(bodyTreeRead:)`` makes it, with the full-text index and the record
+    /// tree walked on another thread while this one walks the body tree and then starts the body
+    /// checks: the record checks run beside the body checks from the start, instead of after the
+    /// index and the body tree (the walk of the record tree is a third of `verify`'s work).
+    ///
+    /// Each of the other walks has a verification of its own (problems, pages visited, counts);
+    /// once they are through, this one takes what they found as if it had walked the index, the
+    /// body tree, then the record tree: each check's problems in that order. The record checks
+    /// take the body tree to be whole, as in a sound archive (``startRecords()``); if it is not,
+    /// `references` is made again.
+    ///
+    /// - Returns: the body checks, started; and whether two walks met on one page (a damaged
+    ///   archive), when nothing else this verification found is to be used.
+    func checkPagesApart() -> (bodies: BodyCheckJob, walksMet: Bool) {
+        let trailer = reader.trailer
+        checkMetadataPage()
+        let afterMetadata = problemCounts
+        let search = Verification(reader: reader, progress: nil, pageExtents: pageExtents)
+        let records = Verification(reader: reader, progress: nil, pageExtents: pageExtents)
+        (search.metadataReadable, records.metadataReadable) = (metadataReadable, metadataReadable)
+        let walks = DispatchGroup()
+        let parts = UncheckedBox(value: (search, records))
+        walks.enter()
+        // A thread of its own: the body checks take as many of the global queue's threads as there
+        // are cores, which it would otherwise hold one of.
+        Thread {
+            let (search, records) = parts.value
+            if search.metadataReadable { search.walkSearchIndex() }
+            records.startRecords()
+            records.addExtent(trailer.recordRoot)
+            records.walk(trailer.recordRoot, .records, isRoot: true, parent: nil)
+            walks.leave()
+        }.start()
+        addExtent(trailer.bodyRoot)
+        walk(trailer.bodyRoot, .bodies, isRoot: true, parent: nil)
+        let bodies = startBodyChecks()
+        walks.wait()
+        let walksMet =
+            !visited.isDisjoint(with: search.visited) || !visited.isDisjoint(with: records.visited)
+            || !search.visited.isDisjoint(with: records.visited)
+        guard !walksMet else { return (bodies, true) }
+        takeProblems(of: search, at: afterMetadata)
+        takeProblems(of: records)
+        layered = records.layered
+        incomplete.formUnion(records.incomplete)
+        recordLeaves = records.recordLeaves
+        recordEntryCount = records.recordEntryCount
+        bodyCopies = records.bodyCopies
+        bodyCopiesFailure = bodyCopiesFailure ?? records.bodyCopiesFailure
+        walkedTotals.add(records.walkedTotals)
+        totalsComplete = totalsComplete && records.totalsComplete
+        report.records += records.report.records
+        // The record checks took the body tree to be whole; one walk after the other would have
+        // made `references` knowing it is not.
+        if incomplete.contains(.bodies) { remakeReferences() }
+        return (bodies, false)
+    }
+
+    /// `pages`, for the metadata page.
+    private func checkMetadataPage() {
+        addExtent(reader.trailer.metadata)
+        do {
+            _ = try reader.page(reader.trailer.metadata, .metadata)
+            metadataReadable = true
+        } catch {
+            add("pages", error)
+        }
+    }
+
+    func addExtent(_ reference: PageReference) {
         pageExtents.add(reference.offset, reference.offset &+ UInt64(reference.storedLength), .page)
     }
 
     /// Walks the subtree at `reference`; `parent` is where it is named (for `trees`: its key
     /// there must be its first key).
-    private func walk(_ reference: PageReference, _ tree: Page.Tree, isRoot: Bool, parent: ChildName?) {
+    func walk(_ reference: PageReference, _ tree: Page.Tree, isRoot: Bool, parent: ChildName?) {
         // A page named twice is read once (the second name is a shared extent for `layout`), so
         // that no file can make the walk revisit a subtree without end.
         guard visited.insert(reference).inserted else {
@@ -83,7 +148,7 @@ extension Verification {
     /// The pages of the full-text index (spec §17), when the metadata names one: each is read
     /// (digest, codec, head and child references) and counts as an extent; what the payloads say
     /// is the search module's to check. Walked with a stack, each page once.
-    private func walkSearchIndex() {
+    func walkSearchIndex() {
         guard let metadata = try? reader.metadata else { return }
         // Bit 0 is set exactly when the metadata has `search`, bit 1 when it has `searchIndex`, bit 2
         // when it has `searchIndex3` (spec §17); at most one of them.

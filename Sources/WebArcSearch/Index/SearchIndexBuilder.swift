@@ -20,8 +20,7 @@ public final class SearchIndexBuilder: SearchIndexContributor {
     /// The index rules version written (`Writer.search`): 2 unless made for 1 (spec §17).
     public let version: UInt64
 
-    private var terms = TermDictionary<TermBuffer>()
-    private var heldBytes = 0
+    private var held: HeldPostings
     /// The sorted runs, one after another, and where each lies in it.
     private var runFile: SpillFile?
     private var runs: [Range<UInt64>] = []
@@ -37,18 +36,24 @@ public final class SearchIndexBuilder: SearchIndexContributor {
     /// The index of the archive written before, whose documents' analyses are taken (``reuseIndex(of:)``).
     private var base: BaseIndex?
 
+    /// Bytes of postings held before a run is written, by default: about 1.5 M postings (16 bytes
+    /// each while held and sorted), what a 4 000-page site of prose gives.
+    public static let defaultSpillThreshold = 24 << 20
+
     /// Makes a builder that writes a sorted run whenever `spillThreshold` bytes of postings are held.
-    public init(spillThreshold: Int = 48 << 20) {
+    public init(spillThreshold: Int = defaultSpillThreshold) {
         self.spillThreshold = max(1, spillThreshold)
         version = IndexFormat.newest
+        held = HeldPostings(keepsPositions: IndexFormat.newest == 1, reserved: Self.reservedPostings(spillThreshold))
     }
 
     /// Makes a builder of index rules `version` (1, with positions, or 2; spec §17), as a tool
     /// that writes an archive again by its recipe needs.
-    package init(version: UInt64, spillThreshold: Int = 48 << 20) {
+    package init(version: UInt64, spillThreshold: Int = defaultSpillThreshold) {
         precondition(IndexFormat.versions.contains(version), "search index version \(version)")
         self.spillThreshold = max(1, spillThreshold)
         self.version = version
+        held = HeldPostings(keepsPositions: version == 1, reserved: Self.reservedPostings(spillThreshold))
     }
 
     /// Registers this builder as the writer of each rules version it knows (1 and 2), for tools
@@ -146,19 +151,11 @@ public final class SearchIndexBuilder: SearchIndexContributor {
         tokenCount += UInt64(document.length)
         try addEntry(url: document.url, title: document.title, length: document.length)
         if !document.titleKey.isEmpty { titles.append(document.titleKey, document: Int32(number)) }
-        let keepsPositions = version == 1
+        held.beginDocument(number, length: document.length)
         document.forEachTerm { term, hash, count, inTitle, positions in
-            var held = 0
-            terms.update(term, hash: hash, default: TermBuffer(keepsPositions: keepsPositions)) {
-                $0.append(
-                    document: number, length: document.length, count: count, positions: positions, inTitle: inTitle,
-                    held: &held)
-            }
-            heldBytes += held
+            held.add(term, hash: hash, count: count, inTitle: inTitle, positions: positions)
         }
-        heldBytes += document.termCount * 8
-        // Buffers grow by doubling and each term holds three arrays and a dictionary slot.
-        if 2 * heldBytes + terms.count * 224 > spillThreshold { try spill() }
+        if held.heldBytes > spillThreshold { try spill() }
     }
 
     /// Writes a document's entry (spec §17.2), its URL cut to the bound.
@@ -182,24 +179,23 @@ public final class SearchIndexBuilder: SearchIndexContributor {
 
     /// Writes the terms held in memory, sorted, as a run: term, frequency, last document, postings, positions.
     private func spill() throws {
-        guard !terms.isEmpty else { return }
+        guard !held.isEmpty else { return }
         let run = try runFile ?? SpillFile(prefix: "webarc-search-runs")
         runFile = run
         let start = run.position
-        try terms.forEachSorted { term, buffer in
+        try held.forEachSorted { term, frequency, lastDocument, postings, positions in
             try run.integer(term.count)
             try run.write(term)
-            try run.integer(buffer.frequency)
-            try run.integer(buffer.lastDocument!)
-            try run.integer(buffer.postings.count)
-            try run.write(buffer.postings)
-            try run.integer(buffer.positions.count)
-            try run.write(buffer.positions)
+            try run.integer(frequency)
+            try run.integer(lastDocument)
+            try run.integer(postings.count)
+            try run.write(postings)
+            try run.integer(positions.count)
+            try run.write(positions)
         }
         runs.append(start..<run.position)
         runCount += 1
-        terms = [:]
-        heldBytes = 0
+        held.removeAll()
     }
 
     /// Writes the term shards with their posting and position pages, the document pages, the title
@@ -220,11 +216,10 @@ public final class SearchIndexBuilder: SearchIndexContributor {
             try join!.add(term: term, frequency: frequency, postings: postings, positions: positions, emit: add)
         }
         if runs.isEmpty {
-            for term in terms.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-                let buffer = terms[term]!
-                try emit(term, buffer.frequency, buffer.postings, buffer.positions)
+            try held.forEachSorted { term, frequency, _, postings, positions in
+                try emit(term, frequency, postings, positions)
             }
-            terms = [:]
+            held.removeAll()
         } else {
             try spill()
             let file = runFile!
@@ -244,6 +239,12 @@ public final class SearchIndexBuilder: SearchIndexContributor {
             documentStarts: documentStarts,
             titleKeys: titleKeys)
         return SearchPage.encode(kind: .root, children: shards.pages + documentPages + titlePages, payload: payload)
+    }
+
+    /// Postings a run of `spillThreshold` bytes holds, about (16 bytes each), up to 4 Mi: what the
+    /// builder makes room for at the start.
+    private static func reservedPostings(_ spillThreshold: Int) -> Int {
+        min(max(1, spillThreshold) / 16, 4 << 20)
     }
 
     /// Bytes of read blocks the runs' merge holds at once, about (at least 16 KiB a run).
@@ -303,37 +304,6 @@ public final class SearchIndexBuilder: SearchIndexContributor {
         }
         titles.removeAll()
         return (keys, pages)
-    }
-}
-
-/// A term's postings and (version 1) positions for the documents since the last run.
-private struct TermBuffer {
-    let keepsPositions: Bool
-    var postings: [UInt8] = []
-    var positions: [UInt8] = []
-    var frequency = 0
-    var lastDocument: Int?
-
-    init(keepsPositions: Bool) { self.keepsPositions = keepsPositions }
-
-    mutating func append(
-        document: Int, length: Int, count: Int, positions: UnsafeBufferPointer<Int32>, inTitle: Bool, held: inout Int
-    ) {
-        let before = postings.count + self.positions.count
-        PostingCodec.encode(
-            document: document, previous: lastDocument, frequency: count, inTitle: inTitle, length: length,
-            into: &postings)
-        var previous = 0
-        if keepsPositions {
-            for position in positions {
-                let position = Int(position)
-                LEB128.append(UInt64(position - previous), to: &self.positions)
-                previous = position
-            }
-        }
-        frequency += 1
-        lastDocument = document
-        held = postings.count + self.positions.count - before
     }
 }
 

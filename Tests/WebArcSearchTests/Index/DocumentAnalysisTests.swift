@@ -77,29 +77,6 @@ import Testing
         #expect(set.bytes(of: numbers[699]) == Array("term699".utf8))
     }
 
-    @Test func termDictionaryFindsValuesByTermAndListsThemByBytes() {
-        var dictionary: TermDictionary<Int> = [:]
-        let terms = ["zeta", "alpha", "alphabet", "alphabetical", "b", "é", "alphabets"].map { Array($0.utf8) }
-        for round in 0..<3 {
-            for term in terms {
-                term.withUnsafeBufferPointer { bytes in
-                    dictionary.update(bytes, hash: ByteSliceSet.hash(bytes), default: 0) { $0 += round + 1 }
-                }
-            }
-        }
-        #expect(dictionary.count == terms.count)
-        #expect(dictionary[Array("alpha".utf8)] == 6)
-        #expect(dictionary[Array("alph".utf8)] == nil)
-        var listed: [[UInt8]] = []
-        dictionary.forEachSorted { term, value in
-            listed.append(term)
-            #expect(value == 6)
-        }
-        #expect(listed == terms.sorted { $0.lexicographicallyPrecedes($1) })
-        dictionary = [:]
-        #expect(dictionary.isEmpty)
-    }
-
     @Test func aStemCacheGivesTheStemmersTerms() {
         var cache = StemCache()
         var term: [UInt8] = []

@@ -5,17 +5,16 @@ import WebArc
 ///
 /// Appending to a list of its own for each term touched that term's list for every posting, a
 /// cache miss on a site of many terms; the serial builder spent most of its time there. Here a
-/// posting is three numbers at the end of three arrays, and ``forEachSorted(_:)`` groups them by
-/// term once per run with a counting sort, which keeps each term's postings in document order.
+/// posting is two numbers at the end of two arrays, and ``forEachSorted(_:)`` groups them by term
+/// once per run with a counting sort, which keeps each term's postings in document order.
 struct HeldPostings {
     private let keepsPositions: Bool
     /// The terms of the postings held, numbered in the order first met.
     private var terms = ByteSliceSet()
-    /// Each posting: its term's number, its document, and its count shifted left once, the low
-    /// bit set when the title holds the term.
+    /// Each posting: its term's number, and its document (high 32 bits) with its count shifted
+    /// left once, the low bit set when the title holds the term (low 32 bits).
     private var postingTerms: [Int32] = []
-    private var postingDocuments: [Int32] = []
-    private var postingCounts: [UInt32] = []
+    private var postingValues: [UInt64] = []
     /// Each document's ``LengthCode``, from the first document held.
     private var lengthCodes: [UInt8] = []
     private var firstDocument = 0
@@ -29,16 +28,14 @@ struct HeldPostings {
     init(keepsPositions: Bool, reserved: Int) {
         self.keepsPositions = keepsPositions
         postingTerms.reserveCapacity(reserved)
-        postingDocuments.reserveCapacity(reserved)
-        postingCounts.reserveCapacity(reserved)
+        postingValues.reserveCapacity(reserved)
     }
 
     /// Forgets every posting and term, keeping the arrays' room for the next run.
     mutating func removeAll() {
         terms = ByteSliceSet()
         postingTerms.removeAll(keepingCapacity: true)
-        postingDocuments.removeAll(keepingCapacity: true)
-        postingCounts.removeAll(keepingCapacity: true)
+        postingValues.removeAll(keepingCapacity: true)
         lengthCodes.removeAll(keepingCapacity: true)
         positions.removeAll(keepingCapacity: true)
         positionEnds.removeAll(keepingCapacity: true)
@@ -47,10 +44,14 @@ struct HeldPostings {
     /// Whether no posting is held.
     var isEmpty: Bool { postingTerms.isEmpty }
 
+    /// Bytes of memory a posting takes, with the sorted copy ``forEachSorted(_:)`` makes.
+    static let bytesPerPosting = 20
+
     /// Bytes of memory the postings and their terms take, about, with what ``forEachSorted(_:)``
     /// adds while it writes them.
     var heldBytes: Int {
-        16 * postingTerms.count + 8 * positionEnds.count + positions.count + lengthCodes.count + terms.count * 32
+        Self.bytesPerPosting * postingTerms.count + 8 * positionEnds.count + positions.count + lengthCodes.count + terms
+            .count * 32
             + terms.byteCount
     }
 
@@ -69,8 +70,8 @@ struct HeldPostings {
         positions termPositions: UnsafeBufferPointer<Int32>
     ) {
         postingTerms.append(Int32(terms.insert(term, hash: hash).number))
-        postingDocuments.append(Int32(firstDocument + lengthCodes.count - 1))
-        postingCounts.append(UInt32(count) << 1 | (inTitle ? 1 : 0))
+        let document = UInt64(UInt32(firstDocument + lengthCodes.count - 1))
+        postingValues.append(document << 32 | UInt64(UInt32(count) << 1 | (inTitle ? 1 : 0)))
         guard keepsPositions else { return }
         var previous = 0
         for position in termPositions {
@@ -87,14 +88,19 @@ struct HeldPostings {
             throws -> Void
     ) rethrows {
         // A counting sort of the postings by term: each term's postings stay in the order added.
+        // The values themselves are scattered (stores do not stall), so the coding below reads
+        // them in order rather than gathering each through a cache miss.
         var starts = [Int](repeating: 0, count: terms.count + 1)
         for term in postingTerms { starts[Int(term) + 1] += 1 }
         for number in 0..<terms.count { starts[number + 1] += starts[number] }
+        var sorted = [UInt64](repeating: 0, count: postingValues.count)
+        var order = keepsPositions ? [Int32](repeating: 0, count: postingTerms.count) : []
         var next = starts
-        var order = [Int32](repeating: 0, count: postingTerms.count)
         for (posting, term) in postingTerms.enumerated() {
-            order[next[Int(term)]] = Int32(posting)
-            next[Int(term)] += 1
+            let slot = next[Int(term)]
+            sorted[slot] = postingValues[posting]
+            if keepsPositions { order[slot] = Int32(posting) }
+            next[Int(term)] = slot + 1
         }
         var postings: [UInt8] = []
         var termPositions: [UInt8] = []
@@ -103,15 +109,16 @@ struct HeldPostings {
             postings.removeAll(keepingCapacity: true)
             termPositions.removeAll(keepingCapacity: true)
             var previous: Int?
-            for posting in order[starts[number]..<starts[number + 1]] {
-                let posting = Int(posting)
-                let document = Int(postingDocuments[posting])
+            for slot in starts[number]..<starts[number + 1] {
+                let value = sorted[slot]
+                let document = Int(value >> 32)
                 PostingCodec.encode(
-                    document: document, previous: previous, frequency: Int(postingCounts[posting] >> 1),
-                    inTitle: postingCounts[posting] & 1 == 1, lengthCode: lengthCodes[document - firstDocument],
+                    document: document, previous: previous, frequency: Int(UInt32(truncatingIfNeeded: value) >> 1),
+                    inTitle: value & 1 == 1, lengthCode: lengthCodes[document - firstDocument],
                     into: &postings)
                 previous = document
                 if keepsPositions {
+                    let posting = Int(order[slot])
                     termPositions += positions[(posting == 0 ? 0 : positionEnds[posting - 1])..<positionEnds[posting]]
                 }
             }

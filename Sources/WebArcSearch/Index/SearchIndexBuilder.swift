@@ -36,8 +36,8 @@ public final class SearchIndexBuilder: SearchIndexContributor {
     /// The index of the archive written before, whose documents' analyses are taken (``reuseIndex(of:)``).
     private var base: BaseIndex?
 
-    /// Bytes of postings held before a run is written, by default: about 1.5 M postings (16 bytes
-    /// each while held and sorted), what a 4 000-page site of prose gives.
+    /// Bytes of postings held before a run is written, by default: about 1.26 M postings (20 bytes
+    /// each while held and sorted), what a 3 000-page site of prose gives.
     public static let defaultSpillThreshold = 24 << 20
 
     /// Makes a builder that writes a sorted run whenever `spillThreshold` bytes of postings are held.
@@ -241,10 +241,10 @@ public final class SearchIndexBuilder: SearchIndexContributor {
         return SearchPage.encode(kind: .root, children: shards.pages + documentPages + titlePages, payload: payload)
     }
 
-    /// Postings a run of `spillThreshold` bytes holds, about (16 bytes each), up to 4 Mi: what the
-    /// builder makes room for at the start.
+    /// Postings a run of `spillThreshold` bytes holds, about, up to 4 Mi: what the builder makes
+    /// room for at the start.
     private static func reservedPostings(_ spillThreshold: Int) -> Int {
-        min(max(1, spillThreshold) / 16, 4 << 20)
+        min(max(1, spillThreshold) / HeldPostings.bytesPerPosting, 4 << 20)
     }
 
     /// Bytes of read blocks the runs' merge holds at once, about (at least 16 KiB a run).

@@ -22,6 +22,21 @@ struct ByteSliceSet {
     /// Bytes of every string together.
     var byteCount: Int { arena.count }
 
+    /// Forgets every string, keeping the arrays' room, unless the table grew past 65 536 slots:
+    /// then it starts small again.
+    mutating func removeAll() {
+        let keeps = slots.count <= 1 << 16
+        arena.removeAll(keepingCapacity: keeps)
+        starts.removeAll(keepingCapacity: keeps)
+        starts.append(0)
+        hashes.removeAll(keepingCapacity: keeps)
+        if keeps {
+            slots.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+        } else {
+            slots = [UInt64](repeating: 0, count: 256)
+        }
+    }
+
     /// The number of `bytes`, and whether they were added now.
     mutating func insert(_ bytes: UnsafeBufferPointer<UInt8>) -> (number: Int, isNew: Bool) {
         insert(bytes, hash: Self.hash(bytes))

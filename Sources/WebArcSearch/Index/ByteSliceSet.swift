@@ -84,6 +84,30 @@ struct ByteSliceSet {
         }
     }
 
+    /// The strings held, read in place: valid only inside ``withUnsafeStrings(_:)``.
+    struct UnsafeStrings {
+        fileprivate let arena: UnsafeBufferPointer<UInt8>
+        fileprivate let starts: UnsafeBufferPointer<Int32>
+        fileprivate let hashes: UnsafeBufferPointer<UInt32>
+
+        /// The bytes of string `number`.
+        func bytes(of number: Int) -> UnsafeBufferPointer<UInt8> {
+            UnsafeBufferPointer(rebasing: arena[Int(starts[number])..<Int(starts[number + 1])])
+        }
+
+        /// The ``ByteSliceSet/hash(_:)`` of string `number`.
+        func hash(of number: Int) -> UInt32 { hashes[number] }
+    }
+
+    /// Calls `body` with the strings held, to read many without an access (and a retain) each.
+    func withUnsafeStrings<Result>(_ body: (UnsafeStrings) throws -> Result) rethrows -> Result {
+        try arena.withUnsafeBufferPointer { arena in
+            try starts.withUnsafeBufferPointer { starts in
+                try hashes.withUnsafeBufferPointer { try body(UnsafeStrings(arena: arena, starts: starts, hashes: $0)) }
+            }
+        }
+    }
+
     /// The number of `bytes`, whose ``hash(_:)`` is `hash`, when the set holds them.
     func number(of bytes: UnsafeBufferPointer<UInt8>, hash: UInt32) -> Int? {
         find(bytes, hash: hash).number

@@ -10,7 +10,7 @@ import Darwin
 /// One page of text analysed for the index: its title, length and each term's positions (spec
 /// §17.3: title tokens first, the body's after a gap of one position).
 ///
-/// The terms come packed, in the order first met, each with the hash ``ByteSliceSet`` finds it by, so
+/// The terms come packed, in no set order, each with the hash ``ByteSliceSet`` finds it by, so
 /// that the builder, which takes documents one at a time, only looks each one up and appends a
 /// posting: everything else is done here, on any thread.
 struct DocumentAnalysis: Sendable {
@@ -20,7 +20,7 @@ struct DocumentAnalysis: Sendable {
     var length: Int
     /// The folded title the suggestions sort by, cut to ``IndexFormat/maxTitleKeyBytes``; empty: none.
     var titleKey: [UInt8]
-    /// The distinct terms (UTF-8) in the order first met, one after another: term `i` ends at `termEnds[i]`.
+    /// The distinct terms (UTF-8) in no set order, one after another: term `i` ends at `termEnds[i]`.
     var termBytes: [UInt8] = []
     var termEnds: [Int32] = []
     /// Each term's ``ByteSliceSet`` hash.
@@ -115,10 +115,17 @@ struct TermTable {
     private var terms = ByteSliceSet()
     /// Whether each term occurs in the title.
     private var inTitle: [Bool] = []
-    /// Distinct forms that are stemmed, and the term each one gives.
+    /// Distinct forms that are stemmed, and the term each one gives (-1 until it is resolved).
     private var forms = ByteSliceSet()
     private var formTerm: [Int32] = []
-    /// Every token in order: its term and position.
+    /// Forms of ASCII letters met first in the current text, whose terms are looked up together
+    /// at its end (``resolvePendingForms(from:inTitle:cache:)``).
+    private var pendingForms: [Int32] = []
+    /// The pending forms' terms while they are looked up: their bytes, and where each ends.
+    private var pendingTermBytes: [UInt8] = []
+    private var pendingTermEnds: [Int32] = []
+    /// Every token in order: its term and position. A token of a pending form holds the form's
+    /// number, negated and less one, until the form is resolved.
     private var tokenTerms: [Int32] = []
     private var tokenPositions: [Int32] = []
     /// The numbers of terms with bytes above ASCII, by string.
@@ -140,6 +147,7 @@ struct TermTable {
         inTitle.removeAll(keepingCapacity: keeps)
         forms.removeAll()
         formTerm.removeAll(keepingCapacity: keeps)
+        pendingForms.removeAll(keepingCapacity: keeps)
         tokenTerms.removeAll(keepingCapacity: keeps)
         tokenPositions.removeAll(keepingCapacity: keeps)
         nonASCIITerms.removeAll(keepingCapacity: keeps)
@@ -151,17 +159,20 @@ struct TermTable {
         text bytes: UnsafeBufferPointer<UInt8>, from first: Int, inTitle title: Bool, cache: inout StemCache
     ) -> Int {
         var end = 0
+        let firstToken = tokenTerms.count
         Analyzer.forEachForm(in: bytes) { form, stems, position in
             let term = self.term(of: form, stems: stems, cache: &cache)
-            if title { inTitle[Int(term)] = true }
+            if title, term >= 0 { inTitle[Int(term)] = true }
             tokenTerms.append(term)
             tokenPositions.append(Int32(truncatingIfNeeded: first + position))
             end = position + 1
         }
+        resolvePendingForms(from: firstToken, inTitle: title, cache: &cache)
         return end
     }
 
-    /// The number of the term `form` gives, added when new.
+    /// The number of the term `form` gives, added when new; for a form of ASCII letters met for
+    /// the first time, its number negated less one, and the form waits to be resolved.
     private mutating func term(of form: UnsafeBufferPointer<UInt8>, stems: Bool, cache: inout StemCache) -> Int32 {
         // A form that cannot change as a term (not stemmed, not cut) is its own term.
         let eligible = stems && form.count >= 3 && form.count <= Analyzer.maxTermBytes
@@ -171,11 +182,64 @@ struct TermTable {
             return scratch.withUnsafeBufferPointer { termNumber($0) }
         }
         let (formNumber, isNew) = forms.insert(form)
-        if !isNew { return formTerm[formNumber] }
-        cache.termBytes(ofForm: form, hash: forms.hash(of: formNumber), into: &scratch)
-        let number = scratch.withUnsafeBufferPointer { termNumber($0) }
-        formTerm.append(number)
-        return number
+        if !isNew {
+            let term = formTerm[formNumber]
+            return term >= 0 ? term : -Int32(formNumber) - 1
+        }
+        if form.contains(where: { $0 >= 0x80 }) {
+            // Terms above ASCII are numbered as met: the first spelling met is the one written.
+            cache.termBytes(ofForm: form, hash: forms.hash(of: formNumber), into: &scratch)
+            let number = scratch.withUnsafeBufferPointer { termNumber($0) }
+            formTerm.append(number)
+            return number
+        }
+        formTerm.append(-1)
+        pendingForms.append(Int32(formNumber))
+        return -Int32(formNumber) - 1
+    }
+
+    /// Looks up the terms of the pending forms, then gives the tokens from `firstToken` on their
+    /// terms. The forms' cache records are read once first, all together: those loads do not
+    /// depend on one another, so the processor overlaps their cache misses, which one look-up at
+    /// a time paid in turn.
+    private mutating func resolvePendingForms(from firstToken: Int, inTitle title: Bool, cache: inout StemCache) {
+        guard !pendingForms.isEmpty else { return }
+        // Worked on as locals (their room kept between pages), so no closure below holds `self`.
+        var termBytes = Self.takeAll(&pendingTermBytes)
+        var termEnds = Self.takeAll(&pendingTermEnds)
+        var term = Self.takeAll(&scratch)
+        let pending = pendingForms
+        forms.withUnsafeStrings { forms in
+            for form in pending { cache.touch(hash: forms.hash(of: Int(form))) }
+            for form in pending {
+                cache.termBytes(ofForm: forms.bytes(of: Int(form)), hash: forms.hash(of: Int(form)), into: &term)
+                termBytes.append(contentsOf: term)
+                termEnds.append(Int32(termBytes.count))
+            }
+        }
+        termBytes.withUnsafeBufferPointer { bytes in
+            var start = 0
+            for (index, form) in pending.enumerated() {
+                let end = Int(termEnds[index])
+                formTerm[Int(form)] = termNumber(UnsafeBufferPointer(rebasing: bytes[start..<end]))
+                start = end
+            }
+        }
+        (pendingTermBytes, pendingTermEnds, scratch) = (termBytes, termEnds, term)
+        pendingForms.removeAll(keepingCapacity: true)
+        for token in firstToken..<tokenTerms.count where tokenTerms[token] < 0 {
+            let term = formTerm[Int(-tokenTerms[token] - 1)]
+            tokenTerms[token] = term
+            if title { inTitle[Int(term)] = true }
+        }
+    }
+
+    /// `array` emptied, with its room; `array` is left empty and without room.
+    private static func takeAll<Element>(_ array: inout [Element]) -> [Element] {
+        var taken: [Element] = []
+        swap(&taken, &array)
+        taken.removeAll(keepingCapacity: true)
+        return taken
     }
 
     private mutating func termNumber(_ term: UnsafeBufferPointer<UInt8>) -> Int32 {
@@ -194,7 +258,7 @@ struct TermTable {
         return Int32(number)
     }
 
-    /// Writes the terms, in the order first met, with their hashes, counts, title flags and
+    /// Writes the terms, in the order numbered, with their hashes, counts, title flags and
     /// positions into `analysis` (the builder sorts its terms when it writes them out, so a page's
     /// need no order).
     func pack(into analysis: inout DocumentAnalysis) {
@@ -246,6 +310,16 @@ struct StemCache {
     init() {
         records = [UInt8](repeating: 0, count: Self.recordCount * Self.recordSize)
     }
+
+    /// Reads the first byte of the record of the form whose hash is `hash`, so that a look-up of
+    /// it soon after finds the record in the processor's cache.
+    @inline(__always)
+    mutating func touch(hash: UInt32) {
+        touched &+= records[(Int(hash) & (Self.recordCount - 1)) * Self.recordSize]
+    }
+
+    /// The sum of the bytes ``touch(hash:)`` read, kept so that the reads are not left out.
+    private(set) var touched: UInt8 = 0
 
     /// Writes the term of the form `form` (``Analyzer/termBytes(ofForm:stems:into:)``, stemmed)
     /// to `term`; `hash` is the form's ``ByteSliceSet`` hash.

@@ -119,6 +119,18 @@ struct WordScanner {
         return !folded.isEmpty
     }
 
+    /// The end of the run of ASCII letters and digits from `start` (`start` when there is none).
+    @inline(__always)
+    private func asciiAlphanumericEnd(from start: Int) -> Int {
+        var end = start
+        while end < bytes.count, bytes[end] < 0x80 {
+            let kind = asciiClasses[Int(bytes[end])]
+            guard kind == .letter || kind == .digit else { break }
+            end += 1
+        }
+        return end
+    }
+
     /// Reads a run of letters, digits, marks and joiners (UAX #29 rules WB4–WB13b, simplified);
     /// false when no letter or digit of it folds to something (a lone `_`, a lone U+037A).
     private mutating func readWord() -> Bool {
@@ -127,18 +139,20 @@ struct WordScanner {
         var last: ScalarClass = .other
         var hasAlphanumeric = false
         scan: while index < bytes.count {
-            // ASCII letters and digits, the bulk of most text, take the short way.
-            let byte = bytes[index]
-            if byte < 0x80 {
-                let kind = asciiClasses[Int(byte)]
-                if kind == .letter || kind == .digit {
-                    folded.append(kind == .letter ? byte | 0x20 : byte)
-                    last = kind
-                    hasAlphanumeric = true
-                    index += 1
-                    scalarIndex += 1
-                    continue
+            // A run of ASCII letters and digits, the bulk of most text, is copied at once, then
+            // lower-cased: setting bit 5 leaves the digits as they are.
+            let runEnd = asciiAlphanumericEnd(from: index)
+            if runEnd > index {
+                let foldedStart = folded.count
+                folded.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<runEnd]))
+                folded.withUnsafeMutableBufferPointer { folded in
+                    for offset in foldedStart..<folded.count { folded[offset] |= 0x20 }
                 }
+                last = asciiClasses[Int(bytes[runEnd - 1])]
+                hasAlphanumeric = true
+                scalarIndex += runEnd - index
+                index = runEnd
+                continue
             }
             let (scalar, length) = scalar(at: index)
             let kind = classify(scalar)

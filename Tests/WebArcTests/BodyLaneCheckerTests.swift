@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 import Testing
 import WebArcTestSupport
 
@@ -235,6 +236,32 @@ struct BodyLaneCheckerTests {
                 ArchiveVerifier.verify(reader, laneHashing: true) == ArchiveVerifier.verify(reader, laneHashing: false),
                 "\(vector.file)")
         }
+    }
+
+    @Test("runs hand out every body once, neighbours in the queue's order, shorter as the queue runs dry")
+    func queueRuns() throws {
+        let folder = try TemporaryFolder()
+        var random = SeededGenerator(seed: 43)
+        let pages = (0..<300).map {
+            ("http://localhost/\($0)", random.bytes(Int.random(in: 1...40_000, using: &random)))
+        }
+        let path = try makeArchive(at: folder.file("runs.webarc"), pages: pages)
+        var bodies: [BodyEntry] = []
+        try ArchiveReader(path: path).forEachBody { bodies.append($0) }
+        let order = Verification.checkingOrder(bodies, inFileOrder: false)
+        let queue = BodyQueue(bodies, order: order, workers: 2)
+        let taken = Mutex<[ArraySlice<Int>]>([])
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            while let run = queue.nextRun() { taken.withLock { $0.append(run) } }
+        }
+        let runs = taken.withLock { $0 }.sorted { $0.startIndex < $1.startIndex }
+        #expect(runs.flatMap { $0 } == order)
+        #expect(runs.count > 1 && runs.count < order.count)
+        for run in runs where run.count > 1 {
+            #expect(run.count <= BodyQueue.runBodies)
+            #expect(run.reduce(UInt64(0)) { $0 + bodies[$1].length } <= BodyQueue.runBytes)
+        }
+        #expect(runs.last?.count == 1)
     }
 }
 

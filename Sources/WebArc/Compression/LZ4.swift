@@ -72,6 +72,23 @@ enum LZ4 {
         return ok ? raw : nil
     }
 
+    /// Decodes one LZ4 block that must expand to exactly `rawLength` bytes into `output` (a caller's
+    /// reused buffer with room for them); the `prefixLength` bytes right before `output`, if any,
+    /// are its dictionary (prefix mode). False when the block does not decode to exactly that.
+    static func decode(
+        _ stored: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer, rawLength: Int, prefixLength: Int = 0
+    ) -> Bool {
+        guard rawLength > 0, !stored.isEmpty else { return false }
+        let src = stored.baseAddress!.assumingMemoryBound(to: CChar.self)
+        let dst = output.assumingMemoryBound(to: CChar.self)
+        let produced =
+            prefixLength > 0
+            ? LZ4_decompress_safe_usingDict(
+                src, dst, Int32(stored.count), Int32(rawLength), dst - prefixLength, Int32(prefixLength))
+            : LZ4_decompress_safe(src, dst, Int32(stored.count), Int32(rawLength))
+        return produced == Int32(rawLength)
+    }
+
     /// Decodes a block against a dictionary copied right before the output (prefix mode), then
     /// copies the output out of the arena. `dictionary` is 1 to 64 KiB, `rawLength` at most a chunk.
     private static func decodeAfterPrefix(_ stored: [UInt8], rawLength: Int, dictionary: ArraySlice<UInt8>) -> [UInt8]?

@@ -119,20 +119,39 @@ public final class FileByteSource: ByteSource {
     package static func read(_ descriptor: Int32, at offset: UInt64, count: Int, path: String) throws -> [UInt8] {
         // Not zero-filled first: pread writes every byte, and on a failure none of it is kept.
         try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            var done = 0
-            while done < count {
-                let result = pread(descriptor, buffer.baseAddress! + done, count - done, off_t(offset) + off_t(done))
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    throw WebArcError.io(path: path, operation: .transferring("read"), errno: errno)
-                }
-                if result == 0 {
-                    throw WebArcError.truncated(
-                        section: "file", offset: offset + UInt64(done), needed: UInt64(count - done), available: 0)
-                }
-                done += result
-            }
+            try read(descriptor, at: offset, into: UnsafeMutableRawBufferPointer(buffer), path: path)
             initialized = count
+        }
+    }
+
+    /// Reads exactly `buffer.count` bytes at `offset` into `buffer` (a caller's reused buffer):
+    /// as ``read(at:count:)``.
+    package func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws {
+        guard !buffer.isEmpty else { return }
+        guard offset <= size, UInt64(buffer.count) <= size - offset else {
+            throw WebArcError.truncated(
+                section: "file", offset: offset, needed: UInt64(buffer.count),
+                available: size > offset ? size - offset : 0)
+        }
+        try Self.read(descriptor, at: offset, into: buffer, path: path)
+    }
+
+    private static func read(
+        _ descriptor: Int32, at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer, path: String
+    ) throws {
+        let count = buffer.count
+        var done = 0
+        while done < count {
+            let result = pread(descriptor, buffer.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw WebArcError.io(path: path, operation: .transferring("read"), errno: errno)
+            }
+            if result == 0 {
+                throw WebArcError.truncated(
+                    section: "file", offset: offset + UInt64(done), needed: UInt64(count - done), available: 0)
+            }
+            done += result
         }
     }
 }

@@ -302,17 +302,7 @@ extension ArchiveReader {
         case .raw: raw = stored
         case .lz4: raw = LZ4.decode(stored, rawLength: Int(chunk.rawLength))
         case .lz4Dictionary:
-            let reference = chunk.dictionary!
-            if let cached = dictionaryCache.withLock({ $0.value(for: reference) }) {
-                dictionary = cached
-            } else {
-                let bytes = Array(
-                    try decode(reference, context, role: .dictionary).suffix(ChunkEntry.maxDictionaryLength))
-                dictionaryCache.withLock {
-                    $0.insert(bytes, for: reference, cost: bytes.count + Self.decodedChunkOverhead)
-                }
-                dictionary = bytes
-            }
+            dictionary = try dictionaryBytes(chunk.dictionary!, context)
             raw = LZ4.decode(stored, rawLength: Int(chunk.rawLength), dictionary: dictionary![...])
         case .zstd: raw = ZstdDelta.decode(stored, rawLength: Int(chunk.rawLength), reference: [])
         case .zstdDelta:
@@ -343,6 +333,19 @@ extension ArchiveReader {
         }
         return VerifiedChunk(
             entry: chunk, stored: stored, raw: raw, dictionary: dictionary, history: history, store: store)
+    }
+}
+
+extension ArchiveReader {
+    /// The dictionary a codec-2 chunk is decoded with: the last 64 KiB of its reference, decoded
+    /// and verified once, then kept in the dictionary cache.
+    ///
+    /// - Throws: the chunk errors of the reference, named in `context`.
+    func dictionaryBytes(_ reference: ChunkEntry, _ context: ChunkContext) throws -> [UInt8] {
+        if let cached = dictionaryCache.withLock({ $0.value(for: reference) }) { return cached }
+        let bytes = Array(try decode(reference, context, role: .dictionary).suffix(ChunkEntry.maxDictionaryLength))
+        dictionaryCache.withLock { $0.insert(bytes, for: reference, cost: bytes.count + Self.decodedChunkOverhead) }
+        return bytes
     }
 }
 

@@ -11,7 +11,10 @@ import Crypto
 /// hashed together as many whole blocks as the shortest has left; a lane that runs short
 /// finishes its chunk's SHA-256 and compares it with the chunk's digest, then loads its body's
 /// next chunk (carrying the bytes short of a block over), or finishes its body and takes the next
-/// one. Memory: one decoded chunk (at most 256 KiB) per lane.
+/// one. Chunks are decoded into buffers the lanes keep (``LaneBuffer``), read by the worker's
+/// ``LaneChunkReader`` from runs of neighbouring bodies (``BodyQueue/nextRun()``). Memory: one
+/// chunk and one dictionary per lane (room for a short chunk kept, for a long one while its body
+/// has them), the reader's window.
 struct BodyLaneChecker {
     /// One body in a lane: a class, so that the lanes' steps pass it by reference (a body
     /// entry and its outcome are copied at every step otherwise, a tenth of the body checks).
@@ -30,13 +33,21 @@ struct BodyLaneChecker {
         var hashedChunk: Int?
         /// The next chunk to decode.
         var nextChunk = 0
-        /// Decoded bytes not yet hashed by MD5 start at `consumed`.
-        var bytes: [UInt8] = []
+        /// Decoded bytes (in the lane's ``LaneBuffer``) not yet hashed by MD5 start at `consumed`.
+        var bytes = UnsafeRawBufferPointer(start: nil, count: 0)
         var consumed = 0
         /// Bytes decoded so far.
         var length: UInt64 = 0
 
-        init(index: Int, body: BodyEntry, outcome: BodyOutcome, needsBodyHash: Bool, bodyHash: SHA256Stream?) {
+        /// The end of the stored chunks of the run of bodies this one was taken with: the file is
+        /// read no further at a time for its chunks (the next bytes are another worker's).
+        let readLimit: UInt64
+
+        init(
+            index: Int, body: BodyEntry, outcome: BodyOutcome, needsBodyHash: Bool, bodyHash: SHA256Stream?,
+            readLimit: UInt64
+        ) {
+            self.readLimit = readLimit
             self.index = index
             self.body = body
             self.outcome = outcome
@@ -45,23 +56,58 @@ struct BodyLaneChecker {
         }
 
         var unhashed: Int { bytes.count - consumed }
+        /// The bytes not yet hashed by MD5.
+        var tail: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: bytes[consumed...]) }
         /// Bytes of the body not yet hashed by MD5.
         var remaining: UInt64 { (body.length &- length) &+ UInt64(unhashed) }
     }
 
     private typealias BodyOutcome = Verification.BodyOutcome
 
+    /// A body taken from the queue: its position in the group, and the end of its run's chunks.
+    private struct Taken {
+        let index: Int
+        let readLimit: UInt64
+    }
+
     let reader: ArchiveReader
     let bodies: [BodyEntry]
     let declaredBases: Int?
+    private let buffers: Buffers
     private var md5 = MD5Lanes()
     private var sha256 = SHA256Lanes()
     private var lanes = [Lane?](repeating: nil, count: MD5Lanes.count)
 
-    init(reader: ArchiveReader, bodies: [BodyEntry], declaredBases: Int?) {
+    /// What one worker keeps from group to group: its lanes' buffers and its chunk reader.
+    final class Buffers: @unchecked Sendable {
+        // One worker uses them at a time (handed from group to group by `checkAllBodies`).
+        /// Each lane's buffer for the chunks that fit in ``LaneBuffer/smallRoom``.
+        let small: [LaneBuffer]
+        /// Each lane's buffer for longer chunks, kept while its body has them.
+        var large: [LaneBuffer?]
+        let chunks: LaneChunkReader
+
+        init(reader: ArchiveReader) {
+            small = (0..<MD5Lanes.count).map { _ in LaneBuffer(outputRoom: LaneBuffer.smallRoom) }
+            large = [LaneBuffer?](repeating: nil, count: MD5Lanes.count)
+            chunks = LaneChunkReader(reader: reader)
+        }
+
+        /// The buffer of `lane` for `count` decoded bytes.
+        func buffer(_ lane: Int, for count: Int) -> LaneBuffer {
+            if count <= small[lane].outputRoom { return small[lane] }
+            if let buffer = large[lane] { return buffer }
+            let buffer = LaneBuffer(outputRoom: LaneBuffer.largestRoom)
+            large[lane] = buffer
+            return buffer
+        }
+    }
+
+    init(reader: ArchiveReader, bodies: [BodyEntry], declaredBases: Int?, buffers: Buffers) {
         self.reader = reader
         self.bodies = bodies
         self.declaredBases = declaredBases
+        self.buffers = buffers
     }
 
     /// Checks the bodies `queue` hands out (positions in `bodies`, until none is left), calling
@@ -74,13 +120,25 @@ struct BodyLaneChecker {
     /// one or two busy lanes.
     mutating func run(_ queue: BodyQueue, done: (Int, Verification.BodyOutcome) -> Void) {
         var exhausted = false
-        func take() -> Int? {
+        var run: ArraySlice<Int> = []
+        var readLimit: UInt64 = 0
+        let bodies = self.bodies
+        func take() -> Taken? {
             guard !exhausted else { return nil }
-            guard let index = queue.next() else {
-                exhausted = true
-                return nil
+            if run.isEmpty {
+                guard let next = queue.nextRun() else {
+                    exhausted = true
+                    return nil
+                }
+                run = next
+                readLimit = 0
+                for index in run {
+                    for chunk in bodies[index].chunks where chunk.layer == 0 {
+                        readLimit = max(readLimit, chunk.end ?? 0)
+                    }
+                }
             }
-            return index
+            return Taken(index: run.popFirst()!, readLimit: readLimit)
         }
         for lane in lanes.indices { fill(lane, take: take, done: done) }
         while true {
@@ -119,16 +177,13 @@ struct BodyLaneChecker {
 
     /// Hashes the bytes `lane` holds with scalar MD5, then loads its body's next chunk (or
     /// finishes its body and takes the next).
-    private mutating func advanceAlone(_ lane: Int, take: () -> Int?, done: (Int, BodyOutcome) -> Void) {
+    private mutating func advanceAlone(_ lane: Int, take: () -> Taken?, done: (Int, BodyOutcome) -> Void) {
         guard let current = lanes[lane] else { return }
         let blocks = current.unhashed / MD5Lanes.blockSize
         if blocks > 0 {
-            current.bytes.withUnsafeBufferPointer { buffer in
-                md5.update(lane, buffer.baseAddress! + current.consumed, blocks: blocks)
-                if current.hashedChunk != nil {
-                    sha256.update(lane, buffer.baseAddress! + current.consumed, blocks: blocks)
-                }
-            }
+            let start = (current.bytes.baseAddress! + current.consumed).assumingMemoryBound(to: UInt8.self)
+            md5.update(lane, start, blocks: blocks)
+            if current.hashedChunk != nil { sha256.update(lane, start, blocks: blocks) }
         }
         lanes[lane]!.consumed += blocks * MD5Lanes.blockSize
         fill(lane, take: take, done: done)
@@ -136,11 +191,11 @@ struct BodyLaneChecker {
 
     /// Leaves `lane` with a whole block to hash, or empty when no body is left: loads its body's
     /// next chunks, or finishes its body and starts the next ones.
-    private mutating func fill(_ lane: Int, take: () -> Int?, done: (Int, BodyOutcome) -> Void) {
+    private mutating func fill(_ lane: Int, take: () -> Taken?, done: (Int, BodyOutcome) -> Void) {
         while true {
             if lanes[lane] == nil {
-                guard let index = take() else { return }
-                let body = bodies[index]
+                guard let taken = take() else { return }
+                let (index, body) = (taken.index, bodies[taken.index])
                 // A slice is not its chunk, whose digest the lanes compare: it is checked alone.
                 if body.isSlice {
                     done(index, Verification.check(body, reader: reader, declaredBases: declaredBases))
@@ -155,19 +210,20 @@ struct BodyLaneChecker {
                 let needsBodyHash = Verification.bodyHashing(body) != nil
                 lanes[lane] = Lane(
                     index: index, body: body, outcome: outcome, needsBodyHash: needsBodyHash,
-                    bodyHash: needsBodyHash && body.chunks.isEmpty ? SHA256Stream() : nil)
+                    bodyHash: needsBodyHash && body.chunks.isEmpty ? SHA256Stream() : nil, readLimit: taken.readLimit)
             }
             if load(lane) { return }
             let finished = lanes[lane]!
             lanes[lane] = nil
             if finished.outcome.chunkProblems.isEmpty {
-                let tail = finished.bytes[finished.consumed...]
-                let digest = tail.withUnsafeBytes { md5.finish(lane, tail: $0, totalLength: finished.length) }
+                let digest = md5.finish(lane, tail: finished.tail, totalLength: finished.length)
                 let bodyHash = finished.needsBodyHash ? (finished.bodyHash ?? SHA256Stream()).finish() : nil
                 finished.outcome.digestProblem = Verification.digestProblem(
                     finished.body, md5: digest, bodyHash: bodyHash)
             }
             done(finished.index, finished.outcome)
+            // The room of long chunks goes back with the body that needed it.
+            buffers.large[lane] = nil
         }
     }
 
@@ -180,31 +236,47 @@ struct BodyLaneChecker {
             let index = lanes[lane]!.nextChunk
             let body = lanes[lane]!.body
             guard index < body.chunks.count else { return false }
-            let chunk: [UInt8]
-            do {
-                chunk = try reader.decodeChunkLeavingDigest(body, index: index)
-            } catch {
-                lanes[lane]!.outcome.chunkProblems.append(Verification.chunkProblem(error, body, index))
-                return false
-            }
-            lanes[lane]!.nextChunk += 1
-            lanes[lane]!.length += UInt64(chunk.count)
-            lanes[lane]!.bodyHash?.update(chunk)
-            guard lanes[lane]!.unhashed == 0 else {
+            let current = lanes[lane]!
+            guard current.unhashed == 0 else {
                 // After a short chunk that is not the body's last (chunks hold 256 KiB, a whole
                 // number of blocks, so only another writer's archive has one), the bytes short of
                 // a block are carried over and this chunk is checked on its own.
+                let chunk: [UInt8]
+                do {
+                    chunk = try reader.decodeChunkLeavingDigest(body, index: index)
+                } catch {
+                    current.outcome.chunkProblems.append(Verification.chunkProblem(error, body, index))
+                    return false
+                }
+                current.nextChunk += 1
+                current.length += UInt64(chunk.count)
+                current.bodyHash?.update(chunk)
                 guard SHA256Hash.of(chunk) == body.chunks[index].digest else {
-                    lanes[lane]!.outcome.chunkProblems.append(
+                    current.outcome.chunkProblems.append(
                         .chunkDigest(body: body.reference, chunk: index, offset: body.chunks[index].offset))
                     return false
                 }
-                lanes[lane]!.bytes = Array(lanes[lane]!.bytes[lanes[lane]!.consumed...]) + chunk
-                lanes[lane]!.consumed = 0
+                let carried = current.unhashed
+                let buffer = buffers.buffer(lane, for: carried + chunk.count)
+                buffer.output.copyMemory(from: current.tail.baseAddress!, byteCount: carried)
+                UnsafeMutableRawBufferPointer(start: buffer.output + carried, count: chunk.count).copyBytes(from: chunk)
+                current.bytes = UnsafeRawBufferPointer(start: buffer.output, count: carried + chunk.count)
+                current.consumed = 0
                 continue
             }
-            lanes[lane]!.bytes = chunk
-            lanes[lane]!.consumed = 0
+            let buffer = buffers.buffer(lane, for: Int(body.chunks[index].rawLength))
+            let count: Int
+            do {
+                count = try buffers.chunks.decode(body, index: index, into: buffer, readingUpTo: current.readLimit)
+            } catch {
+                current.outcome.chunkProblems.append(Verification.chunkProblem(error, body, index))
+                return false
+            }
+            current.bytes = UnsafeRawBufferPointer(start: buffer.output, count: count)
+            current.nextChunk += 1
+            current.length += UInt64(count)
+            current.bodyHash?.update(current.bytes)
+            current.consumed = 0
             lanes[lane]!.hashedChunk = index
             sha256.reset(lane)
         }
@@ -219,9 +291,7 @@ struct BodyLaneChecker {
         lanes[lane]!.hashedChunk = nil
         let current = lanes[lane]!
         let length = UInt64(current.bytes.count)
-        let digest = current.bytes[current.consumed...].withUnsafeBytes { tail in
-            sha256.finish(lane, tail: tail, totalLength: length)
-        }
+        let digest = sha256.finish(lane, tail: current.tail, totalLength: length)
         let chunk = current.body.chunks[index]
         guard digest == chunk.digest else {
             lanes[lane]!.outcome.chunkProblems.append(
@@ -242,27 +312,14 @@ struct BodyLaneChecker {
 
     /// Hashes `blocks` blocks of every busy lane.
     private mutating func hashBlocks(_ blocks: Int) {
-        let busy = lanes
-        var md5 = self.md5
-        var sha256 = self.sha256
         var pointers = [UnsafePointer<UInt8>?](repeating: nil, count: MD5Lanes.count)
         var chunkPointers = [UnsafePointer<UInt8>?](repeating: nil, count: SHA256Lanes.count)
-        // Each lane's bytes stay pinned while the kernels read them: the calls nest, one per lane.
-        func pin(_ lane: Int) {
-            guard lane < busy.count else {
-                md5.update(pointers, blocks: blocks)
-                sha256.update(chunkPointers, blocks: blocks)
-                return
-            }
-            guard let current = busy[lane] else { return pin(lane + 1) }
-            current.bytes.withUnsafeBufferPointer { buffer in
-                pointers[lane] = buffer.baseAddress! + current.consumed
-                if current.hashedChunk != nil { chunkPointers[lane] = pointers[lane] }
-                pin(lane + 1)
-            }
+        for (lane, current) in lanes.enumerated() {
+            guard let current else { continue }
+            pointers[lane] = (current.bytes.baseAddress! + current.consumed).assumingMemoryBound(to: UInt8.self)
+            if current.hashedChunk != nil { chunkPointers[lane] = pointers[lane] }
         }
-        pin(0)
-        self.md5 = md5
-        self.sha256 = sha256
+        md5.update(pointers, blocks: blocks)
+        sha256.update(chunkPointers, blocks: blocks)
     }
 }

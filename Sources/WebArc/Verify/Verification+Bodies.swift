@@ -96,11 +96,13 @@ extension Verification {
         var found = FoundInBodies()
         var group: [QueuedBody] = []
         var groupChunks = 0
+        let workers = max(1, min(AvailableCores.count, 8))
+        let buffers = laneHashing ? (0..<workers).map { _ in BodyLaneChecker.Buffers(reader: reader) } : []
         func flush() {
             guard !group.isEmpty else { return }
             checkGroup(
-                group, reader: reader, declaredBases: declaredBases, laneHashing: laneHashing, progress: counter,
-                into: &found)
+                group, reader: reader, declaredBases: declaredBases, workers: workers, laneBuffers: buffers,
+                progress: counter, into: &found)
             group = []
             groupChunks = 0
         }
@@ -118,16 +120,15 @@ extension Verification {
     }
 
     /// Checks a group of bodies on every core, then keeps what each found.
+    /// `laneBuffers`, one per worker, when the lanes hash (empty otherwise).
     private static func checkGroup(
-        _ queued: [QueuedBody], reader: ArchiveReader, declaredBases: Int?, laneHashing lanes: Bool,
-        progress: BodyProgress,
-        into found: inout FoundInBodies
+        _ queued: [QueuedBody], reader: ArchiveReader, declaredBases: Int?, workers: Int,
+        laneBuffers: [BodyLaneChecker.Buffers], progress: BodyProgress, into found: inout FoundInBodies
     ) {
         let bodies = queued.map(\.entry)
         for body in bodies { found.collectExtents(body, bodyDataEnd: reader.trailer.bodyDataEnd) }
         let order = checkingOrder(bodies, inFileOrder: reader.source.arrivesInFileOrder)
         reader.announceBaseChunks(of: order.map { bodies[$0] })
-        let workers = max(1, min(AvailableCores.count, 8))
         let queue = BodyQueue(bodies, order: order, workers: workers)
         let outcomes = Mutex<[Int: BodyOutcome]>([:])
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
@@ -137,8 +138,9 @@ extension Verification {
                 }
                 progress.checked(bodies[index])
             }
-            if lanes {
-                var checker = BodyLaneChecker(reader: reader, bodies: bodies, declaredBases: declaredBases)
+            if !laneBuffers.isEmpty {
+                var checker = BodyLaneChecker(
+                    reader: reader, bodies: bodies, declaredBases: declaredBases, buffers: laneBuffers[worker])
                 checker.run(queue, done: record)
             } else {
                 while let index = queue.next() {
@@ -409,6 +411,32 @@ final class BodyQueue: Sendable {
         let position = taken.add(1, ordering: .relaxed).oldValue
         return position < order.count ? order[position] : nil
     }
+
+    /// The next bodies to check, neighbours in the queue's order (their positions in the group),
+    /// or nil when all are taken: about ``runBytes`` of them, fewer as the queue runs dry (a
+    /// worker holding the last run leaves the others waiting). A worker that takes runs reads its
+    /// own stretches of the body data, a window at a time (``LaneChunkReader``), where bodies
+    /// taken one by one would leave every stretch half read by each worker.
+    func nextRun() -> ArraySlice<Int>? {
+        var start = taken.load(ordering: .relaxed)
+        while start < order.count {
+            let limit = min(Self.runBytes, bytesFrom[start] / UInt64(workers * 4))
+            var end = start + 1
+            while end < order.count && end - start < Self.runBodies && bytesFrom[start] - bytesFrom[end + 1] <= limit {
+                end += 1
+            }
+            let (exchanged, found) = taken.compareExchange(
+                expected: start, desired: end, ordering: .relaxed)
+            if exchanged { return order[start..<end] }
+            start = found
+        }
+        return nil
+    }
+
+    /// Bytes of the bodies of a run (as they decode), at most, unless it is one body.
+    static let runBytes: UInt64 = 2 << 20
+    /// Bodies of a run, at most.
+    static let runBodies = 256
 
     /// Bytes of the bodies not yet taken.
     var bytesLeft: UInt64 { bytesFrom[min(taken.load(ordering: .relaxed), order.count)] }

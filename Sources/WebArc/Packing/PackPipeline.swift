@@ -44,6 +44,8 @@ final class PackPipeline: @unchecked Sendable {
         var failure: (any Error)?
         /// Queued chunks beyond ``PackPipeline/queuedChunks``, counted in the window.
         var borrowed = 0
+        /// The folded MD5 and length under which this file is in ``PackPipeline/claimedFirst``.
+        var claimedKey: UInt64?
     }
 
     /// Files at most this large are read whole; larger ones stream.
@@ -81,7 +83,9 @@ final class PackPipeline: @unchecked Sendable {
     private let path: @Sendable (Int) -> String
     /// Reads body `index` whole: a file, or an item of another source (a ZIM's).
     private let readWhole: @Sendable (Int) throws -> [UInt8]
-    private let sizes: [UInt64]
+    /// Bodies in all, and each one's size (what `readWhole` will give, near enough), by index.
+    private let count: Int
+    private let size: @Sendable (Int) -> UInt64
     private let level: Int
     /// Bodies of 1 to this many bytes are handed over uncompressed: a grouping writer codes them
     /// in their group (spec Appendix C step 16); 0: none. Set before ``run``.
@@ -94,10 +98,10 @@ final class PackPipeline: @unchecked Sendable {
     private var plannedAnchors: AnchorPlan?
     private var anchors: AnchorPlan { plannedAnchors! }
     private let firstPosition: Int
-    /// The position each file's body takes (spec Appendix C step 13), then the position after the
-    /// last: a file takes the positions up to the next one's, two for a folder's index.html, whose
-    /// body answers a second response (folder/).
-    private let starts: [Int]
+    /// The position each file's body takes (spec Appendix C step 13): a file takes the positions
+    /// up to the next one's, two for a folder's index.html, whose body answers a second response
+    /// (folder/).
+    private let positions: FilePositions
     /// Whether a file streams and an earlier one that streams has its size: such a file is hashed
     /// before it is coded, as it is likely a duplicate (media repeated across a site).
     private let repeatsSize: [Bool]
@@ -115,8 +119,13 @@ final class PackPipeline: @unchecked Sendable {
     private let tails = AnchorTails()
     /// Appendix C step 15's Zstandard level, tried by the workers; nil: off.
     private let zstdLevel: Int?
-    /// MD5 and length, folded into 64 bits (``BodyKey/folded``) → the first whole file seen with them.
-    private var firstSeen: [UInt64: Int] = [:]
+    /// MD5 and length, folded into 64 bits (``BodyKey/folded``) → the first whole file seen with
+    /// them, among the files not yet committed: those committed are asked of ``isStored``, so the
+    /// table holds about a window's files, not one entry a file.
+    private var claimedFirst: [UInt64: Int] = [:]
+    /// Whether the writer holds a body with this MD5: a committed file's or any other (see
+    /// ``lookUpStoredBodies(with:)``).
+    private var isStored: (@Sendable (BodyDigest) -> Bool)?
 
     /// Body hash and length → the first streamed file seen with them, and its MD5.
     private var streamedBodies: [StreamedKey: (index: Int, md5: BodyDigest)] = [:]
@@ -130,10 +139,9 @@ final class PackPipeline: @unchecked Sendable {
         var digest: BodyDigest
         var length: Int
 
-        /// 64 bits of the MD5 mixed with the length: a table of these takes 16 bytes a file where
-        /// the whole key took 32. Two different bodies that fold alike are only taken for likely
-        /// duplicates: the writer then compares MD5, length and body hash and codes the second
-        /// itself, so the archive is the same.
+        /// 64 bits of the MD5 mixed with the length. Two different bodies that fold alike are
+        /// only taken for likely duplicates: the writer then compares MD5, length and body hash
+        /// and codes the second itself, so the archive is the same.
         var folded: UInt64 { digest.high ^ (UInt64(length) &* 0x9E37_79B9_7F4A_7C15) }
     }
 
@@ -146,21 +154,22 @@ final class PackPipeline: @unchecked Sendable {
         wholeLimit: UInt64, windowBytes: UInt64, batchFiles: Int = 16 * MD5Lanes.count,
         laneHashing: Bool = MD5Lanes.isAvailable
     ) {
-        // Each path is made when its file is read: a list of them would grow with the site.
-        let sizes = files.map(\.size)
+        // Each path and size is taken from the list when its file is read: lists of them would
+        // grow with the site.
         self.init(
-            path: { files[$0].readPath }, sizes: sizes,
-            read: { try FileInput.readAll(files[$0].readPath, expectedSize: Int(sizes[$0])) },
+            path: { files[$0].readPath }, count: files.count, size: { files.size(at: $0) },
+            read: { try FileInput.readAll(files[$0].readPath, expectedSize: Int(files.size(at: $0))) },
             spans: spans, level: level,
             zstdLevel: zstdLevel, placement: placement, firstPosition: firstPosition, wholeLimit: wholeLimit,
             windowBytes: windowBytes,
             batchFiles: batchFiles, laneHashing: laneHashing)
     }
 
-    /// Bodies that `read` gives whole, by index; `path` names the files of those over
-    /// `wholeLimit`, which stream (none when `wholeLimit` is at least every size).
+    /// `count` bodies that `read` gives whole, by index, `size` bytes each; `path` names the files
+    /// of those over `wholeLimit`, which stream (none when `wholeLimit` is at least every size).
     init(
-        path: @escaping @Sendable (Int) -> String, sizes: [UInt64], read: @escaping @Sendable (Int) throws -> [UInt8],
+        path: @escaping @Sendable (Int) -> String, count: Int, size: @escaping @Sendable (Int) -> UInt64,
+        read: @escaping @Sendable (Int) throws -> [UInt8],
         spans: some Sequence<Int>, level: Int,
         zstdLevel: Int?,
         placement: DictionaryPlacement, firstPosition: Int, wholeLimit: UInt64, windowBytes: UInt64, batchFiles: Int,
@@ -170,26 +179,35 @@ final class PackPipeline: @unchecked Sendable {
         batchBytes = max(windowBytes / 3, 1)
         self.laneHashing = laneHashing
         self.zstdLevel = zstdLevel
-        var starts: [Int] = []
-        var position = firstPosition
-        starts.reserveCapacity(sizes.count + 1)
-        for span in spans {
-            starts.append(position)
-            position += span
-        }
-        starts.append(position)
-        self.starts = starts
+        positions = FilePositions(first: firstPosition, spans: spans)
+        precondition(positions.count == count, "a span for each body")
         self.path = path
-        self.sizes = sizes
+        self.count = count
+        self.size = size
         readWhole = read
         var streamedSizes = Set<UInt64>()
-        repeatsSize = sizes.map { $0 > wholeLimit && !streamedSizes.insert($0).inserted }
+        var total: UInt64 = 0
+        repeatsSize = (0..<count).map { index in
+            let bytes = size(index)
+            total += bytes
+            return bytes > wholeLimit && !streamedSizes.insert(bytes).inserted
+        }
         self.level = level
         self.placement = placement
         self.firstPosition = firstPosition
         self.wholeLimit = wholeLimit
         self.windowBytes = windowBytes
-        unclaimedBytes = sizes.reduce(0, +)
+        unclaimedBytes = total
+    }
+
+    /// Has the workers ask `isStored` whether the writer already holds a body (by MD5) before
+    /// they code it: such a file goes to the writer as a likely duplicate, as one whose MD5 an
+    /// earlier file in flight has. Set it once the writer exists (before, it holds no body of
+    /// these files); `isStored` must be safe to call from any thread.
+    func lookUpStoredBodies(with isStored: @escaping @Sendable (BodyDigest) -> Bool) {
+        condition.lock()
+        self.isStored = isStored
+        condition.unlock()
     }
 
     /// The CPU each worker keeps to, or nil to leave them where the scheduler puts them (one
@@ -218,10 +236,9 @@ final class PackPipeline: @unchecked Sendable {
         workers: Int, plan: () throws -> AnchorPlan, prepare: () throws -> Void = {},
         commit: (Int, Output, Slot) throws -> Void
     ) throws {
-        let count = max(1, min(workers, sizes.count))
-        workerCount = count
-        let cores = Self.coresToKeepTo(workers: count)
-        let threads = WorkerThreads(count: count) { [self] number in
+        workerCount = max(1, min(workers, count))
+        let cores = Self.coresToKeepTo(workers: workerCount)
+        let threads = WorkerThreads(count: workerCount) { [self] number in
             if let cores { AvailableCores.keepCurrentThread(on: cores[number]) }
             work()
         }
@@ -236,7 +253,7 @@ final class PackPipeline: @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
         try prepare()
-        for index in sizes.indices {
+        for index in 0..<count {
             condition.lock()
             while slots[index]?.output == nil && slots[index]?.failure == nil { condition.wait() }
             let slot = slots[index]!
@@ -250,11 +267,13 @@ final class PackPipeline: @unchecked Sendable {
             inFlight -= cost(index)
             let freedSlot = slots[index]
             slots[index] = nil
+            // Committed, the file's body is the writer's, which ``isStored`` answers for.
+            if let key = freedSlot?.claimedKey, claimedFirst[key] == index { claimedFirst[key] = nil }
             condition.broadcast()
             condition.unlock()
             // The last file using an anchor frees its tail (anchors only move forward).
             var freedTail: [UInt8]??
-            if let anchor = anchorIndex(of: index), index + 1 == sizes.count || anchorIndex(of: index + 1) != anchor {
+            if let anchor = anchorIndex(of: index), index + 1 == count || anchorIndex(of: index + 1) != anchor {
                 freedTail = tails.remove(anchor)
             }
             withExtendedLifetime((freedSlot, freedTail)) {}
@@ -278,26 +297,26 @@ final class PackPipeline: @unchecked Sendable {
     }
 
     private func cost(_ index: Int) -> UInt64 {
-        sizes[index] <= wholeLimit ? sizes[index] : UInt64(Self.queuedChunks * ChunkEntry.maxRawLength)
+        size(index) <= wholeLimit ? size(index) : UInt64(Self.queuedChunks * ChunkEntry.maxRawLength)
     }
 
     /// The file index of the anchor whose dictionary `index` uses, or nil (dictionaries off, or an
     /// anchor before the first file).
     private func anchorIndex(of index: Int) -> Int? {
-        guard let anchor = anchors.anchor(of: starts[index]), anchor >= firstPosition else { return nil }
+        guard let anchor = anchors.anchor(of: positions.start(index)), anchor >= firstPosition else { return nil }
         // The last file starting at or before the anchor position holds it.
         var low = 0
         var high = index
         while low < high {
             let middle = (low + high + 1) / 2
-            if starts[middle] <= anchor { low = middle } else { high = middle - 1 }
+            if positions.start(middle) <= anchor { low = middle } else { high = middle - 1 }
         }
         return low
     }
 
     /// Whether one of the positions of file `index` is an anchor's, so its tail is a dictionary.
     private func needsTail(_ index: Int) -> Bool {
-        (starts[index]..<starts[index + 1]).contains { anchors.isAnchor($0) }
+        (positions.start(index)..<positions.start(index + 1)).contains { anchors.isAnchor($0) }
     }
 
     /// Waits until the anchor plan is set; false when the run was cancelled first.
@@ -318,7 +337,7 @@ final class PackPipeline: @unchecked Sendable {
     private func work() {
         var cached: (anchor: Int, dictionary: LZ4Dictionary?, history: [UInt8]?)?
         while let batch = claim() {
-            if batch.count == 1 && sizes[batch[0]] > wholeLimit {
+            if batch.count == 1 && size(batch[0]) > wholeLimit {
                 let index = batch[0]
                 let slot = slots(batch)[0]
                 guard awaitPlan() else { return }
@@ -346,24 +365,24 @@ final class PackPipeline: @unchecked Sendable {
     private func claim() -> [Int]? {
         condition.lock()
         defer { condition.unlock() }
-        while !cancelled && next < sizes.count
+        while !cancelled && next < count
             && !(next == committed || (next - committed < Self.filesAhead && inFlight + cost(next) <= windowBytes))
         {
             condition.wait()
         }
-        guard !cancelled, next < sizes.count else { return nil }
+        guard !cancelled, next < count else { return nil }
         var batch: [Int] = []
         var bytes: UInt64 = 0
         let limit = max(UInt64(ChunkEntry.maxRawLength), min(batchBytes, unclaimedBytes / UInt64(2 * workerCount)))
         repeat {
             batch.append(next)
-            bytes += sizes[next]
+            bytes += size(next)
             inFlight += cost(next)
             slots[next] = Slot()
             next += 1
-        } while sizes[batch[0]] <= wholeLimit && batch.count < batchFiles && next < sizes.count
-            && sizes[next] <= wholeLimit
-            && bytes + sizes[next] <= limit && next - committed < Self.filesAhead
+        } while size(batch[0]) <= wholeLimit && batch.count < batchFiles && next < count
+            && size(next) <= wholeLimit
+            && bytes + size(next) <= limit && next - committed < Self.filesAhead
             && inFlight + cost(next) <= windowBytes
         unclaimedBytes -= bytes
         return batch
@@ -380,7 +399,7 @@ final class PackPipeline: @unchecked Sendable {
     private func slotInfo(
         _ index: Int, cached: inout (anchor: Int, dictionary: LZ4Dictionary?, history: [UInt8]?)?
     ) -> (slot: (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?), history: [UInt8]?) {
-        let position = starts[index]
+        let position = positions.start(index)
         var dictionary: LZ4Dictionary?
         var history: [UInt8]?
         if !anchors.isAnchor(position), let anchor = anchorIndex(of: index) {
@@ -442,8 +461,9 @@ final class PackPipeline: @unchecked Sendable {
         // stored body (spec §6.3).
         var earlier: [Bool] = []
         condition.lock()
-        for (number, (index, _)) in read.enumerated() {
-            earlier.append(seenFirst(BodyKey(digest: digests[number], length: contents[number].count), at: index))
+        for (number, (index, slot)) in read.enumerated() {
+            earlier.append(
+                seenFirst(BodyKey(digest: digests[number], length: contents[number].count), at: index, slot: slot))
         }
         condition.unlock()
         let hashes = SHA256Lanes.bodyHashes(of: contents, lanes: laneHashing)
@@ -567,11 +587,58 @@ final class PackPipeline: @unchecked Sendable {
             KnownDigests(md5: earlier.md5, sha256: hash, chunks: nil), length: length, lastChunk: lastPiece)
     }
 
-    /// Notes that file `index` has `key` and returns whether an earlier file has it too (the
-    /// caller holds the lock).
-    private func seenFirst(_ key: BodyKey, at index: Int) -> Bool {
-        let first = firstSeen[key.folded]
-        if first == nil || index < first! { firstSeen[key.folded] = index }
-        return first.map { $0 < index } ?? false
+    /// Notes that file `index` has `key` and returns whether an earlier file has it too, or the
+    /// writer a body with its MD5 (the caller holds the lock).
+    ///
+    /// The files in flight are asked first: a file leaves them (in ``run``) only once the writer
+    /// has stored its body, so under the lock an earlier file is always in one or the other. A
+    /// body stored but of another length (an MD5 collision) is only a likely duplicate: the writer
+    /// codes it, and the archive is the same either way.
+    private func seenFirst(_ key: BodyKey, at index: Int, slot: Slot) -> Bool {
+        let first = claimedFirst[key.folded]
+        if let first, first < index { return true }
+        if isStored?(key.digest) == true { return true }
+        claimedFirst[key.folded] = index
+        slot.claimedKey = key.folded
+        return false
+    }
+}
+
+/// Where each of a pipeline's bodies starts among the archive's body positions (spec Appendix C
+/// step 13): body `i` starts at the first position plus `i` plus the positions that the bodies
+/// before it took beyond one each. Most take one, so only those that do not are listed (a folder's
+/// index.html, which takes two): a table of every body's start would grow with the site.
+struct FilePositions {
+    let first: Int
+    /// Bodies in all.
+    let count: Int
+    /// The bodies that take other than one position, in order, and the positions beyond one that
+    /// it and the listed bodies before it take.
+    private var others: [(index: Int, extraThrough: Int)] = []
+
+    init(first: Int, spans: some Sequence<Int>) {
+        self.first = first
+        var index = 0
+        var extra = 0
+        for span in spans {
+            if span != 1 {
+                extra += span - 1
+                others.append((index, extra))
+            }
+            index += 1
+        }
+        count = index
+    }
+
+    /// The first position of body `index`; of `count`, the position after the last body's.
+    func start(_ index: Int) -> Int {
+        // The listed bodies before `index`.
+        var low = 0
+        var high = others.count
+        while low < high {
+            let middle = (low + high) / 2
+            if others[middle].index < index { low = middle + 1 } else { high = middle }
+        }
+        return first + index + (low == 0 ? 0 : others[low - 1].extraThrough)
     }
 }

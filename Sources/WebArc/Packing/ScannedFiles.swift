@@ -55,6 +55,9 @@ package struct ScannedFiles: RandomAccessCollection, Sendable, Equatable {
             relativePath: relativePath, folder: folders[Int(entry.folder)], size: entry.size, modified: entry.modified)
     }
 
+    /// The size of file `position`, without making its strings.
+    package func size(at position: Int) -> UInt64 { entries[position].size }
+
     /// Adds a file at the end. The files of one folder come together, so the folder is compared
     /// with the last one only: a folder met again later is listed again (it costs a string, not a
     /// file's worth).

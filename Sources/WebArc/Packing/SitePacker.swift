@@ -220,7 +220,9 @@ public struct SitePacker {
                 writerOptions.groups = options.groups
                 writerOptions.anchorPlan = anchors
                 writerOptions.dictionaryPlacement = options.dictionaryPlacement
-                opened = try ArchiveWriter(path: output, options: writerOptions)
+                let writer = try ArchiveWriter(path: output, options: writerOptions)
+                opened = writer
+                pipeline.lookUpStoredBodies(with: writer.storedBodyCheck)
             } commit: { index, output, slot in
                 let writer = opened!
                 // Made from the compact list once: each `files[index]` makes its strings again.

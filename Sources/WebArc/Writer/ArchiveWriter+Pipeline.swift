@@ -19,11 +19,12 @@ extension ArchiveWriter {
         try ensureOpen()
         guard !sizes.isEmpty else { return }
         let pipeline = PackPipeline(
-            path: { _ in "" }, sizes: sizes, read: read, spans: repeatElement(1, count: sizes.count),
-            level: options.compressionLevel,
+            path: { _ in "" }, count: sizes.count, size: { sizes[$0] }, read: read,
+            spans: repeatElement(1, count: sizes.count), level: options.compressionLevel,
             zstdLevel: options.zstdLevel, placement: options.dictionaryPlacement, firstPosition: anchors.nextPosition,
             wholeLimit: UInt64.max, windowBytes: SitePacker.windowBytes, batchFiles: 16 * MD5Lanes.count,
             laneHashing: MD5Lanes.isAvailable)
+        pipeline.lookUpStoredBodies(with: storedBodyCheck)
         try pipeline.run(workers: AvailableCores.count) {
             anchors.plan
         } commit: { index, output, slot in

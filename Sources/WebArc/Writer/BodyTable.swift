@@ -1,3 +1,5 @@
+import Foundation
+
 /// The bodies a writer has stored: their entries (spec §6.3), encoded one after another in a
 /// ``ScratchLog``, and in memory only where each starts, by MD5.
 ///
@@ -5,7 +7,10 @@
 /// finishes (the body tree in reference order, and each record leaf's copies), so entries are read
 /// back rarely while bodies are added; keeping only an offset per body in memory keeps the writer's
 /// memory to a few dozen bytes per body however many chunks each has.
-final class BodyTable {
+///
+/// One thread (the writer's) adds and looks up; ``contains(_:)`` may be asked from any thread
+/// meanwhile (``PackPipeline``'s workers, which code no body the writer already holds).
+final class BodyTable: @unchecked Sendable {
     /// A stored body: its MD5 and where its entry starts in the log. The log only grows, so of two
     /// bodies with one MD5 the earlier variant starts first.
     private struct Stored {
@@ -24,6 +29,9 @@ final class BodyTable {
     private var slots: [UInt32] = []
     private static let maxLoad = 0.7
     private var isSealed = false
+    /// Held while ``stored`` or ``slots`` change, and by ``contains(_:)``: the writer's own
+    /// lookups, on the thread that changes them, need not take it.
+    private let lock = NSLock()
     private let log = ScratchLog(prefix: "webarc-bodies")
     /// The entry stored or found last: a response names its body right after the body is added.
     private var recent: BodyEntry?
@@ -66,8 +74,10 @@ final class BodyTable {
         entry.serialize(into: &writer)
         let offset = try log.append(writer.bytes)
         precondition(stored.count < Int(UInt32.max), "more bodies than a body table numbers")
-        stored.append(Stored(digest: digest, offset: offset))
-        if Double(stored.count) > Double(slots.count) * Self.maxLoad { grow() } else { place(stored.count - 1) }
+        lock.withLock {
+            stored.append(Stored(digest: digest, offset: offset))
+            if Double(stored.count) > Double(slots.count) * Self.maxLoad { grow() } else { place(stored.count - 1) }
+        }
         count += 1
         recent = entry
         return entry
@@ -86,6 +96,24 @@ final class BodyTable {
         entry.serialize(into: &writer)
         try log.overwrite(at: offset, with: writer.bytes)
         if recent?.reference == entry.reference { recent = entry }
+    }
+
+    /// Whether a body with this MD5 is stored; any thread may ask.
+    func contains(_ digest: BodyDigest) -> Bool {
+        lock.withLock {
+            if isSealed {
+                let index = lowerBound(digest)
+                return index < stored.count && stored[index].digest == digest
+            }
+            guard !slots.isEmpty else { return false }
+            let mask = slots.count - 1
+            var slot = Self.home(of: digest, mask: mask)
+            while slots[slot] != 0 {
+                if stored[Int(slots[slot]) - 1].digest == digest { return true }
+                slot = (slot + 1) & mask
+            }
+            return false
+        }
     }
 
     /// Where the entry `reference` names starts in the log, or nil.
@@ -155,9 +183,11 @@ final class BodyTable {
     /// the slots are let go. Lookups still work, by binary search.
     func seal() {
         guard !isSealed else { return }
-        slots = []
-        stored.sort { $0.digest != $1.digest ? $0.digest < $1.digest : $0.offset < $1.offset }
-        isSealed = true
+        lock.withLock {
+            slots = []
+            stored.sort { $0.digest != $1.digest ? $0.digest < $1.digest : $0.offset < $1.offset }
+            isSealed = true
+        }
     }
 
     /// Every entry in reference order (``seal()`` first), read back one at a time.

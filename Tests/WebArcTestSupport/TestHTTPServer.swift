@@ -134,13 +134,17 @@ public final class TestHTTPServer: Sendable {
         return server.port
     }
 
-    /// Stops accepting connections.
+    /// Stops accepting connections: the port refuses them from now on.
+    ///
+    /// Only shuts the socket down; the accept loop closes it when its `accept` fails. Closing it
+    /// here could let another server reuse the descriptor's number before this loop first calls
+    /// `accept`, and this server's handler would then answer that server's requests.
     public func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
     }
 
     private func acceptLoop() {
+        defer { close(listener) }
         while true {
             let connection = accept(listener, nil, nil)
             if connection < 0 {

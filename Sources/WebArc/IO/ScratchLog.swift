@@ -83,6 +83,15 @@ final class ScratchLog {
         buffer.replaceSubrange(start..<start + bytes.count - done, with: bytes[done...])
     }
 
+    /// Ends the appending: when the log has a file, the buffered bytes go to it, so that later
+    /// reads never write and may run on several threads at once (a log that fits its buffer is
+    /// read from memory).
+    ///
+    /// - Throws: `io` when the temporary file cannot be written.
+    func settle() throws {
+        if file != nil { try flush() }
+    }
+
     /// Moves the buffered bytes to the file.
     private func flush() throws {
         guard !buffer.isEmpty else { return }

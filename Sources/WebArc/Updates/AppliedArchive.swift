@@ -33,6 +33,7 @@ struct AppliedArchive {
         _ records: AppliedRecords, order: [Int], to path: String, overwrite: Bool, progress: ((Int, Int) -> Void)?
     ) throws -> UpdateApplier.Summary {
         var summary = UpdateApplier.Summary()
+        try records.seal()
         let anchors = try anchorPlan(records, order: order)
         var indexBases = searchBases(records)
         func pass(
@@ -137,7 +138,8 @@ struct AppliedArchive {
             bodyPositions.append(Int32(position))
         }
         let pipeline = ApplyPipeline(
-            jobCount: bodyRecords.count, job: { records.job(at: Int(bodyPositions[$0]))! }, level: recipe.level,
+            jobCount: bodyRecords.count, job: { records.job(at: Int(bodyPositions[$0]))! },
+            storedEntry: { try records.storedEntry(at: Int(bodyPositions[$0])) }, level: recipe.level,
             anchors: anchors, zstdLevel: recipe.zstdLevel, placement: recipe.placement,
             reuseStoredChunks: reuse,
             copyUnchecked: unchecked)

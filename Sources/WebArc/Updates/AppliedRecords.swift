@@ -2,14 +2,17 @@
 /// they are merged, and read back by position in the order the writer takes them.
 ///
 /// ```
-///   merge (tree order) ──▶ log: key, body length, record object │ entries: log offset, body source
+///   merge (tree order) ──▶ log: key, body length, record object, body entry │ entries: log offset, body source
 ///   writer (insertion order: runs of tree positions) ──▶ read back through a window of the log
+///   body workers (any order) ──▶ a record's body entry read back by its own offset
 /// ```
 ///
 /// Memory holds, for each record, where it starts in the log and where its body comes from (a
 /// few dozen bytes), not the record: the decoded records of a large archive would otherwise be
 /// held whole. A record's lookup key and body length are logged beside it, so that the anchor
-/// plan and the writer need neither decode nor canonicalize it again.
+/// plan and the writer need neither decode nor canonicalize it again. A stored body's entry, as the
+/// record's own leaf copies it, is logged too: the body workers then find its chunks without a
+/// descent of the body tree, whose leaves (in MD5 order) a walk in record order visits at random.
 final class AppliedRecords {
     /// Where a record's body comes from.
     enum Body {
@@ -36,6 +39,8 @@ final class AppliedRecords {
         var layer: Int32
         /// A new body's number; `Entry.noBody` or `Entry.storedBody` otherwise.
         var body: Int32
+        /// Bytes of the logged body entry that ends the record's log bytes; 0: none logged.
+        var entryLength: UInt32 = 0
 
         static let noBody: Int32 = -1
         static let storedBody: Int32 = -2
@@ -73,9 +78,11 @@ final class AppliedRecords {
 
     /// Appends the next record in tree order, copied from layer `layer`, its body from `body`.
     ///
+    /// - Parameter entry: a stored body's entry as the record's leaf copies it (nil: the body
+    ///   tree is searched for it when the body is read).
     /// - Throws: `badURL` for a response whose URL has no canonical form; `io` when the log
     ///   cannot be written.
-    func append(_ record: ArchiveRecord, layer: Int, body: Body) throws {
+    func append(_ record: ArchiveRecord, layer: Int, body: Body, entry bodyEntry: BodyEntry? = nil) throws {
         var bytes = ByteWriter()
         if case .response(let response) = record {
             bytes.writeLengthPrefixed(Array(try response.request.canonicalKey().utf8))
@@ -86,18 +93,51 @@ final class AppliedRecords {
             bytes.write(UInt64(0))
         }
         bytes.writeLengthPrefixed(RecordObjects.record(record).encoded())
-        let offset = try log.append(bytes.bytes)
+        let recordLength = bytes.bytes.count
         var entry = Entry(
-            offset: offset, reference: Self.noReference, layer: Int32(layer), body: Entry.noBody)
+            offset: 0, reference: Self.noReference, layer: Int32(layer), body: Entry.noBody)
         switch body {
         case .none: break
         case .stored(let reference):
             entry.reference = reference
             entry.body = Entry.storedBody
+            if let bodyEntry, bodyEntry.reference == reference {
+                // Where it was read, so that its errors still name the base's page.
+                bytes.write(bodyEntry.origin.page)
+                bytes.write(UInt32(clamping: bodyEntry.origin.position))
+                bodyEntry.serialize(into: &bytes)
+                entry.entryLength = UInt32(bytes.bytes.count - recordLength)
+            }
         case .new(let number): entry.body = Int32(number)
         }
+        entry.offset = try log.append(bytes.bytes)
         entries.append(entry)
         usedLayers.insert(layer)
+    }
+
+    /// Ends the appending, so that ``storedEntry(at:)`` may be called from any thread.
+    ///
+    /// - Throws: `io` when the log cannot be written.
+    func seal() throws {
+        try log.settle()
+    }
+
+    /// The logged body entry of the record at tree position `position`, or nil when none was
+    /// logged. Safe from any thread once the log is sealed.
+    ///
+    /// - Throws: `io` when the log cannot be read; `corruptPage` when the logged bytes do not
+    ///   parse (a damaged scratch file).
+    func storedEntry(at position: Int) throws -> BodyEntry? {
+        let entry = entries[position]
+        guard entry.entryLength > 0 else { return nil }
+        let end = position + 1 < entries.count ? entries[position + 1].offset : log.length
+        let bytes = try log.read(at: end - UInt64(entry.entryLength), count: Int(entry.entryLength))
+        var reader = ByteReader(bytes, region: .file(section: "apply scratch", offset: end - UInt64(entry.entryLength)))
+        let page = try reader.readUInt64()
+        let position = Int(try reader.readUInt32())
+        var parsed = try BodyEntry(parsing: &reader, page: page)
+        parsed.origin.position = position
+        return parsed
     }
 
     /// The body job of the record at tree position `position`, or nil when it has no body. Safe

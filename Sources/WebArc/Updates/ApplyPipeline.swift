@@ -59,6 +59,9 @@ final class ApplyPipeline: @unchecked Sendable {
     private let jobCount: Int
     /// The job of body `index` (called from the workers, any number of times).
     private let job: (Int) -> Job
+    /// The entry of body `index` when the caller has it at hand (from its record's leaf), so
+    /// that reading it needs no descent of the body tree; nil: the body tree is searched.
+    private let storedEntry: (Int) throws -> BodyEntry?
     private let level: Int
     /// Which positions are anchors (spec Appendix C step 13).
     private let anchors: AnchorPlan
@@ -83,6 +86,7 @@ final class ApplyPipeline: @unchecked Sendable {
     /// - Parameters:
     ///   - jobCount, job: the bodies in the order they are added (position 0 first); `job` is
     ///     called from the worker threads.
+    ///   - storedEntry: a stored body's entry if the caller has it (called from the workers).
     ///   - level: the new archive's compression level; `anchors` its anchor positions.
     ///   - reuseStoredChunks: false codes every chunk again (the writer's plain path).
     ///   - copyUnchecked: true copies a stored chunk that is reused as it is without decoding it
@@ -91,7 +95,8 @@ final class ApplyPipeline: @unchecked Sendable {
     ///     instead, which holds every byte read or coded from them (a damaged chunk gives other
     ///     body data, and a damaged anchor other dictionaries for the bodies after it).
     init(
-        jobCount: Int, job: @escaping (Int) -> Job, level: Int, anchors: AnchorPlan, zstdLevel: Int? = nil,
+        jobCount: Int, job: @escaping (Int) -> Job, storedEntry: @escaping (Int) throws -> BodyEntry? = { _ in nil },
+        level: Int, anchors: AnchorPlan, zstdLevel: Int? = nil,
         placement: DictionaryPlacement,
         reuseStoredChunks: Bool,
         copyUnchecked: Bool = false,
@@ -99,6 +104,7 @@ final class ApplyPipeline: @unchecked Sendable {
     ) {
         self.jobCount = jobCount
         self.job = job
+        self.storedEntry = storedEntry
         self.copyUnchecked = copyUnchecked && reuseStoredChunks && zstdLevel == nil
         self.level = level
         self.zstdLevel = zstdLevel
@@ -278,7 +284,7 @@ final class ApplyPipeline: @unchecked Sendable {
             if isAnchor { tails.publish(index, lastChunk: Array(DictionaryAnchors.lastChunk(ofBody: bytes))) }
             return .bytes(bytes, md5: job.md5)
         }
-        let entry = try reader.bodyEntry(reference)
+        let entry = try storedEntry(index) ?? reader.bodyEntry(reference)
         try entry.checkLength()
         if entry.length > BodyTransfer.wholeLimit {
             if isAnchor, let last = entry.chunks.indices.last {

@@ -101,7 +101,7 @@ public struct UpdateApplier {
                     try records.append(entry.record, layer: group.layer, body: .none)
                     continue
                 }
-                try records.append(entry.record, layer: group.layer, body: .stored(response.body))
+                try records.append(entry.record, layer: group.layer, body: .stored(response.body), entry: entry.body)
             }
         }
         let order: [Int]

@@ -60,7 +60,7 @@ public struct CompactApplier {
         let recipe = plan.metadata.writer!
         let records = AppliedRecords(
             layers: bases.layers, newBodies: plan.newBodies, newBodyDigests: plan.newBodyDigests)
-        try plan.forEachRecord { record, source in try Self.append(record, source, to: records) }
+        try plan.forEachRecord { record, source, entry in try Self.append(record, source, entry, to: records) }
         let order: [Int]
         do {
             order = try recipe.order.positions(count: records.count)
@@ -81,13 +81,14 @@ public struct CompactApplier {
     }
 
     /// Appends a record of the plan as the writer takes it: a response names its body where its
-    /// layer holds it, or a new body (then its layer, the first, is never read for it).
+    /// layer holds it (with its entry when the base's leaf gave it), or a new body (then its
+    /// layer, the first, is never read for it).
     private static func append(
-        _ record: ArchiveRecord, _ source: CompactPlan.Source, to records: AppliedRecords
+        _ record: ArchiveRecord, _ source: CompactPlan.Source, _ entry: BodyEntry?, to records: AppliedRecords
     ) throws {
         switch (record, source) {
         case (.response(let response), .base(let layer)):
-            try records.append(record, layer: layer, body: .stored(response.body))
+            try records.append(record, layer: layer, body: .stored(response.body), entry: entry)
         case (.response(var response), .baseBody(let layer, let baseResponse)):
             response.body = baseResponse.body
             try records.append(.response(response), layer: layer, body: .stored(response.body))

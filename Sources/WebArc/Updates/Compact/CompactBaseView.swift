@@ -12,6 +12,8 @@ struct CompactBaseView {
     struct Record {
         var layer: Int
         var record: ArchiveRecord
+        /// A response's body entry, as its leaf copies it.
+        var body: BodyEntry? = nil
 
         /// The record as a response, nil for a redirect.
         var response: ResponseRecord? {
@@ -71,7 +73,7 @@ struct CompactBaseView {
         var firstRecord = 0
         do {
             try stack.forEachKey { key, group in
-                let records = group.entries.map { Record(layer: group.layer, record: $0.record) }
+                let records = group.entries.map { Record(layer: group.layer, record: $0.record, body: $0.body) }
                 guard try body(Key(ordinal: ordinal, key: key, firstRecord: firstRecord, records: records)) else {
                     throw Stop()
                 }

@@ -383,12 +383,12 @@ struct CompactPlan {
     /// view's, merged as it is read with the touched keys' (one pass over the bases' record pages).
     ///
     /// - Throws: ``WebArcError`` for a damaged base page; what `body` throws.
-    func forEachRecord(_ body: (ArchiveRecord, Source) throws -> Void) throws {
+    func forEachRecord(_ body: (ArchiveRecord, Source, BodyEntry?) throws -> Void) throws {
         var addedIndex = 0
         func addBefore(_ bytes: [UInt8]?) throws {
             while addedIndex < added.count, bytes.map({ KeyOrder.less(Array(added[addedIndex].key.utf8), $0) }) ?? true
             {
-                for (record, source) in added[addedIndex].records { try body(record, source) }
+                for (record, source) in added[addedIndex].records { try body(record, source, nil) }
                 addedIndex += 1
             }
         }
@@ -396,9 +396,9 @@ struct CompactPlan {
             try addBefore(Array(key.key.utf8))
             if dropped.contains(key.ordinal) { return true }
             if let planned = replaced[key.ordinal] {
-                for (record, source) in planned { try body(record, source) }
+                for (record, source) in planned { try body(record, source, nil) }
             } else {
-                for record in key.records { try body(record.record, .base(layer: record.layer)) }
+                for record in key.records { try body(record.record, .base(layer: record.layer), record.body) }
             }
             return true
         }

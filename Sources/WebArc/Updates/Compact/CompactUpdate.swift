@@ -50,7 +50,7 @@ public enum CompactUpdate {
     @discardableResult
     public static func check(_ bytes: [UInt8], bases: LayerStack, path: String = "compact update") throws -> Header {
         let plan = try CompactPlan(bytes, stack: bases, path: path)
-        try plan.forEachRecord { _, _ in }
+        try plan.forEachRecord { _, _, _ in }
         return plan.header
     }
 

@@ -100,3 +100,40 @@ extension CanonicalizationTests {
         #expect(skipped > 1_000 && skipped < 19_000)
     }
 }
+
+extension CanonicalizationTests {
+    /// A URL the scan takes for canonical is what the steps make of it, and the scan takes the
+    /// usual ones: random URLs over the bytes that decide it (case, dots, escapes, ports, users,
+    /// queries, spaces and `#`).
+    @Test func urlsTakenAsTheyAreAreWhatTheStepsMake() throws {
+        #expect(URLKey.isCanonicalAsIs("https://example.com/w/0042/page.html?a=b?c"))
+        #expect(URLKey.isCanonicalAsIs("http://a-b.example/x%20y/"))
+        for url in [
+            "http://example.com", "http://Example.com/", "HTTP://example.com/", "http://example.com:80/",
+            "http://u@example.com/", "http://example.com/a/./b", "http://example.com/%41", "http://example.com/%2f",
+            "http://example.com/a b", "http://example.com/a#b", "ftp://example.com/",
+        ] {
+            #expect(!URLKey.isCanonicalAsIs(url), "\(url)")
+        }
+        var random = SeededGenerator(seed: 37)
+        let pieces = [
+            "a", "Z", "0", ".", "-", "/", "?", "%", "%2", "%20", "%2e", "%2E", "%7E", "%zz", ":", ":80", "@", "#",
+            " ", "\\", "~", "é", "..", "/.", "/..",
+        ]
+        var taken = 0
+        for _ in 0..<20_000 {
+            let scheme = ["http://", "https://", "Http://", "urn:"].randomElement(using: &random)!
+            let host = ["example.com", "a-b.0", "Example.com", "a:80", "u@a", "a%41", "", "[::1]"].randomElement(
+                using: &random)!
+            let path = (0..<Int.random(in: 0...8, using: &random)).map { _ in pieces.randomElement(using: &random)! }
+            let url = scheme + host + (Bool.random(using: &random) ? "/" : "") + path.joined()
+            let steps = try? URLKey.canonicalizeBySteps(url)
+            #expect((try? URLKey.canonicalize(url)) == steps, "\(url)")
+            if URLKey.isCanonicalAsIs(url) {
+                taken += 1
+                #expect(steps == url, "\(url)")
+            }
+        }
+        #expect(taken > 200)
+    }
+}

@@ -28,6 +28,12 @@ public enum URLKey {
     ///
     /// - Throws: ``WebArcError/badURL(url:reason:)`` when `url` has no scheme.
     public static func canonicalize(_ url: String) throws -> String {
+        if isCanonicalAsIs(url) { return url }
+        return try canonicalizeBySteps(url)
+    }
+
+    /// The canonical form of an absolute URL, each step of spec §9 made in turn.
+    static func canonicalizeBySteps(_ url: String) throws -> String {
         var bytes = Array(url.utf8)
         while let first = bytes.first, first <= 0x20 { bytes.removeFirst() }
         while let last = bytes.last, last <= 0x20 { bytes.removeLast() }
@@ -69,6 +75,66 @@ public enum URLKey {
             output += normalizePercentEncoding(rest[(queryStart + 1)...], inQuery: true)
         }
         return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Whether `url` is its own canonical form, by a scan that copies nothing; false when it may
+    /// not be. True for the usual URL of an archive: `http` or `https`, a host of lower-case
+    /// letters, digits, `.` and `-` with no port or user, a path starting `/` with no segment
+    /// starting with `.`, then a path and query of bytes that step 8 keeps as they are (escapes
+    /// with upper-case digits of a byte it does not decode). Each step leaves such a URL as it is;
+    /// ``canonicalizeBySteps(_:)`` made its copies for every record `verify` and `pack` read.
+    static func isCanonicalAsIs(_ url: String) -> Bool {
+        let slash = UInt8(ascii: "/")
+        let scanned = url.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            var index: Int
+            if bytes.starts(with: "http://".utf8) {
+                index = 7
+            } else if bytes.starts(with: "https://".utf8) {
+                index = 8
+            } else {
+                return false
+            }
+            let hostStart = index
+            while index < bytes.count, isPlainHostByte(bytes[index]) { index += 1 }
+            guard index > hostStart, index < bytes.count, bytes[index] == slash else { return false }
+            var inQuery = false
+            var previous: UInt8 = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "%") {
+                    guard index + 2 < bytes.count, let high = upperHexValue(bytes[index + 1]),
+                        let low = upperHexValue(bytes[index + 2]), !isUnreserved(high << 4 | low)
+                    else { return false }
+                    index += 3
+                    previous = byte
+                    continue
+                }
+                if byte == UInt8(ascii: "?") {
+                    inQuery = true
+                } else if !isKeptAsIs[Int(byte)] || (!inQuery && byte == UInt8(ascii: ".") && previous == slash) {
+                    return false
+                }
+                previous = byte
+                index += 1
+            }
+            return true
+        }
+        return scanned ?? false
+    }
+
+    /// A byte of a host that canonicalization leaves as it is, when the host holds only such bytes.
+    private static func isPlainHostByte(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || isDigit(byte) || byte == UInt8(ascii: ".")
+            || byte == UInt8(ascii: "-")
+    }
+
+    /// The value of an upper-case hex digit (the form step 8 writes escapes in).
+    private static func upperHexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     private static func canonicalAuthority(_ authority: [UInt8], scheme: String, url: String) throws -> [UInt8] {

@@ -37,13 +37,16 @@ struct LRUCache<Key: Hashable, Value> {
     }
 
     private mutating func evict() {
-        let byAge = entries.sorted { $0.value.stamp < $1.value.stamp }
+        // Sorts stamps and keys only: sorting the entries would copy (retain and release) every
+        // value, which was most of a cursor walk's cost of remembering its body entries.
+        var byAge: [(stamp: UInt64, key: Key)] = []
+        byAge.reserveCapacity(entries.count)
+        for (key, entry) in entries { byAge.append((entry.stamp, key)) }
+        byAge.sort { $0.stamp < $1.stamp }
         var index = 0
         let keep = maxCount - maxCount / 4
         while index < byAge.count && (entries.count > keep || totalCost > maxCost - maxCost / 4) {
-            let (key, entry) = byAge[index]
-            entries[key] = nil
-            totalCost -= entry.cost
+            if let entry = entries.removeValue(forKey: byAge[index].key) { totalCost -= entry.cost }
             index += 1
         }
     }

@@ -152,19 +152,21 @@ struct CompactBaseView {
     /// - Throws: ``WebArcError`` for a damaged chunk or a body whose chunks do not add up to its length.
     func body(_ record: Record) throws -> [UInt8] {
         guard let response = record.response else { return [] }
-        return try body(layer: record.layer, response.body)
+        return try body(layer: record.layer, response.body, entry: record.body)
     }
 
     /// The verified bytes of body `reference` of layer `layer`, as ``body(_:)`` reads them.
     ///
+    /// - Parameter known: its entry when the caller has it (from the record's leaf).
     /// - Throws: as ``body(_:)``.
-    func body(layer: Int, _ reference: BodyReference) throws -> [UInt8] {
+    func body(layer: Int, _ reference: BodyReference, entry known: BodyEntry? = nil) throws -> [UInt8] {
         let reader = stack.layers[layer]
-        let entry = try reader.bodyEntry(reference)
+        let entry = try Self.entry(known, reference, in: reader)
         try entry.checkLength()
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Int(min(entry.length, UInt64(CompactUpdate.maxSection))))
-        try reader.forEachChunk(of: reference) { bytes += $0 }
+        var chunks = try reader.makeChunkIterator(for: entry)
+        while let piece = try chunks.next() { bytes += piece }
         guard bytes.count == entry.length else {
             throw WebArcError.bodyDigest(
                 body: entry.reference, offset: entry.firstChunkOffset,
@@ -178,9 +180,20 @@ struct CompactBaseView {
     /// - Throws: ``WebArcError`` for a body entry that does not read or is out of bounds.
     func bodyLength(_ record: Record) throws -> Int {
         guard let response = record.response else { return 0 }
-        let entry = try stack.layers[record.layer].bodyEntry(response.body)
+        let entry = try Self.entry(record.body, response.body, in: stack.layers[record.layer])
         try entry.checkLength()
         return Int(entry.length)
+    }
+
+    /// `known` when it is the entry of `reference` (a record's leaf copy), else the one `reader`'s
+    /// body tree holds: a walk in key order would visit the body tree's leaves at random.
+    private static func entry(
+        _ known: BodyEntry?, _ reference: BodyReference, in reader: ArchiveReader
+    ) throws
+        -> BodyEntry
+    {
+        if let known, known.reference == reference { return known }
+        return try reader.bodyEntry(reference)
     }
 
     /// Decodes `record`'s body, verified as ``body(_:)`` does, into `slot`, which holds
@@ -190,9 +203,10 @@ struct CompactBaseView {
     func body(_ record: Record, into slot: UnsafeMutableRawBufferPointer) throws {
         guard let response = record.response else { return }
         let reader = stack.layers[record.layer]
-        let entry = try reader.bodyEntry(response.body)
+        let entry = try Self.entry(record.body, response.body, in: reader)
         var filled = 0
-        try reader.forEachChunk(of: response.body) { piece in
+        var chunks = try reader.makeChunkIterator(for: entry)
+        while let piece = try chunks.next() {
             guard piece.count <= slot.count - filled else {
                 throw WebArcError.bodyDigest(
                     body: entry.reference, offset: entry.firstChunkOffset,

@@ -56,7 +56,6 @@ extension ZimImporter {
         }
         let entries = items.map(\.entry)
         let clusters = try ZimClusterReader(zim, limit: ZimClusterReader.defaultLimit)
-        let planned = items
         try writer.addBodies(sizes: entries.map(\.size)) { number in
             let entry = entries[number]
             if let bytes = try clusters.read(entry) {
@@ -65,20 +64,10 @@ extension ZimImporter {
             return try zim.readItem(entry, maxSize: maxSize) { bytes in
                 mapping.storedBody(of: entry, bytes: bytes) ?? Array(bytes)
             }
-        } indexable: { number in
-            let item = planned[number]
-            let media = Self.media(of: item)
-            return IndexableResponse(
-                url: item.url, status: item.status, mediaType: media.mimeType, charset: media.textEncoding, length: 0)
         } added: { number, body in
             try store(items[number], body: body, to: writer, written: &written, summary: &summary)
             progress(number + 1)
         }
-    }
-
-    /// An item's media type and charset, as its response names them.
-    private static func media(of item: PlannedItem) -> (mimeType: String?, textEncoding: String?) {
-        ContentTypeParts.of(item.headers.value(for: "Content-Type") ?? item.entry.mimeType)
     }
 
     /// Adds the response of a stored item; `Content-Length` follows the stored body.
@@ -93,7 +82,7 @@ extension ZimImporter {
             headers[length].value = String(body.length)
         }
         written.bodies[item.entry.path] = body
-        let media = Self.media(of: item)
+        let media = ContentTypeParts.of(headers.value(for: "Content-Type") ?? item.entry.mimeType)
         try add(
             .response(
                 ResponseRecord(

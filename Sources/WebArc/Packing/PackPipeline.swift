@@ -46,8 +46,6 @@ final class PackPipeline: @unchecked Sendable {
         var borrowed = 0
         /// The folded MD5 and length under which this file is in ``PackPipeline/claimedFirst``.
         var claimedKey: UInt64?
-        /// What ``PackPipeline/analyzeAhead`` gave for this file.
-        var analysis: (any Sendable)?
     }
 
     /// Files at most this large are read whole; larger ones stream.
@@ -92,11 +90,6 @@ final class PackPipeline: @unchecked Sendable {
     /// Bodies of 1 to this many bytes are handed over uncompressed: a grouping writer codes them
     /// in their group (spec Appendix C step 16); 0: none. Set before ``run``.
     var uncodedUpTo = 0
-    /// Called by a worker with each whole file it codes (not a likely duplicate) and its bytes once
-    /// coded; what it returns goes to the writer in the file's slot (``Slot/analysis``): a search
-    /// index's analysis, made while the writer stores earlier files. Set through
-    /// ``analyzeAhead(with:)``, at any time: files coded before it are not analysed.
-    private var analyzeAhead: (@Sendable (Int, [UInt8]) -> (any Sendable)?)?
     /// Where the archive's writer places a codec-2 chunk's dictionary (step 13).
     private let placement: DictionaryPlacement
     /// Which positions are anchors (spec Appendix C step 13): set by ``run(workers:plan:prepare:commit:)``
@@ -214,14 +207,6 @@ final class PackPipeline: @unchecked Sendable {
     func lookUpStoredBodies(with isStored: @escaping @Sendable (BodyDigest) -> Bool) {
         condition.lock()
         self.isStored = isStored
-        condition.unlock()
-    }
-
-    /// Has the workers call `analyze` with each whole file they code from now on (see
-    /// ``analyzeAhead``).
-    func analyzeAhead(with analyze: @escaping @Sendable (Int, [UInt8]) -> (any Sendable)?) {
-        condition.lock()
-        analyzeAhead = analyze
         condition.unlock()
     }
 
@@ -476,7 +461,6 @@ final class PackPipeline: @unchecked Sendable {
         // stored body (spec §6.3).
         var earlier: [Bool] = []
         condition.lock()
-        let analyzeAhead = analyzeAhead
         for (number, (index, slot)) in read.enumerated() {
             earlier.append(
                 seenFirst(BodyKey(digest: digests[number], length: contents[number].count), at: index, slot: slot))
@@ -519,7 +503,6 @@ final class PackPipeline: @unchecked Sendable {
             } else {
                 output = .likelyDuplicate(bytes, known)
             }
-            if !earlier[number], let analyzeAhead { slot.analysis = analyzeAhead(index, bytes) }
             ready.append((slot, output))
             if ready.count >= Self.handOverFiles {
                 handOver(ready)

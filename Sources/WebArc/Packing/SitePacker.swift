@@ -8,7 +8,7 @@ import Foundation
 /// var packer = SitePacker(options: .init(baseURL: "http://localhost/"))
 /// let summary = try packer.pack(folder: "site", to: "site.webarc")
 /// ```
-public struct SitePacker: Sendable {
+public struct SitePacker {
     /// What to pack and how.
     public struct Options: Sendable {
         /// The URL the folder is packed under; ends with `/`.
@@ -223,9 +223,6 @@ public struct SitePacker: Sendable {
                 let writer = try ArchiveWriter(path: output, options: writerOptions)
                 opened = writer
                 pipeline.lookUpStoredBodies(with: writer.storedBodyCheck)
-                if let analyze = writer.analyzerAhead(indexable: { indexable(files[$0]) }) {
-                    pipeline.analyzeAhead(with: analyze)
-                }
             } commit: { index, output, slot in
                 let writer = opened!
                 // Made from the compact list once: each `files[index]` makes its strings again.
@@ -243,7 +240,6 @@ public struct SitePacker: Sendable {
                     body = try writer.addBody(chunks: { try pipeline.nextChunk(of: slot) }, end: { slot.streamEnd! })
                 }
                 try Self.checkPlannedLength(file, read: body.length, anchors: anchors)
-                writer.keep(analysisAhead: slot.analysis, of: body)
                 let fileURL = url(for: file.relativePath)
                 try addRecords(
                     for: file, at: fileURL, key: try keyOf(fileURL), body: body, writer: writer, summary: &summary)
@@ -384,27 +380,14 @@ public struct SitePacker: Sendable {
 
     private static let hexDigits = Array("0123456789ABCDEF".utf8)
 
-    /// The response a search index is offered for a file's body (its length aside): a folder's
-    /// index.html as the folder's URL, whose key comes first in tree order.
-    private func indexable(_ file: ScannedFile) -> IndexableResponse {
-        let name = Self.fileName(file.relativePath)
-        let mediaType = MediaTypes.mediaType(forFileName: name)
-        let path = name == "index.html" ? String(file.relativePath.dropLast(name.count)) : file.relativePath
-        return IndexableResponse(
-            url: url(for: path), status: 200, mediaType: mediaType,
-            charset: MediaTypes.isText(mediaType) ? "utf-8" : nil, length: 0)
-    }
-
-    /// The last segment of a relative path.
-    private static func fileName(_ relativePath: String) -> String {
-        relativePath.lastIndex(of: "/").map { String(relativePath[relativePath.index(after: $0)...]) } ?? relativePath
-    }
-
     private func addRecords(
         for file: ScannedFile, at fileURL: String, key: [UInt8], body: StoredBody, writer: ArchiveWriter,
         summary: inout Summary
     ) throws {
-        let name = Self.fileName(file.relativePath)
+        let name =
+            file.relativePath.lastIndex(of: "/").map {
+                String(file.relativePath[file.relativePath.index(after: $0)...])
+            } ?? file.relativePath
         let mediaType = MediaTypes.mediaType(forFileName: name)
         let isText = MediaTypes.isText(mediaType)
         let headers = [

@@ -48,11 +48,8 @@ extension ArchiveWriter {
                 indexedBodies[place >> 6] & (1 << UInt64(place & 63)) == 0
             else { continue }
             indexedBodies[place >> 6] |= 1 << UInt64(place & 63)
-            // A body a base's index already analysed at this key, or one analysed while it was
-            // stored (for the same URL and type), is not read back.
-            if let reused = index.analysis(reusing: offered, key: record.key, body: reference.digest)
-                ?? analysesAhead.take(reference, offered: offered)
-            {
+            // A body a base's index already analysed at this key is not read back.
+            if let reused = index.analysis(reusing: offered, key: record.key, body: reference.digest) {
                 documents.append(reused)
                 if documents.count >= 4096 { try analyzeBatch() }
                 continue
@@ -97,75 +94,5 @@ private final class BatchAnalysis: Sendable {
     func wait() -> [any Sendable] {
         group.wait()
         return results.withLock { $0.map { $0! } }
-    }
-}
-
-/// A search index's analysis of a body, made by a pipeline worker while the writer stored earlier
-/// bodies (``ArchiveWriter/addBodies(sizes:read:indexable:added:)``), for the response it was
-/// offered as.
-struct AnalysisAhead: Sendable {
-    var response: IndexableResponse
-    var analysis: any Sendable
-    /// What ``SearchIndexContributor/heldBytes(of:)`` counts for it.
-    var bytes: Int
-}
-
-/// The analyses made ahead and kept by body until the writer finishes, within a budget of bytes:
-/// once it is spent, later bodies are analysed when the writer finishes, as without it, so memory
-/// does not grow with the pages. The index is the same either way: an analysis depends only on the
-/// response and its body.
-final class AnalysesAhead: Sendable {
-    /// Bytes of analyses held at most (``SearchIndexContributor/heldBytes(of:)``): the Python
-    /// docs' 530 pages take a few MiB; with 32 MiB, an import of 20 000 wiki pages peaked 51 MB
-    /// higher (Tools/bench/NOTES.md, 'Analyses ahead').
-    static let budget = 16 << 20
-
-    private struct State {
-        var left: Int
-        var held: [BodyReference: AnalysisAhead] = [:]
-    }
-
-    private let state = Mutex(State(left: AnalysesAhead.budget))
-
-    /// Whether the budget has bytes left.
-    var hasRoom: Bool { state.withLock { $0.left > 0 } }
-
-    /// Takes `bytes` from the budget; false when they do not fit, and then the budget is closed
-    /// (``hasRoom`` false until ``take(_:offered:)`` gives bytes back): no worker analyses a body
-    /// whose analysis would not be kept.
-    func reserve(_ bytes: Int) -> Bool {
-        state.withLock { state in
-            guard bytes <= state.left else {
-                state.left = 0
-                return false
-            }
-            state.left -= bytes
-            return true
-        }
-    }
-
-    /// Keeps `ahead` for the body stored as `reference`; one already kept for it wins.
-    func keep(_ ahead: AnalysisAhead, for reference: BodyReference) {
-        state.withLock { state in
-            if state.held[reference] == nil {
-                state.held[reference] = ahead
-            } else {
-                state.left += ahead.bytes
-            }
-        }
-    }
-
-    /// Gives back the bytes of an analysis not kept.
-    func release(_ ahead: AnalysisAhead) {
-        state.withLock { $0.left += ahead.bytes }
-    }
-
-    /// The analysis kept for `reference` when it was made for `offered`, and lets it go either way.
-    func take(_ reference: BodyReference, offered: IndexableResponse) -> (any Sendable)? {
-        state.withLock { state in
-            guard let ahead = state.held.removeValue(forKey: reference) else { return nil }
-            state.left += ahead.bytes
-            return ahead.response == offered ? ahead.analysis : nil
-        }
     }
 }

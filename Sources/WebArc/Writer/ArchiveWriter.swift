@@ -113,8 +113,6 @@ public final class ArchiveWriter {
     var groupCache = LRUCache<ChunkEntry, [UInt8]>(maxCount: 8, maxCost: 16 << 20)
     /// The full-text index the archive gets when it finishes, if any.
     let searchIndex: (any SearchIndexContributor)?
-    /// Analyses of bodies for ``searchIndex`` made while they were stored.
-    let analysesAhead = AnalysesAhead()
 
     /// Statistics about what has been added so far.
     public internal(set) var statistics = Statistics()

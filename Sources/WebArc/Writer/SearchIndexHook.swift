@@ -2,7 +2,7 @@ import Synchronization
 
 /// A response the writer offers to a search index when it finishes: what the index needs to
 /// decide whether to index it, and a way to read its body back.
-public struct IndexableResponse: Equatable, Sendable {
+public struct IndexableResponse: Sendable {
     /// The request URL as captured.
     public var url: String
     /// The HTTP status.
@@ -54,10 +54,6 @@ public protocol SearchIndexContributor: AnyObject {
     func analysis(reusing response: IndexableResponse, key: [UInt8], body: BodyDigest) -> (any Sendable)?
     /// Documents taken from a base's index so far.
     var reusedDocuments: Int { get }
-    /// About how many bytes of memory `analysis` (from ``analyze(_:body:)``) holds, so that a writer
-    /// may analyse bodies while it stores them and keep their analyses, within a budget, until it
-    /// finishes; nil: the writer analyses every body when it finishes.
-    func heldBytes(of analysis: any Sendable) -> Int?
 }
 
 extension SearchIndexContributor {
@@ -69,8 +65,6 @@ extension SearchIndexContributor {
     }
     /// None.
     public var reusedDocuments: Int { 0 }
-    /// Nil: no analysis is held ahead.
-    public func heldBytes(of analysis: any Sendable) -> Int? { nil }
 }
 
 /// Where the writer stored a search page: an opaque page reference the contributor puts in the

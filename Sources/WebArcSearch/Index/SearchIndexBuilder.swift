@@ -120,14 +120,6 @@ public final class SearchIndexBuilder: SearchIndexContributor {
     /// Documents taken from the base's index so far.
     public var reusedDocuments: Int { base?.taken ?? 0 }
 
-    /// The bytes an analysis from ``analyze(_:body:)`` holds: its terms, their hashes, counts and
-    /// ends, its positions, URL, title and title key, and the arrays' headers.
-    public func heldBytes(of analysis: any Sendable) -> Int? {
-        guard let document = analysis as? DocumentAnalysis else { return 0 }
-        return document.termBytes.count + 12 * document.termCount + 4 * document.positions.count
-            + document.url.utf8.count + document.title.utf8.count + document.titleKey.count + 256
-    }
-
     /// Adds a page by its URL, title and visible text (what ``analyze(_:body:)`` gives for a body).
     public func add(url: String, title: String, text: String) throws {
         try add(DocumentAnalysis(url: url, text: PageText(title: title, text: text)))

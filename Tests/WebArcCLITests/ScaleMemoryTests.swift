@@ -25,11 +25,19 @@ struct ScaleMemoryTests {
     static let readLimitMiB = 400
 
     /// Runs `webarc` with `arguments` under an address-space limit of `mebibytes`.
+    ///
+    /// A portable process (`WEBARC_PORTABLE=1`) leaves glibc's allocator as it is, and glibc then
+    /// reserves 64 MiB of address space for each thread's arena, memory never used: apply's
+    /// threads ran out of the limit that way. For it, glibc's own `MALLOC_ARENA_MAX` caps the
+    /// arenas at 2, as the commands' `MallocTuning.useOneArena()` caps them at 1 otherwise.
     static func run(
         underMiB mebibytes: Int, _ arguments: [String], timeout: TimeInterval
     ) async throws -> CLIRunner.Result {
-        try await CLIRunner.runDetached(
-            ["--as=\(mebibytes << 20)", "--", CLIRunner.binary] + arguments, timeout: timeout, executable: prlimit)
+        var environment = ProcessInfo.processInfo.environment
+        if environment["WEBARC_PORTABLE"] == "1" { environment["MALLOC_ARENA_MAX"] = "2" }
+        return try await CLIRunner.runDetached(
+            ["--as=\(mebibytes << 20)", "--", CLIRunner.binary] + arguments, timeout: timeout, executable: prlimit,
+            environment: environment)
     }
 
     /// The bytes of page `number`.

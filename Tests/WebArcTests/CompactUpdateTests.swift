@@ -115,6 +115,49 @@ import WebArcTestSupport
         #expect(try firstDifference(bytes(scratch.file("r2-applied.webarc")), bytes(r2)) == nil)
     }
 
+    @Test(
+        "over a stack with tombstones, the passes that skim keys and class names see the keys, ordinals and records the decoding pass sees"
+    )
+    func skimmedViewIsTheDecodedView() throws {
+        let scratch = try TemporaryFolder()
+        var random = SeededGenerator(seed: 12)
+        var release = Release(files: [:])
+        for number in 0..<1_500 {
+            release.files["docs/f\(number / 300)/page\(number).html"] =
+                Array("<title>Page \(number)</title>".utf8) + random.text(200 + number % 300)
+        }
+        let r0 = try release.pack(in: scratch, as: "r0")
+        // Deleted: the first and last keys of the base, one inside; changed and added in between.
+        for name in ["f0/page0", "f4/page1499", "f2/page700"] { release.files["docs/\(name).html"] = nil }
+        release.addLine(to: "docs/f1/page400.html", "<p>release 1</p>")
+        release.files["docs/f3/added.html"] = Array("<p>added</p>".utf8)
+        let r1 = try release.pack(in: scratch, as: "r1")
+        _ = try UpdateBuilder(old: try stack([r0]), new: try ArchiveReader(path: r1)).write(
+            to: scratch.file("u1.webarc"))
+        let view = CompactBaseView(try stack([scratch.file("u1.webarc"), r0]))
+        var decoded: [CompactBaseView.Key] = []
+        try view.forEachKey {
+            decoded.append($0)
+            return true
+        }
+        var skimmed: [CompactBaseView.Key] = []
+        try view.forEachSkimmedKey {
+            skimmed.append(try view.decoded($0))
+            return true
+        }
+        func summary(_ key: CompactBaseView.Key) -> String {
+            "\(key.ordinal) \(key.key) \(key.firstRecord) \(key.records.map { "\($0.layer) \($0.record) \(String(describing: $0.body))" })"
+        }
+        #expect(skimmed.map(summary) == decoded.map(summary))
+        #expect(!decoded.contains { $0.key.contains("page700.html") } && decoded.contains { $0.key.contains("added") })
+        let counts = try view.counts()
+        #expect(counts.keys == decoded.count && counts.records == decoded.map(\.records.count).reduce(0, +))
+        let ordinals: Set = [0, 7, decoded.count - 1]
+        #expect(
+            try view.keys(ordinals).mapValues(summary)
+                == decoded.filter { ordinals.contains($0.ordinal) }.reduce(into: [:]) { $0[$1.ordinal] = summary($1) })
+    }
+
     @Test("a chain of five releases: each compact update applies to the archive the one before gave")
     func chain() throws {
         let scratch = try TemporaryFolder()

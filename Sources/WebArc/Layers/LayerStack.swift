@@ -61,7 +61,19 @@ extension LayerStack {
     /// not the layers' keys.
     /// - Throws: ``WebArcError`` when a page is damaged.
     public func forEachKey(_ body: (String, LayeredRecords) throws -> Void) throws {
-        var groups = layers.map { KeyGroups(RecordCursor($0)) }
+        try forEachKey({ RecordCursor($0) }) { key, layer, entries in
+            try body(key, LayeredRecords(layer: layer, entries: entries))
+        }
+    }
+
+    /// As ``forEachKey(_:)``, with each layer's entries made by the cursors `cursor` opens: the
+    /// records of a key, tombstones left out, with the layer holding them.
+    ///
+    /// - Throws: ``WebArcError`` when a page is damaged; what `body` throws.
+    func forEachKey<Element: KeyedEntry>(
+        _ cursor: (ArchiveReader) -> LeafCursor<Element>, _ body: (String, Int, [Element]) throws -> Void
+    ) throws {
+        var groups = layers.map { KeyGroups(cursor($0)) }
         var current = try groups.indices.map { try groups[$0].next() }
         while true {
             var smallest: [UInt8]?
@@ -70,35 +82,46 @@ extension LayerStack {
                 if smallest.map({ KeyOrder.less(group.bytes, $0) }) ?? true { smallest = group.bytes }
             }
             guard let smallest else { return }
-            var decided: LayeredRecords?
+            var decided: (layer: Int, entries: [Element])?
             var key = ""
             for layer in current.indices {
                 guard let group = current[layer], group.bytes == smallest else { continue }
                 if decided == nil {
-                    decided = LayeredRecords(layer: layer, entries: group.entries)
+                    decided = (layer, group.entries)
                     key = group.key
                 }
                 current[layer] = try groups[layer].next()
             }
-            guard let decided, !decided.entries[0].record.isTombstone else { continue }
-            try body(
-                key, LayeredRecords(layer: decided.layer, entries: decided.entries.filter { !$0.record.isTombstone }))
+            guard let decided, !decided.entries[0].isTombstone else { continue }
+            try body(key, decided.layer, decided.entries.filter { !$0.isTombstone })
         }
     }
 }
 
+/// An entry of the record tree as a layered walk groups it: by key, tombstones apart.
+protocol KeyedEntry: Sendable {
+    /// The canonical key the record tree holds for it.
+    var key: String { get }
+    /// Whether it is a tombstone (spec §13.1).
+    var isTombstone: Bool { get }
+}
+
+extension ArchiveEntry: KeyedEntry {
+    var isTombstone: Bool { record.isTombstone }
+}
+
 /// One archive's records grouped by key, in key order, read through a cursor.
-struct KeyGroups {
-    private let cursor: RecordCursor
-    private var ahead: ArchiveEntry?
+struct KeyGroups<Element: KeyedEntry> {
+    private let cursor: LeafCursor<Element>
+    private var ahead: Element?
     private var started = false
 
-    init(_ cursor: RecordCursor) {
+    init(_ cursor: LeafCursor<Element>) {
         self.cursor = cursor
     }
 
     /// The next key's records (several captures newest first), or nil after the last key.
-    mutating func next() throws -> (key: String, bytes: [UInt8], entries: [ArchiveEntry])? {
+    mutating func next() throws -> (key: String, bytes: [UInt8], entries: [Element])? {
         if !started {
             started = true
             ahead = try cursor.next()

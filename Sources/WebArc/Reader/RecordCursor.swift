@@ -8,25 +8,31 @@ import Synchronization
 ///
 /// A leaf's entries before one that fails are returned, then its error is thrown; a page that does
 /// not read is thrown after the entries of the leaves before it.
-package final class RecordCursor {
+///
+/// Each entry is what `make` builds of it (nil: left out): an ``ArchiveEntry`` decoded whole for a
+/// ``RecordCursor``, or less for a walk that needs only keys and classes.
+package final class LeafCursor<Element: Sendable> {
     private let reader: ArchiveReader
+    private let make: @Sendable (ArchiveReader, RecordLeaf, Int) throws -> Element?
     /// The interior pages from the root down to the last leaf read, each with its next child.
     private var path: [(page: InteriorPage, reference: PageReference, next: Int)] = []
     private var started = false
     private var finished = false
-    private var buffered: [ArchiveEntry] = []
+    private var buffered: [Element] = []
     private var position = 0
     private var failure: (any Error)?
 
-    /// A cursor before the first record of `reader`.
-    package init(_ reader: ArchiveReader) {
+    /// A cursor before the first record of `reader`, making each entry with `make`.
+    init(_ reader: ArchiveReader, making make: @escaping @Sendable (ArchiveReader, RecordLeaf, Int) throws -> Element?)
+    {
         self.reader = reader
+        self.make = make
     }
 
     /// The next record, or nil after the last.
     ///
     /// - Throws: page and index errors, once, in the place of the records they hide.
-    package func next() throws -> ArchiveEntry? {
+    package func next() throws -> Element? {
         while position == buffered.count {
             if let failure {
                 self.failure = nil
@@ -49,14 +55,14 @@ package final class RecordCursor {
             failure = error
         }
         if leaves.count < ArchiveReader.leavesDecodedAhead { finished = true }
-        let decoded = Mutex([(entries: [ArchiveEntry], error: (any Error)?)?](repeating: nil, count: leaves.count))
-        let (reader, batch) = (reader, leaves)
+        let decoded = Mutex([(entries: [Element], error: (any Error)?)?](repeating: nil, count: leaves.count))
+        let (reader, batch, make) = (reader, leaves, make)
         DispatchQueue.concurrentPerform(iterations: batch.count) { number in
-            var entries: [ArchiveEntry] = []
+            var entries: [Element] = []
             var failure: (any Error)?
             do {
                 for index in batch[number].entries.indices {
-                    if let entry = try reader.entry(batch[number], index) { entries.append(entry) }
+                    if let entry = try make(reader, batch[number], index) { entries.append(entry) }
                 }
             } catch {
                 failure = error
@@ -109,5 +115,15 @@ package final class RecordCursor {
                 return nil
             }
         }
+    }
+}
+
+/// An archive's records decoded whole, in key order.
+package typealias RecordCursor = LeafCursor<ArchiveEntry>
+
+extension LeafCursor where Element == ArchiveEntry {
+    /// A cursor before the first record of `reader`, decoding each record.
+    package convenience init(_ reader: ArchiveReader) {
+        self.init(reader) { reader, leaf, index in try reader.entry(leaf, index) }
     }
 }

@@ -62,7 +62,7 @@ struct CompactBaseView {
     }
 
     /// Thrown by a pass's body to end the walk early.
-    private struct Stop: Error {}
+    struct Stop: Error {}
 
     /// Calls `body` with every key of the view in order (one pass over every layer's record
     /// pages); `body` returns false to end the pass there.
@@ -88,7 +88,7 @@ struct CompactBaseView {
     /// - Throws: ``WebArcError`` for a damaged page.
     func counts() throws -> (keys: Int, records: Int) {
         var counts = (keys: 0, records: 0)
-        try forEachKey { key in
+        try forEachSkimmedKey { key in
             counts = (key.ordinal + 1, key.firstRecord + key.records.count)
             return true
         }
@@ -97,12 +97,12 @@ struct CompactBaseView {
 
     /// The keys whose ordinals are in `ordinals`, by ordinal (the pass ends after the last).
     ///
-    /// - Throws: ``WebArcError`` for a damaged page.
+    /// - Throws: ``WebArcError`` for a damaged page or a damaged record of those keys.
     func keys(_ ordinals: Set<Int>) throws -> [Int: Key] {
         var found: [Int: Key] = [:]
         guard let last = ordinals.max() else { return found }
-        try forEachKey { key in
-            if ordinals.contains(key.ordinal) { found[key.ordinal] = key }
+        try forEachSkimmedKey { key in
+            if ordinals.contains(key.ordinal) { found[key.ordinal] = try decoded(key) }
             return key.ordinal < last
         }
         return found
@@ -111,17 +111,17 @@ struct CompactBaseView {
     /// The records whose ordinals are in `ordinals`, by ordinal, and those of `keys` the view
     /// holds.
     ///
-    /// - Throws: ``WebArcError`` for a damaged page.
+    /// - Throws: ``WebArcError`` for a damaged page or a damaged record of those.
     func records(_ ordinals: Set<Int>, holding keys: Set<String>) throws -> (records: [Int: Record], held: Set<String>)
     {
         var found: [Int: Record] = [:]
         var held = Set<String>()
         guard !ordinals.isEmpty || !keys.isEmpty else { return (found, held) }
         let last = ordinals.max() ?? -1
-        try forEachKey { key in
+        try forEachSkimmedKey { key in
             if keys.contains(key.key) { held.insert(key.key) }
-            for (index, record) in key.records.enumerated() where ordinals.contains(key.firstRecord + index) {
-                found[key.firstRecord + index] = record
+            for index in key.records.indices where ordinals.contains(key.firstRecord + index) {
+                found[key.firstRecord + index] = try decoded(key, at: index)
             }
             return !keys.isEmpty || key.firstRecord + key.records.count <= last
         }

@@ -74,15 +74,18 @@ extension ArchiveReader {
 
     /// Decodes entry `index` of a record leaf, or nil when its class is not a record class (a
     /// class this reader does not know is skipped unread); a response's body entry (copied in the
-    /// leaf) is checked and remembered for `chunks(of:)`.
-    func entry(_ leaf: RecordLeaf, _ index: Int) throws -> ArchiveEntry? {
+    /// leaf) is checked and, unless `remembering` is false, remembered for `chunks(of:)`.
+    ///
+    /// A walk of every record that hands each entry on with its record (``ArchiveEntry/body``)
+    /// passes false: its inserts would only evict one another, each taking the cache's lock.
+    func entry(_ leaf: RecordLeaf, _ index: Int, remembering: Bool = true) throws -> ArchiveEntry? {
         guard RecordObjects.recordClasses.contains(try leaf.className(index)) else { return nil }
         let object = try leaf.object(index)
         guard let record = try RecordObjects.record(object, features: trailer.requiredFeatures) else { return nil }
         var body: BodyEntry?
         if case .response(let response) = record {
             let entry = try bodyEntry(of: response, object: object, in: leaf)
-            bodyCache.withLock { $0.insert(entry, for: entry.reference, cost: entry.cachedSize) }
+            if remembering { bodyCache.withLock { $0.insert(entry, for: entry.reference, cost: entry.cachedSize) } }
             body = entry
         }
         return ArchiveEntry(

@@ -67,13 +67,16 @@ struct CompactBaseView {
     /// Calls `body` with every key of the view in order (one pass over every layer's record
     /// pages); `body` returns false to end the pass there.
     ///
+    /// - Parameter remembering: false leaves the layers' body caches out of the pass, for a
+    ///   caller that reads a record's body entry from it (``Record/body``), never by reference.
     /// - Throws: ``WebArcError`` for a damaged page; what `body` throws.
-    func forEachKey(_ body: (Key) throws -> Bool) throws {
+    func forEachKey(remembering: Bool = true, _ body: (Key) throws -> Bool) throws {
         var ordinal = 0
         var firstRecord = 0
         do {
-            try stack.forEachKey { key, group in
-                let records = group.entries.map { Record(layer: group.layer, record: $0.record, body: $0.body) }
+            try stack.forEachKey({ LeafCursor($0) { try $0.entry($1, $2, remembering: remembering) } }) {
+                key, layer, entries in
+                let records = entries.map { Record(layer: layer, record: $0.record, body: $0.body) }
                 guard try body(Key(ordinal: ordinal, key: key, firstRecord: firstRecord, records: records)) else {
                     throw Stop()
                 }

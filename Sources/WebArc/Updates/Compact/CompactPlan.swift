@@ -392,7 +392,8 @@ struct CompactPlan {
                 addedIndex += 1
             }
         }
-        try base.forEachKey { key in
+        // Each base record's body entry goes to the writer with it (the third argument).
+        try base.forEachKey(remembering: false) { key in
             try addBefore(Array(key.key.utf8))
             if dropped.contains(key.ordinal) { return true }
             if let planned = replaced[key.ordinal] {

@@ -234,11 +234,15 @@ enum RecordObjects {
 
     /// A record tree entry's object, or nil for a class this library does not know (skipped).
     ///
-    /// - Parameter features: the trailer's required features; a `Tombstone` needs bit 0.
+    /// - Parameters:
+    ///   - features: the trailer's required features; a `Tombstone` needs bit 0.
+    ///   - keepingHeaders: as for ``parse(_:keepingHeaders:)``.
     /// - Throws: `corruptIndex` for a known class that is not a record, a tombstone outside an
     ///   update archive, a response status outside 100–599, or a malformed known field.
-    static func record(_ object: DecodedObject, features: Trailer.Features) throws -> ArchiveRecord? {
-        switch try parse(object) {
+    static func record(
+        _ object: DecodedObject, features: Trailer.Features, keepingHeaders: Bool = true
+    ) throws -> ArchiveRecord? {
+        switch try parse(object, keepingHeaders: keepingHeaders) {
         case .record(let record):
             if record.isTombstone && !features.contains(.layer) {
                 throw object.corrupt("a tombstone in an archive without required feature bit 0")

@@ -78,10 +78,16 @@ extension ArchiveReader {
     ///
     /// A walk of every record that hands each entry on with its record (``ArchiveEntry/body``)
     /// passes false: its inserts would only evict one another, each taking the cache's lock.
-    func entry(_ leaf: RecordLeaf, _ index: Int, remembering: Bool = true) throws -> ArchiveEntry? {
+    /// `keepingHeaders` false checks the headers but leaves them out of the record.
+    func entry(
+        _ leaf: RecordLeaf, _ index: Int, remembering: Bool = true, keepingHeaders: Bool = true
+    ) throws -> ArchiveEntry? {
         guard RecordObjects.recordClasses.contains(try leaf.className(index)) else { return nil }
         let object = try leaf.object(index)
-        guard let record = try RecordObjects.record(object, features: trailer.requiredFeatures) else { return nil }
+        guard
+            let record = try RecordObjects.record(
+                object, features: trailer.requiredFeatures, keepingHeaders: keepingHeaders)
+        else { return nil }
         var body: BodyEntry?
         if case .response(let response) = record {
             let entry = try bodyEntry(of: response, object: object, in: leaf)

@@ -123,7 +123,14 @@ package typealias RecordCursor = LeafCursor<ArchiveEntry>
 
 extension LeafCursor where Element == ArchiveEntry {
     /// A cursor before the first record of `reader`, decoding each record.
-    package convenience init(_ reader: ArchiveReader) {
-        self.init(reader) { reader, leaf, index in try reader.entry(leaf, index) }
+    ///
+    /// - Parameters:
+    ///   - remembering: false leaves the reader's body cache out: for a walk that takes each
+    ///     response's body entry from its ``ArchiveEntry/body``, or needs none.
+    ///   - keepingHeaders: false checks each record's headers but leaves them out of it.
+    package convenience init(_ reader: ArchiveReader, remembering: Bool = true, keepingHeaders: Bool = true) {
+        self.init(reader) { reader, leaf, index in
+            try reader.entry(leaf, index, remembering: remembering, keepingHeaders: keepingHeaders)
+        }
     }
 }

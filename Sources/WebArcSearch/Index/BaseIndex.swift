@@ -50,7 +50,8 @@ final class BaseIndex {
         else { return nil }
         self.reader = reader
         self.root = root
-        cursor = RecordCursor(reader)
+        // Its records' headers and body entries are never read here.
+        cursor = RecordCursor(reader, remembering: false, keepingHeaders: false)
         newNumbers = []
     }
 

@@ -74,7 +74,7 @@ struct CompactBaseView {
         var ordinal = 0
         var firstRecord = 0
         do {
-            try stack.forEachKey({ LeafCursor($0) { try $0.entry($1, $2, remembering: remembering) } }) {
+            try stack.forEachKey({ RecordCursor($0, remembering: remembering) }) {
                 key, layer, entries in
                 let records = entries.map { Record(layer: layer, record: $0.record, body: $0.body) }
                 guard try body(Key(ordinal: ordinal, key: key, firstRecord: firstRecord, records: records)) else {

@@ -66,6 +66,22 @@ import Testing
         #expect(terms(mixed)[0].utf8.count == Analyzer.maxTermBytes - 1)
     }
 
+    @Test func asciiRunsEndAtTheirWordsEdgeOrJoinWhatFollows() {
+        // A run of ASCII letters ends its word at a space, at punctuation and at the text's end,
+        // and goes on through a joiner, a mark or a letter above ASCII.
+        #expect(terms("end") == ["end"])
+        #expect(
+            terms("abc\u{301}d naïve Ünï x_y 3,5 a.b. it’s") == [
+                "abcd", "naiv", "uni", "x_y", "x", "y", "3,5", "a.b", "a", "b", "it",
+            ])
+        // A word far longer than the scanner's first buffer: it grows, and the term is cut.
+        let long = String(repeating: "Ab", count: 5000)
+        #expect(terms(long) == [String(repeating: "ab", count: Analyzer.maxTermBytes / 2)])
+        // A compound of it and `x`: cut as a whole, then its parts.
+        let cut = String(repeating: "ab", count: Analyzer.maxTermBytes / 2)
+        #expect(terms(long + ".x") == [cut, cut, "x"])
+    }
+
     @Test func normalizeAndFold() {
         #expect(Analyzer.normalize("Connections") == "connect")
         #expect(Analyzer.normalize("os.path") == "os.path")

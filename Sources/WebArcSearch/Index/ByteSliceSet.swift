@@ -154,7 +154,30 @@ struct ByteSliceSet {
         guard Int(starts[number + 1]) - start == bytes.count else { return false }
         return arena.withUnsafeBufferPointer { arena in
             guard let base = arena.baseAddress, let other = bytes.baseAddress else { return true }
-            return memcmp(base + start, other, bytes.count) == 0
+            return Self.equalBytes(base + start, other, count: bytes.count)
+        }
+    }
+
+    /// Whether `count` bytes at `left` and `right` are equal: terms are short, so up to 16 bytes
+    /// are compared as two overlapping words in place, not through a call to `memcmp`.
+    @inline(__always)
+    private static func equalBytes(_ left: UnsafePointer<UInt8>, _ right: UnsafePointer<UInt8>, count: Int) -> Bool {
+        let (left, right) = (UnsafeRawPointer(left), UnsafeRawPointer(right))
+        switch count {
+        case 8...16:
+            return left.loadUnaligned(as: UInt64.self) == right.loadUnaligned(as: UInt64.self)
+                && left.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+                    == right.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        case 4..<8:
+            return left.loadUnaligned(as: UInt32.self) == right.loadUnaligned(as: UInt32.self)
+                && left.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+                    == right.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+        case 0..<4:
+            let (left, right) = (left.assumingMemoryBound(to: UInt8.self), right.assumingMemoryBound(to: UInt8.self))
+            for offset in 0..<count where left[offset] != right[offset] { return false }
+            return true
+        default:
+            return memcmp(left, right, count) == 0
         }
     }
 

@@ -192,23 +192,22 @@ public enum Analyzer {
         var scanner = WordScanner(bytes)
         var position = 0
         while scanner.next() {
-            scanner.folded.withUnsafeBufferPointer { folded in
-                if scanner.isIdeograph || scanner.splits.isEmpty {
-                    body(folded, !scanner.isIdeograph, position)
+            let folded = scanner.folded
+            if scanner.isIdeograph || scanner.splits.isEmpty {
+                body(folded, !scanner.isIdeograph, position)
+                position += 1
+                continue
+            }
+            // A compound as written, then its parts from the compound's position on.
+            body(folded, false, position)
+            var start = 0
+            for index in 0...scanner.splits.count {
+                let end = index < scanner.splits.count ? scanner.splits[index].folded.lowerBound : folded.count
+                if end > start {
+                    body(UnsafeBufferPointer(rebasing: folded[start..<end]), true, position)
                     position += 1
-                    return
                 }
-                // A compound as written, then its parts from the compound's position on.
-                body(folded, false, position)
-                var start = 0
-                for index in 0...scanner.splits.count {
-                    let end = index < scanner.splits.count ? scanner.splits[index].folded.lowerBound : folded.count
-                    if end > start {
-                        body(UnsafeBufferPointer(rebasing: folded[start..<end]), true, position)
-                        position += 1
-                    }
-                    if index < scanner.splits.count { start = scanner.splits[index].folded.upperBound }
-                }
+                if index < scanner.splits.count { start = scanner.splits[index].folded.upperBound }
             }
         }
     }
@@ -227,7 +226,7 @@ public enum Analyzer {
 
     /// Calls `body` with each part of the compound word `scanner` holds; false when `body` asked to stop.
     private static func emitParts(
-        of scanner: WordScanner, position: inout Int, word: Int, scratch: inout [UInt8], firstBytes: [Bool]?,
+        of scanner: borrowing WordScanner, position: inout Int, word: Int, scratch: inout [UInt8], firstBytes: [Bool]?,
         _ body: (Term) -> Bool
     ) -> Bool {
         var foldedStart = 0

@@ -99,6 +99,28 @@ import Testing
         #expect(mismatches == 0)
     }
 
+    /// Pages analysed one after another share a thread's workspace (its stem cache, its tables):
+    /// each page's terms are still its own, whatever came before it (a form met earlier, a term
+    /// met on a page before but not on this one, a spelling above ASCII).
+    @Test func pagesInTurnEachMatchTheirTokens() {
+        var generator = SplitMix(seed: 37)
+        let words = [
+            "connection", "connected", "connects", "running", "runner", "skies", "sky", "généreux", "café",
+            "CAFÉ", "os.path", "don't", "a", "the", "internationalization", "3.11",
+        ]
+        for pageNumber in 0..<40 {
+            var text = ""
+            for _ in 0..<(50 + pageNumber * 7) { text += words[Int(generator.next() % UInt64(words.count))] + " " }
+            let page = PageText(title: words[pageNumber % words.count], text: text)
+            let analysis = DocumentAnalysis(url: "https://example.com/\(pageNumber)", text: page)
+            let expected = Self.reference(page)
+            #expect(analysis.length == expected.length)
+            #expect(analysis.terms.map(\.term) == expected.terms.map(\.0), "page \(pageNumber)")
+            #expect(analysis.terms.map(\.positions) == expected.terms.map(\.1), "page \(pageNumber)")
+            #expect(analysis.terms.map(\.inTitle) == expected.terms.map(\.2), "page \(pageNumber)")
+        }
+    }
+
     /// A seeded generator, so a failure replays.
     struct SplitMix {
         var state: UInt64

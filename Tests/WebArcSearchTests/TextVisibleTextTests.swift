@@ -85,6 +85,19 @@ import WebArcHTML
         #expect(!text.text.unicodeScalars.contains("\u{FFFD}"))
     }
 
+    /// Words and the single spaces between them are copied as runs; cut by the limit, the text is
+    /// the collapsed text's prefix up to the limit, never ending in a space.
+    @Test(arguments: 1..<40) func textCutByALimitEndsAsTheCollapsedTextsPrefix(limit: Int) {
+        let source = Array("alpha beta  gamma\ndelta \t epsilon zeta".utf8)
+        let collapsed = "alpha beta gamma delta epsilon zeta"
+        var buffer = TextBuffer(limit: limit, encoding: .utf8, reserve: 64)
+        source.withUnsafeBufferPointer { buffer.append($0, 0..<$0.count) }
+        var expected = String(collapsed.prefix(limit))
+        while expected.last == " " { expected.removeLast() }
+        #expect(buffer.text == expected)
+        #expect(buffer.isFull == (limit < collapsed.utf8.count))
+    }
+
     @Test func plainText() {
         let text = VisibleText.of(
             plain: Array("\n\n  Read me first  \nline two\n\nnew  paragraph\r\n".utf8), charset: nil)

@@ -76,13 +76,22 @@ struct TextBuffer {
                     appendScalar(scalar)
                     index += length
                 } else {
-                    // A run of other ASCII bytes is copied at once.
+                    // A run of other ASCII bytes is copied at once, with the single spaces between
+                    // its words: they are what collapsing would write (prose is mostly such runs).
                     var runEnd = index + 1
-                    while runEnd < end, source[runEnd] &- 0x21 < 0x5F, source[runEnd] != UInt8(ascii: "&") {
-                        runEnd += 1
+                    while runEnd < end {
+                        if Self.isPlainASCII(source[runEnd]) {
+                            runEnd += 1
+                        } else if source[runEnd] == 0x20, runEnd + 1 < end, Self.isPlainASCII(source[runEnd + 1]) {
+                            runEnd += 2
+                        } else {
+                            break
+                        }
                     }
                     let room = limit - bytes.count - (bytes.isEmpty || separator == .none ? 0 : 1)
-                    let count = Swift.min(runEnd - index, room)
+                    var count = Swift.min(runEnd - index, room)
+                    // Cut by the limit, the run keeps no space at its end, as a word would not.
+                    if count < runEnd - index, count > 0, source[index + count - 1] == 0x20 { count -= 1 }
                     guard count > 0, reserve(count) else {
                         isFull = true
                         return
@@ -116,6 +125,12 @@ struct TextBuffer {
                 index += length
             }
         }
+    }
+
+    /// Whether `byte` is printable ASCII other than a space and `&`: copied as it is.
+    @inline(__always)
+    private static func isPlainASCII(_ byte: UInt8) -> Bool {
+        byte &- 0x21 < 0x5F && byte != UInt8(ascii: "&")
     }
 
     /// The length of the valid UTF-8 sequence that starts at `index` with a byte above ASCII, or 0.

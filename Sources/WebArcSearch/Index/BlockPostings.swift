@@ -57,37 +57,65 @@ enum BlockPostings {
             }
             return bytes
         }
+        // One pass a block finds its bounds and widths, then its fields are written straight into
+        // the list's bytes: no array per block or field (this runs once per term, serially, as
+        // the index's last merge writes its pages).
         var table: [UInt8] = []
-        var blocks: [UInt8] = []
+        table.reserveCapacity(blockCount(postings.count) * 12)
+        var bits = BitWriter()
+        bits.reserve(postings.count * 3)
         var previous = -1
-        for start in stride(from: 0, to: postings.count, by: blockSize) {
-            let block = postings[start..<min(postings.count, start + blockSize)]
-            let minLength = block.map(\.lengthCode).min()!
-            var deltas: [UInt64] = []
-            var last = previous
-            for posting in block {
-                deltas.append(UInt64(posting.document - last - 1))
-                last = posting.document
+        postings.withUnsafeBufferPointer { postings in
+            for start in stride(from: 0, to: postings.count, by: blockSize) {
+                let end = min(postings.count, start + blockSize)
+                var minLength = UInt8.max
+                var maxDelta: UInt64 = 0
+                var maxPacked: UInt64 = 0
+                var maxFrequency = 0
+                var anyInTitle = false
+                var last = previous
+                for posting in postings[start..<end] {
+                    minLength = min(minLength, posting.lengthCode)
+                    maxDelta = max(maxDelta, UInt64(posting.document - last - 1))
+                    maxPacked = max(maxPacked, packed(posting))
+                    maxFrequency = max(maxFrequency, posting.frequency)
+                    anyInTitle = anyInTitle || posting.inTitle
+                    last = posting.document
+                }
+                var maxLength: UInt8 = 0
+                for posting in postings[start..<end] { maxLength = max(maxLength, posting.lengthCode - minLength) }
+                let widths = (width(maxDelta), width(maxPacked), width(UInt64(maxLength)))
+                LEB128.append(UInt64(last - previous - (previous < 0 ? 1 : 0)), to: &table)
+                LEB128.append(UInt64(maxFrequency) << 1 | (anyInTitle ? 1 : 0), to: &table)
+                table.append(minLength)
+                table.append(UInt8(widths.0))
+                table.append(UInt8(widths.1))
+                table.append(UInt8(widths.2))
+                var document = previous
+                for posting in postings[start..<end] {
+                    bits.append(UInt64(posting.document - document - 1), width: widths.0)
+                    document = posting.document
+                }
+                for posting in postings[start..<end] { bits.append(packed(posting), width: widths.1) }
+                for posting in postings[start..<end] {
+                    bits.append(UInt64(posting.lengthCode - minLength), width: widths.2)
+                }
+                bits.padToByte()
+                previous = last
             }
-            let packed = block.map { UInt64($0.frequency - 1) << 1 | ($0.inTitle ? 1 : 0) }
-            let lengths = block.map { UInt64($0.lengthCode - minLength) }
-            let widths = [deltas, packed, lengths].map { values in
-                UInt64.bitWidth - (values.max() ?? 0).leadingZeroBitCount
-            }
-            LEB128.append(UInt64(block.last!.document - previous - (previous < 0 ? 1 : 0)), to: &table)
-            let maxFrequency = block.map(\.frequency).max()!
-            LEB128.append(UInt64(maxFrequency) << 1 | (block.contains(where: \.inTitle) ? 1 : 0), to: &table)
-            table.append(minLength)
-            table += widths.map(UInt8.init)
-            var bits = BitWriter()
-            for (values, width) in zip([deltas, packed, lengths], widths) {
-                for value in values { bits.append(value, width: width) }
-            }
-            blocks += bits.finish()
-            previous = last
         }
-        return table + blocks
+        return table + bits.finish()
     }
+
+    /// A posting's count less one and its title flag, as a block packs them.
+    @inline(__always)
+    private static func packed(_ posting: Posting) -> UInt64 {
+        UInt64(posting.frequency - 1) << 1 | (posting.inTitle ? 1 : 0)
+    }
+
+    /// The bits `value` needs (0 for 0).
+    @inline(__always)
+    private static func width(_ value: UInt64) -> Int { UInt64.bitWidth - value.leadingZeroBitCount }
 
     /// The skip table of a blocked list of `count` postings in `bytes`, every field checked: widths
     /// in bounds, last documents ascending below `documentCount`, blocks that end exactly at the
@@ -202,6 +230,16 @@ struct BitWriter {
                 pendingBits -= 8
             }
         }
+    }
+
+    /// Makes room for `count` more bytes.
+    mutating func reserve(_ count: Int) { bytes.reserveCapacity(bytes.count + count) }
+
+    /// Pads the last byte with zero bits, so that what comes next starts on a byte.
+    mutating func padToByte() {
+        if pendingBits > 0 { bytes.append(UInt8(truncatingIfNeeded: pending)) }
+        pending = 0
+        pendingBits = 0
     }
 
     /// The bytes, the last one padded with zero bits.

@@ -103,6 +103,57 @@ import WebArcTestSupport
         #expect(zip(documents, documents.dropFirst()).allSatisfy { $0 < $1 })
     }
 
+    /// Spec §17.2's block coding written plainly, value array by value array: the encoder, which
+    /// writes each block in one pass, must give the same bytes.
+    static func plainBlocks(_ postings: [Posting]) -> [UInt8] {
+        var table: [UInt8] = []
+        var blocks: [UInt8] = []
+        var previous = -1
+        for start in stride(from: 0, to: postings.count, by: BlockPostings.blockSize) {
+            let block = postings[start..<min(postings.count, start + BlockPostings.blockSize)]
+            let minLength = block.map(\.lengthCode).min()!
+            var deltas: [UInt64] = []
+            var last = previous
+            for posting in block {
+                deltas.append(UInt64(posting.document - last - 1))
+                last = posting.document
+            }
+            let packed = block.map { UInt64($0.frequency - 1) << 1 | ($0.inTitle ? 1 : 0) }
+            let lengths = block.map { UInt64($0.lengthCode - minLength) }
+            let widths = [deltas, packed, lengths].map { UInt64.bitWidth - ($0.max() ?? 0).leadingZeroBitCount }
+            LEB128.append(UInt64(last - previous - (previous < 0 ? 1 : 0)), to: &table)
+            let maxFrequency = block.map(\.frequency).max()!
+            LEB128.append(UInt64(maxFrequency) << 1 | (block.contains(where: \.inTitle) ? 1 : 0), to: &table)
+            table.append(minLength)
+            table += widths.map(UInt8.init)
+            var bits = BitWriter()
+            for (values, width) in zip([deltas, packed, lengths], widths) {
+                for value in values { bits.append(value, width: width) }
+            }
+            blocks += bits.finish()
+            previous = last
+        }
+        return table + blocks
+    }
+
+    @Test func blocksAreCodedAsTheSpecWritesThem() {
+        var generator = SeededGenerator(seed: 17)
+        for count in [32, 127, 128, 129, 255, 256, 257, 1000, 5000] {
+            var document = Int.random(in: -1..<3, using: &generator)
+            // Lengths over the whole byte, or within a few codes (narrow offsets).
+            let maxLength: UInt8 = Bool.random(using: &generator) ? 255 : 3
+            let postings = (0..<count).map { _ in
+                document += Int.random(in: 1..<(1 << Int.random(in: 1..<24, using: &generator)), using: &generator)
+                return Posting(
+                    document: document,
+                    frequency: Int.random(in: 1..<(1 << Int.random(in: 1..<33, using: &generator)), using: &generator),
+                    inTitle: Int.random(in: 0..<5, using: &generator) == 0,
+                    lengthCode: UInt8.random(in: 0...maxLength, using: &generator))
+            }
+            #expect(BlockPostings.encode(postings) == Self.plainBlocks(postings), "\(count) postings")
+        }
+    }
+
     /// Seeded lists of several lengths, coded and decoded back; then every byte of one cut off or
     /// changed: each is refused as `corruptPage` or decodes to postings that are still in order.
     @Test func blocksRoundTripAndRefuseDamage() throws {

@@ -70,8 +70,8 @@ extension ArchiveResponder {
             return (.redirect(status: redirect.status, location: location, stored: redirect.headers), key)
         case .response(let response):
             let reader = try reader(match.archive, for: response.body)
-            let body = ServedBody(
-                archive: match.archive, reader: reader, entry: try match.entry.body ?? reader.bodyEntry(response.body))
+            let entry = try reader.bodyEntry(response.body, known: match.entry.body)
+            let body = ServedBody(archive: match.archive, reader: reader, entry: entry)
             return (
                 try resource(
                     for: response, body: body, url: url, archive: match.archive, rewritingFor: mapped ? origin : nil),

@@ -65,7 +65,7 @@ extension SiteUnpacker {
             try sort.append(
                 PlannedFile(
                     order: order, url: canonical, origin: origin, segments: segments.map { Array($0.utf8) },
-                    body: try entry.body ?? reader.bodyEntry(response.body), modified: modified))
+                    body: try reader.bodyEntry(response.body, known: entry.body), modified: modified))
             totals.files += 1
             totals.bytes += response.bodyLength
         }

@@ -15,6 +15,14 @@ extension ArchiveReader {
         return entry
     }
 
+    /// `known` when it is the entry of `reference` (the copy a record leaf holds, which lookups
+    /// and walks carry along), else the one the body tree holds: a walk in key order would
+    /// otherwise visit the body tree's leaves at random.
+    public func bodyEntry(_ reference: BodyReference, known: BodyEntry?) throws -> BodyEntry {
+        if let known, known.reference == reference { return known }
+        return try bodyEntry(reference)
+    }
+
     /// Calls `body` with every body entry in body tree order (by MD5, then variant).
     public func forEachBody(_ body: (BodyEntry) throws -> Void) throws {
         try forEachLeaf(of: .bodies) { node, _ in

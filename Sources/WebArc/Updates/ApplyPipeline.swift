@@ -284,7 +284,7 @@ final class ApplyPipeline: @unchecked Sendable {
             if isAnchor { tails.publish(index, lastChunk: Array(DictionaryAnchors.lastChunk(ofBody: bytes))) }
             return .bytes(bytes, md5: job.md5)
         }
-        let entry = try storedEntry(index) ?? reader.bodyEntry(reference)
+        let entry = try reader.bodyEntry(reference, known: storedEntry(index))
         try entry.checkLength()
         if entry.length > BodyTransfer.wholeLimit {
             if isAnchor, let last = entry.chunks.indices.last {

@@ -164,7 +164,7 @@ struct CompactBaseView {
     /// - Throws: as ``body(_:)``.
     func body(layer: Int, _ reference: BodyReference, entry known: BodyEntry? = nil) throws -> [UInt8] {
         let reader = stack.layers[layer]
-        let entry = try Self.entry(known, reference, in: reader)
+        let entry = try reader.bodyEntry(reference, known: known)
         try entry.checkLength()
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Int(min(entry.length, UInt64(CompactUpdate.maxSection))))
@@ -183,20 +183,9 @@ struct CompactBaseView {
     /// - Throws: ``WebArcError`` for a body entry that does not read or is out of bounds.
     func bodyLength(_ record: Record) throws -> Int {
         guard let response = record.response else { return 0 }
-        let entry = try Self.entry(record.body, response.body, in: stack.layers[record.layer])
+        let entry = try stack.layers[record.layer].bodyEntry(response.body, known: record.body)
         try entry.checkLength()
         return Int(entry.length)
-    }
-
-    /// `known` when it is the entry of `reference` (a record's leaf copy), else the one `reader`'s
-    /// body tree holds: a walk in key order would visit the body tree's leaves at random.
-    private static func entry(
-        _ known: BodyEntry?, _ reference: BodyReference, in reader: ArchiveReader
-    ) throws
-        -> BodyEntry
-    {
-        if let known, known.reference == reference { return known }
-        return try reader.bodyEntry(reference)
     }
 
     /// Decodes `record`'s body, verified as ``body(_:)`` does, into `slot`, which holds
@@ -206,7 +195,7 @@ struct CompactBaseView {
     func body(_ record: Record, into slot: UnsafeMutableRawBufferPointer) throws {
         guard let response = record.response else { return }
         let reader = stack.layers[record.layer]
-        let entry = try Self.entry(record.body, response.body, in: reader)
+        let entry = try reader.bodyEntry(response.body, known: record.body)
         var filled = 0
         var chunks = try reader.makeChunkIterator(for: entry)
         while let piece = try chunks.next() {

@@ -59,9 +59,12 @@ extension CompactBaseView {
     /// - Throws: ``WebArcError`` for a damaged record.
     func decoded(_ key: SkimmedKey, at index: Int) throws -> Record {
         let skimmed = key.records[index]
-        // A skimmed record has a record class, which decodes to a record or throws.
+        // A skimmed record has a record class, which decodes to a record or throws; a page that
+        // said otherwise is refused, not trusted.
         guard let entry = try stack.layers[key.layer].entry(skimmed.leaf, skimmed.index) else {
-            preconditionFailure("entry \(skimmed.index) of the record leaf at \(skimmed.leaf.page) has no record")
+            throw WebArcError.corruptIndex(
+                page: skimmed.leaf.page, position: nil,
+                reason: "entry \(skimmed.index) of a record leaf, skimmed as a record, decodes to none")
         }
         return Record(layer: key.layer, record: entry.record, body: entry.body)
     }

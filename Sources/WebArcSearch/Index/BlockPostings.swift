@@ -244,9 +244,7 @@ struct BitWriter {
 
     /// The bytes, the last one padded with zero bits.
     mutating func finish() -> [UInt8] {
-        if pendingBits > 0 { bytes.append(UInt8(truncatingIfNeeded: pending)) }
-        pending = 0
-        pendingBits = 0
+        padToByte()
         return bytes
     }
 }

@@ -91,7 +91,7 @@ public struct CompactApplier {
             try records.append(record, layer: layer, body: .stored(response.body), entry: entry)
         case (.response(var response), .baseBody(let layer, let baseResponse)):
             response.body = baseResponse.body
-            try records.append(.response(response), layer: layer, body: .stored(response.body))
+            try records.append(.response(response), layer: layer, body: .stored(response.body), entry: entry)
         case (.response, .newBody(let number)):
             try records.append(record, layer: 0, body: .new(number))
         case (_, .base(let layer)):

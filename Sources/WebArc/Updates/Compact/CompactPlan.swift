@@ -397,13 +397,20 @@ struct CompactPlan {
             try addBefore(Array(key.key.utf8))
             if dropped.contains(key.ordinal) { return true }
             if let planned = replaced[key.ordinal] {
-                for (record, source) in planned { try body(record, source, nil) }
+                for (record, source) in planned { try body(record, source, Self.entry(of: source, in: key)) }
             } else {
                 for record in key.records { try body(record.record, .base(layer: record.layer), record.body) }
             }
             return true
         }
         try addBefore(nil)
+    }
+
+    /// The body entry the base's leaf gave for a touched record's body, when that body is one of
+    /// the same key's base records (a changed header keeps its body), so it is not looked up again.
+    private static func entry(of source: Source, in key: CompactBaseView.Key) -> BodyEntry? {
+        guard case .baseBody(let layer, let response) = source else { return nil }
+        return key.records.first { $0.layer == layer && $0.response?.body == response.body }?.body
     }
 
     /// The base record ordinals the body sources and previous versions at `cursor` name (a scan of

@@ -39,6 +39,11 @@ public struct UpdateBuilder {
         public var similarBodies = 0
         /// The update's writer statistics.
         public var statistics = ArchiveWriter.Statistics()
+        /// Search documents taken from the new archive's own index instead of analysing the page.
+        public var searchDocumentsReused = 0
+        /// Whether taking documents from the new archive's index failed while the index was
+        /// written, so the update was written again analysing every page.
+        public var searchRebuilt = false
 
         /// An empty summary.
         public init() {}
@@ -57,6 +62,32 @@ public struct UpdateBuilder {
     ///   I/O; nothing is left at `path` on failure.
     public func write(to path: String, overwrite: Bool = false, progress: ((Int, Int) -> Void)? = nil) throws -> Summary
     {
+        // The pages the update carries are the new archive's: its own index already holds their
+        // documents. Taken from there, they save time and never decide the result: when taking
+        // them fails while the index is written, the update is written again analysing each page.
+        let reuses = (try? new.metadata.bases.isEmpty) == true
+        var finishing = false
+        var summary = Summary()
+        do {
+            try write(
+                to: path, overwrite: overwrite, indexFrom: reuses, finishing: &finishing, summary: &summary,
+                progress: progress)
+        } catch  where finishing && summary.searchDocumentsReused > 0 {
+            summary = Summary()
+            summary.searchRebuilt = true
+            try write(
+                to: path, overwrite: overwrite, indexFrom: false, finishing: &finishing, summary: &summary,
+                progress: progress)
+        }
+        return summary
+    }
+
+    /// One attempt of ``write(to:overwrite:progress:)``, taking unchanged search documents from the
+    /// new archive's index when `indexFrom` is set; `finishing` is set once the writer finishes.
+    private func write(
+        to path: String, overwrite: Bool, indexFrom reusing: Bool, finishing: inout Bool, summary: inout Summary,
+        progress: ((Int, Int) -> Void)?
+    ) throws {
         let (newMetadata, recipe) = try Self.writableMetadata(of: new)
         // No dictionaries of its own: an update's anchors would mostly be bases' bodies, whose
         // dictionary chunks (up to 64 KiB each, spec Appendix C step 13) would outweigh the few new
@@ -67,8 +98,17 @@ public struct UpdateBuilder {
         options.dictionaryInterval = 0
         options.zstdLevel = nil
         options.dictionaryPlacement = .prefix
+        var index: (any SearchIndexContributor)?
+        if reusing, let make = options.searchIndex {
+            let made = make()
+            if made.reuseIndex(of: new) {
+                nonisolated(unsafe) let given = made
+                options.searchIndex = { given }
+                index = made
+            }
+        }
         let writer = try ArchiveWriter(path: path, options: options, bases: old.layers)
-        var summary = Summary()
+        defer { summary.searchDocumentsReused = index?.reusedDocuments ?? 0 }
         // Only a key new under its URL looks for a similar body, so the old stack's bodies are
         // gathered on the first such key.
         var similar: SimilarBodies?
@@ -139,9 +179,9 @@ public struct UpdateBuilder {
             digest: new.archiveDigest, archiveLength: new.archiveLength, archive: newMetadata,
             appendix: try new.appendixBytes(),
             bodyData: try new.bodyDataDigest())
+        finishing = true
         try writer.finish()
         summary.statistics = writer.statistics
-        return summary
     }
 
     /// Adds one record of the new archive, its body coded against `previous` when it has one.

@@ -123,6 +123,7 @@ struct Diff: ParsableCommand {
                     "deletedURLs": summary.deletedKeys,
                     "bodiesStored": summary.statistics.bodiesStored,
                     "storedBodyBytes": summary.statistics.storedBytes, "similarBodies": summary.similarBodies,
+                    "searchDocumentsReused": summary.searchDocumentsReused, "searchRebuilt": summary.searchRebuilt,
                     "checked": !noCheck,
                     "seconds": seconds,
                 ] as [String: Any])

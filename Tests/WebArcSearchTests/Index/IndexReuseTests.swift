@@ -202,6 +202,38 @@ import WebArcTestSupport
         #expect(summary.searchRebuilt)
         #expect(summary.searchDocumentsReused == 0)
     }
+
+    /// A diff takes the documents of the pages its update carries from the new archive's own
+    /// index; from a copy of that archive with a damaged posting page it analyses them instead
+    /// (rebuilt), and both updates are the same bytes.
+    @Test(arguments: [UInt64(2), 3])
+    func aDiffTakesTheNewArchivesDocuments(version: UInt64) throws {
+        Self.register()
+        let folder = try TemporaryFolder()
+        let (old, new, damaged) = (folder.file("old.webarc"), folder.file("new.webarc"), folder.file("damaged.webarc"))
+        _ = try SearchIndexTests.write(Self.release1, to: old, version: version)
+        _ = try SearchIndexTests.write(Self.release2, to: new, version: version)
+        let posting = try #require(try IndexView(try ArchiveReader(path: new))?.shard(0).postingPages.first)
+        var bytes = try Self.bytes(new)
+        bytes[Int(posting.offset) + 5] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: damaged))
+
+        let bases = try LayerStack([try ArchiveReader(path: old)])
+        let (taken, rebuilt) = (folder.file("taken.webarc"), folder.file("rebuilt.webarc"))
+        let summary = try UpdateBuilder(old: bases, new: try ArchiveReader(path: new)).write(to: taken)
+        let fallback = try UpdateBuilder(old: bases, new: try ArchiveReader(path: damaged)).write(to: rebuilt)
+        let update = try ArchiveReader(path: taken)
+        // The changed, renamed, added and folder pages: every document of the update's index.
+        #expect(try IndexView(update)?.documentCount == 4)
+        #expect(summary.searchDocumentsReused == 4)
+        #expect(!summary.searchRebuilt)
+        #expect(fallback.searchRebuilt)
+        #expect(fallback.searchDocumentsReused == 0)
+        #expect(try Self.bytes(taken) == Self.bytes(rebuilt))
+        let stack = try LayerStack([update, try ArchiveReader(path: old)])
+        #expect(try stack.search("kingfishers").map(\.url) == ["http://docs.test/added.html"])
+        _ = try Self.update(old, to: new, in: folder)
+    }
 }
 
 /// A version 2 index whose every document has the word `zebra` too.

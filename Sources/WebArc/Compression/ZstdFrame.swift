@@ -17,11 +17,22 @@ enum ZstdFrame {
     /// From a window of 2^22 bytes on (a history and content of 2 MiB or more), the match
     /// finder's tables are capped (``chainLog(history:content:window:)``, and 2^18 hash entries):
     /// level 22 would otherwise size them to the window (4 bytes an entry), many times the memory
-    /// of the data itself. A previous version lies one history's length back, which 2^23 chain
-    /// entries still reach, so the cap costs little or no size
-    /// (measurements: Tools/bench/NOTES.md, 'ZstdFrame').
+    /// of the data itself. A previous version lies one history's length back, which the capped
+    /// binary tree still reaches up to 2^(chain log - 1) bytes of history, so the cap costs little
+    /// or no size there (measurements: Tools/bench/NOTES.md, 'ZstdFrame').
     static let cappedFromWindowLog: Int32 = 22
     static let maxHashLog: Int32 = 18
+    /// The long-history coding's level, with ``largeHashLog`` and long-distance matching: a lazy
+    /// hash-chain search, whose hash table keeps the last position of each hash however far back
+    /// it lies, finds previous versions the capped tree no longer reaches (when a page's changes
+    /// move it off the last match's offset), at a small part of level 22's time.
+    static let largeLevel: Int32 = 12
+    /// The long-history coding's hash table: 2^22 entries (16 MiB), one a position of 4 MiB.
+    static let largeHashLog: Int32 = 22
+    /// Up to this much history and content, the capped level 22 is tried too (a few seconds at
+    /// most), and the shorter frame kept; past it, level 22 costs tens of seconds for a few
+    /// percent at best.
+    static let bothUpToBytes = 12 << 20
     /// What the chain table, the history and the content may take together, in bytes.
     static let tableBudget = 40 << 20
 
@@ -36,22 +47,41 @@ enum ZstdFrame {
     }
 
     /// The frame coding `content` after `prefix`: content size declared, no checksum, no dictionary
-    /// ID, a window covering the prefix and the content (at most 2^27).
+    /// ID, a window covering the prefix and the content (at most 2^27). From a window of
+    /// ``cappedFromWindowLog`` on, the shorter of the capped level and the long-history coding up
+    /// to ``bothUpToBytes`` of history and content, the long-history coding alone past it.
     static func encode(_ content: [UInt8], prefix: [UInt8], level: Int32 = ZstdFrame.level) -> [UInt8]? {
-        guard let context = ZSTD_createCCtx() else { return nil }
-        defer { ZSTD_freeCCtx(context) }
         var window: Int32 = 10
         while window < maxWindowLog && (1 << window) < prefix.count + content.count { window += 1 }
-        guard ZSTD_isError(ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, level)) == 0,
-            ZSTD_isError(ZSTD_CCtx_setParameter(context, ZSTD_c_dictIDFlag, 0)) == 0,
-            window <= 23 || ZSTD_isError(ZSTD_CCtx_setParameter(context, ZSTD_c_windowLog, window)) == 0,
-            window < cappedFromWindowLog
-                || (ZSTD_isError(
-                    ZSTD_CCtx_setParameter(
-                        context, ZSTD_c_chainLog,
-                        chainLog(history: prefix.count, content: content.count, window: window))) == 0
-                    && ZSTD_isError(ZSTD_CCtx_setParameter(context, ZSTD_c_hashLog, maxHashLog)) == 0)
-        else { return nil }
+        guard window >= cappedFromWindowLog else {
+            return code(content, prefix: prefix, [(ZSTD_c_compressionLevel, level)])
+        }
+        let chain = chainLog(history: prefix.count, content: content.count, window: window)
+        let long = code(
+            content, prefix: prefix,
+            [
+                (ZSTD_c_compressionLevel, min(level, largeLevel)), (ZSTD_c_windowLog, window),
+                (ZSTD_c_hashLog, min(largeHashLog, window)), (ZSTD_c_chainLog, chain),
+                (ZSTD_c_enableLongDistanceMatching, 1),
+            ])
+        guard prefix.count + content.count <= bothUpToBytes else { return long }
+        var capped: [(ZSTD_cParameter, Int32)] = [(ZSTD_c_compressionLevel, level)]
+        if window > 23 { capped.append((ZSTD_c_windowLog, window)) }
+        capped += [(ZSTD_c_chainLog, chain), (ZSTD_c_hashLog, maxHashLog)]
+        guard let tree = code(content, prefix: prefix, capped) else { return nil }
+        guard let long, long.count < tree.count else { return tree }
+        return long
+    }
+
+    /// `content` coded after `prefix` with `parameters` (and no dictionary ID); nil when Zstandard
+    /// refuses a parameter or fails.
+    private static func code(_ content: [UInt8], prefix: [UInt8], _ parameters: [(ZSTD_cParameter, Int32)]) -> [UInt8]?
+    {
+        guard let context = ZSTD_createCCtx() else { return nil }
+        defer { ZSTD_freeCCtx(context) }
+        for (parameter, value) in [(ZSTD_c_dictIDFlag, 0)] + parameters {
+            guard ZSTD_isError(ZSTD_CCtx_setParameter(context, parameter, value)) == 0 else { return nil }
+        }
         var output = [UInt8](repeating: 0, count: ZSTD_compressBound(content.count))
         let written = output.withUnsafeMutableBytes { destination in
             content.withUnsafeBytes { source in

@@ -152,7 +152,7 @@ public struct CompactUpdateBuilder {
                 state.objects += CompactRecords.object(entry.record)
                 state.headers += CompactRecords.headers(entry.record)
                 guard case .response(let response) = entry.record else { continue }
-                try state.addBody(response, of: new, changedKey: key.changed)
+                try state.addBody(response, known: entry.body, of: new, changedKey: key.changed)
             }
         }
         try state.resolvePreviousVersions()
@@ -257,8 +257,9 @@ private struct EncodingState {
     mutating func findFirstBodies(of touched: [Touched], in new: ArchiveReader) throws {
         var wanted = Set<BodyKey>()
         for key in touched {
-            for case .response(let response) in key.entries.map(\.record) {
-                let entry = try new.bodyEntry(response.body)
+            for entry in key.entries {
+                guard case .response(let response) = entry.record else { continue }
+                let entry = try new.bodyEntry(response.body, known: entry.body)
                 wanted.insert(BodyKey(md5: entry.reference.digest, length: entry.length, sha256: entry.sha256))
             }
         }
@@ -266,10 +267,11 @@ private struct EncodingState {
         let digests = Set(wanted.map(\.md5))
         var found: [BodyKey: Int] = [:]
         let stack = base.stack
-        try base.forEachKey { key in
+        // Each record's body entry is its leaf's copy: no body tree lookup, no page kept.
+        try base.forEachKey(remembering: false) { key in
             for (index, record) in key.records.enumerated() {
                 guard let response = record.response, digests.contains(response.body.digest) else { continue }
-                let entry = try stack.layers[record.layer].bodyEntry(response.body)
+                let entry = try stack.layers[record.layer].bodyEntry(response.body, known: record.body)
                 let body = BodyKey(md5: entry.reference.digest, length: entry.length, sha256: entry.sha256)
                 if found[body] == nil, wanted.contains(body) { found[body] = key.firstRecord + index }
             }
@@ -278,9 +280,12 @@ private struct EncodingState {
         firstBody = found
     }
 
-    /// Adds a response's body source and, for a new body, its previous version and bytes.
-    mutating func addBody(_ response: ResponseRecord, of new: ArchiveReader, changedKey: CompactBaseView.Key?) throws {
-        let entry = try new.bodyEntry(response.body)
+    /// Adds a response's body source and, for a new body, its previous version and bytes
+    /// (`known`: the body entry its record's leaf gave, if any).
+    mutating func addBody(
+        _ response: ResponseRecord, known: BodyEntry?, of new: ArchiveReader, changedKey: CompactBaseView.Key?
+    ) throws {
+        let entry = try new.bodyEntry(response.body, known: known)
         let key = BodyKey(md5: entry.reference.digest, length: entry.length, sha256: entry.sha256)
         if let ordinal = firstBody[key] {
             sources.appendLEB128(2 * ordinal + 1)
@@ -292,7 +297,8 @@ private struct EncodingState {
         }
         newBodies[key] = newBodies.count
         sources.appendLEB128(0)
-        let bytes = [UInt8](try new.body(response.body))
+        var bytes: [UInt8] = []
+        try new.verifyBody(entry) { bytes += $0 }
         var version: CompactBaseView.LayerBody?
         var code: PreviousCode
         if let fallback = changedKey?.defaultPrevious, let response = fallback.record.response {

@@ -18,6 +18,8 @@ enum BodyTransfer {
         _ entry: BodyEntry, from reader: ArchiveReader, to writer: ArchiveWriter,
         previous: ArchiveWriter.PreviousVersion? = nil
     ) throws -> StoredBody {
+        // A body the writer or its bases hold already (an update's header-only change) is not read.
+        if let held = try writer.addBody(ifHeld: entry) { return held }
         if entry.length <= wholeLimit {
             // Read once: every chunk checked against its digest, the body's MD5 and SHA-256
             // computed here and handed to the writer, which then hashes nothing again.
@@ -38,17 +40,18 @@ enum BodyTransfer {
 }
 
 extension ArchiveWriter {
-    /// Adds a record read from `reader`, its body (for a response) copied from there first.
+    /// Adds a record read from `reader`, its body (for a response) copied from there first;
+    /// `known` is the body entry its record's leaf gave, when the caller has it.
     ///
     /// - Returns: the stored body of a response, nil for other records.
     @discardableResult
     package func copy(
-        _ record: ArchiveRecord, from reader: ArchiveReader, previous: PreviousVersion? = nil
+        _ record: ArchiveRecord, from reader: ArchiveReader, known: BodyEntry? = nil, previous: PreviousVersion? = nil
     ) throws -> StoredBody? {
         switch record {
         case .response(var response):
             let stored = try BodyTransfer.add(
-                try reader.bodyEntry(response.body), from: reader, to: self, previous: previous)
+                try reader.bodyEntry(response.body, known: known), from: reader, to: self, previous: previous)
             response.body = stored.reference
             try add(response)
             return stored

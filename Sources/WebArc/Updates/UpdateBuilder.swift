@@ -141,7 +141,7 @@ public struct UpdateBuilder {
             // Inserted last first, so that records of one key with one date keep their order
             // (the tree orders them by insertion, newest first; spec Appendix C step 5).
             for entry in entries.reversed() {
-                try add(entry.record, to: writer, previous: previousBody, summary: &summary)
+                try add(entry, to: writer, previous: previousBody, summary: &summary)
             }
         }
         // Both views are in key order: one pass merges them. Deleted keys are written after the
@@ -186,11 +186,12 @@ public struct UpdateBuilder {
 
     /// Adds one record of the new archive, its body coded against `previous` when it has one.
     private func add(
-        _ record: ArchiveRecord, to writer: ArchiveWriter, previous: ArchiveWriter.PreviousVersion?,
+        _ entry: ArchiveEntry, to writer: ArchiveWriter, previous: ArchiveWriter.PreviousVersion?,
         summary: inout Summary
     ) throws {
         let before = writer.statistics.bodiesStored
-        if let stored = try writer.copy(record, from: new, previous: previous), stored.wasDeduplicated,
+        if let stored = try writer.copy(entry.record, from: new, known: entry.body, previous: previous),
+            stored.wasDeduplicated,
             writer.statistics.bodiesStored > before
         {
             summary.bodiesFromBases += 1
@@ -199,7 +200,9 @@ public struct UpdateBuilder {
 
     /// How the new archive's records of a key compare with the old stack's.
     private func compare(_ entries: [ArchiveEntry], _ old: LayeredRecords) throws -> RecordComparison {
-        try Self.compare(entries.map(\.record), in: new, old.entries.map(\.record), in: self.old.layers[old.layer])
+        try Self.compare(
+            entries.map { ($0.record, $0.body) }, in: new, old.entries.map { ($0.record, $0.body) },
+            in: self.old.layers[old.layer])
     }
 
     /// For a key with no previous body: a body of the bases its first response's body resembles,
@@ -210,7 +213,7 @@ public struct UpdateBuilder {
     ) throws -> ArchiveWriter.PreviousVersion? {
         for entry in entries {
             guard case .response(let response) = entry.record, response.bodyLength > 0 else { continue }
-            let body = try new.bodyEntry(response.body)
+            let body = try new.bodyEntry(response.body, known: entry.body)
             if try old.layers.contains(where: { try $0.holds(body) }) { return nil }
             if similar == nil { similar = try SimilarBodies(stack: old) }
             return try similar?.previousVersion(of: body, in: new, mimeType: response.mimeType)
@@ -223,7 +226,7 @@ public struct UpdateBuilder {
     private func previousVersion(_ old: LayeredRecords) throws -> ArchiveWriter.PreviousVersion? {
         for entry in old.entries {
             guard case .response(let response) = entry.record, response.bodyLength > 0 else { continue }
-            let body = try self.old.layers[old.layer].bodyEntry(response.body)
+            let body = try self.old.layers[old.layer].bodyEntry(response.body, known: entry.body)
             return body.length <= BodyTransfer.wholeLimit
                 ? ArchiveWriter.PreviousVersion(base: old.layer, body: body) : nil
         }
@@ -255,17 +258,19 @@ extension UpdateBuilder {
     /// How two lists of records of one key compare: the same records in the same order (bodies
     /// compared by length, MD5 and SHA-256: variants may be numbered otherwise); or records that
     /// pair up one to one, each response with a response of the same body and each redirect with
-    /// a redirect to the same target, differing elsewhere (headers, status); or changed.
+    /// a redirect to the same target, differing elsewhere (headers, status); or changed. Each
+    /// record comes with the body entry its leaf gave, if any (else it is looked up).
     static func compare(
-        _ mine: [ArchiveRecord], in new: ArchiveReader, _ theirs: [ArchiveRecord], in old: ArchiveReader
+        _ mine: [(ArchiveRecord, BodyEntry?)], in new: ArchiveReader, _ theirs: [(ArchiveRecord, BodyEntry?)],
+        in old: ArchiveReader
     ) throws -> RecordComparison {
         guard mine.count == theirs.count else { return .changed }
         var comparison = RecordComparison.same
-        for (left, right) in zip(mine, theirs) {
+        for ((left, leftKnown), (right, rightKnown)) in zip(mine, theirs) {
             switch (left, right) {
             case (.response(let left), .response(var right)):
-                let leftBody = try new.bodyEntry(left.body)
-                let rightBody = try old.bodyEntry(right.body)
+                let leftBody = try new.bodyEntry(left.body, known: leftKnown)
+                let rightBody = try old.bodyEntry(right.body, known: rightKnown)
                 guard leftBody.sha256 == rightBody.sha256, leftBody.length == rightBody.length,
                     leftBody.reference.digest == rightBody.reference.digest
                 else { return .changed }

@@ -34,6 +34,29 @@ extension ArchiveWriter {
         return try failing { try commit(prepared, slot: slot, previous: previousVersion) }
     }
 
+    /// Adds a body copied from a verified archive by its entry when this writer or one of its
+    /// bases already holds an equal body (the same MD5, length and body hash): as ``commit(_:slot:previous:)``
+    /// would take it, but without reading, hashing or coding its bytes. Nil, with nothing taken,
+    /// when neither holds it or the next position is an anchor's (whose last chunk is needed).
+    func addBody(ifHeld copied: BodyEntry) throws -> StoredBody? {
+        try ensureOpen()
+        guard !anchors.nextIsAnchor else { return nil }
+        let (digest, length, sha256) = (copied.reference.digest, copied.length, copied.sha256)
+        let held: (entry: BodyEntry, base: Int?)
+        if let existing = findEqual(digest: digest, length: length, sha256: sha256) {
+            held = (existing, nil)
+        } else if let (base, found) = try findInBases(digest: digest, length: length, sha256: sha256) {
+            held = (found, base)
+        } else {
+            return nil
+        }
+        _ = anchors.take()
+        return try failing {
+            let entry = try held.base.map { try store(held.entry, from: $0, digest: digest) } ?? held.entry
+            return note(entry, deduplicated: true)
+        }
+    }
+
     /// Adds again a body this writer stored, for another record: it takes the next position
     /// (spec Appendix C step 13) as a duplicate does, without reading or hashing the bytes again.
     ///

@@ -40,6 +40,9 @@ struct DictionaryAnchors {
         return body.suffix(min(lastChunk, ChunkEntry.maxDictionaryLength))
     }
 
+    /// Whether the next position ``take()`` gives is an anchor's.
+    var nextIsAnchor: Bool { plan.isAnchor(nextPosition) }
+
     /// Takes the next position: whether it is an anchor's, and the dictionary its first chunk is
     /// coded against (nil for an anchor, when off, or after an empty anchor).
     mutating func take() -> (position: Int, isAnchor: Bool, dictionary: LZ4Dictionary?) {

@@ -204,7 +204,8 @@ public struct CompactUpdateBuilder {
             return entries.isEmpty && key.records.isEmpty ? .same : .changed
         }
         return try UpdateBuilder.compare(
-            entries.map(\.record), in: new, key.records.map(\.record), in: old.layers[layer])
+            entries.map { ($0.record, $0.body) }, in: new, key.records.map { ($0.record, $0.body) },
+            in: old.layers[layer])
     }
 }
 

@@ -120,14 +120,7 @@ struct AppliedArchive {
         // The target has totals exactly when its writer wrote them (2.2.2 and later).
         options.writesTotals = metadata.totals != nil
         // The index takes the documents a base's own index already holds, unchanged.
-        var index: (any SearchIndexContributor)?
-        if !indexBases.isEmpty, let make = options.searchIndex {
-            let made = make()
-            for base in indexBases where made.reuseIndex(of: base) { break }
-            nonisolated(unsafe) let given = made
-            options.searchIndex = { given }
-            index = made
-        }
+        let index = options.searchIndex(reusing: indexBases)
         let writer = try ArchiveWriter(path: path, options: options)
         writer.metadata = metadata
         // Body number → its record's place in `order`, and its record's tree position.

@@ -98,15 +98,7 @@ public struct UpdateBuilder {
         options.dictionaryInterval = 0
         options.zstdLevel = nil
         options.dictionaryPlacement = .prefix
-        var index: (any SearchIndexContributor)?
-        if reusing, let make = options.searchIndex {
-            let made = make()
-            if made.reuseIndex(of: new) {
-                nonisolated(unsafe) let given = made
-                options.searchIndex = { given }
-                index = made
-            }
-        }
+        let index = options.searchIndex(reusing: reusing ? [new] : [])
         let writer = try ArchiveWriter(path: path, options: options, bases: old.layers)
         defer { summary.searchDocumentsReused = index?.reusedDocuments ?? 0 }
         // Only a key new under its URL looks for a similar body, so the old stack's bodies are

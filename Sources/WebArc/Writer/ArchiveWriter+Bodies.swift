@@ -40,21 +40,22 @@ extension ArchiveWriter {
     /// when neither holds it or the next position is an anchor's (whose last chunk is needed).
     func addBody(ifHeld copied: BodyEntry) throws -> StoredBody? {
         try ensureOpen()
-        guard !anchors.nextIsAnchor else { return nil }
-        let (digest, length, sha256) = (copied.reference.digest, copied.length, copied.sha256)
-        let held: (entry: BodyEntry, base: Int?)
-        if let existing = findEqual(digest: digest, length: length, sha256: sha256) {
-            held = (existing, nil)
-        } else if let (base, found) = try findInBases(digest: digest, length: length, sha256: sha256) {
-            held = (found, base)
-        } else {
-            return nil
-        }
+        guard !anchors.nextIsAnchor,
+            let entry = try failing({
+                try heldEqual(digest: copied.reference.digest, length: copied.length, sha256: copied.sha256)
+            })
+        else { return nil }
         _ = anchors.take()
-        return try failing {
-            let entry = try held.base.map { try store(held.entry, from: $0, digest: digest) } ?? held.entry
-            return note(entry, deduplicated: true)
-        }
+        return note(entry, deduplicated: true)
+    }
+
+    /// This writer's entry of a body equal to the one described (the same MD5, length and body
+    /// hash): one it stored, else one a base holds, recorded now as this writer's; nil when
+    /// neither holds it.
+    func heldEqual(digest: BodyDigest, length: UInt64, sha256: SHA256Hash) throws -> BodyEntry? {
+        if let existing = findEqual(digest: digest, length: length, sha256: sha256) { return existing }
+        guard let (base, found) = try findInBases(digest: digest, length: length, sha256: sha256) else { return nil }
+        return try store(found, from: base, digest: digest)
     }
 
     /// Adds again a body this writer stored, for another record: it takes the next position
@@ -130,11 +131,8 @@ extension ArchiveWriter {
         let deduplicated: Bool
         // A duplicate is found first: its prepared chunks are not stored, so they need not be
         // coded again for this position's dictionary.
-        if let existing = findEqual(digest: given.digest, length: given.length, sha256: given.sha256) {
-            (entry, deduplicated) = (existing, true)
-        } else if let (base, found) = try findInBases(digest: given.digest, length: given.length, sha256: given.sha256)
-        {
-            (entry, deduplicated) = (try store(found, from: base, digest: given.digest), true)
+        if let held = try heldEqual(digest: given.digest, length: given.length, sha256: given.sha256) {
+            (entry, deduplicated) = (held, true)
         } else if isGrouped(length: given.length) {
             let raw = try given.chunks.flatMap { try ChunkEncoder.decode($0) }
             (entry, deduplicated) = (try storeGrouped(raw, digest: given.digest, sha256: given.sha256), false)

@@ -100,3 +100,19 @@ public enum SearchIndexRegistry {
         set { byDefault.withLock { $0 = newValue } }
     }
 }
+
+extension ArchiveWriter.Options {
+    /// Makes the search index now, when the options have one, taking the documents of the first
+    /// of `bases` whose own index it can reuse (``SearchIndexContributor/reuseIndex(of:)``), and
+    /// has the writer use that index: its ``SearchIndexContributor/reusedDocuments`` are then read
+    /// after the writer finishes. Nil, with the options unchanged, when there is no index or no
+    /// base.
+    package mutating func searchIndex(reusing bases: [ArchiveReader]) -> (any SearchIndexContributor)? {
+        guard !bases.isEmpty, let make = searchIndex else { return nil }
+        let made = make()
+        for base in bases where made.reuseIndex(of: base) { break }
+        nonisolated(unsafe) let given = made
+        searchIndex = { given }
+        return made
+    }
+}

@@ -175,22 +175,14 @@ final class BaseIndex {
             defer { entry += 1 }
             let found = entries[entry]
             if base.root.version >= 3, found.documentFrequency >= BlockPostings.blockedFrom {
-                // A blocked list (spec §17.2) is renumbered as version 2 codes it, and coded again
-                // in blocks when its shard is written.
+                // A blocked list (spec §17.2) is decoded here, renumbered as postings and blocked
+                // again when its shard is written: never coded as version 2 on the way.
                 let list = try TermPostings(
                     Array(postings[found.postings]), count: found.documentFrequency,
                     documentCount: base.root.documentCount, blocked: true, page: shardPage)
-                var bytes: [UInt8] = []
-                var previous: Int?
-                for posting in try list.all() {
-                    PostingCodec.encode(
-                        document: posting.document, previous: previous, frequency: posting.frequency,
-                        inTitle: posting.inTitle, lengthCode: posting.lengthCode, into: &bytes)
-                    previous = posting.document
-                }
                 return BaseTerm(
-                    term: found.term, frequency: found.documentFrequency, postings: bytes,
-                    postingRange: 0..<bytes.count, positions: positions, positionRange: found.positions)
+                    term: found.term, frequency: found.documentFrequency, postings: [], postingRange: 0..<0,
+                    positions: [], positionRange: 0..<0, decoded: try list.all())
             }
             return BaseTerm(
                 term: found.term, frequency: found.documentFrequency, postings: postings,
@@ -235,6 +227,8 @@ struct BaseTerm {
     var postingRange: Range<Int>
     var positions: [UInt8]
     var positionRange: Range<Int>
+    /// A blocked list's postings, decoded (then ``postings`` is empty).
+    var decoded: [Posting]? = nil
 }
 
 /// One term's postings (spec §17.2): documents ascending, each with its count, title bit and
@@ -277,6 +271,16 @@ struct PostingList {
                 }
             }
         }
+    }
+
+    /// Posting `at`, decoded from its stored count, title bit and length code.
+    func posting(_ at: Int) throws -> Posting {
+        var index = at == 0 ? 0 : storedEnds[at - 1]
+        guard case .success(let packed) = LEB128.read(stored, &index), index == storedEnds[at] - 1,
+            packed >> 1 >= 1, packed >> 1 < 1 << 32
+        else { throw WebArcError.corruptPage(page: 0, position: nil, reason: "a search index's postings") }
+        return Posting(
+            document: documents[at], frequency: Int(packed >> 1), inTitle: packed & 1 == 1, lengthCode: stored[index])
     }
 
     /// Appends posting `at`, its document relative to `previous` (which becomes it).
@@ -345,102 +349,5 @@ enum StoredPostings {
             shift += 7
         }
         return nil
-    }
-}
-
-/// Joins the terms of the documents a builder analysed (in term order) with a base's terms for
-/// the documents it took (``BaseIndex``): each term's postings, in the new numbers, merged; a base
-/// term none of whose documents was taken is left out.
-struct BaseTermJoin {
-    let base: BaseIndex
-    private let stream: BaseIndex.TermStream
-    private var head: BaseTerm?
-    private var started = false
-    private var own = PostingList()
-
-    init(_ base: BaseIndex) {
-        self.base = base
-        stream = base.terms()
-    }
-
-    /// Emits the base's terms before `term`, then `term` with the base's postings merged in.
-    mutating func add(
-        term: [UInt8], frequency: Int, postings: [UInt8], positions: [UInt8],
-        emit: ([UInt8], Int, [UInt8], [UInt8]) throws -> Void
-    ) throws {
-        try flush(before: term, emit: emit)
-        guard let head, head.term == term else {
-            try emit(term, frequency, postings, positions)
-            return
-        }
-        self.head = try stream.next()
-        own.removeAll()
-        try own.append(postings, count: frequency, positions: base.hasPositions ? positions : nil)
-        let merged = try renumbered(head, inserting: own)
-        try emit(term, merged.frequency, merged.postings, merged.positions)
-    }
-
-    /// Emits the base's terms left.
-    mutating func finish(emit: ([UInt8], Int, [UInt8], [UInt8]) throws -> Void) throws {
-        try flush(before: nil, emit: emit)
-    }
-
-    private mutating func flush(before term: [UInt8]?, emit: ([UInt8], Int, [UInt8], [UInt8]) throws -> Void) throws {
-        if !started {
-            started = true
-            head = try stream.next()
-        }
-        while let head, term.map({ head.term.lexicographicallyPrecedes($0) }) ?? true {
-            self.head = try stream.next()
-            let encoded = try renumbered(head)
-            guard encoded.frequency > 0 else { continue }
-            try emit(head.term, encoded.frequency, encoded.postings, encoded.positions)
-        }
-    }
-
-    /// The base term's postings of documents taken, in their new numbers, encoded straight from
-    /// the stored bytes: each kept posting's count, length code and positions copied as they are;
-    /// the postings of `own` (the builder's documents, few) put in their places.
-    private func renumbered(
-        _ head: BaseTerm, inserting own: PostingList = PostingList()
-    ) throws -> (frequency: Int, postings: [UInt8], positions: [UInt8]) {
-        var postings: [UInt8] = []
-        var positions: [UInt8] = []
-        postings.reserveCapacity(head.postingRange.count + 4 * own.count)
-        var kept = 0
-        var previous = 0
-        var next = 0
-        let hasPositions = base.hasPositions
-        /// Puts the builder's postings before document `limit` (all of them for nil).
-        func insertOwn(before limit: Int?) {
-            while next < own.count, limit.map({ own.documents[next] < $0 }) ?? true {
-                own.encode(next, after: &previous, postings: &postings, positions: &positions, hasPositions)
-                next += 1
-                kept += 1
-            }
-        }
-        let failure = WebArcError.corruptPage(page: 0, position: nil, reason: "a search index's postings")
-        try base.newNumbers.withUnsafeBufferPointer { numbers in
-            try head.postings.withUnsafeBufferPointer { bytes in
-                try head.positions.withUnsafeBufferPointer { stream in
-                    try StoredPostings.walk(
-                        bytes, head.postingRange, count: head.frequency, positions: hasPositions ? stream : nil,
-                        head.positionRange
-                    ) { document, stored, positionRange in
-                        guard document < numbers.count, numbers[document] >= 0 else { return }
-                        let new = Int(numbers[document])
-                        insertOwn(before: new)
-                        guard kept == 0 || new > previous else { throw failure }
-                        LEB128.append(UInt64(new - previous), to: &postings)
-                        postings += bytes[stored]
-                        if hasPositions { positions += stream[positionRange] }
-                        previous = new
-                        kept += 1
-                    }
-                }
-            }
-        }
-        insertOwn(before: nil)
-        return (kept, postings, positions)
     }
 }

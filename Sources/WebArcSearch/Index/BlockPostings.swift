@@ -46,17 +46,7 @@ enum BlockPostings {
 
     /// `postings` (documents ascending) as version 3 codes them.
     static func encode(_ postings: [Posting]) -> [UInt8] {
-        guard postings.count >= blockedFrom else {
-            var bytes: [UInt8] = []
-            var previous: Int?
-            for posting in postings {
-                PostingCodec.encode(
-                    document: posting.document, previous: previous, frequency: posting.frequency,
-                    inTitle: posting.inTitle, lengthCode: posting.lengthCode, into: &bytes)
-                previous = posting.document
-            }
-            return bytes
-        }
+        guard postings.count >= blockedFrom else { return version2(postings) }
         // One pass a block finds its bounds and widths, then its fields are written straight into
         // the list's bytes: no array per block or field (this runs once per term, serially, as
         // the index's last merge writes its pages).
@@ -105,6 +95,19 @@ enum BlockPostings {
             }
         }
         return table + bits.finish()
+    }
+
+    /// `postings` (documents ascending) as version 2 codes them.
+    static func version2(_ postings: [Posting]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var previous: Int?
+        for posting in postings {
+            PostingCodec.encode(
+                document: posting.document, previous: previous, frequency: posting.frequency,
+                inTitle: posting.inTitle, lengthCode: posting.lengthCode, into: &bytes)
+            previous = posting.document
+        }
+        return bytes
     }
 
     /// A posting's count less one and its title flag, as a block packs them.

@@ -208,11 +208,13 @@ public final class SearchIndexBuilder: SearchIndexContributor {
         var shards = ShardWriter(store: store, hasPositions: version == 1, blocked: version >= 3)
         // The base's terms for the documents taken from it join this builder's own, term by term.
         var join = base.flatMap { $0.taken > 0 ? BaseTermJoin($0) : nil }
-        func add(_ term: [UInt8], _ frequency: Int, _ postings: [UInt8], _ positions: [UInt8]) throws {
-            try shards.add(term: term, frequency: frequency, postings: postings, positions: positions)
+        func add(_ term: [UInt8], _ frequency: Int, _ postings: JoinedPostings) throws {
+            try shards.add(term: term, frequency: frequency, postings)
         }
         func emit(_ term: [UInt8], _ frequency: Int, _ postings: [UInt8], _ positions: [UInt8]) throws {
-            guard join != nil else { return try add(term, frequency, postings, positions) }
+            guard join != nil else {
+                return try add(term, frequency, .coded(postings: postings, positions: positions))
+            }
             try join!.add(term: term, frequency: frequency, postings: postings, positions: positions, emit: add)
         }
         if runs.isEmpty {
@@ -332,13 +334,20 @@ private struct ShardWriter {
         self.blocked = blocked
     }
 
-    mutating func add(
-        term: [UInt8], frequency: Int, postings termPostings: [UInt8], positions termPositions: [UInt8]
-    ) throws {
+    mutating func add(term: [UInt8], frequency: Int, _ joined: JoinedPostings) throws {
         if count > 0, entries.bytes.count >= IndexFormat.pageTarget { try close() }
         if count == 0 { first = term }
-        // Postings come coded as version 2 codes them (runs, a base's lists): blocked here.
-        let termPostings = blocked ? try BlockPostings.encode(version2: termPostings, count: frequency) : termPostings
+        // Postings come coded as version 2 codes them (runs, a base's short lists) or decoded (a
+        // base's blocked lists): blocked here.
+        let termPostings: [UInt8]
+        var termPositions: [UInt8] = []
+        switch joined {
+        case .coded(let postings, let positions):
+            termPostings = blocked ? try BlockPostings.encode(version2: postings, count: frequency) : postings
+            termPositions = positions
+        case .decoded(let postings):
+            termPostings = blocked ? BlockPostings.encode(postings) : BlockPostings.version2(postings)
+        }
         let shared = count == 0 ? 0 : zip(previous, term).prefix { $0 == $1 }.count
         entries.integer(shared)
         entries.string(term[shared...])

@@ -1,0 +1,146 @@
+import WebArc
+
+/// A joined term's postings on their way to a shard: coded as version 2 codes them (the builder's
+/// own runs, a base's short lists), with positions for version 1; or decoded (a base's blocked
+/// list, renumbered), which a version 3 shard blocks again without parsing them first.
+enum JoinedPostings {
+    case coded(postings: [UInt8], positions: [UInt8])
+    case decoded([Posting])
+}
+
+/// Joins the terms of the documents a builder analysed (in term order) with a base's terms for
+/// the documents it took (``BaseIndex``): each term's postings, in the new numbers, merged; a base
+/// term none of whose documents was taken is left out.
+struct BaseTermJoin {
+    let base: BaseIndex
+    private let stream: BaseIndex.TermStream
+    private var head: BaseTerm?
+    private var started = false
+    private var own = PostingList()
+
+    init(_ base: BaseIndex) {
+        self.base = base
+        stream = base.terms()
+    }
+
+    /// Emits the base's terms before `term`, then `term` with the base's postings merged in.
+    mutating func add(
+        term: [UInt8], frequency: Int, postings: [UInt8], positions: [UInt8],
+        emit: ([UInt8], Int, JoinedPostings) throws -> Void
+    ) throws {
+        try flush(before: term, emit: emit)
+        guard let head, head.term == term else {
+            try emit(term, frequency, .coded(postings: postings, positions: positions))
+            return
+        }
+        self.head = try stream.next()
+        own.removeAll()
+        try own.append(postings, count: frequency, positions: base.hasPositions ? positions : nil)
+        let merged = try renumbered(head, inserting: own)
+        try emit(term, merged.frequency, merged.postings)
+    }
+
+    /// Emits the base's terms left.
+    mutating func finish(emit: ([UInt8], Int, JoinedPostings) throws -> Void) throws {
+        try flush(before: nil, emit: emit)
+    }
+
+    private mutating func flush(before term: [UInt8]?, emit: ([UInt8], Int, JoinedPostings) throws -> Void) throws {
+        if !started {
+            started = true
+            head = try stream.next()
+        }
+        while let head, term.map({ head.term.lexicographicallyPrecedes($0) }) ?? true {
+            self.head = try stream.next()
+            let encoded = try renumbered(head)
+            guard encoded.frequency > 0 else { continue }
+            try emit(head.term, encoded.frequency, encoded.postings)
+        }
+    }
+
+    private var failure: WebArcError {
+        .corruptPage(page: 0, position: nil, reason: "a search index's postings")
+    }
+
+    /// The base term's postings of documents taken, in their new numbers, with the postings of
+    /// `own` (the builder's documents, few) put in their places.
+    private func renumbered(
+        _ head: BaseTerm, inserting own: PostingList = PostingList()
+    ) throws -> (frequency: Int, postings: JoinedPostings) {
+        if let decoded = head.decoded {
+            let postings = try renumbered(decoded, inserting: own)
+            return (postings.count, .decoded(postings))
+        }
+        return try renumberedCoded(head, inserting: own)
+    }
+
+    /// A decoded list's postings of documents taken, renumbered, with `own`'s merged in.
+    private func renumbered(_ list: [Posting], inserting own: PostingList) throws -> [Posting] {
+        var result: [Posting] = []
+        result.reserveCapacity(list.count + own.count)
+        var next = 0
+        try base.newNumbers.withUnsafeBufferPointer { numbers in
+            for var posting in list {
+                guard posting.document < numbers.count, numbers[posting.document] >= 0 else { continue }
+                let new = Int(numbers[posting.document])
+                while next < own.count, own.documents[next] < new {
+                    result.append(try own.posting(next))
+                    next += 1
+                }
+                guard result.last.map({ new > $0.document }) ?? true else { throw failure }
+                posting.document = new
+                result.append(posting)
+            }
+        }
+        while next < own.count {
+            result.append(try own.posting(next))
+            next += 1
+        }
+        return result
+    }
+
+    /// A coded list's postings of documents taken, in their new numbers, encoded straight from the
+    /// stored bytes: each kept posting's count, length code and positions copied as they are.
+    private func renumberedCoded(
+        _ head: BaseTerm, inserting own: PostingList
+    ) throws -> (frequency: Int, postings: JoinedPostings) {
+        var postings: [UInt8] = []
+        var positions: [UInt8] = []
+        postings.reserveCapacity(head.postingRange.count + 4 * own.count)
+        var kept = 0
+        var previous = 0
+        var next = 0
+        let hasPositions = base.hasPositions
+        /// Puts the builder's postings before document `limit` (all of them for nil).
+        func insertOwn(before limit: Int?) {
+            while next < own.count, limit.map({ own.documents[next] < $0 }) ?? true {
+                own.encode(next, after: &previous, postings: &postings, positions: &positions, hasPositions)
+                next += 1
+                kept += 1
+            }
+        }
+        let failure = self.failure
+        try base.newNumbers.withUnsafeBufferPointer { numbers in
+            try head.postings.withUnsafeBufferPointer { bytes in
+                try head.positions.withUnsafeBufferPointer { stream in
+                    try StoredPostings.walk(
+                        bytes, head.postingRange, count: head.frequency, positions: hasPositions ? stream : nil,
+                        head.positionRange
+                    ) { document, stored, positionRange in
+                        guard document < numbers.count, numbers[document] >= 0 else { return }
+                        let new = Int(numbers[document])
+                        insertOwn(before: new)
+                        guard kept == 0 || new > previous else { throw failure }
+                        LEB128.append(UInt64(new - previous), to: &postings)
+                        postings += bytes[stored]
+                        if hasPositions { positions += stream[positionRange] }
+                        previous = new
+                        kept += 1
+                    }
+                }
+            }
+        }
+        insertOwn(before: nil)
+        return (kept, .coded(postings: postings, positions: positions))
+    }
+}

@@ -76,43 +76,19 @@ struct Diff: ParsableCommand {
     func run() throws {
         search.apply()
         let started = Date()
-        // The check applies the update, which reads every body of the old archives, and the new
-        // archive's changed bodies are read: a URL is downloaded once rather than read body by body.
-        let bases = Array(archives.dropLast())
-        let old = try ArchiveOpening.stack(bases, readingAll: true)
-        var isFolder: ObjCBool = false
-        let newPath: String
-        if FileManager.default.fileExists(atPath: archives.last!, isDirectory: &isFolder), isFolder.boolValue {
-            newPath = OutputFile.intermediatePath(beside: output, purpose: "new")
-            do {
-                var options = SitePacker.Options(overwrite: true)
-                options.lastModified = try SourceDateEpoch.lastModified(mtime: nil)
-                _ = try SitePacker(options: options).pack(folder: archives.last!, to: newPath)
-            } catch let failure as SitePacker.Failure {
-                throw CommandFailure("\(archives.last!): \(failure.description)", code: ExitCodes.dataError)
-            }
-        } else {
-            newPath = archives.last!
-        }
+        let newPath = try newArchivePath()
         defer { if newPath != archives.last! { try? FileManager.default.removeItem(atPath: newPath) } }
-        let new = try ArchiveOpening.open(newPath, readingAll: true)
         if compact {
+            let (old, new) = try openInputs(newPath: newPath)
             try runCompact(old: old, new: new, started: started)
             return
         }
-        let progress = ProgressReporter(label: "comparing", quiet: quiet, unit: "URLs")
-        let summary = try withFile(output) {
-            try UpdateBuilder(old: old, new: new).write(to: output, overwrite: force) { done, total in
-                progress.update(items: done, totalItems: total, bytes: 0, totalBytes: 0)
-            }
-        }
-        progress.finish()
+        let (summary, newSize) = try writeUpdate(newPath: newPath)
         if !noCheck {
             let check = ApplyCheck(output: output, bases: Array(archives.dropLast()))
             try check.run(quiet: quiet)
         }
         let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? UInt64) ?? 0
-        let newSize = new.fileSize
         let seconds = Date().timeIntervalSince(started)
         if json {
             Output.json(
@@ -141,6 +117,46 @@ struct Diff: ParsableCommand {
 }
 
 extension Diff {
+    /// The new archive: the last argument, or an archive packed from it beside the output when it
+    /// is a folder (the caller removes that one).
+    private func newArchivePath() throws -> String {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: archives.last!, isDirectory: &isFolder), isFolder.boolValue
+        else { return archives.last! }
+        let newPath = OutputFile.intermediatePath(beside: output, purpose: "new")
+        do {
+            var options = SitePacker.Options(overwrite: true)
+            options.lastModified = try SourceDateEpoch.lastModified(mtime: nil)
+            _ = try SitePacker(options: options).pack(folder: archives.last!, to: newPath)
+        } catch let failure as SitePacker.Failure {
+            throw CommandFailure("\(archives.last!): \(failure.description)", code: ExitCodes.dataError)
+        }
+        return newPath
+    }
+
+    /// The old archives as a stack and the new archive, opened.
+    private func openInputs(newPath: String) throws -> (LayerStack, ArchiveReader) {
+        // The check applies the update, which reads every body of the old archives, and the new
+        // archive's changed bodies are read: a URL is downloaded once rather than read body by body.
+        let old = try ArchiveOpening.stack(Array(archives.dropLast()), readingAll: true)
+        return (old, try ArchiveOpening.open(newPath, readingAll: true))
+    }
+
+    /// Writes the servable update and returns its summary and the new archive's size. The archives
+    /// it reads, with the pages and bodies they hold, are let go on return, before the check opens
+    /// its own.
+    private func writeUpdate(newPath: String) throws -> (UpdateBuilder.Summary, UInt64) {
+        let (old, new) = try openInputs(newPath: newPath)
+        let progress = ProgressReporter(label: "comparing", quiet: quiet, unit: "URLs")
+        let summary = try withFile(output) {
+            try UpdateBuilder(old: old, new: new).write(to: output, overwrite: force) { done, total in
+                progress.update(items: done, totalItems: total, bytes: 0, totalBytes: 0)
+            }
+        }
+        progress.finish()
+        return (summary, new.fileSize)
+    }
+
     /// " (N headers only)" after the changed count when some changed URLs kept their bodies.
     static func headerOnlyNote(_ count: Int) -> String { count > 0 ? " (\(count) headers only)" : "" }
 

@@ -152,14 +152,15 @@ final class BaseIndex {
     /// The base's terms in order, each with its postings (and positions) as stored.
     func terms() -> TermStream { TermStream(self) }
 
-    /// Reads the base's term shards one after another, each with its streams whole.
+    /// Reads the base's term shards one after another, each term's streams a page at a time
+    /// (``ShardStream``): a shard's streams are never held whole.
     final class TermStream {
         private let base: BaseIndex
         private var shard = -1
         private var entries: [TermEntry] = []
         private var entry = 0
-        private var postings: [UInt8] = []
-        private var positions: [UInt8] = []
+        private var postings: ShardStream?
+        private var positions: ShardStream?
         /// The offset a damaged list of the shard is reported at: its first posting page.
         private var shardPage: UInt64 = 0
 
@@ -174,19 +175,22 @@ final class BaseIndex {
             }
             defer { entry += 1 }
             let found = entries[entry]
+            let postingBytes = try postings?.bytes(found.postings) ?? []
+            let positionBytes = try positions?.bytes(found.positions) ?? []
             if base.root.version >= 3, found.documentFrequency >= BlockPostings.blockedFrom {
                 // A blocked list (spec §17.2) is decoded here, renumbered as postings and blocked
                 // again when its shard is written: never coded as version 2 on the way.
                 let list = try TermPostings(
-                    Array(postings[found.postings]), count: found.documentFrequency,
+                    postingBytes, count: found.documentFrequency,
                     documentCount: base.root.documentCount, blocked: true, page: shardPage)
                 return BaseTerm(
                     term: found.term, frequency: found.documentFrequency, postings: [], postingRange: 0..<0,
                     positions: [], positionRange: 0..<0, decoded: try list.all())
             }
             return BaseTerm(
-                term: found.term, frequency: found.documentFrequency, postings: postings,
-                postingRange: found.postings, positions: positions, positionRange: found.positions)
+                term: found.term, frequency: found.documentFrequency, postings: postingBytes,
+                postingRange: 0..<postingBytes.count, positions: positionBytes,
+                positionRange: 0..<positionBytes.count)
         }
 
         private func load(_ number: Int) throws {
@@ -195,25 +199,11 @@ final class BaseIndex {
             let shard = try TermShard(
                 try base.reader.searchPage(reference), firstTerm: root.termKeys[number],
                 documentCount: root.documentCount, version: root.version)
-            postings = try stream(shard.postingPages, kind: .postings)
-            positions = try stream(shard.positionPages, kind: .positions)
+            postings = ShardStream(base.reader, pages: shard.postingPages, kind: .postings)
+            positions = ShardStream(base.reader, pages: shard.positionPages, kind: .positions)
             shardPage = shard.postingPages.first?.offset ?? reference.offset
             entries = shard.entries
             entry = 0
-        }
-
-        private func stream(_ pages: ArraySlice<PageReference>, kind: SearchPage.Kind) throws -> [UInt8] {
-            var bytes: [UInt8] = []
-            for reference in pages {
-                let page = try base.reader.searchPage(reference)
-                guard page.kind == kind, page.children.isEmpty else {
-                    throw WebArcError.corruptPage(
-                        page: reference.offset, position: 1,
-                        reason: "a search page of kind \(page.kind.rawValue) where \(kind.rawValue) belongs")
-                }
-                bytes += page.payload
-            }
-            return bytes
         }
     }
 }

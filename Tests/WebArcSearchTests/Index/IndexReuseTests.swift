@@ -234,6 +234,46 @@ import WebArcTestSupport
         #expect(try stack.search("kingfishers").map(\.url) == ["http://docs.test/added.html"])
         _ = try Self.update(old, to: new, in: folder)
     }
+
+    /// A base whose shards have streams of several pages (600 pages sharing 640 words): its terms
+    /// are read a page at a time, across page ends, and the apply still gives the new release
+    /// byte for byte, every unchanged document taken.
+    @Test(arguments: [UInt64(1), 2, 3])
+    func streamsOfSeveralPagesAreReadAcrossTheirPageEnds(version: UInt64) throws {
+        Self.register()
+        let folder = try TemporaryFolder()
+        let letters = Array("abcdefghijklmnopqrstuvwxyz")
+        let shared = (0..<640).map { (number: Int) -> String in
+            String(["z", letters[number / 26 / 26], letters[number / 26 % 26], letters[number % 26]])
+        }
+        // Each page has most of the words, some twice: lists that block-code to a few bits a posting.
+        let has = { (page: Int, word: Int) in (page * 7 + word * 13) % 5 != 0 }
+        let release1 = (0..<600).map { page in
+            let words = shared.indices.filter { has(page, $0) }.map {
+                $0 % 3 == page % 3 ? shared[$0] + " " + shared[$0] : shared[$0]
+            }
+            return (
+                path: "w/\(page).html", html: "<title>Page \(page)</title><p>" + words.joined(separator: " ") + "</p>"
+            )
+        }
+        var release2 = release1
+        release2[300].html = "<title>Page 300</title><p>herons wading</p>"
+        let (old, new) = (folder.file("old.webarc"), folder.file("new.webarc"))
+        _ = try SearchIndexTests.write(release1, to: old, version: version)
+        _ = try SearchIndexTests.write(release2, to: new, version: version)
+        let view = try #require(try IndexView(try ArchiveReader(path: old)))
+        let streamPages = try (0..<view.root.termShards.count).map {
+            let shard = try view.shard($0)
+            return max(shard.postingPages.count, shard.positionPages.count)
+        }
+        #expect(streamPages.max() ?? 0 > 1)
+        let summary = try Self.update(old, to: new, in: folder)
+        #expect(summary.searchDocumentsReused == 599)
+        #expect(!summary.searchRebuilt)
+        let applied = try ArchiveReader(path: folder.file("applied.webarc"))
+        let both = (0..<600).filter { $0 != 300 && has($0, 0) && has($0, 28) }
+        #expect(try applied.search("zaaa zabc", limit: 1000).count == both.count)
+    }
 }
 
 /// A version 2 index whose every document has the word `zebra` too.

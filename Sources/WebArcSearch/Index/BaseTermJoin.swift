@@ -33,6 +33,7 @@ struct BaseTermJoin {
             try emit(term, frequency, .coded(postings: postings, positions: positions))
             return
         }
+        // The stream lets go of the term first, so that a decoded list is renumbered in place.
         self.head = try stream.next()
         own.removeAll()
         try own.append(postings, count: frequency, positions: base.hasPositions ? positions : nil)
@@ -52,9 +53,10 @@ struct BaseTermJoin {
         }
         while let head, term.map({ head.term.lexicographicallyPrecedes($0) }) ?? true {
             self.head = try stream.next()
+            let headTerm = head.term
             let encoded = try renumbered(head)
             guard encoded.frequency > 0 else { continue }
-            try emit(head.term, encoded.frequency, encoded.postings)
+            try emit(headTerm, encoded.frequency, encoded.postings)
         }
     }
 
@@ -65,38 +67,49 @@ struct BaseTermJoin {
     /// The base term's postings of documents taken, in their new numbers, with the postings of
     /// `own` (the builder's documents, few) put in their places.
     private func renumbered(
-        _ head: BaseTerm, inserting own: PostingList = PostingList()
+        _ head: consuming BaseTerm, inserting own: PostingList = PostingList()
     ) throws -> (frequency: Int, postings: JoinedPostings) {
-        if let decoded = head.decoded {
-            let postings = try renumbered(decoded, inserting: own)
-            return (postings.count, .decoded(postings))
+        if var decoded = head.decoded.take() {
+            try renumber(&decoded, inserting: own)
+            return (decoded.count, .decoded(decoded))
         }
         return try renumberedCoded(head, inserting: own)
     }
 
-    /// A decoded list's postings of documents taken, renumbered, with `own`'s merged in.
-    private func renumbered(_ list: [Posting], inserting own: PostingList) throws -> [Posting] {
-        var result: [Posting] = []
-        result.reserveCapacity(list.count + own.count)
-        var next = 0
+    /// Renumbers a decoded list in place: postings of documents not taken dropped, the others
+    /// given their new numbers, then `own`'s merged in from the back. A list of a term on every
+    /// page is megabytes; no second copy of it is made.
+    private func renumber(_ list: inout [Posting], inserting own: PostingList) throws {
+        var kept = 0
         try base.newNumbers.withUnsafeBufferPointer { numbers in
-            for var posting in list {
+            for read in list.indices {
+                var posting = list[read]
                 guard posting.document < numbers.count, numbers[posting.document] >= 0 else { continue }
                 let new = Int(numbers[posting.document])
-                while next < own.count, own.documents[next] < new {
-                    result.append(try own.posting(next))
-                    next += 1
-                }
-                guard result.last.map({ new > $0.document }) ?? true else { throw failure }
+                guard kept == 0 || new > list[kept - 1].document else { throw failure }
                 posting.document = new
-                result.append(posting)
+                list[kept] = posting
+                kept += 1
             }
         }
-        while next < own.count {
-            result.append(try own.posting(next))
-            next += 1
+        list.removeLast(list.count - kept)
+        guard own.count > 0 else { return }
+        // Merged from the back: a base posting after an own one of a lower number moves up.
+        var taken = kept - 1
+        var write = kept + own.count - 1
+        list.reserveCapacity(kept + own.count)
+        list.append(
+            contentsOf: repeatElement(
+                Posting(document: 0, frequency: 0, inTitle: false, lengthCode: 0), count: own.count))
+        for next in stride(from: own.count - 1, through: 0, by: -1) {
+            while taken >= 0, list[taken].document > own.documents[next] {
+                list[write] = list[taken]
+                taken -= 1
+                write -= 1
+            }
+            list[write] = try own.posting(next)
+            write -= 1
         }
-        return result
     }
 
     /// A coded list's postings of documents taken, in their new numbers, encoded straight from the

@@ -74,6 +74,7 @@ struct Apply: ParsableCommand {
         }
         let bases = try archives.dropLast().map { try ArchiveOpening.open($0, readingAll: true) }
         let stack = try withFile(update) { try LayerStack([top] + bases) }
+        UpdateApplier.limitCaches(of: stack)
         if let policy = try trust.policy() {
             do {
                 _ = try stack.top.checkTrust(policy)

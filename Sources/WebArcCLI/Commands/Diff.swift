@@ -225,6 +225,7 @@ struct ApplyCheck {
             let readers =
                 try [ArchiveOpening.open(output)] + bases.map { try ArchiveOpening.open($0, readingAll: true) }
             let stack = try withFile(output) { try LayerStack(readers) }
+            UpdateApplier.limitCaches(of: stack)
             _ = try withFile(output) { try UpdateApplier(stack: stack).write(to: temporary, overwrite: true) }
         } catch {
             try? FileManager.default.removeItem(atPath: output)

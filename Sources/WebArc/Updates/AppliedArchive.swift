@@ -119,6 +119,9 @@ struct AppliedArchive {
         options.anchorPlan = anchors
         // The target has totals exactly when its writer wrote them (2.2.2 and later).
         options.writesTotals = metadata.totals != nil
+        // Runs of 8 MiB, not pack's 32: an apply aims at half pack's memory, and more runs cost
+        // the merge little (300 k records: 13 runs, about 15 MB less at the peak).
+        options.recordRunBytes = 8 << 20
         // The index takes the documents a base's own index already holds, unchanged.
         let index = options.searchIndex(reusing: indexBases)
         let writer = try ArchiveWriter(path: path, options: options)

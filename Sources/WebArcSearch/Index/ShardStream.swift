@@ -4,9 +4,9 @@ import WebArc
 /// a time as the shard's terms ask for their ranges of it, in order.
 ///
 /// A shard of frequent terms has a stream that grows with the archive (tens of megabytes at
-/// 100 k pages); only the pages under the current term and the one after are held, not the
-/// stream whole. Pages are dropped once the ranges asked for have passed half of what is held,
-/// so that each byte is moved at most once on average.
+/// 100 k pages); what is held is the pages under the current term and at most as much again
+/// before it, not the stream whole. Bytes are dropped once the ranges asked for have passed half
+/// of what is held, so that each byte is moved at most once on average.
 struct ShardStream {
     private let reader: ArchiveReader
     private let pages: ArraySlice<PageReference>

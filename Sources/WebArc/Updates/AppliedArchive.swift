@@ -120,7 +120,7 @@ struct AppliedArchive {
         // The target has totals exactly when its writer wrote them (2.2.2 and later).
         options.writesTotals = metadata.totals != nil
         // Runs of 8 MiB, not pack's 32: an apply aims at half pack's memory, and more runs cost
-        // the merge little (300 k records: 13 runs, about 15 MB less at the peak).
+        // the merge little (figures: Tools/bench/NOTES.md, "apply and diff's memory").
         options.recordRunBytes = 8 << 20
         // The index takes the documents a base's own index already holds, unchanged.
         let index = options.searchIndex(reusing: indexBases)

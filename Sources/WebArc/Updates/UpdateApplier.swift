@@ -21,7 +21,7 @@ public struct UpdateApplier {
 
     /// The decoded-page cache each layer needs for an apply: its record leaves are walked once
     /// and its search pages read in order, so that a cache of 4 MiB serves as well as the 32 MiB
-    /// a reader opens with (spared: about 15 MB of an apply's peak at 300 k records).
+    /// a reader opens with.
     public static let layerPageCacheBytes = 4 << 20
 
     /// Bounds the page cache of each of `stack`'s readers to ``layerPageCacheBytes``: for readers
@@ -108,13 +108,12 @@ public struct UpdateApplier {
         let records = AppliedRecords(layers: stack.layers)
         // Each response's body entry comes with it and is logged: the body cache is left out.
         try stack.forEachKey({ RecordCursor($0, remembering: false) }) { _, layer, entries in
-            let group = LayeredRecords(layer: layer, entries: entries)
-            for entry in group.entries {
+            for entry in entries {
                 guard case .response(let response) = entry.record else {
-                    try records.append(entry.record, layer: group.layer, body: .none)
+                    try records.append(entry.record, layer: layer, body: .none)
                     continue
                 }
-                try records.append(entry.record, layer: group.layer, body: .stored(response.body), entry: entry.body)
+                try records.append(entry.record, layer: layer, body: .stored(response.body), entry: entry.body)
             }
         }
         let order: [Int]

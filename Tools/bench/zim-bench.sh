@@ -10,7 +10,10 @@ Usage: Tools/bench/zim-bench.sh [--runs N] [--help]
 Makes ZIMs of Debian's Python 3.11 documentation with zimwriterfs (one with its full-text index, one
 without, -j), then times, in turn (A B A B …, so that a change in the machine's load falls on both
 alike), `zimdump dump --dir=DIR` of the ZIM into a fresh folder and `webarc-zim import` of it into a
-fresh archive (what `webarc import FILE.zim` runs), and prints the median of each and their ratio.
+fresh archive (what `webarc import FILE.zim` runs), and the same import with --no-search, and
+prints the median of each and their ratios. The timed outputs go to OUT, on tmpfs by default: on
+ext4 a dump's time swings with the inodes that the previous run's removal left (ext4's
+recently_deleted scan), so a disk makes the peer's time depend on what ran before it.
 It then imports with --best (as `pack --best`), with and without webarc's search index, and compares
 each with the ZIM made the same way (with and without its full-text index): like with like,
 and writes the archive back with `webarc-zim export` and checks it with zimcheck. Prints a Markdown
@@ -27,6 +30,8 @@ Options:
 Environment:
   WEBARC_ZIM=/path/to/webarc-zim  use this binary instead of building it (swift build -c release)
   WORK=DIR                        where the ZIMs are made once and kept (default: /var/tmp/webarc-zim-bench)
+  OUT=DIR                         where the timed dumps and imports go, emptied before each run
+                                  (default: /dev/shm/webarc-zim-bench, or WORK/out without /dev/shm)
 EOF
 }
 
@@ -72,6 +77,10 @@ PY
     zimwriterfs -j "${flags[@]}" "$WORK/pydocs" "$WORK/pydocs-noft.zim" >/dev/null
 fi
 ZIM="$WORK/pydocs.zim"
+if [[ -z "${OUT:-}" ]]; then
+    if [[ -d /dev/shm ]]; then OUT=/dev/shm/webarc-zim-bench; else OUT="$WORK/out"; fi
+fi
+mkdir -p "$OUT"
 
 # Seconds COMMAND takes, to the millisecond.
 seconds() {
@@ -83,24 +92,30 @@ seconds() {
 }
 
 # Each run starts with no dump folder and no archive; removing them is not timed.
-dump() { zimdump dump --dir="$WORK/dump" "$ZIM"; }
-import_zim() { "$WEBARC_ZIM" import "$ZIM" -o "$WORK/import.webarc" --quiet; }
-clear() { rm -rf "$WORK/dump" "$WORK/import.webarc"; }
+dump() { zimdump dump --dir="$OUT/dump" "$ZIM"; }
+import_zim() { "$WEBARC_ZIM" import "$ZIM" -o "$OUT/import.webarc" --quiet; }
+import_unindexed() { "$WEBARC_ZIM" import "$ZIM" -o "$OUT/import.webarc" --quiet --no-search; }
+clear() { rm -rf "$OUT/dump" "$OUT/import.webarc"; }
 
 echo "warming up" >&2
-clear; dump >/dev/null 2>&1; clear; import_zim
+clear; dump >/dev/null 2>&1; clear; import_unindexed; clear; import_zim
 DUMP=""
 IMPORT=""
+UNINDEXED=""
 for run in $(seq 1 "$RUNS"); do
     echo "run $run of $RUNS" >&2
     clear; sync
     DUMP+=" $(seconds dump)"
     clear; sync
+    UNINDEXED+=" $(seconds import_unindexed)"
+    clear; sync
     IMPORT+=" $(seconds import_zim)"
 done
-rm -rf "$WORK/dump"
+cp "$OUT/import.webarc" "$WORK/import.webarc"
+clear
 DUMP_MEDIAN=$(median "$DUMP")
 IMPORT_MEDIAN=$(median "$IMPORT")
+UNINDEXED_MEDIAN=$(median "$UNINDEXED")
 
 echo "importing with --best, exporting and checking" >&2
 "$WEBARC_ZIM" import "$ZIM" -o "$WORK/best.webarc" --force --quiet --best
@@ -124,6 +139,8 @@ cat <<EOF
 | \`zimdump dump\` (s) | $DUMP_MEDIAN | |
 | \`webarc-zim import\` (s) | $IMPORT_MEDIAN | |
 | speed, import ÷ zimdump (zimdump's time ÷ import's) | $(ratio "$DUMP_MEDIAN" "$IMPORT_MEDIAN") | ≥ 1.0 |
+| \`webarc-zim import --no-search\` (s) | $UNINDEXED_MEDIAN | |
+| speed without the search index, ÷ zimdump | $(ratio "$DUMP_MEDIAN" "$UNINDEXED_MEDIAN") | |
 | ZIM, zimwriterfs with full-text index (bytes) | $S_ZIM | |
 | ZIM, zimwriterfs -j, no full-text index (bytes) | $S_NOFT | |
 | archive, import (bytes) | $S_IMPORT | |
@@ -134,5 +151,5 @@ cat <<EOF
 | \`webarc-zim export\` of the import (s, bytes) | $EXPORT_SECONDS, $S_EXPORT | |
 | zimcheck of the export | $ZIMCHECK | pass |
 
-$(zimdump --version 2>&1 | head -1), $(zimwriterfs --version 2>&1 | head -1), libzim $(pkg-config --modversion libzim), $(nproc) cores.
+$(zimdump --version 2>&1 | head -1), $(zimwriterfs --version 2>&1 | head -1), libzim $(pkg-config --modversion libzim), $(nproc) cores; timed outputs in $OUT ($(df --output=fstype "$OUT" | tail -1)).
 EOF

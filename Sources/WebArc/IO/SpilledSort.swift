@@ -145,14 +145,18 @@ struct SpilledSortIterator<Element: SpilledSortElement> {
     private var memory: [Element]
     private var index = 0
     private var runs: [SpilledRun<Element>] = []
-    private var heads: [Element?] = []
+    private var heads: RunHeads<Element>
     private var started = false
 
-    init(memory: [Element]) { self.memory = memory }
+    init(memory: [Element]) {
+        self.memory = memory
+        heads = RunHeads(capacity: 0)
+    }
 
     init(merging runs: [SpilledRun<Element>]) {
         memory = []
         self.runs = runs
+        heads = RunHeads(capacity: runs.count)
     }
 
     /// The next value, or nil after the last.
@@ -166,18 +170,11 @@ struct SpilledSortIterator<Element: SpilledSortElement> {
         }
         if !started {
             started = true
-            heads = try runs.map { try $0.read() }
+            for (number, run) in runs.enumerated() {
+                if let head = try run.read() { heads.insert(head, run: number) }
+            }
         }
-        // Few runs (one per ``SpilledSort/runBytes`` of values): a scan finds the least head.
-        var least: Int?
-        for (number, head) in heads.enumerated() {
-            guard let head else { continue }
-            if let current = least, !Element.precedes(head, heads[current]!) { continue }
-            least = number
-        }
-        guard let least else { return nil }
-        let element = heads[least]
-        heads[least] = try runs[least].read()
-        return element
+        guard let least = heads.leastRun else { return nil }
+        return heads.replaceLeast(with: try runs[least].read())
     }
 }

@@ -1,0 +1,69 @@
+/// The next value of each sorted run a merge reads, in a binary heap: the least first, and of
+/// equal values the one of the lower-numbered run, which is what a scan of every head in run order
+/// picks. A merge of k runs then costs about 2 log2(k) comparisons a value instead of k, and a
+/// head is compared where it lies, not copied out (each copy of a record retains its buffers).
+/// A million-page archive spills hundreds of runs.
+struct RunHeads<Element: SpilledSortElement> {
+    private typealias Head = (element: Element, run: Int)
+    private var heads: [Head] = []
+
+    /// An empty heap with room for `capacity` runs' heads.
+    init(capacity: Int) {
+        heads.reserveCapacity(capacity)
+    }
+
+    /// The run whose head comes first, or nil when every run has ended.
+    var leastRun: Int? { heads.first?.run }
+
+    /// Adds run `run`'s head.
+    mutating func insert(_ element: Element, run: Int) {
+        heads.append((element, run))
+        heads.withUnsafeMutableBufferPointer { heads in
+            var child = heads.count - 1
+            while child > 0 {
+                let parent = (child - 1) / 2
+                guard Self.ordered(heads[child], before: heads[parent]) else { return }
+                heads.swapAt(child, parent)
+                child = parent
+            }
+        }
+    }
+
+    /// Takes the first head, putting `next` in its place: the next value of the same run, or nil
+    /// when that run has ended. The heap must not be empty.
+    mutating func replaceLeast(with next: Element?) -> Element {
+        var taken: Head
+        if let next {
+            taken = (next, heads[0].run)
+            swap(&taken, &heads[0])
+        } else {
+            taken = heads.removeLast()
+            if !heads.isEmpty { swap(&taken, &heads[0]) }
+        }
+        siftDown()
+        return taken.element
+    }
+
+    /// Moves the first head down to its place.
+    private mutating func siftDown() {
+        heads.withUnsafeMutableBufferPointer { heads in
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1
+                guard left < heads.count else { return }
+                var least = left
+                if left + 1 < heads.count, Self.ordered(heads[left + 1], before: heads[left]) { least = left + 1 }
+                guard Self.ordered(heads[least], before: heads[parent]) else { return }
+                heads.swapAt(least, parent)
+                parent = least
+            }
+        }
+    }
+
+    /// Whether `head` comes before `other`: its value first, else the lower run of equal values.
+    @inline(__always)
+    private static func ordered(_ head: Head, before other: Head) -> Bool {
+        if Element.precedes(head.element, other.element) { return true }
+        return head.run < other.run && !Element.precedes(other.element, head.element)
+    }
+}

@@ -13,6 +13,7 @@ N pages and its next release with 1 % of the pages edited, then times, with /usr
 (wall seconds and peak RSS), webarc against its peer in the same run, one after the other:
 
   pack           webarc pack SITE -o A.webarc        tar -cf - -C SITE . | lz4 -1 > A.tar.lz4
+                 webarc pack SITE --no-search        (the container alone, without the search index)
   size           bytes of A.webarc                   bytes of A.tar.lz4
   verify         webarc verify A.webarc              lz4 -t A.tar.lz4
   info           webarc info A.webarc (ms)           -
@@ -20,7 +21,8 @@ N pages and its next release with 1 % of the pages edited, then times, with /usr
   pack release 2 webarc pack SITE2 -o B.webarc       (the goal of diff is this time)
   diff           webarc diff A B -o U.webarc         zstd -3 --long=31 --patch-from=A.tar B.tar
   diff --compact webarc diff A B --compact           (its size against the zstd patch)
-  apply          webarc apply A U.webarcu -o B2      cp B.webarc C.webarc && sync
+  apply          webarc apply A U.webarc -o B2       cp B.webarc C.webarc && sync
+                 webarc apply A U.webarcu -o B3      (the compact update; both must give B byte for byte)
   serve start    ms from start to the first 200 of / -
   serve          wrk -t2 -c32 over 2 000 random page paths (--serve-paths): webarc serve
                  A.webarc against nginx on SITE (sendfile, access log off), one after the other
@@ -124,6 +126,19 @@ timed() {
     RESULTS[$name]="$(tail -1 "$WORK/time.out")"
     log "$name: ${RESULTS[$name]% *} s, $(mib "${RESULTS[$name]#* }") MiB"
 }
+# attempt NAME COMMAND…: timed, but a failure is logged with its message and returns 1.
+attempt() {
+    local name="$1"; shift
+    sync
+    if /usr/bin/time -f '%e %M' -o "$WORK/time.out" "$@" > "$WORK/cmd.out" 2> "$WORK/cmd.err"; then
+        RESULTS[$name]="$(tail -1 "$WORK/time.out")"
+        log "$name: ${RESULTS[$name]% *} s, $(mib "${RESULTS[$name]#* }") MiB"
+    else
+        RESULTS[$name]="failed"
+        log "$name failed: $(grep -v '^Command exited' "$WORK/cmd.err" | tail -1)"
+        return 1
+    fi
+}
 secs() { echo "${RESULTS[$1]% *}"; }
 rss() { mib "${RESULTS[$1]#* }"; }
 
@@ -180,6 +195,8 @@ for size in $SIZES; do
 
     timed pack "$W" pack "$site" -o "$R/a.webarc" --quiet
     timed pack-peer sh -c "tar -cf - -C '$site' . | lz4 -1 -q > '$R/a.tar.lz4'"
+    timed pack-unindexed "$W" pack "$site" -o "$R/n.webarc" --no-search --quiet
+    rm -f "$R/n.webarc"
     size_w=$(stat -c %s "$R/a.webarc"); size_p=$(stat -c %s "$R/a.tar.lz4")
     if wants verify; then
         timed verify "$W" verify "$R/a.webarc" --quiet
@@ -206,15 +223,31 @@ for size in $SIZES; do
     if wants diff || wants apply; then
         timed pack2 "$W" pack "$site-r2" -o "$R/b.webarc" --quiet
         timed diff "$W" diff "$R/a.webarc" "$R/b.webarc" -o "$R/u.webarc" --quiet
-        timed diff-compact "$W" diff "$R/a.webarc" "$R/b.webarc" --compact -o "$R/u.webarcu" --quiet
-        tar -cf "$R/a.tar" -C "$site" . && tar -cf "$R/b.tar" -C "$site-r2" .
-        timed diff-peer zstd -3 --long=31 -q --patch-from="$R/a.tar" "$R/b.tar" -o "$R/p.zst"
-        rm -f "$R/a.tar" "$R/b.tar"
-        size_u=$(stat -c %s "$R/u.webarc"); size_uc=$(stat -c %s "$R/u.webarcu"); size_z=$(stat -c %s "$R/p.zst")
+        # A compact update's sections hold at most 128 MiB: a large enough change is refused.
+        compact=yes
+        attempt diff-compact "$W" diff "$R/a.webarc" "$R/b.webarc" --compact -o "$R/u.webarcu" --quiet || compact=""
+        size_z=""
+        # zstd refuses --patch-from between files over 2 GiB (its window's limit, error 42); a
+        # tar is a little larger than its files' bytes.
+        if (( $(du -sb "$site" "$site-r2" | awk '$1 > m {m = $1} END {print m}') < 15 << 27 )); then
+            tar -cf "$R/a.tar" -C "$site" . && tar -cf "$R/b.tar" -C "$site-r2" .
+            timed diff-peer zstd -3 --long=31 -q --patch-from="$R/a.tar" "$R/b.tar" -o "$R/p.zst"
+            size_z=$(stat -c %s "$R/p.zst")
+            rm -f "$R/a.tar" "$R/b.tar"
+        else
+            log "diff-peer: skipped, the tars would be over the 2 GiB zstd --patch-from takes"
+        fi
+        size_u=$(stat -c %s "$R/u.webarc"); size_uc=$( [[ -n "$compact" ]] && stat -c %s "$R/u.webarcu" || echo 0)
         if wants apply; then
-            timed apply "$W" apply "$R/a.webarc" "$R/u.webarcu" -o "$R/b2.webarc" --quiet
-            cmp -s "$R/b.webarc" "$R/b2.webarc" || log "warning: apply did not give release 2's archive byte for byte"
+            if [[ -n "$compact" ]]; then
+                timed apply "$W" apply "$R/a.webarc" "$R/u.webarcu" -o "$R/b2.webarc" --quiet
+                cmp -s "$R/b.webarc" "$R/b2.webarc" || log "warning: apply did not give release 2's archive byte for byte"
+            fi
             timed apply-peer sh -c "cp '$R/b.webarc' '$R/c.webarc' && sync '$R/c.webarc'"
+            rm -f "$R/b2.webarc" "$R/c.webarc"
+            timed apply-servable "$W" apply "$R/a.webarc" "$R/u.webarc" -o "$R/b3.webarc" --quiet
+            cmp -s "$R/b.webarc" "$R/b3.webarc" || log "warning: apply of the servable update did not give release 2's archive byte for byte"
+            rm -f "$R/b3.webarc"
         fi
     fi
     start_ms=n/a
@@ -244,12 +277,27 @@ for size in $SIZES; do
     fi
     per_page() { awk -v s="$1" -v n="$N" 'BEGIN { printf "%.1f", s * 1e6 / n }'; }
     row "$size | $files | pack $(secs pack) s ($(per_page "$(secs pack)") µs/page, $(rss pack) MiB) vs $(secs pack-peer) s: $(ratio "$(secs pack)" "$(secs pack-peer)")× | size $(ratio "$size_w" "$size_p")× ($(mib $((size_w / 1024))) / $(mib $((size_p / 1024))) MiB)"
+    row "$size | | pack --no-search $(secs pack-unindexed) s ($(per_page "$(secs pack-unindexed)") µs/page, $(rss pack-unindexed) MiB): $(ratio "$(secs pack-unindexed)" "$(secs pack-peer)")× | the search index's share of pack's time: $(awk -v a="$(secs pack)" -v b="$(secs pack-unindexed)" 'BEGIN { printf "%.0f %%", (a - b) * 100 / a }')"
     wants verify && row "$size | | verify $(secs verify) s ($(rss verify) MiB) vs $(secs verify-peer) s: $(ratio "$(secs verify)" "$(secs verify-peer)")× | info $info_ms ms"
     wants unpack && row "$size | | unpack $(secs unpack) s ($(rss unpack) MiB) vs $(secs unpack-peer) s: $(ratio "$(secs unpack)" "$(secs unpack-peer)")× |"
     if wants diff; then
-        row "$size | | diff $(secs diff) s ($(rss diff) MiB) vs packing release 2 $(secs pack2) s: $(ratio "$(secs diff)" "$(secs pack2)")× | compact $(secs diff-compact) s ($(rss diff-compact) MiB), $(( size_uc / 1024 )) KiB vs zstd patch $(( size_z / 1024 )) KiB ($(secs diff-peer) s): $(ratio "$size_uc" "$size_z")×; servable update $(( size_u / 1024 )) KiB"
+        if [[ -n "$size_z" ]]; then
+            patch="vs zstd patch $(( size_z / 1024 )) KiB ($(secs diff-peer) s): $(ratio "$size_uc" "$size_z")×"
+        else
+            patch="(no zstd patch: the tars are over its 2 GiB)"
+        fi
+        if [[ -n "$compact" ]]; then
+            compact_text="compact $(secs diff-compact) s ($(rss diff-compact) MiB), $(( size_uc / 1024 )) KiB $patch"
+        else
+            compact_text="compact: refused, the change is over a compact update's 128 MiB sections"
+        fi
+        row "$size | | diff $(secs diff) s ($(rss diff) MiB) vs packing release 2 $(secs pack2) s: $(ratio "$(secs diff)" "$(secs pack2)")× | $compact_text; servable update $(( size_u / 1024 )) KiB"
     fi
-    wants apply && row "$size | | apply $(secs apply) s ($(rss apply) MiB) vs cp+sync $(secs apply-peer) s: $(ratio "$(secs apply)" "$(secs apply-peer)")× |"
+    if wants apply; then
+        compact_apply="no compact update"
+        [[ -n "$compact" ]] && compact_apply="$(secs apply) s ($(rss apply) MiB): $(ratio "$(secs apply)" "$(secs apply-peer)")×"
+        row "$size | | apply of the servable update $(secs apply-servable) s ($(rss apply-servable) MiB) vs cp+sync $(secs apply-peer) s: $(ratio "$(secs apply-servable)" "$(secs apply-peer)")× | compact update: $compact_apply"
+    fi
     if wants serve; then
         row "$size | | serve start $start_ms ms; ${RESULTS[serve]% *} req/s (p99 ${RESULTS[serve]#* }, RSS $(mib "$serve_rss") MiB) vs nginx ${RESULTS[serve-peer]% *}: $(ratio "${RESULTS[serve]% *}" "${RESULTS[serve-peer]% *}")× |"
     fi

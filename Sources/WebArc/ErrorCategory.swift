@@ -45,7 +45,8 @@ extension WebArcError {
         // A body missing from the page that names it is a malformed archive; one a caller asked
         // for that the archive does not hold is a misuse.
         case .bodyNotFound(_, let page): page == nil ? .internalFailure : .malformedData
-        case .badURL, .invalidRecord: .badArgument
+        // The option asked for cannot carry this change: the command line has to change.
+        case .badURL, .invalidRecord, .compactTooLarge: .badArgument
         case .writerClosed, .rangeOutOfBounds: .internalFailure
         case .outputExists: .cannotCreateOutput
         case .io(_, let operation, _): operation.kind.category

@@ -58,6 +58,9 @@ public enum WebArcError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A compact update that breaks Spec/compact-update.md: where (a file offset, or a section and
     /// the position in its decoded content) and why.
     case badCompact(offset: UInt64, section: String, position: Int?, reason: String)
+    /// A change a compact update cannot carry: its `section` would be over `limit` bytes, the
+    /// most one section holds (Spec/compact-update.md). The update archive carries any change.
+    case compactTooLarge(section: String, limit: Int)
     /// A chunk stored in a base layer, read from the update archive alone.
     case baseRequired(body: BodyReference, chunk: Int, layer: UInt8)
     /// No signature block, where a trust list asks for one.
@@ -116,6 +119,7 @@ public enum WebArcError: Error, Equatable, Sendable, CustomStringConvertible {
         case .badBase: "bad-base"
         case .badTarget: "bad-target"
         case .badCompact: "bad-compact"
+        case .compactTooLarge: "compact-too-large"
         case .baseRequired: "base-required"
         case .unsigned: "unsigned"
         case .untrustedKey: "untrusted-key"
@@ -208,6 +212,8 @@ public enum WebArcError: Error, Equatable, Sendable, CustomStringConvertible {
         case .badTarget(let reason): "the update does not give the archive it names: \(reason)"
         case .badCompact(let offset, let section, let position, let reason):
             "damaged compact update: \(section) at offset \(Self.hex(offset))\(position.map { ", byte \($0) of its decoded content" } ?? ""): \(reason)"
+        case .compactTooLarge(let section, let limit):
+            "the change is too large for a compact update: its \(section) would be over \(limit) bytes, the most one section holds; write the update archive (diff without --compact)"
         case .baseRequired(let body, let chunk, let layer):
             "body \(body) chunk \(chunk) is stored in base layer \(layer): open the update over its bases"
         case .unsigned: "the archive is not signed: sign it with webarc sign"

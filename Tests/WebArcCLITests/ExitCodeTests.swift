@@ -46,7 +46,7 @@ import WebArcInterop
             (.bodyNotFound(body: body, page: 4), 65), (.bodyNotFound(body: body, page: nil), 1),
             (.badURL(url: "x", reason: "r"), 64), (.invalidRecord(url: "x", reason: "r"), 64), (.writerClosed, 1),
             (.rangeOutOfBounds(body: body, lower: 0, upper: 9, length: 1), 1), (.outputExists(path: "o"), 73),
-            (.untrustedKey(keyIDs: [], offset: 0), 65),
+            (.untrustedKey(keyIDs: [], offset: 0), 65), (.compactTooLarge(section: "records", limit: 1), 64),
         ]
         for (error, code) in library { #expect(ExitCodes.code(for: error) == code, "\(error)") }
         let location = InputLocation(file: "in.warc", offset: 0)

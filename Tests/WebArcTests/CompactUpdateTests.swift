@@ -237,6 +237,35 @@ import WebArcTestSupport
         }
     }
 
+    @Test(
+        "a change over a section's bound is refused as compact-too-large once the walk finds it, nothing written; under it the same pair writes"
+    )
+    func tooLarge() throws {
+        let scratch = try TemporaryFolder()
+        let (old, new, _) = try Release.first(pages: 30).update(in: scratch) { second in
+            for path in second.files.keys.sorted() where path.hasSuffix(".html") {
+                second.addLine(to: path, "<p>every page changed</p>")
+            }
+        }
+        var builder = CompactUpdateBuilder(old: try stack([old]), new: try ArchiveReader(path: new))
+        builder.sectionLimit = 2048
+        let output = scratch.file("u.webarcu")
+        #expect {
+            try builder.write(to: output)
+        } throws: { error in
+            // The base's versions of the changed pages pass 2 KiB during the walk, before any
+            // section is coded.
+            guard case .compactTooLarge(let section, let limit) = error as? WebArcError else { return false }
+            return section == "records' dictionary" && limit == 2048
+                && (error as? WebArcError)?.category == .badArgument
+        }
+        #expect(!FileManager.default.fileExists(atPath: output))
+        builder.sectionLimit = CompactUpdate.maxSection
+        try builder.write(to: output)
+        try apply(output, over: [old], to: scratch.file("applied.webarc"))
+        #expect(try firstDifference(bytes(scratch.file("applied.webarc")), bytes(new)) == nil)
+    }
+
     @Test("a result whose digest is not the target's is refused and nothing is written")
     func badTarget() throws {
         let scratch = try TemporaryFolder()

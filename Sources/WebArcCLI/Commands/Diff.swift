@@ -41,7 +41,9 @@ struct Diff: ParsableCommand {
             bodies compressed together against their previous versions — for a metered link. It \
             is not served: `webarc apply OLD U.webarcu -o NEW` writes the new archive (checked by \
             digest), `webarc apply OLD U.webarcu --layer -o U.webarc` the update archive this \
-            command writes without --compact, for `webarc serve U.webarc OLD`.
+            command writes without --compact, for `webarc serve U.webarc OLD`. Each of its sections \
+            holds at most 128 MiB: a larger change (the records of several hundred thousand pages) \
+            is refused with exit 64, as soon as it is found; the update archive carries any change.
             \(ExitCodes.helpText)
             """
     )

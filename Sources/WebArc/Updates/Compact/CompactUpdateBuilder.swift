@@ -47,6 +47,9 @@ public struct CompactUpdateBuilder {
         public init() {}
     }
 
+    /// The most bytes a section holds (``CompactUpdate/maxSection``); smaller in tests.
+    var sectionLimit = CompactUpdate.maxSection
+
     /// Makes a builder for the compact update from `old` (top first) to `new`.
     public init(old: LayerStack, new: ArchiveReader) {
         self.old = old
@@ -68,8 +71,9 @@ public struct CompactUpdateBuilder {
     /// The compact update's bytes.
     ///
     /// - Throws: `badTarget` when the new archive cannot be written again (no writer recipe, or an
-    ///   update itself) or its new bodies are over the format's bound (2^27 bytes: ship the update
-    ///   archive instead); `badBase` for a stack of more than 255 archives; read errors.
+    ///   update itself); `compactTooLarge` when a section would be over the format's bound (2^27
+    ///   bytes: ship the update archive instead), as soon as the walk finds the base's versions
+    ///   over it; `badBase` for a stack of more than 255 archives; read errors.
     public func encode(progress: ((Int, Int) -> Void)? = nil) throws -> (bytes: [UInt8], summary: Summary) {
         _ = try UpdateBuilder.writableMetadata(of: new)
         guard old.layers.count <= 255 else {
@@ -99,20 +103,25 @@ public struct CompactUpdateBuilder {
             progress?(recordsDone, new.recordCount)
             return (group.key, group.entries)
         }
-        func add(_ group: (key: String, entries: [ArchiveEntry]), before next: Int) {
+        func add(_ group: (key: String, entries: [ArchiveEntry]), before next: Int) throws {
             tags.appendLEB128(2 * next + 1)
-            if let previous { appendDictionary(previous) }
+            if let previous { try appendDictionary(previous) }
             touched.append(Touched(key: group.key, entries: group.entries, changed: nil))
             state.summary.addedKeys += 1
         }
-        func appendDictionary(_ key: CompactBaseView.Key) {
+        func appendDictionary(_ key: CompactBaseView.Key) throws {
             let (objects, headers) = key.compactRecords
             dictionaryObjects += objects
             dictionaryHeaders += headers
+            // The base's versions are one section's dictionary: past the bound the update cannot
+            // be written, so the walk stops here, not after coding every key.
+            guard dictionaryObjects.count + dictionaryHeaders.count <= sectionLimit else {
+                throw WebArcError.compactTooLarge(section: "records' dictionary", limit: sectionLimit)
+            }
         }
         try base.forEachKey { key in
             let bytes = Array(key.key.utf8)
-            while let group = pending, KeyOrder.less(group.bytes, bytes) { add(try take(), before: key.ordinal) }
+            while let group = pending, KeyOrder.less(group.bytes, bytes) { try add(try take(), before: key.ordinal) }
             defer { previous = key }
             guard let group = pending, group.key == key.key else {
                 dropped.append(key.ordinal)
@@ -127,13 +136,13 @@ public struct CompactUpdateBuilder {
             if comparison == .headersOnly { state.summary.headerOnlyKeys += 1 }
             tags.appendLEB128(2 * (key.ordinal - lastChanged - 1))
             lastChanged = key.ordinal
-            appendDictionary(key)
+            try appendDictionary(key)
             touched.append(Touched(key: key.key, entries: entries, changed: key))
             state.summary.changedKeys += 1
             return true
         }
         let keyCount = previous.map { $0.ordinal + 1 } ?? 0
-        while pending != nil { add(try take(), before: keyCount) }
+        while pending != nil { try add(try take(), before: keyCount) }
         state.summary.deletedKeys = dropped.count
         var index: [UInt8] = []
         index.appendLEB128(dropped.count)
@@ -161,13 +170,9 @@ public struct CompactUpdateBuilder {
         records.appendLEB128(appendix.count)
         records += appendix + state.counts + state.objects + state.headers + state.sources + state.previous
         let recordsDictionary = try base.nearestArchiveObject() + dictionaryObjects + dictionaryHeaders
-        guard records.count <= CompactUpdate.maxSection, recordsDictionary.count <= CompactUpdate.maxSection,
-            index.count <= CompactUpdate.maxSection
-        else {
-            throw WebArcError.badTarget(
-                reason:
-                    "the changed records are over \(CompactUpdate.maxSection) bytes: too many for a compact update (write the update archive)"
-            )
+        for (section, bytes) in [("records", records), ("records' dictionary", recordsDictionary), ("index", index)]
+        where bytes.count > sectionLimit {
+            throw WebArcError.compactTooLarge(section: section, limit: sectionLimit)
         }
 
         var out = CompactUpdate.magic + [CompactUpdate.version, UInt8(old.layers.count)]
@@ -330,10 +335,7 @@ private struct EncodingState {
         summary.newBodies += 1
         summary.newBodyBytes += UInt64(bytes.count)
         guard bodyStream.count <= CompactUpdate.maxSection else {
-            throw WebArcError.badTarget(
-                reason:
-                    "the new bodies are over \(CompactUpdate.maxSection) bytes: too large for a compact update (write the update archive)"
-            )
+            throw WebArcError.compactTooLarge(section: "new bodies", limit: CompactUpdate.maxSection)
         }
     }
 

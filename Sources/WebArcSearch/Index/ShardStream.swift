@@ -3,9 +3,10 @@ import WebArc
 /// One stream of a base's term shard (its postings or, version 1, its positions), read a page at
 /// a time as the shard's terms ask for their ranges of it, in order.
 ///
-/// A shard of frequent terms has a stream that grows with the archive; what is held is the pages under the current term and at most as much again
-/// before it, not the stream whole. Bytes are dropped once the ranges asked for have passed half
-/// of what is held, so that each byte is moved at most once on average.
+/// A shard of frequent terms has a stream that grows with the archive; what is held is the pages
+/// under the current term and at most as much again before it, not the stream whole. Bytes are
+/// dropped once the ranges asked for have passed half of what is held, so that each byte is moved
+/// at most once on average.
 struct ShardStream {
     private let reader: ArchiveReader
     private let pages: ArraySlice<PageReference>

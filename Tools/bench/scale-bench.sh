@@ -119,14 +119,9 @@ pages_of() {
 # timed NAME COMMAND…: runs the command under /usr/bin/time, records "seconds KiB" in $RESULTS[NAME].
 declare -A RESULTS=()
 timed() {
-    local name="$1"; shift
-    sync
-    /usr/bin/time -f '%e %M' -o "$WORK/time.out" "$@" > "$WORK/cmd.out" 2> "$WORK/cmd.err" \
-        || { cat "$WORK/cmd.err" >&2; die "$name failed: $*"; }
-    RESULTS[$name]="$(tail -1 "$WORK/time.out")"
-    log "$name: ${RESULTS[$name]% *} s, $(mib "${RESULTS[$name]#* }") MiB"
+    attempt "$@" || { cat "$WORK/cmd.err" >&2; die "$1 failed: ${*:2}"; }
 }
-# attempt NAME COMMAND…: timed, but a failure is logged with its message and returns 1.
+# attempt NAME COMMAND…: as timed, but a failure is logged with its message and returns 1.
 attempt() {
     local name="$1"; shift
     sync

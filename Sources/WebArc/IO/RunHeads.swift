@@ -1,22 +1,32 @@
+/// A value of a sorted run: ordered by ``precedes(_:_:)``, a total order.
+package protocol RunOrdered {
+    /// Whether `lhs` comes first.
+    static func precedes(_ lhs: Self, _ rhs: Self) -> Bool
+}
+
 /// The next value of each sorted run a merge reads, in a binary heap: the least first, and of
 /// equal values the one of the lower-numbered run, which is what a scan of every head in run order
 /// picks. A merge of k runs then costs about 2 log2(k) comparisons a value instead of k, and a
 /// head is compared where it lies, not copied out (each copy of a record retains its buffers).
-/// A million-page archive spills hundreds of runs.
-struct RunHeads<Element: SpilledSortElement> {
+/// A million-page archive spills hundreds of runs. The external sort (``SpilledSort``) and the
+/// search index's run merge both take their values through it.
+package struct RunHeads<Element: RunOrdered> {
     private typealias Head = (element: Element, run: Int)
     private var heads: [Head] = []
 
     /// An empty heap with room for `capacity` runs' heads.
-    init(capacity: Int) {
+    package init(capacity: Int) {
         heads.reserveCapacity(capacity)
     }
 
     /// The run whose head comes first, or nil when every run has ended.
-    var leastRun: Int? { heads.first?.run }
+    package var leastRun: Int? { heads.first?.run }
+
+    /// The head that comes first, or nil when every run has ended.
+    package var least: Element? { heads.first?.element }
 
     /// Adds run `run`'s head.
-    mutating func insert(_ element: Element, run: Int) {
+    package mutating func insert(_ element: Element, run: Int) {
         heads.append((element, run))
         heads.withUnsafeMutableBufferPointer { heads in
             var child = heads.count - 1
@@ -31,7 +41,7 @@ struct RunHeads<Element: SpilledSortElement> {
 
     /// Takes the first head, putting `next` in its place: the next value of the same run, or nil
     /// when that run has ended. The heap must not be empty.
-    mutating func replaceLeast(with next: Element?) -> Element {
+    package mutating func replaceLeast(with next: Element?) -> Element {
         var taken: Head
         if let next {
             taken = (next, heads[0].run)

@@ -1,8 +1,7 @@
 /// A value an external sort (``SpilledSort``) can hold: encoded to bytes for a spilled run and
-/// decoded back, ordered by ``precedes(_:_:)``.
-protocol SpilledSortElement {
-    /// Whether `lhs` comes first; a total order, so that the result does not depend on run sizes.
-    static func precedes(_ lhs: Self, _ rhs: Self) -> Bool
+/// decoded back, ordered by ``RunOrdered/precedes(_:_:)``, a total order so that the result does
+/// not depend on run sizes.
+protocol SpilledSortElement: RunOrdered {
     /// Writes the value for a run.
     func encode(into writer: inout ByteWriter)
     /// Reads a value written by ``encode(into:)``.

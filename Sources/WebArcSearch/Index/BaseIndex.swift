@@ -136,7 +136,7 @@ final class BaseIndex {
     }
 
     /// The title key of every document taken, with its new number.
-    func forEachTitle(_ body: ([UInt8], Int32) -> Void) throws {
+    func forEachTitle(_ body: ([UInt8], Int32) throws -> Void) throws {
         // No document taken: no new numbers either.
         guard !newNumbers.isEmpty else { return }
         for number in root.titleKeys.indices {
@@ -144,7 +144,7 @@ final class BaseIndex {
             let entries = try TitleShard.parse(
                 try reader.searchPage(reference), firstKey: root.titleKeys[number], documentCount: root.documentCount)
             for (key, document) in entries where document < newNumbers.count && newNumbers[document] >= 0 {
-                body(key, newNumbers[document])
+                try body(key, newNumbers[document])
             }
         }
     }

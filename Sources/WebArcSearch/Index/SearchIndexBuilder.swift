@@ -30,7 +30,7 @@ public final class SearchIndexBuilder: SearchIndexContributor {
     /// The document entries, encoded, in order; and each one's size, for splitting pages.
     private var documentFile: SpillFile?
     private var documentSizes: [UInt32] = []
-    private var titles = TitleKeyTable()
+    private var titles: TitleKeyTable
     /// Runs written, for tests of the bounded-memory path.
     public private(set) var runCount = 0
     /// The index of the archive written before, whose documents' analyses are taken (``reuseIndex(of:)``).
@@ -40,9 +40,11 @@ public final class SearchIndexBuilder: SearchIndexContributor {
     /// each while held and sorted), what a 3 000-page site of prose gives.
     public static let defaultSpillThreshold = 24 << 20
 
-    /// Makes a builder that writes a sorted run whenever `spillThreshold` bytes of postings are held.
+    /// Makes a builder that writes a sorted run whenever `spillThreshold` bytes of postings are held
+    /// (and of title keys, 4 MiB at most).
     public init(spillThreshold: Int = defaultSpillThreshold) {
         self.spillThreshold = max(1, spillThreshold)
+        titles = TitleKeyTable(runBytes: Self.titleRunBytes(spillThreshold))
         version = IndexFormat.newest
         held = HeldPostings(keepsPositions: IndexFormat.newest == 1, reserved: Self.reservedPostings(spillThreshold))
     }
@@ -52,9 +54,13 @@ public final class SearchIndexBuilder: SearchIndexContributor {
     package init(version: UInt64, spillThreshold: Int = defaultSpillThreshold) {
         precondition(IndexFormat.versions.contains(version), "search index version \(version)")
         self.spillThreshold = max(1, spillThreshold)
+        titles = TitleKeyTable(runBytes: Self.titleRunBytes(spillThreshold))
         self.version = version
         held = HeldPostings(keepsPositions: version == 1, reserved: Self.reservedPostings(spillThreshold))
     }
+
+    /// Bytes of title keys held before a run of them is written: a million titles take about 60 MB.
+    private static func titleRunBytes(_ spillThreshold: Int) -> Int { min(4 << 20, max(1, spillThreshold)) }
 
     /// Registers this builder as the writer of each rules version it knows (1 and 2), for tools
     /// that write an archive with an index again (an applied update, a refresh: WebArc's
@@ -150,7 +156,7 @@ public final class SearchIndexBuilder: SearchIndexContributor {
         documentCount += 1
         tokenCount += UInt64(document.length)
         try addEntry(url: document.url, title: document.title, length: document.length)
-        if !document.titleKey.isEmpty { titles.append(document.titleKey, document: Int32(number)) }
+        if !document.titleKey.isEmpty { try titles.append(document.titleKey, document: Int32(number)) }
         held.beginDocument(number, length: document.length)
         document.forEachTerm { term, hash, count, inTitle, positions in
             held.add(term, hash: hash, count: count, inTitle: inTitle, positions: positions)
@@ -278,33 +284,31 @@ public final class SearchIndexBuilder: SearchIndexContributor {
 
     private func writeTitleShards(_ store: ([UInt8]) throws -> SearchPageAddress) throws -> ([[UInt8]], [PageReference])
     {
-        try base?.forEachTitle { key, document in titles.append(key, document: document) }
-        titles.sort()
+        try base?.forEachTitle { key, document in try titles.append(key, document: document) }
         var keys: [[UInt8]] = []
         var pages: [PageReference] = []
-        var index = 0
-        while index < titles.count {
-            var payload = PayloadWriter()
-            var count = 0
-            var previous: ArraySlice<UInt8> = []
-            let first = Array(titles[index].key)
-            while index < titles.count, count == 0 || payload.bytes.count < IndexFormat.pageTarget {
-                let (key, document) = titles[index]
-                let shared = count == 0 ? 0 : zip(previous, key).prefix { $0 == $1 }.count
-                payload.integer(shared)
-                payload.string(key.dropFirst(shared))
-                payload.integer(Int(document))
-                previous = key
-                count += 1
-                index += 1
-            }
+        var payload = PayloadWriter()
+        var count = 0
+        var previous: [UInt8] = []
+        func close() throws {
             var page = PayloadWriter()
             page.integer(count)
             page.bytes += payload.bytes
-            keys.append(first)
             pages.append(try store(SearchPage.encode(kind: .titles, children: [], payload: page.bytes)).reference)
+            payload = PayloadWriter()
+            count = 0
         }
-        titles.removeAll()
+        try titles.forEachSorted { key, document in
+            if count > 0, payload.bytes.count >= IndexFormat.pageTarget { try close() }
+            if count == 0 { keys.append(Array(key)) }
+            let shared = count == 0 ? 0 : zip(previous, key).prefix { $0 == $1 }.count
+            payload.integer(shared)
+            payload.string(key.dropFirst(shared))
+            payload.integer(Int(document))
+            previous = Array(key)
+            count += 1
+        }
+        if count > 0 { try close() }
         return (keys, pages)
     }
 }
@@ -407,18 +411,23 @@ private struct ShardWriter {
 /// Merges sorted runs term by term: a term's parts, run after run, are one posting list once each
 /// part's first document is made relative to the previous part's last.
 ///
-/// The runs' heads wait in a binary heap ordered by term, then run: a run of a large site holds
-/// few documents (its terms' table fills the memory first), so there are many runs, and a scan of
-/// every head for each term would cost the number of terms times the number of runs.
+/// The runs' heads wait in a binary heap (``RunHeads``) ordered by term, then run: a run of a
+/// large site holds few documents (its terms' table fills the memory first), so there are many
+/// runs, and a scan of every head for each term would cost the number of terms times the number
+/// of runs.
 private struct RunMerger {
     let runs: [SpillFile.Reader]
 
-    private struct Head {
+    private struct Head: RunOrdered {
         var term: [UInt8]
         var frequency: Int
         var lastDocument: Int
         var postings: [UInt8]
         var positions: [UInt8]
+
+        static func precedes(_ lhs: Head, _ rhs: Head) -> Bool {
+            lhs.term.lexicographicallyPrecedes(rhs.term)
+        }
     }
 
     private static func next(_ run: SpillFile.Reader) throws -> Head? {
@@ -432,25 +441,24 @@ private struct RunMerger {
     }
 
     func merge(_ emit: ([UInt8], Int, [UInt8], [UInt8]) throws -> Void) throws {
-        var heads = try runs.map { try Self.next($0) }
-        var heap = RunHeap(precedes: { left, right in
-            let (lhs, rhs) = (heads[left]!.term, heads[right]!.term)
-            return lhs == rhs ? left < right : lhs.lexicographicallyPrecedes(rhs)
-        })
-        for number in heads.indices where heads[number] != nil { heap.push(number) }
-        var taken: [Int] = []
-        while let first = heap.pop() {
-            let smallest = heads[first]!.term
-            taken = [first]
-            // Equal terms come off in run order: the tie is broken by the run's number.
-            while let top = heap.top, heads[top]!.term == smallest { taken.append(heap.pop()!) }
+        var heads = RunHeads<Head>(capacity: runs.count)
+        for (number, run) in runs.enumerated() {
+            if let head = try Self.next(run) { heads.insert(head, run: number) }
+        }
+        while let run = heads.leastRun {
+            let term = heads.least!.term
+            var parts = [heads.replaceLeast(with: try Self.next(runs[run]))]
+            // Equal terms come off in run order (the heap's tie rule), and a run's next term is
+            // after this one, so the parts are this term's, one per run.
+            while let other = heads.leastRun, heads.least!.term == term {
+                parts.append(heads.replaceLeast(with: try Self.next(runs[other])))
+            }
             var frequency = 0
             var postings: [UInt8] = []
             var positions: [UInt8] = []
             var last: Int?
             // Runs hold consecutive documents in run order, so parts join in that order.
-            for number in taken {
-                let head = heads[number]!
+            for head in parts {
                 var index = 0
                 guard case .success(let first) = LEB128.read(head.postings, &index) else {
                     throw WebArcError.corruptPage(page: 0, position: nil, reason: "a damaged search run")
@@ -460,49 +468,8 @@ private struct RunMerger {
                 positions += head.positions
                 frequency += head.frequency
                 last = head.lastDocument
-                heads[number] = try Self.next(runs[number])
             }
-            for number in taken where heads[number] != nil { heap.push(number) }
-            try emit(smallest, frequency, postings, positions)
+            try emit(term, frequency, postings, positions)
         }
-    }
-}
-
-/// A binary min-heap of run numbers under an order that reads the runs' heads.
-private struct RunHeap {
-    let precedes: (Int, Int) -> Bool
-    private var items: [Int] = []
-
-    init(precedes: @escaping (Int, Int) -> Bool) { self.precedes = precedes }
-
-    var top: Int? { items.first }
-
-    mutating func push(_ item: Int) {
-        items.append(item)
-        var child = items.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard precedes(items[child], items[parent]) else { break }
-            items.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    mutating func pop() -> Int? {
-        guard let first = items.first else { return nil }
-        let last = items.removeLast()
-        guard !items.isEmpty else { return first }
-        items[0] = last
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1
-            guard left < items.count else { break }
-            var least = left
-            if left + 1 < items.count && precedes(items[left + 1], items[left]) { least = left + 1 }
-            guard precedes(items[least], items[parent]) else { break }
-            items.swapAt(least, parent)
-            parent = least
-        }
-        return first
     }
 }

@@ -134,7 +134,7 @@ struct AppliedArchive {
             bodyPositions.append(Int32(position))
         }
         let pipeline = ApplyPipeline(
-            jobCount: bodyRecords.count, job: { records.job(at: Int(bodyPositions[$0]))! },
+            jobCount: bodyRecords.count, job: { try records.job(at: Int(bodyPositions[$0]))! },
             storedEntry: { try records.storedEntry(at: Int(bodyPositions[$0])) }, level: recipe.level,
             anchors: anchors, zstdLevel: recipe.zstdLevel, placement: recipe.placement,
             reuseStoredChunks: reuse,

@@ -2,14 +2,16 @@
 /// they are merged, and read back by position in the order the writer takes them.
 ///
 /// ```
-///   merge (tree order) ──▶ log: key, body length, record object, body entry │ entries: log offset, body source
+///   merge (tree order) ──▶ log: layer, body reference, key, body length, record object, body entry
+///                                                            │ entries: log offset, body kind
 ///   writer (insertion order: runs of tree positions) ──▶ read back through a window of the log
 ///   body workers (any order) ──▶ a record's body entry read back by its own offset
 /// ```
 ///
-/// Memory holds, for each record, where it starts in the log and where its body comes from (a
-/// few dozen bytes), not the record: the decoded records of a large archive would otherwise be
-/// held whole. A record's lookup key and body length are logged beside it, so that the anchor
+/// Memory holds, for each record, where it starts in the log and what kind of body it has (16
+/// bytes), not the record: the decoded records of a large archive would otherwise be held whole.
+/// The record's layer and its stored body's reference are logged (at a million records, holding
+/// them took 48 bytes a record). A record's lookup key and body length are logged beside it, so that the anchor
 /// plan and the writer need neither decode nor canonicalize it again. A stored body's entry, as the
 /// record's own leaf copies it, is logged too: the body workers then find its chunks without a
 /// descent of the body tree, whose leaves (in MD5 order) a walk in record order visits at random.
@@ -32,12 +34,11 @@ final class AppliedRecords {
         var reader: ArchiveReader
     }
 
-    /// One record: where it starts in the log, its layer, and its body's source.
+    /// One record: where it starts in the log, and its body's source.
     private struct Entry {
         var offset: UInt64
-        var reference: BodyReference
-        var layer: Int32
-        /// A new body's number; `Entry.noBody` or `Entry.storedBody` otherwise.
+        /// A new body's number; `Entry.noBody` or `Entry.storedBody` otherwise (its layer's
+        /// reference then follows the layer in the log).
         var body: Int32
         /// Bytes of the logged body entry that ends the record's log bytes; 0: none logged.
         var entryLength: UInt32 = 0
@@ -64,7 +65,8 @@ final class AppliedRecords {
     private var lastEnd: UInt64 = 0
     private static let windowSize = 256 << 10
     private static let jumpSize = 4 << 10
-    private static let noReference = BodyReference(digest: BodyDigest(sixteen: [UInt8](repeating: 0, count: 16)))
+    /// Bytes of a logged body reference: its MD5 and variant.
+    private static let referenceSize = 20
 
     /// Records copied from `layers`, with a compact update's new bodies.
     init(layers: [ArchiveReader], newBodies: [[UInt8]] = [], newBodyDigests: [BodyDigest] = []) {
@@ -84,6 +86,11 @@ final class AppliedRecords {
     ///   cannot be written.
     func append(_ record: ArchiveRecord, layer: Int, body: Body, entry bodyEntry: BodyEntry? = nil) throws {
         var bytes = ByteWriter()
+        bytes.write(UInt32(layer))
+        if case .stored(let reference) = body {
+            bytes.write(bytes: reference.digest.bytes)
+            bytes.write(reference.variant)
+        }
         if case .response(let response) = record {
             bytes.writeLengthPrefixed(Array(try response.request.canonicalKey().utf8))
             bytes.write(response.bodyLength)
@@ -94,12 +101,10 @@ final class AppliedRecords {
         }
         bytes.writeLengthPrefixed(RecordObjects.record(record).encoded())
         let recordLength = bytes.bytes.count
-        var entry = Entry(
-            offset: 0, reference: Self.noReference, layer: Int32(layer), body: Entry.noBody)
+        var entry = Entry(offset: 0, body: Entry.noBody)
         switch body {
         case .none: break
         case .stored(let reference):
-            entry.reference = reference
             entry.body = Entry.storedBody
             if let bodyEntry, bodyEntry.reference == reference {
                 // Where it was read, so that its errors still name the base's page.
@@ -141,12 +146,24 @@ final class AppliedRecords {
     }
 
     /// The body job of the record at tree position `position`, or nil when it has no body. Safe
-    /// from any thread once every record is appended.
-    func job(at position: Int) -> ApplyPipeline.Job? {
+    /// from any thread once the log is sealed.
+    ///
+    /// - Throws: `io` when the log cannot be read; `corruptPage` when the logged bytes do not
+    ///   parse (a damaged scratch file).
+    func job(at position: Int) throws -> ApplyPipeline.Job? {
         let entry = entries[position]
         switch entry.body {
         case Entry.noBody: return nil
-        case Entry.storedBody: return ApplyPipeline.Job(reader: layers[Int(entry.layer)], reference: entry.reference)
+        case Entry.storedBody:
+            let bytes = try log.read(at: entry.offset, count: 4 + Self.referenceSize)
+            var reader = ByteReader(bytes, region: .file(section: "apply scratch", offset: entry.offset))
+            let layer = Int(try reader.readUInt32())
+            let digest = BodyDigest(sixteen: try reader.readBytes(16))
+            let reference = BodyReference(digest: digest, variant: try reader.readUInt32())
+            guard layers.indices.contains(layer) else {
+                throw WebArcError.corruptPage(page: 0, position: nil, reason: "the apply scratch log names no layer")
+            }
+            return ApplyPipeline.Job(reader: layers[layer], reference: reference)
         default:
             let number = Int(entry.body)
             return ApplyPipeline.Job(bytes: newBodies[number], md5: newBodyDigests[number])
@@ -164,6 +181,7 @@ final class AppliedRecords {
     /// - Throws: `io` when the log cannot be read.
     func keyAndLength(at position: Int) throws -> (key: [UInt8], length: UInt64)? {
         var reader = try logReader(at: position)
+        _ = try readLayer(&reader, position: position)
         guard let key = try readKey(&reader) else { return nil }
         return (key, try reader.readUInt64())
     }
@@ -173,6 +191,7 @@ final class AppliedRecords {
     /// - Throws: `io` when the log cannot be read.
     func read(at position: Int) throws -> Read {
         var reader = try logReader(at: position)
+        let layer = try readLayer(&reader, position: position)
         let key = try readKey(&reader)
         _ = try reader.readUInt64()
         let range = try reader.readLengthPrefixed(what: "record")
@@ -180,7 +199,17 @@ final class AppliedRecords {
         guard case .record(let record) = try RecordObjects.parse(object) else {
             throw WebArcError.corruptIndex(page: 0, position: nil, reason: "the apply scratch log holds no record")
         }
-        return Read(record: record, key: key, reader: layers[Int(entries[position].layer)])
+        return Read(record: record, key: key, reader: layers[layer])
+    }
+
+    /// The record's layer, past its body reference when it has one.
+    private func readLayer(_ reader: inout ByteReader, position: Int) throws -> Int {
+        let layer = Int(try reader.readUInt32())
+        guard layers.indices.contains(layer) else {
+            throw WebArcError.corruptPage(page: 0, position: nil, reason: "the apply scratch log names no layer")
+        }
+        if entries[position].body == Entry.storedBody { try reader.skip(Self.referenceSize) }
+        return layer
     }
 
     /// A response's key (`UInt32.max` in place of its length: none).

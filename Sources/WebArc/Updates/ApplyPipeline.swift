@@ -57,8 +57,9 @@ final class ApplyPipeline: @unchecked Sendable {
 
     /// Bodies to read.
     private let jobCount: Int
-    /// The job of body `index` (called from the workers, any number of times).
-    private let job: (Int) -> Job
+    /// The job of body `index` (called from the workers, any number of times; it may read a
+    /// scratch file, and so throw).
+    private let job: (Int) throws -> Job
     /// The entry of body `index` when the caller has it at hand (from its record's leaf), so
     /// that reading it needs no descent of the body tree; nil: the body tree is searched.
     private let storedEntry: (Int) throws -> BodyEntry?
@@ -95,8 +96,9 @@ final class ApplyPipeline: @unchecked Sendable {
     ///     instead, which holds every byte read or coded from them (a damaged chunk gives other
     ///     body data, and a damaged anchor other dictionaries for the bodies after it).
     init(
-        jobCount: Int, job: @escaping (Int) -> Job, storedEntry: @escaping (Int) throws -> BodyEntry? = { _ in nil },
-        level: Int, anchors: AnchorPlan, zstdLevel: Int? = nil,
+        jobCount: Int, job: @escaping (Int) throws -> Job,
+        storedEntry: @escaping (Int) throws -> BodyEntry? = { _ in nil }, level: Int, anchors: AnchorPlan,
+        zstdLevel: Int? = nil,
         placement: DictionaryPlacement,
         reuseStoredChunks: Bool,
         copyUnchecked: Bool = false,
@@ -166,7 +168,7 @@ final class ApplyPipeline: @unchecked Sendable {
                 }
                 if !copyUnchecked {
                     Self.checkDigests(&batch) { [self] index, entry, chunk in
-                        job(index).reader.flatMap { Self.recheck(entry, chunk: chunk, in: $0) }
+                        (try? job(index))?.reader.flatMap { Self.recheck(entry, chunk: chunk, in: $0) }
                     }
                 }
                 for (index, fetched) in batch {
@@ -219,10 +221,9 @@ final class ApplyPipeline: @unchecked Sendable {
     /// anchor the body before it may be) would be thrown away.
     private func repeatsPrevious(_ index: Int) -> Bool {
         guard index > 0 else { return false }
-        let (this, before) = (job(index), job(index - 1))
-        guard let reference = this.reference, let reader = this.reader, let previous = before.reader else {
-            return false
-        }
+        guard let this = try? job(index), let before = try? job(index - 1), let reference = this.reference,
+            let reader = this.reader, let previous = before.reader
+        else { return false }
         return previous === reader && before.reference == reference
     }
 
@@ -277,7 +278,7 @@ final class ApplyPipeline: @unchecked Sendable {
     /// Reads body `index`: a compact update's new bytes, or each chunk of a layer's body read and
     /// decoded, its digest left to ``checkDigests(_:recheck:)``. An anchor publishes its last chunk's tail.
     private func fetch(_ index: Int, isAnchor: Bool) throws -> Fetched {
-        let job = self.job(index)
+        let job = try self.job(index)
         guard let reader = job.reader, let reference = job.reference else {
             let bytes = job.bytes ?? []
             reserve(index, cost: UInt64(bytes.count))

@@ -178,14 +178,12 @@ final class BaseIndex {
             let postingBytes = try postings?.bytes(found.postings) ?? []
             let positionBytes = try positions?.bytes(found.positions) ?? []
             if base.root.version >= 3, found.documentFrequency >= BlockPostings.blockedFrom {
-                // A blocked list (spec §17.2) is decoded here, renumbered as postings and blocked
-                // again when its shard is written: never coded as version 2 on the way.
-                let list = try TermPostings(
-                    postingBytes, count: found.documentFrequency,
-                    documentCount: base.root.documentCount, blocked: true, page: shardPage)
+                // A blocked list (spec §17.2) is decoded when it is renumbered, then blocked again
+                // when its shard is written: never coded as version 2 on the way.
                 return BaseTerm(
-                    term: found.term, frequency: found.documentFrequency, postings: [], postingRange: 0..<0,
-                    positions: [], positionRange: 0..<0, decoded: try list.all())
+                    term: found.term, frequency: found.documentFrequency, postings: postingBytes,
+                    postingRange: 0..<postingBytes.count, positions: [], positionRange: 0..<0,
+                    blocked: (base.root.documentCount, shardPage))
             }
             return BaseTerm(
                 term: found.term, frequency: found.documentFrequency, postings: postingBytes,
@@ -217,8 +215,19 @@ struct BaseTerm {
     var postingRange: Range<Int>
     var positions: [UInt8]
     var positionRange: Range<Int>
-    /// A blocked list's postings, decoded (then ``postings`` is empty).
-    var decoded: [Posting]? = nil
+    /// For a blocked list (``postings`` holds its blocks): the index's document count and the
+    /// page a damaged list is reported at. It is decoded only when its turn comes: a term on
+    /// every page of a million is 24 MB decoded, and the join holds the term after the one it
+    /// emits.
+    var blocked: (documentCount: Int, page: UInt64)? = nil
+
+    /// A blocked list's postings, decoded.
+    func decoded() throws -> [Posting]? {
+        guard let blocked else { return nil }
+        return try TermPostings(
+            postings, count: frequency, documentCount: blocked.documentCount, blocked: true, page: blocked.page
+        ).all()
+    }
 }
 
 /// One term's postings (spec §17.2): documents ascending, each with its count, title bit and

@@ -80,4 +80,14 @@ package enum MallocTuning {
         _ = madvise(address, Int(end - first), MADV_HUGEPAGE)
         #endif
     }
+
+    /// Gives the free memory of every arena back to the kernel (`malloc_trim`), between two
+    /// stages of one command: `diff`'s check, an apply, then starts from the memory it needs
+    /// instead of on top of the pages the diff freed but glibc kept.
+    package static func returnFreeMemory() {
+        #if canImport(Glibc)
+        guard !Platform.portable else { return }
+        _ = malloc_trim(0)
+        #endif
+    }
 }

@@ -77,6 +77,8 @@ struct Diff: ParsableCommand {
 
     func run() throws {
         search.apply()
+        // One arena, as apply runs: the check is an apply (the limit binds only before threads start).
+        MallocTuning.useOneArena()
         let started = Date()
         let newPath = try newArchivePath()
         defer { if newPath != archives.last! { try? FileManager.default.removeItem(atPath: newPath) } }
@@ -87,6 +89,7 @@ struct Diff: ParsableCommand {
         }
         let (summary, newSize) = try writeUpdate(newPath: newPath)
         if !noCheck {
+            MallocTuning.returnFreeMemory()
             let check = ApplyCheck(output: output, bases: Array(archives.dropLast()))
             try check.run(quiet: quiet)
         }

@@ -221,12 +221,12 @@ struct BaseTerm {
     /// emits.
     var blocked: (documentCount: Int, page: UInt64)? = nil
 
-    /// A blocked list's postings, decoded.
-    func decoded() throws -> [Posting]? {
+    /// A blocked list's postings, decoded, with room for `extra` more.
+    func decoded(reserving extra: Int = 0) throws -> [Posting]? {
         guard let blocked else { return nil }
         return try TermPostings(
             postings, count: frequency, documentCount: blocked.documentCount, blocked: true, page: blocked.page
-        ).all()
+        ).all(reserving: extra)
     }
 }
 

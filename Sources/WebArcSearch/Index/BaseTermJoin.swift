@@ -69,7 +69,8 @@ struct BaseTermJoin {
     private func renumbered(
         _ head: consuming BaseTerm, inserting own: PostingList = PostingList()
     ) throws -> (frequency: Int, postings: JoinedPostings) {
-        if var decoded = try head.decoded() {
+        // Room for the builder's postings, which the renumbering merges in.
+        if var decoded = try head.decoded(reserving: own.count) {
             head.postings = []
             try renumber(&decoded, inserting: own)
             return (decoded.count, .decoded(decoded))

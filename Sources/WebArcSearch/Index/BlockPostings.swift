@@ -322,12 +322,13 @@ struct TermPostings {
         return try BlockPostings.block(bytes, skips, number, page: page)
     }
 
-    /// Every posting.
-    func all() throws -> [Posting] {
+    /// Every posting, in an array with room for `extra` more (a caller that inserts postings
+    /// then grows it in place, not by a copy of a list that can be megabytes).
+    func all(reserving extra: Int = 0) throws -> [Posting] {
         if let whole { return whole }
         var postings: [Posting] = []
         // The blocks' counts, checked against the list's as the skips were read: no doubling.
-        postings.reserveCapacity(skips.reduce(0) { $0 + $1.count })
+        postings.reserveCapacity(skips.reduce(0) { $0 + $1.count } + max(0, extra))
         for number in skips.indices { postings += try block(number) }
         return postings
     }

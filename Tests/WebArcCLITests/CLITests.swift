@@ -22,8 +22,8 @@ struct CLITests {
 
         let info = try await CLIRunner.runDetached(["info", archive, "--json"])
         let object = try JSONSerialization.jsonObject(with: info.stdout) as! [String: Any]
-        // Its pages are indexed for search by default (index version 3), which makes it a 2.5 archive.
-        #expect(object["formatVersion"] as? String == "2.5")
+        // Its pages are indexed for search by default (index version 4), which makes it a 2.6 archive.
+        #expect(object["formatVersion"] as? String == "2.6")
         #expect(object["startURL"] as? String == "http://localhost/")
         #expect((object["redirects"] as? Int ?? 0) >= 1)
         #expect((object["dedupRatio"] as? Double ?? 0) > 1)

@@ -112,7 +112,7 @@ import WebArcTestSupport
         let indexed = folder.file("indexed.webarc")
         #expect(try await CLIRunner.runDetached(["index", archive, "-o", indexed, "-q"]).status == 0)
         #expect(
-            try await CLIRunner.runDetached(["info", indexed]).text.contains("search       3 pages indexed (rules 3)"))
+            try await CLIRunner.runDetached(["info", indexed]).text.contains("search       3 pages indexed (rules 4)"))
         let info = try await CLIRunner.runDetached(["info", indexed, "--json"])
         let object = try JSONSerialization.jsonObject(with: info.stdout) as? [String: Any]
         #expect(object?["searchDocuments"] as? Int == 3)

@@ -117,7 +117,7 @@ enum VectorDump {
         }
         for (key, root) in [
             ("search", metadata.searchIndex), ("searchIndex", metadata.searchIndexV2),
-            ("searchIndex3", metadata.searchIndexV3),
+            ("searchIndex3", metadata.searchIndexV3), ("searchIndex4", metadata.searchIndexV4),
         ] {
             guard let root else { continue }
             // The full-text index's root (spec §17), as the trailer's references are shown.

@@ -4,7 +4,7 @@
     python3 Tools/bench/index_breakdown.py ARCHIVE.webarc [ARCHIVE_WITHOUT_INDEX.webarc]
 
 Reads the index with the vectors' independent reader (every page verified), and prints, for each
-page kind (root, term shards, postings, positions, documents, titles), the stored bytes (LZ4 pages
+page kind (root, term shards, postings, positions, documents, titles, norms), the stored bytes (LZ4 pages
 as written), the decoded bytes, and, when the `zstandard` module is importable (e.g. a venv with
 `pip install zstandard`), the bytes zstd -19 gives each page alone: a bound on what a page codec
 alone would save. With the same archive packed `--no-search`, it also prints the index as a share
@@ -53,6 +53,8 @@ def main() -> None:
         read(ref, "documents")
     for ref in index.title_refs:
         read(ref, "titles")
+    for ref in index.norm_refs:            # version 4 (format 2.6): each document's length code
+        read(ref, "norms")
 
     print("| kind | pages | stored | decoded | zstd -19 per page |")
     print("|---|---|---|---|---|")

@@ -25,7 +25,9 @@
 - FuzzSearchIndex: search pages (spec §17.2) as FuzzSearchIndex reads them: a line of queries,
   then the pages decoded, the root first, each child reference's offset field the index of the
   child's piece (the root is 1). From the search vectors of 16 KiB at most, valid and invalid (with
-  queries and a suggestion of search.index.json); and, when a built `webarc` is given with --webarc, from
+  queries and a suggestion of search.index.json), `search-blocks-v3` too; `search-blocks-v4`, its
+  records with an index of version 4 (Rice-coded blocks, norm pages; spec 2.6) written here by
+  Tools/make-vectors' writer; and, when a built `webarc` is given with --webarc, from
   `webarc pack` of a small site written here, each also split into two term shards, document
   pages and title shards.
 - FuzzZim: warc2zim `H/` entries (a response, a redirect, a revisit, a resource) and an HTML page
@@ -58,6 +60,9 @@ sys.path.insert(0, os.path.join(ROOT, "Tools", "make-vectors"))
 import lz4block  # noqa: E402
 
 SEPARATOR = b"\xfePAGE\xff"
+# The lines of the blocked-list seeds (`search-blocks-v3`, `-v4`): words of two blocks and of one,
+# with rare words, a phrase, prefixes, a suggestion.
+BLOCKS_QUERIES = ["otters", "fishing otters", "w77 otters", '"river 5"', "fish* w129", "riv*", "otters w3", "river 12"]
 VECTORS = os.path.join(ROOT, "Spec", "vectors", "valid")
 MAX_SEED = 16 * 1024
 
@@ -117,7 +122,8 @@ def page_input(data: bytes) -> bytes:
 
 def search_field(metadata: bytes):
     """Where the metadata page's Archive object holds its `search` reference (index version 1), its
-    `searchIndex` reference (version 2, format 2.3) or its `searchIndex3` one (version 3, 2.5), or None."""
+    `searchIndex` reference (version 2, format 2.3), its `searchIndex3` one (version 3, 2.5) or its
+    `searchIndex4` one (version 4, 2.6), or None."""
     position = 8 + 4 + struct.unpack_from("<I", metadata, 8)[0]  # past the class name
     fields, = struct.unpack_from("<I", metadata, position)
     position += 4
@@ -126,7 +132,7 @@ def search_field(metadata: bytes):
         key = metadata[position + 4:position + 4 + key_length]
         position += 4 + key_length
         length, = struct.unpack_from("<I", metadata, position + 1)
-        if key in (b"search", b"searchIndex", b"searchIndex3") and length == 56:
+        if key in (b"search", b"searchIndex", b"searchIndex3", b"searchIndex4") and length == 56:
             return position + 5
         position += 5 + length
     return None
@@ -362,6 +368,15 @@ def grouped_seeds() -> None:
         write("FuzzArchivePages", name + ".pages", page_input(data))
 
 
+def search_blocks_v4() -> None:
+    """`search-blocks-v3`'s records with an index of version 4, whose lists of 32 postings or more
+    are Rice-coded (no vector of version 4 with blocks is small enough to be a seed)."""
+    import valid_vectors
+    import webarc_writer
+    data = webarc_writer.write(dict(valid_vectors.search_blocks_v3(), writer={"search": 4}))
+    write("FuzzSearchIndex", "search-blocks-v4.pages", search_input(data, BLOCKS_QUERIES))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--webarc", help="a built webarc binary, for the importers' seeds")
@@ -396,11 +411,13 @@ def main() -> None:
             small = os.path.getsize(path) <= (4 * MAX_SEED if name == "search-blocks-v3.webarc" else MAX_SEED)
             if name.startswith("search") and name.endswith(".webarc") and small:
                 try:
-                    seed = search_input(open(path, "rb").read(), queries)
+                    seed = search_input(open(path, "rb").read(),
+                                        BLOCKS_QUERIES if name == "search-blocks-v3.webarc" else queries)
                 except ValueError as error:
                     print(f"{name}: skipped for FuzzSearchIndex ({error})")
                     continue
                 write("FuzzSearchIndex", name.replace(".webarc", ".pages"), seed)
+    search_blocks_v4()
     cases = json.load(open(os.path.join(ROOT, "Spec", "vectors", "canonical-urls.json")))["cases"]
     for number, case in enumerate(cases):
         text = case["url"] if case["method"] == "GET" else f"{case['method']}\n{case['url']}"

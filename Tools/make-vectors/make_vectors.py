@@ -176,7 +176,8 @@ def valid_vectors() -> dict[str, Vector]:
              "empty-anchor": vv.empty_anchor(), "search": vv.search(), "search-large": vv.search_large(),
              "search-same-body": vv.search_same_body(), "grouped": vv.grouped(), "grouped-lz4": vv.grouped(False),
              "search-v3": vv.search_v3(), "search-large-v3": vv.search_large_v3(),
-             "search-blocks-v3": vv.search_blocks_v3()}
+             "search-blocks-v3": vv.search_blocks_v3(), "search-v4": vv.search_v4(),
+             "search-large-v4": vv.search_large_v4()}
     # A 2.2.1 writer's file: no `Archive.totals`, which a reader then counts by walking (2.2.2).
     plain["no-totals"] = dict(vv.minimal(), totals=False)
     for name, recipe in plain.items():
@@ -315,12 +316,13 @@ def check_valid(name: str, vector: Vector, vectors: dict[str, Vector]) -> dict:
     dump = archive.dump(bases)
     # `writer`, `search` (§17: the index's root) and `totals` (2.2.2) are the writer's, not the recipe's.
     assert {k: v for k, v in dump["archive"].items()
-            if k not in ("writer", "search", "searchIndex", "searchIndex3", "totals")} \
+            if k not in ("writer", *search_index.KEYS.values(), "totals")} \
         == recipe["archive"], name
     search = recipe.get("writer", {}).get("search")
     assert ("search" in dump["archive"]) == (search == 1), name
     assert ("searchIndex" in dump["archive"]) == (search == 2), name
     assert ("searchIndex3" in dump["archive"]) == (search == 3), name
+    assert ("searchIndex4" in dump["archive"]) == (search == 4), name
     assert ("totals" in dump["archive"]) == recipe.get("totals", True), name
     if "totals" in dump["archive"] and not vector.crafted:
         assert dump["archive"]["totals"] == expected_totals(dump), (name, dump["archive"]["totals"])
@@ -763,9 +765,9 @@ def large_queries(index) -> tuple[list, list[str]]:
     cut = sorted(every - limited)
     assert len(cut) == 1, "not one document found only past the 64-term cut"
     pool = next(f"k{n:03d}" for n in range(100) if cut[0] in {d for d, _ in index.query([("word", f"k{n:03d}")])})
-    if index.version == 3:
-        # `search-large-v3`: block-coded lists (§17.2): `the` in 560 documents (five blocks, the last
-        # of 48), pool words in about 56 (one block each), a phrase of two blocked lists.
+    if index.version >= 3:
+        # `search-large-v3` and `-v4`: block-coded lists (§17.2): `the` in 560 documents (five
+        # blocks, the last of 48), pool words in about 56 (one block each), a phrase of two blocked lists.
         the = next(e for n in range(len(index.shard_refs)) for e in index.shard(n).entries if e[0] == b"the")
         assert the[1] == 560, the
         queries.append((f"k1* {pool}", [["prefix", "k1"], ["word", pool]]))
@@ -899,11 +901,29 @@ def write_valid(folder: Path) -> dict[str, Vector]:
         (folder / f"{name}.json").write_text(to_json(dumps[name]), encoding="utf-8")
     for name, stack in stack_jsons(vectors).items():
         (folder / f"{name}.stack.json").write_text(to_json(stack), encoding="utf-8")
-    for name, vector in vectors.items():
-        if {"search", "searchIndex", "searchIndex3"} & set(dumps[name]["archive"]):
-            below = [vectors[b] for b in vector.bases]
-            (folder / f"{name}.index.json").write_text(to_json(search_json(vector, below)), encoding="utf-8")
+    indexes = {name: search_json(vector, [vectors[b] for b in vector.bases]) for name, vector in vectors.items()
+               if set(search_index.KEYS.values()) & set(dumps[name]["archive"])}
+    check_norm_pins(dumps, vectors, indexes)
+    for name, index in indexes.items():
+        (folder / f"{name}.index.json").write_text(to_json(index), encoding="utf-8")
     return vectors
+
+
+def check_norm_pins(dumps: dict[str, dict], vectors: dict[str, Vector], indexes: dict[str, dict]) -> None:
+    """Version 4 (2.6, §17.2) is version 3 with each length code in the norm pages: a 2.6 file with
+    bit 3 alone; the same documents, postings (their length codes read from the one norm page),
+    titles, results and scores as the version 3 vector of the same records; fewer posting bytes."""
+    def posting_bytes(name: str) -> int:
+        return sum(sum(shard["postingPages"]) for shard in indexes[name]["layout"]["termShards"])
+    for name in ("search-v4", "search-large-v4"):
+        older = name.replace("-v4", "-v3")
+        assert dumps[name]["formatVersion"] == "2.6" and dumps[name]["trailer"]["optionalFeatures"] == 8, name
+        for key in ("documentCount", "tokenCount", "complete", "documents", "terms", "titles", "queries",
+                    "suggestions"):
+            assert indexes[name][key] == indexes[older][key], (name, key)
+        index = search_index.SearchIndex.open(Archive(vectors[name].data))
+        assert index.norm_span == search_index.NORM_SPAN and len(index.norm_refs) == 1, name
+        assert posting_bytes(name) < posting_bytes(older), name
 
 
 # ---------------------------------------------------------------------------- invalid vectors

@@ -68,6 +68,8 @@ CLASSES = {
         "target": (OBJECT, False),
         "search": (BYTES, False),                  # since 2.2 (§17)
         "searchIndex": (BYTES, False),             # since 2.3 (§17: index version 2)
+        "searchIndex3": (BYTES, False),            # since 2.5 (§17: index version 3)
+        "searchIndex4": (BYTES, False),            # since 2.6 (§17: index version 4)
         "totals": (OBJECT, False),                 # since 2.2.2
     },
     "Request": {

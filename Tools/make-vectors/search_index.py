@@ -7,9 +7,11 @@ subset of text the vectors use: ASCII words, plain text and simple HTML, each wo
 Reader side: `SearchIndex` reads an archive's index through the reader's verified page reads,
 checks every rule of §17.2 and §17.3 on the pages it reads (`corrupt-page` at the page's offset),
 and answers queries given as analyzed terms (§17.4): BM25, phrases, prefixes; and suggestions.
-Three versions: 1 (`Archive.search`, with position pages), 2 (`Archive.searchIndex`, since 2.3:
-no positions; a phrase is checked against the text of its candidates, `stack_query`) and 3
-(`Archive.searchIndex3`, since 2.5: version 2 with lists of 32 postings or more block-coded).
+Four versions: 1 (`Archive.search`, with position pages), 2 (`Archive.searchIndex`, since 2.3:
+no positions; a phrase is checked against the text of its candidates, `stack_query`), 3
+(`Archive.searchIndex3`, since 2.5: version 2 with lists of 32 postings or more block-coded) and 4
+(`Archive.searchIndex4`, since 2.6: no length code in the postings, each document's in norm pages;
+blocks Rice-coded).
 
 """
 
@@ -21,14 +23,16 @@ from dataclasses import dataclass, field
 from schema import PAGE_REF_SIZE, PAGE_TARGET
 
 SEARCH = 5                                        # the page type (§17.2)
-ROOT, TERMS, POSTINGS, POSITIONS, DOCUMENTS, TITLES = range(1, 7)
-KINDS = range(1, 7)
+ROOT, TERMS, POSTINGS, POSITIONS, DOCUMENTS, TITLES, NORMS = range(1, 8)
+KINDS = range(1, 8)
 HEAD = 8                                          # type, kind, reserved(2), childCount
-VERSIONS = (1, 2, 3)                              # `Writer.search` and the root's version
-KEYS = {1: "search", 2: "searchIndex", 3: "searchIndex3"}   # the Archive key naming each version's root
-FEATURES = {1: 1 << 0, 2: 1 << 1, 3: 1 << 2}      # optionalFeatures bit (version − 1)
+VERSIONS = (1, 2, 3, 4)                           # `Writer.search` and the root's version
+KEYS = {1: "search", 2: "searchIndex", 3: "searchIndex3", 4: "searchIndex4"}   # the Archive key naming each root
+FEATURES = {1: 1 << 0, 2: 1 << 1, 3: 1 << 2, 4: 1 << 3}   # optionalFeatures bit (version − 1)
 BLOCK, BLOCKED_FROM = 128, 32                     # version 3: postings a block; the least blocked list
 WIDTH_LIMITS = (40, 33, 8)                        # version 3: widest delta, packed count, length offset
+RICE_LIMITS = (40, 33)                            # version 4: deltaK, packedK at most; values < 2^40, 2^33
+NORM_SPAN, MAX_NORM_SPAN = 16_384, 65_536         # version 4: documents a norm page holds, as written and at most
 FEATURE_SEARCH = FEATURES[1]
 PHRASE_BUDGET = 50                                # §17.4: candidates checked per layer, at least
 MAX_TERM, MAX_TITLE_KEY, MAX_DOCUMENT_STRING = 64, 128, 8_192
@@ -174,7 +178,7 @@ class Built:
 
 def build(documents: list[Document], version: int) -> Built:
     """§17.2: term shards (each after its posting and (version 1) position pages), document pages,
-    title shards, root."""
+    title shards, (version 4) norm pages, root."""
     positions_kept = version == 1
     pages: list = []
     postings_of: dict[str, bytearray] = {}
@@ -187,8 +191,10 @@ def build(documents: list[Document], version: int) -> Built:
             positions, in_title = doc.terms[term]
             delta = number - last.get(term, 0)
             listed.setdefault(term, []).append((number, len(positions), in_title, length_code(doc.length)))
+            # Version 4: the length code is the document's, in the norm pages, not the posting's.
+            code = bytes([length_code(doc.length)]) if version < 4 else b""
             postings_of.setdefault(term, bytearray()).extend(
-                leb128(delta) + leb128(len(positions) * 2 + (1 if in_title else 0)) + bytes([length_code(doc.length)]))
+                leb128(delta) + leb128(len(positions) * 2 + (1 if in_title else 0)) + code)
             out = positions_of.setdefault(term, bytearray())
             previous = 0
             for p in (positions if positions_kept else []):
@@ -199,7 +205,7 @@ def build(documents: list[Document], version: int) -> Built:
     if version >= 3:
         for term, postings in listed.items():
             if len(postings) >= BLOCKED_FROM:
-                postings_of[term] = bytearray(blocked(postings))
+                postings_of[term] = bytearray(blocked(postings) if version == 3 else rice_blocked(postings))
     built = Built(pages, (ROOT, [], b""))
     shard_keys: list[bytes] = []
     shard_pages: list[int] = []
@@ -280,11 +286,19 @@ def build(documents: list[Document], version: int) -> Built:
         title_keys.append(first)
         title_pages.append(len(pages) - 1)
 
+    # Version 4: each document's length code, `NORM_SPAN` documents a page, after the title shards.
+    norm_pages = []
+    codes = bytes(length_code(d.length) for d in documents) if version >= 4 else b""
+    for start in range(0, len(codes), NORM_SPAN):
+        pages.append((NORMS, [], codes[start:start + NORM_SPAN]))
+        norm_pages.append(len(pages) - 1)
+
     root = leb128(version) + leb128(len(documents)) + leb128(sum(d.length for d in documents))
     root += leb128(len(shard_keys)) + b"".join(string(k) for k in shard_keys)
     root += leb128(len(starts)) + b"".join(leb128(s) for s in starts)
     root += leb128(len(title_keys)) + b"".join(string(k) for k in title_keys)
-    built.root = (ROOT, shard_pages + document_pages + title_pages, root)
+    root += leb128(NORM_SPAN) if version >= 4 else b""
+    built.root = (ROOT, shard_pages + document_pages + title_pages + norm_pages, root)
     return built
 
 
@@ -309,6 +323,46 @@ def blocked(postings: list) -> bytes:
         blocks += bits.to_bytes((count + 7) // 8, "little")
         previous = block[-1][0]
     return bytes(table + blocks)
+
+
+def rice_blocked(postings: list) -> bytes:
+    """§17.2, version 4: a list of 32 postings or more as its skip table (with each block's least
+    length code, Rice parameters and byte length), then its blocks of 128, each the deltas − 1
+    and the packed counts − 2 Rice-coded, padded to a byte."""
+    table, blocks, previous = bytearray(), bytearray(), -1
+    for start in range(0, len(postings), BLOCK):
+        block = postings[start:start + BLOCK]
+        runs = ([p[0] - q - 1 for p, q in zip(block, [previous] + [p[0] for p in block[:-1]])],
+                [(p[1] - 1) * 2 + p[2] for p in block])
+        ks = [rice_k(values, limit) for values, limit in zip(runs, RICE_LIMITS)]
+        bits, count = 0, 0
+        for values, k in zip(runs, ks):
+            bits, count = rice(values, k, bits, count)
+        coded = bits.to_bytes((count + 7) // 8, "little")
+        table += leb128(block[-1][0] - previous if previous >= 0 else block[-1][0])
+        table += leb128(max(p[1] for p in block) * 2 + any(p[2] for p in block))
+        table += bytes([min(p[3] for p in block)] + ks) + leb128(len(coded))
+        blocks += coded
+        previous = block[-1][0]
+    return bytes(table + blocks)
+
+
+def rice_k(values: list[int], largest: int) -> int:
+    """The Rice parameter in 0…`largest` whose codes of `values` take the fewest bits,
+    Σ (v >> k) + 1 + k; the least on a tie, so that the same records give the same bytes."""
+    return min(range(largest + 1), key=lambda k: (sum((v >> k) + 1 + k for v in values), k))
+
+
+def rice(values: list[int], k: int, bits: int, count: int) -> tuple[int, int]:
+    """`values` Rice-coded with `k` after the `count` bits of `bits` (bytes fill from their least
+    significant bit): v >> k one bits, a zero bit, then v's k low bits, least significant first."""
+    for v in values:
+        q = v >> k
+        bits |= ((1 << q) - 1) << count
+        count += q + 1
+        bits |= (v & ((1 << k) - 1)) << count
+        count += k
+    return bits, count
 
 
 def common_prefix(a: bytes, b: bytes) -> int:
@@ -372,6 +426,41 @@ class Payload:
             raise self.fail(f"{self.remaining} bytes after the {what}")
 
 
+class RiceBits:
+    """A version 4 block's bits, least significant first in each byte (§17.2); ValueError for a
+    code past the block or its bound, or a block that does not end with its codes."""
+
+    def __init__(self, block: bytes):
+        self.bits = [(byte >> i) & 1 for byte in block for i in range(8)]
+        self.at = 0
+
+    def bit(self) -> int:
+        if self.at >= len(self.bits):
+            raise ValueError("a Rice code past the block's end")
+        self.at += 1
+        return self.bits[self.at - 1]
+
+    def run(self, n: int, k: int, bound: int) -> list[int]:
+        """`n` values Rice-coded with `k`, each below 2^`bound`."""
+        out = []
+        for _ in range(n):
+            q = 0
+            while self.bit():
+                q += 1
+                if q << k >= 1 << bound:
+                    raise ValueError(f"a Rice value past 2^{bound}")
+            low = sum(self.bit() << i for i in range(k))
+            out.append(q << k | low)
+        return out
+
+    def end(self) -> None:
+        """The codes end in the block's last byte, the rest of it zero bits."""
+        if (self.at + 7) // 8 != len(self.bits) // 8:
+            raise ValueError(f"{len(self.bits) // 8 - (self.at + 7) // 8} bytes after the codes")
+        if any(self.bits[self.at:]):
+            raise ValueError("a non-zero padding bit")
+
+
 @dataclass
 class Shard:
     entries: list            # [(term bytes, documentFrequency, postings range, positions range)]
@@ -404,13 +493,19 @@ class SearchIndex:
         if self.document_count and not self.starts:
             raise p.fail(f"{self.document_count} documents and no document page")
         self.title_keys = self.keys(p, "title shard")
+        self.norm_span = p.int("normSpan") if self.version >= 4 else 0
+        if self.version >= 4 and not 1 <= self.norm_span <= MAX_NORM_SPAN:
+            raise p.fail(f"normSpan {self.norm_span}")
         p.end("root")
-        s, d = len(self.term_keys), len(self.starts)
-        if len(page.search_children) != s + d + len(self.title_keys):
-            raise p.fail(f"{len(page.search_children)} children for {s + d + len(self.title_keys)} pages")
+        s, d, g = len(self.term_keys), len(self.starts), len(self.title_keys)
+        norm_count = -(-self.document_count // self.norm_span) if self.norm_span else 0
+        if len(page.search_children) != s + d + g + norm_count:
+            raise p.fail(f"{len(page.search_children)} children for {s + d + g + norm_count} pages")
         self.shard_refs = page.search_children[:s]
         self.document_refs = page.search_children[s:s + d]
-        self.title_refs = page.search_children[s + d:]
+        self.title_refs = page.search_children[s + d:s + d + g]
+        self.norm_refs = page.search_children[s + d + g:]
+        self.norm_pages: dict[int, bytes] = {}
         self.root_offset = page.offset
 
     @staticmethod
@@ -423,7 +518,7 @@ class SearchIndex:
         if not named:
             return None
         if len(named) > 1:
-            raise WebarcError("corrupt-index", offset, f"page at {offset}: both Archive.search and Archive.searchIndex")
+            raise WebarcError("corrupt-index", offset, f"page at {offset}: more than one index key")
         version, key = named[0]
         value = meta.fields[key][1]
         if len(value) != PAGE_REF_SIZE:
@@ -436,7 +531,7 @@ class SearchIndex:
         if page.type != SEARCH or ref.height != 0 or page.kind != kind:
             raise SearchError(ref.offset, f"a page of type {page.type} kind {page.kind} height {ref.height} "
                                           f"where a search page of kind {kind} belongs")
-        if kind in (POSTINGS, POSITIONS, DOCUMENTS, TITLES) and page.search_children:
+        if kind in (POSTINGS, POSITIONS, DOCUMENTS, TITLES, NORMS) and page.search_children:
             raise SearchError(ref.offset, f"a search page of kind {kind} with children")
         return page
 
@@ -485,7 +580,7 @@ class SearchIndex:
                 raise p.fail(f"documentFrequency {df} of {self.document_count} documents")
             postings_length = p.int("postingsLength")
             positions_length = p.int("positionsLength") if self.version == 1 else 0
-            least = 6 * -(-df // BLOCK) if self.version >= 3 and df >= BLOCKED_FROM else 3 * df
+            least = least_postings(self.version, df)
             if postings_length < least:
                 raise p.fail(f"postingsLength {postings_length} under {least} for {df} postings")
             entries.append((term, df, (posting_end, posting_end + postings_length),
@@ -519,13 +614,14 @@ class SearchIndex:
             return SearchError(offset, f"postings of {entry[0]!r}: {message}")
         p = Payload(data, 0)
         if self.version >= 3 and entry[1] >= BLOCKED_FROM:
-            return self.blocked_postings(data, entry[1], fail)
+            blocks = self.blocked_postings if self.version == 3 else self.rice_postings
+            return blocks(data, entry[1], fail)
         out, document = [], -1
         for i in range(entry[1]):
             at = p.at
             try:
                 delta, packed = p.int("delta"), p.int("packed")
-                code = p.bytes(1, "lengthCode")[0]
+                code = p.bytes(1, "lengthCode")[0] if self.version < 4 else None
             except SearchError:
                 raise fail(at, "cut short") from None
             if i > 0 and delta < 1:
@@ -533,13 +629,16 @@ class SearchIndex:
             document = delta if i == 0 else document + delta
             if document >= self.document_count or packed >> 1 < 1:
                 raise fail(at, f"document {document} of {self.document_count}, or frequency {packed >> 1}")
-            out.append((document, packed >> 1, bool(packed & 1), code))
+            # Version 4: the document's length code, from its norm page.
+            out.append((document, packed >> 1, bool(packed & 1), self.norm(document) if code is None else code))
         if p.remaining:
             raise fail(p.at, f"{p.remaining} bytes after the postings")
         return out
 
-    def blocked_postings(self, data: bytes, df: int, fail) -> list[tuple[int, int, bool, int]]:
-        """§17.2, version 3: the skip table, then every block, each checked against its entry."""
+    def skip_table(self, data: bytes, df: int, fail, rice: bool) -> tuple[int, list]:
+        """§17.2: a blocked list's skip table (version 3: widths; version 4, `rice`: Rice parameters
+        and block lengths), each entry checked; (where the blocks start, [(last document, maxPacked,
+        minLengthCode, widths or parameters, postings, block bytes)])."""
         p = Payload(data, 0)
         count = -(-df // BLOCK)
         skips, previous = [], -1
@@ -547,7 +646,8 @@ class SearchIndex:
             at = p.at
             try:
                 delta, packed = p.int("lastDelta"), p.int("maxPacked")
-                least, *widths = p.bytes(4, "skip entry")
+                least, *params = p.bytes(3 if rice else 4, "skip entry")
+                length = p.int("blockLength") if rice else None
             except SearchError:
                 raise fail(at, "skip table cut short") from None
             if i > 0 and delta < 1:
@@ -556,13 +656,19 @@ class SearchIndex:
             size = BLOCK if i < count - 1 else df - BLOCK * (count - 1)
             if last >= self.document_count or last - previous < size or packed >> 1 < 1 or packed >> 1 >= 1 << 32:
                 raise fail(at, f"block {i}: last document {last}, or largest count {packed >> 1}")
-            if any(w > limit for w, limit in zip(widths, WIDTH_LIMITS)):
-                raise fail(at, f"block {i}: field widths {widths}")
-            skips.append((last, packed, least, widths, size))
+            if rice and (any(k > limit for k, limit in zip(params, RICE_LIMITS)) or length < 1):
+                raise fail(at, f"block {i}: Rice parameters {params}, or a length of {length} bytes")
+            if not rice and any(w > limit for w, limit in zip(params, WIDTH_LIMITS)):
+                raise fail(at, f"block {i}: field widths {params}")
+            skips.append((last, packed, least, params, size, length if rice else (size * sum(params) + 7) // 8))
             previous = last
-        at, out, previous = p.at, [], -1
-        for i, (last, packed, least, widths, size) in enumerate(skips):
-            length = (size * sum(widths) + 7) // 8
+        return p.at, skips
+
+    def blocked_postings(self, data: bytes, df: int, fail) -> list[tuple[int, int, bool, int]]:
+        """§17.2, version 3: the skip table, then every block, each checked against its entry."""
+        at, skips = self.skip_table(data, df, fail, rice=False)
+        out, previous = [], -1
+        for i, (last, packed, least, widths, size, length) in enumerate(skips):
             if at + length > len(data):
                 raise fail(at, f"block {i} past the list's end")
             bits, shift = int.from_bytes(data[at:at + length], "little"), 0
@@ -580,6 +686,36 @@ class SearchIndex:
                     or [max(values).bit_length() for values in fields] != widths):
                 raise fail(at, f"block {i} does not match its skip entry")
             out += [(d, v // 2 + 1, bool(v & 1), c) for d, v, c in zip(documents, fields[1], codes)]
+            at += length
+        if at != len(data):
+            raise fail(at, f"{len(data) - at} bytes after the blocks")
+        return out
+
+    def rice_postings(self, data: bytes, df: int, fail) -> list[tuple[int, int, bool, int]]:
+        """§17.2, version 4: the skip table, then every block Rice-decoded, each checked against its
+        entry (its least length code against the norm pages)."""
+        at, skips = self.skip_table(data, df, fail, rice=True)
+        out, previous = [], -1
+        for i, (last, packed, least, ks, size, length) in enumerate(skips):
+            if at + length > len(data):
+                raise fail(at, f"block {i} past the list's end")
+            bits = RiceBits(data[at:at + length])
+            try:
+                runs = [bits.run(size, k, limit) for k, limit in zip(ks, RICE_LIMITS)]
+                bits.end()
+            except ValueError as e:
+                raise fail(at, f"block {i}: {e}") from None
+            documents = []
+            for delta in runs[0]:
+                previous += delta + 1
+                documents.append(previous)
+            if (documents[-1] != last or max(runs[1]) // 2 + 1 != packed >> 1
+                    or any(v & 1 for v in runs[1]) != bool(packed & 1)):
+                raise fail(at, f"block {i} does not match its skip entry")
+            codes = [self.norm(d) for d in documents]
+            if min(codes) != least:
+                raise fail(at, f"block {i}: least length code {min(codes)}, its skip entry's {least}")
+            out += [(d, v // 2 + 1, bool(v & 1), c) for d, v, c in zip(documents, runs[1], codes)]
             at += length
         if at != len(data):
             raise fail(at, f"{len(data) - at} bytes after the blocks")
@@ -634,6 +770,21 @@ class SearchIndex:
         p.end("documents")
         return out
 
+    def norms(self, number: int) -> bytes:
+        """§17.2, version 4: the length codes norm page `number` holds, one byte a document (read once)."""
+        if number not in self.norm_pages:
+            page = self.page(self.norm_refs[number], NORMS)
+            start = number * self.norm_span
+            count = min(start + self.norm_span, self.document_count) - start
+            if len(page.payload) != count:
+                raise SearchError(page.offset, f"a norm page of {len(page.payload)} bytes for {count} documents")
+            self.norm_pages[number] = page.payload
+        return self.norm_pages[number]
+
+    def norm(self, document: int) -> int:
+        """Document `document`'s length code (version 4)."""
+        return self.norms(document // self.norm_span)[document % self.norm_span]
+
     def document(self, n: int) -> tuple[str, str, int]:
         number = shard_for_int(n, self.starts)
         return self.document_page(number)[n - self.starts[number]]
@@ -665,7 +816,8 @@ class SearchIndex:
 
     def read_all(self) -> None:
         """Reads and checks every page of the index: each shard with each term's postings and
-        positions, each document page, each title shard."""
+        positions, each document page, each title shard, each norm page (each length code the
+        code of its document's length, a check §17.2 allows)."""
         for number in range(len(self.shard_refs)):
             shard = self.shard(number)
             for entry in shard.entries:
@@ -673,9 +825,14 @@ class SearchIndex:
                 if self.version == 1:
                     self.positions(shard, entry, postings)
         for number in range(len(self.document_refs)):
-            self.document_page(number)
+            for n, (_, _, length) in enumerate(self.document_page(number), self.starts[number]):
+                if self.version >= 4 and self.norm(n) != length_code(length):
+                    raise SearchError(self.norm_refs[n // self.norm_span].offset,
+                                      f"document {n}: length code {self.norm(n)}, of length {length}")
         for number in range(len(self.title_refs)):
             self.titles(number)
+        for number in range(len(self.norm_refs)):
+            self.norms(number)
 
     # queries (§17.4) ----------------------------------------------------------------
     def weight(self, posting, df: int) -> float:
@@ -766,6 +923,14 @@ class SearchIndex:
             if self.title_keys[number] > wanted and not entries:
                 break
         return out
+
+
+def least_postings(version: int, df: int) -> int:
+    """§17.2: the least `postingsLength` of `df` postings: 3 bytes a posting (2 in version 4, no
+    length code); a list of 32 or more, blocked since version 3, 6 bytes a block (7 in version 4)."""
+    if version >= 3 and df >= BLOCKED_FROM:
+        return (6 if version == 3 else 7) * -(-df // BLOCK)
+    return 2 * df if version >= 4 else 3 * df
 
 
 def shard_for(key: bytes, keys: list[bytes]) -> int | None:

@@ -462,6 +462,19 @@ def search_blocks_v3() -> dict:
             "records": records}
 
 
+def search_v4() -> dict:
+    """`search`'s records with an index of version 4 (2.6, §17): short lists without length codes,
+    a norm page of the six documents' codes, under `Archive.searchIndex4`, bit 3."""
+    return dict(search(), writer={"search": 4}, archive=dict(search()["archive"], creator="make-vectors 2.6"))
+
+
+def search_large_v4() -> dict:
+    """`search-large`'s records with an index of version 4: lists of 32 postings or more in
+    Rice-coded blocks of 128 (§17.2), `the` in five; one norm page of 700 length codes."""
+    recipe = search_large()
+    return dict(recipe, writer={"search": 4}, archive=dict(recipe["archive"], creator="make-vectors 2.6"))
+
+
 def search_same_body() -> dict:
     """§17.1 (2.2.1): a body is one document, under the first URL in record-tree order that answers
     with it as a document: `dir/` and `dir/index.html` give one; a 404 with a body does not take

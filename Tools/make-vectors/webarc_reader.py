@@ -886,9 +886,10 @@ class _Verifier:
 
     def walk_search(self) -> None:
         """§17, §11.3: optional feature bit 0 set exactly when the metadata has `search`, bit 1
-        exactly when it has `searchIndex` (2.3), bit 2 when it has `searchIndex3` (2.5), at most one
-        of them (`corrupt-index` at the metadata page);
-        every page of the index read (digest, codec, head) once, each an extent; the root of kind 1."""
+        exactly when it has `searchIndex` (2.3), bit 2 when it has `searchIndex3` (2.5), bit 3 when
+        it has `searchIndex4` (2.6), at most one of them (`corrupt-index` at the metadata page);
+        every page of the index read (digest, codec, head) once, each an extent; the root of kind 1;
+        a norm page (kind 7) only in an index of version 4, the kind being unknown to the others."""
         a = self.a
         try:
             meta = a.metadata()
@@ -903,9 +904,9 @@ class _Verifier:
                             f"{'without' if named is None else 'clear with'} Archive.{key}")
             if named is not None and value is not None:
                 self.report("corrupt-index", a.metadata_ref.offset,
-                            f"page at {a.metadata_ref.offset}: both Archive.search and Archive.searchIndex")
+                            f"page at {a.metadata_ref.offset}: more than one index key")
             if named is not None:
-                value, name = named, key
+                value, name, version_named = named, key, version
         if value is None:
             return
         if len(value) != PAGE_REF_SIZE:
@@ -925,7 +926,8 @@ class _Verifier:
                 if ref.height != 0:
                     raise WebarcError("corrupt-page", ref.offset, f"page at {ref.offset}: a search page of height {ref.height}")
                 page = a.read_page(ref)
-                if page.type != search_index.SEARCH or (ref == root and page.kind != search_index.ROOT):
+                if page.type != search_index.SEARCH or (ref == root and page.kind != search_index.ROOT) \
+                        or (page.kind == search_index.NORMS and version_named != 4):
                     raise WebarcError("corrupt-page", ref.offset, f"page at {ref.offset}: type {page.type} kind "
                                       f"{page.kind} where a search page belongs")
             except WebarcError as e:
@@ -1507,6 +1509,8 @@ def dump_archive(obj: Object) -> dict:
         out["searchIndex"] = dump_ref(parse_ref(obj.fields["searchIndex"][1]))
     if "searchIndex3" in obj.fields:                                # since 2.5 (§17: index version 3)
         out["searchIndex3"] = dump_ref(parse_ref(obj.fields["searchIndex3"][1]))
+    if "searchIndex4" in obj.fields:                                # since 2.6 (§17: index version 4)
+        out["searchIndex4"] = dump_ref(parse_ref(obj.fields["searchIndex4"][1]))
     if "totals" in obj.fields:                                      # since 2.2.2
         out["totals"] = dump_totals(parse_object(obj.fields["totals"][1], 2))
     if "target" in obj.fields:

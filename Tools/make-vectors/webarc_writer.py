@@ -257,8 +257,9 @@ def build(recipe: dict, bases: list | None = None) -> Model:
     if model.search is not None:
         # §17: version 1 makes a 2.2 file, optional feature bit 0, `Archive.search`; version 2 a 2.3
         # file, bit 1, `Archive.searchIndex` (its value set once the root is stored).
-        # Version 3 (block-coded postings) a 2.5 file, bit 2, `Archive.searchIndex3`.
-        model.minor = {1: 2, 2: 3, 3: 5}[model.search]
+        # Version 3 (block-coded postings) a 2.5 file, bit 2, `Archive.searchIndex3`; version 4
+        # (Rice-coded postings, norm pages) a 2.6 file, bit 3, `Archive.searchIndex4`.
+        model.minor = {1: 2, 2: 3, 3: 5, 4: 6}[model.search]
         model.optional |= search_index.FEATURES[model.search]
         model.archive.fields.append(Field(search_index.KEYS[model.search], BYTES, bytes(PAGE_REF_SIZE)))
     if model.groups is not None or any(b.required & FEATURE_GROUPED for b in bases):

@@ -15,16 +15,18 @@ package struct Lead: Equatable, Sendable {
     package static let currentMinor: UInt16 = 1
     /// The newest minor version this library reads and writes: 2.2 adds the search index (spec
     /// §17), 2.3 its version 2 under `Archive.searchIndex`, 2.4 grouped bodies (§6.3), 2.5 the
-    /// index's version 3 under `Archive.searchIndex3`.
-    package static let newestMinor: UInt16 = 5
+    /// index's version 3 under `Archive.searchIndex3`, 2.6 its version 4 under `Archive.searchIndex4`.
+    package static let newestMinor: UInt16 = 6
 
     /// The minor version of an archive whose index has rules `searchVersion` (`Writer.search`; nil:
     /// no index): 1 without one, 2 with a version 1 index (`Archive.search`), 3 with a later one
     /// (spec §15, §17).
     ///
-    /// An archive with a version 3 index is a 2.5 file; otherwise one that may hold grouped bodies
-    /// (its writer groups, or a base has them) is a 2.4 file whatever its index.
+    /// An archive with a version 4 index is a 2.6 file, with a version 3 index a 2.5 file; otherwise
+    /// one that may hold grouped bodies (its writer groups, or a base has them) is a 2.4 file
+    /// whatever its index.
     package static func minor(searchVersion: UInt64?, grouped: Bool = false) -> UInt16 {
+        if searchVersion == 4 { return 6 }
         if searchVersion == 3 { return 5 }
         if grouped { return 4 }
         return switch searchVersion {

@@ -27,7 +27,7 @@ enum RecordObjects {
         object.set("target", metadata.target.map { .object(target($0)) })
         for (key, root) in [
             ("search", metadata.searchIndex), ("searchIndex", metadata.searchIndexV2),
-            ("searchIndex3", metadata.searchIndexV3),
+            ("searchIndex3", metadata.searchIndexV3), ("searchIndex4", metadata.searchIndexV4),
         ] {
             object.set(
                 key,
@@ -145,6 +145,7 @@ enum RecordObjects {
         let searchIndex = try searchRoot("search")
         let searchIndexV2 = try searchRoot("searchIndex")
         let searchIndexV3 = try searchRoot("searchIndex3")
+        let searchIndexV4 = try searchRoot("searchIndex4")
         var metadata = ArchiveMetadata(
             created: try object.date("created").map(Date.init(webarcMilliseconds:)),
             creator: try object.string("creator"),
@@ -156,6 +157,7 @@ enum RecordObjects {
         metadata.searchIndex = searchIndex
         metadata.searchIndexV2 = searchIndexV2
         metadata.searchIndexV3 = searchIndexV3
+        metadata.searchIndexV4 = searchIndexV4
         metadata.totals = try object.object("totals", className: "Totals").map(totals)
         return metadata
     }

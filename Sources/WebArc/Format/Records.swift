@@ -304,6 +304,9 @@ public struct ArchiveMetadata: Equatable, Sendable {
     /// The root page of its full-text index of version 3 (`Archive.searchIndex3`, spec §17; since
     /// 2.5), set by the writer that wrote it. A 2.4 reader does not know the key: no index.
     package var searchIndexV3: PageReference?
+    /// The root page of its full-text index of version 4 (`Archive.searchIndex4`, spec §17; since
+    /// 2.6), set by the writer that wrote it. A 2.5 reader does not know the key: no index.
+    package var searchIndexV4: PageReference?
     /// The counts and sums of the archive's records and bodies (spec §7.3 `Totals`), set by the
     /// writer that wrote it; nil in archives written before 2.2.2.
     public var totals: ArchiveTotals?

@@ -20,6 +20,8 @@ package struct SearchPage: Sendable {
         case positions = 4
         case documents = 5
         case titles = 6
+        /// Each document's length code (index version 4).
+        case norms = 7
     }
 
     package let kind: Kind

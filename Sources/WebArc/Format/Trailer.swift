@@ -43,6 +43,8 @@ package struct Trailer: Equatable, Sendable {
         package static let searchIndexV2: UInt64 = 1 << 1
         /// Bit 2: the archive holds a full-text index of version 3 (`Archive.searchIndex3`); since 2.5.
         package static let searchIndexV3: UInt64 = 1 << 2
+        /// Bit 3: the archive holds a full-text index of version 4 (`Archive.searchIndex4`); since 2.6.
+        package static let searchIndexV4: UInt64 = 1 << 3
     }
 
     /// The major version: 2.

@@ -1,18 +1,22 @@
 extension ArchiveReader {
     /// The root page of the archive's full-text index and the index version its metadata key
-    /// names (spec §17: `search` 1, `searchIndex` 2, `searchIndex3` 3), or nil when it has none.
+    /// names (spec §17: `search` 1, `searchIndex` 2, `searchIndex3` 3, `searchIndex4` 4), or nil
+    /// when it has none.
     ///
     /// - Throws: `pageDigest`, `corruptPage`, `corruptIndex` from the metadata page; `corruptIndex`
     ///   when it names both.
     package var searchIndexRoot: (reference: PageReference, version: UInt64)? {
         get throws {
             let metadata = try metadata
-            let roots = [(metadata.searchIndex, 1), (metadata.searchIndexV2, 2), (metadata.searchIndexV3, 3)]
-                .compactMap { root, version in root.map { ($0, UInt64(version)) } }
+            let roots = [
+                (metadata.searchIndex, 1), (metadata.searchIndexV2, 2), (metadata.searchIndexV3, 3),
+                (metadata.searchIndexV4, 4),
+            ]
+            .compactMap { root, version in root.map { ($0, UInt64(version)) } }
             guard roots.count <= 1 else {
                 throw WebArcError.corruptIndex(
                     page: trailer.metadata.offset, position: nil,
-                    reason: "more than one of search, searchIndex, searchIndex3")
+                    reason: "more than one of search, searchIndex, searchIndex3, searchIndex4")
             }
             return roots.first
         }

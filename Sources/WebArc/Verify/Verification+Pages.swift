@@ -151,11 +151,11 @@ extension Verification {
     func walkSearchIndex() {
         guard let metadata = try? reader.metadata else { return }
         // Bit 0 is set exactly when the metadata has `search`, bit 1 when it has `searchIndex`, bit 2
-        // when it has `searchIndex3` (spec §17); at most one of them.
+        // when it has `searchIndex3`, bit 3 when it has `searchIndex4` (spec §17); at most one of them.
         var roots: [PageReference] = []
         for (bit, key, root) in [
             (0, "search", metadata.searchIndex), (1, "searchIndex", metadata.searchIndexV2),
-            (2, "searchIndex3", metadata.searchIndexV3),
+            (2, "searchIndex3", metadata.searchIndexV3), (3, "searchIndex4", metadata.searchIndexV4),
         ] {
             let flagged = reader.trailer.optionalFeatures & (1 << UInt64(bit)) != 0
             if let root { roots.append(root) }
@@ -173,7 +173,7 @@ extension Verification {
                 "pages",
                 WebArcError.corruptIndex(
                     page: reader.trailer.metadata.offset, position: nil,
-                    reason: "more than one of search, searchIndex, searchIndex3"))
+                    reason: "more than one of search, searchIndex, searchIndex3, searchIndex4"))
         }
         var pending = [root]
         addExtent(root)
@@ -184,6 +184,11 @@ extension Verification {
                 if reference == root, page.kind != .root {
                     throw WebArcError.corruptPage(
                         page: reference.offset, position: 1, reason: "the search root is of kind \(page.kind.rawValue)")
+                }
+                // Norm pages (kind 7) belong to version 4's index only (spec §17.2).
+                if page.kind == .norms, metadata.searchIndexV4 == nil {
+                    throw WebArcError.corruptPage(
+                        page: reference.offset, position: 1, reason: "a norm page in an index before version 4")
                 }
                 for child in page.children.reversed() {
                     addExtent(child)

@@ -42,13 +42,14 @@ extension ArchiveWriter {
                 placement: options.dictionaryPlacement, search: searchIndex?.version, groups: groupLimit)
             treePositions = []
             // Version 1 under `search` (a 2.2 file, bit 0), 2 under `searchIndex` (2.3, bit 1), 3 under
-            // `searchIndex3` (2.5, bit 2): an older reader does not know the newer key and sees no index
+            // `searchIndex3` (2.5, bit 2), 4 under `searchIndex4` (2.6, bit 3): an older reader does not know the newer key and sees no index
             // rather than one it cannot read.
             let searchReference = try searchRoot.map { try storePage($0, height: 0) }
             switch searchIndex?.version {
             case 1: metadata.searchIndex = searchReference
             case 2: metadata.searchIndexV2 = searchReference
-            default: metadata.searchIndexV3 = searchReference
+            case 3: metadata.searchIndexV3 = searchReference
+            default: metadata.searchIndexV4 = searchReference
             }
             metadata.totals = options.writesTotals ? totalsCounter.totals(layered: !metadata.bases.isEmpty) : nil
             let metadataRaw = MetadataPage.encode(object: RecordObjects.archive(metadata).encoded())
@@ -60,7 +61,8 @@ extension ArchiveWriter {
                     switch version {
                     case 1: Trailer.OptionalFeatures.searchIndex
                     case 2: Trailer.OptionalFeatures.searchIndexV2
-                    default: Trailer.OptionalFeatures.searchIndexV3
+                    case 3: Trailer.OptionalFeatures.searchIndexV3
+                    default: Trailer.OptionalFeatures.searchIndexV4
                     }
                 trailer.optionalFeatures |= bit
             }

@@ -57,6 +57,29 @@ final class BaseIndex {
 
     var hasPositions: Bool { root.version == 1 }
 
+    /// Every base document's length code (version 4's norm pages), read whole when the terms are
+    /// first read: a byte a document, and the document count is bounded by the record count.
+    private var normCodes: [UInt8]?
+
+    /// The norm pages' length codes as postings take them (nil before version 4).
+    fileprivate func norms() throws -> NormLookup? {
+        guard root.hasNorms else { return nil }
+        if normCodes == nil {
+            var codes: [UInt8] = []
+            codes.reserveCapacity(root.documentCount)
+            for (number, reference) in root.normPages.enumerated() {
+                let count = min(root.normSpan, root.documentCount - number * root.normSpan)
+                codes += try NormPage.parse(try reader.searchPage(reference), count: count)
+            }
+            normCodes = codes
+        }
+        let codes = normCodes!
+        let span = root.normSpan
+        return NormLookup(span: span, documentCount: root.documentCount) { number in
+            codes[(number * span)..<min(codes.count, (number + 1) * span)]
+        }
+    }
+
     /// The base's document for the response at `key` (tree order: each call's key after the
     /// last's) with body MD5 `body`, when the base indexed the same body with the same media type
     /// and charset at that key; nil otherwise.
@@ -183,7 +206,18 @@ final class BaseIndex {
                 return BaseTerm(
                     term: found.term, frequency: found.documentFrequency, postings: postingBytes,
                     postingRange: 0..<postingBytes.count, positions: [], positionRange: 0..<0,
-                    blocked: (base.root.documentCount, shardPage))
+                    blocked: (base.root.documentCount, shardPage, base.root.version, try base.norms()))
+            }
+            if let norms = try base.norms() {
+                // A short list of version 4 joins as version 2 codes it, its length codes from the norms.
+                let coded = BlockPostings.version2(
+                    try TermPostings(
+                        postingBytes, count: found.documentFrequency, documentCount: base.root.documentCount,
+                        version: base.root.version, norms: norms, page: shardPage
+                    ).all())
+                return BaseTerm(
+                    term: found.term, frequency: found.documentFrequency, postings: coded,
+                    postingRange: 0..<coded.count, positions: [], positionRange: 0..<0)
             }
             return BaseTerm(
                 term: found.term, frequency: found.documentFrequency, postings: postingBytes,
@@ -219,13 +253,14 @@ struct BaseTerm {
     /// page a damaged list is reported at. It is decoded only when its turn comes: a term on
     /// every page of a million is 24 MB decoded, and the join holds the term after the one it
     /// emits.
-    var blocked: (documentCount: Int, page: UInt64)? = nil
+    var blocked: (documentCount: Int, page: UInt64, version: UInt64, norms: NormLookup?)? = nil
 
     /// A blocked list's postings, decoded, with room for `extra` more.
     func decoded(reserving extra: Int = 0) throws -> [Posting]? {
         guard let blocked else { return nil }
         return try TermPostings(
-            postings, count: frequency, documentCount: blocked.documentCount, blocked: true, page: blocked.page
+            postings, count: frequency, documentCount: blocked.documentCount, version: blocked.version,
+            norms: blocked.norms, page: blocked.page
         ).all(reserving: extra)
     }
 }

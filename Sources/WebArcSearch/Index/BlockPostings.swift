@@ -19,7 +19,8 @@ enum BlockPostings {
     static let widthLimits = (delta: 40, packed: 33, length: 8)
 
     /// A block's skip entry: its last document, its postings' largest count and smallest length
-    /// (a bound on their weights), its field widths, and where its bytes lie in the term's.
+    /// (a bound on their weights), its field widths (version 4: its Rice parameters), and where
+    /// its bytes lie in the term's.
     struct Skip: Sendable {
         var lastDocument: Int
         var maxFrequency: Int
@@ -30,7 +31,9 @@ enum BlockPostings {
         var lengthBits: Int
         var count: Int
         var start: Int
-        var end: Int { start + (count * (deltaBits + packedBits + lengthBits) + 7) / 8 }
+        /// The block's bytes.
+        var length: Int
+        var end: Int { start + length }
     }
 
     /// The number of blocks of a list of `count` postings (0 for a list coded as version 2).
@@ -121,33 +124,47 @@ enum BlockPostings {
     private static func width(_ value: UInt64) -> Int { UInt64.bitWidth - value.leadingZeroBitCount }
 
     /// The skip table of a blocked list of `count` postings in `bytes`, every field checked: widths
-    /// in bounds, last documents ascending below `documentCount`, blocks that end exactly at the
-    /// list's end.
-    static func skips(_ bytes: [UInt8], count: Int, documentCount: Int, page: UInt64) throws -> [Skip] {
+    /// (`rice`, version 4: Rice parameters and block lengths) in bounds, last documents ascending
+    /// below `documentCount`, blocks that end exactly at the list's end.
+    static func skips(
+        _ bytes: [UInt8], count: Int, documentCount: Int, rice: Bool = false, page: UInt64
+    ) throws -> [Skip] {
         func fail(_ reason: String) -> WebArcError {
             .corruptPage(page: page, position: nil, reason: "postings: \(reason)")
         }
         let blocks = blockCount(count)
-        // Each skip entry takes at least 6 bytes: a hostile count is refused before any allocation.
-        guard blocks <= bytes.count / 6 else { throw fail("\(blocks) blocks in \(bytes.count) bytes") }
+        // Each skip entry (and, version 4, its block) takes at least 6 (7) bytes: a hostile count
+        // is refused before any allocation.
+        guard blocks <= bytes.count / (rice ? 7 : 6) else { throw fail("\(blocks) blocks in \(bytes.count) bytes") }
         var skips: [Skip] = []
         skips.reserveCapacity(blocks)
         var index = 0
         var previous = -1
         for number in 0..<blocks {
             guard case .success(let delta) = LEB128.read(bytes, &index),
-                case .success(let packed) = LEB128.read(bytes, &index), bytes.count - index >= 4
+                case .success(let packed) = LEB128.read(bytes, &index), bytes.count - index >= (rice ? 3 : 4)
             else { throw fail("a malformed skip entry") }
             let minLength = bytes[index]
-            let widths = (Int(bytes[index + 1]), Int(bytes[index + 2]), Int(bytes[index + 3]))
-            index += 4
+            let widths = (Int(bytes[index + 1]), Int(bytes[index + 2]), rice ? 0 : Int(bytes[index + 3]))
+            index += rice ? 3 : 4
+            var length: UInt64 = 0
+            if rice {
+                guard case .success(let read) = LEB128.read(bytes, &index), read >= 1, read <= UInt64(bytes.count)
+                else { throw fail("a malformed skip entry") }
+                length = read
+            }
             guard delta >= (number == 0 ? 0 : 1), delta < UInt64(documentCount), packed >> 1 >= 1,
                 packed >> 1 < 1 << 32
             else { throw fail("a skip entry's document delta \(delta) or count \(packed >> 1) out of range") }
             let last = previous + Int(delta) + (number == 0 ? 1 : 0)
             guard last < documentCount else { throw fail("document \(last) of \(documentCount)") }
-            guard widths.0 <= widthLimits.delta, widths.1 <= widthLimits.packed, widths.2 <= widthLimits.length
-            else { throw fail("field widths \(widths.0), \(widths.1), \(widths.2) out of range") }
+            let limits =
+                rice
+                ? (RicePostings.valueBits.delta, RicePostings.valueBits.packed, 0)
+                : (widthLimits.delta, widthLimits.packed, widthLimits.length)
+            guard widths.0 <= limits.0, widths.1 <= limits.1, widths.2 <= limits.2 else {
+                throw fail("field widths \(widths.0), \(widths.1), \(widths.2) out of range")
+            }
             let size = number == blocks - 1 ? count - blockSize * (blocks - 1) : blockSize
             // A block's documents are all different, so it spans at least `size` documents.
             guard last - previous >= size else { throw fail("\(size) documents in a span of \(last - previous)") }
@@ -155,7 +172,8 @@ enum BlockPostings {
                 Skip(
                     lastDocument: last, maxFrequency: Int(packed >> 1), anyInTitle: packed & 1 == 1,
                     minLengthCode: minLength, deltaBits: widths.0, packedBits: widths.1, lengthBits: widths.2,
-                    count: size, start: 0))
+                    count: size, start: 0,
+                    length: rice ? Int(length) : (size * (widths.0 + widths.1 + widths.2) + 7) / 8))
             previous = last
         }
         for number in skips.indices {
@@ -280,22 +298,42 @@ struct BitReader {
     }
 }
 
-/// A term's postings as a query reads them: a blocked list (version 3) decoded a block at a time,
-/// any other list decoded whole as one block; each block with a bound on its postings' weights.
+/// A term's postings as a query reads them: a blocked list (version 3 or 4) decoded a block at a
+/// time, any other list decoded whole as one block; each block with a bound on its postings'
+/// weights. In version 4 each posting's length code comes from the norm pages (`norms`).
 struct TermPostings {
     private let bytes: [UInt8]
     private let skips: [BlockPostings.Skip]
     private let whole: [Posting]?
     private let page: UInt64
+    private let norms: NormLookup?
 
-    init(_ bytes: [UInt8], count: Int, documentCount: Int, blocked: Bool, page: UInt64) throws {
+    /// Reads `count` postings of index `version` (1 or 2: unblocked; 4: with `norms`).
+    init(
+        _ bytes: [UInt8], count: Int, documentCount: Int, version: UInt64, norms: NormLookup? = nil, page: UInt64
+    ) throws {
         self.bytes = bytes
         self.page = page
-        if blocked, count >= BlockPostings.blockedFrom {
-            skips = try BlockPostings.skips(bytes, count: count, documentCount: documentCount, page: page)
+        self.norms = version >= 4 ? norms : nil
+        guard version < 4 || norms != nil else {
+            throw WebArcError.corruptPage(page: page, position: nil, reason: "postings without norm pages")
+        }
+        if version >= 3, count >= BlockPostings.blockedFrom {
+            skips = try BlockPostings.skips(
+                bytes, count: count, documentCount: documentCount, rice: version >= 4, page: page)
             whole = nil
+            // Block 0 holds `count` documents up to its last, at least; the others lie between lasts.
+            let skips = skips
+            self.norms?.willFill(
+                skips.indices.map { number in
+                    let last = skips[number].lastDocument
+                    return (number == 0 ? last + 1 - skips[0].count : skips[number - 1].lastDocument + 1)...last
+                })
         } else {
-            let postings = try PostingCodec.postings(bytes, count: count, documentCount: documentCount, page: page)
+            var postings = try PostingCodec.postings(
+                bytes, count: count, documentCount: documentCount, page: page, lengths: version < 4)
+            self.norms?.willFill(postings.map { $0.document...$0.document })
+            try self.norms?.fill(&postings)
             whole = postings
             skips =
                 postings.isEmpty
@@ -305,7 +343,7 @@ struct TermPostings {
                         lastDocument: postings.last!.document, maxFrequency: postings.map(\.frequency).max()!,
                         anyInTitle: postings.contains(where: \.inTitle),
                         minLengthCode: postings.map(\.lengthCode).min()!, deltaBits: 0, packedBits: 0, lengthBits: 0,
-                        count: postings.count, start: 0)
+                        count: postings.count, start: 0, length: 0)
                 ]
         }
     }
@@ -319,7 +357,16 @@ struct TermPostings {
     /// Block `number`'s postings.
     func block(_ number: Int) throws -> [Posting] {
         if let whole { return whole }
-        return try BlockPostings.block(bytes, skips, number, page: page)
+        guard let norms else { return try BlockPostings.block(bytes, skips, number, page: page) }
+        var postings = try RicePostings.block(bytes, skips, number, page: page)
+        try norms.fill(&postings)
+        // The skip entry's smallest length code bounds the block's weights: it must be the block's.
+        guard postings.lazy.map(\.lengthCode).min() == skips[number].minLengthCode else {
+            throw WebArcError.corruptPage(
+                page: page, position: nil,
+                reason: "postings: block \(number)'s smallest length code is not its skip entry's")
+        }
+        return postings
     }
 
     /// Every posting, in an array with room for `extra` more (a caller that inserts postings

@@ -4,11 +4,17 @@ import WebArc
 /// the core parses (``SearchPage``). Integers are unsigned LEB128; strings a length then UTF-8 bytes.
 enum IndexFormat {
     /// The index rules version this module writes by default (`Writer.search`, the root's
-    /// `version`): 3, block-coded postings without positions (spec §17.2).
-    static let newest: UInt64 = 3
+    /// `version`): 4, Rice-coded postings without positions or length codes, and norm pages
+    /// (spec §17.2).
+    static let newest: UInt64 = 4
     /// The index rules versions this module reads and writes: 1 (with positions, under
-    /// `Archive.search`), 2 (under `Archive.searchIndex`) and 3 (under `Archive.searchIndex3`).
-    static let versions: ClosedRange<UInt64> = 1...3
+    /// `Archive.search`), 2 (under `Archive.searchIndex`), 3 (under `Archive.searchIndex3`) and 4
+    /// (under `Archive.searchIndex4`).
+    static let versions: ClosedRange<UInt64> = 1...4
+    /// Documents a norm page holds, as this module writes them (version 4).
+    static let normSpan = 16_384
+    /// The most documents a norm page may hold (the root's `normSpan`).
+    static let maxNormSpan = 65_536
     /// Decoded payload bytes a writer aims at for each page (as the trees' 64 KiB pages).
     static let pageTarget = 65_536
     /// The longest title key a suggestion shard holds, in bytes.
@@ -74,6 +80,14 @@ struct PayloadReader {
 
     mutating func string() throws -> ArraySlice<UInt8> { try bytes(try count()) }
 
+    /// Moves past a string, returning its length: no slice made (a walk past hundreds of entries
+    /// to one would retain and release the page's bytes for each).
+    mutating func skipString() throws -> Int {
+        let count = try count()
+        index += count
+        return count
+    }
+
     mutating func text() throws -> String {
         let start = index
         let slice = try string()
@@ -98,13 +112,27 @@ struct IndexRoot: Sendable {
     var documentStarts: [Int]
     /// First key of each title shard (children S+D..<S+D+G).
     var titleKeys: [ArraySlice<UInt8>]
+    /// Documents a norm page holds (version 4; 0 before): the last children are the norm pages.
+    var normSpan: Int
     var children: [PageReference]
 
     var termShards: ArraySlice<PageReference> { children[0..<termKeys.count] }
     var documentPages: ArraySlice<PageReference> {
         children[termKeys.count..<termKeys.count + documentStarts.count]
     }
-    var titleShards: ArraySlice<PageReference> { children[(termKeys.count + documentStarts.count)...] }
+    var titleShards: ArraySlice<PageReference> {
+        let start = termKeys.count + documentStarts.count
+        return children[start..<start + titleKeys.count]
+    }
+    var normPages: ArraySlice<PageReference> {
+        children[(termKeys.count + documentStarts.count + titleKeys.count)...]
+    }
+    /// Whether postings carry no length code, each document's being in the norm pages (version 4).
+    var hasNorms: Bool { version >= 4 }
+    /// The number of norm pages `documentCount` documents take, `span` to a page.
+    static func normPageCount(documentCount: Int, span: Int) -> Int {
+        span == 0 ? 0 : (documentCount + span - 1) / span
+    }
 
     /// Parses and checks a root page: `version` (the one the metadata key names), ascending keys
     /// and starts, a child for each.
@@ -139,11 +167,21 @@ struct IndexRoot: Sendable {
         }
         documentStarts = starts
         titleKeys = try Self.keys(&reader, what: "title shard")
+        normSpan = 0
+        if version >= 4 {
+            let spanAt = reader.index
+            let span = try reader.integer()
+            guard span >= 1, span <= UInt64(IndexFormat.maxNormSpan) else {
+                throw reader.corrupt("a norm span of \(span) documents", at: spanAt)
+            }
+            normSpan = Int(span)
+        }
         try reader.requireEnd("root")
-        guard page.children.count == termKeys.count + documentStarts.count + titleKeys.count else {
-            throw reader.corrupt(
-                "\(page.children.count) children for \(termKeys.count + documentStarts.count + titleKeys.count) pages",
-                at: 4)
+        let named =
+            termKeys.count + documentStarts.count + titleKeys.count
+            + Self.normPageCount(documentCount: documentCount, span: normSpan)
+        guard page.children.count == named else {
+            throw reader.corrupt("\(page.children.count) children for \(named) pages", at: 4)
         }
         children = page.children
     }
@@ -174,7 +212,7 @@ struct IndexRoot: Sendable {
 
     static func encode(
         version: UInt64, documentCount: Int, tokenCount: UInt64, termKeys: [[UInt8]], documentStarts: [Int],
-        titleKeys: [[UInt8]]
+        titleKeys: [[UInt8]], normSpan: Int = 0
     ) -> [UInt8] {
         var writer = PayloadWriter()
         writer.integer(version)
@@ -186,6 +224,7 @@ struct IndexRoot: Sendable {
         for start in documentStarts { writer.integer(start) }
         writer.integer(titleKeys.count)
         for key in titleKeys { writer.string(key) }
+        if version >= 4 { writer.integer(normSpan) }
         return writer.bytes
     }
 }
@@ -267,10 +306,17 @@ struct TermShard: Sendable {
             }
             let postingLength = try reader.integer()
             let positionLength = hasPositions ? try reader.integer() : 0
-            // Version 3 codes a list of `blockedFrom` postings or more in blocks of at least 6 bytes each.
-            let least =
-                version >= 3 && frequency >= UInt64(BlockPostings.blockedFrom)
-                ? 6 * UInt64(BlockPostings.blockCount(Int(frequency))) : 3 * frequency
+            // Version 3 codes a list of `blockedFrom` postings or more in blocks of at least 6 bytes
+            // each, version 4 of at least 7; version 4's short postings take 2 bytes or more.
+            let blocks = UInt64(BlockPostings.blockCount(Int(frequency)))
+            let least: UInt64 =
+                switch version {
+                case 3...:
+                    frequency >= UInt64(BlockPostings.blockedFrom)
+                        ? (version == 3 ? 6 : 7) * blocks
+                        : (version == 3 ? 3 : 2) * frequency
+                default: 3 * frequency
+                }
             guard postingLength >= least, postingLength <= UInt64(postingBytes - postingEnd),
                 positionLength <= UInt64(positionBytes - positionEnd)
             else {
@@ -312,7 +358,7 @@ struct TermShard: Sendable {
 }
 
 /// One posting: a document, the term's count in it, whether the title holds it, and the
-/// document's length as BM25 reads it.
+/// document's length as BM25 reads it (in version 4 from the norm pages, not the posting).
 struct Posting: Sendable {
     var document: Int
     var frequency: Int
@@ -349,16 +395,20 @@ enum PostingCodec {
             lengthCode: LengthCode.encode(length), into: &bytes)
     }
 
+    /// Appends a posting; without `lengthCode` as version 4 codes it.
     static func encode(
-        document: Int, previous: Int?, frequency: Int, inTitle: Bool, lengthCode: UInt8, into bytes: inout [UInt8]
+        document: Int, previous: Int?, frequency: Int, inTitle: Bool, lengthCode: UInt8?, into bytes: inout [UInt8]
     ) {
         LEB128.append(UInt64(document - (previous ?? 0)), to: &bytes)
         LEB128.append(UInt64(frequency) << 1 | (inTitle ? 1 : 0), to: &bytes)
-        bytes.append(lengthCode)
+        if let lengthCode { bytes.append(lengthCode) }
     }
 
-    /// `bytes` as `count` postings of documents below `documentCount`.
-    static func postings(_ bytes: [UInt8], count: Int, documentCount: Int, page: UInt64) throws -> [Posting] {
+    /// `bytes` as `count` postings of documents below `documentCount`; without `lengths`, coded
+    /// with no length code (version 4: each posting's `lengthCode` is 0, for the norms to fill).
+    static func postings(
+        _ bytes: [UInt8], count: Int, documentCount: Int, page: UInt64, lengths: Bool = true
+    ) throws -> [Posting] {
         var index = 0
         var postings: [Posting] = []
         postings.reserveCapacity(count)
@@ -368,10 +418,10 @@ enum PostingCodec {
         }
         for number in 0..<count {
             guard case .success(let delta) = LEB128.read(bytes, &index),
-                case .success(let packed) = LEB128.read(bytes, &index), index < bytes.count
+                case .success(let packed) = LEB128.read(bytes, &index), !lengths || index < bytes.count
             else { throw fail("malformed") }
-            let lengthCode = bytes[index]
-            index += 1
+            let lengthCode = lengths ? bytes[index] : 0
+            if lengths { index += 1 }
             guard number == 0 || delta >= 1, delta < UInt64(documentCount), packed >> 1 >= 1, packed >> 1 < 1 << 32
             else {
                 throw fail("a document delta \(delta) or count \(packed >> 1) out of range")
@@ -443,9 +493,9 @@ enum DocumentPage {
                 found = try entry(&reader)
             } else {
                 let at = reader.index
-                let url = try reader.string()
-                let title = try reader.string()
-                try checkBounds(url.count, title.count, reader, at: at)
+                let url = try reader.skipString()
+                let title = try reader.skipString()
+                try checkBounds(url, title, reader, at: at)
                 _ = try length(&reader)
             }
         }

@@ -122,10 +122,18 @@ struct IndexView: Sendable {
 
     /// Announces the term shards that hold `terms` (and the first a prefix's terms start in), so
     /// that a remote source asks for them together rather than one after another.
+    ///
+    /// Norm pages (version 4) that take at most ``normPrefetchBytes`` in all come along: a query
+    /// needs its candidates' length codes after its postings, and that would be one more round.
     func willReadShards(of terms: [[UInt8]]) {
         let numbers = Set(terms.compactMap { IndexRoot.shard(for: $0, in: root.termKeys) })
-        reader.willReadSearchPages(numbers.sorted().map { root.termShards[root.termShards.startIndex + $0] })
+        let normBytes = root.normPages.reduce(0) { $0 + Int($1.storedLength) }
+        let norms = normBytes <= Self.normPrefetchBytes ? root.normPages : []
+        reader.willReadSearchPages(numbers.sorted().map { root.termShards[root.termShards.startIndex + $0] } + norms)
     }
+
+    /// Stored bytes of norm pages read with the term shards: a site of about 64 000 pages.
+    static let normPrefetchBytes = 64 << 10
 
     /// Announces the posting pages of these terms together.
     func willReadPostings(of found: [(shard: TermShard, entry: TermEntry)]) {
@@ -156,12 +164,30 @@ struct IndexView: Sendable {
         try termPostings(shard, entry).all()
     }
 
-    /// A term's postings, to be decoded a block at a time (version 3) or whole.
+    /// A term's postings, to be decoded a block at a time (versions 3 and 4) or whole.
     func termPostings(_ shard: TermShard, _ entry: TermEntry) throws -> TermPostings {
         let bytes = try stream(shard.postingPages, entry.postings, kind: .postings)
         return try TermPostings(
-            bytes, count: entry.documentFrequency, documentCount: documentCount, blocked: root.version >= 3,
-            page: shard.postingPages.first?.offset ?? 0)
+            bytes, count: entry.documentFrequency, documentCount: documentCount, version: root.version,
+            norms: norms, page: shard.postingPages.first?.offset ?? 0)
+    }
+
+    /// The length codes of the norm pages (version 4), each page read and checked when first needed.
+    var norms: NormLookup? {
+        guard root.hasNorms else { return nil }
+        let view = self
+        var lookup = NormLookup(span: root.normSpan, documentCount: documentCount) { try view.normPage($0) }
+        lookup.announce = { numbers in
+            view.reader.willReadSearchPages(numbers.map { view.root.normPages[view.root.normPages.startIndex + $0] })
+        }
+        return lookup
+    }
+
+    /// Norm page `number`'s length codes, parsed and checked.
+    private func normPage(_ number: Int) throws -> ArraySlice<UInt8> {
+        let reference = root.normPages[root.normPages.startIndex + number]
+        let count = min(root.normSpan, documentCount - number * root.normSpan)
+        return try Self.cached(reference, reader) { try NormPage.parse(try reader.searchPage(reference), count: count) }
     }
 
     func positions(_ shard: TermShard, _ entry: TermEntry, _ postings: [Posting]) throws -> [[Int]] {

@@ -30,6 +30,8 @@ public final class SearchIndexBuilder: SearchIndexContributor {
     /// The document entries, encoded, in order; and each one's size, for splitting pages.
     private var documentFile: SpillFile?
     private var documentSizes: [UInt32] = []
+    /// Each document's length code, for the norm pages (version 4).
+    private var lengthCodes: [UInt8] = []
     private var titles: TitleKeyTable
     /// Runs written, for tests of the bounded-memory path.
     public private(set) var runCount = 0
@@ -172,6 +174,7 @@ public final class SearchIndexBuilder: SearchIndexContributor {
             into: &entry)
         try documents().write(entry.bytes)
         documentSizes.append(UInt32(entry.bytes.count))
+        if version >= 4 { lengthCodes.append(LengthCode.encode(length)) }
     }
 
     /// The scratch file of document entries, made when the first document comes (a temporary
@@ -211,7 +214,7 @@ public final class SearchIndexBuilder: SearchIndexContributor {
     }
 
     private func writePages(escaping store: @escaping ([UInt8]) throws -> SearchPageAddress) throws -> [UInt8] {
-        var shards = ShardWriter(store: store, hasPositions: version == 1, blocked: version >= 3)
+        var shards = ShardWriter(store: store, version: version)
         // The base's terms for the documents taken from it join this builder's own, term by term.
         var join = base.flatMap { $0.taken > 0 ? BaseTermJoin($0) : nil }
         func add(_ term: [UInt8], _ frequency: Int, _ postings: JoinedPostings) throws {
@@ -242,11 +245,13 @@ public final class SearchIndexBuilder: SearchIndexContributor {
         try shards.finish()
         let (documentStarts, documentPages) = try writeDocumentPages(store)
         let (titleKeys, titlePages) = try writeTitleShards(store)
+        let normSpan = version >= 4 ? IndexFormat.normSpan : 0
+        let normPages = version >= 4 ? try NormPage.write(lengthCodes, span: normSpan, store) : []
         let payload = IndexRoot.encode(
             version: version, documentCount: documentCount, tokenCount: tokenCount, termKeys: shards.keys,
-            documentStarts: documentStarts,
-            titleKeys: titleKeys)
-        return SearchPage.encode(kind: .root, children: shards.pages + documentPages + titlePages, payload: payload)
+            documentStarts: documentStarts, titleKeys: titleKeys, normSpan: normSpan)
+        return SearchPage.encode(
+            kind: .root, children: shards.pages + documentPages + titlePages + normPages, payload: payload)
     }
 
     /// Postings a run of `spillThreshold` bytes holds, about, up to 4 Mi: what the builder makes
@@ -317,10 +322,11 @@ public final class SearchIndexBuilder: SearchIndexContributor {
 /// go to its own pages, written as they fill, and the shard after them (spec §17.2).
 private struct ShardWriter {
     let store: ([UInt8]) throws -> SearchPageAddress
-    /// Version 1: entries name a positions length and the shard counts its two kinds of pages.
-    let hasPositions: Bool
-    /// Version 3: a list of ``BlockPostings/blockedFrom`` postings or more is block-coded.
-    let blocked: Bool
+    /// The index rules version: 1's entries name a positions length and the shard counts its two
+    /// kinds of pages; 3 and 4 code a list of ``BlockPostings/blockedFrom`` postings or more in
+    /// blocks; 4 codes no length code.
+    let version: UInt64
+    var hasPositions: Bool { version == 1 }
     var keys: [[UInt8]] = []
     var pages: [PageReference] = []
     private var entries = PayloadWriter()
@@ -332,10 +338,9 @@ private struct ShardWriter {
     private var postingPages: [PageReference] = []
     private var positionPages: [PageReference] = []
 
-    init(store: @escaping ([UInt8]) throws -> SearchPageAddress, hasPositions: Bool, blocked: Bool) {
+    init(store: @escaping ([UInt8]) throws -> SearchPageAddress, version: UInt64) {
         self.store = store
-        self.hasPositions = hasPositions
-        self.blocked = blocked
+        self.version = version
     }
 
     mutating func add(term: [UInt8], frequency: Int, _ joined: JoinedPostings) throws {
@@ -345,12 +350,17 @@ private struct ShardWriter {
         // base's blocked lists): blocked here.
         let termPostings: [UInt8]
         var termPositions: [UInt8] = []
-        switch joined {
-        case .coded(let postings, let positions):
-            termPostings = blocked ? try BlockPostings.encode(version2: postings, count: frequency) : postings
+        switch (joined, version) {
+        case (.coded(let postings, _), 4...):
+            termPostings = RicePostings.encode(
+                try PostingCodec.postings(postings, count: frequency, documentCount: 1 << 40, page: 0))
+        case (.coded(let postings, let positions), _):
+            termPostings = version == 3 ? try BlockPostings.encode(version2: postings, count: frequency) : postings
             termPositions = positions
-        case .decoded(let postings):
-            termPostings = blocked ? BlockPostings.encode(postings) : BlockPostings.version2(postings)
+        case (.decoded(let postings), 4...):
+            termPostings = RicePostings.encode(postings)
+        case (.decoded(let postings), _):
+            termPostings = version == 3 ? BlockPostings.encode(postings) : BlockPostings.version2(postings)
         }
         let shared = count == 0 ? 0 : zip(previous, term).prefix { $0 == $1 }.count
         entries.integer(shared)

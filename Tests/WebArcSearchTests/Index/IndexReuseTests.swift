@@ -78,7 +78,7 @@ import WebArcTestSupport
         return summary
     }
 
-    @Test(arguments: [UInt64(1), 2, 3])
+    @Test(arguments: [UInt64(1), 2, 3, 4])
     func applyTakesUnchangedDocumentsFromTheBase(version: UInt64) throws {
         let folder = try TemporaryFolder()
         let summary = try Self.apply(version: version, in: folder)
@@ -130,7 +130,7 @@ import WebArcTestSupport
 
     /// A builder with a tiny spill threshold (many runs) over a base gives the pages a fresh build
     /// of the same responses gives.
-    @Test(arguments: [UInt64(1), 2, 3])
+    @Test(arguments: [UInt64(1), 2, 3, 4])
     func runsJoinTheBaseTermsAsAFreshBuild(version: UInt64) throws {
         let folder = try TemporaryFolder()
         let old = folder.file("old.webarc")
@@ -206,7 +206,7 @@ import WebArcTestSupport
     /// A diff takes the documents of the pages its update carries from the new archive's own
     /// index; from a copy of that archive with a damaged posting page it analyses them instead
     /// (rebuilt), and both updates are the same bytes.
-    @Test(arguments: [UInt64(2), 3])
+    @Test(arguments: [UInt64(2), 3, 4])
     func aDiffTakesTheNewArchivesDocuments(version: UInt64) throws {
         Self.register()
         let folder = try TemporaryFolder()
@@ -238,7 +238,7 @@ import WebArcTestSupport
     /// A base whose shards have streams of several pages (600 pages sharing 640 words): its terms
     /// are read a page at a time, across page ends, and the apply still gives the new release
     /// byte for byte, every unchanged document taken.
-    @Test(arguments: [UInt64(1), 2, 3])
+    @Test(arguments: [UInt64(1), 2, 3, 4])
     func streamsOfSeveralPagesAreReadAcrossTheirPageEnds(version: UInt64) throws {
         Self.register()
         let folder = try TemporaryFolder()

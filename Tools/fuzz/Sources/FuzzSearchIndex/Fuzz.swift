@@ -1,6 +1,7 @@
 // The search index's pages (spec §17.2), decoded, in an archive built around them: an empty record
 // tree, an empty body tree and a metadata page whose `search` (the root's version 1), `searchIndex3`
-// (version 3, format 2.5) or `searchIndex` (any other version: 2, format 2.3) names the first page, with every
+// (version 3, format 2.5), `searchIndex4` (version 4, format 2.6: Rice-coded postings, norm pages)
+// or `searchIndex` (any other version: 2, format 2.3) names the first page, with every
 // digest and reference recomputed (PageArchive), so that mutations reach the payload decoders of
 // the root, term shards, postings (block-coded ones too), positions, document pages and title shards of every version
 // through the reader's public search and suggestions.
@@ -46,17 +47,19 @@ enum SearchFrame {
     static let framePieces = 4
 
     /// PageArchive's pieces: a header (minor version 2 and optional feature bit 0 for a root of
-    /// version 1, 5 and bit 2 for version 3, else 3 and bit 1), no body data, the metadata page, an
+    /// version 1, 5 and bit 2 for version 3, 6 and bit 3 for version 4, else 3 and bit 1), no body
+    /// data, the metadata page, an
     /// empty record root and body root, then `searchPages` with their child references' piece
     /// numbers moved past the frame.
     static func pieces(searchPages: [[UInt8]]) -> [[UInt8]] {
         let version = searchPages.first.map(rootVersion) ?? 1
         var header = [UInt8](repeating: 0, count: 16)
-        header[1] = version == 1 ? 2 : version == 3 ? 5 : 3
-        header[12] = version == 1 ? 1 : version == 3 ? 4 : 2
+        header[1] = version == 1 ? 2 : version == 3 ? 5 : version == 4 ? 6 : 3
+        header[12] = version == 1 ? 1 : version == 3 ? 4 : version == 4 ? 8 : 2
         let recordRoot: [UInt8] = [2, 0, 0, 0] + [UInt8](repeating: 0, count: 8)
         let bodyRoot: [UInt8] = [3, 0, 0, 0, 0, 0, 0, 0]
-        let key = version == 1 ? "search" : version == 3 ? "searchIndex3" : "searchIndex"
+        let key =
+            version == 1 ? "search" : version == 3 ? "searchIndex3" : version == 4 ? "searchIndex4" : "searchIndex"
         return [header, [], metadata(key: key), recordRoot, bodyRoot] + searchPages.map(renumbered)
     }
 

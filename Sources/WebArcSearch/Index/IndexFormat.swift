@@ -361,10 +361,26 @@ struct TermShard: Sendable {
 /// document's length as BM25 reads it (in version 4 from the norm pages, not the posting).
 struct Posting: Sendable {
     var document: Int
-    var frequency: Int
+    /// The count as stored: below 2^32 in every version (spec §17.2), so 4 bytes, and a posting
+    /// takes 16 bytes where an `Int` count made it 24 (a list of a million is held decoded).
+    private var count: UInt32
     var inTitle: Bool
     /// The document's length, quantized (``LengthCode``).
     var lengthCode: UInt8
+
+    init(document: Int, frequency: Int, inTitle: Bool, lengthCode: UInt8) {
+        self.document = document
+        count = UInt32(clamping: frequency)
+        self.inTitle = inTitle
+        self.lengthCode = lengthCode
+    }
+
+    /// The term's count in the document. A decoder that reads a larger count (a damaged block:
+    /// 2^32 fits its width) stores it clamped and refuses the block by its skip entry's maximum.
+    var frequency: Int {
+        get { Int(count) }
+        set { count = UInt32(clamping: newValue) }
+    }
 }
 
 /// A document's length in one byte, as each posting carries it so that ranking needs no other

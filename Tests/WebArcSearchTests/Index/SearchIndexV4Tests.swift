@@ -182,6 +182,15 @@ import WebArcTestSupport
         }
     }
 
+    /// A decoded list of a term on every page of a million is held whole while it is renumbered.
+    @Test func aPostingTakesSixteenBytesAndClampsACountPastFourBytes() {
+        #expect(MemoryLayout<Posting>.stride == 16)
+        var posting = Posting(document: 3, frequency: 1 << 32, inTitle: true, lengthCode: 9)
+        #expect(posting.frequency == Int(UInt32.max))
+        posting.frequency = 7
+        #expect(posting.frequency == 7)
+    }
+
     @Test func aNormPageOfAnotherCountIsRefused() throws {
         let page = try SearchPage(
             parsing: SearchPage.encode(kind: .norms, children: [], payload: [1, 2, 3]), page: 99, pageArea: 0..<1000)

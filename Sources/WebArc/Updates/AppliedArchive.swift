@@ -126,11 +126,12 @@ struct AppliedArchive {
         let index = options.searchIndex(reusing: indexBases)
         let writer = try ArchiveWriter(path: path, options: options)
         writer.metadata = metadata
-        // Body number → its record's place in `order`, and its record's tree position.
-        var bodyRecords: [Int] = []
+        // Body number → its record's place in `order`, and its record's tree position, 4 bytes each
+        // (a table of a million bodies: 8 MB, where `Int`s took 16).
+        var bodyRecords: [Int32] = []
         var bodyPositions: [Int32] = []
         for (index, position) in order.enumerated() where records.hasJob(at: position) {
-            bodyRecords.append(index)
+            bodyRecords.append(Int32(index))
             bodyPositions.append(Int32(position))
         }
         let pipeline = ApplyPipeline(
@@ -149,7 +150,7 @@ struct AppliedArchive {
                 progress?(added, order.count)
             }
             try pipeline.run(workers: workers > 0 ? workers : AvailableCores.count) { body, output in
-                while added < bodyRecords[body] { try copy(try records.read(at: order[added])) }
+                while added < Int(bodyRecords[body]) { try copy(try records.read(at: order[added])) }
                 let read = try records.read(at: order[added])
                 guard case .response(var response) = read.record, case .prepared(let prepared, let reused) = output
                 else {

@@ -66,7 +66,7 @@ extension ApplyPipeline {
     /// error, as `recheck(index, entry, chunk)` (a fully checked read of it) names it: a damaged
     /// delta reference, else `chunkDigest` at the chunk.
     static func checkDigests(
-        _ batch: inout [(index: Int, fetched: Result<Fetched, any Error>)],
+        _ batch: inout [(index: Int, fetched: Result<Fetched, any Error>, job: Job?)],
         recheck: (Int, BodyEntry, Int) -> (any Error)?
     ) {
         var raws: [[UInt8]] = []

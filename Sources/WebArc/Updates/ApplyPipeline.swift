@@ -154,24 +154,31 @@ final class ApplyPipeline: @unchecked Sendable {
     private func work(workers: Int) {
         var cached:
             (anchor: Int, dictionary: LZ4Dictionary?, history: [UInt8]?, identity: StoredCopy.DictionaryIdentity?)?
+        // The job of the body this worker handled last: the next one compares with it.
+        var previous: (index: Int, job: Job)?
         while let run = take(workers: workers) {
             var start = run.lowerBound
             while start < run.upperBound && mayRead(from: start) {
-                var batch: [(index: Int, fetched: Result<Fetched, any Error>)] = []
+                var batch: [(index: Int, fetched: Result<Fetched, any Error>, job: Job?)] = []
                 var bytes: UInt64 = 0
                 while start < run.upperBound && (batch.isEmpty || bytes < Self.batchBytes) {
                     let index = start
                     start += 1
-                    let fetched = Result { try fetch(index, isAnchor: anchors.isAnchor(index)) }
+                    // Each job is read once (a read of the apply log for a stored body).
+                    let job = Result { try self.job(index) }
+                    let fetched = Result { try fetch(index, job: job.get(), isAnchor: anchors.isAnchor(index)) }
                     if case .success(let body) = fetched { bytes += body.length }
-                    batch.append((index, fetched))
+                    batch.append((index, fetched, try? job.get()))
                 }
                 if !copyUnchecked {
                     Self.checkDigests(&batch) { [self] index, entry, chunk in
                         (try? job(index))?.reader.flatMap { Self.recheck(entry, chunk: chunk, in: $0) }
                     }
                 }
-                for (index, fetched) in batch {
+                for (index, fetched, job) in batch {
+                    let before =
+                        index == 0 ? nil : previous?.index == index - 1 ? previous?.job : try? self.job(index - 1)
+                    previous = job.map { (index, $0) }
                     let result = Result<Output, any Error> {
                         var dictionary: LZ4Dictionary?
                         var history: [UInt8]?
@@ -191,7 +198,7 @@ final class ApplyPipeline: @unchecked Sendable {
                         }
                         let zstd = zstdLevel.flatMap { level in history.map { (level: level, history: $0) } }
                         var body = try fetched.get()
-                        if repeatsPrevious(index) {
+                        if Self.repeats(job, before) {
                             if case .stored(let copy) = body { body = try copy.read() }
                             if case .chunks(let entry, let chunks) = body, BodyTransfer.writerCut(entry) != nil {
                                 return .prepared(Self.repeated(entry, chunks), reused: chunks.count)
@@ -215,14 +222,13 @@ final class ApplyPipeline: @unchecked Sendable {
         }
     }
 
-    /// Whether body `index` is the body before it again (the same body of the same layer: a
-    /// folder's index.html answering twice), which the writer takes as a duplicate whatever its
+    /// Whether a body (its job `this`) is the body before it (`before`) again (the same body of
+    /// the same layer: a folder's index.html answering twice), which the writer takes as a duplicate whatever its
     /// position, so that coding it for its position (an anchor's, or against the dictionary of the
     /// anchor the body before it may be) would be thrown away.
-    private func repeatsPrevious(_ index: Int) -> Bool {
-        guard index > 0 else { return false }
-        guard let this = try? job(index), let before = try? job(index - 1), let reference = this.reference,
-            let reader = this.reader, let previous = before.reader
+    private static func repeats(_ this: Job?, _ before: Job?) -> Bool {
+        guard let this, let before, let reference = this.reference, let reader = this.reader,
+            let previous = before.reader
         else { return false }
         return previous === reader && before.reference == reference
     }
@@ -277,8 +283,7 @@ final class ApplyPipeline: @unchecked Sendable {
 
     /// Reads body `index`: a compact update's new bytes, or each chunk of a layer's body read and
     /// decoded, its digest left to ``checkDigests(_:recheck:)``. An anchor publishes its last chunk's tail.
-    private func fetch(_ index: Int, isAnchor: Bool) throws -> Fetched {
-        let job = try self.job(index)
+    private func fetch(_ index: Int, job: Job, isAnchor: Bool) throws -> Fetched {
         guard let reader = job.reader, let reference = job.reference else {
             let bytes = job.bytes ?? []
             reserve(index, cost: UInt64(bytes.count))

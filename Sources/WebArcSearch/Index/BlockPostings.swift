@@ -100,14 +100,15 @@ enum BlockPostings {
         return table + bits.finish()
     }
 
-    /// `postings` (documents ascending) as version 2 codes them.
-    static func version2(_ postings: [Posting]) -> [UInt8] {
+    /// `postings` (documents ascending) as version 2 codes them; without `lengths`, as version 4
+    /// codes a short list (no length code).
+    static func version2(_ postings: [Posting], lengths: Bool = true) -> [UInt8] {
         var bytes: [UInt8] = []
         var previous: Int?
         for posting in postings {
             PostingCodec.encode(
                 document: posting.document, previous: previous, frequency: posting.frequency,
-                inTitle: posting.inTitle, lengthCode: posting.lengthCode, into: &bytes)
+                inTitle: posting.inTitle, lengthCode: lengths ? posting.lengthCode : nil, into: &bytes)
             previous = posting.document
         }
         return bytes

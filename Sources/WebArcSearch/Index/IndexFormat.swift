@@ -309,14 +309,12 @@ struct TermShard: Sendable {
             // Version 3 codes a list of `blockedFrom` postings or more in blocks of at least 6 bytes
             // each, version 4 of at least 7; version 4's short postings take 2 bytes or more.
             let blocks = UInt64(BlockPostings.blockCount(Int(frequency)))
-            let least: UInt64 =
-                switch version {
-                case 3...:
-                    frequency >= UInt64(BlockPostings.blockedFrom)
-                        ? (version == 3 ? 6 : 7) * blocks
-                        : (version == 3 ? 3 : 2) * frequency
-                default: 3 * frequency
-                }
+            let least =
+                version < 3
+                ? 3 * frequency
+                : frequency < UInt64(BlockPostings.blockedFrom)
+                    ? (version == 3 ? 3 : 2) * frequency
+                    : (version == 3 ? 6 : 7) * blocks
             guard postingLength >= least, postingLength <= UInt64(postingBytes - postingEnd),
                 positionLength <= UInt64(positionBytes - positionEnd)
             else {

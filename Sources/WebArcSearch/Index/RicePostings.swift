@@ -16,16 +16,8 @@ enum RicePostings {
 
     /// `postings` (documents ascending) as version 4 codes them.
     static func encode(_ postings: [Posting]) -> [UInt8] {
-        var bytes: [UInt8] = []
         guard postings.count >= BlockPostings.blockedFrom else {
-            var previous: Int?
-            for posting in postings {
-                PostingCodec.encode(
-                    document: posting.document, previous: previous, frequency: posting.frequency,
-                    inTitle: posting.inTitle, lengthCode: nil, into: &bytes)
-                previous = posting.document
-            }
-            return bytes
+            return BlockPostings.version2(postings, lengths: false)
         }
         var table: [UInt8] = []
         var blocks: [UInt8] = []

@@ -302,7 +302,7 @@ struct BitReader {
 /// A term's postings as a query reads them: a blocked list (version 3 or 4) decoded a block at a
 /// time, any other list decoded whole as one block; each block with a bound on its postings'
 /// weights. In version 4 each posting's length code comes from the norm pages (`norms`).
-struct TermPostings {
+struct TermPostings: Sendable {
     private let bytes: [UInt8]
     private let skips: [BlockPostings.Skip]
     private let whole: [Posting]?
@@ -368,6 +368,18 @@ struct TermPostings {
                 reason: "postings: block \(number)'s smallest length code is not its skip entry's")
         }
         return postings
+    }
+
+    /// Block `number` to be read a part at a time (``PartialRiceBlock``), or nil when this list
+    /// is not a version 4 blocked one (``block(_:)`` decodes those whole).
+    func partialBlock(_ number: Int) throws -> PartialRiceBlock? {
+        guard whole == nil, norms != nil else { return nil }
+        return try PartialRiceBlock(bytes, skips, number, page: page)
+    }
+
+    /// The posting at `index` of `block`'s documents (a block of this list).
+    func posting(at index: Int, in block: PartialRiceBlock) throws -> Posting {
+        try block.posting(at: index, bytes, norms: norms!, page: page)
     }
 
     /// Every posting, in an array with room for `extra` more (a caller that inserts postings

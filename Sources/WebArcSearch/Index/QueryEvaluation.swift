@@ -1,14 +1,9 @@
 import Foundation
 import WebArc
 
-/// Runs a parsed query over one index (spec §17.4): every clause must match; BM25 over the
-/// postings' counts and quantized lengths, plus ``titleBoost`` × idf for a term the title holds.
+/// Runs a parsed query over one index (spec §17.4): every clause must match, each match weighed
+/// by ``BM25``.
 struct QueryEvaluation {
-    static let k1 = 1.2
-    static let b = 0.75
-    /// A title match's weight in idfs: about what the most frequent body match gives (k1 + 1), so
-    /// that a page about a word outranks a long page that says it often.
-    static let titleBoost = 2.0
     /// The most terms a prefix stands for (the first, in term order).
     static let maxPrefixTerms = 64
 
@@ -22,7 +17,15 @@ struct QueryEvaluation {
     /// ``PhraseCheck``).
     var phrasesToCheck: [[String]] = []
 
-    init(index: IndexView) { self.index = index }
+    /// The index's BM25 weights.
+    let bm25: BM25
+    /// How ``runTop(_:count:)`` deals a long list to the cores.
+    var split = TopWalk.Split()
+
+    init(index: IndexView) {
+        self.index = index
+        bm25 = BM25(averageLength: index.averageLength)
+    }
 
     /// Matching documents with their scores, best first (equal scores: lower document first); when
     /// `top` is given, only the first `top` of them are asked for (``runTop(_:count:)``).
@@ -114,19 +117,8 @@ struct QueryEvaluation {
         return (max(4, bytes.count - 3)..<bytes.count).reversed().map { Array(bytes[..<$0]) }
     }
 
-    func weight(_ posting: Posting, idf: Double) -> Double {
-        weight(frequency: posting.frequency, lengthCode: posting.lengthCode, inTitle: posting.inTitle, idf: idf)
-    }
-
-    /// BM25 of one posting; it grows with `frequency` and `inTitle` and falls with the length, so
-    /// a block's largest count, title bit and smallest length bound its postings' weights.
     @inline(__always)
-    func weight(frequency: Int, lengthCode: UInt8, inTitle: Bool, idf: Double) -> Double {
-        let f = Double(frequency)
-        let length = Double(LengthCode.decode(lengthCode))
-        let body = idf * f * (Self.k1 + 1) / (f + Self.k1 * (1 - Self.b + Self.b * length / index.averageLength))
-        return body + (inTitle ? idf * Self.titleBoost : 0)
-    }
+    func weight(_ posting: Posting, idf: Double) -> Double { bm25.weight(posting, idf: idf) }
 
     /// The clause's matches in document order, among `candidates` (in document order) when given;
     /// each candidate's score here is ignored.

@@ -131,11 +131,15 @@ struct RiceReader {
     private let endBit: Int
     private var bit: Int
 
-    init(_ bytes: UnsafeRawBufferPointer, range: Range<Int>) {
+    /// A reader of the bytes `range`, from bit `start` of `bytes` on (its first bit by default).
+    init(_ bytes: UnsafeRawBufferPointer, range: Range<Int>, from start: Int? = nil) {
         self.bytes = bytes
-        bit = range.lowerBound * 8
+        bit = start ?? range.lowerBound * 8
         endBit = range.upperBound * 8
     }
+
+    /// The bit of `bytes` the next code starts at.
+    var position: Int { bit }
 
     /// The next 57 bits or more from `bit` (zero past the block's end).
     @inline(__always)
@@ -153,6 +157,7 @@ struct RiceReader {
 
     /// The next Rice-coded value of parameter `k`, or nil when it runs past the block or is not
     /// below 2^`valueBits`.
+    @inline(__always)
     mutating func read(k: Int, valueBits: Int) -> UInt64? {
         guard bit < endBit else { return nil }
         // Most codes lie whole in one window: its ones, the zero, the low bits.

@@ -45,9 +45,11 @@ import WebArcTestSupport
         #expect(ArchiveVerifier.verify(v3).problems.isEmpty)
     }
 
-    /// Blocked lists of versions 3 and 4: the skip entries' bounds must not change the first results.
-    @Test(arguments: [UInt64(3), 4])
-    func theFirstResultsAreThoseOfTheWholeEvaluation(version: UInt64) throws {
+    /// Blocked lists of versions 3 and 4: the skip entries' bounds must not change the first
+    /// results, whether one thread walks the lists or every core a part of them (each leader
+    /// block its own run, so that the parts interleave).
+    @Test(arguments: [UInt64(3), 4], [TopWalk.Split(), TopWalk.Split(blocksPerPart: 1, run: 1)])
+    func theFirstResultsAreThoseOfTheWholeEvaluation(version: UInt64, split: TopWalk.Split) throws {
         let folder = try TemporaryFolder()
         try SearchIndexVersionTests.write(Self.pages, version: version, to: folder.file("index.webarc"))
         let index = try #require(try IndexView(try ArchiveReader(path: folder.file("index.webarc"))))
@@ -56,6 +58,7 @@ import WebArcTestSupport
             var all = try whole.run(SearchQuery.parse(query))
             for count in [1, 2, 10, 100] {
                 var top = QueryEvaluation(index: index)
+                top.split = split
                 // A prefix with other clauses is evaluated whole.
                 guard var first = try top.runTop(SearchQuery.parse(query), count: count) else {
                     #expect(query == "w1* the")

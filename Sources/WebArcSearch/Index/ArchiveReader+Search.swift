@@ -76,16 +76,19 @@ extension LayerStack {
                 ranked.append((score, number, document, entry.url, entry.title, evaluation.terms(of: document)))
                 kept += 1
             }
+            // A batch of phrase checks: a few per core, or as many reads as a remote source keeps
+            // in flight; twice as many after a batch where no page showed the phrases (up to four
+            // times), so that the cores of a long, fruitless search wait on each other less often.
+            let phraseBatch = max(Self.phraseBatch, layer.byteSource.concurrentReads)
+            var batch = phraseBatch
             func checkPending() throws {
                 let shows = try showsPhrases(phrases, pending.map(\.entry.url), in: layer)
                 for (candidate, holds) in zip(pending, shows) where kept < limit && holds {
                     keep(candidate.document, candidate.score, candidate.entry)
                 }
+                if !shows.contains(true) { batch = min(2 * batch, 4 * phraseBatch) }
                 pending = []
             }
-            // A batch of phrase checks: a few per core, or as many reads as a remote source keeps
-            // in flight.
-            let phraseBatch = max(Self.phraseBatch, layer.byteSource.concurrentReads)
             if layer.byteSource.concurrentReads > Self.phraseBatch {
                 // Over the network, the first hits' document pages are fetched at once rather
                 // than one round trip after another; the loop below then reads them from the cache.
@@ -110,7 +113,7 @@ extension LayerStack {
                 guard budget > 0 else { break }
                 budget -= 1
                 pending.append((match.document, match.score, document))
-                if pending.count >= min(phraseBatch, limit - kept) { try checkPending() }
+                if pending.count >= min(batch, limit - kept) { try checkPending() }
             }
             if !pending.isEmpty { try checkPending() }
         }

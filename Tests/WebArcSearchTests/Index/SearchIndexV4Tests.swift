@@ -167,6 +167,64 @@ import WebArcTestSupport
         }
     }
 
+    /// A block read in part (a top-k walk's lookups) gives the postings a whole decode gives.
+    @Test func aBlockReadInPartGivesTheWholeBlocksPostings() throws {
+        let postings = Self.postings(1000, seed: 13, norms: Self.norms)
+        let documentCount = postings.last!.document + 1
+        let list = try TermPostings(
+            RicePostings.encode(postings), count: 1000, documentCount: documentCount, version: 4,
+            norms: Self.lookup(documentCount: documentCount, span: 7), page: 7)
+        for number in 0..<list.blockCount {
+            let whole = try list.block(number)
+            let part = try #require(try list.partialBlock(number))
+            #expect(part.documents == whole.map(\.document))
+            // Every third posting, forwards, as a walk asks: each read on from the last.
+            for index in stride(from: number % 3, to: whole.count, by: 3) {
+                let posting = try list.posting(at: index, in: part)
+                #expect(posting.document == whole[index].document)
+                #expect(posting.frequency == whole[index].frequency)
+                #expect(posting.inTitle == whole[index].inTitle)
+                #expect(posting.lengthCode == whole[index].lengthCode)
+            }
+        }
+    }
+
+    /// A damaged block read in part is refused, or its postings stay within the skip entry's
+    /// bounds: no weight passes the bound a walk passed blocks over by.
+    @Test func aDamagedBlockReadInPartStaysWithinItsBounds() throws {
+        let postings = Self.postings(300, seed: 17, norms: Self.norms)
+        let documentCount = postings.last!.document + 1
+        let norms = Self.lookup(documentCount: documentCount, span: 64)
+        let bytes = RicePostings.encode(postings)
+        var refused = 0
+        for position in bytes.indices {
+            var damaged = bytes
+            damaged[position] ^= 0x5A
+            do {
+                let list = try TermPostings(
+                    damaged, count: 300, documentCount: documentCount, version: 4, norms: norms, page: 7)
+                for number in 0..<list.blockCount {
+                    let skip = list.skip(number)
+                    let part = try #require(try list.partialBlock(number))
+                    for index in part.documents.indices {
+                        let posting = try list.posting(at: index, in: part)
+                        #expect(posting.frequency <= skip.maxFrequency)
+                        #expect(!posting.inTitle || skip.anyInTitle)
+                        #expect(posting.lengthCode >= skip.minLengthCode)
+                    }
+                }
+            } catch let error as WebArcError {
+                guard case .corruptPage(let page, _, _) = error else {
+                    Issue.record("\(error) at byte \(position)")
+                    continue
+                }
+                #expect(page == 7)
+                refused += 1
+            }
+        }
+        #expect(refused > 0)
+    }
+
     @Test func aRunOfOnesPastTheBoundIsRefused() {
         // One skip entry (last document 200, count 1, length code 0, both parameters 0) and a block
         // of 9 bytes of one bits: its first value's run of ones never ends inside the block.

@@ -255,13 +255,17 @@ struct BaseTerm {
     /// emits.
     var blocked: (documentCount: Int, page: UInt64, version: UInt64, norms: NormLookup?)? = nil
 
-    /// A blocked list's postings, decoded, with room for `extra` more.
-    func decoded(reserving extra: Int = 0) throws -> [Posting]? {
+    /// A blocked list's postings, to be decoded a block at a time (nil for another list).
+    func termPostings() throws -> TermPostings? {
         guard let blocked else { return nil }
         return try TermPostings(
             postings, count: frequency, documentCount: blocked.documentCount, version: blocked.version,
-            norms: blocked.norms, page: blocked.page
-        ).all(reserving: extra)
+            norms: blocked.norms, page: blocked.page)
+    }
+
+    /// A blocked list's postings, decoded, with room for `extra` more.
+    func decoded(reserving extra: Int = 0) throws -> [Posting]? {
+        try termPostings()?.all(reserving: extra)
     }
 }
 

@@ -1,11 +1,13 @@
 import WebArc
 
 /// A joined term's postings on their way to a shard: coded as version 2 codes them (the builder's
-/// own runs, a base's short lists), with positions for version 1; or decoded (a base's blocked
-/// list, renumbered), which a version 3 shard blocks again without parsing them first.
+/// own runs, a base's short lists), with positions for version 1; decoded (a base's blocked list,
+/// renumbered), which a version 3 shard blocks again without parsing them first; or, for a
+/// version 4 shard, a base's blocked list renumbered straight into version 4's coding.
 enum JoinedPostings {
     case coded(postings: [UInt8], positions: [UInt8])
     case decoded([Posting])
+    case rice([UInt8])
 }
 
 /// Joins the terms of the documents a builder analysed (in term order) with a base's terms for
@@ -13,13 +15,16 @@ enum JoinedPostings {
 /// term none of whose documents was taken is left out.
 struct BaseTermJoin {
     let base: BaseIndex
+    /// The index version the joined terms are written in.
+    let version: UInt64
     private let stream: BaseIndex.TermStream
     private var head: BaseTerm?
     private var started = false
     private var own = PostingList()
 
-    init(_ base: BaseIndex) {
+    init(_ base: BaseIndex, version: UInt64) {
         self.base = base
+        self.version = version
         stream = base.terms()
     }
 
@@ -69,6 +74,7 @@ struct BaseTermJoin {
     private func renumbered(
         _ head: consuming BaseTerm, inserting own: PostingList = PostingList()
     ) throws -> (frequency: Int, postings: JoinedPostings) {
+        if version >= 4, let list = try head.termPostings() { return try renumberedIntoRice(list, inserting: own) }
         // Room for the builder's postings, which the renumbering merges in.
         if var decoded = try head.decoded(reserving: own.count) {
             head.postings = []
@@ -112,6 +118,34 @@ struct BaseTermJoin {
             list[write] = try own.posting(next)
             write -= 1
         }
+    }
+
+    /// A blocked list's postings of documents taken, in their new numbers, with `own`'s merged in,
+    /// coded as version 4 codes them a block at a time: a list of a term on every page is never
+    /// held decoded (16 MB at a million pages).
+    private func renumberedIntoRice(
+        _ list: TermPostings, inserting own: PostingList
+    ) throws -> (frequency: Int, postings: JoinedPostings) {
+        var writer = RiceListWriter()
+        var next = 0
+        // Documents must ascend: the base's in their new numbers, the builder's between them.
+        let numbers = base.newNumbers
+        for number in 0..<list.blockCount {
+            for var posting in try list.block(number) {
+                guard posting.document < numbers.count, numbers[posting.document] >= 0 else { continue }
+                posting.document = Int(numbers[posting.document])
+                while next < own.count, own.documents[next] < posting.document {
+                    guard writer.append(try own.posting(next)) else { throw failure }
+                    next += 1
+                }
+                guard writer.append(posting) else { throw failure }
+            }
+        }
+        while next < own.count {
+            guard writer.append(try own.posting(next)) else { throw failure }
+            next += 1
+        }
+        return (writer.count, .rice(writer.finish()))
     }
 
     /// A coded list's postings of documents taken, in their new numbers, encoded straight from the

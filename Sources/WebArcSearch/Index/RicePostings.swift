@@ -16,46 +16,9 @@ enum RicePostings {
 
     /// `postings` (documents ascending) as version 4 codes them.
     static func encode(_ postings: [Posting]) -> [UInt8] {
-        guard postings.count >= BlockPostings.blockedFrom else {
-            return BlockPostings.version2(postings, lengths: false)
-        }
-        var table: [UInt8] = []
-        var blocks: [UInt8] = []
-        blocks.reserveCapacity(postings.count)
-        var previous = -1
-        var deltas = [UInt64](repeating: 0, count: BlockPostings.blockSize)
-        var packed = [UInt64](repeating: 0, count: BlockPostings.blockSize)
-        for start in stride(from: 0, to: postings.count, by: BlockPostings.blockSize) {
-            let end = min(postings.count, start + BlockPostings.blockSize)
-            let count = end - start
-            var minLength = UInt8.max
-            var maxFrequency = 0
-            var anyInTitle = false
-            var last = previous
-            for (slot, posting) in postings[start..<end].enumerated() {
-                deltas[slot] = UInt64(posting.document - last - 1)
-                packed[slot] = UInt64(posting.frequency - 1) << 1 | (posting.inTitle ? 1 : 0)
-                minLength = min(minLength, posting.lengthCode)
-                maxFrequency = max(maxFrequency, posting.frequency)
-                anyInTitle = anyInTitle || posting.inTitle
-                last = posting.document
-            }
-            let deltaK = parameter(deltas[0..<count], limit: valueBits.delta)
-            let packedK = parameter(packed[0..<count], limit: valueBits.packed)
-            var bits = BitWriter()
-            for value in deltas[0..<count] { append(value, k: deltaK, to: &bits) }
-            for value in packed[0..<count] { append(value, k: packedK, to: &bits) }
-            let block = bits.finish()
-            LEB128.append(UInt64(last - previous - (previous < 0 ? 1 : 0)), to: &table)
-            LEB128.append(UInt64(maxFrequency) << 1 | (anyInTitle ? 1 : 0), to: &table)
-            table.append(minLength)
-            table.append(UInt8(deltaK))
-            table.append(UInt8(packedK))
-            LEB128.append(UInt64(block.count), to: &table)
-            blocks += block
-            previous = last
-        }
-        return table + blocks
+        var writer = RiceListWriter()
+        for posting in postings { writer.append(posting) }
+        return writer.finish()
     }
 
     /// The `k` in 0...`limit` whose Rice codes of `values` take the fewest bits (the least on a tie).
@@ -73,7 +36,7 @@ enum RicePostings {
     }
 
     @inline(__always)
-    private static func append(_ value: UInt64, k: Int, to bits: inout BitWriter) {
+    static func append(_ value: UInt64, k: Int, to bits: inout BitWriter) {
         var ones = value >> UInt64(k)
         while ones >= 32 {
             bits.append(0xFFFF_FFFF, width: 32)

@@ -216,7 +216,7 @@ public final class SearchIndexBuilder: SearchIndexContributor {
     private func writePages(escaping store: @escaping ([UInt8]) throws -> SearchPageAddress) throws -> [UInt8] {
         var shards = ShardWriter(store: store, version: version)
         // The base's terms for the documents taken from it join this builder's own, term by term.
-        var join = base.flatMap { $0.taken > 0 ? BaseTermJoin($0) : nil }
+        var join = base.flatMap { $0.taken > 0 ? BaseTermJoin($0, version: version) : nil }
         func add(_ term: [UInt8], _ frequency: Int, _ postings: JoinedPostings) throws {
             try shards.add(term: term, frequency: frequency, postings)
         }
@@ -361,6 +361,8 @@ private struct ShardWriter {
             termPostings = RicePostings.encode(postings)
         case (.decoded(let postings), _):
             termPostings = version == 3 ? BlockPostings.encode(postings) : BlockPostings.version2(postings)
+        case (.rice(let postings), _):
+            termPostings = postings
         }
         let shared = count == 0 ? 0 : zip(previous, term).prefix { $0 == $1 }.count
         entries.integer(shared)

@@ -167,6 +167,21 @@ import WebArcTestSupport
         }
     }
 
+    /// The list writer (an apply's join codes a renumbered list through it) takes postings one
+    /// by one, in any runs, and refuses one whose document does not ascend.
+    @Test func theListWriterCodesAsEncodeAndRefusesADocumentOutOfOrder() {
+        let postings = Self.postings(700, seed: 19, norms: Self.norms)
+        var writer = RiceListWriter()
+        let added = postings.map { writer.append($0) }
+        #expect(added.allSatisfy { $0 })
+        let last = postings.last!
+        let again = writer.append(last)
+        let lower = writer.append(Posting(document: last.document - 1, frequency: 1, inTitle: false, lengthCode: 0))
+        #expect(!again && !lower)
+        #expect(writer.count == 700)
+        #expect(writer.finish() == Self.plainRice(postings))
+    }
+
     /// A block read in part (a top-k walk's lookups) gives the postings a whole decode gives.
     @Test func aBlockReadInPartGivesTheWholeBlocksPostings() throws {
         let postings = Self.postings(1000, seed: 13, norms: Self.norms)

@@ -115,6 +115,9 @@ def page_input(data: bytes) -> bytes:
                 struct.pack_into("<Q", raw, position, load(bytes(raw[position:position + 56])) + 2)
         at += 1
     optional, = struct.unpack_from("<Q", trailer, 24)
+    # The frame's header has one byte for it: bits past the eighth (newer-minor's unknown bit 9)
+    # cannot be framed, and a reader ignores unknown optional bits anyway.
+    optional &= 0xFF
     header = struct.pack("<BBBBIIB", features, minor, ref(refs[1])[4], ref(refs[2])[4], records, bodies, optional)
     header = header.ljust(16, b"\0")
     return SEPARATOR.join([header, data[16:body_end]] + [bytes(p) for p in pages])

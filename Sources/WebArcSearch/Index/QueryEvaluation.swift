@@ -117,6 +117,7 @@ struct QueryEvaluation {
         return (max(4, bytes.count - 3)..<bytes.count).reversed().map { Array(bytes[..<$0]) }
     }
 
+    /// A posting's weight for a term of inverse document frequency `idf` (``BM25``).
     @inline(__always)
     func weight(_ posting: Posting, idf: Double) -> Double { bm25.weight(posting, idf: idf) }
 

@@ -347,7 +347,8 @@ private struct ShardWriter {
         if count > 0, entries.bytes.count >= IndexFormat.pageTarget { try close() }
         if count == 0 { first = term }
         // Postings come coded as version 2 codes them (runs, a base's short lists) or decoded (a
-        // base's blocked lists): blocked here.
+        // base's blocked lists): blocked here; or, in version 4, a base's blocked list already
+        // coded by the join.
         let termPostings: [UInt8]
         var termPositions: [UInt8] = []
         switch (joined, version) {

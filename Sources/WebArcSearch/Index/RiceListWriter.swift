@@ -18,7 +18,6 @@ struct RiceListWriter {
 
     /// Adds a posting after every one before it; false (nothing added) when its document is not
     /// above theirs.
-    @discardableResult
     mutating func append(_ posting: Posting) -> Bool {
         guard posting.document > (pending.last?.document ?? previous) else { return false }
         pending.append(posting)

@@ -17,7 +17,10 @@ enum RicePostings {
     /// `postings` (documents ascending) as version 4 codes them.
     static func encode(_ postings: [Posting]) -> [UInt8] {
         var writer = RiceListWriter()
-        for posting in postings { writer.append(posting) }
+        for posting in postings {
+            let added = writer.append(posting)
+            precondition(added, "postings out of document order")
+        }
         return writer.finish()
     }
 

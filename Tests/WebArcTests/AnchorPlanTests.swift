@@ -301,7 +301,8 @@ import WebArcTestSupport
             expected: ([UInt8](repeating: 0, count: 32), 0), appendix: [], workers: 1)
         #expect(throws: WebArcError.self) {
             try archive.write(
-                AppliedRecords(layers: []), order: [], to: scratch.file("out.webarc"), overwrite: false, progress: nil)
+                AppliedRecords(layers: []), order: try InsertionOrder().positionsInOrder(count: 0),
+                to: scratch.file("out.webarc"), overwrite: false, progress: nil)
         }
         #expect(!FileManager.default.fileExists(atPath: scratch.file("out.webarc")))
     }

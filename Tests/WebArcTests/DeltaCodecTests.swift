@@ -105,6 +105,37 @@ import WebArcTestSupport
         #expect(try InsertionOrder(positions: [1, 0]).positions(count: 2) == [1, 0])
     }
 
+    @Test("positions read from the runs as asked for are the listed ones, for orders of few and many runs")
+    func positionsFromRuns() throws {
+        var generator = SeededGenerator(seed: 37)
+        for runCount in [1, 2, 5, 40, 700] {
+            // A permutation of 0..<count made of `runCount` runs, shuffled.
+            var runs: [Range<Int>] = []
+            var start = 0
+            for _ in 0..<runCount {
+                let length = Int.random(in: 1...30, using: &generator)
+                runs.append(start..<start + length)
+                start += length
+            }
+            runs.shuffle(using: &generator)
+            let listed = runs.flatMap { Array($0) }
+            let order = try InsertionOrder(encoded: InsertionOrder(positions: listed).encoded())
+            let positions = try order.positionsInOrder(count: listed.count)
+            #expect(positions.count == listed.count)
+            #expect(Array(positions) == listed)
+            #expect(try order.positions(count: listed.count) == listed)
+            for index in stride(from: 0, to: listed.count, by: 7) { #expect(positions[index] == listed[index]) }
+        }
+        #expect(Array(try InsertionOrder().positionsInOrder(count: 4)) == [0, 1, 2, 3])
+        // Runs that overlap, or leave a gap, while their lengths add up to the count.
+        #expect(throws: InsertionOrder.Problem.self) {
+            try InsertionOrder(positions: [0, 1, 1, 3]).positionsInOrder(count: 4)
+        }
+        #expect(throws: InsertionOrder.Problem.self) {
+            try InsertionOrder(positions: [3, 2, 2, 0]).positionsInOrder(count: 4)
+        }
+    }
+
     @Test(
         "malformed orders are refused: a position twice, one out of range, a missing one, a zero run, an endless integer"
     )

@@ -84,5 +84,29 @@ struct RecordRunsTests {
             #expect(try table.entry(reference)?.length == length)
         }
         #expect(try table.entry(BodyReference(digest: zero, variant: 201)) == nil)
+        // Parked on disk and read back, the sealed table answers as before.
+        try table.park()
+        try table.unpark()
+        var relisted: [BodyReference] = []
+        try table.forEachSorted { relisted.append($0.reference) }
+        #expect(relisted == listed)
+        for (reference, length) in references where reference.variant % 7 == 0 {
+            #expect(try table.entry(reference)?.length == length)
+            #expect(table.sortedIndex(of: reference) == listed.firstIndex(of: reference))
+        }
+    }
+
+    @Test("a parked array comes back from its scratch file element for element, empty or not")
+    func parkedArray() throws {
+        struct Pair: Equatable {
+            var number: UInt64
+            var tag: Int32
+        }
+        let pairs = (0..<70_000).map { Pair(number: UInt64($0) &* 0x9E37_79B9_7F4A_7C15, tag: Int32($0 % 977)) }
+        let parked = try ParkedArray(pairs, prefix: "webarc-test-parked")
+        #expect(parked.count == pairs.count)
+        #expect(try parked.restore() == pairs)
+        #expect(try parked.restore() == pairs)
+        #expect(try ParkedArray([Pair](), prefix: "webarc-test-parked").restore().isEmpty)
     }
 }

@@ -4,7 +4,7 @@ import Crypto
 ///
 /// MD5 is not collision-resistant, so this is an address, not a tamper seal; bodies that share a
 /// digest are told apart by ``BodyReference/variant``. Spec: §6.3 Body entry.
-public struct BodyDigest: Hashable, Comparable, Sendable, CustomStringConvertible {
+public struct BodyDigest: Hashable, Comparable, Sendable, BitwiseCopyable, CustomStringConvertible {
     /// The first eight digest bytes, big-endian, so that integer order is byte order.
     public let high: UInt64
     /// The last eight digest bytes, big-endian.

@@ -12,9 +12,9 @@ public struct InsertionOrder: Equatable, Sendable {
     public init() { runs = [] }
 
     /// The fewest runs listing `positions` in order; empty when they are 0, 1, 2, ….
-    public init(positions: [Int]) {
+    public init<Positions: Sequence>(positions: Positions) where Positions.Element: BinaryInteger {
         var runs: [(start: UInt64, length: UInt64)] = []
-        for position in positions.map(UInt64.init) {
+        for position in positions.lazy.map({ UInt64($0) }) {
             if let last = runs.last, last.start + last.length == position {
                 runs[runs.count - 1].length += 1
             } else {
@@ -61,24 +61,63 @@ public struct InsertionOrder: Equatable, Sendable {
     ///
     /// - Throws: ``InsertionOrder/Problem`` when the runs do not list each position once.
     public func positions(count: Int) throws -> [Int] {
-        if runs.isEmpty { return Array(0..<count) }
-        var seen = [Bool](repeating: false, count: count)
-        var positions: [Int] = []
-        positions.reserveCapacity(count)
+        Array(try positionsInOrder(count: count))
+    }
+
+    /// The positions in insertion order, given the record count, read from the runs as they are
+    /// asked for: no table of a position a record (a million records took 8 MB as `[Int]`).
+    ///
+    /// - Throws: ``InsertionOrder/Problem`` when the runs do not list each position 0..<count once.
+    package func positionsInOrder(count: Int) throws -> Positions {
+        guard count >= 0 else { throw Problem(reason: "a negative record count") }
+        var ends: [Int] = []
+        ends.reserveCapacity(runs.count)
+        var total = 0
         for run in runs {
             guard run.start < UInt64(count), run.length <= UInt64(count) - run.start else {
                 throw Problem(reason: "run \(run.start)+\(run.length) is outside 0..<\(count)")
             }
-            for position in Int(run.start)..<Int(run.start + run.length) {
-                guard !seen[position] else { throw Problem(reason: "position \(position) is listed twice") }
-                seen[position] = true
-                positions.append(position)
+            total += Int(run.length)
+            guard total <= count else { throw Problem(reason: "more than \(count) positions listed") }
+            ends.append(total)
+        }
+        // Each position once: the runs, by start, tile 0..<count.
+        var covered = 0
+        for run in runs.sorted(by: { $0.start < $1.start }) {
+            let start = Int(run.start)
+            guard start >= covered else { throw Problem(reason: "position \(start) is listed twice") }
+            guard start == covered else { throw Problem(reason: "position \(covered) is not listed") }
+            covered = start + Int(run.length)
+        }
+        guard runs.isEmpty || covered == count else {
+            throw Problem(reason: "\(covered) positions listed for \(count) records")
+        }
+        return Positions(runs: runs.map { (Int($0.start), Int($0.length)) }, ends: ends, count: count)
+    }
+
+    /// Tree positions in insertion order (``positionsInOrder(count:)``): run `k` fills indices
+    /// `ends[k − 1]..<ends[k]`; no runs, the tree's own order.
+    package struct Positions: RandomAccessCollection, Sendable {
+        fileprivate let runs: [(start: Int, length: Int)]
+        fileprivate let ends: [Int]
+        /// Records in all.
+        package let count: Int
+
+        package var startIndex: Int { 0 }
+        package var endIndex: Int { count }
+
+        /// The tree position of the record given `index`-th.
+        package subscript(index: Int) -> Int {
+            precondition(index >= 0 && index < count, "an insertion index out of range")
+            guard !runs.isEmpty else { return index }
+            var low = 0
+            var high = ends.count - 1
+            while low < high {
+                let middle = (low + high) / 2
+                if ends[middle] <= index { low = middle + 1 } else { high = middle }
             }
+            return runs[low].start + index - (ends[low] - runs[low].length)
         }
-        guard positions.count == count else {
-            throw Problem(reason: "\(positions.count) positions listed for \(count) records")
-        }
-        return positions
     }
 
     /// A malformed order.

@@ -30,7 +30,8 @@ struct AppliedArchive {
     /// - Throws: `badTarget` when the result is not the one named; read and I/O errors (a damaged
     ///   chunk: `chunkDigest`, from the checking pass).
     func write(
-        _ records: AppliedRecords, order: [Int], to path: String, overwrite: Bool, progress: ((Int, Int) -> Void)?
+        _ records: AppliedRecords, order: InsertionOrder.Positions, to path: String, overwrite: Bool,
+        progress: ((Int, Int) -> Void)?
     ) throws -> UpdateApplier.Summary {
         var summary = UpdateApplier.Summary()
         try records.seal()
@@ -80,7 +81,8 @@ struct AppliedArchive {
     /// there), it runs again analysing every document, and so do the passes after it
     /// (`indexBases` emptied): the base's index saves time, never decides the result.
     private func indexedPass(
-        _ records: AppliedRecords, order: [Int], to path: String, overwrite: Bool, reuse: Bool, unchecked: Bool,
+        _ records: AppliedRecords, order: InsertionOrder.Positions, to path: String, overwrite: Bool, reuse: Bool,
+        unchecked: Bool,
         anchors: AnchorPlan, indexBases: inout [ArchiveReader], summary: inout UpdateApplier.Summary,
         progress: ((Int, Int) -> Void)?
     ) throws {
@@ -111,10 +113,13 @@ struct AppliedArchive {
     }
 
     private func pass(
-        _ records: AppliedRecords, order: [Int], to path: String, overwrite: Bool, reuse: Bool, unchecked: Bool,
+        _ records: AppliedRecords, order: InsertionOrder.Positions, to path: String, overwrite: Bool, reuse: Bool,
+        unchecked: Bool,
         anchors: AnchorPlan, indexBases: [ArchiveReader], finishing: inout Bool,
         summary: inout UpdateApplier.Summary, progress: ((Int, Int) -> Void)?
     ) throws {
+        // A pass after a failed one finds the entries its predecessor parked.
+        try records.unpark()
         var options = ArchiveWriter.Options(overwrite: overwrite, recipe: recipe)
         options.anchorPlan = anchors
         // The target has totals exactly when its writer wrote them (2.2.2 and later).
@@ -126,16 +131,12 @@ struct AppliedArchive {
         let index = options.searchIndex(reusing: indexBases)
         let writer = try ArchiveWriter(path: path, options: options)
         writer.metadata = metadata
-        // Body number → its record's place in `order`, and its record's tree position, 4 bytes each
-        // (a table of a million bodies: 8 MB, where `Int`s took 16).
-        var bodyRecords: [Int32] = []
+        // Body number → its record's tree position, 4 bytes a body (`Int`s took 8). Bodies are
+        // numbered in insertion order, so the writer finds a body's record by walking `order`.
         var bodyPositions: [Int32] = []
-        for (index, position) in order.enumerated() where records.hasJob(at: position) {
-            bodyRecords.append(Int32(index))
-            bodyPositions.append(Int32(position))
-        }
+        for position in order where records.hasJob(at: position) { bodyPositions.append(Int32(position)) }
         let pipeline = ApplyPipeline(
-            jobCount: bodyRecords.count, job: { try records.job(at: Int(bodyPositions[$0]))! },
+            jobCount: bodyPositions.count, job: { try records.job(at: Int(bodyPositions[$0]))! },
             storedEntry: { try records.storedEntry(at: Int(bodyPositions[$0])) }, level: recipe.level,
             anchors: anchors, zstdLevel: recipe.zstdLevel, placement: recipe.placement,
             reuseStoredChunks: reuse,
@@ -149,8 +150,11 @@ struct AppliedArchive {
                 added += 1
                 progress?(added, order.count)
             }
+            var bodiesTaken = 0
             try pipeline.run(workers: workers > 0 ? workers : AvailableCores.count) { body, output in
-                while added < Int(bodyRecords[body]) { try copy(try records.read(at: order[added])) }
+                precondition(body == bodiesTaken, "the pipeline gave body \(body) before body \(bodiesTaken)")
+                bodiesTaken += 1
+                while !records.hasJob(at: order[added]) { try copy(try records.read(at: order[added])) }
                 let read = try records.read(at: order[added])
                 guard case .response(var response) = read.record, case .prepared(let prepared, let reused) = output
                 else {
@@ -178,6 +182,9 @@ struct AppliedArchive {
                 }
             }
         }
+        // The writer's finish reads no record: their tables leave memory to the search index.
+        bodyPositions = []
+        try records.park()
         finishing = true
         defer { summary.searchDocumentsReused = index?.reusedDocuments ?? 0 }
         try writer.finish(expected: expected, appendix: appendix)
@@ -189,7 +196,7 @@ struct AppliedArchive {
     ///
     /// - Throws: `badTarget` for a rule this version does not know, before anything is written;
     ///   `io` when the log cannot be read.
-    private func anchorPlan(_ records: AppliedRecords, order: [Int]) throws -> AnchorPlan {
+    private func anchorPlan(_ records: AppliedRecords, order: InsertionOrder.Positions) throws -> AnchorPlan {
         var failure: (any Error)?
         let bodies = order.lazy.filter { records.hasJob(at: $0) }.map { position -> (key: [UInt8], length: UInt64) in
             guard failure == nil else { return ([], 0) }

@@ -54,6 +54,8 @@ final class AppliedRecords {
     private let newBodyDigests: [BodyDigest]
     private let log = ScratchLog(prefix: "webarc-apply")
     private var entries: [Entry] = []
+    /// The entries while ``park()`` holds them on disk.
+    private var parked: ParkedArray<Entry>?
     /// The layers a record was taken from.
     private(set) var usedLayers = Set<Int>()
     /// The sum of the responses' body lengths, duplicates included.
@@ -76,7 +78,24 @@ final class AppliedRecords {
     }
 
     /// Records held.
-    var count: Int { entries.count }
+    var count: Int { parked?.count ?? entries.count }
+
+    /// Moves the entries (16 bytes a record) to a scratch file until ``unpark()``: the writer's
+    /// finish reads no record from here, and builds the search index meanwhile. A record read
+    /// while parked traps.
+    ///
+    /// - Throws: `io` when the scratch file cannot be made or written.
+    func park() throws {
+        if parked == nil { parked = try .moving(&entries, prefix: "webarc-apply-entries") }
+    }
+
+    /// Reads the entries back after ``park()``; does nothing when they are in memory.
+    ///
+    /// - Throws: `io` when the scratch file cannot be read.
+    func unpark() throws {
+        guard let parked else { return }
+        (entries, self.parked) = (try parked.restore(), nil)
+    }
 
     /// Appends the next record in tree order, copied from layer `layer`, its body from `body`.
     ///

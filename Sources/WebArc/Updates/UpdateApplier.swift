@@ -116,9 +116,9 @@ public struct UpdateApplier {
                 try records.append(entry.record, layer: layer, body: .stored(response.body), entry: entry.body)
             }
         }
-        let order: [Int]
+        let order: InsertionOrder.Positions
         do {
-            order = try recipe.order.positions(count: records.count)
+            order = try recipe.order.positionsInOrder(count: records.count)
         } catch let problem as InsertionOrder.Problem {
             throw WebArcError.corruptIndex(
                 page: update.trailer.metadata.offset, position: nil,

@@ -34,7 +34,9 @@ extension ArchiveWriter {
             // so that the read at open (spec §14) fetches it with the metadata.
             let searchRoot = try searchIndex.map { try writeSearchPages($0, sorted: try records.sorted()) }
             var sorted = try records.sorted()
-            var treePositions = [Int](repeating: 0, count: records.count)
+            // 4 bytes a record, as the body table numbers bodies.
+            precondition(records.count <= Int(UInt32.max), "more records than an insertion order numbers")
+            var treePositions = [UInt32](repeating: 0, count: records.count)
             let recordRoot = try writeRecordTree(&sorted, treePositions: &treePositions)
             metadata.writer = WriterRecipe(
                 level: options.compressionLevel, dictionaryInterval: anchors.interval, zstdLevel: options.zstdLevel,
@@ -152,7 +154,7 @@ extension ArchiveWriter {
     /// and a leaf takes groups while its records and the entries of the bodies they name fit
     /// ``PagePacking/target`` (spec Appendix C step 6); then the interior levels. Notes each
     /// record's tree position at its insertion order in `treePositions`; returns the root.
-    private func writeRecordTree(_ sorted: inout SortedRecords, treePositions: inout [Int]) throws -> PageReference {
+    private func writeRecordTree(_ sorted: inout SortedRecords, treePositions: inout [UInt32]) throws -> PageReference {
         var leaves: [(key: [UInt8], child: PageReference)] = []
         var waiting: [RecordPage] = []
         var page = RecordPage()
@@ -209,7 +211,7 @@ extension ArchiveWriter {
         var group: [PendingRecord] = []
         var position = 0
         while let record = try sorted.next() {
-            treePositions[record.order] = position
+            treePositions[record.order] = UInt32(position)
             position += 1
             if let first = group.first, first.key != record.key {
                 try add(group: group)

@@ -62,9 +62,13 @@ extension ArchiveWriter {
         }
         if !documents.isEmpty { try analyzeBatch() }
         try addAnalysed()
-        return try index.writePages { raw in
+        // The index holds most while it writes its pages, and looks no body up.
+        try bodies.park()
+        let root = try index.writePages { raw in
             SearchPageAddress(try storePage(raw, height: 0))
         }
+        try bodies.unpark()
+        return root
     }
 }
 

@@ -29,6 +29,8 @@ final class BodyTable: @unchecked Sendable {
     private var slots: [UInt32] = []
     private static let maxLoad = 0.7
     private var isSealed = false
+    /// ``stored`` while ``park()`` holds it on disk.
+    private var parked: ParkedArray<Stored>?
     /// Held while ``stored`` or ``slots`` change, and by ``contains(_:)``: the writer's own
     /// lookups, on the thread that changes them, need not take it.
     private let lock = NSLock()
@@ -188,6 +190,23 @@ final class BodyTable: @unchecked Sendable {
             stored.sort { $0.digest != $1.digest ? $0.digest < $1.digest : $0.offset < $1.offset }
             isSealed = true
         }
+    }
+
+    /// Moves the sealed table (24 bytes a body) to a scratch file until ``unpark()``, for a
+    /// stage that looks no body up: the search index writing its pages. A lookup meanwhile traps.
+    ///
+    /// - Throws: `io` when the scratch file cannot be made or written.
+    func park() throws {
+        precondition(isSealed, "a body table parked before it was sealed")
+        if parked == nil { parked = try .moving(&stored, prefix: "webarc-body-table") }
+    }
+
+    /// Reads the table back after ``park()``; does nothing when it is in memory.
+    ///
+    /// - Throws: `io` when the scratch file cannot be read.
+    func unpark() throws {
+        guard let parked else { return }
+        (stored, self.parked) = (try parked.restore(), nil)
     }
 
     /// Every entry in reference order (``seal()`` first), read back one at a time.

@@ -61,6 +61,7 @@ struct Apply: ParsableCommand {
         // One arena: each thread's own reserves 64 MiB of address space and keeps what it freed.
         MallocTuning.useOneArena()
         MallocTuning.reuseLargeBlocks()
+        MallocTuning.returnFreeMemoryPeriodically()
         let started = Date()
         let update = archives.last!
         let top: ArchiveReader

@@ -61,9 +61,9 @@ public struct CompactApplier {
         let records = AppliedRecords(
             layers: bases.layers, newBodies: plan.newBodies, newBodyDigests: plan.newBodyDigests)
         try plan.forEachRecord { record, source, entry in try Self.append(record, source, entry, to: records) }
-        let order: [Int]
+        let order: InsertionOrder.Positions
         do {
-            order = try recipe.order.positions(count: records.count)
+            order = try recipe.order.positionsInOrder(count: records.count)
         } catch let problem as InsertionOrder.Problem {
             throw WebArcError.badCompact(
                 offset: 0, section: "records section", position: nil,

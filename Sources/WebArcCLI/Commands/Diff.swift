@@ -79,6 +79,7 @@ struct Diff: ParsableCommand {
         search.apply()
         // One arena, as apply runs: the check is an apply (the limit binds only before threads start).
         MallocTuning.useOneArena()
+        MallocTuning.returnFreeMemoryPeriodically()
         let started = Date()
         let newPath = try newArchivePath()
         defer { if newPath != archives.last! { try? FileManager.default.removeItem(atPath: newPath) } }

@@ -42,6 +42,10 @@ public final class SearchIndexBuilder: SearchIndexContributor {
     /// each while held and sorted), what a 3 000-page site of prose gives.
     public static let defaultSpillThreshold = 24 << 20
 
+    /// Terms a join with a base's index renumbers at once on every core, at most (tests make
+    /// batches small to cross their boundaries).
+    package var joinBatchTerms = BaseTermJoin.defaultBatchTerms
+
     /// Makes a builder that writes a sorted run whenever `spillThreshold` bytes of postings are held
     /// (and of title keys, 4 MiB at most).
     public init(spillThreshold: Int = defaultSpillThreshold) {
@@ -216,7 +220,9 @@ public final class SearchIndexBuilder: SearchIndexContributor {
     private func writePages(escaping store: @escaping ([UInt8]) throws -> SearchPageAddress) throws -> [UInt8] {
         var shards = ShardWriter(store: store, version: version)
         // The base's terms for the documents taken from it join this builder's own, term by term.
-        var join = base.flatMap { $0.taken > 0 ? BaseTermJoin($0, version: version) : nil }
+        var join = base.flatMap {
+            $0.taken > 0 ? BaseTermJoin($0, version: version, batchTerms: joinBatchTerms) : nil
+        }
         func add(_ term: [UInt8], _ frequency: Int, _ postings: JoinedPostings) throws {
             try shards.add(term: term, frequency: frequency, postings)
         }

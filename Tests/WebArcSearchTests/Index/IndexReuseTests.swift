@@ -129,15 +129,17 @@ import WebArcTestSupport
     }
 
     /// A builder with a tiny spill threshold (many runs) over a base gives the pages a fresh build
-    /// of the same responses gives.
-    @Test(arguments: [UInt64(1), 2, 3, 4])
-    func runsJoinTheBaseTermsAsAFreshBuild(version: UInt64) throws {
+    /// of the same responses gives, whether the join renumbers a few terms at a time on every core
+    /// or thousands.
+    @Test(arguments: [UInt64(1), 2, 3, 4], [1, 3, 4096])
+    func runsJoinTheBaseTermsAsAFreshBuild(version: UInt64, batchTerms: Int) throws {
         let folder = try TemporaryFolder()
         let old = folder.file("old.webarc")
         _ = try SearchIndexTests.write(Self.release1, to: old, version: version)
         let fresh = folder.file("fresh.webarc")
         _ = try SearchIndexTests.write(Self.release2, to: fresh, spill: 512, version: version)
         let builder = SearchIndexBuilder(version: version, spillThreshold: 512)
+        builder.joinBatchTerms = batchTerms
         #expect(builder.reuseIndex(of: try ArchiveReader(path: old)))
         let joined = folder.file("joined.webarc")
         try SearchIndexTests.write(Self.release2, to: joined, index: builder)

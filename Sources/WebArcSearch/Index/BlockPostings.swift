@@ -233,41 +233,57 @@ enum BlockPostings {
 /// Appends values of a given bit width, least significant bit first, into bytes filled from
 /// their least significant bit.
 struct BitWriter {
-    private var bytes: [UInt8] = []
+    /// Whole 64-bit words written: little-endian words hold the bits in the byte order they are
+    /// read in, so a word is appended where a byte at a time took eight appends.
+    private var words: [UInt64] = []
     private var pending: UInt64 = 0
+    /// Bits of ``pending`` in use, below 64.
     private var pendingBits = 0
 
+    /// Appends the low `width` bits of `value` (0 to 64).
     mutating func append(_ value: UInt64, width: Int) {
-        var value = value
-        var width = width
-        while width > 0 {
-            let taken = min(width, 64 - pendingBits, 32)
-            pending |= (value & ((1 << taken) - 1)) << pendingBits
-            pendingBits += taken
-            value >>= taken
-            width -= taken
-            while pendingBits >= 8 {
-                bytes.append(UInt8(truncatingIfNeeded: pending))
-                pending >>= 8
-                pendingBits -= 8
-            }
+        guard width > 0 else { return }
+        let value = width >= 64 ? value : value & ((1 << UInt64(width)) - 1)
+        pending |= value << UInt64(pendingBits)
+        let filled = pendingBits + width
+        guard filled >= 64 else {
+            pendingBits = filled
+            return
         }
+        words.append(pending)
+        // The bits that did not fit the word just written.
+        pending = pendingBits == 0 ? 0 : value >> UInt64(64 - pendingBits)
+        pendingBits = filled - 64
     }
 
     /// Makes room for `count` more bytes.
-    mutating func reserve(_ count: Int) { bytes.reserveCapacity(bytes.count + count) }
+    mutating func reserve(_ count: Int) { words.reserveCapacity(words.count + count / 8 + 1) }
 
     /// Pads the last byte with zero bits, so that what comes next starts on a byte.
     mutating func padToByte() {
-        if pendingBits > 0 { bytes.append(UInt8(truncatingIfNeeded: pending)) }
-        pending = 0
-        pendingBits = 0
+        pendingBits = (pendingBits + 7) & ~7
+        if pendingBits == 64 {
+            words.append(pending)
+            pending = 0
+            pendingBits = 0
+        }
     }
 
     /// The bytes, the last one padded with zero bits.
     mutating func finish() -> [UInt8] {
         padToByte()
-        return bytes
+        let tail = pendingBits / 8
+        return [UInt8](unsafeUninitializedCapacity: words.count * 8 + tail) { buffer, count in
+            for (index, word) in words.enumerated() {
+                withUnsafeBytes(of: word.littleEndian) { bytes in
+                    for offset in 0..<8 { buffer[index * 8 + offset] = bytes[offset] }
+                }
+            }
+            for offset in 0..<tail {
+                buffer[words.count * 8 + offset] = UInt8(truncatingIfNeeded: pending >> UInt64(offset * 8))
+            }
+            count = words.count * 8 + tail
+        }
     }
 }
 

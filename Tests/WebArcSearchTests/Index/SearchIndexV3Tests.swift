@@ -127,6 +127,31 @@ import WebArcTestSupport
         return table + blocks
     }
 
+    @Test("the bit writer lays bits out as one written a bit at a time would, across words and byte pads")
+    func bitWriterMatchesBitByBit() {
+        var generator = SeededGenerator(seed: 64)
+        for _ in 0..<200 {
+            var writer = BitWriter()
+            var reference: [Bool] = []
+            for _ in 0..<Int.random(in: 0..<300, using: &generator) {
+                if Int.random(in: 0..<40, using: &generator) == 0 {
+                    writer.padToByte()
+                    while reference.count % 8 != 0 { reference.append(false) }
+                    continue
+                }
+                let width = [0, 1, 7, 13, 32, 33, 40, 63, 64].randomElement(using: &generator)!
+                let value = UInt64.random(in: 0...UInt64.max, using: &generator)
+                writer.append(value, width: width)
+                for bit in 0..<width { reference.append(value >> UInt64(bit) & 1 == 1) }
+            }
+            while reference.count % 8 != 0 { reference.append(false) }
+            let expected = stride(from: 0, to: reference.count, by: 8).map { start in
+                (0..<8).reduce(UInt8(0)) { $0 | (reference[start + $1] ? 1 << UInt8($1) : 0) }
+            }
+            #expect(writer.finish() == expected)
+        }
+    }
+
     @Test func blocksAreCodedAsTheSpecWritesThem() {
         var generator = SeededGenerator(seed: 17)
         for count in [32, 127, 128, 129, 255, 256, 257, 1000, 5000] {

@@ -49,9 +49,12 @@ struct RecordRunsTests {
         #expect(all.count == 2)
     }
 
-    @Test("the body table finds every variant before and after it is sealed, past its memory buffer")
-    func bodyTableLookups() throws {
+    @Test(
+        "the body table finds every variant before and after it is sealed, past its memory buffer, grown or reserved",
+        arguments: [0, 5_000, 50_000])
+    func bodyTableLookups(reserved: Int) throws {
         let table = BodyTable()
+        table.reserve(reserved)
         var references: [BodyReference: UInt64] = [:]
         // 20 000 entries of 124 bytes: past the log's 1 MiB buffer, so most are read from its file.
         for number in 0..<20_000 {

@@ -127,14 +127,16 @@ struct AppliedArchive {
         // Runs of 8 MiB, not pack's 32: an apply aims at half pack's memory, and more runs cost
         // the merge little (figures: Tools/bench/NOTES.md, "apply and diff's memory").
         options.recordRunBytes = 8 << 20
+        // Body number → its record's tree position, 4 bytes a body (`Int`s took 8). Bodies are
+        // numbered in insertion order, so the writer finds a body's record by walking `order`.
+        var bodyPositions: [Int32] = []
+        bodyPositions.reserveCapacity(order.count)
+        for position in order where records.hasJob(at: position) { bodyPositions.append(Int32(position)) }
+        options.expectedBodies = bodyPositions.count
         // The index takes the documents a base's own index already holds, unchanged.
         let index = options.searchIndex(reusing: indexBases)
         let writer = try ArchiveWriter(path: path, options: options)
         writer.metadata = metadata
-        // Body number → its record's tree position, 4 bytes a body (`Int`s took 8). Bodies are
-        // numbered in insertion order, so the writer finds a body's record by walking `order`.
-        var bodyPositions: [Int32] = []
-        for position in order where records.hasJob(at: position) { bodyPositions.append(Int32(position)) }
         let pipeline = ApplyPipeline(
             jobCount: bodyPositions.count, job: { try records.job(at: Int(bodyPositions[$0]))! },
             storedEntry: { try records.storedEntry(at: Int(bodyPositions[$0])) }, level: recipe.level,

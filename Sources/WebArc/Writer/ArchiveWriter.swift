@@ -54,6 +54,10 @@ public final class ArchiveWriter {
         /// Memory of the records held before they are sorted and spilled to a temporary file as
         /// one run (``RecordRuns``); the archive's bytes do not depend on it.
         package var recordRunBytes = 32 << 20
+        /// Distinct bodies the caller expects to add, at most (an apply counts its body jobs): the
+        /// body table is sized for them at once, instead of growing by copies that briefly hold
+        /// its old and new tables (12 MB more at a million bodies). 0: grown as bodies come.
+        package var expectedBodies = 0
         /// Whether the metadata gets the archive's totals (spec §7.3 `Totals`): always, but for an
         /// archive written again to match one that has none (an update made before 2.2.2).
         package var writesTotals = true
@@ -145,6 +149,7 @@ public final class ArchiveWriter {
         searchIndex = options.searchIndex?()
         // A search index reads the records back by insertion order, so they stay in memory then.
         records = RecordRuns(runBytes: options.recordRunBytes)
+        bodies.reserve(options.expectedBodies)
         groupLimit =
             bases.isEmpty
             ? options.groups.map { min(max($0, Self.groupLimits.lowerBound), Self.groupLimits.upperBound) } : nil

@@ -172,6 +172,22 @@ final class BodyTable: @unchecked Sendable {
         slots[slot] = UInt32(index + 1)
     }
 
+    /// Makes room for `count` bodies in all: the list's capacity and slots enough that adding
+    /// them does not grow either. Pages are not touched until bodies fill them.
+    func reserve(_ count: Int) {
+        guard count > 0, !isSealed else { return }
+        lock.withLock {
+            stored.reserveCapacity(count)
+            var capacity = max(1024, slots.count)
+            while Double(count) > Double(capacity) * Self.maxLoad { capacity *= 2 }
+            if capacity > slots.count {
+                slots = []
+                slots = [UInt32](repeating: 0, count: capacity)
+                for index in stored.indices { place(index) }
+            }
+        }
+    }
+
     /// Doubles the slots (1 024 at first) and places every body again, in the order added.
     private func grow() {
         var capacity = max(1024, slots.count)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import WebArc
 
 #if canImport(Glibc)
@@ -92,8 +93,11 @@ package enum MallocTuning {
         #endif
     }
 
+    /// Whether a thread trims the heap already: one a process is enough.
+    private static let trimming = Atomic<Bool>(false)
+
     /// Gives the free memory of every arena back to the kernel every `milliseconds`, from a
-    /// thread of its own, until the process ends (`apply`).
+    /// thread of its own, until the process ends (`apply`, `diff`); a second call does nothing.
     ///
     /// ``reuseLargeBlocks()`` keeps freed buffers in the heap, and a buffer freed below the heap's
     /// top stays resident until a trim: a 1 M-record apply peaked 20–25 MB above its live heap
@@ -102,7 +106,7 @@ package enum MallocTuning {
     /// (measurements: Tools/bench/NOTES.md, "apply at 1 M in 128 MiB").
     package static func returnFreeMemoryPeriodically(milliseconds: Int = 500) {
         #if canImport(Glibc)
-        guard !Platform.portable else { return }
+        guard !Platform.portable, !trimming.exchange(true, ordering: .relaxed) else { return }
         let interval = UInt32(clamping: max(1, milliseconds) * 1000)
         Thread.detachNewThread {
             while true {

@@ -133,14 +133,11 @@ struct BaseTermJoin {
     }
 
     /// The base term's postings of documents taken, in their new numbers, with the postings of
-    /// `own` (the builder's documents, few) put in their places.
+    /// `own` (the builder's documents, few) put in their places; a version 4 blocked list goes
+    /// through a batch instead (``wait(joining:own:emit:)``).
     private func renumbered(
         _ head: consuming BaseTerm, inserting own: PostingList = PostingList()
     ) throws -> (frequency: Int, postings: JoinedPostings) {
-        if version >= 4, let list = try head.termPostings() {
-            let (frequency, rice) = try Self.renumberedIntoRice(list, inserting: own, numbers: base.newNumbers)
-            return (frequency, .rice(rice))
-        }
         // Room for the builder's postings, which the renumbering merges in.
         if var decoded = try head.decoded(reserving: own.count) {
             head.postings = []

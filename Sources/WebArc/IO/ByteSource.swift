@@ -136,7 +136,10 @@ public final class FileByteSource: ByteSource {
         try Self.read(descriptor, at: offset, into: buffer, path: path)
     }
 
-    private static func read(
+    /// Fills `buffer` from `descriptor` at `offset`, through short reads and interrupts.
+    ///
+    /// - Throws: `io` naming `path` when a read fails; `truncated` when the file ends first.
+    static func read(
         _ descriptor: Int32, at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer, path: String
     ) throws {
         let count = buffer.count

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// An array of plain values moved to an unlinked scratch file while a stage that does not read it
 /// runs, and read back after: a table of a few bytes a record (a writer's body table, an apply's
 /// record entries) then takes no memory while the search index is built.
@@ -34,27 +28,13 @@ struct ParkedArray<Element: BitwiseCopyable> {
 
     /// The parked elements, read back in one array of exactly their count.
     ///
-    /// - Throws: `io` when the file cannot be read or is shorter than what was written.
+    /// - Throws: `io` when the file cannot be read; `truncated` when it is shorter than what was
+    ///   written.
     func restore() throws -> [Element] {
-        let byteCount = count * MemoryLayout<Element>.stride
-        var failure: Int32?
-        let array = [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
-            let raw = UnsafeMutableRawBufferPointer(buffer)
-            var done = 0
-            while done < byteCount {
-                let got = pread(file.descriptor, raw.baseAddress! + done, byteCount - done, off_t(done))
-                if got < 0 && errno == EINTR { continue }
-                guard got > 0 else {
-                    failure = got < 0 ? errno : EIO
-                    break
-                }
-                done += got
-            }
-            initialized = failure == nil ? count : 0
+        try [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
+            try FileByteSource.read(
+                file.descriptor, at: 0, into: UnsafeMutableRawBufferPointer(buffer), path: file.path)
+            initialized = count
         }
-        if let failure {
-            throw WebArcError.io(path: file.path, operation: .transferring("read back"), errno: failure)
-        }
-        return array
     }
 }

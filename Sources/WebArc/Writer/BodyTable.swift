@@ -78,7 +78,11 @@ final class BodyTable: @unchecked Sendable {
         precondition(stored.count < Int(UInt32.max), "more bodies than a body table numbers")
         lock.withLock {
             stored.append(Stored(digest: digest, offset: offset))
-            if Double(stored.count) > Double(slots.count) * Self.maxLoad { grow() } else { place(stored.count - 1) }
+            if Double(stored.count) > Double(slots.count) * Self.maxLoad {
+                grow(holding: stored.count)
+            } else {
+                place(stored.count - 1)
+            }
         }
         count += 1
         recent = entry
@@ -178,20 +182,16 @@ final class BodyTable: @unchecked Sendable {
         guard count > 0, !isSealed else { return }
         lock.withLock {
             stored.reserveCapacity(count)
-            var capacity = max(1024, slots.count)
-            while Double(count) > Double(capacity) * Self.maxLoad { capacity *= 2 }
-            if capacity > slots.count {
-                slots = []
-                slots = [UInt32](repeating: 0, count: capacity)
-                for index in stored.indices { place(index) }
-            }
+            grow(holding: count)
         }
     }
 
-    /// Doubles the slots (1 024 at first) and places every body again, in the order added.
-    private func grow() {
+    /// Doubles the slots (1 024 at first) until `count` bodies fit under ``maxLoad``, and places
+    /// every body again, in the order added; does nothing when they fit already.
+    private func grow(holding count: Int) {
         var capacity = max(1024, slots.count)
-        while Double(stored.count) > Double(capacity) * Self.maxLoad { capacity *= 2 }
+        while Double(count) > Double(capacity) * Self.maxLoad { capacity *= 2 }
+        guard capacity > slots.count else { return }
         slots = []
         slots = [UInt32](repeating: 0, count: capacity)
         for index in stored.indices { place(index) }

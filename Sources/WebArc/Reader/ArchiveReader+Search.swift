@@ -35,12 +35,17 @@ extension ArchiveReader {
 
     /// Tells the source that `pages` (search pages) will be read next, so that a remote source
     /// fetches them together instead of one request each.
-    package func willReadSearchPages(_ pages: [PageReference]) {
-        guard pages.count > 1 else { return }
+    ///
+    /// - Returns: how many of `pages` the page cache does not hold.
+    @discardableResult
+    package func willReadSearchPages(_ pages: [PageReference]) -> Int {
+        guard pages.count > 1 else { return pages.count }
+        var uncached = 0
         let extents = pages.compactMap { reference -> Range<UInt64>? in
             let cached = pageCache.withLock {
                 $0.contains(PageCacheKey(reference: reference, expectation: Page.Expectation.search.cacheTag))
             }
+            if !cached { uncached += 1 }
             guard !cached, reference.offset < tailOffset, let end = reference.end, end <= trailerOffset else {
                 return nil
             }
@@ -48,5 +53,6 @@ extension ArchiveReader {
         }
         // Apart in the index, so several requests in flight at once: one round trip for them all.
         if extents.count > 1 { source.willRead(extents.sorted { $0.lowerBound < $1.lowerBound }, ahead: 8) }
+        return uncached
     }
 }

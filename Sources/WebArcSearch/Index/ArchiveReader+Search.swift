@@ -102,7 +102,18 @@ extension LayerStack {
                 }
             }
             var position = 0
+            // Candidates up to here have their document pages read: a batch's are read on every
+            // core at once, ahead of the batch, rather than one after another.
+            var readAhead = 0
             while kept < limit, let match = matches.match(at: position) {
+                if !phrases.isEmpty, position >= readAhead {
+                    var next: [Int] = []
+                    while next.count < min(batch, budget), let ahead = matches.match(at: position + next.count) {
+                        next.append(ahead.document)
+                    }
+                    index.willReadDocuments(next)
+                    readAhead = position + next.count
+                }
                 position += 1
                 let document = try index.document(match.document)
                 if try isShadowed(document.url, below: number) { continue }

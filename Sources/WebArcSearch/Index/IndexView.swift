@@ -89,7 +89,7 @@ struct IndexView: Sendable {
         // read and its digest checked, a hostile shard can declare gigabytes it does not hold.
         var result: [UInt8] = []
         let needed = Self.pages(pages, holding: range)
-        reader.willReadSearchPages(needed.map(\.0))
+        preload(needed.map(\.0))
         for (reference, part) in needed {
             let page = try reader.searchPage(reference)
             guard page.kind == kind, page.children.isEmpty else {
@@ -120,31 +120,58 @@ struct IndexView: Sendable {
         return needed
     }
 
+    /// Announces `pages` (search pages a query reads next) to the source, then reads and verifies
+    /// them into the page cache on every core, so that the reads that follow find them there.
+    ///
+    /// Left to those reads when the pages would take more than a quarter of the page cache (each
+    /// would be gone before its turn); an error is theirs to throw, where its context is known.
+    ///
+    /// `parse`, when given, is called instead of a plain read for the pages it covers (their
+    /// parsed forms are cached too).
+    private func preload(_ pages: [PageReference], parse: (@Sendable (Int) throws -> Void)? = nil) {
+        // Pages the cache holds cost a look-up each, not worth the cores' start.
+        guard reader.willReadSearchPages(pages) > 1 else { return }
+        guard pages.reduce(0, { $0 + Int($1.rawLength) }) <= reader.pageCacheUsage.limit / 4 else { return }
+        let reader = reader
+        ConcurrentReads.forEach(pages.count, width: ProcessInfo.processInfo.activeProcessorCount) { number in
+            if let parse { try? parse(number) } else { _ = try? reader.searchPage(pages[number]) }
+        }
+    }
+
     /// Announces the term shards that hold `terms` (and the first a prefix's terms start in), so
-    /// that a remote source asks for them together rather than one after another.
+    /// that a remote source asks for them together rather than one after another, then reads them
+    /// (``preload(_:)``).
     ///
     /// Norm pages (version 4) that take at most ``normPrefetchBytes`` in all come along: a query
     /// needs its candidates' length codes after its postings, and that would be one more round.
     func willReadShards(of terms: [[UInt8]]) {
-        let numbers = Set(terms.compactMap { IndexRoot.shard(for: $0, in: root.termKeys) })
+        let numbers = Set(terms.compactMap { IndexRoot.shard(for: $0, in: root.termKeys) }).sorted()
         let normBytes = root.normPages.reduce(0) { $0 + Int($1.storedLength) }
         let norms = normBytes <= Self.normPrefetchBytes ? root.normPages : []
-        reader.willReadSearchPages(numbers.sorted().map { root.termShards[root.termShards.startIndex + $0] } + norms)
+        let view = self
+        // Each shard parsed where it is read: the shards of a query's words are parsed at once.
+        preload(numbers.map { root.termShards[root.termShards.startIndex + $0] } + norms) { number in
+            if number < numbers.count {
+                _ = try view.shard(numbers[number])
+            } else {
+                _ = try view.reader.searchPage(norms[norms.startIndex + number - numbers.count])
+            }
+        }
     }
 
     /// Stored bytes of norm pages read with the term shards: a site of about 64 000 pages.
     static let normPrefetchBytes = 64 << 10
 
-    /// Announces the posting pages of these terms together.
+    /// Announces the posting pages of these terms together, then reads them (``preload(_:)``).
     func willReadPostings(of found: [(shard: TermShard, entry: TermEntry)]) {
-        reader.willReadSearchPages(
-            found.flatMap { Self.pages($0.shard.postingPages, holding: $0.entry.postings).map(\.0) })
+        preload(found.flatMap { Self.pages($0.shard.postingPages, holding: $0.entry.postings).map(\.0) })
     }
 
-    /// Announces the document pages that hold these documents together.
+    /// Announces the document pages that hold these documents together, then reads them
+    /// (``preload(_:)``).
     func willReadDocuments(_ numbers: [Int]) {
         let pages = Set(numbers.compactMap(documentPage(holding:)))
-        reader.willReadSearchPages(pages.sorted().map { root.documentPages[root.documentPages.startIndex + $0] })
+        preload(pages.sorted().map { root.documentPages[root.documentPages.startIndex + $0] })
     }
 
     /// The number of the document page that holds document `number` (the last page starting at or

@@ -1,5 +1,5 @@
 /// A value of a sorted run: ordered by ``precedes(_:_:)``, a total order.
-package protocol RunOrdered {
+@usableFromInline package protocol RunOrdered {
     /// Whether `lhs` comes first.
     static func precedes(_ lhs: Self, _ rhs: Self) -> Bool
 }
@@ -10,22 +10,30 @@ package protocol RunOrdered {
 /// head is compared where it lies, not copied out (each copy of a record retains its buffers).
 /// A million-page archive spills hundreds of runs. The external sort (``SpilledSort``) and the
 /// search index's run merge both take their values through it.
-package struct RunHeads<Element: RunOrdered> {
-    private typealias Head = (element: Element, run: Int)
-    private var heads: [Head] = []
+///
+/// Inlinable, so that a merge in another module gets code specialized for its values: unspecialized,
+/// every comparison copied both heads through their value witnesses (retaining each array of a
+/// search run's head) and looked up the head tuple's metadata.
+@usableFromInline package struct RunHeads<Element: RunOrdered> {
+    @usableFromInline typealias Head = (element: Element, run: Int)
+    @usableFromInline var heads: [Head] = []
 
     /// An empty heap with room for `capacity` runs' heads.
+    @inlinable
     package init(capacity: Int) {
         heads.reserveCapacity(capacity)
     }
 
     /// The run whose head comes first, or nil when every run has ended.
+    @inlinable
     package var leastRun: Int? { heads.first?.run }
 
     /// The head that comes first, or nil when every run has ended.
+    @inlinable
     package var least: Element? { heads.first?.element }
 
     /// Adds run `run`'s head.
+    @inlinable
     package mutating func insert(_ element: Element, run: Int) {
         heads.append((element, run))
         heads.withUnsafeMutableBufferPointer { heads in
@@ -41,6 +49,7 @@ package struct RunHeads<Element: RunOrdered> {
 
     /// Takes the first head, putting `next` in its place: the next value of the same run, or nil
     /// when that run has ended. The heap must not be empty.
+    @inlinable
     package mutating func replaceLeast(with next: Element?) -> Element {
         var taken: Head
         if let next {
@@ -55,7 +64,8 @@ package struct RunHeads<Element: RunOrdered> {
     }
 
     /// Moves the first head down to its place.
-    private mutating func siftDown() {
+    @inlinable
+    mutating func siftDown() {
         heads.withUnsafeMutableBufferPointer { heads in
             var parent = 0
             while true {
@@ -71,8 +81,8 @@ package struct RunHeads<Element: RunOrdered> {
     }
 
     /// Whether `head` comes before `other`: its value first, else the lower run of equal values.
-    @inline(__always)
-    private static func ordered(_ head: Head, before other: Head) -> Bool {
+    @inlinable @inline(__always)
+    static func ordered(_ head: Head, before other: Head) -> Bool {
         if Element.precedes(head.element, other.element) { return true }
         return head.run < other.run && !Element.precedes(other.element, head.element)
     }

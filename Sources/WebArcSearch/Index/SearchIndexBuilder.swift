@@ -42,9 +42,9 @@ public final class SearchIndexBuilder: SearchIndexContributor {
     /// each while held and sorted), what a 3 000-page site of prose gives.
     public static let defaultSpillThreshold = 24 << 20
 
-    /// Terms a join with a base's index renumbers at once on every core, at most (tests make
-    /// batches small to cross their boundaries).
-    package var joinBatchTerms = BaseTermJoin.defaultBatchTerms
+    /// Terms that a join with a base's index renumbers, and that version 4 codes, at once on every
+    /// core, at most (tests make batches small to cross their boundaries).
+    package var batchTerms = BaseTermJoin.defaultBatchTerms
 
     /// Makes a builder that writes a sorted run whenever `spillThreshold` bytes of postings are held
     /// (and of title keys, 4 MiB at most).
@@ -221,10 +221,15 @@ public final class SearchIndexBuilder: SearchIndexContributor {
         var shards = ShardWriter(store: store, version: version)
         // The base's terms for the documents taken from it join this builder's own, term by term.
         var join = base.flatMap {
-            $0.taken > 0 ? BaseTermJoin($0, version: version, batchTerms: joinBatchTerms) : nil
+            $0.taken > 0 ? BaseTermJoin($0, version: version, batchTerms: batchTerms) : nil
+        }
+        // Lists coded on every core a batch at a time, then added in term order.
+        var batch = RiceBatch(version: version, batchTerms: batchTerms)
+        func toShards(_ term: [UInt8], _ frequency: Int, _ postings: JoinedPostings) throws {
+            try shards.add(term: term, frequency: frequency, postings)
         }
         func add(_ term: [UInt8], _ frequency: Int, _ postings: JoinedPostings) throws {
-            try shards.add(term: term, frequency: frequency, postings)
+            try batch.add(term: term, frequency: frequency, postings, to: toShards)
         }
         func emit(_ term: [UInt8], _ frequency: Int, _ postings: [UInt8], _ positions: [UInt8]) throws {
             guard join != nil else {
@@ -248,6 +253,7 @@ public final class SearchIndexBuilder: SearchIndexContributor {
             runFile = nil
         }
         try join?.finish(emit: add)
+        try batch.flush(to: toShards)
         try shards.finish()
         let (documentStarts, documentPages) = try writeDocumentPages(store)
         let (titleKeys, titlePages) = try writeTitleShards(store)

@@ -139,7 +139,7 @@ import WebArcTestSupport
         let fresh = folder.file("fresh.webarc")
         _ = try SearchIndexTests.write(Self.release2, to: fresh, spill: 512, version: version)
         let builder = SearchIndexBuilder(version: version, spillThreshold: 512)
-        builder.joinBatchTerms = batchTerms
+        builder.batchTerms = batchTerms
         #expect(builder.reuseIndex(of: try ArchiveReader(path: old)))
         let joined = folder.file("joined.webarc")
         try SearchIndexTests.write(Self.release2, to: joined, index: builder)

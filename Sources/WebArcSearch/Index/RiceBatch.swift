@@ -1,0 +1,65 @@
+import Foundation
+import Synchronization
+import WebArc
+
+/// Terms on their way to the term shards, in term order. In version 4 the postings that come
+/// coded as runs hold them are Rice-coded on every core, a batch of terms at a time, then the
+/// batch goes on in order: pack's run merge coded each list on its own thread while the other
+/// core idled, a third of the time after the analysis.
+struct RiceBatch {
+    /// The index version the terms are written in; before 4 every term goes on at once.
+    let version: UInt64
+    /// Terms a batch holds at most.
+    let batchTerms: Int
+    private var waiting: [(term: [UInt8], frequency: Int, postings: JoinedPostings)] = []
+    /// Postings of the coded lists waiting.
+    private var waitingPostings = 0
+    /// Postings a batch's coded lists hold at most (a longer list makes a batch of its own), so
+    /// that the lists decoded at once take about as much memory as one long list would.
+    static let batchPostings = 1 << 18
+
+    init(version: UInt64, batchTerms: Int = BaseTermJoin.defaultBatchTerms) {
+        self.version = version
+        self.batchTerms = max(1, batchTerms)
+    }
+
+    /// Queues a term; the batch goes to `sink` once it is full.
+    mutating func add(
+        term: [UInt8], frequency: Int, _ postings: JoinedPostings,
+        to sink: ([UInt8], Int, JoinedPostings) throws -> Void
+    ) throws {
+        guard version >= 4 else { return try sink(term, frequency, postings) }
+        if case .coded = postings {
+            if waitingPostings > 0, waitingPostings + frequency > Self.batchPostings { try flush(to: sink) }
+            waitingPostings += frequency
+        }
+        waiting.append((term, frequency, postings))
+        if waiting.count >= batchTerms || waitingPostings >= Self.batchPostings { try flush(to: sink) }
+    }
+
+    /// Codes the waiting lists on every core, then hands every waiting term to `sink` in order;
+    /// the first failure in term order is thrown, as one core would have met it.
+    mutating func flush(to sink: ([UInt8], Int, JoinedPostings) throws -> Void) throws {
+        nonisolated(unsafe) let terms = waiting
+        waiting.removeAll()
+        waitingPostings = 0
+        let jobs = terms.indices.filter { if case .coded = terms[$0].postings { true } else { false } }
+        let results = Mutex<[Int: Result<[UInt8], any Error>]>([:])
+        DispatchQueue.concurrentPerform(iterations: jobs.count) { job in
+            guard case .coded(let postings, _) = terms[jobs[job]].postings else { return }
+            let count = terms[jobs[job]].frequency
+            let result = Result {
+                RicePostings.encode(try PostingCodec.postings(postings, count: count, documentCount: 1 << 40, page: 0))
+            }
+            results.withLock { $0[jobs[job]] = result }
+        }
+        let coded = results.withLock { $0 }
+        for (index, term) in terms.enumerated() {
+            if let rice = coded[index] {
+                try sink(term.term, term.frequency, .rice(try rice.get()))
+            } else {
+                try sink(term.term, term.frequency, term.postings)
+            }
+        }
+    }
+}

@@ -223,17 +223,17 @@ public final class SearchIndexBuilder: SearchIndexContributor {
         var join = base.flatMap {
             $0.taken > 0 ? BaseTermJoin($0, version: version, batchTerms: batchTerms) : nil
         }
-        // Lists coded on every core a batch at a time, then added in term order.
+        // The builder's own lists alone (a pack) are coded on every core a batch at a time, then
+        // added in term order; a join batches the base's lists itself, and holding its output in a
+        // second batch would only hold more at once.
         var batch = RiceBatch(version: version, batchTerms: batchTerms)
-        func toShards(_ term: [UInt8], _ frequency: Int, _ postings: JoinedPostings) throws {
-            try shards.add(term: term, frequency: frequency, postings)
-        }
         func add(_ term: [UInt8], _ frequency: Int, _ postings: JoinedPostings) throws {
-            try batch.add(term: term, frequency: frequency, postings, to: toShards)
+            try shards.add(term: term, frequency: frequency, postings)
         }
         func emit(_ term: [UInt8], _ frequency: Int, _ postings: [UInt8], _ positions: [UInt8]) throws {
             guard join != nil else {
-                return try add(term, frequency, .coded(postings: postings, positions: positions))
+                return try batch.add(
+                    term: term, frequency: frequency, .coded(postings: postings, positions: positions), to: add)
             }
             try join!.add(term: term, frequency: frequency, postings: postings, positions: positions, emit: add)
         }
@@ -253,7 +253,7 @@ public final class SearchIndexBuilder: SearchIndexContributor {
             runFile = nil
         }
         try join?.finish(emit: add)
-        try batch.flush(to: toShards)
+        try batch.flush(to: add)
         try shards.finish()
         let (documentStarts, documentPages) = try writeDocumentPages(store)
         let (titleKeys, titlePages) = try writeTitleShards(store)

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import WebArc
 
 /// Terms on their way to the term shards, in term order. In version 4 the postings that come
@@ -37,26 +36,35 @@ struct RiceBatch {
         if waiting.count >= batchTerms || waitingPostings >= Self.batchPostings { try flush(to: sink) }
     }
 
-    /// Codes the waiting lists on every core, then hands every waiting term to `sink` in order;
-    /// the first failure in term order is thrown, as one core would have met it.
+    /// Codes the waiting blocked lists on every core, then hands every waiting term to `sink` in
+    /// order (a short list goes on coded as it came: the shard codes it, cheaper than a job); the
+    /// first failure in term order is thrown, as one core would have met it.
     mutating func flush(to sink: ([UInt8], Int, JoinedPostings) throws -> Void) throws {
         nonisolated(unsafe) let terms = waiting
         waiting.removeAll()
         waitingPostings = 0
-        let jobs = terms.indices.filter { if case .coded = terms[$0].postings { true } else { false } }
-        let results = Mutex<[Int: Result<[UInt8], any Error>]>([:])
-        DispatchQueue.concurrentPerform(iterations: jobs.count) { job in
-            guard case .coded(let postings, _) = terms[jobs[job]].postings else { return }
-            let count = terms[jobs[job]].frequency
-            let result = Result {
-                RicePostings.encode(try PostingCodec.postings(postings, count: count, documentCount: 1 << 40, page: 0))
-            }
-            results.withLock { $0[jobs[job]] = result }
+        let jobs = terms.indices.filter {
+            guard case .coded = terms[$0].postings else { return false }
+            return terms[$0].frequency >= BlockPostings.blockedFrom
         }
-        let coded = results.withLock { $0 }
+        var coded = [Result<[UInt8], any Error>?](repeating: nil, count: jobs.count)
+        coded.withUnsafeMutableBufferPointer { slots in
+            // Each job writes its own slot, and the slots are read after every job has ended.
+            nonisolated(unsafe) let slots = slots
+            DispatchQueue.concurrentPerform(iterations: jobs.count) { job in
+                guard case .coded(let postings, _) = terms[jobs[job]].postings else { return }
+                let count = terms[jobs[job]].frequency
+                slots[job] = Result {
+                    RicePostings.encode(
+                        try PostingCodec.postings(postings, count: count, documentCount: 1 << 40, page: 0))
+                }
+            }
+        }
+        var job = 0
         for (index, term) in terms.enumerated() {
-            if let rice = coded[index] {
-                try sink(term.term, term.frequency, .rice(try rice.get()))
+            if job < jobs.count, jobs[job] == index {
+                try sink(term.term, term.frequency, .rice(try coded[job]!.get()))
+                job += 1
             } else {
                 try sink(term.term, term.frequency, term.postings)
             }

@@ -4,7 +4,7 @@ import WebArc
 @testable import WebArcSearch
 
 /// Version 4's lists coded on every core a batch at a time (``RiceBatch``): the terms reach the
-/// shards in the order they came, each list coded as one term at a time would code it.
+/// shards in the order they came, each blocked list coded as one term at a time would code it.
 @Suite struct RiceBatchTests {
     /// A term's postings coded as runs hold them: `count` documents from `first`, `step` apart.
     private static func coded(first: Int, count: Int, step: Int) -> [UInt8] {
@@ -32,41 +32,41 @@ import WebArc
     @Test(arguments: [1, 3, 4096])
     func termsGoOnInOrderEachCodedAsAlone(batchTerms: Int) throws {
         var batch = RiceBatch(version: 4, batchTerms: batchTerms)
-        var received: [(term: [UInt8], frequency: Int, rice: [UInt8])] = []
+        var received: [(term: [UInt8], frequency: Int, postings: JoinedPostings)] = []
         func sink(_ term: [UInt8], _ frequency: Int, _ postings: JoinedPostings) throws {
-            guard case .rice(let rice) = postings else {
-                Issue.record("\(String(decoding: term, as: UTF8.self)) came on uncoded")
-                return
-            }
-            received.append((term, frequency, rice))
+            received.append((term, frequency, postings))
         }
         for term in Self.terms { try batch.add(term: term.term, frequency: term.frequency, term.postings, to: sink) }
         try batch.flush(to: sink)
         #expect(received.map(\.term) == Self.terms.map(\.term))
         #expect(received.map(\.frequency) == Self.terms.map(\.frequency))
         for (got, term) in zip(received, Self.terms) {
-            switch term.postings {
-            case .coded(let postings, _):
+            let name = String(decoding: term.term, as: UTF8.self)
+            switch (term.postings, got.postings) {
+            case (.coded(let postings, _), .rice(let rice)) where term.frequency >= BlockPostings.blockedFrom:
                 let alone = RicePostings.encode(
                     try PostingCodec.postings(postings, count: term.frequency, documentCount: 1 << 40, page: 0))
-                #expect(got.rice == alone, "\(String(decoding: term.term, as: UTF8.self))")
-            case .rice(let rice): #expect(got.rice == rice)
-            case .decoded: Issue.record("no decoded list was given")
+                #expect(rice == alone, "\(name)")
+            // A short list goes on as it came; the shard codes it.
+            case (.coded(let postings, _), .coded(let passed, _)) where term.frequency < BlockPostings.blockedFrom:
+                #expect(passed == postings, "\(name)")
+            case (.rice(let rice), .rice(let passed)): #expect(passed == rice, "\(name)")
+            default: Issue.record("\(name) came on as \(got.postings)")
             }
         }
     }
 
-    /// A damaged list fails the batch with its error after the terms before it went on, as one
-    /// term at a time would.
+    /// A damaged blocked list fails the batch with its error after the terms before it went on,
+    /// as one term at a time would.
     @Test(arguments: [1, 3, 4096])
     func aDamagedListFailsAfterTheTermsBeforeIt(batchTerms: Int) throws {
         var batch = RiceBatch(version: 4, batchTerms: batchTerms)
         var received: [[UInt8]] = []
         func sink(_ term: [UInt8], _ frequency: Int, _ postings: JoinedPostings) throws { received.append(term) }
         var terms = Self.terms.prefix(10).map { $0 }
-        // Two postings announced, one given.
-        terms[4].frequency = 2
-        terms[4].postings = .coded(postings: Self.coded(first: 0, count: 1, step: 1), positions: [])
+        // A blocked list of 40 postings announced, 39 given.
+        terms[4].frequency = 40
+        terms[4].postings = .coded(postings: Self.coded(first: 0, count: 39, step: 1), positions: [])
         #expect(throws: WebArcError.self) {
             for term in terms { try batch.add(term: term.term, frequency: term.frequency, term.postings, to: sink) }
             try batch.flush(to: sink)

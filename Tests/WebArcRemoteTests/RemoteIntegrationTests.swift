@@ -374,9 +374,8 @@ struct RemoteIntegrationTests {
             ["cat", "https://127.0.0.1:\(server.port)/missing.webarc", Fixture.firstURL], environment: environment)
         #expect(missing.status == 66 && missing.stderr.contains("not found (HTTP 404)"))
         // A server that cannot be reached at all is missing input too (66), not an I/O error mid-read (74).
-        let gone = try RangeServer(file: [])
-        gone.stop()
-        let refused = try await runWebarc(["ls", gone.url], environment: environment)
+        let refused = try await runWebarc(
+            ["ls", "https://127.0.0.1:\(try TestHTTPServer.refusedPort())/site.webarc"], environment: environment)
         #expect(
             refused.status == 66 && refused.stderr.contains("cannot connect: connection refused"), "\(refused.stderr)")
         // NIO ignores SIGPIPE once it opens a socket; a closed stdout still ends webarc by SIGPIPE

@@ -127,11 +127,35 @@ public final class TestHTTPServer: Sendable {
     /// Every request received so far.
     public var received: [Request] { requests.withLock { $0 } }
 
-    /// A port on 127.0.0.1 that refuses connections: bound, then closed at once.
-    public static func refusedPort() throws -> Int {
-        let server = try TestHTTPServer { _ in Response() }
-        server.stop()
-        return server.port
+    /// A port on 127.0.0.1 that refuses connections: bound by a socket that never listens and
+    /// stays open until the process ends, so that no server another test makes meanwhile is given
+    /// it. (A stopped server's port went to the next server made, which then answered a request
+    /// meant to be refused, and both tests failed.)
+    public static func refusedPort() throws -> Int { try reservedPort.get() }
+
+    private static let reservedPort = Result<Int, any Error> {
+        #if canImport(Glibc)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        // No SO_REUSEADDR: no other socket may bind the port while this one holds it.
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard bound else {
+            close(fd)
+            throw POSIXError(.EADDRINUSE)
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// Stops accepting connections: the port refuses them from now on.

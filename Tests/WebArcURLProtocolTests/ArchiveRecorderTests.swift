@@ -188,12 +188,11 @@ struct ArchiveRecorderTests {
 
     @Test("a refused connection stores nothing and reports the transport error")
     func connectionRefused() async throws {
-        let closed = try TestHTTPServer { _ in .init() }
-        closed.stop()
+        let refused = URL(string: "http://127.0.0.1:\(try TestHTTPServer.refusedPort())/")!
         let path = folder.file("refused.webarc")
         let recorder = try ArchiveRecorder(path: path)
         await #expect {
-            _ = try await recorder.record(URLRequest(url: closed.url("/")))
+            _ = try await recorder.record(URLRequest(url: refused))
         } throws: { error in
             (error as? URLError)?.code == .cannotConnectToHost
         }

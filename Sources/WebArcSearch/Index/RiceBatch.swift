@@ -54,10 +54,7 @@ struct RiceBatch {
             DispatchQueue.concurrentPerform(iterations: jobs.count) { job in
                 guard case .coded(let postings, _) = terms[jobs[job]].postings else { return }
                 let count = terms[jobs[job]].frequency
-                slots[job] = Result {
-                    RicePostings.encode(
-                        try PostingCodec.postings(postings, count: count, documentCount: 1 << 40, page: 0))
-                }
+                slots[job] = Result { try RicePostings.encode(version2: postings, count: count) }
             }
         }
         var job = 0

@@ -14,6 +14,12 @@ enum RicePostings {
     /// The widest values: a delta − 1 below 2^40, a packed count − 2 below 2^33 (also the largest `k`).
     static let valueBits = (delta: 40, packed: 33)
 
+    /// Version 2 coding of the same postings (`PostingCodec.postings`' input) as version 4 codes
+    /// them.
+    static func encode(version2 bytes: [UInt8], count: Int) throws -> [UInt8] {
+        encode(try PostingCodec.postings(bytes, count: count, documentCount: 1 << 40, page: 0))
+    }
+
     /// `postings` (documents ascending) as version 4 codes them.
     static func encode(_ postings: [Posting]) -> [UInt8] {
         var writer = RiceListWriter()

@@ -365,8 +365,7 @@ private struct ShardWriter {
         var termPositions: [UInt8] = []
         switch (joined, version) {
         case (.coded(let postings, _), 4...):
-            termPostings = RicePostings.encode(
-                try PostingCodec.postings(postings, count: frequency, documentCount: 1 << 40, page: 0))
+            termPostings = try RicePostings.encode(version2: postings, count: frequency)
         case (.coded(let postings, let positions), _):
             termPostings = version == 3 ? try BlockPostings.encode(version2: postings, count: frequency) : postings
             termPositions = positions

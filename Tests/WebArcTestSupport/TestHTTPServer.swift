@@ -90,32 +90,12 @@ public final class TestHTTPServer: Sendable {
     public init(greeting: [UInt8]? = nil, handler: @escaping @Sendable (Request) -> Response) throws {
         self.handler = handler
         self.greeting = greeting
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw POSIXError(.EIO) }
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0, listen(fd, 512) == 0 else {
+        let (fd, port) = try Self.boundSocket(reusingAddress: true)
+        guard listen(fd, 512) == 0 else {
             close(fd)
             throw POSIXError(.EADDRINUSE)
         }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
         listener = fd
         let thread = Thread { [self] in acceptLoop() }
         thread.start()
@@ -133,14 +113,21 @@ public final class TestHTTPServer: Sendable {
     /// meant to be refused, and both tests failed.)
     public static func refusedPort() throws -> Int { try reservedPort.get() }
 
-    private static let reservedPort = Result<Int, any Error> {
+    // No SO_REUSEADDR: no other socket may bind the port while this one holds it.
+    private static let reservedPort = Result<Int, any Error> { try boundSocket(reusingAddress: false).port }
+
+    /// A TCP socket bound to 127.0.0.1 on a port the system picks, and that port.
+    private static func boundSocket(reusingAddress: Bool) throws -> (descriptor: Int32, port: Int) {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
         let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw POSIXError(.EIO) }
-        // No SO_REUSEADDR: no other socket may bind the port while this one holds it.
+        if reusingAddress {
+            var yes: Int32 = 1
+            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -155,7 +142,7 @@ public final class TestHTTPServer: Sendable {
             close(fd)
             throw POSIXError(.EADDRINUSE)
         }
-        return Int(UInt16(bigEndian: address.sin_port))
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     /// Stops accepting connections: the port refuses them from now on.

@@ -88,8 +88,10 @@ import WebArcTestSupport
 
     @Test func stopClosesIdleConnectionsAndTheListener() async throws {
         let folder = try TemporaryFolder()
+        // A private port: a port the system picks could go to another test's server once stopped.
         let server = try await WebArcServer.start(
-            archives: try ArchiveSet(readers: [try SiteFixture.make(in: folder)]), configuration: .init(port: 0))
+            archives: try ArchiveSet(readers: [try SiteFixture.make(in: folder)]),
+            configuration: .init(port: try PrivatePort.next()))
         let client = try RawHTTPClient(port: server.port)
         #expect(try client.request("GET", "/small.txt").status == 200)
         await server.stop()

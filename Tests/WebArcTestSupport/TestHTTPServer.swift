@@ -82,15 +82,19 @@ public final class TestHTTPServer: Sendable {
     private let handler: @Sendable (Request) -> Response
     private let greeting: [UInt8]?
 
-    /// Starts listening on 127.0.0.1 with a port the system picks.
+    /// Starts listening on 127.0.0.1.
     ///
+    /// - Parameter port: the port; 0 (the default): one the system picks. A test that stops the
+    ///   server and then expects its port to refuse gives ``PrivatePort/next()``.
     /// - Parameter greeting: bytes written as soon as a connection is accepted, which is then
     ///   closed without reading a request: a server speaking another protocol than its client's
     ///   (plain HTTP to a TLS client). nil: requests are read and answered by `handler`.
-    public init(greeting: [UInt8]? = nil, handler: @escaping @Sendable (Request) -> Response) throws {
+    public init(
+        port: Int = 0, greeting: [UInt8]? = nil, handler: @escaping @Sendable (Request) -> Response
+    ) throws {
         self.handler = handler
         self.greeting = greeting
-        let (fd, port) = try Self.boundSocket(reusingAddress: true)
+        let (fd, port) = try Self.boundSocket(port: port, reusingAddress: true)
         guard listen(fd, 512) == 0 else {
             close(fd)
             throw POSIXError(.EADDRINUSE)
@@ -114,10 +118,10 @@ public final class TestHTTPServer: Sendable {
     public static func refusedPort() throws -> Int { try reservedPort.get() }
 
     // No SO_REUSEADDR: no other socket may bind the port while this one holds it.
-    private static let reservedPort = Result<Int, any Error> { try boundSocket(reusingAddress: false).port }
+    private static let reservedPort = Result<Int, any Error> { try boundSocket(port: 0, reusingAddress: false).port }
 
-    /// A TCP socket bound to 127.0.0.1 on a port the system picks, and that port.
-    private static func boundSocket(reusingAddress: Bool) throws -> (descriptor: Int32, port: Int) {
+    /// A TCP socket bound to 127.0.0.1 on `port` (0: one the system picks), and its port.
+    private static func boundSocket(port: Int, reusingAddress: Bool) throws -> (descriptor: Int32, port: Int) {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -131,7 +135,7 @@ public final class TestHTTPServer: Sendable {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
+        address.sin_port = UInt16(port).bigEndian
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {

@@ -37,7 +37,8 @@ struct CachePolicyTests {
             "/moved": .init(status: 301, body: "", location: "/edited"),
         ])
         self.site = site
-        server = try TestHTTPServer { site.respond($0) }
+        // Tests stop it and then expect its port to refuse: no other test's server may be given it.
+        server = try TestHTTPServer(port: try PrivatePort.next()) { site.respond($0) }
     }
 
     /// The publisher's key: every bundle here is signed, as an app ships it.

@@ -23,17 +23,20 @@ struct ByteSliceSet {
     var byteCount: Int { arena.count }
 
     /// Forgets every string, keeping the arrays' room, unless the table grew past 65 536 slots:
-    /// then it starts small again.
+    /// then it starts small again. A table over eight times the room its strings took is made
+    /// smaller: clearing it is a pass over every slot, and after one large page every small page
+    /// that follows would pay for clearing the large one's table.
     mutating func removeAll() {
         let keeps = slots.count <= 1 << 16
+        let room = max(256, 4 * count)
         arena.removeAll(keepingCapacity: keeps)
         starts.removeAll(keepingCapacity: keeps)
         starts.append(0)
         hashes.removeAll(keepingCapacity: keeps)
-        if keeps {
+        if keeps && slots.count <= 8 * room {
             slots.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
         } else {
-            slots = [UInt64](repeating: 0, count: 256)
+            slots = [UInt64](repeating: 0, count: keeps ? 1 << (Int.bitWidth - (room - 1).leadingZeroBitCount) : 256)
         }
     }
 
@@ -54,6 +57,32 @@ struct ByteSliceSet {
         if 2 * hashes.count > slots.count { grow() }
         return (number, true)
     }
+
+    /// Reads the slots, and for a slot whose hash matches the first bytes of its string, that
+    /// ``insert(_:hash:)`` of strings with these hashes will read, without waiting on each read in
+    /// turn: in a table larger than the caches each is a miss, and independent loads overlap where
+    /// a loop of inserts, whose every probe waits on the last, does not. Changes nothing.
+    func warm(_ wanted: UnsafeBufferPointer<UInt32>) {
+        var touched: UInt64 = 0
+        slots.withUnsafeBufferPointer { slots in
+            starts.withUnsafeBufferPointer { starts in
+                arena.withUnsafeBufferPointer { arena in
+                    let mask = slots.count - 1
+                    for hash in wanted {
+                        let slot = slots[Int(hash) & mask]
+                        touched &+= slot
+                        guard UInt32(truncatingIfNeeded: slot >> 32) == hash, slot != 0 else { continue }
+                        let start = Int(starts[Int(UInt32(truncatingIfNeeded: slot)) - 1])
+                        if start < arena.count { touched &+= UInt64(arena[start]) }
+                    }
+                }
+            }
+        }
+        // Keeps the loads from being dropped as unused; never true for a table's own values.
+        if touched == 1 { Self.sink = touched }
+    }
+
+    nonisolated(unsafe) private static var sink: UInt64 = 0
 
     /// The number of `bytes` when the set holds them, else nil and the free slot they would take.
     @inline(__always)

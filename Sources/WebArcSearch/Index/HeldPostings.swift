@@ -63,6 +63,10 @@ struct HeldPostings {
         lengthCodes.append(LengthCode.encode(length))
     }
 
+    /// Reads ahead what adding the postings of terms with these hashes will read
+    /// (``ByteSliceSet/warm(_:)``).
+    func warm(_ hashes: UnsafeBufferPointer<UInt32>) { terms.warm(hashes) }
+
     /// Adds the posting of `term` (its ``ByteSliceSet`` hash `hash`) in the document begun last.
     @inline(__always)
     mutating func add(

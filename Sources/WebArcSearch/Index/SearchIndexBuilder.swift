@@ -164,6 +164,7 @@ public final class SearchIndexBuilder: SearchIndexContributor {
         try addEntry(url: document.url, title: document.title, length: document.length)
         if !document.titleKey.isEmpty { try titles.append(document.titleKey, document: Int32(number)) }
         held.beginDocument(number, length: document.length)
+        document.termHashes.withUnsafeBufferPointer { held.warm($0) }
         document.forEachTerm { term, hash, count, inTitle, positions in
             held.add(term, hash: hash, count: count, inTitle: inTitle, positions: positions)
         }

@@ -77,6 +77,27 @@ import Testing
         #expect(set.bytes(of: numbers[699]) == Array("term699".utf8))
     }
 
+    /// A large page's table made small again for the next pages, and warmed before inserts, still
+    /// numbers and finds every string (the builder warms its run's table for each document).
+    @Test func byteSliceSetClearedAfterALargePageAndWarmedStillFindsEveryString() {
+        var set = ByteSliceSet()
+        for size in [20_000, 12, 300, 20_000, 5] {
+            set.removeAll()
+            let strings = (0..<size).map { Array("w\($0 &* 7919)".utf8) }
+            let hashes = strings.map { $0.withUnsafeBufferPointer(ByteSliceSet.hash) }
+            hashes.withUnsafeBufferPointer { set.warm($0) }
+            for (number, bytes) in strings.enumerated() {
+                let (found, isNew) = bytes.withUnsafeBufferPointer { set.insert($0, hash: hashes[number]) }
+                #expect(isNew && found == number)
+            }
+            hashes.withUnsafeBufferPointer { set.warm($0) }
+            for (number, bytes) in strings.enumerated() where number % 97 == 0 {
+                #expect(bytes.withUnsafeBufferPointer { set.number(of: $0, hash: hashes[number]) } == number)
+            }
+            #expect(set.count == size)
+        }
+    }
+
     @Test func aStemCacheGivesTheStemmersTerms() {
         var cache = StemCache()
         var term: [UInt8] = []

@@ -75,6 +75,11 @@ final class RemoteClient: Sendable {
             // so an untrusted certificate took a timeout to fail and a refused connection several:
             // a failed attempt fails at once here, and `attempt` retries what is worth retrying.
             settings.connectionPool.retryConnectionEstablishment = false
+            // Over HTTP/1.1 each read in flight takes a connection of its own: as many are kept as
+            // a search keeps reads in flight, and made ahead once the first is open, so that a wave
+            // of reads does not wait a round trip for each connection it adds.
+            settings.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 16
+            if !key.http1Only { settings.connectionPool.preWarmedHTTP1ConnectionCount = 8 }
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: settings)
             clients[key] = client
             return client

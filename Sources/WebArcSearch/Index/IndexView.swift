@@ -147,7 +147,7 @@ struct IndexView: Sendable {
     func willReadShards(of terms: [[UInt8]]) {
         let numbers = Set(terms.compactMap { IndexRoot.shard(for: $0, in: root.termKeys) }).sorted()
         let normBytes = root.normPages.reduce(0) { $0 + Int($1.storedLength) }
-        let norms = normBytes <= Self.normPrefetchBytes ? root.normPages : []
+        let norms = normBytes <= Self.normPrefetchBytes(reader.byteSource) ? root.normPages : []
         let view = self
         // Each shard parsed where it is read: the shards of a query's words are parsed at once.
         preload(numbers.map { root.termShards[root.termShards.startIndex + $0] } + norms) { number in
@@ -159,8 +159,13 @@ struct IndexView: Sendable {
         }
     }
 
-    /// Stored bytes of norm pages read with the term shards: a site of about 64 000 pages.
-    static let normPrefetchBytes = 64 << 10
+    /// Stored bytes of norm pages read with the term shards: 64 KiB (a site of about 64 000
+    /// pages) from a file; 256 KiB (about 250 000 pages) from a source that keeps more reads in
+    /// flight than there are cores (a remote one), where the round trip it saves costs more than
+    /// the bytes.
+    static func normPrefetchBytes(_ source: any ByteSource) -> Int {
+        source.concurrentReads > ProcessInfo.processInfo.activeProcessorCount ? 256 << 10 : 64 << 10
+    }
 
     /// Announces the posting pages of these terms together, then reads them (``preload(_:)``).
     func willReadPostings(of found: [(shard: TermShard, entry: TermEntry)]) {

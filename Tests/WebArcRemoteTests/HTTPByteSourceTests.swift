@@ -279,9 +279,9 @@ struct HTTPByteSourceTests {
 
     @Test("a port nobody listens on fails at once as a refused connection, after the configured retries")
     func refusedConnection() throws {
-        let server = try RangeServer(file: Fixture.archive.bytes)
-        let url = server.url
-        server.stop()
+        // A port bound by a socket that never listens: a stopped server's port could go to
+        // another test's server before the requests below.
+        let url = "http://127.0.0.1:\(try TestHTTPServer.refusedPort())/site.webarc"
         var configuration = testConfiguration(retries: 2)
         let trace = Trace()
         configuration.trace = { trace.add($0) }

@@ -203,13 +203,12 @@ struct ArchiveRecorderTests {
 
     @Test("through a session, a refused connection reaches the caller as the transport error")
     func connectionRefusedThroughSession() async throws {
-        let closed = try TestHTTPServer { _ in .init() }
-        closed.stop()
+        // The reserved port: a stopped server's port could go to another test's server first.
+        let refused = URL(string: "http://127.0.0.1:\(try TestHTTPServer.refusedPort())/x")!
         let recorder = try ArchiveRecorder(path: folder.file("refused-session.webarc"))
         Recording.record(into: recorder)
         defer { Recording.stopRecording() }
-        let fetched = await LoadingAPI.completionHandler.fetch(
-            URLRequest(url: closed.url("/x")), through: Recording.self)
+        let fetched = await LoadingAPI.completionHandler.fetch(URLRequest(url: refused), through: Recording.self)
         #expect(fetched.urlErrorCode == .cannotConnectToHost)
         recorder.cancel()
     }

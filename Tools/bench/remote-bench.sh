@@ -14,7 +14,8 @@ is not available in containers). For each delay it measures:
 
   open + one cold URL   `webarc cat https://…/site.webarc http://localhost/index.html` in a fresh
                         process, with WEBARC_TRACE_HTTP=1: requests, bytes, dependent request
-                        rounds (requests that overlap in time are one round), the body's own
+                        rounds (a request sent after an answer of its round came back opens
+                        the next: trace_rounds.py), the body's own
                         request, and wall time
   page load             headless Chromium (Tools/bench/page_timing.py, HTTP cache off, a fresh
                         tab per load): time to first byte and load event of index.html through

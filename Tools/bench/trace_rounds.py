@@ -2,8 +2,12 @@
 """Reads a WEBARC_TRACE_HTTP=1 log and prints: requests, dependent rounds, bytes, the last round's
 largest request's bytes (the body, for `cat`), and the bytes beyond it.
 
-Requests that overlap in time are one round; a request that starts after the round's last one
-ended opens the next: the count of round trips a client would wait through one after another."""
+A request that starts before any request of the current round has come back cannot depend on
+that round, so it joins it; one that starts after the round's first answer came back may depend
+on it, and opens the next round. This counts every round trip a client might have waited for
+before asking again (an upper bound: a request sent late for another reason counts as a round).
+Joining every request that overlaps the round in time instead gave fewer: a request sent on one
+answer while another of the same round was still arriving was counted in the round it waited on."""
 import re
 import sys
 
@@ -17,14 +21,15 @@ def rounds(path):
                 start = float(m.group(3))
                 spans.append((start, start + float(m.group(4)), int(m.group(2))))
     spans.sort()
-    count, end, last_round = 0, -1.0, []
+    # `first_back`: when the current round's first answer came back.
+    count, first_back, last_round = 0, -1.0, []
     for start, finish, size in spans:
-        if start >= end:
+        if start >= first_back:
             count += 1
-            end = finish
+            first_back = finish
             last_round = []
         else:
-            end = max(end, finish)
+            first_back = min(first_back, finish)
         last_round.append(size)
     total = sum(span[2] for span in spans)
     # For `cat`, the last round fetches the body's chunk with, when it is coded against one, its

@@ -1,12 +1,6 @@
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Ports on 127.0.0.1 for a test that stops a server and then expects its port to refuse.
 ///
 /// A port the system picks (port 0) comes from its ephemeral range, and the system may give a
@@ -54,21 +48,10 @@ public enum PrivatePort {
 
     /// Whether a socket can bind `port` on 127.0.0.1 without `SO_REUSEADDR` (nothing holds it).
     private static func isFree(_ port: Int) -> Bool {
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
+        guard let (descriptor, _) = try? TestHTTPServer.boundSocket(port: port, reusingAddress: false) else {
+            return false
         }
+        close(descriptor)
+        return true
     }
 }

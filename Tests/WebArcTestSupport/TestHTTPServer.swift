@@ -121,7 +121,7 @@ public final class TestHTTPServer: Sendable {
     private static let reservedPort = Result<Int, any Error> { try boundSocket(port: 0, reusingAddress: false).port }
 
     /// A TCP socket bound to 127.0.0.1 on `port` (0: one the system picks), and its port.
-    private static func boundSocket(port: Int, reusingAddress: Bool) throws -> (descriptor: Int32, port: Int) {
+    static func boundSocket(port: Int, reusingAddress: Bool) throws -> (descriptor: Int32, port: Int) {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else

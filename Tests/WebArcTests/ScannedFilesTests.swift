@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import WebArcTestSupport
 
@@ -41,6 +42,90 @@ struct ScannedFilesTests {
         again.sort()
         #expect(again == files)
         #expect(Array(again) == Array(files))
+    }
+
+    @Test(
+        "a list collected past a run is parked in scratch files and reads back as the held one, in any order, from several threads"
+    )
+    func parkedListReadsBackAsHeld() throws {
+        var random = SeededGenerator(seed: 65)
+        // Several blocks of files (1 024 a block), names around `/` and non-ASCII, links to files.
+        var files: [ScannedFile] = []
+        for folder in 0..<7 {
+            for number in 0..<500 {
+                let name = ["p\(number).html", "p\(number)/x", "p\(number)-é", "a.b\(number)"][number % 4]
+                let path = "d\(folder)/\(name)"
+                let size = UInt64.random(in: 0...(1 << 40), using: &random)
+                let modified = Int64.random(in: -86_400...2_000_000_000, using: &random)
+                files.append(
+                    number % 97 == 5
+                        ? ScannedFile(
+                            relativePath: path, readPath: "/elsewhere/\(path)", size: size, modified: modified)
+                        : ScannedFile(
+                            relativePath: path, folder: "/srv/site/d\(folder)", size: size, modified: modified))
+            }
+        }
+        files.shuffle(using: &random)
+        func collect(runBytes: Int) throws -> ScannedFiles {
+            let collector = ScannedFiles.Collector(runBytes: runBytes)
+            for file in files { try collector.append(file) }
+            return try collector.finish()
+        }
+        let held = try collect(runBytes: 64 << 20)
+        let parked = try collect(runBytes: 8 << 10)
+        var sorted = ScannedFiles(files)
+        sorted.sort()
+        #expect(held == sorted)
+        #expect(parked.count == files.count)
+        #expect(parked == held)
+        #expect(parked.map(\.readPath) == held.map(\.readPath))
+        #expect(parked.indices.allSatisfy { parked.size(at: $0) == held.size(at: $0) })
+        // Read far apart from several threads at once: more blocks than the cache keeps, each read again.
+        let positions = (0..<20_000).map { _ in Int.random(in: 0..<files.count, using: &random) }
+        let mismatches = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 4) { part in
+            var wrong = 0
+            for position in positions[(part * 5_000)..<((part + 1) * 5_000)] where parked[position] != held[position] {
+                wrong += 1
+            }
+            mismatches.withLock { $0 += wrong }
+        }
+        #expect(mismatches.withLock { $0 } == 0)
+        #expect(parked.readFailure == nil)
+    }
+
+    @Test("a scan whose list is parked finds the files a held one does, and a pack of it is the same archive")
+    func parkedScanPacksTheSameArchive() throws {
+        let scratch = try TemporaryFolder()
+        let root = scratch.file("site")
+        for folder in ["", "a/", "a/b/", "c d/"] {
+            try FileManager.default.createDirectory(atPath: root + "/" + folder, withIntermediateDirectories: true)
+            for number in 0..<40 {
+                let text =
+                    "<title>\(folder)\(number)</title><p>page \(number) of \(folder) "
+                    + String(repeating: "words ", count: number)
+                try Data(text.utf8).write(to: URL(fileURLWithPath: root + "/" + folder + "p\(number).html"))
+            }
+            try Data("<p>index of \(folder)".utf8).write(to: URL(fileURLWithPath: root + "/" + folder + "index.html"))
+        }
+        try FileManager.default.createSymbolicLink(
+            atPath: root + "/a/link.html", withDestinationPath: root + "/c d/p3.html")
+        var held = FolderScanner(root: root, outsideLinks: .refuse)
+        try held.scan()
+        var parked = FolderScanner(root: root, outsideLinks: .refuse)
+        parked.runBytes = 1
+        try parked.scan()
+        #expect(held.files.count == 4 * 41 + 1)
+        #expect(parked.files == held.files)
+        #expect(parked.files.map(\.readPath) == held.files.map(\.readPath))
+        func pack(scanRunBytes: Int) throws -> Data {
+            var options = SitePacker.Options()
+            options.scanRunBytes = scanRunBytes
+            let path = scratch.file("\(scanRunBytes).webarc")
+            _ = try SitePacker(options: options).pack(folder: root, to: path)
+            return try Data(contentsOf: URL(fileURLWithPath: path))
+        }
+        #expect(try pack(scanRunBytes: 1) == pack(scanRunBytes: 8 << 20))
     }
 
     @Test("a file's size and time survive past 4 GiB and before 1970")

@@ -28,6 +28,8 @@ final class SpilledSort<Element: SpilledSortElement> {
 
     /// Values added so far.
     private(set) var count = 0
+    /// Whether some values went to the scratch file: more than ``runBytes`` of them were added.
+    var hasSpilled: Bool { !runs.isEmpty }
 
     /// - Parameters:
     ///   - prefix: the name of the temporary file, if one is needed.

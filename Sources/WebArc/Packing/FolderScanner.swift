@@ -100,6 +100,9 @@ package struct FolderScanner {
     package private(set) var problems: [ScanProblem] = []
     /// Links left out under ``OutsideLinkPolicy/skip``, sorted by relative path bytes.
     package private(set) var skippedLinks: [ScanProblem] = []
+    /// Memory the files found take before a sorted run of them is spilled (see
+    /// ``ScannedFiles/Collector``); a list that spills is parked in scratch files.
+    package var runBytes = 8 << 20
 
     /// Makes a scanner for `root`.
     package init(root: String, outsideLinks: OutsideLinkPolicy) {
@@ -109,7 +112,8 @@ package struct FolderScanner {
 
     /// Walks the folder.
     ///
-    /// - Throws: `io` when the root itself is missing or not a folder.
+    /// - Throws: `io` when the root itself is missing or not a folder, or when the list of files
+    ///   cannot be written to or read from its scratch files.
     package mutating func scan() throws {
         guard let real = Self.realPath(root) else {
             throw WebArcError.io(path: root, operation: .opening("open"), errno: errno)
@@ -123,16 +127,21 @@ package struct FolderScanner {
         }
         let policy = FolderListing.Policy(realRoot: real, outsideLinks: outsideLinks)
         let root = FolderListing.Folder(path: real, relative: "", ancestors: [FolderListing.identity(info)])
-        // Each folder's files join the compact list as its listing ends: the listings are not
-        // kept, as a site's worth of them would take several times the memory.
-        var found = ScannedFiles()
+        // Each folder's files join the sorted runs as its listing ends: neither the listings nor
+        // a large site's list are held (see ``ScannedFiles/Collector``).
+        let found = ScannedFiles.Collector(runBytes: runBytes)
+        var failure: (any Error)?
         FolderListing.listAll(from: root, policy: policy, threads: AvailableCores.count) { listing in
-            for file in listing.files { found.append(file) }
+            do {
+                for file in listing.files where failure == nil { try found.append(file) }
+            } catch {
+                failure = error
+            }
             problems += listing.problems
             skippedLinks += listing.skippedLinks
         }
-        found.sort()
-        files = found
+        if let failure { throw failure }
+        files = try found.finish()
         problems.sort { UTF8Text.precedes($0.path, $1.path) }
         skippedLinks.sort { UTF8Text.precedes($0.path, $1.path) }
     }

@@ -158,7 +158,12 @@ final class PackPipeline: @unchecked Sendable {
         // grow with the site.
         self.init(
             path: { files[$0].readPath }, count: files.count, size: { files.size(at: $0) },
-            read: { try FileInput.readAll(files[$0].readPath, expectedSize: Int(files.size(at: $0))) },
+            read: {
+                let file = files[$0]
+                // A list parked in scratch files that could not be read back gives empty files.
+                try files.checkReadable()
+                return try FileInput.readAll(file.readPath, expectedSize: Int(file.size))
+            },
             spans: spans, level: level,
             zstdLevel: zstdLevel, placement: placement, firstPosition: firstPosition, wholeLimit: wholeLimit,
             windowBytes: windowBytes,

@@ -49,6 +49,9 @@ public struct SitePacker {
         var batchFiles = 16 * MD5Lanes.count
         /// Whether MD5s are computed in lanes where the CPU can (AVX-512F) or always one by one.
         var laneHashing = MD5Lanes.isAvailable
+        /// Memory the scan's list of files takes before it is sorted in spilled runs and parked in
+        /// scratch files (``FolderScanner/runBytes``). The archive's bytes do not depend on it.
+        var scanRunBytes = 8 << 20
 
         /// Makes options.
         public init(
@@ -183,6 +186,7 @@ public struct SitePacker {
         of folder: String, to output: String, summary: inout Summary, progress: Progress?
     ) throws -> (ArchiveWriter, startURL: String?) {
         var scanner = FolderScanner(root: folder, outsideLinks: options.outsideLinks)
+        scanner.runBytes = options.scanRunBytes
         try scanner.scan()
         summary.skipped = scanner.skippedLinks
         if !scanner.problems.isEmpty {
@@ -198,7 +202,7 @@ public struct SitePacker {
             batchFiles: options.batchFiles, laneHashing: options.laneHashing)
         if let groups = options.groups { pipeline.uncodedUpTo = groups }
         var opened: ArchiveWriter?
-        let totalBytes = files.reduce(UInt64(0)) { $0 + $1.size }
+        let totalBytes = files.indices.reduce(UInt64(0)) { $0 + files.size(at: $1) }
         var doneBytes: UInt64 = 0
         // The anchor plan (a keyed plan needs the key of every position) is worked out while the
         // workers read and hash the first files. Keys are made again where needed rather than
@@ -210,6 +214,7 @@ public struct SitePacker {
             // have one key; nothing is written before that holds.
             try pipeline.run(workers: options.workers > 0 ? options.workers : AvailableCores.count) {
                 anchors = try anchorPlan(files: files, keyOf: keyOf)
+                try files.checkReadable()
                 return anchors
             } prepare: {
                 try checkClashes(files: files, keyOf: keyOf)
@@ -219,6 +224,8 @@ public struct SitePacker {
                     zstdLevel: options.zstdLevel)
                 writerOptions.groups = options.groups
                 writerOptions.anchorPlan = anchors
+                // At most a body a file: the body table then never grows by copying itself.
+                writerOptions.expectedBodies = files.count
                 writerOptions.dictionaryPlacement = options.dictionaryPlacement
                 let writer = try ArchiveWriter(path: output, options: writerOptions)
                 opened = writer
@@ -227,6 +234,7 @@ public struct SitePacker {
                 let writer = opened!
                 // Made from the compact list once: each `files[index]` makes its strings again.
                 let file = files[index]
+                try files.checkReadable()
                 let body: StoredBody
                 switch output {
                 case .prepared(let prepared):
@@ -252,6 +260,7 @@ public struct SitePacker {
             throw error
         }
         let writer = opened!
+        try files.checkReadable()
         let startURL =
             files.contains { $0.relativePath == "index.html" }
             ? options.baseURL
@@ -300,6 +309,7 @@ public struct SitePacker {
         for file in files {
             let key = try keyOf(url(for: file.relativePath))
             if let other = pathsByKey.updateValue(file.relativePath, forKey: KeyBytes(key)) {
+                try files.checkReadable()
                 throw Failure.urlClash(
                     first: other, second: file.relativePath, url: String(decoding: key.dropFirst(4), as: UTF8.self))
             }

@@ -103,6 +103,12 @@ package struct ScannedFiles: RandomAccessCollection, Sendable, Equatable {
             linkTargets[pathStart] = readPath
             return Self.linked
         }
+        return Self.number(of: folder, in: &folders)
+    }
+
+    /// The number of `folder` in `folders`, which gets it unless it is the last one: the files of
+    /// one folder come together, so a folder met again later is listed again.
+    static func number(of folder: String, in folders: inout [String]) -> UInt32 {
         if folders.last != folder { folders.append(folder) }
         return UInt32(folders.count - 1)
     }
@@ -140,8 +146,7 @@ extension ScannedFiles {
             var folder = ScannedFiles.linked
             var linkTarget: [UInt8] = []
             if let listed = file.folder {
-                if folders.last != listed { folders.append(listed) }
-                folder = UInt32(folders.count - 1)
+                folder = ScannedFiles.number(of: listed, in: &folders)
             } else {
                 linkTarget = Array(file.readPath.utf8)
             }

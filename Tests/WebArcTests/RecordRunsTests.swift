@@ -54,7 +54,7 @@ struct RecordRunsTests {
         arguments: [0, 5_000, 50_000])
     func bodyTableLookups(reserved: Int) throws {
         let table = BodyTable()
-        table.reserve(reserved)
+        try table.reserve(reserved)
         var references: [BodyReference: UInt64] = [:]
         // 20 000 entries of 124 bytes: past the log's 1 MiB buffer, so most are read from its file.
         for number in 0..<20_000 {
@@ -78,7 +78,7 @@ struct RecordRunsTests {
         for (reference, length) in references where reference.variant % 50 == 0 {
             #expect(try table.entry(reference)?.length == length)
         }
-        table.seal()
+        try table.seal()
         #expect(try table.variants(of: zero).count == 201)
         var listed: [BodyReference] = []
         try table.forEachSorted { listed.append($0.reference) }
@@ -96,6 +96,48 @@ struct RecordRunsTests {
         for (reference, length) in references where reference.variant % 7 == 0 {
             #expect(try table.entry(reference)?.length == length)
             #expect(table.sortedIndex(of: reference) == listed.firstIndex(of: reference))
+        }
+    }
+
+    @Test(
+        "the body table tells apart MD5s that share their first 8 bytes, with fingerprints of 24 bits or none",
+        arguments: [24, 0] as [UInt64])
+    func bodyTableConfirmsFingerprints(fingerprintBits: UInt64) throws {
+        let table = BodyTable(fingerprintBits: fingerprintBits)
+        // 3 000 digests in 30 groups that share their first 8 bytes; every tenth is stored twice.
+        var stored: [(BodyDigest, UInt32, UInt64)] = []
+        for number in 0..<3_000 {
+            var bytes = [UInt8](repeating: 0x5A, count: 16)
+            bytes[7] = UInt8(number % 30)
+            bytes[15] = UInt8(number % 256)
+            bytes[14] = UInt8(number / 256)
+            let digest = BodyDigest(sixteen: bytes)
+            for variant in 0..<(number % 10 == 0 ? 2 : 1) {
+                let length = UInt64(number * 10 + variant)
+                let entry = try table.add(
+                    digest: digest, length: length, sha256: SHA256Hash.of(bytes + [UInt8(variant)]), chunks: [])
+                #expect(entry.reference.variant == UInt32(variant))
+                stored.append((digest, UInt32(variant), length))
+            }
+        }
+        var absent = [UInt8](repeating: 0x5A, count: 16)
+        absent[7] = 3
+        absent[15] = 0xFF
+        absent[14] = 0xFF
+        let missing = BodyDigest(sixteen: absent)
+        #expect(try table.variants(of: missing).isEmpty)
+        for (digest, variant, length) in stored where length % 7 == 0 {
+            #expect(table.mayContain(digest))
+            #expect(try table.entry(BodyReference(digest: digest, variant: variant))?.length == length)
+            #expect(try table.variants(of: digest).count == (length / 10 % 10 == 0 ? 2 : 1))
+        }
+        try table.seal()
+        #expect(!table.mayContain(missing))
+        var listed: [BodyReference] = []
+        try table.forEachSorted { listed.append($0.reference) }
+        #expect(listed == stored.map { BodyReference(digest: $0.0, variant: $0.1) }.sorted())
+        for (digest, variant, length) in stored where length % 5 == 0 {
+            #expect(try table.entry(BodyReference(digest: digest, variant: variant))?.length == length)
         }
     }
 

@@ -424,11 +424,12 @@ extension ArchiveWriter {
             stored, entry: entry, dictionary: dictionary.map { Array($0.suffix(ChunkEntry.maxDictionaryLength)) })
     }
 
-    /// Whether this writer has stored a body with this MD5, asked from any thread (the pack
-    /// pipeline's workers, which then hand a file over as a likely duplicate instead of coding it).
+    /// Whether this writer may have stored a body with this MD5 (true for every stored one, and
+    /// wrongly about once in 16 million asks), asked from any thread: the pack pipeline's workers,
+    /// which then hand a file over as a likely duplicate instead of coding it.
     var storedBodyCheck: @Sendable (BodyDigest) -> Bool {
         let bodies = bodies
-        return { bodies.contains($0) }
+        return { bodies.mayContain($0) }
     }
 
     /// The stored body equal to a new one: the same MD5, length and body hash (SHA-256), or nil.

@@ -28,7 +28,7 @@ extension ArchiveWriter {
             // Both trees stream: the body entries come back from the scratch file in reference
             // order, the records from their sorted runs in tree order; each tree's leaves are
             // encoded, compressed and hashed on every core a batch at a time and placed in order.
-            bodies.seal()
+            try bodies.seal()
             let bodyTree = try writeBodyTree()
             // The index's pages follow the body tree; its root waits until after the record root,
             // so that the read at open (spec §14) fetches it with the metadata.

@@ -149,7 +149,7 @@ public final class ArchiveWriter {
         searchIndex = options.searchIndex?()
         // A search index reads the records back by insertion order, so they stay in memory then.
         records = RecordRuns(runBytes: options.recordRunBytes)
-        bodies.reserve(options.expectedBodies)
+        try bodies.reserve(options.expectedBodies)
         groupLimit =
             bases.isEmpty
             ? options.groups.map { min(max($0, Self.groupLimits.lowerBound), Self.groupLimits.upperBound) } : nil

@@ -128,6 +128,41 @@ struct ScannedFilesTests {
         #expect(try pack(scanRunBytes: 1) == pack(scanRunBytes: 8 << 20))
     }
 
+    @Test("a site of a folder per page keeps no folder string, but one for a folder reached through a link")
+    func folderPerPageKeepsNoFolderStrings() throws {
+        let scratch = try TemporaryFolder()
+        let root = scratch.file("site")
+        var expected: [String: String] = [:]
+        for number in 0..<300 {
+            let folder = "posts/\(number % 3)/slug-\(number)"
+            try FileManager.default.createDirectory(atPath: root + "/" + folder, withIntermediateDirectories: true)
+            try Data("<p>page \(number)".utf8).write(to: URL(fileURLWithPath: root + "/" + folder + "/index.html"))
+            expected[folder + "/index.html"] = "<p>page \(number)"
+        }
+        try Data("<p>home".utf8).write(to: URL(fileURLWithPath: root + "/index.html"))
+        expected["index.html"] = "<p>home"
+        // A link to a folder inside: its files are read in the folder it names.
+        try FileManager.default.createSymbolicLink(
+            atPath: root + "/latest", withDestinationPath: root + "/posts/1/slug-7")
+        expected["latest/index.html"] = "<p>page 7"
+        for runBytes in [8 << 20, 1] {
+            var scanner = FolderScanner(root: root, outsideLinks: .refuse)
+            scanner.runBytes = runBytes
+            try scanner.scan()
+            #expect(scanner.files.count == expected.count)
+            #expect(scanner.files.heldFolderCount == 1, "only the linked folder's string is kept")
+            for file in scanner.files {
+                let read = FileManager.default.contents(atPath: file.readPath).map {
+                    String(decoding: $0, as: UTF8.self)
+                }
+                #expect(read == expected[file.relativePath], "\(file.relativePath) read at \(file.readPath)")
+            }
+            #expect(
+                scanner.files.first { $0.relativePath == "latest/index.html" }?.readPath.hasSuffix(
+                    "/posts/1/slug-7/index.html") == true)
+        }
+    }
+
     @Test("a file's size and time survive past 4 GiB and before 1970")
     func numbersKept() {
         let file = ScannedFile(relativePath: "big.bin", readPath: "/data/big.bin", size: 5 << 32, modified: -86_400)

@@ -129,7 +129,7 @@ package struct FolderScanner {
         let root = FolderListing.Folder(path: real, relative: "", ancestors: [FolderListing.identity(info)])
         // Each folder's files join the sorted runs as its listing ends: neither the listings nor
         // a large site's list are held (see ``ScannedFiles/Collector``).
-        let found = ScannedFiles.Collector(runBytes: runBytes)
+        let found = ScannedFiles.Collector(runBytes: runBytes, root: real)
         var failure: (any Error)?
         FolderListing.listAll(from: root, policy: policy, threads: AvailableCores.count) { listing in
             do {

@@ -2,7 +2,8 @@
 ///
 /// A site can have millions, and the list lives through the whole pack: each file is its path's
 /// bytes in one buffer that every file shares and 32 bytes of numbers; the folder it is read from
-/// is a number into a table of folders. A ``ScannedFile`` is made when one is asked for. A list
+/// is a number into a table of folders, or, for a file that lies where its path says under the
+/// scanned root (most of them), no folder string at all. A ``ScannedFile`` is made when one is asked for. A list
 /// collected past a run's worth of files (``Collector``) keeps its paths and numbers in scratch
 /// files instead (``ParkedFileList``), so that pack's memory does not grow with the site.
 ///
@@ -18,19 +19,28 @@ package struct ScannedFiles: RandomAccessCollection, Sendable, Equatable {
         var size: UInt64
         var modified: Int64
         var pathLength: UInt32
-        /// Into ``folders``, or ``linked`` for a link to a file (its path to read in ``linkTargets``).
+        /// Into ``folders``; ``underRoot`` for a file read at ``root`` and its path; or ``linked``
+        /// for a link to a file (its path to read in ``linkTargets``).
         var folder: UInt32
     }
 
     private var paths: [UInt8] = []
     private var entries: [Entry] = []
     private var folders: [String] = []
+    /// The scanned folder's real path, which ``underRoot`` files are read under.
+    private var root = ""
     /// The path to read of each file found through a link to it, by where its path starts in ``paths``.
     private var linkTargets: [UInt64: String] = [:]
     /// The paths and entries in scratch files, when the list was collected so (``paths`` and
     /// ``entries`` are then empty).
     private var parked: ParkedFileList?
     static let linked = UInt32.max
+    /// The folder number of a file read at the root joined with its path: a site of a folder per
+    /// page (`slug/index.html`) keeps no string a folder.
+    static let underRoot = UInt32.max - 1
+
+    /// Folder strings held: those of files reached through a link to a folder, or given by ``append(_:)``.
+    var heldFolderCount: Int { folders.count }
 
     package init() {}
 
@@ -78,8 +88,17 @@ package struct ScannedFiles: RandomAccessCollection, Sendable, Equatable {
                 relativePath: relativePath, readPath: linkTargets[entry.pathStart] ?? "", size: entry.size,
                 modified: entry.modified)
         }
-        return ScannedFile(
-            relativePath: relativePath, folder: folders[Int(entry.folder)], size: entry.size, modified: entry.modified)
+        let folder =
+            entry.folder == Self.underRoot
+            ? Self.folder(of: relativePath.utf8, under: root) : folders[Int(entry.folder)]
+        return ScannedFile(relativePath: relativePath, folder: folder, size: entry.size, modified: entry.modified)
+    }
+
+    /// The folder a file whose relative path is `path` lies in under `root`, spelled as a scan
+    /// lists it: `root` for a file at the top, else `root`, `/` and the path's folders.
+    static func folder(of path: some BidirectionalCollection<UInt8>, under root: String) -> String {
+        guard let slash = path.lastIndex(of: UInt8(ascii: "/")) else { return root }
+        return root + "/" + String(decoding: path[..<slash], as: UTF8.self)
     }
 
     /// Adds a file at the end. The files of one folder come together, so the folder is compared
@@ -133,10 +152,15 @@ extension ScannedFiles {
     package final class Collector {
         private let sort: SpilledSort<CollectedFile>
         private var folders: [String] = []
+        private let root: String?
 
-        /// - Parameter runBytes: memory the files take before a run of them is spilled.
-        package init(runBytes: Int = 8 << 20) {
+        /// - Parameters:
+        ///   - runBytes: memory the files take before a run of them is spilled.
+        ///   - root: the scanned folder's real path: a file listed in the folder its path names
+        ///     under it keeps no folder string. Nil keeps every folder's.
+        package init(runBytes: Int = 8 << 20, root: String? = nil) {
             sort = SpilledSort(prefix: "webarc-scan", runBytes: runBytes)
+            self.root = root
         }
 
         /// Adds a file.
@@ -146,7 +170,10 @@ extension ScannedFiles {
             var folder = ScannedFiles.linked
             var linkTarget: [UInt8] = []
             if let listed = file.folder {
-                folder = ScannedFiles.number(of: listed, in: &folders)
+                let derived = root.map { ScannedFiles.folder(of: file.relativePath.utf8, under: $0) }
+                folder =
+                    derived?.utf8.elementsEqual(listed.utf8) == true
+                    ? ScannedFiles.underRoot : ScannedFiles.number(of: listed, in: &folders)
             } else {
                 linkTarget = Array(file.readPath.utf8)
             }
@@ -162,6 +189,7 @@ extension ScannedFiles {
         package func finish() throws -> ScannedFiles {
             var list = ScannedFiles()
             list.folders = folders
+            list.root = root ?? ""
             let parked = sort.hasSpilled ? ParkedFileList.Writer() : nil
             var files = try sort.sorted()
             while let collected = try files.next() {

@@ -53,7 +53,8 @@ struct RecordRunsTests {
         "the body table finds every variant before and after it is sealed, past its memory buffer, grown or reserved",
         arguments: [0, 5_000, 50_000])
     func bodyTableLookups(reserved: Int) throws {
-        let table = BodyTable()
+        // Its sealed list in a scratch file of 79 blocks: more than the 32 its cache keeps.
+        let table = BodyTable(sortedHeldCount: 100)
         try table.reserve(reserved)
         var references: [BodyReference: UInt64] = [:]
         // 20 000 entries of 124 bytes: past the log's 1 MiB buffer, so most are read from its file.
@@ -87,16 +88,17 @@ struct RecordRunsTests {
             #expect(try table.entry(reference)?.length == length)
         }
         #expect(try table.entry(BodyReference(digest: zero, variant: 201)) == nil)
-        // Parked on disk and read back, the sealed table answers as before.
-        try table.park()
-        try table.unpark()
-        var relisted: [BodyReference] = []
-        try table.forEachSorted { relisted.append($0.reference) }
-        #expect(relisted == listed)
+        // The sealed list (on disk, past its block cache) numbers every body by its place.
         for (reference, length) in references where reference.variant % 7 == 0 {
             #expect(try table.entry(reference)?.length == length)
-            #expect(table.sortedIndex(of: reference) == listed.firstIndex(of: reference))
+            #expect(try table.sortedIndex(of: reference) == listed.firstIndex(of: reference))
         }
+        #expect(try table.sortedIndex(of: BodyReference(digest: zero, variant: 201)) == nil)
+        var absent = [UInt8](repeating: 0xFF, count: 16)
+        absent[0] = 0x7F
+        #expect(try table.sortedIndex(of: BodyReference(digest: BodyDigest(sixteen: absent))) == nil)
+        #expect(!table.mayContain(BodyDigest(sixteen: absent)))
+        #expect(table.mayContain(zero))
     }
 
     @Test(
@@ -139,6 +141,38 @@ struct RecordRunsTests {
         for (digest, variant, length) in stored where length % 5 == 0 {
             #expect(try table.entry(BodyReference(digest: digest, variant: variant))?.length == length)
         }
+    }
+
+    @Test(
+        "the sealed body list finds the first of each MD5 across block edges, in a file or in memory",
+        arguments: [0, 1 << 16])
+    func sortedBodyFileLowerBounds(heldCount: Int) throws {
+        // 40 MD5s, every other one absent, each held by 1 to 600 bodies: runs that cross blocks of 256.
+        var random = SeededGenerator(seed: 66)
+        var elements: [SortedBodyFile.Element] = []
+        for number in 0..<40 where number % 2 == 1 {
+            for _ in 0..<Int.random(in: 1...600, using: &random) {
+                elements.append(
+                    SortedBodyFile.Element(
+                        digest: BodyDigest(high: UInt64(number) << 56, low: 7),
+                        offset: UInt64.random(in: 0...(1 << 40), using: &random)))
+            }
+        }
+        let list = try SortedBodyFile(heldCount: heldCount) { add in
+            for element in elements.shuffled(using: &random) { try add(element) }
+        }
+        let sorted = elements.sorted(by: SortedBodyFile.Element.precedes)
+        #expect(list.count == sorted.count)
+        var listed: [UInt64] = []
+        try list.forEach { listed.append($0.offset) }
+        #expect(listed == sorted.map(\.offset))
+        for number in 0...40 {
+            let digest = BodyDigest(high: UInt64(number) << 56, low: 7)
+            let expected = sorted.firstIndex { !($0.digest < digest) } ?? sorted.count
+            #expect(try list.lowerBound(digest) == expected, "MD5 \(number)")
+            if expected < sorted.count { #expect(try list.element(at: expected).offset == sorted[expected].offset) }
+        }
+        #expect(try list.element(at: sorted.count - 1).offset == sorted.last?.offset)
     }
 
     @Test("a parked array comes back from its scratch file element for element, empty or not")

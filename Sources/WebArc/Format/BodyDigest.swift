@@ -25,6 +25,12 @@ public struct BodyDigest: Hashable, Comparable, Sendable, BitwiseCopyable, Custo
         self.low = low
     }
 
+    /// Makes a digest from its two big-endian halves.
+    init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
     /// Makes a digest from exactly 16 bytes (the caller read 16).
     init(sixteen bytes: [UInt8]) {
         var high: UInt64 = 0

@@ -44,7 +44,7 @@ extension ArchiveWriter {
             let offered = IndexableResponse(
                 url: record.url, status: response.status, mediaType: response.mediaType,
                 charset: response.charset, length: entry.length)
-            guard index.wants(offered), let place = bodies.sortedIndex(of: reference),
+            guard index.wants(offered), let place = try bodies.sortedIndex(of: reference),
                 indexedBodies[place >> 6] & (1 << UInt64(place & 63)) == 0
             else { continue }
             indexedBodies[place >> 6] |= 1 << UInt64(place & 63)
@@ -62,13 +62,9 @@ extension ArchiveWriter {
         }
         if !documents.isEmpty { try analyzeBatch() }
         try addAnalysed()
-        // The index holds most while it writes its pages, and looks no body up.
-        try bodies.park()
-        let root = try index.writePages { raw in
+        return try index.writePages { raw in
             SearchPageAddress(try storePage(raw, height: 0))
         }
-        try bodies.unpark()
-        return root
     }
 }
 

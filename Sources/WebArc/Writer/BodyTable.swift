@@ -6,19 +6,12 @@ import Foundation
 /// A writer looks a body up when one with the same MD5 arrives (a likely duplicate) and when it
 /// finishes (the body tree in reference order, and each record leaf's copies), so entries are read
 /// back rarely while bodies are added; keeping only a slot of 8 bytes per body in memory while
-/// they are added (24 bytes once sealed) keeps the writer's memory flat however many chunks each
-/// body has.
+/// they are added, and once sealed a sorted list on disk (``SortedBodyFile``), keeps the writer's
+/// memory flat however many chunks each body has.
 ///
 /// One thread (the writer's) adds and looks up; ``mayContain(_:)`` may be asked from any thread
 /// meanwhile (``PackPipeline``'s workers, which code no body the writer already holds).
 final class BodyTable: @unchecked Sendable {
-    /// A sealed body: its MD5 and where its entry starts in the log. The log only grows, so of two
-    /// bodies with one MD5 the earlier variant starts first.
-    private struct Stored {
-        var digest: BodyDigest
-        var offset: UInt64
-    }
-
     /// Until ``seal()``: which bodies have which MD5, as an open-addressing table probed linearly
     /// from a hash of the MD5. A slot is 0 (free) or 24 bits of the MD5's hash (a fingerprint) over
     /// 40 bits of where the entry starts in the log (in 4-byte units, plus one). 8 bytes a slot, at
@@ -32,10 +25,9 @@ final class BodyTable: @unchecked Sendable {
     /// The fingerprint's bits in use: all 24, or fewer in a test that makes them collide.
     private let fingerprintMask: UInt64
     private var isSealed = false
-    /// After ``seal()``: every body in reference order (MD5, then offset, which is variant order).
-    private var sorted: [Stored] = []
-    /// ``sorted`` while ``park()`` holds it on disk.
-    private var parked: ParkedArray<Stored>?
+    /// After ``seal()``: every body in reference order (MD5, then offset, which is variant order:
+    /// the log only grows, so of two bodies with one MD5 the earlier variant starts first).
+    private var sorted: SortedBodyFile?
     /// Held while ``slots`` change, and by ``mayContain(_:)``: the writer's own lookups, on the
     /// thread that changes them, need not take it.
     private let lock = NSLock()
@@ -49,10 +41,15 @@ final class BodyTable: @unchecked Sendable {
     /// Bytes a read takes at once: most entries (one or two chunks) fit, longer ones take a second read.
     private static let readSize = 512
 
+    /// Bodies the sealed list holds in memory before it takes a scratch file.
+    private let sortedHeldCount: Int
+
     /// An empty table whose fingerprints keep `fingerprintBits` bits (at most 24; fewer only to
-    /// test that matching fingerprints are confirmed by the MD5).
-    init(fingerprintBits: UInt64 = 24) {
+    /// test that matching fingerprints are confirmed by the MD5) and whose sealed list is held in
+    /// memory up to `sortedHeldCount` bodies.
+    init(fingerprintBits: UInt64 = 24, sortedHeldCount: Int = SortedBodyFile.heldCount) {
         fingerprintMask = (1 << min(fingerprintBits, 64 - Self.offsetBits)) - 1
+        self.sortedHeldCount = sortedHeldCount
     }
 
     /// The stored bodies with this MD5, in variant order.
@@ -117,9 +114,11 @@ final class BodyTable: @unchecked Sendable {
     /// that is): a caller takes it as a likely duplicate, which the writer settles by ``variants(of:)``.
     func mayContain(_ digest: BodyDigest) -> Bool {
         lock.withLock {
-            if isSealed {
-                let index = lowerBound(digest)
-                return index < sorted.count && sorted[index].digest == digest
+            if let sorted {
+                // A list that cannot be read back says maybe: the writer then looks for itself.
+                guard let index = try? sorted.lowerBound(digest) else { return true }
+                guard index < sorted.count else { return false }
+                return (try? sorted.element(at: index).digest == digest) != false
             }
             guard !slots.isEmpty else { return false }
             let (home, fingerprint) = Self.hash(digest, capacity: slots.count, mask: fingerprintMask)
@@ -134,9 +133,8 @@ final class BodyTable: @unchecked Sendable {
 
     /// Where the entry `reference` names starts in the log, or nil.
     private func offset(of reference: BodyReference) throws -> UInt64? {
-        if isSealed {
-            let index = sortedIndex(of: reference)
-            return index.map { sorted[$0].offset }
+        if let sorted {
+            return try sortedIndex(of: reference).map { try sorted.element(at: $0).offset }
         }
         let offsets = try offsets(of: reference.digest)
         return Int(reference.variant) < offsets.count ? offsets[Int(reference.variant)] : nil
@@ -146,10 +144,12 @@ final class BodyTable: @unchecked Sendable {
     /// is the log's).
     private func offsets(of digest: BodyDigest) throws -> [UInt64] {
         var found: [UInt64] = []
-        if isSealed {
-            var index = lowerBound(digest)
-            while index < sorted.count && sorted[index].digest == digest {
-                found.append(sorted[index].offset)
+        if let sorted {
+            var index = try sorted.lowerBound(digest)
+            while index < sorted.count {
+                let element = try sorted.element(at: index)
+                guard element.digest == digest else { break }
+                found.append(element.offset)
                 index += 1
             }
             return found
@@ -245,52 +245,37 @@ final class BodyTable: @unchecked Sendable {
         }
     }
 
-    /// Ends adding: every body is listed in reference order (the body tree's) from the log and the
-    /// slots are let go. Lookups still work, by binary search.
+    /// Ends adding: every body is listed in reference order (the body tree's) from the log into a
+    /// sorted scratch file, and the slots are let go. Lookups still work, by binary search.
     ///
-    /// - Throws: `io` when the scratch file cannot be read.
+    /// - Throws: `io` when a scratch file cannot be written or read.
     func seal() throws {
         guard !isSealed else { return }
         lock.withLock { slots = [] }
-        var list: [Stored] = []
-        list.reserveCapacity(count)
-        try forEachLogged { digest, offset in list.append(Stored(digest: digest, offset: offset)) }
-        list.sort { $0.digest != $1.digest ? $0.digest < $1.digest : $0.offset < $1.offset }
+        let list = try SortedBodyFile(heldCount: sortedHeldCount) { add in
+            try forEachLogged { digest, offset in try add(SortedBodyFile.Element(digest: digest, offset: offset)) }
+        }
         lock.withLock {
             sorted = list
             isSealed = true
         }
     }
 
-    /// Moves the sealed table (24 bytes a body) to a scratch file until ``unpark()``, for a
-    /// stage that looks no body up: the search index writing its pages. A lookup meanwhile traps.
-    ///
-    /// - Throws: `io` when the scratch file cannot be made or written.
-    func park() throws {
-        precondition(isSealed, "a body table parked before it was sealed")
-        if parked == nil { parked = try .moving(&sorted, prefix: "webarc-body-table") }
-    }
-
-    /// Reads the table back after ``park()``; does nothing when it is in memory.
-    ///
-    /// - Throws: `io` when the scratch file cannot be read.
-    func unpark() throws {
-        guard let parked else { return }
-        (sorted, self.parked) = (try parked.restore(), nil)
-    }
-
     /// Every entry in reference order (``seal()`` first), read back one at a time.
     func forEachSorted(_ visit: (BodyEntry) throws -> Void) throws {
-        precondition(isSealed, "body entries listed before the table was sealed")
-        for body in sorted { try visit(try entry(at: body.offset)) }
+        guard let sorted else { preconditionFailure("body entries listed before the table was sealed") }
+        try sorted.forEach { try visit(try entry(at: $0.offset)) }
     }
 
     /// Where `reference` comes in reference order (``seal()`` first), or nil when not stored: a
     /// number below ``count`` that a caller can mark bodies by, a bit each.
-    func sortedIndex(of reference: BodyReference) -> Int? {
-        precondition(isSealed, "a body's place asked for before the table was sealed")
-        let index = lowerBound(reference.digest) + Int(reference.variant)
-        return index < sorted.count && sorted[index].digest == reference.digest ? index : nil
+    ///
+    /// - Throws: `io` when the sorted list cannot be read back.
+    func sortedIndex(of reference: BodyReference) throws -> Int? {
+        guard let sorted else { preconditionFailure("a body's place asked for before the table was sealed") }
+        let index = try sorted.lowerBound(reference.digest) + Int(reference.variant)
+        guard index < sorted.count else { return nil }
+        return try sorted.element(at: index).digest == reference.digest ? index : nil
     }
 
     /// Decodes the entry stored at `offset` of the log.
@@ -300,16 +285,5 @@ final class BodyTable: @unchecked Sendable {
         if bytes.count < 4 + length { bytes = try log.read(at: offset, count: 4 + length) }
         var reader = ByteReader(bytes, region: .object(page: 0), range: 4..<4 + length)
         return try BodyEntry(parsing: &reader, page: 0)
-    }
-
-    /// The index of the first sorted body whose MD5 is not before `digest`.
-    private func lowerBound(_ digest: BodyDigest) -> Int {
-        var low = 0
-        var high = sorted.count
-        while low < high {
-            let middle = (low + high) / 2
-            if sorted[middle].digest < digest { low = middle + 1 } else { high = middle }
-        }
-        return low
     }
 }
